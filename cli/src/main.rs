@@ -1,0 +1,36 @@
+//! `cukc`, the CuK compiler driver: thin glue over the pipeline's crates.
+//!
+//! Each subcommand lives in its own module; this file only parses the command
+//! line and dispatches. Exit codes: 0 success, 1 the input had errors (diagnostics
+//! were printed), 2 the command line or the environment was unusable.
+
+mod check;
+mod layout_cmd;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// The CuK compiler.
+#[derive(Parser)]
+#[command(name = "cukc", version, about = "The CuK compiler: CuTe's layout algebra as a kernel language")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Parse and check `.cuk` files, printing every diagnostic.
+    Check(check::CheckArgs),
+    /// Inspect layouts: print or draw one, or answer JSON-lines queries.
+    Layout(layout_cmd::LayoutArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Check(args) => check::run(&args),
+        Command::Layout(args) => layout_cmd::run(args),
+    }
+}

@@ -1,0 +1,1 @@
+//! The `.cuk` lexer and parser: text in, AST and diagnostics out.

@@ -1,0 +1,1 @@
+//! Source files, spans, the `.cuk` AST and the one `Diagnostic` type.

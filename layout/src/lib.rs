@@ -1,0 +1,1 @@
+//! CuTe's int-tuple and layout algebra as a plain Rust library.
