@@ -81,7 +81,10 @@ impl fmt::Display for SwizzleError {
                  {MAX_SWIZZLE_SPAN}"
             ),
             SwizzleError::Syntax(text) => {
-                write!(formatter, "expected a swizzle such as Sw<3,3,3>, got `{text}`")
+                write!(
+                    formatter,
+                    "expected a swizzle such as Sw<3,3,3>, got `{text}`"
+                )
             }
         }
     }
@@ -237,7 +240,10 @@ mod tests {
 
     #[test]
     fn zero_bits_is_the_identity_even_with_zero_shift() {
-        for swizzle in [Swizzle::new(0, 0, 0).unwrap(), Swizzle::new(0, 4, -2).unwrap()] {
+        for swizzle in [
+            Swizzle::new(0, 0, 0).unwrap(),
+            Swizzle::new(0, 4, -2).unwrap(),
+        ] {
             assert!(swizzle.is_identity());
             for offset in [-7, 0, 1, 5, 1023] {
                 assert_eq!(swizzle.apply(offset), offset);
@@ -271,8 +277,18 @@ mod tests {
         assert_eq!(swizzle.to_string(), "Sw<2,4,-3>");
         assert_eq!("Sw<2,4,-3>".parse::<Swizzle>(), Ok(swizzle));
         assert_eq!(" Sw < 2 , 4 , -3 > ".parse::<Swizzle>(), Ok(swizzle));
-        for bad in ["Sw<1,2>", "Sw<1,2,3,4>", "Sw(3,3,3)", "Sw<a,3,3>", "SW<3,3,3>", ""] {
-            assert!(matches!(bad.parse::<Swizzle>(), Err(SwizzleError::Syntax(_))));
+        for bad in [
+            "Sw<1,2>",
+            "Sw<1,2,3,4>",
+            "Sw(3,3,3)",
+            "Sw<a,3,3>",
+            "SW<3,3,3>",
+            "",
+        ] {
+            assert!(matches!(
+                bad.parse::<Swizzle>(),
+                Err(SwizzleError::Syntax(_))
+            ));
         }
         assert_eq!(
             "Sw<3,0,1>".parse::<Swizzle>(),
