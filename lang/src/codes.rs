@@ -1,0 +1,77 @@
+//! The registry of diagnostic codes, one line of description each.
+//!
+//! Every code a stage emits is listed here, so that the codes stay unique, a
+//! reader can look one up, and the diagnostics test corpus can check that each
+//! code has at least one input file in `tests/diagnostics/`. Ranges:
+//!
+//! | range | stage |
+//! | --- | --- |
+//! | `E0001`-`E0099`, `W0001`-`W0099` | loading a source file (`lang::source`) |
+//! | `E0100`-`E0199` | lexing and parsing (`grammar`) |
+//!
+//! Later stages take the next hundreds (`E02xx` for the typechecker, ...).
+
+/// A registered diagnostic code and what it means.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CodeInfo {
+    /// The code as it appears in renderings, such as `"E0101"`.
+    pub code: &'static str,
+    /// One line saying what the code reports.
+    pub summary: &'static str,
+}
+
+const fn entry(code: &'static str, summary: &'static str) -> CodeInfo {
+    CodeInfo { code, summary }
+}
+
+/// Every registered code, sorted by code.
+pub const REGISTRY: &[CodeInfo] = &[
+    entry("E0001", "the file could not be read"),
+    entry("E0002", "the file is not valid UTF-8"),
+    entry("E0003", "the file is binary (it contains NUL bytes)"),
+    entry(
+        "E0004",
+        "the file is larger than 4 GiB, the most a span can address",
+    ),
+    entry("W0001", "the file is empty"),
+];
+
+/// The one-line summary of `code`, or `None` when it is not registered.
+pub fn summary(code: &str) -> Option<&'static str> {
+    REGISTRY
+        .iter()
+        .find(|info| info.code == code)
+        .map(|info| info.summary)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{REGISTRY, summary};
+
+    #[test]
+    fn codes_are_well_formed_sorted_and_unique() {
+        for info in REGISTRY {
+            let (letter, digits) = info.code.split_at(1);
+            assert!(
+                matches!(letter, "E" | "W"),
+                "{} has a bad prefix",
+                info.code
+            );
+            assert!(digits.len() == 4 && digits.bytes().all(|byte| byte.is_ascii_digit()));
+            assert!(!info.summary.is_empty());
+        }
+        for pair in REGISTRY.windows(2) {
+            assert!(
+                pair[0].code < pair[1].code,
+                "{} is out of order",
+                pair[1].code
+            );
+        }
+    }
+
+    #[test]
+    fn summary_finds_registered_codes_only() {
+        assert_eq!(summary("E0002"), Some("the file is not valid UTF-8"));
+        assert_eq!(summary("E9999"), None);
+    }
+}
