@@ -1,12 +1,19 @@
 //! Source files, spans, the `.cuk` AST and the one `Diagnostic` type.
 //!
 //! Everything here is pure data and pure functions: no file or terminal I/O.
-//! [`Span`] locates text by byte offsets, [`Diagnostic`] carries one problem,
-//! [`codes`] lists every diagnostic code.
+//! [`Span`] locates text by byte offsets, [`SourceFile`] and [`LineIndex`] turn
+//! offsets into lines and columns, [`Diagnostic`] carries one problem,
+//! [`codes`] lists every diagnostic code and [`render`] turns diagnostics into
+//! text for terminals, tools and JSON consumers.
 
 pub mod codes;
 mod diagnostic;
+mod line_index;
+pub mod render;
+pub mod source;
 mod span;
 
 pub use diagnostic::{Diagnostic, Label, Severity};
+pub use line_index::{LineColumn, LineIndex};
+pub use source::SourceFile;
 pub use span::Span;

@@ -1,0 +1,101 @@
+//! The terminal rendering: an ariadne report per diagnostic.
+//!
+//! ariadne is told to count bytes (`IndexType::Byte`), matching [`Span`]'s
+//! offsets; it derives the `path:line:col` of its header and the character
+//! columns of its underlines itself. Trailing spaces are trimmed from every
+//! line so that snapshots and terminals see the same text.
+
+use ariadne::{Config, IndexType, Label, Report, ReportKind, Source};
+
+use crate::{Diagnostic, Severity, SourceFile, Span};
+
+/// Whether the report carries ANSI colour codes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Style {
+    /// No escape codes: for pipes, files and snapshot tests.
+    Plain,
+    /// ANSI colours: for a terminal.
+    Colored,
+}
+
+/// Renders each diagnostic as an ariadne report, one after the other.
+pub fn human(diagnostics: &[Diagnostic], file: &SourceFile, style: Style) -> String {
+    let source = Source::from(file.text());
+    let path = file.path().to_owned();
+    let config = Config::new()
+        .with_index_type(IndexType::Byte)
+        .with_color(style == Style::Colored);
+    let mut rendered = String::new();
+    for diagnostic in diagnostics {
+        let located = |span: Span| (path.clone(), file.clamp_span(span));
+        let mut report =
+            Report::build(report_kind(diagnostic.severity), located(diagnostic.span()))
+                .with_config(config)
+                .with_code(diagnostic.code)
+                .with_message(&diagnostic.message);
+        // ariadne starts a new excerpt whenever a label lies above the one
+        // before it, so labels go in in source order; colour tells the primary
+        // one apart.
+        let mut labels: Vec<(&crate::Label, ariadne::Color)> =
+            vec![(&diagnostic.primary, severity_color(diagnostic.severity))];
+        labels.extend(
+            diagnostic
+                .secondary
+                .iter()
+                .map(|label| (label, ariadne::Color::Blue)),
+        );
+        labels.sort_by_key(|(label, _)| file.clamp_span(label.span).start);
+        for (label, color) in labels {
+            report = report.with_label(
+                with_message(Label::new(located(label.span)), &label.message).with_color(color),
+            );
+        }
+        for note in &diagnostic.notes {
+            report = report.with_note(note);
+        }
+        if let Some(help) = &diagnostic.help {
+            report = report.with_help(help);
+        }
+        let mut bytes = Vec::new();
+        // Writing into a `Vec` only fails if ariadne cannot find the source,
+        // which is always the one given here.
+        if report
+            .finish()
+            .write((path.clone(), &source), &mut bytes)
+            .is_ok()
+        {
+            for line in String::from_utf8_lossy(&bytes).lines() {
+                rendered.push_str(line.trim_end_matches(' '));
+                rendered.push('\n');
+            }
+        }
+    }
+    rendered
+}
+
+type SourceSpan = (String, std::ops::Range<usize>);
+
+/// Attaches `message` unless it is empty (ariadne would draw an empty arrow).
+fn with_message(label: Label<SourceSpan>, message: &str) -> Label<SourceSpan> {
+    if message.is_empty() {
+        label
+    } else {
+        label.with_message(message)
+    }
+}
+
+fn report_kind(severity: Severity) -> ReportKind<'static> {
+    match severity {
+        Severity::Error => ReportKind::Error,
+        Severity::Warning => ReportKind::Warning,
+        Severity::Note => ReportKind::Advice,
+    }
+}
+
+fn severity_color(severity: Severity) -> ariadne::Color {
+    match severity {
+        Severity::Error => ariadne::Color::Red,
+        Severity::Warning => ariadne::Color::Yellow,
+        Severity::Note => ariadne::Color::Cyan,
+    }
+}

@@ -1,0 +1,146 @@
+//! Snapshot tests of the three renderings, on diagnostics built by hand.
+//!
+//! The human rendering is snapshotted with insta (plain style, trailing spaces
+//! trimmed by the renderer); the short and JSON forms are asserted exactly in
+//! the renderers' unit tests, and here only where they meet the human form.
+
+use lang::render::{Style, human, json, short};
+use lang::{Diagnostic, SourceFile, Span, source};
+
+const KERNEL: &str = "\
+kernel copy(a: gmem f32[(4,3):(1,4)]) {
+    let tile = local_tile(a, (2,2) (0,0));
+    let α = size(tile);
+}
+";
+
+fn span_of(text: &str, needle: &str) -> Span {
+    let start = text.find(needle).unwrap_or(0);
+    Span::from_range(start..start + needle.len())
+}
+
+fn typo() -> Diagnostic {
+    let comma_position = span_of(KERNEL, "(2,2)").end;
+    Diagnostic::error("E0101", "expected `,` or `)`, found `(`")
+        .with_primary(
+            Span::new(comma_position + 1, comma_position + 2),
+            "expected `,` here",
+        )
+        .with_secondary(
+            span_of(KERNEL, "local_tile("),
+            "in the arguments of this call",
+        )
+        .with_help("insert `,` between the two arguments")
+}
+
+#[test]
+fn typo_with_secondary_label_and_help() {
+    let file = SourceFile::new("copy.cuk", KERNEL);
+    insta::assert_snapshot!(human(&[typo()], &file, Style::Plain));
+}
+
+#[test]
+fn header_names_path_line_and_character_column() {
+    let file = SourceFile::new("copy.cuk", KERNEL);
+    let diagnostic = Diagnostic::warning("W0101", "unused binding")
+        .with_primary(span_of(KERNEL, "size"), "after a two-byte identifier")
+        .with_note("columns count characters");
+    let rendered = human(std::slice::from_ref(&diagnostic), &file, Style::Plain);
+    assert!(rendered.contains("[ copy.cuk:3:13 ]"), "{rendered}");
+    assert_eq!(
+        short(&[diagnostic], &file),
+        "copy.cuk:3:13: warning[W0101]: unused binding\n"
+    );
+    insta::assert_snapshot!(rendered);
+}
+
+#[test]
+fn empty_span_at_end_of_file() {
+    let text = "fn f() {\n    let x = (1, 2\n";
+    let file = SourceFile::new("eof.cuk", text);
+    let end = Span::empty(u32::try_from(text.len()).unwrap_or(0));
+    let diagnostic = Diagnostic::error("E0102", "unexpected end of file")
+        .with_primary(end, "expected `)`")
+        .with_secondary(span_of(text, "(1"), "this `(` is not closed")
+        .with_secondary(span_of(text, "{"), "nor this `{`");
+    insta::assert_snapshot!(human(&[diagnostic], &file, Style::Plain));
+}
+
+#[test]
+fn multi_line_primary_span() {
+    let text = "let l = (4,3)\n      : (1,4,2);\n";
+    let file = SourceFile::new("layout.cuk", text);
+    let diagnostic = Diagnostic::error("E0120", "shape and stride are not congruent").with_primary(
+        Span::from_range(8..text.len() - 2),
+        "shape `(4,3)` has rank 2, stride `(1,4,2)` rank 3",
+    );
+    insta::assert_snapshot!(human(&[diagnostic], &file, Style::Plain));
+}
+
+#[test]
+fn file_level_diagnostics_render() {
+    let empty = source::load("empty.cuk", Vec::new());
+    let not_utf8 = source::load("latin1.cuk", b"// caf\xE9\nfn f() {}\n".to_vec());
+    let binary = source::load("a.out", vec![0x7F, b'E', b'L', b'F', 0, 0]);
+    let unreadable =
+        source::Loaded::unreadable("missing.cuk", "No such file or directory (os error 2)");
+    let rendered: Vec<String> = [empty, not_utf8, binary, unreadable]
+        .iter()
+        .map(|loaded| human(&loaded.diagnostics, &loaded.file, Style::Plain))
+        .collect();
+    insta::assert_snapshot!(rendered.join("\n"));
+}
+
+#[test]
+fn spans_out_of_range_are_clamped_not_panicking() {
+    let file = SourceFile::new("short.cuk", "aαb");
+    let diagnostic = Diagnostic::error("E0101", "odd span")
+        .with_primary(Span::new(2, 400), "inside `α` and past the end")
+        .with_secondary(Span { start: 9, end: 1 }, "reversed");
+    let rendered = human(std::slice::from_ref(&diagnostic), &file, Style::Plain);
+    assert!(rendered.contains("short.cuk:1:2"), "{rendered}");
+    assert_eq!(
+        short(std::slice::from_ref(&diagnostic), &file),
+        "short.cuk:1:2: error[E0101]: odd span\n"
+    );
+    assert!(json(&[diagnostic], &file).contains(r#""span":{"start":1,"end":4}"#));
+}
+
+#[test]
+fn colour_only_when_asked() {
+    let file = SourceFile::new("copy.cuk", KERNEL);
+    assert!(!human(&[typo()], &file, Style::Plain).contains('\u{1b}'));
+    assert!(human(&[typo()], &file, Style::Colored).contains('\u{1b}'));
+}
+
+#[test]
+fn several_diagnostics_render_in_order() {
+    let file = SourceFile::new("copy.cuk", KERNEL);
+    let second = Diagnostic::error("E0103", "second").with_primary(span_of(KERNEL, "α"), "");
+    let rendered = short(&[typo(), second.clone()], &file);
+    assert_eq!(
+        rendered,
+        "copy.cuk:2:36: error[E0101]: expected `,` or `)`, found `(`\ncopy.cuk:3:9: error[E0103]: second\n"
+    );
+    let human_text = human(&[typo(), second], &file, Style::Plain);
+    let first_at = human_text.find("[E0101]").unwrap_or(usize::MAX);
+    let second_at = human_text.find("[E0103]").unwrap_or(0);
+    assert!(first_at < second_at, "{human_text}");
+}
+
+#[test]
+fn spans_ending_in_or_made_of_a_newline_render() {
+    let text = "abc\n\ndef\n";
+    let file = SourceFile::new("lines.cuk", text);
+    for span in [
+        Span::new(0, 4),
+        Span::new(3, 4),
+        Span::new(4, 5),
+        Span::new(3, 6),
+        Span::new(9, 10),
+    ] {
+        let diagnostic = Diagnostic::error("E0101", "newline span").with_primary(span, "here");
+        let rendered = human(&[diagnostic], &file, Style::Plain);
+        assert!(rendered.contains("newline span"), "{span}: {rendered}");
+    }
+}
