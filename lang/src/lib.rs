@@ -3,9 +3,11 @@
 //! Everything here is pure data and pure functions: no file or terminal I/O.
 //! [`Span`] locates text by byte offsets, [`SourceFile`] and [`LineIndex`] turn
 //! offsets into lines and columns, [`Diagnostic`] carries one problem,
-//! [`codes`] lists every diagnostic code and [`render`] turns diagnostics into
-//! text for terminals, tools and JSON consumers.
+//! [`codes`] lists every diagnostic code, [`render`] turns diagnostics into
+//! text for terminals, tools and JSON consumers, and [`ast`] is the tree the
+//! parser builds.
 
+pub mod ast;
 pub mod codes;
 mod diagnostic;
 mod line_index;
