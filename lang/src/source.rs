@@ -4,10 +4,12 @@
 //! The compiler core does no I/O. The driver reads a file's bytes and hands
 //! them to [`load`], which decides whether they are text the parser may see:
 //! a file that is binary (contains a NUL byte), not UTF-8, or too large for
-//! `u32` spans is rejected with an `E00xx` error, and an empty file is accepted
-//! with the warning `W0001`. A file the driver could not read at all is
-//! reported through [`Loaded::unreadable`].
+//! `u32` spans is rejected with an `E00xx` error. A file the driver could not
+//! read at all is reported through [`Loaded::unreadable`]. After parsing,
+//! [`no_items_warning`] flags a file that defines nothing (empty, blank or
+//! only comments) with the warning `W0001`.
 
+use crate::ast::Module;
 use crate::{Diagnostic, LineColumn, LineIndex, Span};
 
 /// One source file: its display path, its text and the index of its lines.
@@ -101,14 +103,7 @@ impl Loaded {
 /// [`SourceFile`].
 pub fn load(path: impl Into<String>, bytes: Vec<u8>) -> Loaded {
     let path = path.into();
-    if u32::try_from(bytes.len()).is_err() {
-        let diagnostic = Diagnostic::error(
-            "E0004",
-            format!(
-                "the file is {} bytes long; at most 4 GiB are supported",
-                bytes.len()
-            ),
-        );
+    if let Some(diagnostic) = too_large(bytes.len()) {
         return rejected(SourceFile::new(path, ""), diagnostic);
     }
     if let Some(nul_offset) = bytes.iter().position(|&byte| byte == 0) {
@@ -119,24 +114,11 @@ pub fn load(path: impl Into<String>, bytes: Vec<u8>) -> Loaded {
         return rejected(SourceFile::new(path, ""), diagnostic);
     }
     match String::from_utf8(bytes) {
-        Ok(text) => {
-            let file = SourceFile::new(path, text);
-            let diagnostics = if file.text().trim().is_empty() {
-                let end = Span::from_range(0..file.text().len());
-                vec![
-                    Diagnostic::warning("W0001", "the file is empty")
-                        .with_primary(end, "")
-                        .with_note("an empty file is a valid module with no items"),
-                ]
-            } else {
-                Vec::new()
-            };
-            Loaded {
-                file,
-                diagnostics,
-                is_text: true,
-            }
-        }
+        Ok(text) => Loaded {
+            file: SourceFile::new(path, text),
+            diagnostics: Vec::new(),
+            is_text: true,
+        },
         Err(error) => {
             let bad_offset = error.utf8_error().valid_up_to();
             let bad_length = error.utf8_error().error_len().unwrap_or(1);
@@ -155,6 +137,30 @@ pub fn load(path: impl Into<String>, bytes: Vec<u8>) -> Loaded {
     }
 }
 
+/// The warning `W0001` for a file that holds no item: empty, blank or only
+/// comments. It is given only when parsing found no error, since an error may
+/// have swallowed the items.
+pub fn no_items_warning(module: &Module, diagnostics: &[Diagnostic]) -> Option<Diagnostic> {
+    if !module.items.is_empty() || diagnostics.iter().any(Diagnostic::is_error) {
+        return None;
+    }
+    Some(
+        Diagnostic::warning("W0001", "the file is empty")
+            .with_primary(Span::empty(0), "no item in this file")
+            .with_note("a module without items is valid, but defines nothing"),
+    )
+}
+
+/// The error `E0004` for a file of `len` bytes when spans cannot address it.
+fn too_large(len: usize) -> Option<Diagnostic> {
+    u32::try_from(len).is_err().then(|| {
+        Diagnostic::error(
+            "E0004",
+            format!("the file is {len} bytes long; at most 4 GiB are supported"),
+        )
+    })
+}
+
 fn rejected(file: SourceFile, diagnostic: Diagnostic) -> Loaded {
     Loaded {
         file,
@@ -165,8 +171,9 @@ fn rejected(file: SourceFile, diagnostic: Diagnostic) -> Loaded {
 
 #[cfg(test)]
 mod tests {
-    use super::{SourceFile, load};
-    use crate::{LineColumn, Span};
+    use super::{SourceFile, load, no_items_warning, too_large};
+    use crate::ast::Module;
+    use crate::{Diagnostic, LineColumn, Span};
 
     #[test]
     fn valid_text_loads_without_diagnostics() {
@@ -177,13 +184,21 @@ mod tests {
     }
 
     #[test]
-    fn empty_and_blank_files_warn() {
-        for bytes in [&b""[..], b"\n  \n"] {
-            let loaded = load("empty.cuk", bytes.to_vec());
-            assert!(loaded.is_text);
-            let codes: Vec<&str> = loaded.diagnostics.iter().map(|d| d.code).collect();
-            assert_eq!(codes, ["W0001"]);
-        }
+    fn only_an_error_free_module_without_items_warns() {
+        let empty = Module { items: Vec::new() };
+        let warning = no_items_warning(&empty, &[]).map(|diagnostic| diagnostic.code);
+        assert_eq!(warning, Some("W0001"));
+        let error = Diagnostic::error("E0107", "unexpected token");
+        assert_eq!(no_items_warning(&empty, &[error]), None);
+    }
+
+    #[test]
+    fn files_beyond_four_gibibytes_are_rejected_by_size() {
+        assert_eq!(too_large(u32::MAX as usize).map(|d| d.code), None);
+        assert_eq!(
+            too_large(u32::MAX as usize + 1).map(|d| d.code),
+            Some("E0004")
+        );
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! trimmed by the renderer); the short and JSON forms are asserted exactly in
 //! the renderers' unit tests, and here only where they meet the human form.
 
+use lang::ast::Module;
 use lang::render::{Style, human, json, short};
 use lang::{Diagnostic, SourceFile, Span, source};
 
@@ -79,7 +80,13 @@ fn multi_line_primary_span() {
 
 #[test]
 fn file_level_diagnostics_render() {
-    let empty = source::load("empty.cuk", Vec::new());
+    let empty = source::load("empty.cuk", b"// only a comment\n".to_vec());
+    let mut empty_diagnostics = empty.diagnostics.clone();
+    empty_diagnostics.extend(source::no_items_warning(&Module { items: Vec::new() }, &[]));
+    let empty = source::Loaded {
+        diagnostics: empty_diagnostics,
+        ..empty
+    };
     let not_utf8 = source::load("latin1.cuk", b"// caf\xE9\nfn f() {}\n".to_vec());
     let binary = source::load("a.out", vec![0x7F, b'E', b'L', b'F', 0, 0]);
     let unreadable =
