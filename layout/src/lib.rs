@@ -1,1 +1,60 @@
 //! CuTe's int-tuple and layout algebra as a plain Rust library.
+//!
+//! # Model
+//!
+//! An **int-tuple** ([`IntTuple`]) is an integer or a tuple of int-tuples, such as
+//! `((2,2),3)`. A **layout** ([`Layout`]) is a pair of congruent int-tuples
+//! `shape:stride` read as a function: a coordinate inside `shape` maps to the inner
+//! product of the coordinate with `stride`. Coordinates may be integers (split over the
+//! modes colexicographically, leftmost fastest) or hierarchical. The algebra builds new
+//! functions from old ones: `coalesce` and `filter` simplify without changing the
+//! function, `composition(a, b)` is `a ∘ b`, `complement` fills the gaps of a layout's
+//! image, and the divides and products tile one layout by another. Their semantics are
+//! those of CuTe C++ (`include/cute/layout.hpp`); where NVIDIA's pycute differs, this
+//! crate follows C++.
+//!
+//! # Static and symbolic integers
+//!
+//! Everything is generic over [`Int`], implemented by `i64` (values known while
+//! compiling) and by [`SymInt`] (expressions over run-time variables such as `m` and
+//! `k`, kept in a canonical folded form). The same code therefore folds a static layout
+//! to numbers and carries a global tensor's run-time extents symbolically, as CuTe's
+//! `local_tile` does: `(m,k):(k,1)` divided by `(8,128)` is
+//! `((8,ceil_div(m,8)),(128,ceil_div(k,128))):((k,8*k),(1,128))`. An operation that
+//! truly needs a static value (sorting strides in `complement`, a divisibility check
+//! that cannot be decided) returns [`LayoutError::Dynamic`] naming the operand.
+//!
+//! # Errors
+//!
+//! Nothing here panics on any input: arithmetic is checked, nesting is limited to
+//! [`MAX_DEPTH`], enumeration to a caller-given limit, and every rejected input yields a
+//! [`LayoutError`] whose `Display` is a sentence naming the operation and operands.
+//!
+//! # Text
+//!
+//! Types print in CuTe's notation with no spaces (`((2,2),3):((1,4),8)`) and parse back
+//! with [`parse_layout`], [`parse_int_tuple`], [`parse_tiler`], [`parse_coord`] and
+//! `FromStr`.
+
+mod error;
+mod int;
+mod int_tuple;
+mod layout;
+mod slice;
+mod symbolic;
+mod text;
+mod tiler;
+pub mod tuple_arith;
+
+pub use error::LayoutError;
+pub use int::Int;
+pub use int_tuple::{IntTuple, MAX_DEPTH};
+pub use layout::{Layout, TABLE_LIMIT};
+pub use slice::{Coord, dice, slice, slice_and_offset};
+pub use symbolic::SymInt;
+pub use text::{parse_coord, parse_int_tuple, parse_layout, parse_sym_int, parse_tiler};
+pub use tiler::{AsTiler, Tiler};
+pub use tuple_arith::{
+    ceil_div, crd2idx, elem_less, idx2crd, idx2crd_strided, inner_product, prefix_product,
+    product_each, shape_div,
+};

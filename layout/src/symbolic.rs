@@ -1,0 +1,395 @@
+//! Symbolic run-time integers: polynomials over named variables.
+//!
+//! A [`SymInt`] is kept in a canonical form, a sum of terms `coefficient * factor * ...`
+//! where a factor is a variable (`m`) or an operation that could not be folded
+//! (`ceil_div(m,8)`, `div(i,k)`, `mod(i,k)`). Constants fold (`2*3` is `6`), products
+//! distribute over sums, and like terms merge, so `m*1` is `m` and `k*m` equals `m*k`.
+//! Run-time variables are assumed positive, as run-time extents are.
+
+use std::cmp::Ordering;
+use std::fmt;
+
+use crate::LayoutError;
+use crate::int::{Int, overflow};
+
+/// A symbolic integer expression over run-time variables, in canonical form.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SymInt {
+    /// Terms ordered by [`Term::order`], none with coefficient 0, no two alike.
+    terms: Vec<Term>,
+}
+
+/// `coefficient * factors[0] * factors[1] * ...`, factors sorted.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Term {
+    coefficient: i64,
+    factors: Vec<Factor>,
+}
+
+/// A factor of a term that arithmetic could not fold further.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum Factor {
+    Variable(String),
+    CeilDiv(Box<SymInt>, Box<SymInt>),
+    Div(Box<SymInt>, Box<SymInt>),
+    Mod(Box<SymInt>, Box<SymInt>),
+}
+
+impl PartialOrd for SymInt {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for SymInt {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.terms
+            .iter()
+            .map(Term::order)
+            .cmp(other.terms.iter().map(Term::order))
+            .then_with(|| {
+                let left = self.terms.iter().map(|term| term.coefficient);
+                left.cmp(other.terms.iter().map(|term| term.coefficient))
+            })
+    }
+}
+
+impl Term {
+    /// Higher-degree terms first, the constant term last.
+    fn order(&self) -> (std::cmp::Reverse<usize>, &[Factor]) {
+        (std::cmp::Reverse(self.factors.len()), &self.factors)
+    }
+}
+
+impl SymInt {
+    /// The constant `value`.
+    pub fn constant(value: i64) -> SymInt {
+        let terms = if value == 0 {
+            Vec::new()
+        } else {
+            vec![Term {
+                coefficient: value,
+                factors: Vec::new(),
+            }]
+        };
+        SymInt { terms }
+    }
+
+    /// The run-time variable `name`.
+    pub fn variable(name: &str) -> SymInt {
+        SymInt::from_factor(Factor::Variable(name.to_owned()))
+    }
+
+    fn from_factor(factor: Factor) -> SymInt {
+        SymInt {
+            terms: vec![Term {
+                coefficient: 1,
+                factors: vec![factor],
+            }],
+        }
+    }
+
+    /// The value, if this expression is a constant.
+    pub fn as_constant(&self) -> Option<i64> {
+        match self.terms.as_slice() {
+            [] => Some(0),
+            [
+                Term {
+                    coefficient,
+                    factors,
+                },
+            ] if factors.is_empty() => Some(*coefficient),
+            _ => None,
+        }
+    }
+
+    /// The names of the variables this expression mentions, sorted, without repeats.
+    pub fn variables(&self) -> Vec<String> {
+        let mut names = Vec::new();
+        self.collect_variables(&mut names);
+        names.sort();
+        names.dedup();
+        names
+    }
+
+    fn collect_variables(&self, names: &mut Vec<String>) {
+        for factor in self.terms.iter().flat_map(|term| &term.factors) {
+            match factor {
+                Factor::Variable(name) => names.push(name.clone()),
+                Factor::CeilDiv(a, b) | Factor::Div(a, b) | Factor::Mod(a, b) => {
+                    a.collect_variables(names);
+                    b.collect_variables(names);
+                }
+            }
+        }
+    }
+
+    /// Replaces every variable for which `value_of` gives a value, folding the result.
+    pub fn substitute(
+        &self,
+        value_of: &dyn Fn(&str) -> Option<i64>,
+    ) -> Result<SymInt, LayoutError> {
+        let mut sum = SymInt::constant(0);
+        for term in &self.terms {
+            let mut product = SymInt::constant(term.coefficient);
+            for factor in &term.factors {
+                let value = match factor {
+                    Factor::Variable(name) => match value_of(name) {
+                        Some(value) => SymInt::constant(value),
+                        None => SymInt::variable(name),
+                    },
+                    Factor::CeilDiv(a, b) => {
+                        a.substitute(value_of)?.ceil_div(&b.substitute(value_of)?)?
+                    }
+                    Factor::Div(a, b) => {
+                        Int::div(&a.substitute(value_of)?, &b.substitute(value_of)?)?
+                    }
+                    Factor::Mod(a, b) => {
+                        Int::rem(&a.substitute(value_of)?, &b.substitute(value_of)?)?
+                    }
+                };
+                product = Int::mul(&product, &value)?;
+            }
+            sum = Int::add(&sum, &product)?;
+        }
+        Ok(sum)
+    }
+
+    /// Sorts terms, merges like terms and drops zero terms.
+    fn normalized(mut terms: Vec<Term>) -> Result<SymInt, LayoutError> {
+        for term in &mut terms {
+            term.factors.sort();
+        }
+        terms.sort_by(|a, b| a.order().cmp(&b.order()));
+        let mut merged: Vec<Term> = Vec::with_capacity(terms.len());
+        for term in terms {
+            match merged.last_mut() {
+                Some(last) if last.factors == term.factors => {
+                    last.coefficient = last
+                        .coefficient
+                        .checked_add(term.coefficient)
+                        .ok_or(overflow("symbolic addition"))?;
+                }
+                _ => merged.push(term),
+            }
+        }
+        merged.retain(|term| term.coefficient != 0);
+        Ok(SymInt { terms: merged })
+    }
+
+    /// `self / divisor` when it is exact term by term (the divisor a single term whose
+    /// coefficient and factors divide every term of `self`).
+    fn exact_quotient(&self, divisor: &SymInt) -> Option<SymInt> {
+        let [divisor_term] = divisor.terms.as_slice() else {
+            return None;
+        };
+        let mut terms = Vec::with_capacity(self.terms.len());
+        for term in &self.terms {
+            if term.coefficient.checked_rem(divisor_term.coefficient)? != 0 {
+                return None;
+            }
+            let mut factors = term.factors.clone();
+            for factor in &divisor_term.factors {
+                let position = factors.iter().position(|candidate| candidate == factor)?;
+                factors.remove(position);
+            }
+            let coefficient = term.coefficient.checked_div(divisor_term.coefficient)?;
+            terms.push(Term {
+                coefficient,
+                factors,
+            });
+        }
+        SymInt::normalized(terms).ok()
+    }
+
+    fn binary(
+        &self,
+        divisor: &SymInt,
+        operation: &'static str,
+        fold: fn(&i64, &i64) -> Result<i64, LayoutError>,
+        make: fn(Box<SymInt>, Box<SymInt>) -> Factor,
+    ) -> Result<SymInt, LayoutError> {
+        if divisor.as_constant() == Some(0) {
+            return Err(LayoutError::DivisionByZero { operation });
+        }
+        if let (Some(a), Some(b)) = (self.as_constant(), divisor.as_constant()) {
+            return fold(&a, &b).map(SymInt::constant);
+        }
+        Ok(SymInt::from_factor(make(
+            Box::new(self.clone()),
+            Box::new(divisor.clone()),
+        )))
+    }
+}
+
+impl From<i64> for SymInt {
+    fn from(value: i64) -> SymInt {
+        SymInt::constant(value)
+    }
+}
+
+impl Int for SymInt {
+    fn from_static(value: i64) -> Self {
+        SymInt::constant(value)
+    }
+
+    fn as_static(&self) -> Option<i64> {
+        self.as_constant()
+    }
+
+    fn add(&self, other: &Self) -> Result<Self, LayoutError> {
+        SymInt::normalized(self.terms.iter().chain(&other.terms).cloned().collect())
+    }
+
+    fn sub(&self, other: &Self) -> Result<Self, LayoutError> {
+        let negated = Int::mul(other, &SymInt::constant(-1))?;
+        Int::add(self, &negated)
+    }
+
+    fn mul(&self, other: &Self) -> Result<Self, LayoutError> {
+        let mut terms = Vec::with_capacity(self.terms.len() * other.terms.len());
+        for left in &self.terms {
+            for right in &other.terms {
+                let coefficient = left
+                    .coefficient
+                    .checked_mul(right.coefficient)
+                    .ok_or(overflow("symbolic multiplication"))?;
+                let factors = left.factors.iter().chain(&right.factors).cloned().collect();
+                terms.push(Term {
+                    coefficient,
+                    factors,
+                });
+            }
+        }
+        SymInt::normalized(terms)
+    }
+
+    fn div(&self, other: &Self) -> Result<Self, LayoutError> {
+        if let Some(quotient) = self.exact_quotient(other) {
+            return Ok(quotient);
+        }
+        self.binary(other, "division", <i64 as Int>::div, Factor::Div)
+    }
+
+    fn rem(&self, other: &Self) -> Result<Self, LayoutError> {
+        if other.as_constant() != Some(0) && self.exact_quotient(other).is_some() {
+            return Ok(SymInt::constant(0));
+        }
+        self.binary(other, "modulo", <i64 as Int>::rem, Factor::Mod)
+    }
+
+    fn ceil_div(&self, other: &Self) -> Result<Self, LayoutError> {
+        if let Some(quotient) = self.exact_quotient(other) {
+            return Ok(quotient);
+        }
+        self.binary(other, "ceil_div", <i64 as Int>::ceil_div, Factor::CeilDiv)
+    }
+
+    fn to_symbolic(&self) -> SymInt {
+        self.clone()
+    }
+
+    fn from_symbolic(value: &SymInt) -> Option<Self> {
+        Some(value.clone())
+    }
+}
+
+impl fmt::Display for SymInt {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.terms.is_empty() {
+            return f.write_str("0");
+        }
+        for (index, term) in self.terms.iter().enumerate() {
+            if index > 0 && term.coefficient > 0 {
+                f.write_str("+")?;
+            }
+            write!(f, "{term}")?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for Term {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut factors = self.factors.iter();
+        match (self.coefficient, factors.next()) {
+            (coefficient, None) => return write!(f, "{coefficient}"),
+            (1, Some(first)) => write!(f, "{first}")?,
+            (-1, Some(first)) => write!(f, "-{first}")?,
+            (coefficient, Some(first)) => write!(f, "{coefficient}*{first}")?,
+        }
+        for factor in factors {
+            write!(f, "*{factor}")?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for Factor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Factor::Variable(name) => f.write_str(name),
+            Factor::CeilDiv(a, b) => write!(f, "ceil_div({a},{b})"),
+            Factor::Div(a, b) => write!(f, "div({a},{b})"),
+            Factor::Mod(a, b) => write!(f, "mod({a},{b})"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn var(name: &str) -> SymInt {
+        SymInt::variable(name)
+    }
+
+    #[test]
+    fn constants_fold_and_products_are_canonical() {
+        let six = Int::mul(&SymInt::constant(2), &SymInt::constant(3)).unwrap();
+        assert_eq!(six.as_constant(), Some(6));
+        assert_eq!(Int::mul(&var("m"), &SymInt::constant(1)).unwrap(), var("m"));
+        let mk = Int::mul(&var("m"), &var("k")).unwrap();
+        assert_eq!(mk, Int::mul(&var("k"), &var("m")).unwrap());
+        assert_eq!(mk.to_string(), "k*m");
+        let eight_k = Int::mul(&SymInt::constant(8), &var("k")).unwrap();
+        assert_eq!(eight_k.to_string(), "8*k");
+    }
+
+    #[test]
+    fn divisions_fold_when_exact_and_stay_symbolic_otherwise() {
+        let m = var("m");
+        assert_eq!(
+            m.ceil_div(&SymInt::constant(8)).unwrap().to_string(),
+            "ceil_div(m,8)"
+        );
+        let eight_m = Int::mul(&m, &SymInt::constant(8)).unwrap();
+        assert_eq!(eight_m.ceil_div(&SymInt::constant(8)).unwrap(), m);
+        assert_eq!(
+            Int::rem(&eight_m, &SymInt::constant(4))
+                .unwrap()
+                .as_constant(),
+            Some(0)
+        );
+        assert!(Int::div(&m, &SymInt::constant(0)).is_err());
+    }
+
+    #[test]
+    fn sums_print_with_signs_and_substitute() {
+        let expression = Int::sub(
+            &Int::mul(&var("i"), &var("k")).unwrap(),
+            &SymInt::constant(3),
+        )
+        .unwrap();
+        assert_eq!(expression.to_string(), "i*k-3");
+        let value_of = |name: &str| match name {
+            "i" => Some(4),
+            "k" => Some(5),
+            _ => None,
+        };
+        assert_eq!(
+            expression.substitute(&value_of).unwrap().as_constant(),
+            Some(17)
+        );
+    }
+}

@@ -1,0 +1,88 @@
+//! Tilers: the right-hand operand of composition, divides and products.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use crate::{Int, IntTuple, Layout, LayoutError};
+
+/// The right-hand operand of `composition`, the divides and the products.
+///
+/// An integer `n` stands for the layout `n:1`; a shape used as a tiler is the by-mode
+/// tuple of such layouts: `(4,2)` is `<4:1,2:1>`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Tiler<I = i64> {
+    /// A whole layout applied to the whole operand (or to one mode, inside `Modes`).
+    Layout(Layout<I>),
+    /// `_`: leave this mode alone.
+    Keep,
+    /// A by-mode tuple: entry `i` applies to mode `i`; modes past the end are left
+    /// alone (dropped, for `composition`, as in CuTe).
+    Modes(Vec<Tiler<I>>),
+}
+
+impl<I: Int> Tiler<I> {
+    /// The tiler `n:1`.
+    pub fn extent(n: I) -> Result<Tiler<I>, LayoutError> {
+        Ok(Tiler::Layout(Layout::new(
+            IntTuple::Int(n),
+            IntTuple::int(1),
+        )?))
+    }
+
+    /// The by-mode tiler of a shape: each leaf `n` becomes `n:1`, each tuple a
+    /// by-mode tuple.
+    pub fn from_shape(shape: &IntTuple<I>) -> Result<Tiler<I>, LayoutError> {
+        match shape {
+            IntTuple::Int(n) => Tiler::extent(n.clone()),
+            IntTuple::Tuple(modes) => Ok(Tiler::Modes(
+                modes
+                    .iter()
+                    .map(Tiler::from_shape)
+                    .collect::<Result<_, _>>()?,
+            )),
+        }
+    }
+}
+
+impl<I> From<Layout<I>> for Tiler<I> {
+    fn from(layout: Layout<I>) -> Self {
+        Tiler::Layout(layout)
+    }
+}
+
+/// Anything usable as a tiler argument: a [`Tiler`] or a [`Layout`] (used whole).
+pub trait AsTiler<I: Int> {
+    /// This operand as a tiler.
+    fn as_tiler(&self) -> Cow<'_, Tiler<I>>;
+}
+
+impl<I: Int> AsTiler<I> for Tiler<I> {
+    fn as_tiler(&self) -> Cow<'_, Tiler<I>> {
+        Cow::Borrowed(self)
+    }
+}
+
+impl<I: Int> AsTiler<I> for Layout<I> {
+    fn as_tiler(&self) -> Cow<'_, Tiler<I>> {
+        Cow::Owned(Tiler::Layout(self.clone()))
+    }
+}
+
+impl<I: fmt::Display> fmt::Display for Tiler<I> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Tiler::Layout(layout) => write!(f, "{layout}"),
+            Tiler::Keep => f.write_str("_"),
+            Tiler::Modes(modes) => {
+                f.write_str("(")?;
+                for (index, mode) in modes.iter().enumerate() {
+                    if index > 0 {
+                        f.write_str(",")?;
+                    }
+                    write!(f, "{mode}")?;
+                }
+                f.write_str(")")
+            }
+        }
+    }
+}
