@@ -134,7 +134,7 @@ class Generator:
         if top and self.chance(0.1):
             return self.text(self.shape(1))
         if not isinstance(shape, tuple) or (not with_underscores and self.chance(0.2)):
-            if with_underscores and self.chance(0.4):
+            if with_underscores and self.chance(0.4 if not top else 0.05):
                 return "_"
             return self.random.randrange(_product(shape))
         items = []
@@ -157,14 +157,19 @@ class Generator:
         elif op == "evaluate":
             query["a"], query["coord"] = a_text, self.coord(shape)
         elif op == "slice":
+            while not isinstance(shape, tuple):  # an integer shape only slices by `_`
+                shape, stride = self.layout_value()
+            a_text = self.text(shape) + ":" + self.text(stride)
             coord = self.coord(shape, with_underscores=True)
+            while "_" not in str(coord):  # a slice needs a free mode
+                coord = self.coord(shape, with_underscores=True)
             query["a"], query["coord"] = a_text, coord if isinstance(coord, str) else str(coord)
         elif op in ("coalesce", "filter"):
             query["a"] = a_text
             if self.chance(0.5):
                 query["profile"] = self.text(self.shape(1, self.random.randint(1, rank + 1), [1]))
         elif op == "complement":
-            query["a"] = self.injective_layout() if self.chance(0.8) else a_text
+            query["a"] = self.injective_layout() if self.chance(0.95) else a_text
             if self.chance(0.6):
                 query["cotarget"] = self.pick([1, 8, 16, 24, 64, 128, 256])
         elif op == "right_inverse":

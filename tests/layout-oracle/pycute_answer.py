@@ -85,14 +85,33 @@ def _coord(query):
     return parse_coord(value)
 
 
+def _has_zero_extent(shape):
+    if isinstance(shape, tuple):
+        return any(_has_zero_extent(mode) for mode in shape)
+    return shape == 0
+
+
 def _layout_answer(layout):
+    if _has_zero_extent(layout.shape):
+        # pycute's complement does not check injectivity and yields a 0 extent for an
+        # overlapping layout (also inside divides and products, which call it); C++
+        # rejects such a layout ("Non-injective Layout detected in complement").
+        return {
+            "error": f"pycute built {format_layout(layout)}, C++ rejects the non-injective layout",
+            "exception": "complement of a non-injective layout: pycute returns a 0 extent, C++ rejects it",
+        }
     return {"result": format_layout(layout)}
 
 
 def _slice(query):
     layout, coord = _layout(query), _coord(query)
     sliced, offset = pycute.slice_and_offset(coord, layout)
-    return {"result": format_layout(sliced), "offset": offset}
+    answer = {"result": format_layout(sliced), "offset": offset}
+    if coord is None:
+        # C++ slice(_, layout) is the layout itself; pycute wraps it in a 1-tuple.
+        answer["result"] = format_layout(layout)
+        answer["exception"] = "slice by a top-level `_`: pycute wraps the layout in a 1-tuple, C++ returns it"
+    return answer
 
 
 def _table(query):
