@@ -6,7 +6,7 @@
 //!
 //! | range | stage |
 //! | --- | --- |
-//! | `E0001`-`E0099`, `W0001`-`W0099` | loading a source file (`lang::source`) |
+//! | `E0001`-`E0099`, `W0001`-`W0099` | the file as a whole (`lang::source`) |
 //! | `E0100`-`E0199` | lexing and parsing (`grammar`) |
 //!
 //! Later stages take the next hundreds (`E02xx` for the typechecker, ...).
@@ -33,7 +33,7 @@ pub const REGISTRY: &[CodeInfo] = &[
         "E0004",
         "the file is larger than 4 GiB, the most a span can address",
     ),
-    entry("W0001", "the file is empty"),
+    entry("W0001", "the file is empty: no items (blank, or only comments)"),
 ];
 
 /// The one-line summary of `code`, or `None` when it is not registered.
