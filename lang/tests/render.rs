@@ -151,3 +151,25 @@ fn spans_ending_in_or_made_of_a_newline_render() {
         assert!(rendered.contains("newline span"), "{span}: {rendered}");
     }
 }
+
+#[test]
+fn only_newlines_end_lines_in_every_rendering() {
+    let text = "a\rb\u{0B}c\u{0C}d\u{85}e\u{2028}f\u{2029}g $\r\nnext $\n";
+    let file = SourceFile::new("breaks.cuk", text);
+    let dollars: Vec<Span> = text
+        .match_indices('$')
+        .map(|(offset, _)| Span::from_range(offset..offset + 1))
+        .collect();
+    let diagnostics: Vec<Diagnostic> = dollars
+        .iter()
+        .map(|&span| Diagnostic::error("E0101", "unexpected character `$`").with_primary(span, ""))
+        .collect();
+    assert_eq!(
+        short(&diagnostics, &file),
+        "breaks.cuk:1:15: error[E0101]: unexpected character `$`\n\
+         breaks.cuk:2:6: error[E0101]: unexpected character `$`\n"
+    );
+    let rendered = human(&diagnostics, &file, Style::Plain);
+    assert!(rendered.contains("[ breaks.cuk:1:15 ]"), "{rendered}");
+    assert!(rendered.contains("[ breaks.cuk:2:6 ]"), "{rendered}");
+}

@@ -4,6 +4,14 @@
 //! offsets; it derives the `path:line:col` of its header and the character
 //! columns of its underlines itself. Trailing spaces are trimmed from every
 //! line so that snapshots and terminals see the same text.
+//!
+//! ariadne breaks lines at every Unicode line terminator, the compiler only at
+//! `\n` (see [`LineIndex`](crate::LineIndex)). So that the header's
+//! `path:line:col` agrees with the short and JSON forms, ariadne is shown a
+//! copy of the text in which the other terminators are replaced by
+//! non-breaking characters of the same UTF-8 length.
+
+use std::borrow::Cow;
 
 use ariadne::{Config, IndexType, Label, Report, ReportKind, Source};
 
@@ -20,7 +28,7 @@ pub enum Style {
 
 /// Renders each diagnostic as an ariadne report, one after the other.
 pub fn human(diagnostics: &[Diagnostic], file: &SourceFile, style: Style) -> String {
-    let source = Source::from(file.text());
+    let source = Source::from(without_extra_line_breaks(file.text()));
     let path = file.path().to_owned();
     let config = Config::new()
         .with_index_type(IndexType::Byte)
@@ -71,6 +79,33 @@ pub fn human(diagnostics: &[Diagnostic], file: &SourceFile, style: Style) -> Str
         }
     }
     rendered
+}
+
+/// `text` with every line terminator other than `\n` and `\r\n` replaced by a
+/// character of the same UTF-8 length that does not end a line.
+fn without_extra_line_breaks(text: &str) -> Cow<'_, str> {
+    let is_extra_break = |(offset, character): (usize, char)| match character {
+        '\r' => !text[offset..].starts_with("\r\n"),
+        '\u{0B}' | '\u{0C}' | '\u{85}' | '\u{2028}' | '\u{2029}' => true,
+        _ => false,
+    };
+    if !text.char_indices().any(is_extra_break) {
+        return Cow::Borrowed(text);
+    }
+    let replaced = text
+        .char_indices()
+        .map(
+            |(offset, character)| match is_extra_break((offset, character)) {
+                false => character,
+                true => match character.len_utf8() {
+                    1 => ' ',
+                    2 => '\u{A0}',
+                    _ => '\u{2007}',
+                },
+            },
+        )
+        .collect();
+    Cow::Owned(replaced)
 }
 
 type SourceSpan = (String, std::ops::Range<usize>);
