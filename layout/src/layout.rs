@@ -90,14 +90,6 @@ impl<I: Int> Layout<I> {
         Layout::new(IntTuple::Tuple(shapes), IntTuple::Tuple(strides))
     }
 
-    /// Like [`Layout::from_modes`], but a single mode is returned as is.
-    pub(crate) fn from_modes_unwrapped(mut modes: Vec<Layout<I>>) -> Result<Self, LayoutError> {
-        if modes.len() == 1 {
-            return Ok(modes.remove(0));
-        }
-        Layout::from_modes(modes)
-    }
-
     /// The shape.
     pub fn shape(&self) -> &IntTuple<I> {
         &self.shape
@@ -228,8 +220,11 @@ impl<I: Int> Layout<I> {
     }
 
     /// Pads with `1:0` modes up to `rank` modes (CuTe's `append<rank>`); a layout of
-    /// higher rank is returned unchanged.
+    /// that rank or higher is returned unchanged.
     pub(crate) fn padded_to_rank(&self, rank: usize) -> Result<Layout<I>, LayoutError> {
+        if self.rank() >= rank {
+            return Ok(self.clone());
+        }
         let mut modes = self.modes();
         while modes.len() < rank {
             modes.push(Layout::unit());

@@ -36,20 +36,35 @@
 //! with [`parse_layout`], [`parse_int_tuple`], [`parse_tiler`], [`parse_coord`] and
 //! `FromStr`.
 
+mod coalesce;
+mod complement;
+mod composition;
+mod divide;
 mod error;
+mod identity;
 mod int;
 mod int_tuple;
 mod layout;
+mod methods;
+mod product;
 mod slice;
 mod symbolic;
 mod text;
 mod tiler;
 pub mod tuple_arith;
 
+pub use coalesce::{coalesce, coalesce_by, filter, filter_by, filter_zeros};
+pub use complement::{complement, left_inverse, right_inverse};
+pub use composition::composition;
+pub use divide::{flat_divide, logical_divide, tiled_divide, zipped_divide};
 pub use error::LayoutError;
+pub use identity::IdentityLayout;
 pub use int::Int;
 pub use int_tuple::{IntTuple, MAX_DEPTH};
 pub use layout::{Layout, TABLE_LIMIT};
+pub use product::{
+    blocked_product, flat_product, logical_product, raked_product, tiled_product, zipped_product,
+};
 pub use slice::{Coord, dice, slice, slice_and_offset};
 pub use symbolic::SymInt;
 pub use text::{parse_coord, parse_int_tuple, parse_layout, parse_sym_int, parse_tiler};

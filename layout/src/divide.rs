@@ -1,0 +1,129 @@
+//! Logical division and its rearrangements: `logical_divide`, `zipped_divide`,
+//! `tiled_divide` and `flat_divide`.
+//!
+//! `logical_divide(a, b)` is `a ∘ (b, complement(b, shape(a)))`: mode 0 walks one tile,
+//! mode 1 walks the tiles. A by-mode tiler divides mode by mode and keeps the modes past
+//! its rank. The zipped, tiled and flat forms gather the tile modes and the rest modes.
+
+use crate::complement::complement;
+use crate::composition::composition;
+use crate::{AsTiler, Int, Layout, LayoutError, Tiler};
+
+/// `layout` divided by `tiler`: for a layout tiler, the rank-2 layout (tile, rest).
+pub fn logical_divide<I: Int>(
+    layout: &Layout<I>,
+    tiler: &impl AsTiler<I>,
+) -> Result<Layout<I>, LayoutError> {
+    match tiler.as_tiler().as_ref() {
+        Tiler::Keep => Ok(layout.clone()),
+        Tiler::Layout(tile) => {
+            let rest = complement(tile, Some(layout.shape()))?;
+            composition(layout, &Layout::from_modes(vec![tile.clone(), rest])?)
+        }
+        Tiler::Modes(tilers) => by_mode("logical_divide", layout, tilers, logical_divide),
+    }
+}
+
+/// An operation applied to one mode of a layout and one entry of a tiler.
+pub(crate) type ModeOperation<I> = fn(&Layout<I>, &Tiler<I>) -> Result<Layout<I>, LayoutError>;
+
+/// Applies `operation` to mode `i` and tiler entry `i`, keeping the modes past the
+/// tiler's rank.
+pub(crate) fn by_mode<I: Int>(
+    name: &'static str,
+    layout: &Layout<I>,
+    tilers: &[Tiler<I>],
+    operation: ModeOperation<I>,
+) -> Result<Layout<I>, LayoutError> {
+    let modes = layout.modes();
+    if tilers.len() > modes.len() {
+        return Err(LayoutError::RankMismatch {
+            operation: name,
+            layout_rank: modes.len(),
+            tiler_rank: tilers.len(),
+        });
+    }
+    let mut result = Vec::with_capacity(modes.len());
+    for (index, mode) in modes.iter().enumerate() {
+        match tilers.get(index) {
+            Some(tiler) => result.push(operation(mode, tiler)?),
+            None => result.push(mode.clone()),
+        }
+    }
+    Layout::from_modes(result)
+}
+
+/// Splits the result of a logical divide or product by the tiler's profile into
+/// (all tile modes, all rest modes) (CuTe's `zip2_by`). A `_` entry contributes `1:0`
+/// to the tiles and its whole mode to the rest.
+pub(crate) fn unzip_by_tiler<I: Int>(
+    name: &'static str,
+    layout: &Layout<I>,
+    tiler: &Tiler<I>,
+) -> Result<(Layout<I>, Layout<I>), LayoutError> {
+    match tiler {
+        Tiler::Keep => Ok((Layout::unit(), layout.clone())),
+        Tiler::Layout(_) => match layout.modes().as_slice() {
+            [tile, rest] => Ok((tile.clone(), rest.clone())),
+            _ => Err(LayoutError::Unsupported {
+                operation: name,
+                reason: format!("expected a rank-2 (tile, rest) layout, found {layout}"),
+            }),
+        },
+        Tiler::Modes(tilers) => {
+            let modes = layout.modes();
+            let mut tiles = Vec::with_capacity(tilers.len());
+            let mut rests = Vec::with_capacity(modes.len());
+            for (mode, sub_tiler) in modes.iter().zip(tilers) {
+                let (tile, rest) = unzip_by_tiler(name, mode, sub_tiler)?;
+                tiles.push(tile);
+                rests.push(rest);
+            }
+            rests.extend(modes.iter().skip(tilers.len()).cloned());
+            Ok((Layout::from_modes(tiles)?, Layout::from_modes(rests)?))
+        }
+    }
+}
+
+/// `((tile modes...), (rest modes...))`.
+pub fn zipped_divide<I: Int>(
+    layout: &Layout<I>,
+    tiler: &impl AsTiler<I>,
+) -> Result<Layout<I>, LayoutError> {
+    let tiler = tiler.as_tiler();
+    let divided = logical_divide(layout, tiler.as_ref())?;
+    let (tiles, rests) = unzip_by_tiler("zipped_divide", &divided, tiler.as_ref())?;
+    Layout::from_modes(vec![tiles, rests])
+}
+
+/// `((tile modes...), rest mode 0, rest mode 1, ...)`.
+pub fn tiled_divide<I: Int>(
+    layout: &Layout<I>,
+    tiler: &impl AsTiler<I>,
+) -> Result<Layout<I>, LayoutError> {
+    unpack(&zipped_divide(layout, tiler)?, false)
+}
+
+/// `(tile mode 0, tile mode 1, ..., rest mode 0, rest mode 1, ...)`.
+pub fn flat_divide<I: Int>(
+    layout: &Layout<I>,
+    tiler: &impl AsTiler<I>,
+) -> Result<Layout<I>, LayoutError> {
+    unpack(&zipped_divide(layout, tiler)?, true)
+}
+
+/// Unpacks the second mode (and the first, if `unpack_first`) of a rank-2 layout one
+/// level into the top level.
+pub(crate) fn unpack<I: Int>(
+    zipped: &Layout<I>,
+    unpack_first: bool,
+) -> Result<Layout<I>, LayoutError> {
+    let first = zipped.mode(0)?;
+    let mut modes = if unpack_first {
+        first.modes()
+    } else {
+        vec![first]
+    };
+    modes.extend(zipped.mode(1)?.modes());
+    Layout::from_modes(modes)
+}

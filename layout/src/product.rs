@@ -1,0 +1,95 @@
+//! Logical products and their rearrangements: `logical_product`, `zipped_product`,
+//! `tiled_product`, `flat_product`, and the rank-preserving `blocked_product` and
+//! `raked_product` (C++ CuTe semantics).
+//!
+//! `logical_product(a, b)` is `(a, complement(a, size(a)*cosize(b)) ∘ b)`: mode 0 is
+//! the block `a`, mode 1 lays copies of it out as `b` says.
+
+use crate::coalesce::coalesce_by;
+use crate::complement::complement;
+use crate::composition::composition;
+use crate::divide::{by_mode, unpack, unzip_by_tiler};
+use crate::{AsTiler, Int, IntTuple, Layout, LayoutError, Tiler};
+
+/// The rank-2 layout (block, block repeated as `tiler`); by mode for a by-mode tiler.
+pub fn logical_product<I: Int>(
+    block: &Layout<I>,
+    tiler: &impl AsTiler<I>,
+) -> Result<Layout<I>, LayoutError> {
+    match tiler.as_tiler().as_ref() {
+        Tiler::Keep => Ok(block.clone()),
+        Tiler::Layout(repeat) => {
+            let cotarget = block.size()?.mul(&repeat.cosize()?)?;
+            let rest = complement(block, Some(&IntTuple::Int(cotarget)))?;
+            Layout::from_modes(vec![block.clone(), composition(&rest, repeat)?])
+        }
+        Tiler::Modes(tilers) => by_mode("logical_product", block, tilers, logical_product),
+    }
+}
+
+/// `((block modes...), (repeat modes...))`.
+pub fn zipped_product<I: Int>(
+    block: &Layout<I>,
+    tiler: &impl AsTiler<I>,
+) -> Result<Layout<I>, LayoutError> {
+    let tiler = tiler.as_tiler();
+    let product = logical_product(block, tiler.as_ref())?;
+    let (blocks, repeats) = unzip_by_tiler("zipped_product", &product, tiler.as_ref())?;
+    Layout::from_modes(vec![blocks, repeats])
+}
+
+/// `((block modes...), repeat mode 0, repeat mode 1, ...)`.
+pub fn tiled_product<I: Int>(
+    block: &Layout<I>,
+    tiler: &impl AsTiler<I>,
+) -> Result<Layout<I>, LayoutError> {
+    unpack(&zipped_product(block, tiler)?, false)
+}
+
+/// `(block mode 0, ..., repeat mode 0, ...)`.
+pub fn flat_product<I: Int>(
+    block: &Layout<I>,
+    tiler: &impl AsTiler<I>,
+) -> Result<Layout<I>, LayoutError> {
+    unpack(&zipped_product(block, tiler)?, true)
+}
+
+/// Pads both operands to a common rank `r`, takes their logical product and zips mode
+/// `i` of the block with mode `i` of the repeat, block first or repeat first.
+fn zipped_by_rank<I: Int>(
+    block: &Layout<I>,
+    tiler: &Layout<I>,
+    block_first: bool,
+) -> Result<Layout<I>, LayoutError> {
+    let rank = block.rank().max(tiler.rank());
+    let padded_block = block.padded_to_rank(rank)?;
+    let padded_tiler = tiler.padded_to_rank(rank)?;
+    let product = logical_product(&padded_block, &padded_tiler)?;
+    let blocks = product.mode(0)?.modes();
+    let repeats = product.mode(1)?.modes();
+    let zipped = blocks
+        .into_iter()
+        .zip(repeats)
+        .map(|(b, r)| Layout::from_modes(if block_first { vec![b, r] } else { vec![r, b] }))
+        .collect::<Result<Vec<_>, _>>()?;
+    let profile = IntTuple::Tuple(vec![IntTuple::int(1); rank]);
+    coalesce_by(&Layout::from_modes(zipped)?, &profile)
+}
+
+/// The block repeated as `tiler` says, mode by mode, each block contiguous: mode `i`
+/// of the result is (block mode `i`, repeat mode `i`), coalesced.
+pub fn blocked_product<I: Int>(
+    block: &Layout<I>,
+    tiler: &Layout<I>,
+) -> Result<Layout<I>, LayoutError> {
+    zipped_by_rank(block, tiler, true)
+}
+
+/// Like [`blocked_product`] but interleaved: mode `i` is (repeat mode `i`, block mode
+/// `i`), so the copies of the block are raked across each other.
+pub fn raked_product<I: Int>(
+    block: &Layout<I>,
+    tiler: &Layout<I>,
+) -> Result<Layout<I>, LayoutError> {
+    zipped_by_rank(block, tiler, false)
+}
