@@ -48,6 +48,7 @@ mod layout;
 mod methods;
 mod product;
 mod slice;
+pub mod swizzle;
 mod symbolic;
 mod text;
 mod tiler;
