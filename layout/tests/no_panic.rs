@@ -1,0 +1,157 @@
+//! Every operation returns (`Ok` or `Err`) and never panics, whatever the input:
+//! zero, negative and huge extents and strides, incongruent operands, odd text.
+
+use layout::{
+    AsTiler, Coord, IdentityLayout, IntTuple, Layout, SymInt, Tiler, blocked_product, ceil_div,
+    coalesce, coalesce_by, complement, composition, crd2idx, dice, elem_less, filter, filter_by,
+    flat_divide, flat_product, idx2crd, idx2crd_strided, inner_product, left_inverse,
+    logical_divide, logical_product, prefix_product, product_each, raked_product, right_inverse,
+    shape_div, slice_and_offset, tiled_divide, tiled_product, zipped_divide, zipped_product,
+};
+use proptest::prelude::*;
+
+fn value() -> impl Strategy<Value = i64> {
+    prop_oneof![
+        4 => -3_i64..=9,
+        1 => Just(i64::MAX),
+        1 => Just(i64::MIN),
+        1 => Just(i64::MAX / 2 + 1),
+        1 => (1_i64 << 30)..(1_i64 << 33),
+    ]
+}
+
+fn int_tuple() -> impl Strategy<Value = IntTuple> {
+    value()
+        .prop_map(IntTuple::Int)
+        .prop_recursive(4, 16, 4, |inner| {
+            prop::collection::vec(inner, 1..=4).prop_map(IntTuple::Tuple)
+        })
+}
+
+fn any_layout() -> impl Strategy<Value = Option<Layout>> {
+    prop_oneof![
+        (int_tuple(), int_tuple()).prop_map(|(shape, stride)| Layout::new(shape, stride).ok()),
+        int_tuple().prop_map(|shape| Layout::column_major(shape).ok()),
+        int_tuple().prop_map(|shape| Layout::row_major(shape).ok()),
+    ]
+}
+
+fn text() -> impl Strategy<Value = String> {
+    prop::collection::vec(
+        prop_oneof![
+            Just("("),
+            Just(")"),
+            Just(","),
+            Just(":"),
+            Just("_"),
+            Just("<"),
+            Just(">"),
+            Just("-"),
+            Just("*"),
+            Just("+"),
+            Just("4"),
+            Just("0"),
+            Just("m"),
+            Just("ceil_div("),
+            Just("9223372036854775807"),
+            Just(" ")
+        ],
+        0..24,
+    )
+    .prop_map(|pieces| pieces.concat())
+}
+
+fn exercise_pair(a: &Layout, b: &impl AsTiler<i64>) {
+    let _ = composition(a, b);
+    let _ = logical_divide(a, b);
+    let _ = zipped_divide(a, b);
+    let _ = tiled_divide(a, b);
+    let _ = flat_divide(a, b);
+    let _ = logical_product(a, b);
+    let _ = zipped_product(a, b);
+    let _ = tiled_product(a, b);
+    let _ = flat_product(a, b);
+}
+
+fn exercise(a: &Layout, b: &Layout, coord: &IntTuple) {
+    let _ = (a.size(), a.cosize(), a.rank(), a.depth(), a.table(1 << 12));
+    let _ = (
+        a.evaluate(coord),
+        a.mode(1),
+        a.select(&[1, 0]),
+        a.group_modes(0, 2),
+        a.flatten(),
+    );
+    let _ = (
+        coalesce(a),
+        filter(a),
+        coalesce_by(a, coord),
+        filter_by(a, coord),
+    );
+    let _ = (
+        complement(a, None),
+        complement(a, Some(coord)),
+        right_inverse(a),
+        left_inverse(a),
+    );
+    let _ = (blocked_product(a, b), raked_product(a, b));
+    let _ = (
+        a.append(b),
+        a.prepend(b),
+        IdentityLayout::new(a.shape().clone()).map(|id| id.evaluate(coord)),
+    );
+    let _ = (
+        slice_and_offset(&Coord::from(coord), a),
+        dice(&Coord::from(coord), a),
+    );
+    exercise_pair(a, b);
+    let tiler = Tiler::Modes(vec![Tiler::Layout(b.clone()), Tiler::Keep]);
+    exercise_pair(a, &tiler);
+    if let Ok(by_shape) = Tiler::from_shape(coord) {
+        exercise_pair(a, &by_shape);
+    }
+    let (shape, stride) = (a.shape(), a.stride());
+    let _ = (
+        shape_div(shape, coord),
+        ceil_div(shape, coord),
+        prefix_product(shape, coord),
+    );
+    let _ = (
+        inner_product(coord, stride),
+        crd2idx(coord, shape, stride),
+        idx2crd(coord, shape),
+    );
+    let _ = (
+        idx2crd_strided(coord, shape, stride),
+        elem_less(coord, shape),
+        product_each(coord),
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn operations_never_panic(a in any_layout(), b in any_layout(), coord in int_tuple()) {
+        let fallback = Layout::new(IntTuple::int(4), IntTuple::int(0)).unwrap();
+        let a = a.unwrap_or_else(|| fallback.clone());
+        let b = b.unwrap_or(fallback);
+        exercise(&a, &b, &coord);
+        exercise(&b, &a, &coord);
+        let symbolic = a.to_symbolic();
+        let tiler: Tiler<SymInt> = Tiler::Layout(b.to_symbolic());
+        let _ = (composition(&symbolic, &tiler), logical_divide(&symbolic, &tiler), complement(&symbolic, None));
+    }
+
+    #[test]
+    fn parsing_never_panics(input in text()) {
+        let _ = input.parse::<Layout>();
+        let _ = input.parse::<Layout<SymInt>>();
+        let _ = input.parse::<Tiler>();
+        let _ = input.parse::<Coord>();
+        let _ = input.parse::<SymInt>();
+        if let Ok(parsed) = input.parse::<Layout<SymInt>>() {
+            prop_assert_eq!(parsed.to_string().parse::<Layout<SymInt>>().unwrap(), parsed);
+        }
+    }
+}
