@@ -162,3 +162,87 @@ def swizzle(bits, base, shift, offset):
 def is_injective(layout):
     table = [layout(index) for index in range(pycute.size(layout))]
     return len(set(table)) == len(table)
+
+
+def _ceil_div(a, b):
+    return -(-a // b)
+
+
+def composition(layout_a, layout_b):
+    """C++ ``composition`` for static layouts.
+
+    Differs from pycute in three ways: a by-mode tuple tiler drops the modes of
+    ``layout_a`` it does not reach (C++ ``transform_layout`` over the tiler's modes
+    only; pycute keeps them); the stride condition is ``rest_stride % curr_shape == 0
+    or rest_stride < curr_shape`` with ``next_shape = ceil_div(curr_shape,
+    rest_stride)`` (pycute: mutual divisibility and floor division); and the "Shape
+    Divisibility Condition" ``rest_shape % new_shape == 0`` is asserted (pycute does
+    not check it and returns a layout of the wrong size).
+    """
+    if layout_b is None:
+        return layout_a
+    if isinstance(layout_b, int):
+        return composition(layout_a, Layout(layout_b))
+    if is_tuple(layout_b):
+        assert len(layout_a) >= len(layout_b), "composition: too many modes in tiler"
+        return pycute.make_layout(composition(layout_a[i], layout_b[i]) for i in range(len(layout_b)))
+    if is_tuple(layout_b.shape):
+        return pycute.make_layout(composition(layout_a, mode) for mode in layout_b)
+    if layout_b.stride == 0:
+        return Layout(layout_b.shape, 0)
+    flat = pycute.coalesce(layout_a)
+    if not is_tuple(flat.shape):
+        return Layout(layout_b.shape, layout_b.stride * flat.stride)
+    result_shape, result_stride = [], []
+    rest_shape, rest_stride = layout_b.shape, layout_b.stride
+    for curr_shape, curr_stride in zip(flat.shape[:-1], flat.stride[:-1]):
+        assert rest_stride % curr_shape == 0 or rest_stride < curr_shape, "Stride Divisibility Condition"
+        next_shape = _ceil_div(curr_shape, abs(rest_stride))
+        next_stride = _ceil_div(abs(rest_stride), curr_shape) * pycute.signum(rest_stride)
+        if next_shape == 1 or rest_shape == 1:
+            rest_stride = next_stride
+            continue
+        new_shape = min(next_shape, rest_shape)
+        assert rest_shape % new_shape == 0, "Shape Divisibility Condition"
+        result_shape.append(new_shape)
+        result_stride.append(rest_stride * curr_stride)
+        rest_shape, rest_stride = rest_shape // new_shape, next_stride
+    if not result_shape:
+        return Layout(rest_shape, rest_stride * flat.stride[-1])
+    if rest_shape != 1:
+        result_shape.append(rest_shape)
+        result_stride.append(rest_stride * flat.stride[-1])
+    if len(result_shape) == 1:
+        return Layout(result_shape[0], result_stride[0])
+    return Layout(tuple(result_shape), tuple(result_stride))
+
+
+def _has_zero_extent(shape):
+    if is_tuple(shape):
+        return any(_has_zero_extent(mode) for mode in shape)
+    return shape == 0
+
+
+def complement_checked(pycute_complement):
+    """C++ ``complement``: pycute's, but rejecting what C++ rejects.
+
+    pycute does not check injectivity and returns a layout with a 0 extent for an
+    overlapping layout; C++ asserts "Non-injective Layout detected in complement".
+    """
+
+    def complement(layout, max_idx=1):
+        result = pycute_complement(layout, max_idx)
+        assert not _has_zero_extent(result.shape), "Non-injective Layout detected in complement"
+        return result
+
+    return complement
+
+
+def idx2crd(idx, shape, stride=None):
+    """C++ ``idx2crd``: with no stride, a tuple index maps mode by mode and an integer
+    leaf under an integer shape is returned as is (pycute divides each leaf by the
+    compact stride of the whole shape)."""
+    if stride is not None or not is_tuple(idx):
+        return pycute.idx2crd(idx, shape, stride)
+    assert is_tuple(shape) and len(idx) == len(shape), "Mismatched Ranks"
+    return tuple(idx2crd(i, s) if is_tuple(i) else pycute.idx2crd(i, s) for i, s in zip(idx, shape))

@@ -100,12 +100,13 @@ class Generator:
     def injective_layout(self):
         return self.layout(kind=self.pick(["compact", "permuted"]))
 
-    def small_layout(self, max_rank=2):
+    def small_layout(self, max_rank=2, overlap=0.25):
         rank = self.random.randint(1, max_rank)
         shape = self.pick([2, 4, 3]) if rank == 1 and self.chance(0.5) else tuple(
             self.shape(1, None, [1, 2, 2, 4, 3]) for _ in range(rank)
         )
-        return self.layout(shape, self.pick(["compact", "permuted", "permuted", "random"]))
+        kind = "random" if self.chance(overlap) else self.pick(["compact", "permuted"])
+        return self.layout(shape, kind)
 
     # -- tilers -----------------------------------------------------------------
 
@@ -115,12 +116,15 @@ class Generator:
             return self.text(self.pick([1, 2, 2, 4, 8, 3]))
         if choice < 0.45:
             return "_"
-        return self.small_layout(2)
+        return self.small_layout(2, overlap=0.05)
 
-    def tiler(self, rank):
+    def tiler(self, rank, op):
         if self.chance(0.35):
             return self.tiler_leaf()
-        modes = self.random.randint(1, rank + (1 if self.chance(0.1) else 0))
+        if op == "composition" and self.chance(0.97):
+            modes = rank  # C++ drops the modes a shorter tiler misses, pycute keeps them
+        else:
+            modes = self.random.randint(1, rank + (1 if self.chance(0.1) else 0))
         items = [self.tiler_leaf() for _ in range(modes)]
         if self.chance(0.3):
             return "<" + ",".join(items) + ">"
@@ -132,7 +136,8 @@ class Generator:
         """A coordinate into ``shape``: hierarchical, flattened to an index per mode,
         or (rarely) of the wrong profile."""
         if top and self.chance(0.1):
-            return self.text(self.shape(1))
+            # Wrong profile, in range leaf by leaf (CuTe does not bound-check coordinates).
+            return self.text(self.like(self.shape(1), lambda _: 0))
         if not isinstance(shape, tuple) or (not with_underscores and self.chance(0.2)):
             if with_underscores and self.chance(0.4 if not top else 0.05):
                 return "_"
@@ -173,17 +178,20 @@ class Generator:
             if self.chance(0.6):
                 query["cotarget"] = self.pick([1, 8, 16, 24, 64, 128, 256])
         elif op == "right_inverse":
-            query["a"] = self.injective_layout() if self.chance(0.7) else self.layout()
+            query["a"] = self.injective_layout() if self.chance(0.9) else self.layout()
         elif op == "left_inverse":
-            query["a"] = self.injective_layout() if self.chance(0.97) else self.layout(kind="random")
+            query["a"] = self.injective_layout() if self.chance(0.985) else self.layout(kind="random")
         elif op in ("blocked_product", "raked_product"):
-            query["a"], query["b"] = self.small_layout(3), self.small_layout(3)
+            query["a"], query["b"] = self.small_layout(3, overlap=0.08), self.small_layout(3, overlap=0.08)
         elif op in TILER_OPS:
             if op.endswith("_product"):
-                query["a"] = self.small_layout(3)
+                query["a"] = self.small_layout(3, overlap=0.08)
+            elif self.chance(0.7):
+                shape, stride = self.layout_value(kind=self.pick(["compact", "permuted"]))
+                query["a"] = self.text(shape) + ":" + self.text(stride)
             else:
-                query["a"] = self.injective_layout() if self.chance(0.7) else a_text
-            query["b"] = self.tiler(rank)
+                query["a"] = a_text
+            query["b"] = self.tiler(len(shape) if isinstance(shape, tuple) else 1, op)
         elif op in ("swizzle", "swizzle_table"):
             self.swizzle_fields(query, op)
         else:
@@ -196,7 +204,7 @@ class Generator:
         shift = self.random.randint(max(bits, 1), bits + 3) * self.pick([1, 1, -1])
         if bits >= 2 and self.chance(0.2):
             shift = self.random.randint(-bits + 1, bits - 1)  # violates |shift| >= bits
-        if self.chance(0.02):
+        if self.chance(0.01):
             bits, shift = 0, 0  # identity in C++; pycute recurses forever
         query.update(bits=bits, base=base, shift=shift)
         if op == "swizzle_table":
@@ -230,15 +238,15 @@ class Generator:
                 query["init"] = self.pick([1, 2, 3]) if self.chance(0.6) else self.text(other)
         elif op == "idx2crd":
             query["shape"] = self.text(a)
-            query["idx"] = self.random.randrange(_product(a)) if self.chance(0.8) else self.text(self.coord_of(a))
+            query["idx"] = self.random.randrange(_product(a)) if self.chance(0.9) else self.text(self.coord_of(a))
             if self.chance(0.4):
-                query["stride"] = self.text(other)
+                query["stride"] = self.text(self.like(a, lambda _: self.pick([1, 2, 3, 4])))
         elif op == "crd2idx":
             query["shape"] = self.text(a)
-            coord = self.coord_of(a) if self.chance(0.8) else self.shape(1)
+            coord = self.coord_of(a) if self.chance(0.8) else self.like(self.shape(1), lambda _: 0)
             query["coord"] = coord if isinstance(coord, int) else self.text(coord)
             if self.chance(0.4):
-                query["stride"] = self.text(other)
+                query["stride"] = self.text(self.like(a, lambda _: self.pick([1, 2, 3, 4])))
 
     def coord_of(self, shape):
         if isinstance(shape, tuple) and not self.chance(0.2):

@@ -11,6 +11,7 @@ computed in ``cpp_semantics`` from pycute's primitives, and carries an
 count it apart from plain agreement.
 """
 
+import contextlib
 import json
 import signal
 import sys
@@ -85,21 +86,7 @@ def _coord(query):
     return parse_coord(value)
 
 
-def _has_zero_extent(shape):
-    if isinstance(shape, tuple):
-        return any(_has_zero_extent(mode) for mode in shape)
-    return shape == 0
-
-
 def _layout_answer(layout):
-    if _has_zero_extent(layout.shape):
-        # pycute's complement does not check injectivity and yields a 0 extent for an
-        # overlapping layout (also inside divides and products, which call it); C++
-        # rejects such a layout ("Non-injective Layout detected in complement").
-        return {
-            "error": f"pycute built {format_layout(layout)}, C++ rejects the non-injective layout",
-            "exception": "complement of a non-injective layout: pycute returns a 0 extent, C++ rejects it",
-        }
     return {"result": format_layout(layout)}
 
 
@@ -131,8 +118,8 @@ def _complement(query):
     if cotarget is None:
         # C++ complement(layout) targets cosize(filter(layout)); pycute's default of 1
         # gives the same layout because its last mode is then ceil_div(1, n) = 1.
-        return _layout_answer(pycute.complement(layout))
-    return _layout_answer(pycute.complement(layout, cotarget))
+        return _layout_answer(pycute.layout.complement(layout))
+    return _layout_answer(pycute.layout.complement(layout, cotarget))
 
 
 def _right_inverse(query):
@@ -159,6 +146,11 @@ def _left_inverse(query):
             "(layout, complement(layout)), C++ builds a quasi-inverse"
         )
     return cpp_answer
+
+
+def _late(name):
+    """pycute's function ``name`` as bound when called, so that ``cpp_rules`` applies."""
+    return lambda *arguments: getattr(pycute.layout, name)(*arguments)
 
 
 def _with_tiler(function, tiler_for_pycute=lambda tiler: tiler):
@@ -218,8 +210,12 @@ def _swizzle_table(query):
 
 
 def _idx2crd(query):
-    idx, shape = _int_tuple(query, "idx"), _int_tuple(query, "shape")
-    return {"result": int_tuple_answer(pycute.idx2crd(idx, shape, _int_tuple(query, "stride", None)))}
+    idx, shape, stride = _int_tuple(query, "idx"), _int_tuple(query, "shape"), _int_tuple(query, "stride", None)
+    answer = _attempt(lambda: {"result": int_tuple_answer(pycute.idx2crd(idx, shape, stride))})
+    cpp_answer = _attempt(lambda: {"result": int_tuple_answer(cpp.idx2crd(idx, shape, stride))})
+    if answer != cpp_answer:
+        cpp_answer["exception"] = "idx2crd of a tuple index without stride: C++ maps it mode by mode"
+    return cpp_answer
 
 
 def _crd2idx(query):
@@ -242,17 +238,17 @@ OPS = {
     "table": _table,
     "coalesce": _by_profile(pycute.coalesce),
     "filter": _by_profile(pycute.filter),
-    "composition": _with_tiler(pycute.composition),
+    "composition": _with_tiler(_late("composition")),
     "complement": _complement,
     "right_inverse": _right_inverse,
     "left_inverse": _left_inverse,
-    "logical_divide": _with_tiler(pycute.logical_divide),
-    "zipped_divide": _with_tiler(pycute.zipped_divide),
-    "tiled_divide": _with_tiler(pycute.tiled_divide),
+    "logical_divide": _with_tiler(_late("logical_divide")),
+    "zipped_divide": _with_tiler(_late("zipped_divide")),
+    "tiled_divide": _with_tiler(_late("tiled_divide")),
     "flat_divide": _with_tiler(cpp.flat_divide),
-    "logical_product": _with_tiler(pycute.logical_product, cpp.integer_tilers_as_layouts),
-    "zipped_product": _with_tiler(pycute.zipped_product, cpp.integer_tilers_as_layouts),
-    "tiled_product": _with_tiler(pycute.tiled_product, cpp.integer_tilers_as_layouts),
+    "logical_product": _with_tiler(_late("logical_product"), cpp.integer_tilers_as_layouts),
+    "zipped_product": _with_tiler(_late("zipped_product"), cpp.integer_tilers_as_layouts),
+    "tiled_product": _with_tiler(_late("tiled_product"), cpp.integer_tilers_as_layouts),
     "flat_product": _with_tiler(cpp.flat_product),
     "blocked_product": _with_layout_b(cpp.blocked_product),
     "raked_product": _with_layout_b(cpp.raked_product),
@@ -265,6 +261,39 @@ OPS = {
     "idx2crd": _idx2crd,
     "crd2idx": _crd2idx,
 }
+
+
+@contextlib.contextmanager
+def cpp_rules():
+    """pycute with C++'s ``composition`` and ``complement`` (see ``cpp_semantics``),
+    also inside the divides and products that call them."""
+    saved = {name: getattr(pycute.layout, name) for name in ("composition", "complement")}
+    patched = {"composition": cpp.composition, "complement": cpp.complement_checked(saved["complement"])}
+    for name, function in patched.items():
+        setattr(pycute.layout, name, function)
+    try:
+        yield
+    finally:
+        for name, function in saved.items():
+            setattr(pycute.layout, name, function)
+
+
+CPP_RULES_EXCEPTION = (
+    "composition/complement: C++ drops the modes a by-mode tiler does not reach, checks "
+    "the stride and shape divisibility conditions, and rejects non-injective layouts in "
+    "complement; pycute does not"
+)
+
+
+def _answer_both_ways(handler, query):
+    """pycute's answer, or C++'s (tagged) where the C++ rules change it."""
+    answer = _attempt(lambda: handler(query))
+    with cpp_rules():
+        cpp_answer = _attempt(lambda: handler(query))
+    both_errors = "error" in answer and "error" in cpp_answer
+    if cpp_answer != answer and not both_errors and "exception" not in cpp_answer:
+        cpp_answer["exception"] = CPP_RULES_EXCEPTION
+    return cpp_answer
 
 
 def _attempt(compute):
@@ -295,7 +324,7 @@ def answer_line(line, line_number):
         return answer
     signal.alarm(SECONDS_PER_QUERY)
     try:
-        answer.update(_attempt(lambda: handler(query)))
+        answer.update(_answer_both_ways(handler, query))
     except PycuteTimeout:
         answer["error"] = f"pycute: no answer within {SECONDS_PER_QUERY} s"
     finally:
