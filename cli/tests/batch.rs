@@ -17,12 +17,24 @@ fn batch(input: &str) -> Vec<Value> {
         .stderr(Stdio::piped())
         .spawn()
         .expect("cukc starts");
-    child.stdin.take().expect("stdin is piped").write_all(input.as_bytes()).expect("cukc reads its input");
+    child
+        .stdin
+        .take()
+        .expect("stdin is piped")
+        .write_all(input.as_bytes())
+        .expect("cukc reads its input");
     let output = child.wait_with_output().expect("cukc finishes");
     assert!(output.status.success(), "exit status {}", output.status);
-    assert!(output.stderr.is_empty(), "stderr: {}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.stderr.is_empty(),
+        "stderr: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let stdout = String::from_utf8(output.stdout).expect("answers are UTF-8");
-    stdout.lines().map(|line| serde_json::from_str(line).expect("every answer is one JSON line")).collect()
+    stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("every answer is one JSON line"))
+        .collect()
 }
 
 fn one(query: Value) -> Value {
@@ -33,8 +45,13 @@ fn one(query: Value) -> Value {
 
 /// The error message of an error answer, checking that it has no result.
 fn error_of(answer: &Value) -> &str {
-    assert!(answer.get("result").is_none(), "expected an error, got {answer}");
-    answer["error"].as_str().unwrap_or_else(|| panic!("expected an error, got {answer}"))
+    assert!(
+        answer.get("result").is_none(),
+        "expected an error, got {answer}"
+    );
+    answer["error"]
+        .as_str()
+        .unwrap_or_else(|| panic!("expected an error, got {answer}"))
 }
 
 #[test]
@@ -45,7 +62,8 @@ fn answers_a_query_with_its_id_op_and_result() {
 
 #[test]
 fn default_id_is_the_zero_based_line_number() {
-    let answers = batch("{\"op\":\"rank\",\"a\":\"(4,2)\"}\n{\"op\":\"depth\",\"a\":\"((4,2),3)\"}\n");
+    let answers =
+        batch("{\"op\":\"rank\",\"a\":\"(4,2)\"}\n{\"op\":\"depth\",\"a\":\"((4,2),3)\"}\n");
     assert_eq!(answers[0], json!({"id": 0, "op": "rank", "result": 2}));
     assert_eq!(answers[1], json!({"id": 1, "op": "depth", "result": 2}));
 }
@@ -63,7 +81,10 @@ fn layouts_and_int_tuples_print_without_spaces() {
 #[test]
 fn slice_reports_the_offset() {
     let answer = one(json!({"op": "slice", "a": "(4,8):(1,4)", "coord": "(_,3)"}));
-    assert_eq!(answer, json!({"id": 0, "op": "slice", "result": "(4):(1)", "offset": 12}));
+    assert_eq!(
+        answer,
+        json!({"id": 0, "op": "slice", "result": "(4):(1)", "offset": 12})
+    );
 }
 
 #[test]
@@ -97,8 +118,18 @@ fn missing_op_and_missing_fields_are_named() {
 #[test]
 fn ill_typed_fields_are_errors() {
     assert!(!error_of(&one(json!({"op": "size", "a": 4.5}))).is_empty());
-    assert!(!error_of(&one(json!({"op": "complement", "a": "4:2", "cotarget": "x"}))).is_empty());
-    assert!(!error_of(&one(json!({"op": "swizzle", "bits": 2, "base": 0, "shift": 3}))).is_empty());
+    assert!(
+        !error_of(&one(
+            json!({"op": "complement", "a": "4:2", "cotarget": "x"})
+        ))
+        .is_empty()
+    );
+    assert!(
+        !error_of(&one(
+            json!({"op": "swizzle", "bits": 2, "base": 0, "shift": 3})
+        ))
+        .is_empty()
+    );
 }
 
 #[test]
@@ -137,16 +168,23 @@ fn the_process_continues_after_errors_and_answers_in_order() {
         assert_eq!(answer["id"], line);
         error_of(answer);
     }
-    assert_eq!(answers[4], json!({"id": "last-but-one", "op": "cosize", "result": 6}));
-    assert_eq!(answers[5], json!({"id": 5, "op": "table", "result": [0, 2, 1, 3]}));
+    assert_eq!(
+        answers[4],
+        json!({"id": "last-but-one", "op": "cosize", "result": 6})
+    );
+    assert_eq!(
+        answers[5],
+        json!({"id": 5, "op": "table", "result": [0, 2, 1, 3]})
+    );
 }
 
 #[test]
 fn swizzle_forms_agree() {
     let direct = one(json!({"op": "swizzle", "bits": 2, "base": 0, "shift": 3, "x": 9}));
     assert_eq!(direct["result"], 9 ^ 1);
-    let through_layout =
-        one(json!({"op": "swizzle", "bits": 2, "base": 0, "shift": 3, "a": "(8,8):(8,1)", "coord": "(1,0)", "offset": 1}));
+    let through_layout = one(
+        json!({"op": "swizzle", "bits": 2, "base": 0, "shift": 3, "a": "(8,8):(8,1)", "coord": "(1,0)", "offset": 1}),
+    );
     assert_eq!(through_layout["result"], 9 ^ 1);
     let table = one(json!({"op": "swizzle_table", "bits": 1, "base": 0, "shift": 1, "n": 4}));
     assert_eq!(table["result"], json!([0, 1, 3, 2]));

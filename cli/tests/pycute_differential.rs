@@ -21,11 +21,36 @@ use serde_json::Value;
 
 /// Every op of LAYOUT-QUERIES.md's table.
 const OPS: [&str; 31] = [
-    "size", "cosize", "rank", "depth", "evaluate", "slice", "table", "coalesce", "filter",
-    "composition", "complement", "right_inverse", "left_inverse", "logical_divide",
-    "zipped_divide", "tiled_divide", "flat_divide", "logical_product", "zipped_product",
-    "tiled_product", "flat_product", "blocked_product", "raked_product", "swizzle",
-    "swizzle_table", "product", "inner_product", "shape_div", "prefix_product", "idx2crd",
+    "size",
+    "cosize",
+    "rank",
+    "depth",
+    "evaluate",
+    "slice",
+    "table",
+    "coalesce",
+    "filter",
+    "composition",
+    "complement",
+    "right_inverse",
+    "left_inverse",
+    "logical_divide",
+    "zipped_divide",
+    "tiled_divide",
+    "flat_divide",
+    "logical_product",
+    "zipped_product",
+    "tiled_product",
+    "flat_product",
+    "blocked_product",
+    "raked_product",
+    "swizzle",
+    "swizzle_table",
+    "product",
+    "inner_product",
+    "shape_div",
+    "prefix_product",
+    "idx2crd",
     "crd2idx",
 ];
 
@@ -41,7 +66,9 @@ fn workspace_root() -> PathBuf {
 }
 
 fn run(command: &mut Command, what: &str) -> Output {
-    let output = command.output().unwrap_or_else(|error| panic!("cannot run {what}: {error}"));
+    let output = command
+        .output()
+        .unwrap_or_else(|error| panic!("cannot run {what}: {error}"));
     assert!(
         output.status.success(),
         "{what} failed ({}):\n{}",
@@ -55,15 +82,20 @@ fn run(command: &mut Command, what: &str) -> Output {
 fn pycute_dir() -> PathBuf {
     if let Some(dir) = std::env::var_os("CUK_PYCUTE_DIR") {
         let dir = PathBuf::from(dir);
-        assert!(dir.join("pycute").is_dir(), "CUK_PYCUTE_DIR={} holds no pycute/", dir.display());
+        assert!(
+            dir.join("pycute").is_dir(),
+            "CUK_PYCUTE_DIR={} holds no pycute/",
+            dir.display()
+        );
         return dir;
     }
     let dir = workspace_root().join("target").join("pycute");
     if !dir.join("pycute").join("__init__.py").is_file() {
         run(
-            Command::new("python3").args(["-m", "pip", "install", "--no-deps", "--quiet", "--target"]).arg(&dir).arg(
-                "nvidia-cutlass==4.2.0.0",
-            ),
+            Command::new("python3")
+                .args(["-m", "pip", "install", "--no-deps", "--quiet", "--target"])
+                .arg(&dir)
+                .arg("nvidia-cutlass==4.2.0.0"),
             "`python3 -m pip install nvidia-cutlass==4.2.0.0` (python3 and pip are needed to fetch the pycute oracle)",
         );
     }
@@ -73,7 +105,10 @@ fn pycute_dir() -> PathBuf {
 fn lines(output: &Output) -> Vec<Value> {
     String::from_utf8_lossy(&output.stdout)
         .lines()
-        .map(|line| serde_json::from_str(line).unwrap_or_else(|error| panic!("answer {line:?} is not JSON: {error}")))
+        .map(|line| {
+            serde_json::from_str(line)
+                .unwrap_or_else(|error| panic!("answer {line:?} is not JSON: {error}"))
+        })
         .collect()
 }
 
@@ -84,26 +119,36 @@ fn answers(corpus: &Path) -> (Vec<Value>, Vec<Value>) {
         Command::new("python3")
             .arg(oracle.join("pycute_answer.py"))
             .env("PYTHONPATH", pycute_dir())
-            .stdin(Stdio::from(File::open(corpus).expect("corpus was just written"))),
+            .stdin(Stdio::from(
+                File::open(corpus).expect("corpus was just written"),
+            )),
         "pycute_answer.py",
     );
     let ours = run(
         Command::new(env!("CARGO_BIN_EXE_cukc"))
             .args(["layout", "--batch"])
-            .stdin(Stdio::from(File::open(corpus).expect("corpus was just written"))),
+            .stdin(Stdio::from(
+                File::open(corpus).expect("corpus was just written"),
+            )),
         "cukc layout --batch",
     );
     (lines(&pycute), lines(&ours))
 }
 
 fn corpus() -> (PathBuf, Vec<Value>) {
-    let generator = workspace_root().join("tests").join("layout-oracle").join("gen_queries.py");
+    let generator = workspace_root()
+        .join("tests")
+        .join("layout-oracle")
+        .join("gen_queries.py");
     let mut text = String::new();
     for seed in SEEDS {
         let output = run(
-            Command::new("python3")
-                .arg(&generator)
-                .args(["--seed", &seed.to_string(), "--count", &QUERIES_PER_SEED.to_string()]),
+            Command::new("python3").arg(&generator).args([
+                "--seed",
+                &seed.to_string(),
+                "--count",
+                &QUERIES_PER_SEED.to_string(),
+            ]),
             "gen_queries.py",
         );
         text.push_str(&String::from_utf8_lossy(&output.stdout));
@@ -146,7 +191,10 @@ fn same_answer(pycute: &Value, ours: &Value) -> bool {
 
 fn verdict(pycute: &Value, ours: &Value) -> Verdict {
     let same_id = pycute.get("id") == ours.get("id") && pycute.get("op") == ours.get("op");
-    match (same_id && same_answer(pycute, ours), pycute.get("exception").is_some()) {
+    match (
+        same_id && same_answer(pycute, ours),
+        pycute.get("exception").is_some(),
+    ) {
         (false, _) => Verdict::Mismatch,
         (true, true) => Verdict::Exception,
         (true, false) => Verdict::Agree,
@@ -175,14 +223,27 @@ impl Tally {
 }
 
 fn print_table(per_op: &BTreeMap<&str, Tally>, overall: &Tally) {
-    println!("{:<16} {:>6} {:>9} {:>8} {:>6}", "op", "agree", "exception", "mismatch", "total");
+    println!(
+        "{:<16} {:>6} {:>9} {:>8} {:>6}",
+        "op", "agree", "exception", "mismatch", "total"
+    );
     for op in OPS {
         let tally = &per_op[op];
-        println!("{op:<16} {:>6} {:>9} {:>8} {:>6}", tally.agree, tally.exception, tally.mismatch, tally.total());
+        println!(
+            "{op:<16} {:>6} {:>9} {:>8} {:>6}",
+            tally.agree,
+            tally.exception,
+            tally.mismatch,
+            tally.total()
+        );
     }
     println!(
         "{:<16} {:>6} {:>9} {:>8} {:>6}",
-        "all", overall.agree, overall.exception, overall.mismatch, overall.total()
+        "all",
+        overall.agree,
+        overall.exception,
+        overall.mismatch,
+        overall.total()
     );
 }
 
@@ -190,8 +251,16 @@ fn print_table(per_op: &BTreeMap<&str, Tally>, overall: &Tally) {
 fn batch_answers_agree_with_pycute() {
     let (path, queries) = corpus();
     let (pycute, ours) = answers(&path);
-    assert_eq!(pycute.len(), queries.len(), "pycute_answer.py must answer every line");
-    assert_eq!(ours.len(), queries.len(), "cukc layout --batch must answer every line");
+    assert_eq!(
+        pycute.len(),
+        queries.len(),
+        "pycute_answer.py must answer every line"
+    );
+    assert_eq!(
+        ours.len(),
+        queries.len(),
+        "cukc layout --batch must answer every line"
+    );
 
     let mut per_op: BTreeMap<&str, Tally> = OPS.iter().map(|&op| (op, Tally::default())).collect();
     let mut overall = Tally::default();
@@ -199,7 +268,10 @@ fn batch_answers_agree_with_pycute() {
     for ((query, pycute), ours) in queries.iter().zip(&pycute).zip(&ours) {
         let op = query["op"].as_str().expect("the generator writes an op");
         let verdict = verdict(pycute, ours);
-        per_op.get_mut(op).unwrap_or_else(|| panic!("the generator wrote op {op:?}, not in the table")).count(verdict);
+        per_op
+            .get_mut(op)
+            .unwrap_or_else(|| panic!("the generator wrote op {op:?}, not in the table"))
+            .count(verdict);
         overall.count(verdict);
         if verdict == Verdict::Mismatch && shown < MISMATCHES_SHOWN {
             shown += 1;
@@ -208,9 +280,23 @@ fn batch_answers_agree_with_pycute() {
     }
     print_table(&per_op, &overall);
 
-    let unexercised: Vec<&str> = OPS.iter().copied().filter(|op| per_op[op].total() == 0).collect();
-    assert!(unexercised.is_empty(), "ops never exercised: {unexercised:?}");
-    assert_eq!(overall.mismatch, 0, "undocumented mismatches with pycute (listed above)");
+    let unexercised: Vec<&str> = OPS
+        .iter()
+        .copied()
+        .filter(|op| per_op[op].total() == 0)
+        .collect();
+    assert!(
+        unexercised.is_empty(),
+        "ops never exercised: {unexercised:?}"
+    );
+    assert_eq!(
+        overall.mismatch, 0,
+        "undocumented mismatches with pycute (listed above)"
+    );
     let agreement = overall.agree as f64 / overall.total() as f64;
-    assert!(agreement >= 0.99, "plain agreement {:.2}% is below 99%", agreement * 100.0);
+    assert!(
+        agreement >= 0.99,
+        "plain agreement {:.2}% is below 99%",
+        agreement * 100.0
+    );
 }

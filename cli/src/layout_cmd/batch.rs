@@ -36,7 +36,10 @@ pub fn run() -> ExitCode {
             }
         }
         let answer = answer_line(&String::from_utf8_lossy(&line), line_number);
-        if writeln!(output, "{answer}").and_then(|()| output.flush()).is_err() {
+        if writeln!(output, "{answer}")
+            .and_then(|()| output.flush())
+            .is_err()
+        {
             // The reader went away (a closed pipe): nobody is left to answer.
             return ExitCode::SUCCESS;
         }
@@ -49,7 +52,13 @@ fn answer_line(line: &str, line_number: usize) -> String {
     let default_id = Value::from(line_number);
     let query: Value = match serde_json::from_str(line.trim_end_matches(['\n', '\r'])) {
         Ok(query) => query,
-        Err(error) => return error_answer(&default_id, &Value::Null, &format!("the line is not valid JSON: {error}")),
+        Err(error) => {
+            return error_answer(
+                &default_id,
+                &Value::Null,
+                &format!("the line is not valid JSON: {error}"),
+            );
+        }
     };
     let Some(fields) = query.as_object() else {
         return error_answer(&default_id, &Value::Null, "a query must be a JSON object");
@@ -58,17 +67,28 @@ fn answer_line(line: &str, line_number: usize) -> String {
     let op = fields.get("op").unwrap_or(&Value::Null);
     let outcome = match op.as_str() {
         Some(name) => ops::answer(name, &Query::new(fields)),
-        None => Err(QueryError::new("missing field `op` (a string naming the operation)")),
+        None => Err(QueryError::new(
+            "missing field `op` (a string naming the operation)",
+        )),
     };
     match outcome {
-        Ok(Outcome { result, offset: Some(offset) }) => {
+        Ok(Outcome {
+            result,
+            offset: Some(offset),
+        }) => {
             format!("{{\"id\":{id},\"op\":{op},\"result\":{result},\"offset\":{offset}}}")
         }
-        Ok(Outcome { result, offset: None }) => format!("{{\"id\":{id},\"op\":{op},\"result\":{result}}}"),
+        Ok(Outcome {
+            result,
+            offset: None,
+        }) => format!("{{\"id\":{id},\"op\":{op},\"result\":{result}}}"),
         Err(error) => error_answer(id, op, &error.to_string()),
     }
 }
 
 fn error_answer(id: &Value, op: &Value, message: &str) -> String {
-    format!("{{\"id\":{id},\"op\":{op},\"error\":{}}}", Value::from(message))
+    format!(
+        "{{\"id\":{id},\"op\":{op},\"error\":{}}}",
+        Value::from(message)
+    )
 }

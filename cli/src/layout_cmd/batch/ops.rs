@@ -16,7 +16,10 @@ pub struct Outcome {
 
 impl Outcome {
     fn of(result: Value) -> Outcome {
-        Outcome { result, offset: None }
+        Outcome {
+            result,
+            offset: None,
+        }
     }
 
     fn layout(layout: &Layout) -> Outcome {
@@ -36,17 +39,21 @@ type Answer = Result<Outcome, QueryError>;
 /// Answers the query named `op`.
 pub fn answer(op: &str, query: &Query) -> Answer {
     match op {
-        "size" | "cosize" | "rank" | "depth" | "evaluate" | "slice" | "table" => layout_query(op, query),
+        "size" | "cosize" | "rank" | "depth" | "evaluate" | "slice" | "table" => {
+            layout_query(op, query)
+        }
         "coalesce" | "filter" => simplification(op, query),
         "composition" | "complement" | "right_inverse" | "left_inverse" => algebra(op, query),
         "logical_divide" | "zipped_divide" | "tiled_divide" | "flat_divide" => division(op, query),
-        "logical_product" | "zipped_product" | "tiled_product" | "flat_product" | "blocked_product"
-        | "raked_product" => product(op, query),
+        "logical_product" | "zipped_product" | "tiled_product" | "flat_product"
+        | "blocked_product" | "raked_product" => product(op, query),
         "swizzle" | "swizzle_table" => swizzle(op, query),
         "product" | "inner_product" | "shape_div" | "prefix_product" | "idx2crd" | "crd2idx" => {
             int_tuple_arithmetic(op, query)
         }
-        _ => Err(QueryError::new(format!("unknown op `{op}` (LAYOUT-QUERIES.md lists the ops)"))),
+        _ => Err(QueryError::new(format!(
+            "unknown op `{op}` (LAYOUT-QUERIES.md lists the ops)"
+        ))),
     }
 }
 
@@ -61,7 +68,10 @@ fn layout_query(op: &str, query: &Query) -> Answer {
         "evaluate" => Outcome::of(Value::from(a.evaluate(&query.int_tuple("coord")?)?)),
         "slice" => {
             let (sliced, offset) = layout::slice_and_offset(&query.coord("coord")?, &a)?;
-            Outcome { result: Value::from(sliced.to_string()), offset: Some(Value::from(offset)) }
+            Outcome {
+                result: Value::from(sliced.to_string()),
+                offset: Some(Value::from(offset)),
+            }
         }
         _ => Outcome::of(Value::from(a.table(TABLE_LIMIT)?)),
     })
@@ -129,16 +139,21 @@ fn swizzle(op: &str, query: &Query) -> Answer {
     if op == "swizzle_table" {
         let count = query.optional_int("n")?.unwrap_or_else(|| swizzle.size());
         if u64::try_from(count).map_or(true, |count| count > TABLE_LIMIT) {
-            return Err(QueryError::new(format!("`n` must lie in 0..={TABLE_LIMIT}, not {count}")));
+            return Err(QueryError::new(format!(
+                "`n` must lie in 0..={TABLE_LIMIT}, not {count}"
+            )));
         }
-        return Ok(Outcome::of((0..count).map(|offset| swizzle.apply(offset)).collect()));
+        return Ok(Outcome::of(
+            (0..count).map(|offset| swizzle.apply(offset)).collect(),
+        ));
     }
     let offset = if query.has("x") {
         query.int("x")?
     } else {
         let value = query.layout("a")?.evaluate(&query.int_tuple("coord")?)?;
         let base = query.optional_int("offset")?.unwrap_or(0);
-        base.checked_add(value).ok_or_else(|| QueryError::new("`offset + a(coord)` overflows 64 bits"))?
+        base.checked_add(value)
+            .ok_or_else(|| QueryError::new("`offset + a(coord)` overflows 64 bits"))?
     };
     Ok(Outcome::of(Value::from(swizzle.apply(offset))))
 }
@@ -149,13 +164,20 @@ fn int_tuple_arithmetic(op: &str, query: &Query) -> Answer {
     let one = IntTuple::Int(1);
     match op {
         "product" => Ok(Outcome::of(Value::from(query.int_tuple("a")?.product()?))),
-        "inner_product" => {
-            Ok(Outcome::of(Value::from(layout::inner_product(&query.int_tuple("a")?, &query.int_tuple("b")?)?)))
-        }
-        "shape_div" => Ok(Outcome::int_tuple(&layout::shape_div(&query.int_tuple("a")?, &query.int_tuple("b")?)?)),
+        "inner_product" => Ok(Outcome::of(Value::from(layout::inner_product(
+            &query.int_tuple("a")?,
+            &query.int_tuple("b")?,
+        )?))),
+        "shape_div" => Ok(Outcome::int_tuple(&layout::shape_div(
+            &query.int_tuple("a")?,
+            &query.int_tuple("b")?,
+        )?)),
         "prefix_product" => {
             let init = query.optional_int_tuple("init")?.unwrap_or(one);
-            Ok(Outcome::int_tuple(&layout::prefix_product(&query.int_tuple("a")?, &init)?))
+            Ok(Outcome::int_tuple(&layout::prefix_product(
+                &query.int_tuple("a")?,
+                &init,
+            )?))
         }
         "idx2crd" => {
             let (index, shape) = (query.int_tuple("idx")?, query.int_tuple("shape")?);
@@ -171,7 +193,11 @@ fn int_tuple_arithmetic(op: &str, query: &Query) -> Answer {
                 Some(stride) => stride,
                 None => layout::prefix_product(&shape, &one)?,
             };
-            Ok(Outcome::of(Value::from(layout::crd2idx(&query.int_tuple("coord")?, &shape, &stride)?)))
+            Ok(Outcome::of(Value::from(layout::crd2idx(
+                &query.int_tuple("coord")?,
+                &shape,
+                &stride,
+            )?)))
         }
     }
 }

@@ -46,13 +46,19 @@ impl<'a> Query<'a> {
     }
 
     fn required(&self, name: &str) -> Result<&'a Value, QueryError> {
-        self.fields.get(name).ok_or_else(|| QueryError(format!("missing field `{name}`")))
+        self.fields
+            .get(name)
+            .ok_or_else(|| QueryError(format!("missing field `{name}`")))
     }
 
     /// The text of a field that must be a string in CuTe notation.
     fn text(&self, name: &str, what: &str) -> Result<&'a str, QueryError> {
         let value = self.required(name)?;
-        value.as_str().ok_or_else(|| QueryError(format!("field `{name}` must be {what} as a string, not {value}")))
+        value.as_str().ok_or_else(|| {
+            QueryError(format!(
+                "field `{name}` must be {what} as a string, not {value}"
+            ))
+        })
     }
 
     /// Reads field `name` with `parse`, prefixing a parse error with the field name.
@@ -63,7 +69,9 @@ impl<'a> Query<'a> {
         parse: impl FnOnce(&str) -> Result<T, LayoutError>,
     ) -> Result<T, QueryError> {
         let text = self.text(name, what)?;
-        parse(text).map_err(|error| QueryError(format!("field `{name}` ({text:?}) is not {what}: {error}")))
+        parse(text).map_err(|error| {
+            QueryError(format!("field `{name}` ({text:?}) is not {what}: {error}"))
+        })
     }
 
     /// Field `name` as a layout `shape:stride` (or a shape, column-major).
@@ -105,8 +113,12 @@ impl<'a> Query<'a> {
         let value = self.required(name)?;
         match self.int_tuple(name) {
             Ok(IntTuple::Int(integer)) => Ok(integer),
-            Ok(tuple) => Err(QueryError(format!("field `{name}` must be an integer, not the tuple {tuple}"))),
-            Err(_) => Err(QueryError(format!("field `{name}` must be an integer, not {value}"))),
+            Ok(tuple) => Err(QueryError(format!(
+                "field `{name}` must be an integer, not the tuple {tuple}"
+            ))),
+            Err(_) => Err(QueryError(format!(
+                "field `{name}` must be an integer, not {value}"
+            ))),
         }
     }
 
@@ -120,6 +132,10 @@ impl<'a> Query<'a> {
         name: &str,
         read: impl FnOnce(&Self, &str) -> Result<T, QueryError>,
     ) -> Result<Option<T>, QueryError> {
-        if self.has(name) { read(self, name).map(Some) } else { Ok(None) }
+        if self.has(name) {
+            read(self, name).map(Some)
+        } else {
+            Ok(None)
+        }
     }
 }
