@@ -23,6 +23,8 @@
 use std::fmt;
 use std::str::FromStr;
 
+use crate::LayoutError;
+
 /// The largest `bits + base + |shift|`: every mask and the domain size fit in an `i64`.
 pub const MAX_SWIZZLE_SPAN: i64 = 62;
 
@@ -91,6 +93,22 @@ impl fmt::Display for SwizzleError {
 }
 
 impl std::error::Error for SwizzleError {}
+
+impl From<SwizzleError> for LayoutError {
+    fn from(error: SwizzleError) -> LayoutError {
+        match error {
+            SwizzleError::Syntax(text) => LayoutError::Parse {
+                column: 1,
+                expected: "a swizzle such as Sw<3,3,3>".to_owned(),
+                found: format!("`{text}`"),
+            },
+            other => LayoutError::Unsupported {
+                operation: "swizzle",
+                reason: other.to_string(),
+            },
+        }
+    }
+}
 
 impl Swizzle {
     /// Validates and builds `Swizzle<bits, base, shift>`.
