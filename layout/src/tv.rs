@@ -86,6 +86,16 @@ mod tests {
     }
 
     #[test]
+    fn rank_one_layouts_give_consecutive_values_per_thread() {
+        let (tiler, tv) = make_layout_tv(&layout("4:1"), &layout("2:1")).unwrap();
+        assert_eq!(tiler.product(), Ok(8));
+        for (thread, value) in [(0, 0), (0, 1), (1, 0), (3, 1)] {
+            let coord = IntTuple::ints(&[thread, value]);
+            assert_eq!(tv.evaluate(&coord), Ok(2 * thread + value));
+        }
+    }
+
+    #[test]
     fn non_compact_layouts_are_rejected() {
         let gaps = make_layout_tv(&layout("(2,3):(6,1)"), &layout("(2,2):(2,1)"));
         assert!(matches!(gaps, Err(LayoutError::Unsupported { .. })));
