@@ -33,7 +33,46 @@ pub const REGISTRY: &[CodeInfo] = &[
         "E0004",
         "the file is larger than 4 GiB, the most a span can address",
     ),
-    entry("W0001", "the file is empty: no items (blank, or only comments)"),
+    entry(
+        "E0101",
+        "unexpected character (stray, or non-ASCII outside names, strings and comments)",
+    ),
+    entry("E0102", "unterminated block comment"),
+    entry("E0103", "unterminated string literal"),
+    entry("E0104", "unknown escape sequence in a string literal"),
+    entry(
+        "E0105",
+        "integer literal too large for a signed 64-bit integer",
+    ),
+    entry(
+        "E0106",
+        "malformed number literal (float out of range, `0x` without digits, ...)",
+    ),
+    entry("E0107", "unexpected token"),
+    entry("E0108", "unexpected end of file"),
+    entry("E0109", "keyword used as a name"),
+    entry(
+        "E0110",
+        "nesting too deep (over 256 levels of brackets, or too long an operator chain)",
+    ),
+    entry(
+        "E0111",
+        "unbalanced bracket: unclosed or mismatched `(`, `[` or `{`",
+    ),
+    entry(
+        "E0112",
+        "layout literal whose shape and stride are not congruent",
+    ),
+    entry("E0113", "missing `:` between a layout's shape and stride"),
+    entry("E0114", "kernel without a launch clause"),
+    entry(
+        "E0115",
+        "malformed launch clause (unknown or missing part, duplicate or out of order)",
+    ),
+    entry(
+        "W0001",
+        "the file is empty: no items (blank, or only comments)",
+    ),
 ];
 
 /// The one-line summary of `code`, or `None` when it is not registered.
