@@ -107,11 +107,11 @@ pub enum UseTree {
     Glob,
 }
 
-/// A `const` item.
+/// A `const` item: `const TILE: int = 128;` or `const (TILER, TV) = ...;`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ConstItem {
-    /// The constant's name.
-    pub name: Name,
+    /// The name, or the tuple pattern of names, bound to the value.
+    pub pattern: Pattern,
     /// The declared type, if written.
     pub ty: Option<Type>,
     /// The value.

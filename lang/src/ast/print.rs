@@ -64,7 +64,8 @@ impl Printer {
             }
             ItemKind::Const(constant) => {
                 self.start_line();
-                let _ = write!(self.out, "(const {}", constant.name.text);
+                self.out.push_str("(const ");
+                self.pattern(&constant.pattern);
                 self.optional_type(constant.ty.as_ref());
                 self.out.push(' ');
                 self.expr(&constant.value);

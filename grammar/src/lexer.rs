@@ -1,0 +1,301 @@
+//! The lexer: logos recognises raw tokens, [`lex`] decodes literals, maps
+//! keywords and turns bad text into [`Token::Error`] plus a diagnostic.
+//!
+//! Lexing never stops early: a stray character, an unterminated string or
+//! comment, or a malformed number becomes one error token (which the parser
+//! recovers from silently) and one diagnostic.
+
+use lang::{Diagnostic, Span};
+use logos::Logos;
+
+use crate::literal::{float, integer, string};
+use crate::token::{Token, keyword};
+
+/// A token with the byte offsets of its first and one-past-last byte.
+pub type Spanned<'input> = (usize, Token<'input>, usize);
+
+/// Why logos rejected some text.
+#[derive(Clone, Debug, Default, PartialEq)]
+enum RawError {
+    /// A character that starts no token.
+    #[default]
+    UnexpectedCharacter,
+    /// `/*` without its matching `*/`.
+    UnterminatedComment,
+}
+
+/// Token kinds as logos sees them, before keywords and literal values.
+#[derive(Clone, Copy, Debug, Logos, PartialEq)]
+#[logos(error = RawError)]
+#[logos(skip r"[ \t\r\n\f]+")]
+#[logos(skip(r"//[^\n]*", allow_greedy = true))]
+enum Raw {
+    #[regex(r"[A-Za-z_][A-Za-z0-9_]*", continue_identifier)]
+    #[regex(r"[^\x00-\x7F]", unicode_identifier)]
+    Identifier,
+    #[regex(r"[0-9][0-9A-Za-z_]*")]
+    Integer,
+    #[regex(r"[0-9][0-9_]*\.[0-9][0-9_]*([eE][+-]?[0-9_]+)?", priority = 4)]
+    #[regex(r"[0-9][0-9_]*[eE][+-]?[0-9_]+", priority = 4)]
+    Float,
+    #[regex(r#""([^"\\\n]|\\[^\n])*""#)]
+    String,
+    #[regex(r#""([^"\\\n]|\\[^\n])*\\?"#)]
+    UnterminatedString,
+    #[token("/*", block_comment)]
+    BlockComment,
+    #[token("_", priority = 10)]
+    Underscore,
+    #[token("(")]
+    OpenParen,
+    #[token(")")]
+    CloseParen,
+    #[token("[")]
+    OpenBracket,
+    #[token("]")]
+    CloseBracket,
+    #[token("{")]
+    OpenBrace,
+    #[token("}")]
+    CloseBrace,
+    #[token(",")]
+    Comma,
+    #[token(";")]
+    Semicolon,
+    #[token(":")]
+    Colon,
+    #[token("::")]
+    PathSeparator,
+    #[token(".")]
+    Dot,
+    #[token("..")]
+    DotDot,
+    #[token("->")]
+    Arrow,
+    #[token("=")]
+    Assign,
+    #[token("+=")]
+    PlusAssign,
+    #[token("-=")]
+    MinusAssign,
+    #[token("*=")]
+    StarAssign,
+    #[token("/=")]
+    SlashAssign,
+    #[token("%=")]
+    PercentAssign,
+    #[token("==")]
+    EqualEqual,
+    #[token("!=")]
+    NotEqual,
+    #[token("<")]
+    Less,
+    #[token("<=")]
+    LessEqual,
+    #[token(">")]
+    Greater,
+    #[token(">=")]
+    GreaterEqual,
+    #[token("+")]
+    Plus,
+    #[token("-")]
+    Minus,
+    #[token("*")]
+    Star,
+    #[token("/")]
+    Slash,
+    #[token("%")]
+    Percent,
+    #[token("!")]
+    Bang,
+    #[token("&&")]
+    AndAnd,
+    #[token("||")]
+    OrOr,
+    #[token("&")]
+    Ampersand,
+    #[token("|")]
+    Pipe,
+    #[token("^")]
+    Caret,
+    #[token("<<")]
+    ShiftLeft,
+    #[token(">>")]
+    ShiftRight,
+}
+
+/// Whether `character` may continue an identifier.
+fn is_identifier_continue(character: char) -> bool {
+    character.is_ascii_alphanumeric()
+        || character == '_'
+        || unicode_ident::is_xid_continue(character)
+}
+
+/// Extends an ASCII identifier over any non-ASCII XID characters that follow.
+fn continue_identifier(lexer: &mut logos::Lexer<'_, Raw>) {
+    let extra: usize = lexer
+        .remainder()
+        .chars()
+        .take_while(|&character| is_identifier_continue(character))
+        .map(char::len_utf8)
+        .sum();
+    lexer.bump(extra);
+}
+
+/// Accepts an identifier that starts with a non-ASCII XID_Start character.
+fn unicode_identifier(lexer: &mut logos::Lexer<'_, Raw>) -> Result<(), RawError> {
+    let starts_identifier = lexer
+        .slice()
+        .chars()
+        .next()
+        .is_some_and(unicode_ident::is_xid_start);
+    if !starts_identifier {
+        return Err(RawError::UnexpectedCharacter);
+    }
+    continue_identifier(lexer);
+    Ok(())
+}
+
+/// Skips a (nested) block comment after its opening `/*`.
+fn block_comment(lexer: &mut logos::Lexer<'_, Raw>) -> Result<(), RawError> {
+    let bytes = lexer.remainder().as_bytes();
+    let mut depth = 1usize;
+    let mut position = 0;
+    while position < bytes.len() {
+        match (bytes[position], bytes.get(position + 1)) {
+            (b'/', Some(b'*')) => {
+                depth += 1;
+                position += 2;
+            }
+            (b'*', Some(b'/')) => {
+                depth -= 1;
+                position += 2;
+                if depth == 0 {
+                    lexer.bump(position);
+                    return Ok(());
+                }
+            }
+            _ => position += 1,
+        }
+    }
+    lexer.bump(bytes.len());
+    Err(RawError::UnterminatedComment)
+}
+
+/// Lexes `source` completely: the tokens for the parser (comments removed,
+/// bad text as [`Token::Error`]) and one diagnostic per piece of bad text.
+pub fn lex(source: &str) -> (Vec<Spanned<'_>>, Vec<Diagnostic>) {
+    let mut tokens = Vec::new();
+    let mut diagnostics = Vec::new();
+    let mut raw_lexer = Raw::lexer(source);
+    while let Some(raw) = raw_lexer.next() {
+        let range = raw_lexer.span();
+        let text = raw_lexer.slice();
+        let span = Span::from_range(range.clone());
+        let token = match raw {
+            Ok(Raw::BlockComment) => continue,
+            Ok(raw) => cook(raw, text, span, &mut diagnostics),
+            Err(RawError::UnterminatedComment) => {
+                diagnostics.push(
+                    Diagnostic::error("E0102", "unterminated block comment")
+                        .with_primary(
+                            Span::from_range(range.start..range.start + 2),
+                            "this comment is never closed",
+                        )
+                        .with_note("block comments nest: each `/*` needs its own `*/`"),
+                );
+                continue;
+            }
+            Err(RawError::UnexpectedCharacter) => {
+                diagnostics.push(unexpected_character(text, span));
+                Token::Error
+            }
+        };
+        tokens.push((range.start, token, range.end));
+    }
+    (tokens, diagnostics)
+}
+
+/// Turns a raw token into a parser token, reporting malformed literals.
+fn cook<'input>(
+    raw: Raw,
+    text: &'input str,
+    span: Span,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Token<'input> {
+    match raw {
+        Raw::Identifier => keyword(text).unwrap_or(Token::Name(text)),
+        Raw::Integer => integer(text, span, diagnostics),
+        Raw::Float => float(text, span, diagnostics),
+        Raw::String => string(text, span, diagnostics),
+        Raw::UnterminatedString => {
+            diagnostics.push(
+                Diagnostic::error("E0103", "unterminated string literal")
+                    .with_primary(span, "this string has no closing `\"` on its line")
+                    .with_help("a string ends on its own line; split long text into adjacent literals \"..\" \"..\""),
+            );
+            Token::Error
+        }
+        Raw::Underscore => Token::Underscore,
+        Raw::OpenParen => Token::OpenParen,
+        Raw::CloseParen => Token::CloseParen,
+        Raw::OpenBracket => Token::OpenBracket,
+        Raw::CloseBracket => Token::CloseBracket,
+        Raw::OpenBrace => Token::OpenBrace,
+        Raw::CloseBrace => Token::CloseBrace,
+        Raw::Comma => Token::Comma,
+        Raw::Semicolon => Token::Semicolon,
+        Raw::Colon => Token::Colon,
+        Raw::PathSeparator => Token::PathSeparator,
+        Raw::Dot => Token::Dot,
+        Raw::DotDot => Token::DotDot,
+        Raw::Arrow => Token::Arrow,
+        Raw::Assign => Token::Assign,
+        Raw::PlusAssign => Token::PlusAssign,
+        Raw::MinusAssign => Token::MinusAssign,
+        Raw::StarAssign => Token::StarAssign,
+        Raw::SlashAssign => Token::SlashAssign,
+        Raw::PercentAssign => Token::PercentAssign,
+        Raw::EqualEqual => Token::EqualEqual,
+        Raw::NotEqual => Token::NotEqual,
+        Raw::Less => Token::Less,
+        Raw::LessEqual => Token::LessEqual,
+        Raw::Greater => Token::Greater,
+        Raw::GreaterEqual => Token::GreaterEqual,
+        Raw::Plus => Token::Plus,
+        Raw::Minus => Token::Minus,
+        Raw::Star => Token::Star,
+        Raw::Slash => Token::Slash,
+        Raw::Percent => Token::Percent,
+        Raw::Bang => Token::Bang,
+        Raw::AndAnd => Token::AndAnd,
+        Raw::OrOr => Token::OrOr,
+        Raw::Ampersand => Token::Ampersand,
+        Raw::Pipe => Token::Pipe,
+        Raw::Caret => Token::Caret,
+        Raw::ShiftLeft => Token::ShiftLeft,
+        Raw::ShiftRight => Token::ShiftRight,
+        // Skipped by `lex` before it calls `cook`; reaching here would be harmless.
+        Raw::BlockComment => Token::Error,
+    }
+}
+
+/// The diagnostic for a character that starts no token.
+fn unexpected_character(text: &str, span: Span) -> Diagnostic {
+    let character = text.chars().next().unwrap_or('\u{FFFD}');
+    let shown = if character.is_control() || character.is_whitespace() {
+        format!("{:?}", character)
+    } else {
+        format!("`{character}`")
+    };
+    let diagnostic = Diagnostic::error("E0101", format!("unexpected character {shown}"))
+        .with_primary(span, "not part of any token");
+    if character.is_ascii() {
+        diagnostic
+    } else {
+        diagnostic.with_note(format!(
+            "`{character}` (U+{:04X}) may appear only in strings and comments; names use letters, digits and `_`",
+            u32::from(character)
+        ))
+    }
+}

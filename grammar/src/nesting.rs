@@ -1,0 +1,204 @@
+//! The pre-scan run before parsing: brackets must balance, and nesting must
+//! stay shallow enough for every later recursive pass over the tree.
+//!
+//! Two limits keep the tree's depth bounded: at most [`MAX_BRACKET_DEPTH`]
+//! open brackets, and at most [`MAX_EXPRESSION_DEPTH`] for the bracket depth
+//! plus the operators seen in the enclosing, unfinished expressions (each
+//! operator may add a level to the tree, for example in `-(-(-x))` or
+//! `a + b + c`, as does a call or index `f(x)(y)`). The count of a bracket
+//! level restarts at `,` and `;`, and after a nested `{..}` closes.
+
+use lang::{Diagnostic, Span};
+
+use crate::lexer::Spanned;
+use crate::token::Token;
+
+/// The deepest bracket nesting accepted.
+pub const MAX_BRACKET_DEPTH: usize = 256;
+
+/// The deepest nesting of brackets and operators accepted.
+pub const MAX_EXPRESSION_DEPTH: usize = 1024;
+
+/// What the pre-scan found.
+pub struct Scan {
+    /// Unbalanced brackets, in source order.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Where the first bracket problem starts; syntax errors after it are
+    /// most likely its consequences.
+    pub first_problem: Option<u32>,
+    /// A nesting limit was crossed: the text must not be parsed.
+    pub too_deep: Option<Diagnostic>,
+}
+
+struct Open {
+    token: &'static str,
+    span: Span,
+    operators: usize,
+}
+
+/// Checks bracket balance and nesting depth of `tokens`.
+pub fn scan(tokens: &[Spanned<'_>]) -> Scan {
+    let mut stack: Vec<Open> = Vec::new();
+    let mut top_operators = 0usize;
+    let mut total_operators = 0usize;
+    let mut diagnostics = Vec::new();
+    let mut first_problem: Option<u32> = None;
+    for (start, token, end) in tokens {
+        let span = Span::from_range(*start..*end);
+        let current = stack
+            .last_mut()
+            .map_or(&mut top_operators, |open| &mut open.operators);
+        match token {
+            Token::OpenParen | Token::OpenBracket | Token::OpenBrace => {
+                if !matches!(token, Token::OpenBrace) {
+                    // A call or index applied to the expression before it.
+                    *current += 1;
+                    total_operators += 1;
+                }
+                if stack.len() >= MAX_BRACKET_DEPTH {
+                    return too_deep(
+                        span,
+                        format!("brackets nested more than {MAX_BRACKET_DEPTH} deep"),
+                    );
+                }
+                stack.push(Open {
+                    token: opening_text(token),
+                    span,
+                    operators: 0,
+                });
+            }
+            Token::CloseParen | Token::CloseBracket | Token::CloseBrace => {
+                let closing = closing_text(token);
+                match stack.pop() {
+                    Some(open) => {
+                        total_operators -= open.operators;
+                        if matching(open.token) != closing {
+                            first_problem.get_or_insert(open.span.start);
+                            diagnostics.push(
+                                Diagnostic::error(
+                                    "E0111",
+                                    format!("mismatched closing `{closing}`"),
+                                )
+                                .with_primary(
+                                    span,
+                                    format!("expected `{}` here", matching(open.token)),
+                                )
+                                .with_secondary(
+                                    open.span,
+                                    format!("this `{}` is closed by `{closing}`", open.token),
+                                ),
+                            );
+                        }
+                        if closing == "}" {
+                            let parent = stack
+                                .last_mut()
+                                .map_or(&mut top_operators, |open| &mut open.operators);
+                            total_operators -= *parent;
+                            *parent = 0;
+                        }
+                    }
+                    None => {
+                        first_problem.get_or_insert(span.start);
+                        diagnostics.push(
+                            Diagnostic::error("E0111", format!("unmatched closing `{closing}`"))
+                                .with_primary(span, "no bracket is open here"),
+                        );
+                    }
+                }
+            }
+            Token::Comma | Token::Semicolon => {
+                total_operators -= *current;
+                *current = 0;
+            }
+            token if is_operator(token) => {
+                *current += 1;
+                total_operators += 1;
+            }
+            _ => {}
+        }
+        if total_operators + stack.len() > MAX_EXPRESSION_DEPTH {
+            return too_deep(
+                span,
+                format!("expression nested more than {MAX_EXPRESSION_DEPTH} levels deep"),
+            );
+        }
+    }
+    for open in stack.iter().rev() {
+        first_problem =
+            Some(first_problem.map_or(open.span.start, |first| first.min(open.span.start)));
+        diagnostics.push(
+            Diagnostic::error("E0111", format!("unclosed `{}`", open.token))
+                .with_primary(open.span, format!("this `{}` is never closed", open.token)),
+        );
+    }
+    diagnostics.sort_by_key(|diagnostic| diagnostic.primary.span.start);
+    Scan {
+        diagnostics,
+        first_problem,
+        too_deep: None,
+    }
+}
+
+fn too_deep(span: Span, message: String) -> Scan {
+    let diagnostic = Diagnostic::error("E0110", message)
+        .with_primary(span, "nesting limit crossed here")
+        .with_help("split the expression with `let` bindings or helper functions");
+    Scan {
+        diagnostics: Vec::new(),
+        first_problem: None,
+        too_deep: Some(diagnostic),
+    }
+}
+
+fn opening_text(token: &Token<'_>) -> &'static str {
+    match token {
+        Token::OpenParen => "(",
+        Token::OpenBracket => "[",
+        _ => "{",
+    }
+}
+
+fn closing_text(token: &Token<'_>) -> &'static str {
+    match token {
+        Token::CloseParen => ")",
+        Token::CloseBracket => "]",
+        _ => "}",
+    }
+}
+
+fn matching(opening: &str) -> &'static str {
+    match opening {
+        "(" => ")",
+        "[" => "]",
+        _ => "}",
+    }
+}
+
+/// Tokens that can add a level to an expression tree.
+fn is_operator(token: &Token<'_>) -> bool {
+    matches!(
+        token,
+        Token::Colon
+            | Token::Dot
+            | Token::DotDot
+            | Token::EqualEqual
+            | Token::NotEqual
+            | Token::Less
+            | Token::LessEqual
+            | Token::Greater
+            | Token::GreaterEqual
+            | Token::Plus
+            | Token::Minus
+            | Token::Star
+            | Token::Slash
+            | Token::Percent
+            | Token::Bang
+            | Token::AndAnd
+            | Token::OrOr
+            | Token::Ampersand
+            | Token::Pipe
+            | Token::Caret
+            | Token::ShiftLeft
+            | Token::ShiftRight
+    )
+}
