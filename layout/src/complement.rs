@@ -89,70 +89,107 @@ pub fn complement<I: Int>(
     )?)
 }
 
-/// A layout `r` with `layout(r(i)) == i` for all `i < size(r)`, as large as the chain
-/// of strides starting at 1 allows (`1:0` if there is none).
-pub fn right_inverse<I: Int>(layout: &Layout<I>) -> Result<Layout<I>, LayoutError> {
-    let flat = coalesce(layout)?;
-    let modes = leaf_modes(&flat);
-    let positions = compact_left(flat.shape(), &I::from_static(1))?.leaves();
-    let mut chosen = Vec::new();
-    let mut next = 1_i64;
-    while chosen.len() < modes.len() {
-        let found = modes
-            .iter()
-            .position(|(_, stride)| stride.as_static().and_then(i64::checked_abs) == Some(next));
-        let Some(index) = found else { break };
-        chosen.push(index);
-        let Some((shape, _)) = modes.get(index) else {
-            break;
-        };
-        match shape.as_static().and_then(|s| s.checked_mul(next)) {
-            Some(following) if following != next => next = following,
-            _ => break,
-        }
-    }
-    if chosen.is_empty() {
-        return Ok(Layout::unit());
-    }
-    let mut shapes = Vec::with_capacity(chosen.len());
-    let mut strides = Vec::with_capacity(chosen.len());
-    for index in chosen {
-        if let (Some((shape, stride)), Some(position)) = (modes.get(index), positions.get(index)) {
-            let sign = if stride.as_static().is_some_and(|value| value < 0) {
-                -1
-            } else {
-                1
-            };
-            shapes.push(IntTuple::Int(shape.clone()));
-            strides.push(IntTuple::Int(position.mul(&I::from_static(sign))?));
-        }
-    }
-    Layout::new(
-        IntTuple::from_modes_unwrapped(shapes),
-        IntTuple::from_modes_unwrapped(strides),
-    )
+/// The coalesced modes of `layout` with the exclusive prefix products of their extents
+/// (`1, s0, s0*s1, ...`) and their indices sorted by stride (stable).
+struct SortedModes<I> {
+    modes: Vec<(I, I)>,
+    prefix: Vec<I>,
+    order: Vec<usize>,
 }
 
-/// A layout `l` with `l(layout(i)) == i` for all `i < size(layout)`: the right inverse
-/// of `(layout, complement(layout))`. Errors when `layout` is not injective or its
-/// image cannot be inverted by a layout.
+fn sorted_modes<I: Int>(
+    layout: &Layout<I>,
+    operation: &'static str,
+) -> Result<SortedModes<I>, LayoutError> {
+    let modes = leaf_modes(&coalesce(layout)?);
+    let mut prefix = Vec::with_capacity(modes.len() + 1);
+    let mut product = I::from_static(1);
+    for (shape, _) in &modes {
+        prefix.push(product.clone());
+        product = product.mul(shape)?;
+    }
+    prefix.push(product);
+    let mut keyed = Vec::with_capacity(modes.len());
+    for (index, (_, stride)) in modes.iter().enumerate() {
+        match stride.as_static() {
+            Some(value) => keyed.push((value, index)),
+            None if operation == "right_inverse" => {}
+            None => {
+                stride.static_value(operation)?;
+            }
+        }
+    }
+    keyed.sort();
+    Ok(SortedModes {
+        modes,
+        prefix,
+        order: keyed.into_iter().map(|(_, index)| index).collect(),
+    })
+}
+
+fn from_leaf_lists<I: Int>(shapes: Vec<I>, strides: Vec<I>) -> Result<Layout<I>, LayoutError> {
+    let shapes = IntTuple::Tuple(shapes.into_iter().map(IntTuple::Int).collect());
+    let strides = IntTuple::Tuple(strides.into_iter().map(IntTuple::Int).collect());
+    coalesce(&Layout::new(shapes, strides)?)
+}
+
+/// A layout `r` with `layout(r(i)) == i` for all `i < size(r)` (C++ `right_inverse`):
+/// visiting the coalesced modes by increasing static stride, every mode whose stride
+/// equals the extent covered so far joins the result.
+pub fn right_inverse<I: Int>(layout: &Layout<I>) -> Result<Layout<I>, LayoutError> {
+    let sorted = sorted_modes(layout, "right_inverse")?;
+    let mut shapes = vec![I::from_static(1)];
+    let mut strides = vec![I::from_static(0)];
+    let mut covered = I::from_static(1);
+    for &index in &sorted.order {
+        let (Some((shape, stride)), Some(position)) =
+            (sorted.modes.get(index), sorted.prefix.get(index))
+        else {
+            continue;
+        };
+        if *stride == covered {
+            shapes.push(shape.clone());
+            strides.push(position.clone());
+            covered = shape.mul(stride)?;
+        }
+    }
+    from_leaf_lists(shapes, strides)
+}
+
+/// A layout `l` with `layout(l(layout(i))) == layout(i)` for all `i < size(layout)`:
+/// C++ `left_inverse`, a left inverse when `layout` is injective and a quasi-inverse
+/// otherwise. Strides must be static; each nonzero stride, in increasing order, must
+/// be a multiple of the extent covered by the smaller ones.
 pub fn left_inverse<I: Int>(layout: &Layout<I>) -> Result<Layout<I>, LayoutError> {
-    let filtered_size = filter(layout)?.size()?;
-    if filtered_size != layout.size()? {
-        return Err(LayoutError::NotInjective {
-            operation: "left_inverse",
-            layout: layout.to_string(),
-        });
+    let sorted = sorted_modes(layout, "left_inverse")?;
+    let mut shapes: Vec<I> = Vec::with_capacity(sorted.order.len() + 1);
+    let mut strides = vec![I::from_static(0)];
+    let mut covered = I::from_static(1);
+    for &index in &sorted.order {
+        let (Some((_, stride)), Some(position)) =
+            (sorted.modes.get(index), sorted.prefix.get(index))
+        else {
+            continue;
+        };
+        if stride.is_static(0) {
+            continue;
+        }
+        if !stride.rem(&covered)?.is_static(0) {
+            return Err(LayoutError::NotDivisible {
+                operation: "left_inverse",
+                dividend: format!("the stride {stride} of layout {layout}"),
+                divisor: format!("the extent {covered} covered by its smaller strides"),
+            });
+        }
+        let extent = stride.div(&covered)?;
+        covered = covered.mul(&extent)?;
+        shapes.push(extent);
+        strides.push(position.clone());
     }
-    let completed = Layout::from_modes(vec![layout.clone(), complement(layout, None)?])?;
-    let inverse = right_inverse(&completed)?;
-    if inverse.size()? != completed.size()? {
-        return Err(LayoutError::Unsupported {
-            operation: "left_inverse",
-            reason: format!(
-                "layout {layout} has no left inverse layout (its image has gaps its complement does not fill)"
-            ),
-        });
-    }
-    Ok(inverse)
+    let last = sorted
+        .order
+        .last()
+        .and_then(|&index| sorted.modes.get(index));
+    shapes.push(last.map_or_else(|| I::from_static(1), |(shape, _)| shape.clone()));
+    from_leaf_lists(shapes, strides)
 }

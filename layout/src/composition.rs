@@ -2,13 +2,15 @@
 //! `b` (C++ CuTe's `composition`).
 //!
 //! `b` is distributed over its modes; each single mode `s:d` is applied to the
-//! coalesced `a` by first dividing the stride `d` out of `a`'s modes and then taking
-//! `s` elements from what is left. Both steps need one of each pair of values to divide
-//! the other; a violation is [`LayoutError::NotDivisible`]. When `a` coalesces to a
-//! single mode the result is simply `s : d*stride(a)`, which works for symbolic `a`.
+//! coalesced `a` by walking `a`'s modes: the stride `d` is divided out of each
+//! (`d` must be a multiple of the mode's extent or smaller than it) and then the
+//! extent left of `s` is taken from it (the taken extent must divide what is left). A
+//! violation is [`LayoutError::NotDivisible`]. Where C++ only checks a stride smaller
+//! than the mode and then returns a layout that is not `a ∘ b` (the stride does not
+//! divide the mode and `b` continues into the next mode), this is an error too. When `a` coalesces to a single mode the
+//! result is simply `s : d*stride(a)`, which works for symbolic `a`.
 
-use crate::coalesce::{coalesce_backward, coalesce_keeping_extension, leaf_modes};
-use crate::tuple_arith::shape_div_int;
+use crate::coalesce::{coalesce_keeping_extension, leaf_modes};
 use crate::{AsTiler, Int, IntTuple, Layout, LayoutError, Tiler};
 
 /// The absolute value of a static integer; symbolic values are run-time extents and
@@ -23,11 +25,16 @@ pub(crate) fn absolute<I: Int>(value: &I) -> Result<I, LayoutError> {
     }
 }
 
-/// CuTe's `shape_min`: 1 if either is 1, otherwise the smaller.
-fn shape_min<I: Int>(a: &I, b: &I) -> Result<I, LayoutError> {
-    if a.is_static(1) || b.is_static(1) {
-        return Ok(I::from_static(1));
+fn not_divisible(condition: &str, left: &impl ToString, right: &impl ToString) -> LayoutError {
+    LayoutError::NotDivisible {
+        operation: "composition",
+        dividend: format!("{condition}: {}", left.to_string()),
+        divisor: right.to_string(),
     }
+}
+
+/// The smaller of two extents; symbolic extents compare only when equal.
+fn smaller<I: Int>(a: &I, b: &I) -> Result<I, LayoutError> {
     if a == b {
         return Ok(a.clone());
     }
@@ -36,65 +43,94 @@ fn shape_min<I: Int>(a: &I, b: &I) -> Result<I, LayoutError> {
     Ok(I::from_static(x.min(y)))
 }
 
-fn divisibility(what: &str, left: &impl ToString, right: &str, error: LayoutError) -> LayoutError {
-    match error {
-        LayoutError::NotDivisible { .. } => LayoutError::NotDivisible {
-            operation: "composition",
-            dividend: format!("{what} {}", left.to_string()),
-            divisor: right.to_owned(),
-        },
-        other => other,
-    }
-}
-
-/// Composes the coalesced left operand (its flat modes) with one mode `shape:stride`.
+/// Composes the coalesced left operand (its flat modes) with one mode `shape:stride`
+/// (C++ `composition_impl`): walk the left modes but the last, dividing the stride out
+/// of each and taking what is left of `shape` from it.
 fn compose_mode<I: Int>(lhs: &[(I, I)], shape: &I, stride: &I) -> Result<Layout<I>, LayoutError> {
-    let stride_0 = || Layout::new(IntTuple::Int(shape.clone()), IntTuple::Int(stride.clone()));
+    let single = |stride: I| Layout::new(IntTuple::Int(shape.clone()), IntTuple::Int(stride));
     let Some(((_, last_stride), earlier)) = lhs.split_last() else {
-        return stride_0();
+        return single(stride.clone());
     };
     if stride.is_static(0) {
-        return stride_0();
+        return single(stride.clone());
     }
     if earlier.is_empty() {
+        return single(stride.mul(last_stride)?);
+    }
+    let mut shapes = Vec::with_capacity(earlier.len() + 1);
+    let mut strides = Vec::with_capacity(earlier.len() + 1);
+    let mut rest_shape = shape.clone();
+    let mut rest_stride = stride.clone();
+    for (current_shape, current_stride) in earlier {
+        if let (Some(extent), Some(step)) = (current_shape.as_static(), rest_stride.as_static())
+            && step.checked_rem(extent).is_some_and(|r| r != 0)
+            && step >= extent
+        {
+            return Err(not_divisible(
+                "stride divisibility condition, stride",
+                &rest_stride,
+                &format!("the left mode shape {extent}"),
+            ));
+        }
+        let magnitude = absolute(&rest_stride)?;
+        let next_shape = current_shape.ceil_div(&magnitude)?;
+        let sign = if rest_stride.as_static().is_some_and(|value| value < 0) {
+            -1
+        } else {
+            1
+        };
+        let next_stride = magnitude
+            .ceil_div(current_shape)?
+            .mul(&I::from_static(sign))?;
+        if next_shape.is_static(1) || rest_shape.is_static(1) {
+            rest_stride = next_stride;
+            continue;
+        }
+        // C++ accepts a stride smaller than the mode but not dividing it and then
+        // returns a layout that is not `a ∘ b` once `b` spills into the next mode.
+        if let (Some(extent), Some(step), Some(left), Some(taken)) = (
+            current_shape.as_static(),
+            magnitude.as_static(),
+            rest_shape.as_static(),
+            next_shape.as_static(),
+        ) && extent.checked_rem(step).is_some_and(|r| r != 0)
+            && left > taken
+        {
+            return Err(not_divisible(
+                "stride divisibility condition, left mode shape",
+                &extent,
+                &format!("the stride {step} of the right operand, which spans more than that mode"),
+            ));
+        }
+        let new_shape = smaller(&next_shape, &rest_shape)?;
+        if let (Some(taken), Some(left)) = (new_shape.as_static(), rest_shape.as_static())
+            && left.checked_rem(taken) != Some(0)
+        {
+            return Err(not_divisible(
+                "shape divisibility condition, shape",
+                &rest_shape,
+                &format!("the extent {taken} taken from a left mode"),
+            ));
+        }
+        shapes.push(IntTuple::Int(new_shape.clone()));
+        strides.push(IntTuple::Int(rest_stride.mul(current_stride)?));
+        rest_shape = rest_shape.div(&new_shape)?;
+        rest_stride = next_stride;
+    }
+    if shapes.is_empty() {
         return Layout::new(
-            IntTuple::Int(shape.clone()),
-            IntTuple::Int(stride.mul(last_stride)?),
+            IntTuple::Int(rest_shape),
+            IntTuple::Int(rest_stride.mul(last_stride)?),
         );
     }
-    // Divide the stride out of the left operand's modes.
-    let mut rest_stride = stride.clone();
-    let mut divided = Vec::with_capacity(earlier.len());
-    for (mode_shape, mode_stride) in earlier {
-        let context = |error| {
-            divisibility(
-                "the left operand's mode shape",
-                mode_shape,
-                &format!("the stride {stride} of the right operand"),
-                error,
-            )
-        };
-        let new_shape = shape_div_int(mode_shape, &rest_stride).map_err(context)?;
-        rest_stride = shape_div_int(&rest_stride, mode_shape).map_err(context)?;
-        let new_stride = mode_stride.mul(&shape_div_int(mode_shape, &new_shape)?)?;
-        divided.push((new_shape, new_stride));
+    if !rest_shape.is_static(1) {
+        shapes.push(IntTuple::Int(rest_shape));
+        strides.push(IntTuple::Int(rest_stride.mul(last_stride)?));
     }
-    // Take `shape` elements from what is left.
-    let mut rest_shape = shape.clone();
-    let mut taken = Vec::with_capacity(divided.len());
-    for (mode_shape, mode_stride) in divided {
-        let extent = absolute(&mode_shape)?;
-        taken.push((shape_min(&extent, &rest_shape)?, mode_stride));
-        rest_shape = shape_div_int(&rest_shape, &extent).map_err(|error| {
-            divisibility(
-                "the shape",
-                shape,
-                &format!("the left operand's remaining mode shape {extent}"),
-                error,
-            )
-        })?;
-    }
-    coalesce_backward(&taken, (rest_shape, rest_stride.mul(last_stride)?))
+    Layout::new(
+        IntTuple::from_modes_unwrapped(shapes),
+        IntTuple::from_modes_unwrapped(strides),
+    )
 }
 
 fn compose_layout<I: Int>(

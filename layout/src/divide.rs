@@ -1,10 +1,11 @@
 //! Logical division and its rearrangements: `logical_divide`, `zipped_divide`,
 //! `tiled_divide` and `flat_divide`.
 //!
-//! `logical_divide(a, b)` is `a ∘ (b, complement(b, shape(a)))`: mode 0 walks one tile,
+//! `logical_divide(a, b)` is `a ∘ (b, complement(b, shape(coalesce(a))))`: mode 0 walks one tile,
 //! mode 1 walks the tiles. A by-mode tiler divides mode by mode and keeps the modes past
 //! its rank. The zipped, tiled and flat forms gather the tile modes and the rest modes.
 
+use crate::coalesce::coalesce;
 use crate::complement::complement;
 use crate::composition::composition;
 use crate::{AsTiler, Int, Layout, LayoutError, Tiler};
@@ -17,7 +18,7 @@ pub fn logical_divide<I: Int>(
     match tiler.as_tiler().as_ref() {
         Tiler::Keep => Ok(layout.clone()),
         Tiler::Layout(tile) => {
-            let rest = complement(tile, Some(layout.shape()))?;
+            let rest = complement(tile, Some(coalesce(layout)?.shape()))?;
             composition(layout, &Layout::from_modes(vec![tile.clone(), rest])?)
         }
         Tiler::Modes(tilers) => by_mode("logical_divide", layout, tilers, logical_divide),
@@ -113,17 +114,25 @@ pub fn flat_divide<I: Int>(
 }
 
 /// Unpacks the second mode (and the first, if `unpack_first`) of a rank-2 layout one
-/// level into the top level.
+/// level into the top level, as slicing with `(_, (_,...,_))` does: a mode of rank 1 is
+/// kept whole.
 pub(crate) fn unpack<I: Int>(
     zipped: &Layout<I>,
     unpack_first: bool,
 ) -> Result<Layout<I>, LayoutError> {
+    let spliced = |mode: Layout<I>| {
+        if mode.rank() == 1 {
+            vec![mode]
+        } else {
+            mode.modes()
+        }
+    };
     let first = zipped.mode(0)?;
     let mut modes = if unpack_first {
-        first.modes()
+        spliced(first)
     } else {
         vec![first]
     };
-    modes.extend(zipped.mode(1)?.modes());
+    modes.extend(spliced(zipped.mode(1)?));
     Layout::from_modes(modes)
 }

@@ -37,7 +37,9 @@
 //! `FromStr`.
 
 mod coalesce;
+pub mod common_vector;
 mod complement;
+pub mod composed;
 mod composition;
 mod divide;
 mod error;
@@ -47,15 +49,20 @@ mod int_tuple;
 mod layout;
 mod methods;
 mod product;
+pub mod recast;
 mod slice;
 pub mod swizzle;
 mod symbolic;
 mod text;
+pub mod tile_to_shape;
 mod tiler;
 pub mod tuple_arith;
+pub mod tv;
 
 pub use coalesce::{coalesce, coalesce_by, filter, filter_by, filter_zeros};
+pub use common_vector::{max_common_layout, max_common_vector};
 pub use complement::{complement, left_inverse, right_inverse};
+pub use composed::ComposedLayout;
 pub use composition::composition;
 pub use divide::{flat_divide, logical_divide, tiled_divide, zipped_divide};
 pub use error::LayoutError;
@@ -66,11 +73,15 @@ pub use layout::{Layout, TABLE_LIMIT};
 pub use product::{
     blocked_product, flat_product, logical_product, raked_product, tiled_product, zipped_product,
 };
+pub use recast::{downcast, recast_layout, upcast};
 pub use slice::{Coord, dice, slice, slice_and_offset};
+pub use swizzle::{Swizzle, SwizzleError};
 pub use symbolic::SymInt;
 pub use text::{parse_coord, parse_int_tuple, parse_layout, parse_sym_int, parse_tiler};
+pub use tile_to_shape::tile_to_shape;
 pub use tiler::{AsTiler, Tiler};
 pub use tuple_arith::{
     ceil_div, crd2idx, elem_less, idx2crd, idx2crd_strided, inner_product, prefix_product,
     product_each, shape_div,
 };
+pub use tv::make_layout_tv;

@@ -5,7 +5,6 @@
 //! `logical_product(a, b)` is `(a, complement(a, size(a)*cosize(b)) ∘ b)`: mode 0 is
 //! the block `a`, mode 1 lays copies of it out as `b` says.
 
-use crate::coalesce::coalesce_by;
 use crate::complement::complement;
 use crate::composition::composition;
 use crate::divide::{by_mode, unpack, unzip_by_tiler};
@@ -54,30 +53,43 @@ pub fn flat_product<I: Int>(
     unpack(&zipped_product(block, tiler)?, true)
 }
 
-/// Pads both operands to a common rank `r`, takes their logical product and zips mode
-/// `i` of the block with mode `i` of the repeat, block first or repeat first.
+/// CuTe's `zip` of two layouts: mode `i` pairs mode `i` of each when the first is a
+/// tuple; otherwise the result is the single mode `(first, second)`.
+fn zip<I: Int>(first: &Layout<I>, second: &Layout<I>) -> Result<Layout<I>, LayoutError> {
+    if first.shape().is_int() {
+        return Layout::from_modes(vec![Layout::from_modes(vec![
+            first.clone(),
+            second.clone(),
+        ])?]);
+    }
+    let pairs = first
+        .modes()
+        .into_iter()
+        .enumerate()
+        .map(|(index, mode)| Layout::from_modes(vec![mode, second.mode(index)?]))
+        .collect::<Result<Vec<_>, _>>()?;
+    Layout::from_modes(pairs)
+}
+
+/// Pads both operands to a common rank, takes their logical product and zips its two
+/// modes, block first or repeat first (C++ 3.8+: no coalescing).
 fn zipped_by_rank<I: Int>(
     block: &Layout<I>,
     tiler: &Layout<I>,
     block_first: bool,
 ) -> Result<Layout<I>, LayoutError> {
     let rank = block.rank().max(tiler.rank());
-    let padded_block = block.padded_to_rank(rank)?;
-    let padded_tiler = tiler.padded_to_rank(rank)?;
-    let product = logical_product(&padded_block, &padded_tiler)?;
-    let blocks = product.mode(0)?.modes();
-    let repeats = product.mode(1)?.modes();
-    let zipped = blocks
-        .into_iter()
-        .zip(repeats)
-        .map(|(b, r)| Layout::from_modes(if block_first { vec![b, r] } else { vec![r, b] }))
-        .collect::<Result<Vec<_>, _>>()?;
-    let profile = IntTuple::Tuple(vec![IntTuple::int(1); rank]);
-    coalesce_by(&Layout::from_modes(zipped)?, &profile)
+    let product = logical_product(&block.padded_to_rank(rank)?, &tiler.padded_to_rank(rank)?)?;
+    let (blocks, repeats) = (product.mode(0)?, product.mode(1)?);
+    if block_first {
+        zip(&blocks, &repeats)
+    } else {
+        zip(&repeats, &blocks)
+    }
 }
 
 /// The block repeated as `tiler` says, mode by mode, each block contiguous: mode `i`
-/// of the result is (block mode `i`, repeat mode `i`), coalesced.
+/// of the result is (block mode `i`, repeat mode `i`).
 pub fn blocked_product<I: Int>(
     block: &Layout<I>,
     tiler: &Layout<I>,

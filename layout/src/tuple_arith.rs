@@ -48,13 +48,45 @@ pub fn prefix_product<I: Int>(
     }
 }
 
+/// Compact strides for `shape` starting at `start` (CuTe's `compact_major`), walking
+/// the modes left to right (`LayoutLeft`) or right to left (`LayoutRight`). A static
+/// extent-1 mode gets stride 0, as in C++.
+fn compact<I: Int>(
+    shape: &IntTuple<I>,
+    current: &mut I,
+    rightmost_fastest: bool,
+) -> Result<IntTuple<I>, LayoutError> {
+    match shape {
+        IntTuple::Int(extent) if extent.is_static(1) => Ok(IntTuple::int(0)),
+        IntTuple::Int(extent) => {
+            let stride = current.clone();
+            *current = current.mul(extent)?;
+            Ok(IntTuple::Int(stride))
+        }
+        IntTuple::Tuple(modes) => {
+            let mut strides = Vec::with_capacity(modes.len());
+            if rightmost_fastest {
+                for mode in modes.iter().rev() {
+                    strides.push(compact(mode, current, true)?);
+                }
+                strides.reverse();
+            } else {
+                for mode in modes {
+                    strides.push(compact(mode, current, false)?);
+                }
+            }
+            Ok(IntTuple::Tuple(strides))
+        }
+    }
+}
+
 /// Compact column-major strides for `shape` starting at `start` (CuTe's
-/// `compact_major<LayoutLeft>`).
+/// `compact_major<LayoutLeft>`): the leftmost mode varies fastest.
 pub(crate) fn compact_left<I: Int>(
     shape: &IntTuple<I>,
     start: &I,
 ) -> Result<IntTuple<I>, LayoutError> {
-    prefix_product(shape, &IntTuple::Int(start.clone()))
+    compact(shape, &mut start.clone(), false)
 }
 
 /// Compact row-major strides for `shape` starting at `start` (CuTe's
@@ -63,19 +95,7 @@ pub(crate) fn compact_right<I: Int>(
     shape: &IntTuple<I>,
     start: &I,
 ) -> Result<IntTuple<I>, LayoutError> {
-    match shape {
-        IntTuple::Int(_) => Ok(IntTuple::Int(start.clone())),
-        IntTuple::Tuple(modes) => {
-            let mut current = start.clone();
-            let mut result = Vec::with_capacity(modes.len());
-            for mode in modes.iter().rev() {
-                result.push(compact_right(mode, &current)?);
-                current = current.mul(&mode.product()?)?;
-            }
-            result.reverse();
-            Ok(IntTuple::Tuple(result))
-        }
-    }
+    compact(shape, &mut start.clone(), true)
 }
 
 /// Sum of the products of corresponding leaves of two congruent int-tuples.
@@ -275,13 +295,16 @@ pub fn idx2crd<I: Int>(
 }
 
 /// CuTe's `idx2crd(idx, shape, stride)`: each leaf coordinate is
-/// `(idx / stride) % shape`.
+/// `(idx / stride) % shape` (0 under a static extent 1).
 pub fn idx2crd_strided<I: Int>(
     index: &IntTuple<I>,
     shape: &IntTuple<I>,
     stride: &IntTuple<I>,
 ) -> Result<IntTuple<I>, LayoutError> {
     match (index, shape, stride) {
+        (IntTuple::Int(_), IntTuple::Int(s), IntTuple::Int(_)) if s.is_static(1) => {
+            Ok(IntTuple::int(0))
+        }
         (IntTuple::Int(i), IntTuple::Int(s), IntTuple::Int(d)) => {
             Ok(IntTuple::Int(i.div(d)?.rem(s)?))
         }
