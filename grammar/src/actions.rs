@@ -214,22 +214,31 @@ fn launch_parts(context: &mut Context<'_>, parts: Vec<(Name, Vec<Expr>, Span)>) 
                 continue;
             }
         };
-        if let Some(previous) = checked.iter().find(|part| part.kind >= kind) {
-            let message = if previous.kind == kind {
-                format!("`{}` appears twice in the launch clause", kind.keyword())
-            } else {
-                format!(
-                    "`{}` must come before `{}`",
-                    kind.keyword(),
-                    previous.kind.keyword()
-                )
-            };
+        if let Some(previous) = checked.iter().find(|part| part.kind == kind) {
             context.diagnostics.push(
-                launch_error(message, name.span, "out of place")
-                    .with_secondary(previous.span, "earlier part")
-                    .with_note("launch parts go in the order grid, block, cluster, smem"),
+                launch_error(
+                    format!("`{}` appears twice in the launch clause", kind.keyword()),
+                    name.span,
+                    "repeated",
+                )
+                .with_secondary(previous.span, "first given here"),
             );
             continue;
+        }
+        if let Some(later) = checked.iter().find(|part| part.kind > kind) {
+            context.diagnostics.push(
+                launch_error(
+                    format!(
+                        "`{}` must come before `{}`",
+                        kind.keyword(),
+                        later.kind.keyword()
+                    ),
+                    name.span,
+                    "out of order",
+                )
+                .with_secondary(later.span, "this part comes later in the order")
+                .with_note("launch parts go in the order grid, block, cluster, smem"),
+            );
         }
         let (minimum, maximum) = if kind == LaunchKind::Smem {
             (1, 1)

@@ -232,7 +232,7 @@ fn cook<'input>(
             diagnostics.push(
                 Diagnostic::error("E0103", "unterminated string literal")
                     .with_primary(span, "this string has no closing `\"` on its line")
-                    .with_help("a string ends on its own line; split long text into adjacent literals \"..\" \"..\""),
+                    .with_help("strings end on the line they start; split long text into adjacent literals \"..\" \"..\""),
             );
             Token::Error
         }

@@ -13,6 +13,7 @@
 
 mod actions;
 mod congruence;
+mod keyword_names;
 pub mod lexer;
 mod literal;
 pub mod nesting;
@@ -29,6 +30,7 @@ use lang::Diagnostic;
 use lang::ast::Module;
 
 use crate::actions::Context;
+use crate::token::Token;
 
 /// Parses one `.cuk` file.
 ///
@@ -37,7 +39,8 @@ use crate::actions::Context;
 /// diagnostic, sorted by position. An empty diagnostic list means the text is
 /// syntactically valid.
 pub fn parse(source: &str) -> (Module, Vec<Diagnostic>) {
-    let (tokens, mut diagnostics) = lexer::lex(source);
+    let (mut tokens, mut diagnostics) = lexer::lex(source);
+    keyword_names::rename_misused_keywords(source, &mut tokens, &mut diagnostics);
     let scan = nesting::scan(&tokens);
     if let Some(too_deep) = scan.too_deep {
         diagnostics.push(too_deep);
@@ -45,6 +48,7 @@ pub fn parse(source: &str) -> (Module, Vec<Diagnostic>) {
         return (Module::default(), diagnostics);
     }
     let end_of_input = source.len();
+    let boundaries = statement_boundaries(&tokens);
     let mut context = Context::default();
     let result = parser::ModuleParser::new().parse(&mut context, tokens.into_iter().map(Ok));
     let mut syntax_errors: Vec<Diagnostic> = context
@@ -59,7 +63,7 @@ pub fn parse(source: &str) -> (Module, Vec<Diagnostic>) {
             Module::default()
         }
     };
-    syntax_errors.dedup_by_key(|diagnostic| diagnostic.primary.span.start);
+    drop_cascades(&mut syntax_errors, &boundaries);
     if let Some(first_problem) = scan.first_problem {
         // Errors past an unbalanced bracket are almost always caused by it.
         syntax_errors.retain(|diagnostic| diagnostic.primary.span.start < first_problem);
@@ -74,6 +78,41 @@ pub fn parse(source: &str) -> (Module, Vec<Diagnostic>) {
     diagnostics.extend(context.diagnostics);
     sort(&mut diagnostics);
     (module, diagnostics)
+}
+
+/// The offsets of the tokens that end or open a statement: `;`, `{`, `}`.
+fn statement_boundaries(tokens: &[lexer::Spanned<'_>]) -> Vec<usize> {
+    tokens
+        .iter()
+        .filter(|(_, token, _)| {
+            matches!(
+                token,
+                Token::Semicolon | Token::OpenBrace | Token::CloseBrace
+            )
+        })
+        .map(|(start, _, _)| *start)
+        .collect()
+}
+
+/// Keeps one syntax error per statement: an error with no statement boundary
+/// between it and the previous kept error is a consequence of that error's
+/// recovery, not a new mistake.
+fn drop_cascades(syntax_errors: &mut Vec<Diagnostic>, boundaries: &[usize]) {
+    sort(syntax_errors);
+    let mut previous: Option<usize> = None;
+    syntax_errors.retain(|diagnostic| {
+        let start = diagnostic.primary.span.start as usize;
+        let independent = previous.is_none_or(|previous| {
+            let first_boundary_after = boundaries.partition_point(|&boundary| boundary < previous);
+            boundaries
+                .get(first_boundary_after)
+                .is_some_and(|&boundary| boundary < start)
+        });
+        if independent {
+            previous = Some(start);
+        }
+        independent
+    });
 }
 
 fn sort(diagnostics: &mut [Diagnostic]) {

@@ -113,7 +113,7 @@ fn decode_string(text: &str, span: Span) -> Result<String, Box<Diagnostic>> {
                 return Err(Box::new(
                     Diagnostic::error("E0104", "unknown escape sequence in string literal")
                         .with_primary(escape, "not a valid escape")
-                        .with_help(r#"valid escapes are \\ \" \n \t \r \0 and \u{hex}"#),
+                        .with_help(r#"valid escapes: \\ \" \n \t \r \0 \u{hex}"#),
                 ));
             }
         }
