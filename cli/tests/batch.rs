@@ -142,7 +142,7 @@ fn unparsable_layout_text_is_an_error() {
 
 #[test]
 fn violated_preconditions_are_errors() {
-    let not_divisible = one(json!({"op": "composition", "a": "(6,2):(1,7)", "b": "2:4"}));
+    let not_divisible = one(json!({"op": "composition", "a": "(4,2):(1,8)", "b": "2:6"}));
     assert!(!error_of(&not_divisible).is_empty());
     let overlapping = one(json!({"op": "complement", "a": "(2,2):(1,1)"}));
     assert!(!error_of(&overlapping).is_empty());

@@ -57,6 +57,36 @@ def _unpack_both_modes(result):
     return Layout(pycute.slice_(coord, result.shape), pycute.slice_(coord, result.stride))
 
 
+def _unpack_second_mode(result):
+    """``result(_, repeat<R1>(_))``: the second mode spliced in unless it has rank 1."""
+    rest = result.shape[1]
+    coord = (None, None if rank_of(rest) == 1 else (None,) * rank_of(rest))
+    return Layout(pycute.slice_(coord, result.shape), pycute.slice_(coord, result.stride))
+
+
+def tiled_divide(layout, tiler):
+    """C++ ``tiled_divide``: ``zipped_divide`` with its second mode unpacked, a rank-1
+    second mode kept whole (pycute always unwraps it)."""
+    return _unpack_second_mode(pycute.zipped_divide(layout, tiler))
+
+
+def tiled_product(layout, tiler):
+    """C++ ``tiled_product``, as ``tiled_divide``."""
+    return _unpack_second_mode(pycute.zipped_product(layout, tiler))
+
+
+def compact_strides(shape, current=1):
+    """C++ ``compact_col_major``: like pycute's prefix product, except that a static
+    extent of 1 gets stride 0."""
+    if is_tuple(shape):
+        strides = []
+        for mode in shape:
+            strides.append(compact_strides(mode, current))
+            current *= pycute.product(mode)
+        return tuple(strides)
+    return 0 if shape == 1 else current
+
+
 def flat_divide(layout, tiler):
     """C++ ``flat_divide``: ``zipped_divide`` with both modes unpacked."""
     return _unpack_both_modes(pycute.zipped_divide(layout, tiler))

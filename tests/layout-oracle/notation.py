@@ -16,6 +16,15 @@ class NotationError(ValueError):
     """The text is not in the notation."""
 
 
+def pycute_compact(shape):
+    """pycute's compact column-major strides: the exclusive prefix product."""
+    return pycute.prefix_product(shape)
+
+
+# How a shape written without strides gets its strides; ``cpp_rules`` swaps in C++'s.
+compact_strides = pycute_compact
+
+
 def _tokens(text):
     position = 0
     tokens = []
@@ -81,7 +90,7 @@ class _Reader:
         if self.peek() == ":":
             self.take(":")
             return pycute.Layout(shape, self.int_tuple())
-        return pycute.Layout(shape)
+        return pycute.Layout(shape, compact_strides(shape))
 
     def tiler(self):
         token = self.peek()

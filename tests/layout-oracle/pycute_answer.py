@@ -19,6 +19,7 @@ import sys
 import pycute
 
 import cpp_semantics as cpp
+import notation
 from notation import (
     format_layout,
     int_tuple_answer,
@@ -137,13 +138,12 @@ def _right_inverse(query):
 def _left_inverse(query):
     layout = _layout(query)
     answer = _attempt(lambda: _layout_answer(pycute.left_inverse(layout)))
-    if cpp.is_injective(layout):
-        return answer
     cpp_answer = _attempt(lambda: _layout_answer(cpp.left_inverse(layout)))
     if answer != cpp_answer:
+        # Both are left inverses of an injective layout, differing off its image.
         cpp_answer["exception"] = (
-            "left_inverse of a non-injective layout: pycute inverts "
-            "(layout, complement(layout)), C++ builds a quasi-inverse"
+            "left_inverse: pycute inverts (layout, complement(layout)), C++ builds the "
+            "inverse from the sorted strides (a quasi-inverse when not injective)"
         )
     return cpp_answer
 
@@ -267,21 +267,30 @@ OPS = {
 def cpp_rules():
     """pycute with C++'s ``composition`` and ``complement`` (see ``cpp_semantics``),
     also inside the divides and products that call them."""
-    saved = {name: getattr(pycute.layout, name) for name in ("composition", "complement")}
-    patched = {"composition": cpp.composition, "complement": cpp.complement_checked(saved["complement"])}
+    names = ("composition", "complement", "tiled_divide", "tiled_product")
+    saved = {name: getattr(pycute.layout, name) for name in names}
+    patched = {
+        "composition": cpp.composition,
+        "complement": cpp.complement_checked(saved["complement"]),
+        "tiled_divide": cpp.tiled_divide,
+        "tiled_product": cpp.tiled_product,
+    }
     for name, function in patched.items():
         setattr(pycute.layout, name, function)
+    notation.compact_strides = cpp.compact_strides
     try:
         yield
     finally:
         for name, function in saved.items():
             setattr(pycute.layout, name, function)
+        notation.compact_strides = notation.pycute_compact
 
 
 CPP_RULES_EXCEPTION = (
-    "composition/complement: C++ drops the modes a by-mode tiler does not reach, checks "
-    "the stride and shape divisibility conditions, and rejects non-injective layouts in "
-    "complement; pycute does not"
+    "C++ rules (cpp_semantics): composition drops the modes a by-mode tiler does not "
+    "reach and checks its divisibility conditions, complement rejects non-injective "
+    "layouts, tiled_divide/tiled_product keep a rank-1 rest mode whole, compact strides "
+    "of extent-1 modes are 0; pycute does none of these"
 )
 
 
