@@ -263,4 +263,13 @@ mod tests {
         assert!("Sw<3,3,3> o 0".parse::<ComposedLayout>().is_err());
         assert!("Sw<3,1,2> o 0 o 8:1".parse::<ComposedLayout>().is_err());
     }
+
+    proptest::proptest! {
+        #[test]
+        fn arbitrary_text_never_panics(text in "[Sw<>o:(),_0-9 -]{0,24}") {
+            if let Ok(composed) = text.parse::<ComposedLayout>() {
+                proptest::prop_assert_eq!(composed.to_string().parse(), Ok(composed));
+            }
+        }
+    }
 }

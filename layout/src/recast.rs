@@ -314,4 +314,24 @@ mod tests {
         assert!(swizzle.upcast(3).is_err());
         assert!(Swizzle::new(3, 55, 3).unwrap().downcast(32).is_err());
     }
+
+    proptest::proptest! {
+        #[test]
+        fn arbitrary_factors_never_panic(
+            factor in proptest::num::i64::ANY,
+            old_bits in proptest::num::i64::ANY,
+            new_bits in proptest::num::i64::ANY,
+            offset in proptest::num::i64::ANY,
+        ) {
+            let strides = IntTuple::ints(&[1, -6, i64::MAX]);
+            let strided = Layout::new(IntTuple::ints(&[3, 4, 2]), strides).unwrap();
+            let _ = upcast(&strided, factor);
+            let _ = downcast(&strided, factor);
+            let _ = recast_layout(&strided, old_bits, new_bits);
+            let composed = ComposedLayout::new(Swizzle::new(3, 3, 3).unwrap(), offset, strided);
+            let _ = composed.upcast(factor);
+            let _ = composed.downcast(factor);
+            let _ = composed.recast(old_bits, new_bits);
+        }
+    }
 }

@@ -313,4 +313,20 @@ mod tests {
             Err(SwizzleError::ShiftSmallerThanBits { bits: 3, shift: 1 })
         );
     }
+
+    proptest::proptest! {
+        #[test]
+        fn arbitrary_parameters_and_text_never_panic(
+            bits in proptest::num::i64::ANY,
+            base in proptest::num::i64::ANY,
+            shift in proptest::num::i64::ANY,
+            offset in proptest::num::i64::ANY,
+            text in "[Sw<>0-9, -]{0,16}",
+        ) {
+            if let Ok(swizzle) = Swizzle::new(bits, base, shift) {
+                proptest::prop_assert_eq!(swizzle.apply(swizzle.apply(offset)), offset);
+            }
+            let _ = text.parse::<Swizzle>();
+        }
+    }
 }
