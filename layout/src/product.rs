@@ -53,8 +53,9 @@ pub fn flat_product<I: Int>(
     unpack(&zipped_product(block, tiler)?, true)
 }
 
-/// CuTe's `zip` of two layouts: mode `i` pairs mode `i` of each when the first is a
-/// tuple; otherwise the result is the single mode `(first, second)`.
+/// CuTe's `zip` of two layouts: when the first is a tuple, mode `i` pairs mode `i` of
+/// each (the second must be a tuple of the same rank); otherwise the result is the
+/// single mode `(first, second)`.
 fn zip<I: Int>(first: &Layout<I>, second: &Layout<I>) -> Result<Layout<I>, LayoutError> {
     if first.shape().is_int() {
         return Layout::from_modes(vec![Layout::from_modes(vec![
@@ -62,13 +63,19 @@ fn zip<I: Int>(first: &Layout<I>, second: &Layout<I>) -> Result<Layout<I>, Layou
             second.clone(),
         ])?]);
     }
+    if second.shape().is_int() || second.rank() != first.rank() {
+        return Err(LayoutError::Incongruent {
+            operation: "zip",
+            left: first.shape().to_string(),
+            right: second.shape().to_string(),
+        });
+    }
     let pairs = first
         .modes()
         .into_iter()
-        .enumerate()
-        .map(|(index, mode)| Layout::from_modes(vec![mode, second.mode(index)?]))
-        .collect::<Result<Vec<_>, _>>()?;
-    Layout::from_modes(pairs)
+        .zip(second.modes())
+        .map(|(a, b)| Layout::from_modes(vec![a, b]));
+    Layout::from_modes(pairs.collect::<Result<Vec<_>, _>>()?)
 }
 
 /// Pads both operands to a common rank, takes their logical product and zips its two
