@@ -111,6 +111,7 @@ fn unknown_op_is_named_in_the_error() {
 #[test]
 fn missing_op_and_missing_fields_are_named() {
     assert!(error_of(&one(json!({"a": "4:1"}))).contains("op"));
+    assert!(error_of(&one(json!({"op": 17, "a": "4:1"}))).contains("op"));
     let answer = one(json!({"op": "composition", "a": "4:1"}));
     assert!(error_of(&answer).contains("`b`"), "{answer}");
 }

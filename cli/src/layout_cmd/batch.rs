@@ -65,11 +65,14 @@ fn answer_line(line: &str, line_number: usize) -> String {
     };
     let id = fields.get("id").unwrap_or(&default_id);
     let op = fields.get("op").unwrap_or(&Value::Null);
-    let outcome = match op.as_str() {
-        Some(name) => ops::answer(name, &Query::new(fields)),
-        None => Err(QueryError::new(
+    let outcome = match (op.as_str(), op) {
+        (Some(name), _) => ops::answer(name, &Query::new(fields)),
+        (None, Value::Null) => Err(QueryError::new(
             "missing field `op` (a string naming the operation)",
         )),
+        (None, _) => Err(QueryError::new(format!(
+            "field `op` must be a string naming the operation, not {op}"
+        ))),
     };
     match outcome {
         Ok(Outcome {
