@@ -69,10 +69,13 @@ pub fn scan(tokens: &[Spanned<'_>]) -> Scan {
             }
             Token::CloseParen | Token::CloseBracket | Token::CloseBrace => {
                 let closing = closing_text(token);
-                match stack.pop() {
-                    Some(open) => {
-                        total_operators -= open.operators;
-                        if matching(open.token) != closing {
+                let Some(match_depth) = stack
+                    .iter()
+                    .rposition(|open| matching(open.token) == closing)
+                else {
+                    match stack.last() {
+                        // `(1, 2]`: read as the innermost bracket's (wrong) closer.
+                        Some(open) if open.token != "{" => {
                             first_problem.get_or_insert(open.span.start);
                             diagnostics.push(
                                 Diagnostic::error(
@@ -89,21 +92,58 @@ pub fn scan(tokens: &[Spanned<'_>]) -> Scan {
                                 ),
                             );
                         }
-                        if closing == "}" {
-                            let parent = stack
-                                .last_mut()
-                                .map_or(&mut top_operators, |open| &mut open.operators);
-                            total_operators -= *parent;
-                            *parent = 0;
+                        // Closes nothing that is open: reported, then read on as if absent.
+                        _ => {
+                            first_problem.get_or_insert(span.start);
+                            diagnostics.push(
+                                Diagnostic::error(
+                                    "E0111",
+                                    format!("unmatched closing `{closing}`"),
+                                )
+                                .with_primary(
+                                    span,
+                                    format!("no `{}` is open here", opening_for(closing)),
+                                ),
+                            );
+                            continue;
                         }
                     }
-                    None => {
-                        first_problem.get_or_insert(span.start);
-                        diagnostics.push(
-                            Diagnostic::error("E0111", format!("unmatched closing `{closing}`"))
-                                .with_primary(span, "no bracket is open here"),
-                        );
+                    if let Some(open) = stack.pop() {
+                        total_operators -= open.operators;
                     }
+                    continue;
+                };
+                // Brackets opened after the one `closing` matches were never closed.
+                for unclosed in stack.drain(match_depth + 1..).rev() {
+                    total_operators -= unclosed.operators;
+                    first_problem = Some(
+                        first_problem
+                            .map_or(unclosed.span.start, |first| first.min(unclosed.span.start)),
+                    );
+                    diagnostics.push(
+                        Diagnostic::error("E0111", format!("unclosed `{}`", unclosed.token))
+                            .with_primary(
+                                span,
+                                format!(
+                                    "`{closing}` found while `{}` is still open",
+                                    unclosed.token
+                                ),
+                            )
+                            .with_secondary(
+                                unclosed.span,
+                                format!("this `{}` is never closed", unclosed.token),
+                            ),
+                    );
+                }
+                if let Some(open) = stack.pop() {
+                    total_operators -= open.operators;
+                }
+                if closing == "}" {
+                    let parent = stack
+                        .last_mut()
+                        .map_or(&mut top_operators, |open| &mut open.operators);
+                    total_operators -= *parent;
+                    *parent = 0;
                 }
             }
             Token::Comma | Token::Semicolon => {
@@ -163,6 +203,14 @@ fn closing_text(token: &Token<'_>) -> &'static str {
         Token::CloseParen => ")",
         Token::CloseBracket => "]",
         _ => "}",
+    }
+}
+
+fn opening_for(closing: &str) -> &'static str {
+    match closing {
+        ")" => "(",
+        "]" => "[",
+        _ => "{",
     }
 }
 

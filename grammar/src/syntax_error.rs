@@ -60,7 +60,9 @@ fn unexpected(token: Token<'_>, span: Span, expected: &[String]) -> Option<Diagn
     if token == Token::Error {
         return None;
     }
-    let wants_name = expected.iter().any(|terminal| unquote(terminal) == "name");
+    let expects = |text: &str| expected.iter().any(|terminal| unquote(terminal) == text);
+    // A name position, not the start of an expression or statement.
+    let wants_name = expects("name") && !expects("integer");
     if let (true, Some(keyword)) = (wants_name, token.keyword_text()) {
         return Some(
             Diagnostic::error(
@@ -80,8 +82,23 @@ fn unexpected(token: Token<'_>, span: Span, expected: &[String]) -> Option<Diagn
 /// Adds help for common slips.
 fn with_hint(diagnostic: Diagnostic, token: &Token<'_>, expected: &[String]) -> Diagnostic {
     let expects = |text: &str| expected.iter().any(|terminal| unquote(terminal) == text);
+    let is_comparison = matches!(
+        token,
+        Token::EqualEqual
+            | Token::NotEqual
+            | Token::Less
+            | Token::LessEqual
+            | Token::Greater
+            | Token::GreaterEqual
+    );
     if expects(",") && expects(")") && starts_expression(token) {
         diagnostic.with_help("elements of a tuple or argument list are separated by `,`")
+    } else if is_comparison && expects("&&") {
+        diagnostic.with_help("comparisons do not chain: write `a < b && b < c`")
+    } else if *token == Token::Colon && expects("&&") {
+        diagnostic.with_help(
+            "a layout has one `:` between shape and stride; parenthesize a nested layout",
+        )
     } else if expects(";") && (starts_expression(token) || token.keyword_text().is_some()) {
         diagnostic.with_help("a statement ends with `;`")
     } else {

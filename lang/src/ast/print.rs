@@ -222,6 +222,7 @@ impl Printer {
                 self.block("do", body);
                 self.close();
             }
+            StmtKind::Block(block) => self.block("block", block),
             StmtKind::While { condition, body } => {
                 self.start_line();
                 self.out.push_str("(while ");

@@ -71,6 +71,8 @@ pub enum StmtKind {
         /// The body.
         body: Block,
     },
+    /// A nested block `{ ... }`: a scope for its `let`s.
+    Block(Block),
     /// `while condition { body }`.
     While {
         /// The loop condition.
