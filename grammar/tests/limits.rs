@@ -1,0 +1,145 @@
+//! Limits and recovery: deep input is refused without recursion, and a few
+//! AST-level effects of recovery (what the tree holds after a diagnostic).
+
+use lang::ast::{ExprKind, ItemKind, LaunchKind, StmtKind};
+
+fn codes(text: &str) -> Vec<&'static str> {
+    grammar::parse(text)
+        .1
+        .iter()
+        .map(|diagnostic| diagnostic.code)
+        .collect()
+}
+
+#[test]
+fn deep_brackets_are_refused_at_the_bracket_past_the_limit() {
+    let text = format!("const X = {}1{};", "(".repeat(10_000), ")".repeat(10_000));
+    let (module, diagnostics) = grammar::parse(&text);
+    assert!(module.items.is_empty());
+    assert_eq!(diagnostics.len(), 1);
+    assert_eq!(diagnostics[0].code, "E0110");
+    let limit = grammar::nesting::MAX_BRACKET_DEPTH;
+    assert_eq!(diagnostics[0].primary.span.range(), 10 + limit..11 + limit);
+}
+
+#[test]
+fn nesting_just_under_the_limit_parses() {
+    let depth = grammar::nesting::MAX_BRACKET_DEPTH - 2;
+    let text = format!(
+        "fn f() {{ let x = {}1{}; }}",
+        "(".repeat(depth),
+        ")".repeat(depth)
+    );
+    assert_eq!(codes(&text), Vec::<&str>::new());
+}
+
+#[test]
+fn long_operator_chains_are_refused_not_overflowed() {
+    for text in [
+        format!("const X = {}1;", "-".repeat(50_000)),
+        format!("const X = 1{};", " + 1".repeat(50_000)),
+        format!("const X = f{};", "()".repeat(50_000)),
+        format!("const X = a{};", ".b".repeat(50_000)),
+    ] {
+        assert_eq!(codes(&text), ["E0110"]);
+    }
+    let sum = format!("const X = 1{};", " + 1".repeat(500));
+    assert_eq!(
+        codes(&sum),
+        Vec::<&str>::new(),
+        "a long but reasonable sum is fine"
+    );
+}
+
+#[test]
+fn many_statements_do_not_add_up_to_a_deep_expression() {
+    let body = "for i in 0..n { x = -x; }\n".repeat(3_000);
+    assert_eq!(codes(&format!("fn f() {{ {body} }}")), Vec::<&str>::new());
+}
+
+#[test]
+fn keyword_as_name_keeps_the_binding() {
+    let (module, diagnostics) = grammar::parse("fn f() { let kernel = 3; let y = 4; }");
+    assert_eq!(
+        diagnostics
+            .iter()
+            .map(|diagnostic| diagnostic.code)
+            .collect::<Vec<_>>(),
+        ["E0109"]
+    );
+    let ItemKind::Function(function) = &module.items[0].kind else {
+        panic!("a function")
+    };
+    assert_eq!(function.body.statements.len(), 2);
+    assert!(matches!(
+        function.body.statements[0].kind,
+        StmtKind::Let { .. }
+    ));
+}
+
+#[test]
+fn a_tuple_called_like_a_function_is_read_as_the_layout() {
+    let (module, diagnostics) = grammar::parse("const L = (4, 3)(1, 4);");
+    assert_eq!(
+        diagnostics
+            .iter()
+            .map(|diagnostic| diagnostic.code)
+            .collect::<Vec<_>>(),
+        ["E0113"]
+    );
+    let ItemKind::Const(constant) = &module.items[0].kind else {
+        panic!("a const")
+    };
+    assert!(matches!(constant.value.kind, ExprKind::Layout { .. }));
+}
+
+#[test]
+fn congruence_is_checked_only_where_both_sides_are_written() {
+    assert_eq!(codes("const A = (4, 3):(1, 4, 2);"), ["E0112"]);
+    assert_eq!(codes("const B = ((2, 2), 3):(4, 8);"), ["E0112"]);
+    assert_eq!(codes("const C = 8:(1, 2);"), ["E0112"]);
+    assert_eq!(codes("const D = (4, 3):S;"), Vec::<&str>::new());
+    assert_eq!(codes("const E = ((2, 2), 3):(s, 8);"), Vec::<&str>::new());
+    let (_, diagnostics) = grammar::parse("const F = ((2, 2), 3):((1, 4, 9), 8);");
+    assert!(
+        diagnostics[0].message.contains("in mode 0"),
+        "{}",
+        diagnostics[0].message
+    );
+}
+
+#[test]
+fn launch_parts_are_checked() {
+    let (module, diagnostics) =
+        grammar::parse("kernel k(n: i32) launch grid(n) block(32) cluster(2, 1) smem(auto) {}");
+    assert!(diagnostics.is_empty(), "{diagnostics:#?}");
+    let ItemKind::Kernel(kernel) = &module.items[0].kind else {
+        panic!("a kernel")
+    };
+    let kinds: Vec<LaunchKind> = kernel.launch.iter().map(|part| part.kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            LaunchKind::Grid,
+            LaunchKind::Block,
+            LaunchKind::Cluster,
+            LaunchKind::Smem
+        ]
+    );
+    assert_eq!(codes("kernel k() {}"), ["E0114"]);
+    assert_eq!(
+        codes("kernel k() launch grid(1) block(1, 2, 3, 4) {}"),
+        ["E0115"]
+    );
+    assert_eq!(
+        codes("kernel k() launch grid(1) block(1) smem() {}"),
+        ["E0115"]
+    );
+}
+
+#[test]
+fn three_independent_mistakes_give_three_diagnostics() {
+    let text =
+        "fn f() {\n    let a = 1 +;\n    let b = (1 2);\n    let c = 3 4;\n    let ok = 5;\n}\n";
+    assert_eq!(codes(text), ["E0107", "E0107", "E0107"]);
+}
