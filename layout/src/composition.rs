@@ -157,7 +157,8 @@ fn compose_layout<I: Int>(
 
 /// `a ∘ b`: the layout with `b`'s shape whose value at `i` is `a(b(i))`.
 ///
-/// `b` is a [`Layout`] or a [`Tiler`]: a by-mode tiler composes mode `i` of `a` with
+/// `b` is a [`Layout`] or a [`Tiler`]: an integer `n` means `n:1`; a by-mode tiler
+/// composes mode `i` of `a` with
 /// entry `i` (`_` keeps the mode) and, as in CuTe, drops the modes of `a` past the
 /// tiler's rank.
 pub fn composition<I: Int>(a: &Layout<I>, b: &impl AsTiler<I>) -> Result<Layout<I>, LayoutError> {
@@ -166,6 +167,10 @@ pub fn composition<I: Int>(a: &Layout<I>, b: &impl AsTiler<I>) -> Result<Layout<
         Tiler::Layout(b) => {
             let flat = coalesce_keeping_extension(a)?;
             compose_layout(&leaf_modes(&flat), b.shape(), b.stride())
+        }
+        Tiler::Extent(n) => {
+            let flat = coalesce_keeping_extension(a)?;
+            compose_mode(&leaf_modes(&flat), n, &I::from_static(1))
         }
         Tiler::Modes(tilers) => {
             let modes = a.modes();

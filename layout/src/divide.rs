@@ -15,13 +15,14 @@ pub fn logical_divide<I: Int>(
     layout: &Layout<I>,
     tiler: &impl AsTiler<I>,
 ) -> Result<Layout<I>, LayoutError> {
-    match tiler.as_tiler().as_ref() {
-        Tiler::Keep => Ok(layout.clone()),
-        Tiler::Layout(tile) => {
-            let rest = complement(tile, Some(coalesce(layout)?.shape()))?;
-            composition(layout, &Layout::from_modes(vec![tile.clone(), rest])?)
+    let tiler = tiler.as_tiler();
+    match (tiler.as_ref(), tiler.as_layout()?) {
+        (_, Some(tile)) => {
+            let rest = complement(&tile, Some(coalesce(layout)?.shape()))?;
+            composition(layout, &Layout::from_modes(vec![tile, rest])?)
         }
-        Tiler::Modes(tilers) => by_mode("logical_divide", layout, tilers, logical_divide),
+        (Tiler::Modes(tilers), None) => by_mode("logical_divide", layout, tilers, logical_divide),
+        _ => Ok(layout.clone()),
     }
 }
 
@@ -64,7 +65,7 @@ pub(crate) fn unzip_by_tiler<I: Int>(
 ) -> Result<(Layout<I>, Layout<I>), LayoutError> {
     match tiler {
         Tiler::Keep => Ok((Layout::unit(), layout.clone())),
-        Tiler::Layout(_) => match layout.modes().as_slice() {
+        Tiler::Layout(_) | Tiler::Extent(_) => match layout.modes().as_slice() {
             [tile, rest] => Ok((tile.clone(), rest.clone())),
             _ => Err(LayoutError::Unsupported {
                 operation: name,

@@ -15,14 +15,15 @@ pub fn logical_product<I: Int>(
     block: &Layout<I>,
     tiler: &impl AsTiler<I>,
 ) -> Result<Layout<I>, LayoutError> {
-    match tiler.as_tiler().as_ref() {
-        Tiler::Keep => Ok(block.clone()),
-        Tiler::Layout(repeat) => {
+    let tiler = tiler.as_tiler();
+    match (tiler.as_ref(), tiler.as_layout()?) {
+        (_, Some(repeat)) => {
             let cotarget = block.size()?.mul(&repeat.cosize()?)?;
             let rest = complement(block, Some(&IntTuple::Int(cotarget)))?;
-            Layout::from_modes(vec![block.clone(), composition(&rest, repeat)?])
+            Layout::from_modes(vec![block.clone(), composition(&rest, &repeat)?])
         }
-        Tiler::Modes(tilers) => by_mode("logical_product", block, tilers, logical_product),
+        (Tiler::Modes(tilers), None) => by_mode("logical_product", block, tilers, logical_product),
+        _ => Ok(block.clone()),
     }
 }
 

@@ -7,12 +7,16 @@ use crate::{Int, IntTuple, Layout, LayoutError};
 
 /// The right-hand operand of `composition`, the divides and the products.
 ///
-/// An integer `n` stands for the layout `n:1`; a shape used as a tiler is the by-mode
-/// tuple of such layouts: `(4,2)` is `<4:1,2:1>`.
+/// An integer `n` is kept as [`Tiler::Extent`] because C++ treats it slightly
+/// differently per operation: `composition` uses `n:1`, the divides and products use
+/// `make_layout(n)` (which is `1:0` for `n = 1`). A shape used as a tiler is the by-mode
+/// tuple of its extents: `(4,2)` is `<4,2>`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Tiler<I = i64> {
     /// A whole layout applied to the whole operand (or to one mode, inside `Modes`).
     Layout(Layout<I>),
+    /// An integer `n`: the first `n` elements.
+    Extent(I),
     /// `_`: leave this mode alone.
     Keep,
     /// A by-mode tuple: entry `i` applies to mode `i`; modes past the end are left
@@ -21,16 +25,23 @@ pub enum Tiler<I = i64> {
 }
 
 impl<I: Int> Tiler<I> {
-    /// The tiler `n:1`.
+    /// The integer tiler `n` (which must be positive).
     pub fn extent(n: I) -> Result<Tiler<I>, LayoutError> {
-        Ok(Tiler::Layout(Layout::new(
-            IntTuple::Int(n),
-            IntTuple::int(1),
-        )?))
+        Layout::column_major(IntTuple::Int(n.clone()))?;
+        Ok(Tiler::Extent(n))
     }
 
-    /// The by-mode tiler of a shape: each leaf `n` becomes `n:1`, each tuple a
-    /// by-mode tuple.
+    /// The tiler as one layout: `n` becomes `make_layout(n)` (C++'s reading in the
+    /// divides and products); `None` for `_` and by-mode tuples.
+    pub(crate) fn as_layout(&self) -> Result<Option<Layout<I>>, LayoutError> {
+        match self {
+            Tiler::Layout(layout) => Ok(Some(layout.clone())),
+            Tiler::Extent(n) => Ok(Some(Layout::column_major(IntTuple::Int(n.clone()))?)),
+            Tiler::Keep | Tiler::Modes(_) => Ok(None),
+        }
+    }
+
+    /// The by-mode tiler of a shape: each leaf an extent, each tuple a by-mode tuple.
     pub fn from_shape(shape: &IntTuple<I>) -> Result<Tiler<I>, LayoutError> {
         match shape {
             IntTuple::Int(n) => Tiler::extent(n.clone()),
@@ -72,6 +83,7 @@ impl<I: fmt::Display> fmt::Display for Tiler<I> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Tiler::Layout(layout) => write!(f, "{layout}"),
+            Tiler::Extent(n) => write!(f, "{n}"),
             Tiler::Keep => f.write_str("_"),
             Tiler::Modes(modes) => {
                 f.write_str("(")?;

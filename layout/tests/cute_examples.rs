@@ -68,6 +68,24 @@ fn composition_examples() {
 }
 
 #[test]
+fn integer_tilers_follow_cpp() {
+    // composition reads n as n:1; the divides read it as make_layout(n), and C++ gives
+    // a static extent 1 the stride 0.
+    assert_eq!(
+        composition(&layout("8:2"), &tiler("1")).unwrap(),
+        layout("1:2")
+    );
+    assert_eq!(
+        zipped_divide(&layout("8:1"), &tiler("1")).unwrap(),
+        layout("(1,8):(0,1)")
+    );
+    assert_eq!(
+        zipped_divide(&layout("8:1"), &tiler("2")).unwrap(),
+        layout("(2,4):(1,2)")
+    );
+}
+
+#[test]
 fn divide_examples() {
     // Values from pycute.
     let divided = logical_divide(&layout("(4,2,3):(2,1,8)"), &layout("4:2")).unwrap();

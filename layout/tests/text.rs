@@ -32,7 +32,7 @@ fn symbolic_layouts_parse() {
 fn tilers_and_coords() {
     let tiler: Tiler = "<4:1,_,(2,3):(3,1)>".parse().unwrap();
     assert_eq!(tiler.to_string(), "(4:1,_,(2,3):(3,1))");
-    assert_eq!("(4,2)".parse::<Tiler>().unwrap().to_string(), "(4:1,2:1)");
+    assert_eq!("(4,2)".parse::<Tiler>().unwrap().to_string(), "(4,2)");
     assert_eq!(
         "(_,(1,_))".parse::<Coord>().unwrap().to_string(),
         "(_,(1,_))"
