@@ -10,6 +10,8 @@ use std::fmt::Write;
 
 use super::*;
 
+mod expr;
+
 /// Renders a module as indented S-expressions, one item per top-level line.
 pub fn module_to_string(module: &Module) -> String {
     let mut printer = Printer::default();
@@ -315,120 +317,5 @@ impl Printer {
                 self.out.push(')');
             }
         }
-    }
-
-    fn path(&mut self, path: &Path) {
-        self.names(&path.segments, "::");
-    }
-
-    fn names(&mut self, names: &[Name], separator: &str) {
-        for (position, name) in names.iter().enumerate() {
-            if position > 0 {
-                self.out.push_str(separator);
-            }
-            self.out.push_str(&name.text);
-        }
-    }
-
-    fn expr(&mut self, expr: &Expr) {
-        match &expr.kind {
-            ExprKind::Int(value) => {
-                let _ = write!(self.out, "{value}");
-            }
-            ExprKind::Float(value) => {
-                let _ = write!(self.out, "{value:?}");
-            }
-            ExprKind::Bool(value) => {
-                let _ = write!(self.out, "{value}");
-            }
-            ExprKind::String(text) => {
-                let _ = write!(self.out, "{text:?}");
-            }
-            ExprKind::Path(path) => self.path(path),
-            ExprKind::Wildcard => self.out.push('_'),
-            ExprKind::Tuple(elements) => self.list("tuple", elements),
-            ExprKind::Layout { shape, stride } => {
-                self.out.push_str("(layout ");
-                self.expr(shape);
-                self.out.push(' ');
-                self.expr(stride);
-                self.out.push(')');
-            }
-            ExprKind::Binary { op, lhs, rhs } => {
-                let _ = write!(self.out, "({} ", op.symbol());
-                self.expr(lhs);
-                self.out.push(' ');
-                self.expr(rhs);
-                self.out.push(')');
-            }
-            ExprKind::Unary { op, operand } => {
-                let _ = write!(self.out, "({} ", op.symbol());
-                self.expr(operand);
-                self.out.push(')');
-            }
-            ExprKind::Call { callee, args } => {
-                self.out.push_str("(call ");
-                self.expr(callee);
-                self.arguments(args);
-            }
-            ExprKind::MethodCall {
-                receiver,
-                method,
-                args,
-            } => {
-                self.out.push_str("(method ");
-                self.expr(receiver);
-                let _ = write!(self.out, " {}", method.text);
-                self.arguments(args);
-            }
-            ExprKind::Field { base, field } => {
-                self.out.push_str("(. ");
-                self.expr(base);
-                let _ = write!(self.out, " {})", field.text);
-            }
-            ExprKind::Index { base, indices } => {
-                self.out.push_str("(index ");
-                self.expr(base);
-                for index in indices {
-                    self.out.push(' ');
-                    self.expr(index);
-                }
-                self.out.push(')');
-            }
-            ExprKind::Alloc {
-                space,
-                element,
-                layout,
-            } => {
-                let _ = write!(self.out, "({} {} ", space.keyword(), element.text);
-                self.expr(layout);
-                self.out.push(')');
-            }
-            ExprKind::Error => self.out.push_str("(error)"),
-        }
-    }
-
-    fn list(&mut self, head: &str, elements: &[Expr]) {
-        let _ = write!(self.out, "({head}");
-        for element in elements {
-            self.out.push(' ');
-            self.expr(element);
-        }
-        self.out.push(')');
-    }
-
-    fn arguments(&mut self, args: &[Argument]) {
-        for arg in args {
-            self.out.push(' ');
-            match &arg.name {
-                Some(name) => {
-                    let _ = write!(self.out, "(= {} ", name.text);
-                    self.expr(&arg.value);
-                    self.out.push(')');
-                }
-                None => self.expr(&arg.value),
-            }
-        }
-        self.out.push(')');
     }
 }
