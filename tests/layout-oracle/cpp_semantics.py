@@ -21,18 +21,20 @@ def depth_of(value):
     return 0
 
 
-def integer_tilers_as_layouts(tiler):
-    """C++ products treat an integer tiler ``n`` as ``make_layout(n)`` = ``n:1``.
+def integer_tilers_as_layouts(tiler, compact=pycute.prefix_product):
+    """C++ divides and products treat an integer tiler ``n`` as ``make_layout(n)``,
+    the compact layout ``n:compact(n)``.
 
     pycute's ``logical_product`` sends an integer tiler to ``logical_divide`` instead
-    (a documented pycute bug); passing ``n:1`` gives the C++ product.
+    (a documented pycute bug); passing the layout gives the C++ product. (C++
+    ``composition`` differs: an integer there is ``n:1``, even for ``n == 1``.)
     """
     if isinstance(tiler, bool):
         return tiler
     if isinstance(tiler, int):
-        return Layout(tiler)
+        return Layout(tiler, compact(tiler))
     if is_tuple(tiler):
-        return tuple(integer_tilers_as_layouts(item) for item in tiler)
+        return tuple(integer_tilers_as_layouts(item, compact) for item in tiler)
     return tiler
 
 
@@ -198,16 +200,48 @@ def _ceil_div(a, b):
     return -(-a // b)
 
 
+def coalesce_x(layout):
+    """C++ ``detail::coalesce_x``: ``coalesce`` that also keeps the function outside
+    the domain, by reading a trailing extent 1 as extent 2 (so ``1:1`` becomes ``2:1``
+    where ``coalesce`` gives ``1:0``). Merges right to left as C++'s ``bw_coalesce``."""
+    shapes, strides = pycute.flatten(layout.shape), pycute.flatten(layout.stride)
+    new_shape = [2 if shapes[-1] == 1 else shapes[-1]]
+    new_stride = [strides[-1]]
+    for extent, stride in zip(reversed(shapes[:-1]), reversed(strides[:-1])):
+        if extent == 1:
+            continue
+        if extent * stride == new_stride[0]:
+            new_shape[0] *= extent
+            new_stride[0] = stride
+        else:
+            new_shape.insert(0, extent)
+            new_stride.insert(0, stride)
+    if len(new_shape) == 1:
+        return Layout(new_shape[0], new_stride[0])
+    return Layout(tuple(new_shape), tuple(new_stride))
+
+
+class WrongInCpp(AssertionError):
+    """C++ computes an answer that is not what the operation promises; the Rust crate
+    rejects the input instead (a deliberate, documented difference)."""
+
+
 def composition(layout_a, layout_b):
     """C++ ``composition`` for static layouts.
 
-    Differs from pycute in three ways: a by-mode tuple tiler drops the modes of
-    ``layout_a`` it does not reach (C++ ``transform_layout`` over the tiler's modes
-    only; pycute keeps them); the stride condition is ``rest_stride % curr_shape == 0
-    or rest_stride < curr_shape`` with ``next_shape = ceil_div(curr_shape,
-    rest_stride)`` (pycute: mutual divisibility and floor division); and the "Shape
-    Divisibility Condition" ``rest_shape % new_shape == 0`` is asserted (pycute does
-    not check it and returns a layout of the wrong size).
+    Differs from pycute in four ways: the left operand is flattened with
+    ``coalesce_x``; a by-mode tuple tiler drops the modes of ``layout_a`` it does not
+    reach (C++ ``transform_layout`` over the tiler's modes only; pycute keeps them);
+    the stride condition is ``rest_stride % curr_shape == 0 or rest_stride <
+    curr_shape`` with ``next_shape = ceil_div(curr_shape, rest_stride)`` (pycute:
+    mutual divisibility and floor division); and the "Shape Divisibility Condition"
+    ``rest_shape % new_shape == 0`` is asserted (pycute does not check it and returns
+    a layout of the wrong size).
+
+    One case is rejected with ``WrongInCpp``: a stride below a left mode that it
+    does not divide while the right operand goes on into the next mode; C++ returns a
+    layout there that is not ``a o b`` (``((3,3)):((3,1)) o 4:2`` gives
+    ``(2,2):(6,1)``, values 0,6,1,7 instead of 0,6,4,2).
     """
     if layout_b is None:
         return layout_a
@@ -220,7 +254,7 @@ def composition(layout_a, layout_b):
         return pycute.make_layout(composition(layout_a, mode) for mode in layout_b)
     if layout_b.stride == 0:
         return Layout(layout_b.shape, 0)
-    flat = pycute.coalesce(layout_a)
+    flat = coalesce_x(layout_a)
     if not is_tuple(flat.shape):
         return Layout(layout_b.shape, layout_b.stride * flat.stride)
     result_shape, result_stride = [], []
@@ -234,6 +268,8 @@ def composition(layout_a, layout_b):
             continue
         new_shape = min(next_shape, rest_shape)
         assert rest_shape % new_shape == 0, "Shape Divisibility Condition"
+        if curr_shape % rest_stride != 0 and new_shape < rest_shape:
+            raise WrongInCpp("C++ composes past a mode its stride does not divide")
         result_shape.append(new_shape)
         result_stride.append(rest_stride * curr_stride)
         rest_shape, rest_stride = rest_shape // new_shape, next_stride

@@ -16,7 +16,7 @@ import argparse
 import json
 import random
 
-SMALL_EXTENTS = [1, 2, 2, 2, 4, 4, 8, 3, 6]
+SMALL_EXTENTS = [1, 2, 2, 2, 2, 4, 4, 4, 8, 8, 3, 6, 2, 4, 3, 8, 1, 2]
 RANDOM_STRIDES = [0, 1, 1, 2, 3, 4, 6, 8, 16, 32]
 
 
@@ -103,7 +103,7 @@ class Generator:
     def small_layout(self, max_rank=2, overlap=0.25):
         rank = self.random.randint(1, max_rank)
         shape = self.pick([2, 4, 3]) if rank == 1 and self.chance(0.5) else tuple(
-            self.shape(1, None, [1, 2, 2, 4, 3]) for _ in range(rank)
+            self.shape(1, None, [1, 2, 2, 2, 4, 4, 3, 8]) for _ in range(rank)
         )
         kind = "random" if self.chance(overlap) else self.pick(["compact", "permuted"])
         return self.layout(shape, kind)
