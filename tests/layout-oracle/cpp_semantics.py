@@ -191,11 +191,6 @@ def swizzle(bits, base, shift, offset):
     return offset ^ moved
 
 
-def is_injective(layout):
-    table = [layout(index) for index in range(pycute.size(layout))]
-    return len(set(table)) == len(table)
-
-
 def _ceil_div(a, b):
     return -(-a // b)
 

@@ -145,14 +145,6 @@ def format_layout(layout):
     return format_int_tuple(layout.shape) + ":" + format_int_tuple(layout.stride)
 
 
-def format_tiler(tiler):
-    if isinstance(tiler, pycute.Layout):
-        return format_layout(tiler)
-    if isinstance(tiler, tuple):
-        return "(" + ",".join(format_tiler(item) for item in tiler) + ")"
-    return format_int_tuple(tiler)
-
-
 def int_tuple_field(value):
     """A query field holding an int-tuple: a JSON number or a string in the notation."""
     if isinstance(value, bool):

@@ -5,10 +5,12 @@ Usage: PYTHONPATH=<dir holding pycute> pycute_answer.py < queries.jsonl > answer
 
 An answer is ``{"id", "op", "result"}`` (plus ``"offset"`` for slice) or
 ``{"id", "op", "error"}`` when pycute raises or asserts.  Where pycute is known to
-differ from C++ CuTe (LAYOUT-QUERIES.md, "The reference") the answer is the C++ one,
-computed in ``cpp_semantics`` from pycute's primitives, and carries an
-``"exception"`` field naming the documented difference, so that the comparer can
-count it apart from plain agreement.
+differ from C++ CuTe (LAYOUT-QUERIES.md, "The reference", and the further
+differences listed in README.md here) the answer is the C++ one, computed in
+``cpp_semantics`` from pycute's primitives, and carries an ``"exception"`` field
+naming the difference, so that the comparer can count it apart from plain agreement.
+Every query is answered twice, with pycute as shipped and under ``cpp_rules``; where
+the two answers differ the C++ one is given.
 """
 
 import contextlib
