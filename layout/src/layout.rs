@@ -83,11 +83,18 @@ impl<I: Int> Layout<I> {
 
     /// CuTe's `make_layout(layouts...)`: the layout whose modes are `modes`.
     pub fn from_modes(modes: Vec<Layout<I>>) -> Result<Self, LayoutError> {
+        // Each mode is already a valid layout; only the added level can break a limit.
+        if modes.iter().any(|mode| mode.depth() >= MAX_DEPTH) {
+            return Err(LayoutError::TooDeep { limit: MAX_DEPTH });
+        }
         let (shapes, strides) = modes
             .into_iter()
             .map(|mode| (mode.shape, mode.stride))
             .unzip();
-        Layout::new(IntTuple::Tuple(shapes), IntTuple::Tuple(strides))
+        Ok(Layout {
+            shape: IntTuple::Tuple(shapes),
+            stride: IntTuple::Tuple(strides),
+        })
     }
 
     /// The shape.
