@@ -13,6 +13,13 @@
 //! those of CuTe C++ (`include/cute/layout.hpp`); where NVIDIA's pycute differs, this
 //! crate follows C++.
 //!
+//! A few C++ conventions are easy to miss: a static extent 1 gets stride 0 in compact
+//! layouts (`make_layout((4,1))` is `(4,1):(1,0)`); composition coalesces its left
+//! operand keeping its values beyond the domain (a trailing extent-1 mode keeps its
+//! stride); an integer tiler `n` is `n:1` for `composition` but `make_layout(n)` for the
+//! divides and products; a by-mode tiler drops the modes it does not reach in
+//! `composition` and keeps them elsewhere; `left_inverse` is C++'s quasi-inverse.
+//!
 //! # Static and symbolic integers
 //!
 //! Everything is generic over [`Int`], implemented by `i64` (values known while
