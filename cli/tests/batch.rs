@@ -147,6 +147,8 @@ fn violated_preconditions_are_errors() {
     assert!(!error_of(&not_divisible).is_empty());
     let overlapping = one(json!({"op": "complement", "a": "(2,2):(1,1)"}));
     assert!(!error_of(&overlapping).is_empty());
+    let huge_table = one(json!({"op": "table", "a": "(4096,4096):(1,4096)"}));
+    assert!(!error_of(&huge_table).is_empty());
     let bad_swizzle = one(json!({"op": "swizzle", "bits": 3, "base": 0, "shift": 1, "x": 5}));
     assert!(!error_of(&bad_swizzle).is_empty());
 }

@@ -1,7 +1,7 @@
 //! The op table of LAYOUT-QUERIES.md: one small function per op family, each reading
 //! its fields from a [`Query`] and calling the `layout` crate.
 
-use layout::{IntTuple, Layout, TABLE_LIMIT};
+use layout::{IntTuple, Layout};
 use serde_json::Value;
 
 use super::query::{Query, QueryError};
@@ -35,6 +35,9 @@ impl Outcome {
 }
 
 type Answer = Result<Outcome, QueryError>;
+
+/// The most entries a `table` or `swizzle_table` answer lists (about 8 MB of JSON).
+const TABLE_LIMIT: u64 = 1 << 20;
 
 /// Answers the query named `op`.
 pub fn answer(op: &str, query: &Query) -> Answer {
@@ -134,13 +137,22 @@ fn product(op: &str, query: &Query) -> Answer {
 
 /// A swizzle of one offset (`x`, or `offset + a(coord)`), or its table.
 fn swizzle(op: &str, query: &Query) -> Answer {
-    let swizzle = layout::Swizzle::new(query.int("bits")?, query.int("base")?, query.int("shift")?)
-        .map_err(|error| QueryError::new(error.to_string()))?;
+    let swizzle =
+        layout::swizzle::Swizzle::new(query.int("bits")?, query.int("base")?, query.int("shift")?)
+            .map_err(|error| QueryError::new(error.to_string()))?;
     if op == "swizzle_table" {
-        let count = query.optional_int("n")?.unwrap_or_else(|| swizzle.size());
+        let count = match query.optional_int("n")? {
+            Some(count) => count,
+            None => swizzle.size(),
+        };
         if u64::try_from(count).map_or(true, |count| count > TABLE_LIMIT) {
+            let what = if query.has("n") {
+                "`n`"
+            } else {
+                "the swizzle's domain size"
+            };
             return Err(QueryError::new(format!(
-                "`n` must lie in 0..={TABLE_LIMIT}, not {count}"
+                "{what} must lie in 0..={TABLE_LIMIT}, not {count}"
             )));
         }
         return Ok(Outcome::of(
