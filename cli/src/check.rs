@@ -1,7 +1,20 @@
-//! `cukc check FILE...`: parse (and later typecheck) files and report diagnostics.
+//! `cukc check FILE...`: load and parse files, then report every diagnostic.
+//!
+//! Each file goes through [`lang::source::load`] (which rejects binary,
+//! non-UTF-8 and oversized files) and then, if it is text, through
+//! [`grammar::parse`]; a file without items gets the warning `W0001`. Diagnostics are printed in the order the
+//! files were named: human and short forms on standard error, JSON on standard
+//! output. The exit code is 1 when any file has an error and 0 otherwise;
+//! warnings alone do not fail the check.
 
-use std::path::PathBuf;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+
+use clap::ValueEnum;
+use lang::render::{self, Style};
+use lang::source::{self, Loaded};
+use lang::{Diagnostic, Severity, SourceFile};
 
 /// Arguments of `cukc check`.
 #[derive(clap::Args)]
@@ -9,10 +22,212 @@ pub struct CheckArgs {
     /// The `.cuk` files to check.
     #[arg(required = true)]
     files: Vec<PathBuf>,
+    /// How to print diagnostics: `human` (source excerpts), `short` (one
+    /// `path:line:col: ...` line each) or `json` (one object per line, on stdout).
+    #[arg(long, value_enum, default_value_t = MessageFormat::Human)]
+    message_format: MessageFormat,
+    /// When to colour human-readable output; `auto` colours only a terminal and
+    /// honours `NO_COLOR`.
+    #[arg(long, value_enum, default_value_t = ColorWhen::Auto)]
+    color: ColorWhen,
+}
+
+/// The rendering chosen with `--message-format`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum MessageFormat {
+    Human,
+    Short,
+    Json,
+}
+
+/// The colour policy chosen with `--color`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum ColorWhen {
+    Auto,
+    Always,
+    Never,
 }
 
 /// Runs `cukc check`.
 pub fn run(args: &CheckArgs) -> ExitCode {
-    eprintln!("cukc check: not built yet ({} files)", args.files.len());
-    ExitCode::from(2)
+    let style = match args.color {
+        ColorWhen::Always => Style::Colored,
+        ColorWhen::Never => Style::Plain,
+        ColorWhen::Auto
+            if std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none() =>
+        {
+            Style::Colored
+        }
+        ColorWhen::Auto => Style::Plain,
+    };
+    let mut tally = Tally::default();
+    for path in &args.files {
+        let (file, diagnostics) = check_file(path);
+        tally.count(&diagnostics);
+        let text = render_diagnostics(&diagnostics, &file, args.message_format, style);
+        // A closed pipe is not worth a panic; the exit code still tells the story.
+        let _ = match args.message_format {
+            MessageFormat::Json => std::io::stdout().lock().write_all(text.as_bytes()),
+            MessageFormat::Human | MessageFormat::Short => {
+                std::io::stderr().lock().write_all(text.as_bytes())
+            }
+        };
+    }
+    if args.message_format == MessageFormat::Human
+        && let Some(summary) = tally.summary()
+    {
+        let _ = writeln!(std::io::stderr().lock(), "{summary}");
+    }
+    if tally.errors > 0 {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// Loads and parses the file at `path`; never fails, every problem becomes a
+/// diagnostic against the returned file.
+fn check_file(path: &Path) -> (SourceFile, Vec<Diagnostic>) {
+    let display_path = path.display().to_string();
+    let loaded = match std::fs::read(path) {
+        Ok(bytes) => source::load(display_path, bytes),
+        Err(error) => Loaded::unreadable(display_path, &error.to_string()),
+    };
+    let mut diagnostics = loaded.diagnostics;
+    if loaded.is_text {
+        let (module, parse_diagnostics) = grammar::parse(loaded.file.text());
+        diagnostics.extend(parse_diagnostics);
+        diagnostics.extend(source::no_items_warning(&module, &diagnostics));
+    }
+    (loaded.file, diagnostics)
+}
+
+fn render_diagnostics(
+    diagnostics: &[Diagnostic],
+    file: &SourceFile,
+    format: MessageFormat,
+    style: Style,
+) -> String {
+    match format {
+        MessageFormat::Human if diagnostics.is_empty() => String::new(),
+        MessageFormat::Human => render::human(diagnostics, file, style) + "\n",
+        MessageFormat::Short => render::short(diagnostics, file),
+        MessageFormat::Json => render::json(diagnostics, file),
+    }
+}
+
+/// Counts of errors and warnings over all files, for the closing summary.
+#[derive(Default)]
+struct Tally {
+    errors: usize,
+    warnings: usize,
+}
+
+impl Tally {
+    fn count(&mut self, diagnostics: &[Diagnostic]) {
+        for diagnostic in diagnostics {
+            match diagnostic.severity {
+                Severity::Error => self.errors += 1,
+                Severity::Warning => self.warnings += 1,
+                Severity::Note => {}
+            }
+        }
+    }
+
+    /// `cukc check: 2 errors, 1 warning`, or `None` when there was neither.
+    fn summary(&self) -> Option<String> {
+        let plural = |count: usize, word: &str| {
+            format!("{count} {word}{}", if count == 1 { "" } else { "s" })
+        };
+        match (self.errors, self.warnings) {
+            (0, 0) => None,
+            (errors, 0) => Some(format!("cukc check: {}", plural(errors, "error"))),
+            (0, warnings) => Some(format!("cukc check: {}", plural(warnings, "warning"))),
+            (errors, warnings) => Some(format!(
+                "cukc check: {}, {}",
+                plural(errors, "error"),
+                plural(warnings, "warning")
+            )),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{MessageFormat, Style, Tally, check_file, render_diagnostics};
+
+    /// A file in a per-test scratch directory, removed when the test ends.
+    struct ScratchFile(std::path::PathBuf);
+
+    impl ScratchFile {
+        fn new(name: &str, bytes: &[u8]) -> Self {
+            let directory =
+                std::env::temp_dir().join(format!("cukc-check-{}-{name}", std::process::id()));
+            let _ = std::fs::create_dir_all(&directory);
+            let path = directory.join(name);
+            assert!(
+                std::fs::write(&path, bytes).is_ok(),
+                "cannot write {}",
+                path.display()
+            );
+            ScratchFile(path)
+        }
+    }
+
+    impl Drop for ScratchFile {
+        fn drop(&mut self) {
+            if let Some(directory) = self.0.parent() {
+                let _ = std::fs::remove_dir_all(directory);
+            }
+        }
+    }
+
+    fn codes_of(name: &str, bytes: &[u8]) -> Vec<&'static str> {
+        let scratch = ScratchFile::new(name, bytes);
+        check_file(&scratch.0)
+            .1
+            .iter()
+            .map(|diagnostic| diagnostic.code)
+            .collect()
+    }
+
+    #[test]
+    fn unreadable_binary_and_non_utf8_files_become_diagnostics() {
+        let missing = std::env::temp_dir().join("cukc-check-no-such-directory/missing.cuk");
+        let (file, diagnostics) = check_file(&missing);
+        assert_eq!(diagnostics.len(), 1);
+        assert_eq!(diagnostics[0].code, "E0001");
+        assert!(
+            render_diagnostics(&diagnostics, &file, MessageFormat::Short, Style::Plain)
+                .starts_with(&format!(
+                    "{}:1:1: error[E0001]: cannot read the file",
+                    missing.display()
+                ))
+        );
+        assert_eq!(codes_of("binary.cuk", b"\x7FELF\0\0\x01"), ["E0003"]);
+        assert_eq!(codes_of("latin1.cuk", b"// caf\xE9\n"), ["E0002"]);
+        assert_eq!(codes_of("empty.cuk", b""), ["W0001"]);
+    }
+
+    #[test]
+    fn a_directory_is_unreadable() {
+        let (_, diagnostics) = check_file(&std::env::temp_dir());
+        assert_eq!(
+            diagnostics.iter().map(|d| d.code).collect::<Vec<_>>(),
+            ["E0001"]
+        );
+    }
+
+    #[test]
+    fn summary_counts_errors_and_warnings() {
+        let mut tally = Tally::default();
+        assert_eq!(tally.summary(), None);
+        tally.errors = 1;
+        assert_eq!(tally.summary().as_deref(), Some("cukc check: 1 error"));
+        tally.warnings = 2;
+        assert_eq!(
+            tally.summary().as_deref(),
+            Some("cukc check: 1 error, 2 warnings")
+        );
+    }
 }

@@ -26,7 +26,7 @@ pub enum Style {
     Colored,
 }
 
-/// Renders each diagnostic as an ariadne report, one after the other.
+/// Renders each diagnostic as an ariadne report, separated by blank lines.
 pub fn human(diagnostics: &[Diagnostic], file: &SourceFile, style: Style) -> String {
     let source = Source::from(without_extra_line_breaks(file.text()));
     let path = file.path().to_owned();
@@ -72,6 +72,9 @@ pub fn human(diagnostics: &[Diagnostic], file: &SourceFile, style: Style) -> Str
             .write((path.clone(), &source), &mut bytes)
             .is_ok()
         {
+            if !rendered.is_empty() {
+                rendered.push('\n');
+            }
             for line in String::from_utf8_lossy(&bytes).lines() {
                 rendered.push_str(line.trim_end_matches(' '));
                 rendered.push('\n');

@@ -1,0 +1,312 @@
+//! The diagnostics corpus: `tests/diagnostics/*.cuk`, one file per mistake.
+//!
+//! Each file states the diagnostics it must produce with inline markers in
+//! comments:
+//!
+//! ```text
+//! const HALF: int = TILE $ 2; //~ error[E0101]
+//! let x = (1, 2
+//! //~^ error[E0111]
+//! ```
+//!
+//! `//~ SEVERITY[CODE]` expects a diagnostic of that severity and code whose
+//! primary span starts on the marker's line; each `^` right after `//~` moves
+//! the expectation one line up. A line may carry several markers. The markers
+//! are read from the raw bytes, so they work inside unterminated strings and
+//! comments too. The file's diagnostics (from loading, parsing and the
+//! empty-file check) must match the markers exactly, as a multiset of
+//! (line, severity, code); a mismatch fails with the list of missing and
+//! unexpected diagnostics, each with its rendered message.
+//!
+//! Each file also has an insta snapshot of its renderings, short form then
+//! the ariadne report (no colour), in `tests/diagnostics/snapshots/`. Run
+//! `cargo insta review` (or set `INSTA_UPDATE=always`) after a deliberate change.
+//!
+//! Every registered diagnostic code must have at least one marker in the
+//! corpus; the few that need an environment rather than a file (an unreadable
+//! path, a file over 4 GiB) are listed in [`CODES_TESTED_ELSEWHERE`] with the
+//! test that covers them.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use lang::render::{Style, human, short};
+use lang::{Diagnostic, SourceFile, codes, source};
+
+/// Codes whose input cannot be a file in the corpus, and where they are tested.
+const CODES_TESTED_ELSEWHERE: &[(&str, &str)] = &[
+    (
+        "E0001",
+        "an unreadable path: cli/src/check.rs, unreadable_binary_and_non_utf8_files_become_diagnostics",
+    ),
+    (
+        "E0004",
+        "a file over 4 GiB: lang/src/source.rs, files_beyond_four_gibibytes_are_rejected_by_size",
+    ),
+];
+
+/// One expected or actual diagnostic, as the markers describe it.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Expectation {
+    line: u32,
+    severity: String,
+    code: String,
+}
+
+fn corpus_directory() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/diagnostics")
+}
+
+/// The corpus files, sorted by name.
+fn corpus() -> Vec<(String, Vec<u8>)> {
+    let entries = std::fs::read_dir(corpus_directory())
+        .map_or_else(|_| Vec::new(), |entries| entries.flatten().collect());
+    let mut files: Vec<(String, Vec<u8>)> = entries
+        .into_iter()
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|extension| extension == "cuk"))
+        .filter_map(|path| {
+            let name = path.file_name()?.to_str()?.to_owned();
+            Some((name, std::fs::read(&path).ok()?))
+        })
+        .collect();
+    files.sort();
+    assert!(
+        files.len() >= 20,
+        "the diagnostics corpus at {} looks incomplete",
+        corpus_directory().display()
+    );
+    files
+}
+
+/// Loads, parses and checks `bytes` as `cukc check` does.
+fn diagnose(name: &str, bytes: Vec<u8>) -> (SourceFile, Vec<Diagnostic>) {
+    let loaded = source::load(format!("tests/diagnostics/{name}"), bytes);
+    let mut diagnostics = loaded.diagnostics;
+    if loaded.is_text {
+        let (module, parse_diagnostics) = grammar::parse(loaded.file.text());
+        diagnostics.extend(parse_diagnostics);
+        diagnostics.extend(source::no_items_warning(&module, &diagnostics));
+    }
+    (loaded.file, diagnostics)
+}
+
+/// The markers of a file, or a description of the first malformed one.
+fn markers(text: &str) -> Result<Vec<Expectation>, String> {
+    let mut expectations = Vec::new();
+    for (index, line) in text.lines().enumerate() {
+        let line_number = u32::try_from(index + 1).map_err(|_| "too many lines".to_owned())?;
+        for marker in line.split("//~").skip(1) {
+            let carets = marker
+                .chars()
+                .take_while(|&character| character == '^')
+                .count();
+            let rest = marker[carets..].trim_start();
+            let malformed = || {
+                format!(
+                    "line {line_number}: malformed marker `//~{}`",
+                    marker.trim_end()
+                )
+            };
+            let (severity, after_severity) = rest.split_once('[').ok_or_else(malformed)?;
+            let (code, _) = after_severity.split_once(']').ok_or_else(malformed)?;
+            let target = line_number
+                .checked_sub(u32::try_from(carets).map_err(|_| malformed())?)
+                .filter(|&target| target >= 1)
+                .ok_or_else(malformed)?;
+            if !matches!(severity, "error" | "warning" | "note") {
+                return Err(malformed());
+            }
+            expectations.push(Expectation {
+                line: target,
+                severity: severity.to_owned(),
+                code: code.to_owned(),
+            });
+        }
+    }
+    Ok(expectations)
+}
+
+fn actual(file: &SourceFile, diagnostics: &[Diagnostic]) -> Vec<Expectation> {
+    diagnostics
+        .iter()
+        .map(|diagnostic| {
+            let start = u32::try_from(file.clamp_span(diagnostic.span()).start).unwrap_or(u32::MAX);
+            Expectation {
+                line: file.line_column(start).line,
+                severity: diagnostic.severity.as_str().to_owned(),
+                code: diagnostic.code.to_owned(),
+            }
+        })
+        .collect()
+}
+
+/// The difference between expected and actual, as readable lines; empty when
+/// they match.
+fn compare(
+    name: &str,
+    expected: &[Expectation],
+    file: &SourceFile,
+    diagnostics: &[Diagnostic],
+) -> Vec<String> {
+    let mut remaining: BTreeMap<&Expectation, usize> = BTreeMap::new();
+    for expectation in expected {
+        *remaining.entry(expectation).or_default() += 1;
+    }
+    let mut problems = Vec::new();
+    for (found, diagnostic) in actual(file, diagnostics).iter().zip(diagnostics) {
+        match remaining.get_mut(found) {
+            Some(count) if *count > 0 => *count -= 1,
+            _ => problems.push(format!(
+                "{name}: unexpected {}",
+                short(std::slice::from_ref(diagnostic), file).trim_end()
+            )),
+        }
+    }
+    for (expectation, count) in remaining {
+        for _ in 0..count {
+            let Expectation {
+                line,
+                severity,
+                code,
+            } = expectation;
+            problems.push(format!("{name}:{line}: missing {severity}[{code}]"));
+        }
+    }
+    problems
+}
+
+#[test]
+fn every_file_produces_exactly_its_marked_diagnostics() {
+    let mut problems = Vec::new();
+    for (name, bytes) in corpus() {
+        let expected = match markers(&String::from_utf8_lossy(&bytes)) {
+            Ok(expected) => expected,
+            Err(message) => {
+                problems.push(format!("{name}: {message}"));
+                continue;
+            }
+        };
+        if expected.is_empty() {
+            problems.push(format!("{name}: has no `//~` marker"));
+        }
+        let (file, diagnostics) = diagnose(&name, bytes);
+        problems.extend(compare(&name, &expected, &file, &diagnostics));
+    }
+    assert!(
+        problems.is_empty(),
+        "diagnostics differ from the markers:\n{}",
+        problems.join("\n")
+    );
+}
+
+#[test]
+fn every_file_renders_as_its_snapshot() {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path("../../tests/diagnostics/snapshots");
+    settings.set_prepend_module_to_snapshot(false);
+    settings.bind(|| {
+        for (name, bytes) in corpus() {
+            let (file, diagnostics) = diagnose(&name, bytes);
+            let rendered = format!(
+                "{}\n{}",
+                short(&diagnostics, &file),
+                human(&diagnostics, &file, Style::Plain)
+            );
+            let stem = name.trim_end_matches(".cuk");
+            let mut file_settings = insta::Settings::clone_current();
+            file_settings.set_input_file(corpus_directory().join(&name));
+            file_settings.set_omit_expression(true);
+            file_settings.bind(|| insta::assert_snapshot!(stem, rendered));
+        }
+    });
+}
+
+#[test]
+fn every_registered_code_has_an_input_file() {
+    let mut marked: Vec<String> = Vec::new();
+    for (name, bytes) in corpus() {
+        let expected = markers(&String::from_utf8_lossy(&bytes)).unwrap_or_default();
+        for expectation in expected {
+            assert!(
+                codes::summary(&expectation.code).is_some(),
+                "{name}: {} is not registered",
+                expectation.code
+            );
+            marked.push(expectation.code);
+        }
+    }
+    let uncovered: Vec<&str> = codes::REGISTRY
+        .iter()
+        .map(|info| info.code)
+        .filter(|code| !marked.iter().any(|marked_code| marked_code == code))
+        .filter(|code| {
+            !CODES_TESTED_ELSEWHERE
+                .iter()
+                .any(|(exempt, _)| exempt == code)
+        })
+        .collect();
+    assert!(
+        uncovered.is_empty(),
+        "registered codes without an input in tests/diagnostics/: {uncovered:?}"
+    );
+}
+
+#[test]
+fn recovery_reports_each_independent_mistake_once() {
+    for (name, count) in [
+        ("recovery_three_mistakes.cuk", 3),
+        ("recovery_five_mistakes.cuk", 5),
+    ] {
+        let bytes = std::fs::read(corpus_directory().join(name)).unwrap_or_default();
+        let (file, diagnostics) = diagnose(name, bytes);
+        assert_eq!(
+            diagnostics.len(),
+            count,
+            "{name}:\n{}",
+            short(&diagnostics, &file)
+        );
+    }
+}
+
+#[test]
+fn a_zero_byte_file_is_empty_and_a_warning_only() {
+    let (_, diagnostics) = diagnose("zero_bytes.cuk", Vec::new());
+    let codes: Vec<&str> = diagnostics
+        .iter()
+        .map(|diagnostic| diagnostic.code)
+        .collect();
+    assert_eq!(codes, ["W0001"]);
+    assert!(!diagnostics.iter().any(Diagnostic::is_error));
+}
+
+#[test]
+fn ten_thousand_open_brackets_give_a_diagnostic_not_a_stack_overflow() {
+    for opener in ["(", "[", "{", "f("] {
+        let text = format!("const X: int = {};\n", opener.repeat(10_000));
+        let (_, diagnostics) = grammar::parse(&text);
+        assert!(
+            diagnostics
+                .iter()
+                .any(|diagnostic| diagnostic.code == "E0110"),
+            "{opener}: {:?}",
+            diagnostics
+                .iter()
+                .map(|diagnostic| diagnostic.code)
+                .collect::<Vec<_>>()
+        );
+    }
+}
+
+#[test]
+fn markers_are_read_with_carets_and_several_per_line() {
+    let text = "a //~ error[E0101] //~ warning[W0001]\nb\n//~^^ note[E0107]\n";
+    let expected = markers(text).unwrap_or_default();
+    let lines: Vec<(u32, &str)> = expected.iter().map(|e| (e.line, e.code.as_str())).collect();
+    assert_eq!(lines, [(1, "E0101"), (1, "W0001"), (1, "E0107")]);
+    assert!(
+        markers("x\n//~^ error[E0101]\n//~^^^ error[E0101]\n").is_err(),
+        "a caret above line 1"
+    );
+    assert!(markers("//~ mistake[E0101]").is_err());
+}
