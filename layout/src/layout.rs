@@ -83,6 +83,12 @@ impl<I: Int> Layout<I> {
 
     /// CuTe's `make_layout(layouts...)`: the layout whose modes are `modes`.
     pub fn from_modes(modes: Vec<Layout<I>>) -> Result<Self, LayoutError> {
+        if modes.is_empty() {
+            return Err(LayoutError::Unsupported {
+                operation: "make_layout",
+                reason: "a layout needs at least one mode".to_owned(),
+            });
+        }
         // Each mode is already a valid layout; only the added level can break a limit.
         if modes.iter().any(|mode| mode.depth() >= MAX_DEPTH) {
             return Err(LayoutError::TooDeep { limit: MAX_DEPTH });
@@ -198,17 +204,18 @@ impl<I: Int> Layout<I> {
     /// Groups modes `begin..end` into one mode (CuTe's `group_modes<B,E>`).
     pub fn group_modes(&self, begin: usize, end: usize) -> Result<Layout<I>, LayoutError> {
         let modes = self.modes();
-        if begin > end || end > modes.len() {
-            let index = if begin > end { begin } else { end };
+        if begin >= end || end > modes.len() {
+            let index = if begin >= end { begin } else { end };
             return Err(LayoutError::ModeOutOfRange {
                 operation: "group_modes",
                 index,
                 rank: modes.len(),
             });
         }
-        let mut result: Vec<Layout<I>> = modes[..begin].to_vec();
-        result.push(Layout::from_modes(modes[begin..end].to_vec())?);
-        result.extend_from_slice(&modes[end..]);
+        let mut result: Vec<Layout<I>> = modes.iter().take(begin).cloned().collect();
+        let grouped = modes.iter().take(end).skip(begin).cloned().collect();
+        result.push(Layout::from_modes(grouped)?);
+        result.extend(modes.iter().skip(end).cloned());
         Layout::from_modes(result)
     }
 

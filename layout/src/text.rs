@@ -88,6 +88,14 @@ impl Parser {
         }
     }
 
+    fn text_since(&self, start: usize) -> String {
+        self.chars
+            .get(start..self.position)
+            .unwrap_or_default()
+            .iter()
+            .collect()
+    }
+
     fn expect(&mut self, wanted: char) -> Result<(), LayoutError> {
         if self.peek() == Some(wanted) {
             self.position += 1;
@@ -206,7 +214,7 @@ impl Parser {
                 {
                     self.position += 1;
                 }
-                let name: String = self.chars[start..self.position].iter().collect();
+                let name = self.text_since(start);
                 if self.peek() != Some('(') || !matches!(name.as_str(), "ceil_div" | "div" | "mod")
                 {
                     return Ok(SymInt::variable(&name));
@@ -238,7 +246,7 @@ impl Parser {
         {
             self.position += 1;
         }
-        let digits: String = self.chars[start..self.position].iter().collect();
+        let digits = self.text_since(start);
         let text = if negative {
             format!("-{digits}")
         } else {
@@ -281,7 +289,11 @@ fn to_int_tuple<I: Int>(node: &Node) -> Result<IntTuple<I>, LayoutError> {
         )),
         Node::Underscore(column) => Err(error(*column, "an integer or `(`", "`_`".to_owned())),
         Node::Tuple { column, .. } => Err(error(*column, "an integer or `(`", "`<`".to_owned())),
-        Node::Pair(_, second, _) => Err(error(second.column() - 1, "`,` or `)`", "`:`".to_owned())),
+        Node::Pair(_, second, _) => Err(error(
+            second.column().saturating_sub(1),
+            "`,` or `)`",
+            "`:`".to_owned(),
+        )),
     }
 }
 
@@ -317,7 +329,11 @@ fn to_coord<I: Int>(node: &Node) -> Result<Coord<I>, LayoutError> {
         Node::Tuple { column, .. } => {
             Err(error(*column, "an integer, `_` or `(`", "`<`".to_owned()))
         }
-        Node::Pair(_, second, _) => Err(error(second.column() - 1, "`,` or `)`", "`:`".to_owned())),
+        Node::Pair(_, second, _) => Err(error(
+            second.column().saturating_sub(1),
+            "`,` or `)`",
+            "`:`".to_owned(),
+        )),
     }
 }
 

@@ -259,7 +259,7 @@ fn int_crd2idx<I: Int>(
         (IntTuple::Tuple(ss), IntTuple::Tuple(ds)) if ss.len() == ds.len() && !ss.is_empty() => {
             let mut rest = index.clone();
             let mut sum = I::from_static(0);
-            let last = ss.len() - 1;
+            let last = ss.len().saturating_sub(1);
             for (position, (s, d)) in ss.iter().zip(ds).enumerate() {
                 if position == last {
                     sum = sum.add(&int_crd2idx(&rest, s, d)?)?;
