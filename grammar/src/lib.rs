@@ -49,17 +49,18 @@ pub fn parse(source: &str) -> (Module, Vec<Diagnostic>) {
     }
     let end_of_input = source.len();
     let boundaries = statement_boundaries(&tokens);
+    let parsed_tokens = tokens.clone();
     let mut context = Context::default();
     let result = parser::ModuleParser::new().parse(&mut context, tokens.into_iter().map(Ok));
     let mut syntax_errors: Vec<Diagnostic> = context
         .recovered
         .into_iter()
-        .filter_map(|recovery| syntax_error::describe(recovery.error))
+        .filter_map(|recovery| syntax_error::describe(recovery.error, &parsed_tokens))
         .collect();
     let module = match result {
         Ok(module) => module,
         Err(error) => {
-            syntax_errors.extend(syntax_error::describe(error));
+            syntax_errors.extend(syntax_error::describe(error, &parsed_tokens));
             Module::default()
         }
     };

@@ -6,7 +6,8 @@ use std::convert::Infallible;
 use lalrpop_util::ParseError;
 use lang::{Diagnostic, Span};
 
-use crate::token::Token;
+use crate::lexer::Spanned;
+use crate::token::{Token, keyword};
 
 /// Tokens that can start an expression.
 const EXPRESSION_START: &[&str] = &[
@@ -30,12 +31,29 @@ const OPERATORS: &[&str] = &[
 
 /// The diagnostic for one parse error, or `None` when the offending token is
 /// text the lexer already reported.
-pub fn describe(error: ParseError<usize, Token<'_>, Infallible>) -> Option<Diagnostic> {
+///
+/// `tokens` is the stream the parser read; it lets the description look at
+/// the tokens before the offending one (`lett x = 3;` names `let`).
+pub fn describe(
+    error: ParseError<usize, Token<'_>, Infallible>,
+    tokens: &[Spanned<'_>],
+) -> Option<Diagnostic> {
     match error {
         ParseError::UnrecognizedToken {
             token: (start, token, end),
             expected,
-        } => unexpected(token, Span::from_range(start..end), &expected),
+        } => {
+            let diagnostic = unexpected(token, Span::from_range(start..end), &expected)?;
+            Some(match misspelled_statement_keyword(tokens, start) {
+                Some((keyword, span)) => Diagnostic {
+                    help: None,
+                    ..diagnostic
+                }
+                .with_secondary(span, "this name is not a keyword")
+                .with_help(format!("did you mean the keyword `{keyword}`?")),
+                None => diagnostic,
+            })
+        }
         ParseError::ExtraToken {
             token: (start, token, end),
         } => unexpected(token, Span::from_range(start..end), &[]),
@@ -76,6 +94,9 @@ fn unexpected(token: Token<'_>, span: Span, expected: &[String]) -> Option<Diagn
     let wanted = expected_in_words(expected);
     let diagnostic = Diagnostic::error("E0107", format!("expected {wanted}, found {token}"))
         .with_primary(span, format!("unexpected {token}"));
+    if let Some(keyword) = misspelled_keyword(&token, expected) {
+        return Some(diagnostic.with_help(format!("did you mean the keyword `{keyword}`?")));
+    }
     Some(with_hint(diagnostic, &token, expected))
 }
 
@@ -104,6 +125,77 @@ fn with_hint(diagnostic: Diagnostic, token: &Token<'_>, expected: &[String]) -> 
     } else {
         diagnostic
     }
+}
+
+/// Statement keywords a misspelled name at the start of a statement may mean.
+const STATEMENT_KEYWORDS: &[&str] = &[
+    "let", "return", "for", "while", "if", "break", "continue", "report",
+];
+
+/// For an error at `start`: the statement keyword meant by a name that starts
+/// the statement just before it (`lett x`, `retrun x`), and that name's span.
+fn misspelled_statement_keyword(
+    tokens: &[Spanned<'_>],
+    start: usize,
+) -> Option<(&'static str, Span)> {
+    let index = tokens.partition_point(|(token_start, _, _)| *token_start < start);
+    let (name_start, Token::Name(text), name_end) = tokens.get(index.checked_sub(1)?)? else {
+        return None;
+    };
+    let at_statement_start = match index.checked_sub(2) {
+        None => true,
+        Some(before) => matches!(
+            tokens[before].1,
+            Token::Semicolon | Token::OpenBrace | Token::CloseBrace
+        ),
+    };
+    if !at_statement_start || text.chars().count() < 2 {
+        return None;
+    }
+    let limit = if text.chars().count() <= 3 { 1 } else { 2 };
+    STATEMENT_KEYWORDS
+        .iter()
+        .map(|candidate| (edit_distance(text, candidate), *candidate))
+        .filter(|(distance, _)| *distance <= limit)
+        .min()
+        .map(|(_, candidate)| (candidate, Span::from_range(*name_start..*name_end)))
+}
+
+/// The expected keyword a name is one or two edits away from (`kernal`).
+fn misspelled_keyword(token: &Token<'_>, expected: &[String]) -> Option<&'static str> {
+    let Token::Name(text) = token else {
+        return None;
+    };
+    if text.chars().count() < 3 {
+        return None;
+    }
+    expected
+        .iter()
+        .filter_map(|terminal| keyword(unquote(terminal)).and_then(|token| token.keyword_text()))
+        .filter(|candidate| candidate.len() >= 3)
+        .map(|candidate| (edit_distance(text, candidate), candidate))
+        .filter(|(distance, _)| *distance <= 2)
+        .min()
+        .map(|(_, candidate)| candidate)
+}
+
+/// The Levenshtein distance between two words, counted in characters.
+fn edit_distance(left: &str, right: &str) -> usize {
+    let right: Vec<char> = right.chars().collect();
+    let mut previous: Vec<usize> = (0..=right.len()).collect();
+    for (row, left_character) in left.chars().enumerate() {
+        let mut current = Vec::with_capacity(right.len() + 1);
+        current.push(row + 1);
+        for (column, right_character) in right.iter().enumerate() {
+            let substitution = previous[column] + usize::from(left_character != *right_character);
+            let best = substitution
+                .min(previous[column + 1] + 1)
+                .min(current[column] + 1);
+            current.push(best);
+        }
+        previous = current;
+    }
+    previous[right.len()]
 }
 
 fn starts_expression(token: &Token<'_>) -> bool {

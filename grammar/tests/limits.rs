@@ -143,3 +143,19 @@ fn three_independent_mistakes_give_three_diagnostics() {
         "fn f() {\n    let a = 1 +;\n    let b = (1 2);\n    let c = 3 4;\n    let ok = 5;\n}\n";
     assert_eq!(codes(text), ["E0107", "E0107", "E0107"]);
 }
+
+#[test]
+fn misspelled_keywords_get_a_suggestion() {
+    let (_, diagnostics) = grammar::parse("kernal k() {}\nfn f() {\n    lett x = 3;\n}\n");
+    let helps: Vec<Option<&str>> = diagnostics
+        .iter()
+        .map(|diagnostic| diagnostic.help.as_deref())
+        .collect();
+    assert_eq!(
+        helps,
+        [
+            Some("did you mean the keyword `kernel`?"),
+            Some("did you mean the keyword `let`?")
+        ]
+    );
+}

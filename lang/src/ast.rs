@@ -12,7 +12,7 @@
 //!   kinds (`int`, `dtype`) and built-ins (`thread_idx`) are plain names; the
 //!   type checker gives them meaning.
 //! - Where the parser recovered from a syntax error it leaves an `Error` node
-//!   ([`ItemKind::Error`], [`StmtKind::Error`], [`ExprKind::Error`]). Such a
+//!   ([`ItemKind::Error`], [`StmtKind::Error`]). Such a
 //!   node only exists alongside an error diagnostic, so later stages may skip it
 //!   silently.
 //! - Grouping parentheses leave no node: `(a + b)` is the `+` node itself.

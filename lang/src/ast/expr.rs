@@ -92,8 +92,6 @@ pub enum ExprKind {
         /// The layout between the brackets.
         layout: Box<Expr>,
     },
-    /// An expression the parser could not read; a diagnostic says why.
-    Error,
 }
 
 /// A call argument, positional or named (`rtol = 1e-6`).

@@ -93,7 +93,6 @@ impl Printer {
                 self.expr(layout);
                 self.out.push(')');
             }
-            ExprKind::Error => self.out.push_str("(error)"),
         }
     }
 
