@@ -26,7 +26,7 @@ const ITEM_START: &[&str] = &["use", "const", "fn", "kernel", "atom", "test", "b
 /// Tokens that can continue an expression.
 const OPERATORS: &[&str] = &[
     "||", "&&", "==", "!=", "<", "<=", ">", ">=", ":", "|", "^", "&", "<<", ">>", "+", "-", "*",
-    "/", "%", ".", "(", "[", "=", "+=", "-=", "*=", "/=", "%=",
+    "/", "%", ".", "(", "[", "=", "+=", "-=", "*=", "/=", "%=", "::",
 ];
 
 /// The diagnostic for one parse error, or `None` when the offending token is
