@@ -23,7 +23,8 @@ pub fn rename_misused_keywords<'input>(
         let previous = index.checked_sub(1).map(|before| &tokens[before].1);
         let before_previous = index.checked_sub(2).map(|before| &tokens[before].1);
         let next = tokens.get(index + 1).map(|(_, token, _)| token);
-        let name_only = needs_name_after(previous, before_previous, token) || names_before(next);
+        let name_only = needs_name_after(previous, before_previous, token)
+            || (names_before(next) && !introduces_name(token));
         if !name_only {
             continue;
         }
@@ -59,6 +60,24 @@ fn needs_name_after(
         Some(Token::Const) => before_previous != Some(&Token::If),
         _ => false,
     }
+}
+
+/// Keywords that are followed by a name, so that `let = 3;` lacks the name
+/// rather than misusing `let` as one.
+fn introduces_name(keyword: &Token<'_>) -> bool {
+    matches!(
+        keyword,
+        Token::Let
+            | Token::Mut
+            | Token::Const
+            | Token::Fn
+            | Token::Kernel
+            | Token::Atom
+            | Token::Test
+            | Token::Bench
+            | Token::For
+            | Token::Report
+    )
 }
 
 /// Whether a token followed by `next` must be a name: no keyword is ever

@@ -159,3 +159,11 @@ fn misspelled_keywords_get_a_suggestion() {
         ]
     );
 }
+
+#[test]
+fn a_missing_name_is_not_a_misused_keyword() {
+    assert_eq!(codes("fn f() { let = 3; }"), ["E0107"]);
+    assert_eq!(codes("fn f() { let mut = 3; }"), ["E0107"]);
+    assert_eq!(codes("fn f(static: i32) {}"), ["E0109"]);
+    assert_eq!(codes("fn f() { g(in = 1); }"), ["E0109"]);
+}
