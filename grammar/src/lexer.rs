@@ -193,8 +193,10 @@ pub fn lex(source: &str) -> (Vec<Spanned<'_>>, Vec<Diagnostic>) {
         let text = raw_lexer.slice();
         let span = Span::from_range(range.clone());
         let token = match raw {
-            Ok(Raw::BlockComment) => continue,
-            Ok(raw) => cook(raw, text, span, &mut diagnostics),
+            Ok(raw) => match cook(raw, text, span, &mut diagnostics) {
+                Some(token) => token,
+                None => continue,
+            },
             Err(RawError::UnterminatedComment) => {
                 diagnostics.push(
                     Diagnostic::error("E0102", "unterminated block comment")
@@ -216,14 +218,16 @@ pub fn lex(source: &str) -> (Vec<Spanned<'_>>, Vec<Diagnostic>) {
     (tokens, diagnostics)
 }
 
-/// Turns a raw token into a parser token, reporting malformed literals.
+/// Turns a raw token into a parser token, reporting malformed literals;
+/// `None` for a comment, which the parser never sees.
 fn cook<'input>(
     raw: Raw,
     text: &'input str,
     span: Span,
     diagnostics: &mut Vec<Diagnostic>,
-) -> Token<'input> {
-    match raw {
+) -> Option<Token<'input>> {
+    let token = match raw {
+        Raw::BlockComment => return None,
         Raw::Identifier => keyword(text).unwrap_or(Token::Name(text)),
         Raw::Integer => integer(text, span, diagnostics),
         Raw::Float => float(text, span, diagnostics),
@@ -275,9 +279,8 @@ fn cook<'input>(
         Raw::Caret => Token::Caret,
         Raw::ShiftLeft => Token::ShiftLeft,
         Raw::ShiftRight => Token::ShiftRight,
-        // Skipped by `lex` before it calls `cook`; reaching here would be harmless.
-        Raw::BlockComment => Token::Error,
-    }
+    };
+    Some(token)
 }
 
 /// The diagnostic for a character that starts no token.

@@ -1,15 +1,19 @@
 //! The `.cuk` lexer and parser: text in, AST and diagnostics out.
 //!
-//! [`parse`] is the whole interface: it never fails and never panics. Bad
-//! input gives a (possibly partial) [`Module`] plus diagnostics with codes
-//! E0101-E0115. Only this crate knows logos and lalrpop; their types do not
-//! appear in its interface.
+//! [`parse`] is the interface the compiler uses: it never fails and never
+//! panics. Bad input gives a (possibly partial) [`Module`] plus diagnostics
+//! with codes E0101-E0115. [`lexer`], [`token`] and [`nesting`] are public
+//! for tools that want tokens (highlighting) and for tests. Only this crate
+//! knows logos and lalrpop; no lalrpop type appears in its interface.
 //!
-//! The pipeline inside: [`lexer`] turns text into tokens (bad text becomes an
-//! error token and a diagnostic), [`nesting`] checks bracket balance and
-//! depth, the lalrpop grammar builds the tree through the helpers in
-//! `actions`, recovering at item and statement boundaries, and
-//! `syntax_error` words lalrpop's errors.
+//! The pipeline inside [`parse`]: [`lexer`] turns text into tokens (bad text
+//! becomes an error token and a diagnostic); `keyword_names` turns keywords
+//! written where a name must stand into names, reporting each once; [`nesting`]
+//! checks bracket balance and depth; the lalrpop grammar
+//! (`grammar.lalrpop`) builds the tree through the helpers in `actions`,
+//! recovering at item and statement boundaries; `syntax_error` words
+//! lalrpop's errors, and cascades (a second error in the same statement)
+//! are dropped.
 
 mod actions;
 mod congruence;

@@ -7,7 +7,10 @@ use std::fmt;
 /// Keywords are recognised after lexing (an identifier whose text is a
 /// keyword), so `letter` is one name, never `let` followed by `ter`.
 #[derive(Clone, Debug, PartialEq)]
-#[allow(missing_docs)] // Keyword and punctuation variants are named after their text.
+#[expect(
+    missing_docs,
+    reason = "keyword and punctuation variants are named after their text"
+)]
 pub enum Token<'input> {
     /// An identifier (Unicode XID).
     Name(&'input str),
