@@ -112,7 +112,13 @@ fn with_hint(diagnostic: Diagnostic, token: &Token<'_>, expected: &[String]) -> 
             | Token::Greater
             | Token::GreaterEqual
     );
-    if expects(",") && expects(")") && starts_expression(token) {
+    let is_launch_part = matches!(
+        token,
+        Token::Name("grid" | "block" | "cluster") | Token::Smem
+    );
+    if expects("launch") && is_launch_part {
+        diagnostic.with_help("a launch clause starts with `launch`: `launch grid(..) block(..)`")
+    } else if expects(",") && expects(")") && starts_expression(token) {
         diagnostic.with_help("elements of a tuple or argument list are separated by `,`")
     } else if is_comparison && expects("&&") {
         diagnostic.with_help("comparisons do not chain: write `a < b && b < c`")

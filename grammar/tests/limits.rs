@@ -167,3 +167,11 @@ fn a_missing_name_is_not_a_misused_keyword() {
     assert_eq!(codes("fn f(static: i32) {}"), ["E0109"]);
     assert_eq!(codes("fn f() { g(in = 1); }"), ["E0109"]);
 }
+
+#[test]
+fn a_launch_clause_without_launch_gets_a_hint() {
+    let (_, diagnostics) = grammar::parse("kernel k(n: i32) grid(n) block(32) {}");
+    assert_eq!(diagnostics.len(), 1);
+    assert_eq!(diagnostics[0].code, "E0107");
+    assert!(diagnostics[0].help.as_deref().is_some_and(|help| help.contains("starts with `launch`")));
+}
