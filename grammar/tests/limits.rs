@@ -173,5 +173,10 @@ fn a_launch_clause_without_launch_gets_a_hint() {
     let (_, diagnostics) = grammar::parse("kernel k(n: i32) grid(n) block(32) {}");
     assert_eq!(diagnostics.len(), 1);
     assert_eq!(diagnostics[0].code, "E0107");
-    assert!(diagnostics[0].help.as_deref().is_some_and(|help| help.contains("starts with `launch`")));
+    assert!(
+        diagnostics[0]
+            .help
+            .as_deref()
+            .is_some_and(|help| help.contains("starts with `launch`"))
+    );
 }
