@@ -155,3 +155,37 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn deep_and_huge_layouts_are_errors_not_panics() {
+    let deep_text = format!("{}4{}", "(".repeat(32), ")".repeat(32));
+    let deep: Layout = deep_text.parse().unwrap();
+    assert_eq!(deep.depth(), 32);
+    let unit = Layout::new(IntTuple::int(1), IntTuple::int(0)).unwrap();
+    exercise(&deep, &unit, &IntTuple::int(0));
+    // Adding a level beyond the limit is refused; coalescing first is fine.
+    assert!(matches!(
+        Layout::from_modes(vec![deep.clone()]),
+        Err(layout::LayoutError::TooDeep { .. })
+    ));
+    assert_eq!(
+        zipped_divide(&deep, &Tiler::Extent(2)).unwrap().to_string(),
+        "(2,2):(1,2)"
+    );
+    let huge: Layout = "(1048576,1048576,1048576):(1,1048576,0)".parse().unwrap();
+    assert!(matches!(
+        huge.table(layout::TABLE_LIMIT),
+        Err(layout::LayoutError::TooLarge { .. })
+    ));
+    let overflowing: Layout = "(4611686018427387904,4):(2,4611686018427387904)"
+        .parse()
+        .unwrap();
+    assert!(matches!(
+        overflowing.size(),
+        Err(layout::LayoutError::Overflow { .. })
+    ));
+    assert!(matches!(
+        overflowing.cosize(),
+        Err(layout::LayoutError::Overflow { .. })
+    ));
+}
