@@ -253,6 +253,11 @@ fn local_tile_of_a_symbolic_tensor() {
         zipped.to_string(),
         "((8,128),(ceil_div(m,8),ceil_div(k,128))):((k,1),(8*k,128))"
     );
+    // local_tile: block (bx, by) of the zipped divide, with a run-time offset.
+    let block: Coord<SymInt> = "((_,_),(bx,by))".parse().unwrap();
+    let (tile_layout, offset) = slice_and_offset(&block, &zipped).unwrap();
+    assert_eq!(tile_layout.to_string(), "(8,128):(k,1)");
+    assert_eq!(offset.to_string(), "8*bx*k+128*by");
     let error = complement(&global, None).unwrap_err();
     assert!(
         matches!(
