@@ -1,7 +1,7 @@
 //! Method forms of the free functions, for call chains such as
-//! `a.logical_divide(&tiler)?.coalesce()?`.
+//! `a.logical_divide(&tiler)?.coalesce()?`, and the static/symbolic conversions.
 
-use crate::{AsTiler, Coord, Int, IntTuple, Layout, LayoutError};
+use crate::{AsTiler, Coord, Int, IntTuple, Layout, LayoutError, SymInt};
 
 impl<I: Int> Layout<I> {
     /// [`coalesce`](crate::coalesce) of this layout.
@@ -48,5 +48,28 @@ impl<I: Int> Layout<I> {
     /// offset of the fixed coordinates.
     pub fn slice(&self, coord: &Coord<I>) -> Result<(Layout<I>, I), LayoutError> {
         crate::slice_and_offset(coord, self)
+    }
+}
+
+impl<I: Int> Layout<I> {
+    /// Whether every extent and stride is known at compile time.
+    pub fn is_static(&self) -> bool {
+        self.shape().is_static() && self.stride().is_static()
+    }
+
+    /// This layout with `i64` leaves, or [`LayoutError::Dynamic`] naming the first
+    /// run-time leaf.
+    pub fn to_static(&self) -> Result<Layout<i64>, LayoutError> {
+        self.try_map(&mut |value: &I| value.static_value("to_static"))
+    }
+}
+
+impl Layout<SymInt> {
+    /// Replaces the variables for which `value_of` gives a value, folding the result.
+    pub fn substitute(
+        &self,
+        value_of: &dyn Fn(&str) -> Option<i64>,
+    ) -> Result<Layout<SymInt>, LayoutError> {
+        self.try_map(&mut |value: &SymInt| value.substitute(value_of))
     }
 }
