@@ -7,8 +7,9 @@
 //! extent left of `s` is taken from it (the taken extent must divide what is left). A
 //! violation is [`LayoutError::NotDivisible`]. Where C++ only checks a stride smaller
 //! than the mode and then returns a layout that is not `a ∘ b` (the stride does not
-//! divide the mode and `b` continues into the next mode), this is an error too. When `a` coalesces to a single mode the
-//! result is simply `s : d*stride(a)`, which works for symbolic `a`.
+//! divide the mode and `b` continues into the next mode), this is an error too. When
+//! `a` coalesces to a single mode the result is simply `s : d*stride(a)`, which works
+//! for symbolic `a`.
 
 use crate::coalesce::{coalesce_keeping_extension, leaf_modes};
 use crate::{AsTiler, Int, IntTuple, Layout, LayoutError, Tiler};
@@ -25,11 +26,11 @@ pub(crate) fn absolute<I: Int>(value: &I) -> Result<I, LayoutError> {
     }
 }
 
-fn not_divisible(condition: &str, left: &impl ToString, right: &impl ToString) -> LayoutError {
+fn not_divisible(dividend: String, divisor: String) -> LayoutError {
     LayoutError::NotDivisible {
         operation: "composition",
-        dividend: format!("{condition}: {}", left.to_string()),
-        divisor: right.to_string(),
+        dividend,
+        divisor,
     }
 }
 
@@ -67,9 +68,8 @@ fn compose_mode<I: Int>(lhs: &[(I, I)], shape: &I, stride: &I) -> Result<Layout<
             && step >= extent
         {
             return Err(not_divisible(
-                "stride divisibility condition, stride",
-                &rest_stride,
-                &format!("the left mode shape {extent}"),
+                format!("the stride {step} of the right operand"),
+                format!("the left operand's mode shape {extent}"),
             ));
         }
         let magnitude = absolute(&rest_stride)?;
@@ -97,9 +97,8 @@ fn compose_mode<I: Int>(lhs: &[(I, I)], shape: &I, stride: &I) -> Result<Layout<
             && left > taken
         {
             return Err(not_divisible(
-                "stride divisibility condition, left mode shape",
-                &extent,
-                &format!("the stride {step} of the right operand, which spans more than that mode"),
+                format!("the left operand's mode shape {extent}"),
+                format!("the stride {step} of the right operand (which continues past that mode)"),
             ));
         }
         let new_shape = smaller(&next_shape, &rest_shape)?;
@@ -107,9 +106,8 @@ fn compose_mode<I: Int>(lhs: &[(I, I)], shape: &I, stride: &I) -> Result<Layout<
             && left.checked_rem(taken) != Some(0)
         {
             return Err(not_divisible(
-                "shape divisibility condition, shape",
-                &rest_shape,
-                &format!("the extent {taken} taken from a left mode"),
+                format!("the remaining shape {left} of the right operand"),
+                format!("the extent {taken} taken from a mode of the left operand"),
             ));
         }
         shapes.push(IntTuple::Int(new_shape.clone()));
