@@ -2,7 +2,7 @@
 //!
 //! The complement of `a` with respect to a cotarget is a layout `c` whose image is
 //! disjoint from `a`'s, ordered after it, so that `(a, c)` covers the cotarget. The
-//! inverses follow the chain of strides `1, s0*d0, ...` through the coalesced layout.
+//! inverses visit the modes of the coalesced layout by increasing stride.
 
 use crate::coalesce::{coalesce, filter, leaf_modes};
 use crate::tuple_arith::{ceil_div, compact_left};
