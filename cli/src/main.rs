@@ -13,7 +13,11 @@ use clap::{Parser, Subcommand};
 
 /// The CuK compiler.
 #[derive(Parser)]
-#[command(name = "cukc", version, about = "The CuK compiler: CuTe's layout algebra as a kernel language")]
+#[command(
+    name = "cukc",
+    version,
+    about = "The CuK compiler: CuTe's layout algebra as a kernel language"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -43,7 +43,10 @@ fn check_problem(name: &str) -> Option<String> {
 fn every_example_checks_without_diagnostics() {
     let names = example_names();
     assert!(!names.is_empty(), "cuk-examples/ holds no .cuk file");
-    let problems: Vec<String> = names.iter().filter_map(|name| check_problem(name)).collect();
+    let problems: Vec<String> = names
+        .iter()
+        .filter_map(|name| check_problem(name))
+        .collect();
     assert!(
         problems.is_empty(),
         "{} of {} examples do not check cleanly:\n{}",
@@ -65,5 +68,9 @@ fn readme_lists_exactly_the_examples() {
         .map(|(name, _)| name.to_owned())
         .filter(|name| name.ends_with(".cuk"))
         .collect();
-    assert_eq!(listed, example_names(), "README.md's table and the .cuk files differ");
+    assert_eq!(
+        listed,
+        example_names(),
+        "README.md's table and the .cuk files differ"
+    );
 }
