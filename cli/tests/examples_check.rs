@@ -1,10 +1,13 @@
 //! The showcase kernels in `cuk-examples/` are the corpus every compiler stage grows
-//! on: each must pass `cukc check` without a single diagnostic, and the folder's
-//! README must describe exactly the files that are there.
+//! on: each must pass `cukc check` without a single diagnostic, open with a comment
+//! saying what it teaches, and run every kernel it defines from a `test` and a
+//! `bench`; the folder's README must describe exactly the files that are there.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+use lang::ast::{Block, ExprKind, ItemKind, StmtKind};
 
 /// The `cuk-examples/` folder at the repository root.
 fn examples_dir() -> PathBuf {
@@ -73,4 +76,66 @@ fn readme_lists_exactly_the_examples() {
         example_names(),
         "README.md's table and the .cuk files differ"
     );
+}
+
+/// The names called by the top-level expression statements of `block`, such as the
+/// kernel launch `copy_basic(512, 256, a, out);` of a test.
+fn called_names(block: &Block) -> impl Iterator<Item = &str> {
+    block
+        .statements
+        .iter()
+        .filter_map(|statement| match &statement.kind {
+            StmtKind::Expr(expr) => match &expr.kind {
+                ExprKind::Call { callee, .. } => match &callee.kind {
+                    ExprKind::Path(path) => path.segments.last().map(|name| name.text.as_str()),
+                    _ => None,
+                },
+                _ => None,
+            },
+            _ => None,
+        })
+}
+
+/// What keeps the example `name` from teaching and exercising its kernels, if anything.
+fn structure_problems(name: &str) -> Vec<String> {
+    let text = std::fs::read_to_string(examples_dir().join(name)).expect("the example is readable");
+    let mut problems = Vec::new();
+    if !text.starts_with("//") {
+        problems.push(format!(
+            "{name}: does not open with a comment saying what it teaches"
+        ));
+    }
+    let (module, _) = grammar::parse(&text);
+    let mut kernels = Vec::new();
+    let mut tested = BTreeSet::new();
+    let mut benched = BTreeSet::new();
+    for item in &module.items {
+        match &item.kind {
+            ItemKind::Kernel(kernel) => kernels.push(kernel.name.text.as_str()),
+            ItemKind::Test(test) => tested.extend(called_names(&test.body)),
+            ItemKind::Bench(bench) => benched.extend(called_names(&bench.body)),
+            _ => {}
+        }
+    }
+    if kernels.is_empty() {
+        problems.push(format!("{name}: defines no kernel"));
+    }
+    for kernel in kernels {
+        if !tested.contains(kernel) {
+            problems.push(format!("{name}: no test runs kernel `{kernel}`"));
+        }
+        if !benched.contains(kernel) {
+            problems.push(format!("{name}: no bench runs kernel `{kernel}`"));
+        }
+    }
+    problems
+}
+
+#[test]
+fn every_example_teaches_and_exercises_its_kernels() {
+    let problems: Vec<String> = example_names()
+        .iter()
+        .flat_map(|name| structure_problems(name))
+        .collect();
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
