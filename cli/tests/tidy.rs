@@ -1,0 +1,56 @@
+//! Tidiness rules for the whole workspace, checked as a test: every Rust source file
+//! opens with a `//!` module doc saying what it is for.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// The folders holding the workspace's Rust sources.
+const SOURCE_ROOTS: &[&str] = &["layout", "lang", "grammar", "cli", "fuzz"];
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn rust_files(dir: &Path, found: &mut Vec<PathBuf>) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            if path.file_name().is_some_and(|name| name == "target") {
+                continue;
+            }
+            rust_files(&path, found);
+        } else if path.extension().is_some_and(|ext| ext == "rs") {
+            found.push(path);
+        }
+    }
+}
+
+#[test]
+fn every_rust_file_opens_with_a_module_doc() {
+    let root = workspace_root();
+    let mut files = Vec::new();
+    for source_root in SOURCE_ROOTS {
+        rust_files(&root.join(source_root), &mut files);
+    }
+    assert!(
+        files.len() > 20,
+        "found only {} Rust files; is the workspace root right?",
+        files.len()
+    );
+    let undocumented: Vec<String> = files
+        .iter()
+        .filter(|path| {
+            let text = fs::read_to_string(path).unwrap_or_default();
+            !text.starts_with("//!")
+        })
+        .map(|path| path.display().to_string())
+        .collect();
+    assert!(
+        undocumented.is_empty(),
+        "these files do not open with a `//!` module doc:\n{}",
+        undocumented.join("\n")
+    );
+}
