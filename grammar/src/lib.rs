@@ -59,12 +59,12 @@ pub fn parse(source: &str) -> (Module, Vec<Diagnostic>) {
     let mut syntax_errors: Vec<Diagnostic> = context
         .recovered
         .into_iter()
-        .filter_map(|recovery| syntax_error::describe(recovery.error, &parsed_tokens))
+        .filter_map(|recovery| syntax_error::describe(recovery.error, source, &parsed_tokens))
         .collect();
     let module = match result {
         Ok(module) => module,
         Err(error) => {
-            syntax_errors.extend(syntax_error::describe(error, &parsed_tokens));
+            syntax_errors.extend(syntax_error::describe(error, source, &parsed_tokens));
             Module::default()
         }
     };

@@ -32,10 +32,12 @@ const OPERATORS: &[&str] = &[
 /// The diagnostic for one parse error, or `None` when the offending token is
 /// text the lexer already reported.
 ///
-/// `tokens` is the stream the parser read; it lets the description look at
-/// the tokens before the offending one (`lett x = 3;` names `let`).
+/// `source` is the text and `tokens` the stream the parser read; they let the
+/// description look at what precedes the offending token (`lett x = 3;` names
+/// `let`; a `;` missing at the end of a line is reported on that line).
 pub fn describe(
     error: ParseError<usize, Token<'_>, Infallible>,
+    source: &str,
     tokens: &[Spanned<'_>],
 ) -> Option<Diagnostic> {
     match error {
@@ -43,7 +45,12 @@ pub fn describe(
             token: (start, token, end),
             expected,
         } => {
-            let diagnostic = unexpected(token, Span::from_range(start..end), &expected)?;
+            let span = Span::from_range(start..end);
+            if let Some(line_end) = semicolon_missing_at_line_end(source, tokens, start, &expected)
+            {
+                return missing_semicolon(token, span, line_end, &expected);
+            }
+            let diagnostic = unexpected(token, span, &expected)?;
             Some(match misspelled_statement_keyword(tokens, start) {
                 Some((keyword, span)) => Diagnostic {
                     help: None,
@@ -98,6 +105,44 @@ fn unexpected(token: Token<'_>, span: Span, expected: &[String]) -> Option<Diagn
         return Some(diagnostic.with_help(format!("did you mean the keyword `{keyword}`?")));
     }
     Some(with_hint(diagnostic, &token, expected))
+}
+
+/// For an error at `start` where a `;` would do: the end of the token before
+/// it, when that token ends an earlier line. The mistake is then on that line
+/// (`let x = a` followed by `let y = b;`), not where the parser noticed it.
+fn semicolon_missing_at_line_end(
+    source: &str,
+    tokens: &[Spanned<'_>],
+    start: usize,
+    expected: &[String],
+) -> Option<usize> {
+    if !expected.iter().any(|terminal| unquote(terminal) == ";") {
+        return None;
+    }
+    let index = tokens.partition_point(|(token_start, _, _)| *token_start < start);
+    let (_, _, previous_end) = tokens.get(index.checked_sub(1)?)?;
+    source
+        .get(*previous_end..start)?
+        .contains('\n')
+        .then_some(*previous_end)
+}
+
+/// The diagnostic for a `;` missing at `line_end`, noticed at `token`.
+fn missing_semicolon(
+    token: Token<'_>,
+    span: Span,
+    line_end: usize,
+    expected: &[String],
+) -> Option<Diagnostic> {
+    if token == Token::Error {
+        return None;
+    }
+    let wanted = expected_in_words(expected);
+    Some(
+        Diagnostic::error("E0107", format!("expected {wanted}, found {token}"))
+            .with_primary(Span::from_range(line_end..line_end), "add `;` here")
+            .with_secondary(span, format!("unexpected {token}")),
+    )
 }
 
 /// Adds help for common slips.
