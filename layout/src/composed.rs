@@ -143,29 +143,43 @@ impl fmt::Display for ComposedLayout {
 impl FromStr for ComposedLayout {
     type Err = LayoutError;
 
-    /// Parses `Sw<bits,base,shift> o offset o layout`. Neither a swizzle, an integer
-    /// nor a static layout contains the letter `o`, so it separates the three parts.
+    /// Parses `Sw<bits,base,shift> o offset o layout`, or `Sw<bits,base,shift> o layout`
+    /// with offset 0. Neither a swizzle, an integer nor a static layout contains the letter
+    /// `o`, so it separates the parts. The offset may be written as CuTe prints it (`_0`).
     fn from_str(text: &str) -> Result<ComposedLayout, LayoutError> {
         let parts: Vec<&str> = text.split('o').collect();
-        let [swizzle_text, offset_text, layout_text] = parts.as_slice() else {
-            return Err(LayoutError::Parse {
-                column: 1,
-                expected: "`Sw<bits,base,shift> o offset o layout`".to_owned(),
-                found: format!("`{text}`"),
-            });
+        let (swizzle_text, offset_text, layout_text) = match parts.as_slice() {
+            [swizzle, offset, layout] => (*swizzle, Some(*offset), *layout),
+            [swizzle, layout] => (*swizzle, None, *layout),
+            _ => {
+                return Err(LayoutError::Parse {
+                    column: 1,
+                    expected:
+                        "`Sw<bits,base,shift> o offset o layout` or `Sw<bits,base,shift> o layout`"
+                            .to_owned(),
+                    found: format!("{} parts separated by `o`", parts.len()),
+                });
+            }
         };
-        // 1-based columns where the offset and the layout parts start.
-        let offset_column = swizzle_text.chars().count() + 2;
-        let layout_column = offset_column + offset_text.chars().count() + 1;
         let swizzle = swizzle_text.parse::<Swizzle>()?;
-        let offset = offset_text
-            .trim()
-            .parse::<i64>()
-            .map_err(|_| LayoutError::Parse {
-                column: offset_column + leading_whitespace(offset_text),
-                expected: "an integer offset".to_owned(),
-                found: format!("`{}`", offset_text.trim()),
-            })?;
+        // 1-based column where the part after the swizzle starts.
+        let offset_column = swizzle_text.chars().count() + 2;
+        let (offset, layout_column) = match offset_text {
+            None => (0, offset_column),
+            Some(offset_text) => {
+                let digits = offset_text.trim();
+                let offset = digits
+                    .strip_prefix('_')
+                    .unwrap_or(digits)
+                    .parse::<i64>()
+                    .map_err(|_| LayoutError::Parse {
+                        column: offset_column + leading_whitespace(offset_text),
+                        expected: "an integer offset".to_owned(),
+                        found: format!("`{digits}`"),
+                    })?;
+                (offset, offset_column + offset_text.chars().count() + 1)
+            }
+        };
         let inner = parse_layout::<i64>(layout_text).map_err(|error| match error {
             LayoutError::Parse {
                 column,
@@ -261,6 +275,20 @@ mod tests {
             Err(LayoutError::Parse { column, .. }) if column > 16
         ));
         assert!("Sw<3,3,3> o 0".parse::<ComposedLayout>().is_err());
+        // CuTe's printed form, and the form without an offset.
+        let printed_by_cute = "Sw<3,3,3> o _0 o (_8,_64):(_64,_1)";
+        assert_eq!(printed_by_cute.parse(), Ok(sw333_row_major()));
+        assert_eq!("Sw<3,3,3> o (8,64):(64,1)".parse(), Ok(sw333_row_major()));
+        assert_eq!(
+            "Sw<3,3,3> o 8:1 o 2 o 1".parse::<ComposedLayout>(),
+            Err(LayoutError::Parse {
+                column: 1,
+                expected:
+                    "`Sw<bits,base,shift> o offset o layout` or `Sw<bits,base,shift> o layout`"
+                        .to_owned(),
+                found: "4 parts separated by `o`".to_owned(),
+            })
+        );
         assert!("Sw<3,1,2> o 0 o 8:1".parse::<ComposedLayout>().is_err());
     }
 

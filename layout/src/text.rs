@@ -5,8 +5,10 @@
 //! element := primary [":" primary]
 //! primary := "_" | "(" element ("," element)* [","] ")" | "<" ... ">" | expr
 //! expr    := term (("+" | "-") term)*      term := unary ("*" unary)*
-//! unary   := "-" unary | INT | IDENT | ("ceil_div" | "div" | "mod") "(" expr "," expr ")"
+//! unary   := "-" unary | INT | "_" INT | IDENT | ("ceil_div" | "div" | "mod") "(" expr "," expr ")"
 //! ```
+//! `_4` and `_-1` are CuTe's printed form of compile-time integers and read as `4` and `-1`,
+//! so layouts printed by C++ CuTe paste in unchanged.
 //! Text is first read into a small syntax tree, then converted to the requested type,
 //! so one grammar serves every entry point. Whitespace is ignored. Errors carry the
 //! 1-based character column. Printing is the `Display` of each type.
@@ -156,10 +158,11 @@ impl Parser {
                 })
             }
             Some('_')
-                if !self
-                    .chars
-                    .get(self.position + 1)
-                    .is_some_and(|c| is_identifier_char(*c)) =>
+                if !self.static_integer_follows()
+                    && !self
+                        .chars
+                        .get(self.position + 1)
+                        .is_some_and(|c| is_identifier_char(*c)) =>
             {
                 self.position += 1;
                 Ok(Node::Underscore(column))
@@ -205,6 +208,13 @@ impl Parser {
                 Ok(value)
             }
             Some(c) if c.is_ascii_digit() => self.integer(false),
+            // CuTe prints a compile-time integer with a leading underscore: `_4`, `_-1`.
+            Some('_') if self.static_integer_follows() => {
+                self.position += 1;
+                let negative = self.chars.get(self.position) == Some(&'-');
+                self.position += usize::from(negative);
+                self.integer(negative)
+            }
             Some(c) if c.is_alphabetic() || c == '_' => {
                 let start = self.position;
                 while self
@@ -234,6 +244,17 @@ impl Parser {
             }
             _ => Err(error(column, "an integer, a name or `(`", self.found())),
         }
+    }
+
+    /// Whether the text at the cursor is `_` then digits, or `_-` then digits.
+    fn static_integer_follows(&self) -> bool {
+        let after_underscore = match self.chars.get(self.position + 1) {
+            Some('-') => self.position + 2,
+            _ => self.position + 1,
+        };
+        self.chars
+            .get(after_underscore)
+            .is_some_and(|c| c.is_ascii_digit())
     }
 
     fn integer(&mut self, negative: bool) -> Result<SymInt, LayoutError> {

@@ -20,6 +20,24 @@ fn layouts_round_trip() {
 }
 
 #[test]
+fn layouts_printed_by_cute_parse() {
+    // C++ CuTe prints compile-time integers with a leading underscore.
+    let printed: Layout = "((_2,_2),_3):((_1,_4),_8)".parse().unwrap();
+    assert_eq!(printed.to_string(), "((2,2),3):((1,4),8)");
+    let negative: Layout = "(_4,_2):(_-1,_0)".parse().unwrap();
+    assert_eq!(negative.to_string(), "(4,2):(-1,0)");
+    // `_` alone is still the slicing placeholder, and `_k` a name.
+    assert_eq!("(_,_2)".parse::<Coord>().unwrap().to_string(), "(_,2)");
+    assert_eq!(
+        "(_k,4):(1,_k)"
+            .parse::<Layout<SymInt>>()
+            .unwrap()
+            .to_string(),
+        "(_k,4):(1,_k)"
+    );
+}
+
+#[test]
 fn symbolic_layouts_parse() {
     let layout: Layout<SymInt> = "(m,k):(k,1)".parse().unwrap();
     assert_eq!(layout.to_string(), "(m,k):(k,1)");
