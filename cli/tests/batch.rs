@@ -154,6 +154,31 @@ fn violated_preconditions_are_errors() {
 }
 
 #[test]
+fn errors_name_the_operand_at_fault() {
+    let cases = [
+        (
+            json!({"op": "complement", "a": "4:1", "cotarget": 0}),
+            "complement: the cotarget 0 must be positive",
+        ),
+        (
+            json!({"op": "left_inverse", "a": "(4,4):(-8,16)"}),
+            "left_inverse: layout (4,4):(-8,16) has the negative stride -8",
+        ),
+        (
+            json!({"op": "coalesce", "a": "4:1", "profile": "(1,1)"}),
+            "coalesce: the profile has 2 modes but the layout only 1",
+        ),
+        (
+            json!({"op": "logical_divide", "a": "(4,2):(1,4)", "b": "(2,2,2)"}),
+            "logical_divide: the tiler has 3 modes but the layout only 2",
+        ),
+    ];
+    for (query, expected) in cases {
+        assert_eq!(error_of(&one(query)), expected);
+    }
+}
+
+#[test]
 fn the_process_continues_after_errors_and_answers_in_order() {
     let input = [
         "{\"op\":\"size\",\"a\":\"8:1\"}",

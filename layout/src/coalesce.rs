@@ -107,6 +107,7 @@ fn by_profile<I: Int>(
     if profiles.len() > modes.len() {
         return Err(LayoutError::RankMismatch {
             operation,
+            operand: "profile",
             layout_rank: modes.len(),
             tiler_rank: profiles.len(),
         });

@@ -40,6 +40,17 @@ pub fn complement<I: Int>(
 ) -> Result<Layout<I>, LayoutError> {
     let filtered = filter(layout)?;
     let cotarget = match cotarget {
+        Some(cotarget)
+            if cotarget
+                .leaves()
+                .iter()
+                .any(|extent| extent.as_static().is_some_and(|value| value <= 0)) =>
+        {
+            return Err(LayoutError::Unsupported {
+                operation: "complement",
+                reason: format!("the cotarget {cotarget} must be positive"),
+            });
+        }
         Some(cotarget) => cotarget.clone(),
         None => IntTuple::Int(filtered.cosize()?),
     };
@@ -173,6 +184,12 @@ pub fn left_inverse<I: Int>(layout: &Layout<I>) -> Result<Layout<I>, LayoutError
         };
         if stride.is_static(0) {
             continue;
+        }
+        if stride.as_static().is_some_and(|value| value < 0) {
+            return Err(LayoutError::Unsupported {
+                operation: "left_inverse",
+                reason: format!("layout {layout} has the negative stride {stride}"),
+            });
         }
         if !stride.rem(&covered)?.is_static(0) {
             return Err(LayoutError::NotDivisible {

@@ -175,6 +175,7 @@ pub fn composition<I: Int>(a: &Layout<I>, b: &impl AsTiler<I>) -> Result<Layout<
             if tilers.len() > modes.len() {
                 return Err(LayoutError::RankMismatch {
                     operation: "composition",
+                    operand: "tiler",
                     layout_rank: modes.len(),
                     tiler_rank: tilers.len(),
                 });

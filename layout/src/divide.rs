@@ -41,6 +41,7 @@ pub(crate) fn by_mode<I: Int>(
     if tilers.len() > modes.len() {
         return Err(LayoutError::RankMismatch {
             operation: name,
+            operand: "tiler",
             layout_rank: modes.len(),
             tiler_rank: tilers.len(),
         });

@@ -39,6 +39,8 @@ pub enum LayoutError {
     RankMismatch {
         /// The operation.
         operation: &'static str,
+        /// What has too many modes: `"tiler"` or `"profile"`.
+        operand: &'static str,
         /// Rank of the layout.
         layout_rank: usize,
         /// Rank of the tiler or profile.
@@ -53,7 +55,7 @@ pub enum LayoutError {
         /// The number of modes available.
         rank: usize,
     },
-    /// A coordinate lies outside the shape it indexes.
+    /// A coordinate is negative (past the end is allowed: it extends the last mode).
     CoordinateOutOfRange {
         /// The coordinate (or coordinate component).
         coordinate: String,
@@ -138,11 +140,12 @@ impl fmt::Display for LayoutError {
             }
             LayoutError::RankMismatch {
                 operation,
+                operand,
                 layout_rank,
                 tiler_rank,
             } => write!(
                 f,
-                "{operation}: the tiler has {tiler_rank} modes but the layout only {layout_rank}"
+                "{operation}: the {operand} has {tiler_rank} modes but the layout only {layout_rank}"
             ),
             LayoutError::ModeOutOfRange {
                 operation,
@@ -155,7 +158,7 @@ impl fmt::Display for LayoutError {
             LayoutError::CoordinateOutOfRange { coordinate, shape } => {
                 write!(
                     f,
-                    "coordinate {coordinate} is out of range for shape {shape}"
+                    "coordinate {coordinate} is negative; shape {shape} is indexed from 0"
                 )
             }
             LayoutError::Overflow { operation } => {

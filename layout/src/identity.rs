@@ -6,7 +6,6 @@
 
 use std::fmt;
 
-use crate::tuple_arith::{compact_left, crd2idx, idx2crd};
 use crate::{Int, IntTuple, Layout, LayoutError};
 
 /// The identity function on the coordinates of a shape.
@@ -34,11 +33,59 @@ impl<I: Int> IdentityLayout<I> {
     }
 
     /// The natural coordinate of `coord` (an integer or a hierarchical coordinate),
-    /// congruent with the shape; coordinates outside the shape are errors.
+    /// congruent with the shape. As with CuTe's basis strides, an integer is split
+    /// colexicographically and one past the end extends the last mode; a negative one
+    /// is an error.
     pub fn evaluate(&self, coord: &IntTuple<I>) -> Result<IntTuple<I>, LayoutError> {
-        let compact = compact_left(&self.shape, &I::from_static(1))?;
-        crd2idx(coord, &self.shape, &compact)?;
-        idx2crd(coord, &self.shape)
+        natural_coordinate(coord, &self.shape)
+    }
+}
+
+/// `coord` split over `shape` as `crd2idx` would split it, each leaf of the shape
+/// receiving its own coordinate instead of a stride-weighted sum.
+fn natural_coordinate<I: Int>(
+    coord: &IntTuple<I>,
+    shape: &IntTuple<I>,
+) -> Result<IntTuple<I>, LayoutError> {
+    match (coord, shape) {
+        (IntTuple::Tuple(coords), IntTuple::Tuple(modes)) if coords.len() == modes.len() => {
+            let split = coords
+                .iter()
+                .zip(modes)
+                .map(|(coord, mode)| natural_coordinate(coord, mode));
+            Ok(IntTuple::Tuple(split.collect::<Result<_, _>>()?))
+        }
+        (IntTuple::Int(index), IntTuple::Int(_)) => {
+            if index.as_static().is_some_and(|value| value < 0) {
+                return Err(LayoutError::CoordinateOutOfRange {
+                    coordinate: index.to_string(),
+                    shape: shape.to_string(),
+                });
+            }
+            Ok(coord.clone())
+        }
+        (IntTuple::Int(index), IntTuple::Tuple(modes)) => {
+            let mut rest = index.clone();
+            let mut split = Vec::with_capacity(modes.len());
+            for (position, mode) in modes.iter().enumerate() {
+                if position + 1 == modes.len() {
+                    split.push(natural_coordinate(&IntTuple::Int(rest.clone()), mode)?);
+                } else {
+                    let extent = mode.product()?;
+                    split.push(natural_coordinate(
+                        &IntTuple::Int(rest.rem(&extent)?),
+                        mode,
+                    )?);
+                    rest = rest.div(&extent)?;
+                }
+            }
+            Ok(IntTuple::Tuple(split))
+        }
+        _ => Err(LayoutError::Incongruent {
+            operation: "identity layout evaluation",
+            left: coord.to_string(),
+            right: shape.to_string(),
+        }),
     }
 }
 
@@ -96,6 +143,12 @@ mod tests {
                 .to_string(),
             "(3,(0,2))"
         );
-        assert!(identity.evaluate(&IntTuple::int(24)).is_err());
+        // Past the end, the last mode extends, as CuTe's basis strides do.
+        assert_eq!(
+            identity.evaluate(&IntTuple::int(24)).unwrap().to_string(),
+            "(0,(0,3))"
+        );
+        assert!(identity.evaluate(&IntTuple::int(-1)).is_err());
+        assert!(identity.evaluate(&"(1,2,3)".parse().unwrap()).is_err());
     }
 }

@@ -205,17 +205,13 @@ pub fn ceil_div<I: Int>(a: &IntTuple<I>, b: &IntTuple<I>) -> Result<IntTuple<I>,
     }
 }
 
-/// Checks `0 <= coordinate < extent` where both are static.
-fn check_in_range<I: Int>(coordinate: &I, extent: &I) -> Result<(), LayoutError> {
-    let out_of_range = match (coordinate.as_static(), extent.as_static()) {
-        (Some(c), Some(e)) => c < 0 || c >= e,
-        (Some(c), None) => c < 0,
-        _ => false,
-    };
-    if out_of_range {
+/// Rejects a negative static integer coordinate. Past the end is allowed: as in CuTe,
+/// an integer coordinate beyond the shape's size continues along the last mode.
+fn check_not_negative<I: Int>(coordinate: &I, shape: &IntTuple<I>) -> Result<(), LayoutError> {
+    if coordinate.as_static().is_some_and(|value| value < 0) {
         return Err(LayoutError::CoordinateOutOfRange {
             coordinate: coordinate.to_string(),
-            shape: extent.to_string(),
+            shape: shape.to_string(),
         });
     }
     Ok(())
@@ -223,7 +219,8 @@ fn check_in_range<I: Int>(coordinate: &I, extent: &I) -> Result<(), LayoutError>
 
 /// Maps a coordinate (an integer or a hierarchical coordinate) to an index through
 /// `shape` and `stride` (CuTe's `crd2idx`). An integer coordinate into a tuple shape is
-/// split colexicographically. Static coordinates must lie inside the shape.
+/// split colexicographically; one at or past the shape's size extends the last mode, as
+/// in CuTe (`4:2` at 5 is 10). Negative static integer coordinates are rejected.
 pub fn crd2idx<I: Int>(
     coord: &IntTuple<I>,
     shape: &IntTuple<I>,
@@ -241,14 +238,14 @@ pub fn crd2idx<I: Int>(
             Ok(sum)
         }
         (IntTuple::Int(index), _, _) => {
-            check_in_range(index, &shape.product()?)?;
+            check_not_negative(index, shape)?;
             int_crd2idx(index, shape, stride)
         }
         _ => Err(incongruent("crd2idx", coord, shape)),
     }
 }
 
-/// `crd2idx` of an integer coordinate already known to be in range.
+/// `crd2idx` of a non-negative integer coordinate.
 fn int_crd2idx<I: Int>(
     index: &I,
     shape: &IntTuple<I>,

@@ -46,8 +46,11 @@ fn coordinates_round_trip() {
     assert_eq!(idx2crd(&IntTuple::int(5), &shape), Ok(t(&[1, 2])));
     assert_eq!(crd2idx(&t(&[1, 2]), &shape, &stride), Ok(5));
     assert_eq!(crd2idx(&IntTuple::int(5), &shape, &stride), Ok(5));
+    // Past the end, the last mode extends (CuTe): 7 is (1, 3) in (2, 3).
+    assert_eq!(crd2idx(&IntTuple::int(7), &shape, &stride), Ok(7));
+    assert_eq!(crd2idx(&IntTuple::int(7), &shape, &t(&[3, 1])), Ok(3 + 3));
     assert!(matches!(
-        crd2idx(&IntTuple::int(6), &shape, &stride),
+        crd2idx(&IntTuple::int(-1), &shape, &stride),
         Err(LayoutError::CoordinateOutOfRange { .. })
     ));
     assert_eq!(elem_less(&t(&[1, 2]), &t(&[2, 3])), Ok(true));

@@ -160,7 +160,10 @@ class Generator:
         if op in ("size", "cosize", "rank", "depth", "table"):
             query["a"] = self.layout() if self.chance(0.5) else a_text
         elif op == "evaluate":
-            query["a"], query["coord"] = a_text, self.coord(shape)
+            coord = self.coord(shape)
+            if isinstance(coord, int) and self.chance(0.15):
+                coord += _product(shape)  # past the end: CuTe extends the last mode
+            query["a"], query["coord"] = a_text, coord
         elif op == "slice":
             while not isinstance(shape, tuple):  # an integer shape only slices by `_`
                 shape, stride = self.layout_value()
