@@ -270,3 +270,29 @@ fn local_tile_of_a_symbolic_tensor() {
         "{error}"
     );
 }
+
+#[test]
+fn operations_that_need_static_values_name_the_dynamic_operand() {
+    let global: Layout<SymInt> = "(m,k):(k,1)".parse().unwrap();
+    let expect_dynamic = |result: Result<String, LayoutError>| match result {
+        Err(LayoutError::Dynamic { operand, .. }) => assert!(
+            operand.contains('m') || operand.contains('k'),
+            "the operand {operand} should be the run-time one"
+        ),
+        other => panic!("expected a Dynamic error, got {other:?}"),
+    };
+    expect_dynamic(global.table(64).map(|table| format!("{table:?}")));
+    expect_dynamic(left_inverse(&global).map(|layout| layout.to_string()));
+    expect_dynamic(global.to_static().map(|layout| layout.to_string()));
+    // As in C++, right_inverse follows static strides only: here the stride-1 mode.
+    assert_eq!(right_inverse(&global).unwrap().to_string(), "k:m");
+    // Evaluation and slicing stay symbolic.
+    let at: IntTuple<SymInt> = "(i,j)".parse().unwrap();
+    assert_eq!(global.evaluate(&at).unwrap().to_string(), "i*k+j");
+    let row: Coord<SymInt> = "(i,_)".parse().unwrap();
+    let (sliced, offset) = slice_and_offset(&row, &global).unwrap();
+    assert_eq!(
+        (sliced.to_string(), offset.to_string()),
+        ("(k):(1)".to_owned(), "i*k".to_owned())
+    );
+}

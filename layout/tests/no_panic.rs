@@ -2,11 +2,13 @@
 //! zero, negative and huge extents and strides, incongruent operands, odd text.
 
 use layout::{
-    AsTiler, Coord, IdentityLayout, IntTuple, Layout, SymInt, Tiler, blocked_product, ceil_div,
-    coalesce, coalesce_by, complement, composition, crd2idx, dice, elem_less, filter, filter_by,
-    flat_divide, flat_product, idx2crd, idx2crd_strided, inner_product, left_inverse,
-    logical_divide, logical_product, prefix_product, product_each, raked_product, right_inverse,
-    shape_div, slice_and_offset, tiled_divide, tiled_product, zipped_divide, zipped_product,
+    AsTiler, ComposedLayout, Coord, IdentityLayout, IntTuple, Layout, Swizzle, SymInt, Tiler,
+    blocked_product, ceil_div, coalesce, coalesce_by, complement, composition, crd2idx, dice,
+    downcast, elem_less, filter, filter_by, filter_zeros, flat_divide, flat_product, idx2crd,
+    idx2crd_strided, inner_product, left_inverse, logical_divide, logical_product, make_layout_tv,
+    max_common_layout, max_common_vector, prefix_product, product_each, raked_product,
+    recast_layout, right_inverse, shape_div, slice_and_offset, tile_to_shape, tiled_divide,
+    tiled_product, upcast, zipped_divide, zipped_product,
 };
 use proptest::prelude::*;
 
@@ -110,6 +112,18 @@ fn exercise(a: &Layout, b: &Layout, coord: &IntTuple) {
     if let Ok(by_shape) = Tiler::from_shape(coord) {
         exercise_pair(a, &by_shape);
     }
+    let _ = (
+        filter_zeros(a),
+        Layout::ordered(a.shape().clone(), coord),
+        make_layout_tv(a, b),
+        tile_to_shape(a, coord, None),
+        tile_to_shape(a, b.shape(), Some(coord)),
+    );
+    let _ = (max_common_layout(a, b), max_common_vector(a, b));
+    for factor in [-1, 0, 1, 2, 3, i64::MAX] {
+        let _ = (upcast(a, factor), downcast(a, factor));
+        let _ = (recast_layout(a, 16, factor), recast_layout(a, factor, 8));
+    }
     let (shape, stride) = (a.shape(), a.stride());
     let _ = (
         shape_div(shape, coord),
@@ -141,6 +155,32 @@ proptest! {
         let symbolic = a.to_symbolic();
         let tiler: Tiler<SymInt> = Tiler::Layout(b.to_symbolic());
         let _ = (composition(&symbolic, &tiler), logical_divide(&symbolic, &tiler), complement(&symbolic, None));
+    }
+
+    #[test]
+    fn swizzled_layouts_never_panic(
+        a in any_layout(),
+        b in any_layout(),
+        (bits, base, shift) in (-2_i64..=12, -2_i64..=12, -12_i64..=12),
+        offset in value(),
+        coord in int_tuple(),
+        factor in -1_i64..=9,
+    ) {
+        let Ok(swizzle) = Swizzle::new(bits, base, shift) else {
+            return Ok(());
+        };
+        let _ = (swizzle.apply(offset), swizzle.upcast(factor), swizzle.downcast(factor));
+        let Some(inner) = a else {
+            return Ok(());
+        };
+        let composed = ComposedLayout::new(swizzle, offset, inner);
+        let _ = (composed.size(), composed.evaluate(&coord), composed.table(1 << 12));
+        let _ = (composed.mode(0), composed.slice(&Coord::from(&coord)));
+        if let Some(b) = b {
+            let _ = composed.compose(&b);
+        }
+        let _ = (composed.upcast(factor), composed.downcast(factor), composed.recast(16, factor));
+        prop_assert_eq!(composed.to_string().parse::<ComposedLayout>(), Ok(composed));
     }
 
     #[test]
