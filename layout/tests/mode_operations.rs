@@ -1,5 +1,5 @@
 //! Building and rearranging layouts by mode: make_ordered_layout, select, group_modes,
-//! append, prepend, flatten, dice, filter_zeros and coalesce by profile, checked against
+//! append, prepend, flatten, dice, filter_zeros, coalesce by profile and cosize, checked against
 //! the values C++ CuTe gives.
 
 use layout::{Coord, IntTuple, Layout, LayoutError, coalesce_by, dice, filter_zeros};
@@ -88,4 +88,13 @@ fn filter_zeros_and_coalesce_by_profile() {
     );
     // A profile of rank 1 coalesces the whole layout to one mode.
     assert_eq!(coalesce_by(&a, &int_tuple("1")).unwrap(), layout("12:1"));
+}
+
+#[test]
+fn cosize_takes_strides_by_absolute_value() {
+    // C++ CuTe's coshape: one past the largest |offset| any coordinate reaches.
+    assert_eq!(layout("(2,3):(1,2)").cosize(), Ok(6));
+    assert_eq!(layout("3:-1").cosize(), Ok(3));
+    assert_eq!(layout("(2,3):(4,-1)").cosize(), Ok(7));
+    assert_eq!(layout("(4,2):(0,1)").cosize(), Ok(2));
 }
