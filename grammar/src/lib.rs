@@ -69,10 +69,14 @@ pub fn parse(source: &str) -> (Module, Vec<Diagnostic>) {
         }
     };
     drop_cascades(&mut syntax_errors, &boundaries);
-    if let Some(first_problem) = scan.first_problem {
-        // Errors past an unbalanced bracket are almost always caused by it.
-        syntax_errors.retain(|diagnostic| diagnostic.primary.span.start < first_problem);
-    }
+    // Errors between an unbalanced bracket and the next item are almost
+    // always caused by it.
+    syntax_errors.retain(|diagnostic| {
+        !scan
+            .disturbed
+            .iter()
+            .any(|stretch| stretch.contains(&diagnostic.primary.span.start))
+    });
     debug_assert!(
         syntax_errors
             .iter()

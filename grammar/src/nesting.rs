@@ -8,6 +8,8 @@
 //! `a + b + c`, as does a call or index `f(x)(y)`). The count of a bracket
 //! level restarts at `,` and `;`, and after a nested `{..}` closes.
 
+use std::ops::Range;
+
 use lang::{Diagnostic, Span};
 
 use crate::lexer::Spanned;
@@ -23,9 +25,11 @@ pub const MAX_EXPRESSION_DEPTH: usize = 1024;
 pub struct Scan {
     /// Unbalanced brackets, in source order.
     pub diagnostics: Vec<Diagnostic>,
-    /// Where the first bracket problem starts; syntax errors after it are
-    /// most likely its consequences.
-    pub first_problem: Option<u32>,
+    /// The stretches of text whose syntax errors are most likely caused by a
+    /// bracket problem: each runs from the problem to the next item keyword
+    /// (`fn`, `kernel`, ...) outside all brackets, where parsing is back in
+    /// step, or to the end of the text.
+    pub disturbed: Vec<Range<u32>>,
     /// A nesting limit was crossed: the text must not be parsed.
     pub too_deep: Option<Diagnostic>,
 }
@@ -42,9 +46,16 @@ pub fn scan(tokens: &[Spanned<'_>]) -> Scan {
     let mut top_operators = 0usize;
     let mut total_operators = 0usize;
     let mut diagnostics = Vec::new();
+    let mut disturbed = Vec::new();
     let mut first_problem: Option<u32> = None;
     for (start, token, end) in tokens {
         let span = Span::from_range(*start..*end);
+        if stack.is_empty()
+            && token.starts_item()
+            && let Some(problem) = first_problem.take()
+        {
+            disturbed.push(problem..span.start);
+        }
         let current = stack
             .last_mut()
             .map_or(&mut top_operators, |open| &mut open.operators);
@@ -171,10 +182,13 @@ pub fn scan(tokens: &[Spanned<'_>]) -> Scan {
                 .with_primary(open.span, format!("this `{}` is never closed", open.token)),
         );
     }
+    if let Some(problem) = first_problem {
+        disturbed.push(problem..u32::MAX);
+    }
     diagnostics.sort_by_key(|diagnostic| diagnostic.primary.span.start);
     Scan {
         diagnostics,
-        first_problem,
+        disturbed,
         too_deep: None,
     }
 }
@@ -185,7 +199,7 @@ fn too_deep(span: Span, message: String) -> Scan {
         .with_help("split the expression with `let` bindings or helper functions");
     Scan {
         diagnostics: Vec::new(),
-        first_problem: None,
+        disturbed: Vec::new(),
         too_deep: Some(diagnostic),
     }
 }

@@ -50,7 +50,8 @@ pub fn describe(
             {
                 return missing_semicolon(token, span, line_end, &expected);
             }
-            let diagnostic = unexpected(token, span, &expected)?;
+            let position = Position::of(tokens, start);
+            let diagnostic = unexpected(token, span, &expected, position)?;
             Some(match misspelled_statement_keyword(tokens, start) {
                 Some((keyword, span)) => Diagnostic {
                     help: None,
@@ -63,7 +64,12 @@ pub fn describe(
         }
         ParseError::ExtraToken {
             token: (start, token, end),
-        } => unexpected(token, Span::from_range(start..end), &[]),
+        } => unexpected(
+            token,
+            Span::from_range(start..end),
+            &[],
+            Position::of(tokens, start),
+        ),
         ParseError::UnrecognizedEof { location, expected } => {
             let wanted = expected_in_words(&expected);
             Some(
@@ -81,7 +87,39 @@ pub fn describe(
     }
 }
 
-fn unexpected(token: Token<'_>, span: Span, expected: &[String]) -> Option<Diagnostic> {
+/// Where the offending token stands relative to statement boundaries.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Position {
+    /// First in the file, or right after `;`, `{` or `}`.
+    StatementStart,
+    /// After some other token.
+    InsideStatement,
+}
+
+impl Position {
+    /// The position of the token that starts at byte `start`.
+    fn of(tokens: &[Spanned<'_>], start: usize) -> Self {
+        let index = tokens.partition_point(|(token_start, _, _)| *token_start < start);
+        Self::after(index.checked_sub(1).map(|previous| &tokens[previous].1))
+    }
+
+    /// The position after `previous` (`None`: the start of the file).
+    fn after(previous: Option<&Token<'_>>) -> Self {
+        match previous {
+            None | Some(Token::Semicolon | Token::OpenBrace | Token::CloseBrace) => {
+                Self::StatementStart
+            }
+            Some(_) => Self::InsideStatement,
+        }
+    }
+}
+
+fn unexpected(
+    token: Token<'_>,
+    span: Span,
+    expected: &[String],
+    position: Position,
+) -> Option<Diagnostic> {
     if token == Token::Error {
         return None;
     }
@@ -104,7 +142,7 @@ fn unexpected(token: Token<'_>, span: Span, expected: &[String]) -> Option<Diagn
     if let Some(keyword) = misspelled_keyword(&token, expected) {
         return Some(diagnostic.with_help(format!("did you mean the keyword `{keyword}`?")));
     }
-    Some(with_hint(diagnostic, &token, expected))
+    Some(with_hint(diagnostic, &token, expected, position))
 }
 
 /// For an error at `start` where a `;` would do: the end of the token before
@@ -120,7 +158,12 @@ fn semicolon_missing_at_line_end(
         return None;
     }
     let index = tokens.partition_point(|(token_start, _, _)| *token_start < start);
-    let (_, _, previous_end) = tokens.get(index.checked_sub(1)?)?;
+    let (_, previous, previous_end) = tokens.get(index.checked_sub(1)?)?;
+    // After `;`, `{` or `}` a statement has just ended or begun: no `;` is
+    // missing there, the next token itself is wrong.
+    if Position::after(Some(previous)) == Position::StatementStart {
+        return None;
+    }
     source
         .get(*previous_end..start)?
         .contains('\n')
@@ -146,7 +189,12 @@ fn missing_semicolon(
 }
 
 /// Adds help for common slips.
-fn with_hint(diagnostic: Diagnostic, token: &Token<'_>, expected: &[String]) -> Diagnostic {
+fn with_hint(
+    diagnostic: Diagnostic,
+    token: &Token<'_>,
+    expected: &[String],
+    position: Position,
+) -> Diagnostic {
     let expects = |text: &str| expected.iter().any(|terminal| unquote(terminal) == text);
     let is_comparison = matches!(
         token,
@@ -171,7 +219,12 @@ fn with_hint(diagnostic: Diagnostic, token: &Token<'_>, expected: &[String]) -> 
         diagnostic.with_help(
             "a layout has one `:` between shape and stride; parenthesize a nested layout",
         )
-    } else if expects(";") && (starts_expression(token) || token.keyword_text().is_some()) {
+    } else if *token == Token::Else && position == Position::StatementStart {
+        diagnostic.with_help("`else` must follow the `}` that closes an `if` block")
+    } else if expects(";")
+        && position == Position::InsideStatement
+        && (starts_expression(token) || token.keyword_text().is_some())
+    {
         diagnostic.with_help("a statement ends with `;`")
     } else {
         diagnostic
@@ -193,13 +246,8 @@ fn misspelled_statement_keyword(
     let (name_start, Token::Name(text), name_end) = tokens.get(index.checked_sub(1)?)? else {
         return None;
     };
-    let at_statement_start = match index.checked_sub(2) {
-        None => true,
-        Some(before) => matches!(
-            tokens[before].1,
-            Token::Semicolon | Token::OpenBrace | Token::CloseBrace
-        ),
-    };
+    let at_statement_start = Position::after(index.checked_sub(2).map(|before| &tokens[before].1))
+        == Position::StatementStart;
     if !at_statement_start || text.chars().count() < 2 {
         return None;
     }

@@ -141,6 +141,21 @@ impl Token<'_> {
             .map(|(spelling, _)| *spelling)
     }
 
+    /// Whether this keyword begins an item (`use`, `const`, `fn`, `kernel`,
+    /// `atom`, `test`, `bench`) when it stands outside all brackets.
+    pub fn starts_item(&self) -> bool {
+        matches!(
+            self,
+            Token::Use
+                | Token::Const
+                | Token::Fn
+                | Token::Kernel
+                | Token::Atom
+                | Token::Test
+                | Token::Bench
+        )
+    }
+
     /// The fixed spelling of a punctuation token.
     fn punctuation(&self) -> Option<&'static str> {
         let text = match self {

@@ -257,6 +257,7 @@ fn recovery_reports_each_independent_mistake_once() {
     for (name, count) in [
         ("recovery_three_mistakes.cuk", 3),
         ("recovery_five_mistakes.cuk", 5),
+        ("recovery_after_brackets.cuk", 4),
     ] {
         let bytes = std::fs::read(corpus_directory().join(name)).unwrap_or_default();
         let (file, diagnostics) = diagnose(name, bytes);

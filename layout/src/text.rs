@@ -225,6 +225,10 @@ impl Parser {
                     self.position += 1;
                 }
                 let name = self.text_since(start);
+                if name == "_" {
+                    // `_` alone is a slicing wildcard, never a variable.
+                    return Err(error(column, "an integer, a name or `(`", "`_`".to_owned()));
+                }
                 if self.peek() != Some('(') || !matches!(name.as_str(), "ceil_div" | "div" | "mod")
                 {
                     return Ok(SymInt::variable(&name));

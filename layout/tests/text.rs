@@ -44,6 +44,12 @@ fn symbolic_layouts_parse() {
     let folded: Layout<SymInt> = "(2*3,ceil_div(m,8)):(1,8*k*1)".parse().unwrap();
     assert_eq!(folded.to_string(), "(6,ceil_div(m,8)):(1,8*k)");
     assert!("(m,k):(k,1)".parse::<Layout>().is_err());
+    // `_` is the slicing wildcard, never a variable inside an expression.
+    assert_eq!(
+        "4+_".parse::<Layout<SymInt>>().unwrap_err().to_string(),
+        "at column 3: expected an integer, a name or `(`, found `_`"
+    );
+    assert!("(m,_*2)".parse::<Layout<SymInt>>().is_err());
 }
 
 #[test]
