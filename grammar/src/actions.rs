@@ -199,6 +199,8 @@ fn launch_parts(context: &mut Context<'_>, parts: Vec<(Name, Vec<Expr>, Span)>) 
         .reduce(Span::cover)
         .unwrap_or_default();
     let mut checked: Vec<LaunchPart> = Vec::with_capacity(parts.len());
+    // A misspelt part is most likely the missing one: report it once.
+    let mut unknown_parts = false;
     for (name, args, span) in parts {
         let kind = match name.text.as_str() {
             "grid" => LaunchKind::Grid,
@@ -206,11 +208,23 @@ fn launch_parts(context: &mut Context<'_>, parts: Vec<(Name, Vec<Expr>, Span)>) 
             "cluster" => LaunchKind::Cluster,
             "smem" => LaunchKind::Smem,
             other => {
-                context.diagnostics.push(launch_error(
+                let unknown = launch_error(
                     format!("unknown launch part `{other}`"),
                     name.span,
                     "expected `grid`, `block`, `cluster` or `smem`",
-                ));
+                );
+                let meant = LaunchKind::ALL
+                    .into_iter()
+                    .map(LaunchKind::keyword)
+                    .map(|part| (strsim::levenshtein(other, part), part))
+                    .filter(|(distance, _)| *distance <= 2)
+                    .min()
+                    .map(|(_, part)| part);
+                context.diagnostics.push(match meant {
+                    Some(part) => unknown.with_help(format!("did you mean `{part}`?")),
+                    None => unknown,
+                });
+                unknown_parts = true;
                 continue;
             }
         };
@@ -264,7 +278,7 @@ fn launch_parts(context: &mut Context<'_>, parts: Vec<(Name, Vec<Expr>, Span)>) 
         checked.push(LaunchPart { kind, args, span });
     }
     for required in [LaunchKind::Grid, LaunchKind::Block] {
-        if !checked.iter().any(|part| part.kind == required) {
+        if !unknown_parts && !checked.iter().any(|part| part.kind == required) {
             context.diagnostics.push(launch_error(
                 format!("launch clause has no `{}` part", required.keyword()),
                 clause,

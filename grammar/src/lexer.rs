@@ -5,7 +5,7 @@
 //! comment, or a malformed number becomes one error token (which the parser
 //! recovers from silently) and one diagnostic.
 
-use lang::{Diagnostic, Span};
+use lang::{BYTE_ORDER_MARK, Diagnostic, Span};
 use logos::Logos;
 
 use crate::literal::{float, integer, string};
@@ -44,6 +44,9 @@ enum Raw {
     UnterminatedString,
     #[token("/*", block_comment)]
     BlockComment,
+    /// `'a'`: C's character literal, which CuK does not have.
+    #[regex(r"'[^'\n]*'")]
+    SingleQuoted,
     #[token("_", priority = 10)]
     Underscore,
     #[token("(")]
@@ -188,6 +191,9 @@ pub fn lex(source: &str) -> (Vec<Spanned<'_>>, Vec<Diagnostic>) {
     let mut tokens = Vec::new();
     let mut diagnostics = Vec::new();
     let mut raw_lexer = Raw::lexer(source);
+    if source.starts_with(BYTE_ORDER_MARK) {
+        raw_lexer.bump(BYTE_ORDER_MARK.len_utf8());
+    }
     while let Some(raw) = raw_lexer.next() {
         let range = raw_lexer.span();
         let text = raw_lexer.slice();
@@ -240,6 +246,17 @@ fn cook<'input>(
             );
             Token::Error
         }
+        Raw::SingleQuoted => {
+            diagnostics.push(
+                Diagnostic::error("E0101", "unexpected character `'`")
+                    .with_primary(span, "CuK has no single-quoted literals")
+                    .with_help(format!(
+                        "strings use double quotes: \"{}\"",
+                        &text[1..text.len() - 1]
+                    )),
+            );
+            Token::Error
+        }
         Raw::Underscore => Token::Underscore,
         Raw::OpenParen => Token::OpenParen,
         Raw::CloseParen => Token::CloseParen,
@@ -283,22 +300,37 @@ fn cook<'input>(
     Some(token)
 }
 
+/// Whether `character` shows as nothing or as blank space: controls, spaces
+/// other than the ones CuK skips, and the zero-width format characters.
+fn is_invisible(character: char) -> bool {
+    character.is_control()
+        || character.is_whitespace()
+        || matches!(
+            character,
+            '\u{AD}' | '\u{180E}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}'
+                | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{206F}' | '\u{FEFF}'
+        )
+}
+
 /// The diagnostic for a character that starts no token.
 fn unexpected_character(text: &str, span: Span) -> Diagnostic {
     let character = text.chars().next().unwrap_or('\u{FFFD}');
-    let shown = if character.is_control() || character.is_whitespace() {
-        format!("{:?}", character)
+    let code_point = format!("U+{:04X}", u32::from(character));
+    let invisible = is_invisible(character);
+    let shown = if invisible {
+        code_point.clone()
     } else {
         format!("`{character}`")
     };
     let diagnostic = Diagnostic::error("E0101", format!("unexpected character {shown}"))
         .with_primary(span, "not part of any token");
-    if character.is_ascii() {
-        diagnostic
-    } else {
-        diagnostic.with_note(format!(
-            "`{character}` (U+{:04X}) may appear only in strings and comments; names use letters, digits and `_`",
-            u32::from(character)
-        ))
+    match (character.is_ascii(), invisible) {
+        (true, _) => diagnostic,
+        (false, true) => diagnostic.with_note(format!(
+            "{code_point} is an invisible character; delete it, or write it as an escape inside a string"
+        )),
+        (false, false) => diagnostic.with_note(format!(
+            "`{character}` ({code_point}) may appear only in strings and comments; names use letters, digits and `_`"
+        )),
     }
 }

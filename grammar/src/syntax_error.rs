@@ -51,6 +51,7 @@ pub fn describe(
                 return missing_semicolon(token, span, line_end, &expected);
             }
             let position = Position::of(tokens, start);
+            let slip = help_for_slip(source, tokens, start, &token, &expected);
             let diagnostic = unexpected(token, span, &expected, position)?;
             Some(match misspelled_statement_keyword(tokens, start) {
                 Some((keyword, span)) => Diagnostic {
@@ -59,7 +60,14 @@ pub fn describe(
                 }
                 .with_secondary(span, "this name is not a keyword")
                 .with_help(format!("did you mean the keyword `{keyword}`?")),
-                None => diagnostic,
+                None => match slip {
+                    Some(help) => Diagnostic {
+                        help: None,
+                        ..diagnostic
+                    }
+                    .with_help(help),
+                    None => diagnostic,
+                },
             })
         }
         ParseError::ExtraToken {
@@ -231,6 +239,115 @@ fn with_hint(
     }
 }
 
+/// Help for a habit from C++ or Python that the parser notices only at
+/// `token`, the one at byte `start`: template arguments (`get<0>(L)`,
+/// `Swizzle<3,3,3>`), `=` in a condition, a float written `1.`.
+fn help_for_slip(
+    source: &str,
+    tokens: &[Spanned<'_>],
+    start: usize,
+    token: &Token<'_>,
+    expected: &[String],
+) -> Option<String> {
+    let expects = |text: &str| expected.iter().any(|terminal| unquote(terminal) == text);
+    let index = tokens.partition_point(|(token_start, _, _)| *token_start < start);
+    if *token == Token::Assign && expects("{") {
+        return Some("`=` assigns; to compare, write `==`".to_owned());
+    }
+    if let (Some((_, Token::Int(_), int_end)), Some((dot_start, Token::Dot, _))) = (
+        index.checked_sub(2).and_then(|before| tokens.get(before)),
+        index.checked_sub(1).and_then(|before| tokens.get(before)),
+    ) && int_end == dot_start
+        && !matches!(token, Token::Name(_))
+    {
+        let whole = &source[tokens[index - 2].0..*int_end];
+        return Some(format!(
+            "a float needs a digit after the point: write `{whole}.0`"
+        ));
+    }
+    template_arguments(source, tokens, index)
+}
+
+/// For a parse error at token `index` that is the `>` or a `,` of C++
+/// template arguments written without spaces (`get<0>(L)`, `Swizzle<3,3,3>`):
+/// how CuK spells the same thing.
+fn template_arguments(source: &str, tokens: &[Spanned<'_>], index: usize) -> Option<String> {
+    let is_argument = |token: &Token<'_>| {
+        matches!(
+            token,
+            Token::Int(_) | Token::Name(_) | Token::Comma | Token::Minus
+        )
+    };
+    if !matches!(tokens.get(index)?.1, Token::Greater | Token::Comma) {
+        return None;
+    }
+    let first = tokens[..index]
+        .iter()
+        .rposition(|(_, token, _)| !is_argument(token))?
+        + 1;
+    let (less_start, Token::Less, less_end) = tokens.get(first.checked_sub(1)?)? else {
+        return None;
+    };
+    let (name_start, Token::Name(name), name_end) = tokens.get(first.checked_sub(2)?)? else {
+        return None;
+    };
+    let written_together = name_end == less_start && tokens.get(first)?.0 == *less_end;
+    if first >= index || !written_together {
+        return None;
+    }
+    let closing = first
+        + tokens[first..]
+            .iter()
+            .position(|(_, token, _)| !is_argument(token))?;
+    let (closing_start, Token::Greater, closing_end) = &tokens[closing] else {
+        return None;
+    };
+    let arguments: Vec<&str> = source[*less_end..*closing_start]
+        .split(',')
+        .map(str::trim)
+        .collect();
+    let arguments = arguments.join(", ");
+    let written = &source[*name_start..*closing_end];
+    let spelled = if matches!(*name, "get" | "mode") {
+        let operand = call_operand(source, tokens, closing + 1).unwrap_or("L");
+        format!("{name}({operand}, {arguments})")
+    } else if name.eq_ignore_ascii_case("swizzle") {
+        format!("swizzle({arguments})")
+    } else {
+        return Some(format!(
+            "CuK has no template arguments: pass `{arguments}` to `{name}` as ordinary arguments"
+        ));
+    };
+    Some(format!(
+        "CuK has no template arguments: instead of `{written}`, write `{spelled}`"
+    ))
+}
+
+/// The text inside the parentheses of a call whose `(` is token `open`.
+fn call_operand<'source>(
+    source: &'source str,
+    tokens: &[Spanned<'_>],
+    open: usize,
+) -> Option<&'source str> {
+    let (_, Token::OpenParen, inside_start) = tokens.get(open)? else {
+        return None;
+    };
+    let mut depth = 0usize;
+    for (token_start, token, _) in &tokens[open..] {
+        match token {
+            Token::OpenParen => depth += 1,
+            Token::CloseParen => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(source[*inside_start..*token_start].trim());
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
 /// Statement keywords a misspelled name at the start of a statement may mean.
 const STATEMENT_KEYWORDS: &[&str] = &[
     "let", "return", "for", "while", "if", "break", "continue", "report",
@@ -254,7 +371,7 @@ fn misspelled_statement_keyword(
     let limit = if text.chars().count() <= 3 { 1 } else { 2 };
     STATEMENT_KEYWORDS
         .iter()
-        .map(|candidate| (edit_distance(text, candidate), *candidate))
+        .map(|candidate| (strsim::levenshtein(text, candidate), *candidate))
         .filter(|(distance, _)| *distance <= limit)
         .min()
         .map(|(_, candidate)| (candidate, Span::from_range(*name_start..*name_end)))
@@ -272,29 +389,10 @@ fn misspelled_keyword(token: &Token<'_>, expected: &[String]) -> Option<&'static
         .iter()
         .filter_map(|terminal| keyword(unquote(terminal)).and_then(|token| token.keyword_text()))
         .filter(|candidate| candidate.len() >= 3)
-        .map(|candidate| (edit_distance(text, candidate), candidate))
+        .map(|candidate| (strsim::levenshtein(text, candidate), candidate))
         .filter(|(distance, _)| *distance <= 2)
         .min()
         .map(|(_, candidate)| candidate)
-}
-
-/// The Levenshtein distance between two words, counted in characters.
-fn edit_distance(left: &str, right: &str) -> usize {
-    let right: Vec<char> = right.chars().collect();
-    let mut previous: Vec<usize> = (0..=right.len()).collect();
-    for (row, left_character) in left.chars().enumerate() {
-        let mut current = Vec::with_capacity(right.len() + 1);
-        current.push(row + 1);
-        for (column, right_character) in right.iter().enumerate() {
-            let substitution = previous[column] + usize::from(left_character != *right_character);
-            let best = substitution
-                .min(previous[column + 1] + 1)
-                .min(current[column] + 1);
-            current.push(best);
-        }
-        previous = current;
-    }
-    previous[right.len()]
 }
 
 fn starts_expression(token: &Token<'_>) -> bool {

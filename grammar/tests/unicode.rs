@@ -7,7 +7,7 @@
 //! `line:col` of the short rendering, computed by hand.
 
 use lang::SourceFile;
-use lang::render::short;
+use lang::render::{Style, short};
 
 /// The short rendering of `text`'s diagnostics, file named `u.cuk`.
 fn short_diagnostics(text: &str) -> String {
@@ -81,5 +81,30 @@ fn non_ascii_before_an_unterminated_string_points_at_the_quote() {
     assert_eq!(
         short_diagnostics(text),
         "u.cuk:1:22: error[E0103]: unterminated string literal\n"
+    );
+}
+
+#[test]
+fn a_byte_order_mark_is_skipped_and_takes_no_column() {
+    assert_eq!(short_diagnostics("\u{FEFF}const A: int = 1;\n"), "");
+    let without = "const A: int = 1 $ 2;\n";
+    let with = format!("\u{FEFF}{without}");
+    assert_eq!(
+        short_diagnostics(&with),
+        "u.cuk:1:18: error[E0101]: unexpected character `$`\n"
+    );
+    assert_eq!(short_diagnostics(&with), short_diagnostics(without));
+    let human = |text: &str| {
+        let (_, diagnostics) = grammar::parse(text);
+        lang::render::human(&diagnostics, &SourceFile::new("u.cuk", text), Style::Plain)
+    };
+    assert_eq!(human(&with), human(without));
+}
+
+#[test]
+fn invisible_characters_are_named_by_code_point() {
+    assert_eq!(
+        short_diagnostics("const A: int = 1 \u{200B}+ 2;\n"),
+        "u.cuk:1:18: error[E0101]: unexpected character U+200B\n"
     );
 }

@@ -198,6 +198,14 @@ pub enum LaunchKind {
 }
 
 impl LaunchKind {
+    /// Every part, in the order a launch clause lists them.
+    pub const ALL: [LaunchKind; 4] = [
+        LaunchKind::Grid,
+        LaunchKind::Block,
+        LaunchKind::Cluster,
+        LaunchKind::Smem,
+    ];
+
     /// The part's keyword as written in source.
     pub fn keyword(self) -> &'static str {
         match self {

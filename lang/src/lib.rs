@@ -16,6 +16,6 @@ pub mod source;
 mod span;
 
 pub use diagnostic::{Diagnostic, Label, Severity};
-pub use line_index::{LineColumn, LineIndex};
+pub use line_index::{BYTE_ORDER_MARK, LineColumn, LineIndex};
 pub use source::SourceFile;
 pub use span::Span;

@@ -15,17 +15,28 @@ pub struct LineColumn {
     pub column: u32,
 }
 
+/// U+FEFF, which some editors write at the start of a UTF-8 file.
+pub const BYTE_ORDER_MARK: char = '\u{FEFF}';
+
 /// The start offset of every line of one text.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LineIndex {
-    /// Byte offset of the first byte of each line; the first entry is 0.
+    /// Byte offset of the first byte of each line; the first entry is 0, or
+    /// 3 after a byte-order mark.
     line_starts: Vec<u32>,
 }
 
 impl LineIndex {
     /// Indexes `text`. Lines end at `\n`; a `\r` before it belongs to the line.
+    /// A leading byte-order mark is not part of line 1, which editors show
+    /// without it: the first character after it is column 1.
     pub fn new(text: &str) -> Self {
-        let mut line_starts = vec![0];
+        let first_line_start = if text.starts_with(BYTE_ORDER_MARK) {
+            BYTE_ORDER_MARK.len_utf8().try_into().unwrap_or(0)
+        } else {
+            0
+        };
+        let mut line_starts = vec![first_line_start];
         line_starts.extend(
             text.bytes()
                 .enumerate()
@@ -70,6 +81,14 @@ mod tests {
     fn locate(text: &str, offset: u32) -> (u32, u32) {
         let LineColumn { line, column } = LineIndex::new(text).line_column(text, offset);
         (line, column)
+    }
+
+    #[test]
+    fn a_byte_order_mark_takes_no_column() {
+        assert_eq!(locate("\u{FEFF}ab\ncd", 3), (1, 1));
+        assert_eq!(locate("\u{FEFF}ab\ncd", 4), (1, 2));
+        assert_eq!(locate("\u{FEFF}ab\ncd", 0), (1, 1));
+        assert_eq!(locate("\u{FEFF}ab\ncd", 7), (2, 2));
     }
 
     #[test]

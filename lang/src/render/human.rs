@@ -9,13 +9,14 @@
 //! `\n` (see [`LineIndex`](crate::LineIndex)). So that the header's
 //! `path:line:col` agrees with the short and JSON forms, ariadne is shown a
 //! copy of the text in which the other terminators are replaced by
-//! non-breaking characters of the same UTF-8 length.
+//! non-breaking characters of the same UTF-8 length, and the text after a
+//! leading byte-order mark, which takes no column (see [`LineIndex`]).
 
 use std::borrow::Cow;
 
 use ariadne::{Config, IndexType, Label, Report, ReportKind, Source};
 
-use crate::{Diagnostic, Severity, SourceFile, Span};
+use crate::{BYTE_ORDER_MARK, Diagnostic, Severity, SourceFile, Span};
 
 /// Whether the report carries ANSI colour codes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -28,14 +29,24 @@ pub enum Style {
 
 /// Renders each diagnostic as an ariadne report, separated by blank lines.
 pub fn human(diagnostics: &[Diagnostic], file: &SourceFile, style: Style) -> String {
-    let source = Source::from(without_extra_line_breaks(file.text()));
+    // ariadne would count a byte-order mark as a column of line 1: it is
+    // shown the text after the mark, with every span moved back by its length.
+    let (text, skipped) = match file.text().strip_prefix(BYTE_ORDER_MARK) {
+        Some(rest) => (rest, BYTE_ORDER_MARK.len_utf8()),
+        None => (file.text(), 0),
+    };
+    let source = Source::from(without_extra_line_breaks(text));
     let path = file.path().to_owned();
     let config = Config::new()
         .with_index_type(IndexType::Byte)
         .with_color(style == Style::Colored);
     let mut rendered = String::new();
     for diagnostic in diagnostics {
-        let located = |span: Span| (path.clone(), file.clamp_span(span));
+        let located = |span: Span| {
+            let range = file.clamp_span(span);
+            let shift = |offset: usize| offset.saturating_sub(skipped);
+            (path.clone(), shift(range.start)..shift(range.end))
+        };
         let mut report =
             Report::build(report_kind(diagnostic.severity), located(diagnostic.span()))
                 .with_config(config)
