@@ -87,6 +87,31 @@ pub fn layout(context: &mut Context<'_>, shape: Expr, stride: Expr, span: Span) 
     }
 }
 
+/// `base[indices]`; empty brackets are reported (at `close`, the `]`) and
+/// kept as an index with no coordinates.
+pub fn index(
+    context: &mut Context<'_>,
+    base: Expr,
+    indices: Vec<Expr>,
+    close: usize,
+    span: Span,
+) -> Expr {
+    if indices.is_empty() {
+        context.diagnostics.push(
+            Diagnostic::error("E0107", "expected an expression, found `]`")
+                .with_primary(Span::from_range(close..close + 1), "empty index")
+                .with_help("an index gives a coordinate, such as `t[i]`, `t[i, j]` or `t[_, j]`"),
+        );
+    }
+    Expr {
+        kind: ExprKind::Index {
+            base: Box::new(base),
+            indices,
+        },
+        span,
+    }
+}
+
 /// A call. `x.m(args)` becomes a method call; a tuple literal followed by
 /// `(..)` is the layout `(4,3)(1,4)` with its `:` missing, diagnosed and read
 /// as that layout.

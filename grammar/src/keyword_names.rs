@@ -24,7 +24,8 @@ pub fn rename_misused_keywords<'input>(
         let before_previous = index.checked_sub(2).map(|before| &tokens[before].1);
         let next = tokens.get(index + 1).map(|(_, token, _)| token);
         let name_only = needs_name_after(previous, before_previous, token)
-            || (names_before(next) && !introduces_name(token));
+            || (names_before(next) && !introduces_name(token))
+            || is_parameter_name(previous, next);
         if !name_only {
             continue;
         }
@@ -84,4 +85,11 @@ fn introduces_name(keyword: &Token<'_>) -> bool {
 /// followed by `:` (type annotation, parameter) or `=` (binding, named argument).
 fn names_before(next: Option<&Token<'_>>) -> bool {
     matches!(next, Some(Token::Colon | Token::Assign))
+}
+
+/// Whether a token between `previous` and `next` is a parameter's name:
+/// `(let: i32, for: i32)`. Even a keyword that introduces a name (`let`)
+/// cannot start a declaration there.
+fn is_parameter_name(previous: Option<&Token<'_>>, next: Option<&Token<'_>>) -> bool {
+    matches!(previous, Some(Token::OpenParen | Token::Comma)) && next == Some(&Token::Colon)
 }

@@ -70,6 +70,7 @@ pub fn scan(tokens: &[Spanned<'_>]) -> Scan {
                     return too_deep(
                         span,
                         format!("brackets nested more than {MAX_BRACKET_DEPTH} deep"),
+                        "each `(`, `[` or `{` that is still open adds a level",
                     );
                 }
                 stack.push(Open {
@@ -170,7 +171,9 @@ pub fn scan(tokens: &[Spanned<'_>]) -> Scan {
         if total_operators + stack.len() > MAX_EXPRESSION_DEPTH {
             return too_deep(
                 span,
-                format!("expression nested more than {MAX_EXPRESSION_DEPTH} levels deep"),
+                format!("expression more than {MAX_EXPRESSION_DEPTH} operations deep"),
+                "each operator, call or index adds a level until its expression ends \
+                 at `,`, `;` or a closing bracket: `a + b + c` is two levels deep",
             );
         }
     }
@@ -193,9 +196,10 @@ pub fn scan(tokens: &[Spanned<'_>]) -> Scan {
     }
 }
 
-fn too_deep(span: Span, message: String) -> Scan {
+fn too_deep(span: Span, message: String, note: &str) -> Scan {
     let diagnostic = Diagnostic::error("E0110", message)
         .with_primary(span, "nesting limit crossed here")
+        .with_note(note)
         .with_help("split the expression with `let` bindings or helper functions");
     Scan {
         diagnostics: Vec::new(),
