@@ -108,10 +108,13 @@ impl ComposedLayout {
     /// The modes under `_` in `coord`; the fixed coordinates' offset joins `offset`.
     pub fn slice(&self, coord: &Coord<i64>) -> Result<ComposedLayout, LayoutError> {
         let (sliced, sliced_offset) = self.inner.slice(coord)?;
-        let offset = self
-            .offset
-            .checked_add(sliced_offset)
-            .ok_or(LayoutError::Overflow { operation: "slice" })?;
+        let offset =
+            self.offset
+                .checked_add(sliced_offset)
+                .ok_or_else(|| LayoutError::Overflow {
+                    operation: "slice",
+                    expression: format!("{} + {sliced_offset}", self.offset),
+                })?;
         Ok(self.with_inner(sliced, offset))
     }
 
@@ -120,12 +123,13 @@ impl ComposedLayout {
     }
 
     fn swizzled_offset(&self, inner_offset: i64) -> Result<i64, LayoutError> {
-        let linear = self
-            .offset
-            .checked_add(inner_offset)
-            .ok_or(LayoutError::Overflow {
-                operation: "composed layout evaluation",
-            })?;
+        let linear =
+            self.offset
+                .checked_add(inner_offset)
+                .ok_or_else(|| LayoutError::Overflow {
+                    operation: "composed layout evaluation",
+                    expression: format!("{} + {inner_offset}", self.offset),
+                })?;
         Ok(self.swizzle.apply(linear))
     }
 }

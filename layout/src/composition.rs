@@ -21,7 +21,10 @@ pub(crate) fn absolute<I: Int>(value: &I) -> Result<I, LayoutError> {
         Some(v) => v
             .checked_abs()
             .map(I::from_static)
-            .ok_or(LayoutError::Overflow { operation: "abs" }),
+            .ok_or_else(|| LayoutError::Overflow {
+                operation: "abs",
+                expression: format!("|{v}|"),
+            }),
         None => Ok(value.clone()),
     }
 }

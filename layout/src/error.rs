@@ -66,6 +66,8 @@ pub enum LayoutError {
     Overflow {
         /// The operation during which the overflow happened.
         operation: &'static str,
+        /// The arithmetic that overflowed, with its operands (`4611686018427387904 * 4`).
+        expression: String,
     },
     /// Division or modulo by zero.
     DivisionByZero {
@@ -161,8 +163,11 @@ impl fmt::Display for LayoutError {
                     "coordinate {coordinate} is negative; shape {shape} is indexed from 0"
                 )
             }
-            LayoutError::Overflow { operation } => {
-                write!(f, "{operation}: integer overflow (values exceed 64 bits)")
+            LayoutError::Overflow {
+                operation,
+                expression,
+            } => {
+                write!(f, "{operation}: {expression} does not fit in 64 bits")
             }
             LayoutError::DivisionByZero { operation } => write!(f, "{operation}: division by zero"),
             LayoutError::Dynamic { operation, operand } => write!(

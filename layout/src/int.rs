@@ -60,9 +60,12 @@ pub trait Int: Clone + PartialEq + Eq + Hash + Debug + Display {
     }
 }
 
-/// Overflow error for `operation`.
-pub(crate) fn overflow(operation: &'static str) -> LayoutError {
-    LayoutError::Overflow { operation }
+/// Overflow error for `operation`, which computed `expression`.
+pub(crate) fn overflow(operation: &'static str, expression: String) -> LayoutError {
+    LayoutError::Overflow {
+        operation,
+        expression,
+    }
 }
 
 impl Int for i64 {
@@ -75,15 +78,18 @@ impl Int for i64 {
     }
 
     fn add(&self, other: &Self) -> Result<Self, LayoutError> {
-        self.checked_add(*other).ok_or(overflow("addition"))
+        self.checked_add(*other)
+            .ok_or_else(|| overflow("addition", format!("{self} + {other}")))
     }
 
     fn sub(&self, other: &Self) -> Result<Self, LayoutError> {
-        self.checked_sub(*other).ok_or(overflow("subtraction"))
+        self.checked_sub(*other)
+            .ok_or_else(|| overflow("subtraction", format!("{self} - {other}")))
     }
 
     fn mul(&self, other: &Self) -> Result<Self, LayoutError> {
-        self.checked_mul(*other).ok_or(overflow("multiplication"))
+        self.checked_mul(*other)
+            .ok_or_else(|| overflow("multiplication", format!("{self} * {other}")))
     }
 
     fn div(&self, other: &Self) -> Result<Self, LayoutError> {
@@ -92,7 +98,8 @@ impl Int for i64 {
                 operation: "division",
             });
         }
-        self.checked_div(*other).ok_or(overflow("division"))
+        self.checked_div(*other)
+            .ok_or_else(|| overflow("division", format!("{self} / {other}")))
     }
 
     fn rem(&self, other: &Self) -> Result<Self, LayoutError> {
@@ -101,7 +108,8 @@ impl Int for i64 {
                 operation: "modulo",
             });
         }
-        self.checked_rem(*other).ok_or(overflow("modulo"))
+        self.checked_rem(*other)
+            .ok_or_else(|| overflow("modulo", format!("{self} % {other}")))
     }
 
     fn ceil_div(&self, other: &Self) -> Result<Self, LayoutError> {
@@ -114,7 +122,9 @@ impl Int for i64 {
         let remainder = self.rem(other)?;
         // Round toward positive infinity when the exact quotient is positive.
         if remainder != 0 && ((remainder > 0) == (*other > 0)) {
-            quotient.checked_add(1).ok_or(overflow("ceil_div"))
+            quotient
+                .checked_add(1)
+                .ok_or_else(|| overflow("ceil_div", format!("ceil_div({self}, {other})")))
         } else {
             Ok(quotient)
         }

@@ -134,9 +134,11 @@ impl<I: Int> Layout<I> {
         let mut sum = I::from_static(0);
         for (extent, stride) in self.shape.leaves().iter().zip(self.stride.leaves()) {
             let stride = match stride.as_static() {
-                Some(value) => {
-                    I::from_static(value.checked_abs().ok_or(crate::int::overflow("cosize"))?)
-                }
+                Some(value) => I::from_static(
+                    value
+                        .checked_abs()
+                        .ok_or_else(|| crate::int::overflow("cosize", format!("|{value}|")))?,
+                ),
                 None => stride,
             };
             sum = sum.add(&extent.sub(&I::from_static(1))?.mul(&stride)?)?;

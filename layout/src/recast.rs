@@ -124,8 +124,9 @@ impl ComposedLayout {
         let offset = self
             .offset()
             .checked_mul(factor)
-            .ok_or(LayoutError::Overflow {
+            .ok_or_else(|| LayoutError::Overflow {
                 operation: "downcast",
+                expression: format!("{} * {factor}", self.offset()),
             })?;
         let inner = downcast(self.inner(), factor)?;
         Ok(ComposedLayout::new(swizzle, offset, inner))
@@ -194,9 +195,12 @@ fn upcast_mode<I: Int>(extent: &I, stride: &I, factor: i64) -> Result<(I, I), La
     if stride_value == 0 {
         return Ok((extent.clone(), stride.clone()));
     }
-    let magnitude = stride_value.checked_abs().ok_or(LayoutError::Overflow {
-        operation: "upcast",
-    })?;
+    let magnitude = stride_value
+        .checked_abs()
+        .ok_or_else(|| LayoutError::Overflow {
+            operation: "upcast",
+            expression: format!("|{stride_value}|"),
+        })?;
     if magnitude % factor != 0 && factor % magnitude != 0 {
         return Err(LayoutError::NotDivisible {
             operation: "upcast",

@@ -165,10 +165,15 @@ impl SymInt {
         for term in terms {
             match merged.last_mut() {
                 Some(last) if last.factors == term.factors => {
-                    last.coefficient = last
-                        .coefficient
-                        .checked_add(term.coefficient)
-                        .ok_or(overflow("symbolic addition"))?;
+                    last.coefficient =
+                        last.coefficient
+                            .checked_add(term.coefficient)
+                            .ok_or_else(|| {
+                                overflow(
+                                    "symbolic addition",
+                                    format!("{} + {}", last.coefficient, term.coefficient),
+                                )
+                            })?;
                 }
                 _ => merged.push(term),
             }
@@ -250,10 +255,15 @@ impl Int for SymInt {
         let mut terms = Vec::with_capacity(self.terms.len() * other.terms.len());
         for left in &self.terms {
             for right in &other.terms {
-                let coefficient = left
-                    .coefficient
-                    .checked_mul(right.coefficient)
-                    .ok_or(overflow("symbolic multiplication"))?;
+                let coefficient =
+                    left.coefficient
+                        .checked_mul(right.coefficient)
+                        .ok_or_else(|| {
+                            overflow(
+                                "symbolic multiplication",
+                                format!("{} * {}", left.coefficient, right.coefficient),
+                            )
+                        })?;
                 let factors = left.factors.iter().chain(&right.factors).cloned().collect();
                 terms.push(Term {
                     coefficient,

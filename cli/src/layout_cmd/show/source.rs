@@ -199,6 +199,7 @@ impl ShownLayout {
     pub fn offset_at(&self, index: usize) -> Result<i64, LayoutError> {
         let index = i64::try_from(index).map_err(|_| LayoutError::Overflow {
             operation: "layout show",
+            expression: format!("index {index}"),
         })?;
         match self {
             ShownLayout::Plain(layout) => layout.evaluate_index(&index),
