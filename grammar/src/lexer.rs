@@ -47,6 +47,9 @@ enum Raw {
     /// `'a'`: C's character literal, which CuK does not have.
     #[regex(r"'[^'\n]*'")]
     SingleQuoted,
+    /// A `'` that closes nothing on its line: a stray character on its own.
+    #[token("'")]
+    Apostrophe,
     #[token("_", priority = 10)]
     Underscore,
     #[token("(")]
@@ -255,6 +258,10 @@ fn cook<'input>(
                         &text[1..text.len() - 1]
                     )),
             );
+            Token::Error
+        }
+        Raw::Apostrophe => {
+            diagnostics.push(unexpected_character(text, span));
             Token::Error
         }
         Raw::Underscore => Token::Underscore,
