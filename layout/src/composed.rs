@@ -108,13 +108,7 @@ impl ComposedLayout {
     /// The modes under `_` in `coord`; the fixed coordinates' offset joins `offset`.
     pub fn slice(&self, coord: &Coord<i64>) -> Result<ComposedLayout, LayoutError> {
         let (sliced, sliced_offset) = self.inner.slice(coord)?;
-        let offset =
-            self.offset
-                .checked_add(sliced_offset)
-                .ok_or_else(|| LayoutError::Overflow {
-                    operation: "slice",
-                    expression: format!("{} + {sliced_offset}", self.offset),
-                })?;
+        let offset = self.offset_plus(sliced_offset, "slice")?;
         Ok(self.with_inner(sliced, offset))
     }
 
@@ -123,14 +117,18 @@ impl ComposedLayout {
     }
 
     fn swizzled_offset(&self, inner_offset: i64) -> Result<i64, LayoutError> {
-        let linear =
-            self.offset
-                .checked_add(inner_offset)
-                .ok_or_else(|| LayoutError::Overflow {
-                    operation: "composed layout evaluation",
-                    expression: format!("{} + {inner_offset}", self.offset),
-                })?;
+        let linear = self.offset_plus(inner_offset, "composed layout evaluation")?;
         Ok(self.swizzle.apply(linear))
+    }
+
+    /// The offset plus `extra`, or an overflow error naming `operation`.
+    fn offset_plus(&self, extra: i64, operation: &'static str) -> Result<i64, LayoutError> {
+        self.offset
+            .checked_add(extra)
+            .ok_or_else(|| LayoutError::Overflow {
+                operation,
+                expression: format!("{} + {extra}", self.offset),
+            })
     }
 }
 
