@@ -31,6 +31,14 @@
 //! truly needs a static value (sorting strides in `complement`, a divisibility check
 //! that cannot be decided) returns [`LayoutError::Dynamic`] naming the operand.
 //!
+//! # Coordinate layouts
+//!
+//! CuTe's identity layout `(m,n):(1@0,1@1)` has basis strides: its values are
+//! coordinates, not offsets. [`CoordinateLayout`] keeps each basis element as a
+//! symbolic variable, so composition, the divides and slicing apply to it unchanged, and
+//! `local_tile` of the identity of `(m,n)` at block `(bx,by)` starts at the coordinate
+//! `(128*bx,64*by)`. [`IdentityLayout`] is the plain identity, evaluation only.
+//!
 //! # Errors
 //!
 //! Nothing here panics on any input: arithmetic is checked, nesting is limited to
@@ -48,6 +56,7 @@ pub mod common_vector;
 mod complement;
 pub mod composed;
 mod composition;
+mod coordinate;
 mod divide;
 mod error;
 mod identity;
@@ -71,6 +80,7 @@ pub use common_vector::{max_common_layout, max_common_vector};
 pub use complement::{complement, left_inverse, right_inverse};
 pub use composed::ComposedLayout;
 pub use composition::composition;
+pub use coordinate::CoordinateLayout;
 pub use divide::{flat_divide, logical_divide, tiled_divide, zipped_divide};
 pub use error::LayoutError;
 pub use identity::IdentityLayout;

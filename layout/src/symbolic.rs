@@ -124,6 +124,56 @@ impl SymInt {
         }
     }
 
+    /// Splits this linear form over the variables `is_basis` selects: for each such
+    /// variable, the sum of the terms it appears in, divided by it (a coefficient that
+    /// may itself be symbolic), plus the remaining terms. `None` when a term holds two
+    /// selected variables or one inside an unfolded operation: then the expression is
+    /// not linear in them.
+    pub fn split_linear(
+        &self,
+        is_basis: &dyn Fn(&str) -> bool,
+    ) -> Option<(Vec<(String, SymInt)>, SymInt)> {
+        let mut components: Vec<(String, Vec<Term>)> = Vec::new();
+        let mut rest = Vec::new();
+        for term in &self.terms {
+            let mut basis = None;
+            let mut others = Vec::with_capacity(term.factors.len());
+            for factor in &term.factors {
+                match factor {
+                    Factor::Variable(name) if is_basis(name) => {
+                        if basis.replace(name.clone()).is_some() {
+                            return None;
+                        }
+                    }
+                    Factor::CeilDiv(a, b) | Factor::Div(a, b) | Factor::Mod(a, b)
+                        if [a, b].iter().any(|operand| {
+                            operand.variables().iter().any(|name| is_basis(name))
+                        }) =>
+                    {
+                        return None;
+                    }
+                    other => others.push(other.clone()),
+                }
+            }
+            let coefficient = Term {
+                coefficient: term.coefficient,
+                factors: others,
+            };
+            match basis {
+                None => rest.push(coefficient),
+                Some(name) => match components.iter_mut().find(|(known, _)| *known == name) {
+                    Some((_, terms)) => terms.push(coefficient),
+                    None => components.push((name, vec![coefficient])),
+                },
+            }
+        }
+        let components = components
+            .into_iter()
+            .map(|(name, terms)| Some((name, SymInt::normalized(terms).ok()?)))
+            .collect::<Option<_>>()?;
+        Some((components, SymInt::normalized(rest).ok()?))
+    }
+
     /// Replaces every variable for which `value_of` gives a value, folding the result.
     pub fn substitute(
         &self,

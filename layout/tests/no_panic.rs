@@ -2,13 +2,13 @@
 //! zero, negative and huge extents and strides, incongruent operands, odd text.
 
 use layout::{
-    AsTiler, ComposedLayout, Coord, IdentityLayout, IntTuple, Layout, Swizzle, SymInt, Tiler,
-    blocked_product, ceil_div, coalesce, coalesce_by, complement, composition, crd2idx, dice,
-    downcast, elem_less, filter, filter_by, filter_zeros, flat_divide, flat_product, idx2crd,
-    idx2crd_strided, inner_product, left_inverse, logical_divide, logical_product, make_layout_tv,
-    max_common_layout, max_common_vector, prefix_product, product_each, raked_product,
-    recast_layout, right_inverse, shape_div, slice_and_offset, tile_to_shape, tiled_divide,
-    tiled_product, upcast, zipped_divide, zipped_product,
+    AsTiler, ComposedLayout, Coord, CoordinateLayout, IdentityLayout, IntTuple, Layout, Swizzle,
+    SymInt, Tiler, blocked_product, ceil_div, coalesce, coalesce_by, complement, composition,
+    crd2idx, dice, downcast, elem_less, filter, filter_by, filter_zeros, flat_divide, flat_product,
+    idx2crd, idx2crd_strided, inner_product, left_inverse, logical_divide, logical_product,
+    make_layout_tv, max_common_layout, max_common_vector, prefix_product, product_each,
+    raked_product, recast_layout, right_inverse, shape_div, slice_and_offset, tile_to_shape,
+    tiled_divide, tiled_product, upcast, zipped_divide, zipped_product,
 };
 use proptest::prelude::*;
 
@@ -181,6 +181,34 @@ proptest! {
         }
         let _ = (composed.upcast(factor), composed.downcast(factor), composed.recast(16, factor));
         prop_assert_eq!(composed.to_string().parse::<ComposedLayout>(), Ok(composed));
+    }
+
+    #[test]
+    fn coordinate_layouts_never_panic(a in any_layout(), b in any_layout(), coord in int_tuple()) {
+        let Some(a) = a else {
+            return Ok(());
+        };
+        let Ok(identity) = CoordinateLayout::identity(a.shape()) else {
+            return Ok(());
+        };
+        let coord = coord.to_symbolic();
+        let _ = (identity.evaluate(&coord), identity.slice(&Coord::from(&coord)), identity.mode(1));
+        let Some(b) = b else {
+            return Ok(());
+        };
+        let tiler: Tiler<SymInt> = Tiler::Layout(b.to_symbolic());
+        for derived in [
+            identity.composition(&tiler),
+            identity.logical_divide(&tiler),
+            identity.zipped_divide(&tiler),
+            identity.tiled_divide(&tiler),
+            identity.flat_divide(&tiler),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            let _ = (derived.evaluate(&coord), derived.slice(&Coord::from(&coord)), derived.to_string());
+        }
     }
 
     #[test]
