@@ -46,14 +46,16 @@ pub fn describe(
             expected,
         } => {
             let span = Span::from_range(start..end);
-            if let Some(line_end) = semicolon_missing_at_line_end(source, tokens, start, &expected)
+            let index = token_index(tokens, start);
+            if let Some(line_end) =
+                semicolon_missing_at_line_end(source, tokens, index, start, &expected)
             {
                 return missing_semicolon(token, span, line_end, &expected);
             }
-            let position = Position::of(tokens, start);
-            let slip = help_for_slip(source, tokens, start, &token, &expected);
+            let position = Position::at(tokens, index);
+            let slip = help_for_slip(source, tokens, index, &token, &expected);
             let diagnostic = unexpected(token, span, &expected, position)?;
-            Some(match misspelled_statement_keyword(tokens, start) {
+            Some(match misspelled_statement_keyword(tokens, index) {
                 Some((keyword, span)) => Diagnostic {
                     help: None,
                     ..diagnostic
@@ -76,7 +78,7 @@ pub fn describe(
             token,
             Span::from_range(start..end),
             &[],
-            Position::of(tokens, start),
+            Position::at(tokens, token_index(tokens, start)),
         ),
         ParseError::UnrecognizedEof { location, expected } => {
             let wanted = expected_in_words(&expected);
@@ -95,6 +97,11 @@ pub fn describe(
     }
 }
 
+/// The index in `tokens` of the token that starts at byte `start`.
+fn token_index(tokens: &[Spanned<'_>], start: usize) -> usize {
+    tokens.partition_point(|(token_start, _, _)| *token_start < start)
+}
+
 /// Where the offending token stands relative to statement boundaries.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Position {
@@ -105,9 +112,8 @@ enum Position {
 }
 
 impl Position {
-    /// The position of the token that starts at byte `start`.
-    fn of(tokens: &[Spanned<'_>], start: usize) -> Self {
-        let index = tokens.partition_point(|(token_start, _, _)| *token_start < start);
+    /// The position of the token at `index` in `tokens`.
+    fn at(tokens: &[Spanned<'_>], index: usize) -> Self {
         Self::after(index.checked_sub(1).map(|previous| &tokens[previous].1))
     }
 
@@ -159,13 +165,13 @@ fn unexpected(
 fn semicolon_missing_at_line_end(
     source: &str,
     tokens: &[Spanned<'_>],
+    index: usize,
     start: usize,
     expected: &[String],
 ) -> Option<usize> {
     if !expected.iter().any(|terminal| unquote(terminal) == ";") {
         return None;
     }
-    let index = tokens.partition_point(|(token_start, _, _)| *token_start < start);
     let (_, previous, previous_end) = tokens.get(index.checked_sub(1)?)?;
     // After `;`, `{` or `}` a statement has just ended or begun: no `;` is
     // missing there, the next token itself is wrong.
@@ -240,17 +246,16 @@ fn with_hint(
 }
 
 /// Help for a habit from C++ or Python that the parser notices only at
-/// `token`, the one at byte `start`: template arguments (`get<0>(L)`,
+/// `token`, the one at `index`: template arguments (`get<0>(L)`,
 /// `Swizzle<3,3,3>`), `=` in a condition, a float written `1.`.
 fn help_for_slip(
     source: &str,
     tokens: &[Spanned<'_>],
-    start: usize,
+    index: usize,
     token: &Token<'_>,
     expected: &[String],
 ) -> Option<String> {
     let expects = |text: &str| expected.iter().any(|terminal| unquote(terminal) == text);
-    let index = tokens.partition_point(|(token_start, _, _)| *token_start < start);
     if *token == Token::Assign && expects("{") {
         return Some("`=` assigns; to compare, write `==`".to_owned());
     }
@@ -353,13 +358,12 @@ const STATEMENT_KEYWORDS: &[&str] = &[
     "let", "return", "for", "while", "if", "break", "continue", "report",
 ];
 
-/// For an error at `start`: the statement keyword meant by a name that starts
-/// the statement just before it (`lett x`, `retrun x`), and that name's span.
+/// For an error at token `index`: the statement keyword meant by a name that
+/// starts the statement just before it (`lett x`, `retrun x`), and that name's span.
 fn misspelled_statement_keyword(
     tokens: &[Spanned<'_>],
-    start: usize,
+    index: usize,
 ) -> Option<(&'static str, Span)> {
-    let index = tokens.partition_point(|(token_start, _, _)| *token_start < start);
     let (name_start, Token::Name(text), name_end) = tokens.get(index.checked_sub(1)?)? else {
         return None;
     };
