@@ -1,8 +1,12 @@
-//! `cukc check FILE...`: load and parse files, then report every diagnostic.
+//! `cukc check FILE...`: load, parse and typecheck files, then report every
+//! diagnostic.
 //!
 //! Each file goes through [`lang::source::load`] (which rejects binary,
-//! non-UTF-8 and oversized files) and then, if it is text, through
-//! [`grammar::parse`]; a file without items gets the warning `W0001`. Diagnostics are printed in the order the
+//! non-UTF-8 and oversized files), then, if it is text, through
+//! [`grammar::parse`], and, if it parsed without errors, through
+//! [`typecheck::check`] for the `--target` architecture; a file without items gets
+//! the warning `W0001`. `--dump-types` prints every binding with its type and
+//! evaluated value on standard output. Diagnostics are printed in the order the
 //! files were named: human and short forms on standard error, JSON on standard
 //! output. The exit code is 1 when any file has an error and 0 otherwise;
 //! warnings alone do not fail the check.
@@ -30,6 +34,18 @@ pub struct CheckArgs {
     /// honours `NO_COLOR`.
     #[arg(long, value_enum, default_value_t = ColorWhen::Auto)]
     color: ColorWhen,
+    /// The architecture to check for: `sm_80`, `sm_90a` or `sm_100a`. Atoms newer
+    /// than it and shared memory beyond its limit are errors.
+    #[arg(long, default_value = "sm_90a", value_parser = parse_target)]
+    target: typecheck::Target,
+    /// Print every binding with its type and evaluated value (what an editor hover
+    /// shows) on standard output.
+    #[arg(long)]
+    dump_types: bool,
+}
+
+fn parse_target(text: &str) -> Result<typecheck::Target, String> {
+    text.parse()
 }
 
 /// The rendering chosen with `--message-format`.
@@ -62,8 +78,16 @@ pub fn run(args: &CheckArgs) -> ExitCode {
     };
     let mut tally = Tally::default();
     for path in &args.files {
-        let (file, diagnostics) = check_file(path);
+        let (file, diagnostics, bindings) = check_file(path, args.target);
         tally.count(&diagnostics);
+        if args.dump_types {
+            let line_column = |offset: u32| {
+                let position = file.line_column(offset);
+                (position.line, position.column)
+            };
+            let dump = typecheck::dump_bindings(&bindings, &line_column);
+            let _ = writeln!(std::io::stdout().lock(), "{}\n{dump}", file.path());
+        }
         let text = render_diagnostics(&diagnostics, &file, args.message_format, style);
         // A closed pipe is not worth a panic; the exit code still tells the story.
         let _ = match args.message_format {
@@ -85,21 +109,32 @@ pub fn run(args: &CheckArgs) -> ExitCode {
     }
 }
 
-/// Loads and parses the file at `path`; never fails, every problem becomes a
-/// diagnostic against the returned file.
-fn check_file(path: &Path) -> (SourceFile, Vec<Diagnostic>) {
+/// Loads, parses and typechecks the file at `path` for `target`; never fails, every
+/// problem becomes a diagnostic against the returned file. Also returns the
+/// typechecker's bindings (empty when the file did not parse).
+pub fn check_file(
+    path: &Path,
+    target: typecheck::Target,
+) -> (SourceFile, Vec<Diagnostic>, Vec<typecheck::Binding>) {
     let display_path = path.display().to_string();
     let loaded = match std::fs::read(path) {
         Ok(bytes) => source::load(display_path, bytes),
         Err(error) => Loaded::unreadable(display_path, &error.to_string()),
     };
     let mut diagnostics = loaded.diagnostics;
+    let mut bindings = Vec::new();
     if loaded.is_text {
         let (module, parse_diagnostics) = grammar::parse(loaded.file.text());
+        let parsed = !parse_diagnostics.iter().any(Diagnostic::is_error);
         diagnostics.extend(parse_diagnostics);
         diagnostics.extend(source::no_items_warning(&module, &diagnostics));
+        if parsed {
+            let analysis = typecheck::check(&module, target);
+            diagnostics.extend(analysis.diagnostics);
+            bindings = analysis.bindings;
+        }
     }
-    (loaded.file, diagnostics)
+    (loaded.file, diagnostics, bindings)
 }
 
 fn render_diagnostics(
@@ -154,7 +189,12 @@ impl Tally {
 
 #[cfg(test)]
 mod tests {
-    use super::{MessageFormat, Style, Tally, check_file, render_diagnostics};
+    use super::{MessageFormat, Style, Tally, render_diagnostics};
+
+    fn check_file(path: &std::path::Path) -> (lang::SourceFile, Vec<lang::Diagnostic>) {
+        let (file, diagnostics, _) = super::check_file(path, typecheck::Target::Sm90a);
+        (file, diagnostics)
+    }
 
     /// A file in a per-test scratch directory, removed when the test ends.
     struct ScratchFile(std::path::PathBuf);

@@ -8,8 +8,10 @@
 //! | --- | --- |
 //! | `E0001`-`E0099`, `W0001`-`W0099` | the file as a whole (`lang::source`) |
 //! | `E0100`-`E0199` | lexing and parsing (`grammar`) |
+//! | `E0200`-`E0299`, `N0201` | the typechecker (`typecheck`) |
 //!
-//! Later stages take the next hundreds (`E02xx` for the typechecker, ...).
+//! Later stages take the next hundreds. `N` codes are notes: information, not
+//! problems (`const_print`).
 
 /// A registered diagnostic code and what it means.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -69,6 +71,66 @@ pub const REGISTRY: &[CodeInfo] = &[
         "E0115",
         "malformed launch clause (unknown or missing part, duplicate or out of order)",
     ),
+    entry("E0201", "unknown name or type"),
+    entry(
+        "E0202",
+        "unknown stdlib module or module item, or a malformed `use`",
+    ),
+    entry("E0203", "a name defined twice"),
+    entry(
+        "E0204",
+        "a run-time (dyn) value where a compile-time (const) one is required",
+    ),
+    entry(
+        "E0205",
+        "a layout-algebra operation whose preconditions fail (divisibility, injectivity, ...)",
+    ),
+    entry(
+        "E0206",
+        "shapes that do not match in copy, gemm, store or a comparison",
+    ),
+    entry("E0207", "shared memory over the target's per-block limit"),
+    entry("E0208", "a const coordinate or mode index out of range"),
+    entry("E0209", "a coordinate, slice or tiler of the wrong rank"),
+    entry(
+        "E0210",
+        "a vector copy whose per-thread values are not contiguous or not aligned",
+    ),
+    entry(
+        "E0211",
+        "an atom or copy operand of the wrong dtype or memory space",
+    ),
+    entry("E0212", "an atom or feature newer than the build target"),
+    entry("E0213", "a write through a read-only tensor"),
+    entry(
+        "E0214",
+        "arithmetic or a store mixing dtypes without a conversion",
+    ),
+    entry("E0215", "wrong number or names of arguments"),
+    entry("E0216", "a value of the wrong type"),
+    entry("E0217", "unknown field or method"),
+    entry(
+        "E0218",
+        "a malformed atom, or an atom used outside its requirements",
+    ),
+    entry("E0219", "assignment to a binding that is not `mut`"),
+    entry(
+        "E0220",
+        "a statement or call in the wrong place (device code in a test, `break` outside a loop, ...)",
+    ),
+    entry(
+        "E0221",
+        "recursion: a const or function that depends on itself",
+    ),
+    entry(
+        "E0222",
+        "compile-time evaluation too large (a static loop or inlining beyond the limits)",
+    ),
+    entry(
+        "E0223",
+        "compile-time arithmetic that overflows or divides by zero",
+    ),
+    entry("N0201", "the value printed by `const_print`"),
     entry(
         "W0001",
         "the file is empty: no items (blank, or only comments)",
@@ -92,7 +154,7 @@ mod tests {
         for info in REGISTRY {
             let (letter, digits) = info.code.split_at(1);
             assert!(
-                matches!(letter, "E" | "W"),
+                matches!(letter, "E" | "N" | "W"),
                 "{} has a bad prefix",
                 info.code
             );

@@ -101,7 +101,10 @@ impl CoordinateLayout {
         Ok((self.with_layout(sliced), self.coordinate_of(&offset)?))
     }
 
-    fn with_layout(&self, layout: Layout<SymInt>) -> Self {
+    /// The same codomain with `layout` as the map: how a caller that transforms the
+    /// layout with the plain algebra (a tensor's partitioning) rebuilds the result.
+    /// `layout`'s strides must be sums of this layout's basis elements.
+    pub fn with_layout(&self, layout: Layout<SymInt>) -> Self {
         CoordinateLayout {
             codomain: self.codomain.clone(),
             layout,
@@ -109,8 +112,8 @@ impl CoordinateLayout {
     }
 
     /// The codomain coordinate whose components are the coefficients of `value`'s
-    /// basis variables.
-    fn coordinate_of(&self, value: &SymInt) -> Result<IntTuple<SymInt>, LayoutError> {
+    /// basis variables (the value of an offset or stride of this layout).
+    pub fn coordinate_of(&self, value: &SymInt) -> Result<IntTuple<SymInt>, LayoutError> {
         let not_a_coordinate = || LayoutError::Unsupported {
             operation: "coordinate layout",
             reason: format!(

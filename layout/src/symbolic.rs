@@ -174,6 +174,24 @@ impl SymInt {
         Some((components, SymInt::normalized(rest).ok()?))
     }
 
+    /// The largest `d` such that this expression is provably a multiple of `d`: the
+    /// greatest common divisor of its terms' coefficients. Terms holding a variable
+    /// for which `assumed_multiple` is true count as multiples of anything (the caller
+    /// assumes, and checks elsewhere, that such variables are suitably aligned).
+    /// `0` when every term is such a term or the expression is `0`.
+    pub fn provable_divisor(&self, assumed_multiple: &dyn Fn(&str) -> bool) -> u64 {
+        self.terms
+            .iter()
+            .filter(|term| {
+                !term.factors.iter().any(
+                    |factor| matches!(factor, Factor::Variable(name) if assumed_multiple(name)),
+                )
+            })
+            .fold(0, |divisor, term| {
+                gcd(divisor, term.coefficient.unsigned_abs())
+            })
+    }
+
     /// Replaces every variable for which `value_of` gives a value, folding the result.
     pub fn substitute(
         &self,
@@ -275,6 +293,13 @@ impl SymInt {
             Box::new(divisor.clone()),
         )))
     }
+}
+
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
 }
 
 impl From<i64> for SymInt {
@@ -402,6 +427,23 @@ mod tests {
 
     fn var(name: &str) -> SymInt {
         SymInt::variable(name)
+    }
+
+    #[test]
+    fn provable_divisor_skips_assumed_terms() {
+        let offset = Int::add(
+            &Int::mul(
+                &SymInt::constant(8),
+                &Int::mul(&var("k"), &var("b")).unwrap(),
+            )
+            .unwrap(),
+            &Int::mul(&SymInt::constant(12), &var("t")).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(offset.provable_divisor(&|_| false), 4);
+        assert_eq!(offset.provable_divisor(&|name| name == "k"), 12);
+        assert_eq!(offset.provable_divisor(&|_| true), 0);
+        assert_eq!(SymInt::constant(6).provable_divisor(&|_| false), 6);
     }
 
     #[test]

@@ -1,0 +1,686 @@
+//! The host side of `test` and `bench` blocks: device tensors, reference operations,
+//! kernel calls with their arguments checked against the kernel's signature, and
+//! `report`.
+
+use lang::ast::{ExprKind, ItemKind, Kernel, ReportPart, TypeKind};
+use lang::{Diagnostic, Span};
+use layout::IntTuple;
+
+use crate::atom::ItemId;
+use crate::builtins::{Arg, Args, static_tuple};
+use crate::check::{Checker, Context};
+use crate::dtype::Dtype;
+use crate::value::{IntType, Value};
+
+impl<'a> Checker<'a> {
+    /// A host-side built-in: tensor creation, references and `assert_close`.
+    pub(crate) fn host_builtin(&mut self, name: &'static str, args: &Args) -> Value {
+        let p = args.positional();
+        match name {
+            "randn" | "rand" | "zeros" | "ones" | "empty" | "arange" | "full" => {
+                let range = if name == "full" { 3..=3 } else { 2..=2 };
+                if !self.arity(name, args, range, &[]) {
+                    return Value::Unknown;
+                }
+                let Value::Dtype(dtype) = p[0].value else {
+                    return self.error(
+                        "E0216",
+                        p[0].span,
+                        format!(
+                            "`{name}` takes a dtype first, not a {}",
+                            p[0].value.type_name()
+                        ),
+                        "not a dtype",
+                    );
+                };
+                let Some(shape) = self.host_shape(p[1]) else {
+                    return Value::Unknown;
+                };
+                if name == "full" {
+                    self.check_scalar_for(dtype, p[2]);
+                }
+                Value::HostTensor { dtype, shape }
+            }
+            "matmul" => {
+                if !self.arity(name, args, 2..=2, &[]) {
+                    return Value::Unknown;
+                }
+                let (Some((dtype, a)), Some((other, b))) =
+                    (self.host_tensor(p[0]), self.host_tensor(p[1]))
+                else {
+                    return Value::Unknown;
+                };
+                if dtype != other {
+                    return self.mixed_host(dtype, other, args.call_span);
+                }
+                match (a.as_slice(), b.as_slice()) {
+                    ([m, k], [k2, n]) => {
+                        if k.is_some() && k2.is_some() && k != k2 {
+                            return self.host_shape_error(
+                                "matmul needs A's columns to equal B's rows",
+                                p[0],
+                                &a,
+                                p[1],
+                                &b,
+                                args.call_span,
+                            );
+                        }
+                        Value::HostTensor {
+                            dtype,
+                            shape: vec![*m, *n],
+                        }
+                    }
+                    _ => self.error(
+                        "E0209",
+                        args.call_span,
+                        format!(
+                            "matmul multiplies matrices (rank 2), not ranks {} and {}",
+                            a.len(),
+                            b.len()
+                        ),
+                        "not matrices",
+                    ),
+                }
+            }
+            "transpose" => {
+                if !self.arity(name, args, 1..=1, &[]) {
+                    return Value::Unknown;
+                }
+                let Some((dtype, shape)) = self.host_tensor(p[0]) else {
+                    return Value::Unknown;
+                };
+                match shape.as_slice() {
+                    [m, n] => Value::HostTensor {
+                        dtype,
+                        shape: vec![*n, *m],
+                    },
+                    _ => self.error(
+                        "E0209",
+                        p[0].span,
+                        format!(
+                            "transpose takes a matrix (rank 2), not rank {}",
+                            shape.len()
+                        ),
+                        "not a matrix",
+                    ),
+                }
+            }
+            "softmax" | "sum" => {
+                if !self.arity(name, args, 1..=2, &[]) {
+                    return Value::Unknown;
+                }
+                let Some((dtype, shape)) = self.host_tensor(p[0]) else {
+                    return Value::Unknown;
+                };
+                let Some(dimension) = p.get(1).map_or(Some(shape.len() as i64 - 1), |arg| {
+                    self.expect_const_int(&arg.value, arg.span, "a dimension")
+                }) else {
+                    return Value::Unknown;
+                };
+                let Some(dimension) = usize::try_from(dimension)
+                    .ok()
+                    .filter(|dimension| *dimension < shape.len())
+                else {
+                    return self.error(
+                        "E0208",
+                        args.call_span,
+                        format!(
+                            "dimension {dimension} does not exist in a tensor of rank {}",
+                            shape.len()
+                        ),
+                        "no such dimension",
+                    );
+                };
+                if name == "softmax" {
+                    return Value::HostTensor { dtype, shape };
+                }
+                let mut reduced = shape;
+                reduced.remove(dimension);
+                Value::HostTensor {
+                    dtype,
+                    shape: reduced,
+                }
+            }
+            "assert_close" => {
+                if !self.arity(name, args, 2..=2, &["rtol", "atol"]) {
+                    return Value::Unit;
+                }
+                let (Some((dtype, a)), Some((other, b))) =
+                    (self.host_tensor(p[0]), self.host_tensor(p[1]))
+                else {
+                    return Value::Unit;
+                };
+                if dtype != other {
+                    self.mixed_host(dtype, other, args.call_span);
+                } else if a.len() != b.len()
+                    || a.iter()
+                        .zip(&b)
+                        .any(|(x, y)| x.is_some() && y.is_some() && x != y)
+                {
+                    self.host_shape_error(
+                        "assert_close compares tensors of one shape",
+                        p[0],
+                        &a,
+                        p[1],
+                        &b,
+                        args.call_span,
+                    );
+                }
+                for tolerance in ["rtol", "atol"] {
+                    if let Some(arg) = args.named(tolerance) {
+                        match &arg.value {
+                            Value::Float { value, .. }
+                                if value.as_const().is_some_and(|value| value >= 0.0) => {}
+                            Value::Int { value, .. }
+                                if value.as_constant().is_some_and(|value| value >= 0) => {}
+                            other => {
+                                self.error(
+                                    "E0216",
+                                    arg.span,
+                                    format!(
+                                        "`{tolerance}` is a const number at least 0, not {}",
+                                        other
+                                    ),
+                                    "not a tolerance",
+                                );
+                            }
+                        }
+                    }
+                }
+                Value::Unit
+            }
+            _ => Value::Unknown,
+        }
+    }
+
+    fn host_shape(&mut self, arg: &Arg) -> Option<Vec<Option<i64>>> {
+        let tuple = self.int_tuple(&arg.value, arg.span, "a shape")?;
+        let extents = match &tuple {
+            IntTuple::Int(_) => vec![tuple.clone()],
+            IntTuple::Tuple(items) => items.clone(),
+        };
+        let mut shape = Vec::with_capacity(extents.len());
+        for extent in extents {
+            match extent {
+                IntTuple::Int(value) => match value.as_constant() {
+                    Some(value) if value < 1 => {
+                        self.error(
+                            "E0216",
+                            arg.span,
+                            format!("a tensor's extents are positive, not {value}"),
+                            "not positive",
+                        );
+                        return None;
+                    }
+                    constant => shape.push(constant),
+                },
+                IntTuple::Tuple(_) => {
+                    self.error(
+                        "E0216",
+                        arg.span,
+                        "a host tensor's shape is flat: one extent per dimension".to_owned(),
+                        "nested shape",
+                    );
+                    return None;
+                }
+            }
+        }
+        Some(shape)
+    }
+
+    fn host_tensor(&mut self, arg: &Arg) -> Option<(Dtype, Vec<Option<i64>>)> {
+        match &arg.value {
+            Value::HostTensor { dtype, shape } => Some((*dtype, shape.clone())),
+            Value::Unknown => None,
+            other => {
+                self.error(
+                    "E0216",
+                    arg.span,
+                    format!("expected a host tensor, found a {}", other.type_name()),
+                    "not a tensor",
+                );
+                None
+            }
+        }
+    }
+
+    fn mixed_host(&mut self, a: Dtype, b: Dtype, span: Span) -> Value {
+        self.report(
+            Diagnostic::error(
+                "E0214",
+                format!("this mixes {a} and {b} tensors without a conversion"),
+            )
+            .with_primary(span, format!("{a} and {b}")),
+        );
+        Value::Unknown
+    }
+
+    fn host_shape_error(
+        &mut self,
+        what: &str,
+        first: &Arg,
+        a: &[Option<i64>],
+        second: &Arg,
+        b: &[Option<i64>],
+        span: Span,
+    ) -> Value {
+        self.report(
+            Diagnostic::error(
+                "E0206",
+                format!("{what}: {} and {}", shape_text(a), shape_text(b)),
+            )
+            .with_primary(span, "shapes differ")
+            .with_secondary(first.span, format!("shape {}", shape_text(a)))
+            .with_secondary(second.span, format!("shape {}", shape_text(b))),
+        );
+        Value::Unknown
+    }
+
+    /// Elementwise arithmetic on fragment values or host tensors.
+    pub(crate) fn elementwise(
+        &mut self,
+        op: lang::ast::BinaryOp,
+        left: &Value,
+        right: &Value,
+        span: Span,
+    ) -> Value {
+        use lang::ast::BinaryOp as B;
+        if !matches!(op, B::Add | B::Subtract | B::Multiply | B::Divide) {
+            return self.error(
+                "E0216",
+                span,
+                format!("`{}` does not apply to whole tensors", op.symbol()),
+                "unsupported",
+            );
+        }
+        let scalar_fits = |checker: &mut Self, dtype: Dtype, scalar: &Value| -> bool {
+            match scalar {
+                Value::Float {
+                    dtype: scalar_type, ..
+                } => {
+                    dtype.is_float() && scalar_type.is_none_or(|scalar_type| scalar_type == dtype)
+                        || {
+                            checker.report(
+                                Diagnostic::error(
+                                    "E0214",
+                                    format!(
+                                        "this mixes {dtype} values with a {}",
+                                        scalar.type_name()
+                                    ),
+                                )
+                                .with_primary(span, "mixed types"),
+                            );
+                            false
+                        }
+                }
+                Value::Int {
+                    ty: IntType::Int, ..
+                } => true,
+                _ => {
+                    checker.error(
+                        "E0216",
+                        span,
+                        format!(
+                            "`{}` does not apply to {dtype} values and a {}",
+                            op.symbol(),
+                            scalar.type_name()
+                        ),
+                        "unsupported operands",
+                    );
+                    false
+                }
+            }
+        };
+        match (left, right) {
+            (Value::Vector { dtype: a, shape: x }, Value::Vector { dtype: b, shape: y }) => {
+                if a != b {
+                    return self.mixed_fragment(*a, *b, span);
+                }
+                if x.product().ok() != y.product().ok() {
+                    return self.error(
+                        "E0206",
+                        span,
+                        format!("fragment values of shapes {x} and {y} differ in size"),
+                        "sizes differ",
+                    );
+                }
+                left.clone()
+            }
+            (
+                Value::HostTensor { dtype: a, shape: x },
+                Value::HostTensor { dtype: b, shape: y },
+            ) => {
+                if a != b {
+                    return self.mixed_host(*a, *b, span);
+                }
+                if x.len() != y.len()
+                    || x.iter()
+                        .zip(y)
+                        .any(|(p, q)| p.is_some() && q.is_some() && p != q)
+                {
+                    return self.error(
+                        "E0206",
+                        span,
+                        format!(
+                            "host tensors of shapes {} and {} differ",
+                            shape_text(x),
+                            shape_text(y)
+                        ),
+                        "shapes differ",
+                    );
+                }
+                left.clone()
+            }
+            (tensor @ (Value::Vector { dtype, .. } | Value::HostTensor { dtype, .. }), scalar)
+            | (scalar, tensor @ (Value::Vector { dtype, .. } | Value::HostTensor { dtype, .. })) => {
+                if scalar_fits(self, *dtype, scalar) {
+                    tensor.clone()
+                } else {
+                    Value::Unknown
+                }
+            }
+            _ => Value::Unknown,
+        }
+    }
+
+    fn mixed_fragment(&mut self, a: Dtype, b: Dtype, span: Span) -> Value {
+        self.report(
+            Diagnostic::error(
+                "E0214",
+                format!("this mixes {a} and {b} fragment values without a conversion"),
+            )
+            .with_primary(span, format!("{a} and {b}"))
+            .with_help(format!("convert one side first: `.to({a})`")),
+        );
+        Value::Unknown
+    }
+
+    /// A kernel call in a test: argument count and types against the signature,
+    /// tensor shapes against the parameter layouts, then the kernel is checked with
+    /// the const arguments given.
+    pub(crate) fn call_kernel(&mut self, id: &ItemId, args: &Args, span: Span) -> Value {
+        let ItemKind::Kernel(kernel) = &self.item(id).kind else {
+            return Value::Unknown;
+        };
+        if self.frame.context != Context::Host {
+            return self.error(
+                "E0220",
+                span,
+                format!(
+                    "kernel `{}` is launched from a test or bench, not called from device code",
+                    id.name
+                ),
+                "kernels are not device functions",
+            );
+        }
+        let generic_names: Vec<&str> = kernel
+            .generics
+            .iter()
+            .map(|generic| generic.name.text.as_str())
+            .collect();
+        if !self.arity(
+            &id.name,
+            args,
+            kernel.params.len()..=kernel.params.len(),
+            &generic_names,
+        ) {
+            return Value::Unit;
+        }
+        let positional: Vec<Arg> = args.positional().into_iter().cloned().collect();
+        let mut consts: Vec<(String, Value)> = Vec::new();
+        for arg in &args.items {
+            if let Some(name) = &arg.name {
+                if let Some(origin) = self.dyn_origin(&arg.value) {
+                    self.require_const_failed(
+                        &format!("the const argument `{}`", name.text),
+                        arg.span,
+                        &origin,
+                    );
+                    return Value::Unit;
+                }
+                consts.push((name.text.clone(), arg.value.clone()));
+            }
+        }
+        let mut bound: Vec<(String, Value)> = Vec::new();
+        for (param, arg) in kernel.params.iter().zip(&positional) {
+            match &param.ty.kind {
+                TypeKind::Named(path) => {
+                    let expected = path.segments.last().map_or("", |name| name.text.as_str());
+                    let fits = match (Dtype::from_name(expected), &arg.value) {
+                        (Some(dtype), Value::Int { ty, value }) if dtype.is_integer() => {
+                            if let (Some(constant), Some((low, high))) =
+                                (value.as_constant(), dtype.integer_range())
+                                && !(low..=high).contains(&i128::from(constant))
+                            {
+                                self.error(
+                                    "E0216",
+                                    arg.span,
+                                    format!(
+                                        "{constant} does not fit `{}: {dtype}`",
+                                        param.name.text
+                                    ),
+                                    "out of range",
+                                );
+                            }
+                            matches!(ty, IntType::Int) || *ty == IntType::Sized(dtype)
+                        }
+                        (Some(dtype), Value::Float { dtype: given, .. }) if dtype.is_float() => {
+                            given.is_none_or(|given| given == dtype)
+                        }
+                        (Some(Dtype::Bool), Value::Bool(_)) => true,
+                        (_, Value::Unknown) => true,
+                        _ => false,
+                    };
+                    if !fits {
+                        self.report(
+                            Diagnostic::error(
+                                "E0216",
+                                format!(
+                                    "`{}` is a {expected}, but this argument is a {}",
+                                    param.name.text,
+                                    arg.value.type_name()
+                                ),
+                            )
+                            .with_primary(arg.span, format!("a {}", arg.value.type_name()))
+                            .with_secondary(param.span, "parameter declared here"),
+                        );
+                    }
+                    bound.push((param.name.text.clone(), arg.value.clone()));
+                }
+                TypeKind::Tensor {
+                    element, layout, ..
+                } => {
+                    let Value::HostTensor { dtype, shape } = &arg.value else {
+                        if !matches!(arg.value, Value::Unknown) {
+                            self.report(
+                                Diagnostic::error("E0216", format!("`{}` is a tensor, but this argument is a {}", param.name.text, arg.value.type_name()))
+                                    .with_primary(arg.span, format!("a {}", arg.value.type_name()))
+                                    .with_secondary(param.span, "parameter declared here")
+                                    .with_help("create device tensors with randn, rand, zeros, ones, arange, full or empty"),
+                            );
+                        }
+                        continue;
+                    };
+                    if let Some(expected) = Dtype::from_name(&element.text).or_else(|| {
+                        consts
+                            .iter()
+                            .find(|(name, _)| *name == element.text)
+                            .and_then(|(_, value)| match value {
+                                Value::Dtype(dtype) => Some(*dtype),
+                                _ => None,
+                            })
+                    }) && expected != *dtype
+                    {
+                        self.report(
+                            Diagnostic::error(
+                                "E0216",
+                                format!(
+                                    "`{}` holds {expected}, but this tensor holds {dtype}",
+                                    param.name.text
+                                ),
+                            )
+                            .with_primary(arg.span, format!("{dtype} tensor"))
+                            .with_secondary(param.span, "parameter declared here"),
+                        );
+                    }
+                    self.check_host_extent(kernel, &bound, &consts, layout, param, arg, shape);
+                }
+            }
+        }
+        self.check_kernel(id, kernel, &consts, span);
+        Value::Unit
+    }
+
+    /// Compares a host tensor's shape with the parameter layout's shape, with the
+    /// kernel's integer arguments substituted.
+    #[allow(clippy::too_many_arguments)]
+    fn check_host_extent(
+        &mut self,
+        kernel: &'a Kernel,
+        bound: &[(String, Value)],
+        consts: &[(String, Value)],
+        layout: &'a lang::ast::Expr,
+        param: &lang::ast::Param,
+        arg: &Arg,
+        shape: &[Option<i64>],
+    ) {
+        let frame = self.frame_for(Context::Const, "signature".to_owned());
+        let (expected, _) = self.isolated(0, frame, |checker| {
+            for generic in &kernel.generics {
+                let value = consts
+                    .iter()
+                    .find(|(name, _)| *name == generic.name.text)
+                    .map(|(_, value)| value.clone())
+                    .or_else(|| {
+                        generic
+                            .default
+                            .as_ref()
+                            .map(|default| checker.eval_quiet(default))
+                    })
+                    .unwrap_or(Value::Unknown);
+                checker.scopes[0].insert(
+                    generic.name.text.clone(),
+                    crate::check::Local {
+                        value,
+                        mutable: false,
+                        span: generic.name.span,
+                    },
+                );
+            }
+            for (name, value) in bound {
+                checker.scopes[0].insert(
+                    name.clone(),
+                    crate::check::Local {
+                        value: value.clone(),
+                        mutable: false,
+                        span: param.span,
+                    },
+                );
+            }
+            if matches!(layout.kind, ExprKind::Wildcard) {
+                return None;
+            }
+            match checker.eval_quiet(layout) {
+                Value::Layout(layout) => static_tuple(layout.shape()),
+                _ => None,
+            }
+        });
+        let Some(expected) = expected else { return };
+        let expected: Vec<i64> = match &expected {
+            IntTuple::Int(extent) => vec![*extent],
+            IntTuple::Tuple(items) => items
+                .iter()
+                .map(|item| item.product().unwrap_or(0))
+                .collect(),
+        };
+        let matches = expected.len() == shape.len()
+            && expected
+                .iter()
+                .zip(shape)
+                .all(|(want, have)| have.is_none_or(|have| have == *want));
+        if !matches {
+            let wanted = format!(
+                "({})",
+                expected
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+            self.report(
+                Diagnostic::error(
+                    "E0216",
+                    format!("`{}` needs a tensor of shape {wanted} with these arguments, but this one has shape {}", param.name.text, shape_text(shape)),
+                )
+                .with_primary(arg.span, format!("shape {}", shape_text(shape)))
+                .with_secondary(param.span, "the parameter's layout"),
+            );
+        }
+    }
+
+    /// `report NAME = EXPR, ..., against EXPR;` in a bench.
+    pub(crate) fn check_report(&mut self, parts: &'a [ReportPart], span: Span) {
+        if !self.frame.is_bench {
+            self.error(
+                "E0220",
+                span,
+                "`report` belongs in a `bench` block".to_owned(),
+                "not in a bench",
+            );
+        }
+        for part in parts {
+            match part {
+                ReportPart::Metric { name, value } => {
+                    let evaluated = self.eval(value);
+                    if !matches!(name.text.as_str(), "bytes" | "flops") {
+                        self.report(
+                            Diagnostic::error(
+                                "E0216",
+                                format!("a bench reports `bytes` or `flops`, not `{}`", name.text),
+                            )
+                            .with_primary(name.span, "unknown metric"),
+                        );
+                    }
+                    if let Some(value) =
+                        self.expect_int(&evaluated, value.span, "a reported amount")
+                        && value.as_constant().is_some_and(|value| value <= 0)
+                    {
+                        self.error(
+                            "E0216",
+                            value_span(value, span),
+                            "a reported amount is positive".to_owned(),
+                            "not positive",
+                        );
+                    }
+                }
+                ReportPart::Against(reference) => {
+                    let known = matches!(&reference.kind, ExprKind::Path(path) if path.segments.len() == 1 && matches!(path.segments[0].text.as_str(), "memcpy" | "cublas"));
+                    if !known {
+                        self.error(
+                            "E0216",
+                            reference.span,
+                            "a bench is measured against `memcpy` (bandwidth) or `cublas` (GEMM)"
+                                .to_owned(),
+                            "unknown reference",
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn value_span(_value: layout::SymInt, span: Span) -> Span {
+    span
+}
+
+fn shape_text(shape: &[Option<i64>]) -> String {
+    format!(
+        "({})",
+        shape
+            .iter()
+            .map(|extent| extent.map_or("?".to_owned(), |extent| extent.to_string()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+}

@@ -1,0 +1,139 @@
+//! The typechecker: names, types, compile-time versus run-time stages, and the checks
+//! CuTe leaves to run time or to crashes in lowering, each reported at the source line.
+//!
+//! # Model
+//!
+//! [`check`] evaluates the program abstractly. Every expression becomes a value that
+//! is *const* (known while compiling: literals, const items and parameters, layouts
+//! of const integers, atoms, tiled copies) or *dyn* (known on the GPU: thread and block
+//! indices, kernel arguments, loaded values, anything computed from them). Integers
+//! are [`layout::SymInt`]s, so `local_tile(a, (8,128), (block_idx.x, block_idx.y))` of
+//! `a: gmem bf16[(m,k):(k,1)]` is a tensor of layout `(8,128):(k,1)` whose offset is
+//! the symbolic `8*block_idx.x*k+128*block_idx.y`, exactly what CuTe computes; the
+//! layout algebra itself is the `layout` crate's. Each run-time variable remembers its
+//! origin, so a stage error says *why* a value is dyn and where that started.
+//!
+//! Device functions are inlined and checked with their arguments' values; kernels
+//! are checked with their default const parameters and with every other set a test
+//! passes; `static` loops unroll, `if const` picks its branch. The stdlib (`stdlib/`
+//! at the repository root) is `.cuk` text evaluated by the same code.
+//!
+//! The diagnostic codes are `E0201`-`E0223` and `N0201` (`const_print`); see
+//! `lang::codes`.
+
+mod atom;
+mod atom_eval;
+mod builtins;
+mod check;
+mod dtype;
+mod expr;
+mod host;
+pub mod stdlib;
+mod target;
+mod tensor_ops;
+mod tiled;
+mod value;
+
+use lang::ast::Module;
+use lang::{Diagnostic, Span};
+
+pub use dtype::Dtype;
+pub use target::Target;
+
+/// What a binding is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BindingKind {
+    /// A `const` item.
+    Const,
+    /// A const generic parameter.
+    ConstParameter,
+    /// A run-time parameter of a kernel or function.
+    Parameter,
+    /// A `let` or a loop variable.
+    Local,
+}
+
+impl BindingKind {
+    /// The word used in `--dump-types`.
+    pub fn word(self) -> &'static str {
+        match self {
+            BindingKind::Const => "const",
+            BindingKind::ConstParameter => "const param",
+            BindingKind::Parameter => "param",
+            BindingKind::Local => "let",
+        }
+    }
+}
+
+/// A name bound somewhere in the file, with what the checker knows about it: what
+/// `cukc check --dump-types` prints and an editor hover shows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Binding {
+    /// The name.
+    pub name: String,
+    /// Where it is bound.
+    pub span: Span,
+    /// What binds it.
+    pub kind: BindingKind,
+    /// The item it is in: `kernel copy_tv`, `fn thread_run`, `test t`, `const`.
+    pub scope: String,
+    /// Its type: `int`, `i32`, `layout`, `gmem bf16 tensor`, `tiled copy`.
+    pub type_name: String,
+    /// Its evaluated contents, when there are any to show (for a dyn tensor, its
+    /// layout and symbolic offset).
+    pub contents: Option<String>,
+    /// Why it is only known at run time; `None` when it is const.
+    pub dyn_reason: Option<String>,
+}
+
+/// The result of checking one file.
+#[derive(Clone, Debug, Default)]
+pub struct Analysis {
+    /// Every problem found, in source order.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Every binding, in the order the checker first evaluated it.
+    pub bindings: Vec<Binding>,
+}
+
+/// Typechecks a parsed module for `target`. Never panics; every problem is a
+/// diagnostic.
+pub fn check(module: &Module, target: Target) -> Analysis {
+    let (diagnostics, bindings) = check::Checker::new(module, target).run();
+    Analysis {
+        diagnostics,
+        bindings,
+    }
+}
+
+/// `--dump-types`: one line per binding, `line:col  kind name: type = contents`,
+/// with `[dyn: reason]` for run-time values. `line_column` turns a byte offset
+/// into a 1-based line and column.
+pub fn dump_bindings(bindings: &[Binding], line_column: &dyn Fn(u32) -> (u32, u32)) -> String {
+    let mut out = String::new();
+    let mut scope = None;
+    for binding in bindings {
+        if scope != Some(&binding.scope) {
+            out.push_str(&binding.scope);
+            out.push('\n');
+            scope = Some(&binding.scope);
+        }
+        let (line, column) = line_column(binding.span.start);
+        out.push_str(&format!(
+            "  {line}:{column}  {} {}: {}",
+            binding.kind.word(),
+            binding.name,
+            binding.type_name
+        ));
+        if let Some(contents) = &binding.contents
+            && *contents != binding.type_name
+        {
+            out.push_str(" = ");
+            out.push_str(contents);
+        }
+        if let Some(reason) = &binding.dyn_reason {
+            out.push_str(&format!("  [dyn: {reason}]"));
+        }
+        out.push('\n');
+    }
+    out
+}

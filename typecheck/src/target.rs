@@ -1,0 +1,80 @@
+//! Build targets: the GPU architectures `cukc` compiles for and their limits.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// An architecture `cukc` emits code for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Target {
+    /// Ampere (A100): `sm_80`.
+    Sm80,
+    /// Hopper (H100, H200) with its architecture-specific features: `sm_90a`.
+    Sm90a,
+    /// Blackwell (B200) with its architecture-specific features: `sm_100a`.
+    Sm100a,
+}
+
+impl Target {
+    /// Every target, oldest first.
+    pub const ALL: [Target; 3] = [Target::Sm80, Target::Sm90a, Target::Sm100a];
+
+    /// The name used on the command line and by ptxas: `sm_80`, `sm_90a`, `sm_100a`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Target::Sm80 => "sm_80",
+            Target::Sm90a => "sm_90a",
+            Target::Sm100a => "sm_100a",
+        }
+    }
+
+    /// The compute capability as a number: 80, 90, 100.
+    pub fn arch(self) -> u32 {
+        match self {
+            Target::Sm80 => 80,
+            Target::Sm90a => 90,
+            Target::Sm100a => 100,
+        }
+    }
+
+    /// The most shared memory one block may use, in bytes, with the opt-in above
+    /// the default 48 KiB (CUDA C Programming Guide, compute capability tables:
+    /// 163 KB on 8.0, 227 KB on 9.0 and 10.0).
+    pub fn shared_memory_limit(self) -> i64 {
+        match self {
+            Target::Sm80 => 163 * 1024,
+            Target::Sm90a | Target::Sm100a => 227 * 1024,
+        }
+    }
+}
+
+impl fmt::Display for Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Target {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Target, String> {
+        Target::ALL
+            .into_iter()
+            .find(|target| target.name() == text)
+            .ok_or_else(|| format!("unknown target `{text}`: expected sm_80, sm_90a or sm_100a"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Target;
+
+    #[test]
+    fn names_parse_back_and_limits_grow_with_the_architecture() {
+        for target in Target::ALL {
+            assert_eq!(target.name().parse::<Target>(), Ok(target));
+        }
+        assert!("sm_90".parse::<Target>().is_err());
+        assert_eq!(Target::Sm80.shared_memory_limit(), 166_912);
+        assert_eq!(Target::Sm90a.shared_memory_limit(), 232_448);
+    }
+}
