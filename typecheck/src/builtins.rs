@@ -594,7 +594,14 @@ impl<'a> Checker<'a> {
                     "tiled_divide" => &|layout| tiled_divide(layout, &tiler),
                     _ => &|layout| flat_divide(layout, &tiler),
                 };
-                self.apply_op(name, &p[0].value, p[0].span, span, op)
+                self.apply_op_with(
+                    name,
+                    Some(p[1].value.to_string()),
+                    &p[0].value,
+                    p[0].span,
+                    span,
+                    op,
+                )
             }
             "logical_product" | "blocked_product" | "raked_product" | "zipped_product"
             | "tiled_product" => {
@@ -699,7 +706,7 @@ impl<'a> Checker<'a> {
                     Err(error) => self.error(
                         "E0205",
                         span,
-                        format!("this swizzle is not valid: {error}"),
+                        format!("`swizzle` is not valid: {error}"),
                         "rejected here",
                     ),
                 }
@@ -1045,11 +1052,28 @@ impl<'a> Checker<'a> {
         span: Span,
         op: LayoutOp,
     ) -> Value {
+        self.apply_op_with(name, None, target, target_span, span, op)
+    }
+
+    /// [`Checker::apply_op`] for a call with a second operand, which errors name.
+    pub(crate) fn apply_op_with(
+        &mut self,
+        name: &str,
+        second: Option<String>,
+        target: &Value,
+        target_span: Span,
+        span: Span,
+        op: LayoutOp,
+    ) -> Value {
+        let call = |first: &dyn std::fmt::Display| match &second {
+            Some(second) => format!("`{name}({first}, {second})`"),
+            None => format!("`{name}({first})`"),
+        };
         match target {
             Value::Unknown => Value::Unknown,
             Value::Layout(layout) => match op(layout) {
                 Ok(result) => Value::Layout(result),
-                Err(error) => self.layout_error(span, &format!("`{name}` of {layout}"), &error),
+                Err(error) => self.layout_error(span, &call(layout), &error),
             },
             Value::Tensor(tensor) => match op(&tensor.layout.layout) {
                 Ok(result) => Value::Tensor(Rc::new(crate::value::Tensor {
@@ -1061,7 +1085,7 @@ impl<'a> Checker<'a> {
                 })),
                 Err(error) => self.layout_error(
                     span,
-                    &format!("`{name}` of the tensor layout {}", tensor.layout.layout),
+                    &format!("{} on a tensor", call(&tensor.layout.layout)),
                     &error,
                 ),
             },
@@ -1072,9 +1096,7 @@ impl<'a> Checker<'a> {
                     .and_then(|result| composed.compose(&result));
                 match domain {
                     Ok(result) => Value::Composed(result),
-                    Err(error) => {
-                        self.layout_error(span, &format!("`{name}` of {composed}"), &error)
-                    }
+                    Err(error) => self.layout_error(span, &call(composed), &error),
                 }
             }
             other => self.error(
@@ -1097,7 +1119,7 @@ impl<'a> Checker<'a> {
     ) -> Value {
         match result {
             Ok(layout) => Value::Layout(layout),
-            Err(error) => self.layout_error(span, &format!("this `{name}`"), &error),
+            Err(error) => self.layout_error(span, &format!("`{name}`"), &error),
         }
     }
 
@@ -1200,9 +1222,14 @@ impl<'a> Checker<'a> {
                     return Value::Unknown;
                 };
                 let target = target.clone();
-                self.apply_op("composition", &target, left.span, span, &|layout| {
-                    composition(layout, &tiler)
-                })
+                self.apply_op_with(
+                    "composition",
+                    Some(right.value.to_string()),
+                    &target,
+                    left.span,
+                    span,
+                    &|layout| composition(layout, &tiler),
+                )
             }
             (other, _) => self.error(
                 "E0216",

@@ -345,7 +345,10 @@ fn format_float(value: f64) -> String {
 impl Tensor {
     /// `gmem bf16 tensor`, `rmem bool tensor`, `gmem coordinate tensor`.
     pub fn type_name(&self) -> String {
-        format!("{} {} tensor", self.space.keyword(), self.element_name())
+        match self.dtype {
+            Some(dtype) => format!("{} {dtype} tensor", self.space.keyword()),
+            None => "coordinate tensor".to_owned(),
+        }
     }
 
     /// The element type's name, `coordinate` for a coordinate tensor.
