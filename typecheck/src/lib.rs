@@ -126,6 +126,7 @@ pub fn dump_bindings(bindings: &[Binding], line_column: &dyn Fn(u32) -> (u32, u3
         ));
         if let Some(contents) = &binding.contents
             && *contents != binding.type_name
+            && *contents != binding.name
         {
             out.push_str(" = ");
             out.push_str(contents);

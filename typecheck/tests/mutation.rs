@@ -1,0 +1,169 @@
+//! Seeded mutation testing through the typechecker: programs that are almost right
+//! never make it panic or hang, and every diagnostic points inside the file.
+//!
+//! The seeds are the example kernels and the typecheck corpus. Each case splits a seed
+//! into words and punctuation and applies one to three mutations aimed at the
+//! typechecker rather than the parser: a number replaced by another (0, 1, 3, a
+//! huge or negative one), a name replaced by another name of the same file, a token
+//! deleted, duplicated or swapped with its neighbour. Every mutant is typechecked,
+//! whether it parses cleanly or not (an editor checks half-written code too). A fixed
+//! xorshift seed makes runs identical; a failure prints its case and input.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::Path;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use typecheck::Target;
+
+const CASES: usize = 3_000;
+const CASE_TIME_LIMIT: Duration = Duration::from_secs(10);
+const SEED: u64 = 0x5EED_0F_C0DE_0004;
+
+struct Generator(u64);
+
+impl Generator {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    fn below(&mut self, bound: usize) -> usize {
+        (self.next() % bound as u64) as usize
+    }
+}
+
+const NUMBERS: &[&str] = &[
+    "0",
+    "1",
+    "3",
+    "7",
+    "1000000",
+    "-1",
+    "4611686018427387904",
+    "2.5",
+];
+
+fn seeds() -> Vec<(String, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut seeds = Vec::new();
+    for directory in ["cuk-examples", "tests/typecheck"] {
+        let Ok(entries) = std::fs::read_dir(root.join(directory)) else {
+            continue;
+        };
+        for path in entries.flatten().map(|entry| entry.path()) {
+            if path.extension().is_some_and(|extension| extension == "cuk")
+                && let Ok(text) = std::fs::read_to_string(&path)
+            {
+                seeds.push((path.display().to_string(), text));
+            }
+        }
+    }
+    seeds.sort();
+    assert!(seeds.len() >= 20, "too few seeds");
+    seeds
+}
+
+/// Words (names, numbers), single punctuation characters and whitespace runs.
+fn tokens(text: &str) -> Vec<String> {
+    let mut tokens: Vec<String> = Vec::new();
+    for character in text.chars() {
+        let word = character.is_alphanumeric() || character == '_';
+        match tokens.last_mut() {
+            Some(last) if word && last.chars().all(|c| c.is_alphanumeric() || c == '_') => {
+                last.push(character)
+            }
+            Some(last) if character.is_whitespace() && last.chars().all(char::is_whitespace) => {
+                last.push(character)
+            }
+            _ => tokens.push(character.to_string()),
+        }
+    }
+    tokens
+}
+
+fn mutate(text: &str, generator: &mut Generator) -> String {
+    let mut tokens = tokens(text);
+    let names: Vec<String> = tokens
+        .iter()
+        .filter(|token| {
+            token
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_alphabetic() || c == '_')
+        })
+        .cloned()
+        .collect();
+    for _ in 0..=generator.below(3) {
+        if tokens.len() < 2 {
+            break;
+        }
+        let index = generator.below(tokens.len());
+        let is_number = tokens[index]
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_digit());
+        let is_name = tokens[index]
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_alphabetic() || c == '_');
+        match generator.below(5) {
+            0 | 1 if is_number => {
+                tokens[index] = NUMBERS[generator.below(NUMBERS.len())].to_owned()
+            }
+            0 | 1 if is_name && !names.is_empty() => {
+                tokens[index] = names[generator.below(names.len())].clone()
+            }
+            2 => {
+                tokens.remove(index);
+            }
+            3 => {
+                let token = tokens[index].clone();
+                tokens.insert(index, token);
+            }
+            _ if index + 1 < tokens.len() => tokens.swap(index, index + 1),
+            _ => {}
+        }
+    }
+    tokens.concat()
+}
+
+#[test]
+fn mutated_programs_never_panic_and_diagnostics_stay_inside_the_file() {
+    let seeds = seeds();
+    let mut generator = Generator(SEED);
+    for case in 0..CASES {
+        let (seed_name, seed) = &seeds[generator.below(seeds.len())];
+        let input = mutate(seed, &mut generator);
+        let target = Target::ALL[case % Target::ALL.len()];
+        let (sender, receiver) = mpsc::channel();
+        let worker_input = input.clone();
+        std::thread::spawn(move || {
+            let outcome = catch_unwind(AssertUnwindSafe(|| {
+                let (module, _) = grammar::parse(&worker_input);
+                typecheck::check(&module, target).diagnostics
+            }));
+            let _ = sender.send(outcome);
+        });
+        let outcome = receiver.recv_timeout(CASE_TIME_LIMIT);
+        let diagnostics = match outcome {
+            Ok(Ok(diagnostics)) => diagnostics,
+            Ok(Err(_)) => panic!("case {case} (from {seed_name}, {target}) panicked on:\n{input}"),
+            Err(_) => panic!(
+                "case {case} (from {seed_name}, {target}) took over {CASE_TIME_LIMIT:?} on:\n{input}"
+            ),
+        };
+        for diagnostic in diagnostics {
+            for label in diagnostic.labels() {
+                assert!(
+                    label.span.range().end <= input.len()
+                        && input.is_char_boundary(label.span.range().start),
+                    "case {case}: {} points outside the file:\n{input}",
+                    diagnostic.message
+                );
+            }
+        }
+    }
+}
