@@ -3,7 +3,7 @@
 
 use std::rc::Rc;
 
-use lang::ast::{Argument, Expr, ExprKind, Name};
+use lang::ast::{Argument, Expr, Name};
 use lang::{Diagnostic, Span};
 use layout::{
     ComposedLayout, Coord, Int, IntTuple, Layout, LayoutError, Swizzle, SymInt, Tiler,
@@ -1413,7 +1413,7 @@ impl<'a> Checker<'a> {
         };
         let origin = self.dyn_origin(value);
         match (dtype, origin) {
-            (dtype, _) if dtype == Dtype::Bool => self.error(
+            (Dtype::Bool, _) => self.error(
                 "E0216",
                 span,
                 "compare with `!= 0` to get a bool".to_owned(),

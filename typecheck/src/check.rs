@@ -15,7 +15,7 @@ use lang::ast::{
     PatternKind, Stmt, StmtKind, TestBlock, Type, TypeKind, UseTree,
 };
 use lang::{Diagnostic, Span};
-use layout::{Int, SymInt};
+use layout::SymInt;
 
 use crate::atom::{Callee, ItemId};
 use crate::dtype::Dtype;

@@ -1039,7 +1039,7 @@ impl<'a> Checker<'a> {
         let assumed = |name: &str| self.is_extent_variable(name);
         let multiple = |value: &SymInt| {
             let divisor = value.provable_divisor(&assumed);
-            divisor == 0 || divisor % vector.unsigned_abs() == 0
+            divisor == 0 || divisor.is_multiple_of(vector.unsigned_abs())
         };
         let mut misaligned = None;
         for (index, mode) in fragment.modes().iter().enumerate() {

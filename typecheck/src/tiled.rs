@@ -13,7 +13,7 @@
 use std::rc::Rc;
 
 use layout::{
-    AsTiler, Coord, Int, IntTuple, Layout, LayoutError, SymInt, Tiler, coalesce_by, composition,
+    Coord, Int, IntTuple, Layout, LayoutError, SymInt, Tiler, coalesce_by, composition,
     idx2crd_strided, logical_divide, logical_product, product_each, right_inverse,
     slice_and_offset, tiled_product, upcast,
 };
@@ -72,15 +72,6 @@ impl Operand {
             Operand::A => (0, 2),
             Operand::B => (1, 2),
             Operand::C => (0, 1),
-        }
-    }
-
-    /// The operand's letter.
-    pub fn letter(self) -> char {
-        match self {
-            Operand::A => 'A',
-            Operand::B => 'B',
-            Operand::C => 'C',
         }
     }
 }

@@ -18,7 +18,7 @@ use typecheck::Target;
 
 const CASES: usize = 3_000;
 const CASE_TIME_LIMIT: Duration = Duration::from_secs(10);
-const SEED: u64 = 0x5EED_0F_C0DE_0004;
+const SEED: u64 = 0x5EED_0FC0_DE00_0004;
 
 struct Generator(u64);
 
