@@ -18,7 +18,10 @@ fn examples(criterion: &mut Criterion) {
     for path in paths {
         let text = std::fs::read_to_string(&path).expect("readable example");
         let (module, _) = grammar::parse(&text);
-        let name = path.file_stem().and_then(|stem| stem.to_str()).unwrap_or("example");
+        let name = path
+            .file_stem()
+            .and_then(|stem| stem.to_str())
+            .unwrap_or("example");
         criterion.bench_function(&format!("typecheck {name}"), |bench| {
             bench.iter(|| typecheck::check(black_box(&module), typecheck::Target::Sm80));
         });
