@@ -199,7 +199,7 @@ impl<'a> Checker<'a> {
             if let ItemKind::Function(function) = &item.kind
                 && !self.called_functions.contains(&(0, index))
             {
-                self.check_function_alone(index, function);
+                self.check_function_alone(function);
             }
         }
         let mut diagnostics = self.diagnostics;
@@ -970,7 +970,7 @@ impl<'a> Checker<'a> {
     }
 
     /// A device function never called: checked once with its parameters as written.
-    fn check_function_alone(&mut self, index: usize, function: &'a lang::ast::Function) {
+    fn check_function_alone(&mut self, function: &'a lang::ast::Function) {
         let mut frame = self.frame_for(Context::Device, format!("fn {}", function.name.text));
         frame.is_function = true;
         self.isolated(0, frame, |checker| {
@@ -981,7 +981,6 @@ impl<'a> Checker<'a> {
             }
             checker.eval_block(&function.body);
         });
-        let _ = index;
     }
 
     pub(crate) fn mark_function_called(&mut self, id: &ItemId) {

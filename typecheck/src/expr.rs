@@ -59,7 +59,7 @@ impl<'a> Checker<'a> {
             }
             ExprKind::Field { base, field } => {
                 let value = self.eval(base);
-                self.field(value, field, expr.span)
+                self.field(value, field)
             }
             ExprKind::Index { base, indices } => {
                 let value = self.eval(base);
@@ -620,7 +620,7 @@ impl<'a> Checker<'a> {
         }
     }
 
-    fn field(&mut self, value: Value, field: &Name, span: Span) -> Value {
+    fn field(&mut self, value: Value, field: &Name) -> Value {
         match (&value, field.text.as_str()) {
             (Value::Unknown, _) => Value::Unknown,
             (Value::Index3(base), axis @ ("x" | "y" | "z")) => {
@@ -667,7 +667,6 @@ impl<'a> Checker<'a> {
                 } else if !fields.is_empty() {
                     diagnostic = diagnostic.with_note(format!("its fields are {}", fields.join(", ")));
                 }
-                let _ = span;
                 self.report(diagnostic);
                 Value::Unknown
             }

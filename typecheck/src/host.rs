@@ -647,7 +647,7 @@ impl<'a> Checker<'a> {
                     {
                         self.error(
                             "E0216",
-                            value_span(value, span),
+                            span,
                             "a reported amount is positive".to_owned(),
                             "not positive",
                         );
@@ -668,10 +668,6 @@ impl<'a> Checker<'a> {
             }
         }
     }
-}
-
-fn value_span(_value: layout::SymInt, span: Span) -> Span {
-    span
 }
 
 fn shape_text(shape: &[Option<i64>]) -> String {
