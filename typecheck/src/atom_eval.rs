@@ -165,22 +165,19 @@ impl<'a> Checker<'a> {
         let (result, _) = self.isolated(id.module, frame, |checker| {
             let mut arguments = Vec::new();
             for generic in &atom.generics {
-                let value = match given.iter().find(|(name, _)| *name == generic.name.text) {
-                    Some((_, value)) => value.clone(),
-                    None => match &generic.default {
-                        Some(default) => checker.eval(default),
-                        None => {
-                            return checker.error(
-                                "E0215",
-                                span,
-                                format!(
-                                    "`{}` needs its const parameter `{}`",
-                                    id.name, generic.name.text
-                                ),
-                                "missing a const argument",
-                            );
-                        }
-                    },
+                let value = match checker.const_argument(generic, given) {
+                    Some(value) => value,
+                    None => {
+                        return checker.error(
+                            "E0215",
+                            span,
+                            format!(
+                                "`{}` needs its const parameter `{}`",
+                                id.name, generic.name.text
+                            ),
+                            "missing a const argument",
+                        );
+                    }
                 };
                 let value = checker.check_generic_kind(generic, value, span);
                 if matches!(value, Value::Unknown) {

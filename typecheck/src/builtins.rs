@@ -1533,20 +1533,17 @@ impl<'a> Checker<'a> {
         let saved_anchor = std::mem::replace(&mut self.anchor, anchor);
         let (result, frame) = self.isolated(id.module, frame, |checker| {
             for generic in &function.generics {
-                let value = match given.iter().find(|(name, _)| *name == generic.name.text) {
-                    Some((_, value)) => value.clone(),
-                    None => match &generic.default {
-                        Some(default) => checker.eval(default),
-                        None => checker.error(
-                            "E0215",
-                            span,
-                            format!(
-                                "the const parameter `{}` has no default and is not given",
-                                generic.name.text
-                            ),
-                            "missing a const argument",
+                let value = match checker.const_argument(generic, &given) {
+                    Some(value) => value,
+                    None => checker.error(
+                        "E0215",
+                        span,
+                        format!(
+                            "the const parameter `{}` has no default and is not given",
+                            generic.name.text
                         ),
-                    },
+                        "missing a const argument",
+                    ),
                 };
                 let value = checker.check_generic_kind(generic, value, span);
                 checker.bind(

@@ -774,31 +774,41 @@ impl<'a> Checker<'a> {
         span: Span,
     ) {
         for generic in generics {
-            let value = match given.iter().find(|(name, _)| *name == generic.name.text) {
-                Some((_, value)) => value.clone(),
-                None => match &generic.default {
-                    Some(default) => self.eval(default),
-                    None => {
-                        if self.current_module == 0
-                            && self.frame.context == Context::Device
-                            && !given.is_empty()
-                        {
-                            self.error(
-                                "E0215",
-                                span,
-                                format!(
-                                    "the const parameter `{}` has no default and is not given",
-                                    generic.name.text
-                                ),
-                                "missing a const argument",
-                            );
-                        }
-                        Value::Unknown
+            let value = match self.const_argument(generic, given) {
+                Some(value) => value,
+                None => {
+                    if self.current_module == 0
+                        && self.frame.context == Context::Device
+                        && !given.is_empty()
+                    {
+                        self.error(
+                            "E0215",
+                            span,
+                            format!(
+                                "the const parameter `{}` has no default and is not given",
+                                generic.name.text
+                            ),
+                            "missing a const argument",
+                        );
                     }
-                },
+                    Value::Unknown
+                }
             };
             let value = self.check_generic_kind(generic, value, span);
             self.bind(&generic.name, value, false, BindingKind::ConstParameter);
+        }
+    }
+
+    /// A const parameter's argument: the one given by name, else its default
+    /// evaluated; `None` when there is neither.
+    pub(crate) fn const_argument(
+        &mut self,
+        generic: &'a GenericParam,
+        given: &[(String, Value)],
+    ) -> Option<Value> {
+        match given.iter().find(|(name, _)| *name == generic.name.text) {
+            Some((_, value)) => Some(value.clone()),
+            None => generic.default.as_ref().map(|default| self.eval(default)),
         }
     }
 
