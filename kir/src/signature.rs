@@ -1,0 +1,220 @@
+//! What the host needs to call a compiled kernel: its parameters in ABI order and its
+//! launch configuration as expressions over the run-time integer parameters.
+//!
+//! The ABI is plain: an integer parameter is passed by value with its own width, a
+//! tensor parameter as one 64-bit global address of its first element. A tensor's
+//! extents are the integer parameters its layout names, so the host passes them
+//! separately, as the kernel's signature lists them.
+
+use std::fmt;
+
+/// A kernel as the host sees it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Signature {
+    /// The kernel's name in the source.
+    pub name: String,
+    /// The PTX entry name: the source name, plus the const arguments when the
+    /// instantiation is not the default one (`copy_swizzled_smem__SWIZZLE_BITS_0`).
+    pub entry: String,
+    /// The const parameters this instantiation was compiled with, in declaration
+    /// order, defaults included.
+    pub const_args: Vec<(String, i64)>,
+    /// The run-time parameters, in declaration (and ABI) order.
+    pub params: Vec<Param>,
+    /// How to launch it.
+    pub launch: Launch,
+}
+
+/// A run-time parameter.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Param {
+    /// Its name in the source.
+    pub name: String,
+    /// What is passed.
+    pub kind: ParamKind,
+}
+
+/// What a run-time parameter passes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ParamKind {
+    /// An integer by value.
+    Int(IntParam),
+    /// A tensor in global memory: its address is passed; `shape` is its shape as
+    /// expressions over the integer parameters (the host checks the tensor it is
+    /// given against it), `strides` likewise.
+    Tensor {
+        /// The element type.
+        dtype: Element,
+        /// The extent of each mode, flattened.
+        shape: Vec<HostExpr>,
+        /// The stride of each mode, in elements, flattened.
+        strides: Vec<HostExpr>,
+    },
+}
+
+/// The width and signedness of an integer parameter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IntParam {
+    /// `i32`.
+    I32,
+    /// `i64`.
+    I64,
+    /// `u32`.
+    U32,
+    /// `u64`.
+    U64,
+}
+
+impl IntParam {
+    /// The size in bytes.
+    pub fn bytes(self) -> usize {
+        match self {
+            IntParam::I32 | IntParam::U32 => 4,
+            IntParam::I64 | IntParam::U64 => 8,
+        }
+    }
+}
+
+/// The element types a kernel's global tensors can have.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Element {
+    /// IEEE half.
+    F16,
+    /// bfloat16.
+    BF16,
+    /// IEEE single.
+    F32,
+    /// IEEE double.
+    F64,
+    /// Signed 8-bit.
+    I8,
+    /// Unsigned 8-bit.
+    U8,
+    /// Signed 32-bit.
+    I32,
+    /// Unsigned 32-bit.
+    U32,
+    /// Signed 64-bit.
+    I64,
+    /// Unsigned 64-bit.
+    U64,
+}
+
+impl Element {
+    /// The size in bytes.
+    pub fn bytes(self) -> usize {
+        match self {
+            Element::I8 | Element::U8 => 1,
+            Element::F16 | Element::BF16 => 2,
+            Element::F32 | Element::I32 | Element::U32 => 4,
+            Element::F64 | Element::I64 | Element::U64 => 8,
+        }
+    }
+
+    /// The name in `.cuk` source.
+    pub fn name(self) -> &'static str {
+        match self {
+            Element::F16 => "f16",
+            Element::BF16 => "bf16",
+            Element::F32 => "f32",
+            Element::F64 => "f64",
+            Element::I8 => "i8",
+            Element::U8 => "u8",
+            Element::I32 => "i32",
+            Element::U32 => "u32",
+            Element::I64 => "i64",
+            Element::U64 => "u64",
+        }
+    }
+}
+
+/// The launch configuration.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Launch {
+    /// Blocks per grid, x y z.
+    pub grid: [HostExpr; 3],
+    /// Threads per block, x y z.
+    pub block: [HostExpr; 3],
+    /// Bytes of dynamic shared memory (the kernel's shared buffers, laid out).
+    pub shared_bytes: u32,
+}
+
+/// An integer expression the host evaluates with the call's integer arguments.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HostExpr {
+    /// A constant.
+    Const(i64),
+    /// The integer parameter at this index of [`Signature::params`].
+    Param(usize),
+    /// `a + b`.
+    Add(Box<HostExpr>, Box<HostExpr>),
+    /// `a * b`.
+    Mul(Box<HostExpr>, Box<HostExpr>),
+    /// `a / b`, rounding toward zero.
+    Div(Box<HostExpr>, Box<HostExpr>),
+    /// `a % b`.
+    Rem(Box<HostExpr>, Box<HostExpr>),
+    /// `ceil(a / b)`.
+    CeilDiv(Box<HostExpr>, Box<HostExpr>),
+}
+
+impl HostExpr {
+    /// The value for these integer arguments (`args[i]` for parameter `i`; entries of
+    /// tensor parameters are ignored). `None` on division by zero, overflow, or a
+    /// parameter index out of range.
+    pub fn evaluate(&self, args: &[i64]) -> Option<i64> {
+        let pair = |a: &HostExpr, b: &HostExpr| Some((a.evaluate(args)?, b.evaluate(args)?));
+        match self {
+            HostExpr::Const(value) => Some(*value),
+            HostExpr::Param(index) => args.get(*index).copied(),
+            HostExpr::Add(a, b) => pair(a, b).and_then(|(a, b)| a.checked_add(b)),
+            HostExpr::Mul(a, b) => pair(a, b).and_then(|(a, b)| a.checked_mul(b)),
+            HostExpr::Div(a, b) => pair(a, b).and_then(|(a, b)| a.checked_div(b)),
+            HostExpr::Rem(a, b) => pair(a, b).and_then(|(a, b)| a.checked_rem(b)),
+            HostExpr::CeilDiv(a, b) => pair(a, b).and_then(|(a, b)| {
+                let quotient = a.checked_div(b)?;
+                Some(if a % b != 0 && (a < 0) == (b < 0) {
+                    quotient + 1
+                } else {
+                    quotient
+                })
+            }),
+        }
+    }
+}
+
+impl fmt::Display for HostExpr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            HostExpr::Const(value) => write!(f, "{value}"),
+            HostExpr::Param(index) => write!(f, "%{index}"),
+            HostExpr::Add(a, b) => write!(f, "({a} + {b})"),
+            HostExpr::Mul(a, b) => write!(f, "({a} * {b})"),
+            HostExpr::Div(a, b) => write!(f, "({a} / {b})"),
+            HostExpr::Rem(a, b) => write!(f, "({a} % {b})"),
+            HostExpr::CeilDiv(a, b) => write!(f, "ceil_div({a}, {b})"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn boxed(expr: HostExpr) -> Box<HostExpr> {
+        Box::new(expr)
+    }
+
+    #[test]
+    fn expressions_evaluate_with_the_call_arguments() {
+        let grid = HostExpr::CeilDiv(boxed(HostExpr::Param(1)), boxed(HostExpr::Const(16)));
+        assert_eq!(grid.evaluate(&[0, 1000]), Some(63));
+        assert_eq!(grid.evaluate(&[0, 1008]), Some(63));
+        assert_eq!(grid.evaluate(&[0, 1009]), Some(64));
+        let scaled = HostExpr::Mul(boxed(HostExpr::Param(0)), boxed(HostExpr::Const(3)));
+        assert_eq!(scaled.evaluate(&[7]), Some(21));
+        assert_eq!(scaled.evaluate(&[]), None);
+        let by_zero = HostExpr::Div(boxed(HostExpr::Const(1)), boxed(HostExpr::Param(0)));
+        assert_eq!(by_zero.evaluate(&[0]), None);
+    }
+}
