@@ -4,4 +4,4 @@
 
 pub mod signature;
 
-pub use signature::{Element, HostExpr, IntParam, Launch, Param, ParamKind, Signature};
+pub use signature::{Assumption, Element, HostExpr, IntParam, Launch, Param, ParamKind, Signature};

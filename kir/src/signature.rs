@@ -23,6 +23,21 @@ pub struct Signature {
     pub params: Vec<Param>,
     /// How to launch it.
     pub launch: Launch,
+    /// What the compiled code assumes of the integer arguments (a vectorized access
+    /// needs a run-time extent to be a multiple of its width); the host checks each
+    /// before launching.
+    pub assumptions: Vec<Assumption>,
+}
+
+/// An integer argument must be a multiple of `multiple`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Assumption {
+    /// The index in [`Signature::params`] of the integer parameter.
+    pub param: usize,
+    /// What it must be a multiple of.
+    pub multiple: i64,
+    /// Why, for the error message: "`copy` moves 8 bf16 at a time along `k`".
+    pub reason: String,
 }
 
 /// A run-time parameter.
