@@ -19,6 +19,19 @@ pub struct SymInt {
     terms: Vec<Term>,
 }
 
+/// A factor of a [`SymInt`] term, as [`SymInt::terms`] shows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SymFactor<'a> {
+    /// A run-time variable.
+    Variable(&'a str),
+    /// `ceil_div(a, b)`.
+    CeilDiv(&'a SymInt, &'a SymInt),
+    /// `a / b`, rounding toward zero.
+    Div(&'a SymInt, &'a SymInt),
+    /// `a % b`.
+    Mod(&'a SymInt, &'a SymInt),
+}
+
 /// `coefficient * factors[0] * factors[1] * ...`, factors sorted.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct Term {
@@ -101,6 +114,40 @@ impl SymInt {
             ] if factors.is_empty() => Some(*coefficient),
             _ => None,
         }
+    }
+
+    /// The terms of the canonical form, each a coefficient and its factors (none for
+    /// the constant term), for code that evaluates the expression at run time.
+    pub fn terms(&self) -> Vec<(i64, Vec<SymFactor<'_>>)> {
+        self.terms
+            .iter()
+            .map(|term| {
+                let factors = term
+                    .factors
+                    .iter()
+                    .map(|factor| match factor {
+                        Factor::Variable(name) => SymFactor::Variable(name),
+                        Factor::CeilDiv(a, b) => SymFactor::CeilDiv(a, b),
+                        Factor::Div(a, b) => SymFactor::Div(a, b),
+                        Factor::Mod(a, b) => SymFactor::Mod(a, b),
+                    })
+                    .collect();
+                (term.coefficient, factors)
+            })
+            .collect()
+    }
+
+    /// The constant term and the rest: `8*t+3` is `(8*t, 3)`.
+    pub fn split_constant(&self) -> (SymInt, i64) {
+        let mut rest = self.clone();
+        let constant = match rest.terms.last() {
+            Some(term) if term.factors.is_empty() => term.coefficient,
+            _ => 0,
+        };
+        if constant != 0 {
+            rest.terms.pop();
+        }
+        (rest, constant)
     }
 
     /// The names of the variables this expression mentions, sorted, without repeats.
@@ -427,6 +474,17 @@ mod tests {
 
     fn var(name: &str) -> SymInt {
         SymInt::variable(name)
+    }
+
+    #[test]
+    fn terms_and_the_constant_split_off() {
+        let t = SymInt::variable("t");
+        let expr = t.mul(&SymInt::constant(8)).unwrap().add(&SymInt::constant(3)).unwrap();
+        let (rest, constant) = expr.split_constant();
+        assert_eq!(constant, 3);
+        assert_eq!(rest, t.mul(&SymInt::constant(8)).unwrap());
+        assert_eq!(rest.terms(), vec![(8, vec![SymFactor::Variable("t")])]);
+        assert_eq!(SymInt::constant(5).split_constant(), (SymInt::constant(0), 5));
     }
 
     #[test]

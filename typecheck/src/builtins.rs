@@ -15,6 +15,7 @@ use layout::{
 use crate::atom::Callee;
 use crate::check::{Checker, Context, closest};
 use crate::dtype::Dtype;
+use crate::trace::{Effect, Term, term_of};
 use crate::value::{IntType, Known, Origin, Value};
 
 /// Every built-in function name.
@@ -769,8 +770,9 @@ impl<'a> Checker<'a> {
                         .unwrap_or(Origin {
                             reason: "it is computed on the GPU".to_owned(),
                             span: Some(span),
+                            term: None,
                         });
-                    return Value::Bool(Known::Dyn(origin));
+                    return Value::Bool(Known::Dyn(origin.computing(elem_less_term(&x, &y))));
                 };
                 match layout::elem_less(&xs, &ys) {
                     Ok(result) => Value::Bool(Known::Const(result)),
@@ -816,16 +818,24 @@ impl<'a> Checker<'a> {
                 Value::Unit
             }
             "syncthreads" | "syncwarp" | "cp_async_commit_group" => {
-                self.arity(name, args, 0..=0, &[]);
+                if self.arity(name, args, 0..=0, &[]) {
+                    self.emit(match name {
+                        "syncthreads" => Effect::Barrier(span),
+                        "syncwarp" => Effect::WarpBarrier(span),
+                        _ => Effect::CpAsyncCommit(span),
+                    });
+                }
                 Value::Unit
             }
             "cp_async_wait_group" => {
-                if self.arity(name, args, 1..=1, &[]) {
-                    self.expect_const_int(
+                if self.arity(name, args, 1..=1, &[])
+                    && let Some(groups) = self.expect_const_int(
                         &p[0].value,
                         p[0].span,
                         "the number of groups `cp_async_wait_group` leaves in flight",
-                    );
+                    )
+                {
+                    self.emit(Effect::CpAsyncWait(groups, span));
                 }
                 Value::Unit
             }
@@ -840,6 +850,7 @@ impl<'a> Checker<'a> {
                             Known::Const(_) => Known::Dyn(Origin {
                                 reason: format!("`{name}` is evaluated on the GPU"),
                                 span: Some(span),
+                                term: None,
                             }),
                             other => other.clone(),
                         },
@@ -888,6 +899,7 @@ impl<'a> Checker<'a> {
                             .unwrap_or(Origin {
                                 reason: "it is computed on the GPU".to_owned(),
                                 span: Some(span),
+                                term: None,
                             });
                         Value::Int {
                             ty,
@@ -917,6 +929,7 @@ impl<'a> Checker<'a> {
                             .unwrap_or(Origin {
                                 reason: "it is computed on the GPU".to_owned(),
                                 span: Some(span),
+                                term: None,
                             }),
                     ),
                 };
@@ -1269,6 +1282,7 @@ impl<'a> Checker<'a> {
                     Some(dtype) => Value::Vector {
                         dtype,
                         shape: tensor.shape().clone(),
+                        term: Some(Rc::new(Term::Fragment(tensor.clone()))),
                     },
                     None => self.error(
                         "E0216",
@@ -1300,9 +1314,17 @@ impl<'a> Checker<'a> {
                 if let Some(dtype) = tensor.dtype {
                     self.check_scalar_for(dtype, &args.items[0]);
                 }
+                self.emit(match term_of(&args.items[0].value) {
+                    Some(value) => Effect::StoreFragment {
+                        tensor: tensor.clone(),
+                        value,
+                        span,
+                    },
+                    None => Effect::Unsupported("filling with this value".to_owned(), span),
+                });
                 Value::Unit
             }
-            (Value::Vector { shape, .. }, "to") => {
+            (Value::Vector { shape, term, .. }, "to") => {
                 if !self.arity(name, &args, 1..=1, &[]) {
                     return Value::Unknown;
                 }
@@ -1310,6 +1332,9 @@ impl<'a> Checker<'a> {
                     Value::Dtype(dtype) => Value::Vector {
                         dtype: *dtype,
                         shape: shape.clone(),
+                        term: term
+                            .clone()
+                            .map(|term| Rc::new(Term::Convert(*dtype, term))),
                     },
                     other => self.error(
                         "E0216",
@@ -1421,7 +1446,9 @@ impl<'a> Checker<'a> {
             ),
             (dtype, Some(origin)) if dtype.is_float() => Value::Float {
                 dtype: Some(dtype),
-                value: Known::Dyn(origin),
+                value: Known::Dyn(
+                    origin.computing(term_of(value).map(|term| Term::Convert(dtype, term))),
+                ),
             },
             (dtype, None) if dtype.is_float() => {
                 #[allow(clippy::cast_precision_loss)]
@@ -1446,6 +1473,7 @@ impl<'a> Checker<'a> {
                     let origin = Origin {
                         reason: "it is converted on the GPU".to_owned(),
                         span: Some(span),
+                        term: None,
                     };
                     Value::Int {
                         ty: IntType::Sized(dtype),
@@ -1525,6 +1553,7 @@ impl<'a> Checker<'a> {
         let mut frame = self.frame_for(Context::Device, format!("fn {}", function.name.text));
         frame.is_function = true;
         frame.shared = std::mem::take(&mut self.frame.shared);
+        frame.dyn_control = self.frame.dyn_control;
         let anchor = if self.current_module == 0 {
             Some(span)
         } else {
@@ -1628,4 +1657,23 @@ fn static_tiler(tiler: &Tiler<SymInt>) -> Result<Tiler<i64>, LayoutError> {
             Tiler::Modes(modes.iter().map(static_tiler).collect::<Result<_, _>>()?)
         }
     })
+}
+
+/// `elem_less(x, y)` on the GPU: every leaf of `x` below the same leaf of `y`.
+fn elem_less_term(x: &IntTuple<SymInt>, y: &IntTuple<SymInt>) -> Option<Term> {
+    x.leaves()
+        .into_iter()
+        .zip(y.leaves())
+        .map(|(a, b)| Term::Binary {
+            op: lang::ast::BinaryOp::Less,
+            dtype: Dtype::I64,
+            left: Rc::new(Term::Int(a.clone(), Dtype::I64)),
+            right: Rc::new(Term::Int(b.clone(), Dtype::I64)),
+        })
+        .reduce(|all, next| Term::Binary {
+            op: lang::ast::BinaryOp::And,
+            dtype: Dtype::Bool,
+            left: Rc::new(all),
+            right: Rc::new(next),
+        })
 }

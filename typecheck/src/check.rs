@@ -9,6 +9,7 @@
 //! variables they assign made dyn.
 
 use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 
 use lang::ast::{
     Block, GenericParam, Item, ItemKind, Kernel, LaunchKind, Module, Name, Param, Pattern,
@@ -21,6 +22,7 @@ use crate::atom::{Callee, ItemId};
 use crate::dtype::Dtype;
 use crate::stdlib;
 use crate::target::Target;
+use crate::trace::{Base, Effect, KernelTrace, TraceParam, TraceParamKind, effect_span};
 use crate::value::{Codomain, IntType, Known, Origin, Tensor, TensorLayout, Value};
 use crate::{Binding, BindingKind};
 
@@ -128,6 +130,13 @@ pub(crate) struct Checker<'a> {
     fresh: u64,
     work: u64,
     work_reported: bool,
+    fragments: u32,
+    /// Whether kernels are traced for lowering.
+    tracing: bool,
+    /// The trace of the kernel instantiation being checked, when tracing.
+    trace: Option<KernelTrace>,
+    /// The finished traces.
+    pub(crate) traces: Vec<KernelTrace>,
 }
 
 impl<'a> Checker<'a> {
@@ -166,11 +175,53 @@ impl<'a> Checker<'a> {
             fresh: 0,
             work: 0,
             work_reported: false,
+            fragments: 0,
+            tracing: false,
+            trace: None,
+            traces: Vec::new(),
+        }
+    }
+
+    /// Makes [`Checker::run`] also trace every kernel instantiation it checks.
+    pub(crate) fn with_tracing(mut self) -> Checker<'a> {
+        self.tracing = true;
+        self
+    }
+
+    /// A number for a new register fragment.
+    pub(crate) fn next_fragment(&mut self) -> u32 {
+        self.fragments += 1;
+        self.fragments
+    }
+
+    /// Records what the kernel being traced does at run time. Inside run-time control
+    /// flow the effect is recorded as not lowerable (lowering handles straight-line
+    /// kernels).
+    pub(crate) fn emit(&mut self, effect: Effect) {
+        if self.frame.context != Context::Device || self.current_module != 0 {
+            return;
+        }
+        let dyn_control = self.frame.dyn_control;
+        if let Some(trace) = &mut self.trace {
+            trace.effects.push(if dyn_control > 0 {
+                Effect::Unsupported(
+                    "an effect under run-time control flow".to_owned(),
+                    effect_span(&effect),
+                )
+            } else {
+                effect
+            });
         }
     }
 
     /// Checks the user's module; returns the diagnostics in source order.
-    pub(crate) fn run(mut self) -> (Vec<Diagnostic>, Vec<Binding>) {
+    pub(crate) fn run(self) -> (Vec<Diagnostic>, Vec<Binding>) {
+        let (diagnostics, bindings, _) = self.run_traced();
+        (diagnostics, bindings)
+    }
+
+    /// [`Checker::run`], also returning the kernel traces when tracing.
+    pub(crate) fn run_traced(mut self) -> (Vec<Diagnostic>, Vec<Binding>, Vec<KernelTrace>) {
         for module in 0..self.modules.len() {
             self.index_items(module);
         }
@@ -204,7 +255,7 @@ impl<'a> Checker<'a> {
         }
         let mut diagnostics = self.diagnostics;
         diagnostics.sort_by_key(|diagnostic| (diagnostic.span().start, diagnostic.span().end));
-        (diagnostics, self.bindings)
+        (diagnostics, self.bindings, self.traces)
     }
 
     // ----- diagnostics -----
@@ -582,6 +633,7 @@ impl<'a> Checker<'a> {
             Value::Vector { .. } => Some(Origin {
                 reason: "a fragment's values are in registers".to_owned(),
                 span: None,
+                term: None,
             }),
             _ => None,
         }
@@ -598,6 +650,7 @@ impl<'a> Checker<'a> {
         Some(origin.unwrap_or_else(|| Origin {
             reason: format!("`{}` is only known at run time", variables.join("`, `")),
             span: None,
+            term: None,
         }))
     }
 
@@ -690,13 +743,106 @@ impl<'a> Checker<'a> {
             return;
         }
         let frame = self.frame_for(Context::Device, format!("kernel {}", kernel.name.text));
-        let ((), frame) = self.isolated(id.module, frame, |checker| {
+        let errors_before = self.error_count();
+        let (trace, frame) = self.isolated(id.module, frame, |checker| {
             checker.bind_generics(&kernel.generics, const_arguments, call_span);
             checker.bind_kernel_params(&kernel.params);
             checker.check_launch(kernel);
+            let trace = checker.tracing.then(|| checker.start_trace(kernel));
+            checker.trace = trace;
             checker.eval_block(&kernel.body);
+            checker.trace.take()
         });
         self.check_shared_budget(kernel, &frame.shared);
+        if let Some(mut trace) = trace {
+            trace.shared = frame
+                .shared
+                .iter()
+                .map(|buffer| crate::trace::TraceBuffer {
+                    name: buffer.name.clone(),
+                    span: buffer.span,
+                    bytes: buffer.bytes,
+                })
+                .collect();
+            trace.has_errors = self.error_count() > errors_before;
+            self.traces.push(trace);
+        }
+    }
+
+    fn error_count(&self) -> usize {
+        self.diagnostics
+            .iter()
+            .filter(|diagnostic| diagnostic.severity == lang::Severity::Error)
+            .count()
+    }
+
+    /// A trace with the kernel's bound const parameters, parameters and launch clause.
+    fn start_trace(&mut self, kernel: &'a Kernel) -> KernelTrace {
+        let const_args = kernel
+            .generics
+            .iter()
+            .map(|generic| {
+                let value = match self.lookup_local(&generic.name.text).map(|local| &local.value) {
+                    Some(Value::Int { value, .. }) => value.as_constant(),
+                    _ => None,
+                };
+                (generic.name.text.clone(), value)
+            })
+            .collect();
+        let params = kernel
+            .params
+            .iter()
+            .map(|param| {
+                let value = self.lookup_local(&param.name.text).map(|local| &local.value);
+                let kind = match value {
+                    Some(Value::Int {
+                        ty: IntType::Sized(dtype),
+                        value,
+                    }) => match value.variables().as_slice() {
+                        [variable] => TraceParamKind::Int(*dtype, variable.clone()),
+                        _ => TraceParamKind::Unknown,
+                    },
+                    Some(Value::Float {
+                        dtype: Some(dtype), ..
+                    }) => TraceParamKind::Scalar(*dtype),
+                    Some(Value::Bool(_)) => TraceParamKind::Scalar(Dtype::Bool),
+                    Some(Value::Tensor(tensor)) => match tensor.dtype {
+                        Some(dtype) => TraceParamKind::Tensor(dtype, tensor.layout.layout.clone()),
+                        None => TraceParamKind::Unknown,
+                    },
+                    _ => TraceParamKind::Unknown,
+                };
+                TraceParam {
+                    name: param.name.text.clone(),
+                    kind,
+                }
+            })
+            .collect();
+        let mut extents = |kind: LaunchKind| -> Vec<SymInt> {
+            let Some(part) = kernel.launch.iter().find(|part| part.kind == kind) else {
+                return Vec::new();
+            };
+            part.args
+                .iter()
+                .map(|arg| match self.eval_quiet(arg) {
+                    Value::Int { value, .. } => value,
+                    _ => SymInt::constant(0),
+                })
+                .collect()
+        };
+        let grid = extents(LaunchKind::Grid);
+        let block = extents(LaunchKind::Block);
+        KernelTrace {
+            name: kernel.name.text.clone(),
+            span: kernel.name.span,
+            const_args,
+            params,
+            grid,
+            block,
+            shared: Vec::new(),
+            effects: Vec::new(),
+            has_errors: false,
+        }
     }
 
     fn check_launch(&mut self, kernel: &'a Kernel) {
@@ -854,8 +1000,14 @@ impl<'a> Checker<'a> {
     }
 
     fn bind_kernel_params(&mut self, params: &'a [Param]) {
-        for param in params {
-            let value = self.param_value(param, "a kernel argument");
+        for (index, param) in params.iter().enumerate() {
+            let value = match self.param_value(param, "a kernel argument") {
+                Value::Tensor(tensor) => Value::Tensor(Rc::new(Tensor {
+                    base: Base::Param(index),
+                    ..(*tensor).clone()
+                })),
+                other => other,
+            };
             self.bind(&param.name, value, false, BindingKind::Parameter);
         }
     }
@@ -865,6 +1017,7 @@ impl<'a> Checker<'a> {
         let origin = Origin {
             reason: format!("`{}` is {role}", param.name.text),
             span: Some(param.name.span),
+            term: None,
         };
         match &param.ty.kind {
             TypeKind::Named(path) => {
@@ -926,7 +1079,7 @@ impl<'a> Checker<'a> {
                 let Some(layout) = self.expect_layout(&layout_value, layout.span) else {
                     return Value::Unknown;
                 };
-                Value::Tensor(std::rc::Rc::new(Tensor {
+                Value::Tensor(Rc::new(Tensor {
                     space: *space,
                     dtype: Some(dtype),
                     layout: TensorLayout {
@@ -935,6 +1088,7 @@ impl<'a> Checker<'a> {
                         codomain: Codomain::Offsets,
                     },
                     read_only: false,
+                    base: Base::Unknown,
                 }))
             }
         }
@@ -1212,6 +1366,7 @@ impl<'a> Checker<'a> {
         let origin = Origin {
             reason: format!("`{}` is the counter of a run-time loop", variable.text),
             span: Some(variable.span),
+            term: None,
         };
         let counter = Value::Int {
             ty,
@@ -1272,6 +1427,14 @@ impl<'a> Checker<'a> {
     /// Evaluates run-time control flow: variables the region assigns are dyn inside it
     /// and after it.
     fn dyn_region(&mut self, body: &'a Block, run: impl FnOnce(&mut Self)) {
+        if let Some(trace) = &mut self.trace
+            && self.frame.dyn_control == 0
+        {
+            trace.effects.push(Effect::Unsupported(
+                "run-time control flow (`if`, `for` or `while` on run-time values)".to_owned(),
+                body.span,
+            ));
+        }
         let mut assigned = Vec::new();
         assigned_names(body, &mut assigned);
         self.make_dyn(&assigned, body.span);
@@ -1289,6 +1452,7 @@ impl<'a> Checker<'a> {
             let origin = Origin {
                 reason: format!("`{name}` changes in run-time control flow"),
                 span: Some(span),
+                term: None,
             };
             let value = self.dyn_like(&local.value, name, origin);
             if let Some(scope) = self

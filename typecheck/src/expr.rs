@@ -8,6 +8,7 @@ use layout::{Coord, Int, IntTuple, Layout, LayoutError, SymInt};
 
 use crate::check::{Checker, Context, closest};
 use crate::dtype::Dtype;
+use crate::trace::{Base, Effect, Term, term_dtype, term_of, with_term};
 use crate::value::{Codomain, IntType, Known, Origin, Tensor, TensorLayout, Value};
 
 impl<'a> Checker<'a> {
@@ -300,6 +301,30 @@ impl<'a> Checker<'a> {
         right_span: Span,
         span: Span,
     ) -> Value {
+        let operands = (term_of(&left), term_of(&right));
+        let dtype = term_dtype(&left).or_else(|| term_dtype(&right));
+        let result = self.binary_value(op, left, right, left_span, right_span, span);
+        let term = match (operands, dtype) {
+            ((Some(left), Some(right)), Some(dtype)) => Some(Term::Binary {
+                op,
+                dtype,
+                left,
+                right,
+            }),
+            _ => None,
+        };
+        with_term(result, term)
+    }
+
+    fn binary_value(
+        &mut self,
+        op: BinaryOp,
+        left: Value,
+        right: Value,
+        left_span: Span,
+        right_span: Span,
+        span: Span,
+    ) -> Value {
         use BinaryOp as B;
         match (&left, &right) {
             (Value::Unknown, _) | (_, Value::Unknown) => return Value::Unknown,
@@ -333,6 +358,7 @@ impl<'a> Checker<'a> {
             .unwrap_or(Origin {
                 reason: "it is computed on the GPU".to_owned(),
                 span: Some(span),
+                term: None,
             })
     }
 
@@ -477,6 +503,7 @@ impl<'a> Checker<'a> {
                     None => Known::Dyn(self.symbolic_origin(value).unwrap_or(Origin {
                         reason: "it is computed on the GPU".to_owned(),
                         span: Some(span),
+                        term: None,
                     })),
                 };
                 Some((None, known))
@@ -547,6 +574,7 @@ impl<'a> Checker<'a> {
                     .unwrap_or(Origin {
                         reason: "it is computed on the GPU".to_owned(),
                         span: Some(span),
+                        term: None,
                     });
                 Value::Int {
                     ty,
@@ -584,6 +612,12 @@ impl<'a> Checker<'a> {
     }
 
     fn unary(&mut self, op: UnaryOp, value: Value, span: Span) -> Value {
+        let term = term_of(&value).map(|operand| Term::Unary(op, operand));
+        let result = self.unary_value(op, value, span);
+        with_term(result, term)
+    }
+
+    fn unary_value(&mut self, op: UnaryOp, value: Value, span: Span) -> Value {
         match (op, value) {
             (_, Value::Unknown) => Value::Unknown,
             (UnaryOp::Negate, Value::Int { ty, value }) => match value.mul(&SymInt::constant(-1)) {
@@ -630,7 +664,7 @@ impl<'a> Checker<'a> {
                     "block_idx" => format!("`{name}` is the block's index in the grid"),
                     _ => format!("`{name}` is set at launch"),
                 };
-                let origin = Origin { reason, span: None };
+                let origin = Origin { reason, span: None, term: None };
                 self.origins.insert(name.clone(), origin);
                 Value::Int {
                     ty: IntType::Sized(Dtype::I32),
@@ -788,7 +822,16 @@ impl<'a> Checker<'a> {
                 Ok(coordinate) => Value::from_int_tuple(&coordinate),
                 Err(error) => self.layout_error(span, "this coordinate access", &error),
             },
-            (_, Some(dtype)) => self.element_value(dtype, span),
+            (_, Some(dtype)) => {
+                let loaded = self.element_value(dtype, span);
+                with_term(
+                    loaded,
+                    Some(Term::Element {
+                        tensor: tensor.clone(),
+                        index: value,
+                    }),
+                )
+            }
             (_, None) => Value::Unknown,
         }
     }
@@ -798,6 +841,7 @@ impl<'a> Checker<'a> {
         let origin = Origin {
             reason: "it is loaded from memory".to_owned(),
             span: Some(span),
+            term: None,
         };
         if dtype == Dtype::Bool {
             Value::Bool(Known::Dyn(origin))
@@ -929,6 +973,7 @@ impl<'a> Checker<'a> {
                 );
             }
         };
+        let mut base = Base::Unknown;
         if space == MemorySpace::Shared
             && let Some(cosize) = cosize
         {
@@ -937,6 +982,10 @@ impl<'a> Checker<'a> {
                 span,
                 bytes: cosize.saturating_mul(dtype.bits()) / 8,
             });
+            base = Base::Shared(self.frame.shared.len() - 1);
+        }
+        if space == MemorySpace::Register {
+            base = Base::Registers(self.next_fragment());
         }
         if space == MemorySpace::Tensor && self.target < crate::target::Target::Sm100a {
             self.error(
@@ -958,6 +1007,7 @@ impl<'a> Checker<'a> {
                 codomain,
             },
             read_only: false,
+            base,
         }))
     }
 
@@ -1007,6 +1057,7 @@ impl<'a> Checker<'a> {
                     let origin = Origin {
                         reason: format!("`{}` changes in run-time control flow", name.text),
                         span: Some(span),
+                        term: None,
                     };
                     self.dyn_like(&new_value, &name.text, origin)
                 } else {
@@ -1031,7 +1082,7 @@ impl<'a> Checker<'a> {
                         return;
                     }
                     let element =
-                        self.index(base_value.clone(), coordinate, base.span, target.span);
+                        self.index(base_value.clone(), coordinate.clone(), base.span, target.span);
                     if let Value::Tensor(_) = element {
                         self.error(
                             "E0216",
@@ -1053,6 +1104,23 @@ impl<'a> Checker<'a> {
                         None => value,
                     };
                     self.check_element_store(&element, &stored, value_expr.span);
+                    let index = self.coordinate(&coordinate.0, coordinate.1).and_then(|coord| {
+                        tensor
+                            .layout
+                            .layout
+                            .evaluate(&coord.with_free_as_zero())
+                            .and_then(|index| index.add(&tensor.layout.offset))
+                            .ok()
+                    });
+                    self.emit(match (index, term_of(&stored)) {
+                        (Some(index), Some(value)) => Effect::StoreElement {
+                            tensor: tensor.clone(),
+                            index,
+                            value,
+                            span,
+                        },
+                        _ => Effect::Unsupported("storing this value".to_owned(), span),
+                    });
                 } else {
                     self.index(base_value, coordinate, base.span, target.span);
                 }

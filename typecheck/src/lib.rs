@@ -32,13 +32,16 @@ pub mod stdlib;
 mod target;
 mod tensor_ops;
 mod tiled;
+pub mod trace;
 mod value;
 
 use lang::ast::Module;
 use lang::{Diagnostic, Span};
 
+pub use atom::{Atom, AtomDetail, AtomKind, CopyAtom, MmaAtom};
 pub use dtype::Dtype;
 pub use target::Target;
+pub use value::{Codomain, Tensor, TensorLayout};
 
 /// What a binding is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -103,6 +106,19 @@ pub fn check(module: &Module, target: Target) -> Analysis {
         diagnostics,
         bindings,
     }
+}
+
+/// [`check`], also tracing every kernel instantiation the file uses (the defaults,
+/// and each set of const arguments a test passes) for lowering.
+pub fn trace(module: &Module, target: Target) -> (Analysis, Vec<trace::KernelTrace>) {
+    let (diagnostics, bindings, traces) = check::Checker::new(module, target)
+        .with_tracing()
+        .run_traced();
+    let analysis = Analysis {
+        diagnostics,
+        bindings,
+    };
+    (analysis, traces)
 }
 
 /// `--dump-types`: one line per binding, `line:col  kind name: type = contents`,

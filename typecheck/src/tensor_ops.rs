@@ -13,6 +13,7 @@ use crate::atom::Atom;
 use crate::builtins::{Arg, Args, static_tuple};
 use crate::check::{Checker, SharedBuffer};
 use crate::tiled::{Operand, Side, TiledCopy, TiledMma, fragment_layout};
+use crate::trace::{Base, Effect};
 use crate::value::{Codomain, Tensor, TensorLayout, Value};
 
 impl<'a> Checker<'a> {
@@ -72,6 +73,7 @@ impl<'a> Checker<'a> {
                     codomain: Codomain::Coordinates(identity),
                 },
                 read_only: true,
+                base: Base::Coordinates,
             })),
             Err(error) => self.layout_error(args.call_span, "make_identity_tensor", &error),
         }
@@ -313,6 +315,7 @@ impl<'a> Checker<'a> {
                     codomain: Codomain::Offsets,
                 },
                 read_only: false,
+                base: Base::Registers(self.next_fragment()),
             })),
             Err(error) => self.layout_error(span, "this fragment", &error),
         }
@@ -695,6 +698,7 @@ impl<'a> Checker<'a> {
             self.incongruent("copy", src, source, dst, destination, args.call_span);
             return Value::Unit;
         }
+        let mut predicate = None;
         if let Some(pred) = args.named("pred") {
             match &pred.value {
                 Value::Tensor(mask) if mask.dtype == Some(crate::dtype::Dtype::Bool) => {
@@ -707,9 +711,11 @@ impl<'a> Checker<'a> {
                             source,
                             args.call_span,
                         );
+                        return Value::Unit;
                     }
+                    predicate = Some(mask.clone());
                 }
-                Value::Unknown => {}
+                Value::Unknown => return Value::Unit,
                 other => {
                     self.error(
                         "E0216",
@@ -717,9 +723,17 @@ impl<'a> Checker<'a> {
                         format!("`pred` is a tensor of bool, not a {}", other.type_name()),
                         "not a bool tensor",
                     );
+                    return Value::Unit;
                 }
             }
         }
+        self.emit(Effect::Copy {
+            atom,
+            source: source.clone(),
+            destination: destination.clone(),
+            predicate,
+            span: args.call_span,
+        });
         Value::Unit
     }
 
@@ -835,6 +849,10 @@ impl<'a> Checker<'a> {
         if !self.arity("gemm", args, 5..=5, &[]) {
             return Value::Unit;
         }
+        self.emit(Effect::Unsupported(
+            "`gemm` (MMA atoms are not lowered yet)".to_owned(),
+            args.call_span,
+        ));
         let p = args.positional();
         let Value::TiledMma(mma) = &p[0].value else {
             self.error(
@@ -930,9 +948,17 @@ impl<'a> Checker<'a> {
     }
 
     /// `tensor.store(vector)`.
-    pub(crate) fn store_vector(&mut self, tensor: &Tensor, arg: &Arg, span: Span) {
+    pub(crate) fn store_vector(&mut self, tensor: &Rc<Tensor>, arg: &Arg, span: Span) {
         match &arg.value {
-            Value::Vector { dtype, shape } => {
+            Value::Vector { dtype, shape, term } => {
+                self.emit(match term {
+                    Some(term) => Effect::StoreFragment {
+                        tensor: tensor.clone(),
+                        value: term.clone(),
+                        span,
+                    },
+                    None => Effect::Unsupported("storing this fragment value".to_owned(), arg.span),
+                });
                 if Some(*dtype) != tensor.dtype {
                     self.report(
                         Diagnostic::error(

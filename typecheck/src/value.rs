@@ -19,6 +19,7 @@ use layout::{ComposedLayout, CoordinateLayout, IntTuple, Layout, Swizzle, SymInt
 use crate::atom::{Atom, Callee};
 use crate::dtype::Dtype;
 use crate::tiled::{TiledCopy, TiledMma};
+use crate::trace::{Base, Term};
 
 /// Why a value is only known at run time, and where that started.
 #[derive(Clone, Debug, PartialEq)]
@@ -27,6 +28,19 @@ pub struct Origin {
     pub reason: String,
     /// Where the run-time value was declared or produced, when it is in the file.
     pub span: Option<Span>,
+    /// How the GPU computes it, when lowering can (a float or bool scalar; integers
+    /// are their [`SymInt`]).
+    pub term: Option<Rc<Term>>,
+}
+
+impl Origin {
+    /// This origin for a value computed as `term`.
+    pub fn computing(&self, term: Option<Term>) -> Origin {
+        Origin {
+            term: term.map(Rc::new),
+            ..self.clone()
+        }
+    }
 }
 
 /// The type of an integer: the compile-time kind `int` or a dtype.
@@ -51,6 +65,8 @@ pub struct Tensor {
     pub layout: TensorLayout,
     /// Whether stores through this tensor are rejected.
     pub read_only: bool,
+    /// Where the elements live.
+    pub base: Base,
 }
 
 /// A tensor's layout: `layout` maps coordinates into a codomain, starting at `offset`.
@@ -128,6 +144,8 @@ pub enum Value {
         dtype: Dtype,
         /// The fragment's shape.
         shape: IntTuple<SymInt>,
+        /// How the GPU computes it, element by element, when lowering can.
+        term: Option<Rc<Term>>,
     },
     /// An instantiated atom.
     Atom(Rc<Atom>),

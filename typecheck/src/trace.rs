@@ -1,0 +1,257 @@
+//! What a kernel does at run time, as the checker found it: the input of lowering.
+//!
+//! Checking a kernel evaluates everything const; what remains for the GPU is a list
+//! of [`Effect`]s (copies, element stores, barriers) over tensors whose layouts are
+//! already evaluated, and [`Term`]s for the run-time scalars those effects store. A
+//! tensor knows where its elements live ([`Base`]), so lowering needs no names: an
+//! element's address is its base plus its layout evaluated at a coordinate, an
+//! expression in the kernel's run-time integers ([`SymInt`] variables: parameters,
+//! `thread_idx.x`, `block_idx.y`, ...).
+
+use std::rc::Rc;
+
+use lang::Span;
+use lang::ast::{BinaryOp, UnaryOp};
+use layout::{Layout, SymInt};
+
+use crate::atom::Atom;
+use crate::dtype::Dtype;
+use crate::value::{IntType, Known, Tensor, Value};
+
+/// Where a tensor's elements live.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Base {
+    /// The kernel's run-time parameter at this index (a global tensor).
+    Param(usize),
+    /// The kernel's shared-memory buffer at this index of [`KernelTrace::shared`].
+    Shared(usize),
+    /// Registers: the fragment with this number.
+    Registers(u32),
+    /// No memory: an identity tensor, whose elements are coordinates.
+    Coordinates,
+    /// Memory the checker cannot name (a tensor built from a pointer it did not track).
+    Unknown,
+}
+
+/// A run-time scalar (or, for fragment values, one element of it), as a computation.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Term {
+    /// An integer over the kernel's run-time variables.
+    Int(SymInt, Dtype),
+    /// A float constant.
+    Float(f64, Dtype),
+    /// A bool constant.
+    Bool(bool),
+    /// A scalar kernel parameter (float or bool) at this index.
+    Param(usize, Dtype),
+    /// The element of `tensor` at this value of its layout (before any swizzle).
+    Element {
+        /// The tensor.
+        tensor: Rc<Tensor>,
+        /// The layout's value (offset, allocation index) of the element.
+        index: SymInt,
+    },
+    /// All the values of a fragment, in its layout's coordinate order (`t.load()`);
+    /// element `i` of a fragment term is the element at the `i`-th coordinate.
+    Fragment(Rc<Tensor>),
+    /// `op a`.
+    Unary(UnaryOp, Rc<Term>),
+    /// `a op b`, arithmetic, comparison or logic; `dtype` is the operands' type.
+    Binary {
+        /// The operator.
+        op: BinaryOp,
+        /// The operands' type.
+        dtype: Dtype,
+        /// The left operand.
+        left: Rc<Term>,
+        /// The right operand.
+        right: Rc<Term>,
+    },
+    /// A conversion to `Dtype`.
+    Convert(Dtype, Rc<Term>),
+}
+
+/// One thing a kernel does at run time, in program order.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Effect {
+    /// `copy(atom?, src, dst, pred = ...)`: partitions already made, modes congruent.
+    Copy {
+        /// The atom, or `None` for an element-by-element copy.
+        atom: Option<Rc<Atom>>,
+        /// The source.
+        source: Rc<Tensor>,
+        /// The destination.
+        destination: Rc<Tensor>,
+        /// A bool tensor of the source's size: which values move.
+        predicate: Option<Rc<Tensor>>,
+        /// The call.
+        span: Span,
+    },
+    /// `tensor[i] = value`.
+    StoreElement {
+        /// The tensor.
+        tensor: Rc<Tensor>,
+        /// The layout's value of the element.
+        index: SymInt,
+        /// What is stored.
+        value: Rc<Term>,
+        /// The assignment.
+        span: Span,
+    },
+    /// `tensor.store(value)`, a fragment value element by element.
+    StoreFragment {
+        /// The tensor.
+        tensor: Rc<Tensor>,
+        /// What is stored: a term whose fragments have the tensor's size.
+        value: Rc<Term>,
+        /// The call.
+        span: Span,
+    },
+    /// `syncthreads()`.
+    Barrier(Span),
+    /// `syncwarp()`.
+    WarpBarrier(Span),
+    /// `cp_async_commit_group()`.
+    CpAsyncCommit(Span),
+    /// `cp_async_wait_group(n)`.
+    CpAsyncWait(i64, Span),
+    /// Something lowering cannot do yet, with what it is.
+    Unsupported(String, Span),
+}
+
+/// Where an effect is in the source.
+pub fn effect_span(effect: &Effect) -> Span {
+    match effect {
+        Effect::Copy { span, .. }
+        | Effect::StoreElement { span, .. }
+        | Effect::StoreFragment { span, .. }
+        | Effect::Barrier(span)
+        | Effect::WarpBarrier(span)
+        | Effect::CpAsyncCommit(span)
+        | Effect::CpAsyncWait(_, span)
+        | Effect::Unsupported(_, span) => *span,
+    }
+}
+
+/// A run-time parameter of a traced kernel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TraceParam {
+    /// Its name.
+    pub name: String,
+    /// Its type.
+    pub kind: TraceParamKind,
+}
+
+/// The type of a traced kernel's parameter.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TraceParamKind {
+    /// An integer; the variable that stands for it in [`SymInt`]s.
+    Int(Dtype, String),
+    /// A float or bool scalar.
+    Scalar(Dtype),
+    /// A global tensor with this element type and layout.
+    Tensor(Dtype, Layout<SymInt>),
+    /// A parameter whose type the checker could not establish.
+    Unknown,
+}
+
+/// A shared-memory buffer of a traced kernel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TraceBuffer {
+    /// The `let` name, or `buffer`.
+    pub name: String,
+    /// The allocation.
+    pub span: Span,
+    /// Its size.
+    pub bytes: i64,
+}
+
+/// One kernel instantiation as the checker found it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KernelTrace {
+    /// The kernel's name.
+    pub name: String,
+    /// Its name's span.
+    pub span: Span,
+    /// Its integer const parameters' values, in declaration order; `None` for a
+    /// parameter that is not an integer (a dtype).
+    pub const_args: Vec<(String, Option<i64>)>,
+    /// Its run-time parameters.
+    pub params: Vec<TraceParam>,
+    /// `grid(...)`, up to three extents over the integer parameters' variables.
+    pub grid: Vec<SymInt>,
+    /// `block(...)`, up to three constant extents.
+    pub block: Vec<SymInt>,
+    /// The shared-memory buffers.
+    pub shared: Vec<TraceBuffer>,
+    /// What it does.
+    pub effects: Vec<Effect>,
+    /// Whether the checker found errors in this instantiation.
+    pub has_errors: bool,
+}
+
+/// The term that computes `value` on the GPU, when there is one: integers are their
+/// [`SymInt`], constants are themselves, and dyn scalars and fragment values carry the
+/// term they were computed by.
+pub(crate) fn term_of(value: &Value) -> Option<Rc<Term>> {
+    match value {
+        Value::Int { ty, value } => {
+            let dtype = match ty {
+                IntType::Sized(dtype) => *dtype,
+                IntType::Int => Dtype::I64,
+            };
+            Some(Rc::new(Term::Int(value.clone(), dtype)))
+        }
+        Value::Float { dtype, value } => match value {
+            Known::Const(constant) => Some(Rc::new(Term::Float(
+                *constant,
+                dtype.unwrap_or(Dtype::F32),
+            ))),
+            Known::Dyn(origin) => origin.term.clone(),
+        },
+        Value::Bool(Known::Const(constant)) => Some(Rc::new(Term::Bool(*constant))),
+        Value::Bool(Known::Dyn(origin)) => origin.term.clone(),
+        Value::Vector { term, .. } => term.clone(),
+        _ => None,
+    }
+}
+
+/// The type of the values `value` computes, for the operands of a term.
+pub(crate) fn term_dtype(value: &Value) -> Option<Dtype> {
+    match value {
+        Value::Int {
+            ty: IntType::Sized(dtype),
+            ..
+        }
+        | Value::Vector { dtype, .. }
+        | Value::Float {
+            dtype: Some(dtype), ..
+        } => Some(*dtype),
+        Value::Int { .. } => Some(Dtype::I64),
+        Value::Float { dtype: None, .. } => None,
+        Value::Bool(_) => Some(Dtype::Bool),
+        _ => None,
+    }
+}
+
+/// `value` with `term` as the computation of its run-time part: set on dyn floats and
+/// bools (through their origin) and on fragment values; other values are returned as
+/// they are.
+pub(crate) fn with_term(value: Value, term: Option<Term>) -> Value {
+    match value {
+        Value::Float {
+            dtype,
+            value: Known::Dyn(origin),
+        } => Value::Float {
+            dtype,
+            value: Known::Dyn(origin.computing(term)),
+        },
+        Value::Bool(Known::Dyn(origin)) => Value::Bool(Known::Dyn(origin.computing(term))),
+        Value::Vector { dtype, shape, .. } => Value::Vector {
+            dtype,
+            shape,
+            term: term.map(Rc::new),
+        },
+        other => other,
+    }
+}
