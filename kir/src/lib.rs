@@ -1,7 +1,19 @@
 //! KIR, the kernel IR: what is left of a kernel once everything const has been folded.
 //!
-//! [`signature`] is the kernel as the host calls it (parameters, launch expressions).
+//! A [`Kernel`] is its [`Signature`] (how the host calls it) and a straight list of
+//! instructions over typed values ([`ir`]): integer and float arithmetic on what is
+//! only known at run time (thread and block indices, parameters), loads and stores
+//! with their memory space, vector width and a byte offset folded in, atom
+//! instructions from the stdlib's PTX templates, barriers. Values live in one arena
+//! indexed by [`ValueId`]; every instruction carries the span of the source that
+//! produced it. [`verify`] checks the invariants; [`to_text`] prints it.
 
+pub mod ir;
 pub mod signature;
+mod text;
+mod verify;
 
+pub use ir::{BinOp, CmpOp, Inst, Kernel, Op, Space, Special, Ty, UnOp, ValueId};
 pub use signature::{Assumption, Element, HostExpr, IntParam, Launch, Param, ParamKind, Signature};
+pub use text::{binary_name, compare_name, to_text, unary_name};
+pub use verify::{operands, verify};

@@ -1,0 +1,307 @@
+//! The instructions: a kernel body is a straight list of instructions over typed
+//! values, each value defined once, each instruction carrying the span of the source
+//! that produced it.
+
+use lang::Span;
+
+use crate::signature::Signature;
+
+/// A value: the result of one instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ValueId(pub u32);
+
+/// The type of a value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Ty {
+    /// A predicate.
+    Pred,
+    /// A signed 32-bit integer (also shared-memory addresses).
+    I32,
+    /// A signed 64-bit integer (also global addresses).
+    I64,
+    /// IEEE single.
+    F32,
+    /// IEEE double.
+    F64,
+    /// IEEE half, in a 16-bit register.
+    F16,
+    /// bfloat16, in a 16-bit register.
+    BF16,
+    /// 16 raw bits.
+    B16,
+    /// 32 raw bits (two packed 16-bit values, or a moved word).
+    B32,
+    /// 64 raw bits.
+    B64,
+}
+
+impl Ty {
+    /// The size in bits.
+    pub fn bits(self) -> u32 {
+        match self {
+            Ty::Pred => 1,
+            Ty::F16 | Ty::BF16 | Ty::B16 => 16,
+            Ty::I32 | Ty::F32 | Ty::B32 => 32,
+            Ty::I64 | Ty::F64 | Ty::B64 => 64,
+        }
+    }
+
+    /// The name in the text form.
+    pub fn name(self) -> &'static str {
+        match self {
+            Ty::Pred => "pred",
+            Ty::I32 => "i32",
+            Ty::I64 => "i64",
+            Ty::F32 => "f32",
+            Ty::F64 => "f64",
+            Ty::F16 => "f16",
+            Ty::BF16 => "bf16",
+            Ty::B16 => "b16",
+            Ty::B32 => "b32",
+            Ty::B64 => "b64",
+        }
+    }
+
+    /// Whether arithmetic on it is integer arithmetic.
+    pub fn is_integer(self) -> bool {
+        matches!(self, Ty::I32 | Ty::I64)
+    }
+}
+
+/// A hardware register read by [`Op::Special`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Special {
+    /// `%tid.{x,y,z}`.
+    ThreadIndex(u8),
+    /// `%ctaid.{x,y,z}`.
+    BlockIndex(u8),
+    /// `%ntid.{x,y,z}`.
+    BlockDim(u8),
+    /// `%nctaid.{x,y,z}`.
+    GridDim(u8),
+}
+
+/// Where a memory operation goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Space {
+    /// Global memory, 64-bit addresses.
+    Global,
+    /// Shared memory, 32-bit addresses.
+    Shared,
+}
+
+impl Space {
+    /// The name in the text form and in PTX.
+    pub fn name(self) -> &'static str {
+        match self {
+            Space::Global => "global",
+            Space::Shared => "shared",
+        }
+    }
+
+    /// The type of its addresses.
+    pub fn address_ty(self) -> Ty {
+        match self {
+            Space::Global => Ty::I64,
+            Space::Shared => Ty::I32,
+        }
+    }
+}
+
+/// A two-operand operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinOp {
+    /// `a + b`.
+    Add,
+    /// `a - b`.
+    Sub,
+    /// `a * b` (low half for integers).
+    Mul,
+    /// `a / b`, toward zero for integers.
+    Div,
+    /// `a % b`.
+    Rem,
+    /// Bitwise or logical and.
+    And,
+    /// Bitwise or logical or.
+    Or,
+    /// Bitwise or logical exclusive or.
+    Xor,
+    /// `a << b`.
+    Shl,
+    /// `a >> b`, arithmetic.
+    Shr,
+    /// The smaller.
+    Min,
+    /// The larger.
+    Max,
+}
+
+/// A comparison.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CmpOp {
+    /// `==`.
+    Eq,
+    /// `!=`.
+    Ne,
+    /// `<`.
+    Lt,
+    /// `<=`.
+    Le,
+    /// `>`.
+    Gt,
+    /// `>=`.
+    Ge,
+}
+
+/// A one-operand operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnOp {
+    /// `-a`.
+    Neg,
+    /// Logical or bitwise not.
+    Not,
+}
+
+/// What an instruction does.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Op {
+    /// An integer constant of the result's type.
+    ConstInt(i64),
+    /// A float constant of the result's type.
+    ConstFloat(f64),
+    /// The kernel's parameter at this index: an integer, or a tensor's address.
+    Param(usize),
+    /// A hardware register.
+    Special(Special),
+    /// The shared-memory address of the kernel's dynamic shared memory.
+    SharedBase,
+    /// `op a`.
+    Unary(UnOp, ValueId),
+    /// `a op b`, both of the result's type.
+    Binary(BinOp, ValueId, ValueId),
+    /// `a cmp b`, a predicate.
+    Compare(CmpOp, ValueId, ValueId),
+    /// A conversion (or reinterpretation of raw bits) to the result's type.
+    Convert(ValueId),
+    /// Two 16-bit values packed into 32 bits, the first in the low half.
+    Pack(ValueId, ValueId),
+    /// The two 16-bit halves of 32 bits, low first: two results.
+    Unpack(ValueId),
+    /// Loads one result per word from `address + offset` bytes (a vector load when
+    /// there are 2 or 4 results), skipped where `predicate` is false.
+    Load {
+        /// The memory space.
+        space: Space,
+        /// The base address.
+        address: ValueId,
+        /// A byte offset folded into the instruction.
+        offset: i64,
+        /// Whether to load at all.
+        predicate: Option<ValueId>,
+    },
+    /// Stores `values` (one word each, a vector store for 2 or 4) at
+    /// `address + offset` bytes, skipped where `predicate` is false.
+    Store {
+        /// The memory space.
+        space: Space,
+        /// The base address.
+        address: ValueId,
+        /// A byte offset folded into the instruction.
+        offset: i64,
+        /// The words.
+        values: Vec<ValueId>,
+        /// Whether to store at all.
+        predicate: Option<ValueId>,
+    },
+    /// An atom's instruction: its PTX template, with `{name}` placeholders replaced
+    /// by the operands (an address operand reads `register+offset`).
+    Atom {
+        /// The template, as the stdlib writes it.
+        template: String,
+        /// The operands by placeholder name: a value and a byte offset.
+        operands: Vec<(String, ValueId, i64)>,
+        /// Whether to issue it at all.
+        predicate: Option<ValueId>,
+    },
+    /// `bar.sync 0`: every thread of the block.
+    Barrier,
+    /// `bar.warp.sync`: every thread of the warp.
+    WarpBarrier,
+    /// `cp.async.commit_group`.
+    CpAsyncCommit,
+    /// `cp.async.wait_group n`.
+    CpAsyncWait(i64),
+}
+
+/// An instruction: what it does, what it defines, where it came from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Inst {
+    /// The operation.
+    pub op: Op,
+    /// The values it defines.
+    pub results: Vec<ValueId>,
+    /// The source that produced it.
+    pub span: Span,
+}
+
+/// A kernel in KIR.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Kernel {
+    /// How the host calls it.
+    pub signature: Signature,
+    /// The type of each value, indexed by [`ValueId`].
+    pub values: Vec<Ty>,
+    /// The instructions, in order.
+    pub body: Vec<Inst>,
+    /// Where the kernel is declared.
+    pub span: Span,
+}
+
+impl Kernel {
+    /// An empty kernel.
+    pub fn new(signature: Signature, span: Span) -> Kernel {
+        Kernel {
+            signature,
+            values: Vec::new(),
+            body: Vec::new(),
+            span,
+        }
+    }
+
+    /// The type of `value`.
+    pub fn ty(&self, value: ValueId) -> Ty {
+        self.values[value.0 as usize]
+    }
+
+    /// Appends an instruction defining one value of type `ty`.
+    pub fn push(&mut self, op: Op, ty: Ty, span: Span) -> ValueId {
+        self.push_many(op, &[ty], span)[0]
+    }
+
+    /// Appends an instruction defining one value of each of `tys`.
+    pub fn push_many(&mut self, op: Op, tys: &[Ty], span: Span) -> Vec<ValueId> {
+        let results: Vec<ValueId> = tys
+            .iter()
+            .map(|ty| {
+                self.values.push(*ty);
+                ValueId(u32::try_from(self.values.len() - 1).unwrap_or(u32::MAX))
+            })
+            .collect();
+        self.body.push(Inst {
+            op,
+            results: results.clone(),
+            span,
+        });
+        results
+    }
+
+    /// Appends an instruction that defines nothing.
+    pub fn push_effect(&mut self, op: Op, span: Span) {
+        self.body.push(Inst {
+            op,
+            results: Vec::new(),
+            span,
+        });
+    }
+}

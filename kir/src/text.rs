@@ -1,0 +1,170 @@
+//! The text form of KIR (`cukc build --emit kir`): one instruction a line, each with
+//! the source line it came from.
+
+use std::fmt::Write;
+
+use crate::ir::{BinOp, CmpOp, Inst, Kernel, Op, Special, UnOp};
+
+/// `kernel` as text; `line_of` turns a byte offset into a 1-based source line.
+pub fn to_text(kernel: &Kernel, line_of: &dyn Fn(u32) -> u32) -> String {
+    let signature = &kernel.signature;
+    let mut out = String::new();
+    let _ = writeln!(out, "kernel {} {{", signature.entry);
+    for (index, param) in signature.params.iter().enumerate() {
+        let _ = writeln!(out, "  param {index} {}: {:?}", param.name, param.kind);
+    }
+    let launch = &signature.launch;
+    let dims = |dims: &[crate::HostExpr; 3]| {
+        dims.iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let _ = writeln!(
+        out,
+        "  launch grid({}) block({}) smem({} bytes)",
+        dims(&launch.grid),
+        dims(&launch.block),
+        launch.shared_bytes
+    );
+    for assumption in &signature.assumptions {
+        let _ = writeln!(
+            out,
+            "  assume %{} is a multiple of {}: {}",
+            assumption.param, assumption.multiple, assumption.reason
+        );
+    }
+    for inst in &kernel.body {
+        let _ = writeln!(
+            out,
+            "  {:<56} ; line {}",
+            instruction(kernel, inst),
+            line_of(inst.span.start)
+        );
+    }
+    out.push_str("}\n");
+    out
+}
+
+fn instruction(kernel: &Kernel, inst: &Inst) -> String {
+    let results = inst
+        .results
+        .iter()
+        .map(|value| format!("%{}:{}", value.0, kernel.ty(*value).name()))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let v = |value: &crate::ValueId| format!("%{}", value.0);
+    let predicated = |predicate: &Option<crate::ValueId>| {
+        predicate.map_or(String::new(), |predicate| format!(" if %{}", predicate.0))
+    };
+    let op = match &inst.op {
+        Op::ConstInt(value) => format!("const {value}"),
+        Op::ConstFloat(value) => format!("const {value:?}"),
+        Op::Param(index) => format!("param {index}"),
+        Op::Special(special) => match special {
+            Special::ThreadIndex(d) => format!("thread_idx.{}", axis(*d)),
+            Special::BlockIndex(d) => format!("block_idx.{}", axis(*d)),
+            Special::BlockDim(d) => format!("block_dim.{}", axis(*d)),
+            Special::GridDim(d) => format!("grid_dim.{}", axis(*d)),
+        },
+        Op::SharedBase => "shared_base".to_owned(),
+        Op::Unary(op, a) => format!("{} {}", unary_name(*op), v(a)),
+        Op::Binary(op, a, b) => format!("{} {}, {}", binary_name(*op), v(a), v(b)),
+        Op::Compare(op, a, b) => format!("cmp.{} {}, {}", compare_name(*op), v(a), v(b)),
+        Op::Convert(a) => format!("convert {}", v(a)),
+        Op::Pack(a, b) => format!("pack {}, {}", v(a), v(b)),
+        Op::Unpack(a) => format!("unpack {}", v(a)),
+        Op::Load {
+            space,
+            address,
+            offset,
+            predicate,
+        } => format!(
+            "load.{} [{}+{offset}]{}",
+            space.name(),
+            v(address),
+            predicated(predicate)
+        ),
+        Op::Store {
+            space,
+            address,
+            offset,
+            values,
+            predicate,
+        } => format!(
+            "store.{} [{}+{offset}], {}{}",
+            space.name(),
+            v(address),
+            values.iter().map(v).collect::<Vec<_>>().join(", "),
+            predicated(predicate)
+        ),
+        Op::Atom {
+            template,
+            operands,
+            predicate,
+        } => format!(
+            "atom \"{template}\" {}{}",
+            operands
+                .iter()
+                .map(|(name, value, offset)| format!("{name}={}+{offset}", v(value)))
+                .collect::<Vec<_>>()
+                .join(", "),
+            predicated(predicate)
+        ),
+        Op::Barrier => "barrier".to_owned(),
+        Op::WarpBarrier => "warp_barrier".to_owned(),
+        Op::CpAsyncCommit => "cp_async_commit".to_owned(),
+        Op::CpAsyncWait(groups) => format!("cp_async_wait {groups}"),
+    };
+    if results.is_empty() {
+        op
+    } else {
+        format!("{results} = {op}")
+    }
+}
+
+fn axis(dimension: u8) -> char {
+    match dimension {
+        0 => 'x',
+        1 => 'y',
+        _ => 'z',
+    }
+}
+
+/// The text name of a unary operation.
+pub fn unary_name(op: UnOp) -> &'static str {
+    match op {
+        UnOp::Neg => "neg",
+        UnOp::Not => "not",
+    }
+}
+
+/// The text (and PTX) name of a binary operation.
+pub fn binary_name(op: BinOp) -> &'static str {
+    match op {
+        BinOp::Add => "add",
+        BinOp::Sub => "sub",
+        BinOp::Mul => "mul",
+        BinOp::Div => "div",
+        BinOp::Rem => "rem",
+        BinOp::And => "and",
+        BinOp::Or => "or",
+        BinOp::Xor => "xor",
+        BinOp::Shl => "shl",
+        BinOp::Shr => "shr",
+        BinOp::Min => "min",
+        BinOp::Max => "max",
+    }
+}
+
+/// The text (and PTX) name of a comparison.
+pub fn compare_name(op: CmpOp) -> &'static str {
+    match op {
+        CmpOp::Eq => "eq",
+        CmpOp::Ne => "ne",
+        CmpOp::Lt => "lt",
+        CmpOp::Le => "le",
+        CmpOp::Gt => "gt",
+        CmpOp::Ge => "ge",
+    }
+}
