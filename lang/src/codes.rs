@@ -9,6 +9,7 @@
 //! | `E0001`-`E0099`, `W0001`-`W0099` | the file as a whole (`lang::source`) |
 //! | `E0100`-`E0199` | lexing and parsing (`grammar`) |
 //! | `E0200`-`E0299`, `N0201` | the typechecker (`typecheck`) |
+//! | `E0300`-`E0399` | lowering and PTX (`lower`, `backend-ptx`, `cukc build`) |
 //!
 //! Later stages take the next hundreds. `N` codes are notes: information, not
 //! problems (`const_print`).
@@ -130,6 +131,16 @@ pub const REGISTRY: &[CodeInfo] = &[
         "E0223",
         "compile-time arithmetic that overflows or divides by zero",
     ),
+    entry(
+        "E0301",
+        "a construct lowering does not handle yet (run-time control flow, `gemm`, ...)",
+    ),
+    entry(
+        "E0302",
+        "a kernel cannot be built for the target (an atom or feature newer than it)",
+    ),
+    entry("E0303", "ptxas rejected the generated PTX, or could not be run"),
+    entry("E0304", "the file has errors, so no kernel is built"),
     entry("N0201", "the value printed by `const_print`"),
     entry(
         "W0001",

@@ -782,7 +782,10 @@ impl<'a> Checker<'a> {
             .generics
             .iter()
             .map(|generic| {
-                let value = match self.lookup_local(&generic.name.text).map(|local| &local.value) {
+                let value = match self
+                    .lookup_local(&generic.name.text)
+                    .map(|local| &local.value)
+                {
                     Some(Value::Int { value, .. }) => value.as_constant(),
                     _ => None,
                 };
@@ -793,7 +796,9 @@ impl<'a> Checker<'a> {
             .params
             .iter()
             .map(|param| {
-                let value = self.lookup_local(&param.name.text).map(|local| &local.value);
+                let value = self
+                    .lookup_local(&param.name.text)
+                    .map(|local| &local.value);
                 let kind = match value {
                     Some(Value::Int {
                         ty: IntType::Sized(dtype),

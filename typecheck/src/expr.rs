@@ -1081,8 +1081,12 @@ impl<'a> Checker<'a> {
                         self.read_only_error(tensor, target.span);
                         return;
                     }
-                    let element =
-                        self.index(base_value.clone(), coordinate.clone(), base.span, target.span);
+                    let element = self.index(
+                        base_value.clone(),
+                        coordinate.clone(),
+                        base.span,
+                        target.span,
+                    );
                     if let Value::Tensor(_) = element {
                         self.error(
                             "E0216",
@@ -1104,14 +1108,16 @@ impl<'a> Checker<'a> {
                         None => value,
                     };
                     self.check_element_store(&element, &stored, value_expr.span);
-                    let index = self.coordinate(&coordinate.0, coordinate.1).and_then(|coord| {
-                        tensor
-                            .layout
-                            .layout
-                            .evaluate(&coord.with_free_as_zero())
-                            .and_then(|index| index.add(&tensor.layout.offset))
-                            .ok()
-                    });
+                    let index = self
+                        .coordinate(&coordinate.0, coordinate.1)
+                        .and_then(|coord| {
+                            tensor
+                                .layout
+                                .layout
+                                .evaluate(&coord.with_free_as_zero())
+                                .and_then(|index| index.add(&tensor.layout.offset))
+                                .ok()
+                        });
                     self.emit(match (index, term_of(&stored)) {
                         (Some(index), Some(value)) => Effect::StoreElement {
                             tensor: tensor.clone(),

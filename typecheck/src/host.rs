@@ -332,7 +332,14 @@ impl<'a> Checker<'a> {
             }
         };
         match (left, right) {
-            (Value::Vector { dtype: a, shape: x, .. }, Value::Vector { dtype: b, shape: y, .. }) => {
+            (
+                Value::Vector {
+                    dtype: a, shape: x, ..
+                },
+                Value::Vector {
+                    dtype: b, shape: y, ..
+                },
+            ) => {
                 if a != b {
                     return self.mixed_fragment(*a, *b, span);
                 }

@@ -203,10 +203,9 @@ pub(crate) fn term_of(value: &Value) -> Option<Rc<Term>> {
             Some(Rc::new(Term::Int(value.clone(), dtype)))
         }
         Value::Float { dtype, value } => match value {
-            Known::Const(constant) => Some(Rc::new(Term::Float(
-                *constant,
-                dtype.unwrap_or(Dtype::F32),
-            ))),
+            Known::Const(constant) => {
+                Some(Rc::new(Term::Float(*constant, dtype.unwrap_or(Dtype::F32))))
+            }
             Known::Dyn(origin) => origin.term.clone(),
         },
         Value::Bool(Known::Const(constant)) => Some(Rc::new(Term::Bool(*constant))),
