@@ -1,0 +1,201 @@
+//! Running ptxas on PTX text: `ptxas -arch=<target> [-lineinfo] [-v] -o
+//! kernel.cubin kernel.ptx` in a temporary directory.
+
+use std::fmt;
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use super::discover::Ptxas;
+use super::log::{FunctionResources, Message, Severity, parse_messages, parse_resources};
+use super::{Version, minimum_version};
+
+/// How to run ptxas.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AssembleOptions {
+    /// `-lineinfo`: keep the PTX's `.loc` lines in the cubin for profilers.
+    pub line_info: bool,
+    /// `-v`: report each function's registers, spills, stack and shared memory
+    /// (read into [`Assembled::resources`]).
+    pub verbose: bool,
+    /// `-O<n>` (ptxas's default is 3).
+    pub opt_level: Option<u8>,
+    /// Further arguments, placed before `-o`.
+    pub extra_args: Vec<String>,
+}
+
+/// A cubin and what ptxas said while making it.
+#[derive(Clone, Debug)]
+pub struct Assembled {
+    /// The cubin (an ELF file).
+    pub cubin: Vec<u8>,
+    /// How long ptxas ran.
+    pub elapsed: Duration,
+    /// The warnings ptxas printed.
+    pub warnings: Vec<Message>,
+    /// Each function's resources (empty unless [`AssembleOptions::verbose`]).
+    pub resources: Vec<FunctionResources>,
+    /// ptxas's standard output and error, as printed.
+    pub log: String,
+}
+
+/// Why a PTX text did not become a cubin.
+#[derive(Debug)]
+pub enum PtxasFailure {
+    /// This ptxas is older than the target needs.
+    UnsupportedTarget {
+        /// The target asked for.
+        target: String,
+        /// This ptxas's release.
+        version: Version,
+        /// The oldest release that knows the target.
+        minimum: Version,
+    },
+    /// The temporary files could not be written or read.
+    Io {
+        /// What was being done, e.g. `writing /tmp/.../kernel.ptx`.
+        what: String,
+        /// The error.
+        error: std::io::Error,
+    },
+    /// ptxas could not be started.
+    Spawn {
+        /// The executable.
+        path: PathBuf,
+        /// The error.
+        error: std::io::Error,
+    },
+    /// ptxas ran and rejected the PTX (or its options).
+    Rejected {
+        /// Its exit status, in words.
+        status: String,
+        /// Every message it printed, errors and warnings alike.
+        messages: Vec<Message>,
+        /// Its standard output and error, as printed.
+        log: String,
+    },
+}
+
+impl PtxasFailure {
+    /// The error and fatal messages of a [`PtxasFailure::Rejected`]; none for the
+    /// other kinds.
+    pub fn errors(&self) -> impl Iterator<Item = &Message> {
+        let messages: &[Message] = match self {
+            PtxasFailure::Rejected { messages, .. } => messages,
+            _ => &[],
+        };
+        messages
+            .iter()
+            .filter(|message| message.severity >= Severity::Error)
+    }
+}
+
+impl fmt::Display for PtxasFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PtxasFailure::UnsupportedTarget {
+                target,
+                version,
+                minimum,
+            } => write!(
+                f,
+                "ptxas {version} cannot assemble for {target}: it needs ptxas {minimum} or newer"
+            ),
+            PtxasFailure::Io { what, error } => write!(f, "{what}: {error}"),
+            PtxasFailure::Spawn { path, error } => {
+                write!(f, "cannot run ptxas at {}: {error}", path.display())
+            }
+            PtxasFailure::Rejected {
+                status, messages, ..
+            } => {
+                write!(f, "ptxas failed ({status})")?;
+                for message in messages
+                    .iter()
+                    .filter(|message| message.severity >= Severity::Warning)
+                {
+                    write!(f, "\n  {message}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl std::error::Error for PtxasFailure {}
+
+impl Ptxas {
+    /// Assembles `ptx` for `target` (`sm_80`, `sm_90a`, `sm_100a`, or any name
+    /// ptxas's `-arch` accepts).
+    pub fn assemble(
+        &self,
+        ptx: &str,
+        target: &str,
+        options: &AssembleOptions,
+    ) -> Result<Assembled, PtxasFailure> {
+        if let Some(minimum) = minimum_version(target)
+            && self.version < minimum
+        {
+            return Err(PtxasFailure::UnsupportedTarget {
+                target: target.to_owned(),
+                version: self.version,
+                minimum,
+            });
+        }
+        let io = |what: String| move |error| PtxasFailure::Io { what, error };
+        let dir = tempfile::Builder::new()
+            .prefix("cukc-ptxas-")
+            .tempdir()
+            .map_err(io("creating a temporary directory".to_owned()))?;
+        let input = dir.path().join("kernel.ptx");
+        let output = dir.path().join("kernel.cubin");
+        std::fs::write(&input, ptx).map_err(io(format!("writing {}", input.display())))?;
+
+        let mut command = Command::new(&self.path);
+        command
+            .current_dir(dir.path())
+            .arg(format!("-arch={target}"));
+        if options.line_info {
+            command.arg("-lineinfo");
+        }
+        if options.verbose {
+            command.arg("-v");
+        }
+        if let Some(level) = options.opt_level {
+            command.arg(format!("-O{level}"));
+        }
+        command
+            .args(&options.extra_args)
+            .args(["-o", "kernel.cubin", "kernel.ptx"]);
+
+        let start = Instant::now();
+        let result = command.output().map_err(|error| PtxasFailure::Spawn {
+            path: self.path.clone(),
+            error,
+        })?;
+        let elapsed = start.elapsed();
+        let log = format!(
+            "{}{}",
+            String::from_utf8_lossy(&result.stdout),
+            String::from_utf8_lossy(&result.stderr)
+        );
+        let messages = parse_messages(&log);
+        if !result.status.success() {
+            return Err(PtxasFailure::Rejected {
+                status: result.status.to_string(),
+                messages,
+                log,
+            });
+        }
+        let cubin = std::fs::read(&output).map_err(io(format!("reading {}", output.display())))?;
+        Ok(Assembled {
+            cubin,
+            elapsed,
+            warnings: messages
+                .into_iter()
+                .filter(|message| message.severity == Severity::Warning)
+                .collect(),
+            resources: parse_resources(&log),
+            log,
+        })
+    }
+}
