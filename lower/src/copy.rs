@@ -1,0 +1,274 @@
+//! `copy` expanded per atom application.
+//!
+//! A partitioned tensor's first mode holds the values one atom application moves
+//! (CuTe's `(AtomV, RestV)`), so application `g` moves the elements `g*V .. g*V+V` in
+//! coordinate order. A universal copy of `V` values is one vector load and one vector
+//! store when both sides are contiguous; a template atom (`cp.async`) is its PTX
+//! with the two addresses; no atom moves element by element. A predicate tensor's
+//! value at an application's first element guards the whole application.
+
+use kir::{Op, Ty, ValueId};
+use layout::SymInt;
+use typecheck::trace::Base;
+use typecheck::{Atom, Tensor};
+
+use crate::builder::{Builder, Place};
+
+impl Builder<'_> {
+    pub(crate) fn copy(
+        &mut self,
+        atom: Option<&Atom>,
+        source: &Tensor,
+        destination: &Tensor,
+        predicate: Option<&std::rc::Rc<Tensor>>,
+    ) {
+        let Some(size) = self.static_size(source) else {
+            return;
+        };
+        let width = match atom.and_then(Atom::as_copy) {
+            Some(copy) => match copy.values_per_thread() {
+                Ok(width) if width >= 1 && size % width == 0 => width,
+                _ => {
+                    self.unsupported(format!(
+                        "a copy of {size} values with an atom that moves a different number"
+                    ));
+                    return;
+                }
+            },
+            None => 1,
+        };
+        let template = atom.filter(|atom| is_template_atom(atom));
+        for group in 0..size / width {
+            let first = group * width;
+            let guard = match predicate {
+                Some(mask) => {
+                    let Some(index) = self.element_index(mask, first) else {
+                        return;
+                    };
+                    let Some(value) = self.read_element(mask, &index, None) else {
+                        return;
+                    };
+                    Some(value)
+                }
+                None => None,
+            };
+            let indices: Option<Vec<(SymInt, SymInt)>> = (first..first + width)
+                .map(|element| {
+                    Some((
+                        self.element_index(source, element)?,
+                        self.element_index(destination, element)?,
+                    ))
+                })
+                .collect();
+            let Some(indices) = indices else { return };
+            match template {
+                Some(atom) => self.template_copy(atom, source, destination, &indices, guard),
+                None => self.move_values(source, destination, &indices, guard),
+            }
+        }
+    }
+
+    fn template_copy(
+        &mut self,
+        atom: &Atom,
+        source: &Tensor,
+        destination: &Tensor,
+        indices: &[(SymInt, SymInt)],
+        guard: Option<ValueId>,
+    ) {
+        let (source_index, destination_index) = &indices[0];
+        if !contiguous(indices) {
+            self.unsupported(format!(
+                "`{}` needs its values contiguous on both sides",
+                atom.display_name()
+            ));
+            return;
+        }
+        self.assume_aligned(source, source_index, indices.len() as i64);
+        self.assume_aligned(destination, destination_index, indices.len() as i64);
+        let (Some(src), Some(dst)) = (
+            self.place(source, source_index),
+            self.place(destination, destination_index),
+        ) else {
+            return;
+        };
+        let (
+            Place::Memory {
+                address: src,
+                offset: src_offset,
+                ..
+            },
+            Place::Memory {
+                address: dst,
+                offset: dst_offset,
+                ..
+            },
+        ) = (src, dst)
+        else {
+            self.unsupported(format!(
+                "`{}` with a register operand",
+                atom.display_name()
+            ));
+            return;
+        };
+        self.kernel.push_effect(
+            Op::Atom {
+                template: atom.ptx.clone(),
+                operands: vec![
+                    ("dst".to_owned(), dst, dst_offset),
+                    ("src".to_owned(), src, src_offset),
+                ],
+                predicate: guard,
+            },
+            self.span,
+        );
+    }
+
+    /// Moves values through registers: vector words when both sides are contiguous
+    /// in memory, element by element otherwise.
+    fn move_values(
+        &mut self,
+        source: &Tensor,
+        destination: &Tensor,
+        indices: &[(SymInt, SymInt)],
+        guard: Option<ValueId>,
+    ) {
+        let Some(element) = self.element_ty(source) else {
+            return;
+        };
+        let width = indices.len() as i64;
+        let in_registers =
+            |tensor: &Tensor| matches!(tensor.base, Base::Registers(_));
+        let vector = width > 1 && contiguous(indices) && words(element, width).is_some();
+        if !vector {
+            for (source_index, destination_index) in indices {
+                if let Some(value) = self.read_element(source, source_index, guard) {
+                    self.write_element(destination, destination_index, value, guard);
+                }
+            }
+            return;
+        }
+        let Some((word, count)) = words(element, width) else {
+            return;
+        };
+        let (source_index, destination_index) = &indices[0];
+        // Read the words.
+        let values: Vec<ValueId> = if in_registers(source) {
+            let elements: Option<Vec<ValueId>> = indices
+                .iter()
+                .map(|(index, _)| self.read_element(source, index, None))
+                .collect();
+            let Some(elements) = elements else { return };
+            self.pack(&elements, word)
+        } else {
+            self.assume_aligned(source, source_index, width);
+            let Some(Place::Memory {
+                space,
+                address,
+                offset,
+            }) = self.place(source, source_index)
+            else {
+                return;
+            };
+            self.kernel.push_many(
+                Op::Load {
+                    space,
+                    address,
+                    offset,
+                    predicate: guard,
+                },
+                &vec![word; count],
+                self.span,
+            )
+        };
+        // Write them.
+        if in_registers(destination) {
+            let elements = self.unpack(&values, element);
+            for ((_, index), value) in indices.iter().zip(elements) {
+                self.write_element(destination, index, value, None);
+            }
+            return;
+        }
+        self.assume_aligned(destination, destination_index, width);
+        if let Some(Place::Memory {
+            space,
+            address,
+            offset,
+        }) = self.place(destination, destination_index)
+        {
+            self.kernel.push_effect(
+                Op::Store {
+                    space,
+                    address,
+                    offset,
+                    values,
+                    predicate: guard,
+                },
+                self.span,
+            );
+        }
+    }
+
+    /// Element values packed into words (pairs of 16-bit values into b32).
+    fn pack(&mut self, elements: &[ValueId], word: Ty) -> Vec<ValueId> {
+        if word.bits() == self.kernel.ty(elements[0]).bits() {
+            return elements.to_vec();
+        }
+        elements
+            .chunks(2)
+            .map(|pair| {
+                let (low, high) = (pair[0], *pair.get(1).unwrap_or(&pair[0]));
+                self.kernel.push(Op::Pack(low, high), Ty::B32, self.span)
+            })
+            .collect()
+    }
+
+    /// Words split into element values.
+    fn unpack(&mut self, words: &[ValueId], element: Ty) -> Vec<ValueId> {
+        let mut elements = Vec::new();
+        for word in words {
+            if self.kernel.ty(*word).bits() == element.bits() {
+                elements.push(self.convert(*word, element));
+            } else {
+                elements.extend(self.kernel.push_many(Op::Unpack(*word), &[element, element], self.span));
+            }
+        }
+        elements
+    }
+}
+
+/// Whether an atom is issued from its PTX template rather than as loads and stores.
+fn is_template_atom(atom: &Atom) -> bool {
+    !atom.ptx.trim_start().starts_with("mov.")
+}
+
+/// Whether both sides' values are consecutive elements.
+fn contiguous(indices: &[(SymInt, SymInt)]) -> bool {
+    let (first_source, first_destination) = &indices[0];
+    indices.iter().enumerate().all(|(step, (source, destination))| {
+        let step = SymInt::constant(step as i64);
+        let next = |first: &SymInt| layout::Int::add(first, &step).ok();
+        next(first_source).as_ref() == Some(source)
+            && next(first_destination).as_ref() == Some(destination)
+    })
+}
+
+/// How `width` elements of `element` move: the word type and the number of words
+/// (at most 4 words, at most 128 bits).
+fn words(element: Ty, width: i64) -> Option<(Ty, usize)> {
+    let bits = i64::from(element.bits()) * width;
+    if bits > 128 {
+        return None;
+    }
+    let (word, count) = if element.bits() >= 32 {
+        (element, width)
+    } else if bits >= 32 && bits % 32 == 0 {
+        (Ty::B32, bits / 32)
+    } else if bits == 16 {
+        (Ty::B16, 1)
+    } else {
+        return None;
+    };
+    let count = usize::try_from(count).ok()?;
+    matches!(count, 1 | 2 | 4).then_some((word, count))
+}

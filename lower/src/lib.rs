@@ -1,0 +1,120 @@
+//! Lowering: a checked kernel instantiation becomes KIR.
+//!
+//! The typechecker has already evaluated everything const ([`typecheck::trace`]): what
+//! reaches this crate is each kernel's run-time effects (copies, element stores,
+//! barriers) over tensors whose layouts are evaluated `Layout<SymInt>`s. Lowering
+//! turns them into instructions:
+//!
+//! - an element's address is its tensor's base plus the layout's value at its
+//!   coordinate, a [`layout::SymInt`] whose constant part folds into the instruction's
+//!   immediate offset and whose run-time part (thread and block indices, parameters)
+//!   is computed once per kernel and shared ([`builder`]);
+//! - a copy expands per atom application: a 128-bit universal copy is one vector
+//!   load and one vector store, cp.async its PTX template, a predicate tensor guards
+//!   each application ([`copy`]);
+//! - register fragments become values, never local memory: each element of a
+//!   fragment is the value last stored there;
+//! - swizzled shared memory computes its xor and shift on the run-time index;
+//! - shared buffers are laid out at 128-byte boundaries.
+//!
+//! What lowering cannot do yet (run-time control flow, `gemm`) is an `E0301` at the
+//! source line. Lowering never panics; a kernel it builds passes [`kir::verify`].
+
+mod builder;
+mod copy;
+mod signature;
+mod terms;
+
+use lang::ast::Module;
+use lang::{Diagnostic, Severity};
+use typecheck::Target;
+use typecheck::trace::{Effect, KernelTrace};
+
+pub use signature::entry_name;
+
+/// The result of lowering a file.
+#[derive(Debug, Default)]
+pub struct Lowered {
+    /// The typechecker's diagnostics, then lowering's.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Every kernel instantiation the file uses, when the file has no errors.
+    pub kernels: Vec<kir::Kernel>,
+}
+
+impl Lowered {
+    /// Whether any diagnostic is an error.
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics
+            .iter()
+            .any(|diagnostic| diagnostic.severity == Severity::Error)
+    }
+}
+
+/// Typechecks `module` for `target` and lowers every kernel instantiation it uses
+/// (each kernel with its default const parameters, and with each set a test passes).
+/// Kernels are lowered only when the file typechecks without errors.
+pub fn lower_file(module: &Module, target: Target) -> Lowered {
+    let (analysis, traces) = typecheck::trace(module, target);
+    let mut lowered = Lowered {
+        diagnostics: analysis.diagnostics,
+        kernels: Vec::new(),
+    };
+    if lowered.has_errors() {
+        return lowered;
+    }
+    for trace in &traces {
+        match lower_trace(trace) {
+            Ok(kernel) => lowered.kernels.push(kernel),
+            Err(diagnostics) => lowered.diagnostics.extend(diagnostics),
+        }
+    }
+    lowered
+}
+
+/// Lowers one traced kernel instantiation.
+pub fn lower_trace(trace: &KernelTrace) -> Result<kir::Kernel, Vec<Diagnostic>> {
+    let unsupported: Vec<Diagnostic> = trace
+        .effects
+        .iter()
+        .filter_map(|effect| match effect {
+            Effect::Unsupported(what, span) => Some(
+                Diagnostic::error(
+                    "E0301",
+                    format!(
+                        "kernel `{}` cannot be built yet: lowering does not handle {what}",
+                        trace.name
+                    ),
+                )
+                .with_primary(*span, "not lowered yet")
+                .with_note("`cukc check` accepts it; code generation for it is still missing"),
+            ),
+            _ => None,
+        })
+        .collect();
+    if !unsupported.is_empty() {
+        return Err(dedup(unsupported));
+    }
+    let signature = signature::signature(trace).map_err(|diagnostic| vec![diagnostic])?;
+    let mut builder = builder::Builder::new(trace, signature);
+    for effect in &trace.effects {
+        builder.effect(effect);
+    }
+    let kernel = builder.finish()?;
+    if let Err(problem) = kir::verify(&kernel) {
+        return Err(vec![
+            Diagnostic::error(
+                "E0301",
+                format!("internal error: lowering `{}` produced invalid KIR", trace.name),
+            )
+            .with_primary(trace.span, "while lowering this kernel")
+            .with_note(problem),
+        ]);
+    }
+    Ok(kernel)
+}
+
+fn dedup(mut diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    let mut seen = std::collections::HashSet::new();
+    diagnostics.retain(|diagnostic| seen.insert((diagnostic.span(), diagnostic.message.clone())));
+    diagnostics
+}

@@ -1,0 +1,218 @@
+//! The kernel's signature for the host: parameters in order, the launch clause as
+//! expressions over the integer parameters, and the shared-memory layout's size.
+
+use kir::{Element, HostExpr, IntParam, Launch, Param, ParamKind, Signature};
+use lang::Diagnostic;
+use layout::{SymFactor, SymInt};
+use typecheck::Dtype;
+use typecheck::trace::{KernelTrace, TraceParamKind};
+
+/// Shared buffers start at multiples of this many bytes.
+pub(crate) const SHARED_ALIGNMENT: i64 = 128;
+
+/// The PTX entry name of an instantiation: the kernel's name, followed by its const
+/// arguments when any is given (`copy_swizzled_smem__SWIZZLE_BITS_0`).
+pub fn entry_name(name: &str, const_args: &[(String, i64)], is_default: bool) -> String {
+    if is_default || const_args.is_empty() {
+        return name.to_owned();
+    }
+    let mut entry = name.to_owned();
+    for (parameter, value) in const_args {
+        let value = if *value < 0 {
+            format!("m{}", value.unsigned_abs())
+        } else {
+            value.to_string()
+        };
+        entry.push_str(&format!("__{parameter}_{value}"));
+    }
+    entry
+}
+
+/// Byte offsets of the shared buffers and the total.
+pub(crate) fn shared_layout(trace: &KernelTrace) -> (Vec<i64>, i64) {
+    let mut offsets = Vec::with_capacity(trace.shared.len());
+    let mut next = 0i64;
+    for buffer in &trace.shared {
+        let start = (next + SHARED_ALIGNMENT - 1) / SHARED_ALIGNMENT * SHARED_ALIGNMENT;
+        offsets.push(start);
+        next = start.saturating_add(buffer.bytes);
+    }
+    (offsets, next)
+}
+
+pub(crate) fn signature(trace: &KernelTrace) -> Result<Signature, Diagnostic> {
+    let fail = |message: String| {
+        Diagnostic::error("E0301", message).with_primary(trace.span, "in this kernel")
+    };
+    let const_args: Vec<(String, i64)> = trace
+        .const_args
+        .iter()
+        .map(|(name, value)| match value {
+            Some(value) => Ok((name.clone(), *value)),
+            None => Err(fail(format!(
+                "the const parameter `{name}` is not an integer; kernels with dtype parameters cannot be built yet"
+            ))),
+        })
+        .collect::<Result<_, _>>()?;
+    let variable_param = |variable: &str| {
+        trace.params.iter().position(
+            |param| matches!(&param.kind, TraceParamKind::Int(_, name) if name == variable),
+        )
+    };
+    let host = |value: &SymInt, what: &str| {
+        host_expr(value, &variable_param)
+            .ok_or_else(|| fail(format!("{what} `{value}` depends on more than the kernel's integer parameters")))
+    };
+    let mut params = Vec::with_capacity(trace.params.len());
+    for param in &trace.params {
+        let kind = match &param.kind {
+            TraceParamKind::Int(dtype, _) => ParamKind::Int(int_param(*dtype).ok_or_else(|| {
+                fail(format!("the parameter `{}` is a {dtype}; integer parameters are i32, i64, u32 or u64", param.name))
+            })?),
+            TraceParamKind::Tensor(dtype, layout) => ParamKind::Tensor {
+                dtype: element(*dtype).ok_or_else(|| {
+                    fail(format!("tensors of {dtype} cannot be passed to a kernel yet"))
+                })?,
+                shape: layout
+                    .shape()
+                    .leaves()
+                    .iter()
+                    .map(|extent| host(extent, "the extent"))
+                    .collect::<Result<_, _>>()?,
+                strides: layout
+                    .stride()
+                    .leaves()
+                    .iter()
+                    .map(|stride| host(stride, "the stride"))
+                    .collect::<Result<_, _>>()?,
+            },
+            TraceParamKind::Scalar(dtype) => {
+                return Err(fail(format!(
+                    "the parameter `{}` is a {dtype} scalar; only integer and tensor parameters can be passed yet",
+                    param.name
+                )));
+            }
+            TraceParamKind::Unknown => {
+                return Err(fail(format!("the parameter `{}` has no type", param.name)));
+            }
+        };
+        params.push(Param {
+            name: param.name.clone(),
+            kind,
+        });
+    }
+    let dims = |extents: &[SymInt], what: &str| -> Result<[HostExpr; 3], Diagnostic> {
+        let mut dims = [HostExpr::Const(1), HostExpr::Const(1), HostExpr::Const(1)];
+        if extents.len() > 3 {
+            return Err(fail(format!("`{what}` has at most three extents")));
+        }
+        for (dim, extent) in dims.iter_mut().zip(extents) {
+            *dim = host(extent, what)?;
+        }
+        Ok(dims)
+    };
+    let (_, shared_bytes) = shared_layout(trace);
+    let is_default = trace.is_default;
+    Ok(Signature {
+        name: trace.name.clone(),
+        entry: entry_name(&trace.name, &const_args, is_default),
+        const_args,
+        params,
+        launch: Launch {
+            grid: dims(&trace.grid, "grid")?,
+            block: dims(&trace.block, "block")?,
+            shared_bytes: u32::try_from(shared_bytes)
+                .map_err(|_| fail("the shared memory does not fit in 32 bits".to_owned()))?,
+        },
+        assumptions: Vec::new(),
+    })
+}
+
+/// `value` as a host expression, when its variables are integer parameters.
+fn host_expr(value: &SymInt, param_of: &dyn Fn(&str) -> Option<usize>) -> Option<HostExpr> {
+    let mut sum: Option<HostExpr> = None;
+    for (coefficient, factors) in value.terms() {
+        let mut product = HostExpr::Const(coefficient);
+        for factor in factors {
+            let operand = match factor {
+                SymFactor::Variable(name) => HostExpr::Param(param_of(name)?),
+                SymFactor::CeilDiv(a, b) => HostExpr::CeilDiv(
+                    Box::new(host_expr(a, param_of)?),
+                    Box::new(host_expr(b, param_of)?),
+                ),
+                SymFactor::Div(a, b) => HostExpr::Div(
+                    Box::new(host_expr(a, param_of)?),
+                    Box::new(host_expr(b, param_of)?),
+                ),
+                SymFactor::Mod(a, b) => HostExpr::Rem(
+                    Box::new(host_expr(a, param_of)?),
+                    Box::new(host_expr(b, param_of)?),
+                ),
+            };
+            product = match product {
+                HostExpr::Const(1) => operand,
+                other => HostExpr::Mul(Box::new(other), Box::new(operand)),
+            };
+        }
+        sum = Some(match sum {
+            None => product,
+            Some(sum) => HostExpr::Add(Box::new(sum), Box::new(product)),
+        });
+    }
+    Some(sum.unwrap_or(HostExpr::Const(0)))
+}
+
+fn int_param(dtype: Dtype) -> Option<IntParam> {
+    match dtype {
+        Dtype::I32 => Some(IntParam::I32),
+        Dtype::I64 => Some(IntParam::I64),
+        Dtype::U32 => Some(IntParam::U32),
+        Dtype::U64 => Some(IntParam::U64),
+        _ => None,
+    }
+}
+
+/// The element type of a global tensor, as the host knows it.
+pub(crate) fn element(dtype: Dtype) -> Option<Element> {
+    Some(match dtype {
+        Dtype::F16 => Element::F16,
+        Dtype::Bf16 => Element::BF16,
+        Dtype::F32 => Element::F32,
+        Dtype::F64 => Element::F64,
+        Dtype::I8 => Element::I8,
+        Dtype::U8 => Element::U8,
+        Dtype::I32 => Element::I32,
+        Dtype::U32 => Element::U32,
+        Dtype::I64 => Element::I64,
+        Dtype::U64 => Element::U64,
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entry_names_spell_the_const_arguments() {
+        let args = vec![("SWIZZLE_BITS".to_owned(), 0)];
+        assert_eq!(entry_name("copy", &args, true), "copy");
+        assert_eq!(entry_name("copy", &args, false), "copy__SWIZZLE_BITS_0");
+        assert_eq!(
+            entry_name("copy", &[("N".to_owned(), -2)], false),
+            "copy__N_m2"
+        );
+    }
+
+    #[test]
+    fn launch_extents_become_host_expressions() {
+        let m = SymInt::variable("m");
+        let grid = layout::Int::div(&m, &SymInt::constant(128)).unwrap();
+        let expr = host_expr(&grid, &|name| (name == "m").then_some(0)).unwrap();
+        assert_eq!(expr.evaluate(&[1024]), Some(8));
+        let ceil = m.ceil_div(&SymInt::constant(16)).unwrap();
+        let expr = host_expr(&ceil, &|name| (name == "m").then_some(0)).unwrap();
+        assert_eq!(expr.evaluate(&[1000]), Some(63));
+        assert!(host_expr(&SymInt::variable("thread_idx.x"), &|_| None).is_none());
+    }
+}

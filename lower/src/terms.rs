@@ -1,0 +1,134 @@
+//! Run-time scalars: a [`Term`] evaluated for one element of the fragments it reads.
+//!
+//! Arithmetic on 16-bit floats happens in f32 and is rounded back to the term's type,
+//! as the hardware's scalar units do. Comparisons give predicates.
+
+use kir::{BinOp, CmpOp, Op, Ty, UnOp, ValueId};
+use lang::ast::{BinaryOp, UnaryOp};
+use typecheck::trace::Term;
+
+use crate::builder::{Builder, dtype_ty};
+
+impl Builder<'_> {
+    /// The value of `term` at fragment element `element`.
+    pub(crate) fn term(&mut self, term: &Term, element: i64) -> Option<ValueId> {
+        match term {
+            Term::Int(value, dtype) => {
+                let wide = self.int(value)?;
+                let ty = self.scalar_ty(*dtype)?;
+                Some(self.convert(wide, ty))
+            }
+            Term::Float(value, dtype) => {
+                let ty = self.scalar_ty(*dtype)?;
+                let arithmetic = arithmetic_ty(ty);
+                let constant = self.kernel.push(Op::ConstFloat(*value), arithmetic, self.span);
+                Some(self.convert(constant, ty))
+            }
+            Term::Bool(value) => Some(self.constant(i64::from(*value), Ty::Pred)),
+            Term::Param(_, dtype) => {
+                self.unsupported(format!("a {dtype} scalar parameter"));
+                None
+            }
+            Term::Element { tensor, index } => self.read_element(tensor, index, None),
+            Term::Fragment(tensor) => {
+                let index = self.element_index(tensor, element)?;
+                self.read_element(tensor, &index, None)
+            }
+            Term::Unary(op, operand) => {
+                let value = self.term(operand, element)?;
+                let ty = self.kernel.ty(value);
+                let (op, work) = match op {
+                    UnaryOp::Negate => (UnOp::Neg, arithmetic_ty(ty)),
+                    UnaryOp::Not => (UnOp::Not, ty),
+                };
+                let operand = self.convert(value, work);
+                let result = self.kernel.push(Op::Unary(op, operand), work, self.span);
+                Some(self.convert(result, ty))
+            }
+            Term::Convert(dtype, operand) => {
+                let value = self.term(operand, element)?;
+                let ty = self.scalar_ty(*dtype)?;
+                let value = self.via_f32(value, ty);
+                Some(self.convert(value, ty))
+            }
+            Term::Binary {
+                op,
+                dtype,
+                left,
+                right,
+            } => {
+                let ty = self.scalar_ty(*dtype)?;
+                let work = arithmetic_ty(ty);
+                let left = self.term(left, element)?;
+                let right = self.term(right, element)?;
+                let left = self.via_f32(left, work);
+                let right = self.via_f32(right, work);
+                let (left, right) = (self.convert(left, work), self.convert(right, work));
+                if let Some(compare) = comparison(*op) {
+                    return Some(self.kernel.push(Op::Compare(compare, left, right), Ty::Pred, self.span));
+                }
+                let Some(op) = arithmetic(*op) else {
+                    self.unsupported(format!("the operator `{}` on the GPU", op.symbol()));
+                    return None;
+                };
+                let result = self.binary(op, left, right);
+                Some(self.convert(result, ty))
+            }
+        }
+    }
+
+    fn scalar_ty(&mut self, dtype: typecheck::Dtype) -> Option<Ty> {
+        let ty = dtype_ty(dtype);
+        if ty.is_none() {
+            self.unsupported(format!("{dtype} arithmetic"));
+        }
+        ty
+    }
+
+    /// Converts a 16-bit float to f32 first when it is headed for another type, so
+    /// every conversion the backend sees has f32 on one side.
+    fn via_f32(&mut self, value: ValueId, ty: Ty) -> ValueId {
+        let from = self.kernel.ty(value);
+        if matches!(from, Ty::BF16 | Ty::F16) && ty != from && ty != Ty::F32 {
+            self.convert(value, Ty::F32)
+        } else {
+            value
+        }
+    }
+}
+
+/// The type arithmetic on `ty` happens in.
+fn arithmetic_ty(ty: Ty) -> Ty {
+    match ty {
+        Ty::BF16 | Ty::F16 => Ty::F32,
+        other => other,
+    }
+}
+
+fn comparison(op: BinaryOp) -> Option<CmpOp> {
+    Some(match op {
+        BinaryOp::Equal => CmpOp::Eq,
+        BinaryOp::NotEqual => CmpOp::Ne,
+        BinaryOp::Less => CmpOp::Lt,
+        BinaryOp::LessEqual => CmpOp::Le,
+        BinaryOp::Greater => CmpOp::Gt,
+        BinaryOp::GreaterEqual => CmpOp::Ge,
+        _ => return None,
+    })
+}
+
+fn arithmetic(op: BinaryOp) -> Option<BinOp> {
+    Some(match op {
+        BinaryOp::Add => BinOp::Add,
+        BinaryOp::Subtract => BinOp::Sub,
+        BinaryOp::Multiply => BinOp::Mul,
+        BinaryOp::Divide => BinOp::Div,
+        BinaryOp::Remainder => BinOp::Rem,
+        BinaryOp::And | BinaryOp::BitAnd => BinOp::And,
+        BinaryOp::Or | BinaryOp::BitOr => BinOp::Or,
+        BinaryOp::BitXor => BinOp::Xor,
+        BinaryOp::ShiftLeft => BinOp::Shl,
+        BinaryOp::ShiftRight => BinOp::Shr,
+        _ => return None,
+    })
+}
