@@ -5,6 +5,7 @@
 //! were printed), 2 the command line or the environment was unusable.
 
 mod check;
+mod doctor;
 mod layout_cmd;
 
 use std::process::ExitCode;
@@ -29,6 +30,9 @@ enum Command {
     Check(check::CheckArgs),
     /// Inspect layouts: print or draw one, or answer JSON-lines queries.
     Layout(layout_cmd::LayoutArgs),
+    /// Show the ptxas cukc would use (installing it if need be), the cache
+    /// directory, and the NVIDIA driver and GPUs.
+    Doctor(doctor::DoctorArgs),
 }
 
 fn main() -> ExitCode {
@@ -36,5 +40,6 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Check(args) => check::run(&args),
         Command::Layout(args) => layout_cmd::run(args),
+        Command::Doctor(args) => doctor::run(&args),
     }
 }

@@ -244,7 +244,7 @@ fn how_to_get_ptxas(cache_dir: Option<&Path>) -> String {
          - set CUDA_HOME to a CUDA toolkit (ptxas in $CUDA_HOME/bin), or install one in /usr/local/cuda\n  \
          - python3 -m pip install '{req}' (ptxas in site-packages/nvidia/cuda_nvcc/bin)\n  \
          - python3 -m pip install --no-deps --target {target} '{req}'\n  \
-         - or let cukc run the last itself: drop --offline and unset CUKC_OFFLINE",
+         - or drop --offline and unset CUKC_OFFLINE, and cukc runs that pip command itself",
         req = install::PIP_REQUIREMENT,
     )
 }
