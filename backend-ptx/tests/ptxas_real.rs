@@ -94,8 +94,9 @@ fn every_target_assembles_a_copy_kernel() {
     for (target, _) in TARGETS {
         assert!(
             ptxas.supports(target),
-            "ptxas {} lacks {target}",
-            ptxas.version
+            "ptxas {} at {} cannot assemble {target}: set CUKC_PTXAS to a ptxas 12.8 or newer",
+            ptxas.version,
+            ptxas.path.display()
         );
         let assembled = ptxas
             .assemble(&copy_kernel(target, isa(target)), target, &options)
