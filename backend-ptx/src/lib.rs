@@ -1,3 +1,6 @@
 //! PTX for sm_80, sm_90a and sm_100a, and the `ptxas` that turns it into cubins.
 
+mod emit;
 pub mod ptxas;
+
+pub use emit::{Arch, EmitOptions, emit_module, fill_template};

@@ -4,6 +4,7 @@
 //! line and dispatches. Exit codes: 0 success, 1 the input had errors (diagnostics
 //! were printed), 2 the command line or the environment was unusable.
 
+mod build;
 mod check;
 mod doctor;
 mod layout_cmd;
@@ -26,6 +27,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Compile a `.cuk` file to a cubin (and PTX), or stop at PTX or KIR.
+    Build(build::BuildArgs),
     /// Parse and check `.cuk` files, printing every diagnostic.
     Check(check::CheckArgs),
     /// Inspect layouts: print or draw one, or answer JSON-lines queries.
@@ -38,6 +41,7 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
+        Command::Build(args) => build::run(&args),
         Command::Check(args) => check::run(&args),
         Command::Layout(args) => layout_cmd::run(args),
         Command::Doctor(args) => doctor::run(&args),

@@ -89,10 +89,7 @@ impl<'t> Builder<'t> {
         self.diagnostics.push(
             Diagnostic::error(
                 "E0301",
-                format!(
-                    "kernel `{}` cannot be built yet: {what}",
-                    self.trace.name
-                ),
+                format!("kernel `{}` cannot be built yet: {what}", self.trace.name),
             )
             .with_primary(self.span, "not lowered yet"),
         );
@@ -137,7 +134,9 @@ impl<'t> Builder<'t> {
             Effect::CpAsyncWait(groups, _) => {
                 self.kernel.push_effect(Op::CpAsyncWait(*groups), self.span);
             }
-            Effect::Unsupported(what, _) => self.unsupported(format!("lowering does not handle {what}")),
+            Effect::Unsupported(what, _) => {
+                self.unsupported(format!("lowering does not handle {what}"))
+            }
         }
     }
 
@@ -189,7 +188,9 @@ impl<'t> Builder<'t> {
         let mut terms: Vec<(String, i64, Vec<SymFactor<'_>>)> = value
             .terms()
             .into_iter()
-            .map(|(coefficient, factors)| (format!("{coefficient}:{factors:?}"), coefficient, factors))
+            .map(|(coefficient, factors)| {
+                (format!("{coefficient}:{factors:?}"), coefficient, factors)
+            })
             .collect();
         let next = self.seen_terms.len();
         terms.sort_by_key(|(key, ..)| self.seen_terms.get(key).copied().unwrap_or(next));
@@ -317,10 +318,18 @@ impl<'t> Builder<'t> {
     // ----- tensors -----
 
     pub(crate) fn static_size(&mut self, tensor: &Tensor) -> Option<i64> {
-        match tensor.layout.layout.size().ok().and_then(|size| size.as_constant()) {
+        match tensor
+            .layout
+            .layout
+            .size()
+            .ok()
+            .and_then(|size| size.as_constant())
+        {
             Some(size) => Some(size),
             None => {
-                self.unsupported("a tensor of run-time size is moved element by element".to_owned());
+                self.unsupported(
+                    "a tensor of run-time size is moved element by element".to_owned(),
+                );
                 None
             }
         }
@@ -367,14 +376,7 @@ impl<'t> Builder<'t> {
         let element = match &tensor.layout.codomain {
             Codomain::Offsets => index.clone(),
             Codomain::Swizzled(composed) => {
-                let inner = composed.inner().to_symbolic();
-                let Ok(unswizzled) = inner
-                    .evaluate_index(index)
-                    .and_then(|value| layout::Int::add(&value, &SymInt::constant(composed.offset())))
-                else {
-                    self.unsupported("a swizzled element's offset does not evaluate".to_owned());
-                    return None;
-                };
+                let unswizzled = self.unswizzled(tensor, index)?;
                 let swizzle = composed.swizzle();
                 if let Some(constant) = unswizzled.as_constant() {
                     SymInt::constant(swizzle.apply(constant))
@@ -422,6 +424,28 @@ impl<'t> Builder<'t> {
             }
             _ => {
                 self.unsupported("a tensor whose memory the compiler cannot name".to_owned());
+                None
+            }
+        }
+    }
+
+    /// The element offset before the swizzle: the layout value itself, or for a
+    /// swizzled allocation its inner layout applied to the index. Vector accesses need
+    /// these consecutive (a swizzle whose base covers the vector keeps them so).
+    pub(crate) fn unswizzled(&mut self, tensor: &Tensor, index: &SymInt) -> Option<SymInt> {
+        let Codomain::Swizzled(composed) = &tensor.layout.codomain else {
+            return Some(index.clone());
+        };
+        let inner = composed.inner().to_symbolic();
+        match inner
+            .evaluate_index(index)
+            .and_then(|value| layout::Int::add(&value, &SymInt::constant(composed.offset())))
+        {
+            Ok(offset) => Some(offset),
+            Err(error) => {
+                self.unsupported(format!(
+                    "a swizzled element's offset does not evaluate: {error}"
+                ));
                 None
             }
         }
@@ -565,11 +589,13 @@ impl<'t> Builder<'t> {
             return;
         }
         for (coefficient, factors) in index.terms() {
-            let Some(param) = factors.iter().find_map(|factor| match factor {
+            let Some(param) = factors.iter().find_map(|factor| {
+                match factor {
                 SymFactor::Variable(name) => self.trace.params.iter().position(|param| {
                     matches!(&param.kind, TraceParamKind::Int(_, variable) if variable == name)
                 }),
                 _ => None,
+            }
             }) else {
                 continue;
             };
@@ -582,7 +608,11 @@ impl<'t> Builder<'t> {
                 tensor.element_name(),
                 self.trace.params[param].name
             );
-            match self.assumptions.iter_mut().find(|known| known.param == param) {
+            match self
+                .assumptions
+                .iter_mut()
+                .find(|known| known.param == param)
+            {
                 Some(known) => {
                     known.multiple = lcm(known.multiple, multiple);
                 }

@@ -61,9 +61,22 @@ impl Builder<'_> {
                 })
                 .collect();
             let Some(indices) = indices else { return };
+            let offsets: Option<Vec<(SymInt, SymInt)>> = indices
+                .iter()
+                .map(|(source_index, destination_index)| {
+                    Some((
+                        self.unswizzled(source, source_index)?,
+                        self.unswizzled(destination, destination_index)?,
+                    ))
+                })
+                .collect();
+            let Some(offsets) = offsets else { return };
+            let contiguous = contiguous(&offsets);
             match template {
-                Some(atom) => self.template_copy(atom, source, destination, &indices, guard),
-                None => self.move_values(source, destination, &indices, guard),
+                Some(atom) => {
+                    self.template_copy(atom, source, destination, &indices, contiguous, guard);
+                }
+                None => self.move_values(source, destination, &indices, contiguous, guard),
             }
         }
     }
@@ -74,10 +87,11 @@ impl Builder<'_> {
         source: &Tensor,
         destination: &Tensor,
         indices: &[(SymInt, SymInt)],
+        contiguous: bool,
         guard: Option<ValueId>,
     ) {
         let (source_index, destination_index) = &indices[0];
-        if !contiguous(indices) {
+        if !contiguous {
             self.unsupported(format!(
                 "`{}` needs its values contiguous on both sides",
                 atom.display_name()
@@ -105,10 +119,7 @@ impl Builder<'_> {
             },
         ) = (src, dst)
         else {
-            self.unsupported(format!(
-                "`{}` with a register operand",
-                atom.display_name()
-            ));
+            self.unsupported(format!("`{}` with a register operand", atom.display_name()));
             return;
         };
         self.kernel.push_effect(
@@ -131,15 +142,15 @@ impl Builder<'_> {
         source: &Tensor,
         destination: &Tensor,
         indices: &[(SymInt, SymInt)],
+        contiguous: bool,
         guard: Option<ValueId>,
     ) {
         let Some(element) = self.element_ty(source) else {
             return;
         };
         let width = indices.len() as i64;
-        let in_registers =
-            |tensor: &Tensor| matches!(tensor.base, Base::Registers(_));
-        let vector = width > 1 && contiguous(indices) && words(element, width).is_some();
+        let in_registers = |tensor: &Tensor| matches!(tensor.base, Base::Registers(_));
+        let vector = width > 1 && contiguous && words(element, width).is_some();
         if !vector {
             for (source_index, destination_index) in indices {
                 if let Some(value) = self.read_element(source, source_index, guard) {
@@ -230,7 +241,11 @@ impl Builder<'_> {
             if self.kernel.ty(*word).bits() == element.bits() {
                 elements.push(self.convert(*word, element));
             } else {
-                elements.extend(self.kernel.push_many(Op::Unpack(*word), &[element, element], self.span));
+                elements.extend(self.kernel.push_many(
+                    Op::Unpack(*word),
+                    &[element, element],
+                    self.span,
+                ));
             }
         }
         elements
@@ -242,16 +257,34 @@ fn is_template_atom(atom: &Atom) -> bool {
     !atom.ptx.trim_start().starts_with("mov.")
 }
 
-/// Whether both sides' values are consecutive elements.
-fn contiguous(indices: &[(SymInt, SymInt)]) -> bool {
-    let (first_source, first_destination) = &indices[0];
-    indices.iter().enumerate().all(|(step, (source, destination))| {
-        let step = SymInt::constant(step as i64);
-        let next = |first: &SymInt| layout::Int::add(first, &step).ok();
-        next(first_source).as_ref() == Some(source)
-            && next(first_destination).as_ref() == Some(destination)
+/// Whether both sides' values are consecutive elements (offsets before any swizzle).
+/// Offsets with run-time parts are compared at several values of their variables:
+/// `div` and `mod` of a thread index do not cancel symbolically.
+fn contiguous(offsets: &[(SymInt, SymInt)]) -> bool {
+    SAMPLES.iter().all(|&sample| {
+        let at = |offset: &SymInt| {
+            offset
+                .substitute(&|name: &str| Some(sample.wrapping_add(name.len() as i64 * 7)))
+                .ok()
+                .and_then(|value| value.as_constant())
+        };
+        let (Some(first_source), Some(first_destination)) = (at(&offsets[0].0), at(&offsets[0].1))
+        else {
+            return false;
+        };
+        offsets
+            .iter()
+            .enumerate()
+            .all(|(step, (source, destination))| {
+                let step = step as i64;
+                at(source) == Some(first_source + step)
+                    && at(destination) == Some(first_destination + step)
+            })
     })
 }
+
+/// Values run-time variables take when contiguity is checked.
+const SAMPLES: [i64; 5] = [0, 1, 5, 37, 130];
 
 /// How `width` elements of `element` move: the word type and the number of words
 /// (at most 4 words, at most 128 bits).

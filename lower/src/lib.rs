@@ -104,7 +104,10 @@ pub fn lower_trace(trace: &KernelTrace) -> Result<kir::Kernel, Vec<Diagnostic>> 
         return Err(vec![
             Diagnostic::error(
                 "E0301",
-                format!("internal error: lowering `{}` produced invalid KIR", trace.name),
+                format!(
+                    "internal error: lowering `{}` produced invalid KIR",
+                    trace.name
+                ),
             )
             .with_primary(trace.span, "while lowering this kernel")
             .with_note(problem),

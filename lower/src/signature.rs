@@ -60,8 +60,11 @@ pub(crate) fn signature(trace: &KernelTrace) -> Result<Signature, Diagnostic> {
         )
     };
     let host = |value: &SymInt, what: &str| {
-        host_expr(value, &variable_param)
-            .ok_or_else(|| fail(format!("{what} `{value}` depends on more than the kernel's integer parameters")))
+        host_expr(value, &variable_param).ok_or_else(|| {
+            fail(format!(
+                "{what} `{value}` depends on more than the kernel's integer parameters"
+            ))
+        })
     };
     let mut params = Vec::with_capacity(trace.params.len());
     for param in &trace.params {

@@ -21,7 +21,9 @@ impl Builder<'_> {
             Term::Float(value, dtype) => {
                 let ty = self.scalar_ty(*dtype)?;
                 let arithmetic = arithmetic_ty(ty);
-                let constant = self.kernel.push(Op::ConstFloat(*value), arithmetic, self.span);
+                let constant = self
+                    .kernel
+                    .push(Op::ConstFloat(*value), arithmetic, self.span);
                 Some(self.convert(constant, ty))
             }
             Term::Bool(value) => Some(self.constant(i64::from(*value), Ty::Pred)),
@@ -65,7 +67,11 @@ impl Builder<'_> {
                 let right = self.via_f32(right, work);
                 let (left, right) = (self.convert(left, work), self.convert(right, work));
                 if let Some(compare) = comparison(*op) {
-                    return Some(self.kernel.push(Op::Compare(compare, left, right), Ty::Pred, self.span));
+                    return Some(self.kernel.push(
+                        Op::Compare(compare, left, right),
+                        Ty::Pred,
+                        self.span,
+                    ));
                 }
                 let Some(op) = arithmetic(*op) else {
                     self.unsupported(format!("the operator `{}` on the GPU", op.symbol()));

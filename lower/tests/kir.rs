@@ -16,9 +16,8 @@ fn text(file: &str) -> String {
     let source = std::fs::read_to_string(path).unwrap();
     let lowered = lower(file, Target::Sm90a);
     assert!(!lowered.has_errors(), "{:#?}", lowered.diagnostics);
-    let line_of = |offset: u32| {
-        1 + u32::try_from(source[..offset as usize].matches('\n').count()).unwrap()
-    };
+    let line_of =
+        |offset: u32| 1 + u32::try_from(source[..offset as usize].matches('\n').count()).unwrap();
     lowered
         .kernels
         .iter()
