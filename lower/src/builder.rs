@@ -48,6 +48,9 @@ pub(crate) struct Builder<'t> {
     sums: HashMap<Vec<String>, ValueId>,
     /// Symbolic terms in the order they were first computed.
     seen_terms: HashMap<String, usize>,
+    /// Recently computed addresses per memory base: their run-time byte offset and
+    /// register, so that the next element's address adds a stride to one of them.
+    recent: HashMap<Base, Vec<(SymInt, ValueId)>>,
     assumptions: Vec<Assumption>,
     diagnostics: Vec<Diagnostic>,
     /// The span of the effect being lowered.
@@ -70,6 +73,7 @@ impl<'t> Builder<'t> {
             pure: HashMap::new(),
             sums: HashMap::new(),
             seen_terms: HashMap::new(),
+            recent: HashMap::new(),
             assumptions: Vec::new(),
             diagnostics: Vec::new(),
             span: trace.span,
@@ -397,8 +401,7 @@ impl<'t> Builder<'t> {
                 let address = if dynamic.as_constant() == Some(0) {
                     base
                 } else {
-                    let scaled = self.int(&times(&dynamic, bytes)?)?;
-                    self.binary(BinOp::Add, base, scaled)
+                    self.address(&tensor.base, base, &times(&dynamic, bytes)?)?
                 };
                 Some(Place::Memory {
                     space: Space::Global,
@@ -482,6 +485,36 @@ impl<'t> Builder<'t> {
             address,
             offset: self.shared_offsets.get(buffer).copied().unwrap_or(0),
         })
+    }
+
+    /// `base + offset`, as a stride added to a recent address of the same base when
+    /// their offsets differ by one term (consecutive rows of a tile), so each address
+    /// costs one add and few stay live.
+    fn address(&mut self, memory: &Base, base: ValueId, offset: &SymInt) -> Option<ValueId> {
+        let recent = self.recent.get(memory).cloned().unwrap_or_default();
+        if let Some((_, known)) = recent.iter().rev().find(|(known, _)| known == offset) {
+            return Some(*known);
+        }
+        let nearby = recent.iter().rev().find_map(|(known, register)| {
+            let delta = layout::Int::sub(offset, known).ok()?;
+            (delta.terms().len() <= 1).then_some((delta, *register))
+        });
+        let address = match nearby {
+            Some((delta, register)) => {
+                let step = self.int(&delta)?;
+                self.binary(BinOp::Add, register, step)
+            }
+            None => {
+                let scaled = self.int(offset)?;
+                self.binary(BinOp::Add, base, scaled)
+            }
+        };
+        let list = self.recent.entry(memory.clone()).or_default();
+        list.push((offset.clone(), address));
+        if list.len() > 8 {
+            list.remove(0);
+        }
+        Some(address)
     }
 
     fn param_address(&mut self, param: usize) -> ValueId {

@@ -213,7 +213,7 @@ mod tests {
         let grid = layout::Int::div(&m, &SymInt::constant(128)).unwrap();
         let expr = host_expr(&grid, &|name| (name == "m").then_some(0)).unwrap();
         assert_eq!(expr.evaluate(&[1024]), Some(8));
-        let ceil = m.ceil_div(&SymInt::constant(16)).unwrap();
+        let ceil = layout::Int::ceil_div(&m, &SymInt::constant(16)).unwrap();
         let expr = host_expr(&ceil, &|name| (name == "m").then_some(0)).unwrap();
         assert_eq!(expr.evaluate(&[1000]), Some(63));
         assert!(host_expr(&SymInt::variable("thread_idx.x"), &|_| None).is_none());

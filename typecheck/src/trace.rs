@@ -19,7 +19,7 @@ use crate::dtype::Dtype;
 use crate::value::{IntType, Known, Tensor, Value};
 
 /// Where a tensor's elements live.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Base {
     /// The kernel's run-time parameter at this index (a global tensor).
     Param(usize),
@@ -188,6 +188,9 @@ pub struct KernelTrace {
     pub effects: Vec<Effect>,
     /// Whether the checker found errors in this instantiation.
     pub has_errors: bool,
+    /// Whether this is the kernel with its default const parameters (no const
+    /// argument given).
+    pub is_default: bool,
 }
 
 /// The term that computes `value` on the GPU, when there is one: integers are their
