@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Runs every example's tests and benches on a GPU machine, in one go, and prints a
+# summary table. It is how the device machine is used (see README, "On a GPU").
+#
+#   scripts/gpu-check.sh [CUKC] [OUT]
+#
+# CUKC is a cukc built elsewhere (default target/release/cukc); OUT is a folder for
+# the logs (default $OUT, else ./gpu-check-out). Needs an NVIDIA driver; compute-sanitizer
+# (from the CUDA toolkit) is used when present. ptxas comes from the toolkit or, failing
+# that, cukc's usual search.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+CUKC=${1:-target/release/cukc}
+LOGS=${2:-${OUT:-gpu-check-out}}
+mkdir -p "$LOGS"
+export PATH="$PATH:/usr/local/cuda/bin"
+SANITIZER=$(command -v compute-sanitizer || true)
+
+"$CUKC" doctor 2>&1 | tee "$LOGS/doctor.txt"
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | tee -a "$LOGS/doctor.txt"
+
+summary="$LOGS/summary.txt"
+printf '%-28s %-10s %-12s %s\n' example tests memcheck "build ms (front end + PTX)" >"$summary"
+for file in cuk-examples/*.cuk; do
+    name=$(basename "$file" .cuk)
+    log="$LOGS/$name.txt"
+    build=$("$CUKC" build "$file" --emit ptx -o /dev/null --timings 2>&1 | grep -o 'front end [0-9.]* ms, PTX [0-9.]* ms' || echo "not built")
+    if "$CUKC" test "$file" >"$log" 2>&1; then tests=pass; else tests=FAIL; fi
+    memcheck=skipped
+    if [ -n "$SANITIZER" ] && [ "$tests" = pass ]; then
+        if "$SANITIZER" --tool memcheck --error-exitcode 3 "$CUKC" test "$file" >"$LOGS/$name.memcheck.txt" 2>&1; then
+            memcheck=clean
+        else
+            memcheck=ERRORS
+        fi
+    fi
+    printf '%-28s %-10s %-12s %s\n' "$name" "$tests" "$memcheck" "$build" >>"$summary"
+done
+for file in cuk-examples/*.cuk; do
+    "$CUKC" bench "$file" 2>&1
+done | tee "$LOGS/bench.txt"
+echo
+cat "$summary"
