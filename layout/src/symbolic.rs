@@ -479,12 +479,19 @@ mod tests {
     #[test]
     fn terms_and_the_constant_split_off() {
         let t = SymInt::variable("t");
-        let expr = t.mul(&SymInt::constant(8)).unwrap().add(&SymInt::constant(3)).unwrap();
+        let expr = t
+            .mul(&SymInt::constant(8))
+            .unwrap()
+            .add(&SymInt::constant(3))
+            .unwrap();
         let (rest, constant) = expr.split_constant();
         assert_eq!(constant, 3);
         assert_eq!(rest, t.mul(&SymInt::constant(8)).unwrap());
         assert_eq!(rest.terms(), vec![(8, vec![SymFactor::Variable("t")])]);
-        assert_eq!(SymInt::constant(5).split_constant(), (SymInt::constant(0), 5));
+        assert_eq!(
+            SymInt::constant(5).split_constant(),
+            (SymInt::constant(0), 5)
+        );
     }
 
     #[test]

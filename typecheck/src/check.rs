@@ -748,7 +748,11 @@ impl<'a> Checker<'a> {
             checker.bind_generics(&kernel.generics, const_arguments, call_span);
             checker.bind_kernel_params(&kernel.params);
             checker.check_launch(kernel);
-            let trace = checker.tracing.then(|| checker.start_trace(kernel));
+            let trace = checker.tracing.then(|| {
+                let mut trace = checker.start_trace(kernel);
+                trace.is_default = const_arguments.is_empty();
+                trace
+            });
             checker.trace = trace;
             checker.eval_block(&kernel.body);
             checker.trace.take()
@@ -847,6 +851,7 @@ impl<'a> Checker<'a> {
             shared: Vec::new(),
             effects: Vec::new(),
             has_errors: false,
+            is_default: true,
         }
     }
 
