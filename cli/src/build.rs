@@ -149,7 +149,7 @@ pub fn assemble(
     ptxas_args: &PtxasArgs,
     lineinfo: bool,
     at: lang::Span,
-) -> Result<ptxas::Assembled, Diagnostic> {
+) -> Result<ptxas::Assembled, Box<Diagnostic>> {
     let env = Environment::from_process(ptxas_args.path.clone(), ptxas_args.offline);
     let found =
         ptxas::find(&env, &mut |progress| eprintln!("cukc: {progress}")).map_err(|error| {
@@ -278,7 +278,7 @@ pub fn run(args: &BuildArgs) -> ExitCode {
             }
         }
         Err(diagnostic) => {
-            report(&compiled.file, &[diagnostic]);
+            report(&compiled.file, &[*diagnostic]);
             ExitCode::FAILURE
         }
     }

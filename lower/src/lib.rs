@@ -94,7 +94,15 @@ pub fn lower_trace(trace: &KernelTrace) -> Result<kir::Kernel, Vec<Diagnostic>> 
     if !unsupported.is_empty() {
         return Err(dedup(unsupported));
     }
-    let signature = signature::signature(trace).map_err(|diagnostic| vec![diagnostic])?;
+    let signature = signature::signature(trace).map_err(|message| {
+        vec![
+            Diagnostic::error(
+                "E0301",
+                format!("kernel `{}` cannot be built yet: {message}", trace.name),
+            )
+            .with_primary(trace.span, "in this kernel"),
+        ]
+    })?;
     let mut builder = builder::Builder::new(trace, signature);
     for effect in &trace.effects {
         builder.effect(effect);

@@ -2,7 +2,6 @@
 //! expressions over the integer parameters, and the shared-memory layout's size.
 
 use kir::{Element, HostExpr, IntParam, Launch, Param, ParamKind, Signature};
-use lang::Diagnostic;
 use layout::{SymFactor, SymInt};
 use typecheck::Dtype;
 use typecheck::trace::{KernelTrace, TraceParamKind};
@@ -40,10 +39,9 @@ pub(crate) fn shared_layout(trace: &KernelTrace) -> (Vec<i64>, i64) {
     (offsets, next)
 }
 
-pub(crate) fn signature(trace: &KernelTrace) -> Result<Signature, Diagnostic> {
-    let fail = |message: String| {
-        Diagnostic::error("E0301", message).with_primary(trace.span, "in this kernel")
-    };
+/// The signature of a traced kernel, or why it cannot be passed from the host.
+pub(crate) fn signature(trace: &KernelTrace) -> Result<Signature, String> {
+    let fail = |message: String| message;
     let const_args: Vec<(String, i64)> = trace
         .const_args
         .iter()
@@ -104,7 +102,7 @@ pub(crate) fn signature(trace: &KernelTrace) -> Result<Signature, Diagnostic> {
             kind,
         });
     }
-    let dims = |extents: &[SymInt], what: &str| -> Result<[HostExpr; 3], Diagnostic> {
+    let dims = |extents: &[SymInt], what: &str| -> Result<[HostExpr; 3], String> {
         let mut dims = [HostExpr::Const(1), HostExpr::Const(1), HostExpr::Const(1)];
         if extents.len() > 3 {
             return Err(fail(format!("`{what}` has at most three extents")));

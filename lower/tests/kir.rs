@@ -51,7 +51,7 @@ fn elementwise_add_predicates_every_value() {
         48,
         "every access is predicated"
     );
-    assert_eq!(kir.matches("= add %").count() >= 16, true);
+    assert!(kir.matches("= add %").count() >= 16);
 }
 
 #[test]
