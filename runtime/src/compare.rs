@@ -1,0 +1,137 @@
+//! `assert_close(actual, expected, rtol = .., atol = ..)`: every element must satisfy
+//! `|a - e| <= atol + rtol * |e|` (equal infinities pass; NaN never does). A failure
+//! names how many elements are bad, the worst one, its coordinate and both values.
+
+use kir::Element;
+
+use crate::tensor::{Dense, coordinate_text, shape_text};
+
+/// Tolerances of one comparison.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Tolerance {
+    /// Relative tolerance.
+    pub rtol: f64,
+    /// Absolute tolerance.
+    pub atol: f64,
+}
+
+impl Tolerance {
+    /// The defaults for a dtype, as PyTorch's `assert_close` chooses them: about a few
+    /// units in the last place relative, a small absolute floor; exact for integers.
+    pub fn default_for(dtype: Element) -> Tolerance {
+        let (rtol, atol) = match dtype {
+            Element::F16 => (1e-3, 1e-5),
+            Element::BF16 => (1.6e-2, 1e-5),
+            Element::F32 => (1.3e-6, 1e-5),
+            Element::F64 => (1e-7, 1e-7),
+            _ => (0.0, 0.0),
+        };
+        Tolerance { rtol, atol }
+    }
+}
+
+/// Compares `actual` with `expected`; `Err` carries the report.
+pub fn assert_close(actual: &Dense, expected: &Dense, tolerance: Tolerance) -> Result<(), String> {
+    if actual.shape != expected.shape || actual.values.len() != expected.values.len() {
+        return Err(format!(
+            "assert_close compares tensors of one shape, not {} and {}",
+            shape_text(&actual.shape),
+            shape_text(&expected.shape)
+        ));
+    }
+    let mut bad = 0usize;
+    // (index, how far past its tolerance; infinite for NaN)
+    let mut worst: Option<(usize, f64)> = None;
+    for (index, (a, e)) in actual.values.iter().zip(&expected.values).enumerate() {
+        let allowed = tolerance.atol + tolerance.rtol * e.abs();
+        let difference = (a - e).abs();
+        if a == e || difference <= allowed {
+            continue;
+        }
+        bad += 1;
+        let excess = if difference.is_nan() { f64::INFINITY } else { difference - allowed };
+        if worst.is_none_or(|(_, most)| excess > most) {
+            worst = Some((index, excess));
+        }
+    }
+    let Some((index, _)) = worst else { return Ok(()) };
+    let (a, e) = (actual.values[index], expected.values[index]);
+    let mut report = format!(
+        "assert_close: {bad} of {} elements differ (rtol = {}, atol = {}); worst at {}: actual {a}, expected {e}",
+        actual.values.len(),
+        tolerance.rtol,
+        tolerance.atol,
+        coordinate_text(&actual.shape, index),
+    );
+    if a.is_nan() && !e.is_nan() {
+        report.push_str(" (NaN is what `empty` fills tensors with: was this element written?)");
+    } else if !(a - e).is_nan() {
+        let allowed = tolerance.atol + tolerance.rtol * e.abs();
+        report.push_str(&format!(" (|difference| {} > {allowed})", (a - e).abs()));
+    }
+    Err(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn matrix(values: &[f64]) -> Dense {
+        Dense {
+            dtype: Element::F32,
+            shape: vec![2, values.len() / 2],
+            values: values.to_vec(),
+        }
+    }
+
+    const EXACT: Tolerance = Tolerance { rtol: 0.0, atol: 0.0 };
+
+    #[test]
+    fn equal_tensors_pass() {
+        let a = matrix(&[1.0, 2.0, f64::INFINITY, -0.0]);
+        assert_eq!(assert_close(&a, &a.clone(), EXACT), Ok(()));
+    }
+
+    #[test]
+    fn tolerances_are_relative_to_the_expected_value_plus_absolute() {
+        let expected = matrix(&[100.0, 1.0]);
+        let actual = matrix(&[100.5, 1.1]);
+        let loose = Tolerance { rtol: 0.01, atol: 0.1 };
+        assert_eq!(assert_close(&actual, &expected, loose), Ok(()));
+        let tight = Tolerance { rtol: 0.001, atol: 0.1 };
+        let report = assert_close(&actual, &expected, tight).unwrap_err();
+        assert!(report.starts_with("assert_close: 1 of 2 elements differ"), "{report}");
+    }
+
+    #[test]
+    fn the_report_names_the_worst_element_its_coordinate_and_both_values() {
+        let expected = matrix(&[0.0, 1.0, 2.0, 3.0, 4.0, 5.0]);
+        let actual = matrix(&[0.0, 1.5, 2.0, 3.0, 7.0, 5.25]);
+        let report = assert_close(&actual, &expected, EXACT).unwrap_err();
+        assert_eq!(
+            report,
+            "assert_close: 3 of 6 elements differ (rtol = 0, atol = 0); worst at (1, 1): \
+             actual 7, expected 4 (|difference| 3 > 0)"
+        );
+    }
+
+    #[test]
+    fn nan_always_fails_and_is_the_worst() {
+        let expected = matrix(&[1.0, 2.0, 3.0, 4.0]);
+        let actual = matrix(&[100.0, 2.0, 3.0, f64::NAN]);
+        let loose = Tolerance { rtol: 1e9, atol: 1e9 };
+        let report = assert_close(&actual, &expected, loose).unwrap_err();
+        assert!(report.contains("1 of 4 elements differ"), "{report}");
+        assert!(report.contains("worst at (1, 1): actual NaN, expected 4"), "{report}");
+        assert!(report.contains("was this element written?"), "{report}");
+        let both = matrix(&[f64::NAN, 0.0]);
+        assert!(assert_close(&both, &both.clone(), loose).is_err());
+    }
+
+    #[test]
+    fn shapes_must_match() {
+        let a = matrix(&[1.0, 2.0]);
+        let b = matrix(&[1.0, 2.0, 3.0, 4.0]);
+        assert!(assert_close(&a, &b, EXACT).unwrap_err().contains("(2, 1) and (2, 2)"));
+    }
+}

@@ -1,0 +1,291 @@
+//! The GPU through cudarc's driver API, loaded at run time (`libcuda.so`), so this crate
+//! builds and its GPU-free tests run on machines without CUDA. Everything here turns
+//! driver failures into sentences; a missing driver is an `Err` from [`Gpu::open`] and
+//! [`gpu_status`], never a panic.
+//!
+//! The only `unsafe` code of the workspace lives here, in three small functions, each
+//! with its SAFETY comment: asking whether the driver library exists, reading the driver
+//! version, and launching a kernel (the driver cannot check a kernel's arguments).
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+
+use cudarc::driver::sys::{CUdevice_attribute, CUevent_flags, CUfunction_attribute};
+use cudarc::driver::{
+    CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtr, DriverError, LaunchConfig, PushKernelArg,
+};
+use cudarc::nvrtc::Ptx;
+
+use crate::marshal::{ArgValue, DEFAULT_SHARED_LIMIT, LaunchPlan};
+use crate::{CompiledKernel, Image};
+
+/// What `cukc doctor` says about the GPU.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeviceInfo {
+    /// The driver's CUDA version, (major, minor).
+    pub driver_version: (i32, i32),
+    /// The GPU's name.
+    pub name: String,
+    /// Its memory in bytes.
+    pub total_memory: usize,
+    /// Its compute capability, (major, minor).
+    pub compute_capability: (i32, i32),
+    /// Its streaming multiprocessors.
+    pub multiprocessors: i32,
+}
+
+impl fmt::Display for DeviceInfo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} (sm_{}{}, {} SMs, {:.1} GiB), CUDA driver {}.{}",
+            self.name,
+            self.compute_capability.0,
+            self.compute_capability.1,
+            self.multiprocessors,
+            self.total_memory as f64 / f64::from(1u32 << 30),
+            self.driver_version.0,
+            self.driver_version.1
+        )
+    }
+}
+
+/// The first GPU and its driver, or why there is none.
+pub fn gpu_status() -> Result<DeviceInfo, String> {
+    Gpu::open().and_then(|gpu| gpu.info())
+}
+
+/// A device buffer of a tensor.
+#[derive(Debug)]
+pub struct Buffer(CudaSlice<u8>);
+
+/// The first GPU, its stream, and the kernels loaded so far.
+pub struct Gpu {
+    context: Arc<CudaContext>,
+    stream: Arc<CudaStream>,
+    /// Loaded kernels by their index in the harness's kernel list.
+    functions: HashMap<usize, CudaFunction>,
+}
+
+impl Gpu {
+    /// Opens device 0, or says why not.
+    pub fn open() -> Result<Gpu, String> {
+        if !driver_library_present() {
+            return Err("no CUDA driver: libcuda.so was not found (is this a machine with an NVIDIA GPU and its driver?)".to_owned());
+        }
+        let count = CudaContext::device_count().map_err(|error| format!("the CUDA driver found no usable GPU: {}", describe(error)))?;
+        if count < 1 {
+            return Err("the CUDA driver is installed, but there is no GPU".to_owned());
+        }
+        let context = CudaContext::new(0).map_err(|error| format!("cannot open GPU 0: {}", describe(error)))?;
+        let stream = context.default_stream();
+        Ok(Gpu {
+            context,
+            stream,
+            functions: HashMap::new(),
+        })
+    }
+
+    /// The device's description.
+    pub fn info(&self) -> Result<DeviceInfo, String> {
+        let failed = |what: &str, error: DriverError| format!("cannot read the GPU's {what}: {}", describe(error));
+        let version = driver_version().map_err(|error| failed("driver version", error))?;
+        Ok(DeviceInfo {
+            driver_version: (version / 1000, version % 1000 / 10),
+            name: self.context.name().map_err(|error| failed("name", error))?,
+            total_memory: self.context.total_mem().map_err(|error| failed("memory size", error))?,
+            compute_capability: self
+                .context
+                .compute_capability()
+                .map_err(|error| failed("compute capability", error))?,
+            multiprocessors: self
+                .context
+                .attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
+                .map_err(|error| failed("multiprocessor count", error))?,
+        })
+    }
+
+    /// Copies bytes to a new device buffer.
+    pub fn upload(&self, bytes: &[u8]) -> Result<Buffer, String> {
+        self.stream
+            .clone_htod(bytes)
+            .map(Buffer)
+            .map_err(|error| format!("cannot copy {} bytes to the GPU: {}", bytes.len(), describe(error)))
+    }
+
+    /// Copies a device buffer back.
+    pub fn download(&self, buffer: &Buffer) -> Result<Vec<u8>, String> {
+        self.stream
+            .clone_dtoh(&buffer.0)
+            .map_err(|error| format!("cannot copy {} bytes from the GPU: {}", buffer.0.len(), describe(error)))
+    }
+
+    /// The device address of a buffer.
+    pub fn address(&self, buffer: &Buffer) -> u64 {
+        buffer.0.device_ptr(&self.stream).0
+    }
+
+    /// Loads kernel `index` of `kernels` (once) and prepares its shared memory.
+    pub fn load(&mut self, index: usize, kernel: &CompiledKernel, shared_bytes: u32) -> Result<CudaFunction, String> {
+        let name = &kernel.signature.name;
+        if let Some(function) = self.functions.get(&index) {
+            return Ok(function.clone());
+        }
+        let image = match &kernel.image {
+            Image::Ptx(text) if text.contains('\0') => {
+                return Err(format!("the PTX of `{name}` contains a NUL byte"));
+            }
+            Image::Ptx(text) => Ptx::from_src(text.clone()),
+            Image::Cubin(bytes) if !bytes.starts_with(b"\x7fELF") => {
+                return Err(format!("the cubin of `{name}` is not an ELF file"));
+            }
+            Image::Cubin(bytes) => Ptx::from_binary(bytes.clone()),
+        };
+        let how = match kernel.image {
+            Image::Ptx(_) => "JIT-compile the PTX of",
+            Image::Cubin(_) => "load the cubin of",
+        };
+        let module = self
+            .context
+            .load_module(image)
+            .map_err(|error| format!("the driver could not {how} `{name}`: {}", describe(error)))?;
+        let entry = &kernel.signature.entry;
+        if entry.contains('\0') {
+            return Err(format!("the entry name of `{name}` contains a NUL byte"));
+        }
+        let function = module
+            .load_function(entry)
+            .map_err(|error| format!("`{name}`: the module has no entry `{entry}`: {}", describe(error)))?;
+        if shared_bytes > DEFAULT_SHARED_LIMIT {
+            let bytes = i32::try_from(shared_bytes).unwrap_or(i32::MAX);
+            function
+                .set_attribute(CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes)
+                .map_err(|error| {
+                    format!(
+                        "`{name}` needs {shared_bytes} bytes of shared memory, more than this GPU allows a block: {}",
+                        describe(error)
+                    )
+                })?;
+        }
+        self.functions.insert(index, function.clone());
+        Ok(function)
+    }
+
+    /// Launches and waits for the kernel.
+    pub fn run(&self, name: &str, function: &CudaFunction, plan: &LaunchPlan) -> Result<(), String> {
+        launch(&self.stream, function, plan).map_err(|error| launch_failed(name, plan, error))?;
+        self.synchronize(name)
+    }
+
+    /// Waits for the stream; an error is the kernel's.
+    pub fn synchronize(&self, name: &str) -> Result<(), String> {
+        self.stream.synchronize().map_err(|error| {
+            format!(
+                "kernel `{name}` failed: {} (the GPU context is unusable after this; later GPU work in this run fails too)",
+                describe(error)
+            )
+        })
+    }
+
+    /// The median time in milliseconds of `runs` launches after `warmup` untimed ones.
+    pub fn time_kernel(&self, name: &str, function: &CudaFunction, plan: &LaunchPlan, warmup: u32, runs: u32) -> Result<f64, String> {
+        let median = self.time(warmup, runs, || launch(&self.stream, function, plan).map_err(|error| launch_failed(name, plan, error)));
+        self.synchronize(name)?;
+        median
+    }
+
+    /// The median time in milliseconds of a device-to-device copy of `bytes` bytes,
+    /// measured like [`Gpu::time_kernel`].
+    pub fn time_memcpy(&self, bytes: usize, source: &[u8], warmup: u32, runs: u32) -> Result<f64, String> {
+        let bytes = bytes.max(1);
+        let failed = |error: DriverError| format!("the reference memcpy of {bytes} bytes failed: {}", describe(error));
+        let from = self.stream.clone_htod(&source[..bytes.min(source.len())]).map_err(failed)?;
+        let mut to = self.stream.alloc_zeros::<u8>(from.len()).map_err(failed)?;
+        let median = self.time(warmup, runs, || self.stream.memcpy_dtod(&from, &mut to).map_err(failed));
+        self.stream.synchronize().map_err(failed)?;
+        median
+    }
+
+    fn time(&self, warmup: u32, runs: u32, mut body: impl FnMut() -> Result<(), String>) -> Result<f64, String> {
+        for _ in 0..warmup {
+            body()?;
+        }
+        let failed = |error: DriverError| format!("timing with CUDA events failed: {}", describe(error));
+        let mut events = Vec::with_capacity(runs as usize);
+        for _ in 0..runs.max(1) {
+            let start = self.context.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).map_err(failed)?;
+            let end = self.context.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).map_err(failed)?;
+            start.record(&self.stream).map_err(failed)?;
+            body()?;
+            end.record(&self.stream).map_err(failed)?;
+            events.push((start, end));
+        }
+        let mut times = Vec::with_capacity(events.len());
+        for (start, end) in &events {
+            times.push(f64::from(start.elapsed_ms(end).map_err(failed)?));
+        }
+        times.sort_by(f64::total_cmp);
+        Ok(times[times.len() / 2])
+    }
+}
+
+fn launch_failed(name: &str, plan: &LaunchPlan, error: DriverError) -> String {
+    format!(
+        "launching `{name}` with grid {:?}, block {:?} and {} bytes of shared memory failed: {}",
+        plan.grid,
+        plan.block,
+        plan.shared_bytes,
+        describe(error)
+    )
+}
+
+/// `CUDA_ERROR_NAME (the driver's sentence)`.
+pub fn describe(error: DriverError) -> String {
+    let name = error
+        .error_name()
+        .map_or_else(|_| format!("{:?}", error.0), |name| name.to_string_lossy().into_owned());
+    match error.error_string() {
+        Ok(text) => format!("{name} ({})", text.to_string_lossy()),
+        Err(_) => name,
+    }
+}
+
+#[allow(unsafe_code)]
+fn driver_library_present() -> bool {
+    // SAFETY: loading libcuda runs its initialisers, which is what every CUDA program does;
+    // the function has no other precondition.
+    unsafe { cudarc::driver::sys::is_culib_present() }
+}
+
+#[allow(unsafe_code)]
+fn driver_version() -> Result<i32, DriverError> {
+    let mut version = 0;
+    // SAFETY: `version` is a valid, writable `c_int` for the duration of the call.
+    unsafe { cudarc::driver::sys::cuDriverGetVersion(&mut version) }.result()?;
+    Ok(version)
+}
+
+#[allow(unsafe_code)]
+fn launch(stream: &CudaStream, function: &CudaFunction, plan: &LaunchPlan) -> Result<(), DriverError> {
+    let mut builder = stream.launch_builder(function);
+    for arg in &plan.args {
+        match arg {
+            ArgValue::I32(value) => builder.arg(value),
+            ArgValue::I64(value) => builder.arg(value),
+            ArgValue::U32(value) => builder.arg(value),
+            ArgValue::U64(value) | ArgValue::Address(value) => builder.arg(value),
+        };
+    }
+    let config = LaunchConfig {
+        grid_dim: (plan.grid[0], plan.grid[1], plan.grid[2]),
+        block_dim: (plan.block[0], plan.block[1], plan.block[2]),
+        shared_mem_bytes: plan.shared_bytes,
+    };
+    // SAFETY: `marshal::plan` built `plan.args` from the kernel's signature: one value per
+    // parameter, in ABI order, each with its parameter's width, so the driver reads
+    // exactly the bytes the kernel declares. Every address is that of a live device buffer
+    // whose size `marshal::plan` checked against the extents the kernel's layout reaches;
+    // the buffers outlive the launch because the harness synchronizes before dropping them.
+    unsafe { builder.launch(config) }.map(|_| ())
+}

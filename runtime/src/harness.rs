@@ -1,0 +1,411 @@
+//! The harness: runs a module's `test` and `bench` blocks one by one, reporting one
+//! [`Event`] per block, and counts them in a [`Summary`]. A block that calls a kernel is
+//! skipped, with the reason, when there is no GPU; one that does not runs anyway.
+
+use std::fmt;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::time::{Duration, Instant};
+
+use lang::Span;
+use lang::ast::{Block, Expr, ExprKind, ItemKind, Module, ReportPart, Stmt, StmtKind, TestBlock};
+
+use crate::CompiledKernel;
+use crate::driver::Gpu;
+use crate::interp::{Interpreter, Stop};
+use crate::random::seed_of;
+
+/// Which blocks to run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Selection {
+    /// Run `test` blocks.
+    pub tests: bool,
+    /// Run `bench` blocks.
+    pub benches: bool,
+    /// Run only blocks whose name contains this.
+    pub filter: Option<String>,
+    /// How benches time their kernels.
+    pub bench: BenchConfig,
+}
+
+impl Selection {
+    /// Tests only.
+    pub fn tests() -> Self {
+        Selection {
+            tests: true,
+            benches: false,
+            filter: None,
+            bench: BenchConfig::default(),
+        }
+    }
+
+    /// Benches only.
+    pub fn benches() -> Self {
+        Selection {
+            tests: false,
+            ..Selection::all()
+        }
+    }
+
+    /// Tests, then benches.
+    pub fn all() -> Self {
+        Selection {
+            benches: true,
+            ..Selection::tests()
+        }
+    }
+
+    /// The same selection, limited to names containing `filter`.
+    pub fn with_filter(self, filter: impl Into<String>) -> Self {
+        Selection {
+            filter: Some(filter.into()),
+            ..self
+        }
+    }
+
+    fn wants(&self, kind: BlockKind, name: &str) -> bool {
+        let kind_wanted = match kind {
+            BlockKind::Test => self.tests,
+            BlockKind::Bench => self.benches,
+        };
+        kind_wanted && self.filter.as_ref().is_none_or(|filter| name.contains(filter.as_str()))
+    }
+}
+
+/// How a bench times a kernel: untimed warm-up launches, then `runs` launches each
+/// timed with CUDA events; the median counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BenchConfig {
+    /// Untimed launches first.
+    pub warmup: u32,
+    /// Timed launches.
+    pub runs: u32,
+}
+
+impl Default for BenchConfig {
+    fn default() -> Self {
+        BenchConfig { warmup: 5, runs: 20 }
+    }
+}
+
+/// A `test` or a `bench`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlockKind {
+    /// A `test` block.
+    Test,
+    /// A `bench` block.
+    Bench,
+}
+
+/// One block's result.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Event {
+    /// Test or bench.
+    pub kind: BlockKind,
+    /// The block's name.
+    pub name: String,
+    /// The block's span.
+    pub span: Span,
+    /// What happened.
+    pub outcome: Outcome,
+    /// Wall-clock time the block took, data creation and reference math included.
+    pub elapsed: Duration,
+}
+
+/// What happened to a block.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    /// A test ran and every `assert_close` held.
+    Passed,
+    /// A bench ran.
+    Measured(BenchResult),
+    /// It failed: the message, and the span of the statement or expression that failed.
+    Failed {
+        /// What went wrong.
+        message: String,
+        /// Where.
+        span: Span,
+    },
+    /// It could not run here.
+    Skipped(String),
+}
+
+/// What a bench measured.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BenchResult {
+    /// The median time of its kernel calls, in milliseconds (summed over the calls).
+    pub kernel_ms: f64,
+    /// What `report` said one run does.
+    pub metric: Option<Metric>,
+    /// The reference measured in the same run.
+    pub reference: Option<Reference>,
+    /// A remark, such as a reference that is not available.
+    pub note: Option<String>,
+}
+
+/// A reported amount of work per run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Metric {
+    /// Bytes moved (read plus written).
+    Bytes(u64),
+    /// Floating-point operations.
+    Flops(u64),
+}
+
+/// A reference measurement: the same amount of work done by something known to be fast.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reference {
+    /// `memcpy`.
+    pub name: String,
+    /// Its median time in milliseconds.
+    pub ms: f64,
+}
+
+impl Metric {
+    /// The rate for a run of `ms` milliseconds: GB/s for bytes, TFLOP/s for flops.
+    pub fn rate(self, ms: f64) -> f64 {
+        match self {
+            Metric::Bytes(bytes) => bytes as f64 / (ms * 1e-3) / 1e9,
+            Metric::Flops(flops) => flops as f64 / (ms * 1e-3) / 1e12,
+        }
+    }
+
+    /// The unit of [`Metric::rate`].
+    pub fn unit(self) -> &'static str {
+        match self {
+            Metric::Bytes(_) => "GB/s",
+            Metric::Flops(_) => "TFLOP/s",
+        }
+    }
+}
+
+impl BenchResult {
+    /// The kernel's time over the reference's: 1.0 means as fast.
+    pub fn ratio(&self) -> Option<f64> {
+        self.reference.as_ref().map(|reference| reference.ms / self.kernel_ms)
+    }
+}
+
+impl fmt::Display for BenchResult {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:.4} ms", self.kernel_ms)?;
+        if let Some(metric) = self.metric {
+            write!(f, ", {:.1} {}", metric.rate(self.kernel_ms), metric.unit())?;
+            if let (Some(reference), Some(ratio)) = (&self.reference, self.ratio()) {
+                write!(
+                    f,
+                    "; {} {:.1} {} ({:.4} ms); {:.1}% of {}",
+                    reference.name,
+                    metric.rate(reference.ms),
+                    metric.unit(),
+                    reference.ms,
+                    ratio * 100.0,
+                    reference.name
+                )?;
+            }
+        }
+        if let Some(note) = &self.note {
+            write!(f, " ({note})")?;
+        }
+        Ok(())
+    }
+}
+
+/// Counts of a run: a bench that measured counts as passed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Blocks that passed.
+    pub passed: usize,
+    /// Blocks that failed.
+    pub failed: usize,
+    /// Blocks that could not run here.
+    pub skipped: usize,
+}
+
+impl fmt::Display for Summary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} passed, {} failed", self.passed, self.failed)?;
+        if self.skipped > 0 {
+            write!(f, ", {} skipped", self.skipped)?;
+        }
+        Ok(())
+    }
+}
+
+/// Runs the selected `test` and `bench` blocks of `module` in source order (tests
+/// first when both are selected), calling `out` once per block.
+pub fn run_blocks(
+    module: &Module,
+    kernels: &[CompiledKernel],
+    selection: &Selection,
+    out: &mut dyn FnMut(Event),
+) -> Summary {
+    let mut blocks: Vec<(BlockKind, &TestBlock, Span)> = Vec::new();
+    for wanted in [BlockKind::Test, BlockKind::Bench] {
+        for item in &module.items {
+            let block = match (&item.kind, wanted) {
+                (ItemKind::Test(block), BlockKind::Test) | (ItemKind::Bench(block), BlockKind::Bench) => block,
+                _ => continue,
+            };
+            if selection.wants(wanted, &block.name.text) {
+                blocks.push((wanted, block, item.span));
+            }
+        }
+    }
+    let mut gpu: Option<Result<Gpu, String>> = None;
+    let mut summary = Summary::default();
+    for (kind, block, span) in blocks {
+        let started = Instant::now();
+        let needs_gpu = calls_kernel(module, &block.body);
+        let device = if needs_gpu {
+            match gpu.get_or_insert_with(|| guarded(Gpu::open).and_then(|opened| opened)) {
+                Ok(gpu) => Ok(gpu),
+                Err(reason) => Err(format!("no GPU: {reason}")),
+            }
+        } else {
+            Err("this block calls no kernel".to_owned())
+        };
+        let outcome = match device {
+            Err(reason) if needs_gpu => Outcome::Skipped(reason),
+            device => {
+                let bench = (kind == BlockKind::Bench).then_some(selection.bench);
+                let mut interpreter = Interpreter::new(module, kernels, device, seed_of(&block.name.text), bench);
+                match guarded(|| interpreter.run(&block.body)) {
+                    Ok(Ok(Some(result))) => Outcome::Measured(result),
+                    Ok(Ok(None)) => Outcome::Passed,
+                    Ok(Err(Stop::Error { message, span })) => Outcome::Failed { message, span },
+                    Ok(Err(Stop::Skip(reason))) => Outcome::Skipped(reason),
+                    Err(message) => Outcome::Failed { message, span },
+                }
+            }
+        };
+        match outcome {
+            Outcome::Passed | Outcome::Measured(_) => summary.passed += 1,
+            Outcome::Failed { .. } => summary.failed += 1,
+            Outcome::Skipped(_) => summary.skipped += 1,
+        }
+        out(Event {
+            kind,
+            name: block.name.text.clone(),
+            span,
+            outcome,
+            elapsed: started.elapsed(),
+        });
+    }
+    summary
+}
+
+/// Runs `body`, turning a panic (a bug, or a driver library missing a symbol) into an
+/// error message instead of unwinding into the caller.
+fn guarded<T>(body: impl FnOnce() -> T) -> Result<T, String> {
+    catch_unwind(AssertUnwindSafe(body)).map_err(|payload| {
+        let text = payload
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| payload.downcast_ref::<&str>().map(|text| (*text).to_owned()))
+            .unwrap_or_else(|| "unknown panic".to_owned());
+        format!("internal error in the runtime: {text}")
+    })
+}
+
+/// Whether `block` calls one of the module's kernels.
+fn calls_kernel(module: &Module, block: &Block) -> bool {
+    let is_kernel = |name: &str| {
+        module
+            .items
+            .iter()
+            .any(|item| matches!(&item.kind, ItemKind::Kernel(kernel) if kernel.name.text == name))
+    };
+    let mut found = false;
+    visit_block(block, &mut |expr| {
+        if let ExprKind::Call { callee, .. } = &expr.kind
+            && let ExprKind::Path(path) = &callee.kind
+            && let [name] = path.segments.as_slice()
+            && is_kernel(&name.text)
+        {
+            found = true;
+        }
+    });
+    found
+}
+
+fn visit_block(block: &Block, visit: &mut dyn FnMut(&Expr)) {
+    for statement in &block.statements {
+        visit_statement(statement, visit);
+    }
+    if let Some(tail) = &block.tail {
+        visit_expr(tail, visit);
+    }
+}
+
+fn visit_statement(statement: &Stmt, visit: &mut dyn FnMut(&Expr)) {
+    match &statement.kind {
+        StmtKind::Let { value, .. } | StmtKind::Expr(value) | StmtKind::Return(Some(value)) => visit_expr(value, visit),
+        StmtKind::Assign { target, value, .. } => {
+            visit_expr(target, visit);
+            visit_expr(value, visit);
+        }
+        StmtKind::Report(parts) => {
+            for part in parts {
+                match part {
+                    ReportPart::Metric { value, .. } | ReportPart::Against(value) => visit_expr(value, visit),
+                }
+            }
+        }
+        StmtKind::For { start, end, body, .. } => {
+            visit_expr(start, visit);
+            visit_expr(end, visit);
+            visit_block(body, visit);
+        }
+        StmtKind::Block(body) => visit_block(body, visit),
+        StmtKind::While { condition, body } => {
+            visit_expr(condition, visit);
+            visit_block(body, visit);
+        }
+        StmtKind::If { branches, otherwise } => {
+            for branch in branches {
+                visit_expr(&branch.condition, visit);
+                visit_block(&branch.body, visit);
+            }
+            if let Some(otherwise) = otherwise {
+                visit_block(otherwise, visit);
+            }
+        }
+        StmtKind::Return(None) | StmtKind::Break | StmtKind::Continue | StmtKind::Empty | StmtKind::Error => {}
+    }
+}
+
+fn visit_expr(expr: &Expr, visit: &mut dyn FnMut(&Expr)) {
+    visit(expr);
+    match &expr.kind {
+        ExprKind::Tuple(items) => items.iter().for_each(|item| visit_expr(item, visit)),
+        ExprKind::Layout { shape, stride } => {
+            visit_expr(shape, visit);
+            visit_expr(stride, visit);
+        }
+        ExprKind::Binary { lhs, rhs, .. } => {
+            visit_expr(lhs, visit);
+            visit_expr(rhs, visit);
+        }
+        ExprKind::Unary { operand, .. } => visit_expr(operand, visit),
+        ExprKind::Call { callee, args } => {
+            visit_expr(callee, visit);
+            args.iter().for_each(|arg| visit_expr(&arg.value, visit));
+        }
+        ExprKind::MethodCall { receiver, args, .. } => {
+            visit_expr(receiver, visit);
+            args.iter().for_each(|arg| visit_expr(&arg.value, visit));
+        }
+        ExprKind::Field { base, .. } => visit_expr(base, visit),
+        ExprKind::Index { base, indices } => {
+            visit_expr(base, visit);
+            indices.iter().for_each(|index| visit_expr(index, visit));
+        }
+        ExprKind::Alloc { layout, .. } => visit_expr(layout, visit),
+        ExprKind::Int(_)
+        | ExprKind::Float(_)
+        | ExprKind::Bool(_)
+        | ExprKind::String(_)
+        | ExprKind::Path(_)
+        | ExprKind::Wildcard => {}
+    }
+}

@@ -1,0 +1,228 @@
+//! Kernel calls and `report`: the instantiation picked by const arguments, tensors
+//! uploaded when a kernel first needs them, arguments checked and marshalled, the
+//! launch (timed, in a bench), and the device data downloaded again only when the host
+//! reads it.
+
+use kir::Element;
+use lang::Span;
+use lang::ast::{Argument, ExprKind, Kernel, ReportPart};
+
+use super::{Eval, Interpreter, Stop, Value};
+use crate::driver::Gpu;
+use crate::harness::{BenchResult, Metric, Reference};
+use crate::marshal::{self, CallArg};
+use crate::random::{Distribution, fill};
+use crate::tensor::{Dense, Tensor};
+
+impl Interpreter<'_> {
+    /// Tensor `index`'s values, downloading them if a kernel wrote it last.
+    pub(super) fn dense(&mut self, index: usize, span: Span) -> Eval<Dense> {
+        let Some(tensor) = self.tensors.get_mut(index) else {
+            return Err(Stop::error(span, "this tensor no longer exists"));
+        };
+        if tensor.host.is_none() {
+            let (Ok(gpu), Some(buffer)) = (&mut self.gpu, &tensor.device) else {
+                return Err(Stop::error(span, "this tensor has no data on the host or the GPU"));
+            };
+            tensor.host = Some(gpu.download(buffer).map_err(|message| Stop::error(span, message))?);
+        }
+        tensor
+            .dense()
+            .ok_or_else(|| Stop::error(span, "this tensor has no data on the host"))
+    }
+
+    pub(super) fn call_kernel(&mut self, kernel: &Kernel, args: &[Argument], span: Span) -> Eval<Value> {
+        let name = &kernel.name.text;
+        let consts = self.const_arguments(kernel, args)?;
+        let mut values = Vec::new();
+        for arg in args.iter().filter(|arg| arg.name.is_none()) {
+            values.push((self.expr(&arg.value)?, arg.value.span));
+        }
+        let index = marshal::select(self.kernels, name, &consts).map_err(|message| Stop::error(span, message))?;
+        let compiled = &self.kernels[index];
+        let gpu = match &mut self.gpu {
+            Ok(gpu) => &mut **gpu,
+            Err(reason) => return Err(Stop::Skip(reason.clone())),
+        };
+        for (value, arg_span) in &values {
+            if let Value::Tensor(tensor) = value {
+                let tensor = self
+                    .tensors
+                    .get_mut(*tensor)
+                    .ok_or_else(|| Stop::error(*arg_span, "this tensor no longer exists"))?;
+                upload(gpu, tensor).map_err(|message| Stop::error(*arg_span, message))?;
+            }
+        }
+        let mut call_args = Vec::with_capacity(values.len());
+        for (value, arg_span) in &values {
+            call_args.push(match value {
+                Value::Int(value) => CallArg::Int(*value),
+                Value::Tensor(tensor) => {
+                    let tensor = &self.tensors[*tensor];
+                    let Some(buffer) = &tensor.device else {
+                        return Err(Stop::error(*arg_span, "this tensor was not uploaded"));
+                    };
+                    CallArg::Tensor {
+                        dtype: tensor.dtype,
+                        shape: &tensor.shape,
+                        address: gpu.address(buffer),
+                    }
+                }
+                other => {
+                    return Err(Stop::error(
+                        *arg_span,
+                        format!("a kernel takes integers and tensors, not a {}", other.kind()),
+                    ));
+                }
+            });
+        }
+        let plan = marshal::plan(&compiled.signature, &call_args).map_err(|message| Stop::error(span, message))?;
+        let function = gpu
+            .load(index, compiled, plan.shared_bytes)
+            .map_err(|message| Stop::error(span, message))?;
+        gpu.run(name, &function, &plan).map_err(|message| Stop::error(span, message))?;
+        if let Some(bench) = &mut self.bench {
+            let ms = gpu
+                .time_kernel(name, &function, &plan, bench.config.warmup, bench.config.runs)
+                .map_err(|message| Stop::error(span, message))?;
+            bench.kernel_ms.push((name.clone(), ms));
+        }
+        // The kernel may have written any tensor it was given: the device copy is current.
+        for (value, _) in &values {
+            if let Value::Tensor(tensor) = value
+                && let Some(tensor) = self.tensors.get_mut(*tensor)
+            {
+                tensor.host = None;
+            }
+        }
+        Ok(Value::Unit)
+    }
+
+    /// The call's const arguments, with every other integer const parameter at its default.
+    fn const_arguments(&mut self, kernel: &Kernel, args: &[Argument]) -> Eval<Vec<(String, i64)>> {
+        for arg in args {
+            if let Some(arg_name) = &arg.name
+                && !kernel.generics.iter().any(|generic| generic.name.text == arg_name.text)
+            {
+                return Err(Stop::error(
+                    arg.span,
+                    format!("`{}` has no const parameter `{}`", kernel.name.text, arg_name.text),
+                ));
+            }
+        }
+        let mut consts = Vec::new();
+        for generic in &kernel.generics {
+            let given = args
+                .iter()
+                .find(|arg| arg.name.as_ref().is_some_and(|name| name.text == generic.name.text));
+            let value = match (given, &generic.default) {
+                (Some(arg), _) => Some(self.expr(&arg.value)?),
+                // A default sees the module's consts and the const parameters before it.
+                (None, Some(default)) => {
+                    let scope = consts
+                        .iter()
+                        .map(|(name, value): &(String, i64)| (name.clone(), Value::Int(*value)))
+                        .collect();
+                    let scopes = std::mem::replace(&mut self.scopes, vec![scope]);
+                    let value = self.expr(default).ok();
+                    self.scopes = scopes;
+                    value
+                }
+                (None, None) => None,
+            };
+            if let Some(Value::Int(value)) = value {
+                consts.push((generic.name.text.clone(), value));
+            }
+        }
+        Ok(consts)
+    }
+
+    /// `report bytes = ..., against memcpy;`: the bench's result.
+    pub(super) fn report(&mut self, parts: &[ReportPart], span: Span) -> Eval<()> {
+        if self.bench.is_none() {
+            return Err(Stop::error(span, "`report` belongs in a `bench` block"));
+        }
+        let mut metric = None;
+        let mut against = None;
+        for part in parts {
+            match part {
+                ReportPart::Metric { name, value } => {
+                    let amount = self.int(value)?;
+                    let amount = u64::try_from(amount)
+                        .ok()
+                        .filter(|amount| *amount > 0)
+                        .ok_or_else(|| Stop::error(value.span, format!("a reported amount is positive, not {amount}")))?;
+                    metric = Some(match name.text.as_str() {
+                        "bytes" => Metric::Bytes(amount),
+                        "flops" => Metric::Flops(amount),
+                        other => {
+                            return Err(Stop::error(name.span, format!("a bench reports `bytes` or `flops`, not `{other}`")));
+                        }
+                    });
+                }
+                ReportPart::Against(reference) => match &reference.kind {
+                    ExprKind::Path(path) if path.segments.len() == 1 => {
+                        against = Some((path.segments[0].text.clone(), reference.span));
+                    }
+                    _ => return Err(Stop::error(reference.span, "a bench is measured against `memcpy` or `cublas`")),
+                },
+            }
+        }
+        let Some(bench) = &self.bench else { return Ok(()) };
+        if bench.kernel_ms.is_empty() {
+            return Err(Stop::error(span, "`report` reports the kernels the bench ran, but it ran none before this"));
+        }
+        let kernel_ms = bench.kernel_ms.iter().map(|(_, ms)| ms).sum();
+        let config = bench.config;
+        let mut reference = None;
+        let mut note = None;
+        match (against, metric) {
+            (Some((name, _)), Some(Metric::Bytes(bytes))) if name == "memcpy" => {
+                let Ok(gpu) = &mut self.gpu else {
+                    return Err(Stop::Skip("no GPU for the memcpy reference".to_owned()));
+                };
+                // A copy reads and writes each byte: half the bytes, copied, move them all.
+                let half = usize::try_from(bytes / 2).map_err(|_| Stop::error(span, "the reported amount is too large"))?;
+                let source = fill(Element::U8, half.max(1), Distribution::Uniform, self.seed);
+                let ms = gpu
+                    .time_memcpy(half, &source, config.warmup, config.runs)
+                    .map_err(|message| Stop::error(span, message))?;
+                reference = Some(Reference {
+                    name: "memcpy".to_owned(),
+                    ms,
+                });
+            }
+            (Some((name, _)), Some(Metric::Flops(_))) if name == "cublas" => {
+                note = Some("no cuBLAS reference yet".to_owned());
+            }
+            (Some((name, reference_span)), _) => {
+                return Err(Stop::error(
+                    reference_span,
+                    format!("`{name}` is not a reference for this metric: `memcpy` goes with `bytes`, `cublas` with `flops`"),
+                ));
+            }
+            (None, _) => {}
+        }
+        if let Some(bench) = &mut self.bench {
+            bench.result = Some(BenchResult {
+                kernel_ms,
+                metric,
+                reference,
+                note,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// Gives `tensor` a current device copy.
+fn upload(gpu: &Gpu, tensor: &mut Tensor) -> Result<(), String> {
+    if tensor.device.is_some() {
+        return Ok(());
+    }
+    let Some(bytes) = &tensor.host else {
+        return Err("this tensor has no data on the host or the GPU".to_owned());
+    };
+    tensor.device = Some(gpu.upload(bytes)?);
+    Ok(())
+}

@@ -1,0 +1,363 @@
+//! The host interpreter: runs one `test` or `bench` body over the AST. The typechecker
+//! has validated it, but nothing here relies on that for safety: anything unexpected is
+//! an error naming the span, never a panic.
+//!
+//! Values are integers, floats, booleans, dtypes, tuples (shapes) and tensors; tensors
+//! live in an arena ([`Interpreter::tensors`]) so kernel calls can write them. Module
+//! `const` items are evaluated from the AST when first used. Statements are `let`,
+//! assignment, expression statements, `for`, `while`, `if`, blocks, `return`, `break`,
+//! `continue` and `report` (in benches).
+
+mod call;
+mod expr;
+
+use std::collections::HashMap;
+
+use kir::Element;
+use lang::Span;
+use lang::ast::{AssignOp, BinaryOp, Block, ExprKind, ItemKind, Module, PatternKind, Stmt, StmtKind};
+
+use crate::CompiledKernel;
+use crate::driver::Gpu;
+use crate::harness::{BenchConfig, BenchResult};
+use crate::tensor::Tensor;
+
+/// How many statements and loop iterations one block may execute.
+const STEP_LIMIT: u64 = 50_000_000;
+/// How deeply module consts may refer to each other.
+const CONST_DEPTH_LIMIT: usize = 64;
+
+/// A value of host code.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    /// `()`: what statements and `assert_close` give.
+    Unit,
+    /// An integer.
+    Int(i64),
+    /// A float.
+    Float(f64),
+    /// A boolean.
+    Bool(bool),
+    /// A dtype such as `bf16`.
+    Dtype(Element),
+    /// A tuple, such as a shape.
+    Tuple(Vec<Value>),
+    /// A tensor: its index in the arena.
+    Tensor(usize),
+}
+
+impl Value {
+    /// The kind of value, for messages.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Value::Unit => "()",
+            Value::Int(_) => "integer",
+            Value::Float(_) => "float",
+            Value::Bool(_) => "bool",
+            Value::Dtype(_) => "dtype",
+            Value::Tuple(_) => "tuple",
+            Value::Tensor(_) => "tensor",
+        }
+    }
+}
+
+/// Why a block stopped early.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Stop {
+    /// It failed: an `assert_close`, a CUDA error, or a host-code error.
+    Error {
+        /// What went wrong.
+        message: String,
+        /// Where.
+        span: Span,
+    },
+    /// It cannot run here (no GPU).
+    Skip(String),
+}
+
+impl Stop {
+    pub(crate) fn error(span: Span, message: impl Into<String>) -> Stop {
+        Stop::Error {
+            message: message.into(),
+            span,
+        }
+    }
+}
+
+type Eval<T> = Result<T, Stop>;
+
+/// What a statement did to control flow.
+enum Flow {
+    Normal,
+    Break,
+    Continue,
+    Return,
+}
+
+/// The state of one running block.
+pub struct Interpreter<'m> {
+    module: &'m Module,
+    kernels: &'m [CompiledKernel],
+    gpu: Result<&'m mut Gpu, String>,
+    /// Every tensor created so far.
+    pub tensors: Vec<Tensor>,
+    scopes: Vec<HashMap<String, Value>>,
+    consts: HashMap<String, Value>,
+    const_depth: usize,
+    seed: u64,
+    created: u64,
+    steps: u64,
+    bench: Option<BenchState>,
+}
+
+struct BenchState {
+    config: BenchConfig,
+    kernel_ms: Vec<(String, f64)>,
+    result: Option<BenchResult>,
+}
+
+impl<'m> Interpreter<'m> {
+    /// An interpreter for one block. `gpu` is the device, or why there is none (a kernel
+    /// call then skips the block). `seed` fixes the block's random data.
+    pub fn new(
+        module: &'m Module,
+        kernels: &'m [CompiledKernel],
+        gpu: Result<&'m mut Gpu, String>,
+        seed: u64,
+        bench: Option<BenchConfig>,
+    ) -> Self {
+        Interpreter {
+            module,
+            kernels,
+            gpu,
+            tensors: Vec::new(),
+            scopes: vec![HashMap::new()],
+            consts: HashMap::new(),
+            const_depth: 0,
+            seed,
+            created: 0,
+            steps: 0,
+            bench: bench.map(|config| BenchState {
+                config,
+                kernel_ms: Vec::new(),
+                result: None,
+            }),
+        }
+    }
+
+    /// Runs a block body; for a bench, returns what it measured.
+    pub fn run(&mut self, body: &Block) -> Eval<Option<BenchResult>> {
+        self.block(body)?;
+        Ok(self.bench.as_mut().map(|bench| {
+            bench.result.take().unwrap_or_else(|| BenchResult {
+                kernel_ms: bench.kernel_ms.iter().map(|(_, ms)| ms).sum(),
+                metric: None,
+                reference: None,
+                note: Some("no `report` statement".to_owned()),
+            })
+        }))
+    }
+
+    /// A variable's value, if bound.
+    pub fn variable(&self, name: &str) -> Option<&Value> {
+        self.scopes.iter().rev().find_map(|scope| scope.get(name))
+    }
+
+    fn step(&mut self, span: Span) -> Eval<()> {
+        self.steps += 1;
+        if self.steps > STEP_LIMIT {
+            return Err(Stop::error(span, format!("host code ran more than {STEP_LIMIT} steps")));
+        }
+        Ok(())
+    }
+
+    fn block(&mut self, block: &Block) -> Eval<Flow> {
+        self.scopes.push(HashMap::new());
+        let flow = self.statements(block);
+        self.scopes.pop();
+        flow
+    }
+
+    fn statements(&mut self, block: &Block) -> Eval<Flow> {
+        for statement in &block.statements {
+            match self.statement(statement)? {
+                Flow::Normal => {}
+                other => return Ok(other),
+            }
+        }
+        if let Some(tail) = &block.tail {
+            self.expr(tail)?;
+        }
+        Ok(Flow::Normal)
+    }
+
+    fn statement(&mut self, statement: &Stmt) -> Eval<Flow> {
+        self.step(statement.span)?;
+        match &statement.kind {
+            StmtKind::Let { pattern, value, .. } => {
+                let value = self.expr(value)?;
+                self.bind(&pattern.kind, value, pattern.span)?;
+            }
+            StmtKind::Assign { op, target, value } => self.assign(*op, target, value)?,
+            StmtKind::Expr(expr) => {
+                self.expr(expr)?;
+            }
+            StmtKind::Return(value) => {
+                if let Some(value) = value {
+                    self.expr(value)?;
+                }
+                return Ok(Flow::Return);
+            }
+            StmtKind::Break => return Ok(Flow::Break),
+            StmtKind::Continue => return Ok(Flow::Continue),
+            StmtKind::Empty => {}
+            StmtKind::Report(parts) => self.report(parts, statement.span)?,
+            StmtKind::For {
+                variable,
+                start,
+                end,
+                body,
+                ..
+            } => {
+                let start = self.int(start)?;
+                let end = self.int(end)?;
+                for index in start..end {
+                    self.step(body.span)?;
+                    self.scopes.push(HashMap::from([(variable.text.clone(), Value::Int(index))]));
+                    let flow = self.block(body);
+                    self.scopes.pop();
+                    match flow? {
+                        Flow::Normal | Flow::Continue => {}
+                        Flow::Break => break,
+                        Flow::Return => return Ok(Flow::Return),
+                    }
+                }
+            }
+            StmtKind::While { condition, body } => loop {
+                self.step(body.span)?;
+                if !self.condition(condition)? {
+                    break;
+                }
+                match self.block(body)? {
+                    Flow::Normal | Flow::Continue => {}
+                    Flow::Break => break,
+                    Flow::Return => return Ok(Flow::Return),
+                }
+            },
+            StmtKind::If { branches, otherwise } => {
+                for branch in branches {
+                    if self.condition(&branch.condition)? {
+                        return self.block(&branch.body);
+                    }
+                }
+                if let Some(otherwise) = otherwise {
+                    return self.block(otherwise);
+                }
+            }
+            StmtKind::Block(block) => return self.block(block),
+            StmtKind::Error => return Err(Stop::error(statement.span, "this statement did not parse")),
+        }
+        Ok(Flow::Normal)
+    }
+
+    fn bind(&mut self, pattern: &PatternKind, value: Value, span: Span) -> Eval<()> {
+        match (pattern, value) {
+            (PatternKind::Name(name), value) => {
+                if let Some(scope) = self.scopes.last_mut() {
+                    scope.insert(name.text.clone(), value);
+                }
+                Ok(())
+            }
+            (PatternKind::Wildcard, _) => Ok(()),
+            (PatternKind::Tuple(patterns), Value::Tuple(values)) if patterns.len() == values.len() => {
+                for (pattern, value) in patterns.iter().zip(values) {
+                    self.bind(&pattern.kind, value, pattern.span)?;
+                }
+                Ok(())
+            }
+            (PatternKind::Tuple(patterns), value) => Err(Stop::error(
+                span,
+                format!("a pattern of {} names cannot take a {}", patterns.len(), value.kind()),
+            )),
+        }
+    }
+
+    fn assign(&mut self, op: AssignOp, target: &lang::ast::Expr, value: &lang::ast::Expr) -> Eval<()> {
+        let ExprKind::Path(path) = &target.kind else {
+            return Err(Stop::error(target.span, "host code assigns to variables only"));
+        };
+        let [name] = path.segments.as_slice() else {
+            return Err(Stop::error(target.span, "host code assigns to variables only"));
+        };
+        let mut new = self.expr(value)?;
+        let binary = match op {
+            AssignOp::Assign => None,
+            AssignOp::Add => Some(BinaryOp::Add),
+            AssignOp::Subtract => Some(BinaryOp::Subtract),
+            AssignOp::Multiply => Some(BinaryOp::Multiply),
+            AssignOp::Divide => Some(BinaryOp::Divide),
+            AssignOp::Remainder => Some(BinaryOp::Remainder),
+        };
+        if let Some(binary) = binary {
+            let Some(old) = self.variable(&name.text).cloned() else {
+                return Err(Stop::error(target.span, format!("`{}` is not a variable", name.text)));
+            };
+            new = self.binary(binary, old, new, target.span.cover(value.span))?;
+        }
+        match self.scopes.iter_mut().rev().find_map(|scope| scope.get_mut(&name.text)) {
+            Some(slot) => {
+                *slot = new;
+                Ok(())
+            }
+            None => Err(Stop::error(target.span, format!("`{}` is not a variable", name.text))),
+        }
+    }
+
+    fn condition(&mut self, expr: &lang::ast::Expr) -> Eval<bool> {
+        match self.expr(expr)? {
+            Value::Bool(value) => Ok(value),
+            other => Err(Stop::error(expr.span, format!("a condition is a bool, not a {}", other.kind()))),
+        }
+    }
+
+    fn int(&mut self, expr: &lang::ast::Expr) -> Eval<i64> {
+        match self.expr(expr)? {
+            Value::Int(value) => Ok(value),
+            other => Err(Stop::error(expr.span, format!("expected an integer, found a {}", other.kind()))),
+        }
+    }
+
+    /// The value of module const `name`, evaluated from its item the first time.
+    fn module_const(&mut self, name: &str, span: Span) -> Eval<Option<Value>> {
+        if let Some(value) = self.consts.get(name) {
+            return Ok(Some(value.clone()));
+        }
+        let module = self.module;
+        let item = module.items.iter().find_map(|item| match &item.kind {
+            ItemKind::Const(constant) => match &constant.pattern.kind {
+                PatternKind::Name(bound) if bound.text == name => Some(constant),
+                _ => None,
+            },
+            _ => None,
+        });
+        let Some(constant) = item else { return Ok(None) };
+        if self.const_depth >= CONST_DEPTH_LIMIT {
+            return Err(Stop::error(span, format!("const `{name}` refers to itself, or nests too deeply")));
+        }
+        // A const sees other consts only, never the block's variables.
+        let scopes = std::mem::replace(&mut self.scopes, vec![HashMap::new()]);
+        self.const_depth += 1;
+        let value = self.expr(&constant.value);
+        self.const_depth -= 1;
+        self.scopes = scopes;
+        let value = value.map_err(|stop| match stop {
+            Stop::Error { message, .. } => Stop::error(span, format!("const `{name}` cannot be used in host code: {message}")),
+            skip => skip,
+        })?;
+        self.consts.insert(name.to_owned(), value.clone());
+        Ok(Some(value))
+    }
+}
+
+#[cfg(test)]
+mod tests;

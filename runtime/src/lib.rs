@@ -1,0 +1,63 @@
+//! The runtime: loads compiled kernels onto the GPU, launches them, and runs a module's
+//! `test` and `bench` blocks.
+//!
+//! The compiler hands over one [`CompiledKernel`] per kernel instantiation: its
+//! [`kir::Signature`] (parameters in ABI order, launch expressions, assumptions) and
+//! its [`Image`], a cubin or PTX for the driver to JIT-compile. [`run_blocks`] then
+//! interprets each selected block of the AST on the host:
+//!
+//! - tensors are created on the host (`randn`, `rand`, `zeros`, `ones`, `arange`,
+//!   `full`, and `empty`, poisoned with all-ones bytes: NaN in every float type), with
+//!   random data seeded by the block's name, so every run draws the same numbers;
+//! - a kernel call picks the instantiation whose const arguments match, checks every
+//!   argument against the signature (integer ranges, dtypes, shapes, the assumptions
+//!   the code relies on) before anything reaches the GPU ([`marshal`]), uploads
+//!   tensors on first use, launches and synchronizes; device data comes back only when
+//!   the host reads it;
+//! - reference operations (elementwise arithmetic, `transpose`, `matmul`, `sum`,
+//!   `softmax`) run on the CPU in `f64`, rounded once to the dtype;
+//! - `assert_close` reports the number of bad elements and the worst one, with its
+//!   coordinate and both values;
+//! - in a bench, each kernel call is timed with CUDA events (warm-up, then the median
+//!   of N runs) and `report bytes = .., against memcpy` measures a device-to-device
+//!   copy of the same traffic in the same run.
+//!
+//! **Invariants.** The crate builds, and everything but the GPU itself works, on a
+//! machine without CUDA: cudarc loads `libcuda.so` at run time. Nothing panics on user
+//! input: host-code mistakes, failed checks and CUDA errors are messages naming the
+//! kernel or the span; a panic from below is caught at the block boundary and reported
+//! as an internal error. `unsafe` lives only in `driver.rs`, in three small functions.
+
+mod compare;
+mod driver;
+mod element;
+mod harness;
+mod interp;
+pub mod marshal;
+mod ops;
+mod random;
+mod tensor;
+
+pub use compare::Tolerance;
+pub use driver::{DeviceInfo, gpu_status};
+pub use harness::{
+    BenchConfig, BenchResult, BlockKind, Event, Metric, Outcome, Reference, Selection, Summary, run_blocks,
+};
+
+/// A compiled kernel instantiation, as the runtime loads it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CompiledKernel {
+    /// How the host calls it.
+    pub signature: kir::Signature,
+    /// The code.
+    pub image: Image,
+}
+
+/// Compiled code for the driver.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Image {
+    /// A cubin (ELF) from ptxas, for the GPU's architecture.
+    Cubin(Vec<u8>),
+    /// PTX text, JIT-compiled by the driver when loaded.
+    Ptx(String),
+}

@@ -1,0 +1,274 @@
+//! From a kernel call in host code to what the driver launches, without touching the
+//! GPU: the instantiation chosen by its const arguments, every argument checked against
+//! the [`Signature`] (integer ranges, tensor dtypes and shapes, the kernel's
+//! assumptions) and converted to its ABI value, and the launch configuration
+//! evaluated. Every error names the kernel.
+
+use kir::{Element, HostExpr, IntParam, ParamKind, Signature};
+
+use crate::CompiledKernel;
+use crate::tensor::shape_text;
+
+/// One argument of a kernel call, as the host holds it.
+#[derive(Clone, Copy, Debug)]
+pub enum CallArg<'a> {
+    /// An integer.
+    Int(i64),
+    /// A tensor: its dtype, row-major shape, and device address.
+    Tensor {
+        /// The element type.
+        dtype: Element,
+        /// The extents.
+        shape: &'a [usize],
+        /// The address of its first element on the device.
+        address: u64,
+    },
+}
+
+/// A kernel argument as passed to the driver: the value with the parameter's width.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArgValue {
+    /// `i32`.
+    I32(i32),
+    /// `i64`.
+    I64(i64),
+    /// `u32`.
+    U32(u32),
+    /// `u64`.
+    U64(u64),
+    /// A tensor's global address.
+    Address(u64),
+}
+
+impl ArgValue {
+    /// The little-endian bytes the kernel reads.
+    pub fn bytes(self) -> Vec<u8> {
+        match self {
+            ArgValue::I32(value) => value.to_le_bytes().to_vec(),
+            ArgValue::I64(value) => value.to_le_bytes().to_vec(),
+            ArgValue::U32(value) => value.to_le_bytes().to_vec(),
+            ArgValue::U64(value) | ArgValue::Address(value) => value.to_le_bytes().to_vec(),
+        }
+    }
+}
+
+/// The kernel's parameter space as the driver fills it: each argument at the next
+/// offset aligned to its own size (every parameter type here is naturally aligned).
+pub fn param_buffer(args: &[ArgValue]) -> Vec<u8> {
+    let mut buffer = Vec::new();
+    for arg in args {
+        let bytes = arg.bytes();
+        while buffer.len() % bytes.len() != 0 {
+            buffer.push(0);
+        }
+        buffer.extend_from_slice(&bytes);
+    }
+    buffer
+}
+
+/// Everything a launch needs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LaunchPlan {
+    /// The arguments in ABI order.
+    pub args: Vec<ArgValue>,
+    /// Blocks per grid, x y z.
+    pub grid: [u32; 3],
+    /// Threads per block, x y z.
+    pub block: [u32; 3],
+    /// Bytes of dynamic shared memory.
+    pub shared_bytes: u32,
+}
+
+/// Shared memory a block may use without opting in to more.
+pub const DEFAULT_SHARED_LIMIT: u32 = 48 * 1024;
+
+/// Picks the compiled instantiation of kernel `name` whose const arguments agree with
+/// `consts` (the call's named const arguments with the other const parameters at their
+/// defaults; a parameter missing there is not compared). Returns its index in `kernels`.
+pub fn select(kernels: &[CompiledKernel], name: &str, consts: &[(String, i64)]) -> Result<usize, String> {
+    let candidates: Vec<usize> = (0..kernels.len())
+        .filter(|index| kernels[*index].signature.name == name)
+        .collect();
+    if candidates.is_empty() {
+        return Err(format!("kernel `{name}` was not compiled"));
+    }
+    let agrees = |kernel: &CompiledKernel| {
+        kernel.signature.const_args.iter().all(|(param, value)| {
+            consts
+                .iter()
+                .find(|(wanted, _)| wanted == param)
+                .is_none_or(|(_, wanted)| wanted == value)
+        })
+    };
+    if let Some(index) = candidates.iter().copied().find(|index| agrees(&kernels[*index])) {
+        return Ok(index);
+    }
+    let compiled: Vec<String> = candidates
+        .iter()
+        .map(|index| const_text(&kernels[*index].signature.const_args))
+        .collect();
+    Err(format!(
+        "kernel `{name}` was not compiled with {}; compiled: {}",
+        const_text(consts),
+        compiled.join("; ")
+    ))
+}
+
+fn const_text(consts: &[(String, i64)]) -> String {
+    if consts.is_empty() {
+        return "no const arguments".to_owned();
+    }
+    let parts: Vec<String> = consts.iter().map(|(name, value)| format!("{name} = {value}")).collect();
+    parts.join(", ")
+}
+
+/// Checks a call's arguments against `signature` and works out the launch.
+pub fn plan(signature: &Signature, args: &[CallArg<'_>]) -> Result<LaunchPlan, String> {
+    let kernel = &signature.name;
+    if args.len() != signature.params.len() {
+        return Err(format!(
+            "`{kernel}` takes {} arguments, but {} were given",
+            signature.params.len(),
+            args.len()
+        ));
+    }
+    // The integer arguments by parameter index, for the signature's expressions.
+    let ints: Vec<i64> = args
+        .iter()
+        .map(|arg| match arg {
+            CallArg::Int(value) => *value,
+            CallArg::Tensor { .. } => 0,
+        })
+        .collect();
+    let evaluate = |expr: &HostExpr, what: &str| {
+        expr.evaluate(&ints)
+            .ok_or_else(|| format!("`{kernel}`: {what} `{expr}` cannot be evaluated with these arguments (division by zero or overflow)"))
+    };
+    let mut values = Vec::with_capacity(args.len());
+    for (param, arg) in signature.params.iter().zip(args) {
+        let name = &param.name;
+        match (&param.kind, arg) {
+            (ParamKind::Int(width), CallArg::Int(value)) => {
+                let out_of_range = || format!("`{kernel}`: {value} does not fit `{name}: {}`", int_name(*width));
+                values.push(match width {
+                    IntParam::I32 => ArgValue::I32(i32::try_from(*value).map_err(|_| out_of_range())?),
+                    IntParam::I64 => ArgValue::I64(*value),
+                    IntParam::U32 => ArgValue::U32(u32::try_from(*value).map_err(|_| out_of_range())?),
+                    IntParam::U64 => ArgValue::U64(u64::try_from(*value).map_err(|_| out_of_range())?),
+                });
+            }
+            (ParamKind::Tensor { dtype, shape, strides }, CallArg::Tensor { dtype: given, shape: given_shape, address }) => {
+                if dtype != given {
+                    return Err(format!(
+                        "`{kernel}`: `{name}` holds {}, but this tensor holds {}",
+                        dtype.name(),
+                        given.name()
+                    ));
+                }
+                let extents = shape
+                    .iter()
+                    .map(|extent| evaluate(extent, &format!("the extent of `{name}`")))
+                    .collect::<Result<Vec<i64>, String>>()?;
+                if !shape_fits(&extents, given_shape) {
+                    return Err(format!(
+                        "`{kernel}`: `{name}` needs a tensor of shape {} with these arguments, but this one has shape {}",
+                        i64_shape_text(&extents),
+                        shape_text(given_shape)
+                    ));
+                }
+                let strides = strides
+                    .iter()
+                    .map(|stride| evaluate(stride, &format!("a stride of `{name}`")))
+                    .collect::<Result<Vec<i64>, String>>()?;
+                let reach = extents
+                    .iter()
+                    .zip(&strides)
+                    .try_fold(1i64, |reach, (extent, stride)| {
+                        reach.checked_add((extent - 1).checked_mul((*stride).max(0))?)
+                    });
+                let count: usize = given_shape.iter().product();
+                if reach.is_none_or(|reach| reach > count as i64) {
+                    return Err(format!(
+                        "`{kernel}`: `{name}`'s layout reaches past the {count} elements of its tensor"
+                    ));
+                }
+                values.push(ArgValue::Address(*address));
+            }
+            (ParamKind::Int(_), CallArg::Tensor { .. }) => {
+                return Err(format!("`{kernel}`: `{name}` is an integer, but a tensor was given"));
+            }
+            (ParamKind::Tensor { .. }, CallArg::Int(_)) => {
+                return Err(format!("`{kernel}`: `{name}` is a tensor, but an integer was given"));
+            }
+        }
+    }
+    for assumption in &signature.assumptions {
+        let param = signature.params.get(assumption.param);
+        let value = ints.get(assumption.param).copied();
+        let (Some(param), Some(value)) = (param, value) else {
+            return Err(format!("`{kernel}`: an assumption names parameter {}, which does not exist", assumption.param));
+        };
+        if assumption.multiple != 0 && value % assumption.multiple != 0 {
+            return Err(format!(
+                "`{kernel}`: `{}` = {value} must be a multiple of {}: {}",
+                param.name, assumption.multiple, assumption.reason
+            ));
+        }
+    }
+    let dimensions = |exprs: &[HostExpr; 3], what: &str| -> Result<[u32; 3], String> {
+        let mut out = [1u32; 3];
+        for (slot, expr) in out.iter_mut().zip(exprs) {
+            let value = evaluate(expr, what)?;
+            *slot = u32::try_from(value).ok().filter(|value| *value > 0).ok_or_else(|| {
+                let all: Vec<String> = exprs
+                    .iter()
+                    .map(|expr| expr.evaluate(&ints).map_or("?".to_owned(), |value| value.to_string()))
+                    .collect();
+                format!(
+                    "`{kernel}`: the {what} would be ({}) with these arguments; each extent must be at least 1",
+                    all.join(", ")
+                )
+            })?;
+        }
+        Ok(out)
+    };
+    Ok(LaunchPlan {
+        args: values,
+        grid: dimensions(&signature.launch.grid, "grid")?,
+        block: dimensions(&signature.launch.block, "block")?,
+        shared_bytes: signature.launch.shared_bytes,
+    })
+}
+
+/// Whether a row-major host shape fits the kernel's flattened extents: equal, or each
+/// host extent the product of a run of consecutive kernel extents.
+fn shape_fits(extents: &[i64], shape: &[usize]) -> bool {
+    let mut kernel = extents.iter();
+    for extent in shape {
+        let mut product: i64 = 1;
+        while product < *extent as i64 {
+            let Some(next) = kernel.next() else { return false };
+            let Some(grown) = product.checked_mul(*next) else { return false };
+            product = grown;
+        }
+        if product != *extent as i64 {
+            return false;
+        }
+    }
+    // Extents of 1 may remain; anything else is a mode the tensor does not have.
+    kernel.all(|extent| *extent == 1)
+}
+
+fn i64_shape_text(shape: &[i64]) -> String {
+    let extents: Vec<String> = shape.iter().map(ToString::to_string).collect();
+    format!("({})", extents.join(", "))
+}
+
+fn int_name(width: IntParam) -> &'static str {
+    match width {
+        IntParam::I32 => "i32",
+        IntParam::I64 => "i64",
+        IntParam::U32 => "u32",
+        IntParam::U64 => "u64",
+    }
+}
