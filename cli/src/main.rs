@@ -8,6 +8,7 @@ mod build;
 mod check;
 mod doctor;
 mod layout_cmd;
+mod run;
 
 use std::process::ExitCode;
 
@@ -29,6 +30,12 @@ struct Cli {
 enum Command {
     /// Compile a `.cuk` file to a cubin (and PTX), or stop at PTX or KIR.
     Build(build::BuildArgs),
+    /// Build files and run their `test` blocks on the GPU: one line each, then a count.
+    Test(run::RunArgs),
+    /// Build files and run their `bench` blocks, each against its reference.
+    Bench(run::RunArgs),
+    /// Build files and run their tests, then their benches.
+    Run(run::RunArgs),
     /// Parse and check `.cuk` files, printing every diagnostic.
     Check(check::CheckArgs),
     /// Inspect layouts: print or draw one, or answer JSON-lines queries.
@@ -42,6 +49,9 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Build(args) => build::run(&args),
+        Command::Test(args) => run::run(&args, run::Mode::Tests),
+        Command::Bench(args) => run::run(&args, run::Mode::Benches),
+        Command::Run(args) => run::run(&args, run::Mode::All),
         Command::Check(args) => check::run(&args),
         Command::Layout(args) => layout_cmd::run(args),
         Command::Doctor(args) => doctor::run(&args),
