@@ -49,27 +49,46 @@ pub fn assert_close(actual: &Dense, expected: &Dense, tolerance: Tolerance) -> R
             continue;
         }
         bad += 1;
-        let excess = if difference.is_nan() { f64::INFINITY } else { difference - allowed };
+        let excess = if difference.is_nan() {
+            f64::INFINITY
+        } else {
+            difference - allowed
+        };
         if worst.is_none_or(|(_, most)| excess > most) {
             worst = Some((index, excess));
         }
     }
-    let Some((index, _)) = worst else { return Ok(()) };
+    let Some((index, _)) = worst else {
+        return Ok(());
+    };
     let (a, e) = (actual.values[index], expected.values[index]);
     let mut report = format!(
         "assert_close: {bad} of {} elements differ (rtol = {}, atol = {}); worst at {}: actual {a}, expected {e}",
         actual.values.len(),
-        tolerance.rtol,
-        tolerance.atol,
+        number_text(tolerance.rtol),
+        number_text(tolerance.atol),
         coordinate_text(&actual.shape, index),
     );
     if a.is_nan() && !e.is_nan() {
         report.push_str(" (NaN is what `empty` fills tensors with: was this element written?)");
     } else if !(a - e).is_nan() {
         let allowed = tolerance.atol + tolerance.rtol * e.abs();
-        report.push_str(&format!(" (|difference| {} > {allowed})", (a - e).abs()));
+        report.push_str(&format!(
+            " (|difference| {} > {})",
+            number_text((a - e).abs()),
+            number_text(allowed)
+        ));
     }
     Err(report)
+}
+
+/// A number as written in source: plain in a readable range, else in `1e-6` form.
+fn number_text(value: f64) -> String {
+    if value == 0.0 || (1e-4..1e6).contains(&value.abs()) {
+        format!("{value}")
+    } else {
+        format!("{value:e}")
+    }
 }
 
 #[cfg(test)]
@@ -84,7 +103,10 @@ mod tests {
         }
     }
 
-    const EXACT: Tolerance = Tolerance { rtol: 0.0, atol: 0.0 };
+    const EXACT: Tolerance = Tolerance {
+        rtol: 0.0,
+        atol: 0.0,
+    };
 
     #[test]
     fn equal_tensors_pass() {
@@ -96,11 +118,20 @@ mod tests {
     fn tolerances_are_relative_to_the_expected_value_plus_absolute() {
         let expected = matrix(&[100.0, 1.0]);
         let actual = matrix(&[100.5, 1.1]);
-        let loose = Tolerance { rtol: 0.01, atol: 0.1 };
+        let loose = Tolerance {
+            rtol: 0.01,
+            atol: 0.1,
+        };
         assert_eq!(assert_close(&actual, &expected, loose), Ok(()));
-        let tight = Tolerance { rtol: 0.001, atol: 0.1 };
+        let tight = Tolerance {
+            rtol: 0.001,
+            atol: 0.1,
+        };
         let report = assert_close(&actual, &expected, tight).unwrap_err();
-        assert!(report.starts_with("assert_close: 1 of 2 elements differ"), "{report}");
+        assert!(
+            report.starts_with("assert_close: 1 of 2 elements differ"),
+            "{report}"
+        );
     }
 
     #[test]
@@ -119,10 +150,19 @@ mod tests {
     fn nan_always_fails_and_is_the_worst() {
         let expected = matrix(&[1.0, 2.0, 3.0, 4.0]);
         let actual = matrix(&[100.0, 2.0, 3.0, f64::NAN]);
-        let loose = Tolerance { rtol: 1e9, atol: 1e9 };
+        let loose = Tolerance {
+            rtol: 1e9,
+            atol: 1e9,
+        };
         let report = assert_close(&actual, &expected, loose).unwrap_err();
-        assert!(report.contains("1 of 4 elements differ"), "{report}");
-        assert!(report.contains("worst at (1, 1): actual NaN, expected 4"), "{report}");
+        assert!(
+            report.contains("1 of 4 elements differ (rtol = 1e9, atol = 1e9)"),
+            "{report}"
+        );
+        assert!(
+            report.contains("worst at (1, 1): actual NaN, expected 4"),
+            "{report}"
+        );
         assert!(report.contains("was this element written?"), "{report}");
         let both = matrix(&[f64::NAN, 0.0]);
         assert!(assert_close(&both, &both.clone(), loose).is_err());
@@ -132,6 +172,10 @@ mod tests {
     fn shapes_must_match() {
         let a = matrix(&[1.0, 2.0]);
         let b = matrix(&[1.0, 2.0, 3.0, 4.0]);
-        assert!(assert_close(&a, &b, EXACT).unwrap_err().contains("(2, 1) and (2, 2)"));
+        assert!(
+            assert_close(&a, &b, EXACT)
+                .unwrap_err()
+                .contains("(2, 1) and (2, 2)")
+        );
     }
 }

@@ -13,7 +13,8 @@ use std::sync::Arc;
 
 use cudarc::driver::sys::{CUdevice_attribute, CUevent_flags, CUfunction_attribute};
 use cudarc::driver::{
-    CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtr, DriverError, LaunchConfig, PushKernelArg,
+    CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtr, DriverError, LaunchConfig,
+    PushKernelArg,
 };
 use cudarc::nvrtc::Ptx;
 
@@ -74,11 +75,13 @@ impl Gpu {
         if !driver_library_present() {
             return Err("no CUDA driver: libcuda.so was not found (is this a machine with an NVIDIA GPU and its driver?)".to_owned());
         }
-        let count = CudaContext::device_count().map_err(|error| format!("the CUDA driver found no usable GPU: {}", describe(error)))?;
+        let count = CudaContext::device_count()
+            .map_err(|error| format!("the CUDA driver found no usable GPU: {}", describe(error)))?;
         if count < 1 {
             return Err("the CUDA driver is installed, but there is no GPU".to_owned());
         }
-        let context = CudaContext::new(0).map_err(|error| format!("cannot open GPU 0: {}", describe(error)))?;
+        let context = CudaContext::new(0)
+            .map_err(|error| format!("cannot open GPU 0: {}", describe(error)))?;
         let stream = context.default_stream();
         Ok(Gpu {
             context,
@@ -89,12 +92,17 @@ impl Gpu {
 
     /// The device's description.
     pub fn info(&self) -> Result<DeviceInfo, String> {
-        let failed = |what: &str, error: DriverError| format!("cannot read the GPU's {what}: {}", describe(error));
+        let failed = |what: &str, error: DriverError| {
+            format!("cannot read the GPU's {what}: {}", describe(error))
+        };
         let version = driver_version().map_err(|error| failed("driver version", error))?;
         Ok(DeviceInfo {
             driver_version: (version / 1000, version % 1000 / 10),
             name: self.context.name().map_err(|error| failed("name", error))?,
-            total_memory: self.context.total_mem().map_err(|error| failed("memory size", error))?,
+            total_memory: self
+                .context
+                .total_mem()
+                .map_err(|error| failed("memory size", error))?,
             compute_capability: self
                 .context
                 .compute_capability()
@@ -108,17 +116,24 @@ impl Gpu {
 
     /// Copies bytes to a new device buffer.
     pub fn upload(&self, bytes: &[u8]) -> Result<Buffer, String> {
-        self.stream
-            .clone_htod(bytes)
-            .map(Buffer)
-            .map_err(|error| format!("cannot copy {} bytes to the GPU: {}", bytes.len(), describe(error)))
+        self.stream.clone_htod(bytes).map(Buffer).map_err(|error| {
+            format!(
+                "cannot copy {} bytes to the GPU: {}",
+                bytes.len(),
+                describe(error)
+            )
+        })
     }
 
     /// Copies a device buffer back.
     pub fn download(&self, buffer: &Buffer) -> Result<Vec<u8>, String> {
-        self.stream
-            .clone_dtoh(&buffer.0)
-            .map_err(|error| format!("cannot copy {} bytes from the GPU: {}", buffer.0.len(), describe(error)))
+        self.stream.clone_dtoh(&buffer.0).map_err(|error| {
+            format!(
+                "cannot copy {} bytes from the GPU: {}",
+                buffer.0.len(),
+                describe(error)
+            )
+        })
     }
 
     /// The device address of a buffer.
@@ -127,7 +142,12 @@ impl Gpu {
     }
 
     /// Loads kernel `index` of `kernels` (once) and prepares its shared memory.
-    pub fn load(&mut self, index: usize, kernel: &CompiledKernel, shared_bytes: u32) -> Result<CudaFunction, String> {
+    pub fn load(
+        &mut self,
+        index: usize,
+        kernel: &CompiledKernel,
+        shared_bytes: u32,
+    ) -> Result<CudaFunction, String> {
         let name = &kernel.signature.name;
         if let Some(function) = self.functions.get(&index) {
             return Ok(function.clone());
@@ -154,9 +174,12 @@ impl Gpu {
         if entry.contains('\0') {
             return Err(format!("the entry name of `{name}` contains a NUL byte"));
         }
-        let function = module
-            .load_function(entry)
-            .map_err(|error| format!("`{name}`: the module has no entry `{entry}`: {}", describe(error)))?;
+        let function = module.load_function(entry).map_err(|error| {
+            format!(
+                "`{name}`: the module has no entry `{entry}`: {}",
+                describe(error)
+            )
+        })?;
         if shared_bytes > DEFAULT_SHARED_LIMIT {
             let bytes = i32::try_from(shared_bytes).unwrap_or(i32::MAX);
             function
@@ -173,7 +196,12 @@ impl Gpu {
     }
 
     /// Launches and waits for the kernel.
-    pub fn run(&self, name: &str, function: &CudaFunction, plan: &LaunchPlan) -> Result<(), String> {
+    pub fn run(
+        &self,
+        name: &str,
+        function: &CudaFunction,
+        plan: &LaunchPlan,
+    ) -> Result<(), String> {
         launch(&self.stream, function, plan).map_err(|error| launch_failed(name, plan, error))?;
         self.synchronize(name)
     }
@@ -189,33 +217,70 @@ impl Gpu {
     }
 
     /// The median time in milliseconds of `runs` launches after `warmup` untimed ones.
-    pub fn time_kernel(&self, name: &str, function: &CudaFunction, plan: &LaunchPlan, warmup: u32, runs: u32) -> Result<f64, String> {
-        let median = self.time(warmup, runs, || launch(&self.stream, function, plan).map_err(|error| launch_failed(name, plan, error)));
+    pub fn time_kernel(
+        &self,
+        name: &str,
+        function: &CudaFunction,
+        plan: &LaunchPlan,
+        warmup: u32,
+        runs: u32,
+    ) -> Result<f64, String> {
+        let median = self.time(warmup, runs, || {
+            launch(&self.stream, function, plan).map_err(|error| launch_failed(name, plan, error))
+        });
         self.synchronize(name)?;
         median
     }
 
     /// The median time in milliseconds of a device-to-device copy of `bytes` bytes,
     /// measured like [`Gpu::time_kernel`].
-    pub fn time_memcpy(&self, bytes: usize, source: &[u8], warmup: u32, runs: u32) -> Result<f64, String> {
+    pub fn time_memcpy(
+        &self,
+        bytes: usize,
+        source: &[u8],
+        warmup: u32,
+        runs: u32,
+    ) -> Result<f64, String> {
         let bytes = bytes.max(1);
-        let failed = |error: DriverError| format!("the reference memcpy of {bytes} bytes failed: {}", describe(error));
-        let from = self.stream.clone_htod(&source[..bytes.min(source.len())]).map_err(failed)?;
+        let failed = |error: DriverError| {
+            format!(
+                "the reference memcpy of {bytes} bytes failed: {}",
+                describe(error)
+            )
+        };
+        let from = self
+            .stream
+            .clone_htod(&source[..bytes.min(source.len())])
+            .map_err(failed)?;
         let mut to = self.stream.alloc_zeros::<u8>(from.len()).map_err(failed)?;
-        let median = self.time(warmup, runs, || self.stream.memcpy_dtod(&from, &mut to).map_err(failed));
+        let median = self.time(warmup, runs, || {
+            self.stream.memcpy_dtod(&from, &mut to).map_err(failed)
+        });
         self.stream.synchronize().map_err(failed)?;
         median
     }
 
-    fn time(&self, warmup: u32, runs: u32, mut body: impl FnMut() -> Result<(), String>) -> Result<f64, String> {
+    fn time(
+        &self,
+        warmup: u32,
+        runs: u32,
+        mut body: impl FnMut() -> Result<(), String>,
+    ) -> Result<f64, String> {
         for _ in 0..warmup {
             body()?;
         }
-        let failed = |error: DriverError| format!("timing with CUDA events failed: {}", describe(error));
+        let failed =
+            |error: DriverError| format!("timing with CUDA events failed: {}", describe(error));
         let mut events = Vec::with_capacity(runs as usize);
         for _ in 0..runs.max(1) {
-            let start = self.context.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).map_err(failed)?;
-            let end = self.context.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).map_err(failed)?;
+            let start = self
+                .context
+                .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+                .map_err(failed)?;
+            let end = self
+                .context
+                .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+                .map_err(failed)?;
             start.record(&self.stream).map_err(failed)?;
             body()?;
             end.record(&self.stream).map_err(failed)?;
@@ -242,9 +307,10 @@ fn launch_failed(name: &str, plan: &LaunchPlan, error: DriverError) -> String {
 
 /// `CUDA_ERROR_NAME (the driver's sentence)`.
 pub fn describe(error: DriverError) -> String {
-    let name = error
-        .error_name()
-        .map_or_else(|_| format!("{:?}", error.0), |name| name.to_string_lossy().into_owned());
+    let name = error.error_name().map_or_else(
+        |_| format!("{:?}", error.0),
+        |name| name.to_string_lossy().into_owned(),
+    );
     match error.error_string() {
         Ok(text) => format!("{name} ({})", text.to_string_lossy()),
         Err(_) => name,
@@ -267,7 +333,11 @@ fn driver_version() -> Result<i32, DriverError> {
 }
 
 #[allow(unsafe_code)]
-fn launch(stream: &CudaStream, function: &CudaFunction, plan: &LaunchPlan) -> Result<(), DriverError> {
+fn launch(
+    stream: &CudaStream,
+    function: &CudaFunction,
+    plan: &LaunchPlan,
+) -> Result<(), DriverError> {
     let mut builder = stream.launch_builder(function);
     for arg in &plan.args {
         match arg {

@@ -11,7 +11,9 @@ pub const POISON_BYTE: u8 = 0xFF;
 /// Writes `value` rounded to `element` into `out` (exactly `element.bytes()` long).
 pub fn encode(element: Element, value: f64, out: &mut [u8]) {
     match element {
-        Element::F16 => out.copy_from_slice(&half::f16::from_f32(f64_to_f32_odd(value)).to_le_bytes()),
+        Element::F16 => {
+            out.copy_from_slice(&half::f16::from_f32(f64_to_f32_odd(value)).to_le_bytes())
+        }
         Element::BF16 => out.copy_from_slice(&f32_to_bf16(f64_to_f32_odd(value)).to_le_bytes()),
         Element::F32 => out.copy_from_slice(&(value as f32).to_le_bytes()),
         Element::F64 => out.copy_from_slice(&value.to_le_bytes()),
@@ -35,7 +37,9 @@ pub fn decode(element: Element, bytes: &[u8]) -> f64 {
     }
     match element {
         Element::F16 => half::f16::from_le_bytes(array(bytes)).to_f64(),
-        Element::BF16 => f64::from(f32::from_bits(u32::from(u16::from_le_bytes(array(bytes))) << 16)),
+        Element::BF16 => f64::from(f32::from_bits(
+            u32::from(u16::from_le_bytes(array(bytes))) << 16,
+        )),
         Element::F32 => f64::from(f32::from_le_bytes(array(bytes))),
         Element::F64 => f64::from_le_bytes(array(bytes)),
         Element::I8 => f64::from(i8::from_le_bytes(array(bytes))),
@@ -57,7 +61,10 @@ pub fn round_to(element: Element, value: f64) -> f64 {
 
 /// Whether the element type is a floating-point one.
 pub fn is_float(element: Element) -> bool {
-    matches!(element, Element::F16 | Element::BF16 | Element::F32 | Element::F64)
+    matches!(
+        element,
+        Element::F16 | Element::BF16 | Element::F32 | Element::F64
+    )
 }
 
 /// The element type a `.cuk` dtype name denotes.
@@ -112,17 +119,29 @@ mod tests {
         // 1 + 2^-8 lies halfway between 1 and 1 + 2^-7: ties go to the even mantissa, 1.
         assert_eq!(round_to(Element::BF16, 1.0 + 2f64.powi(-8)), 1.0);
         // 1 + 3 * 2^-8 lies halfway between 1 + 2^-7 and 1 + 2^-6: even is 1 + 2^-6.
-        assert_eq!(round_to(Element::BF16, 1.0 + 3.0 * 2f64.powi(-8)), 1.0 + 2f64.powi(-6));
+        assert_eq!(
+            round_to(Element::BF16, 1.0 + 3.0 * 2f64.powi(-8)),
+            1.0 + 2f64.powi(-6)
+        );
         // Just above the tie (by less than f32 can hold) rounds up: no double rounding.
-        assert_eq!(round_to(Element::BF16, 1.0 + 2f64.powi(-8) + 2f64.powi(-40)), 1.0 + 2f64.powi(-7));
-        assert_eq!(round_to(Element::BF16, -(1.0 + 2f64.powi(-8) + 2f64.powi(-40))), -(1.0 + 2f64.powi(-7)));
+        assert_eq!(
+            round_to(Element::BF16, 1.0 + 2f64.powi(-8) + 2f64.powi(-40)),
+            1.0 + 2f64.powi(-7)
+        );
+        assert_eq!(
+            round_to(Element::BF16, -(1.0 + 2f64.powi(-8) + 2f64.powi(-40))),
+            -(1.0 + 2f64.powi(-7))
+        );
         assert_eq!(round_to(Element::BF16, 1e39), f64::INFINITY);
     }
 
     #[test]
     fn f16_rounds_to_nearest_even() {
         assert_eq!(round_to(Element::F16, 1.0 + 2f64.powi(-11)), 1.0);
-        assert_eq!(round_to(Element::F16, 1.0 + 2f64.powi(-11) + 2f64.powi(-40)), 1.0 + 2f64.powi(-10));
+        assert_eq!(
+            round_to(Element::F16, 1.0 + 2f64.powi(-11) + 2f64.powi(-40)),
+            1.0 + 2f64.powi(-10)
+        );
         assert_eq!(round_to(Element::F16, 65520.0), f64::INFINITY);
     }
 
@@ -145,7 +164,9 @@ mod tests {
 
     #[test]
     fn names_round_trip() {
-        for name in ["f16", "bf16", "f32", "f64", "i8", "u8", "i32", "u32", "i64", "u64"] {
+        for name in [
+            "f16", "bf16", "f32", "f64", "i8", "u8", "i32", "u32", "i64", "u64",
+        ] {
             assert_eq!(element_named(name).map(Element::name), Some(name));
         }
         assert_eq!(element_named("bool"), None);

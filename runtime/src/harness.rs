@@ -67,7 +67,11 @@ impl Selection {
             BlockKind::Test => self.tests,
             BlockKind::Bench => self.benches,
         };
-        kind_wanted && self.filter.as_ref().is_none_or(|filter| name.contains(filter.as_str()))
+        kind_wanted
+            && self
+                .filter
+                .as_ref()
+                .is_none_or(|filter| name.contains(filter.as_str()))
     }
 }
 
@@ -83,7 +87,10 @@ pub struct BenchConfig {
 
 impl Default for BenchConfig {
     fn default() -> Self {
-        BenchConfig { warmup: 5, runs: 20 }
+        BenchConfig {
+            warmup: 5,
+            runs: 20,
+        }
     }
 }
 
@@ -181,7 +188,9 @@ impl Metric {
 impl BenchResult {
     /// The kernel's time over the reference's: 1.0 means as fast.
     pub fn ratio(&self) -> Option<f64> {
-        self.reference.as_ref().map(|reference| reference.ms / self.kernel_ms)
+        self.reference
+            .as_ref()
+            .map(|reference| reference.ms / self.kernel_ms)
     }
 }
 
@@ -243,7 +252,8 @@ pub fn run_blocks(
     for wanted in [BlockKind::Test, BlockKind::Bench] {
         for item in &module.items {
             let block = match (&item.kind, wanted) {
-                (ItemKind::Test(block), BlockKind::Test) | (ItemKind::Bench(block), BlockKind::Bench) => block,
+                (ItemKind::Test(block), BlockKind::Test)
+                | (ItemKind::Bench(block), BlockKind::Bench) => block,
                 _ => continue,
             };
             if selection.wants(wanted, &block.name.text) {
@@ -268,7 +278,8 @@ pub fn run_blocks(
             Err(reason) if needs_gpu => Outcome::Skipped(reason),
             device => {
                 let bench = (kind == BlockKind::Bench).then_some(selection.bench);
-                let mut interpreter = Interpreter::new(module, kernels, device, seed_of(&block.name.text), bench);
+                let mut interpreter =
+                    Interpreter::new(module, kernels, device, seed_of(&block.name.text), bench);
                 match guarded(|| interpreter.run(&block.body)) {
                     Ok(Ok(Some(result))) => Outcome::Measured(result),
                     Ok(Ok(None)) => Outcome::Passed,
@@ -301,7 +312,11 @@ fn guarded<T>(body: impl FnOnce() -> T) -> Result<T, String> {
         let text = payload
             .downcast_ref::<String>()
             .cloned()
-            .or_else(|| payload.downcast_ref::<&str>().map(|text| (*text).to_owned()))
+            .or_else(|| {
+                payload
+                    .downcast_ref::<&str>()
+                    .map(|text| (*text).to_owned())
+            })
             .unwrap_or_else(|| "unknown panic".to_owned());
         format!("internal error in the runtime: {text}")
     })
@@ -339,7 +354,9 @@ fn visit_block(block: &Block, visit: &mut dyn FnMut(&Expr)) {
 
 fn visit_statement(statement: &Stmt, visit: &mut dyn FnMut(&Expr)) {
     match &statement.kind {
-        StmtKind::Let { value, .. } | StmtKind::Expr(value) | StmtKind::Return(Some(value)) => visit_expr(value, visit),
+        StmtKind::Let { value, .. } | StmtKind::Expr(value) | StmtKind::Return(Some(value)) => {
+            visit_expr(value, visit)
+        }
         StmtKind::Assign { target, value, .. } => {
             visit_expr(target, visit);
             visit_expr(value, visit);
@@ -347,11 +364,15 @@ fn visit_statement(statement: &Stmt, visit: &mut dyn FnMut(&Expr)) {
         StmtKind::Report(parts) => {
             for part in parts {
                 match part {
-                    ReportPart::Metric { value, .. } | ReportPart::Against(value) => visit_expr(value, visit),
+                    ReportPart::Metric { value, .. } | ReportPart::Against(value) => {
+                        visit_expr(value, visit)
+                    }
                 }
             }
         }
-        StmtKind::For { start, end, body, .. } => {
+        StmtKind::For {
+            start, end, body, ..
+        } => {
             visit_expr(start, visit);
             visit_expr(end, visit);
             visit_block(body, visit);
@@ -361,7 +382,10 @@ fn visit_statement(statement: &Stmt, visit: &mut dyn FnMut(&Expr)) {
             visit_expr(condition, visit);
             visit_block(body, visit);
         }
-        StmtKind::If { branches, otherwise } => {
+        StmtKind::If {
+            branches,
+            otherwise,
+        } => {
             for branch in branches {
                 visit_expr(&branch.condition, visit);
                 visit_block(&branch.body, visit);
@@ -370,7 +394,11 @@ fn visit_statement(statement: &Stmt, visit: &mut dyn FnMut(&Expr)) {
                 visit_block(otherwise, visit);
             }
         }
-        StmtKind::Return(None) | StmtKind::Break | StmtKind::Continue | StmtKind::Empty | StmtKind::Error => {}
+        StmtKind::Return(None)
+        | StmtKind::Break
+        | StmtKind::Continue
+        | StmtKind::Empty
+        | StmtKind::Error => {}
     }
 }
 

@@ -41,7 +41,8 @@ mod tensor;
 pub use compare::Tolerance;
 pub use driver::{DeviceInfo, gpu_status};
 pub use harness::{
-    BenchConfig, BenchResult, BlockKind, Event, Metric, Outcome, Reference, Selection, Summary, run_blocks,
+    BenchConfig, BenchResult, BlockKind, Event, Metric, Outcome, Reference, Selection, Summary,
+    run_blocks,
 };
 
 /// A compiled kernel instantiation, as the runtime loads it.

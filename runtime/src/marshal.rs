@@ -85,7 +85,11 @@ pub const DEFAULT_SHARED_LIMIT: u32 = 48 * 1024;
 /// Picks the compiled instantiation of kernel `name` whose const arguments agree with
 /// `consts` (the call's named const arguments with the other const parameters at their
 /// defaults; a parameter missing there is not compared). Returns its index in `kernels`.
-pub fn select(kernels: &[CompiledKernel], name: &str, consts: &[(String, i64)]) -> Result<usize, String> {
+pub fn select(
+    kernels: &[CompiledKernel],
+    name: &str,
+    consts: &[(String, i64)],
+) -> Result<usize, String> {
     let candidates: Vec<usize> = (0..kernels.len())
         .filter(|index| kernels[*index].signature.name == name)
         .collect();
@@ -100,7 +104,11 @@ pub fn select(kernels: &[CompiledKernel], name: &str, consts: &[(String, i64)]) 
                 .is_none_or(|(_, wanted)| wanted == value)
         })
     };
-    if let Some(index) = candidates.iter().copied().find(|index| agrees(&kernels[*index])) {
+    if let Some(index) = candidates
+        .iter()
+        .copied()
+        .find(|index| agrees(&kernels[*index]))
+    {
         return Ok(index);
     }
     let compiled: Vec<String> = candidates
@@ -118,7 +126,10 @@ fn const_text(consts: &[(String, i64)]) -> String {
     if consts.is_empty() {
         return "no const arguments".to_owned();
     }
-    let parts: Vec<String> = consts.iter().map(|(name, value)| format!("{name} = {value}")).collect();
+    let parts: Vec<String> = consts
+        .iter()
+        .map(|(name, value)| format!("{name} = {value}"))
+        .collect();
     parts.join(", ")
 }
 
@@ -149,15 +160,37 @@ pub fn plan(signature: &Signature, args: &[CallArg<'_>]) -> Result<LaunchPlan, S
         let name = &param.name;
         match (&param.kind, arg) {
             (ParamKind::Int(width), CallArg::Int(value)) => {
-                let out_of_range = || format!("`{kernel}`: {value} does not fit `{name}: {}`", int_name(*width));
+                let out_of_range = || {
+                    format!(
+                        "`{kernel}`: {value} does not fit `{name}: {}`",
+                        int_name(*width)
+                    )
+                };
                 values.push(match width {
-                    IntParam::I32 => ArgValue::I32(i32::try_from(*value).map_err(|_| out_of_range())?),
+                    IntParam::I32 => {
+                        ArgValue::I32(i32::try_from(*value).map_err(|_| out_of_range())?)
+                    }
                     IntParam::I64 => ArgValue::I64(*value),
-                    IntParam::U32 => ArgValue::U32(u32::try_from(*value).map_err(|_| out_of_range())?),
-                    IntParam::U64 => ArgValue::U64(u64::try_from(*value).map_err(|_| out_of_range())?),
+                    IntParam::U32 => {
+                        ArgValue::U32(u32::try_from(*value).map_err(|_| out_of_range())?)
+                    }
+                    IntParam::U64 => {
+                        ArgValue::U64(u64::try_from(*value).map_err(|_| out_of_range())?)
+                    }
                 });
             }
-            (ParamKind::Tensor { dtype, shape, strides }, CallArg::Tensor { dtype: given, shape: given_shape, address }) => {
+            (
+                ParamKind::Tensor {
+                    dtype,
+                    shape,
+                    strides,
+                },
+                CallArg::Tensor {
+                    dtype: given,
+                    shape: given_shape,
+                    address,
+                },
+            ) => {
                 if dtype != given {
                     return Err(format!(
                         "`{kernel}`: `{name}` holds {}, but this tensor holds {}",
@@ -180,12 +213,13 @@ pub fn plan(signature: &Signature, args: &[CallArg<'_>]) -> Result<LaunchPlan, S
                     .iter()
                     .map(|stride| evaluate(stride, &format!("a stride of `{name}`")))
                     .collect::<Result<Vec<i64>, String>>()?;
-                let reach = extents
-                    .iter()
-                    .zip(&strides)
-                    .try_fold(1i64, |reach, (extent, stride)| {
-                        reach.checked_add((extent - 1).checked_mul((*stride).max(0))?)
-                    });
+                let reach =
+                    extents
+                        .iter()
+                        .zip(&strides)
+                        .try_fold(1i64, |reach, (extent, stride)| {
+                            reach.checked_add((extent - 1).checked_mul((*stride).max(0))?)
+                        });
                 let count: usize = given_shape.iter().product();
                 if reach.is_none_or(|reach| reach > count as i64) {
                     return Err(format!(
@@ -195,10 +229,14 @@ pub fn plan(signature: &Signature, args: &[CallArg<'_>]) -> Result<LaunchPlan, S
                 values.push(ArgValue::Address(*address));
             }
             (ParamKind::Int(_), CallArg::Tensor { .. }) => {
-                return Err(format!("`{kernel}`: `{name}` is an integer, but a tensor was given"));
+                return Err(format!(
+                    "`{kernel}`: `{name}` is an integer, but a tensor was given"
+                ));
             }
             (ParamKind::Tensor { .. }, CallArg::Int(_)) => {
-                return Err(format!("`{kernel}`: `{name}` is a tensor, but an integer was given"));
+                return Err(format!(
+                    "`{kernel}`: `{name}` is a tensor, but an integer was given"
+                ));
             }
         }
     }
@@ -206,7 +244,10 @@ pub fn plan(signature: &Signature, args: &[CallArg<'_>]) -> Result<LaunchPlan, S
         let param = signature.params.get(assumption.param);
         let value = ints.get(assumption.param).copied();
         let (Some(param), Some(value)) = (param, value) else {
-            return Err(format!("`{kernel}`: an assumption names parameter {}, which does not exist", assumption.param));
+            return Err(format!(
+                "`{kernel}`: an assumption names parameter {}, which does not exist",
+                assumption.param
+            ));
         };
         if assumption.multiple != 0 && value % assumption.multiple != 0 {
             return Err(format!(
@@ -247,8 +288,12 @@ fn shape_fits(extents: &[i64], shape: &[usize]) -> bool {
     for extent in shape {
         let mut product: i64 = 1;
         while product < *extent as i64 {
-            let Some(next) = kernel.next() else { return false };
-            let Some(grown) = product.checked_mul(*next) else { return false };
+            let Some(next) = kernel.next() else {
+                return false;
+            };
+            let Some(grown) = product.checked_mul(*next) else {
+                return false;
+            };
             product = grown;
         }
         if product != *extent as i64 {

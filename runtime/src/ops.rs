@@ -49,7 +49,9 @@ pub fn elementwise(op: BinaryOp, left: Operand<'_>, right: Operand<'_>) -> Resul
             BinaryOp::Multiply => a * b,
             BinaryOp::Divide if float => a / b,
             BinaryOp::Divide if b == 0.0 => {
-                return Err(format!("integer division by zero in `/` at element {index}"));
+                return Err(format!(
+                    "integer division by zero in `/` at element {index}"
+                ));
             }
             BinaryOp::Divide => (a / b).trunc(),
             other => return Err(format!("`{}` does not apply to tensors", other.symbol())),
@@ -139,7 +141,9 @@ pub fn softmax(a: &Dense, dimension: usize) -> Result<Dense, String> {
     for o in 0..outer {
         for i in 0..inner {
             let index = |e: usize| (o * extent + e) * inner + i;
-            let max = (0..extent).map(|e| a.values[index(e)]).fold(f64::NEG_INFINITY, f64::max);
+            let max = (0..extent)
+                .map(|e| a.values[index(e)])
+                .fold(f64::NEG_INFINITY, f64::max);
             let total: f64 = (0..extent).map(|e| (a.values[index(e)] - max).exp()).sum();
             for e in 0..extent {
                 values[index(e)] = round_to(a.dtype, (a.values[index(e)] - max).exp() / total);
@@ -174,7 +178,10 @@ fn split(a: &Dense, dimension: usize) -> Result<(usize, usize, usize), String> {
     let outer = a.shape[..dimension].iter().product();
     let inner = a.shape[dimension + 1..].iter().product();
     if outer * extent * inner != a.values.len() {
-        return Err(format!("shape {} does not match its data", shape_text(&a.shape)));
+        return Err(format!(
+            "shape {} does not match its data",
+            shape_text(&a.shape)
+        ));
     }
     Ok((outer, *extent, inner))
 }
@@ -198,12 +205,19 @@ mod tests {
         let b = dense(Element::F32, &[2], &[0.5, 4.0]);
         let sum = elementwise(BinaryOp::Add, Operand::Tensor(&a), Operand::Tensor(&b)).unwrap();
         assert_eq!(sum.values, vec![1.5, 6.0]);
-        let scaled = elementwise(BinaryOp::Multiply, Operand::Scalar(3.0), Operand::Tensor(&a)).unwrap();
+        let scaled = elementwise(
+            BinaryOp::Multiply,
+            Operand::Scalar(3.0),
+            Operand::Tensor(&a),
+        )
+        .unwrap();
         assert_eq!(scaled.values, vec![3.0, 6.0]);
-        let halved = elementwise(BinaryOp::Divide, Operand::Tensor(&b), Operand::Scalar(2.0)).unwrap();
+        let halved =
+            elementwise(BinaryOp::Divide, Operand::Tensor(&b), Operand::Scalar(2.0)).unwrap();
         assert_eq!(halved.values, vec![0.25, 2.0]);
         let other = dense(Element::F32, &[3], &[0.0; 3]);
-        let error = elementwise(BinaryOp::Add, Operand::Tensor(&a), Operand::Tensor(&other)).unwrap_err();
+        let error =
+            elementwise(BinaryOp::Add, Operand::Tensor(&a), Operand::Tensor(&other)).unwrap_err();
         assert!(error.contains("(2) and (3)"), "{error}");
     }
 
@@ -213,9 +227,21 @@ mod tests {
         let tiny = elementwise(BinaryOp::Add, Operand::Tensor(&a), Operand::Scalar(1e-3)).unwrap();
         assert_eq!(tiny.values, vec![1.0]);
         let ints = dense(Element::I32, &[2], &[7.0, -7.0]);
-        let quotient = elementwise(BinaryOp::Divide, Operand::Tensor(&ints), Operand::Scalar(2.0)).unwrap();
+        let quotient = elementwise(
+            BinaryOp::Divide,
+            Operand::Tensor(&ints),
+            Operand::Scalar(2.0),
+        )
+        .unwrap();
         assert_eq!(quotient.values, vec![3.0, -3.0]);
-        assert!(elementwise(BinaryOp::Divide, Operand::Tensor(&ints), Operand::Scalar(0.0)).is_err());
+        assert!(
+            elementwise(
+                BinaryOp::Divide,
+                Operand::Tensor(&ints),
+                Operand::Scalar(0.0)
+            )
+            .is_err()
+        );
     }
 
     #[test]

@@ -39,10 +39,11 @@ impl Generator {
         (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
     }
 
-    /// Standard normal (Box-Muller; one of the pair).
-    pub fn normal(&mut self) -> f64 {
+    /// Two independent standard normal values (Box-Muller).
+    pub fn normal_pair(&mut self) -> (f64, f64) {
         let radius = (-2.0 * (1.0 - self.uniform()).ln()).sqrt();
-        radius * (std::f64::consts::TAU * self.uniform()).cos()
+        let (sin, cos) = (std::f64::consts::TAU * self.uniform()).sin_cos();
+        (radius * cos, radius * sin)
     }
 }
 
@@ -65,7 +66,9 @@ pub fn fill(element: Element, count: usize, distribution: Distribution, seed: u6
     let width = element.bytes();
     let mut bytes = vec![0u8; count * width];
     let chunks: Vec<(usize, &mut [u8])> = bytes.chunks_mut(CHUNK * width).enumerate().collect();
-    let threads = std::thread::available_parallelism().map_or(1, usize::from).min(chunks.len().max(1));
+    let threads = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(chunks.len().max(1));
     let mut shares: Vec<Vec<(usize, &mut [u8])>> = (0..threads).map(|_| Vec::new()).collect();
     for (index, chunk) in chunks {
         shares[index % threads].push((index, chunk));
@@ -85,10 +88,18 @@ pub fn fill(element: Element, count: usize, distribution: Distribution, seed: u6
 fn fill_chunk(element: Element, distribution: Distribution, seed: u64, chunk: &mut [u8]) {
     let mut generator = Generator::new(seed);
     let float = is_float(element);
+    let mut spare = None;
+    let mut normal = |generator: &mut Generator| {
+        spare.take().unwrap_or_else(|| {
+            let (first, second) = generator.normal_pair();
+            spare = Some(second);
+            first
+        })
+    };
     for out in chunk.chunks_exact_mut(element.bytes()) {
         let value = match (distribution, float) {
-            (Distribution::Normal, true) => generator.normal(),
-            (Distribution::Normal, false) => (generator.normal() * 16.0).trunc(),
+            (Distribution::Normal, true) => normal(&mut generator),
+            (Distribution::Normal, false) => (normal(&mut generator) * 16.0).trunc(),
             (Distribution::Uniform, true) => generator.uniform(),
             (Distribution::Uniform, false) => (generator.next_u64() % 128) as f64,
         };
@@ -113,7 +124,10 @@ mod tests {
     #[test]
     fn normal_data_has_mean_zero_and_variance_one_and_no_zeros() {
         let bytes = fill(Element::F32, 100_000, Distribution::Normal, 1);
-        let values: Vec<f64> = bytes.chunks_exact(4).map(|b| decode(Element::F32, b)).collect();
+        let values: Vec<f64> = bytes
+            .chunks_exact(4)
+            .map(|b| decode(Element::F32, b))
+            .collect();
         let mean = values.iter().sum::<f64>() / values.len() as f64;
         let variance = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / values.len() as f64;
         assert!(mean.abs() < 0.02, "mean {mean}");
@@ -124,7 +138,10 @@ mod tests {
     #[test]
     fn uniform_data_lies_in_the_unit_interval() {
         let bytes = fill(Element::BF16, 10_000, Distribution::Uniform, 3);
-        let values: Vec<f64> = bytes.chunks_exact(2).map(|b| decode(Element::BF16, b)).collect();
+        let values: Vec<f64> = bytes
+            .chunks_exact(2)
+            .map(|b| decode(Element::BF16, b))
+            .collect();
         assert!(values.iter().all(|v| (0.0..=1.0).contains(v)));
         assert!(values.iter().any(|v| *v > 0.9) && values.iter().any(|v| *v < 0.1));
     }

@@ -61,7 +61,10 @@ pub fn element_count(dtype: Element, shape: &[usize]) -> Result<usize, String> {
     let mut count: u64 = 1;
     for extent in shape {
         if *extent == 0 {
-            return Err(format!("a tensor's extents are positive, not {}", shape_text(shape)));
+            return Err(format!(
+                "a tensor's extents are positive, not {}",
+                shape_text(shape)
+            ));
         }
         count = count
             .checked_mul(*extent as u64)
@@ -80,7 +83,12 @@ pub fn element_count(dtype: Element, shape: &[usize]) -> Result<usize, String> {
 
 impl Tensor {
     /// A new tensor on the host. `seed` fixes random data.
-    pub fn create(creation: Creation, dtype: Element, shape: Vec<usize>, seed: u64) -> Result<Tensor, String> {
+    pub fn create(
+        creation: Creation,
+        dtype: Element,
+        shape: Vec<usize>,
+        seed: u64,
+    ) -> Result<Tensor, String> {
         let count = element_count(dtype, &shape)?;
         let width = dtype.bytes();
         let constant = |value: f64| {
@@ -200,7 +208,8 @@ mod tests {
     fn bad_shapes_are_errors() {
         let zero = Tensor::create(Creation::Zeros, Element::F32, vec![4, 0], 0).unwrap_err();
         assert!(zero.contains("positive"), "{zero}");
-        let huge = Tensor::create(Creation::Zeros, Element::F32, vec![1 << 20, 1 << 20], 0).unwrap_err();
+        let huge =
+            Tensor::create(Creation::Zeros, Element::F32, vec![1 << 20, 1 << 20], 0).unwrap_err();
         assert!(huge.contains("exceed"), "{huge}");
     }
 

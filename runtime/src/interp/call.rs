@@ -22,23 +22,35 @@ impl Interpreter<'_> {
         };
         if tensor.host.is_none() {
             let (Ok(gpu), Some(buffer)) = (&mut self.gpu, &tensor.device) else {
-                return Err(Stop::error(span, "this tensor has no data on the host or the GPU"));
+                return Err(Stop::error(
+                    span,
+                    "this tensor has no data on the host or the GPU",
+                ));
             };
-            tensor.host = Some(gpu.download(buffer).map_err(|message| Stop::error(span, message))?);
+            tensor.host = Some(
+                gpu.download(buffer)
+                    .map_err(|message| Stop::error(span, message))?,
+            );
         }
         tensor
             .dense()
             .ok_or_else(|| Stop::error(span, "this tensor has no data on the host"))
     }
 
-    pub(super) fn call_kernel(&mut self, kernel: &Kernel, args: &[Argument], span: Span) -> Eval<Value> {
+    pub(super) fn call_kernel(
+        &mut self,
+        kernel: &Kernel,
+        args: &[Argument],
+        span: Span,
+    ) -> Eval<Value> {
         let name = &kernel.name.text;
         let consts = self.const_arguments(kernel, args)?;
         let mut values = Vec::new();
         for arg in args.iter().filter(|arg| arg.name.is_none()) {
             values.push((self.expr(&arg.value)?, arg.value.span));
         }
-        let index = marshal::select(self.kernels, name, &consts).map_err(|message| Stop::error(span, message))?;
+        let index = marshal::select(self.kernels, name, &consts)
+            .map_err(|message| Stop::error(span, message))?;
         let compiled = &self.kernels[index];
         let gpu = match &mut self.gpu {
             Ok(gpu) => &mut **gpu,
@@ -71,19 +83,30 @@ impl Interpreter<'_> {
                 other => {
                     return Err(Stop::error(
                         *arg_span,
-                        format!("a kernel takes integers and tensors, not a {}", other.kind()),
+                        format!(
+                            "a kernel takes integers and tensors, not a {}",
+                            other.kind()
+                        ),
                     ));
                 }
             });
         }
-        let plan = marshal::plan(&compiled.signature, &call_args).map_err(|message| Stop::error(span, message))?;
+        let plan = marshal::plan(&compiled.signature, &call_args)
+            .map_err(|message| Stop::error(span, message))?;
         let function = gpu
             .load(index, compiled, plan.shared_bytes)
             .map_err(|message| Stop::error(span, message))?;
-        gpu.run(name, &function, &plan).map_err(|message| Stop::error(span, message))?;
+        gpu.run(name, &function, &plan)
+            .map_err(|message| Stop::error(span, message))?;
         if let Some(bench) = &mut self.bench {
             let ms = gpu
-                .time_kernel(name, &function, &plan, bench.config.warmup, bench.config.runs)
+                .time_kernel(
+                    name,
+                    &function,
+                    &plan,
+                    bench.config.warmup,
+                    bench.config.runs,
+                )
                 .map_err(|message| Stop::error(span, message))?;
             bench.kernel_ms.push((name.clone(), ms));
         }
@@ -102,19 +125,27 @@ impl Interpreter<'_> {
     fn const_arguments(&mut self, kernel: &Kernel, args: &[Argument]) -> Eval<Vec<(String, i64)>> {
         for arg in args {
             if let Some(arg_name) = &arg.name
-                && !kernel.generics.iter().any(|generic| generic.name.text == arg_name.text)
+                && !kernel
+                    .generics
+                    .iter()
+                    .any(|generic| generic.name.text == arg_name.text)
             {
                 return Err(Stop::error(
                     arg.span,
-                    format!("`{}` has no const parameter `{}`", kernel.name.text, arg_name.text),
+                    format!(
+                        "`{}` has no const parameter `{}`",
+                        kernel.name.text, arg_name.text
+                    ),
                 ));
             }
         }
         let mut consts = Vec::new();
         for generic in &kernel.generics {
-            let given = args
-                .iter()
-                .find(|arg| arg.name.as_ref().is_some_and(|name| name.text == generic.name.text));
+            let given = args.iter().find(|arg| {
+                arg.name
+                    .as_ref()
+                    .is_some_and(|name| name.text == generic.name.text)
+            });
             let value = match (given, &generic.default) {
                 (Some(arg), _) => Some(self.expr(&arg.value)?),
                 // A default sees the module's consts and the const parameters before it.
@@ -151,12 +182,20 @@ impl Interpreter<'_> {
                     let amount = u64::try_from(amount)
                         .ok()
                         .filter(|amount| *amount > 0)
-                        .ok_or_else(|| Stop::error(value.span, format!("a reported amount is positive, not {amount}")))?;
+                        .ok_or_else(|| {
+                            Stop::error(
+                                value.span,
+                                format!("a reported amount is positive, not {amount}"),
+                            )
+                        })?;
                     metric = Some(match name.text.as_str() {
                         "bytes" => Metric::Bytes(amount),
                         "flops" => Metric::Flops(amount),
                         other => {
-                            return Err(Stop::error(name.span, format!("a bench reports `bytes` or `flops`, not `{other}`")));
+                            return Err(Stop::error(
+                                name.span,
+                                format!("a bench reports `bytes` or `flops`, not `{other}`"),
+                            ));
                         }
                     });
                 }
@@ -164,13 +203,23 @@ impl Interpreter<'_> {
                     ExprKind::Path(path) if path.segments.len() == 1 => {
                         against = Some((path.segments[0].text.clone(), reference.span));
                     }
-                    _ => return Err(Stop::error(reference.span, "a bench is measured against `memcpy` or `cublas`")),
+                    _ => {
+                        return Err(Stop::error(
+                            reference.span,
+                            "a bench is measured against `memcpy` or `cublas`",
+                        ));
+                    }
                 },
             }
         }
-        let Some(bench) = &self.bench else { return Ok(()) };
+        let Some(bench) = &self.bench else {
+            return Ok(());
+        };
         if bench.kernel_ms.is_empty() {
-            return Err(Stop::error(span, "`report` reports the kernels the bench ran, but it ran none before this"));
+            return Err(Stop::error(
+                span,
+                "`report` reports the kernels the bench ran, but it ran none before this",
+            ));
         }
         let kernel_ms = bench.kernel_ms.iter().map(|(_, ms)| ms).sum();
         let config = bench.config;
@@ -182,7 +231,8 @@ impl Interpreter<'_> {
                     return Err(Stop::Skip("no GPU for the memcpy reference".to_owned()));
                 };
                 // A copy reads and writes each byte: half the bytes, copied, move them all.
-                let half = usize::try_from(bytes / 2).map_err(|_| Stop::error(span, "the reported amount is too large"))?;
+                let half = usize::try_from(bytes / 2)
+                    .map_err(|_| Stop::error(span, "the reported amount is too large"))?;
                 let source = fill(Element::U8, half.max(1), Distribution::Uniform, self.seed);
                 let ms = gpu
                     .time_memcpy(half, &source, config.warmup, config.runs)
@@ -198,7 +248,9 @@ impl Interpreter<'_> {
             (Some((name, reference_span)), _) => {
                 return Err(Stop::error(
                     reference_span,
-                    format!("`{name}` is not a reference for this metric: `memcpy` goes with `bytes`, `cublas` with `flops`"),
+                    format!(
+                        "`{name}` is not a reference for this metric: `memcpy` goes with `bytes`, `cublas` with `flops`"
+                    ),
                 ));
             }
             (None, _) => {}

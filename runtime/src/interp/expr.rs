@@ -21,11 +21,17 @@ impl Interpreter<'_> {
             ExprKind::Float(value) => Ok(Value::Float(*value)),
             ExprKind::Bool(value) => Ok(Value::Bool(*value)),
             ExprKind::Tuple(items) => Ok(Value::Tuple(
-                items.iter().map(|item| self.expr(item)).collect::<Eval<Vec<Value>>>()?,
+                items
+                    .iter()
+                    .map(|item| self.expr(item))
+                    .collect::<Eval<Vec<Value>>>()?,
             )),
             ExprKind::Path(path) => {
                 let [name] = path.segments.as_slice() else {
-                    return Err(Stop::error(span, "host code names variables, consts and dtypes, not paths"));
+                    return Err(Stop::error(
+                        span,
+                        "host code names variables, consts and dtypes, not paths",
+                    ));
                 };
                 self.name(&name.text, span)
             }
@@ -64,10 +70,16 @@ impl Interpreter<'_> {
             }
             ExprKind::Call { callee, args } => {
                 let ExprKind::Path(path) = &callee.kind else {
-                    return Err(Stop::error(callee.span, "host code calls built-ins and kernels by name"));
+                    return Err(Stop::error(
+                        callee.span,
+                        "host code calls built-ins and kernels by name",
+                    ));
                 };
                 let [name] = path.segments.as_slice() else {
-                    return Err(Stop::error(callee.span, "host code calls built-ins and kernels by name"));
+                    return Err(Stop::error(
+                        callee.span,
+                        "host code calls built-ins and kernels by name",
+                    ));
                 };
                 let module = self.module;
                 let kernel = module.items.iter().find_map(|item| match &item.kind {
@@ -79,7 +91,10 @@ impl Interpreter<'_> {
                     None => self.builtin(&name.text, args, span),
                 }
             }
-            _ => Err(Stop::error(span, "this expression does not run in host code")),
+            _ => Err(Stop::error(
+                span,
+                "this expression does not run in host code",
+            )),
         }
     }
 
@@ -93,15 +108,29 @@ impl Interpreter<'_> {
         if let Some(element) = element_named(name) {
             return Ok(Value::Dtype(element));
         }
-        Err(Stop::error(span, format!("`{name}` is not a variable, an integer const or a dtype")))
+        Err(Stop::error(
+            span,
+            format!("`{name}` is not a variable, an integer const or a dtype"),
+        ))
     }
 
     /// `left op right` on evaluated operands.
-    pub(super) fn binary(&mut self, op: BinaryOp, left: Value, right: Value, span: Span) -> Eval<Value> {
+    pub(super) fn binary(
+        &mut self,
+        op: BinaryOp,
+        left: Value,
+        right: Value,
+        span: Span,
+    ) -> Eval<Value> {
         use BinaryOp as B;
         match (left, right) {
             (Value::Int(a), Value::Int(b)) => {
-                let overflow = || Stop::error(span, format!("integer overflow or division by zero in `{}`", op.symbol()));
+                let overflow = || {
+                    Stop::error(
+                        span,
+                        format!("integer overflow or division by zero in `{}`", op.symbol()),
+                    )
+                };
                 let value = match op {
                     B::Add => Value::Int(a.checked_add(b).ok_or_else(overflow)?),
                     B::Subtract => Value::Int(a.checked_sub(b).ok_or_else(overflow)?),
@@ -112,10 +141,16 @@ impl Interpreter<'_> {
                     B::BitOr => Value::Int(a | b),
                     B::BitXor => Value::Int(a ^ b),
                     B::ShiftLeft => Value::Int(
-                        u32::try_from(b).ok().and_then(|b| a.checked_shl(b)).ok_or_else(overflow)?,
+                        u32::try_from(b)
+                            .ok()
+                            .and_then(|b| a.checked_shl(b))
+                            .ok_or_else(overflow)?,
                     ),
                     B::ShiftRight => Value::Int(
-                        u32::try_from(b).ok().and_then(|b| a.checked_shr(b)).ok_or_else(overflow)?,
+                        u32::try_from(b)
+                            .ok()
+                            .and_then(|b| a.checked_shr(b))
+                            .ok_or_else(overflow)?,
                     ),
                     _ => Value::Bool(compare(op, a.cmp(&b))),
                 };
@@ -130,7 +165,12 @@ impl Interpreter<'_> {
                 let (Some(a), Some(b)) = (number(&left), number(&right)) else {
                     return Err(Stop::error(
                         span,
-                        format!("`{}` does not apply to a {} and a {}", op.symbol(), left.kind(), right.kind()),
+                        format!(
+                            "`{}` does not apply to a {} and a {}",
+                            op.symbol(),
+                            left.kind(),
+                            right.kind()
+                        ),
                     ));
                 };
                 match op {
@@ -138,23 +178,50 @@ impl Interpreter<'_> {
                     B::Subtract => Ok(Value::Float(a - b)),
                     B::Multiply => Ok(Value::Float(a * b)),
                     B::Divide => Ok(Value::Float(a / b)),
-                    B::Equal | B::NotEqual | B::Less | B::LessEqual | B::Greater | B::GreaterEqual => {
-                        Ok(Value::Bool(a.partial_cmp(&b).is_some_and(|ordering| compare(op, ordering))))
-                    }
-                    _ => Err(Stop::error(span, format!("`{}` does not apply to floats", op.symbol()))),
+                    B::Equal
+                    | B::NotEqual
+                    | B::Less
+                    | B::LessEqual
+                    | B::Greater
+                    | B::GreaterEqual => Ok(Value::Bool(
+                        a.partial_cmp(&b)
+                            .is_some_and(|ordering| compare(op, ordering)),
+                    )),
+                    _ => Err(Stop::error(
+                        span,
+                        format!("`{}` does not apply to floats", op.symbol()),
+                    )),
                 }
             }
         }
     }
 
-    fn tensor_arithmetic(&mut self, op: BinaryOp, left: Value, right: Value, span: Span) -> Eval<Value> {
+    fn tensor_arithmetic(
+        &mut self,
+        op: BinaryOp,
+        left: Value,
+        right: Value,
+        span: Span,
+    ) -> Eval<Value> {
         let left_dense = self.operand(&left, span)?;
         let right_dense = self.operand(&right, span)?;
-        fn as_operand<'a>(dense: &'a Option<Dense>, value: &Value, op: BinaryOp, span: Span) -> Eval<Operand<'a>> {
+        fn as_operand<'a>(
+            dense: &'a Option<Dense>,
+            value: &Value,
+            op: BinaryOp,
+            span: Span,
+        ) -> Eval<Operand<'a>> {
             match dense {
                 Some(dense) => Ok(Operand::Tensor(dense)),
                 None => number(value).map(Operand::Scalar).ok_or_else(|| {
-                    Stop::error(span, format!("`{}` does not apply to a tensor and a {}", op.symbol(), value.kind()))
+                    Stop::error(
+                        span,
+                        format!(
+                            "`{}` does not apply to a tensor and a {}",
+                            op.symbol(),
+                            value.kind()
+                        ),
+                    )
                 }),
             }
         }
@@ -180,26 +247,46 @@ impl Interpreter<'_> {
     }
 
     fn builtin(&mut self, name: &str, args: &[Argument], span: Span) -> Eval<Value> {
-        let positional: Vec<&Expr> = args.iter().filter(|arg| arg.name.is_none()).map(|arg| &arg.value).collect();
-        let named = |wanted: &str| args.iter().find(|arg| arg.name.as_ref().is_some_and(|name| name.text == wanted));
-        if let Some(arg) = args
+        let positional: Vec<&Expr> = args
             .iter()
-            .find(|arg| arg.name.as_ref().is_some_and(|arg_name| name != "assert_close" || !matches!(arg_name.text.as_str(), "rtol" | "atol")))
-        {
-            return Err(Stop::error(arg.span, format!("`{name}` takes no argument of this name")));
+            .filter(|arg| arg.name.is_none())
+            .map(|arg| &arg.value)
+            .collect();
+        let named = |wanted: &str| {
+            args.iter()
+                .find(|arg| arg.name.as_ref().is_some_and(|name| name.text == wanted))
+        };
+        if let Some(arg) = args.iter().find(|arg| {
+            arg.name.as_ref().is_some_and(|arg_name| {
+                name != "assert_close" || !matches!(arg_name.text.as_str(), "rtol" | "atol")
+            })
+        }) {
+            return Err(Stop::error(
+                arg.span,
+                format!("`{name}` takes no argument of this name"),
+            ));
         }
         let arity = |range: std::ops::RangeInclusive<usize>| {
             if range.contains(&positional.len()) {
                 Ok(())
             } else {
-                Err(Stop::error(span, format!("`{name}` takes {range:?} arguments, not {}", positional.len())))
+                Err(Stop::error(
+                    span,
+                    format!(
+                        "`{name}` takes {range:?} arguments, not {}",
+                        positional.len()
+                    ),
+                ))
             }
         };
         match name {
             "randn" | "rand" | "zeros" | "ones" | "empty" | "arange" | "full" => {
                 arity(if name == "full" { 3..=3 } else { 2..=2 })?;
                 let Value::Dtype(dtype) = self.expr(positional[0])? else {
-                    return Err(Stop::error(positional[0].span, format!("`{name}` takes a dtype first")));
+                    return Err(Stop::error(
+                        positional[0].span,
+                        format!("`{name}` takes a dtype first"),
+                    ));
                 };
                 let shape = self.shape(positional[1])?;
                 let creation = match name {
@@ -212,13 +299,17 @@ impl Interpreter<'_> {
                     _ => {
                         let value = self.expr(positional[2])?;
                         Creation::Full(number(&value).ok_or_else(|| {
-                            Stop::error(positional[2].span, format!("`full` fills with a number, not a {}", value.kind()))
+                            Stop::error(
+                                positional[2].span,
+                                format!("`full` fills with a number, not a {}", value.kind()),
+                            )
                         })?)
                     }
                 };
                 self.created += 1;
                 let seed = self.seed ^ mix(self.created);
-                let tensor = Tensor::create(creation, dtype, shape, seed).map_err(|message| Stop::error(span, message))?;
+                let tensor = Tensor::create(creation, dtype, shape, seed)
+                    .map_err(|message| Stop::error(span, message))?;
                 Ok(self.new_tensor(tensor))
             }
             "transpose" | "sum" | "softmax" => {
@@ -227,7 +318,9 @@ impl Interpreter<'_> {
                 let dimension = match positional.get(1) {
                     Some(expr) => {
                         let value = self.int(expr)?;
-                        usize::try_from(value).map_err(|_| Stop::error(expr.span, format!("dimension {value} does not exist")))?
+                        usize::try_from(value).map_err(|_| {
+                            Stop::error(expr.span, format!("dimension {value} does not exist"))
+                        })?
                     }
                     None => a.shape.len().saturating_sub(1),
                 };
@@ -256,10 +349,13 @@ impl Interpreter<'_> {
                         let value = self.expr(&arg.value)?;
                         *slot = number(&value)
                             .filter(|value| *value >= 0.0)
-                            .ok_or_else(|| Stop::error(arg.span, format!("`{key}` is a number at least 0")))?;
+                            .ok_or_else(|| {
+                                Stop::error(arg.span, format!("`{key}` is a number at least 0"))
+                            })?;
                     }
                 }
-                assert_close(&actual, &expected, tolerance).map_err(|message| Stop::error(span, message))?;
+                assert_close(&actual, &expected, tolerance)
+                    .map_err(|message| Stop::error(span, message))?;
                 Ok(Value::Unit)
             }
             "ceil_div" | "min" | "max" => {
@@ -272,11 +368,19 @@ impl Interpreter<'_> {
                     _ if b > 0 && a >= 0 => a.checked_add(b - 1).map(|sum| sum / b),
                     _ => None,
                 };
-                value
-                    .map(Value::Int)
-                    .ok_or_else(|| Stop::error(span, format!("ceil_div({a}, {b}) takes a count at least 0 and a divisor at least 1")))
+                value.map(Value::Int).ok_or_else(|| {
+                    Stop::error(
+                        span,
+                        format!(
+                            "ceil_div({a}, {b}) takes a count at least 0 and a divisor at least 1"
+                        ),
+                    )
+                })
             }
-            _ => Err(Stop::error(span, format!("`{name}` is not a kernel or a host built-in"))),
+            _ => Err(Stop::error(
+                span,
+                format!("`{name}` is not a kernel or a host built-in"),
+            )),
         }
     }
 
@@ -285,15 +389,26 @@ impl Interpreter<'_> {
         let extents = match self.expr(expr)? {
             Value::Int(extent) => vec![Value::Int(extent)],
             Value::Tuple(items) => items,
-            other => return Err(Stop::error(expr.span, format!("a shape is a tuple of integers, not a {}", other.kind()))),
+            other => {
+                return Err(Stop::error(
+                    expr.span,
+                    format!("a shape is a tuple of integers, not a {}", other.kind()),
+                ));
+            }
         };
         extents
             .into_iter()
             .map(|extent| match extent {
                 Value::Int(extent) if extent > 0 => usize::try_from(extent)
                     .map_err(|_| Stop::error(expr.span, format!("extent {extent} is too large"))),
-                Value::Int(extent) => Err(Stop::error(expr.span, format!("a tensor's extents are positive, not {extent}"))),
-                other => Err(Stop::error(expr.span, format!("a shape's extents are integers, not a {}", other.kind()))),
+                Value::Int(extent) => Err(Stop::error(
+                    expr.span,
+                    format!("a tensor's extents are positive, not {extent}"),
+                )),
+                other => Err(Stop::error(
+                    expr.span,
+                    format!("a shape's extents are integers, not a {}", other.kind()),
+                )),
             })
             .collect()
     }
@@ -301,7 +416,10 @@ impl Interpreter<'_> {
     fn tensor_arg(&mut self, expr: &Expr) -> Eval<Dense> {
         match self.expr(expr)? {
             Value::Tensor(index) => self.dense(index, expr.span),
-            other => Err(Stop::error(expr.span, format!("expected a tensor, found a {}", other.kind()))),
+            other => Err(Stop::error(
+                expr.span,
+                format!("expected a tensor, found a {}", other.kind()),
+            )),
         }
     }
 }

@@ -15,15 +15,18 @@ use std::collections::HashMap;
 
 use kir::Element;
 use lang::Span;
-use lang::ast::{AssignOp, BinaryOp, Block, ExprKind, ItemKind, Module, PatternKind, Stmt, StmtKind};
+use lang::ast::{
+    AssignOp, BinaryOp, Block, ExprKind, ItemKind, Module, PatternKind, Stmt, StmtKind,
+};
 
 use crate::CompiledKernel;
 use crate::driver::Gpu;
 use crate::harness::{BenchConfig, BenchResult};
 use crate::tensor::Tensor;
 
-/// How many statements and loop iterations one block may execute.
-const STEP_LIMIT: u64 = 50_000_000;
+/// How many statements and loop iterations one block may execute (fewer in unit tests,
+/// which run into it on purpose).
+const STEP_LIMIT: u64 = if cfg!(test) { 100_000 } else { 10_000_000 };
 /// How deeply module consts may refer to each other.
 const CONST_DEPTH_LIMIT: usize = 64;
 
@@ -166,7 +169,10 @@ impl<'m> Interpreter<'m> {
     fn step(&mut self, span: Span) -> Eval<()> {
         self.steps += 1;
         if self.steps > STEP_LIMIT {
-            return Err(Stop::error(span, format!("host code ran more than {STEP_LIMIT} steps")));
+            return Err(Stop::error(
+                span,
+                format!("host code ran more than {STEP_LIMIT} steps"),
+            ));
         }
         Ok(())
     }
@@ -223,7 +229,8 @@ impl<'m> Interpreter<'m> {
                 let end = self.int(end)?;
                 for index in start..end {
                     self.step(body.span)?;
-                    self.scopes.push(HashMap::from([(variable.text.clone(), Value::Int(index))]));
+                    self.scopes
+                        .push(HashMap::from([(variable.text.clone(), Value::Int(index))]));
                     let flow = self.block(body);
                     self.scopes.pop();
                     match flow? {
@@ -244,7 +251,10 @@ impl<'m> Interpreter<'m> {
                     Flow::Return => return Ok(Flow::Return),
                 }
             },
-            StmtKind::If { branches, otherwise } => {
+            StmtKind::If {
+                branches,
+                otherwise,
+            } => {
                 for branch in branches {
                     if self.condition(&branch.condition)? {
                         return self.block(&branch.body);
@@ -255,7 +265,9 @@ impl<'m> Interpreter<'m> {
                 }
             }
             StmtKind::Block(block) => return self.block(block),
-            StmtKind::Error => return Err(Stop::error(statement.span, "this statement did not parse")),
+            StmtKind::Error => {
+                return Err(Stop::error(statement.span, "this statement did not parse"));
+            }
         }
         Ok(Flow::Normal)
     }
@@ -269,7 +281,9 @@ impl<'m> Interpreter<'m> {
                 Ok(())
             }
             (PatternKind::Wildcard, _) => Ok(()),
-            (PatternKind::Tuple(patterns), Value::Tuple(values)) if patterns.len() == values.len() => {
+            (PatternKind::Tuple(patterns), Value::Tuple(values))
+                if patterns.len() == values.len() =>
+            {
                 for (pattern, value) in patterns.iter().zip(values) {
                     self.bind(&pattern.kind, value, pattern.span)?;
                 }
@@ -277,17 +291,32 @@ impl<'m> Interpreter<'m> {
             }
             (PatternKind::Tuple(patterns), value) => Err(Stop::error(
                 span,
-                format!("a pattern of {} names cannot take a {}", patterns.len(), value.kind()),
+                format!(
+                    "a pattern of {} names cannot take a {}",
+                    patterns.len(),
+                    value.kind()
+                ),
             )),
         }
     }
 
-    fn assign(&mut self, op: AssignOp, target: &lang::ast::Expr, value: &lang::ast::Expr) -> Eval<()> {
+    fn assign(
+        &mut self,
+        op: AssignOp,
+        target: &lang::ast::Expr,
+        value: &lang::ast::Expr,
+    ) -> Eval<()> {
         let ExprKind::Path(path) = &target.kind else {
-            return Err(Stop::error(target.span, "host code assigns to variables only"));
+            return Err(Stop::error(
+                target.span,
+                "host code assigns to variables only",
+            ));
         };
         let [name] = path.segments.as_slice() else {
-            return Err(Stop::error(target.span, "host code assigns to variables only"));
+            return Err(Stop::error(
+                target.span,
+                "host code assigns to variables only",
+            ));
         };
         let mut new = self.expr(value)?;
         let binary = match op {
@@ -300,30 +329,47 @@ impl<'m> Interpreter<'m> {
         };
         if let Some(binary) = binary {
             let Some(old) = self.variable(&name.text).cloned() else {
-                return Err(Stop::error(target.span, format!("`{}` is not a variable", name.text)));
+                return Err(Stop::error(
+                    target.span,
+                    format!("`{}` is not a variable", name.text),
+                ));
             };
             new = self.binary(binary, old, new, target.span.cover(value.span))?;
         }
-        match self.scopes.iter_mut().rev().find_map(|scope| scope.get_mut(&name.text)) {
+        match self
+            .scopes
+            .iter_mut()
+            .rev()
+            .find_map(|scope| scope.get_mut(&name.text))
+        {
             Some(slot) => {
                 *slot = new;
                 Ok(())
             }
-            None => Err(Stop::error(target.span, format!("`{}` is not a variable", name.text))),
+            None => Err(Stop::error(
+                target.span,
+                format!("`{}` is not a variable", name.text),
+            )),
         }
     }
 
     fn condition(&mut self, expr: &lang::ast::Expr) -> Eval<bool> {
         match self.expr(expr)? {
             Value::Bool(value) => Ok(value),
-            other => Err(Stop::error(expr.span, format!("a condition is a bool, not a {}", other.kind()))),
+            other => Err(Stop::error(
+                expr.span,
+                format!("a condition is a bool, not a {}", other.kind()),
+            )),
         }
     }
 
     fn int(&mut self, expr: &lang::ast::Expr) -> Eval<i64> {
         match self.expr(expr)? {
             Value::Int(value) => Ok(value),
-            other => Err(Stop::error(expr.span, format!("expected an integer, found a {}", other.kind()))),
+            other => Err(Stop::error(
+                expr.span,
+                format!("expected an integer, found a {}", other.kind()),
+            )),
         }
     }
 
@@ -340,9 +386,14 @@ impl<'m> Interpreter<'m> {
             },
             _ => None,
         });
-        let Some(constant) = item else { return Ok(None) };
+        let Some(constant) = item else {
+            return Ok(None);
+        };
         if self.const_depth >= CONST_DEPTH_LIMIT {
-            return Err(Stop::error(span, format!("const `{name}` refers to itself, or nests too deeply")));
+            return Err(Stop::error(
+                span,
+                format!("const `{name}` refers to itself, or nests too deeply"),
+            ));
         }
         // A const sees other consts only, never the block's variables.
         let scopes = std::mem::replace(&mut self.scopes, vec![HashMap::new()]);
@@ -351,7 +402,10 @@ impl<'m> Interpreter<'m> {
         self.const_depth -= 1;
         self.scopes = scopes;
         let value = value.map_err(|stop| match stop {
-            Stop::Error { message, .. } => Stop::error(span, format!("const `{name}` cannot be used in host code: {message}")),
+            Stop::Error { message, .. } => Stop::error(
+                span,
+                format!("const `{name}` cannot be used in host code: {message}"),
+            ),
             skip => skip,
         })?;
         self.consts.insert(name.to_owned(), value.clone());

@@ -1,1 +1,238 @@
-// tests
+//! The interpreter on host-only blocks (no GPU needed): arithmetic, consts, tensor
+//! creation and reference operations, `assert_close` reports, control flow, and errors
+//! that must be messages, not panics.
+
+use crate::harness::{BlockKind, Event, Outcome, Selection, Summary, run_blocks};
+
+fn run(source: &str, selection: &Selection) -> (Summary, Vec<Event>) {
+    let (module, diagnostics) = grammar::parse(source);
+    assert!(diagnostics.is_empty(), "{diagnostics:?}");
+    let mut events = Vec::new();
+    let summary = run_blocks(&module, &[], selection, &mut |event| events.push(event));
+    (summary, events)
+}
+
+fn outcome(source: &str) -> Outcome {
+    let (_, events) = run(source, &Selection::all());
+    assert_eq!(events.len(), 1, "{events:?}");
+    events[0].outcome.clone()
+}
+
+fn failure(source: &str) -> String {
+    match outcome(source) {
+        Outcome::Failed { message, .. } => message,
+        other => panic!("expected a failure, got {other:?}"),
+    }
+}
+
+#[test]
+fn host_reference_operations() {
+    let outcome = outcome(
+        "const ROWS: int = 2;
+        const COLUMNS: int = ROWS * 3;
+        test algebra {
+            let a = arange(f32, (ROWS, COLUMNS));
+            let b = ones(f32, (ROWS, COLUMNS));
+            assert_close(a + b - b, a, rtol = 0.0, atol = 0.0);
+            assert_close(a * 2 / 2.0, a, rtol = 0.0, atol = 0.0);
+            assert_close(-a, a * -1, rtol = 0.0, atol = 0.0);
+            assert_close(transpose(transpose(a)), a, rtol = 0.0, atol = 0.0);
+            // Row i of a holds 6i .. 6i + 5, so times a column of ones it is 15 + 36i.
+            let row_sums = transpose(full(f32, (1, ROWS), 15.0) + arange(f32, (1, ROWS)) * 36);
+            assert_close(matmul(a, ones(f32, (COLUMNS, 1))), row_sums, rtol = 0.0, atol = 0.0);
+        }",
+    );
+    assert_eq!(outcome, Outcome::Passed);
+}
+
+#[test]
+fn sums_softmax_and_row_sums() {
+    let outcome = outcome(
+        "test reductions {
+            let a = arange(f64, (2, 3));
+            assert_close(sum(a, 1), full(f64, 2, 3.0) + arange(f64, 2) * 9, rtol = 0.0, atol = 0.0);
+            assert_close(sum(softmax(a)), ones(f64, 2), atol = 1e-12);
+            let rows = matmul(a, ones(f64, (3, 1)));
+            assert_close(transpose(rows), transpose(matmul(a, ones(f64, (3, 1)))), rtol = 0.0, atol = 0.0);
+        }",
+    );
+    assert_eq!(outcome, Outcome::Passed);
+}
+
+#[test]
+fn integer_arithmetic_loops_and_conditions() {
+    let outcome = outcome(
+        "const K: int = 1 << 4;
+        test loops {
+            let mut total = 0;
+            for i in 0..K {
+                if i % 2 == 0 { continue; }
+                total += i;
+            }
+            let mut n = 0;
+            while true {
+                n = n + 1;
+                if n >= ceil_div(total, 8) { break; }
+            }
+            // 1 + 3 + ... + 15 = 64; ceil_div(64, 8) = 8.
+            assert_close(full(i32, 1, n), full(i32, 1, 8));
+            assert_close(full(i64, 1, total), full(i64, 1, min(64, max(0, 100))));
+        }",
+    );
+    assert_eq!(outcome, Outcome::Passed);
+}
+
+#[test]
+fn a_failed_assert_close_names_the_worst_element() {
+    let message = failure(
+        "test mismatch {
+            let a = arange(f32, (4, 8));
+            let b = a + 0.5;
+            assert_close(a, b, rtol = 0.0, atol = 0.25);
+        }",
+    );
+    assert!(
+        message.starts_with("assert_close: 32 of 32 elements differ"),
+        "{message}"
+    );
+    assert!(
+        message.contains("worst at (0, 0): actual 0, expected 0.5"),
+        "{message}"
+    );
+}
+
+#[test]
+fn empty_tensors_are_poisoned() {
+    let message = failure(
+        "test unwritten {
+            let out = empty(bf16, (3, 5));
+            assert_close(out, zeros(bf16, (3, 5)), atol = 1000.0);
+        }",
+    );
+    assert!(message.contains("15 of 15 elements differ"), "{message}");
+    assert!(message.contains("actual NaN"), "{message}");
+    assert!(message.contains("was this element written?"), "{message}");
+}
+
+#[test]
+fn random_data_is_the_same_every_run_and_differs_between_tensors() {
+    let source = "test draws {
+        let a = randn(f32, (64, 64));
+        let b = randn(f32, (64, 64));
+        assert_close(a, b, rtol = 0.0, atol = 0.0);
+    }";
+    let first = failure(source);
+    assert_eq!(first, failure(source));
+    assert!(first.contains("4096 of 4096"), "{first}");
+}
+
+#[test]
+fn host_code_errors_are_messages_with_spans() {
+    let cases = [
+        (
+            "test t { let a = zeros(f32, (2, 0)); }",
+            "extents are positive",
+        ),
+        ("test t { let x = 1 / 0; }", "division by zero"),
+        ("test t { let x = 9223372036854775807 + 1; }", "overflow"),
+        ("test t { let x = UNKNOWN; }", "`UNKNOWN` is not a variable"),
+        (
+            "const L = (2, 3):(3, 1); test t { let x = zeros(f32, L); }",
+            "const `L` cannot be used",
+        ),
+        (
+            "const A: int = B; const B: int = A; test t { let x = A; }",
+            "refers to itself",
+        ),
+        (
+            "test t { let x = zeros(f32, (2, 2)); let y = x + ones(f32, (3, 3)); }",
+            "(2, 2) and (3, 3)",
+        ),
+        (
+            "test t { let x = transpose(ones(f32, 3)); }",
+            "matrices (rank 2)",
+        ),
+        (
+            "test t { let x = ones(f32, 3); report bytes = 4; }",
+            "belongs in a `bench`",
+        ),
+        ("test t { let mut i = 0; while true { i += 1; } }", "steps"),
+    ];
+    for (source, expected) in cases {
+        let message = failure(source);
+        assert!(message.contains(expected), "{source}: {message}");
+    }
+    // The span points at the failing expression.
+    let source = "test t {\n    let a = 1;\n    let b = a / 0;\n}";
+    match outcome(source) {
+        Outcome::Failed { span, .. } => assert_eq!(&source[span.range()], "a / 0"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn selection_filters_by_kind_and_name() {
+    let source = "
+        test first { let a = 1; }
+        bench second { let a = 1; }
+        test third { let a = zeros(f32, 2); assert_close(a, ones(f32, 2)); }
+    ";
+    let (summary, events) = run(source, &Selection::tests());
+    assert_eq!(
+        summary,
+        Summary {
+            passed: 1,
+            failed: 1,
+            skipped: 0
+        }
+    );
+    assert_eq!(summary.to_string(), "1 passed, 1 failed");
+    assert_eq!(
+        events
+            .iter()
+            .map(|event| event.name.as_str())
+            .collect::<Vec<_>>(),
+        ["first", "third"]
+    );
+    let (summary, events) = run(source, &Selection::all().with_filter("sec"));
+    assert_eq!(summary.passed, 1);
+    assert_eq!(events.len(), 1);
+    assert_eq!(events[0].kind, BlockKind::Bench);
+    // A bench without `report` still runs; it measured nothing.
+    assert!(matches!(&events[0].outcome, Outcome::Measured(result) if result.metric.is_none()));
+}
+
+#[test]
+fn kernel_calls_without_a_gpu_skip_with_the_reason() {
+    let source = "
+        kernel touch(n: i32, x: gmem f32[n:1]) launch grid(1) block(32) { }
+        test calls_a_kernel {
+            let x = zeros(f32, 4);
+            touch(4, x);
+        }
+        test host_only { let x = zeros(f32, 4); }
+    ";
+    let (summary, events) = run(source, &Selection::all());
+    match crate::gpu_status() {
+        Err(_) => {
+            assert_eq!(
+                summary,
+                Summary {
+                    passed: 1,
+                    failed: 0,
+                    skipped: 1
+                }
+            );
+            assert!(
+                matches!(&events[0].outcome, Outcome::Skipped(reason) if reason.starts_with("no GPU"))
+            );
+            assert_eq!(summary.to_string(), "1 passed, 0 failed, 1 skipped");
+        }
+        // With a GPU, no compiled kernel was given: a clear failure.
+        Ok(_) => {
+            assert!(
+                matches!(&events[0].outcome, Outcome::Failed { message, .. } if message.contains("`touch` was not compiled"))
+            );
+        }
+    }
+}

@@ -1,0 +1,242 @@
+//! Kernel calls checked and marshalled without a GPU: the parameter bytes, launch
+//! dimensions, shape, dtype, range and assumption checks, and the choice of
+//! instantiation by const arguments.
+
+use kir::{Assumption, Element, HostExpr, IntParam, Launch, Param, ParamKind, Signature};
+use runtime::marshal::{ArgValue, CallArg, LaunchPlan, param_buffer, plan, select};
+use runtime::{CompiledKernel, Image};
+
+fn boxed(expr: HostExpr) -> Box<HostExpr> {
+    Box::new(expr)
+}
+
+/// `copy(m: i32, k: i32, a: gmem bf16[(m, k):(k, 1)], out: ...)` with a 128 x 64 tile
+/// per block and 128-bit accesses along k.
+fn copy_signature(entry: &str, const_args: &[(&str, i64)]) -> Signature {
+    let row_major = || ParamKind::Tensor {
+        dtype: Element::BF16,
+        shape: vec![HostExpr::Param(0), HostExpr::Param(1)],
+        strides: vec![HostExpr::Param(1), HostExpr::Const(1)],
+    };
+    Signature {
+        name: "copy".to_owned(),
+        entry: entry.to_owned(),
+        const_args: const_args
+            .iter()
+            .map(|(name, value)| ((*name).to_owned(), *value))
+            .collect(),
+        params: vec![
+            Param {
+                name: "m".to_owned(),
+                kind: ParamKind::Int(IntParam::I32),
+            },
+            Param {
+                name: "k".to_owned(),
+                kind: ParamKind::Int(IntParam::I32),
+            },
+            Param {
+                name: "a".to_owned(),
+                kind: row_major(),
+            },
+            Param {
+                name: "out".to_owned(),
+                kind: row_major(),
+            },
+        ],
+        launch: Launch {
+            grid: [
+                HostExpr::Div(boxed(HostExpr::Param(0)), boxed(HostExpr::Const(128))),
+                HostExpr::Div(boxed(HostExpr::Param(1)), boxed(HostExpr::Const(64))),
+                HostExpr::Const(1),
+            ],
+            block: [HostExpr::Const(128), HostExpr::Const(1), HostExpr::Const(1)],
+            shared_bytes: 16384,
+        },
+        assumptions: vec![Assumption {
+            param: 1,
+            multiple: 8,
+            reason: "`copy` moves 8 bf16 at a time along `k`".to_owned(),
+        }],
+    }
+}
+
+fn tensor(dtype: Element, shape: &[usize], address: u64) -> CallArg<'_> {
+    CallArg::Tensor {
+        dtype,
+        shape,
+        address,
+    }
+}
+
+#[test]
+fn arguments_are_marshalled_with_their_widths_and_the_launch_is_evaluated() {
+    let shape = [512, 256];
+    let args = [
+        CallArg::Int(512),
+        CallArg::Int(256),
+        tensor(Element::BF16, &shape, 0x7000_0000_1000),
+        tensor(Element::BF16, &shape, 0x7000_0004_1000),
+    ];
+    let planned = plan(&copy_signature("copy", &[]), &args).unwrap();
+    assert_eq!(
+        planned,
+        LaunchPlan {
+            args: vec![
+                ArgValue::I32(512),
+                ArgValue::I32(256),
+                ArgValue::Address(0x7000_0000_1000),
+                ArgValue::Address(0x7000_0004_1000),
+            ],
+            grid: [4, 4, 1],
+            block: [128, 1, 1],
+            shared_bytes: 16384,
+        }
+    );
+    let bytes = param_buffer(&planned.args);
+    assert_eq!(bytes.len(), 24);
+    assert_eq!(&bytes[0..8], &[0x00, 0x02, 0, 0, 0x00, 0x01, 0, 0]);
+    assert_eq!(&bytes[8..16], &0x7000_0000_1000u64.to_le_bytes());
+}
+
+#[test]
+fn the_parameter_buffer_aligns_each_argument_to_its_size() {
+    let bytes = param_buffer(&[
+        ArgValue::I32(-1),
+        ArgValue::U64(2),
+        ArgValue::U32(3),
+        ArgValue::I64(-4),
+    ]);
+    let mut expected = Vec::new();
+    expected.extend_from_slice(&(-1i32).to_le_bytes());
+    expected.extend_from_slice(&[0; 4]);
+    expected.extend_from_slice(&2u64.to_le_bytes());
+    expected.extend_from_slice(&3u32.to_le_bytes());
+    expected.extend_from_slice(&[0; 4]);
+    expected.extend_from_slice(&(-4i64).to_le_bytes());
+    assert_eq!(bytes, expected);
+}
+
+fn plan_error(m: i64, k: i64, dtype: Element, shape: &[usize]) -> String {
+    let out = [m.max(1) as usize, k.max(1) as usize];
+    let args = [
+        CallArg::Int(m),
+        CallArg::Int(k),
+        tensor(dtype, shape, 16),
+        tensor(Element::BF16, &out, 32),
+    ];
+    plan(&copy_signature("copy", &[]), &args).unwrap_err()
+}
+
+#[test]
+fn wrong_arguments_are_clear_errors_naming_the_kernel() {
+    assert_eq!(
+        plan_error(512, 256, Element::BF16, &[256, 512]),
+        "`copy`: `a` needs a tensor of shape (512, 256) with these arguments, but this one has shape (256, 512)"
+    );
+    assert_eq!(
+        plan_error(512, 256, Element::F32, &[512, 256]),
+        "`copy`: `a` holds bf16, but this tensor holds f32"
+    );
+    assert_eq!(
+        plan_error(512, 100, Element::BF16, &[512, 100]),
+        "`copy`: `k` = 100 must be a multiple of 8: `copy` moves 8 bf16 at a time along `k`"
+    );
+    assert_eq!(
+        plan_error(1 << 40, 256, Element::BF16, &[1 << 40, 256]),
+        "`copy`: 1099511627776 does not fit `m: i32`"
+    );
+    assert_eq!(
+        plan_error(64, 256, Element::BF16, &[64, 256]),
+        "`copy`: the grid would be (0, 4, 1) with these arguments; each extent must be at least 1"
+    );
+    let few = plan(&copy_signature("copy", &[]), &[CallArg::Int(1)]).unwrap_err();
+    assert_eq!(few, "`copy` takes 4 arguments, but 1 were given");
+    let swapped = [
+        CallArg::Int(512),
+        tensor(Element::BF16, &[512, 256], 0),
+        CallArg::Int(1),
+        CallArg::Int(2),
+    ];
+    let error = plan(&copy_signature("copy", &[]), &swapped).unwrap_err();
+    assert_eq!(error, "`copy`: `k` is an integer, but a tensor was given");
+}
+
+#[test]
+fn a_layout_reaching_past_the_tensor_is_refused() {
+    let mut signature = copy_signature("copy", &[]);
+    // Rows twice as far apart as the tensor's: the last rows would read past its end.
+    signature.params[2].kind = ParamKind::Tensor {
+        dtype: Element::BF16,
+        shape: vec![HostExpr::Param(0), HostExpr::Param(1)],
+        strides: vec![
+            HostExpr::Mul(boxed(HostExpr::Param(1)), boxed(HostExpr::Const(2))),
+            HostExpr::Const(1),
+        ],
+    };
+    let shape = [512, 256];
+    let args = [
+        CallArg::Int(512),
+        CallArg::Int(256),
+        tensor(Element::BF16, &shape, 0),
+        tensor(Element::BF16, &shape, 0),
+    ];
+    let error = plan(&signature, &args).unwrap_err();
+    assert_eq!(
+        error,
+        "`copy`: `a`'s layout reaches past the 131072 elements of its tensor"
+    );
+}
+
+#[test]
+fn a_nested_mode_matches_a_host_dimension_of_its_size() {
+    let mut signature = copy_signature("copy", &[]);
+    signature.assumptions.clear();
+    // ((8, m / 8), k) flattened: the host passes an (m, k) tensor.
+    signature.params[2].kind = ParamKind::Tensor {
+        dtype: Element::BF16,
+        shape: vec![
+            HostExpr::Const(8),
+            HostExpr::Div(boxed(HostExpr::Param(0)), boxed(HostExpr::Const(8))),
+            HostExpr::Param(1),
+        ],
+        strides: vec![
+            HostExpr::Param(1),
+            HostExpr::Mul(boxed(HostExpr::Param(1)), boxed(HostExpr::Const(8))),
+            HostExpr::Const(1),
+        ],
+    };
+    let shape = [512, 256];
+    let args = [
+        CallArg::Int(512),
+        CallArg::Int(256),
+        tensor(Element::BF16, &shape, 0),
+        tensor(Element::BF16, &shape, 0),
+    ];
+    assert!(plan(&signature, &args).is_ok());
+}
+
+fn compiled(entry: &str, const_args: &[(&str, i64)]) -> CompiledKernel {
+    CompiledKernel {
+        signature: copy_signature(entry, const_args),
+        image: Image::Ptx(String::new()),
+    }
+}
+
+#[test]
+fn instantiations_are_chosen_by_their_const_arguments() {
+    let kernels = [
+        compiled("copy", &[("SWIZZLE_BITS", 3)]),
+        compiled("copy__SWIZZLE_BITS_0", &[("SWIZZLE_BITS", 0)]),
+    ];
+    let wanted = |value: i64| vec![("SWIZZLE_BITS".to_owned(), value)];
+    assert_eq!(select(&kernels, "copy", &wanted(3)), Ok(0));
+    assert_eq!(select(&kernels, "copy", &wanted(0)), Ok(1));
+    assert_eq!(
+        select(&kernels, "copy", &wanted(2)),
+        Err("kernel `copy` was not compiled with SWIZZLE_BITS = 2; compiled: SWIZZLE_BITS = 3; SWIZZLE_BITS = 0".to_owned())
+    );
+    assert_eq!(
+        select(&kernels, "transpose", &[]),
+        Err("kernel `transpose` was not compiled".to_owned())
+    );
+}
