@@ -137,6 +137,8 @@ pub(crate) struct Checker<'a> {
     trace: Option<KernelTrace>,
     /// The finished traces.
     pub(crate) traces: Vec<KernelTrace>,
+    /// Where expression types go, for editors (`expr_types.rs`).
+    pub(crate) expr_types: Option<Rc<std::cell::RefCell<crate::expr_types::ExprTypes>>>,
 }
 
 impl<'a> Checker<'a> {
@@ -179,6 +181,7 @@ impl<'a> Checker<'a> {
             tracing: false,
             trace: None,
             traces: Vec::new(),
+            expr_types: None,
         }
     }
 

@@ -12,8 +12,8 @@ use crate::trace::{Base, Effect, Term, term_dtype, term_of, with_term};
 use crate::value::{Codomain, IntType, Known, Origin, Tensor, TensorLayout, Value};
 
 impl<'a> Checker<'a> {
-    /// Evaluates an expression.
-    pub(crate) fn eval(&mut self, expr: &'a Expr) -> Value {
+    /// Evaluates an expression (through [`Checker::eval`], which records its type).
+    pub(crate) fn eval_untyped(&mut self, expr: &'a Expr) -> Value {
         if !self.spend(expr.span) {
             return Value::Unknown;
         }

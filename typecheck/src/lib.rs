@@ -27,6 +27,7 @@ mod builtins;
 mod check;
 mod dtype;
 mod expr;
+pub mod expr_types;
 mod host;
 pub mod stdlib;
 mod target;

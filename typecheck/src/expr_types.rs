@@ -1,0 +1,135 @@
+//! What an editor needs beyond [`crate::Analysis`]: the type and evaluated value of
+//! every expression of the user's file, and the names of the built-in functions.
+//!
+//! [`check_with_expr_types`] runs the ordinary check with a recorder attached to
+//! [`Checker::eval`]: the first evaluation of each expression of the user's module
+//! (span and all) is kept, so an expression inside an unrolled loop or an inlined
+//! function shows the value of its first instantiation. Stdlib code is not recorded.
+//! Without the recorder (plain [`crate::check`]) evaluation costs nothing extra.
+
+use std::cell::RefCell;
+use std::collections::HashSet;
+use std::rc::Rc;
+
+use lang::Span;
+use lang::ast::{Expr, Module};
+
+use crate::check::Checker;
+use crate::value::Value;
+use crate::{Analysis, Target};
+
+/// The type and evaluated value of one expression of the user's file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExprType {
+    /// The expression's text.
+    pub span: Span,
+    /// Its type, as [`crate::Binding::type_name`] writes types.
+    pub type_name: String,
+    /// Its evaluated contents, when there is something beyond the type (a layout,
+    /// a tensor's layout and offset, an atom's facts and instruction).
+    pub contents: Option<String>,
+    /// Why it is only known at run time; `None` when it is const.
+    pub dyn_reason: Option<String>,
+}
+
+/// The recorder [`Checker::eval`] feeds while it is attached.
+#[derive(Debug, Default)]
+pub(crate) struct ExprTypes {
+    recorded: HashSet<Span>,
+    types: Vec<ExprType>,
+}
+
+/// The names of every built-in function (`local_tile`, `make_tiled_copy`, ...).
+pub fn builtin_functions() -> &'static [&'static str] {
+    crate::builtins::BUILTIN_FUNCTIONS
+}
+
+/// [`crate::check`], also returning every expression's type and value, in the
+/// order first evaluated.
+pub fn check_with_expr_types(module: &Module, target: Target) -> (Analysis, Vec<ExprType>) {
+    let recorder = Rc::new(RefCell::new(ExprTypes::default()));
+    let mut checker = Checker::new(module, target);
+    checker.expr_types = Some(Rc::clone(&recorder));
+    let (diagnostics, bindings) = checker.run();
+    let types = std::mem::take(&mut recorder.borrow_mut().types);
+    let analysis = Analysis {
+        diagnostics,
+        bindings,
+    };
+    (analysis, types)
+}
+
+impl<'a> Checker<'a> {
+    /// Evaluates an expression, recording its type when a recorder is attached.
+    pub(crate) fn eval(&mut self, expr: &'a Expr) -> Value {
+        let value = self.eval_untyped(expr);
+        if self.current_module == 0
+            && !matches!(value, Value::Unknown)
+            && let Some(recorder) = self.expr_types.clone()
+            && recorder.borrow_mut().recorded.insert(expr.span)
+        {
+            let contents = match &value {
+                Value::Atom(atom) => {
+                    Some(format!("{}; instruction `{}`", atom.summary(), atom.ptx))
+                }
+                other => other.contents(),
+            };
+            let record = ExprType {
+                span: expr.span,
+                type_name: value.type_name(),
+                contents,
+                dyn_reason: self.dyn_origin(&value).map(|origin| origin.reason),
+            };
+            recorder.borrow_mut().types.push(record);
+        }
+        value
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_with_expr_types;
+    use crate::Target;
+
+    #[test]
+    fn every_expression_of_the_file_gets_its_type_and_value() {
+        let source = "const L = (4, 2):(2, 1);\nconst N: int = size(L) * 3;\n";
+        let (module, diagnostics) = grammar::parse(source);
+        assert!(diagnostics.is_empty(), "{diagnostics:?}");
+        let (analysis, types) = check_with_expr_types(&module, Target::Sm90a);
+        assert!(
+            analysis.diagnostics.is_empty(),
+            "{:?}",
+            analysis.diagnostics
+        );
+        let find = |text: &str| {
+            let start = source.find(text).unwrap_or(usize::MAX) as u32;
+            types
+                .iter()
+                .find(|record| {
+                    record.span.start == start && record.span.len() as usize == text.len()
+                })
+                .map(|record| (record.type_name.as_str(), record.contents.as_deref()))
+        };
+        assert_eq!(find("(4, 2):(2, 1)"), Some(("layout", Some("(4,2):(2,1)"))));
+        assert_eq!(find("size(L)"), Some(("int", Some("8"))));
+        assert_eq!(find("size(L) * 3"), Some(("int", Some("24"))));
+    }
+
+    #[test]
+    fn stdlib_code_is_not_recorded() {
+        let source = "const A = universal::copy(T = bf16, BITS = 128);\n";
+        let (module, _) = grammar::parse(source);
+        let (_, types) = check_with_expr_types(&module, Target::Sm90a);
+        assert!(
+            types
+                .iter()
+                .all(|record| record.span.end as usize <= source.len())
+        );
+        let call = types.iter().find(|record| record.type_name == "copy atom");
+        let contents = call
+            .and_then(|record| record.contents.clone())
+            .unwrap_or_default();
+        assert!(contents.contains("instruction `mov.b{BITS}"), "{contents}");
+    }
+}
