@@ -13,8 +13,8 @@ use std::sync::Arc;
 
 use cudarc::driver::sys::{CUdevice_attribute, CUevent_flags, CUfunction_attribute};
 use cudarc::driver::{
-    CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtr, DriverError, LaunchConfig,
-    PushKernelArg,
+    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DriverError,
+    LaunchConfig, PushKernelArg,
 };
 use cudarc::nvrtc::Ptx;
 
@@ -67,6 +67,9 @@ pub struct Gpu {
     stream: Arc<CudaStream>,
     /// Loaded kernels by their index in the harness's kernel list.
     functions: HashMap<usize, CudaFunction>,
+    /// Loaded images: kernels compiled together share one module, loaded (or
+    /// JIT-compiled) once.
+    modules: Vec<(Image, Arc<CudaModule>)>,
 }
 
 impl Gpu {
@@ -87,6 +90,7 @@ impl Gpu {
             context,
             stream,
             functions: HashMap::new(),
+            modules: Vec::new(),
         })
     }
 
@@ -152,24 +156,18 @@ impl Gpu {
         if let Some(function) = self.functions.get(&index) {
             return Ok(function.clone());
         }
-        let image = match &kernel.image {
-            Image::Ptx(text) if text.contains('\0') => {
-                return Err(format!("the PTX of `{name}` contains a NUL byte"));
+        let module = match self
+            .modules
+            .iter()
+            .find(|(image, _)| *image == kernel.image)
+        {
+            Some((_, module)) => module.clone(),
+            None => {
+                let module = self.load_module(name, &kernel.image)?;
+                self.modules.push((kernel.image.clone(), module.clone()));
+                module
             }
-            Image::Ptx(text) => Ptx::from_src(text.clone()),
-            Image::Cubin(bytes) if !bytes.starts_with(b"\x7fELF") => {
-                return Err(format!("the cubin of `{name}` is not an ELF file"));
-            }
-            Image::Cubin(bytes) => Ptx::from_binary(bytes.clone()),
         };
-        let how = match kernel.image {
-            Image::Ptx(_) => "JIT-compile the PTX of",
-            Image::Cubin(_) => "load the cubin of",
-        };
-        let module = self
-            .context
-            .load_module(image)
-            .map_err(|error| format!("the driver could not {how} `{name}`: {}", describe(error)))?;
         let entry = &kernel.signature.entry;
         if entry.contains('\0') {
             return Err(format!("the entry name of `{name}` contains a NUL byte"));
@@ -193,6 +191,22 @@ impl Gpu {
         }
         self.functions.insert(index, function.clone());
         Ok(function)
+    }
+
+    fn load_module(&self, name: &str, image: &Image) -> Result<Arc<CudaModule>, String> {
+        let (code, how) = match image {
+            Image::Ptx(text) if text.contains('\0') => {
+                return Err(format!("the PTX of `{name}` contains a NUL byte"));
+            }
+            Image::Ptx(text) => (Ptx::from_src(text.clone()), "JIT-compile the PTX of"),
+            Image::Cubin(bytes) if !bytes.starts_with(b"\x7fELF") => {
+                return Err(format!("the cubin of `{name}` is not an ELF file"));
+            }
+            Image::Cubin(bytes) => (Ptx::from_binary(bytes.clone()), "load the cubin of"),
+        };
+        self.context
+            .load_module(code)
+            .map_err(|error| format!("the driver could not {how} `{name}`: {}", describe(error)))
     }
 
     /// Launches and waits for the kernel.
