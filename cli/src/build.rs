@@ -153,8 +153,10 @@ pub fn assemble(
     let env = Environment::from_process(ptxas_args.path.clone(), ptxas_args.offline);
     let found =
         ptxas::find(&env, &mut |progress| eprintln!("cukc: {progress}")).map_err(|error| {
-            Diagnostic::error("E0303", format!("no ptxas: {error}"))
-                .with_primary(at, "cannot assemble this file")
+            Box::new(
+                Diagnostic::error("E0303", format!("no ptxas: {error}"))
+                    .with_primary(at, "cannot assemble this file"),
+            )
         })?;
     let options = AssembleOptions {
         line_info: lineinfo,
@@ -184,7 +186,7 @@ pub fn assemble(
             if failure.errors().next().is_none() {
                 diagnostic = diagnostic.with_note(failure.to_string());
             }
-            diagnostic
+            Box::new(diagnostic)
         })
 }
 
