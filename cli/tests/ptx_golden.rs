@@ -115,9 +115,9 @@ fn line_info_maps_instructions_to_source_lines() {
     ]);
     let ptx = String::from_utf8(output.stdout).unwrap();
     assert!(ptx.contains(".file 1 \"cuk-examples/copy_vectorized.cuk\""));
-    // The two copies are on lines 45 and 47 of the example.
-    assert!(ptx.contains(".loc 1 45 5"), "{ptx}");
-    assert!(ptx.contains(".loc 1 47 5"), "{ptx}");
+    // The two copies are on lines 48 and 50 of the example.
+    assert!(ptx.contains(".loc 1 48 5"), "{ptx}");
+    assert!(ptx.contains(".loc 1 50 5"), "{ptx}");
 }
 
 #[test]
