@@ -3,9 +3,10 @@
 //! driver failures into sentences; a missing driver is an `Err` from [`Gpu::open`] and
 //! [`gpu_status`], never a panic.
 //!
-//! The only `unsafe` code of the workspace lives here, in three small functions, each
+//! The only `unsafe` code of the workspace lives here, in four small functions, each
 //! with its SAFETY comment: asking whether the driver library exists, reading the driver
-//! version, and launching a kernel (the driver cannot check a kernel's arguments).
+//! version, reading the JIT's error log for PTX that failed to load, and launching a
+//! kernel (the driver cannot check a kernel's arguments).
 
 use std::collections::HashMap;
 use std::fmt;
@@ -204,9 +205,16 @@ impl Gpu {
             }
             Image::Cubin(bytes) => (Ptx::from_binary(bytes.clone()), "load the cubin of"),
         };
-        self.context
-            .load_module(code)
-            .map_err(|error| format!("the driver could not {how} `{name}`: {}", describe(error)))
+        self.context.load_module(code).map_err(|error| {
+            let mut message = format!("the driver could not {how} `{name}`: {}", describe(error));
+            if let Image::Ptx(text) = image
+                && let Some(log) = jit_error_log(text)
+            {
+                message.push_str(":\n");
+                message.push_str(&log);
+            }
+            message
+        })
     }
 
     /// Launches and waits for the kernel.
@@ -344,6 +352,48 @@ fn driver_version() -> Result<i32, DriverError> {
     // SAFETY: `version` is a valid, writable `c_int` for the duration of the call.
     unsafe { cudarc::driver::sys::cuDriverGetVersion(&mut version) }.result()?;
     Ok(version)
+}
+
+/// The JIT's error log for PTX that failed to load (compiled again with a log buffer),
+/// or `None` when there is none.
+#[allow(unsafe_code)]
+fn jit_error_log(ptx: &str) -> Option<String> {
+    use cudarc::driver::sys::{
+        CUjit_option, CUmodule, CUresult, cuModuleLoadDataEx, cuModuleUnload,
+    };
+    let source = std::ffi::CString::new(ptx).ok()?;
+    let mut log = vec![0u8; 16 * 1024];
+    let mut options = [
+        CUjit_option::CU_JIT_ERROR_LOG_BUFFER,
+        CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+    ];
+    // The driver reads the buffer's address and, by value, its size.
+    let mut values = [
+        log.as_mut_ptr().cast::<std::ffi::c_void>(),
+        std::ptr::without_provenance_mut(log.len()),
+    ];
+    let mut module: CUmodule = std::ptr::null_mut();
+    // SAFETY: `source` is a NUL-terminated PTX string; `options` and `values` are two
+    // valid entries each, the log buffer is writable for the size given and outlives the
+    // call; `module` is a valid place for the result. The caller's context is current
+    // (cudarc bound it for the load that failed just before).
+    let result = unsafe {
+        cuModuleLoadDataEx(
+            &mut module,
+            source.as_ptr().cast(),
+            2,
+            options.as_mut_ptr(),
+            values.as_mut_ptr(),
+        )
+    };
+    if result == CUresult::CUDA_SUCCESS {
+        // SAFETY: `module` was just loaded by the call above and is used nowhere else.
+        let _ = unsafe { cuModuleUnload(module) };
+        return None;
+    }
+    let end = log.iter().position(|byte| *byte == 0).unwrap_or(log.len());
+    let text = String::from_utf8_lossy(&log[..end]).trim().to_owned();
+    (!text.is_empty()).then_some(text)
 }
 
 #[allow(unsafe_code)]

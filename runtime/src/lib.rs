@@ -26,7 +26,7 @@
 //! machine without CUDA: cudarc loads `libcuda.so` at run time. Nothing panics on user
 //! input: host-code mistakes, failed checks and CUDA errors are messages naming the
 //! kernel or the span; a panic from below is caught at the block boundary and reported
-//! as an internal error. `unsafe` lives only in `driver.rs`, in three small functions.
+//! as an internal error. `unsafe` lives only in `driver.rs`, in four small functions.
 
 mod compare;
 mod driver;

@@ -121,6 +121,7 @@ const SOURCE: &str = "
 kernel add<const ADD: int = 1>(n: u32, x: gmem f32[n:1]) launch grid(ceil_div(n, 128)) block(128) { }
 kernel add_staged(n: u32, x: gmem f32[n:1]) launch grid(ceil_div(n, 128)) block(128) smem(auto) { }
 kernel broken(n: u32, x: gmem f32[n:1]) launch grid(ceil_div(n, 128)) block(128) { }
+kernel garbage(n: u32, x: gmem f32[n:1]) launch grid(ceil_div(n, 128)) block(128) { }
 
 test adds_one {
     let x = arange(f32, 1000);
@@ -160,6 +161,10 @@ test bad_ptx_names_the_kernel {
     let x = zeros(f32, 100);
     broken(100, x);
 }
+test garbage_names_the_kernel {
+    let x = zeros(f32, 100);
+    garbage(100, x);
+}
 bench add_bandwidth {
     let n = 1 << 24;
     let x = randn(f32, n);
@@ -196,6 +201,13 @@ fn run() -> Vec<Event> {
         kernel(
             "broken",
             "broken",
+            &[],
+            Image::Ptx(ptx("broken", "0f3F800000", 0).replace("add.f32", "add.f33")),
+            0,
+        ),
+        kernel(
+            "garbage",
+            "garbage",
             &[],
             Image::Ptx("this is not PTX".to_owned()),
             0,
@@ -267,10 +279,22 @@ fn tests_and_benches_run_hand_written_ptx() {
         failure(&events, "wrong_shape_is_refused"),
         "`add`: `x` needs a tensor of shape (200) with these arguments, but this one has shape (100)"
     );
+    // A mistake in PTX comes with the JIT's log, which names the PTX line.
     let broken = failure(&events, "bad_ptx_names_the_kernel");
     assert!(
-        broken.starts_with("the driver could not JIT-compile the PTX of `broken`: CUDA_ERROR_"),
+        broken.starts_with(
+            "the driver could not JIT-compile the PTX of `broken`: CUDA_ERROR_INVALID_PTX"
+        ),
         "{broken}"
+    );
+    assert!(
+        broken.contains("line 27; error") && broken.contains("'.f33'"),
+        "{broken}"
+    );
+    let garbage = failure(&events, "garbage_names_the_kernel");
+    assert!(
+        garbage.starts_with("the driver could not JIT-compile the PTX of `garbage`: CUDA_ERROR_"),
+        "{garbage}"
     );
     let bench = events
         .iter()
