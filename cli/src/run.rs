@@ -58,14 +58,15 @@ pub fn run(args: &RunArgs, mode: Mode) -> ExitCode {
         }
     };
     let gpu = runtime::gpu_status();
-    let target = args.target.unwrap_or_else(|| match &gpu {
+    let gpu_target = match &gpu {
         Ok(info) => match info.compute_capability.0 {
             8 => typecheck::Target::Sm80,
             10.. => typecheck::Target::Sm100a,
             _ => typecheck::Target::Sm90a,
         },
         Err(_) => typecheck::Target::Sm90a,
-    });
+    };
+    let target = args.target.unwrap_or(gpu_target);
     match &gpu {
         Ok(info) => eprintln!("cukc: {info}; building for {}", target.name()),
         Err(reason) => eprintln!("cukc: no GPU ({reason}); blocks that launch kernels are skipped"),
