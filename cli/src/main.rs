@@ -8,6 +8,7 @@ mod build;
 mod check;
 mod doctor;
 mod layout_cmd;
+mod lsp;
 mod run;
 
 use std::process::ExitCode;
@@ -43,6 +44,8 @@ enum Command {
     /// Show the ptxas cukc would use (installing it if need be), the cache
     /// directory, and the NVIDIA driver and GPUs.
     Doctor(doctor::DoctorArgs),
+    /// Run the language server over standard input and output (for editors).
+    Lsp(lsp::LspArgs),
 }
 
 fn main() -> ExitCode {
@@ -55,5 +58,6 @@ fn main() -> ExitCode {
         Command::Check(args) => check::run(&args),
         Command::Layout(args) => layout_cmd::run(args),
         Command::Doctor(args) => doctor::run(&args),
+        Command::Lsp(args) => lsp::run(&args),
     }
 }

@@ -1,0 +1,134 @@
+//! One document analysed: its text parsed, typechecked and its names resolved,
+//! everything the requests answer from.
+//!
+//! The text goes through the same checks as `cukc check`: [`lang::source::load`]
+//! (a NUL byte makes it binary), [`grammar::parse`], the `W0001` warning for a file
+//! without items, and [`typecheck`]. Diagnostics are published only from the stages
+//! `cukc check` reports: when the parse failed, the typechecker's diagnostics are
+//! dropped, but it still runs on the partial tree so that hovers keep answering
+//! while the user types.
+
+use lang::ast::Module;
+use lang::{Diagnostic, Span, source};
+use typecheck::Binding;
+use typecheck::expr_types::{ExprType, check_with_expr_types};
+
+use crate::position::LineMap;
+use crate::resolve::Names;
+
+/// A document's text and what the compiler knows about it.
+#[derive(Debug)]
+pub struct FileAnalysis {
+    /// The text analysed.
+    pub text: String,
+    /// Its lines, for position conversions.
+    pub lines: LineMap,
+    /// The parsed (possibly partial) module.
+    pub module: Module,
+    /// The diagnostics to publish, in source order.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Every binding the typechecker evaluated.
+    pub bindings: Vec<Binding>,
+    /// Every expression the typechecker evaluated.
+    pub expr_types: Vec<ExprType>,
+    /// Definitions and resolved uses.
+    pub names: Names,
+}
+
+impl FileAnalysis {
+    /// Analyses `text` for `target`.
+    pub fn new(text: String, target: typecheck::Target) -> FileAnalysis {
+        FileAnalysis::build(text, Some(target))
+    }
+
+    /// Only the checks of the bytes and the parse: what is left to show when the
+    /// typechecker failed on this text.
+    pub fn parse_only(text: String) -> FileAnalysis {
+        FileAnalysis::build(text, None)
+    }
+
+    fn build(text: String, target: Option<typecheck::Target>) -> FileAnalysis {
+        let loaded = source::load("", text.into_bytes());
+        let text = loaded.file.text().to_owned();
+        let lines = LineMap::new(&text);
+        let mut diagnostics = loaded.diagnostics;
+        if !loaded.is_text {
+            return FileAnalysis {
+                names: Names::default(),
+                text,
+                lines,
+                module: Module::default(),
+                diagnostics,
+                bindings: Vec::new(),
+                expr_types: Vec::new(),
+            };
+        }
+        let (module, parse_diagnostics) = grammar::parse(&text);
+        let parsed = !parse_diagnostics.iter().any(Diagnostic::is_error);
+        diagnostics.extend(parse_diagnostics);
+        diagnostics.extend(source::no_items_warning(&module, &diagnostics));
+        let (analysis, expr_types) = match target {
+            Some(target) => check_with_expr_types(&module, target),
+            None => Default::default(),
+        };
+        if parsed {
+            diagnostics.extend(analysis.diagnostics);
+        }
+        let names = Names::of(&module, text.len());
+        FileAnalysis {
+            text,
+            lines,
+            module,
+            diagnostics,
+            bindings: analysis.bindings,
+            expr_types,
+            names,
+        }
+    }
+
+    /// The binding recorded for the name written at `span`.
+    pub fn binding_at(&self, span: Span) -> Option<&Binding> {
+        self.bindings.iter().find(|binding| binding.span == span)
+    }
+
+    /// The smallest evaluated expression covering `span`.
+    pub fn expr_covering(&self, span: Span) -> Option<&ExprType> {
+        self.expr_types
+            .iter()
+            .filter(|record| record.span.start <= span.start && span.end <= record.span.end)
+            .min_by_key(|record| record.span.len())
+    }
+
+    /// The smallest evaluated expression at `offset` (touching it from either side).
+    pub fn expr_at(&self, offset: u32) -> Option<&ExprType> {
+        self.expr_types
+            .iter()
+            .filter(|record| record.span.contains(offset) || record.span.end == offset)
+            .min_by_key(|record| (record.span.len(), u32::MAX - record.span.start))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::FileAnalysis;
+
+    #[test]
+    fn typechecker_diagnostics_wait_for_a_clean_parse() {
+        let clean = FileAnalysis::new("const A: int = B;\n".to_owned(), typecheck::Target::Sm90a);
+        let codes: Vec<&str> = clean.diagnostics.iter().map(|d| d.code).collect();
+        assert_eq!(codes, ["E0201"]);
+        let broken = FileAnalysis::new(
+            "const A: int = B;\nconst C = (;\n".to_owned(),
+            typecheck::Target::Sm90a,
+        );
+        assert!(broken.diagnostics.iter().all(|d| d.code.starts_with("E01")));
+        assert!(!broken.diagnostics.is_empty());
+    }
+
+    #[test]
+    fn binary_text_is_rejected_without_parsing() {
+        let analysis = FileAnalysis::new("a\0b".to_owned(), typecheck::Target::Sm90a);
+        assert_eq!(analysis.diagnostics[0].code, "E0003");
+        assert!(analysis.module.items.is_empty());
+    }
+}
