@@ -166,3 +166,20 @@ fn an_atom_newer_than_the_target_is_an_error_and_builds_for_newer_targets() {
         String::from_utf8_lossy(&new.stderr)
     );
 }
+
+#[test]
+fn a_missing_ptxas_is_an_error_naming_it() {
+    let output = cukc(&[
+        "build",
+        "cuk-examples/copy_basic.cuk",
+        "-o",
+        "/dev/null",
+        "--offline",
+        "--ptxas",
+        "/nonexistent/ptxas",
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("[E0303]"), "{stderr}");
+    assert!(stderr.contains("/nonexistent/ptxas"), "{stderr}");
+}

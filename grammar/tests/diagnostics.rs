@@ -39,6 +39,14 @@ mod markers;
 /// Codes whose input cannot be a file in the corpus, and where they are tested.
 const CODES_TESTED_ELSEWHERE: &[(&str, &str)] = &[
     (
+        "E0301",
+        "not lowered yet: cli/tests/ptx_golden.rs, a_kernel_lowering_cannot_build_is_an_error_at_its_line",
+    ),
+    (
+        "E0303",
+        "no ptxas: cli/tests/ptx_golden.rs, a_missing_ptxas_is_an_error_naming_it",
+    ),
+    (
         "E0001",
         "an unreadable path: cli/src/check.rs, unreadable_binary_and_non_utf8_files_become_diagnostics",
     ),

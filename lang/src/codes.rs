@@ -136,14 +136,9 @@ pub const REGISTRY: &[CodeInfo] = &[
         "a construct lowering does not handle yet (run-time control flow, `gemm`, ...)",
     ),
     entry(
-        "E0302",
-        "a kernel cannot be built for the target (an atom or feature newer than it)",
-    ),
-    entry(
         "E0303",
         "ptxas rejected the generated PTX, or could not be run",
     ),
-    entry("E0304", "the file has errors, so no kernel is built"),
     entry("N0201", "the value printed by `const_print`"),
     entry(
         "W0001",
