@@ -55,7 +55,10 @@ fn describe_target(analysis: &FileAnalysis, span: Span, target: Target) -> Optio
                 &doc_comment(std_module.source, entry.span.start),
             );
             if let Some(call) = instantiation(analysis, span) {
-                push_paragraph(&mut markdown, &format!("Here: {}", inline_value(call)));
+                push_paragraph(
+                    &mut markdown,
+                    &format!("Here:\n{}", code(&type_and_value(call))),
+                );
             }
             Some(markdown)
         }
@@ -68,7 +71,10 @@ fn describe_target(analysis: &FileAnalysis, span: Span, target: Target) -> Optio
         Target::Builtin(name) => {
             let mut markdown = code(&format!("built-in {name}"));
             if let Some(call) = instantiation(analysis, span) {
-                push_paragraph(&mut markdown, &format!("Here: {}", inline_value(call)));
+                push_paragraph(
+                    &mut markdown,
+                    &format!("Here:\n{}", code(&type_and_value(call))),
+                );
             }
             Some(markdown)
         }
@@ -150,10 +156,6 @@ fn type_and_value(record: &ExprType) -> String {
     }
 }
 
-fn inline_value(record: &ExprType) -> String {
-    format!("`{}`", type_and_value(record))
-}
-
 fn code(text: &str) -> String {
     format!("```cuk\n{text}\n```")
 }
@@ -205,7 +207,7 @@ mod tests {
         assert!(text.contains("ptx = \"mov.b{BITS}"), "{text}");
         assert!(text.contains("CuTe's UniversalCopy"), "{text}");
         assert!(
-            text.contains("Here: `copy atom = universal::copy(T = bf16, BITS = 128)"),
+            text.contains("Here:\n```cuk\ncopy atom = universal::copy(T = bf16, BITS = 128)"),
             "{text}"
         );
     }
