@@ -127,12 +127,10 @@ fn names_in_scope(analysis: &FileAnalysis, offset: u32) -> Vec<CompletionItem> {
 }
 
 fn documentation(text: String) -> Option<Documentation> {
-    (!text.is_empty()).then(|| {
-        Documentation::MarkupContent(MarkupContent {
-            kind: MarkupKind::Markdown,
-            value: text,
-        })
-    })
+    (!text.is_empty()).then_some(Documentation::MarkupContent(MarkupContent {
+        kind: MarkupKind::Markdown,
+        value: text,
+    }))
 }
 
 #[cfg(test)]
