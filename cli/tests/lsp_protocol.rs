@@ -283,7 +283,8 @@ fn a_thousand_random_edits_leave_hover_right_and_memory_flat() {
             mutate(&text, &mut random)
         };
         change(&mut server, &uri, version, &text);
-        // A hover anywhere forces an analysis of this very text; it must answer.
+        // A hover anywhere forces an analysis of this very text; it must answer, and so
+        // must the other requests now and then.
         let line = random.below(70);
         let character = random.below(60);
         let response = hover(
@@ -295,6 +296,21 @@ fn a_thousand_random_edits_leave_hover_right_and_memory_flat() {
             response.get("result").is_some(),
             "edit {version}: {response}"
         );
+        if version % 10 == 0 {
+            let at = json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": character}});
+            for method in ["textDocument/completion", "textDocument/definition"] {
+                let response = server.request(method, at.clone());
+                assert!(
+                    response.get("result").is_some(),
+                    "edit {version}: {response}"
+                );
+            }
+            let symbols = server.request(
+                "textDocument/documentSymbol",
+                json!({"textDocument": {"uri": uri}}),
+            );
+            assert!(symbols.get("result").is_some(), "edit {version}: {symbols}");
+        }
         if version == 200 {
             memory_after_warm_up = resident_kb(server.pid());
         }
