@@ -300,9 +300,7 @@ impl<'t> Builder<'t> {
         let value = if let Some(special) = special(name) {
             let raw = self.pure(Op::Special(special), Ty::I32);
             self.convert(raw, Ty::I64)
-        } else if let Some(index) = self.trace.params.iter().position(
-            |param| matches!(&param.kind, TraceParamKind::Int(_, variable) if variable == name),
-        ) {
+        } else if let Some(index) = self.trace.int_param(name) {
             let ty = match &self.trace.params[index].kind {
                 TraceParamKind::Int(Dtype::I64 | Dtype::U64, _) => Ty::I64,
                 _ => Ty::I32,
@@ -622,13 +620,9 @@ impl<'t> Builder<'t> {
             return;
         }
         for (coefficient, factors) in index.terms() {
-            let Some(param) = factors.iter().find_map(|factor| {
-                match factor {
-                SymFactor::Variable(name) => self.trace.params.iter().position(|param| {
-                    matches!(&param.kind, TraceParamKind::Int(_, variable) if variable == name)
-                }),
+            let Some(param) = factors.iter().find_map(|factor| match factor {
+                SymFactor::Variable(name) => self.trace.int_param(name),
                 _ => None,
-            }
             }) else {
                 continue;
             };

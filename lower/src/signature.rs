@@ -52,11 +52,7 @@ pub(crate) fn signature(trace: &KernelTrace) -> Result<Signature, String> {
             ))),
         })
         .collect::<Result<_, _>>()?;
-    let variable_param = |variable: &str| {
-        trace.params.iter().position(
-            |param| matches!(&param.kind, TraceParamKind::Int(_, name) if name == variable),
-        )
-    };
+    let variable_param = |variable: &str| trace.int_param(variable);
     let host = |value: &SymInt, what: &str| {
         host_expr(value, &variable_param).ok_or_else(|| {
             fail(format!(

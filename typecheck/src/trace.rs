@@ -155,6 +155,15 @@ pub enum TraceParamKind {
     Unknown,
 }
 
+impl KernelTrace {
+    /// The index of the integer parameter that `variable` stands for in [`SymInt`]s.
+    pub fn int_param(&self, variable: &str) -> Option<usize> {
+        self.params.iter().position(
+            |param| matches!(&param.kind, TraceParamKind::Int(_, name) if name == variable),
+        )
+    }
+}
+
 /// A shared-memory buffer of a traced kernel.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TraceBuffer {
