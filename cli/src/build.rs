@@ -15,8 +15,7 @@ use std::time::{Duration, Instant};
 use backend_ptx::ptxas::{self, AssembleOptions, Environment};
 use backend_ptx::{Arch, EmitOptions};
 use clap::ValueEnum;
-use lang::render::{self, Style};
-use lang::source::{self, Loaded};
+use lang::render;
 use lang::{Diagnostic, SourceFile};
 
 /// Arguments of `cukc build`.
@@ -25,7 +24,7 @@ pub struct BuildArgs {
     /// The `.cuk` file to build.
     file: PathBuf,
     /// The architecture: `sm_80`, `sm_90a` or `sm_100a`.
-    #[arg(long, default_value = "sm_90a", value_parser = parse_target)]
+    #[arg(long, default_value = "sm_90a", value_parser = crate::check::parse_target)]
     target: typecheck::Target,
     /// What to produce: a `cubin` (and its PTX beside it), `ptx` or `kir` text.
     #[arg(long, value_enum, default_value_t = Emit::Cubin)]
@@ -64,10 +63,6 @@ enum Emit {
     Kir,
 }
 
-fn parse_target(text: &str) -> Result<typecheck::Target, String> {
-    text.parse()
-}
-
 /// The PTX architecture of a typecheck target.
 pub fn arch(target: typecheck::Target) -> Arch {
     match target {
@@ -94,30 +89,24 @@ pub struct Compiled {
 /// Loads, parses, typechecks and lowers the file at `path`.
 pub fn compile(path: &Path, target: typecheck::Target) -> Compiled {
     let start = Instant::now();
-    let display_path = path.display().to_string();
-    let loaded = match std::fs::read(path) {
-        Ok(bytes) => source::load(display_path, bytes),
-        Err(error) => Loaded::unreadable(display_path, &error.to_string()),
-    };
-    let mut diagnostics = loaded.diagnostics;
+    let crate::check::Parsed {
+        file,
+        mut diagnostics,
+        module,
+        parsed,
+        ..
+    } = crate::check::load_and_parse(path);
     let mut kernels = Vec::new();
-    let mut module = lang::ast::Module::default();
-    if loaded.is_text {
-        let (parsed, parse_diagnostics) = grammar::parse(loaded.file.text());
-        let clean = !parse_diagnostics.iter().any(Diagnostic::is_error);
-        diagnostics.extend(parse_diagnostics);
-        if clean {
-            let lowered = lower::lower_file(&parsed, target);
-            diagnostics.extend(lowered.diagnostics);
-            kernels = lowered.kernels;
-        }
-        module = parsed;
+    if parsed {
+        let lowered = lower::lower_file(&module, target);
+        diagnostics.extend(lowered.diagnostics);
+        kernels = lowered.kernels;
     }
     if diagnostics.iter().any(Diagnostic::is_error) {
         kernels.clear();
     }
     Compiled {
-        file: loaded.file,
+        file,
         module,
         diagnostics,
         kernels,
@@ -142,22 +131,28 @@ pub fn ptx(
     backend_ptx::emit_module(&compiled.kernels, arch(target), &options)
 }
 
+/// The ptxas the arguments and the environment lead to (installing it if need be,
+/// with pip's progress on standard error), or why there is none.
+pub fn find_ptxas(args: &PtxasArgs) -> Result<ptxas::Ptxas, String> {
+    let env = Environment::from_process(args.path.clone(), args.offline);
+    ptxas::find(&env, &mut |progress| eprintln!("cukc: {progress}"))
+        .map_err(|error| error.to_string())
+}
+
+/// The diagnostic for a file that cannot be assembled because there is no ptxas.
+pub fn no_ptxas(reason: &str, at: lang::Span) -> Diagnostic {
+    Diagnostic::error("E0303", format!("no ptxas: {reason}"))
+        .with_primary(at, "cannot assemble this file")
+}
+
 /// Assembles `ptx` for `target`; the error is a diagnostic for the file.
 pub fn assemble(
+    found: &ptxas::Ptxas,
     ptx: &str,
     target: typecheck::Target,
-    ptxas_args: &PtxasArgs,
     lineinfo: bool,
     at: lang::Span,
 ) -> Result<ptxas::Assembled, Box<Diagnostic>> {
-    let env = Environment::from_process(ptxas_args.path.clone(), ptxas_args.offline);
-    let found =
-        ptxas::find(&env, &mut |progress| eprintln!("cukc: {progress}")).map_err(|error| {
-            Box::new(
-                Diagnostic::error("E0303", format!("no ptxas: {error}"))
-                    .with_primary(at, "cannot assemble this file"),
-            )
-        })?;
     let options = AssembleOptions {
         line_info: lineinfo,
         ..AssembleOptions::default()
@@ -195,14 +190,10 @@ pub fn report(file: &SourceFile, diagnostics: &[Diagnostic]) {
     if diagnostics.is_empty() {
         return;
     }
-    let style = if std::io::IsTerminal::is_terminal(&std::io::stderr())
-        && std::env::var_os("NO_COLOR").is_none()
-    {
-        Style::Colored
-    } else {
-        Style::Plain
-    };
-    eprintln!("{}", render::human(diagnostics, file, style));
+    eprintln!(
+        "{}",
+        render::human(diagnostics, file, crate::check::auto_style())
+    );
 }
 
 /// Runs `cukc build`.
@@ -260,7 +251,10 @@ pub fn run(args: &BuildArgs) -> ExitCode {
         .kernels
         .first()
         .map_or(lang::Span::empty(0), |kernel| kernel.span);
-    match assemble(&ptx, args.target, &args.ptxas, args.lineinfo, at) {
+    let assembled = find_ptxas(&args.ptxas)
+        .map_err(|reason| Box::new(no_ptxas(&reason, at)))
+        .and_then(|found| assemble(&found, &ptx, args.target, args.lineinfo, at));
+    match assembled {
         Ok(assembled) => {
             if args.timings {
                 eprintln!(

@@ -44,7 +44,8 @@ pub struct CheckArgs {
     dump_types: bool,
 }
 
-fn parse_target(text: &str) -> Result<typecheck::Target, String> {
+/// `--target`'s parser, shared by the commands that take one.
+pub fn parse_target(text: &str) -> Result<typecheck::Target, String> {
     text.parse()
 }
 
@@ -69,12 +70,7 @@ pub fn run(args: &CheckArgs) -> ExitCode {
     let style = match args.color {
         ColorWhen::Always => Style::Colored,
         ColorWhen::Never => Style::Plain,
-        ColorWhen::Auto
-            if std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none() =>
-        {
-            Style::Colored
-        }
-        ColorWhen::Auto => Style::Plain,
+        ColorWhen::Auto => auto_style(),
     };
     let mut tally = Tally::default();
     for path in &args.files {
@@ -109,6 +105,55 @@ pub fn run(args: &CheckArgs) -> ExitCode {
     }
 }
 
+/// Colour when standard error is a terminal and `NO_COLOR` is unset.
+pub fn auto_style() -> Style {
+    if std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none() {
+        Style::Colored
+    } else {
+        Style::Plain
+    }
+}
+
+/// A file loaded and parsed.
+pub struct Parsed {
+    /// The source.
+    pub file: SourceFile,
+    /// The diagnostics of loading and parsing.
+    pub diagnostics: Vec<Diagnostic>,
+    /// The module (empty when the file is not text).
+    pub module: lang::ast::Module,
+    /// Whether the file is text.
+    pub is_text: bool,
+    /// Whether it is text that parsed without errors, ready for the typechecker.
+    pub parsed: bool,
+}
+
+/// Loads the file at `path` (rejecting binary, non-UTF-8 and oversized files) and
+/// parses it; never fails, every problem is a diagnostic.
+pub fn load_and_parse(path: &Path) -> Parsed {
+    let display_path = path.display().to_string();
+    let loaded = match std::fs::read(path) {
+        Ok(bytes) => source::load(display_path, bytes),
+        Err(error) => Loaded::unreadable(display_path, &error.to_string()),
+    };
+    let mut diagnostics = loaded.diagnostics;
+    let mut module = lang::ast::Module::default();
+    let mut parsed = false;
+    if loaded.is_text {
+        let (parsed_module, parse_diagnostics) = grammar::parse(loaded.file.text());
+        parsed = !parse_diagnostics.iter().any(Diagnostic::is_error);
+        diagnostics.extend(parse_diagnostics);
+        module = parsed_module;
+    }
+    Parsed {
+        file: loaded.file,
+        diagnostics,
+        module,
+        is_text: loaded.is_text,
+        parsed,
+    }
+}
+
 /// Loads, parses and typechecks the file at `path` for `target`; never fails, every
 /// problem becomes a diagnostic against the returned file. Also returns the
 /// typechecker's bindings (empty when the file did not parse).
@@ -116,25 +161,23 @@ pub fn check_file(
     path: &Path,
     target: typecheck::Target,
 ) -> (SourceFile, Vec<Diagnostic>, Vec<typecheck::Binding>) {
-    let display_path = path.display().to_string();
-    let loaded = match std::fs::read(path) {
-        Ok(bytes) => source::load(display_path, bytes),
-        Err(error) => Loaded::unreadable(display_path, &error.to_string()),
-    };
-    let mut diagnostics = loaded.diagnostics;
+    let Parsed {
+        file,
+        mut diagnostics,
+        module,
+        is_text,
+        parsed,
+    } = load_and_parse(path);
     let mut bindings = Vec::new();
-    if loaded.is_text {
-        let (module, parse_diagnostics) = grammar::parse(loaded.file.text());
-        let parsed = !parse_diagnostics.iter().any(Diagnostic::is_error);
-        diagnostics.extend(parse_diagnostics);
+    if is_text {
         diagnostics.extend(source::no_items_warning(&module, &diagnostics));
-        if parsed {
-            let analysis = typecheck::check(&module, target);
-            diagnostics.extend(analysis.diagnostics);
-            bindings = analysis.bindings;
-        }
     }
-    (loaded.file, diagnostics, bindings)
+    if parsed {
+        let analysis = typecheck::check(&module, target);
+        diagnostics.extend(analysis.diagnostics);
+        bindings = analysis.bindings;
+    }
+    (file, diagnostics, bindings)
 }
 
 fn render_diagnostics(

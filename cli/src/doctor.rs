@@ -6,7 +6,6 @@
 //! goes to standard error. Exit code 0 when a ptxas was found, 2 when none could be
 //! had (the reason and the ways to get one go to standard error).
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use backend_ptx::ptxas::{self, Environment};
@@ -14,18 +13,13 @@ use backend_ptx::ptxas::{self, Environment};
 /// Arguments of `cukc doctor`.
 #[derive(clap::Args)]
 pub struct DoctorArgs {
-    /// The ptxas to use, instead of searching `CUKC_PTXAS`, `PATH`, `CUDA_HOME`,
-    /// `/usr/local/cuda/bin`, python3's site-packages and the cache.
-    #[arg(long, value_name = "PATH")]
-    ptxas: Option<PathBuf>,
-    /// Never install ptxas with pip (as `CUKC_OFFLINE=1`).
-    #[arg(long)]
-    offline: bool,
+    #[command(flatten)]
+    ptxas: crate::build::PtxasArgs,
 }
 
 /// Runs `cukc doctor`.
 pub fn run(args: &DoctorArgs) -> ExitCode {
-    let env = Environment::from_process(args.ptxas.clone(), args.offline);
+    let env = Environment::from_process(args.ptxas.path.clone(), args.ptxas.offline);
     let found = ptxas::find(&env, &mut |progress| eprintln!("cukc: {progress}"));
     let code = match &found {
         Ok(ptxas) => {

@@ -21,7 +21,7 @@ pub struct RunArgs {
     /// `.cuk` files, or folders whose `.cuk` files to take (default: the current folder).
     paths: Vec<PathBuf>,
     /// The architecture to build for; by default the GPU's (sm_80, sm_90a or sm_100a).
-    #[arg(long, value_parser = parse_target)]
+    #[arg(long, value_parser = crate::check::parse_target)]
     target: Option<typecheck::Target>,
     /// Run only blocks whose name contains this.
     #[arg(long)]
@@ -31,10 +31,6 @@ pub struct RunArgs {
     jit: bool,
     #[command(flatten)]
     ptxas: PtxasArgs,
-}
-
-fn parse_target(text: &str) -> Result<typecheck::Target, String> {
-    text.parse()
 }
 
 /// What to run.
@@ -79,9 +75,11 @@ pub fn run(args: &RunArgs, mode: Mode) -> ExitCode {
     if let Some(filter) = &args.filter {
         selection = selection.with_filter(filter.clone());
     }
+    // Found once for all the files (finding it may run python3 and pip).
+    let ptxas = (!args.jit).then(|| build::find_ptxas(&args.ptxas));
     let mut total = Summary::default();
     for file in &files {
-        let summary = run_file(file, target, args, &selection);
+        let summary = run_file(file, target, ptxas.as_ref(), &selection);
         total.passed += summary.passed;
         total.failed += summary.failed;
         total.skipped += summary.skipped;
@@ -94,10 +92,12 @@ pub fn run(args: &RunArgs, mode: Mode) -> ExitCode {
     }
 }
 
+/// Builds one file and runs its selected blocks; `ptxas` is `None` to hand the
+/// driver PTX (`--jit`).
 fn run_file(
     path: &Path,
     target: typecheck::Target,
-    args: &RunArgs,
+    ptxas: Option<&Result<backend_ptx::ptxas::Ptxas, String>>,
     selection: &Selection,
 ) -> Summary {
     let failed = Summary {
@@ -117,20 +117,23 @@ fn run_file(
             return failed;
         }
     };
-    let image = if args.jit {
-        Image::Ptx(ptx)
-    } else {
-        let at = compiled
-            .kernels
-            .first()
-            .map_or(lang::Span::empty(0), |kernel| kernel.span);
-        match build::assemble(&ptx, target, &args.ptxas, true, at) {
+    let at = compiled
+        .kernels
+        .first()
+        .map_or(lang::Span::empty(0), |kernel| kernel.span);
+    let image = match ptxas {
+        None => Image::Ptx(ptx),
+        Some(Err(reason)) => {
+            build::report(&compiled.file, &[build::no_ptxas(reason, at)]);
+            return failed;
+        }
+        Some(Ok(found)) => match build::assemble(found, &ptx, target, true, at) {
             Ok(assembled) => Image::Cubin(assembled.cubin),
             Err(diagnostic) => {
                 build::report(&compiled.file, &[*diagnostic]);
                 return failed;
             }
-        }
+        },
     };
     let kernels: Vec<CompiledKernel> = compiled
         .kernels
