@@ -191,6 +191,12 @@ impl<'a> Checker<'a> {
         self
     }
 
+    /// Whether a kernel is being traced, so run-time values should carry the terms
+    /// that compute them (nothing else needs them).
+    pub(crate) fn tracing_kernel(&self) -> bool {
+        self.trace.is_some()
+    }
+
     /// A number for a new register fragment.
     pub(crate) fn next_fragment(&mut self) -> u32 {
         self.fragments += 1;

@@ -301,6 +301,9 @@ impl<'a> Checker<'a> {
         right_span: Span,
         span: Span,
     ) -> Value {
+        if !self.tracing_kernel() {
+            return self.binary_value(op, left, right, left_span, right_span, span);
+        }
         let operands = (term_of(&left), term_of(&right));
         let dtype = term_dtype(&left).or_else(|| term_dtype(&right));
         let result = self.binary_value(op, left, right, left_span, right_span, span);
@@ -612,6 +615,9 @@ impl<'a> Checker<'a> {
     }
 
     fn unary(&mut self, op: UnaryOp, value: Value, span: Span) -> Value {
+        if !self.tracing_kernel() {
+            return self.unary_value(op, value, span);
+        }
         let term = term_of(&value).map(|operand| Term::Unary(op, operand));
         let result = self.unary_value(op, value, span);
         with_term(result, term)
@@ -824,6 +830,9 @@ impl<'a> Checker<'a> {
             },
             (_, Some(dtype)) => {
                 let loaded = self.element_value(dtype, span);
+                if !self.tracing_kernel() {
+                    return loaded;
+                }
                 with_term(
                     loaded,
                     Some(Term::Element {
