@@ -27,6 +27,20 @@ pub struct Signature {
     /// needs a run-time extent to be a multiple of its width); the host checks each
     /// before launching.
     pub assumptions: Vec<Assumption>,
+    /// What the compiled code assumes of the tensor arguments' addresses (a 128-bit
+    /// access needs its tensor's first element 16-byte aligned); the host checks each.
+    pub alignments: Vec<Alignment>,
+}
+
+/// A tensor argument's address must be a multiple of `bytes`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Alignment {
+    /// The index in [`Signature::params`] of the tensor parameter.
+    pub param: usize,
+    /// What its address must be a multiple of, in bytes (a power of two).
+    pub bytes: u32,
+    /// Why, for the error message: "a vector access moves 8 bf16 at a time".
+    pub reason: String,
 }
 
 /// An integer argument must be a multiple of `multiple`.

@@ -256,6 +256,25 @@ pub fn plan(signature: &Signature, args: &[CallArg<'_>]) -> Result<LaunchPlan, S
             ));
         }
     }
+    for alignment in &signature.alignments {
+        let param = signature.params.get(alignment.param);
+        let address = args.get(alignment.param).and_then(|arg| match arg {
+            CallArg::Tensor { address, .. } => Some(*address),
+            CallArg::Int(_) => None,
+        });
+        let (Some(param), Some(address)) = (param, address) else {
+            return Err(format!(
+                "`{kernel}`: an alignment names parameter {}, which is not a tensor",
+                alignment.param
+            ));
+        };
+        if alignment.bytes != 0 && address % u64::from(alignment.bytes) != 0 {
+            return Err(format!(
+                "`{kernel}`: `{}` starts at address {address:#x}, which is not a multiple of {} bytes: {}",
+                param.name, alignment.bytes, alignment.reason
+            ));
+        }
+    }
     let dimensions = |exprs: &[HostExpr; 3], what: &str| -> Result<[u32; 3], String> {
         let mut out = [1u32; 3];
         for (slot, expr) in out.iter_mut().zip(exprs) {
