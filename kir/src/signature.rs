@@ -95,6 +95,24 @@ pub enum IntParam {
 }
 
 impl IntParam {
+    /// Every integer parameter type.
+    pub const ALL: [IntParam; 4] = [IntParam::I32, IntParam::I64, IntParam::U32, IntParam::U64];
+
+    /// The name in `.cuk` source.
+    pub fn name(self) -> &'static str {
+        match self {
+            IntParam::I32 => "i32",
+            IntParam::I64 => "i64",
+            IntParam::U32 => "u32",
+            IntParam::U64 => "u64",
+        }
+    }
+
+    /// The type of this name in `.cuk` source.
+    pub fn from_name(name: &str) -> Option<IntParam> {
+        IntParam::ALL.into_iter().find(|width| width.name() == name)
+    }
+
     /// The size in bytes.
     pub fn bytes(self) -> usize {
         match self {
@@ -130,6 +148,27 @@ pub enum Element {
 }
 
 impl Element {
+    /// Every element type.
+    pub const ALL: [Element; 10] = [
+        Element::F16,
+        Element::BF16,
+        Element::F32,
+        Element::F64,
+        Element::I8,
+        Element::U8,
+        Element::I32,
+        Element::U32,
+        Element::I64,
+        Element::U64,
+    ];
+
+    /// The type of this name in `.cuk` source.
+    pub fn from_name(name: &str) -> Option<Element> {
+        Element::ALL
+            .into_iter()
+            .find(|element| element.name() == name)
+    }
+
     /// The size in bytes.
     pub fn bytes(self) -> usize {
         match self {

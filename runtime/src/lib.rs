@@ -33,6 +33,7 @@ mod driver;
 mod element;
 mod harness;
 mod interp;
+pub mod manifest;
 pub mod marshal;
 mod ops;
 mod random;

@@ -163,7 +163,7 @@ pub fn plan(signature: &Signature, args: &[CallArg<'_>]) -> Result<LaunchPlan, S
                 let out_of_range = || {
                     format!(
                         "`{kernel}`: {value} does not fit `{name}: {}`",
-                        int_name(*width)
+                        width.name()
                     )
                 };
                 values.push(match width {
@@ -326,13 +326,4 @@ fn shape_fits(extents: &[i64], shape: &[usize]) -> bool {
 fn i64_shape_text(shape: &[i64]) -> String {
     let extents: Vec<String> = shape.iter().map(ToString::to_string).collect();
     format!("({})", extents.join(", "))
-}
-
-fn int_name(width: IntParam) -> &'static str {
-    match width {
-        IntParam::I32 => "i32",
-        IntParam::I64 => "i64",
-        IntParam::U32 => "u32",
-        IntParam::U64 => "u64",
-    }
 }
