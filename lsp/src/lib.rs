@@ -116,6 +116,7 @@ pub fn serve(connection: &Connection) -> Result<(), String> {
 pub fn run_stdio() -> Result<(), String> {
     let (connection, io_threads) = transport::stdio();
     let served = serve(&connection);
+    source_text::remove_stdlib_copies();
     drop(connection);
     let joined = io_threads.join();
     served.and(joined)
