@@ -194,7 +194,7 @@ mod tests {
             let text = path.and_then(|path| std::fs::read_to_string(path).ok());
             assert_eq!(text.as_deref(), Some(module.source), "{uri:?}");
         }
-        let odd = file_uri(std::path::Path::new("/tmp/a b#c.cuk")).map(|u| u.as_str().to_owned());
+        let odd = file_uri(Path::new("/tmp/a b#c.cuk")).map(|u| u.as_str().to_owned());
         assert_eq!(odd.as_deref(), Some("file:///tmp/a%20b%23c.cuk"));
     }
 
