@@ -153,7 +153,7 @@ fn spans_ending_in_or_made_of_a_newline_render() {
 }
 
 #[test]
-fn only_newlines_end_lines_in_every_rendering() {
+fn newlines_and_carriage_returns_alone_end_lines_in_every_rendering() {
     let text = "a\rb\u{0B}c\u{0C}d\u{85}e\u{2028}f\u{2029}g $\r\nnext $\n";
     let file = SourceFile::new("breaks.cuk", text);
     let dollars: Vec<Span> = text
@@ -166,10 +166,10 @@ fn only_newlines_end_lines_in_every_rendering() {
         .collect();
     assert_eq!(
         short(&diagnostics, &file),
-        "breaks.cuk:1:15: error[E0101]: unexpected character `$`\n\
-         breaks.cuk:2:6: error[E0101]: unexpected character `$`\n"
+        "breaks.cuk:2:13: error[E0101]: unexpected character `$`\n\
+         breaks.cuk:3:6: error[E0101]: unexpected character `$`\n"
     );
     let rendered = human(&diagnostics, &file, Style::Plain);
-    assert!(rendered.contains("[ breaks.cuk:1:15 ]"), "{rendered}");
-    assert!(rendered.contains("[ breaks.cuk:2:6 ]"), "{rendered}");
+    assert!(rendered.contains("[ breaks.cuk:2:13 ]"), "{rendered}");
+    assert!(rendered.contains("[ breaks.cuk:3:6 ]"), "{rendered}");
 }

@@ -6,7 +6,7 @@
 //! line so that snapshots and terminals see the same text.
 //!
 //! ariadne breaks lines at every Unicode line terminator, the compiler only at
-//! `\n` (see [`LineIndex`](crate::LineIndex)). So that the header's
+//! `\n`, `\r\n` and a lone `\r` (see [`LineIndex`](crate::LineIndex)). So that the header's
 //! `path:line:col` agrees with the short and JSON forms, ariadne is shown a
 //! copy of the text in which the other terminators are replaced by
 //! non-breaking characters of the same UTF-8 length, and the text after a
@@ -95,13 +95,14 @@ pub fn human(diagnostics: &[Diagnostic], file: &SourceFile, style: Style) -> Str
     rendered
 }
 
-/// `text` with every line terminator other than `\n` and `\r\n` replaced by a
-/// character of the same UTF-8 length that does not end a line.
+/// `text` with every line terminator other than `\n`, `\r\n` and `\r` replaced by
+/// a character of the same UTF-8 length that does not end a line.
 fn without_extra_line_breaks(text: &str) -> Cow<'_, str> {
-    let is_extra_break = |(offset, character): (usize, char)| match character {
-        '\r' => !text[offset..].starts_with("\r\n"),
-        '\u{0B}' | '\u{0C}' | '\u{85}' | '\u{2028}' | '\u{2029}' => true,
-        _ => false,
+    let is_extra_break = |(_, character): (usize, char)| {
+        matches!(
+            character,
+            '\u{0B}' | '\u{0C}' | '\u{85}' | '\u{2028}' | '\u{2029}'
+        )
     };
     if !text.char_indices().any(is_extra_break) {
         return Cow::Borrowed(text);
