@@ -39,6 +39,10 @@ mod markers;
 /// Codes whose input cannot be a file in the corpus, and where they are tested.
 const CODES_TESTED_ELSEWHERE: &[(&str, &str)] = &[
     (
+        "N0001",
+        "more diagnostics than are shown: lang/tests/render.rs, a_file_shows_at_most_two_hundred_diagnostics_then_how_many_more",
+    ),
+    (
         "E0301",
         "not lowered yet: cli/tests/ptx_golden.rs, a_kernel_lowering_cannot_build_is_an_error_at_its_line",
     ),
