@@ -25,9 +25,9 @@ mod copy;
 mod signature;
 mod terms;
 
+use cute::Target;
 use lang::ast::Module;
 use lang::{Diagnostic, Severity};
-use typecheck::Target;
 use typecheck::trace::{Effect, KernelTrace};
 
 pub use signature::entry_name;

@@ -7,8 +7,9 @@
 
 use std::collections::HashSet;
 
+use cute::Dtype;
 use lsp_types::{CompletionItem, CompletionItemKind, Documentation, MarkupContent, MarkupKind};
-use typecheck::{Dtype, stdlib};
+use typecheck::stdlib;
 
 use crate::analysis::FileAnalysis;
 use crate::resolve::{BUILTIN_INDICES, DefinitionKind, Target, item_name, stdlib_module};
@@ -139,7 +140,7 @@ mod tests {
     use crate::analysis::FileAnalysis;
 
     fn labels(source: &str, cursor: &str) -> Vec<String> {
-        let analysis = FileAnalysis::new(source.to_owned(), typecheck::Target::Sm90a);
+        let analysis = FileAnalysis::new(source.to_owned(), cute::Target::Sm90a);
         let offset = source
             .find(cursor)
             .map_or(0, |offset| offset + cursor.len()) as u32;

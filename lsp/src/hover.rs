@@ -174,7 +174,7 @@ mod tests {
     use lsp_types::HoverContents;
 
     fn hover_text(source: &str, needle: &str) -> String {
-        let analysis = FileAnalysis::new(source.to_owned(), typecheck::Target::Sm90a);
+        let analysis = FileAnalysis::new(source.to_owned(), cute::Target::Sm90a);
         let offset = source.find(needle).map_or(u32::MAX, |offset| offset as u32);
         match hover(&analysis, offset).map(|hover| hover.contents) {
             Some(HoverContents::Markup(markup)) => markup.value,

@@ -4,18 +4,18 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
+use cute::{
+    Atom, AtomDetail, AtomKind, CopyAtom, Dtype, MmaAtom, SpaceRule, check_copy_shapes,
+    check_mma_shapes, three_extents,
+};
 use lang::ast::ItemKind;
 use lang::{Diagnostic, Span};
 use layout::{Layout, SymInt};
 
 use crate::BindingKind;
-use crate::atom::{
-    Atom, AtomDetail, AtomKind, CopyAtom, ItemId, MmaAtom, SpaceRule, check_copy_shapes,
-    check_mma_shapes, three_extents,
-};
 use crate::builtins::{Args, static_tuple};
+use crate::callee::ItemId;
 use crate::check::{Checker, Context};
-use crate::dtype::Dtype;
 use crate::value::{Known, Value};
 
 /// The properties each kind of atom must have.

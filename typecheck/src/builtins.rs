@@ -3,6 +3,7 @@
 
 use std::rc::Rc;
 
+use cute::Dtype;
 use lang::ast::{Argument, Expr, Name};
 use lang::{Diagnostic, Span};
 use layout::{
@@ -12,9 +13,8 @@ use layout::{
     tiled_divide, tiled_product, zipped_divide, zipped_product,
 };
 
-use crate::atom::Callee;
+use crate::callee::Callee;
 use crate::check::{Checker, Context, closest};
-use crate::dtype::Dtype;
 use crate::trace::{Effect, Term, term_of};
 use crate::value::{IntType, Known, Origin, Value};
 
@@ -1089,8 +1089,8 @@ impl<'a> Checker<'a> {
                 Err(error) => self.layout_error(span, &call(layout), &error),
             },
             Value::Tensor(tensor) => match op(&tensor.layout.layout) {
-                Ok(result) => Value::Tensor(Rc::new(crate::value::Tensor {
-                    layout: crate::value::TensorLayout {
+                Ok(result) => Value::Tensor(Rc::new(cute::Tensor {
+                    layout: cute::TensorLayout {
                         layout: result,
                         ..tensor.layout.clone()
                     },
@@ -1515,7 +1515,7 @@ impl<'a> Checker<'a> {
     }
 
     /// Calls a device function: binds its parameters and evaluates its body inline.
-    fn call_function(&mut self, id: &crate::atom::ItemId, args: &Args, span: Span) -> Value {
+    fn call_function(&mut self, id: &crate::callee::ItemId, args: &Args, span: Span) -> Value {
         self.mark_function_called(id);
         let lang::ast::ItemKind::Function(function) = &self.item(id).kind else {
             return Value::Unknown;

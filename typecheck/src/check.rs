@@ -11,6 +11,7 @@
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
+use cute::{Base, Codomain, Dtype, Target, Tensor, TensorLayout};
 use lang::ast::{
     Block, GenericParam, Item, ItemKind, Kernel, LaunchKind, Module, Name, Param, Pattern,
     PatternKind, Stmt, StmtKind, TestBlock, Type, TypeKind, UseTree,
@@ -18,12 +19,10 @@ use lang::ast::{
 use lang::{Diagnostic, Span};
 use layout::SymInt;
 
-use crate::atom::{Callee, ItemId};
-use crate::dtype::Dtype;
+use crate::callee::{Callee, ItemId};
 use crate::stdlib;
-use crate::target::Target;
-use crate::trace::{Base, Effect, KernelTrace, TraceParam, TraceParamKind, effect_span};
-use crate::value::{Codomain, IntType, Known, Origin, Tensor, TensorLayout, Value};
+use crate::trace::{Effect, KernelTrace, TraceParam, TraceParamKind, effect_span};
+use crate::value::{IntType, Known, Origin, Value, memory_space};
 use crate::{Binding, BindingKind};
 
 /// Most statements one check may evaluate; unrolled loops count each iteration.
@@ -1099,7 +1098,7 @@ impl<'a> Checker<'a> {
                     return Value::Unknown;
                 };
                 Value::Tensor(Rc::new(Tensor {
-                    space: *space,
+                    space: memory_space(*space),
                     dtype: Some(dtype),
                     layout: TensorLayout {
                         layout,
@@ -1634,7 +1633,7 @@ impl<'a> Checker<'a> {
         else {
             return value;
         };
-        if tensor.space != *space {
+        if tensor.space != memory_space(*space) {
             return self.error(
                 "E0216",
                 span,

@@ -2,14 +2,14 @@
 
 use std::rc::Rc;
 
+use cute::{Base, Codomain, Dtype, Target, Tensor, TensorLayout};
 use lang::ast::{AssignOp, BinaryOp, Expr, ExprKind, MemorySpace, Name, UnaryOp};
 use lang::{Diagnostic, Span};
 use layout::{Coord, Int, IntTuple, Layout, LayoutError, SymInt};
 
 use crate::check::{Checker, Context, closest};
-use crate::dtype::Dtype;
-use crate::trace::{Base, Effect, Term, term_dtype, term_of, with_term};
-use crate::value::{Codomain, IntType, Known, Origin, Tensor, TensorLayout, Value};
+use crate::trace::{Effect, Term, term_dtype, term_of, with_term};
+use crate::value::{IntType, Known, Origin, Value, memory_space};
 
 impl<'a> Checker<'a> {
     /// Evaluates an expression (through [`Checker::eval`], which records its type).
@@ -108,7 +108,7 @@ impl<'a> Checker<'a> {
             return Value::Index3(index);
         }
         if let Some(builtin) = crate::builtins::builtin(&name.text) {
-            return Value::Callable(crate::atom::Callee::Builtin(builtin));
+            return Value::Callable(crate::callee::Callee::Builtin(builtin));
         }
         let names = self.visible_names();
         let mut diagnostic = Diagnostic::error(
@@ -996,7 +996,7 @@ impl<'a> Checker<'a> {
         if space == MemorySpace::Register {
             base = Base::Registers(self.next_fragment());
         }
-        if space == MemorySpace::Tensor && self.target < crate::target::Target::Sm100a {
+        if space == MemorySpace::Tensor && self.target < Target::Sm100a {
             self.error(
                 "E0212",
                 span,
@@ -1008,7 +1008,7 @@ impl<'a> Checker<'a> {
             );
         }
         Value::Tensor(Rc::new(Tensor {
-            space,
+            space: memory_space(space),
             dtype: Some(dtype),
             layout: TensorLayout {
                 layout,

@@ -11,12 +11,13 @@ use std::cell::RefCell;
 use std::collections::HashSet;
 use std::rc::Rc;
 
+use cute::Target;
 use lang::Span;
 use lang::ast::{Expr, Module};
 
+use crate::Analysis;
 use crate::check::Checker;
 use crate::value::Value;
-use crate::{Analysis, Target};
 
 /// The type and evaluated value of one expression of the user's file.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -2,14 +2,14 @@
 //! kernel calls with their arguments checked against the kernel's signature, and
 //! `report`.
 
+use cute::Dtype;
 use lang::ast::{ExprKind, ItemKind, Kernel, ReportPart, TypeKind};
 use lang::{Diagnostic, Span};
 use layout::IntTuple;
 
-use crate::atom::ItemId;
 use crate::builtins::{Arg, Args, static_tuple};
+use crate::callee::ItemId;
 use crate::check::{Checker, Context};
-use crate::dtype::Dtype;
 use crate::value::{IntType, Value};
 
 impl<'a> Checker<'a> {

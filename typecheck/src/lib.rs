@@ -21,28 +21,21 @@
 //! The diagnostic codes are `E0201`-`E0223` and `N0201` (`const_print`); see
 //! `lang::codes`.
 
-mod atom;
 mod atom_eval;
 mod builtins;
+mod callee;
 mod check;
-mod dtype;
 mod expr;
 pub mod expr_types;
 mod host;
 pub mod stdlib;
-mod target;
 mod tensor_ops;
-mod tiled;
 pub mod trace;
 mod value;
 
+use cute::Target;
 use lang::ast::Module;
 use lang::{Diagnostic, Span};
-
-pub use atom::{Atom, AtomDetail, AtomKind, CopyAtom, MmaAtom};
-pub use dtype::Dtype;
-pub use target::Target;
-pub use value::{Codomain, Tensor, TensorLayout};
 
 /// What a binding is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

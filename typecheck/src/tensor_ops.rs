@@ -5,16 +5,18 @@
 
 use std::rc::Rc;
 
-use lang::ast::{Kernel, MemorySpace, Name};
+use cute::{
+    Atom, Codomain, Dtype, MemorySpace, Operand, Side, SpaceRule, Tensor, TensorLayout, TiledCopy,
+    TiledMma, local_partition, tile_coordinate,
+};
+use lang::ast::{Kernel, Name};
 use lang::{Diagnostic, Span};
-use layout::{Coord, CoordinateLayout, Int, IntTuple, Layout, SymInt, Tiler, zipped_divide};
+use layout::{Coord, Int, IntTuple, Layout, SymInt, Tiler, zipped_divide};
 
-use crate::atom::Atom;
 use crate::builtins::{Arg, Args, static_tuple};
 use crate::check::{Checker, SharedBuffer};
-use crate::tiled::{Operand, Side, TiledCopy, TiledMma, fragment_layout};
-use crate::trace::{Base, Effect};
-use crate::value::{Codomain, Tensor, TensorLayout, Value};
+use crate::trace::Effect;
+use crate::value::Value;
 
 impl<'a> Checker<'a> {
     pub(crate) fn make_tensor(&mut self, args: &Args) -> Value {
@@ -63,18 +65,8 @@ impl<'a> Checker<'a> {
         let Some(shape) = self.int_tuple(&arg.value, arg.span, "a shape") else {
             return Value::Unknown;
         };
-        match CoordinateLayout::identity(&shape) {
-            Ok(identity) => Value::Tensor(Rc::new(Tensor {
-                space: MemorySpace::Register,
-                dtype: None,
-                layout: TensorLayout {
-                    layout: identity.layout().clone(),
-                    offset: SymInt::constant(0),
-                    codomain: Codomain::Coordinates(identity),
-                },
-                read_only: true,
-                base: Base::Coordinates,
-            })),
+        match Tensor::identity(&shape) {
+            Ok(tensor) => Value::Tensor(Rc::new(tensor)),
             Err(error) => self.layout_error(args.call_span, "make_identity_tensor", &error),
         }
     }
@@ -167,38 +159,10 @@ impl<'a> Checker<'a> {
         let Some(coord) = self.coordinate(&coord_value, p[2].span) else {
             return Value::Unknown;
         };
-        let rest = divided.mode(1).map(|rest| rest.rank()).unwrap_or(1);
-        let coord = match coord {
-            Coord::Tuple(mut items) if items.len() <= rest => {
-                items.resize(rest, Coord::Free);
-                Coord::Tuple(items)
-            }
-            Coord::Int(value) if rest > 1 => {
-                let mut items = vec![Coord::Int(value)];
-                items.resize(rest, Coord::Free);
-                Coord::Tuple(items)
-            }
-            Coord::Tuple(items) => {
-                return self.error(
-                    "E0209",
-                    p[2].span,
-                    format!("the tile coordinate has {} modes but there are {rest} tile counts to index", items.len()),
-                    "too many modes",
-                );
-            }
-            other => other,
-        };
-        let tile_coord = if tile_rank == 1 {
-            Coord::Free
-        } else {
-            Coord::Tuple(vec![Coord::Free; tile_rank])
-        };
-        self.slice_tensor(
-            tensor,
-            &divided,
-            &Coord::Tuple(vec![tile_coord, coord]),
-            args.call_span,
-        )
+        match tile_coordinate(&divided, tile_rank, coord) {
+            Ok(coord) => self.slice_tensor(tensor, &divided, &coord, args.call_span),
+            Err(error) => self.error("E0209", p[2].span, error.to_string(), "too many modes"),
+        }
     }
 
     /// CuTe's `local_partition(tensor, thread_layout, index)`: the elements of each
@@ -225,22 +189,7 @@ impl<'a> Checker<'a> {
         let Some(index) = self.expect_int(&p[2].value, p[2].span, "a thread index") else {
             return Value::Unknown;
         };
-        let result = layout::product_each(threads.shape()).and_then(|tile| {
-            let tiler = Tiler::from_shape(&tile)?;
-            let divided = zipped_divide(&tensor.layout.layout, &tiler)?;
-            let coord = layout::idx2crd_strided(
-                &IntTuple::Int(index.clone()),
-                threads.shape(),
-                threads.stride(),
-            )?;
-            let rest = divided.mode(1)?;
-            let rest_coord = match rest.shape() {
-                IntTuple::Int(_) => Coord::Free,
-                IntTuple::Tuple(modes) => Coord::Tuple(modes.iter().map(|_| Coord::Free).collect()),
-            };
-            Ok((divided, Coord::Tuple(vec![Coord::from(&coord), rest_coord])))
-        });
-        match result {
+        match local_partition(&tensor.layout.layout, &threads, &index) {
             Ok((divided, coord)) => self.slice_tensor(tensor, &divided, &coord, args.call_span),
             Err(error) => self.layout_error(args.call_span, "local_partition", &error),
         }
@@ -254,18 +203,8 @@ impl<'a> Checker<'a> {
         coord: &Coord<SymInt>,
         span: Span,
     ) -> Value {
-        let result = layout
-            .slice(coord)
-            .and_then(|(sliced, offset)| Ok((sliced, tensor.layout.offset.add(&offset)?)));
-        match result {
-            Ok((layout, offset)) => Value::Tensor(Rc::new(Tensor {
-                layout: TensorLayout {
-                    layout,
-                    offset,
-                    codomain: tensor.layout.codomain.clone(),
-                },
-                ..tensor.clone()
-            })),
+        match tensor.sliced(layout, coord) {
+            Ok(sliced) => Value::Tensor(Rc::new(sliced)),
             Err(error) => self.layout_error(span, "this tile", &error),
         }
     }
@@ -275,7 +214,7 @@ impl<'a> Checker<'a> {
         &mut self,
         value: &Value,
         span: Span,
-        dtype: Option<crate::dtype::Dtype>,
+        dtype: Option<Dtype>,
     ) -> Value {
         let Value::Tensor(tensor) = value else {
             return self.error(
@@ -305,18 +244,8 @@ impl<'a> Checker<'a> {
             self.require_const_failed("a register fragment's shape", span, &origin);
             return Value::Unknown;
         }
-        match fragment_layout(&tensor.layout.layout) {
-            Ok(layout) => Value::Tensor(Rc::new(Tensor {
-                space: MemorySpace::Register,
-                dtype: Some(dtype),
-                layout: TensorLayout {
-                    layout: layout.to_symbolic(),
-                    offset: SymInt::constant(0),
-                    codomain: Codomain::Offsets,
-                },
-                read_only: false,
-                base: Base::Registers(self.next_fragment()),
-            })),
+        match tensor.fragment_like(dtype, || self.next_fragment()) {
+            Ok(fragment) => Value::Tensor(Rc::new(fragment)),
             Err(error) => self.layout_error(span, "this fragment", &error),
         }
     }
@@ -701,7 +630,7 @@ impl<'a> Checker<'a> {
         let mut predicate = None;
         if let Some(pred) = args.named("pred") {
             match &pred.value {
-                Value::Tensor(mask) if mask.dtype == Some(crate::dtype::Dtype::Bool) => {
+                Value::Tensor(mask) if mask.dtype == Some(Dtype::Bool) => {
                     if mask.layout.layout.size().ok() != source.layout.layout.size().ok() {
                         self.incongruent(
                             "copy's predicate",
@@ -786,7 +715,7 @@ impl<'a> Checker<'a> {
                 );
             }
             if !rule.allows(tensor.space.keyword()) {
-                let crate::atom::SpaceRule::Only(expected) = rule else {
+                let SpaceRule::Only(expected) = rule else {
                     continue;
                 };
                 self.report(
@@ -1161,10 +1090,10 @@ fn size_text(tensor: &Tensor) -> String {
         .map_or("?".to_owned(), |size| size.to_string())
 }
 
-fn space_of(rule: crate::atom::SpaceRule) -> &'static str {
+fn space_of(rule: SpaceRule) -> &'static str {
     match rule {
-        crate::atom::SpaceRule::Any => "any memory",
-        crate::atom::SpaceRule::Only(space) => space,
+        SpaceRule::Any => "any memory",
+        SpaceRule::Only(space) => space,
     }
 }
 

@@ -11,10 +11,10 @@
 
 use std::path::{Path, PathBuf};
 
+use cute::Target;
 use lang::render::{Style, human, short};
 use lang::{Diagnostic, SourceFile, codes};
 use markers::{compare, markers};
-use typecheck::Target;
 
 #[path = "../../tests/support/markers.rs"]
 mod markers;

@@ -14,7 +14,7 @@ use std::path::Path;
 use std::sync::mpsc;
 use std::time::Duration;
 
-use typecheck::Target;
+use cute::Target;
 
 const CASES: usize = 3_000;
 const CASE_TIME_LIMIT: Duration = Duration::from_secs(10);

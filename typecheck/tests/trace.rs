@@ -1,7 +1,8 @@
 //! Kernel traces: what each example kernel does at run time, as lowering receives it.
 
-use typecheck::Target;
-use typecheck::trace::{Base, Effect, KernelTrace, Term, TraceParamKind};
+use cute::Base;
+use cute::Target;
+use typecheck::trace::{Effect, KernelTrace, Term, TraceParamKind};
 
 fn traces(file: &str) -> Vec<KernelTrace> {
     let path = format!("{}/../cuk-examples/{file}", env!("CARGO_MANIFEST_DIR"));

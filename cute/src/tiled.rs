@@ -18,6 +18,7 @@ use layout::{
     slice_and_offset, tiled_product, upcast,
 };
 
+use crate::Error;
 use crate::atom::{Atom, CopyAtom, MmaAtom};
 
 /// A symbolic layout, the layout of a tensor being partitioned.
@@ -84,33 +85,31 @@ impl TiledCopy {
         atom: Rc<Atom>,
         layout_tv: Layout<i64>,
         tiler: IntTuple<i64>,
-    ) -> Result<TiledCopy, String> {
-        let copy = atom
-            .as_copy()
-            .ok_or_else(|| format!("`{}` is an MMA atom, not a copy atom", atom.name))?;
+    ) -> Result<TiledCopy, Error> {
+        let copy = atom.as_copy().ok_or_else(|| {
+            Error::Inconsistent(format!("`{}` is an MMA atom, not a copy atom", atom.name))
+        })?;
         if layout_tv.rank() != 2 {
-            return Err(format!(
+            return Err(Error::Inconsistent(format!(
                 "a thread-value layout has two modes, (thread, value); {layout_tv} has {}",
                 layout_tv.rank()
-            ));
+            )));
         }
         let threads = size_of_mode(&layout_tv, 0)?;
         let values = size_of_mode(&layout_tv, 1)?;
-        let atom_threads = copy.threads.size().map_err(|error| error.to_string())?;
-        let atom_values = copy
-            .values_per_thread()
-            .map_err(|error| error.to_string())?;
+        let atom_threads = copy.threads.size()?;
+        let atom_values = copy.values_per_thread()?;
         if threads % atom_threads != 0 {
-            return Err(format!(
+            return Err(Error::Inconsistent(format!(
                 "the layout has {threads} threads but `{}` is issued by {atom_threads} threads together",
                 atom.name
-            ));
+            )));
         }
         if values % atom_values != 0 {
-            return Err(format!(
+            return Err(Error::Inconsistent(format!(
                 "each thread holds {values} value(s) of the tile, but one `{}` moves {atom_values} per thread",
                 atom.display_name()
-            ));
+            )));
         }
         Ok(TiledCopy {
             atom,
@@ -242,23 +241,22 @@ impl TiledMma {
         atom: Rc<Atom>,
         atom_layout: &Layout<i64>,
         permutation: [Tiler<i64>; 3],
-    ) -> Result<TiledMma, String> {
-        let mma = atom
-            .as_mma()
-            .ok_or_else(|| format!("`{}` is a copy atom, not an MMA atom", atom.name))?;
+    ) -> Result<TiledMma, Error> {
+        let mma = atom.as_mma().ok_or_else(|| {
+            Error::Inconsistent(format!("`{}` is a copy atom, not an MMA atom", atom.name))
+        })?;
         if atom_layout.rank() > 3 {
-            return Err(format!(
+            return Err(Error::Inconsistent(format!(
                 "the atom layout arranges atoms over (M, N, K); {atom_layout} has {} modes",
                 atom_layout.rank()
-            ));
+            )));
         }
         let mut modes = atom_layout.modes();
         while modes.len() < 3 {
-            modes.push(Layout::new(IntTuple::int(1), IntTuple::int(0)).map_err(|e| e.to_string())?);
+            modes.push(Layout::new(IntTuple::int(1), IntTuple::int(0))?);
         }
-        let atom_layout = Layout::from_modes(modes).map_err(|error| error.to_string())?;
-        let thr_layout_vmnk =
-            tiled_product(&mma.threads, &atom_layout).map_err(|error| error.to_string())?;
+        let atom_layout = Layout::from_modes(modes)?;
+        let thr_layout_vmnk = tiled_product(&mma.threads, &atom_layout)?;
         let tiled = TiledMma {
             atom: atom.clone(),
             thr_layout_vmnk,
@@ -266,12 +264,12 @@ impl TiledMma {
         };
         for mode in 0..3 {
             let minimum = mma.shape_mnk[mode] * tiled.threads_along(mode);
-            let size = tiled.tile_size(mode).map_err(|error| error.to_string())?;
+            let size = tiled.tile_size(mode)?;
             if size % minimum != 0 {
-                return Err(format!(
+                return Err(Error::Inconsistent(format!(
                     "the permutation of {} covers {size}, not a multiple of the {minimum} the atoms cover",
                     ["M", "N", "K"][mode]
-                ));
+                )));
             }
         }
         Ok(tiled)
@@ -453,7 +451,7 @@ impl TiledMma {
 /// CuTe's `make_fragment_like` on a layout: a compact layout of the same shape for a
 /// register fragment. Mode 0 is column-major (keeping broadcast modes at stride 0),
 /// the other modes follow the order of their strides after it.
-pub fn fragment_layout(layout: &SymLayout) -> Result<Layout<i64>, LayoutError> {
+pub(crate) fn fragment_layout(layout: &SymLayout) -> Result<Layout<i64>, LayoutError> {
     let shape = layout
         .shape()
         .try_map(&mut |extent: &SymInt| extent.static_value("make_fragment_like"))?;
@@ -531,12 +529,9 @@ fn stride_order(strides: &IntTuple<SymInt>) -> Option<IntTuple<i64>> {
         .ok()
 }
 
-/// The size of mode `index` of a static layout, as an error message on failure.
-fn size_of_mode(layout: &Layout<i64>, index: usize) -> Result<i64, String> {
-    layout
-        .mode(index)
-        .and_then(|mode| mode.size())
-        .map_err(|error| error.to_string())
+/// The size of mode `index` of a static layout.
+fn size_of_mode(layout: &Layout<i64>, index: usize) -> Result<i64, LayoutError> {
+    layout.mode(index).and_then(|mode| mode.size())
 }
 
 /// A coordinate of `_` congruent with the top level of `layout`'s shape.
