@@ -107,8 +107,16 @@ fn names_in_scope(analysis: &FileAnalysis, offset: u32) -> Vec<CompletionItem> {
             ..CompletionItem::default()
         });
     }
-    let builtins = typecheck::expr_types::builtin_functions();
-    for name in builtins.iter().chain(BUILTIN_INDICES) {
+    for builtin in typecheck::BUILTINS {
+        push(CompletionItem {
+            label: builtin.name.to_owned(),
+            kind: Some(CompletionItemKind::FUNCTION),
+            detail: Some(builtin.signature()),
+            documentation: documentation(builtin.doc.to_owned()),
+            ..CompletionItem::default()
+        });
+    }
+    for name in BUILTIN_INDICES {
         push(CompletionItem {
             label: (*name).to_owned(),
             kind: Some(CompletionItemKind::FUNCTION),

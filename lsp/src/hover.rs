@@ -69,7 +69,14 @@ fn describe_target(analysis: &FileAnalysis, span: Span, target: Target) -> Optio
             Some(markdown)
         }
         Target::Builtin(name) => {
-            let mut markdown = code(&format!("built-in {name}"));
+            let function = typecheck::BUILTINS
+                .iter()
+                .find(|builtin| builtin.name == name);
+            let signature = function.map_or_else(|| name.to_owned(), |builtin| builtin.signature());
+            let mut markdown = code(&format!("built-in {signature}"));
+            if let Some(builtin) = function {
+                push_paragraph(&mut markdown, builtin.doc);
+            }
             if let Some(call) = instantiation(analysis, span) {
                 push_paragraph(
                     &mut markdown,

@@ -13,7 +13,8 @@ use lang::{Diagnostic, Span};
 use layout::{Layout, SymInt};
 
 use crate::BindingKind;
-use crate::builtins::{Args, static_tuple};
+use crate::builtins::Args;
+use crate::builtins::algebra::static_tuple;
 use crate::callee::ItemId;
 use crate::check::{Checker, Context};
 use crate::value::{Known, Value};

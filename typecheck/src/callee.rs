@@ -1,6 +1,8 @@
 //! What a call expression can name: a built-in, a device function, a kernel or an
 //! atom template, each an item of a module the checker knows.
 
+use crate::builtins::table::Builtin;
+
 /// A reference to an item of a module the checker knows (the user's file or a
 /// stdlib module).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -17,7 +19,7 @@ pub struct ItemId {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Callee {
     /// A built-in function (`size`, `copy`, `randn`, ...).
-    Builtin(&'static str),
+    Builtin(&'static Builtin),
     /// A device function (`fn`).
     Function(ItemId),
     /// A kernel.
@@ -40,7 +42,7 @@ impl Callee {
     /// The callable's name.
     pub fn name(&self) -> String {
         match self {
-            Callee::Builtin(name) => (*name).to_owned(),
+            Callee::Builtin(builtin) => builtin.name.to_owned(),
             Callee::Function(id) | Callee::Kernel(id) | Callee::AtomTemplate(id) => id.name.clone(),
         }
     }

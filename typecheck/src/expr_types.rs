@@ -40,11 +40,6 @@ pub(crate) struct ExprTypes {
     types: Vec<ExprType>,
 }
 
-/// The names of every built-in function (`local_tile`, `make_tiled_copy`, ...).
-pub fn builtin_functions() -> &'static [&'static str] {
-    crate::builtins::BUILTIN_FUNCTIONS
-}
-
 /// [`crate::check`], also returning every expression's type and value, in the
 /// order first evaluated.
 pub fn check_with_expr_types(module: &Module, target: Target) -> (Analysis, Vec<ExprType>) {

@@ -25,15 +25,15 @@ mod atom_eval;
 mod builtins;
 mod callee;
 mod check;
-mod expr;
+mod eval;
 pub mod expr_types;
 mod host;
 mod stack;
 pub mod stdlib;
-mod tensor_ops;
 pub mod trace;
 mod value;
 
+pub use builtins::table::{Arity, BUILTINS, Builtin, Place, reference as builtins_reference};
 use cute::Target;
 use lang::ast::Module;
 use lang::{Diagnostic, Span};
