@@ -108,9 +108,9 @@ impl<'a> Checker<'a> {
                 .collect::<Vec<_>>()
                 .join(",")
         );
-        let value = match self.atoms.get(&key) {
+        let value = match self.evaluated.atoms.get(&key) {
             Some(value) => value.clone(),
-            None if self.atoms_in_progress.contains(&key) => {
+            None if self.evaluated.atoms_in_progress.contains(&key) => {
                 let item_span = match &self.item(id).kind {
                     ItemKind::Atom(atom) => atom.name.span,
                     _ => self.item(id).span,
@@ -124,10 +124,10 @@ impl<'a> Checker<'a> {
                 return Value::Unknown;
             }
             None => {
-                self.atoms_in_progress.insert(key.clone());
+                self.evaluated.atoms_in_progress.insert(key.clone());
                 let value = self.build_atom(id, given, span);
-                self.atoms_in_progress.remove(&key);
-                self.atoms.insert(key, value.clone());
+                self.evaluated.atoms_in_progress.remove(&key);
+                self.evaluated.atoms.insert(key, value.clone());
                 value
             }
         };
@@ -171,12 +171,12 @@ impl<'a> Checker<'a> {
                 );
             }
         }
-        let anchor = if self.current_module == 0 {
+        let anchor = if self.names.current_module == 0 {
             Some(span)
         } else {
-            self.anchor
+            self.reporting.anchor
         };
-        let saved_anchor = std::mem::replace(&mut self.anchor, anchor);
+        let saved_anchor = std::mem::replace(&mut self.reporting.anchor, anchor);
         let frame = self.frame_for(Context::Const, format!("atom {}", atom.name.text));
         let (result, _) = self.isolated(id.module, frame, |checker| {
             let mut arguments = Vec::new();
@@ -313,7 +313,7 @@ impl<'a> Checker<'a> {
                 detail,
             }))
         });
-        self.anchor = saved_anchor;
+        self.reporting.anchor = saved_anchor;
         result
     }
 
@@ -503,7 +503,7 @@ impl<'a> Checker<'a> {
 
     /// The text of `span` in the module being evaluated, for stdlib modules.
     pub(crate) fn source_text(&self, span: Span) -> Option<String> {
-        let module = crate::stdlib::modules().get(self.current_module.checked_sub(1)?)?;
+        let module = crate::stdlib::modules().get(self.names.current_module.checked_sub(1)?)?;
         module.source.get(span.range()).map(str::to_owned)
     }
 }

@@ -46,7 +46,7 @@ pub fn check_with_expr_types(module: &Module, target: Target) -> (Analysis, Vec<
     crate::stack::on_checker_stack(|| {
         let recorder = Rc::new(RefCell::new(ExprTypes::default()));
         let mut checker = Checker::new(module, target);
-        checker.expr_types = Some(Rc::clone(&recorder));
+        checker.tracing.expr_types = Some(Rc::clone(&recorder));
         let (diagnostics, bindings) = checker.run();
         let types = std::mem::take(&mut recorder.borrow_mut().types);
         let analysis = Analysis {
@@ -65,9 +65,9 @@ impl<'a> Checker<'a> {
         }
         let value = self.eval_untyped(expr);
         self.leave();
-        if self.current_module == 0
+        if self.names.current_module == 0
             && !matches!(value, Value::Unknown)
-            && let Some(recorder) = self.expr_types.clone()
+            && let Some(recorder) = self.tracing.expr_types.clone()
             && recorder.borrow_mut().recorded.insert(expr.span)
         {
             let contents = match &value {

@@ -53,12 +53,12 @@ impl<'a> Checker<'a> {
         frame.is_function = true;
         frame.shared = std::mem::take(&mut self.frame.shared);
         frame.dyn_control = self.frame.dyn_control;
-        let anchor = if self.current_module == 0 {
+        let anchor = if self.names.current_module == 0 {
             Some(span)
         } else {
-            self.anchor
+            self.reporting.anchor
         };
-        let saved_anchor = std::mem::replace(&mut self.anchor, anchor);
+        let saved_anchor = std::mem::replace(&mut self.reporting.anchor, anchor);
         let (result, frame) = self.isolated(id.module, frame, |checker| {
             for generic in &function.generics {
                 let value = match checker.const_argument(generic, &given) {
@@ -102,8 +102,8 @@ impl<'a> Checker<'a> {
             }
         });
         self.frame.shared = frame.shared;
-        self.anchor = saved_anchor;
-        self.call_stack.pop();
+        self.reporting.anchor = saved_anchor;
+        self.budgets.call_stack.pop();
         result
     }
 

@@ -13,10 +13,10 @@ use crate::value::Value;
 impl<'a> Checker<'a> {
     /// Evaluates a `const` item once; returns the names it binds and their values.
     pub(crate) fn const_item(&mut self, module: usize, index: usize) -> Vec<(String, Value)> {
-        match self.consts.get(&(module, index)) {
+        match self.evaluated.consts.get(&(module, index)) {
             Some(ConstState::Done(values)) => return values.clone(),
             Some(ConstState::InProgress) => {
-                let item = &self.modules[module].module.items[index];
+                let item = &self.names.modules[module].module.items[index];
                 self.report(
                     Diagnostic::error("E0221", "this const depends on itself")
                         .with_primary(item.span, "its value needs its own value")
@@ -26,8 +26,10 @@ impl<'a> Checker<'a> {
             }
             None => {}
         }
-        self.consts.insert((module, index), ConstState::InProgress);
-        let item = &self.modules[module].module.items[index];
+        self.evaluated
+            .consts
+            .insert((module, index), ConstState::InProgress);
+        let item = &self.names.modules[module].module.items[index];
         let ItemKind::Const(const_item) = &item.kind else {
             return Vec::new();
         };
@@ -51,7 +53,8 @@ impl<'a> Checker<'a> {
             destructure(&const_item.pattern, value, &mut bound);
             bound
         });
-        self.consts
+        self.evaluated
+            .consts
             .insert((module, index), ConstState::Done(bound.clone()));
         bound
     }
@@ -59,13 +62,13 @@ impl<'a> Checker<'a> {
     /// Evaluates `expr` without reporting or recording anything (a second look at a
     /// value already checked).
     pub(crate) fn eval_quiet(&mut self, expr: &'a lang::ast::Expr) -> Value {
-        let saved_diagnostics = self.diagnostics.len();
-        let saved_seen = self.seen.clone();
-        let saved_bindings = self.bindings.len();
+        let saved_diagnostics = self.reporting.diagnostics.len();
+        let saved_seen = self.reporting.seen.clone();
+        let saved_bindings = self.reporting.bindings.len();
         let value = self.eval(expr);
-        self.diagnostics.truncate(saved_diagnostics);
-        self.seen = saved_seen;
-        self.bindings.truncate(saved_bindings);
+        self.reporting.diagnostics.truncate(saved_diagnostics);
+        self.reporting.seen = saved_seen;
+        self.reporting.bindings.truncate(saved_bindings);
         value
     }
 
@@ -84,11 +87,11 @@ impl<'a> Checker<'a> {
     }
 
     pub(crate) fn mark_function_called(&mut self, id: &ItemId) {
-        self.called_functions.insert((id.module, id.item));
+        self.evaluated.called_functions.insert((id.module, id.item));
     }
 
     pub(crate) fn enter_call(&mut self, id: &ItemId, span: Span) -> bool {
-        if self.call_stack.contains(id) {
+        if self.budgets.call_stack.contains(id) {
             self.error(
                 "E0221",
                 span,
@@ -100,7 +103,7 @@ impl<'a> Checker<'a> {
             );
             return false;
         }
-        if self.call_stack.len() >= CALL_DEPTH_LIMIT {
+        if self.budgets.call_stack.len() >= CALL_DEPTH_LIMIT {
             self.error(
                 "E0222",
                 span,
@@ -109,7 +112,7 @@ impl<'a> Checker<'a> {
             );
             return false;
         }
-        self.call_stack.push(id.clone());
+        self.budgets.call_stack.push(id.clone());
         true
     }
 

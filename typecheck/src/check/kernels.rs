@@ -32,7 +32,7 @@ impl<'a> Checker<'a> {
                 .collect::<Vec<_>>()
                 .join(",")
         );
-        if !self.instantiated.insert(key) {
+        if !self.evaluated.instantiated.insert(key) {
             return;
         }
         let frame = self.frame_for(Context::Device, format!("kernel {}", kernel.name.text));
@@ -41,14 +41,14 @@ impl<'a> Checker<'a> {
             checker.bind_generics(&kernel.generics, const_arguments, call_span);
             checker.bind_kernel_params(&kernel.params);
             checker.check_launch(kernel);
-            let trace = checker.tracing.then(|| {
+            let trace = checker.tracing.enabled.then(|| {
                 let mut trace = checker.start_trace(kernel);
                 trace.is_default = const_arguments.is_empty();
                 trace
             });
-            checker.trace = trace;
+            checker.tracing.trace = trace;
             checker.eval_block(&kernel.body);
-            checker.trace.take()
+            checker.tracing.trace.take()
         });
         self.check_shared_budget(kernel, &frame.shared);
         if let Some(mut trace) = trace {
@@ -62,12 +62,13 @@ impl<'a> Checker<'a> {
                 })
                 .collect();
             trace.has_errors = self.error_count() > errors_before;
-            self.traces.push(trace);
+            self.tracing.traces.push(trace);
         }
     }
 
     pub(crate) fn error_count(&self) -> usize {
-        self.diagnostics
+        self.reporting
+            .diagnostics
             .iter()
             .filter(|diagnostic| diagnostic.severity == lang::Severity::Error)
             .count()
@@ -226,7 +227,7 @@ impl<'a> Checker<'a> {
             let value = match self.const_argument(generic, given) {
                 Some(value) => value,
                 None => {
-                    if self.current_module == 0
+                    if self.names.current_module == 0
                         && self.frame.context == Context::Device
                         && !given.is_empty()
                     {

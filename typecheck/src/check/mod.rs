@@ -121,40 +121,95 @@ pub(crate) enum ConstState {
     Done(Vec<(String, Value)>),
 }
 
-/// The typechecker.
+/// The typechecker: the state of one check, grouped by concern so that each part of
+/// the walk touches one or two groups.
 pub(crate) struct Checker<'a> {
+    /// The architecture being checked for.
     pub(crate) target: Target,
-    modules: Vec<ModuleEntry<'a>>,
-    pub(crate) current_module: usize,
-    diagnostics: Vec<Diagnostic>,
-    seen: HashSet<(&'static str, Span, String)>,
-    pub(crate) bindings: Vec<Binding>,
-    recorded: HashSet<(Span, String)>,
+    /// Modules, their items and imports, and which module is being evaluated.
+    pub(crate) names: Names<'a>,
+    /// What the check reports: diagnostics and bindings.
+    pub(crate) reporting: Reporting,
+    /// The limits that keep a check finite: work, nesting, inlined calls.
+    pub(crate) budgets: Budgets,
+    /// Items evaluated once and remembered: consts, atoms, instantiations.
+    pub(crate) evaluated: Evaluated,
+    /// What lowering and editors are given: kernel traces and expression types.
+    pub(crate) tracing: Tracing,
+    /// Local scopes, innermost last.
     pub(crate) scopes: Vec<HashMap<String, Local>>,
+    /// Why each run-time variable is dyn.
     pub(crate) origins: HashMap<String, Origin>,
+    /// The function, kernel or test being evaluated.
     pub(crate) frame: Frame,
-    consts: HashMap<(usize, usize), ConstState>,
+    /// The last number given to a fresh run-time variable.
+    pub(crate) fresh: u64,
+}
+
+/// Names: the user's module and the stdlib's, and the one being evaluated.
+pub(crate) struct Names<'a> {
+    /// The user's file first, then each stdlib module.
+    pub(crate) modules: Vec<ModuleEntry<'a>>,
+    /// The index of the module whose code is being evaluated.
+    pub(crate) current_module: usize,
+}
+
+/// Reporting: what the check found, each diagnostic once.
+#[derive(Default)]
+pub(crate) struct Reporting {
+    /// Every diagnostic, in the order found.
+    pub(crate) diagnostics: Vec<Diagnostic>,
+    /// The (code, span, message) of each diagnostic reported, to report it once.
+    pub(crate) seen: HashSet<(&'static str, Span, String)>,
+    /// While evaluating stdlib code: the user-file span responsible for it.
+    pub(crate) anchor: Option<Span>,
+    /// Every binding, for `--dump-types` and hovers.
+    pub(crate) bindings: Vec<Binding>,
+    /// The (span, name) of each binding recorded, to record it once.
+    pub(crate) recorded: HashSet<(Span, String)>,
+}
+
+/// Budgets: the work done and the nesting reached, against their limits.
+#[derive(Default)]
+pub(crate) struct Budgets {
+    /// Statements evaluated, against [`WORK_LIMIT`].
+    pub(crate) work: u64,
+    /// Whether running out of work was reported.
+    pub(crate) work_reported: bool,
+    /// How deep evaluation is nested now, against [`EVAL_DEPTH_LIMIT`].
+    pub(crate) depth: usize,
+    /// Whether nesting too deep was reported.
+    pub(crate) depth_reported: bool,
+    /// The functions being inlined, outermost first, against [`CALL_DEPTH_LIMIT`].
+    pub(crate) call_stack: Vec<ItemId>,
+}
+
+/// Items evaluated once and remembered.
+#[derive(Default)]
+pub(crate) struct Evaluated {
+    /// Each `const` item's state, by (module, item).
+    pub(crate) consts: HashMap<(usize, usize), ConstState>,
+    /// Each atom instantiation, by name and const arguments.
     pub(crate) atoms: HashMap<String, Value>,
     /// The atom instantiations being evaluated, to catch one that needs itself.
     pub(crate) atoms_in_progress: HashSet<String>,
-    instantiated: HashSet<String>,
-    called_functions: HashSet<(usize, usize)>,
-    pub(crate) call_stack: Vec<ItemId>,
-    /// While evaluating stdlib code: the user-file span responsible for it.
-    pub(crate) anchor: Option<Span>,
-    fresh: u64,
-    work: u64,
-    work_reported: bool,
-    /// How deep evaluation is nested now, against [`EVAL_DEPTH_LIMIT`].
-    depth: usize,
-    depth_reported: bool,
-    fragments: u32,
+    /// The kernel instantiations checked, by name and const arguments.
+    pub(crate) instantiated: HashSet<String>,
+    /// The functions called at least once, by (module, item).
+    pub(crate) called_functions: HashSet<(usize, usize)>,
+}
+
+/// Tracing: what is recorded for lowering and editors.
+#[derive(Default)]
+pub(crate) struct Tracing {
     /// Whether kernels are traced for lowering.
-    tracing: bool,
+    pub(crate) enabled: bool,
     /// The trace of the kernel instantiation being checked, when tracing.
-    trace: Option<KernelTrace>,
+    pub(crate) trace: Option<KernelTrace>,
     /// The finished traces.
     pub(crate) traces: Vec<KernelTrace>,
+    /// The last register-fragment number given out.
+    pub(crate) fragments: u32,
     /// Where expression types go, for editors (`expr_types.rs`).
     pub(crate) expr_types: Option<Rc<std::cell::RefCell<crate::expr_types::ExprTypes>>>,
 }
@@ -177,62 +232,48 @@ impl<'a> Checker<'a> {
         }
         Checker {
             target,
-            modules,
-            current_module: 0,
-            diagnostics: Vec::new(),
-            seen: HashSet::new(),
-            bindings: Vec::new(),
-            recorded: HashSet::new(),
+            names: Names {
+                modules,
+                current_module: 0,
+            },
+            reporting: Reporting::default(),
+            budgets: Budgets::default(),
+            evaluated: Evaluated::default(),
+            tracing: Tracing::default(),
             scopes: vec![HashMap::new()],
             origins: HashMap::new(),
             frame: Frame::new(Context::Const, "file".to_owned()),
-            consts: HashMap::new(),
-            atoms: HashMap::new(),
-            atoms_in_progress: HashSet::new(),
-            instantiated: HashSet::new(),
-            called_functions: HashSet::new(),
-            call_stack: Vec::new(),
-            anchor: None,
             fresh: 0,
-            work: 0,
-            work_reported: false,
-            depth: 0,
-            depth_reported: false,
-            fragments: 0,
-            tracing: false,
-            trace: None,
-            traces: Vec::new(),
-            expr_types: None,
         }
     }
 
     /// Makes [`Checker::run`] also trace every kernel instantiation it checks.
     pub(crate) fn with_tracing(mut self) -> Checker<'a> {
-        self.tracing = true;
+        self.tracing.enabled = true;
         self
     }
 
     /// Whether a kernel is being traced, so run-time values should carry the terms
     /// that compute them (nothing else needs them).
     pub(crate) fn tracing_kernel(&self) -> bool {
-        self.trace.is_some()
+        self.tracing.trace.is_some()
     }
 
     /// A number for a new register fragment.
     pub(crate) fn next_fragment(&mut self) -> u32 {
-        self.fragments += 1;
-        self.fragments
+        self.tracing.fragments += 1;
+        self.tracing.fragments
     }
 
     /// Records what the kernel being traced does at run time. Inside run-time control
     /// flow the effect is recorded as not lowerable (lowering handles straight-line
     /// kernels).
     pub(crate) fn emit(&mut self, effect: Effect) {
-        if self.frame.context != Context::Device || self.current_module != 0 {
+        if self.frame.context != Context::Device || self.names.current_module != 0 {
             return;
         }
         let dyn_control = self.frame.dyn_control;
-        if let Some(trace) = &mut self.trace {
+        if let Some(trace) = &mut self.tracing.trace {
             trace.effects.push(if dyn_control > 0 {
                 Effect::Unsupported(
                     "an effect under run-time control flow".to_owned(),
@@ -252,11 +293,11 @@ impl<'a> Checker<'a> {
 
     /// [`Checker::run`], also returning the kernel traces when tracing.
     pub(crate) fn run_traced(mut self) -> (Vec<Diagnostic>, Vec<Binding>, Vec<KernelTrace>) {
-        for module in 0..self.modules.len() {
+        for module in 0..self.names.modules.len() {
             self.index_items(module);
         }
         self.resolve_uses();
-        let module = self.modules[0].module;
+        let module = self.names.modules[0].module;
         for (index, item) in module.items.iter().enumerate() {
             match &item.kind {
                 ItemKind::Const(_) => {
@@ -278,13 +319,13 @@ impl<'a> Checker<'a> {
         }
         for (index, item) in module.items.iter().enumerate() {
             if let ItemKind::Function(function) = &item.kind
-                && !self.called_functions.contains(&(0, index))
+                && !self.evaluated.called_functions.contains(&(0, index))
             {
                 self.check_function_alone(function);
             }
         }
-        let mut diagnostics = self.diagnostics;
+        let mut diagnostics = self.reporting.diagnostics;
         diagnostics.sort_by_key(|diagnostic| (diagnostic.span().start, diagnostic.span().end));
-        (diagnostics, self.bindings, self.traces)
+        (diagnostics, self.reporting.bindings, self.tracing.traces)
     }
 }

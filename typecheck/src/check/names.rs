@@ -16,7 +16,7 @@ use crate::value::Value;
 
 impl<'a> Checker<'a> {
     pub(crate) fn index_items(&mut self, module: usize) {
-        let items = &self.modules[module].module.items;
+        let items = &self.names.modules[module].module.items;
         let mut names: HashMap<String, usize> = HashMap::new();
         let mut duplicates = Vec::new();
         for (index, item) in items.iter().enumerate() {
@@ -28,7 +28,7 @@ impl<'a> Checker<'a> {
                 }
             }
         }
-        self.modules[module].items = names;
+        self.names.modules[module].items = names;
         if module == 0 {
             for (name, first) in duplicates {
                 let earlier = item_names(&items[first])
@@ -45,7 +45,7 @@ impl<'a> Checker<'a> {
     }
 
     pub(crate) fn resolve_uses(&mut self) {
-        let module = self.modules[0].module;
+        let module = self.names.modules[0].module;
         for item in &module.items {
             let ItemKind::Use(use_item) = &item.kind else {
                 continue;
@@ -74,20 +74,20 @@ impl<'a> Checker<'a> {
                 continue;
             };
             if matches!(use_item.tree, UseTree::Glob) {
-                let items: Vec<(String, usize)> = self.modules[target]
+                let items: Vec<(String, usize)> = self.names.modules[target]
                     .items
                     .iter()
                     .map(|(name, &index)| (name.clone(), index))
                     .collect();
                 for (name, index) in items {
-                    self.modules[0].imports.insert(name, (target, index));
+                    self.names.modules[0].imports.insert(name, (target, index));
                 }
                 continue;
             }
             for name in names {
-                match self.modules[target].items.get(&name.text) {
+                match self.names.modules[target].items.get(&name.text) {
                     Some(&index) => {
-                        if self.modules[0].items.contains_key(&name.text) {
+                        if self.names.modules[0].items.contains_key(&name.text) {
                             self.report(
                                 Diagnostic::error(
                                     "E0203",
@@ -99,7 +99,7 @@ impl<'a> Checker<'a> {
                                 .with_primary(name.span, "imported here"),
                             );
                         }
-                        self.modules[0]
+                        self.names.modules[0]
                             .imports
                             .insert(name.text.clone(), (target, index));
                     }
@@ -110,7 +110,7 @@ impl<'a> Checker<'a> {
     }
 
     pub(crate) fn module_index(&self, name: &str) -> Option<usize> {
-        (1..self.modules.len()).find(|&index| self.modules[index].name == name)
+        (1..self.names.modules.len()).find(|&index| self.names.modules[index].name == name)
     }
 
     pub(crate) fn unknown_module(&mut self, name: &Name) {
@@ -128,8 +128,8 @@ impl<'a> Checker<'a> {
     }
 
     pub(crate) fn unknown_member(&mut self, module: usize, name: &Name) {
-        let module_name = self.modules[module].name;
-        let mut members: Vec<&str> = self.modules[module]
+        let module_name = self.names.modules[module].name;
+        let mut members: Vec<&str> = self.names.modules[module]
             .items
             .keys()
             .map(String::as_str)
@@ -151,7 +151,7 @@ impl<'a> Checker<'a> {
     }
 
     pub(crate) fn item_id(&self, module: usize, item: usize) -> ItemId {
-        let entry = &self.modules[module];
+        let entry = &self.names.modules[module];
         let name = item_names(&entry.module.items[item])
             .first()
             .map_or_else(String::new, |name| name.text.clone());
@@ -164,12 +164,12 @@ impl<'a> Checker<'a> {
     }
 
     pub(crate) fn item(&self, id: &ItemId) -> &'a Item {
-        &self.modules[id.module].module.items[id.item]
+        &self.names.modules[id.module].module.items[id.item]
     }
 
     /// The value of a global name in `module` (an item or an import).
     pub(crate) fn global(&mut self, module: usize, name: &Name) -> Option<Value> {
-        let entry = &self.modules[module];
+        let entry = &self.names.modules[module];
         let (target_module, index) = match entry.items.get(&name.text) {
             Some(&index) => (module, index),
             None => *entry.imports.get(&name.text)?,
@@ -183,7 +183,7 @@ impl<'a> Checker<'a> {
             self.unknown_module(module_name);
             return Value::Unknown;
         };
-        match self.modules[module].items.get(&member.text) {
+        match self.names.modules[module].items.get(&member.text) {
             Some(&index) => self.item_value(module, index, &member.text, member.span),
             None => {
                 self.unknown_member(module, member);
@@ -200,7 +200,7 @@ impl<'a> Checker<'a> {
         span: Span,
     ) -> Value {
         let id = self.item_id(module, index);
-        match &self.modules[module].module.items[index].kind {
+        match &self.names.modules[module].module.items[index].kind {
             ItemKind::Const(_) => {
                 let values = self.const_item(module, index);
                 values
@@ -231,7 +231,7 @@ impl<'a> Checker<'a> {
             .iter()
             .flat_map(|scope| scope.keys().cloned())
             .collect();
-        let entry = &self.modules[self.current_module];
+        let entry = &self.names.modules[self.names.current_module];
         names.extend(entry.items.keys().cloned());
         names.extend(entry.imports.keys().cloned());
         names.extend(BUILTINS.iter().map(|builtin| builtin.name.to_owned()));

@@ -10,9 +10,11 @@ impl<'a> Checker<'a> {
     /// Reports `diagnostic` once (checking a body several times repeats findings).
     /// Inside stdlib code, the diagnostic moves to the user's span that led there.
     pub(crate) fn report(&mut self, mut diagnostic: Diagnostic) {
-        if self.current_module != 0 {
-            let Some(anchor) = self.anchor else { return };
-            let module = self.modules[self.current_module].name;
+        if self.names.current_module != 0 {
+            let Some(anchor) = self.reporting.anchor else {
+                return;
+            };
+            let module = self.names.modules[self.names.current_module].name;
             diagnostic.primary.span = anchor;
             diagnostic.secondary.clear();
             diagnostic.notes.push(format!(
@@ -24,8 +26,8 @@ impl<'a> Checker<'a> {
             diagnostic.span(),
             diagnostic.message.clone(),
         );
-        if self.seen.insert(key) {
-            self.diagnostics.push(diagnostic);
+        if self.reporting.seen.insert(key) {
+            self.reporting.diagnostics.push(diagnostic);
         }
     }
 
@@ -43,12 +45,12 @@ impl<'a> Checker<'a> {
 
     /// Counts one unit of work; false (after one diagnostic) once the budget is spent.
     pub(crate) fn spend(&mut self, span: Span) -> bool {
-        self.work += 1;
-        if self.work <= WORK_LIMIT {
+        self.budgets.work += 1;
+        if self.budgets.work <= WORK_LIMIT {
             return true;
         }
-        if !self.work_reported {
-            self.work_reported = true;
+        if !self.budgets.work_reported {
+            self.budgets.work_reported = true;
             self.report(
                 Diagnostic::error(
                     "E0222",
@@ -65,12 +67,12 @@ impl<'a> Checker<'a> {
     /// [`EVAL_DEPTH_LIMIT`], and then the caller must not evaluate. Every true is
     /// matched by a [`Checker::leave`].
     pub(crate) fn enter(&mut self, span: Span) -> bool {
-        if self.depth < EVAL_DEPTH_LIMIT {
-            self.depth += 1;
+        if self.budgets.depth < EVAL_DEPTH_LIMIT {
+            self.budgets.depth += 1;
             return true;
         }
-        if !self.depth_reported {
-            self.depth_reported = true;
+        if !self.budgets.depth_reported {
+            self.budgets.depth_reported = true;
             self.report(
                 Diagnostic::error(
                     "E0222",
@@ -85,7 +87,7 @@ impl<'a> Checker<'a> {
 
     /// Leaves a level entered with [`Checker::enter`].
     pub(crate) fn leave(&mut self) {
-        self.depth -= 1;
+        self.budgets.depth -= 1;
     }
 
     /// Reports that `what` needed a const value and got one that is dyn because of

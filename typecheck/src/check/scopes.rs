@@ -31,11 +31,13 @@ impl<'a> Checker<'a> {
 
     /// Records a binding for `--dump-types` and hovers: the first evaluation wins.
     pub(crate) fn record(&mut self, name: &str, span: Span, value: &Value, kind: BindingKind) {
-        if self.current_module != 0 || !self.recorded.insert((span, name.to_owned())) {
+        if self.names.current_module != 0
+            || !self.reporting.recorded.insert((span, name.to_owned()))
+        {
             return;
         }
         let dyn_reason = self.dyn_origin(value).map(|origin| origin.reason);
-        self.bindings.push(Binding {
+        self.reporting.bindings.push(Binding {
             name: name.to_owned(),
             span,
             kind,
@@ -55,9 +57,9 @@ impl<'a> Checker<'a> {
     ) -> (T, Frame) {
         let saved_scopes = std::mem::replace(&mut self.scopes, vec![HashMap::new()]);
         let saved_frame = std::mem::replace(&mut self.frame, frame);
-        let saved_module = std::mem::replace(&mut self.current_module, module);
+        let saved_module = std::mem::replace(&mut self.names.current_module, module);
         let result = body(self);
-        self.current_module = saved_module;
+        self.names.current_module = saved_module;
         let frame = std::mem::replace(&mut self.frame, saved_frame);
         self.scopes = saved_scopes;
         (result, frame)

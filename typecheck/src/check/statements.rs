@@ -171,7 +171,7 @@ impl<'a> Checker<'a> {
                 self.bind(variable, Value::int(index), false, BindingKind::Local);
                 self.eval_block(body);
                 self.scopes.pop();
-                if self.work > WORK_LIMIT {
+                if self.budgets.work > WORK_LIMIT {
                     break;
                 }
             }
@@ -254,7 +254,7 @@ impl<'a> Checker<'a> {
     /// Evaluates run-time control flow: variables the region assigns are dyn inside it
     /// and after it.
     pub(crate) fn dyn_region(&mut self, body: &'a Block, run: impl FnOnce(&mut Self)) {
-        if let Some(trace) = &mut self.trace
+        if let Some(trace) = &mut self.tracing.trace
             && self.frame.dyn_control == 0
         {
             trace.effects.push(Effect::Unsupported(

@@ -98,7 +98,7 @@ impl<'a> Checker<'a> {
         if let Some(local) = self.lookup_local(&name.text) {
             return local.value.clone();
         }
-        if let Some(value) = self.global(self.current_module, name) {
+        if let Some(value) = self.global(self.names.current_module, name) {
             return value;
         }
         if let Some(dtype) = Dtype::from_name(&name.text) {
