@@ -313,13 +313,3 @@ fn format_float(value: f64) -> String {
         format!("{text}.0")
     }
 }
-
-/// The memory space a tensor type's keyword names.
-pub(crate) fn memory_space(space: lang::ast::MemorySpace) -> cute::MemorySpace {
-    match space {
-        lang::ast::MemorySpace::Global => cute::MemorySpace::Global,
-        lang::ast::MemorySpace::Shared => cute::MemorySpace::Shared,
-        lang::ast::MemorySpace::Register => cute::MemorySpace::Register,
-        lang::ast::MemorySpace::Tensor => cute::MemorySpace::Tensor,
-    }
-}

@@ -12,7 +12,7 @@ use crate::callee::ItemId;
 use crate::check::types::type_name;
 use crate::check::{Checker, Context};
 use crate::trace::{KernelTrace, TraceParam, TraceParamKind};
-use crate::value::{IntType, Known, Origin, Value, memory_space};
+use crate::value::{IntType, Known, Origin, Value};
 
 impl<'a> Checker<'a> {
     /// Checks a kernel with the given const arguments (the defaults for the rest).
@@ -384,7 +384,7 @@ impl<'a> Checker<'a> {
                     return Value::Unknown;
                 };
                 Value::Tensor(Rc::new(Tensor {
-                    space: memory_space(*space),
+                    space: *space,
                     dtype: Some(dtype),
                     layout: TensorLayout {
                         layout,

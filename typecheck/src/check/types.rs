@@ -7,7 +7,7 @@ use lang::{Diagnostic, Span};
 
 use crate::check::Checker;
 use crate::check::reporting::closest;
-use crate::value::{IntType, Value, memory_space};
+use crate::value::{IntType, Value};
 
 impl<'a> Checker<'a> {
     /// The dtype a name spells: a dtype name or a `dtype` const parameter.
@@ -134,7 +134,7 @@ impl<'a> Checker<'a> {
         else {
             return value;
         };
-        if tensor.space != memory_space(*space) {
+        if tensor.space != *space {
             return self.error(
                 "E0216",
                 span,

@@ -8,7 +8,7 @@ use layout::{Layout, SymInt};
 use std::rc::Rc;
 
 use crate::check::{Checker, Context};
-use crate::value::{Value, memory_space};
+use crate::value::{Value};
 
 impl<'a> Checker<'a> {
     pub(crate) fn alloc(
@@ -100,7 +100,7 @@ impl<'a> Checker<'a> {
             );
         }
         Value::Tensor(Rc::new(Tensor {
-            space: memory_space(space),
+            space,
             dtype: Some(dtype),
             layout: TensorLayout {
                 layout,
