@@ -11,6 +11,7 @@ use std::fmt;
 use crate::builtins::Args;
 use crate::check::Checker;
 use crate::value::Value;
+use Arity::{Any, Between};
 
 /// Where a built-in may be called.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -122,8 +123,6 @@ macro_rules! builtins {
         },)*)*];
     };
 }
-
-use Arity::{Any, Between};
 
 #[rustfmt::skip]
 builtins! {

@@ -8,7 +8,7 @@ use layout::{Layout, SymInt};
 use std::rc::Rc;
 
 use crate::check::{Checker, Context};
-use crate::value::{Value};
+use crate::value::Value;
 
 impl<'a> Checker<'a> {
     pub(crate) fn alloc(
