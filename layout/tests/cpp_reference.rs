@@ -4,8 +4,8 @@
 
 use layout::{
     IntTuple, Layout, LayoutError, SymInt, Tiler, flat_divide, flat_product, idx2crd,
-    idx2crd_strided, logical_divide, logical_product, tiled_divide, tiled_product, zipped_divide,
-    zipped_product,
+    idx2crd_strided, left_inverse, logical_divide, logical_product, tiled_divide, tiled_product,
+    zipped_divide, zipped_product,
 };
 
 fn layout(text: &str) -> Layout {
@@ -129,4 +129,11 @@ fn idx2crd_past_the_end_extends_the_last_mode() {
         idx2crd_strided(&int(40), &shape("(4,8)"), &shape("(1,4)")),
         Ok(shape("(0,2)"))
     );
+}
+
+#[test]
+fn equal_strides_sort_as_cpp_exchange_sort_does() {
+    // Non-injective (two modes of stride 8): C++ visits the second one first.
+    let a = layout("(2,(4),((2),(2,2)),1):(8,(8),((1),(16,32)),1)");
+    assert_eq!(left_inverse(&a), Ok(layout("(8,2,4):(8,1,16)")));
 }

@@ -211,7 +211,11 @@ class Generator:
             bits, shift = 0, 0  # identity in C++; pycute recurses forever
         query.update(bits=bits, base=base, shift=shift)
         if op == "swizzle_table":
-            if self.chance(0.5):
+            if self.chance(0.3):
+                query["a"] = self.small_layout(2, overlap=0.3)  # swizzle ∘ offset ∘ a
+                if self.chance(0.6):
+                    query["offset"] = self.random.randrange(64)
+            elif self.chance(0.5):
                 query["n"] = self.random.randint(0, 64)
             elif bits + base + abs(shift) > 10:
                 query["n"] = 1 << 10

@@ -207,10 +207,15 @@ def _swizzle(query):
 def _swizzle_table(query):
     parameters = _swizzle_parameters(query)
     bits, base, shift = parameters
-    count = _int(query, "n", None)
-    if count is None:
-        count = 1 << (bits + base + abs(shift))
-    values, exception = _swizzle_or_cpp(parameters, range(count))
+    if "a" in query:  # swizzle ∘ offset ∘ a over a's domain
+        layout, offset = _layout(query), _int(query, "offset", 0)
+        offsets = [offset + layout(index) for index in range(pycute.size(layout))]
+    else:
+        count = _int(query, "n", None)
+        if count is None:
+            count = 1 << (bits + base + abs(shift))
+        offsets = range(count)
+    values, exception = _swizzle_or_cpp(parameters, offsets)
     answer = {"result": values}
     if exception:
         answer["exception"] = exception
