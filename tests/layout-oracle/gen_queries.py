@@ -246,6 +246,8 @@ class Generator:
         elif op == "idx2crd":
             query["shape"] = self.text(a)
             query["idx"] = self.random.randrange(_product(a)) if self.chance(0.9) else self.text(self.coord_of(a))
+            if isinstance(query["idx"], int) and self.chance(0.15):
+                query["idx"] += _product(a) * self.random.randint(1, 3)  # past the end: the last mode absorbs it
             if self.chance(0.4):
                 query["stride"] = self.text(self.like(a, lambda _: self.pick([1, 2, 3, 4])))
         elif op == "crd2idx":
