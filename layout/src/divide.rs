@@ -3,7 +3,9 @@
 //!
 //! `logical_divide(a, b)` is `a ∘ (b, complement(b, shape(coalesce(a))))`: mode 0 walks one tile,
 //! mode 1 walks the tiles. A by-mode tiler divides mode by mode and keeps the modes past
-//! its rank. The zipped, tiled and flat forms gather the tile modes and the rest modes.
+//! its rank; a `_` entry leaves its mode as it is. The zipped, tiled and flat forms
+//! gather the tile modes and the rest modes by the tiler's profile, as C++'s `zip2_by`
+//! does: the mode under a `_` must already be a (tile, rest) pair.
 
 use crate::coalesce::coalesce;
 use crate::complement::complement;
