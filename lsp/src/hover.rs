@@ -218,4 +218,18 @@ mod tests {
             "{text}"
         );
     }
+
+    #[test]
+    fn built_ins_show_their_signature_and_meaning_from_the_table() {
+        let source = "const L = make_layout((4, 8));
+const S = size(L);
+";
+        let text = hover_text(source, "make_layout");
+        assert!(
+            text.contains("built-in make_layout(shape, stride?)"),
+            "{text}"
+        );
+        assert!(text.contains("column-major (`LayoutLeft`)"), "{text}");
+        assert!(hover_text(source, "size").contains("built-in size(x)"));
+    }
 }
