@@ -14,7 +14,7 @@ use layout::{Layout, SymInt};
 
 use crate::BindingKind;
 use crate::builtins::Args;
-use crate::builtins::algebra::static_tuple;
+use crate::builtins::operands::static_tuple;
 use crate::callee::ItemId;
 use crate::check::{Checker, Context};
 use crate::value::{Known, Value};

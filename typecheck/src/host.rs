@@ -6,7 +6,7 @@ use lang::ast::{ExprKind, ItemKind, Kernel, ReportPart, TypeKind};
 use lang::{Diagnostic, Span};
 use layout::IntTuple;
 
-use crate::builtins::algebra::static_tuple;
+use crate::builtins::operands::static_tuple;
 use crate::builtins::{Arg, Args};
 use crate::callee::ItemId;
 use crate::check::{Checker, Context};

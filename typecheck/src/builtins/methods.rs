@@ -1,10 +1,11 @@
 //! Method calls: `t.load()`, `t.store(v)`, `x.to(dtype)`, the thread slices of tiled
 //! copies and MMAs, and the scalar conversions they need.
 
+use std::rc::Rc;
+
 use cute::Dtype;
 use lang::ast::{Argument, Name};
 use lang::{Diagnostic, Span};
-use std::rc::Rc;
 
 use crate::builtins::Arg;
 use crate::check::Checker;

@@ -1,11 +1,12 @@
 //! `gemm`, vector stores and loads through a tiled copy's access width, and the
 //! shared-memory budget of a kernel.
 
+use std::rc::Rc;
+
 use cute::{Codomain, Side, Tensor, TiledCopy};
 use lang::ast::Kernel;
 use lang::{Diagnostic, Span};
 use layout::{Int, IntTuple, SymInt};
-use std::rc::Rc;
 
 use crate::builtins::{Arg, Args};
 use crate::check::{Checker, SharedBuffer};

@@ -3,18 +3,21 @@
 //!
 //! Every built-in is a row of [`table::BUILTINS`] (name, where it may be called, arity,
 //! named arguments, signature, one line of meaning, evaluator); the evaluators live
-//! beside the built-ins they implement: `layouts` and `algebra` (CuTe's layout
-//! functions), `tensors`, `copies` and `mma` (tensors, tiled copies and MMAs), `scalars`
-//! (synchronisation, math, `const_print`), `host` (tests and benches). `methods` and
-//! `functions` evaluate method calls and device-function calls.
+//! beside the built-ins they implement: `layouts`, `algebra` and `operands` (CuTe's
+//! layout functions and their operands), `tensors`, `copies` and `mma` (tensors, tiled
+//! copies and MMAs), `scalars` (synchronisation, math, `const_print`), `host` (tests and
+//! benches). `methods`, `partitions` and `functions` evaluate method calls, the thread
+//! slices of tiled copies and MMAs, and device-function calls.
 
-pub(crate) mod algebra;
+mod algebra;
 mod copies;
 mod functions;
 mod host;
 mod layouts;
 mod methods;
 mod mma;
+pub(crate) mod operands;
+mod partitions;
 mod scalars;
 pub(crate) mod table;
 mod tensors;
@@ -23,7 +26,7 @@ use lang::ast::{Argument, Expr, Name};
 use lang::{Diagnostic, Span};
 use layout::{Coord, Layout, SymInt};
 
-use crate::builtins::algebra::static_tuple;
+use crate::builtins::operands::static_tuple;
 use crate::builtins::table::{Arity, Builtin, Place};
 use crate::callee::Callee;
 use crate::check::reporting::closest;

@@ -1,10 +1,11 @@
 //! Tensor built-ins: `make_tensor`, `make_identity_tensor`, `local_tile`,
 //! `local_partition` and `make_fragment_like`, over the layout arithmetic in `cute`.
 
+use std::rc::Rc;
+
 use cute::{Atom, Dtype, MemorySpace, Tensor, TensorLayout, local_partition, tile_coordinate};
 use lang::Span;
 use layout::{Coord, Layout, SymInt, Tiler, zipped_divide};
-use std::rc::Rc;
 
 use crate::builtins::{Arg, Args};
 use crate::check::Checker;

@@ -1,11 +1,12 @@
 //! Kernels: each instantiation checked with its const parameters bound, its launch
 //! clause, its run-time parameters, and the trace lowering reads.
 
+use std::rc::Rc;
+
 use cute::{Base, Codomain, Dtype, Tensor, TensorLayout};
 use lang::Span;
 use lang::ast::{GenericParam, Kernel, LaunchKind, Param, TypeKind};
 use layout::SymInt;
-use std::rc::Rc;
 
 use crate::BindingKind;
 use crate::callee::ItemId;

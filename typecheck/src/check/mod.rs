@@ -21,11 +21,12 @@ mod scopes;
 mod statements;
 pub(crate) mod types;
 
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
+
 use cute::Target;
 use lang::ast::{ItemKind, Module};
 use lang::{Diagnostic, Span};
-use std::collections::{HashMap, HashSet};
-use std::rc::Rc;
 
 use crate::callee::ItemId;
 use crate::trace::{Effect, KernelTrace, effect_span};

@@ -1,10 +1,11 @@
 //! Names: the items of every module, `use` imports, and resolving a name to an item
 //! or a module member, with "did you mean" when it is not found.
 
+use std::collections::HashMap;
+
 use cute::Dtype;
 use lang::ast::{Item, ItemKind, Name, UseTree};
 use lang::{Diagnostic, Span};
-use std::collections::HashMap;
 
 use crate::builtins::table::BUILTINS;
 use crate::callee::{Callee, ItemId};

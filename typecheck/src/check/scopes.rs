@@ -1,10 +1,11 @@
 //! Scopes and stages: local bindings and what `--dump-types` records about them, and
 //! the run-time variables that make a value dyn, with their origins.
 
+use std::collections::HashMap;
+
 use lang::Span;
 use lang::ast::Name;
 use layout::SymInt;
-use std::collections::HashMap;
 
 use crate::check::{Checker, Context, Frame, Local};
 use crate::value::{Known, Origin, Value};

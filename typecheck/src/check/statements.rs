@@ -1,9 +1,10 @@
 //! Statements: blocks, `let` and patterns, `static` loops unrolled, run-time loops
 //! and branches evaluated once with what they assign made dyn.
 
+use std::collections::HashMap;
+
 use lang::Span;
 use lang::ast::{Block, Name, Pattern, PatternKind, Stmt, StmtKind};
-use std::collections::HashMap;
 
 use crate::BindingKind;
 use crate::check::{Checker, Context, UNROLL_LIMIT, WORK_LIMIT};

@@ -1,11 +1,12 @@
 //! Fields, indices and slices: `t.layout`, `l(i, j)`, `t[i, _]`, coordinates checked
 //! against a shape, and a tensor's element read.
 
+use std::rc::Rc;
+
 use cute::{Codomain, Dtype, Tensor, TensorLayout};
 use lang::ast::{Expr, Name};
 use lang::{Diagnostic, Span};
 use layout::{Coord, Int, IntTuple, SymInt};
-use std::rc::Rc;
 
 use crate::check::Checker;
 use crate::check::reporting::closest;

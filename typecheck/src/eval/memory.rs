@@ -1,11 +1,12 @@
 //! Allocations: `smem T[layout]`, `rmem T[layout]`, `tmem T[layout]`, with the
 //! shared buffer or register fragment they become.
 
+use std::rc::Rc;
+
 use cute::{Base, Codomain, Target, Tensor, TensorLayout};
 use lang::Span;
 use lang::ast::{Expr, MemorySpace, Name};
 use layout::{Layout, SymInt};
-use std::rc::Rc;
 
 use crate::check::{Checker, Context};
 use crate::value::Value;
