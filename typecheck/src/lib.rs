@@ -22,6 +22,7 @@
 //! `lang::codes`.
 
 mod atom_eval;
+mod atom_facts;
 mod builtins;
 mod callee;
 mod check;
