@@ -15,7 +15,6 @@ use layout::{
 
 use crate::Error;
 use crate::dtype::Dtype;
-use crate::tiled::fragment_layout;
 
 /// The memory spaces a tensor can live in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -271,4 +270,85 @@ impl fmt::Display for TensorLayout {
             }
         }
     }
+}
+
+/// CuTe's `make_fragment_like` on a layout: a compact layout of the same shape for a
+/// register fragment. Mode 0 is column-major (keeping broadcast modes at stride 0),
+/// the other modes follow the order of their strides after it.
+fn fragment_layout(layout: &Layout<SymInt>) -> Result<Layout<i64>, LayoutError> {
+    let shape = layout
+        .shape()
+        .try_map(&mut |extent: &SymInt| extent.static_value("make_fragment_like"))?;
+    let first = column_major_keeping_zeros(&layout.mode(0)?, shape.get(0)?)?;
+    if layout.rank() == 1 {
+        return Ok(first);
+    }
+    let rest_shape = IntTuple::Tuple(shape.modes()[1..].to_vec());
+    let rest_strides = IntTuple::Tuple(layout.stride().modes()[1..].to_vec());
+    let order = stride_order(&rest_strides);
+    let rest = match order {
+        Some(order) => Layout::ordered(rest_shape, &order)?,
+        None => Layout::column_major(rest_shape)?,
+    };
+    let scale = first.cosize()?.max(1);
+    let mut modes = vec![first];
+    for mode in rest.modes() {
+        let stride = mode
+            .stride()
+            .try_map(&mut |stride: &i64| stride.mul(&scale))?;
+        modes.push(Layout::new(mode.shape().clone(), stride)?);
+    }
+    Layout::from_modes(modes)
+}
+
+/// Column-major strides for `shape`, except where `layout` has stride 0.
+fn column_major_keeping_zeros(
+    layout: &Layout<SymInt>,
+    shape: &IntTuple<i64>,
+) -> Result<Layout<i64>, LayoutError> {
+    let compact = Layout::column_major(shape.clone())?;
+    let zero: Vec<bool> = layout
+        .stride()
+        .leaves()
+        .iter()
+        .map(|stride| stride.is_static(0))
+        .collect();
+    let mut leaf = 0;
+    let mut next = 1i64;
+    let stride = compact.stride().try_map(&mut |_: &i64| {
+        let index = leaf;
+        leaf += 1;
+        let extent = shape.leaves().get(index).copied().unwrap_or(1);
+        if zero.get(index).copied().unwrap_or(false) || extent == 1 {
+            return Ok(0);
+        }
+        let stride = next;
+        next = next.mul(&extent)?;
+        Ok(stride)
+    })?;
+    Layout::new(shape.clone(), stride)
+}
+
+/// The rank of each leaf stride among all leaf strides (ties by position), when every
+/// stride is static; shaped like the strides.
+fn stride_order(strides: &IntTuple<SymInt>) -> Option<IntTuple<i64>> {
+    let leaves: Vec<i64> = strides
+        .leaves()
+        .iter()
+        .map(SymInt::as_constant)
+        .collect::<Option<_>>()?;
+    let mut sorted: Vec<(i64, usize)> = leaves.iter().copied().zip(0..).collect();
+    sorted.sort();
+    let mut rank = vec![0i64; leaves.len()];
+    for (position, (_, leaf)) in sorted.into_iter().enumerate() {
+        rank[leaf] = i64::try_from(position).ok()?;
+    }
+    let mut next = 0;
+    strides
+        .try_map(&mut |_: &SymInt| {
+            let value = rank[next];
+            next += 1;
+            Ok::<i64, LayoutError>(value)
+        })
+        .ok()
 }
