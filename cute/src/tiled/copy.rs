@@ -6,13 +6,13 @@ use std::rc::Rc;
 
 use layout::{
     Coord, Int, IntTuple, Layout, LayoutError, SymInt, Tiler, coalesce_by, composition,
-    logical_product, product_each, right_inverse, slice_and_offset, upcast,
+    logical_product, product_each, right_inverse, slice_and_offset, upcast, zipped_divide,
 };
 
 use crate::Error;
 use crate::atom::{Atom, CopyAtom};
 
-use super::{Side, SymLayout, TiledCopy, free_like, size_of_mode, zip_pairs, zipped_divide_guided};
+use super::{Side, SymLayout, TiledCopy, free_like, size_of_mode, zip_pairs};
 
 impl TiledCopy {
     /// A tiled copy, after checking that the thread-value layout gives every atom
@@ -85,10 +85,10 @@ impl TiledCopy {
         side: Side,
     ) -> Result<SymLayout, LayoutError> {
         let copy = self.copy_atom();
-        let divided = zipped_divide_guided(layout, &Tiler::from_shape(&self.tiler.to_symbolic())?)?;
+        let divided = zipped_divide(layout, &Tiler::from_shape(&self.tiler.to_symbolic())?)?;
         let atom_threads = copy.threads.size()?;
         let atom_values = copy.values_per_thread()?;
-        let atom_tv = zipped_divide_guided(
+        let atom_tv = zipped_divide(
             &self.layout_tv.to_symbolic(),
             &Tiler::Modes(vec![
                 Tiler::extent(SymInt::constant(atom_threads))?,
@@ -150,7 +150,7 @@ impl TiledCopy {
         let reshaped = composition(&inverse, &Layout::column_major(tile_shape)?)?;
         let fragment_mn = upcast(&reshaped, threads * values)?;
         let values_layout = Layout::column_major(IntTuple::int(values))?;
-        let fragment_v = zipped_divide_guided(
+        let fragment_v = zipped_divide(
             &logical_product(&values_layout, &right_inverse(&fragment_mn)?)?.to_symbolic(),
             &Tiler::Layout(Layout::column_major(IntTuple::Int(SymInt::constant(
                 copy.values_per_thread()?,
@@ -159,7 +159,7 @@ impl TiledCopy {
         let mut tile = vec![IntTuple::int(values)];
         tile.extend(product_each(fragment_mn.shape())?.modes());
         let tile = Tiler::from_shape(&IntTuple::Tuple(tile).to_symbolic())?;
-        let tiled = zipped_divide_guided(layout, &tile)?;
+        let tiled = zipped_divide(layout, &tile)?;
         let viewed = composition(
             &tiled,
             &Tiler::Modes(vec![Tiler::Layout(fragment_v.to_symbolic()), Tiler::Keep]),

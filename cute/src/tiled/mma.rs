@@ -5,13 +5,13 @@ use std::rc::Rc;
 
 use layout::{
     Coord, IntTuple, Layout, LayoutError, SymInt, Tiler, composition, idx2crd_strided,
-    logical_divide, right_inverse, slice_and_offset, tiled_product,
+    logical_divide, right_inverse, slice_and_offset, tiled_product, zipped_divide,
 };
 
 use crate::Error;
 use crate::atom::{Atom, MmaAtom};
 
-use super::{Operand, SymLayout, TiledMma, free_like, size_of_mode, zipped_divide_guided};
+use super::{Operand, SymLayout, TiledMma, free_like, size_of_mode};
 
 impl Operand {
     /// The two problem modes (M = 0, N = 1, K = 2) the operand spans.
@@ -135,7 +135,7 @@ impl TiledMma {
                 SymInt::constant(extent),
             ))?))
         };
-        let atom_tiles = zipped_divide_guided(
+        let atom_tiles = zipped_divide(
             &permuted,
             &Tiler::Modes(vec![
                 compact(mma.shape_mnk[first])?,
@@ -151,7 +151,7 @@ impl TiledMma {
             &atom_tiles,
             &Tiler::Modes(vec![Tiler::Layout(operand_tv.to_symbolic()), Tiler::Keep]),
         )?;
-        zipped_divide_guided(
+        zipped_divide(
             &thread_value,
             &Tiler::Modes(vec![
                 Tiler::Keep,

@@ -18,7 +18,7 @@ mod mma;
 
 use std::rc::Rc;
 
-use layout::{Coord, IntTuple, Layout, LayoutError, SymInt, Tiler, logical_divide};
+use layout::{Coord, IntTuple, Layout, LayoutError, SymInt, Tiler};
 
 use crate::atom::Atom;
 
@@ -87,39 +87,4 @@ fn zip_pairs(layout: &SymLayout) -> Result<SymLayout, LayoutError> {
         Layout::from_modes(vec![outer_first.mode(index)?, outer_second.mode(index)?])
     };
     Layout::from_modes(vec![pair(0)?, pair(1)?])
-}
-
-/// CuTe's `zipped_divide` as `tile_unzip(logical_divide(..))` computes it: each mode
-/// under a non-tuple guide entry, `_` included, must be a `(tile, rest)` pair.
-fn zipped_divide_guided(
-    layout: &SymLayout,
-    tiler: &Tiler<SymInt>,
-) -> Result<SymLayout, LayoutError> {
-    let divided = logical_divide(layout, tiler)?;
-    let (tiles, rests) = unzip(&divided, tiler)?;
-    Layout::from_modes(vec![tiles, rests])
-}
-
-fn unzip(layout: &SymLayout, guide: &Tiler<SymInt>) -> Result<(SymLayout, SymLayout), LayoutError> {
-    match guide {
-        Tiler::Modes(guides) => {
-            let modes = layout.modes();
-            let mut tiles = Vec::with_capacity(guides.len());
-            let mut rests = Vec::with_capacity(modes.len());
-            for (mode, guide) in modes.iter().zip(guides) {
-                let (tile, rest) = unzip(mode, guide)?;
-                tiles.push(tile);
-                rests.push(rest);
-            }
-            rests.extend(modes.iter().skip(guides.len()).cloned());
-            Ok((Layout::from_modes(tiles)?, Layout::from_modes(rests)?))
-        }
-        _ => match layout.modes().as_slice() {
-            [tile, rest] => Ok((tile.clone(), rest.clone())),
-            _ => Err(LayoutError::Unsupported {
-                operation: "zipped_divide",
-                reason: format!("expected a (tile, rest) pair, found {layout}"),
-            }),
-        },
-    }
 }
