@@ -9,37 +9,8 @@
 use std::collections::HashMap;
 use std::fmt::Write;
 
+use cute::Target;
 use kir::{BinOp, Inst, Kernel, Op, ParamKind, Special, Ty, UnOp, ValueId};
-
-/// The architectures PTX is emitted for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Arch {
-    /// Ampere (A100): `sm_80`.
-    Sm80,
-    /// Hopper (H100, H200) with its architecture-specific features: `sm_90a`.
-    Sm90a,
-    /// Blackwell (B200) with its architecture-specific features: `sm_100a`.
-    Sm100a,
-}
-
-impl Arch {
-    /// The `.target` name, also ptxas's `-arch`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Arch::Sm80 => "sm_80",
-            Arch::Sm90a => "sm_90a",
-            Arch::Sm100a => "sm_100a",
-        }
-    }
-
-    /// The PTX ISA version the module declares: the oldest that has the target.
-    pub fn ptx_version(self) -> &'static str {
-        match self {
-            Arch::Sm80 | Arch::Sm90a => "8.0",
-            Arch::Sm100a => "8.6",
-        }
-    }
-}
 
 /// How to emit.
 #[derive(Default)]
@@ -53,7 +24,7 @@ pub struct EmitOptions<'a> {
 /// The PTX module for `kernels`, or what could not be emitted.
 pub fn emit_module(
     kernels: &[Kernel],
-    arch: Arch,
+    target: Target,
     options: &EmitOptions<'_>,
 ) -> Result<String, String> {
     let mut out = String::new();
@@ -62,8 +33,8 @@ pub fn emit_module(
         let _ = write!(out, " from {name}");
     }
     out.push_str("\n//\n\n");
-    let _ = writeln!(out, ".version {}", arch.ptx_version());
-    let _ = writeln!(out, ".target {}", arch.name());
+    let _ = writeln!(out, ".version {}", target.ptx_version());
+    let _ = writeln!(out, ".target {}", target.name());
     out.push_str(".address_size 64\n\n");
     if options.line_info.is_some() {
         let name = options.source_name.as_deref().unwrap_or("input.cuk");

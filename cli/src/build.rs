@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use backend_ptx::EmitOptions;
 use backend_ptx::ptxas::{self, AssembleOptions, Environment};
-use backend_ptx::{Arch, EmitOptions};
 use clap::ValueEnum;
 use lang::render;
 use lang::{Diagnostic, SourceFile};
@@ -25,7 +25,7 @@ pub struct BuildArgs {
     file: PathBuf,
     /// The architecture: `sm_80`, `sm_90a` or `sm_100a`.
     #[arg(long, default_value = "sm_90a", value_parser = crate::check::parse_target)]
-    target: typecheck::Target,
+    target: cute::Target,
     /// What to produce: a `cubin` (and its PTX beside it), `ptx` or `kir` text.
     #[arg(long, value_enum, default_value_t = Emit::Cubin)]
     emit: Emit,
@@ -63,15 +63,6 @@ enum Emit {
     Kir,
 }
 
-/// The PTX architecture of a typecheck target.
-pub fn arch(target: typecheck::Target) -> Arch {
-    match target {
-        typecheck::Target::Sm80 => Arch::Sm80,
-        typecheck::Target::Sm90a => Arch::Sm90a,
-        typecheck::Target::Sm100a => Arch::Sm100a,
-    }
-}
-
 /// A file lowered: its source, the diagnostics, the kernels, and how long it took.
 pub struct Compiled {
     /// The source.
@@ -87,7 +78,7 @@ pub struct Compiled {
 }
 
 /// Loads, parses, typechecks and lowers the file at `path`.
-pub fn compile(path: &Path, target: typecheck::Target) -> Compiled {
+pub fn compile(path: &Path, target: cute::Target) -> Compiled {
     let start = Instant::now();
     let crate::check::Parsed {
         file,
@@ -115,11 +106,7 @@ pub fn compile(path: &Path, target: typecheck::Target) -> Compiled {
 }
 
 /// The PTX of compiled kernels.
-pub fn ptx(
-    compiled: &Compiled,
-    target: typecheck::Target,
-    lineinfo: bool,
-) -> Result<String, String> {
+pub fn ptx(compiled: &Compiled, target: cute::Target, lineinfo: bool) -> Result<String, String> {
     let line_of = |offset: u32| {
         let position = compiled.file.line_column(offset);
         (position.line, position.column)
@@ -128,7 +115,7 @@ pub fn ptx(
         source_name: Some(compiled.file.path().to_owned()),
         line_info: lineinfo.then_some(&line_of as &dyn Fn(u32) -> (u32, u32)),
     };
-    backend_ptx::emit_module(&compiled.kernels, arch(target), &options)
+    backend_ptx::emit_module(&compiled.kernels, target, &options)
 }
 
 /// The ptxas the arguments and the environment lead to (installing it if need be,
@@ -149,7 +136,7 @@ pub fn no_ptxas(reason: &str, at: lang::Span) -> Diagnostic {
 pub fn assemble(
     found: &ptxas::Ptxas,
     ptx: &str,
-    target: typecheck::Target,
+    target: cute::Target,
     lineinfo: bool,
     at: lang::Span,
 ) -> Result<ptxas::Assembled, Box<Diagnostic>> {
@@ -158,13 +145,13 @@ pub fn assemble(
         ..AssembleOptions::default()
     };
     found
-        .assemble(ptx, arch(target).name(), &options)
+        .assemble(ptx, target.name(), &options)
         .map_err(|failure| {
             let mut diagnostic = Diagnostic::error(
                 "E0303",
                 format!(
                     "ptxas rejected the PTX cukc generated for {}",
-                    arch(target).name()
+                    target.name()
                 ),
             )
             .with_primary(at, "in this file")

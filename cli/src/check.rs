@@ -37,7 +37,7 @@ pub struct CheckArgs {
     /// The architecture to check for: `sm_80`, `sm_90a` or `sm_100a`. Atoms newer
     /// than it and shared memory beyond its limit are errors.
     #[arg(long, default_value = "sm_90a", value_parser = parse_target)]
-    target: typecheck::Target,
+    target: cute::Target,
     /// Print every binding with its type and evaluated value (what an editor hover
     /// shows) on standard output.
     #[arg(long)]
@@ -45,7 +45,7 @@ pub struct CheckArgs {
 }
 
 /// `--target`'s parser, shared by the commands that take one.
-pub fn parse_target(text: &str) -> Result<typecheck::Target, String> {
+pub fn parse_target(text: &str) -> Result<cute::Target, String> {
     text.parse()
 }
 
@@ -159,7 +159,7 @@ pub fn load_and_parse(path: &Path) -> Parsed {
 /// typechecker's bindings (empty when the file did not parse).
 pub fn check_file(
     path: &Path,
-    target: typecheck::Target,
+    target: cute::Target,
 ) -> (SourceFile, Vec<Diagnostic>, Vec<typecheck::Binding>) {
     let Parsed {
         file,
@@ -235,7 +235,7 @@ mod tests {
     use super::{MessageFormat, Style, Tally, render_diagnostics};
 
     fn check_file(path: &std::path::Path) -> (lang::SourceFile, Vec<lang::Diagnostic>) {
-        let (file, diagnostics, _) = super::check_file(path, typecheck::Target::Sm90a);
+        let (file, diagnostics, _) = super::check_file(path, cute::Target::Sm90a);
         (file, diagnostics)
     }
 

@@ -22,7 +22,7 @@ pub struct RunArgs {
     paths: Vec<PathBuf>,
     /// The architecture to build for; by default the GPU's (sm_80, sm_90a or sm_100a).
     #[arg(long, value_parser = crate::check::parse_target)]
-    target: Option<typecheck::Target>,
+    target: Option<cute::Target>,
     /// Run only blocks whose name contains this.
     #[arg(long)]
     filter: Option<String>,
@@ -56,11 +56,11 @@ pub fn run(args: &RunArgs, mode: Mode) -> ExitCode {
     let gpu = runtime::gpu_status();
     let gpu_target = match &gpu {
         Ok(info) => match info.compute_capability.0 {
-            8 => typecheck::Target::Sm80,
-            10.. => typecheck::Target::Sm100a,
-            _ => typecheck::Target::Sm90a,
+            8 => cute::Target::Sm80,
+            10.. => cute::Target::Sm100a,
+            _ => cute::Target::Sm90a,
         },
-        Err(_) => typecheck::Target::Sm90a,
+        Err(_) => cute::Target::Sm90a,
     };
     let target = args.target.unwrap_or(gpu_target);
     match &gpu {
@@ -96,7 +96,7 @@ pub fn run(args: &RunArgs, mode: Mode) -> ExitCode {
 /// driver PTX (`--jit`).
 fn run_file(
     path: &Path,
-    target: typecheck::Target,
+    target: cute::Target,
     ptxas: Option<&Result<backend_ptx::ptxas::Ptxas, String>>,
     selection: &Selection,
 ) -> Summary {

@@ -1,14 +1,37 @@
 //! Tidiness rules for the whole workspace, checked as a test: every Rust source file
+//! of every crate (the workspace's members, `fuzz/` and the shared `tests/support/`)
 //! opens with a `//!` module doc saying what it is for.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
-/// The folders holding the workspace's Rust sources.
-const SOURCE_ROOTS: &[&str] = &["layout", "lang", "grammar", "cli", "fuzz"];
+/// Folders with Rust sources that are not workspace members.
+const OTHER_SOURCE_ROOTS: &[&str] = &["fuzz", "tests"];
 
 fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// The folders holding the workspace's Rust sources: every member the root
+/// `Cargo.toml` lists, and the others.
+fn source_roots(root: &Path) -> Vec<String> {
+    let manifest = fs::read_to_string(root.join("Cargo.toml")).unwrap_or_default();
+    let members = manifest
+        .lines()
+        .find_map(|line| line.trim().strip_prefix("members = ["))
+        .unwrap_or_default();
+    let mut roots: Vec<String> = members
+        .split(',')
+        .map(|member| member.trim().trim_end_matches(']').trim().trim_matches('"'))
+        .filter(|member| !member.is_empty())
+        .map(str::to_owned)
+        .collect();
+    assert!(
+        roots.len() >= 10,
+        "found only {roots:?} as workspace members; did the root Cargo.toml change form?"
+    );
+    roots.extend(OTHER_SOURCE_ROOTS.iter().map(|root| (*root).to_owned()));
+    roots
 }
 
 fn rust_files(dir: &Path, found: &mut Vec<PathBuf>) {
@@ -32,7 +55,7 @@ fn rust_files(dir: &Path, found: &mut Vec<PathBuf>) {
 fn every_rust_file_opens_with_a_module_doc() {
     let root = workspace_root();
     let mut files = Vec::new();
-    for source_root in SOURCE_ROOTS {
+    for source_root in source_roots(&root) {
         rust_files(&root.join(source_root), &mut files);
     }
     assert!(

@@ -29,10 +29,13 @@
 
 use std::path::{Path, PathBuf};
 
-use lang::render::{Style, human, short};
+use corpus::{cuk_files, rendered};
+use lang::render::short;
 use lang::{Diagnostic, SourceFile, codes, source};
 use markers::{compare, markers};
 
+#[path = "../../tests/support/corpus.rs"]
+mod corpus;
 #[path = "../../tests/support/markers.rs"]
 mod markers;
 
@@ -66,18 +69,7 @@ fn corpus_directory() -> PathBuf {
 
 /// The corpus files, sorted by name.
 fn corpus() -> Vec<(String, Vec<u8>)> {
-    let entries = std::fs::read_dir(corpus_directory())
-        .map_or_else(|_| Vec::new(), |entries| entries.flatten().collect());
-    let mut files: Vec<(String, Vec<u8>)> = entries
-        .into_iter()
-        .map(|entry| entry.path())
-        .filter(|path| path.extension().is_some_and(|extension| extension == "cuk"))
-        .filter_map(|path| {
-            let name = path.file_name()?.to_str()?.to_owned();
-            Some((name, std::fs::read(&path).ok()?))
-        })
-        .collect();
-    files.sort();
+    let files = cuk_files(&corpus_directory());
     assert!(
         files.len() >= 20,
         "the diagnostics corpus at {} looks incomplete",
@@ -130,11 +122,7 @@ fn every_file_renders_as_its_snapshot() {
     settings.bind(|| {
         for (name, bytes) in corpus() {
             let (file, diagnostics) = diagnose(&name, bytes);
-            let rendered = format!(
-                "{}\n{}",
-                short(&diagnostics, &file),
-                human(&diagnostics, &file, Style::Plain)
-            );
+            let rendered = rendered(&diagnostics, &file);
             let stem = name.trim_end_matches(".cuk");
             let mut file_settings = insta::Settings::clone_current();
             file_settings.set_input_file(corpus_directory().join(&name));

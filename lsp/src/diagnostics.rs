@@ -79,7 +79,7 @@ mod tests {
     #[test]
     fn an_unknown_name_becomes_an_error_at_its_line_with_related_labels() {
         let text = "const A: int = 1;\n// é\nconst B: int = missing;\n";
-        let analysis = FileAnalysis::new(text.to_owned(), typecheck::Target::Sm90a);
+        let analysis = FileAnalysis::new(text.to_owned(), cute::Target::Sm90a);
         let uri = "file:///tmp/x.cuk".parse().expect("a valid URI");
         let diagnostics = to_lsp(&analysis, &uri);
         assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");

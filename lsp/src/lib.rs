@@ -102,7 +102,7 @@ pub fn serve(connection: &Connection) -> Result<(), String> {
         target: params
             .and_then(|params| params.initialization_options)
             .and_then(|options| options.get("target")?.as_str()?.parse().ok())
-            .unwrap_or(typecheck::Target::Sm90a),
+            .unwrap_or(cute::Target::Sm90a),
     };
     let result = serde_json::json!({
         "capabilities": capabilities(),

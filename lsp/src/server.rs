@@ -45,7 +45,7 @@ pub const DEBOUNCE: Duration = Duration::from_millis(10);
 #[derive(Clone, Copy, Debug)]
 pub struct Options {
     /// The architecture files are checked for.
-    pub target: typecheck::Target,
+    pub target: cute::Target,
 }
 
 /// One open document.
@@ -317,7 +317,7 @@ impl<'c> Server<'c> {
 }
 
 /// Analyses `text`; a panic in the typechecker leaves the parse's diagnostics.
-fn analyse(text: &str, target: typecheck::Target) -> FileAnalysis {
+fn analyse(text: &str, target: cute::Target) -> FileAnalysis {
     match catch_unwind(|| FileAnalysis::new(text.to_owned(), target)) {
         Ok(analysis) => analysis,
         Err(panic) => {
