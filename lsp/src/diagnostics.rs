@@ -104,7 +104,7 @@ mod tests {
     #[test]
     fn a_line_of_a_hundred_thousand_errors_publishes_two_hundred_and_a_count() {
         let text = "$ ".repeat(100_000);
-        let analysis = FileAnalysis::new(text, typecheck::Target::Sm90a);
+        let analysis = FileAnalysis::new(text, cute::Target::Sm90a);
         let uri = "file:///tmp/x.cuk".parse().expect("a valid URI");
         let diagnostics = to_lsp(&analysis, &uri);
         assert_eq!(diagnostics.len(), lang::render::MAX_DIAGNOSTICS + 1);
