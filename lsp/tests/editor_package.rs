@@ -28,7 +28,6 @@ fn the_vscode_extension_declares_cuk_files_with_grammar_and_configuration() {
     assert_eq!(language["extensions"][0], ".cuk");
     assert_eq!(manifest["main"], "./dist/extension.js");
     assert_eq!(manifest["license"], "Apache-2.0");
-    assert!(manifest["repository"]["url"].is_string());
     let grammar = &manifest["contributes"]["grammars"][0];
     assert_eq!(grammar["scopeName"], "source.cuk");
     let grammar_file = json(&format!(
