@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use crate::output::{errln, out};
 use backend_ptx::ptxas::{self, AssembleOptions, Environment};
 use backend_ptx::{Arch, EmitOptions};
 use clap::ValueEnum;
@@ -135,8 +136,7 @@ pub fn ptx(
 /// with pip's progress on standard error), or why there is none.
 pub fn find_ptxas(args: &PtxasArgs) -> Result<ptxas::Ptxas, String> {
     let env = Environment::from_process(args.path.clone(), args.offline);
-    ptxas::find(&env, &mut |progress| eprintln!("cukc: {progress}"))
-        .map_err(|error| error.to_string())
+    ptxas::find(&env, &mut |progress| errln!("cukc: {progress}")).map_err(|error| error.to_string())
 }
 
 /// The diagnostic for a file that cannot be assembled because there is no ptxas.
@@ -190,7 +190,7 @@ pub fn report(file: &SourceFile, diagnostics: &[Diagnostic]) {
     if diagnostics.is_empty() {
         return;
     }
-    eprintln!(
+    errln!(
         "{}",
         render::human(diagnostics, file, crate::check::auto_style())
     );
@@ -203,7 +203,7 @@ pub fn run(args: &BuildArgs) -> ExitCode {
     if compiled.diagnostics.iter().any(Diagnostic::is_error) {
         return ExitCode::FAILURE;
     }
-    let written = |path: &Path| eprintln!("cukc: wrote {}", path.display());
+    let written = |path: &Path| errln!("cukc: wrote {}", path.display());
     let output = |extension: &str| {
         args.output
             .clone()
@@ -222,7 +222,7 @@ pub fn run(args: &BuildArgs) -> ExitCode {
     let ptx = match ptx(&compiled, args.target, args.lineinfo) {
         Ok(ptx) => ptx,
         Err(problem) => {
-            eprintln!(
+            errln!(
                 "error[E0303]: cukc could not emit PTX for {}: {problem}",
                 compiled.file.path()
             );
@@ -231,7 +231,7 @@ pub fn run(args: &BuildArgs) -> ExitCode {
     };
     let emit_time = emit_start.elapsed();
     if args.timings {
-        eprintln!(
+        errln!(
             "cukc: front end {:.2} ms, PTX {:.2} ms",
             compiled.front_end.as_secs_f64() * 1e3,
             emit_time.as_secs_f64() * 1e3
@@ -243,7 +243,7 @@ pub fn run(args: &BuildArgs) -> ExitCode {
     let cubin_path = output("cubin");
     let ptx_path = cubin_path.with_extension("ptx");
     if let Err(error) = std::fs::write(&ptx_path, &ptx) {
-        eprintln!("error: cannot write {}: {error}", ptx_path.display());
+        errln!("error: cannot write {}: {error}", ptx_path.display());
         return ExitCode::from(2);
     }
     written(&ptx_path);
@@ -257,7 +257,7 @@ pub fn run(args: &BuildArgs) -> ExitCode {
     match assembled {
         Ok(assembled) => {
             if args.timings {
-                eprintln!(
+                errln!(
                     "cukc: ptxas {:.1} ms",
                     assembled.elapsed.as_secs_f64() * 1e3
                 );
@@ -268,7 +268,7 @@ pub fn run(args: &BuildArgs) -> ExitCode {
                     ExitCode::SUCCESS
                 }
                 Err(error) => {
-                    eprintln!("error: cannot write {}: {error}", cubin_path.display());
+                    errln!("error: cannot write {}: {error}", cubin_path.display());
                     ExitCode::from(2)
                 }
             }
@@ -282,7 +282,7 @@ pub fn run(args: &BuildArgs) -> ExitCode {
 
 fn write_text(path: &Path, text: &str, written: &dyn Fn(&Path)) -> ExitCode {
     if path == Path::new("-") {
-        print!("{text}");
+        out!("{text}");
         return ExitCode::SUCCESS;
     }
     match std::fs::write(path, text) {
@@ -291,7 +291,7 @@ fn write_text(path: &Path, text: &str, written: &dyn Fn(&Path)) -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(error) => {
-            eprintln!("error: cannot write {}: {error}", path.display());
+            errln!("error: cannot write {}: {error}", path.display());
             ExitCode::from(2)
         }
     }

@@ -8,6 +8,7 @@
 
 use std::process::ExitCode;
 
+use crate::output::{errln, outln};
 use backend_ptx::ptxas::{self, Environment};
 
 /// Arguments of `cukc doctor`.
@@ -20,34 +21,34 @@ pub struct DoctorArgs {
 /// Runs `cukc doctor`.
 pub fn run(args: &DoctorArgs) -> ExitCode {
     let env = Environment::from_process(args.ptxas.path.clone(), args.ptxas.offline);
-    let found = ptxas::find(&env, &mut |progress| eprintln!("cukc: {progress}"));
+    let found = ptxas::find(&env, &mut |progress| errln!("cukc: {progress}"));
     let code = match &found {
         Ok(ptxas) => {
-            println!(
+            outln!(
                 "ptxas:   {} (found via {})",
                 ptxas.path.display(),
                 ptxas.source
             );
-            println!("version: {}", ptxas.version);
+            outln!("version: {}", ptxas.version);
             let targets: Vec<String> = ptxas
                 .target_support()
                 .into_iter()
                 .map(|(target, ok)| format!("{target} {}", if ok { "yes" } else { "no" }))
                 .collect();
-            println!("targets: {}", targets.join(", "));
+            outln!("targets: {}", targets.join(", "));
             ExitCode::SUCCESS
         }
         Err(error) => {
-            println!("ptxas:   not found");
-            eprintln!("error: {error}");
+            outln!("ptxas:   not found");
+            errln!("error: {error}");
             ExitCode::from(2)
         }
     };
     match &env.cache_dir {
-        Some(dir) => println!("cache:   {}", dir.display()),
-        None => println!("cache:   none (set CUKC_CACHE_DIR, XDG_CACHE_HOME or HOME)"),
+        Some(dir) => outln!("cache:   {}", dir.display()),
+        None => outln!("cache:   none (set CUKC_CACHE_DIR, XDG_CACHE_HOME or HOME)"),
     }
-    println!("gpu:     {}", gpu_status());
+    outln!("gpu:     {}", gpu_status());
     code
 }
 

@@ -9,6 +9,7 @@ mod check;
 mod doctor;
 mod layout_cmd;
 mod lsp;
+mod output;
 mod run;
 
 use std::process::ExitCode;

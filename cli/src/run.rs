@@ -14,6 +14,7 @@ use lang::Diagnostic;
 use runtime::{BlockKind, CompiledKernel, Event, Image, Outcome, Selection, Summary};
 
 use crate::build::{self, PtxasArgs};
+use crate::output::{errln, outln};
 
 /// Arguments shared by `test`, `bench` and `run`.
 #[derive(clap::Args)]
@@ -49,7 +50,7 @@ pub fn run(args: &RunArgs, mode: Mode) -> ExitCode {
     let files = match files(&args.paths) {
         Ok(files) => files,
         Err(message) => {
-            eprintln!("error: {message}");
+            errln!("error: {message}");
             return ExitCode::from(2);
         }
     };
@@ -64,8 +65,8 @@ pub fn run(args: &RunArgs, mode: Mode) -> ExitCode {
     };
     let target = args.target.unwrap_or(gpu_target);
     match &gpu {
-        Ok(info) => eprintln!("cukc: {info}; building for {}", target.name()),
-        Err(reason) => eprintln!("cukc: no GPU ({reason}); blocks that launch kernels are skipped"),
+        Ok(info) => errln!("cukc: {info}; building for {}", target.name()),
+        Err(reason) => errln!("cukc: no GPU ({reason}); blocks that launch kernels are skipped"),
     }
     let mut selection = match mode {
         Mode::Tests => Selection::tests(),
@@ -84,7 +85,7 @@ pub fn run(args: &RunArgs, mode: Mode) -> ExitCode {
         total.failed += summary.failed;
         total.skipped += summary.skipped;
     }
-    println!("{total}");
+    outln!("{total}");
     if total.failed > 0 {
         ExitCode::FAILURE
     } else {
@@ -107,13 +108,13 @@ fn run_file(
     let compiled = build::compile(path, target);
     build::report(&compiled.file, &compiled.diagnostics);
     if compiled.diagnostics.iter().any(Diagnostic::is_error) {
-        println!("{}: does not build", path.display());
+        outln!("{}: does not build", path.display());
         return failed;
     }
     let ptx = match build::ptx(&compiled, target, true) {
         Ok(ptx) => ptx,
         Err(problem) => {
-            println!("{}: cukc could not emit PTX: {problem}", path.display());
+            outln!("{}: cukc could not emit PTX: {problem}", path.display());
             return failed;
         }
     };
@@ -149,7 +150,7 @@ fn run_file(
         &kernels,
         selection,
         &mut |event: Event| {
-            println!("{}", event_line(file, &event));
+            outln!("{}", event_line(file, &event));
         },
     )
 }

@@ -25,6 +25,7 @@ use std::process::ExitCode;
 use self::grid::Grid;
 use self::source::{ShowError, ShownLayout, TileShape};
 use self::thread_value::{ThreadValueOffsets, Tile};
+use crate::output::{errln, out};
 
 /// Arguments of `cukc layout show`.
 #[derive(clap::Args)]
@@ -47,7 +48,7 @@ pub fn run(args: &ShowArgs) -> ExitCode {
     match show(args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("error: {error}");
+            errln!("error: {error}");
             ExitCode::from(error.exit_code())
         }
     }
@@ -61,7 +62,7 @@ fn show(args: &ShowArgs) -> Result<(), ShowError> {
         Some(tile_text) => thread_value_grid(&layout, &TileShape::parse(tile_text)?)?,
     };
     match &args.svg {
-        None => print!("{}", grid.to_text()),
+        None => out!("{}", grid.to_text()),
         Some(path) => {
             std::fs::write(path, svg::render(&grid)).map_err(|error| ShowError::Write {
                 path: path.display().to_string(),
@@ -96,7 +97,7 @@ fn thread_value_grid(layout: &ShownLayout, tile_shape: &TileShape) -> Result<Gri
     };
     let coverage = thread_value::cover_tile(&offsets, &tile).map_err(ShowError::OutsideTile)?;
     if coverage.hit_more_than_once > 0 {
-        eprintln!(
+        errln!(
             "warning: {} of the {} tile cells are held by more than one (thread, value); \
              each shows its first holder, marked * in text and framed in red in SVG",
             coverage.hit_more_than_once,
@@ -104,7 +105,7 @@ fn thread_value_grid(layout: &ShownLayout, tile_shape: &TileShape) -> Result<Gri
         );
     }
     if coverage.never_hit > 0 {
-        eprintln!(
+        errln!(
             "warning: {} of the {} tile cells are held by no (thread, value); \
              they show as - in text and a red slash in SVG",
             coverage.never_hit,
