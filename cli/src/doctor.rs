@@ -15,7 +15,7 @@ use backend_ptx::ptxas::{self, Environment};
 #[derive(clap::Args)]
 pub struct DoctorArgs {
     #[command(flatten)]
-    ptxas: crate::build::PtxasArgs,
+    ptxas: crate::assemble::PtxasArgs,
 }
 
 /// Runs `cukc doctor`.

@@ -13,7 +13,9 @@ use std::process::ExitCode;
 use lang::Diagnostic;
 use runtime::{BlockKind, CompiledKernel, Event, Image, Outcome, Selection, Summary};
 
-use crate::build::{self, PtxasArgs};
+use crate::assemble::{self, PtxasArgs};
+use crate::build;
+use crate::interrupt;
 use crate::output::{errln, outln};
 
 /// Arguments shared by `test`, `bench` and `run`.
@@ -77,10 +79,13 @@ pub fn run(args: &RunArgs, mode: Mode) -> ExitCode {
         selection = selection.with_filter(filter.clone());
     }
     // Found once for all the files (finding it may run python3 and pip).
-    let ptxas = (!args.jit).then(|| build::find_ptxas(&args.ptxas));
+    let ptxas = (!args.jit).then(|| assemble::find_ptxas(&args.ptxas));
     let mut total = Summary::default();
     for file in &files {
-        let summary = run_file(file, target, ptxas.as_ref(), &selection);
+        let summary = run_file(file, target, ptxas.as_ref(), &args.ptxas, &selection);
+        if interrupt::happened() {
+            return ExitCode::from(interrupt::EXIT_CODE);
+        }
         total.passed += summary.passed;
         total.failed += summary.failed;
         total.skipped += summary.skipped;
@@ -99,6 +104,7 @@ fn run_file(
     path: &Path,
     target: typecheck::Target,
     ptxas: Option<&Result<backend_ptx::ptxas::Ptxas, String>>,
+    ptxas_args: &PtxasArgs,
     selection: &Selection,
 ) -> Summary {
     let failed = Summary {
@@ -125,10 +131,10 @@ fn run_file(
     let image = match ptxas {
         None => Image::Ptx(ptx),
         Some(Err(reason)) => {
-            build::report(&compiled.file, &[build::no_ptxas(reason, at)]);
+            build::report(&compiled.file, &[assemble::no_ptxas(reason, at)]);
             return failed;
         }
-        Some(Ok(found)) => match build::assemble(found, &ptx, target, true, at) {
+        Some(Ok(found)) => match assemble::assemble(found, &ptx, target, true, ptxas_args, at) {
             Ok(assembled) => Image::Cubin(assembled.cubin),
             Err(diagnostic) => {
                 build::report(&compiled.file, &[*diagnostic]);
