@@ -15,6 +15,7 @@ mod lsp;
 mod output;
 mod outputs;
 mod run;
+mod sources;
 
 use std::process::ExitCode;
 

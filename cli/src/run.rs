@@ -17,6 +17,7 @@ use crate::assemble::{self, PtxasArgs};
 use crate::build;
 use crate::interrupt;
 use crate::output::{errln, outln};
+use crate::sources;
 
 /// Arguments shared by `test`, `bench` and `run`.
 #[derive(clap::Args)]
@@ -49,7 +50,7 @@ pub enum Mode {
 
 /// Runs `cukc test`, `cukc bench` or `cukc run`.
 pub fn run(args: &RunArgs, mode: Mode) -> ExitCode {
-    let files = match files(&args.paths) {
+    let files = match sources::files(&args.paths) {
         Ok(files) => files,
         Err(message) => {
             errln!("error: {message}");
@@ -183,33 +184,4 @@ fn event_line(file: &lang::SourceFile, event: &Event) -> String {
             )
         }
     }
-}
-
-/// The `.cuk` files named by `paths`, folders expanded (sorted), the current folder
-/// when there are none.
-fn files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
-    let paths = if paths.is_empty() {
-        vec![PathBuf::from(".")]
-    } else {
-        paths.to_vec()
-    };
-    let mut files = Vec::new();
-    for path in paths {
-        if path.is_dir() {
-            let entries = std::fs::read_dir(&path)
-                .map_err(|error| format!("cannot read {}: {error}", path.display()))?;
-            let mut found: Vec<PathBuf> = entries
-                .filter_map(|entry| entry.ok().map(|entry| entry.path()))
-                .filter(|file| file.extension().is_some_and(|extension| extension == "cuk"))
-                .collect();
-            found.sort();
-            files.extend(found);
-        } else {
-            files.push(path);
-        }
-    }
-    if files.is_empty() {
-        return Err("no .cuk files to run".to_owned());
-    }
-    Ok(files)
 }
