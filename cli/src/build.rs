@@ -37,9 +37,14 @@ pub struct BuildArgs {
     /// beside the source, with the extension of what is emitted.
     #[arg(short, long, value_name = "OUT")]
     output: Option<PathBuf>,
-    /// Put `.loc` line info in the PTX, so profilers map instructions to `.cuk` lines.
+    /// Put `.loc` line info in the PTX, so profilers map instructions to `.cuk` lines;
+    /// the source is named by its absolute path.
     #[arg(long)]
     lineinfo: bool,
+    /// The source path line info names instead of the absolute path (for a profiler
+    /// on another machine, say).
+    #[arg(long, value_name = "PATH", requires = "lineinfo")]
+    lineinfo_source: Option<PathBuf>,
     #[command(flatten)]
     ptxas: assemble::PtxasArgs,
     /// Report how long each stage took, on standard error.
@@ -106,18 +111,29 @@ pub fn compile(path: &Path, target: typecheck::Target) -> Compiled {
     }
 }
 
-/// The PTX of compiled kernels.
+/// The PTX of compiled kernels; with `lineinfo`, `.loc` lines and a `.file` naming
+/// `source_path` (the source's absolute path when `None`), so profilers run from any
+/// folder find the source.
 pub fn ptx(
     compiled: &Compiled,
     target: typecheck::Target,
     lineinfo: bool,
+    source_path: Option<&Path>,
 ) -> Result<String, String> {
     let line_of = |offset: u32| {
         let position = compiled.file.line_column(offset);
         (position.line, position.column)
     };
+    let line_info_path = source_path.map_or_else(
+        || {
+            let path = Path::new(compiled.file.path());
+            std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned())
+        },
+        Path::to_owned,
+    );
     let options = EmitOptions {
         source_name: Some(compiled.file.path().to_owned()),
+        line_info_path: Some(line_info_path.display().to_string()),
         line_info: lineinfo.then_some(&line_of as &dyn Fn(u32) -> (u32, u32)),
     };
     backend_ptx::emit_module(&compiled.kernels, arch(target), &options)
@@ -169,7 +185,12 @@ pub fn run(args: &BuildArgs) -> ExitCode {
         return write_output(&plan.main, text.as_bytes()).unwrap_or_else(failed);
     }
     let emit_start = Instant::now();
-    let ptx = match ptx(&compiled, args.target, args.lineinfo) {
+    let ptx = match ptx(
+        &compiled,
+        args.target,
+        args.lineinfo,
+        args.lineinfo_source.as_deref(),
+    ) {
         Ok(ptx) => ptx,
         Err(problem) => {
             errln!(

@@ -118,7 +118,7 @@ fn run_file(
         outln!("{}: does not build", path.display());
         return failed;
     }
-    let ptx = match build::ptx(&compiled, target, true) {
+    let ptx = match build::ptx(&compiled, target, true, None) {
         Ok(ptx) => ptx,
         Err(problem) => {
             outln!("{}: cukc could not emit PTX: {problem}", path.display());
