@@ -4,7 +4,8 @@
 //! Every kernel instantiation the file uses (each kernel with its default const
 //! parameters, and each set a test passes) goes into one module. `--emit kir` and
 //! `--emit ptx` stop early; the default writes `FILE.cubin` and `FILE.ptx` beside
-//! the source (or at `-o`). ptxas is found as `backend_ptx::ptxas::find` says, and
+//! the source (or at `-o`; see `outputs.rs` for what `-o` may name and how files are
+//! written). ptxas is found as `backend_ptx::ptxas::find` says, and
 //! installed with pip when there is none unless `--offline`. `--timings` reports
 //! the front end, PTX emission and ptxas separately, on standard error.
 
@@ -33,8 +34,10 @@ pub struct BuildArgs {
     /// What to produce: a `cubin` (and its PTX beside it), `ptx` or `kir` text.
     #[arg(long, value_enum, default_value_t = Emit::Cubin)]
     emit: Emit,
-    /// Where to write it (`-` for standard output, text forms only); by default
-    /// beside the source, with the extension of what is emitted.
+    /// Where to write it; by default beside the source, with the extension of what
+    /// is emitted. For a cubin, OUT names the cubin and its PTX goes beside it as OUT
+    /// with `.ptx` (so OUT may not end in `.ptx` or be `-`); for `ptx` and `kir`, `-`
+    /// prints to standard output. Missing folders are created; OUT may not be the input.
     #[arg(short, long, value_name = "OUT")]
     output: Option<PathBuf>,
     /// Put `.loc` line info in the PTX, so profilers map instructions to `.cuk` lines;
