@@ -121,11 +121,11 @@ pub const REGISTRY: &[CodeInfo] = &[
     ),
     entry(
         "E0221",
-        "recursion: a const or function that depends on itself",
+        "recursion: a const, function or atom that depends on itself",
     ),
     entry(
         "E0222",
-        "compile-time evaluation too large (a static loop or inlining beyond the limits)",
+        "compile-time evaluation too large (a static loop, inlining, nesting, symbolic arithmetic or a kernel's expansion beyond the limits)",
     ),
     entry(
         "E0223",

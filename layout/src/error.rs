@@ -91,6 +91,14 @@ pub enum LayoutError {
         /// The depth limit.
         limit: usize,
     },
+    /// A product of symbolic integers would expand to more terms than
+    /// [`MAX_SYMBOLIC_TERMS`](crate::MAX_SYMBOLIC_TERMS).
+    TooManyTerms {
+        /// The number of terms the product would have before like terms merge.
+        terms: usize,
+        /// The limit.
+        limit: usize,
+    },
     /// An operation would enumerate more elements than allowed.
     TooLarge {
         /// The operation.
@@ -180,6 +188,10 @@ impl fmt::Display for LayoutError {
             LayoutError::TooDeep { limit } => {
                 write!(f, "int-tuple nests deeper than the limit of {limit} levels")
             }
+            LayoutError::TooManyTerms { terms, limit } => write!(
+                f,
+                "a product of run-time sums expands to {terms} terms, more than the limit of {limit}"
+            ),
             LayoutError::TooLarge {
                 operation,
                 size,

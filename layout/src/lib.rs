@@ -93,7 +93,7 @@ pub use product::{
 pub use recast::{downcast, recast_layout, upcast};
 pub use slice::{Coord, dice, slice, slice_and_offset};
 pub use swizzle::{Swizzle, SwizzleError};
-pub use symbolic::{SymFactor, SymInt};
+pub use symbolic::{MAX_SYMBOLIC_TERMS, SymFactor, SymInt};
 pub use text::{parse_coord, parse_int_tuple, parse_layout, parse_sym_int, parse_tiler};
 pub use tile_to_shape::tile_to_shape;
 pub use tiler::{AsTiler, Tiler};

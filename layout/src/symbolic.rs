@@ -12,6 +12,11 @@ use std::fmt;
 use crate::LayoutError;
 use crate::int::{Int, overflow};
 
+/// Most terms a product of two [`SymInt`]s may expand to before like terms merge.
+/// Distributing products over sums grows exponentially (`(a + b + c + d)^8`); kernel
+/// index arithmetic stays far below this.
+pub const MAX_SYMBOLIC_TERMS: usize = 4096;
+
 /// A symbolic integer expression over run-time variables, in canonical form.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct SymInt {
@@ -374,7 +379,14 @@ impl Int for SymInt {
     }
 
     fn mul(&self, other: &Self) -> Result<Self, LayoutError> {
-        let mut terms = Vec::with_capacity(self.terms.len() * other.terms.len());
+        let products = self.terms.len().saturating_mul(other.terms.len());
+        if products > MAX_SYMBOLIC_TERMS {
+            return Err(LayoutError::TooManyTerms {
+                terms: products,
+                limit: MAX_SYMBOLIC_TERMS,
+            });
+        }
+        let mut terms = Vec::with_capacity(products);
         for left in &self.terms {
             for right in &other.terms {
                 let coefficient =
@@ -509,6 +521,27 @@ mod tests {
         assert_eq!(offset.provable_divisor(&|name| name == "k"), 12);
         assert_eq!(offset.provable_divisor(&|_| true), 0);
         assert_eq!(SymInt::constant(6).provable_divisor(&|_| false), 6);
+    }
+
+    #[test]
+    fn products_that_expand_past_the_term_limit_are_refused() {
+        let sum = (0..16)
+            .map(|i| var(&format!("a{i}")))
+            .try_fold(SymInt::constant(0), |sum, term| Int::add(&sum, &term))
+            .unwrap();
+        let square = Int::mul(&sum, &sum).unwrap();
+        assert_eq!(square.terms().len(), 136);
+        let fourth = Int::mul(&square, &square);
+        assert!(
+            matches!(
+                fourth,
+                Err(LayoutError::TooManyTerms {
+                    terms: 18496,
+                    limit: MAX_SYMBOLIC_TERMS
+                })
+            ),
+            "{fourth:?}"
+        );
     }
 
     #[test]

@@ -20,6 +20,7 @@
 //! What lowering cannot do yet (run-time control flow, `gemm`) is an `E0301` at the
 //! source line. Lowering never panics; a kernel it builds passes [`kir::verify`].
 
+mod budget;
 mod builder;
 mod copy;
 mod signature;
@@ -30,6 +31,7 @@ use lang::{Diagnostic, Severity};
 use typecheck::Target;
 use typecheck::trace::{Effect, KernelTrace};
 
+pub use budget::MAX_EXPANDED_VALUES;
 pub use signature::entry_name;
 
 /// The result of lowering a file.
@@ -54,21 +56,22 @@ impl Lowered {
 /// (each kernel with its default const parameters, and with each set a test passes).
 /// Kernels are lowered only when the file typechecks without errors.
 pub fn lower_file(module: &Module, target: Target) -> Lowered {
-    let (analysis, traces) = typecheck::trace(module, target);
-    let mut lowered = Lowered {
-        diagnostics: analysis.diagnostics,
-        kernels: Vec::new(),
-    };
-    if lowered.has_errors() {
-        return lowered;
-    }
-    for trace in &traces {
-        match lower_trace(trace) {
-            Ok(kernel) => lowered.kernels.push(kernel),
-            Err(diagnostics) => lowered.diagnostics.extend(diagnostics),
+    typecheck::trace(module, target, |analysis, traces| {
+        let mut lowered = Lowered {
+            diagnostics: analysis.diagnostics,
+            kernels: Vec::new(),
+        };
+        if lowered.has_errors() {
+            return lowered;
         }
-    }
-    lowered
+        for trace in &traces {
+            match lower_trace(trace) {
+                Ok(kernel) => lowered.kernels.push(kernel),
+                Err(diagnostics) => lowered.diagnostics.extend(diagnostics),
+            }
+        }
+        lowered
+    })
 }
 
 /// Lowers one traced kernel instantiation.
@@ -103,6 +106,7 @@ pub fn lower_trace(trace: &KernelTrace) -> Result<kir::Kernel, Vec<Diagnostic>> 
             .with_primary(trace.span, "in this kernel"),
         ]
     })?;
+    budget::check(trace)?;
     let mut builder = builder::Builder::new(trace, signature);
     for effect in &trace.effects {
         builder.effect(effect);

@@ -109,8 +109,23 @@ impl<'a> Checker<'a> {
         );
         let value = match self.atoms.get(&key) {
             Some(value) => value.clone(),
+            None if self.atoms_in_progress.contains(&key) => {
+                let item_span = match &self.item(id).kind {
+                    ItemKind::Atom(atom) => atom.name.span,
+                    _ => self.item(id).span,
+                };
+                self.report(
+                    Diagnostic::error("E0221", format!("atom `{}` depends on itself", id.name))
+                        .with_primary(span, "its properties need the atom itself")
+                        .with_secondary(item_span, "the atom it names")
+                        .with_help("an atom's properties must be computable without it"),
+                );
+                return Value::Unknown;
+            }
             None => {
+                self.atoms_in_progress.insert(key.clone());
                 let value = self.build_atom(id, given, span);
+                self.atoms_in_progress.remove(&key);
                 self.atoms.insert(key, value.clone());
                 value
             }

@@ -32,6 +32,10 @@ const WORK_LIMIT: u64 = 2_000_000;
 pub(crate) const UNROLL_LIMIT: i64 = 4096;
 /// Deepest nesting of inlined calls.
 const CALL_DEPTH_LIMIT: usize = 64;
+/// Deepest nesting of evaluation: an expression inside an expression, a const's value
+/// naming another const, an inlined body. The checker's stack (`stack.rs`) is sized
+/// for it.
+pub(crate) const EVAL_DEPTH_LIMIT: usize = 10_000;
 
 /// Where code runs: this decides which names and operations exist.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -122,6 +126,8 @@ pub(crate) struct Checker<'a> {
     pub(crate) frame: Frame,
     consts: HashMap<(usize, usize), ConstState>,
     pub(crate) atoms: HashMap<String, Value>,
+    /// The atom instantiations being evaluated, to catch one that needs itself.
+    pub(crate) atoms_in_progress: HashSet<String>,
     instantiated: HashSet<String>,
     called_functions: HashSet<(usize, usize)>,
     pub(crate) call_stack: Vec<ItemId>,
@@ -130,6 +136,9 @@ pub(crate) struct Checker<'a> {
     fresh: u64,
     work: u64,
     work_reported: bool,
+    /// How deep evaluation is nested now, against [`EVAL_DEPTH_LIMIT`].
+    depth: usize,
+    depth_reported: bool,
     fragments: u32,
     /// Whether kernels are traced for lowering.
     tracing: bool,
@@ -170,6 +179,7 @@ impl<'a> Checker<'a> {
             frame: Frame::new(Context::Const, "file".to_owned()),
             consts: HashMap::new(),
             atoms: HashMap::new(),
+            atoms_in_progress: HashSet::new(),
             instantiated: HashSet::new(),
             called_functions: HashSet::new(),
             call_stack: Vec::new(),
@@ -177,6 +187,8 @@ impl<'a> Checker<'a> {
             fresh: 0,
             work: 0,
             work_reported: false,
+            depth: 0,
+            depth_reported: false,
             fragments: 0,
             tracing: false,
             trace: None,
@@ -321,6 +333,33 @@ impl<'a> Checker<'a> {
             );
         }
         false
+    }
+
+    /// Enters one level of evaluation; false (after one diagnostic) past
+    /// [`EVAL_DEPTH_LIMIT`], and then the caller must not evaluate. Every true is
+    /// matched by a [`Checker::leave`].
+    pub(crate) fn enter(&mut self, span: Span) -> bool {
+        if self.depth < EVAL_DEPTH_LIMIT {
+            self.depth += 1;
+            return true;
+        }
+        if !self.depth_reported {
+            self.depth_reported = true;
+            self.report(
+                Diagnostic::error(
+                    "E0222",
+                    format!("compile-time evaluation nested deeper than {EVAL_DEPTH_LIMIT} levels"),
+                )
+                .with_primary(span, "nested too deep here")
+                .with_note("each operand, const naming another const, and inlined call adds a level; split long chains"),
+            );
+        }
+        false
+    }
+
+    /// Leaves a level entered with [`Checker::enter`].
+    pub(crate) fn leave(&mut self) {
+        self.depth -= 1;
     }
 
     // ----- names -----
@@ -1810,14 +1849,25 @@ pub(crate) fn type_name(ty: &Type) -> String {
     }
 }
 
+/// Names longer than this get no "did you mean": comparing them costs the product of
+/// the lengths, and nobody mistypes a name that long.
+const SUGGESTION_MAX_LENGTH: usize = 64;
+
 /// The candidate closest to `name` by edit distance, if close enough to suggest.
 pub(crate) fn closest<'n>(
     name: &str,
     candidates: impl Iterator<Item = &'n str>,
 ) -> Option<&'n str> {
-    let limit = (name.chars().count() / 3).max(1);
+    let length = name.chars().count();
+    if length > SUGGESTION_MAX_LENGTH {
+        return None;
+    }
+    let limit = (length / 3).max(1);
     candidates
         .filter(|candidate| *candidate != name)
+        // The distance is at least the difference in length: skip what cannot be close
+        // before paying for the quadratic comparison.
+        .filter(|candidate| candidate.chars().count().abs_diff(length) <= limit)
         .map(|candidate| (strsim::levenshtein(name, candidate), candidate))
         .filter(|(distance, _)| *distance <= limit)
         .min()
@@ -1834,5 +1884,16 @@ mod tests {
         assert_eq!(closest("thred_idx", names.into_iter()), Some("thread_idx"));
         assert_eq!(closest("blockidx", names.into_iter()), Some("block_idx"));
         assert_eq!(closest("zzz", names.into_iter()), None);
+    }
+
+    #[test]
+    fn long_names_are_not_compared() {
+        let long = "a".repeat(100_000);
+        let other = format!("{long}b");
+        assert_eq!(closest(&long, [other.as_str()].into_iter()), None);
+        let near = "x".repeat(60);
+        let candidates = [format!("{near}y"), "x".repeat(200)];
+        let found = closest(&near, candidates.iter().map(String::as_str));
+        assert_eq!(found, Some(candidates[0].as_str()));
     }
 }

@@ -255,6 +255,7 @@ impl<'a> Checker<'a> {
         let code = match error {
             LayoutError::Overflow { .. } | LayoutError::DivisionByZero { .. } => "E0223",
             LayoutError::CoordinateOutOfRange { .. } => "E0208",
+            LayoutError::TooManyTerms { .. } => "E0222",
             _ => "E0205",
         };
         self.error(
@@ -564,6 +565,12 @@ impl<'a> Checker<'a> {
                 }
                 Value::Int { ty, value }
             }
+            Some(Err(error @ LayoutError::TooManyTerms { .. })) => self.error(
+                "E0222",
+                span,
+                format!("this arithmetic is too large to track while compiling: {error}"),
+                "expands too far",
+            ),
             Some(Err(error)) => self.error(
                 "E0223",
                 span,
@@ -1312,12 +1319,12 @@ fn bitwise(op: BinaryOp, a: i64, b: i64) -> Result<SymInt, LayoutError> {
         BinaryOp::BitAnd => a & b,
         BinaryOp::BitOr => a | b,
         BinaryOp::BitXor => a ^ b,
-        BinaryOp::ShiftLeft => a
-            .checked_shl(shift(b)?)
-            .ok_or_else(|| LayoutError::Overflow {
+        BinaryOp::ShiftLeft => {
+            i64::try_from(i128::from(a) << shift(b)?).map_err(|_| LayoutError::Overflow {
                 operation: "shift",
                 expression: format!("{a} << {b}"),
-            })?,
+            })?
+        }
         _ => a >> shift(b)?,
     };
     Ok(SymInt::constant(value))

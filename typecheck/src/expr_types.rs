@@ -47,22 +47,28 @@ pub fn builtin_functions() -> &'static [&'static str] {
 /// [`crate::check`], also returning every expression's type and value, in the
 /// order first evaluated.
 pub fn check_with_expr_types(module: &Module, target: Target) -> (Analysis, Vec<ExprType>) {
-    let recorder = Rc::new(RefCell::new(ExprTypes::default()));
-    let mut checker = Checker::new(module, target);
-    checker.expr_types = Some(Rc::clone(&recorder));
-    let (diagnostics, bindings) = checker.run();
-    let types = std::mem::take(&mut recorder.borrow_mut().types);
-    let analysis = Analysis {
-        diagnostics,
-        bindings,
-    };
-    (analysis, types)
+    crate::stack::on_checker_stack(|| {
+        let recorder = Rc::new(RefCell::new(ExprTypes::default()));
+        let mut checker = Checker::new(module, target);
+        checker.expr_types = Some(Rc::clone(&recorder));
+        let (diagnostics, bindings) = checker.run();
+        let types = std::mem::take(&mut recorder.borrow_mut().types);
+        let analysis = Analysis {
+            diagnostics,
+            bindings,
+        };
+        (analysis, types)
+    })
 }
 
 impl<'a> Checker<'a> {
     /// Evaluates an expression, recording its type when a recorder is attached.
     pub(crate) fn eval(&mut self, expr: &'a Expr) -> Value {
+        if !self.enter(expr.span) {
+            return Value::Unknown;
+        }
         let value = self.eval_untyped(expr);
+        self.leave();
         if self.current_module == 0
             && !matches!(value, Value::Unknown)
             && let Some(recorder) = self.expr_types.clone()

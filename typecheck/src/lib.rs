@@ -29,6 +29,7 @@ mod dtype;
 mod expr;
 pub mod expr_types;
 mod host;
+mod stack;
 pub mod stdlib;
 mod target;
 mod tensor_ops;
@@ -100,26 +101,37 @@ pub struct Analysis {
 }
 
 /// Typechecks a parsed module for `target`. Never panics; every problem is a
-/// diagnostic.
+/// diagnostic. Runs on a thread of its own, with a stack sized for the checker's
+/// depth limits.
 pub fn check(module: &Module, target: Target) -> Analysis {
-    let (diagnostics, bindings) = check::Checker::new(module, target).run();
-    Analysis {
-        diagnostics,
-        bindings,
-    }
+    stack::on_checker_stack(|| {
+        let (diagnostics, bindings) = check::Checker::new(module, target).run();
+        Analysis {
+            diagnostics,
+            bindings,
+        }
+    })
 }
 
 /// [`check`], also tracing every kernel instantiation the file uses (the defaults,
-/// and each set of const arguments a test passes) for lowering.
-pub fn trace(module: &Module, target: Target) -> (Analysis, Vec<trace::KernelTrace>) {
-    let (diagnostics, bindings, traces) = check::Checker::new(module, target)
-        .with_tracing()
-        .run_traced();
-    let analysis = Analysis {
-        diagnostics,
-        bindings,
-    };
-    (analysis, traces)
+/// and each set of const arguments a test passes) for lowering; `then` gets the
+/// analysis and the traces. The traces share their tensors, so they stay on the
+/// checker's thread: `then` runs there too, with the same deep stack.
+pub fn trace<R: Send>(
+    module: &Module,
+    target: Target,
+    then: impl FnOnce(Analysis, Vec<trace::KernelTrace>) -> R + Send,
+) -> R {
+    stack::on_checker_stack(|| {
+        let (diagnostics, bindings, traces) = check::Checker::new(module, target)
+            .with_tracing()
+            .run_traced();
+        let analysis = Analysis {
+            diagnostics,
+            bindings,
+        };
+        then(analysis, traces)
+    })
 }
 
 /// `--dump-types`: one line per binding, `line:col  kind name: type = contents`,

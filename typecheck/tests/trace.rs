@@ -3,108 +3,115 @@
 use typecheck::Target;
 use typecheck::trace::{Base, Effect, KernelTrace, Term, TraceParamKind};
 
-fn traces(file: &str) -> Vec<KernelTrace> {
+/// Runs `inspect` on the traces of an example; it runs on the checker's thread, where
+/// the traces live.
+fn traces(file: &str, inspect: impl FnOnce(Vec<KernelTrace>) + Send) {
     let path = format!("{}/../cuk-examples/{file}", env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(path).unwrap();
     let (module, errors) = grammar::parse(&text);
     assert!(errors.is_empty());
-    let (analysis, traces) = typecheck::trace(&module, Target::Sm90a);
-    assert!(
-        analysis
-            .diagnostics
-            .iter()
-            .all(|d| d.severity != lang::Severity::Error)
-    );
-    traces
+    typecheck::trace(&module, Target::Sm90a, |analysis, traces| {
+        assert!(
+            analysis
+                .diagnostics
+                .iter()
+                .all(|d| d.severity != lang::Severity::Error)
+        );
+        inspect(traces);
+    });
 }
 
 #[test]
 fn the_vectorized_copy_is_two_copies_around_a_barrier() {
-    let traces = traces("copy_vectorized.cuk");
-    assert_eq!(traces.len(), 1);
-    let trace = &traces[0];
-    assert!(!trace.has_errors);
-    assert_eq!(trace.name, "copy_vectorized");
-    assert!(matches!(&trace.params[0].kind, TraceParamKind::Int(_, name) if name == "m"));
-    assert!(matches!(trace.params[2].kind, TraceParamKind::Tensor(..)));
-    assert_eq!(trace.grid.len(), 2);
-    assert_eq!(trace.block[0].as_constant(), Some(128));
-    assert_eq!(trace.shared.len(), 1);
-    assert_eq!(trace.shared[0].bytes, 128 * 64 * 2);
-    let [
-        Effect::Copy {
-            source,
-            destination,
-            ..
-        },
-        Effect::Barrier(_),
-        Effect::Copy {
-            source: back,
-            destination: out,
-            ..
-        },
-    ] = trace.effects.as_slice()
-    else {
-        panic!("unexpected effects {:#?}", trace.effects);
-    };
-    assert_eq!(source.base, Base::Param(2));
-    assert_eq!(destination.base, Base::Shared(0));
-    assert_eq!(back.base, Base::Shared(0));
-    assert_eq!(out.base, Base::Param(3));
-    assert_eq!(
-        source.layout.layout.to_string(),
-        "((8,1),8,1):((1,0),16*k,0)"
-    );
+    traces("copy_vectorized.cuk", |traces| {
+        assert_eq!(traces.len(), 1);
+        let trace = &traces[0];
+        assert!(!trace.has_errors);
+        assert_eq!(trace.name, "copy_vectorized");
+        assert!(matches!(&trace.params[0].kind, TraceParamKind::Int(_, name) if name == "m"));
+        assert!(matches!(trace.params[2].kind, TraceParamKind::Tensor(..)));
+        assert_eq!(trace.grid.len(), 2);
+        assert_eq!(trace.block[0].as_constant(), Some(128));
+        assert_eq!(trace.shared.len(), 1);
+        assert_eq!(trace.shared[0].bytes, 128 * 64 * 2);
+        let [
+            Effect::Copy {
+                source,
+                destination,
+                ..
+            },
+            Effect::Barrier(_),
+            Effect::Copy {
+                source: back,
+                destination: out,
+                ..
+            },
+        ] = trace.effects.as_slice()
+        else {
+            panic!("unexpected effects {:#?}", trace.effects);
+        };
+        assert_eq!(source.base, Base::Param(2));
+        assert_eq!(destination.base, Base::Shared(0));
+        assert_eq!(back.base, Base::Shared(0));
+        assert_eq!(out.base, Base::Param(3));
+        assert_eq!(
+            source.layout.layout.to_string(),
+            "((8,1),8,1):((1,0),16*k,0)"
+        );
+    });
 }
 
 #[test]
 fn each_instantiation_a_test_uses_is_traced() {
-    let traces = traces("copy_swizzled_smem.cuk");
-    let bits: Vec<_> = traces
-        .iter()
-        .map(|trace| trace.const_args.clone())
-        .collect();
-    assert_eq!(
-        bits,
-        vec![
-            vec![("SWIZZLE_BITS".to_owned(), Some(3))],
-            vec![("SWIZZLE_BITS".to_owned(), Some(0))],
-        ]
-    );
+    traces("copy_swizzled_smem.cuk", |traces| {
+        let bits: Vec<_> = traces
+            .iter()
+            .map(|trace| trace.const_args.clone())
+            .collect();
+        assert_eq!(
+            bits,
+            vec![
+                vec![("SWIZZLE_BITS".to_owned(), Some(3))],
+                vec![("SWIZZLE_BITS".to_owned(), Some(0))],
+            ]
+        );
+    });
 }
 
 #[test]
 fn predicates_and_fragment_sums_carry_their_terms() {
-    let traces = traces("elementwise_add.cuk");
-    let effects = &traces[0].effects;
-    let stores = effects
+    traces("elementwise_add.cuk", |traces| {
+        let effects = &traces[0].effects;
+        let stores = effects
         .iter()
         .filter(|effect| matches!(effect, Effect::StoreElement { value, .. } if matches!(**value, Term::Binary { .. })))
         .count();
-    assert_eq!(stores, 16, "one predicate per value: {effects:#?}");
-    let sum = effects.iter().find_map(|effect| match effect {
-        Effect::StoreFragment { value, .. } => Some(value.clone()),
-        _ => None,
-    });
-    assert!(
-        matches!(sum.as_deref(), Some(Term::Binary { left, right, .. })
+        assert_eq!(stores, 16, "one predicate per value: {effects:#?}");
+        let sum = effects.iter().find_map(|effect| match effect {
+            Effect::StoreFragment { value, .. } => Some(value.clone()),
+            _ => None,
+        });
+        assert!(
+            matches!(sum.as_deref(), Some(Term::Binary { left, right, .. })
             if matches!(**left, Term::Fragment(_)) && matches!(**right, Term::Fragment(_))),
-        "{sum:?}"
-    );
-    assert!(
-        effects
-            .iter()
-            .all(|effect| !matches!(effect, Effect::Unsupported(..)))
-    );
+            "{sum:?}"
+        );
+        assert!(
+            effects
+                .iter()
+                .all(|effect| !matches!(effect, Effect::Unsupported(..)))
+        );
+    });
 }
 
 #[test]
 fn run_time_control_flow_and_gemm_are_marked_unsupported() {
-    let traces = traces("gemm_sm80.cuk");
-    assert!(
-        traces[0]
-            .effects
-            .iter()
-            .any(|effect| matches!(effect, Effect::Unsupported(..)))
-    );
+    traces("gemm_sm80.cuk", |traces| {
+        assert!(
+            traces[0]
+                .effects
+                .iter()
+                .any(|effect| matches!(effect, Effect::Unsupported(..)))
+        );
+    });
 }
