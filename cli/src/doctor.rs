@@ -110,6 +110,10 @@ mod tests {
         let older = "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.104.05  \
                      Sat Aug 19 01:15:15 UTC 2023\n";
         assert_eq!(kernel_module_version(older), Some("535.104.05"));
+        // As an H100 machine printed it, with a builder field that names no host.
+        let seen = "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  \
+                    Release Build  (nixbld@)  \n";
+        assert_eq!(kernel_module_version(seen), Some("580.159.04"));
         assert_eq!(kernel_module_version("NVRM version: something new\n"), None);
         assert_eq!(kernel_module_version(""), None);
     }
