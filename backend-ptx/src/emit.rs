@@ -15,8 +15,12 @@ use kir::{BinOp, Inst, Kernel, Op, ParamKind, Special, Ty, UnOp, ValueId};
 /// How to emit.
 #[derive(Default)]
 pub struct EmitOptions<'a> {
-    /// The source file's name, for the header and `.file`.
+    /// The source file's name, for the header (and `.file` when `line_info_path` is
+    /// `None`).
     pub source_name: Option<String>,
+    /// The path `.file` gives profilers to open the source by: absolute, so that a
+    /// profiler run from another folder finds it.
+    pub line_info_path: Option<String>,
     /// With line info: a byte offset to its 1-based line and column (`-lineinfo`).
     pub line_info: Option<&'a dyn Fn(u32) -> (u32, u32)>,
 }
@@ -37,7 +41,9 @@ pub fn emit_module(
     let _ = writeln!(out, ".target {}", target.name());
     out.push_str(".address_size 64\n\n");
     if options.line_info.is_some() {
-        let name = options.source_name.as_deref().unwrap_or("input.cuk");
+        let name = (options.line_info_path.as_deref())
+            .or(options.source_name.as_deref())
+            .unwrap_or("input.cuk");
         let _ = writeln!(
             out,
             ".file 1 \"{}\"\n",

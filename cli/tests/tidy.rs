@@ -1,6 +1,7 @@
 //! Tidiness rules for the whole workspace, checked as a test: every Rust source file
 //! of every crate (the workspace's members, `fuzz/` and the shared `tests/support/`)
-//! opens with a `//!` module doc saying what it is for.
+//! opens with a `//!` module doc saying what it is for, and `cukc` prints only through
+//! `cli/src/output.rs`, whose macros survive a closed or full stdout and stderr.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -75,5 +76,36 @@ fn every_rust_file_opens_with_a_module_doc() {
         undocumented.is_empty(),
         "these files do not open with a `//!` module doc:\n{}",
         undocumented.join("\n")
+    );
+}
+
+#[test]
+fn cukc_prints_only_through_its_output_macros() {
+    let root = workspace_root().join("cli").join("src");
+    let mut files = Vec::new();
+    rust_files(&root, &mut files);
+    let panicking = ["println!", "print!(", "eprintln!", "eprint!("];
+    let offenders: Vec<String> = files
+        .iter()
+        .filter(|path| !path.ends_with("output.rs"))
+        .flat_map(|path| {
+            let text = fs::read_to_string(path).unwrap_or_default();
+            text.lines()
+                .enumerate()
+                .filter(|(_, line)| {
+                    panicking.iter().any(|name| {
+                        line.match_indices(name).any(|(at, _)| {
+                            !line[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_')
+                        })
+                    })
+                })
+                .map(|(number, line)| format!("{}:{}: {}", path.display(), number + 1, line.trim()))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert!(
+        offenders.is_empty(),
+        "these lines print with a macro that panics on a closed pipe; use outln!/errln!:\n{}",
+        offenders.join("\n")
     );
 }
