@@ -9,43 +9,18 @@
 use std::collections::HashMap;
 use std::fmt::Write;
 
+use cute::Target;
 use kir::{BinOp, Inst, Kernel, Op, ParamKind, Special, Ty, UnOp, ValueId};
-
-/// The architectures PTX is emitted for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Arch {
-    /// Ampere (A100): `sm_80`.
-    Sm80,
-    /// Hopper (H100, H200) with its architecture-specific features: `sm_90a`.
-    Sm90a,
-    /// Blackwell (B200) with its architecture-specific features: `sm_100a`.
-    Sm100a,
-}
-
-impl Arch {
-    /// The `.target` name, also ptxas's `-arch`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Arch::Sm80 => "sm_80",
-            Arch::Sm90a => "sm_90a",
-            Arch::Sm100a => "sm_100a",
-        }
-    }
-
-    /// The PTX ISA version the module declares: the oldest that has the target.
-    pub fn ptx_version(self) -> &'static str {
-        match self {
-            Arch::Sm80 | Arch::Sm90a => "8.0",
-            Arch::Sm100a => "8.6",
-        }
-    }
-}
 
 /// How to emit.
 #[derive(Default)]
 pub struct EmitOptions<'a> {
-    /// The source file's name, for the header and `.file`.
+    /// The source file's name, for the header (and `.file` when `line_info_path` is
+    /// `None`).
     pub source_name: Option<String>,
+    /// The path `.file` gives profilers to open the source by: absolute, so that a
+    /// profiler run from another folder finds it.
+    pub line_info_path: Option<String>,
     /// With line info: a byte offset to its 1-based line and column (`-lineinfo`).
     pub line_info: Option<&'a dyn Fn(u32) -> (u32, u32)>,
 }
@@ -53,7 +28,7 @@ pub struct EmitOptions<'a> {
 /// The PTX module for `kernels`, or what could not be emitted.
 pub fn emit_module(
     kernels: &[Kernel],
-    arch: Arch,
+    target: Target,
     options: &EmitOptions<'_>,
 ) -> Result<String, String> {
     let mut out = String::new();
@@ -62,11 +37,13 @@ pub fn emit_module(
         let _ = write!(out, " from {name}");
     }
     out.push_str("\n//\n\n");
-    let _ = writeln!(out, ".version {}", arch.ptx_version());
-    let _ = writeln!(out, ".target {}", arch.name());
+    let _ = writeln!(out, ".version {}", target.ptx_version());
+    let _ = writeln!(out, ".target {}", target.name());
     out.push_str(".address_size 64\n\n");
     if options.line_info.is_some() {
-        let name = options.source_name.as_deref().unwrap_or("input.cuk");
+        let name = (options.line_info_path.as_deref())
+            .or(options.source_name.as_deref())
+            .unwrap_or("input.cuk");
         let _ = writeln!(
             out,
             ".file 1 \"{}\"\n",

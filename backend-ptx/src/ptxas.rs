@@ -10,7 +10,9 @@
 //! - [`Ptxas::assemble`] writes the PTX to a temporary directory, runs
 //!   `ptxas -arch=<target> [-lineinfo] [-v] -o kernel.cubin kernel.ptx` and returns
 //!   the cubin, or a [`PtxasFailure`] whose [`Message`]s carry PTX line numbers so
-//!   that a caller can map them back through `.loc` to `.cuk` lines.
+//!   that a caller can map them back through `.loc` to `.cuk` lines. ptxas runs in
+//!   a private (0700) temporary directory, under a time limit, its output capped;
+//!   [`cancel_running`] (for a Ctrl-C handler) kills it and removes the directory.
 //! - [`parse_messages`] and [`parse_resources`] read ptxas's log: messages, and the
 //!   `-v` resource lines (registers, spills, stack, shared memory per function).
 
@@ -18,13 +20,15 @@ mod assemble;
 mod discover;
 mod install;
 mod log;
+mod process;
 
 use std::fmt;
 
-pub use assemble::{AssembleOptions, Assembled, PtxasFailure};
+pub use assemble::{AssembleOptions, Assembled, DEFAULT_TIMEOUT, PtxasFailure};
 pub use discover::{Environment, FindError, Ptxas, Source, cache_dir_from, find, locate};
 pub use install::{PIP_PACKAGE, PIP_REQUIREMENT, Progress};
 pub use log::{FunctionResources, Message, Severity, parse_messages, parse_resources};
+pub use process::{MAX_OUTPUT_BYTES, cancel_running};
 
 /// The targets cukc emits, with the oldest ptxas release that assembles each.
 pub const TARGETS: [(&str, Version); 3] = [

@@ -3,25 +3,13 @@
 //! scripts standing in for ptxas and python3.
 #![cfg(unix)]
 
+mod support;
+
 use std::ffi::OsString;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 
 use backend_ptx::ptxas::{Environment, FindError, Progress, Source, Version, find, locate};
-
-/// Writing an executable while another test thread forks can make running it fail
-/// with "text file busy"; the tests here take turns.
-static TURN: Mutex<()> = Mutex::new(());
-
-fn script(path: &Path, body: &str) -> PathBuf {
-    std::fs::create_dir_all(path.parent().expect("scripts live in a directory"))
-        .expect("cannot create the script's directory");
-    std::fs::write(path, format!("#!/bin/sh\n{body}\n")).expect("cannot write a script");
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
-        .expect("cannot make a script executable");
-    path.to_owned()
-}
+use support::{TURN, script};
 
 /// A fake ptxas at `dir/ptxas` whose `--version` says `12.<minor>.<patch>`.
 fn fake_ptxas(dir: &Path, minor: u32, patch: u32) -> PathBuf {

@@ -4,7 +4,8 @@
 //! Every kernel instantiation the file uses (each kernel with its default const
 //! parameters, and each set a test passes) goes into one module. `--emit kir` and
 //! `--emit ptx` stop early; the default writes `FILE.cubin` and `FILE.ptx` beside
-//! the source (or at `-o`). ptxas is found as `backend_ptx::ptxas::find` says, and
+//! the source (or at `-o`; see `outputs.rs` for what `-o` may name and how files are
+//! written). ptxas is found as `backend_ptx::ptxas::find` says, and
 //! installed with pip when there is none unless `--offline`. `--timings` reports
 //! the front end, PTX emission and ptxas separately, on standard error.
 
@@ -12,11 +13,15 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use backend_ptx::ptxas::{self, AssembleOptions, Environment};
-use backend_ptx::{Arch, EmitOptions};
+use backend_ptx::EmitOptions;
 use clap::ValueEnum;
 use lang::render;
 use lang::{Diagnostic, SourceFile};
+
+use crate::assemble;
+use crate::interrupt;
+use crate::output::{errln, out};
+use crate::outputs::{self, Destination};
 
 /// Arguments of `cukc build`.
 #[derive(clap::Args)]
@@ -25,34 +30,31 @@ pub struct BuildArgs {
     file: PathBuf,
     /// The architecture: `sm_80`, `sm_90a` or `sm_100a`.
     #[arg(long, default_value = "sm_90a", value_parser = crate::check::parse_target)]
-    target: typecheck::Target,
-    /// What to produce: a `cubin` (and its PTX beside it), `ptx` or `kir` text.
+    target: cute::Target,
+    /// What to produce: a `cubin` (and its PTX beside it), `ptx` or `kir` text, or a
+    /// `manifest`: the cubin and its PTX with `FILE.manifest.json` beside them, the
+    /// launch manifest any host can launch the kernels from (docs/manifest.md).
     #[arg(long, value_enum, default_value_t = Emit::Cubin)]
     emit: Emit,
-    /// Where to write it (`-` for standard output, text forms only); by default
-    /// beside the source, with the extension of what is emitted.
+    /// Where to write it; by default beside the source, with the extension of what
+    /// is emitted. For a cubin, OUT names the cubin and its PTX goes beside it as OUT
+    /// with `.ptx` (so OUT may not end in `.ptx` or be `-`); for `ptx` and `kir`, `-`
+    /// prints to standard output. Missing folders are created; OUT may not be the input.
     #[arg(short, long, value_name = "OUT")]
     output: Option<PathBuf>,
-    /// Put `.loc` line info in the PTX, so profilers map instructions to `.cuk` lines.
+    /// Put `.loc` line info in the PTX, so profilers map instructions to `.cuk` lines;
+    /// the source is named by its absolute path.
     #[arg(long)]
     lineinfo: bool,
+    /// The source path line info names instead of the absolute path (for a profiler
+    /// on another machine, say).
+    #[arg(long, value_name = "PATH", requires = "lineinfo")]
+    lineinfo_source: Option<PathBuf>,
     #[command(flatten)]
-    ptxas: PtxasArgs,
+    ptxas: assemble::PtxasArgs,
     /// Report how long each stage took, on standard error.
     #[arg(long)]
     timings: bool,
-}
-
-/// How ptxas is found.
-#[derive(clap::Args, Clone)]
-pub struct PtxasArgs {
-    /// The ptxas to use, instead of searching `CUKC_PTXAS`, `PATH`, `CUDA_HOME`,
-    /// `/usr/local/cuda/bin`, python3's site-packages and the cache.
-    #[arg(long = "ptxas", value_name = "PATH")]
-    pub path: Option<PathBuf>,
-    /// Never install ptxas with pip (as `CUKC_OFFLINE=1`).
-    #[arg(long)]
-    pub offline: bool,
 }
 
 /// What `cukc build` produces.
@@ -61,15 +63,7 @@ enum Emit {
     Cubin,
     Ptx,
     Kir,
-}
-
-/// The PTX architecture of a typecheck target.
-pub fn arch(target: typecheck::Target) -> Arch {
-    match target {
-        typecheck::Target::Sm80 => Arch::Sm80,
-        typecheck::Target::Sm90a => Arch::Sm90a,
-        typecheck::Target::Sm100a => Arch::Sm100a,
-    }
+    Manifest,
 }
 
 /// A file lowered: its source, the diagnostics, the kernels, and how long it took.
@@ -87,7 +81,7 @@ pub struct Compiled {
 }
 
 /// Loads, parses, typechecks and lowers the file at `path`.
-pub fn compile(path: &Path, target: typecheck::Target) -> Compiled {
+pub fn compile(path: &Path, target: cute::Target) -> Compiled {
     let start = Instant::now();
     let crate::check::Parsed {
         file,
@@ -114,75 +108,32 @@ pub fn compile(path: &Path, target: typecheck::Target) -> Compiled {
     }
 }
 
-/// The PTX of compiled kernels.
+/// The PTX of compiled kernels; with `lineinfo`, `.loc` lines and a `.file` naming
+/// `source_path` (the source's absolute path when `None`), so profilers run from any
+/// folder find the source.
 pub fn ptx(
     compiled: &Compiled,
-    target: typecheck::Target,
+    target: cute::Target,
     lineinfo: bool,
+    source_path: Option<&Path>,
 ) -> Result<String, String> {
     let line_of = |offset: u32| {
         let position = compiled.file.line_column(offset);
         (position.line, position.column)
     };
+    let line_info_path = source_path.map_or_else(
+        || {
+            let path = Path::new(compiled.file.path());
+            std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned())
+        },
+        Path::to_owned,
+    );
     let options = EmitOptions {
         source_name: Some(compiled.file.path().to_owned()),
+        line_info_path: Some(line_info_path.display().to_string()),
         line_info: lineinfo.then_some(&line_of as &dyn Fn(u32) -> (u32, u32)),
     };
-    backend_ptx::emit_module(&compiled.kernels, arch(target), &options)
-}
-
-/// The ptxas the arguments and the environment lead to (installing it if need be,
-/// with pip's progress on standard error), or why there is none.
-pub fn find_ptxas(args: &PtxasArgs) -> Result<ptxas::Ptxas, String> {
-    let env = Environment::from_process(args.path.clone(), args.offline);
-    ptxas::find(&env, &mut |progress| eprintln!("cukc: {progress}"))
-        .map_err(|error| error.to_string())
-}
-
-/// The diagnostic for a file that cannot be assembled because there is no ptxas.
-pub fn no_ptxas(reason: &str, at: lang::Span) -> Diagnostic {
-    Diagnostic::error("E0303", format!("no ptxas: {reason}"))
-        .with_primary(at, "cannot assemble this file")
-}
-
-/// Assembles `ptx` for `target`; the error is a diagnostic for the file.
-pub fn assemble(
-    found: &ptxas::Ptxas,
-    ptx: &str,
-    target: typecheck::Target,
-    lineinfo: bool,
-    at: lang::Span,
-) -> Result<ptxas::Assembled, Box<Diagnostic>> {
-    let options = AssembleOptions {
-        line_info: lineinfo,
-        ..AssembleOptions::default()
-    };
-    found
-        .assemble(ptx, arch(target).name(), &options)
-        .map_err(|failure| {
-            let mut diagnostic = Diagnostic::error(
-                "E0303",
-                format!(
-                    "ptxas rejected the PTX cukc generated for {}",
-                    arch(target).name()
-                ),
-            )
-            .with_primary(at, "in this file")
-            .with_note("this is a compiler bug; please report it with the file");
-            for message in failure.errors() {
-                let line = message
-                    .line
-                    .and_then(|line| ptx.lines().nth(line as usize - 1));
-                diagnostic = diagnostic.with_note(match line {
-                    Some(text) => format!("{message}: `{}`", text.trim()),
-                    None => message.to_string(),
-                });
-            }
-            if failure.errors().next().is_none() {
-                diagnostic = diagnostic.with_note(failure.to_string());
-            }
-            Box::new(diagnostic)
-        })
+    backend_ptx::emit_module(&compiled.kernels, target, &options)
 }
 
 /// Prints diagnostics to standard error.
@@ -190,25 +141,38 @@ pub fn report(file: &SourceFile, diagnostics: &[Diagnostic]) {
     if diagnostics.is_empty() {
         return;
     }
-    eprintln!(
+    errln!(
         "{}",
         render::human(diagnostics, file, crate::check::auto_style())
     );
 }
 
-/// Runs `cukc build`.
+/// Runs `cukc build`: the destinations are settled first (exit 2 when they cannot
+/// be), and a build that fails removes what an earlier one left there, except that
+/// the PTX ptxas rejected is kept for the report.
 pub fn run(args: &BuildArgs) -> ExitCode {
+    let extension = match args.emit {
+        Emit::Cubin | Emit::Manifest => "cubin",
+        Emit::Ptx => "ptx",
+        Emit::Kir => "kir",
+    };
+    let with_manifest = args.emit == Emit::Manifest;
+    let plan = match outputs::plan(&args.file, args.output.as_deref(), extension, with_manifest) {
+        Ok(plan) => plan,
+        Err(message) => {
+            errln!("error: {message}");
+            return ExitCode::from(2);
+        }
+    };
+    let failed = |code: u8| {
+        outputs::remove_stale(plan.files());
+        ExitCode::from(code)
+    };
     let compiled = compile(&args.file, args.target);
     report(&compiled.file, &compiled.diagnostics);
     if compiled.diagnostics.iter().any(Diagnostic::is_error) {
-        return ExitCode::FAILURE;
+        return failed(1);
     }
-    let written = |path: &Path| eprintln!("cukc: wrote {}", path.display());
-    let output = |extension: &str| {
-        args.output
-            .clone()
-            .unwrap_or_else(|| args.file.with_extension(extension))
-    };
     if args.emit == Emit::Kir {
         let line_of = |offset: u32| compiled.file.line_column(offset).line;
         let text: String = compiled
@@ -216,83 +180,131 @@ pub fn run(args: &BuildArgs) -> ExitCode {
             .iter()
             .map(|kernel| kir::to_text(kernel, &line_of))
             .collect();
-        return write_text(&output("kir"), &text, &written);
+        return write_output(&plan.main, text.as_bytes()).unwrap_or_else(failed);
     }
     let emit_start = Instant::now();
-    let ptx = match ptx(&compiled, args.target, args.lineinfo) {
+    let ptx = match ptx(
+        &compiled,
+        args.target,
+        args.lineinfo,
+        args.lineinfo_source.as_deref(),
+    ) {
         Ok(ptx) => ptx,
         Err(problem) => {
-            eprintln!(
+            errln!(
                 "error[E0303]: cukc could not emit PTX for {}: {problem}",
                 compiled.file.path()
             );
-            return ExitCode::FAILURE;
+            return failed(1);
         }
     };
-    let emit_time = emit_start.elapsed();
     if args.timings {
-        eprintln!(
+        let emit_time = emit_start.elapsed();
+        errln!(
             "cukc: front end {:.2} ms, PTX {:.2} ms",
             compiled.front_end.as_secs_f64() * 1e3,
             emit_time.as_secs_f64() * 1e3
         );
     }
-    if args.emit == Emit::Ptx {
-        return write_text(&output("ptx"), &ptx, &written);
-    }
-    let cubin_path = output("cubin");
-    let ptx_path = cubin_path.with_extension("ptx");
-    if let Err(error) = std::fs::write(&ptx_path, &ptx) {
-        eprintln!("error: cannot write {}: {error}", ptx_path.display());
-        return ExitCode::from(2);
-    }
-    written(&ptx_path);
+    let (Destination::File(cubin_path), Some(ptx_path)) = (&plan.main, &plan.ptx_beside) else {
+        return write_output(&plan.main, ptx.as_bytes()).unwrap_or_else(failed);
+    };
     let at = compiled
         .kernels
         .first()
         .map_or(lang::Span::empty(0), |kernel| kernel.span);
-    let assembled = find_ptxas(&args.ptxas)
-        .map_err(|reason| Box::new(no_ptxas(&reason, at)))
-        .and_then(|found| assemble(&found, &ptx, args.target, args.lineinfo, at));
+    let assembled = assemble::find_ptxas(&args.ptxas)
+        .map_err(|reason| Box::new(assemble::no_ptxas(&reason, at)))
+        .and_then(|found| {
+            assemble::assemble(&found, &ptx, args.target, args.lineinfo, &args.ptxas, at)
+        });
     match assembled {
         Ok(assembled) => {
             if args.timings {
-                eprintln!(
+                errln!(
                     "cukc: ptxas {:.1} ms",
                     assembled.elapsed.as_secs_f64() * 1e3
                 );
             }
-            match std::fs::write(&cubin_path, &assembled.cubin) {
-                Ok(()) => {
-                    written(&cubin_path);
-                    ExitCode::SUCCESS
-                }
-                Err(error) => {
-                    eprintln!("error: cannot write {}: {error}", cubin_path.display());
-                    ExitCode::from(2)
-                }
-            }
+            let ptx_written = write_output(&Destination::File(ptx_path.clone()), ptx.as_bytes());
+            ptx_written
+                .and_then(|_| write_output(&plan.main, &assembled.cubin))
+                .and_then(|written| match &plan.manifest_beside {
+                    Some(path) => {
+                        let manifest = manifest(
+                            &args.file,
+                            cubin_path,
+                            args.target,
+                            &compiled,
+                            &assembled.cubin,
+                        );
+                        write_output(&Destination::File(path.clone()), manifest.as_bytes())
+                    }
+                    None => Ok(written),
+                })
+                .unwrap_or_else(failed)
+        }
+        Err(_) if interrupt::happened() => {
+            errln!("cukc: interrupted");
+            failed(interrupt::EXIT_CODE)
         }
         Err(diagnostic) => {
-            report(&compiled.file, &[*diagnostic]);
+            let mut diagnostic = *diagnostic;
+            outputs::remove_stale([cubin_path.as_path()]);
+            if outputs::write_atomically(ptx_path, ptx.as_bytes()).is_ok() {
+                diagnostic = diagnostic.with_note(format!(
+                    "the PTX is in {}; no cubin was written",
+                    ptx_path.display()
+                ));
+            }
+            report(&compiled.file, &[diagnostic]);
             ExitCode::FAILURE
         }
     }
 }
 
-fn write_text(path: &Path, text: &str, written: &dyn Fn(&Path)) -> ExitCode {
-    if path == Path::new("-") {
-        print!("{text}");
-        return ExitCode::SUCCESS;
-    }
-    match std::fs::write(path, text) {
-        Ok(()) => {
-            written(path);
-            ExitCode::SUCCESS
+/// The launch manifest of `compiled`, whose cubin `cubin` is written at `cubin_path`.
+fn manifest(
+    source: &Path,
+    cubin_path: &Path,
+    target: cute::Target,
+    compiled: &Compiled,
+    cubin: &[u8],
+) -> String {
+    let cubin_name = cubin_path
+        .file_name()
+        .map_or_else(String::new, |name| name.to_string_lossy().into_owned());
+    let signatures: Vec<kir::Signature> = compiled
+        .kernels
+        .iter()
+        .map(|kernel| kernel.signature.clone())
+        .collect();
+    runtime::manifest::Manifest::new(
+        &source.display().to_string(),
+        target.name(),
+        (&cubin_name, "cubin", cubin),
+        &signatures,
+    )
+    .to_json()
+}
+
+/// Writes an output (standard output or a file, atomically) and says so on standard
+/// error; `Err(2)` when it cannot be written, after saying why.
+fn write_output(destination: &Destination, bytes: &[u8]) -> Result<ExitCode, u8> {
+    match destination {
+        Destination::Stdout => {
+            out!("{}", String::from_utf8_lossy(bytes));
+            Ok(ExitCode::SUCCESS)
         }
-        Err(error) => {
-            eprintln!("error: cannot write {}: {error}", path.display());
-            ExitCode::from(2)
-        }
+        Destination::File(path) => match outputs::write_atomically(path, bytes) {
+            Ok(()) => {
+                errln!("cukc: wrote {}", path.display());
+                Ok(ExitCode::SUCCESS)
+            }
+            Err(message) => {
+                errln!("error: {message}");
+                Err(2)
+            }
+        },
     }
 }

@@ -1,5 +1,5 @@
-//! `cukc check FILE...`: load, parse and typecheck files, then report every
-//! diagnostic.
+//! `cukc check PATH...`: load, parse and typecheck files (a folder stands for its
+//! `.cuk` files, as for `cukc test`), then report every diagnostic.
 //!
 //! Each file goes through [`lang::source::load`] (which rejects binary,
 //! non-UTF-8 and oversized files), then, if it is text, through
@@ -20,10 +20,13 @@ use lang::render::{self, Style};
 use lang::source::{self, Loaded};
 use lang::{Diagnostic, Severity, SourceFile};
 
+use crate::output::errln;
+use crate::sources;
+
 /// Arguments of `cukc check`.
 #[derive(clap::Args)]
 pub struct CheckArgs {
-    /// The `.cuk` files to check.
+    /// The `.cuk` files to check, or folders whose `.cuk` files to check.
     #[arg(required = true)]
     files: Vec<PathBuf>,
     /// How to print diagnostics: `human` (source excerpts), `short` (one
@@ -37,7 +40,7 @@ pub struct CheckArgs {
     /// The architecture to check for: `sm_80`, `sm_90a` or `sm_100a`. Atoms newer
     /// than it and shared memory beyond its limit are errors.
     #[arg(long, default_value = "sm_90a", value_parser = parse_target)]
-    target: typecheck::Target,
+    target: cute::Target,
     /// Print every binding with its type and evaluated value (what an editor hover
     /// shows) on standard output.
     #[arg(long)]
@@ -45,7 +48,7 @@ pub struct CheckArgs {
 }
 
 /// `--target`'s parser, shared by the commands that take one.
-pub fn parse_target(text: &str) -> Result<typecheck::Target, String> {
+pub fn parse_target(text: &str) -> Result<cute::Target, String> {
     text.parse()
 }
 
@@ -72,8 +75,15 @@ pub fn run(args: &CheckArgs) -> ExitCode {
         ColorWhen::Never => Style::Plain,
         ColorWhen::Auto => auto_style(),
     };
+    let files = match sources::files(&args.files) {
+        Ok(files) => files,
+        Err(message) => {
+            errln!("error: {message}");
+            return ExitCode::from(2);
+        }
+    };
     let mut tally = Tally::default();
-    for path in &args.files {
+    for path in &files {
         let (file, diagnostics, bindings) = check_file(path, args.target);
         tally.count(&diagnostics);
         if args.dump_types {
@@ -132,9 +142,9 @@ pub struct Parsed {
 /// parses it; never fails, every problem is a diagnostic.
 pub fn load_and_parse(path: &Path) -> Parsed {
     let display_path = path.display().to_string();
-    let loaded = match std::fs::read(path) {
+    let loaded = match sources::read(path) {
         Ok(bytes) => source::load(display_path, bytes),
-        Err(error) => Loaded::unreadable(display_path, &error.to_string()),
+        Err(reason) => Loaded::unreadable(display_path, &reason),
     };
     let mut diagnostics = loaded.diagnostics;
     let mut module = lang::ast::Module::default();
@@ -159,7 +169,7 @@ pub fn load_and_parse(path: &Path) -> Parsed {
 /// typechecker's bindings (empty when the file did not parse).
 pub fn check_file(
     path: &Path,
-    target: typecheck::Target,
+    target: cute::Target,
 ) -> (SourceFile, Vec<Diagnostic>, Vec<typecheck::Binding>) {
     let Parsed {
         file,
@@ -235,7 +245,7 @@ mod tests {
     use super::{MessageFormat, Style, Tally, render_diagnostics};
 
     fn check_file(path: &std::path::Path) -> (lang::SourceFile, Vec<lang::Diagnostic>) {
-        let (file, diagnostics, _) = super::check_file(path, typecheck::Target::Sm90a);
+        let (file, diagnostics, _) = super::check_file(path, cute::Target::Sm90a);
         (file, diagnostics)
     }
 
@@ -299,6 +309,7 @@ mod tests {
             diagnostics.iter().map(|d| d.code).collect::<Vec<_>>(),
             ["E0001"]
         );
+        assert!(diagnostics[0].message.contains("a folder"));
     }
 
     #[test]

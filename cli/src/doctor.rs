@@ -1,6 +1,6 @@
 //! `cukc doctor`: what this machine offers cukc: the ptxas it would use (where it
-//! came from, its release, the targets it assembles), cukc's cache directory, and
-//! the NVIDIA driver and GPUs.
+//! came from, its release, the targets it assembles), cukc's cache directory, the
+//! NVIDIA driver and GPUs, and the first GPU as the CUDA driver API sees it.
 //!
 //! Finding ptxas may install it (see `backend_ptx::ptxas::find`); pip's progress
 //! goes to standard error. Exit code 0 when a ptxas was found, 2 when none could be
@@ -8,65 +8,65 @@
 
 use std::process::ExitCode;
 
+use crate::output::{errln, outln};
 use backend_ptx::ptxas::{self, Environment};
 
 /// Arguments of `cukc doctor`.
 #[derive(clap::Args)]
 pub struct DoctorArgs {
     #[command(flatten)]
-    ptxas: crate::build::PtxasArgs,
+    ptxas: crate::assemble::PtxasArgs,
 }
 
 /// Runs `cukc doctor`.
 pub fn run(args: &DoctorArgs) -> ExitCode {
     let env = Environment::from_process(args.ptxas.path.clone(), args.ptxas.offline);
-    let found = ptxas::find(&env, &mut |progress| eprintln!("cukc: {progress}"));
+    let found = ptxas::find(&env, &mut |progress| errln!("cukc: {progress}"));
     let code = match &found {
         Ok(ptxas) => {
-            println!(
+            outln!(
                 "ptxas:   {} (found via {})",
                 ptxas.path.display(),
                 ptxas.source
             );
-            println!("version: {}", ptxas.version);
+            outln!("version: {}", ptxas.version);
             let targets: Vec<String> = ptxas
                 .target_support()
                 .into_iter()
                 .map(|(target, ok)| format!("{target} {}", if ok { "yes" } else { "no" }))
                 .collect();
-            println!("targets: {}", targets.join(", "));
+            outln!("targets: {}", targets.join(", "));
             ExitCode::SUCCESS
         }
         Err(error) => {
-            println!("ptxas:   not found");
-            eprintln!("error: {error}");
+            outln!("ptxas:   not found");
+            errln!("error: {error}");
             ExitCode::from(2)
         }
     };
     match &env.cache_dir {
-        Some(dir) => println!("cache:   {}", dir.display()),
-        None => println!("cache:   none (set CUKC_CACHE_DIR, XDG_CACHE_HOME or HOME)"),
+        Some(dir) => outln!("cache:   {}", dir.display()),
+        None => outln!("cache:   none (set CUKC_CACHE_DIR, XDG_CACHE_HOME or HOME)"),
     }
-    println!("gpu:     {}", gpu_status());
+    outln!("gpu:     {}", gpu_status());
     code
 }
 
-/// The CUDA driver and GPUs, as far as they can be seen without a GPU library:
-/// the kernel module's version and each GPU's model from `/proc/driver/nvidia`.
-/// The `runtime` crate will replace this with what the driver API reports.
+/// The NVIDIA kernel module's version and each GPU's model from `/proc/driver/nvidia`,
+/// then what the CUDA driver API says (through the runtime, as `cukc test` sees it).
 fn gpu_status() -> String {
     let nvidia = std::path::Path::new("/proc/driver/nvidia");
-    let Ok(version) = std::fs::read_to_string(nvidia.join("version")) else {
-        return "no NVIDIA driver found (/proc/driver/nvidia/version is absent); \
-                building needs none, running kernels does"
-            .to_owned();
+    let cuda = match runtime::gpu_status() {
+        Ok(info) => info.to_string(),
+        Err(reason) => format!("CUDA unusable: {reason}"),
     };
-    let driver = version
-        .lines()
-        .next()
-        .and_then(|line| line.split("Kernel Module").nth(1))
-        .and_then(|rest| rest.split_whitespace().next())
-        .unwrap_or("of unknown version");
+    let Ok(version) = std::fs::read_to_string(nvidia.join("version")) else {
+        return format!(
+            "no NVIDIA driver found (/proc/driver/nvidia/version is absent); \
+             building needs none, running kernels does ({cuda})"
+        );
+    };
+    let driver = kernel_module_version(&version).unwrap_or("of unknown version");
     let mut models: Vec<String> = std::fs::read_dir(nvidia.join("gpus"))
         .into_iter()
         .flatten()
@@ -83,5 +83,38 @@ fn gpu_status() -> String {
     } else {
         models.join(", ")
     };
-    format!("NVIDIA driver {driver}; {gpus} (CUDA itself is not probed: cukc has no runtime yet)")
+    format!("NVIDIA driver {driver}; {gpus}; {cuda}")
+}
+
+/// The version in the first line of `/proc/driver/nvidia/version`: its first word of
+/// dot-separated numbers (`580.95.05`), wherever the words before it put it.
+fn kernel_module_version(text: &str) -> Option<&str> {
+    text.lines().next()?.split_whitespace().find(|word| {
+        let mut parts = word.split('.');
+        let numeric =
+            |part: &str| !part.is_empty() && part.bytes().all(|byte| byte.is_ascii_digit());
+        word.contains('.') && parts.all(numeric)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::kernel_module_version;
+
+    #[test]
+    fn the_kernel_module_version_is_found_in_either_banner() {
+        let open = "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.95.05  \
+                    Release Build  (dvs-builder@U22-I3-AF03-09-1)  Tue Sep 23 09:34:12 UTC 2025\n\
+                    GCC version:  gcc version 12.3.0 (Ubuntu 12.3.0-1ubuntu1~22.04)\n";
+        assert_eq!(kernel_module_version(open), Some("580.95.05"));
+        let older = "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.104.05  \
+                     Sat Aug 19 01:15:15 UTC 2023\n";
+        assert_eq!(kernel_module_version(older), Some("535.104.05"));
+        // As an H100 machine printed it, with a builder field that names no host.
+        let seen = "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  \
+                    Release Build  (nixbld@)  \n";
+        assert_eq!(kernel_module_version(seen), Some("580.159.04"));
+        assert_eq!(kernel_module_version("NVRM version: something new\n"), None);
+        assert_eq!(kernel_module_version(""), None);
+    }
 }

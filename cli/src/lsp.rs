@@ -4,6 +4,7 @@
 //! outcome into an exit code: 0 after `shutdown` and `exit` (or when the client
 //! closed the stream), 1 when the protocol broke down.
 
+use crate::output::errln;
 use std::process::ExitCode;
 
 /// Arguments of `cukc lsp` (none: editors start it as it is).
@@ -15,7 +16,7 @@ pub fn run(_args: &LspArgs) -> ExitCode {
     match ::lsp::run_stdio() {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("cukc lsp: {error}");
+            errln!("cukc lsp: {error}");
             ExitCode::FAILURE
         }
     }

@@ -2,14 +2,20 @@
 //!
 //! Each subcommand lives in its own module; this file only parses the command
 //! line and dispatches. Exit codes: 0 success, 1 the input had errors (diagnostics
-//! were printed), 2 the command line or the environment was unusable.
+//! were printed), 2 the command line or the environment was unusable, 130 interrupted
+//! (see `interrupt.rs`).
 
+mod assemble;
 mod build;
 mod check;
 mod doctor;
+mod interrupt;
 mod layout_cmd;
 mod lsp;
+mod output;
+mod outputs;
 mod run;
+mod sources;
 
 use std::process::ExitCode;
 
@@ -50,6 +56,7 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    interrupt::install();
     match cli.command {
         Command::Build(args) => build::run(&args),
         Command::Test(args) => run::run(&args, run::Mode::Tests),

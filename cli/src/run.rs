@@ -13,7 +13,11 @@ use std::process::ExitCode;
 use lang::Diagnostic;
 use runtime::{BlockKind, CompiledKernel, Event, Image, Outcome, Selection, Summary};
 
-use crate::build::{self, PtxasArgs};
+use crate::assemble::{self, PtxasArgs};
+use crate::build;
+use crate::interrupt;
+use crate::output::{errln, outln};
+use crate::sources;
 
 /// Arguments shared by `test`, `bench` and `run`.
 #[derive(clap::Args)]
@@ -22,7 +26,7 @@ pub struct RunArgs {
     paths: Vec<PathBuf>,
     /// The architecture to build for; by default the GPU's (sm_80, sm_90a or sm_100a).
     #[arg(long, value_parser = crate::check::parse_target)]
-    target: Option<typecheck::Target>,
+    target: Option<cute::Target>,
     /// Run only blocks whose name contains this.
     #[arg(long)]
     filter: Option<String>,
@@ -46,26 +50,26 @@ pub enum Mode {
 
 /// Runs `cukc test`, `cukc bench` or `cukc run`.
 pub fn run(args: &RunArgs, mode: Mode) -> ExitCode {
-    let files = match files(&args.paths) {
+    let files = match sources::files(&args.paths) {
         Ok(files) => files,
         Err(message) => {
-            eprintln!("error: {message}");
+            errln!("error: {message}");
             return ExitCode::from(2);
         }
     };
     let gpu = runtime::gpu_status();
     let gpu_target = match &gpu {
         Ok(info) => match info.compute_capability.0 {
-            8 => typecheck::Target::Sm80,
-            10.. => typecheck::Target::Sm100a,
-            _ => typecheck::Target::Sm90a,
+            8 => cute::Target::Sm80,
+            10.. => cute::Target::Sm100a,
+            _ => cute::Target::Sm90a,
         },
-        Err(_) => typecheck::Target::Sm90a,
+        Err(_) => cute::Target::Sm90a,
     };
     let target = args.target.unwrap_or(gpu_target);
     match &gpu {
-        Ok(info) => eprintln!("cukc: {info}; building for {}", target.name()),
-        Err(reason) => eprintln!("cukc: no GPU ({reason}); blocks that launch kernels are skipped"),
+        Ok(info) => errln!("cukc: {info}; building for {}", target.name()),
+        Err(reason) => errln!("cukc: no GPU ({reason}); blocks that launch kernels are skipped"),
     }
     let mut selection = match mode {
         Mode::Tests => Selection::tests(),
@@ -76,15 +80,18 @@ pub fn run(args: &RunArgs, mode: Mode) -> ExitCode {
         selection = selection.with_filter(filter.clone());
     }
     // Found once for all the files (finding it may run python3 and pip).
-    let ptxas = (!args.jit).then(|| build::find_ptxas(&args.ptxas));
+    let ptxas = (!args.jit).then(|| assemble::find_ptxas(&args.ptxas));
     let mut total = Summary::default();
     for file in &files {
-        let summary = run_file(file, target, ptxas.as_ref(), &selection);
+        let summary = run_file(file, target, ptxas.as_ref(), &args.ptxas, &selection);
+        if interrupt::happened() {
+            return ExitCode::from(interrupt::EXIT_CODE);
+        }
         total.passed += summary.passed;
         total.failed += summary.failed;
         total.skipped += summary.skipped;
     }
-    println!("{total}");
+    outln!("{total}");
     if total.failed > 0 {
         ExitCode::FAILURE
     } else {
@@ -96,8 +103,9 @@ pub fn run(args: &RunArgs, mode: Mode) -> ExitCode {
 /// driver PTX (`--jit`).
 fn run_file(
     path: &Path,
-    target: typecheck::Target,
+    target: cute::Target,
     ptxas: Option<&Result<backend_ptx::ptxas::Ptxas, String>>,
+    ptxas_args: &PtxasArgs,
     selection: &Selection,
 ) -> Summary {
     let failed = Summary {
@@ -107,13 +115,13 @@ fn run_file(
     let compiled = build::compile(path, target);
     build::report(&compiled.file, &compiled.diagnostics);
     if compiled.diagnostics.iter().any(Diagnostic::is_error) {
-        println!("{}: does not build", path.display());
+        outln!("{}: does not build", path.display());
         return failed;
     }
-    let ptx = match build::ptx(&compiled, target, true) {
+    let ptx = match build::ptx(&compiled, target, true, None) {
         Ok(ptx) => ptx,
         Err(problem) => {
-            println!("{}: cukc could not emit PTX: {problem}", path.display());
+            outln!("{}: cukc could not emit PTX: {problem}", path.display());
             return failed;
         }
     };
@@ -124,10 +132,10 @@ fn run_file(
     let image = match ptxas {
         None => Image::Ptx(ptx),
         Some(Err(reason)) => {
-            build::report(&compiled.file, &[build::no_ptxas(reason, at)]);
+            build::report(&compiled.file, &[assemble::no_ptxas(reason, at)]);
             return failed;
         }
-        Some(Ok(found)) => match build::assemble(found, &ptx, target, true, at) {
+        Some(Ok(found)) => match assemble::assemble(found, &ptx, target, true, ptxas_args, at) {
             Ok(assembled) => Image::Cubin(assembled.cubin),
             Err(diagnostic) => {
                 build::report(&compiled.file, &[*diagnostic]);
@@ -149,7 +157,7 @@ fn run_file(
         &kernels,
         selection,
         &mut |event: Event| {
-            println!("{}", event_line(file, &event));
+            outln!("{}", event_line(file, &event));
         },
     )
 }
@@ -176,33 +184,4 @@ fn event_line(file: &lang::SourceFile, event: &Event) -> String {
             )
         }
     }
-}
-
-/// The `.cuk` files named by `paths`, folders expanded (sorted), the current folder
-/// when there are none.
-fn files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
-    let paths = if paths.is_empty() {
-        vec![PathBuf::from(".")]
-    } else {
-        paths.to_vec()
-    };
-    let mut files = Vec::new();
-    for path in paths {
-        if path.is_dir() {
-            let entries = std::fs::read_dir(&path)
-                .map_err(|error| format!("cannot read {}: {error}", path.display()))?;
-            let mut found: Vec<PathBuf> = entries
-                .filter_map(|entry| entry.ok().map(|entry| entry.path()))
-                .filter(|file| file.extension().is_some_and(|extension| extension == "cuk"))
-                .collect();
-            found.sort();
-            files.extend(found);
-        } else {
-            files.push(path);
-        }
-    }
-    if files.is_empty() {
-        return Err("no .cuk files to run".to_owned());
-    }
-    Ok(files)
 }

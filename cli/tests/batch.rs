@@ -217,3 +217,30 @@ fn swizzle_forms_agree() {
     let table = one(json!({"op": "swizzle_table", "bits": 1, "base": 0, "shift": 1, "n": 4}));
     assert_eq!(table["result"], json!([0, 1, 3, 2]));
 }
+
+#[test]
+fn swizzle_table_over_a_layout_adds_the_offset_first() {
+    let table = one(
+        json!({"op": "swizzle_table", "bits": 3, "base": 2, "shift": 4, "a": "8:2", "offset": 8}),
+    );
+    assert_eq!(table["result"], json!([8, 10, 12, 14, 16, 18, 20, 22]));
+    let swizzled =
+        one(json!({"op": "swizzle_table", "bits": 1, "base": 0, "shift": 1, "a": "(2,2):(2,1)"}));
+    assert_eq!(swizzled["result"], json!([0, 3, 1, 2]));
+    let both =
+        one(json!({"op": "swizzle_table", "bits": 1, "base": 0, "shift": 1, "a": "4:1", "n": 4}));
+    assert!(error_of(&both).contains("`n` and `a`"), "{both}");
+}
+
+#[test]
+fn underscore_in_a_zipped_tiler_and_idx2crd_past_the_end_follow_cpp() {
+    let zipped = one(json!({"op": "zipped_divide", "a": "(4,(2,8)):(1,(4,8))", "b": "(2,_)"}));
+    assert_eq!(zipped["result"], "((2,2),(2,8)):((1,4),(2,8))");
+    let flat = one(json!({"op": "flat_divide", "a": "(4,2):(1,4)", "b": "(_)"}));
+    assert!(
+        error_of(&flat).starts_with("flat_divide: a `_` in the tiler"),
+        "{flat}"
+    );
+    let crd = one(json!({"op": "idx2crd", "idx": 100, "shape": "(2,(3,4))"}));
+    assert_eq!(crd["result"], "(0,(2,16))");
+}

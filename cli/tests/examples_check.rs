@@ -60,6 +60,29 @@ fn every_example_checks_without_diagnostics() {
 }
 
 #[test]
+fn checking_the_folder_checks_each_example() {
+    let output = Command::new(env!("CARGO_BIN_EXE_cukc"))
+        .args(["check", "--dump-types"])
+        .arg(examples_dir())
+        .output()
+        .expect("cukc runs");
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    for name in example_names() {
+        let path = examples_dir().join(&name);
+        assert!(
+            stdout.contains(&format!("{}\n", path.display())),
+            "{name} was not checked"
+        );
+    }
+}
+
+#[test]
 fn readme_lists_exactly_the_examples() {
     let readme = std::fs::read_to_string(examples_dir().join("README.md"))
         .expect("cuk-examples/README.md is readable");

@@ -170,3 +170,51 @@ fn unwritable_svg_path_exits_with_two() {
         "{report}"
     );
 }
+
+#[test]
+fn a_cuk_expression_shows_as_its_value() {
+    let from_cuk = show(&["composition(swizzle(3,3,3), (8,64):(64,1))"]);
+    assert_eq!(from_cuk, show(&["Sw<3,3,3> o 0 o (8,64):(64,1)"]));
+    assert!(from_cuk.starts_with("exit: 0\n"), "{from_cuk}");
+    insta::assert_snapshot!(show(&["nonsense(3)"]));
+}
+
+#[test]
+fn symbolic_layout_prints_symbolic_offsets() {
+    insta::assert_snapshot!(show(&["(4,3):(k,1)"]));
+    let dynamic_shape = show(&["(m,3):(k,1)"]);
+    assert!(dynamic_shape.starts_with("exit: 1\n"), "{dynamic_shape}");
+    assert!(
+        dynamic_shape.contains("only a layout with a static shape"),
+        "{dynamic_shape}"
+    );
+}
+
+#[test]
+fn banks_of_a_swizzled_tile_are_labelled_and_coloured() {
+    insta::assert_snapshot!(show(&[
+        "composition(swizzle(2,0,2), (4,4):(4,1))",
+        "--banks",
+        "--element-bytes",
+        "4"
+    ]));
+    let (report, picture) = show_svg(
+        "banks",
+        &[
+            "Sw<2,0,2> o 0 o (4,4):(4,1)",
+            "--banks",
+            "--element-bytes",
+            "4",
+        ],
+    );
+    assert!(report.starts_with("exit: 0\n"), "{report}");
+    // Bank 5 (row 1, column 0) takes the sixth bank hue.
+    assert!(picture.contains("#bfa8f0"), "{picture}");
+    let without_size = show(&["8:1", "--banks"]);
+    assert!(without_size.starts_with("exit: 2\n"), "{without_size}");
+    let symbolic = show(&["(4,3):(k,1)", "--banks", "--element-bytes", "2"]);
+    assert!(
+        symbolic.contains("--banks needs numeric offsets"),
+        "{symbolic}"
+    );
+}

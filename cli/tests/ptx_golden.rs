@@ -114,10 +114,28 @@ fn line_info_maps_instructions_to_source_lines() {
         "-",
     ]);
     let ptx = String::from_utf8(output.stdout).unwrap();
-    assert!(ptx.contains(".file 1 \"cuk-examples/copy_vectorized.cuk\""));
+    let absolute = std::fs::canonicalize(root().join("cuk-examples/copy_vectorized.cuk")).unwrap();
+    assert!(absolute.is_absolute());
+    assert!(
+        ptx.contains(&format!(".file 1 \"{}\"", absolute.display())),
+        "{ptx}"
+    );
     // The two copies are on lines 48 and 50 of the example.
     assert!(ptx.contains(".loc 1 48 5"), "{ptx}");
     assert!(ptx.contains(".loc 1 50 5"), "{ptx}");
+    let chosen = cukc(&[
+        "build",
+        "cuk-examples/copy_vectorized.cuk",
+        "--emit",
+        "ptx",
+        "--lineinfo",
+        "--lineinfo-source",
+        "/src/copy.cuk",
+        "-o",
+        "-",
+    ]);
+    let ptx = String::from_utf8(chosen.stdout).unwrap();
+    assert!(ptx.contains(".file 1 \"/src/copy.cuk\""), "{ptx}");
 }
 
 #[test]

@@ -28,7 +28,7 @@ enum RawError {
 #[derive(Clone, Copy, Debug, Logos, PartialEq)]
 #[logos(error = RawError)]
 #[logos(skip r"[ \t\r\n\f]+")]
-#[logos(skip(r"//[^\n]*", allow_greedy = true))]
+#[logos(skip(r"//[^\r\n]*", allow_greedy = true))]
 enum Raw {
     #[regex(r"[A-Za-z_][A-Za-z0-9_]*", continue_identifier)]
     #[regex(r"[^\x00-\x7F]", unicode_identifier)]
@@ -38,14 +38,14 @@ enum Raw {
     #[regex(r"[0-9][0-9_]*\.[0-9][0-9_]*([eE][+-]?[0-9_]+)?", priority = 4)]
     #[regex(r"[0-9][0-9_]*[eE][+-]?[0-9_]+", priority = 4)]
     Float,
-    #[regex(r#""([^"\\\n]|\\[^\n])*""#)]
+    #[regex(r#""([^"\\\r\n]|\\[^\r\n])*""#)]
     String,
-    #[regex(r#""([^"\\\n]|\\[^\n])*\\?"#)]
+    #[regex(r#""([^"\\\r\n]|\\[^\r\n])*\\?"#)]
     UnterminatedString,
     #[token("/*", block_comment)]
     BlockComment,
     /// `'a'`: C's character literal, which CuK does not have.
-    #[regex(r"'[^'\n]*'")]
+    #[regex(r"'[^'\r\n]*'")]
     SingleQuoted,
     /// A `'` that closes nothing on its line: a stray character on its own.
     #[token("'")]

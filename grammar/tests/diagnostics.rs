@@ -29,15 +29,22 @@
 
 use std::path::{Path, PathBuf};
 
-use lang::render::{Style, human, short};
+use corpus::{cuk_files, rendered};
+use lang::render::short;
 use lang::{Diagnostic, SourceFile, codes, source};
 use markers::{compare, markers};
 
+#[path = "../../tests/support/corpus.rs"]
+mod corpus;
 #[path = "../../tests/support/markers.rs"]
 mod markers;
 
 /// Codes whose input cannot be a file in the corpus, and where they are tested.
 const CODES_TESTED_ELSEWHERE: &[(&str, &str)] = &[
+    (
+        "N0001",
+        "more diagnostics than are shown: lang/tests/render.rs, a_file_shows_at_most_two_hundred_diagnostics_then_how_many_more",
+    ),
     (
         "E0301",
         "not lowered yet: cli/tests/ptx_golden.rs, a_kernel_lowering_cannot_build_is_an_error_at_its_line",
@@ -62,18 +69,7 @@ fn corpus_directory() -> PathBuf {
 
 /// The corpus files, sorted by name.
 fn corpus() -> Vec<(String, Vec<u8>)> {
-    let entries = std::fs::read_dir(corpus_directory())
-        .map_or_else(|_| Vec::new(), |entries| entries.flatten().collect());
-    let mut files: Vec<(String, Vec<u8>)> = entries
-        .into_iter()
-        .map(|entry| entry.path())
-        .filter(|path| path.extension().is_some_and(|extension| extension == "cuk"))
-        .filter_map(|path| {
-            let name = path.file_name()?.to_str()?.to_owned();
-            Some((name, std::fs::read(&path).ok()?))
-        })
-        .collect();
-    files.sort();
+    let files = cuk_files(&corpus_directory());
     assert!(
         files.len() >= 20,
         "the diagnostics corpus at {} looks incomplete",
@@ -126,11 +122,7 @@ fn every_file_renders_as_its_snapshot() {
     settings.bind(|| {
         for (name, bytes) in corpus() {
             let (file, diagnostics) = diagnose(&name, bytes);
-            let rendered = format!(
-                "{}\n{}",
-                short(&diagnostics, &file),
-                human(&diagnostics, &file, Style::Plain)
-            );
+            let rendered = rendered(&diagnostics, &file);
             let stem = name.trim_end_matches(".cuk");
             let mut file_settings = insta::Settings::clone_current();
             file_settings.set_input_file(corpus_directory().join(&name));

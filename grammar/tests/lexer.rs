@@ -143,3 +143,33 @@ fn unicode_names_and_stray_characters() {
         "bad characters stay in the stream as error tokens"
     );
 }
+
+#[test]
+fn every_line_ending_ends_a_comment_and_a_string() {
+    let lf = "// one\nconst A: int = 1;\n// two\nconst B: int = 2;\n";
+    for text in [
+        lf.to_owned(),
+        lf.replace('\n', "\r\n"),
+        lf.replace('\n', "\r"),
+    ] {
+        let (module, diagnostics) = grammar::parse(&text);
+        assert!(diagnostics.is_empty(), "{text:?}: {diagnostics:#?}");
+        assert_eq!(
+            module.items.len(),
+            2,
+            "{text:?}: the comments end at their line"
+        );
+        let file = lang::SourceFile::new("endings.cuk", &text);
+        let b = text.find('B').unwrap_or(0) as u32;
+        assert_eq!(
+            file.line_column(b),
+            lang::LineColumn { line: 4, column: 7 },
+            "{text:?}: the lexer and the line index agree on lines"
+        );
+    }
+    assert_eq!(
+        codes("\"open\rconst"),
+        ["E0103"],
+        "a string ends at a lone `\\r`"
+    );
+}

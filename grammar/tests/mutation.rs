@@ -16,12 +16,15 @@
 //! `catch_unwind` and reported the same way.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::path::Path;
 use std::sync::mpsc;
 use std::time::Duration;
 
 use lang::SourceFile;
 use lang::render::{Style, human, json, short};
+use mutation::{Generator, rough_tokens, seed_texts};
+
+#[path = "../../tests/support/mutation.rs"]
+mod mutation;
 
 /// How many mutated inputs are parsed.
 const CASES: usize = 4_000;
@@ -29,27 +32,6 @@ const CASES: usize = 4_000;
 const CASE_TIME_LIMIT: Duration = Duration::from_secs(5);
 /// The generator's fixed seed.
 const SEED: u64 = 0x00C0_FFEE_CAFE_F00D;
-
-/// A xorshift64* generator: tiny, deterministic, good enough to pick mutations.
-struct Generator(u64);
-
-impl Generator {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    /// A number in `0..bound`; `bound` must not be 0.
-    fn below(&mut self, bound: usize) -> usize {
-        (self.next() % bound as u64) as usize
-    }
-
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
-    }
-}
 
 /// Text inserted as garbage: brackets, quotes, comment openers, operators,
 /// keywords and non-ASCII characters of every UTF-8 length.
@@ -108,35 +90,6 @@ const GARBAGE: &[&str] = &[
     "\u{0}",
 ];
 
-/// Splits `text` into rough tokens: identifier-like words, whitespace runs,
-/// and single other characters. Concatenating them gives `text` back.
-fn rough_tokens(text: &str) -> Vec<&str> {
-    let mut tokens = Vec::new();
-    let mut start = 0;
-    let class = |character: char| {
-        if character.is_alphanumeric() || character == '_' {
-            1
-        } else if character.is_whitespace() {
-            2
-        } else {
-            0
-        }
-    };
-    let mut previous: Option<u8> = None;
-    for (offset, character) in text.char_indices() {
-        let current = class(character);
-        if offset > start && (current == 0 || previous != Some(current)) {
-            tokens.push(&text[start..offset]);
-            start = offset;
-        }
-        previous = Some(current);
-    }
-    if start < text.len() {
-        tokens.push(&text[start..]);
-    }
-    tokens
-}
-
 /// Applies one random mutation to `tokens`.
 fn mutate(tokens: &mut Vec<String>, generator: &mut Generator) {
     if tokens.is_empty() {
@@ -159,24 +112,6 @@ fn mutate(tokens: &mut Vec<String>, generator: &mut Generator) {
         4 => tokens.truncate(at),
         _ => tokens.insert(at, (*generator.pick(GARBAGE)).to_owned()),
     }
-}
-
-fn seed_texts() -> Vec<(String, String)> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let mut seeds = Vec::new();
-    for directory in ["cuk-examples", "tests/parse", "tests/diagnostics"] {
-        let Ok(entries) = std::fs::read_dir(root.join(directory)) else {
-            continue;
-        };
-        for path in entries.flatten().map(|entry| entry.path()) {
-            let is_cuk = path.extension().is_some_and(|extension| extension == "cuk");
-            if let (true, Ok(text)) = (is_cuk, std::fs::read_to_string(&path)) {
-                seeds.push((path.display().to_string(), text));
-            }
-        }
-    }
-    seeds.sort();
-    seeds
 }
 
 /// Parses `text` and renders its diagnostics in all three forms; returns a
@@ -215,7 +150,7 @@ fn check_one(text: &str) -> Vec<String> {
 
 #[test]
 fn mutated_examples_never_panic_hang_or_point_outside_the_file() {
-    let seeds = seed_texts();
+    let seeds = seed_texts(&["cuk-examples", "tests/parse", "tests/diagnostics"]);
     assert!(seeds.len() >= 10, "too few seed files: {}", seeds.len());
     let mut generator = Generator(SEED);
     let cases: Vec<String> = (0..CASES)

@@ -10,6 +10,7 @@
 //! | `E0100`-`E0199` | lexing and parsing (`grammar`) |
 //! | `E0200`-`E0299`, `N0201` | the typechecker (`typecheck`) |
 //! | `E0300`-`E0399` | lowering and PTX (`lower`, `backend-ptx`, `cukc build`) |
+//! | `N0001` | the renderings and the language server (`lang::render::capped`) |
 //!
 //! Later stages take the next hundreds. `N` codes are notes: information, not
 //! problems (`const_print`).
@@ -138,6 +139,10 @@ pub const REGISTRY: &[CodeInfo] = &[
     entry(
         "E0303",
         "ptxas rejected the generated PTX, or could not be run",
+    ),
+    entry(
+        "N0001",
+        "more diagnostics than are shown for one file (`render::MAX_DIAGNOSTICS`)",
     ),
     entry("N0201", "the value printed by `const_print`"),
     entry(

@@ -5,12 +5,19 @@
 //! them to [`load`], which decides whether they are text the parser may see:
 //! a file that is binary (contains a NUL byte), not UTF-8, or too large for
 //! `u32` spans is rejected with an `E00xx` error. A file the driver could not
-//! read at all is reported through [`Loaded::unreadable`]. After parsing,
+//! read at all is reported through [`Loaded::unreadable`]; the driver reads
+//! only regular files of at most [`MAX_FILE_BYTES`], so that a FIFO, a device
+//! such as `/dev/zero` or a huge file is refused before it is read. After parsing,
 //! [`no_items_warning`] flags a file that defines nothing (empty, blank or
 //! only comments) with the warning `W0001`.
 
 use crate::ast::Module;
 use crate::{Diagnostic, LineColumn, LineIndex, Span};
+
+/// The largest source file the driver reads: 16 MiB, far beyond any kernel, and
+/// small enough that checking it stays fast. Larger files are refused with `E0001`
+/// before they are read.
+pub const MAX_FILE_BYTES: u64 = 16 << 20;
 
 /// One source file: its display path, its text and the index of its lines.
 #[derive(Clone, Debug, PartialEq, Eq)]

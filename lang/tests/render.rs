@@ -153,7 +153,7 @@ fn spans_ending_in_or_made_of_a_newline_render() {
 }
 
 #[test]
-fn only_newlines_end_lines_in_every_rendering() {
+fn newlines_and_carriage_returns_alone_end_lines_in_every_rendering() {
     let text = "a\rb\u{0B}c\u{0C}d\u{85}e\u{2028}f\u{2029}g $\r\nnext $\n";
     let file = SourceFile::new("breaks.cuk", text);
     let dollars: Vec<Span> = text
@@ -166,10 +166,55 @@ fn only_newlines_end_lines_in_every_rendering() {
         .collect();
     assert_eq!(
         short(&diagnostics, &file),
-        "breaks.cuk:1:15: error[E0101]: unexpected character `$`\n\
-         breaks.cuk:2:6: error[E0101]: unexpected character `$`\n"
+        "breaks.cuk:2:13: error[E0101]: unexpected character `$`\n\
+         breaks.cuk:3:6: error[E0101]: unexpected character `$`\n"
     );
     let rendered = human(&diagnostics, &file, Style::Plain);
-    assert!(rendered.contains("[ breaks.cuk:1:15 ]"), "{rendered}");
-    assert!(rendered.contains("[ breaks.cuk:2:6 ]"), "{rendered}");
+    assert!(rendered.contains("[ breaks.cuk:2:13 ]"), "{rendered}");
+    assert!(rendered.contains("[ breaks.cuk:3:6 ]"), "{rendered}");
+}
+
+#[test]
+fn a_file_shows_at_most_two_hundred_diagnostics_then_how_many_more() {
+    // 200,000 diagnostics on one 200,000-character line: each rendering shows the
+    // first 200 and says how many more there are.
+    let text = "é".repeat(200_000);
+    let file = SourceFile::new("long.cuk", &text);
+    let diagnostics: Vec<Diagnostic> = (0..200_000)
+        .map(|i| {
+            Diagnostic::error("E0101", "unexpected `é`")
+                .with_primary(Span::new(2 * i, 2 * i + 2), "")
+        })
+        .collect();
+    let more = "and 199800 more diagnostics, not shown (at most 200 are)";
+    let lines = short(&diagnostics, &file);
+    assert_eq!(lines.lines().count(), lang::render::MAX_DIAGNOSTICS + 1);
+    assert!(
+        lines.contains("long.cuk:1:200: error[E0101]"),
+        "columns count characters"
+    );
+    assert!(
+        lines.ends_with(&format!("long.cuk:1:201: note[N0001]: {more}\n")),
+        "{}",
+        &lines[lines.len() - 200..]
+    );
+    let objects = json(&diagnostics, &file);
+    assert_eq!(objects.lines().count(), 201);
+    assert!(
+        objects
+            .lines()
+            .last()
+            .is_some_and(|last| last.contains(more))
+    );
+    let rendered = human(&diagnostics, &file, Style::Plain);
+    assert_eq!(rendered.matches("error[E0101]").count(), 200);
+    assert_eq!(
+        rendered
+            .matches("= line 1 is 400000 bytes long, too long to show")
+            .count(),
+        201,
+        "no excerpt of the long line"
+    );
+    assert!(rendered.contains(more));
+    assert!(rendered.len() < 100_000);
 }

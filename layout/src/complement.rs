@@ -101,7 +101,7 @@ pub fn complement<I: Int>(
 }
 
 /// The coalesced modes of `layout` with the exclusive prefix products of their extents
-/// (`1, s0, s0*s1, ...`) and their indices sorted by stride (stable).
+/// (`1, s0, s0*s1, ...`) and their indices sorted by stride (as C++ sorts them).
 struct SortedModes<I> {
     modes: Vec<(I, I)>,
     prefix: Vec<I>,
@@ -130,12 +130,25 @@ fn sorted_modes<I: Int>(
             }
         }
     }
-    keyed.sort();
+    exchange_sort(&mut keyed);
     Ok(SortedModes {
         modes,
         prefix,
         order: keyed.into_iter().map(|(_, index)| index).collect(),
     })
+}
+
+/// Sorts by the first entry as C++ CuTe's `exchange_sort` (in `SortByKey`) does, which
+/// is not stable: modes of equal stride (a non-injective layout) come in its order, so
+/// the quasi-inverses C++ builds for them are the same here.
+fn exchange_sort(keyed: &mut [(i64, usize)]) {
+    for first in 0..keyed.len() {
+        for second in first + 1..keyed.len() {
+            if keyed[second].0 < keyed[first].0 {
+                keyed.swap(first, second);
+            }
+        }
+    }
 }
 
 fn from_leaf_lists<I: Int>(shapes: Vec<I>, strides: Vec<I>) -> Result<Layout<I>, LayoutError> {

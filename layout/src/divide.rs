@@ -3,7 +3,9 @@
 //!
 //! `logical_divide(a, b)` is `a ∘ (b, complement(b, shape(coalesce(a))))`: mode 0 walks one tile,
 //! mode 1 walks the tiles. A by-mode tiler divides mode by mode and keeps the modes past
-//! its rank. The zipped, tiled and flat forms gather the tile modes and the rest modes.
+//! its rank; a `_` entry leaves its mode as it is. The zipped, tiled and flat forms
+//! gather the tile modes and the rest modes by the tiler's profile, as C++'s `zip2_by`
+//! does: the mode under a `_` must already be a (tile, rest) pair.
 
 use crate::coalesce::coalesce;
 use crate::complement::complement;
@@ -57,17 +59,25 @@ pub(crate) fn by_mode<I: Int>(
 }
 
 /// Splits the result of a logical divide or product by the tiler's profile into
-/// (all tile modes, all rest modes) (CuTe's `zip2_by`). A `_` entry contributes `1:0`
-/// to the tiles and its whole mode to the rest.
+/// (all tile modes, all rest modes) (CuTe's `zip2_by`). Under a layout, an integer or
+/// a `_` the mode must already be a rank-2 (tile, rest) pair and is split as it is: a
+/// `_` leaves its mode undivided, so it names a pair the caller split before.
 pub(crate) fn unzip_by_tiler<I: Int>(
     name: &'static str,
     layout: &Layout<I>,
     tiler: &Tiler<I>,
 ) -> Result<(Layout<I>, Layout<I>), LayoutError> {
     match tiler {
-        Tiler::Keep => Ok((Layout::unit(), layout.clone())),
-        Tiler::Layout(_) | Tiler::Extent(_) => match layout.modes().as_slice() {
+        Tiler::Layout(_) | Tiler::Extent(_) | Tiler::Keep => match layout.modes().as_slice() {
             [tile, rest] => Ok((tile.clone(), rest.clone())),
+            _ if matches!(tiler, Tiler::Keep) => Err(LayoutError::Unsupported {
+                operation: name,
+                reason: format!(
+                    "a `_` in the tiler leaves its mode as it is, which must then be a rank-2 \
+                     (tile, rest) pair as in C++ CuTe; {layout} has rank {}",
+                    layout.rank()
+                ),
+            }),
             _ => Err(LayoutError::Unsupported {
                 operation: name,
                 reason: format!("expected a rank-2 (tile, rest) layout, found {layout}"),
@@ -93,10 +103,7 @@ pub fn zipped_divide<I: Int>(
     layout: &Layout<I>,
     tiler: &impl AsTiler<I>,
 ) -> Result<Layout<I>, LayoutError> {
-    let tiler = tiler.as_tiler();
-    let divided = logical_divide(layout, tiler.as_ref())?;
-    let (tiles, rests) = unzip_by_tiler("zipped_divide", &divided, tiler.as_ref())?;
-    Layout::from_modes(vec![tiles, rests])
+    zipped("zipped_divide", layout, &tiler.as_tiler())
 }
 
 /// `((tile modes...), rest mode 0, rest mode 1, ...)`.
@@ -104,7 +111,7 @@ pub fn tiled_divide<I: Int>(
     layout: &Layout<I>,
     tiler: &impl AsTiler<I>,
 ) -> Result<Layout<I>, LayoutError> {
-    unpack(&zipped_divide(layout, tiler)?, false)
+    unpack(&zipped("tiled_divide", layout, &tiler.as_tiler())?, false)
 }
 
 /// `(tile mode 0, tile mode 1, ..., rest mode 0, rest mode 1, ...)`.
@@ -112,7 +119,17 @@ pub fn flat_divide<I: Int>(
     layout: &Layout<I>,
     tiler: &impl AsTiler<I>,
 ) -> Result<Layout<I>, LayoutError> {
-    unpack(&zipped_divide(layout, tiler)?, true)
+    unpack(&zipped("flat_divide", layout, &tiler.as_tiler())?, true)
+}
+
+/// The zipped divide, its errors naming the operation `name` the caller asked for.
+fn zipped<I: Int>(
+    name: &'static str,
+    layout: &Layout<I>,
+    tiler: &Tiler<I>,
+) -> Result<Layout<I>, LayoutError> {
+    let (tiles, rests) = unzip_by_tiler(name, &logical_divide(layout, tiler)?, tiler)?;
+    Layout::from_modes(vec![tiles, rests])
 }
 
 /// Unpacks the second mode (and the first, if `unpack_first`) of a rank-2 layout one

@@ -32,10 +32,7 @@ pub fn zipped_product<I: Int>(
     block: &Layout<I>,
     tiler: &impl AsTiler<I>,
 ) -> Result<Layout<I>, LayoutError> {
-    let tiler = tiler.as_tiler();
-    let product = logical_product(block, tiler.as_ref())?;
-    let (blocks, repeats) = unzip_by_tiler("zipped_product", &product, tiler.as_ref())?;
-    Layout::from_modes(vec![blocks, repeats])
+    zipped("zipped_product", block, &tiler.as_tiler())
 }
 
 /// `((block modes...), repeat mode 0, repeat mode 1, ...)`.
@@ -43,7 +40,7 @@ pub fn tiled_product<I: Int>(
     block: &Layout<I>,
     tiler: &impl AsTiler<I>,
 ) -> Result<Layout<I>, LayoutError> {
-    unpack(&zipped_product(block, tiler)?, false)
+    unpack(&zipped("tiled_product", block, &tiler.as_tiler())?, false)
 }
 
 /// `(block mode 0, ..., repeat mode 0, ...)`.
@@ -51,7 +48,17 @@ pub fn flat_product<I: Int>(
     block: &Layout<I>,
     tiler: &impl AsTiler<I>,
 ) -> Result<Layout<I>, LayoutError> {
-    unpack(&zipped_product(block, tiler)?, true)
+    unpack(&zipped("flat_product", block, &tiler.as_tiler())?, true)
+}
+
+/// The zipped product, its errors naming the operation `name` the caller asked for.
+fn zipped<I: Int>(
+    name: &'static str,
+    block: &Layout<I>,
+    tiler: &Tiler<I>,
+) -> Result<Layout<I>, LayoutError> {
+    let (blocks, repeats) = unzip_by_tiler(name, &logical_product(block, tiler)?, tiler)?;
+    Layout::from_modes(vec![blocks, repeats])
 }
 
 /// CuTe's `zip` of two layouts: when the first is a tuple, mode `i` pairs mode `i` of

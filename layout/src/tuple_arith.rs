@@ -273,15 +273,30 @@ fn int_crd2idx<I: Int>(
 }
 
 /// The natural (colexicographic) coordinate of `index` in `shape` (CuTe's
-/// `idx2crd(idx, shape)`): congruent with `shape`; an integer shape returns `index`.
+/// `idx2crd(idx, shape)`): congruent with `shape`; an integer shape returns `index`. An
+/// integer index at or past the end of a tuple shape is not wrapped: the last mode
+/// absorbs the overflow, as `crd2idx` extends it (`idx2crd(40, (4,8))` is `(0,10)`). For
+/// the wrapping `(idx / stride) % shape` of every leaf, use [`idx2crd_strided`].
 pub fn idx2crd<I: Int>(
     index: &IntTuple<I>,
     shape: &IntTuple<I>,
 ) -> Result<IntTuple<I>, LayoutError> {
     match (index, shape) {
         (IntTuple::Int(_), IntTuple::Int(_)) => Ok(index.clone()),
-        (IntTuple::Int(_), IntTuple::Tuple(_)) => {
-            idx2crd_strided(index, shape, &compact_left(shape, &I::from_static(1))?)
+        (IntTuple::Int(index), IntTuple::Tuple(modes)) if !modes.is_empty() => {
+            let mut rest = index.clone();
+            let mut coordinate = Vec::with_capacity(modes.len());
+            let last = modes.len() - 1;
+            for (position, mode) in modes.iter().enumerate() {
+                if position == last {
+                    coordinate.push(idx2crd(&IntTuple::Int(rest.clone()), mode)?);
+                } else {
+                    let extent = mode.product()?;
+                    coordinate.push(idx2crd(&IntTuple::Int(rest.rem(&extent)?), mode)?);
+                    rest = rest.div(&extent)?;
+                }
+            }
+            Ok(IntTuple::Tuple(coordinate))
         }
         (IntTuple::Tuple(is), IntTuple::Tuple(ss)) if is.len() == ss.len() => {
             let result = is.iter().zip(ss).map(|(i, s)| idx2crd(i, s));

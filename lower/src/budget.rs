@@ -7,8 +7,8 @@
 //! Before expanding anything, lowering adds up what each effect would expand to and
 //! stops at the first that passes [`MAX_EXPANDED_VALUES`], with `E0222` at its line.
 
+use cute::Tensor;
 use lang::Diagnostic;
-use typecheck::Tensor;
 use typecheck::trace::{Effect, KernelTrace, effect_span};
 
 /// Most values (elements copied or stored, one per barrier or other effect) one

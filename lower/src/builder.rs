@@ -4,11 +4,12 @@
 
 use std::collections::HashMap;
 
+use cute::Base;
+use cute::{Codomain, Dtype, Tensor};
 use kir::{Alignment, Assumption, BinOp, Kernel, Op, Signature, Space, Special, Ty, ValueId};
 use lang::{Diagnostic, Span};
 use layout::{SymFactor, SymInt};
-use typecheck::trace::{Base, Effect, KernelTrace, TraceParamKind};
-use typecheck::{Codomain, Dtype, Tensor};
+use typecheck::trace::{Effect, KernelTrace, TraceParamKind};
 
 use crate::signature::shared_layout;
 

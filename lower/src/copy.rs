@@ -7,10 +7,9 @@
 //! with the two addresses; no atom moves element by element. A predicate tensor's
 //! value at an application's first element guards the whole application.
 
+use cute::{Atom, Base, Tensor};
 use kir::{Op, Ty, ValueId};
 use layout::SymInt;
-use typecheck::trace::Base;
-use typecheck::{Atom, Tensor};
 
 use crate::builder::{Builder, Place};
 

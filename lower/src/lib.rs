@@ -26,9 +26,9 @@ mod copy;
 mod signature;
 mod terms;
 
+use cute::Target;
 use lang::ast::Module;
 use lang::{Diagnostic, Severity};
-use typecheck::Target;
 use typecheck::trace::{Effect, KernelTrace};
 
 pub use budget::MAX_EXPANDED_VALUES;

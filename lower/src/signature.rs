@@ -1,9 +1,9 @@
 //! The kernel's signature for the host: parameters in order, the launch clause as
 //! expressions over the integer parameters, and the shared-memory layout's size.
 
+use cute::Dtype;
 use kir::{Element, HostExpr, IntParam, Launch, Param, ParamKind, Signature};
 use layout::{SymFactor, SymInt};
-use typecheck::Dtype;
 use typecheck::trace::{KernelTrace, TraceParamKind};
 
 /// Shared buffers start at multiples of this many bytes.

@@ -83,7 +83,7 @@ impl Builder<'_> {
         }
     }
 
-    fn scalar_ty(&mut self, dtype: typecheck::Dtype) -> Option<Ty> {
+    fn scalar_ty(&mut self, dtype: cute::Dtype) -> Option<Ty> {
         let ty = dtype_ty(dtype);
         if ty.is_none() {
             self.unsupported(format!("{dtype} arithmetic"));

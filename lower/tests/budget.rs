@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use typecheck::Target;
+use cute::Target;
 
 /// Lowers `text`, returning its diagnostics as `(code, line)` and how long it took.
 fn lower_source(text: &str) -> (Vec<(&'static str, usize)>, usize, Duration) {

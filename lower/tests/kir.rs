@@ -2,7 +2,7 @@
 //! index arithmetic beyond the thread's base address), every kernel verifies, and
 //! the run-time checks the host must make are recorded.
 
-use typecheck::Target;
+use cute::Target;
 
 fn lower(file: &str) -> (String, lower::Lowered) {
     let path = format!("{}/../cuk-examples/{file}", env!("CARGO_MANIFEST_DIR"));

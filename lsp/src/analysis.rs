@@ -37,7 +37,7 @@ pub struct FileAnalysis {
 
 impl FileAnalysis {
     /// Analyses `text` for `target`.
-    pub fn new(text: String, target: typecheck::Target) -> FileAnalysis {
+    pub fn new(text: String, target: cute::Target) -> FileAnalysis {
         FileAnalysis::build(text, Some(target))
     }
 
@@ -47,7 +47,7 @@ impl FileAnalysis {
         FileAnalysis::build(text, None)
     }
 
-    fn build(text: String, target: Option<typecheck::Target>) -> FileAnalysis {
+    fn build(text: String, target: Option<cute::Target>) -> FileAnalysis {
         let loaded = source::load("", text.into_bytes());
         let text = loaded.file.text().to_owned();
         let lines = LineMap::new(&text);
@@ -114,12 +114,12 @@ mod tests {
 
     #[test]
     fn typechecker_diagnostics_wait_for_a_clean_parse() {
-        let clean = FileAnalysis::new("const A: int = B;\n".to_owned(), typecheck::Target::Sm90a);
+        let clean = FileAnalysis::new("const A: int = B;\n".to_owned(), cute::Target::Sm90a);
         let codes: Vec<&str> = clean.diagnostics.iter().map(|d| d.code).collect();
         assert_eq!(codes, ["E0201"]);
         let broken = FileAnalysis::new(
             "const A: int = B;\nconst C = (;\n".to_owned(),
-            typecheck::Target::Sm90a,
+            cute::Target::Sm90a,
         );
         assert!(broken.diagnostics.iter().all(|d| d.code.starts_with("E01")));
         assert!(!broken.diagnostics.is_empty());
@@ -127,7 +127,7 @@ mod tests {
 
     #[test]
     fn binary_text_is_rejected_without_parsing() {
-        let analysis = FileAnalysis::new("a\0b".to_owned(), typecheck::Target::Sm90a);
+        let analysis = FileAnalysis::new("a\0b".to_owned(), cute::Target::Sm90a);
         assert_eq!(analysis.diagnostics[0].code, "E0003");
         assert!(analysis.module.items.is_empty());
     }

@@ -7,8 +7,9 @@
 
 use std::collections::HashSet;
 
+use cute::Dtype;
 use lsp_types::{CompletionItem, CompletionItemKind, Documentation, MarkupContent, MarkupKind};
-use typecheck::{Dtype, stdlib};
+use typecheck::stdlib;
 
 use crate::analysis::FileAnalysis;
 use crate::resolve::{BUILTIN_INDICES, DefinitionKind, Target, item_name, stdlib_module};
@@ -106,8 +107,16 @@ fn names_in_scope(analysis: &FileAnalysis, offset: u32) -> Vec<CompletionItem> {
             ..CompletionItem::default()
         });
     }
-    let builtins = typecheck::expr_types::builtin_functions();
-    for name in builtins.iter().chain(BUILTIN_INDICES) {
+    for builtin in typecheck::BUILTINS {
+        push(CompletionItem {
+            label: builtin.name.to_owned(),
+            kind: Some(CompletionItemKind::FUNCTION),
+            detail: Some(builtin.signature()),
+            documentation: documentation(builtin.doc.to_owned()),
+            ..CompletionItem::default()
+        });
+    }
+    for name in BUILTIN_INDICES {
         push(CompletionItem {
             label: (*name).to_owned(),
             kind: Some(CompletionItemKind::FUNCTION),
@@ -139,7 +148,7 @@ mod tests {
     use crate::analysis::FileAnalysis;
 
     fn labels(source: &str, cursor: &str) -> Vec<String> {
-        let analysis = FileAnalysis::new(source.to_owned(), typecheck::Target::Sm90a);
+        let analysis = FileAnalysis::new(source.to_owned(), cute::Target::Sm90a);
         let offset = source
             .find(cursor)
             .map_or(0, |offset| offset + cursor.len()) as u32;

@@ -3,17 +3,19 @@
 //! The headline becomes the message (with the help line after it, as the terminal
 //! renderers print it); the primary label, the secondary labels and the notes
 //! become `relatedInformation`, each at its span (a note, which has none, at the
-//! primary span). Spans are clamped into the text before they are converted.
+//! primary span). Spans are clamped into the text before they are converted. At
+//! most [`lang::render::MAX_DIAGNOSTICS`] are published, then a note of how many
+//! more there are.
 
 use lang::{Severity, Span};
 use lsp_types::{DiagnosticRelatedInformation, DiagnosticSeverity, Location, NumberOrString, Uri};
 
 use crate::analysis::FileAnalysis;
 
-/// The diagnostics of `analysis`, for the document `uri`.
+/// The diagnostics of `analysis`, for the document `uri`: as many as the terminal
+/// shows ([`lang::render::capped`]), with the same `N0001` note after them.
 pub fn to_lsp(analysis: &FileAnalysis, uri: &Uri) -> Vec<lsp_types::Diagnostic> {
-    analysis
-        .diagnostics
+    lang::render::capped(&analysis.diagnostics)
         .iter()
         .map(|diagnostic| convert(analysis, uri, diagnostic))
         .collect()
@@ -77,7 +79,7 @@ mod tests {
     #[test]
     fn an_unknown_name_becomes_an_error_at_its_line_with_related_labels() {
         let text = "const A: int = 1;\n// é\nconst B: int = missing;\n";
-        let analysis = FileAnalysis::new(text.to_owned(), typecheck::Target::Sm90a);
+        let analysis = FileAnalysis::new(text.to_owned(), cute::Target::Sm90a);
         let uri = "file:///tmp/x.cuk".parse().expect("a valid URI");
         let diagnostics = to_lsp(&analysis, &uri);
         assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
@@ -97,5 +99,29 @@ mod tests {
         );
         let related = diagnostic.related_information.clone().unwrap_or_default();
         assert!(related.iter().any(|info| info.message == "not found"));
+    }
+
+    #[test]
+    fn a_line_of_a_hundred_thousand_errors_publishes_two_hundred_and_a_count() {
+        let text = "$ ".repeat(100_000);
+        let analysis = FileAnalysis::new(text, cute::Target::Sm90a);
+        let uri = "file:///tmp/x.cuk".parse().expect("a valid URI");
+        let diagnostics = to_lsp(&analysis, &uri);
+        assert_eq!(diagnostics.len(), lang::render::MAX_DIAGNOSTICS + 1);
+        let last = diagnostics
+            .last()
+            .map(|d| (d.code.clone(), d.range.start, d.message.clone()));
+        let left_out = analysis.diagnostics.len() - lang::render::MAX_DIAGNOSTICS;
+        assert_eq!(
+            last,
+            Some((
+                Some(NumberOrString::String("N0001".to_owned())),
+                Position {
+                    line: 0,
+                    character: 400
+                },
+                format!("and {left_out} more diagnostics, not shown (at most 200 are)")
+            ))
+        );
     }
 }

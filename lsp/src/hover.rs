@@ -69,7 +69,14 @@ fn describe_target(analysis: &FileAnalysis, span: Span, target: Target) -> Optio
             Some(markdown)
         }
         Target::Builtin(name) => {
-            let mut markdown = code(&format!("built-in {name}"));
+            let function = typecheck::BUILTINS
+                .iter()
+                .find(|builtin| builtin.name == name);
+            let signature = function.map_or_else(|| name.to_owned(), |builtin| builtin.signature());
+            let mut markdown = code(&format!("built-in {signature}"));
+            if let Some(builtin) = function {
+                push_paragraph(&mut markdown, builtin.doc);
+            }
             if let Some(call) = instantiation(analysis, span) {
                 push_paragraph(
                     &mut markdown,
@@ -174,7 +181,7 @@ mod tests {
     use lsp_types::HoverContents;
 
     fn hover_text(source: &str, needle: &str) -> String {
-        let analysis = FileAnalysis::new(source.to_owned(), typecheck::Target::Sm90a);
+        let analysis = FileAnalysis::new(source.to_owned(), cute::Target::Sm90a);
         let offset = source.find(needle).map_or(u32::MAX, |offset| offset as u32);
         match hover(&analysis, offset).map(|hover| hover.contents) {
             Some(HoverContents::Markup(markup)) => markup.value,
@@ -210,5 +217,19 @@ mod tests {
             text.contains("Here:\n```cuk\ncopy atom = universal::copy(T = bf16, BITS = 128)"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn built_ins_show_their_signature_and_meaning_from_the_table() {
+        let source = "const L = make_layout((4, 8));
+const S = size(L);
+";
+        let text = hover_text(source, "make_layout");
+        assert!(
+            text.contains("built-in make_layout(shape, stride?)"),
+            "{text}"
+        );
+        assert!(text.contains("column-major (`LayoutLeft`)"), "{text}");
+        assert!(hover_text(source, "size").contains("built-in size(x)"));
     }
 }

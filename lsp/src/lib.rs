@@ -1,8 +1,8 @@
 //! The CuK language server, `cukc lsp`: live diagnostics, hovers that show
 //! evaluated layouts, go to definition, document symbols and completion.
 //!
-//! It speaks LSP over standard input and output through rust-analyzer's
-//! `lsp-server` scaffold and `lsp-types`. Every document is analysed by the same
+//! It speaks LSP over standard input and output, through rust-analyzer's
+//! `lsp-server` message types (framed by our own [`transport`]) and `lsp-types`. Every document is analysed by the same
 //! crates as `cukc check` ([`grammar`], [`typecheck`]), in [`analysis`]; the other
 //! modules answer requests from that analysis:
 //!
@@ -14,7 +14,9 @@
 //! - [`hover`], [`navigation`] (definitions, symbols), [`completion`];
 //! - [`source_text`]: declarations and doc comments, and the stdlib's files;
 //! - [`server`]: the loop, debouncing, and the guard that turns panics into
-//!   error responses.
+//!   error responses;
+//! - [`transport`] and [`framing`]: the stdio streams, read so that no input ends
+//!   the session, with messages capped at [`transport::MAX_MESSAGE_BYTES`].
 //!
 //! The client may pass `{"target": "sm_80" | "sm_90a" | "sm_100a"}` as
 //! `initializationOptions`; files are checked for `sm_90a` otherwise.
@@ -22,14 +24,16 @@
 pub mod analysis;
 pub mod completion;
 pub mod diagnostics;
+pub mod framing;
 pub mod hover;
 pub mod navigation;
 pub mod position;
 pub mod resolve;
 pub mod server;
 pub mod source_text;
+pub mod transport;
 
-use lsp_server::Connection;
+use lsp_server::{Connection, ErrorCode, Message, Response};
 use lsp_types::{
     CompletionOptions, HoverProviderCapability, InitializeParams, OneOf, ServerCapabilities,
     TextDocumentSyncCapability, TextDocumentSyncKind, TextDocumentSyncOptions,
@@ -60,33 +64,60 @@ pub fn capabilities() -> ServerCapabilities {
     }
 }
 
-/// Runs the initialisation handshake on `connection`, then serves until `exit`.
+/// Waits for `initialize`, answers it, then serves until `exit`.
+///
+/// Before `initialize`, requests are answered with `ServerNotInitialized`, and
+/// notifications and responses are dropped (`exit` ends the session, as
+/// unsuccessful). Nothing waits for `initialized`: requests that come before it are
+/// served, as they would be after.
 pub fn serve(connection: &Connection) -> Result<(), String> {
-    let (id, params) = connection
-        .initialize_start()
-        .map_err(|error| error.to_string())?;
+    let (id, params) = loop {
+        let Ok(message) = connection.receiver.recv() else {
+            return Ok(());
+        };
+        match message {
+            Message::Request(request) if request.method == "initialize" => {
+                break (request.id, request.params);
+            }
+            Message::Request(request) => {
+                let message = format!("`{}` before `initialize`", request.method);
+                let response =
+                    Response::new_err(request.id, ErrorCode::ServerNotInitialized as i32, message);
+                let _ = connection.sender.send(response.into());
+            }
+            Message::Notification(notification) if notification.method == "exit" => {
+                return Err("`exit` before `initialize`".to_owned());
+            }
+            Message::Notification(_) => {}
+            Message::Response(response) => {
+                eprintln!(
+                    "cukc lsp: a response to no request (id {}) is ignored",
+                    response.id
+                );
+            }
+        }
+    };
     let params: Option<InitializeParams> = serde_json::from_value(params).ok();
     let options = Options {
         target: params
             .and_then(|params| params.initialization_options)
             .and_then(|options| options.get("target")?.as_str()?.parse().ok())
-            .unwrap_or(typecheck::Target::Sm90a),
+            .unwrap_or(cute::Target::Sm90a),
     };
     let result = serde_json::json!({
         "capabilities": capabilities(),
         "serverInfo": { "name": "cukc lsp", "version": env!("CARGO_PKG_VERSION") },
     });
-    connection
-        .initialize_finish(id, result)
-        .map_err(|error| error.to_string())?;
+    let _ = connection.sender.send(Response::new_ok(id, result).into());
     Server::new(connection, options).run()
 }
 
 /// Serves over standard input and output: what `cukc lsp` runs.
 pub fn run_stdio() -> Result<(), String> {
-    let (connection, io_threads) = Connection::stdio();
+    let (connection, io_threads) = transport::stdio();
     let served = serve(&connection);
+    source_text::remove_stdlib_copies();
     drop(connection);
-    let joined = io_threads.join().map_err(|error| error.to_string());
+    let joined = io_threads.join();
     served.and(joined)
 }

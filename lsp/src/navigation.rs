@@ -127,7 +127,7 @@ mod tests {
 
     #[test]
     fn definitions_of_items_parameters_and_stdlib_names() {
-        let analysis = FileAnalysis::new(SOURCE.to_owned(), typecheck::Target::Sm90a);
+        let analysis = FileAnalysis::new(SOURCE.to_owned(), cute::Target::Sm90a);
         let uri: lsp_types::Uri = "file:///tmp/a.cuk".parse().expect("a valid URI");
         let at = |needle: &str| SOURCE.find(needle).unwrap_or(0) as u32;
         let twice = definition(&analysis, &uri, at("twice(N)")).map(|l| l.range.start);
@@ -148,7 +148,7 @@ mod tests {
         );
         assert!(definition(&analysis, &uri, at("grid")).is_none());
         let std_source = "const A = sm80::cp_async(T = bf16);\n";
-        let std_analysis = FileAnalysis::new(std_source.to_owned(), typecheck::Target::Sm90a);
+        let std_analysis = FileAnalysis::new(std_source.to_owned(), cute::Target::Sm90a);
         let offset = std_source.find("cp_async").unwrap_or(0) as u32;
         let location = definition(&std_analysis, &uri, offset);
         assert!(location.is_some_and(|l| l.uri.as_str().ends_with("sm80.cuk")));
@@ -156,7 +156,7 @@ mod tests {
 
     #[test]
     fn symbols_list_items_with_their_locals() {
-        let analysis = FileAnalysis::new(SOURCE.to_owned(), typecheck::Target::Sm90a);
+        let analysis = FileAnalysis::new(SOURCE.to_owned(), cute::Target::Sm90a);
         let symbols = document_symbols(&analysis);
         let names: Vec<(&str, SymbolKind)> =
             symbols.iter().map(|s| (s.name.as_str(), s.kind)).collect();

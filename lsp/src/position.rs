@@ -2,47 +2,50 @@
 //!
 //! Everything in the compiler locates text by byte offsets ([`lang::Span`]); the
 //! protocol counts lines from 0 and columns in UTF-16 code units. [`LineMap`]
-//! converts at this edge only. Offsets inside a character snap to its start, and
-//! positions past the end of a line or of the text clamp to that end, so no input
-//! from a client can make a conversion fail.
+//! converts at this edge only, on [`lang::LineIndex`], which already ends lines
+//! where the protocol does (`\n`, `\r\n`, a lone `\r`) and counts characters; a
+//! character outside the Basic Multilingual Plane is two UTF-16 units, so the map
+//! adds one unit for each such character before a position. Both directions are
+//! binary searches, never a walk along the line. Offsets inside a character snap
+//! to its start, and positions past the end of a line or of the text clamp to that
+//! end, so no input from a client can make a conversion fail.
 
-use lang::Span;
+use lang::{LineColumn, LineIndex, Span};
 use lsp_types::{Position, Range};
 
-/// The start offset of every line of one text, for conversions.
+/// The lines of one text and where its two-unit characters are, for conversions.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LineMap {
-    /// Byte offset of the first byte of each line; the first entry is 0.
-    line_starts: Vec<u32>,
+    lines: LineIndex,
+    /// Byte offset of every character that is two UTF-16 units, in order.
+    astral: Vec<u32>,
 }
 
 impl LineMap {
-    /// Indexes `text`; lines end at `\n` (a `\r` before it belongs to the line).
+    /// Indexes `text`.
     pub fn new(text: &str) -> Self {
-        let mut line_starts = vec![0];
-        line_starts.extend(
-            text.bytes()
-                .enumerate()
-                .filter(|&(_, byte)| byte == b'\n')
-                .map(|(offset, _)| u32::try_from(offset + 1).unwrap_or(u32::MAX)),
-        );
-        LineMap { line_starts }
+        let astral = text
+            .char_indices()
+            .filter(|(_, character)| character.len_utf16() == 2)
+            .map(|(offset, _)| u32::try_from(offset).unwrap_or(u32::MAX))
+            .collect();
+        LineMap {
+            lines: LineIndex::new(text),
+            astral,
+        }
     }
 
     /// The position of byte `offset` in `text`, the text this map was built from.
     pub fn position(&self, text: &str, offset: u32) -> Position {
         let offset = text.floor_char_boundary(offset as usize);
-        let line = self
-            .line_starts
-            .partition_point(|&start| start as usize <= offset)
-            .saturating_sub(1);
-        let line_start = self.line_start(line);
-        let character: usize = text
-            .get(line_start..offset)
-            .map_or(0, |prefix| prefix.chars().map(char::len_utf16).sum());
+        let LineColumn { line, column } = self.lines.line_column(text, offset as u32);
+        let line = line.saturating_sub(1);
+        let start = self.lines.line_start(line as usize).unwrap_or(0);
+        let astral =
+            self.astral_before(offset as u32) - self.astral_before(start.min(offset as u32));
         Position {
-            line: u32::try_from(line).unwrap_or(u32::MAX),
-            character: u32::try_from(character).unwrap_or(u32::MAX),
+            line,
+            character: (column - 1).saturating_add(u32::try_from(astral).unwrap_or(u32::MAX)),
         }
     }
 
@@ -51,27 +54,35 @@ impl LineMap {
     /// inside a surrogate pair to the start of that character.
     pub fn offset(&self, text: &str, position: Position) -> u32 {
         let line = position.line as usize;
-        if line >= self.line_starts.len() {
+        let (Some(start), next) = (self.lines.line_start(line), self.lines.line_start(line + 1))
+        else {
             return u32::try_from(text.len()).unwrap_or(u32::MAX);
-        }
-        let line_start = self.line_start(line);
-        let line_end = self
-            .line_starts
-            .get(line + 1)
-            .map_or(text.len(), |&next| (next as usize).saturating_sub(1));
-        let line_text = text.get(line_start..line_end).unwrap_or("");
-        let line_text = line_text.strip_suffix('\r').unwrap_or(line_text);
-        let mut units = 0;
-        let mut offset = line_start + line_text.len();
-        for (index, character) in line_text.char_indices() {
-            let next_units = units + character.len_utf16();
-            if next_units > position.character as usize {
-                offset = line_start + index;
-                break;
+        };
+        let units = position.character as usize;
+        let first = self.astral_before(start);
+        let last = next.map_or(self.astral.len(), |next| self.astral_before(next));
+        // The UTF-16 column where the line's `j`-th two-unit character starts.
+        let unit_column = |j: usize| {
+            let LineColumn { column, .. } = self.lines.line_column(text, self.astral[first + j]);
+            column as usize - 1 + j
+        };
+        // How many of them end at or before `units`: a binary search.
+        let (mut whole_before, mut high) = (0, last - first);
+        while whole_before < high {
+            let middle = whole_before + (high - whole_before) / 2;
+            if unit_column(middle) + 2 <= units {
+                whole_before = middle + 1;
+            } else {
+                high = middle;
             }
-            units = next_units;
         }
-        u32::try_from(offset).unwrap_or(u32::MAX)
+        let column = if whole_before < last - first && unit_column(whole_before) < units {
+            // Between the two units of a character: its start.
+            unit_column(whole_before) - whole_before
+        } else {
+            units - whole_before
+        };
+        self.lines.offset(text, line, column)
     }
 
     /// The range of `span` in `text`.
@@ -82,10 +93,9 @@ impl LineMap {
         }
     }
 
-    fn line_start(&self, line: usize) -> usize {
-        self.line_starts
-            .get(line)
-            .map_or(0, |&start| start as usize)
+    /// How many two-unit characters start before byte `offset`.
+    fn astral_before(&self, offset: u32) -> usize {
+        self.astral.partition_point(|&at| at < offset)
     }
 }
 
@@ -113,6 +123,30 @@ mod tests {
         );
         assert_eq!(map.offset(text, position(1, 7)), second_equals);
         assert_eq!(map.offset(text, position(0, 6)), equals);
+    }
+
+    #[test]
+    fn a_lone_carriage_return_ends_a_line_as_the_protocol_says() {
+        let text = "a\rb𝔸c\r\nd";
+        let map = LineMap::new(text);
+        assert_eq!(map.position(text, 2), position(1, 0));
+        assert_eq!(map.position(text, 7), position(1, 3));
+        assert_eq!(map.offset(text, position(1, 3)), 7);
+        assert_eq!(map.offset(text, position(1, 99)), 8);
+        assert_eq!(map.position(text, 10), position(2, 0));
+    }
+
+    #[test]
+    fn conversions_on_a_long_line_are_searches_not_walks() {
+        // 20,000 round trips on a 700,000-byte line of two-unit characters: a walk
+        // along the line per conversion would be 10^10 steps.
+        let text = "𝔸 é ".repeat(100_000);
+        let map = LineMap::new(&text);
+        for (offset, _) in text.char_indices().step_by(20).take(20_000) {
+            let offset = offset as u32;
+            assert_eq!(map.offset(&text, map.position(&text, offset)), offset);
+        }
+        assert_eq!(map.position(&text, text.len() as u32), position(0, 500_000));
     }
 
     #[test]

@@ -480,11 +480,12 @@ impl Walker {
         if let Some(&(_, target)) = self.names.imports.iter().find(|(name, _)| name == text) {
             return Some(target);
         }
-        typecheck::expr_types::builtin_functions()
+        typecheck::BUILTINS
             .iter()
-            .chain(BUILTIN_INDICES)
-            .find(|builtin| **builtin == text)
-            .map(|builtin| Target::Builtin(builtin))
+            .map(|builtin| builtin.name)
+            .chain(BUILTIN_INDICES.iter().copied())
+            .find(|builtin| *builtin == text)
+            .map(Target::Builtin)
     }
 }
 

@@ -6,8 +6,9 @@
 //! checked once. Opening and saving publish at once. A request on a stale document
 //! analyses it first, so answers always match the text the client has.
 //!
-//! Nothing a client sends stops the server before `shutdown`/`exit`: unknown
-//! requests get `MethodNotFound`, bad parameters `InvalidParams`, and a panic while
+//! Nothing a client sends stops the server before `exit`: unknown requests get
+//! `MethodNotFound`, bad parameters `InvalidParams`, a second `initialize` and any
+//! request after `shutdown` `InvalidRequest`, and a panic while
 //! analysing or answering is caught, reported on standard error and answered with
 //! `InternalError`. Only the latest analysis of each open document is kept, and a
 //! closed document is forgotten, so memory stays flat however long the session.
@@ -24,7 +25,8 @@ use lsp_types::notification::{
     Notification as _, PublishDiagnostics,
 };
 use lsp_types::request::{
-    Completion, DocumentSymbolRequest, GotoDefinition, HoverRequest, Request as _,
+    Completion, DocumentSymbolRequest, GotoDefinition, HoverRequest, Initialize, Request as _,
+    Shutdown,
 };
 use lsp_types::{
     CompletionResponse, DidChangeTextDocumentParams, DidCloseTextDocumentParams,
@@ -43,7 +45,7 @@ pub const DEBOUNCE: Duration = Duration::from_millis(10);
 #[derive(Clone, Copy, Debug)]
 pub struct Options {
     /// The architecture files are checked for.
-    pub target: typecheck::Target,
+    pub target: cute::Target,
 }
 
 /// One open document.
@@ -61,6 +63,8 @@ pub struct Server<'c> {
     connection: &'c Connection,
     options: Options,
     documents: HashMap<Uri, Document>,
+    /// Whether `shutdown` was answered: only `exit` is served after it.
+    shut_down: bool,
 }
 
 /// Why a request failed.
@@ -73,10 +77,12 @@ impl<'c> Server<'c> {
             connection,
             options,
             documents: HashMap::new(),
+            shut_down: false,
         }
     }
 
-    /// Serves until `exit`, or until the client goes away.
+    /// Serves until `exit` (an error unless `shutdown` came first, as the protocol
+    /// asks), or until the client goes away.
     pub fn run(mut self) -> Result<(), String> {
         loop {
             let due = self.documents.values().filter_map(|d| d.publish_at).min();
@@ -97,21 +103,19 @@ impl<'c> Server<'c> {
                 Err(RecvTimeoutError::Disconnected) => return Ok(()),
             };
             match message {
-                Message::Request(request) => {
-                    let is_shutdown = self
-                        .connection
-                        .handle_shutdown(&request)
-                        .map_err(|error| error.to_string())?;
-                    if is_shutdown {
-                        return Ok(());
-                    }
-                    self.request(request);
-                }
+                Message::Request(request) => self.request(request),
                 Message::Notification(notification) if notification.method == "exit" => {
-                    return Ok(());
+                    return if self.shut_down {
+                        Ok(())
+                    } else {
+                        Err("`exit` before `shutdown`".to_owned())
+                    };
                 }
                 Message::Notification(notification) => self.notification(notification),
-                Message::Response(_) => {}
+                Message::Response(response) => log(&format!(
+                    "a response to no request (id {}) is ignored",
+                    response.id
+                )),
             }
         }
     }
@@ -119,7 +123,21 @@ impl<'c> Server<'c> {
     fn request(&mut self, request: Request) {
         let id = request.id.clone();
         let method = request.method.clone();
-        let answer = catch_unwind(AssertUnwindSafe(|| self.answer(request)));
+        let answer = match method.as_str() {
+            _ if self.shut_down => Ok(Err((
+                ErrorCode::InvalidRequest,
+                format!("`{method}` after `shutdown`"),
+            ))),
+            Shutdown::METHOD => {
+                self.shut_down = true;
+                Ok(Ok(Value::Null))
+            }
+            Initialize::METHOD => Ok(Err((
+                ErrorCode::InvalidRequest,
+                "`initialize` was already answered".to_owned(),
+            ))),
+            _ => catch_unwind(AssertUnwindSafe(|| self.answer(request))),
+        };
         let response = match answer {
             Ok(Ok(result)) => Response::new_ok(id, result),
             Ok(Err((code, message))) => Response::new_err(id, code as i32, message),
@@ -299,7 +317,7 @@ impl<'c> Server<'c> {
 }
 
 /// Analyses `text`; a panic in the typechecker leaves the parse's diagnostics.
-fn analyse(text: &str, target: typecheck::Target) -> FileAnalysis {
+fn analyse(text: &str, target: cute::Target) -> FileAnalysis {
     match catch_unwind(|| FileAnalysis::new(text.to_owned(), target)) {
         Ok(analysis) => analysis,
         Err(panic) => {

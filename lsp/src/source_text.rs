@@ -5,14 +5,18 @@
 //! A doc comment is the run of `//` lines directly above an item (the stdlib
 //! documents every atom so). The stdlib is embedded in `cukc`; definitions point at
 //! the repository's `stdlib/` when its files are the ones embedded, else at copies
-//! written once into a directory under the system's temporary directory.
+//! written once per server into a fresh private directory (see [`stdlib_files`]),
+//! removed when the server ends.
 
-use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::sync::{Mutex, OnceLock};
 
 use lang::Span;
 use lang::ast::{Item, ItemKind};
 use lsp_types::Uri;
+use tempfile::TempDir;
 use typecheck::stdlib;
 
 use crate::position::LineMap;
@@ -75,52 +79,71 @@ pub fn stdlib_files() -> &'static [StdlibFile] {
     static FILES: OnceLock<Vec<StdlibFile>> = OnceLock::new();
     FILES.get_or_init(|| {
         let repository = Path::new(env!("CARGO_MANIFEST_DIR")).join("../stdlib");
-        let copies = std::env::temp_dir().join(format!(
-            "cukc-{}-stdlib-{}",
-            env!("CARGO_PKG_VERSION"),
-            content_hash()
-        ));
-        stdlib::modules()
-            .iter()
-            .map(|module| {
-                let file_name = format!("{}.cuk", module.name);
-                let in_repository = repository.join(&file_name);
-                let path = if std::fs::read_to_string(&in_repository)
-                    .is_ok_and(|text| text == module.source)
-                {
-                    Some(in_repository)
-                } else {
-                    write_copy(&copies, &file_name, module.source)
-                };
-                StdlibFile {
-                    uri: path.and_then(|path| file_uri(&path)),
-                    lines: LineMap::new(module.source),
-                }
-            })
-            .collect()
+        let (files, copies) = locate_stdlib(&repository);
+        if let Ok(mut kept) = COPIES.lock() {
+            *kept = copies;
+        }
+        files
     })
 }
 
-fn write_copy(directory: &Path, file_name: &str, source: &str) -> Option<PathBuf> {
-    let path = directory.join(file_name);
-    if std::fs::read_to_string(&path).is_ok_and(|text| text == source) {
-        return Some(path);
+/// The private directory holding this process's copies of the stdlib, if any.
+static COPIES: Mutex<Option<TempDir>> = Mutex::new(None);
+
+/// Removes the copies [`stdlib_files`] wrote, if it wrote any: when the server ends.
+pub fn remove_stdlib_copies() {
+    if let Ok(mut kept) = COPIES.lock() {
+        kept.take();
     }
-    std::fs::create_dir_all(directory).ok()?;
-    std::fs::write(&path, source).ok()?;
-    Some(path)
 }
 
-/// A short fingerprint of the embedded sources, so copies of different versions
-/// never share a directory.
-fn content_hash() -> String {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for (_, source) in stdlib::SOURCES {
-        for byte in source.bytes() {
-            hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
-        }
+/// The stdlib's files: those in `repository` when they hold the embedded text,
+/// else copies written into a fresh private directory, returned to be kept for as
+/// long as the files are used.
+///
+/// The directory is `tempfile`'s: a random name under the temporary directory,
+/// made with mode 0700 by a `mkdir` that fails rather than reuse anything
+/// that exists, so no other user can predict it, plant a symbolic link at it or read
+/// and replace what is written there.
+fn locate_stdlib(repository: &Path) -> (Vec<StdlibFile>, Option<TempDir>) {
+    let in_repository = stdlib::modules().iter().all(|module| {
+        std::fs::read_to_string(repository.join(format!("{}.cuk", module.name)))
+            .is_ok_and(|text| text == module.source)
+    });
+    let copies = if in_repository {
+        None
+    } else {
+        tempfile::Builder::new()
+            .prefix("cukc-stdlib-")
+            .permissions(std::fs::Permissions::from_mode(0o700))
+            .tempdir()
+            .ok()
+            .filter(|directory| write_copies(directory.path()).is_ok())
+    };
+    let directory = match &copies {
+        Some(copies) => Some(copies.path()),
+        None => in_repository.then_some(repository),
+    };
+    let files = stdlib::modules()
+        .iter()
+        .map(|module| StdlibFile {
+            uri: directory
+                .and_then(|directory| file_uri(&directory.join(format!("{}.cuk", module.name)))),
+            lines: LineMap::new(module.source),
+        })
+        .collect();
+    (files, copies)
+}
+
+/// Writes every module into `directory` (fresh and private), each file created
+/// new, so nothing that already exists there is followed or overwritten.
+fn write_copies(directory: &Path) -> std::io::Result<()> {
+    for module in stdlib::modules() {
+        let path = directory.join(format!("{}.cuk", module.name));
+        let mut file = std::fs::File::create_new(path)?;
+        file.write_all(module.source.as_bytes())?;
     }
-    format!("{hash:016x}")
+    Ok(())
 }
 
 /// The `file://` URI of an absolute `path`, percent-encoding what URIs reserve.
@@ -140,7 +163,10 @@ pub fn file_uri(path: &Path) -> Option<Uri> {
 
 #[cfg(test)]
 mod tests {
-    use super::{declaration, doc_comment, file_uri, stdlib_files};
+    use std::os::unix::fs::PermissionsExt;
+    use std::path::Path;
+
+    use super::{declaration, doc_comment, file_uri, locate_stdlib, stdlib_files};
 
     #[test]
     fn doc_comments_are_the_comment_lines_directly_above() {
@@ -168,7 +194,54 @@ mod tests {
             let text = path.and_then(|path| std::fs::read_to_string(path).ok());
             assert_eq!(text.as_deref(), Some(module.source), "{uri:?}");
         }
-        let odd = file_uri(std::path::Path::new("/tmp/a b#c.cuk")).map(|u| u.as_str().to_owned());
+        let odd = file_uri(Path::new("/tmp/a b#c.cuk")).map(|u| u.as_str().to_owned());
         assert_eq!(odd.as_deref(), Some("file:///tmp/a%20b%23c.cuk"));
+    }
+
+    /// Where earlier versions wrote their copies: a name anyone could predict.
+    fn old_predictable_directory() -> std::path::PathBuf {
+        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+        for (_, source) in typecheck::stdlib::SOURCES {
+            for byte in source.bytes() {
+                hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+            }
+        }
+        let name = format!("cukc-{}-stdlib-{hash:016x}", env!("CARGO_PKG_VERSION"));
+        std::env::temp_dir().join(name)
+    }
+
+    #[test]
+    fn copies_go_to_a_fresh_private_directory_never_through_a_planted_link() {
+        let attacker = tempfile::tempdir().expect("a scratch directory");
+        let planted = old_predictable_directory();
+        let _ = std::fs::remove_file(&planted);
+        let planted_here = std::os::unix::fs::symlink(attacker.path(), &planted).is_ok();
+        let (files, copies) = locate_stdlib(Path::new("/nonexistent/stdlib"));
+        let copies = copies.expect("copies were written");
+        if planted_here {
+            let _ = std::fs::remove_file(&planted);
+        }
+        let written = std::fs::read_dir(attacker.path()).map_or(0, Iterator::count);
+        assert_eq!(written, 0, "nothing is written through the link");
+        let mode = std::fs::metadata(copies.path()).map(|m| m.permissions().mode() & 0o777);
+        assert_eq!(mode.ok(), Some(0o700));
+        for (file, module) in files.iter().zip(typecheck::stdlib::modules()) {
+            let uri = file.uri.as_ref().map(|uri| uri.as_str().to_owned());
+            let path = uri.as_deref().and_then(|uri| uri.strip_prefix("file://"));
+            assert!(path.is_some_and(|path| Path::new(path).starts_with(copies.path())));
+            let text = path.and_then(|path| std::fs::read_to_string(path).ok());
+            assert_eq!(text.as_deref(), Some(module.source));
+        }
+        let (_, other) = locate_stdlib(Path::new("/nonexistent/stdlib"));
+        assert_ne!(
+            other.map(|other| other.path().to_owned()),
+            Some(copies.path().to_owned())
+        );
+        let directory = copies.path().to_owned();
+        drop(copies);
+        assert!(
+            !directory.exists(),
+            "the copies are removed with the server"
+        );
     }
 }

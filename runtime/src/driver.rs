@@ -19,6 +19,7 @@ use cudarc::driver::{
 };
 use cudarc::nvrtc::Ptx;
 
+use crate::deadline;
 use crate::marshal::{ArgValue, DEFAULT_SHARED_LIMIT, LaunchPlan};
 use crate::{CompiledKernel, Image};
 
@@ -205,7 +206,17 @@ impl Gpu {
             }
             Image::Cubin(bytes) => (Ptx::from_binary(bytes.clone()), "load the cubin of"),
         };
-        self.context.load_module(code).map_err(|error| {
+        let limit = deadline::jit_timeout()?;
+        let context = self.context.clone();
+        let Some(loaded) = deadline::within(limit, move || context.load_module(code)) else {
+            return Err(format!(
+                "the driver took more than {} s to {how} `{name}` and was left running \
+                 (raise the limit with {})",
+                limit.as_secs_f64(),
+                deadline::JIT_TIMEOUT_VARIABLE
+            ));
+        };
+        loaded.map_err(|error| {
             let mut message = format!("the driver could not {how} `{name}`: {}", describe(error));
             if let Image::Ptx(text) = image
                 && let Some(log) = jit_error_log(text)

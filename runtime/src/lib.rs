@@ -29,9 +29,11 @@
 //! as an internal error. `unsafe` lives only in `driver.rs`, in four small functions.
 
 mod compare;
+mod deadline;
 mod driver;
 mod element;
 mod harness;
+mod host_memory;
 mod interp;
 pub mod manifest;
 pub mod marshal;

@@ -7,6 +7,7 @@ use kir::Element;
 
 use crate::driver::Buffer;
 use crate::element::{POISON_BYTE, decode, encode};
+use crate::host_memory;
 use crate::random::{Distribution, fill};
 
 /// The largest tensor the harness creates, in bytes: a guard against a mistyped extent.
@@ -56,7 +57,7 @@ pub struct Dense {
 }
 
 /// The number of elements of `shape`, or an error when it is empty, has a zero, or is
-/// too large.
+/// too large: over [`MAX_TENSOR_BYTES`], or more than the host has available now.
 pub fn element_count(dtype: Element, shape: &[usize]) -> Result<usize, String> {
     let mut count: u64 = 1;
     for extent in shape {
@@ -78,6 +79,9 @@ pub fn element_count(dtype: Element, shape: &[usize]) -> Result<usize, String> {
                 )
             })?;
     }
+    let what = format!("a {} tensor of shape {}", dtype.name(), shape_text(shape));
+    let needed = host_memory::tensor_bytes(count, dtype.bytes() as u64);
+    host_memory::check(needed, host_memory::available(), &what)?;
     usize::try_from(count).map_err(|_| format!("shape {} is too large", shape_text(shape)))
 }
 

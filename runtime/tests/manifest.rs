@@ -1,8 +1,8 @@
 //! The launch manifest of every example: valid against `docs/manifest.schema.json`,
 //! read back to the very signatures the compiler made, and snapshotted for one file.
 
+use cute::Target;
 use runtime::manifest::Manifest;
-use typecheck::Target;
 
 /// Every kernel instantiation the example compiles to, as `cukc build` lowers it.
 fn signatures(file: &str) -> Vec<kir::Signature> {

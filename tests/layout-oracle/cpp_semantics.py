@@ -66,15 +66,45 @@ def _unpack_second_mode(result):
     return Layout(pycute.slice_(coord, result.shape), pycute.slice_(coord, result.stride))
 
 
+def _zip2_by(value, guide):
+    """C++ ``zip2_by``: under a by-mode guide, mode ``i`` of ``value`` is split by entry
+    ``i`` and the pieces are gathered into ((first pieces...), (second pieces..., modes
+    past the guide)); under anything else (a layout, an integer, ``_``) the mode must
+    be a rank-2 tuple and is taken as it is (a static_assert otherwise).  pycute's
+    ``hier_unzip`` reads ``_`` as a ``1:0`` tile instead."""
+    if is_tuple(guide):
+        assert is_tuple(value) and len(value) >= len(guide), "Mismatched ranks"
+        split = [_zip2_by(value[index], entry) for index, entry in enumerate(guide)]
+        rest = tuple(value[len(guide):])
+        return tuple(piece[0] for piece in split), tuple(piece[1] for piece in split) + rest
+    assert is_tuple(value) and len(value) == 2, "Mismatched ranks: zip2_by needs a (tile, rest) pair"
+    return value
+
+
+def _tile_unzip(layout, tiler):
+    """C++ ``tile_unzip``: ``zip2_by`` on the shape and on the stride."""
+    return Layout(_zip2_by(layout.shape, tiler), _zip2_by(layout.stride, tiler))
+
+
+def zipped_divide(layout, tiler):
+    """C++ ``zipped_divide``: ``tile_unzip(logical_divide(layout, tiler), tiler)``."""
+    return _tile_unzip(pycute.logical_divide(layout, tiler), tiler)
+
+
+def zipped_product(layout, tiler):
+    """C++ ``zipped_product``: ``tile_unzip(logical_product(layout, tiler), tiler)``."""
+    return _tile_unzip(pycute.logical_product(layout, tiler), tiler)
+
+
 def tiled_divide(layout, tiler):
     """C++ ``tiled_divide``: ``zipped_divide`` with its second mode unpacked, a rank-1
     second mode kept whole (pycute always unwraps it)."""
-    return _unpack_second_mode(pycute.zipped_divide(layout, tiler))
+    return _unpack_second_mode(zipped_divide(layout, tiler))
 
 
 def tiled_product(layout, tiler):
     """C++ ``tiled_product``, as ``tiled_divide``."""
-    return _unpack_second_mode(pycute.zipped_product(layout, tiler))
+    return _unpack_second_mode(zipped_product(layout, tiler))
 
 
 def compact_strides(shape, current=1):
@@ -91,12 +121,12 @@ def compact_strides(shape, current=1):
 
 def flat_divide(layout, tiler):
     """C++ ``flat_divide``: ``zipped_divide`` with both modes unpacked."""
-    return _unpack_both_modes(pycute.zipped_divide(layout, tiler))
+    return _unpack_both_modes(zipped_divide(layout, tiler))
 
 
 def flat_product(layout, tiler):
     """C++ ``flat_product``: ``zipped_product`` with both modes unpacked."""
-    return _unpack_both_modes(pycute.zipped_product(layout, integer_tilers_as_layouts(tiler)))
+    return _unpack_both_modes(zipped_product(layout, integer_tilers_as_layouts(tiler)))
 
 
 def _append_to_rank(layout, rank):
@@ -136,8 +166,18 @@ def _coalesced_modes(layout):
     prefix = [1]
     for extent in shape:
         prefix.append(prefix[-1] * extent)
-    order = sorted(range(len(stride)), key=lambda index: stride[index])
-    return shape, stride, prefix, order
+    return shape, stride, prefix, _exchange_sorted(stride)
+
+
+def _exchange_sorted(keys):
+    """The indices of ``keys`` in the order C++'s ``SortByKey`` gives: its
+    ``exchange_sort`` is not stable, so equal strides may come in a different order."""
+    order = list(range(len(keys)))
+    for first in range(len(order)):
+        for second in range(first + 1, len(order)):
+            if keys[order[second]] < keys[order[first]]:
+                order[first], order[second] = order[second], order[first]
+    return order
 
 
 def right_inverse(layout):
@@ -300,10 +340,24 @@ def complement_checked(pycute_complement):
 
 
 def idx2crd(idx, shape, stride=None):
-    """C++ ``idx2crd``: with no stride, a tuple index maps mode by mode and an integer
-    leaf under an integer shape is returned as is (pycute divides each leaf by the
-    compact stride of the whole shape)."""
-    if stride is not None or not is_tuple(idx):
+    """C++ ``idx2crd``.  With a stride, pycute's ``(idx / stride) % shape`` per leaf.
+    Without: a tuple index maps mode by mode and an integer leaf under an integer shape
+    is returned as is (pycute divides each leaf by the compact stride of the whole
+    shape); an integer index into a tuple shape is ``crd2idx(idx, shape, basis)``, which
+    lets the last mode absorb an index past the end (pycute wraps it)."""
+    if stride is not None:
         return pycute.idx2crd(idx, shape, stride)
-    assert is_tuple(shape) and len(idx) == len(shape), "Mismatched Ranks"
-    return tuple(idx2crd(i, s) if is_tuple(i) else pycute.idx2crd(i, s) for i, s in zip(idx, shape))
+    if is_tuple(idx):
+        assert is_tuple(shape) and len(idx) == len(shape), "Mismatched Ranks"
+        return tuple(idx2crd(i, s) for i, s in zip(idx, shape))
+    if not is_tuple(shape):
+        return idx
+    coord = []
+    for position, mode in enumerate(shape):
+        if position == len(shape) - 1:
+            coord.append(idx2crd(idx, mode))
+        else:
+            extent = pycute.product(mode)
+            coord.append(idx2crd(idx % extent, mode))
+            idx //= extent
+    return tuple(coord)

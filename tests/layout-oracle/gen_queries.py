@@ -211,7 +211,11 @@ class Generator:
             bits, shift = 0, 0  # identity in C++; pycute recurses forever
         query.update(bits=bits, base=base, shift=shift)
         if op == "swizzle_table":
-            if self.chance(0.5):
+            if self.chance(0.3):
+                query["a"] = self.small_layout(2, overlap=0.3)  # swizzle ∘ offset ∘ a
+                if self.chance(0.6):
+                    query["offset"] = self.random.randrange(64)
+            elif self.chance(0.5):
                 query["n"] = self.random.randint(0, 64)
             elif bits + base + abs(shift) > 10:
                 query["n"] = 1 << 10
@@ -242,6 +246,8 @@ class Generator:
         elif op == "idx2crd":
             query["shape"] = self.text(a)
             query["idx"] = self.random.randrange(_product(a)) if self.chance(0.9) else self.text(self.coord_of(a))
+            if isinstance(query["idx"], int) and self.chance(0.15):
+                query["idx"] += _product(a) * self.random.randint(1, 3)  # past the end: the last mode absorbs it
             if self.chance(0.4):
                 query["stride"] = self.text(self.like(a, lambda _: self.pick([1, 2, 3, 4])))
         elif op == "crd2idx":

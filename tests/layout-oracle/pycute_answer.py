@@ -207,10 +207,15 @@ def _swizzle(query):
 def _swizzle_table(query):
     parameters = _swizzle_parameters(query)
     bits, base, shift = parameters
-    count = _int(query, "n", None)
-    if count is None:
-        count = 1 << (bits + base + abs(shift))
-    values, exception = _swizzle_or_cpp(parameters, range(count))
+    if "a" in query:  # swizzle ∘ offset ∘ a over a's domain
+        layout, offset = _layout(query), _int(query, "offset", 0)
+        offsets = [offset + layout(index) for index in range(pycute.size(layout))]
+    else:
+        count = _int(query, "n", None)
+        if count is None:
+            count = 1 << (bits + base + abs(shift))
+        offsets = range(count)
+    values, exception = _swizzle_or_cpp(parameters, offsets)
     answer = {"result": values}
     if exception:
         answer["exception"] = exception
@@ -222,7 +227,11 @@ def _idx2crd(query):
     answer = _attempt(lambda: {"result": int_tuple_answer(pycute.idx2crd(idx, shape, stride))})
     cpp_answer = _attempt(lambda: {"result": int_tuple_answer(cpp.idx2crd(idx, shape, stride))})
     if answer != cpp_answer:
-        cpp_answer["exception"] = "idx2crd of a tuple index without stride: C++ maps it mode by mode"
+        cpp_answer["exception"] = (
+            "idx2crd of a tuple index without stride: C++ maps it mode by mode"
+            if pycute.is_tuple(idx)
+            else "idx2crd past the end of a tuple shape: C++'s last mode absorbs the overflow, pycute wraps"
+        )
     return cpp_answer
 
 
@@ -275,11 +284,13 @@ OPS = {
 def cpp_rules():
     """pycute with C++'s ``composition`` and ``complement`` (see ``cpp_semantics``),
     also inside the divides and products that call them."""
-    names = ("composition", "complement", "tiled_divide", "tiled_product")
+    names = ("composition", "complement", "zipped_divide", "zipped_product", "tiled_divide", "tiled_product")
     saved = {name: getattr(pycute.layout, name) for name in names}
     patched = {
         "composition": cpp.composition,
         "complement": cpp.complement_checked(saved["complement"]),
+        "zipped_divide": cpp.zipped_divide,
+        "zipped_product": cpp.zipped_product,
         "tiled_divide": cpp.tiled_divide,
         "tiled_product": cpp.tiled_product,
     }
@@ -298,7 +309,8 @@ CPP_RULES_EXCEPTION = (
     "C++ rules (cpp_semantics): composition drops the modes a by-mode tiler does not "
     "reach and checks its divisibility conditions, complement rejects non-injective "
     "layouts, tiled_divide/tiled_product keep a rank-1 rest mode whole, compact strides "
-    "of extent-1 modes are 0; pycute does none of these"
+    "of extent-1 modes are 0, a `_` in a zipped/tiled/flat tiler takes its mode as a "
+    "(tile, rest) pair; pycute does none of these"
 )
 
 

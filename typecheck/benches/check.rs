@@ -23,7 +23,7 @@ fn examples(criterion: &mut Criterion) {
             .and_then(|stem| stem.to_str())
             .unwrap_or("example");
         criterion.bench_function(&format!("typecheck {name}"), |bench| {
-            bench.iter(|| typecheck::check(black_box(&module), typecheck::Target::Sm80));
+            bench.iter(|| typecheck::check(black_box(&module), cute::Target::Sm80));
         });
     }
 }

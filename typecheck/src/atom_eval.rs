@@ -4,18 +4,14 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
+use cute::{Atom, AtomKind};
 use lang::ast::ItemKind;
 use lang::{Diagnostic, Span};
-use layout::{Layout, SymInt};
 
 use crate::BindingKind;
-use crate::atom::{
-    Atom, AtomDetail, AtomKind, CopyAtom, ItemId, MmaAtom, SpaceRule, check_copy_shapes,
-    check_mma_shapes, three_extents,
-};
-use crate::builtins::{Args, static_tuple};
+use crate::builtins::Args;
+use crate::callee::ItemId;
 use crate::check::{Checker, Context};
-use crate::dtype::Dtype;
 use crate::value::{Known, Value};
 
 /// The properties each kind of atom must have.
@@ -107,9 +103,9 @@ impl<'a> Checker<'a> {
                 .collect::<Vec<_>>()
                 .join(",")
         );
-        let value = match self.atoms.get(&key) {
+        let value = match self.evaluated.atoms.get(&key) {
             Some(value) => value.clone(),
-            None if self.atoms_in_progress.contains(&key) => {
+            None if self.evaluated.atoms_in_progress.contains(&key) => {
                 let item_span = match &self.item(id).kind {
                     ItemKind::Atom(atom) => atom.name.span,
                     _ => self.item(id).span,
@@ -123,10 +119,10 @@ impl<'a> Checker<'a> {
                 return Value::Unknown;
             }
             None => {
-                self.atoms_in_progress.insert(key.clone());
+                self.evaluated.atoms_in_progress.insert(key.clone());
                 let value = self.build_atom(id, given, span);
-                self.atoms_in_progress.remove(&key);
-                self.atoms.insert(key, value.clone());
+                self.evaluated.atoms_in_progress.remove(&key);
+                self.evaluated.atoms.insert(key, value.clone());
                 value
             }
         };
@@ -152,7 +148,12 @@ impl<'a> Checker<'a> {
         value
     }
 
-    fn build_atom(&mut self, id: &ItemId, given: &[(String, Value)], span: Span) -> Value {
+    pub(crate) fn build_atom(
+        &mut self,
+        id: &ItemId,
+        given: &[(String, Value)],
+        span: Span,
+    ) -> Value {
         let ItemKind::Atom(atom) = &self.item(id).kind else {
             return Value::Unknown;
         };
@@ -170,12 +171,12 @@ impl<'a> Checker<'a> {
                 );
             }
         }
-        let anchor = if self.current_module == 0 {
+        let anchor = if self.names.current_module == 0 {
             Some(span)
         } else {
-            self.anchor
+            self.reporting.anchor
         };
-        let saved_anchor = std::mem::replace(&mut self.anchor, anchor);
+        let saved_anchor = std::mem::replace(&mut self.reporting.anchor, anchor);
         let frame = self.frame_for(Context::Const, format!("atom {}", atom.name.text));
         let (result, _) = self.isolated(id.module, frame, |checker| {
             let mut arguments = Vec::new();
@@ -312,197 +313,7 @@ impl<'a> Checker<'a> {
                 detail,
             }))
         });
-        self.anchor = saved_anchor;
+        self.reporting.anchor = saved_anchor;
         result
-    }
-
-    fn atom_facts(
-        &mut self,
-        kind: AtomKind,
-        properties: &HashMap<String, (Value, Span)>,
-        name_span: Span,
-    ) -> Option<(u32, String, AtomDetail)> {
-        let arch = match properties.get("arch")? {
-            (Value::Arch(arch), _) => *arch,
-            (other, span) => {
-                self.error(
-                    "E0218",
-                    *span,
-                    format!(
-                        "`arch` is an architecture such as `sm80`, not a {}",
-                        other.type_name()
-                    ),
-                    "not an architecture",
-                );
-                return None;
-            }
-        };
-        let ptx = match properties.get("ptx")? {
-            (Value::Str(text), _) => text.clone(),
-            (other, span) => {
-                self.error(
-                    "E0218",
-                    *span,
-                    format!("`ptx` is a string, not a {}", other.type_name()),
-                    "not a string",
-                );
-                return None;
-            }
-        };
-        let threads = self.atom_layout(properties, "threads")?;
-        let detail = match kind {
-            AtomKind::Copy => {
-                let dtypes = self.atom_dtypes::<2>(properties)?;
-                let spaces = match properties.get("spaces")? {
-                    (Value::Tuple(items), span) if items.len() == 2 => {
-                        let rules: Option<Vec<SpaceRule>> = items
-                            .iter()
-                            .map(|item| match item {
-                                Value::Str(text) => SpaceRule::from_name(text),
-                                _ => None,
-                            })
-                            .collect();
-                        match rules {
-                            Some(rules) => (rules[0], rules[1]),
-                            None => {
-                                self.error("E0218", *span, "`spaces` is a pair of \"gmem\", \"smem\", \"rmem\", \"tmem\" or \"any\"".to_owned(), "not memory spaces");
-                                return None;
-                            }
-                        }
-                    }
-                    (_, span) => {
-                        self.error(
-                            "E0218",
-                            *span,
-                            "`spaces` is a pair (source, destination)".to_owned(),
-                            "not a pair",
-                        );
-                        return None;
-                    }
-                };
-                let src_layout = self.atom_layout(properties, "layout_src")?;
-                let dst_layout = self.atom_layout(properties, "layout_dst")?;
-                let ref_layout = match properties.get("layout_ref") {
-                    Some(_) => self.atom_layout(properties, "layout_ref")?,
-                    None => dst_layout.clone(),
-                };
-                let copy = CopyAtom {
-                    dtypes: (dtypes[0], dtypes[1]),
-                    spaces,
-                    threads,
-                    src_layout,
-                    dst_layout,
-                    ref_layout,
-                };
-                if let Err(message) = check_copy_shapes(&copy) {
-                    self.error(
-                        "E0218",
-                        name_span,
-                        format!("this copy atom is inconsistent: {message}"),
-                        "inconsistent atom",
-                    );
-                    return None;
-                }
-                AtomDetail::Copy(copy)
-            }
-            AtomKind::Mma => {
-                let dtypes = self.atom_dtypes::<4>(properties)?;
-                let (shape_value, shape_span) = properties.get("shape_mnk")?;
-                let shape = shape_value
-                    .as_int_tuple()
-                    .as_ref()
-                    .and_then(static_tuple)
-                    .as_ref()
-                    .and_then(three_extents);
-                let Some(shape_mnk) = shape else {
-                    self.error(
-                        "E0218",
-                        *shape_span,
-                        "`shape_mnk` is a tuple of three const extents (M, N, K)".to_owned(),
-                        "not (M, N, K)",
-                    );
-                    return None;
-                };
-                let mma = MmaAtom {
-                    shape_mnk,
-                    dtypes,
-                    threads,
-                    layout_a: self.atom_layout(properties, "layout_a")?,
-                    layout_b: self.atom_layout(properties, "layout_b")?,
-                    layout_c: self.atom_layout(properties, "layout_c")?,
-                };
-                if let Err(message) = check_mma_shapes(&mma) {
-                    self.error(
-                        "E0218",
-                        name_span,
-                        format!("this MMA atom is inconsistent: {message}"),
-                        "inconsistent atom",
-                    );
-                    return None;
-                }
-                AtomDetail::Mma(mma)
-            }
-        };
-        Some((arch, ptx, detail))
-    }
-
-    fn atom_layout(
-        &mut self,
-        properties: &HashMap<String, (Value, Span)>,
-        key: &str,
-    ) -> Option<Layout<i64>> {
-        let (value, span) = properties.get(key)?;
-        let layout: Option<Layout<SymInt>> = match value {
-            Value::Layout(layout) => Some(layout.clone()),
-            Value::Unknown => return None,
-            _ => None,
-        };
-        match layout.and_then(|layout| layout.to_static().ok()) {
-            Some(layout) => Some(layout),
-            None => {
-                self.error(
-                    "E0218",
-                    *span,
-                    format!("`{key}` is a const layout, not a {}", value.type_name()),
-                    "not a const layout",
-                );
-                None
-            }
-        }
-    }
-
-    fn atom_dtypes<const N: usize>(
-        &mut self,
-        properties: &HashMap<String, (Value, Span)>,
-    ) -> Option<[Dtype; N]> {
-        let (value, span) = properties.get("dtypes")?;
-        let dtypes: Option<Vec<Dtype>> = match value {
-            Value::Tuple(items) if items.len() == N => items
-                .iter()
-                .map(|item| match item {
-                    Value::Dtype(dtype) => Some(*dtype),
-                    _ => None,
-                })
-                .collect(),
-            _ => None,
-        };
-        match dtypes.and_then(|dtypes| <[Dtype; N]>::try_from(dtypes).ok()) {
-            Some(dtypes) => Some(dtypes),
-            None => {
-                self.error(
-                    "E0218",
-                    *span,
-                    format!("`dtypes` is a tuple of {N} dtypes"),
-                    "not dtypes",
-                );
-                None
-            }
-        }
-    }
-
-    /// The text of `span` in the module being evaluated, for stdlib modules.
-    pub(crate) fn source_text(&self, span: Span) -> Option<String> {
-        let module = crate::stdlib::modules().get(self.current_module.checked_sub(1)?)?;
-        module.source.get(span.range()).map(str::to_owned)
     }
 }

@@ -11,12 +11,13 @@ use std::cell::RefCell;
 use std::collections::HashSet;
 use std::rc::Rc;
 
+use cute::Target;
 use lang::Span;
 use lang::ast::{Expr, Module};
 
+use crate::Analysis;
 use crate::check::Checker;
 use crate::value::Value;
-use crate::{Analysis, Target};
 
 /// The type and evaluated value of one expression of the user's file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -39,18 +40,13 @@ pub(crate) struct ExprTypes {
     types: Vec<ExprType>,
 }
 
-/// The names of every built-in function (`local_tile`, `make_tiled_copy`, ...).
-pub fn builtin_functions() -> &'static [&'static str] {
-    crate::builtins::BUILTIN_FUNCTIONS
-}
-
 /// [`crate::check`], also returning every expression's type and value, in the
 /// order first evaluated.
 pub fn check_with_expr_types(module: &Module, target: Target) -> (Analysis, Vec<ExprType>) {
     crate::stack::on_checker_stack(|| {
         let recorder = Rc::new(RefCell::new(ExprTypes::default()));
         let mut checker = Checker::new(module, target);
-        checker.expr_types = Some(Rc::clone(&recorder));
+        checker.tracing.expr_types = Some(Rc::clone(&recorder));
         let (diagnostics, bindings) = checker.run();
         let types = std::mem::take(&mut recorder.borrow_mut().types);
         let analysis = Analysis {
@@ -69,9 +65,9 @@ impl<'a> Checker<'a> {
         }
         let value = self.eval_untyped(expr);
         self.leave();
-        if self.current_module == 0
+        if self.names.current_module == 0
             && !matches!(value, Value::Unknown)
-            && let Some(recorder) = self.expr_types.clone()
+            && let Some(recorder) = self.tracing.expr_types.clone()
             && recorder.borrow_mut().recorded.insert(expr.span)
         {
             let contents = match &value {

@@ -1,281 +1,18 @@
-//! The host side of `test` and `bench` blocks: device tensors, reference operations,
-//! kernel calls with their arguments checked against the kernel's signature, and
-//! `report`.
+//! Host code: kernel launches from tests and benches (arguments checked against the
+//! kernel's parameters, extents inferred), element-wise host arithmetic and `report`.
 
+use cute::Dtype;
 use lang::ast::{ExprKind, ItemKind, Kernel, ReportPart, TypeKind};
 use lang::{Diagnostic, Span};
 use layout::IntTuple;
 
-use crate::atom::ItemId;
-use crate::builtins::{Arg, Args, static_tuple};
+use crate::builtins::operands::static_tuple;
+use crate::builtins::{Arg, Args};
+use crate::callee::ItemId;
 use crate::check::{Checker, Context};
-use crate::dtype::Dtype;
 use crate::value::{IntType, Value};
 
 impl<'a> Checker<'a> {
-    /// A host-side built-in: tensor creation, references and `assert_close`.
-    pub(crate) fn host_builtin(&mut self, name: &'static str, args: &Args) -> Value {
-        let p = args.positional();
-        match name {
-            "randn" | "rand" | "zeros" | "ones" | "empty" | "arange" | "full" => {
-                let range = if name == "full" { 3..=3 } else { 2..=2 };
-                if !self.arity(name, args, range, &[]) {
-                    return Value::Unknown;
-                }
-                let Value::Dtype(dtype) = p[0].value else {
-                    return self.error(
-                        "E0216",
-                        p[0].span,
-                        format!(
-                            "`{name}` takes a dtype first, not a {}",
-                            p[0].value.type_name()
-                        ),
-                        "not a dtype",
-                    );
-                };
-                let Some(shape) = self.host_shape(p[1]) else {
-                    return Value::Unknown;
-                };
-                if name == "full" {
-                    self.check_scalar_for(dtype, p[2]);
-                }
-                Value::HostTensor { dtype, shape }
-            }
-            "matmul" => {
-                if !self.arity(name, args, 2..=2, &[]) {
-                    return Value::Unknown;
-                }
-                let (Some((dtype, a)), Some((other, b))) =
-                    (self.host_tensor(p[0]), self.host_tensor(p[1]))
-                else {
-                    return Value::Unknown;
-                };
-                if dtype != other {
-                    return self.mixed_host(dtype, other, args.call_span);
-                }
-                match (a.as_slice(), b.as_slice()) {
-                    ([m, k], [k2, n]) => {
-                        if k.is_some() && k2.is_some() && k != k2 {
-                            return self.host_shape_error(
-                                "matmul needs A's columns to equal B's rows",
-                                p[0],
-                                &a,
-                                p[1],
-                                &b,
-                                args.call_span,
-                            );
-                        }
-                        Value::HostTensor {
-                            dtype,
-                            shape: vec![*m, *n],
-                        }
-                    }
-                    _ => self.error(
-                        "E0209",
-                        args.call_span,
-                        format!(
-                            "matmul multiplies matrices (rank 2), not ranks {} and {}",
-                            a.len(),
-                            b.len()
-                        ),
-                        "not matrices",
-                    ),
-                }
-            }
-            "transpose" => {
-                if !self.arity(name, args, 1..=1, &[]) {
-                    return Value::Unknown;
-                }
-                let Some((dtype, shape)) = self.host_tensor(p[0]) else {
-                    return Value::Unknown;
-                };
-                match shape.as_slice() {
-                    [m, n] => Value::HostTensor {
-                        dtype,
-                        shape: vec![*n, *m],
-                    },
-                    _ => self.error(
-                        "E0209",
-                        p[0].span,
-                        format!(
-                            "transpose takes a matrix (rank 2), not rank {}",
-                            shape.len()
-                        ),
-                        "not a matrix",
-                    ),
-                }
-            }
-            "softmax" | "sum" => {
-                if !self.arity(name, args, 1..=2, &[]) {
-                    return Value::Unknown;
-                }
-                let Some((dtype, shape)) = self.host_tensor(p[0]) else {
-                    return Value::Unknown;
-                };
-                let Some(dimension) = p.get(1).map_or(Some(shape.len() as i64 - 1), |arg| {
-                    self.expect_const_int(&arg.value, arg.span, "a dimension")
-                }) else {
-                    return Value::Unknown;
-                };
-                let Some(dimension) = usize::try_from(dimension)
-                    .ok()
-                    .filter(|dimension| *dimension < shape.len())
-                else {
-                    return self.error(
-                        "E0208",
-                        args.call_span,
-                        format!(
-                            "dimension {dimension} does not exist in a tensor of rank {}",
-                            shape.len()
-                        ),
-                        "no such dimension",
-                    );
-                };
-                if name == "softmax" {
-                    return Value::HostTensor { dtype, shape };
-                }
-                let mut reduced = shape;
-                reduced.remove(dimension);
-                Value::HostTensor {
-                    dtype,
-                    shape: reduced,
-                }
-            }
-            "assert_close" => {
-                if !self.arity(name, args, 2..=2, &["rtol", "atol"]) {
-                    return Value::Unit;
-                }
-                let (Some((dtype, a)), Some((other, b))) =
-                    (self.host_tensor(p[0]), self.host_tensor(p[1]))
-                else {
-                    return Value::Unit;
-                };
-                if dtype != other {
-                    self.mixed_host(dtype, other, args.call_span);
-                } else if a.len() != b.len()
-                    || a.iter()
-                        .zip(&b)
-                        .any(|(x, y)| x.is_some() && y.is_some() && x != y)
-                {
-                    self.host_shape_error(
-                        "assert_close compares tensors of one shape",
-                        p[0],
-                        &a,
-                        p[1],
-                        &b,
-                        args.call_span,
-                    );
-                }
-                for tolerance in ["rtol", "atol"] {
-                    if let Some(arg) = args.named(tolerance) {
-                        match &arg.value {
-                            Value::Float { value, .. }
-                                if value.as_const().is_some_and(|value| value >= 0.0) => {}
-                            Value::Int { value, .. }
-                                if value.as_constant().is_some_and(|value| value >= 0) => {}
-                            other => {
-                                self.error(
-                                    "E0216",
-                                    arg.span,
-                                    format!(
-                                        "`{tolerance}` is a const number at least 0, not {}",
-                                        other
-                                    ),
-                                    "not a tolerance",
-                                );
-                            }
-                        }
-                    }
-                }
-                Value::Unit
-            }
-            _ => Value::Unknown,
-        }
-    }
-
-    fn host_shape(&mut self, arg: &Arg) -> Option<Vec<Option<i64>>> {
-        let tuple = self.int_tuple(&arg.value, arg.span, "a shape")?;
-        let extents = match &tuple {
-            IntTuple::Int(_) => vec![tuple.clone()],
-            IntTuple::Tuple(items) => items.clone(),
-        };
-        let mut shape = Vec::with_capacity(extents.len());
-        for extent in extents {
-            match extent {
-                IntTuple::Int(value) => match value.as_constant() {
-                    Some(value) if value < 1 => {
-                        self.error(
-                            "E0216",
-                            arg.span,
-                            format!("a tensor's extents are positive, not {value}"),
-                            "not positive",
-                        );
-                        return None;
-                    }
-                    constant => shape.push(constant),
-                },
-                IntTuple::Tuple(_) => {
-                    self.error(
-                        "E0216",
-                        arg.span,
-                        "a host tensor's shape is flat: one extent per dimension".to_owned(),
-                        "nested shape",
-                    );
-                    return None;
-                }
-            }
-        }
-        Some(shape)
-    }
-
-    fn host_tensor(&mut self, arg: &Arg) -> Option<(Dtype, Vec<Option<i64>>)> {
-        match &arg.value {
-            Value::HostTensor { dtype, shape } => Some((*dtype, shape.clone())),
-            Value::Unknown => None,
-            other => {
-                self.error(
-                    "E0216",
-                    arg.span,
-                    format!("expected a host tensor, found a {}", other.type_name()),
-                    "not a tensor",
-                );
-                None
-            }
-        }
-    }
-
-    fn mixed_host(&mut self, a: Dtype, b: Dtype, span: Span) -> Value {
-        self.report(
-            Diagnostic::error(
-                "E0214",
-                format!("this mixes {a} and {b} tensors without a conversion"),
-            )
-            .with_primary(span, format!("{a} and {b}")),
-        );
-        Value::Unknown
-    }
-
-    fn host_shape_error(
-        &mut self,
-        what: &str,
-        first: &Arg,
-        a: &[Option<i64>],
-        second: &Arg,
-        b: &[Option<i64>],
-        span: Span,
-    ) -> Value {
-        self.report(
-            Diagnostic::error(
-                "E0206",
-                format!("{what}: {} and {}", shape_text(a), shape_text(b)),
-            )
-            .with_primary(span, "shapes differ")
-            .with_secondary(first.span, format!("shape {}", shape_text(a)))
-            .with_secondary(second.span, format!("shape {}", shape_text(b))),
-        );
-        Value::Unknown
-    }
-
     /// Elementwise arithmetic on fragment values or host tensors.
     pub(crate) fn elementwise(
         &mut self,
@@ -390,7 +127,7 @@ impl<'a> Checker<'a> {
         }
     }
 
-    fn mixed_fragment(&mut self, a: Dtype, b: Dtype, span: Span) -> Value {
+    pub(crate) fn mixed_fragment(&mut self, a: Dtype, b: Dtype, span: Span) -> Value {
         self.report(
             Diagnostic::error(
                 "E0214",
@@ -541,7 +278,7 @@ impl<'a> Checker<'a> {
     /// Compares a host tensor's shape with the parameter layout's shape, with the
     /// kernel's integer arguments substituted.
     #[allow(clippy::too_many_arguments)]
-    fn check_host_extent(
+    pub(crate) fn check_host_extent(
         &mut self,
         kernel: &'a Kernel,
         bound: &[(String, Value)],
@@ -677,7 +414,7 @@ impl<'a> Checker<'a> {
     }
 }
 
-fn shape_text(shape: &[Option<i64>]) -> String {
+pub(crate) fn shape_text(shape: &[Option<i64>]) -> String {
     format!(
         "({})",
         shape

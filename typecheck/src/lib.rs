@@ -21,29 +21,23 @@
 //! The diagnostic codes are `E0201`-`E0223` and `N0201` (`const_print`); see
 //! `lang::codes`.
 
-mod atom;
 mod atom_eval;
+mod atom_facts;
 mod builtins;
+mod callee;
 mod check;
-mod dtype;
-mod expr;
+mod eval;
 pub mod expr_types;
 mod host;
 mod stack;
 pub mod stdlib;
-mod target;
-mod tensor_ops;
-mod tiled;
 pub mod trace;
 mod value;
 
+pub use builtins::table::{Arity, BUILTINS, Builtin, Place, reference as builtins_reference};
+use cute::Target;
 use lang::ast::Module;
 use lang::{Diagnostic, Span};
-
-pub use atom::{Atom, AtomDetail, AtomKind, CopyAtom, MmaAtom};
-pub use dtype::Dtype;
-pub use target::Target;
-pub use value::{Codomain, Tensor, TensorLayout};
 
 /// What a binding is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

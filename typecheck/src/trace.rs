@@ -3,35 +3,19 @@
 //! Checking a kernel evaluates everything const; what remains for the GPU is a list
 //! of [`Effect`]s (copies, element stores, barriers) over tensors whose layouts are
 //! already evaluated, and [`Term`]s for the run-time scalars those effects store. A
-//! tensor knows where its elements live ([`Base`]), so lowering needs no names: an
+//! tensor knows where its elements live ([`cute::Base`]), so lowering needs no names: an
 //! element's address is its base plus its layout evaluated at a coordinate, an
 //! expression in the kernel's run-time integers ([`SymInt`] variables: parameters,
 //! `thread_idx.x`, `block_idx.y`, ...).
 
 use std::rc::Rc;
 
+use cute::{Atom, Dtype, Tensor};
 use lang::Span;
 use lang::ast::{BinaryOp, UnaryOp};
 use layout::{Layout, SymInt};
 
-use crate::atom::Atom;
-use crate::dtype::Dtype;
-use crate::value::{IntType, Known, Tensor, Value};
-
-/// Where a tensor's elements live.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Base {
-    /// The kernel's run-time parameter at this index (a global tensor).
-    Param(usize),
-    /// The kernel's shared-memory buffer at this index of [`KernelTrace::shared`].
-    Shared(usize),
-    /// Registers: the fragment with this number.
-    Registers(u32),
-    /// No memory: an identity tensor, whose elements are coordinates.
-    Coordinates,
-    /// Memory the checker cannot name (a tensor built from a pointer it did not track).
-    Unknown,
-}
+use crate::value::{IntType, Known, Value};
 
 /// A run-time scalar (or, for fragment values, one element of it), as a computation.
 #[derive(Clone, Debug, PartialEq)]

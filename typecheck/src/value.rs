@@ -12,14 +12,12 @@
 use std::fmt;
 use std::rc::Rc;
 
+use cute::{Atom, Dtype, Tensor, TiledCopy, TiledMma};
 use lang::Span;
-use lang::ast::MemorySpace;
-use layout::{ComposedLayout, CoordinateLayout, IntTuple, Layout, Swizzle, SymInt};
+use layout::{ComposedLayout, IntTuple, Layout, Swizzle, SymInt};
 
-use crate::atom::{Atom, Callee};
-use crate::dtype::Dtype;
-use crate::tiled::{TiledCopy, TiledMma};
-use crate::trace::{Base, Term};
+use crate::callee::Callee;
+use crate::trace::Term;
 
 /// Why a value is only known at run time, and where that started.
 #[derive(Clone, Debug, PartialEq)]
@@ -51,50 +49,6 @@ pub enum IntType {
     Int,
     /// A sized integer such as `i32`.
     Sized(Dtype),
-}
-
-/// A tensor: a pointer into a memory space and a layout over it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Tensor {
-    /// Where the elements live.
-    pub space: MemorySpace,
-    /// What the tensor's elements are; `None` for a coordinate tensor, whose
-    /// elements are coordinates (`make_identity_tensor`).
-    pub dtype: Option<Dtype>,
-    /// The layout, its offset and what its values mean.
-    pub layout: TensorLayout,
-    /// Whether stores through this tensor are rejected.
-    pub read_only: bool,
-    /// Where the elements live.
-    pub base: Base,
-}
-
-/// A tensor's layout: `layout` maps coordinates into a codomain, starting at `offset`.
-///
-/// Every algebra operation (divides, composition, slicing, partitioning) applies to
-/// `layout` and adds to `offset`, whatever the codomain; the codomain says how a value
-/// of the layout becomes an element: an element offset, an index into a swizzled
-/// allocation, or a coordinate.
-#[derive(Clone, Debug, PartialEq)]
-pub struct TensorLayout {
-    /// Coordinates to codomain values.
-    pub layout: Layout<SymInt>,
-    /// The codomain value of coordinate 0.
-    pub offset: SymInt,
-    /// What the values mean.
-    pub codomain: Codomain,
-}
-
-/// How a tensor layout's values become elements.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Codomain {
-    /// Values are element offsets from the pointer.
-    Offsets,
-    /// Values are indices into the domain of a swizzled allocation (CuTe's swizzled
-    /// smem pointer); the composed layout turns an index into an element offset.
-    Swizzled(ComposedLayout),
-    /// Values are coordinates of this identity layout's shape, with basis strides.
-    Coordinates(CoordinateLayout),
 }
 
 /// A value as the checker knows it.
@@ -357,62 +311,5 @@ fn format_float(value: f64) -> String {
         text
     } else {
         format!("{text}.0")
-    }
-}
-
-impl Tensor {
-    /// `gmem bf16 tensor`, `rmem bool tensor`, `gmem coordinate tensor`.
-    pub fn type_name(&self) -> String {
-        match self.dtype {
-            Some(dtype) => format!("{} {dtype} tensor", self.space.keyword()),
-            None => "coordinate tensor".to_owned(),
-        }
-    }
-
-    /// The element type's name, `coordinate` for a coordinate tensor.
-    pub fn element_name(&self) -> String {
-        self.dtype
-            .map_or("coordinate".to_owned(), |dtype| dtype.name().to_owned())
-    }
-
-    /// The tensor's shape.
-    pub fn shape(&self) -> &IntTuple<SymInt> {
-        self.layout.layout.shape()
-    }
-}
-
-impl fmt::Display for TensorLayout {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.codomain {
-            Codomain::Offsets => {
-                write!(f, "{}", self.layout)?;
-                if self.offset.as_constant() != Some(0) {
-                    write!(f, " @ offset {}", self.offset)?;
-                }
-                Ok(())
-            }
-            Codomain::Swizzled(composed) => {
-                write!(f, "{composed} o {}", self.layout)?;
-                if self.offset.as_constant() != Some(0) {
-                    write!(f, " @ index {}", self.offset)?;
-                }
-                Ok(())
-            }
-            Codomain::Coordinates(identity) => {
-                let coordinates = identity.with_layout(self.layout.clone());
-                write!(f, "{coordinates}")?;
-                match identity.coordinate_of(&self.offset) {
-                    Ok(start)
-                        if !start
-                            .leaves()
-                            .iter()
-                            .all(|leaf| leaf.as_constant() == Some(0)) =>
-                    {
-                        write!(f, " @ coordinate {start}")
-                    }
-                    _ => Ok(()),
-                }
-            }
-        }
     }
 }

@@ -11,11 +11,13 @@
 
 use std::path::{Path, PathBuf};
 
-use lang::render::{Style, human, short};
+use corpus::{cuk_files, rendered};
+use cute::Target;
 use lang::{Diagnostic, SourceFile, codes};
 use markers::{compare, markers};
-use typecheck::Target;
 
+#[path = "../../tests/support/corpus.rs"]
+mod corpus;
 #[path = "../../tests/support/markers.rs"]
 mod markers;
 
@@ -25,17 +27,10 @@ fn corpus_directory() -> PathBuf {
 
 /// The corpus files, sorted by name.
 fn corpus() -> Vec<(String, String)> {
-    let mut files: Vec<(String, String)> = std::fs::read_dir(corpus_directory())
-        .map_or_else(|_| Vec::new(), |entries| entries.flatten().collect())
+    let files: Vec<(String, String)> = cuk_files(&corpus_directory())
         .into_iter()
-        .map(|entry| entry.path())
-        .filter(|path| path.extension().is_some_and(|extension| extension == "cuk"))
-        .filter_map(|path| {
-            let name = path.file_name()?.to_str()?.to_owned();
-            Some((name, std::fs::read_to_string(&path).ok()?))
-        })
+        .filter_map(|(name, bytes)| Some((name, String::from_utf8(bytes).ok()?)))
         .collect();
-    files.sort();
     assert!(files.len() >= 20, "the typecheck corpus looks incomplete");
     files
 }
@@ -96,11 +91,7 @@ fn every_file_with_mistakes_renders_as_its_snapshot() {
             .filter(|(name, _)| !name.starts_with("pass_"))
         {
             let (file, diagnostics) = diagnose(&name, &text);
-            let rendered = format!(
-                "{}\n{}",
-                short(&diagnostics, &file),
-                human(&diagnostics, &file, Style::Plain)
-            );
+            let rendered = rendered(&diagnostics, &file);
             let stem = name.trim_end_matches(".cuk");
             let mut file_settings = insta::Settings::clone_current();
             file_settings.set_input_file(corpus_directory().join(&name));

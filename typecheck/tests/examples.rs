@@ -4,8 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
+use cute::Target;
 use lang::{Diagnostic, LineIndex};
-use typecheck::Target;
 
 fn examples_directory() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../cuk-examples")

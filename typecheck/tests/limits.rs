@@ -1,7 +1,7 @@
 //! Inputs that once crashed or ran away: deep but finite chains, self-reference and
 //! exponential symbolic arithmetic end in a diagnostic, on any caller's stack.
 
-use typecheck::Target;
+use cute::Target;
 
 /// The codes `text` produces, parsed and checked as `cukc check` does.
 fn codes(text: &str) -> Vec<&'static str> {

@@ -10,30 +10,18 @@
 //! xorshift seed makes runs identical; a failure prints its case and input.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::path::Path;
 use std::sync::mpsc;
 use std::time::Duration;
 
-use typecheck::Target;
+use cute::Target;
+use mutation::{Generator, rough_tokens, seed_texts};
+
+#[path = "../../tests/support/mutation.rs"]
+mod mutation;
 
 const CASES: usize = 3_000;
 const CASE_TIME_LIMIT: Duration = Duration::from_secs(10);
 const SEED: u64 = 0x5EED_0FC0_DE00_0004;
-
-struct Generator(u64);
-
-impl Generator {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    fn below(&mut self, bound: usize) -> usize {
-        (self.next() % bound as u64) as usize
-    }
-}
 
 const NUMBERS: &[&str] = &[
     "0",
@@ -46,46 +34,8 @@ const NUMBERS: &[&str] = &[
     "2.5",
 ];
 
-fn seeds() -> Vec<(String, String)> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let mut seeds = Vec::new();
-    for directory in ["cuk-examples", "tests/typecheck"] {
-        let Ok(entries) = std::fs::read_dir(root.join(directory)) else {
-            continue;
-        };
-        for path in entries.flatten().map(|entry| entry.path()) {
-            if path.extension().is_some_and(|extension| extension == "cuk")
-                && let Ok(text) = std::fs::read_to_string(&path)
-            {
-                seeds.push((path.display().to_string(), text));
-            }
-        }
-    }
-    seeds.sort();
-    assert!(seeds.len() >= 20, "too few seeds");
-    seeds
-}
-
-/// Words (names, numbers), single punctuation characters and whitespace runs.
-fn tokens(text: &str) -> Vec<String> {
-    let mut tokens: Vec<String> = Vec::new();
-    for character in text.chars() {
-        let word = character.is_alphanumeric() || character == '_';
-        match tokens.last_mut() {
-            Some(last) if word && last.chars().all(|c| c.is_alphanumeric() || c == '_') => {
-                last.push(character)
-            }
-            Some(last) if character.is_whitespace() && last.chars().all(char::is_whitespace) => {
-                last.push(character)
-            }
-            _ => tokens.push(character.to_string()),
-        }
-    }
-    tokens
-}
-
 fn mutate(text: &str, generator: &mut Generator) -> String {
-    let mut tokens = tokens(text);
+    let mut tokens: Vec<String> = rough_tokens(text).into_iter().map(str::to_owned).collect();
     let names: Vec<String> = tokens
         .iter()
         .filter(|token| {
@@ -110,12 +60,8 @@ fn mutate(text: &str, generator: &mut Generator) -> String {
             .next()
             .is_some_and(|c| c.is_alphabetic() || c == '_');
         match generator.below(5) {
-            0 | 1 if is_number => {
-                tokens[index] = NUMBERS[generator.below(NUMBERS.len())].to_owned()
-            }
-            0 | 1 if is_name && !names.is_empty() => {
-                tokens[index] = names[generator.below(names.len())].clone()
-            }
+            0 | 1 if is_number => tokens[index] = (*generator.pick(NUMBERS)).to_owned(),
+            0 | 1 if is_name && !names.is_empty() => tokens[index] = generator.pick(&names).clone(),
             2 => {
                 tokens.remove(index);
             }
@@ -132,10 +78,11 @@ fn mutate(text: &str, generator: &mut Generator) -> String {
 
 #[test]
 fn mutated_programs_never_panic_and_diagnostics_stay_inside_the_file() {
-    let seeds = seeds();
+    let seeds = seed_texts(&["cuk-examples", "tests/typecheck"]);
+    assert!(seeds.len() >= 20, "too few seeds");
     let mut generator = Generator(SEED);
     for case in 0..CASES {
-        let (seed_name, seed) = &seeds[generator.below(seeds.len())];
+        let (seed_name, seed) = generator.pick(&seeds);
         let input = mutate(seed, &mut generator);
         let target = Target::ALL[case % Target::ALL.len()];
         let (sender, receiver) = mpsc::channel();

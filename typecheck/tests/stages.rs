@@ -4,7 +4,8 @@
 
 use std::path::Path;
 
-use typecheck::{Binding, Target};
+use cute::Target;
+use typecheck::Binding;
 
 fn bindings(name: &str) -> Vec<Binding> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))

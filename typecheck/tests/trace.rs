@@ -1,7 +1,8 @@
 //! Kernel traces: what each example kernel does at run time, as lowering receives it.
 
-use typecheck::Target;
-use typecheck::trace::{Base, Effect, KernelTrace, Term, TraceParamKind};
+use cute::Base;
+use cute::Target;
+use typecheck::trace::{Effect, KernelTrace, Term, TraceParamKind};
 
 /// Runs `inspect` on the traces of an example; it runs on the checker's thread, where
 /// the traces live.

@@ -1,13 +1,17 @@
 //! Running ptxas on PTX text: `ptxas -arch=<target> [-lineinfo] [-v] -o
-//! kernel.cubin kernel.ptx` in a temporary directory.
+//! kernel.cubin kernel.ptx` in a private temporary directory (mode 0700, removed when
+//! the call returns, also when ptxas timed out or was interrupted), with a time limit
+//! ([`AssembleOptions::timeout`]) and its output capped (see `process.rs`).
 
 use std::fmt;
+use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 use super::discover::Ptxas;
 use super::log::{FunctionResources, Message, Severity, parse_messages, parse_resources};
+use super::process::{self, Stopped};
 use super::{Version, minimum_version};
 
 /// How to run ptxas.
@@ -22,7 +26,12 @@ pub struct AssembleOptions {
     pub opt_level: Option<u8>,
     /// Further arguments, placed before `-o`.
     pub extra_args: Vec<String>,
+    /// How long ptxas may run before it is killed; `None` is [`DEFAULT_TIMEOUT`].
+    pub timeout: Option<Duration>,
 }
+
+/// How long ptxas may run unless [`AssembleOptions::timeout`] says otherwise: 300 s.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// A cubin and what ptxas said while making it.
 #[derive(Clone, Debug)]
@@ -65,6 +74,20 @@ pub enum PtxasFailure {
         /// The error.
         error: std::io::Error,
     },
+    /// ptxas ran past its time limit and was killed.
+    TimedOut {
+        /// The limit.
+        limit: Duration,
+    },
+    /// ptxas was killed by a signal (out of memory, a crash, someone's `kill`).
+    Killed {
+        /// The signal's number.
+        signal: i32,
+        /// What it printed before.
+        log: String,
+    },
+    /// [`super::cancel_running`] stopped it (Ctrl-C).
+    Interrupted,
     /// ptxas ran and rejected the PTX (or its options).
     Rejected {
         /// Its exit status, in words.
@@ -105,6 +128,23 @@ impl fmt::Display for PtxasFailure {
             PtxasFailure::Spawn { path, error } => {
                 write!(f, "cannot run ptxas at {}: {error}", path.display())
             }
+            PtxasFailure::TimedOut { limit } => write!(
+                f,
+                "ptxas ran longer than {} s and was stopped (raise the limit with \
+                 --ptxas-timeout or CUKC_PTXAS_TIMEOUT)",
+                limit.as_secs_f64()
+            ),
+            PtxasFailure::Killed { signal, log } => {
+                write!(f, "ptxas was killed by signal {signal}")?;
+                if *signal == 9 {
+                    write!(f, " (SIGKILL: perhaps out of memory)")?;
+                }
+                match log.trim() {
+                    "" => Ok(()),
+                    said => write!(f, "; it printed:\n{said}"),
+                }
+            }
+            PtxasFailure::Interrupted => write!(f, "ptxas was interrupted"),
             PtxasFailure::Rejected {
                 status, messages, ..
             } => {
@@ -144,6 +184,7 @@ impl Ptxas {
         let io = |what: String| move |error| PtxasFailure::Io { what, error };
         let dir = tempfile::Builder::new()
             .prefix("cukc-ptxas-")
+            .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o700))
             .tempdir()
             .map_err(io("creating a temporary directory".to_owned()))?;
         let input = dir.path().join("kernel.ptx");
@@ -168,20 +209,24 @@ impl Ptxas {
             .args(["-o", "kernel.cubin", "kernel.ptx"]);
 
         let start = Instant::now();
-        let result = command.output().map_err(|error| PtxasFailure::Spawn {
-            path: self.path.clone(),
-            error,
+        let limit = options.timeout.unwrap_or(DEFAULT_TIMEOUT);
+        let finished = process::run(&mut command, limit).map_err(|stopped| match stopped {
+            Stopped::Spawn(error) => PtxasFailure::Spawn {
+                path: self.path.clone(),
+                error,
+            },
+            Stopped::TimedOut(limit) => PtxasFailure::TimedOut { limit },
+            Stopped::Interrupted => PtxasFailure::Interrupted,
         })?;
         let elapsed = start.elapsed();
-        let log = format!(
-            "{}{}",
-            String::from_utf8_lossy(&result.stdout),
-            String::from_utf8_lossy(&result.stderr)
-        );
+        let log = finished.log;
+        if let Some(signal) = finished.status.signal() {
+            return Err(PtxasFailure::Killed { signal, log });
+        }
         let messages = parse_messages(&log);
-        if !result.status.success() {
+        if !finished.status.success() {
             return Err(PtxasFailure::Rejected {
-                status: result.status.to_string(),
+                status: finished.status.to_string(),
                 messages,
                 log,
             });

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use super::install::{self, Progress};
+use super::process::{self, Stopped};
 use super::{TARGETS, Version, minimum_version};
 
 /// Where [`find`] looks, taken from the process or built by hand in tests.
@@ -106,6 +107,9 @@ impl fmt::Display for Source {
     }
 }
 
+/// How long `ptxas --version` may take.
+const PROBE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
 /// A ptxas that answered `--version`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Ptxas {
@@ -125,24 +129,23 @@ impl Ptxas {
             path: path.to_owned(),
             detail,
         };
-        let output = Command::new(path)
-            .arg("--version")
-            .output()
-            .map_err(|error| unusable(format!("could not be run: {error}")))?;
-        let stdout = String::from_utf8_lossy(&output.stdout);
-        if !output.status.success() {
-            return Err(unusable(format!(
-                "failed ({}): {}",
-                output.status,
-                String::from_utf8_lossy(&output.stderr).trim()
-            )));
+        let finished = process::run(Command::new(path).arg("--version"), PROBE_TIMEOUT).map_err(
+            |stopped| {
+                unusable(match stopped {
+                    Stopped::Spawn(error) => format!("could not be run: {error}"),
+                    Stopped::TimedOut(limit) => {
+                        format!("did not answer within {} s", limit.as_secs())
+                    }
+                    Stopped::Interrupted => "was interrupted".to_owned(),
+                })
+            },
+        )?;
+        let said = finished.log.trim();
+        if !finished.status.success() {
+            return Err(unusable(format!("failed ({}): {said}", finished.status)));
         }
-        let version = Version::parse_banner(&stdout).ok_or_else(|| {
-            unusable(format!(
-                "printed no `release X.Y, VX.Y.Z` line: {:?}",
-                stdout.trim()
-            ))
-        })?;
+        let version = Version::parse_banner(said)
+            .ok_or_else(|| unusable(format!("printed no `release X.Y, VX.Y.Z` line: {said:?}")))?;
         Ok(Ptxas {
             path: path.to_owned(),
             source,
@@ -295,7 +298,9 @@ fn site_dirs(env: &Environment) -> Vec<PathBuf> {
     if output.status.success() {
         for line in String::from_utf8_lossy(&output.stdout).lines() {
             let dir = PathBuf::from(line.trim());
-            if !line.trim().is_empty() && !dirs.contains(&dir) {
+            // `sys.path` holds '' (the current folder) under `-c`: a ptxas planted
+            // where cukc runs must not be found, so only absolute folders count.
+            if dir.is_absolute() && !dirs.contains(&dir) {
                 dirs.push(dir);
             }
         }

@@ -1,5 +1,9 @@
-//! Installing ptxas from PyPI: `python3 -m pip install --target <cache>/python
+//! Installing ptxas from PyPI: `python3 -I -m pip install --target <cache>/python
 //! nvidia-cuda-nvcc-cu12==12.9.*`, with pip's lines passed on as progress.
+//!
+//! Python runs isolated (`-I`: neither the current folder nor `PYTHON*` variables nor
+//! the user's site-packages on `sys.path`) and in the cache directory, so a `pip.py`
+//! planted in the folder the user runs cukc from is never imported.
 //!
 //! pip installs into a fresh temporary directory beside `<cache>/python`, which is
 //! then renamed into place, so that two cukc processes installing at once never
@@ -80,13 +84,14 @@ pub(super) fn install(
         .map_err(|error| format!("cannot create a directory in {}: {error}", cache.display()))?;
     let mut command = Command::new(python);
     command
-        .args(["-m", "pip", "install", "--no-deps", "--no-input"])
+        .current_dir(cache)
+        .args(["-I", "-m", "pip", "install", "--no-deps", "--no-input"])
         .args(["--disable-pip-version-check", "--progress-bar", "off"])
         .arg("--target")
         .arg(staging.path())
         .arg(PIP_REQUIREMENT);
     let shown = format!(
-        "{} -m pip install --no-deps --target {} '{PIP_REQUIREMENT}'",
+        "{} -I -m pip install --no-deps --target {} '{PIP_REQUIREMENT}'",
         python.to_string_lossy(),
         target.display()
     );

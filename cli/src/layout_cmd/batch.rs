@@ -31,7 +31,7 @@ pub fn run() -> ExitCode {
             Ok(0) => return ExitCode::SUCCESS,
             Ok(_) => {}
             Err(error) => {
-                eprintln!("error: cannot read the queries: {error}");
+                crate::output::errln!("error: cannot read the queries: {error}");
                 return ExitCode::from(2);
             }
         }

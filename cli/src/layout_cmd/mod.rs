@@ -6,6 +6,7 @@ mod show;
 
 use std::process::ExitCode;
 
+use crate::output::errln;
 use clap::{Args, Subcommand};
 
 /// Arguments of `cukc layout`.
@@ -32,7 +33,7 @@ pub fn run(args: LayoutArgs) -> ExitCode {
         (true, _) => batch::run(),
         (false, Some(LayoutCommand::Show(show_args))) => show::run(&show_args),
         (false, None) => {
-            eprintln!("error: `cukc layout` needs `show <layout>` or `--batch`");
+            errln!("error: `cukc layout` needs `show <layout>` or `--batch`");
             ExitCode::from(2)
         }
     }

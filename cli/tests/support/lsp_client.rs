@@ -1,9 +1,15 @@
 //! A minimal LSP client for tests: starts `cukc lsp` as a process and exchanges
-//! JSON-RPC messages with it over its standard input and output.
+//! JSON-RPC messages with it over its standard input and output, keeping what it
+//! logs on standard error.
 
+// Each test binary that includes this module uses part of it.
+#![allow(dead_code)]
+
+use std::io::Read;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -16,6 +22,8 @@ pub struct LspProcess {
     child: Child,
     stdin: ChildStdin,
     incoming: Receiver<Value>,
+    /// Everything the server wrote on standard error so far.
+    log: Arc<Mutex<Vec<u8>>>,
     /// Notifications received while waiting for something else.
     pub notifications: Vec<Value>,
     next_id: i64,
@@ -24,15 +32,34 @@ pub struct LspProcess {
 impl LspProcess {
     /// Starts `cukc lsp` and runs the initialisation handshake.
     pub fn start() -> LspProcess {
+        let mut process = LspProcess::spawn();
+        process.initialize();
+        process.notify("initialized", json!({}));
+        process
+    }
+
+    /// Starts `cukc lsp` without initialising it.
+    pub fn spawn() -> LspProcess {
         let mut child = Command::new(env!("CARGO_BIN_EXE_cukc"))
             .arg("lsp")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(Stdio::piped())
             .spawn()
             .expect("cukc lsp starts");
         let stdin = child.stdin.take().expect("a piped stdin");
         let stdout = child.stdout.take().expect("a piped stdout");
+        let mut stderr = child.stderr.take().expect("a piped stderr");
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let log_writer = Arc::clone(&log);
+        std::thread::spawn(move || {
+            let mut chunk = [0; 4096];
+            while let Ok(read @ 1..) = stderr.read(&mut chunk) {
+                if let Ok(mut log) = log_writer.lock() {
+                    log.extend_from_slice(&chunk[..read]);
+                }
+            }
+        });
         let (sender, incoming) = channel();
         std::thread::spawn(move || {
             let mut reader = BufReader::new(stdout);
@@ -42,14 +69,19 @@ impl LspProcess {
                 }
             }
         });
-        let mut process = LspProcess {
+        LspProcess {
             child,
             stdin,
             incoming,
+            log,
             notifications: Vec::new(),
             next_id: 1,
-        };
-        let result = process.request(
+        }
+    }
+
+    /// Sends `initialize` and checks the answer.
+    pub fn initialize(&mut self) {
+        let result = self.request(
             "initialize",
             json!({"processId": null, "rootUri": null, "capabilities": {}}),
         );
@@ -57,8 +89,27 @@ impl LspProcess {
             result["result"]["capabilities"]["hoverProvider"] == json!(true),
             "{result}"
         );
-        process.notify("initialized", json!({}));
-        process
+    }
+
+    /// What the server logged on standard error so far.
+    pub fn log(&self) -> String {
+        let log = self.log.lock().map(|log| log.clone()).unwrap_or_default();
+        String::from_utf8_lossy(&log).into_owned()
+    }
+
+    /// Writes `bytes` to the server's input as they are.
+    pub fn send_raw(&mut self, bytes: &[u8]) {
+        self.stdin
+            .write_all(bytes)
+            .and_then(|()| self.stdin.flush())
+            .expect("cukc lsp reads its input");
+    }
+
+    /// Writes `body` to the server's input with a `Content-Length` header.
+    pub fn send_framed(&mut self, body: &[u8]) {
+        let mut framed = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
+        framed.extend_from_slice(body);
+        self.send_raw(&framed);
     }
 
     /// The server's process id.
@@ -105,6 +156,11 @@ impl LspProcess {
         let response = self.request("shutdown", Value::Null);
         assert_eq!(response["result"], Value::Null, "{response}");
         self.notify("exit", Value::Null);
+        self.exit_status()
+    }
+
+    /// The exit status of the server, once it exits by itself.
+    pub fn exit_status(mut self) -> std::process::ExitStatus {
         let deadline = Instant::now() + PATIENCE;
         loop {
             if let Ok(Some(status)) = self.child.try_wait() {
@@ -115,7 +171,8 @@ impl LspProcess {
         }
     }
 
-    fn wait_for(&mut self, wanted: impl Fn(&Value) -> bool) -> Value {
+    /// The first message, received or still to come, that is `wanted`.
+    pub fn wait_for(&mut self, wanted: impl Fn(&Value) -> bool) -> Value {
         if let Some(index) = self.notifications.iter().position(&wanted) {
             return self.notifications.remove(index);
         }
@@ -132,12 +189,7 @@ impl LspProcess {
     }
 
     fn send(&mut self, message: &Value) {
-        let body = message.to_string();
-        let framed = format!("Content-Length: {}\r\n\r\n{body}", body.len());
-        self.stdin
-            .write_all(framed.as_bytes())
-            .and_then(|()| self.stdin.flush())
-            .expect("cukc lsp reads its input");
+        self.send_framed(message.to_string().as_bytes());
     }
 }
 

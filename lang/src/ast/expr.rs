@@ -105,30 +105,9 @@ pub struct Argument {
     pub span: Span,
 }
 
-/// The memory spaces a tensor can live in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum MemorySpace {
-    /// `gmem`: global memory.
-    Global,
-    /// `smem`: shared memory of the block (or cluster).
-    Shared,
-    /// `rmem`: registers of one thread.
-    Register,
-    /// `tmem`: sm100 tensor memory.
-    Tensor,
-}
-
-impl MemorySpace {
-    /// The keyword that names this space.
-    pub fn keyword(self) -> &'static str {
-        match self {
-            MemorySpace::Global => "gmem",
-            MemorySpace::Shared => "smem",
-            MemorySpace::Register => "rmem",
-            MemorySpace::Tensor => "tmem",
-        }
-    }
-}
+/// The memory spaces a tensor can live in: the atom layer's, which the keywords
+/// `gmem`, `smem`, `rmem` and `tmem` name.
+pub use cute::MemorySpace;
 
 /// Binary operators (the layout `:` is [`ExprKind::Layout`] instead).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

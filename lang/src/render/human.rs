@@ -6,7 +6,7 @@
 //! line so that snapshots and terminals see the same text.
 //!
 //! ariadne breaks lines at every Unicode line terminator, the compiler only at
-//! `\n` (see [`LineIndex`](crate::LineIndex)). So that the header's
+//! `\n`, `\r\n` and a lone `\r` (see [`LineIndex`](crate::LineIndex)). So that the header's
 //! `path:line:col` agrees with the short and JSON forms, ariadne is shown a
 //! copy of the text in which the other terminators are replaced by
 //! non-breaking characters of the same UTF-8 length, and the text after a
@@ -29,6 +29,7 @@ pub enum Style {
 
 /// Renders each diagnostic as an ariadne report, separated by blank lines.
 pub fn human(diagnostics: &[Diagnostic], file: &SourceFile, style: Style) -> String {
+    let diagnostics = super::capped(diagnostics);
     // ariadne would count a byte-order mark as a column of line 1: it is
     // shown the text after the mark, with every span moved back by its length.
     let (text, skipped) = match file.text().strip_prefix(BYTE_ORDER_MARK) {
@@ -41,7 +42,18 @@ pub fn human(diagnostics: &[Diagnostic], file: &SourceFile, style: Style) -> Str
         .with_index_type(IndexType::Byte)
         .with_color(style == Style::Colored);
     let mut rendered = String::new();
-    for diagnostic in diagnostics {
+    for diagnostic in diagnostics.iter() {
+        if let Some(line) = diagnostic
+            .labels()
+            .map(|label| line_of(file, label.span))
+            .find(|line| line.1 > MAX_EXCERPT_LINE)
+        {
+            if !rendered.is_empty() {
+                rendered.push('\n');
+            }
+            rendered.push_str(&without_excerpt(diagnostic, file, line));
+            continue;
+        }
         let located = |span: Span| {
             let range = file.clamp_span(span);
             let shift = |offset: usize| offset.saturating_sub(skipped);
@@ -95,13 +107,50 @@ pub fn human(diagnostics: &[Diagnostic], file: &SourceFile, style: Style) -> Str
     rendered
 }
 
-/// `text` with every line terminator other than `\n` and `\r\n` replaced by a
-/// character of the same UTF-8 length that does not end a line.
+/// The longest line, in bytes, shown as a source excerpt (1,000). ariadne prints
+/// each labelled line whole for each diagnostic, so a diagnostic on a longer line
+/// is rendered as its `path:line:col` line, notes and help, without the excerpt:
+/// two hundred diagnostics on one line of a megabyte must not print 200 MB.
+pub const MAX_EXCERPT_LINE: usize = 1000;
+
+/// The 1-based line holding the start of `span`, and its length in bytes.
+fn line_of(file: &SourceFile, span: Span) -> (u32, usize) {
+    let start = file.clamp_span(span).start;
+    let line = file
+        .line_column(u32::try_from(start).unwrap_or(u32::MAX))
+        .line;
+    let index = file.line_index();
+    let line_start = index.line_start(line as usize - 1).unwrap_or(0) as usize;
+    let next = index
+        .line_start(line as usize)
+        .map_or(file.text().len(), |next| next as usize);
+    (line, next.saturating_sub(line_start))
+}
+
+/// `diagnostic` without its source excerpt, for a line of `line.1` bytes.
+fn without_excerpt(diagnostic: &Diagnostic, file: &SourceFile, line: (u32, usize)) -> String {
+    let mut text = super::short(std::slice::from_ref(diagnostic), file);
+    text.push_str(&format!(
+        "  = line {} is {} bytes long, too long to show\n",
+        line.0, line.1
+    ));
+    for note in &diagnostic.notes {
+        text.push_str(&format!("  = note: {note}\n"));
+    }
+    if let Some(help) = &diagnostic.help {
+        text.push_str(&format!("  = help: {help}\n"));
+    }
+    text
+}
+
+/// `text` with every line terminator other than `\n`, `\r\n` and `\r` replaced by
+/// a character of the same UTF-8 length that does not end a line.
 fn without_extra_line_breaks(text: &str) -> Cow<'_, str> {
-    let is_extra_break = |(offset, character): (usize, char)| match character {
-        '\r' => !text[offset..].starts_with("\r\n"),
-        '\u{0B}' | '\u{0C}' | '\u{85}' | '\u{2028}' | '\u{2029}' => true,
-        _ => false,
+    let is_extra_break = |(_, character): (usize, char)| {
+        matches!(
+            character,
+            '\u{0B}' | '\u{0C}' | '\u{85}' | '\u{2028}' | '\u{2029}'
+        )
     };
     if !text.char_indices().any(is_extra_break) {
         return Cow::Borrowed(text);

@@ -46,8 +46,9 @@ struct JsonSpan {
 
 /// Renders each diagnostic as a JSON object on its own line.
 pub fn json(diagnostics: &[Diagnostic], file: &SourceFile) -> String {
+    let diagnostics = super::capped(diagnostics);
     let mut rendered = String::new();
-    for diagnostic in diagnostics {
+    for diagnostic in diagnostics.iter() {
         let primary = json_label(&diagnostic.primary, true, file);
         let mut labels = vec![primary];
         labels.extend(

@@ -7,8 +7,9 @@ use crate::{Diagnostic, SourceFile};
 /// Renders each diagnostic as one line, `path:line:col: error[E0101]: message`,
 /// where `line:col` is the start of the primary span.
 pub fn short(diagnostics: &[Diagnostic], file: &SourceFile) -> String {
+    let diagnostics = super::capped(diagnostics);
     let mut rendered = String::new();
-    for diagnostic in diagnostics {
+    for diagnostic in diagnostics.iter() {
         let start = file.clamp_span(diagnostic.span()).start;
         let location = file.line_column(u32::try_from(start).unwrap_or(u32::MAX));
         // Writing to a `String` cannot fail.

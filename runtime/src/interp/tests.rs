@@ -236,3 +236,19 @@ fn kernel_calls_without_a_gpu_skip_with_the_reason() {
         }
     }
 }
+
+#[test]
+fn a_tensor_beyond_available_memory_ends_its_block() {
+    let Some(available) = crate::host_memory::available() else {
+        eprintln!("SKIP: /proc/meminfo is unreadable");
+        return;
+    };
+    // Twice what is available, counting the f64 copy, yet within MAX_TENSOR_BYTES.
+    let count = available / 6;
+    if count * 4 > crate::tensor::MAX_TENSOR_BYTES {
+        eprintln!("SKIP: this machine has more memory than the 16 GiB cap can exceed");
+        return;
+    }
+    let message = failure(&format!("test t {{ let a = ones(f32, {count}); }}"));
+    assert!(message.contains("this machine has available"), "{message}");
+}

@@ -135,29 +135,14 @@ fn product(op: &str, query: &Query) -> Answer {
     Ok(Outcome::layout(&result))
 }
 
-/// A swizzle of one offset (`x`, or `offset + a(coord)`), or its table.
+/// A swizzle of one offset (`x`, or `offset + a(coord)`), or its table: over `0..n`
+/// (default: the swizzle's domain), or over a layout `a`'s domain (`swizzle ∘ offset ∘ a`).
 fn swizzle(op: &str, query: &Query) -> Answer {
     let swizzle =
         layout::swizzle::Swizzle::new(query.int("bits")?, query.int("base")?, query.int("shift")?)
             .map_err(|error| QueryError::new(error.to_string()))?;
     if op == "swizzle_table" {
-        let count = match query.optional_int("n")? {
-            Some(count) => count,
-            None => swizzle.size(),
-        };
-        if u64::try_from(count).map_or(true, |count| count > TABLE_LIMIT) {
-            let what = if query.has("n") {
-                "`n`"
-            } else {
-                "the swizzle's domain size"
-            };
-            return Err(QueryError::new(format!(
-                "{what} must lie in 0..={TABLE_LIMIT}, not {count}"
-            )));
-        }
-        return Ok(Outcome::of(
-            (0..count).map(|offset| swizzle.apply(offset)).collect(),
-        ));
+        return swizzle_table(&swizzle, query);
     }
     let offset = if query.has("x") {
         query.int("x")?
@@ -168,6 +153,37 @@ fn swizzle(op: &str, query: &Query) -> Answer {
             .ok_or_else(|| QueryError::new("`offset + a(coord)` overflows 64 bits"))?
     };
     Ok(Outcome::of(Value::from(swizzle.apply(offset))))
+}
+
+/// The values of `swizzle` over `0..n`, or of `swizzle ∘ offset ∘ a` over `a`'s domain.
+fn swizzle_table(swizzle: &layout::swizzle::Swizzle, query: &Query) -> Answer {
+    if query.has("a") {
+        if query.has("n") {
+            return Err(QueryError::new(
+                "`n` and `a` exclude each other: a table over a layout spans its domain",
+            ));
+        }
+        let offset = query.optional_int("offset")?.unwrap_or(0);
+        let composed = layout::ComposedLayout::new(*swizzle, offset, query.layout("a")?);
+        return Ok(Outcome::of(Value::from(composed.table(TABLE_LIMIT)?)));
+    }
+    let count = match query.optional_int("n")? {
+        Some(count) => count,
+        None => swizzle.size(),
+    };
+    if u64::try_from(count).map_or(true, |count| count > TABLE_LIMIT) {
+        let what = if query.has("n") {
+            "`n`"
+        } else {
+            "the swizzle's domain size"
+        };
+        return Err(QueryError::new(format!(
+            "{what} must lie in 0..={TABLE_LIMIT}, not {count}"
+        )));
+    }
+    Ok(Outcome::of(
+        (0..count).map(|offset| swizzle.apply(offset)).collect(),
+    ))
 }
 
 /// The int-tuple functions: `product`, `inner_product`, `shape_div`,

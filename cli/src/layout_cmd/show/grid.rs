@@ -14,6 +14,8 @@ pub enum Palette {
     Offsets,
     /// Distinct light hues cycling over the thread index.
     Threads,
+    /// One light hue per shared-memory bank (the key is the bank, 0 to 31).
+    Banks,
 }
 
 /// How a cell stands out from an ordinary one.
@@ -100,6 +102,30 @@ impl Grid {
     /// then each row between `+---+` separators with its index on the left and each
     /// label right-aligned in a column as wide as the widest label.
     pub fn to_text(&self) -> String {
+        self.text_with(&|_, label| label.to_owned())
+    }
+
+    /// [`Self::to_text`] with each cell's background in `fill(cell)` (`#rrggbb`) as a
+    /// 24-bit ANSI colour, for a terminal.
+    pub fn to_ansi_text(&self, fill: &dyn Fn(&Cell) -> &'static str) -> String {
+        self.text_with(&|cell, label| {
+            let hex = fill(cell).trim_start_matches('#');
+            let channel = |at: usize| {
+                hex.get(at..at + 2)
+                    .and_then(|digits| u8::from_str_radix(digits, 16).ok())
+                    .unwrap_or(255)
+            };
+            format!(
+                "\x1b[30;48;2;{};{};{}m{label}\x1b[0m",
+                channel(0),
+                channel(2),
+                channel(4)
+            )
+        })
+    }
+
+    /// The table, each padded label passed through `paint` with its cell.
+    fn text_with(&self, paint: &dyn Fn(&Cell, &str) -> String) -> String {
         let labels: Vec<String> = self.cells.iter().map(Cell::text_label).collect();
         let label_width = labels
             .iter()
@@ -125,7 +151,12 @@ impl Grid {
             for column in 0..self.columns {
                 let index = row * self.columns + column;
                 let label = labels.get(index).map_or("", String::as_str);
-                let _ = write!(text, "| {label:>label_width$} ");
+                let padded = format!(" {label:>label_width$} ");
+                let painted = self
+                    .cells
+                    .get(index)
+                    .map_or(padded.clone(), |cell| paint(cell, &padded));
+                let _ = write!(text, "|{painted}");
             }
             text.push_str("|\n");
         }
@@ -174,6 +205,17 @@ mod tests {
         let text = grid.to_text();
         assert!(text.contains("|   0 |   2 |   4 |"), "{text}");
         assert!(text.contains("+-----+"), "{text}");
+    }
+
+    #[test]
+    fn ansi_text_paints_each_cell_and_nothing_else() {
+        let grid = two_by_three();
+        let text = grid.to_ansi_text(&|_| "#10ff00");
+        assert_eq!(text.matches("\x1b[30;48;2;16;255;0m").count(), 6);
+        let plain = text
+            .replace("\x1b[30;48;2;16;255;0m", "")
+            .replace("\x1b[0m", "");
+        assert_eq!(plain, grid.to_text());
     }
 
     #[test]

@@ -1,10 +1,16 @@
 //! The thin adapter between the `layout` crate and the plain pictures: parses the
 //! command line's layout and tile texts and answers the few questions the pictures
 //! ask (extents, cosize, the offset of a 1-D index), with every failure a [`ShowError`].
+//!
+//! A layout is read, in order, as CuTe prints it (`(8,64):(64,1)`, `Sw<3,3,3> o 0 o
+//! (8,64):(64,1)`), as a symbolic layout the way `--dump-types` prints one
+//! (`(8,128):(k,1)`: its shape must be static, its offsets print as symbolic sums
+//! such as `3*k+5`), or as a `.cuk` expression (`composition(swizzle(3,3,3),
+//! (8,64):(64,1))`), which the front end evaluates as `const L = <text>;` would be.
 
 use std::fmt;
 
-use layout::{ComposedLayout, IntTuple, Layout, LayoutError};
+use layout::{ComposedLayout, IntTuple, Layout, LayoutError, SymInt};
 
 use super::thread_value::OffsetOutsideTile;
 
@@ -28,6 +34,20 @@ pub enum ShowError {
         text: String,
         /// What was wrong.
         error: LayoutError,
+    },
+    /// The text read as a `.cuk` expression did not evaluate to a layout.
+    Expression {
+        /// The text as given.
+        text: String,
+        /// The front end's first error, or what the value was instead.
+        message: String,
+    },
+    /// A symbolic layout whose shape is not static, or `--banks` of one.
+    Symbolic {
+        /// The layout, as written back.
+        layout: String,
+        /// What cannot be done with it.
+        what: &'static str,
     },
     /// Evaluating the layout failed (an offset overflowed).
     Evaluate(LayoutError),
@@ -76,6 +96,12 @@ impl fmt::Display for ShowError {
             ShowError::TileShape { text, error } => {
                 write!(formatter, "invalid tile shape `{text}`: {error}")
             }
+            ShowError::Expression { text, message } => {
+                write!(formatter, "invalid layout `{text}`: {message}")
+            }
+            ShowError::Symbolic { layout, what } => {
+                write!(formatter, "{layout} is symbolic: {what}")
+            }
             ShowError::Evaluate(error) => write!(formatter, "cannot evaluate the layout: {error}"),
             ShowError::TooManyCells { what, cells } => write!(
                 formatter,
@@ -97,27 +123,78 @@ impl From<LayoutError> for ShowError {
     }
 }
 
-/// A layout as the command line gives it: plain, or swizzled as CuTe prints a
-/// composed layout, `Sw<B,M,S> o offset o layout`.
+/// A layout as the command line gives it: plain, swizzled as CuTe prints a composed
+/// layout (`Sw<B,M,S> o offset o layout`), or symbolic.
 pub enum ShownLayout {
     /// `shape:stride`.
     Plain(Layout<i64>),
     /// `swizzle ∘ offset ∘ layout`; its domain is the inner layout's.
     Swizzled(ComposedLayout),
+    /// Strides with run-time integers, over a static shape (`domain`).
+    Symbolic {
+        /// The layout.
+        layout: Layout<SymInt>,
+        /// A layout of the same static shape, for extents.
+        domain: Layout<i64>,
+    },
 }
 
 impl ShownLayout {
-    /// Parses `text` in CuTe notation; text starting with `Sw` is a swizzled layout.
+    /// Parses `text` in CuTe notation (text starting with `Sw` is a swizzled layout),
+    /// as a symbolic layout, or as a `.cuk` expression.
     pub fn parse(text: &str) -> Result<ShownLayout, ShowError> {
+        let cute = match Self::parse_cute(text) {
+            Ok(Some(layout)) => return Ok(layout),
+            Ok(None) => None,
+            Err(error) => Some(error),
+        };
+        let trimmed = text.trim_start();
+        let looks_like_cute = trimmed.starts_with("Sw<")
+            || trimmed.starts_with(|c: char| c == '(' || c.is_ascii_digit());
+        match (cute, evaluate_cuk(text)) {
+            (_, Ok(value)) => Self::parse_cute(&value)?.ok_or_else(|| ShowError::Expression {
+                text: text.to_owned(),
+                message: format!("it evaluates to `{value}`, which is not a layout"),
+            }),
+            (Some(error), Err(_)) if looks_like_cute => Err(error),
+            (_, Err(message)) => Err(ShowError::Expression {
+                text: text.to_owned(),
+                message,
+            }),
+        }
+    }
+
+    /// CuTe notation, plain, swizzled or symbolic; `Ok(None)` when it is none of
+    /// them but might be a `.cuk` expression.
+    fn parse_cute(text: &str) -> Result<Option<ShownLayout>, ShowError> {
         let invalid = |error| ShowError::Layout {
             text: text.to_owned(),
             error,
         };
-        if text.trim_start().starts_with("Sw") {
-            Ok(ShownLayout::Swizzled(text.parse().map_err(invalid)?))
-        } else {
-            Ok(ShownLayout::Plain(text.parse().map_err(invalid)?))
+        if text.trim_start().starts_with("Sw<") {
+            return Ok(Some(ShownLayout::Swizzled(text.parse().map_err(invalid)?)));
         }
+        let plain_error = match text.parse::<Layout<i64>>() {
+            Ok(layout) => return Ok(Some(ShownLayout::Plain(layout))),
+            Err(error) => error,
+        };
+        let Ok(layout) = text.parse::<Layout<SymInt>>() else {
+            return Err(invalid(plain_error));
+        };
+        let shape = layout.shape().to_string();
+        let domain = shape
+            .parse::<IntTuple<i64>>()
+            .and_then(Layout::column_major)
+            .map_err(|_| ShowError::Symbolic {
+                layout: layout.to_string(),
+                what: "only a layout with a static shape can be drawn",
+            })?;
+        Ok(Some(ShownLayout::Symbolic { layout, domain }))
+    }
+
+    /// Whether the offsets are symbolic sums rather than numbers.
+    pub fn is_symbolic(&self) -> bool {
+        matches!(self, ShownLayout::Symbolic { .. })
     }
 
     /// The layout written back in CuTe notation.
@@ -125,6 +202,7 @@ impl ShownLayout {
         match self {
             ShownLayout::Plain(layout) => layout.to_string(),
             ShownLayout::Swizzled(composed) => composed.to_string(),
+            ShownLayout::Symbolic { layout, .. } => layout.to_string(),
         }
     }
 
@@ -133,6 +211,7 @@ impl ShownLayout {
         match self {
             ShownLayout::Plain(layout) => layout,
             ShownLayout::Swizzled(composed) => composed.inner(),
+            ShownLayout::Symbolic { domain, .. } => domain,
         }
     }
 
@@ -185,7 +264,7 @@ impl ShownLayout {
     pub fn cosize(&self) -> Result<i64, ShowError> {
         match self {
             ShownLayout::Plain(layout) => Ok(layout.cosize()?),
-            ShownLayout::Swizzled(_) => {
+            ShownLayout::Swizzled(_) | ShownLayout::Symbolic { .. } => {
                 let mut largest = 0;
                 for index in 0..self.checked_size()? {
                     largest = largest.max(self.offset_at(index)?);
@@ -195,17 +274,58 @@ impl ShownLayout {
         }
     }
 
-    /// The offset of the 1-D index `index` (`index < size`).
+    /// The offset of the 1-D index `index` (`index < size`); a symbolic layout's
+    /// constant part (see [`Self::symbolic_offset_at`]).
     pub fn offset_at(&self, index: usize) -> Result<i64, LayoutError> {
-        let index = i64::try_from(index).map_err(|_| LayoutError::Overflow {
-            operation: "layout show",
-            expression: format!("index {index}"),
-        })?;
+        let index = checked_index(index)?;
         match self {
             ShownLayout::Plain(layout) => layout.evaluate_index(&index),
             ShownLayout::Swizzled(composed) => composed.evaluate_index(index),
+            ShownLayout::Symbolic { layout, .. } => Ok(layout
+                .evaluate_index(&SymInt::constant(index))?
+                .split_constant()
+                .1),
         }
     }
+
+    /// The offset of the 1-D index `index` as text: a symbolic sum such as `3*k+5`
+    /// for a symbolic layout, the number otherwise.
+    pub fn symbolic_offset_at(&self, index: usize) -> Result<String, LayoutError> {
+        match self {
+            ShownLayout::Symbolic { layout, .. } => Ok(layout
+                .evaluate_index(&SymInt::constant(checked_index(index)?))?
+                .to_string()),
+            _ => self.offset_at(index).map(|offset| offset.to_string()),
+        }
+    }
+}
+
+fn checked_index(index: usize) -> Result<i64, LayoutError> {
+    i64::try_from(index).map_err(|_| LayoutError::Overflow {
+        operation: "layout show",
+        expression: format!("index {index}"),
+    })
+}
+
+/// The value of `text` as a `.cuk` expression (`const L = <text>;` checked for sm_90a),
+/// as `--dump-types` prints it; the error is the front end's first message.
+fn evaluate_cuk(text: &str) -> Result<String, String> {
+    let source = format!("const L = {text};\n");
+    let (module, mut diagnostics) = grammar::parse(&source);
+    if !diagnostics.iter().any(lang::Diagnostic::is_error) {
+        let analysis = typecheck::check(&module, cute::Target::Sm90a);
+        diagnostics.extend(analysis.diagnostics);
+        if !diagnostics.iter().any(lang::Diagnostic::is_error) {
+            return analysis
+                .bindings
+                .into_iter()
+                .find(|binding| binding.name == "L")
+                .and_then(|binding| binding.contents)
+                .ok_or_else(|| "it has no compile-time value".to_owned());
+        }
+    }
+    let first = diagnostics.iter().find(|diagnostic| diagnostic.is_error());
+    Err(first.map_or_else(String::new, |error| error.message.clone()))
 }
 
 /// The `--tv` tile shape: mode 0 gives M, the other modes N.

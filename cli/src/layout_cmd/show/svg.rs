@@ -36,6 +36,14 @@ const OFFSET_SHADES: [&str; 8] = [
 const THREAD_HUES: [&str; 7] = [
     "#aab4ff", "#aaf0aa", "#fff09a", "#ffb0b0", "#d4c4ff", "#a8ecec", "#ffd4a4",
 ];
+/// Light hues for the 32 shared-memory banks: bank `b` takes entry `b`; hues go round
+/// the wheel in steps of 11/32, so neighbouring banks look unlike.
+pub const BANK_HUES: [&str; 32] = [
+    "#f0a8a8", "#a8f0ad", "#b1a8f0", "#f0b6a8", "#a8f0ba", "#bfa8f0", "#f0c3a8", "#a8f0c8",
+    "#cca8f0", "#f0d0a8", "#a8f0d5", "#d9a8f0", "#f0dea8", "#a8f0e2", "#e7a8f0", "#f0eba8",
+    "#a8f0f0", "#f0a8eb", "#e7f0a8", "#a8e2f0", "#f0a8de", "#d9f0a8", "#a8d5f0", "#f0a8d0",
+    "#ccf0a8", "#a8c8f0", "#f0a8c3", "#bff0a8", "#a8baf0", "#f0a8b6", "#b1f0a8", "#a8adf0",
+];
 /// The colour of the marks on replicated and empty cells.
 const MARK_COLOUR: &str = "#c00000";
 
@@ -104,11 +112,12 @@ fn legend(grid: &Grid) -> String {
 }
 
 /// The fill colour of a cell.
-fn fill(palette: Palette, cell: &Cell) -> &'static str {
+pub fn fill(palette: Palette, cell: &Cell) -> &'static str {
     let table: &[&'static str] = match (cell.mark, palette) {
         (CellMark::NeverHit, _) => return "#ffffff",
         (_, Palette::Offsets) => &OFFSET_SHADES,
         (_, Palette::Threads) => &THREAD_HUES,
+        (_, Palette::Banks) => &BANK_HUES,
     };
     let entry = cell.colour_key.rem_euclid(table.len() as i64);
     usize::try_from(entry)

@@ -36,6 +36,14 @@ impl Target {
         }
     }
 
+    /// The PTX ISA version a module for this target declares: the oldest that has it.
+    pub fn ptx_version(self) -> &'static str {
+        match self {
+            Target::Sm80 | Target::Sm90a => "8.0",
+            Target::Sm100a => "8.6",
+        }
+    }
+
     /// The most shared memory one block may use, in bytes, with the opt-in above
     /// the default 48 KiB (CUDA C Programming Guide, compute capability tables:
     /// 163 KB on 8.0, 227 KB on 9.0 and 10.0).

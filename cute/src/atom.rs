@@ -1,60 +1,16 @@
-//! Atoms (one hardware instruction described as data) and the other things a call
-//! can name.
+//! Atoms: one hardware instruction described as data.
 //!
-//! An `atom` item is evaluated like const code: its properties become an [`Atom`]
-//! whose thread-value layouts drive partitioning. What each kind needs is listed in
-//! `stdlib/README.md`; [`Atom::from_properties`] checks it.
+//! An `atom` item of the stdlib is evaluated like const code; its properties become an
+//! [`Atom`] whose thread-value layouts drive partitioning. What each kind needs is
+//! listed in `stdlib/README.md`; [`check_copy_shapes`] and [`check_mma_shapes`] check
+//! that an atom's layouts agree with each other.
 
 use std::fmt;
 
 use layout::{IntTuple, Layout};
 
+use crate::Error;
 use crate::dtype::Dtype;
-
-/// A reference to an item of a module the checker knows (the user's file or a
-/// stdlib module).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct ItemId {
-    /// Index of the module.
-    pub module: usize,
-    /// Index of the item inside the module.
-    pub item: usize,
-    /// The name users know it by: `copy_tv`, `sm80::cp_async`.
-    pub name: String,
-}
-
-/// Something a call expression can call.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Callee {
-    /// A built-in function (`size`, `copy`, `randn`, ...).
-    Builtin(&'static str),
-    /// A device function (`fn`).
-    Function(ItemId),
-    /// A kernel.
-    Kernel(ItemId),
-    /// An atom with const parameters, instantiated by a call with named arguments.
-    AtomTemplate(ItemId),
-}
-
-impl Callee {
-    /// What kind of callable this is, in words.
-    pub fn kind_name(&self) -> &'static str {
-        match self {
-            Callee::Builtin(_) => "built-in function",
-            Callee::Function(_) => "function",
-            Callee::Kernel(_) => "kernel",
-            Callee::AtomTemplate(_) => "atom template",
-        }
-    }
-
-    /// The callable's name.
-    pub fn name(&self) -> String {
-        match self {
-            Callee::Builtin(name) => (*name).to_owned(),
-            Callee::Function(id) | Callee::Kernel(id) | Callee::AtomTemplate(id) => id.name.clone(),
-        }
-    }
-}
 
 /// The kinds of atom.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -249,23 +205,20 @@ impl fmt::Display for Atom {
 
 /// The checks on an MMA atom's shapes: each thread-value layout must cover its
 /// operand's tile exactly once per thread set.
-pub fn check_mma_shapes(mma: &MmaAtom) -> Result<(), String> {
+pub fn check_mma_shapes(mma: &MmaAtom) -> Result<(), Error> {
     let [m, n, k] = mma.shape_mnk;
-    let threads = mma.threads.size().map_err(|error| error.to_string())?;
+    let threads = mma.threads.size()?;
     for (name, layout, extent) in [
         ("layout_a", &mma.layout_a, m * k),
         ("layout_b", &mma.layout_b, n * k),
         ("layout_c", &mma.layout_c, m * n),
     ] {
-        let size = layout.size().map_err(|error| error.to_string())?;
-        let thread_mode = layout
-            .mode(0)
-            .and_then(|mode| mode.size())
-            .map_err(|error| error.to_string())?;
+        let size = layout.size()?;
+        let thread_mode = layout.mode(0).and_then(|mode| mode.size())?;
         if size != extent || thread_mode != threads {
-            return Err(format!(
+            return Err(Error::Inconsistent(format!(
                 "{name} = {layout} has {size} elements over {thread_mode} threads; the {m}x{n}x{k} atom needs {extent} over {threads}"
-            ));
+            )));
         }
     }
     Ok(())
@@ -273,34 +226,31 @@ pub fn check_mma_shapes(mma: &MmaAtom) -> Result<(), String> {
 
 /// The copy checks: source and destination layouts cover the same number of
 /// elements per thread as the reference.
-pub fn check_copy_shapes(copy: &CopyAtom) -> Result<(), String> {
-    let threads = copy.threads.size().map_err(|error| error.to_string())?;
+pub fn check_copy_shapes(copy: &CopyAtom) -> Result<(), Error> {
+    let threads = copy.threads.size()?;
     for (name, layout) in [
         ("layout_src", &copy.src_layout),
         ("layout_dst", &copy.dst_layout),
         ("layout_ref", &copy.ref_layout),
     ] {
         if layout.rank() != 2 {
-            return Err(format!(
+            return Err(Error::Inconsistent(format!(
                 "{name} = {layout} must have two modes, (thread, value)"
-            ));
+            )));
         }
-        let thread_mode = layout
-            .mode(0)
-            .and_then(|mode| mode.size())
-            .map_err(|error| error.to_string())?;
+        let thread_mode = layout.mode(0).and_then(|mode| mode.size())?;
         if thread_mode != threads {
-            return Err(format!(
+            return Err(Error::Inconsistent(format!(
                 "{name} = {layout} has {thread_mode} threads, but `threads` has {threads}"
-            ));
+            )));
         }
     }
     let sizes = [&copy.src_layout, &copy.dst_layout].map(|layout| layout.size().unwrap_or(-1));
     if sizes[0] != sizes[1] {
-        return Err(format!(
+        return Err(Error::Inconsistent(format!(
             "layout_src covers {} elements but layout_dst covers {}",
             sizes[0], sizes[1]
-        ));
+        )));
     }
     Ok(())
 }

@@ -1,0 +1,227 @@
+//! Where `cukc build` writes, and writing there safely.
+//!
+//! [`plan`] turns the input, `-o` and `--emit` into destinations before anything is
+//! compiled, and refuses what cannot be meant: `-o -` for a cubin (binary, with its
+//! PTX beside it), `-o X.ptx` for a cubin (the PTX beside it would be written to the
+//! same file), and any destination that is the input file itself (`build kernel.ptx`
+//! would put the PTX beside the cubin over the source). [`write_atomically`] writes a
+//! temporary file in the destination's folder (created when missing) and renames it
+//! into place, so a reader never sees half a file; [`remove_stale`] deletes outputs
+//! of an earlier build when this one fails, so nothing left behind looks current.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Where one output goes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Destination {
+    /// Standard output (`-o -`, text forms only).
+    Stdout,
+    /// A file.
+    File(PathBuf),
+}
+
+/// The destinations of one build.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Plan {
+    /// What `--emit` asked for: the cubin, the PTX or the KIR text.
+    pub main: Destination,
+    /// For a cubin, the PTX written beside it (the cubin's path with `.ptx`).
+    pub ptx_beside: Option<PathBuf>,
+    /// With `--emit manifest`, the launch manifest written beside the cubin (the
+    /// cubin's path with `.manifest.json`).
+    pub manifest_beside: Option<PathBuf>,
+}
+
+impl Plan {
+    /// Every file this build may write.
+    pub fn files(&self) -> impl Iterator<Item = &Path> {
+        let main = match &self.main {
+            Destination::File(path) => Some(path.as_path()),
+            Destination::Stdout => None,
+        };
+        main.into_iter()
+            .chain(self.ptx_beside.as_deref())
+            .chain(self.manifest_beside.as_deref())
+    }
+}
+
+/// The destinations for building `input` into `extension` (`cubin`, `ptx` or `kir`)
+/// with `-o output`, and with a launch manifest beside a cubin when `manifest`; the
+/// error says why the command line cannot be followed.
+pub fn plan(
+    input: &Path,
+    output: Option<&Path>,
+    extension: &str,
+    manifest: bool,
+) -> Result<Plan, String> {
+    let is_cubin = extension == "cubin";
+    let main = match output {
+        Some(path) if path == Path::new("-") => {
+            if is_cubin {
+                return Err(
+                    "`-o -` prints text, but a cubin is binary and its PTX goes beside \
+                     it; use `-o FILE.cubin`, or `--emit ptx -o -` to print the PTX"
+                        .to_owned(),
+                );
+            }
+            Destination::Stdout
+        }
+        Some(path) => {
+            if is_cubin && path.extension().is_some_and(|found| found == "ptx") {
+                return Err(format!(
+                    "-o {} names the cubin, and its PTX goes beside it with the extension \
+                     .ptx, which is the same file; use -o FILE.cubin, or --emit ptx to \
+                     write only the PTX",
+                    path.display()
+                ));
+            }
+            Destination::File(path.to_owned())
+        }
+        None => Destination::File(input.with_extension(extension)),
+    };
+    let ptx_beside = match (&main, is_cubin) {
+        (Destination::File(_), true) => plan_beside(&main, "ptx"),
+        _ => None,
+    };
+    let manifest_beside = match &ptx_beside {
+        Some(_) if manifest => plan_beside(&main, "manifest.json"),
+        _ => None,
+    };
+    let plan = Plan {
+        main,
+        ptx_beside,
+        manifest_beside,
+    };
+    if let Some(clash) = plan.files().find(|file| same_file(file, input)) {
+        return Err(format!(
+            "{} is the input file; cukc will not write its output over its source \
+             (choose another name with -o)",
+            clash.display()
+        ));
+    }
+    Ok(plan)
+}
+
+/// The file beside a cubin with `extension` instead of `.cubin`.
+fn plan_beside(main: &Destination, extension: &str) -> Option<PathBuf> {
+    match main {
+        Destination::File(cubin) => Some(cubin.with_extension(extension)),
+        Destination::Stdout => None,
+    }
+}
+
+/// Whether `a` and `b` are the same existing file (by device and inode, so links and
+/// other spellings of a path count).
+fn same_file(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    }
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same folder, renamed over
+/// `path` once complete; creates the folder when it is missing. The error is a
+/// sentence naming the path.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    use std::os::unix::fs::PermissionsExt;
+    let folder = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    std::fs::create_dir_all(folder)
+        .map_err(|error| format!("cannot create the folder {}: {error}", folder.display()))?;
+    let cannot_write = |error: std::io::Error| format!("cannot write {}: {error}", path.display());
+    let mut file = tempfile::Builder::new()
+        .prefix(".cukc-")
+        .permissions(std::fs::Permissions::from_mode(0o666))
+        .tempfile_in(folder)
+        .map_err(cannot_write)?;
+    file.write_all(bytes).map_err(cannot_write)?;
+    file.persist(path)
+        .map_err(|error| cannot_write(error.error))?;
+    Ok(())
+}
+
+/// Removes whatever an earlier build left at `paths` (missing files are fine), so
+/// that a failed build leaves no output that looks current.
+pub fn remove_stale<'a>(paths: impl IntoIterator<Item = &'a Path>) {
+    for path in paths {
+        if path.is_file() {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Destination, plan, write_atomically};
+    use std::path::{Path, PathBuf};
+
+    #[test]
+    fn cubin_outputs_pair_a_ptx_and_refuse_what_clashes() {
+        let built = plan(Path::new("a/v.cuk"), None, "cubin", false).expect("a plan");
+        assert_eq!(built.main, Destination::File(PathBuf::from("a/v.cubin")));
+        assert_eq!(built.ptx_beside, Some(PathBuf::from("a/v.ptx")));
+        let named =
+            plan(Path::new("v.cuk"), Some(Path::new("out/k")), "cubin", false).expect("a plan");
+        assert_eq!(named.ptx_beside, Some(PathBuf::from("out/k.ptx")));
+        assert!(plan(Path::new("v.cuk"), Some(Path::new("-")), "cubin", false).is_err());
+        assert!(
+            plan(
+                Path::new("v.cuk"),
+                Some(Path::new("out.ptx")),
+                "cubin",
+                false
+            )
+            .is_err()
+        );
+        let with_manifest = plan(Path::new("a/v.cuk"), None, "cubin", true).expect("a plan");
+        let manifest = PathBuf::from("a/v.manifest.json");
+        assert_eq!(with_manifest.manifest_beside, Some(manifest.clone()));
+        assert!(with_manifest.files().any(|file| file == manifest));
+        let printed = plan(Path::new("v.cuk"), Some(Path::new("-")), "ptx", false).expect("a plan");
+        assert_eq!(
+            (printed.main, printed.ptx_beside),
+            (Destination::Stdout, None)
+        );
+    }
+
+    #[test]
+    fn the_input_is_never_an_output() {
+        let folder = tempfile::tempdir().expect("a scratch folder");
+        let source = folder.path().join("kernel.ptx");
+        std::fs::write(&source, "// source").expect("written");
+        let refused =
+            plan(&source, None, "cubin", false).expect_err("PTX beside the cubin is the input");
+        assert!(refused.contains("is the input file"), "{refused}");
+        let spelled_otherwise = folder.path().join(".").join("kernel.ptx");
+        assert!(plan(&source, Some(&spelled_otherwise), "ptx", false).is_err());
+        let cuk = folder.path().join("v.cuk");
+        std::fs::write(&cuk, "// source").expect("written");
+        assert!(plan(&cuk, Some(&cuk), "kir", false).is_err());
+        assert!(plan(&cuk, None, "ptx", false).is_ok());
+    }
+
+    #[test]
+    fn atomic_writes_create_folders_and_replace_whole_files() {
+        let folder = tempfile::tempdir().expect("a scratch folder");
+        let path = folder.path().join("new").join("deeper").join("k.ptx");
+        write_atomically(&path, b"first").expect("written");
+        write_atomically(&path, b"second").expect("rewritten");
+        assert_eq!(std::fs::read(&path).expect("read back"), b"second");
+        let leftovers = std::fs::read_dir(path.parent().expect("a folder"))
+            .expect("listed")
+            .count();
+        assert_eq!(leftovers, 1, "no temporary file is left behind");
+        let blocked = folder
+            .path()
+            .join("new")
+            .join("deeper")
+            .join("k.ptx")
+            .join("x");
+        let refused = write_atomically(&blocked, b"x").expect_err("a file is not a folder");
+        assert!(refused.starts_with("cannot create the folder"), "{refused}");
+    }
+}

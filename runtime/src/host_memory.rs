@@ -1,0 +1,82 @@
+//! How much host memory a test may still take: `MemAvailable` of `/proc/meminfo`,
+//! read when a tensor is created, so that `zeros(f32, (1 << 16, 1 << 16))` on a
+//! machine without that much memory ends its block with a message instead of the
+//! process being killed (or aborting on a failed allocation) half-way through.
+//!
+//! A tensor counts its bytes and the `f64` copy reference math makes of it (see
+//! [`tensor_bytes`]); where `/proc/meminfo` cannot be read, only
+//! [`crate::tensor::MAX_TENSOR_BYTES`] applies.
+
+/// The host bytes a tensor of `count` elements of `width` bytes may need: its own bytes
+/// and the `f64` values of a reference computation over it.
+pub fn tensor_bytes(count: u64, width: u64) -> u64 {
+    count.saturating_mul(width.saturating_add(8))
+}
+
+/// The bytes available to new allocations now, or `None` when unknown.
+pub fn available() -> Option<u64> {
+    parse_mem_available(&std::fs::read_to_string("/proc/meminfo").ok()?)
+}
+
+/// `MemAvailable:  23257432 kB` of a `/proc/meminfo` text, in bytes.
+fn parse_mem_available(meminfo: &str) -> Option<u64> {
+    let line = meminfo
+        .lines()
+        .find_map(|line| line.strip_prefix("MemAvailable:"))?;
+    let mut words = line.split_whitespace();
+    let amount: u64 = words.next()?.parse().ok()?;
+    let unit = match words.next() {
+        Some("kB") => 1024,
+        None => 1,
+        Some(_) => return None,
+    };
+    amount.checked_mul(unit)
+}
+
+/// `Err` with a sentence when `needed` bytes exceed `available` (when known).
+pub fn check(needed: u64, available: Option<u64>, what: &str) -> Result<(), String> {
+    match available {
+        Some(available) if needed > available => Err(format!(
+            "{what} needs {:.1} GiB of host memory (with the f64 copy reference math \
+             makes), more than the {:.1} GiB this machine has available",
+            gib(needed),
+            gib(available)
+        )),
+        _ => Ok(()),
+    }
+}
+
+fn gib(bytes: u64) -> f64 {
+    bytes as f64 / f64::from(1u32 << 30)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{check, parse_mem_available, tensor_bytes};
+
+    #[test]
+    fn mem_available_is_read_in_bytes() {
+        let meminfo = "MemTotal:       24684084 kB\n\
+                       MemFree:         1210116 kB\n\
+                       MemAvailable:   23257432 kB\n\
+                       Buffers:          301112 kB\n";
+        assert_eq!(parse_mem_available(meminfo), Some(23_257_432 * 1024));
+        assert_eq!(parse_mem_available("MemTotal: 5 kB\n"), None);
+        assert_eq!(parse_mem_available("MemAvailable: lots\n"), None);
+    }
+
+    #[test]
+    fn a_tensor_beyond_what_is_available_is_refused() {
+        let needed = tensor_bytes(1 << 30, 4);
+        assert_eq!(needed, 12 << 30);
+        let refused = check(needed, Some(8 << 30), "a f32 tensor of shape (1073741824)")
+            .expect_err("12 GiB do not fit in 8");
+        assert_eq!(
+            refused,
+            "a f32 tensor of shape (1073741824) needs 12.0 GiB of host memory (with the f64 \
+             copy reference math makes), more than the 8.0 GiB this machine has available"
+        );
+        assert!(check(needed, Some(16 << 30), "it").is_ok());
+        assert!(check(needed, None, "it").is_ok());
+    }
+}

@@ -1,0 +1,264 @@
+//! Host built-ins for tests and benches: tensor creation (`randn`, `zeros`, ...),
+//! `matmul`, `transpose`, `softmax`, `sum` and `assert_close`, with shape checks.
+
+use cute::Dtype;
+use lang::{Diagnostic, Span};
+use layout::IntTuple;
+
+use crate::builtins::{Arg, Args};
+use crate::check::Checker;
+use crate::host::shape_text;
+use crate::value::Value;
+
+impl<'a> Checker<'a> {
+    /// `randn`, `rand`, `zeros`, `ones`, `empty`, `arange`, `full`, once its row of the
+    /// table has checked the arguments.
+    pub(crate) fn host_tensor_call(&mut self, name: &'static str, args: &Args) -> Value {
+        let p = args.positional();
+        let Value::Dtype(dtype) = p[0].value else {
+            return self.error(
+                "E0216",
+                p[0].span,
+                format!(
+                    "`{name}` takes a dtype first, not a {}",
+                    p[0].value.type_name()
+                ),
+                "not a dtype",
+            );
+        };
+        let Some(shape) = self.host_shape(p[1]) else {
+            return Value::Unknown;
+        };
+        if name == "full" {
+            self.check_scalar_for(dtype, p[2]);
+        }
+        Value::HostTensor { dtype, shape }
+    }
+
+    /// `matmul(a, b)`, once its row of the table has checked the arguments.
+    pub(crate) fn matmul(&mut self, args: &Args) -> Value {
+        let p = args.positional();
+        let (Some((dtype, a)), Some((other, b))) = (self.host_tensor(p[0]), self.host_tensor(p[1]))
+        else {
+            return Value::Unknown;
+        };
+        if dtype != other {
+            return self.mixed_host(dtype, other, args.call_span);
+        }
+        match (a.as_slice(), b.as_slice()) {
+            ([m, k], [k2, n]) => {
+                if k.is_some() && k2.is_some() && k != k2 {
+                    return self.host_shape_error(
+                        "matmul needs A's columns to equal B's rows",
+                        p[0],
+                        &a,
+                        p[1],
+                        &b,
+                        args.call_span,
+                    );
+                }
+                Value::HostTensor {
+                    dtype,
+                    shape: vec![*m, *n],
+                }
+            }
+            _ => self.error(
+                "E0209",
+                args.call_span,
+                format!(
+                    "matmul multiplies matrices (rank 2), not ranks {} and {}",
+                    a.len(),
+                    b.len()
+                ),
+                "not matrices",
+            ),
+        }
+    }
+
+    /// `transpose(a)`, once its row of the table has checked the arguments.
+    pub(crate) fn transpose(&mut self, args: &Args) -> Value {
+        let p = args.positional();
+        let Some((dtype, shape)) = self.host_tensor(p[0]) else {
+            return Value::Unknown;
+        };
+        match shape.as_slice() {
+            [m, n] => Value::HostTensor {
+                dtype,
+                shape: vec![*n, *m],
+            },
+            _ => self.error(
+                "E0209",
+                p[0].span,
+                format!(
+                    "transpose takes a matrix (rank 2), not rank {}",
+                    shape.len()
+                ),
+                "not a matrix",
+            ),
+        }
+    }
+
+    /// `softmax`, `sum`, once its row of the table has checked the arguments.
+    pub(crate) fn reduction(&mut self, name: &'static str, args: &Args) -> Value {
+        let p = args.positional();
+        let Some((dtype, shape)) = self.host_tensor(p[0]) else {
+            return Value::Unknown;
+        };
+        let Some(dimension) = p.get(1).map_or(Some(shape.len() as i64 - 1), |arg| {
+            self.expect_const_int(&arg.value, arg.span, "a dimension")
+        }) else {
+            return Value::Unknown;
+        };
+        let Some(dimension) = usize::try_from(dimension)
+            .ok()
+            .filter(|dimension| *dimension < shape.len())
+        else {
+            return self.error(
+                "E0208",
+                args.call_span,
+                format!(
+                    "dimension {dimension} does not exist in a tensor of rank {}",
+                    shape.len()
+                ),
+                "no such dimension",
+            );
+        };
+        if name == "softmax" {
+            return Value::HostTensor { dtype, shape };
+        }
+        let mut reduced = shape;
+        reduced.remove(dimension);
+        Value::HostTensor {
+            dtype,
+            shape: reduced,
+        }
+    }
+
+    /// `assert_close(actual, expected, rtol = r, atol = a)`, once its row of the table has
+    /// checked the arguments.
+    pub(crate) fn assert_close(&mut self, args: &Args) -> Value {
+        let p = args.positional();
+        let (Some((dtype, a)), Some((other, b))) = (self.host_tensor(p[0]), self.host_tensor(p[1]))
+        else {
+            return Value::Unit;
+        };
+        if dtype != other {
+            self.mixed_host(dtype, other, args.call_span);
+        } else if a.len() != b.len()
+            || a.iter()
+                .zip(&b)
+                .any(|(x, y)| x.is_some() && y.is_some() && x != y)
+        {
+            self.host_shape_error(
+                "assert_close compares tensors of one shape",
+                p[0],
+                &a,
+                p[1],
+                &b,
+                args.call_span,
+            );
+        }
+        for tolerance in ["rtol", "atol"] {
+            if let Some(arg) = args.named(tolerance) {
+                match &arg.value {
+                    Value::Float { value, .. }
+                        if value.as_const().is_some_and(|value| value >= 0.0) => {}
+                    Value::Int { value, .. }
+                        if value.as_constant().is_some_and(|value| value >= 0) => {}
+                    other => {
+                        self.error(
+                            "E0216",
+                            arg.span,
+                            format!("`{tolerance}` is a const number at least 0, not {}", other),
+                            "not a tolerance",
+                        );
+                    }
+                }
+            }
+        }
+        Value::Unit
+    }
+
+    pub(crate) fn host_shape(&mut self, arg: &Arg) -> Option<Vec<Option<i64>>> {
+        let tuple = self.int_tuple(&arg.value, arg.span, "a shape")?;
+        let extents = match &tuple {
+            IntTuple::Int(_) => vec![tuple.clone()],
+            IntTuple::Tuple(items) => items.clone(),
+        };
+        let mut shape = Vec::with_capacity(extents.len());
+        for extent in extents {
+            match extent {
+                IntTuple::Int(value) => match value.as_constant() {
+                    Some(value) if value < 1 => {
+                        self.error(
+                            "E0216",
+                            arg.span,
+                            format!("a tensor's extents are positive, not {value}"),
+                            "not positive",
+                        );
+                        return None;
+                    }
+                    constant => shape.push(constant),
+                },
+                IntTuple::Tuple(_) => {
+                    self.error(
+                        "E0216",
+                        arg.span,
+                        "a host tensor's shape is flat: one extent per dimension".to_owned(),
+                        "nested shape",
+                    );
+                    return None;
+                }
+            }
+        }
+        Some(shape)
+    }
+
+    pub(crate) fn host_tensor(&mut self, arg: &Arg) -> Option<(Dtype, Vec<Option<i64>>)> {
+        match &arg.value {
+            Value::HostTensor { dtype, shape } => Some((*dtype, shape.clone())),
+            Value::Unknown => None,
+            other => {
+                self.error(
+                    "E0216",
+                    arg.span,
+                    format!("expected a host tensor, found a {}", other.type_name()),
+                    "not a tensor",
+                );
+                None
+            }
+        }
+    }
+
+    pub(crate) fn mixed_host(&mut self, a: Dtype, b: Dtype, span: Span) -> Value {
+        self.report(
+            Diagnostic::error(
+                "E0214",
+                format!("this mixes {a} and {b} tensors without a conversion"),
+            )
+            .with_primary(span, format!("{a} and {b}")),
+        );
+        Value::Unknown
+    }
+
+    pub(crate) fn host_shape_error(
+        &mut self,
+        what: &str,
+        first: &Arg,
+        a: &[Option<i64>],
+        second: &Arg,
+        b: &[Option<i64>],
+        span: Span,
+    ) -> Value {
+        self.report(
+            Diagnostic::error(
+                "E0206",
+                format!("{what}: {} and {}", shape_text(a), shape_text(b)),
+            )
+            .with_primary(span, "shapes differ")
+            .with_secondary(first.span, format!("shape {}", shape_text(a)))
+            .with_secondary(second.span, format!("shape {}", shape_text(b))),
+        );
+        Value::Unknown
+    }
+}

@@ -1,0 +1,274 @@
+//! Method calls: `t.load()`, `t.store(v)`, `x.to(dtype)`, the thread slices of tiled
+//! copies and MMAs, and the scalar conversions they need.
+
+use std::rc::Rc;
+
+use cute::Dtype;
+use lang::ast::{Argument, Name};
+use lang::{Diagnostic, Span};
+
+use crate::builtins::Arg;
+use crate::check::Checker;
+use crate::check::reporting::closest;
+use crate::trace::{Effect, Term, term_of};
+use crate::value::{IntType, Known, Origin, Value};
+
+impl<'a> Checker<'a> {
+    /// A method call `receiver.method(args)`.
+    pub(crate) fn method_call(
+        &mut self,
+        receiver: Value,
+        receiver_span: Span,
+        method: &Name,
+        args: &'a [Argument],
+        span: Span,
+    ) -> Value {
+        let args = self.eval_args(args, span);
+        if matches!(receiver, Value::Unknown)
+            || args
+                .items
+                .iter()
+                .any(|arg| matches!(arg.value, Value::Unknown))
+        {
+            return Value::Unknown;
+        }
+        let name = method.text.as_str();
+        match (&receiver, name) {
+            (Value::Tensor(tensor), "load") => {
+                self.arity(name, &args, 0..=0, &[]);
+                match tensor.dtype {
+                    Some(dtype) => Value::Vector {
+                        dtype,
+                        shape: tensor.shape().clone(),
+                        term: Some(Rc::new(Term::Fragment(tensor.clone()))),
+                    },
+                    None => self.error(
+                        "E0216",
+                        receiver_span,
+                        "a coordinate tensor has no values to load; index it instead".to_owned(),
+                        "coordinates",
+                    ),
+                }
+            }
+            (Value::Tensor(tensor), "store") => {
+                if !self.arity(name, &args, 1..=1, &[]) {
+                    return Value::Unit;
+                }
+                if tensor.read_only {
+                    self.read_only_error(tensor, receiver_span);
+                    return Value::Unit;
+                }
+                self.store_vector(tensor, &args.items[0], span);
+                Value::Unit
+            }
+            (Value::Tensor(tensor), "fill") => {
+                if !self.arity(name, &args, 1..=1, &[]) {
+                    return Value::Unit;
+                }
+                if tensor.read_only {
+                    self.read_only_error(tensor, receiver_span);
+                    return Value::Unit;
+                }
+                if let Some(dtype) = tensor.dtype {
+                    self.check_scalar_for(dtype, &args.items[0]);
+                }
+                self.emit(match term_of(&args.items[0].value) {
+                    Some(value) => Effect::StoreFragment {
+                        tensor: tensor.clone(),
+                        value,
+                        span,
+                    },
+                    None => Effect::Unsupported("filling with this value".to_owned(), span),
+                });
+                Value::Unit
+            }
+            (Value::Vector { shape, term, .. }, "to") => {
+                if !self.arity(name, &args, 1..=1, &[]) {
+                    return Value::Unknown;
+                }
+                match &args.items[0].value {
+                    Value::Dtype(dtype) => Value::Vector {
+                        dtype: *dtype,
+                        shape: shape.clone(),
+                        term: term
+                            .clone()
+                            .map(|term| Rc::new(Term::Convert(*dtype, term))),
+                    },
+                    other => self.error(
+                        "E0216",
+                        args.items[0].span,
+                        format!("`to` takes a dtype, not a {}", other.type_name()),
+                        "not a dtype",
+                    ),
+                }
+            }
+            (Value::Int { .. } | Value::Float { .. }, "to") => {
+                if !self.arity(name, &args, 1..=1, &[]) {
+                    return Value::Unknown;
+                }
+                self.convert_scalar(&receiver, &args.items[0], span)
+            }
+            (Value::TiledCopy(copy), "slice" | "get_slice") => {
+                if !self.arity(name, &args, 1..=1, &[]) {
+                    return Value::Unknown;
+                }
+                self.expect_int(&args.items[0].value, args.items[0].span, "a thread index")
+                    .map_or(Value::Unknown, |thread| Value::ThreadCopy {
+                        copy: copy.clone(),
+                        thread,
+                    })
+            }
+            (Value::TiledMma(mma), "slice" | "get_slice") => {
+                if !self.arity(name, &args, 1..=1, &[]) {
+                    return Value::Unknown;
+                }
+                self.expect_int(&args.items[0].value, args.items[0].span, "a thread index")
+                    .map_or(Value::Unknown, |thread| Value::ThreadMma {
+                        mma: mma.clone(),
+                        thread,
+                    })
+            }
+            (
+                Value::ThreadCopy { copy, thread },
+                "partition_S" | "partition_D" | "retile_S" | "retile_D",
+            ) => {
+                if !self.arity(name, &args, 1..=1, &[]) {
+                    return Value::Unknown;
+                }
+                let (copy, thread) = (copy.clone(), thread.clone());
+                self.thread_copy_method(&copy, &thread, name, &args.items[0], span)
+            }
+            (Value::ThreadMma { mma, thread }, _)
+                if name.starts_with("partition_") || name.starts_with("make_fragment_") =>
+            {
+                if !self.arity(name, &args, 1..=1, &[]) {
+                    return Value::Unknown;
+                }
+                let (mma, thread) = (mma.clone(), thread.clone());
+                self.thread_mma_method(&mma, &thread, method, &args.items[0], span)
+            }
+            _ => {
+                let methods: &[&str] = match &receiver {
+                    Value::Tensor(_) => &["load", "store", "fill"],
+                    Value::Vector { .. } | Value::Int { .. } | Value::Float { .. } => &["to"],
+                    Value::TiledCopy(_) | Value::TiledMma(_) => &["slice", "get_slice"],
+                    Value::ThreadCopy { .. } => {
+                        &["partition_S", "partition_D", "retile_S", "retile_D"]
+                    }
+                    Value::ThreadMma { .. } => &[
+                        "partition_A",
+                        "partition_B",
+                        "partition_C",
+                        "partition_fragment_A",
+                        "partition_fragment_B",
+                        "partition_fragment_C",
+                        "make_fragment_A",
+                        "make_fragment_B",
+                        "make_fragment_C",
+                    ],
+                    _ => &[],
+                };
+                let mut diagnostic = Diagnostic::error(
+                    "E0217",
+                    format!("a {} has no method `{name}`", receiver.type_name()),
+                )
+                .with_primary(method.span, "unknown method");
+                if let Some(best) = closest(name, methods.iter().copied()) {
+                    diagnostic = diagnostic.with_help(format!("did you mean `{best}`?"));
+                } else if !methods.is_empty() {
+                    diagnostic =
+                        diagnostic.with_note(format!("its methods are {}", methods.join(", ")));
+                }
+                self.report(diagnostic);
+                Value::Unknown
+            }
+        }
+    }
+
+    pub(crate) fn convert_scalar(&mut self, value: &Value, target: &Arg, span: Span) -> Value {
+        let Value::Dtype(dtype) = target.value else {
+            return self.error(
+                "E0216",
+                target.span,
+                format!("`to` takes a dtype, not a {}", target.value.type_name()),
+                "not a dtype",
+            );
+        };
+        let origin = self.dyn_origin(value);
+        match (dtype, origin) {
+            (Dtype::Bool, _) => self.error(
+                "E0216",
+                span,
+                "compare with `!= 0` to get a bool".to_owned(),
+                "no conversion to bool",
+            ),
+            (dtype, Some(origin)) if dtype.is_float() => Value::Float {
+                dtype: Some(dtype),
+                value: Known::Dyn(
+                    origin.computing(term_of(value).map(|term| Term::Convert(dtype, term))),
+                ),
+            },
+            (dtype, None) if dtype.is_float() => {
+                #[allow(clippy::cast_precision_loss)]
+                let constant = match value {
+                    Value::Int { value, .. } => {
+                        value.as_constant().map_or(0.0, |value| value as f64)
+                    }
+                    Value::Float { value, .. } => value.as_const().unwrap_or(0.0),
+                    _ => 0.0,
+                };
+                Value::Float {
+                    dtype: Some(dtype),
+                    value: Known::Const(constant),
+                }
+            }
+            (dtype, _) => match value {
+                Value::Int { value, .. } => Value::Int {
+                    ty: IntType::Sized(dtype),
+                    value: value.clone(),
+                },
+                _ => {
+                    let origin = Origin {
+                        reason: "it is converted on the GPU".to_owned(),
+                        span: Some(span),
+                        term: None,
+                    };
+                    Value::Int {
+                        ty: IntType::Sized(dtype),
+                        value: self.fresh_variable("converted", origin),
+                    }
+                }
+            },
+        }
+    }
+
+    pub(crate) fn check_scalar_for(&mut self, dtype: Dtype, arg: &Arg) {
+        let fits = match &arg.value {
+            Value::Float {
+                dtype: value_type, ..
+            } => dtype.is_float() && value_type.is_none_or(|value_type| value_type == dtype),
+            Value::Int {
+                ty: IntType::Int, ..
+            } => dtype != Dtype::Bool,
+            Value::Int {
+                ty: IntType::Sized(value_type),
+                ..
+            } => *value_type == dtype,
+            Value::Bool(_) => dtype == Dtype::Bool,
+            Value::Unknown => true,
+            _ => false,
+        };
+        if !fits {
+            self.report(
+                Diagnostic::error(
+                    "E0214",
+                    format!(
+                        "a {} cannot fill a tensor of {dtype} without a conversion",
+                        arg.value.type_name()
+                    ),
+                )
+                .with_primary(arg.span, format!("a {}", arg.value.type_name())),
+            );
+        }
+    }
+}

@@ -1,0 +1,165 @@
+//! Scalar built-ins: `bits`, `min`/`max`, `const_print`, the barriers and `cp.async`
+//! group operations, and the math functions evaluated on the GPU.
+
+use lang::{Diagnostic, Span};
+use layout::SymInt;
+
+use crate::builtins::{Arg, Args};
+use crate::check::Checker;
+use crate::trace::Effect;
+use crate::value::{Known, Origin, Value};
+
+impl<'a> Checker<'a> {
+    /// `bits(dtype)`, once its row of the table has checked the arguments.
+    pub(crate) fn bits(&mut self, args: &Args) -> Value {
+        let p = args.positional();
+        match &p[0].value {
+            Value::Dtype(dtype) => Value::int(dtype.bits()),
+            other => self.error(
+                "E0216",
+                p[0].span,
+                format!("`bits` takes a dtype, not a {}", other.type_name()),
+                "not a dtype",
+            ),
+        }
+    }
+
+    /// `min`, `max`, once its row of the table has checked the arguments.
+    pub(crate) fn min_max_call(&mut self, name: &'static str, args: &Args) -> Value {
+        let p = args.positional();
+        let span = args.call_span;
+        self.min_max(name, p[0], p[1], span)
+    }
+
+    /// `const_print(x...)`: a note with each argument's type and value.
+    pub(crate) fn const_print(&mut self, args: &Args) -> Value {
+        let span = args.call_span;
+        let mut parts = Vec::new();
+        for arg in &args.items {
+            if let Some(origin) = self.dyn_origin(&arg.value) {
+                self.require_const_failed("the argument of `const_print`", arg.span, &origin);
+                return Value::Unit;
+            }
+            parts.push(format!("{}: {}", arg.value.type_name(), arg.value));
+        }
+        self.report(Diagnostic::note("N0201", parts.join(", ")).with_primary(span, "const_print"));
+        Value::Unit
+    }
+
+    /// `syncthreads`, `syncwarp`, `cp_async_commit_group`, once its row of the table has
+    /// checked the arguments.
+    pub(crate) fn barrier(&mut self, name: &'static str, args: &Args) -> Value {
+        let span = args.call_span;
+        self.emit(match name {
+            "syncthreads" => Effect::Barrier(span),
+            "syncwarp" => Effect::WarpBarrier(span),
+            _ => Effect::CpAsyncCommit(span),
+        });
+        Value::Unit
+    }
+
+    /// `cp_async_wait_group(n)`.
+    pub(crate) fn cp_async_wait_group(&mut self, args: &Args) -> Value {
+        let p = args.positional();
+        if let Some(groups) = self.expect_const_int(
+            &p[0].value,
+            p[0].span,
+            "the number of groups `cp_async_wait_group` leaves in flight",
+        ) {
+            self.emit(Effect::CpAsyncWait(groups, args.call_span));
+        }
+        Value::Unit
+    }
+
+    /// `exp`, `exp2`, `log`, `log2`, `sqrt`, `rsqrt`, `abs`, once its row of the table has
+    /// checked the arguments.
+    pub(crate) fn math(&mut self, name: &'static str, args: &Args) -> Value {
+        let p = args.positional();
+        let span = args.call_span;
+        match &p[0].value {
+            Value::Float { dtype, value } => Value::Float {
+                dtype: *dtype,
+                value: match value {
+                    Known::Const(_) => Known::Dyn(Origin {
+                        reason: format!("`{name}` is evaluated on the GPU"),
+                        span: Some(span),
+                        term: None,
+                    }),
+                    other => other.clone(),
+                },
+            },
+            vector @ Value::Vector { .. } => vector.clone(),
+            other => self.error(
+                "E0216",
+                p[0].span,
+                format!("`{name}` takes a float, not a {}", other.type_name()),
+                "not a float",
+            ),
+        }
+    }
+
+    pub(crate) fn min_max(&mut self, name: &str, a: &Arg, b: &Arg, span: Span) -> Value {
+        match (&a.value, &b.value) {
+            (Value::Int { ty: x_ty, value: x }, Value::Int { ty: y_ty, value: y }) => {
+                let ty = self.unify_int_types(*x_ty, *y_ty, span).unwrap_or(*x_ty);
+                match (x.as_constant(), y.as_constant()) {
+                    (Some(x), Some(y)) => Value::Int {
+                        ty,
+                        value: SymInt::constant(if name == "min" { x.min(y) } else { x.max(y) }),
+                    },
+                    _ => {
+                        let origin = self
+                            .dyn_origin(&a.value)
+                            .or_else(|| self.dyn_origin(&b.value))
+                            .unwrap_or(Origin {
+                                reason: "it is computed on the GPU".to_owned(),
+                                span: Some(span),
+                                term: None,
+                            });
+                        Value::Int {
+                            ty,
+                            value: self.fresh_variable(&format!("{name}({x},{y})"), origin),
+                        }
+                    }
+                }
+            }
+            (
+                Value::Float {
+                    dtype: x_ty,
+                    value: x,
+                },
+                Value::Float {
+                    dtype: y_ty,
+                    value: y,
+                },
+            ) => {
+                let dtype = self.unify_float_types(*x_ty, *y_ty, span);
+                let value = match (x.as_const(), y.as_const()) {
+                    (Some(x), Some(y)) => {
+                        Known::Const(if name == "min" { x.min(y) } else { x.max(y) })
+                    }
+                    _ => Known::Dyn(
+                        self.dyn_origin(&a.value)
+                            .or_else(|| self.dyn_origin(&b.value))
+                            .unwrap_or(Origin {
+                                reason: "it is computed on the GPU".to_owned(),
+                                span: Some(span),
+                                term: None,
+                            }),
+                    ),
+                };
+                Value::Float { dtype, value }
+            }
+            (x, y) => self.error(
+                "E0216",
+                span,
+                format!(
+                    "`{name}` takes two integers or two floats, not a {} and a {}",
+                    x.type_name(),
+                    y.type_name()
+                ),
+                "wrong arguments",
+            ),
+        }
+    }
+}

@@ -1,0 +1,340 @@
+//! The table of built-in functions: one row per built-in with its name, where it
+//! may be called, its arity and named arguments, its parameters, one line of meaning
+//! and the function that evaluates it.
+//!
+//! The checker dispatches calls through it (`super::Checker::call_builtin`), the
+//! language server completes and hovers from it, and [`reference`] renders it as
+//! `docs/builtins.md` (kept current by `typecheck/tests/builtins_reference.rs`).
+
+use std::fmt;
+
+use crate::builtins::Args;
+use crate::check::Checker;
+use crate::value::Value;
+use Arity::{Any, Between};
+
+/// Where a built-in may be called.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Place {
+    /// In const code, device code and tests alike.
+    Anywhere,
+    /// In kernels and device functions only.
+    Device,
+    /// In `test` and `bench` blocks only.
+    Host,
+}
+
+impl Place {
+    /// Where, in words, for the reference.
+    pub fn words(self) -> &'static str {
+        match self {
+            Place::Anywhere => "anywhere",
+            Place::Device => "device code",
+            Place::Host => "tests and benches",
+        }
+    }
+}
+
+/// How many positional arguments a built-in takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arity {
+    /// From the first to the second, inclusive; named arguments only those listed.
+    Between(usize, usize),
+    /// Any arguments, named or not, even ones that failed to evaluate (`const_print`).
+    Any,
+}
+
+/// What evaluates a built-in once its arguments passed the row's checks: the checker,
+/// the name it was called by, the arguments.
+pub(crate) type Eval = for<'a, 'c> fn(&'c mut Checker<'a>, &'static str, &Args) -> Value;
+
+/// One built-in function.
+pub struct Builtin {
+    /// The name it is called by, CuTe's where CuTe has one.
+    pub name: &'static str,
+    /// The reference's section: `Layouts`, `Tensors`, ...
+    pub section: &'static str,
+    /// Where it may be called.
+    pub place: Place,
+    /// How many positional arguments it takes.
+    pub arity: Arity,
+    /// The named arguments it accepts.
+    pub named: &'static [&'static str],
+    /// Whether it is a statement, giving no value (`copy`, `syncthreads`).
+    pub statement: bool,
+    /// Its parameters as the reference writes them: `tensor, tiler, coord, projection?`.
+    pub parameters: &'static str,
+    /// One line of meaning.
+    pub doc: &'static str,
+    /// What evaluates it.
+    pub(crate) eval: Eval,
+}
+
+impl Builtin {
+    /// `local_tile(tensor, tiler, coord, projection?)`.
+    pub fn signature(&self) -> String {
+        format!("{}({})", self.name, self.parameters)
+    }
+}
+
+impl PartialEq for Builtin {
+    fn eq(&self, other: &Builtin) -> bool {
+        self.name == other.name
+    }
+}
+
+impl fmt::Debug for Builtin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Builtin")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The evaluator of a row: a method of the checker, given the name it was called by
+/// when the row says `(name)`.
+macro_rules! evaluator {
+    ($method:ident) => {
+        |checker, _, args| checker.$method(args)
+    };
+    ($method:ident(name)) => {
+        |checker, name, args| checker.$method(name, args)
+    };
+}
+
+/// The table, written one row per built-in under its section:
+/// `name, place, arity, [named], statement, parameters, doc => evaluator;`.
+macro_rules! builtins {
+    ($($section:literal {
+        $($name:literal, $place:ident, $arity:expr, [$($named:literal),*], $statement:literal,
+            $parameters:literal, $doc:literal => $method:ident $(($with:ident))?;)*
+    })*) => {
+        /// Every built-in function, in the reference's order.
+        pub static BUILTINS: &[Builtin] = &[$($(Builtin {
+            name: $name,
+            section: $section,
+            place: Place::$place,
+            arity: $arity,
+            named: &[$($named),*],
+            statement: $statement,
+            parameters: $parameters,
+            doc: $doc,
+            eval: evaluator!($method $(($with))?),
+        },)*)*];
+    };
+}
+
+#[rustfmt::skip]
+builtins! {
+    "Layouts" {
+        "make_layout", Anywhere, Between(1, 2), [], false, "shape, stride?",
+            "A layout of `shape` with `stride`; column-major (`LayoutLeft`) when the stride is left out." => make_layout;
+        "row_major", Anywhere, Between(1, 8), [], false, "shape...",
+            "A compact layout of `shape` whose last mode has stride 1 (`LayoutRight`)." => major_layout(name);
+        "col_major", Anywhere, Between(1, 8), [], false, "shape...",
+            "A compact layout of `shape` whose first mode has stride 1 (`LayoutLeft`)." => major_layout(name);
+        "make_ordered_layout", Anywhere, Between(2, 2), [], false, "shape, order",
+            "A compact layout of `shape` whose strides grow in the given `order` of the modes." => make_ordered_layout(name);
+        "size", Anywhere, Between(1, 1), [], false, "x",
+            "The number of elements of a layout, shape or tensor (its domain)." => measure_call(name);
+        "rank", Anywhere, Between(1, 1), [], false, "x",
+            "The number of top-level modes." => measure_call(name);
+        "depth", Anywhere, Between(1, 1), [], false, "x",
+            "How deeply the shape nests: 0 for an integer." => measure_call(name);
+        "cosize", Anywhere, Between(1, 1), [], false, "layout",
+            "One more than the largest value the layout takes (the size of its codomain)." => measure_call(name);
+        "shape", Anywhere, Between(1, 1), [], false, "x",
+            "The shape of a layout, tensor or host tensor." => shape_or_stride(name);
+        "stride", Anywhere, Between(1, 1), [], false, "layout",
+            "The strides of a layout." => shape_or_stride(name);
+        "get", Anywhere, Between(2, 8), [], false, "x, index...",
+            "The mode at `index` (again for each further index) of a layout, tuple or tensor." => get_mode;
+        "mode", Anywhere, Between(2, 8), [], false, "x, index...",
+            "The same as `get`: the mode at `index` of a layout, tuple or tensor." => get_mode;
+        "select", Anywhere, Between(2, 2), [], false, "layout, indices",
+            "The layout made of the modes at `indices`, in that order." => select(name);
+        "group_modes", Anywhere, Between(3, 3), [], false, "layout, begin, end",
+            "The layout with modes `begin..end` grouped into one." => group_modes(name);
+        "append", Anywhere, Between(2, 2), [], false, "layout, other",
+            "The layout with `other` added as its last mode." => append_prepend(name);
+        "prepend", Anywhere, Between(2, 2), [], false, "layout, other",
+            "The layout with `other` added as its first mode." => append_prepend(name);
+        "flatten", Anywhere, Between(1, 1), [], false, "x",
+            "The layout or tuple with all nesting removed." => flatten(name);
+        "coalesce", Anywhere, Between(1, 2), [], false, "layout, profile?",
+            "The same function with the fewest modes; with a profile, coalesced within each of its modes." => coalesce(name);
+        "filter_zeros", Anywhere, Between(1, 1), [], false, "layout",
+            "The layout with the modes of stride 0 replaced by size 1." => filter(name);
+        "filter", Anywhere, Between(1, 1), [], false, "layout",
+            "The layout without its stride-0 and size-1 modes, coalesced." => filter(name);
+        "composition", Anywhere, Between(2, 2), [], false, "a, b",
+            "`a o b`: the layout that maps `c` to `a(b(c))`; `b` may be a tiler." => composition_call;
+        "complement", Anywhere, Between(1, 2), [], false, "layout, cotarget?",
+            "The layout of the elements of `cotarget` that `layout` does not reach, in order." => complement(name);
+        "right_inverse", Anywhere, Between(1, 1), [], false, "layout",
+            "A layout `r` with `layout(r(i)) == i` over the largest prefix it can." => inverse(name);
+        "left_inverse", Anywhere, Between(1, 1), [], false, "layout",
+            "A layout `l` with `l(layout(c)) == c`." => inverse(name);
+        "logical_divide", Anywhere, Between(2, 2), [], false, "x, tiler",
+            "`x` split by `tiler` into (tile, rest) per mode." => divide(name);
+        "zipped_divide", Anywhere, Between(2, 2), [], false, "x, tiler",
+            "`logical_divide` with the tile modes gathered first: ((tiles), (rests))." => divide(name);
+        "tiled_divide", Anywhere, Between(2, 2), [], false, "x, tiler",
+            "`zipped_divide` with the rest modes unpacked: ((tiles), rest0, rest1, ...)." => divide(name);
+        "flat_divide", Anywhere, Between(2, 2), [], false, "x, tiler",
+            "`zipped_divide` with both tile and rest modes unpacked." => divide(name);
+        "logical_product", Anywhere, Between(2, 2), [], false, "block, tiler",
+            "`block` repeated over the layout `tiler`: (block, repeats)." => product(name);
+        "blocked_product", Anywhere, Between(2, 2), [], false, "block, tiler",
+            "`block` repeated over `tiler`, mode by mode, the block's elements first." => product(name);
+        "raked_product", Anywhere, Between(2, 2), [], false, "block, tiler",
+            "`block` interleaved over `tiler`, mode by mode, the repeats first." => product(name);
+        "zipped_product", Anywhere, Between(2, 2), [], false, "block, tiler",
+            "`logical_product` with the block modes gathered first." => product(name);
+        "tiled_product", Anywhere, Between(2, 2), [], false, "block, tiler",
+            "`zipped_product` with the repeat modes unpacked." => product(name);
+        "make_layout_tv", Anywhere, Between(2, 2), [], false, "threads, values",
+            "The (tiler, thread-value layout) of `threads` each holding `values` (CuTe's `make_layout_tv`)." => make_layout_tv;
+        "ceil_div", Anywhere, Between(2, 2), [], false, "a, b",
+            "`a / b` rounded up, on integers or element-wise on tuples." => divide_shapes(name);
+        "shape_div", Anywhere, Between(2, 2), [], false, "a, b",
+            "CuTe's `shape_div`: `a / b`, or `1` where `b` is the larger (on integers or tuples)." => divide_shapes(name);
+        "swizzle", Anywhere, Between(3, 3), [], false, "bits, base, shift",
+            "CuTe's `Swizzle<B, M, S>`: XORs `bits` bits at `base + shift` into those at `base`." => swizzle;
+        "upcast", Anywhere, Between(2, 2), [], false, "layout, factor",
+            "The layout over elements `factor` times wider (CuTe's `upcast`)." => recast(name);
+        "downcast", Anywhere, Between(2, 2), [], false, "layout, factor",
+            "The layout over elements `factor` times narrower (CuTe's `downcast`)." => recast(name);
+        "elem_less", Anywhere, Between(2, 2), [], false, "coord, shape",
+            "Whether `coord` is inside `shape`, mode by mode (CuTe's `elem_less`)." => elem_less(name);
+        "bits", Anywhere, Between(1, 1), [], false, "dtype",
+            "The width of `dtype` in bits." => bits;
+        "min", Anywhere, Between(2, 2), [], false, "a, b",
+            "The smaller of two integers or floats." => min_max_call(name);
+        "max", Anywhere, Between(2, 2), [], false, "a, b",
+            "The larger of two integers or floats." => min_max_call(name);
+        "const_print", Anywhere, Any, [], false, "x...",
+            "Prints each const argument's type and value as a note (N0201) when checking." => const_print;
+    }
+    "Tensors" {
+        "make_tensor", Anywhere, Between(2, 2), [], false, "pointer, layout",
+            "A tensor over `pointer` (`t.iterator`) with `layout`." => make_tensor;
+        "make_identity_tensor", Anywhere, Between(1, 1), [], false, "shape",
+            "A tensor whose elements are their own coordinates in `shape`, for predication." => make_identity_tensor;
+        "local_tile", Anywhere, Between(3, 4), [], false, "tensor, tiler, coord, projection?",
+            "The tile at `coord` of `tensor` divided by `tiler`; a projection keeps the modes it does not mark `_`." => local_tile;
+        "local_partition", Anywhere, Between(3, 3), [], false, "tensor, threads, index",
+            "The elements of every tile that thread `index` of the layout `threads` owns." => local_partition;
+        "fragment_like", Device, Between(1, 1), [], false, "tensor",
+            "A register tensor of the same shape and element type (CuTe's `make_fragment_like`)." => fragment_like_call;
+        "make_fragment_like", Device, Between(1, 1), [], false, "tensor",
+            "The same as `fragment_like`." => fragment_like_call;
+    }
+    "Copies and MMAs" {
+        "make_tiled_copy", Anywhere, Between(3, 3), [], false, "atom, threads, values",
+            "A tiled copy: `atom` repeated over `threads` each moving `values`." => make_tiled_copy(name);
+        "make_tiled_copy_tv", Anywhere, Between(3, 3), [], false, "atom, layout_tv, tile",
+            "A tiled copy from a thread-value layout over `tile`." => make_tiled_copy(name);
+        "make_tiled_copy_A", Anywhere, Between(2, 2), [], false, "atom, tiled_mma",
+            "A tiled copy that fills `tiled_mma`'s A fragments." => make_tiled_copy(name);
+        "make_tiled_copy_B", Anywhere, Between(2, 2), [], false, "atom, tiled_mma",
+            "A tiled copy that fills `tiled_mma`'s B fragments." => make_tiled_copy(name);
+        "make_tiled_mma", Anywhere, Between(2, 3), [], false, "atom, atom_layout, permutation?",
+            "A tiled MMA: `atom` repeated over `atom_layout` of (M, N, K), with an optional permutation." => make_tiled_mma;
+        "copy", Device, Between(2, 3), ["pred"], true, "copy?, src, dst, pred = mask",
+            "Copies `src` to `dst` (partitions of one shape), with an atom or tiled copy, under a predicate." => copy;
+        "gemm", Device, Between(5, 5), [], true, "tiled_mma, d, a, b, c",
+            "`d = a * b + c` over a thread's MMA fragments." => gemm;
+    }
+    "Synchronisation" {
+        "syncthreads", Device, Between(0, 0), [], true, "",
+            "Waits for every thread of the block (`__syncthreads()`)." => barrier(name);
+        "syncwarp", Device, Between(0, 0), [], true, "",
+            "Waits for every thread of the warp (`__syncwarp()`)." => barrier(name);
+        "cp_async_commit_group", Device, Between(0, 0), [], true, "",
+            "Closes the group of `cp.async` copies issued so far (`cp_async_fence`)." => barrier(name);
+        "cp_async_wait_group", Device, Between(1, 1), [], true, "n",
+            "Waits until at most `n` committed `cp.async` groups are in flight (`cp_async_wait<N>`)." => cp_async_wait_group;
+    }
+    "Math" {
+        "exp", Device, Between(1, 1), [], false, "x",
+            "`e` to the power `x`. On the GPU." => math(name);
+        "exp2", Device, Between(1, 1), [], false, "x",
+            "2 to the power `x`. On the GPU." => math(name);
+        "log", Device, Between(1, 1), [], false, "x",
+            "The natural logarithm of `x`. On the GPU." => math(name);
+        "log2", Device, Between(1, 1), [], false, "x",
+            "The base-2 logarithm of `x`. On the GPU." => math(name);
+        "sqrt", Device, Between(1, 1), [], false, "x",
+            "The square root of `x`. On the GPU." => math(name);
+        "rsqrt", Device, Between(1, 1), [], false, "x",
+            "One over the square root of `x`. On the GPU." => math(name);
+        "abs", Device, Between(1, 1), [], false, "x",
+            "The absolute value of `x`. On the GPU." => math(name);
+    }
+    "Tests and benches" {
+        "randn", Host, Between(2, 2), [], false, "dtype, shape",
+            "A host tensor of normally distributed values." => host_tensor_call(name);
+        "rand", Host, Between(2, 2), [], false, "dtype, shape",
+            "A host tensor of values uniform in [0, 1)." => host_tensor_call(name);
+        "zeros", Host, Between(2, 2), [], false, "dtype, shape",
+            "A host tensor of zeros." => host_tensor_call(name);
+        "ones", Host, Between(2, 2), [], false, "dtype, shape",
+            "A host tensor of ones." => host_tensor_call(name);
+        "empty", Host, Between(2, 2), [], false, "dtype, shape",
+            "A host tensor left uninitialised." => host_tensor_call(name);
+        "arange", Host, Between(2, 2), [], false, "dtype, shape",
+            "A host tensor of 0, 1, 2, ... in row-major order." => host_tensor_call(name);
+        "full", Host, Between(3, 3), [], false, "dtype, shape, value",
+            "A host tensor with every element `value`." => host_tensor_call(name);
+        "matmul", Host, Between(2, 2), [], false, "a, b",
+            "The matrix product of two host matrices (the reference for a GEMM)." => matmul;
+        "transpose", Host, Between(1, 1), [], false, "a",
+            "A host matrix transposed." => transpose;
+        "softmax", Host, Between(1, 2), [], false, "a, dim?",
+            "Softmax along `dim` (the last by default)." => reduction(name);
+        "sum", Host, Between(1, 2), [], false, "a, dim?",
+            "The sum along `dim` (the last by default), which is removed." => reduction(name);
+        "assert_close", Host, Between(2, 2), ["rtol", "atol"], true, "actual, expected, rtol = r, atol = a",
+            "Fails the test unless the tensors agree within the tolerances." => assert_close;
+    }
+}
+
+/// The built-in called `name`, if there is one.
+pub(crate) fn builtin(name: &str) -> Option<&'static Builtin> {
+    BUILTINS.iter().find(|builtin| builtin.name == name)
+}
+
+/// `docs/builtins.md`: every built-in with its signature, where it may be called and
+/// its meaning, section by section.
+pub fn reference() -> String {
+    let mut out = String::from(
+        "# Built-in functions\n\n\
+         Generated from the table in `typecheck/src/builtins/table.rs`; do not edit by hand.\n\
+         After changing the table, run\n\
+         `CUK_BLESS=1 cargo test -p typecheck --test builtins_reference` to regenerate it.\n\n\
+         `x?` is an optional argument, `x...` one or more, `name = x` a named argument.\n\
+         Statements (marked *statement*) give no value.\n",
+    );
+    let mut section = "";
+    for builtin in BUILTINS {
+        if builtin.section != section {
+            section = builtin.section;
+            out.push_str(&format!(
+                "\n## {section}\n\n| built-in | where | meaning |\n| --- | --- | --- |\n"
+            ));
+        }
+        let statement = if builtin.statement {
+            " *statement*"
+        } else {
+            ""
+        };
+        out.push_str(&format!(
+            "| `{}`{statement} | {} | {} |\n",
+            builtin.signature(),
+            builtin.place.words(),
+            builtin.doc
+        ));
+    }
+    out
+}

@@ -1,0 +1,401 @@
+//! Kernels: each instantiation checked with its const parameters bound, its launch
+//! clause, its run-time parameters, and the trace lowering reads.
+
+use std::rc::Rc;
+
+use cute::{Base, Codomain, Dtype, Tensor, TensorLayout};
+use lang::Span;
+use lang::ast::{GenericParam, Kernel, LaunchKind, Param, TypeKind};
+use layout::SymInt;
+
+use crate::BindingKind;
+use crate::callee::ItemId;
+use crate::check::types::type_name;
+use crate::check::{Checker, Context};
+use crate::trace::{KernelTrace, TraceParam, TraceParamKind};
+use crate::value::{IntType, Known, Origin, Value};
+
+impl<'a> Checker<'a> {
+    /// Checks a kernel with the given const arguments (the defaults for the rest).
+    pub(crate) fn check_kernel(
+        &mut self,
+        id: &ItemId,
+        kernel: &'a Kernel,
+        const_arguments: &[(String, Value)],
+        call_span: Span,
+    ) {
+        let key = format!(
+            "{}<{}>",
+            id.name,
+            const_arguments
+                .iter()
+                .map(|(name, value)| format!("{name}={value}"))
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        if !self.evaluated.instantiated.insert(key) {
+            return;
+        }
+        let frame = self.frame_for(Context::Device, format!("kernel {}", kernel.name.text));
+        let errors_before = self.error_count();
+        let (trace, frame) = self.isolated(id.module, frame, |checker| {
+            checker.bind_generics(&kernel.generics, const_arguments, call_span);
+            checker.bind_kernel_params(&kernel.params);
+            checker.check_launch(kernel);
+            let trace = checker.tracing.enabled.then(|| {
+                let mut trace = checker.start_trace(kernel);
+                trace.is_default = const_arguments.is_empty();
+                trace
+            });
+            checker.tracing.trace = trace;
+            checker.eval_block(&kernel.body);
+            checker.tracing.trace.take()
+        });
+        self.check_shared_budget(kernel, &frame.shared);
+        if let Some(mut trace) = trace {
+            trace.shared = frame
+                .shared
+                .iter()
+                .map(|buffer| crate::trace::TraceBuffer {
+                    name: buffer.name.clone(),
+                    span: buffer.span,
+                    bytes: buffer.bytes,
+                })
+                .collect();
+            trace.has_errors = self.error_count() > errors_before;
+            self.tracing.traces.push(trace);
+        }
+    }
+
+    pub(crate) fn error_count(&self) -> usize {
+        self.reporting
+            .diagnostics
+            .iter()
+            .filter(|diagnostic| diagnostic.severity == lang::Severity::Error)
+            .count()
+    }
+
+    /// A trace with the kernel's bound const parameters, parameters and launch clause.
+    pub(crate) fn start_trace(&mut self, kernel: &'a Kernel) -> KernelTrace {
+        let const_args = kernel
+            .generics
+            .iter()
+            .map(|generic| {
+                let value = match self
+                    .lookup_local(&generic.name.text)
+                    .map(|local| &local.value)
+                {
+                    Some(Value::Int { value, .. }) => value.as_constant(),
+                    _ => None,
+                };
+                (generic.name.text.clone(), value)
+            })
+            .collect();
+        let params = kernel
+            .params
+            .iter()
+            .map(|param| {
+                let value = self
+                    .lookup_local(&param.name.text)
+                    .map(|local| &local.value);
+                let kind = match value {
+                    Some(Value::Int {
+                        ty: IntType::Sized(dtype),
+                        value,
+                    }) => match value.variables().as_slice() {
+                        [variable] => TraceParamKind::Int(*dtype, variable.clone()),
+                        _ => TraceParamKind::Unknown,
+                    },
+                    Some(Value::Float {
+                        dtype: Some(dtype), ..
+                    }) => TraceParamKind::Scalar(*dtype),
+                    Some(Value::Bool(_)) => TraceParamKind::Scalar(Dtype::Bool),
+                    Some(Value::Tensor(tensor)) => match tensor.dtype {
+                        Some(dtype) => TraceParamKind::Tensor(dtype, tensor.layout.layout.clone()),
+                        None => TraceParamKind::Unknown,
+                    },
+                    _ => TraceParamKind::Unknown,
+                };
+                TraceParam {
+                    name: param.name.text.clone(),
+                    kind,
+                }
+            })
+            .collect();
+        let mut extents = |kind: LaunchKind| -> Vec<SymInt> {
+            let Some(part) = kernel.launch.iter().find(|part| part.kind == kind) else {
+                return Vec::new();
+            };
+            part.args
+                .iter()
+                .map(|arg| match self.eval_quiet(arg) {
+                    Value::Int { value, .. } => value,
+                    _ => SymInt::constant(0),
+                })
+                .collect()
+        };
+        let grid = extents(LaunchKind::Grid);
+        let block = extents(LaunchKind::Block);
+        KernelTrace {
+            name: kernel.name.text.clone(),
+            span: kernel.name.span,
+            const_args,
+            params,
+            grid,
+            block,
+            shared: Vec::new(),
+            effects: Vec::new(),
+            has_errors: false,
+            is_default: true,
+        }
+    }
+
+    pub(crate) fn check_launch(&mut self, kernel: &'a Kernel) {
+        for part in &kernel.launch {
+            for arg in &part.args {
+                if part.kind == LaunchKind::Smem
+                    && let lang::ast::ExprKind::Path(path) = &arg.kind
+                    && path.segments.len() == 1
+                    && path.segments[0].text == "auto"
+                {
+                    continue;
+                }
+                let value = self.eval(arg);
+                let what = format!("`{}` of the launch clause", part.kind.keyword());
+                let Some(extent) = self.expect_int(&value, arg.span, &what) else {
+                    continue;
+                };
+                match part.kind {
+                    LaunchKind::Block | LaunchKind::Cluster => {
+                        if let Some(origin) = self.symbolic_origin(&extent) {
+                            self.require_const_failed(
+                                &format!("the {} size", part.kind.keyword()),
+                                arg.span,
+                                &origin,
+                            );
+                        } else if extent.as_constant().is_some_and(|extent| extent < 1) {
+                            self.error(
+                                "E0216",
+                                arg.span,
+                                format!(
+                                    "a {} dimension must be at least 1, not {extent}",
+                                    part.kind.keyword()
+                                ),
+                                "not a positive size",
+                            );
+                        }
+                    }
+                    LaunchKind::Grid | LaunchKind::Smem => {}
+                }
+            }
+        }
+        if let Some(block) = kernel
+            .launch
+            .iter()
+            .find(|part| part.kind == LaunchKind::Block)
+        {
+            let threads = block
+                .args
+                .iter()
+                .map(|arg| {
+                    let value = self.eval_quiet(arg);
+                    match value {
+                        Value::Int { value, .. } => value.as_constant(),
+                        _ => None,
+                    }
+                })
+                .try_fold(1i64, |product, extent| product.checked_mul(extent?));
+            if let Some(threads) = threads
+                && threads > 1024
+            {
+                self.error(
+                    "E0216",
+                    block.span,
+                    format!("a block has at most 1024 threads; this one has {threads}"),
+                    "too many threads",
+                );
+            }
+        }
+    }
+
+    pub(crate) fn bind_generics(
+        &mut self,
+        generics: &'a [GenericParam],
+        given: &[(String, Value)],
+        span: Span,
+    ) {
+        for generic in generics {
+            let value = match self.const_argument(generic, given) {
+                Some(value) => value,
+                None => {
+                    if self.names.current_module == 0
+                        && self.frame.context == Context::Device
+                        && !given.is_empty()
+                    {
+                        self.error(
+                            "E0215",
+                            span,
+                            format!(
+                                "the const parameter `{}` has no default and is not given",
+                                generic.name.text
+                            ),
+                            "missing a const argument",
+                        );
+                    }
+                    Value::Unknown
+                }
+            };
+            let value = self.check_generic_kind(generic, value, span);
+            self.bind(&generic.name, value, false, BindingKind::ConstParameter);
+        }
+    }
+
+    /// A const parameter's argument: the one given by name, else its default
+    /// evaluated; `None` when there is neither.
+    pub(crate) fn const_argument(
+        &mut self,
+        generic: &'a GenericParam,
+        given: &[(String, Value)],
+    ) -> Option<Value> {
+        match given.iter().find(|(name, _)| *name == generic.name.text) {
+            Some((_, value)) => Some(value.clone()),
+            None => generic.default.as_ref().map(|default| self.eval(default)),
+        }
+    }
+
+    /// Checks a const argument against its parameter's kind (`int` or `dtype`).
+    pub(crate) fn check_generic_kind(
+        &mut self,
+        generic: &GenericParam,
+        value: Value,
+        span: Span,
+    ) -> Value {
+        let kind = type_name(&generic.kind);
+        match (kind.as_str(), &value) {
+            (_, Value::Unknown) => value,
+            ("int", Value::Int { value: extent, .. }) => match self.symbolic_origin(extent) {
+                Some(origin) => {
+                    self.require_const_failed(
+                        &format!("the const parameter `{}`", generic.name.text),
+                        span,
+                        &origin,
+                    );
+                    Value::Unknown
+                }
+                None => value,
+            },
+            ("dtype", Value::Dtype(_)) => value,
+            ("int" | "dtype", _) => self.error(
+                "E0216",
+                span,
+                format!(
+                    "the const parameter `{}` is of kind `{kind}`, but it is given a {}",
+                    generic.name.text,
+                    value.type_name()
+                ),
+                "wrong kind of value",
+            ),
+            _ => self.error(
+                "E0216",
+                generic.kind.span,
+                format!("a const parameter is of kind `int` or `dtype`, not `{kind}`"),
+                "unknown kind",
+            ),
+        }
+    }
+
+    pub(crate) fn bind_kernel_params(&mut self, params: &'a [Param]) {
+        for (index, param) in params.iter().enumerate() {
+            let value = match self.param_value(param, "a kernel argument") {
+                Value::Tensor(tensor) => Value::Tensor(Rc::new(Tensor {
+                    base: Base::Param(index),
+                    ..(*tensor).clone()
+                })),
+                other => other,
+            };
+            self.bind(&param.name, value, false, BindingKind::Parameter);
+        }
+    }
+
+    /// The value a run-time parameter has inside the body: dyn, with its declared type.
+    pub(crate) fn param_value(&mut self, param: &'a Param, role: &str) -> Value {
+        let origin = Origin {
+            reason: format!("`{}` is {role}", param.name.text),
+            span: Some(param.name.span),
+            term: None,
+        };
+        match &param.ty.kind {
+            TypeKind::Named(path) => {
+                if path.segments.len() != 1 {
+                    return self.error(
+                        "E0216",
+                        param.ty.span,
+                        "a parameter's type is a dtype or a tensor type".to_owned(),
+                        "not a type",
+                    );
+                }
+                let name = &path.segments[0];
+                match Dtype::from_name(&name.text) {
+                    Some(dtype) if dtype.is_integer() => Value::Int {
+                        ty: IntType::Sized(dtype),
+                        value: self.fresh_variable(&param.name.text, origin),
+                    },
+                    Some(Dtype::Bool) => Value::Bool(Known::Dyn(origin)),
+                    Some(dtype) => Value::Float {
+                        dtype: Some(dtype),
+                        value: Known::Dyn(origin),
+                    },
+                    None => self.unknown_type(name),
+                }
+            }
+            TypeKind::Tensor {
+                space,
+                element,
+                layout,
+            } => {
+                let dtype = match self.resolve_dtype(element) {
+                    Some(dtype) => dtype,
+                    None => return Value::Unknown,
+                };
+                if matches!(layout.kind, lang::ast::ExprKind::Wildcard) {
+                    if self.frame.is_function {
+                        return Value::Unknown;
+                    }
+                    return self.error(
+                        "E0216",
+                        layout.span,
+                        "a kernel's tensor parameter needs a layout; `_` is for device functions"
+                            .to_owned(),
+                        "layout unknown",
+                    );
+                }
+                if *space != lang::ast::MemorySpace::Global && !self.frame.is_function {
+                    return self.error(
+                        "E0216",
+                        param.ty.span,
+                        format!(
+                            "a kernel receives tensors in global memory, not `{}`",
+                            space.keyword()
+                        ),
+                        "not gmem",
+                    );
+                }
+                let layout_value = self.eval(layout);
+                let Some(layout) = self.expect_layout(&layout_value, layout.span) else {
+                    return Value::Unknown;
+                };
+                Value::Tensor(Rc::new(Tensor {
+                    space: *space,
+                    dtype: Some(dtype),
+                    layout: TensorLayout {
+                        layout,
+                        offset: SymInt::constant(0),
+                        codomain: Codomain::Offsets,
+                    },
+                    read_only: false,
+                    base: Base::Unknown,
+                }))
+            }
+        }
+    }
+}

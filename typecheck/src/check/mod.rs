@@ -1,0 +1,332 @@
+//! The checker's state and the entry points that run it.
+//!
+//! [`Checker`] is an abstract interpreter: it evaluates every item, statement and
+//! expression to a [`Value`], folding what is const and tracking what is dyn, and
+//! reports each problem once. Device functions are inlined, so a function body is
+//! checked with the values of each call; kernels are checked with their default const
+//! parameters and again for each other set of const arguments a test passes. `static`
+//! loops run once per iteration; run-time loops and branches run once with the
+//! variables they assign made dyn.
+//!
+//! The walk is split by concern: `names` (modules, items, `use`), `scopes` (locals,
+//! bindings, stages of values), `items` (consts, functions, tests), `kernels`
+//! (instantiations, launches, parameters, traces), `statements`, `types` (declared
+//! types) and `reporting` (diagnostics and budgets).
+
+mod items;
+mod kernels;
+mod names;
+pub(crate) mod reporting;
+mod scopes;
+mod statements;
+pub(crate) mod types;
+
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
+
+use cute::Target;
+use lang::ast::{ItemKind, Module};
+use lang::{Diagnostic, Span};
+
+use crate::callee::ItemId;
+use crate::trace::{Effect, KernelTrace, effect_span};
+use crate::value::{Origin, Value};
+use crate::{Binding, stdlib};
+
+/// Most statements one check may evaluate; unrolled loops count each iteration.
+pub(crate) const WORK_LIMIT: u64 = 2_000_000;
+
+/// Most iterations of one `static` loop.
+pub(crate) const UNROLL_LIMIT: i64 = 4096;
+
+/// Deepest nesting of inlined calls.
+pub(crate) const CALL_DEPTH_LIMIT: usize = 64;
+
+/// Deepest nesting of evaluation: an expression inside an expression, a const's value
+/// naming another const, an inlined body. The checker's stack (`stack.rs`) is sized
+/// for it.
+pub(crate) const EVAL_DEPTH_LIMIT: usize = 10_000;
+
+/// Where code runs: this decides which names and operations exist.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Context {
+    /// Const items, atom properties and const parameter defaults.
+    Const,
+    /// Kernel and device function bodies.
+    Device,
+    /// `test` and `bench` bodies.
+    Host,
+}
+
+/// A local binding.
+#[derive(Clone, Debug)]
+pub(crate) struct Local {
+    pub(crate) value: Value,
+    pub(crate) mutable: bool,
+    pub(crate) span: Span,
+}
+
+/// One module the checker resolves names in.
+pub(crate) struct ModuleEntry<'a> {
+    /// Path prefix (`sm80`); empty for the user's file.
+    name: &'static str,
+    module: &'a Module,
+    /// Item index by name.
+    items: HashMap<String, usize>,
+    /// Names brought in by `use`: name to (module, item).
+    imports: HashMap<String, (usize, usize)>,
+}
+
+/// A shared-memory buffer of the kernel being checked.
+#[derive(Clone, Debug)]
+pub(crate) struct SharedBuffer {
+    pub(crate) name: String,
+    pub(crate) span: Span,
+    pub(crate) bytes: i64,
+}
+
+/// The function, kernel or test being evaluated.
+#[derive(Clone, Debug)]
+pub(crate) struct Frame {
+    pub(crate) context: Context,
+    /// `kernel copy_tv`, `fn thread_run`, `test t`, `const`.
+    pub(crate) title: String,
+    pub(crate) loops: usize,
+    /// Run-time branches and loops enclosing the current statement.
+    pub(crate) dyn_control: usize,
+    pub(crate) returns: Vec<Value>,
+    pub(crate) is_function: bool,
+    pub(crate) is_bench: bool,
+    pub(crate) shared: Vec<SharedBuffer>,
+}
+
+impl Frame {
+    fn new(context: Context, title: String) -> Frame {
+        Frame {
+            context,
+            title,
+            loops: 0,
+            dyn_control: 0,
+            returns: Vec::new(),
+            is_function: false,
+            is_bench: false,
+            shared: Vec::new(),
+        }
+    }
+}
+
+/// The state of a `const` item's evaluation.
+#[derive(Clone, Debug)]
+pub(crate) enum ConstState {
+    InProgress,
+    Done(Vec<(String, Value)>),
+}
+
+/// The typechecker: the state of one check, grouped by concern so that each part of
+/// the walk touches one or two groups.
+pub(crate) struct Checker<'a> {
+    /// The architecture being checked for.
+    pub(crate) target: Target,
+    /// Modules, their items and imports, and which module is being evaluated.
+    pub(crate) names: Names<'a>,
+    /// What the check reports: diagnostics and bindings.
+    pub(crate) reporting: Reporting,
+    /// The limits that keep a check finite: work, nesting, inlined calls.
+    pub(crate) budgets: Budgets,
+    /// Items evaluated once and remembered: consts, atoms, instantiations.
+    pub(crate) evaluated: Evaluated,
+    /// What lowering and editors are given: kernel traces and expression types.
+    pub(crate) tracing: Tracing,
+    /// Local scopes, innermost last.
+    pub(crate) scopes: Vec<HashMap<String, Local>>,
+    /// Why each run-time variable is dyn.
+    pub(crate) origins: HashMap<String, Origin>,
+    /// The function, kernel or test being evaluated.
+    pub(crate) frame: Frame,
+    /// The last number given to a fresh run-time variable.
+    pub(crate) fresh: u64,
+}
+
+/// Names: the user's module and the stdlib's, and the one being evaluated.
+pub(crate) struct Names<'a> {
+    /// The user's file first, then each stdlib module.
+    pub(crate) modules: Vec<ModuleEntry<'a>>,
+    /// The index of the module whose code is being evaluated.
+    pub(crate) current_module: usize,
+}
+
+/// Reporting: what the check found, each diagnostic once.
+#[derive(Default)]
+pub(crate) struct Reporting {
+    /// Every diagnostic, in the order found.
+    pub(crate) diagnostics: Vec<Diagnostic>,
+    /// The (code, span, message) of each diagnostic reported, to report it once.
+    pub(crate) seen: HashSet<(&'static str, Span, String)>,
+    /// While evaluating stdlib code: the user-file span responsible for it.
+    pub(crate) anchor: Option<Span>,
+    /// Every binding, for `--dump-types` and hovers.
+    pub(crate) bindings: Vec<Binding>,
+    /// The (span, name) of each binding recorded, to record it once.
+    pub(crate) recorded: HashSet<(Span, String)>,
+}
+
+/// Budgets: the work done and the nesting reached, against their limits.
+#[derive(Default)]
+pub(crate) struct Budgets {
+    /// Statements evaluated, against [`WORK_LIMIT`].
+    pub(crate) work: u64,
+    /// Whether running out of work was reported.
+    pub(crate) work_reported: bool,
+    /// How deep evaluation is nested now, against [`EVAL_DEPTH_LIMIT`].
+    pub(crate) depth: usize,
+    /// Whether nesting too deep was reported.
+    pub(crate) depth_reported: bool,
+    /// The functions being inlined, outermost first, against [`CALL_DEPTH_LIMIT`].
+    pub(crate) call_stack: Vec<ItemId>,
+}
+
+/// Items evaluated once and remembered.
+#[derive(Default)]
+pub(crate) struct Evaluated {
+    /// Each `const` item's state, by (module, item).
+    pub(crate) consts: HashMap<(usize, usize), ConstState>,
+    /// Each atom instantiation, by name and const arguments.
+    pub(crate) atoms: HashMap<String, Value>,
+    /// The atom instantiations being evaluated, to catch one that needs itself.
+    pub(crate) atoms_in_progress: HashSet<String>,
+    /// The kernel instantiations checked, by name and const arguments.
+    pub(crate) instantiated: HashSet<String>,
+    /// The functions called at least once, by (module, item).
+    pub(crate) called_functions: HashSet<(usize, usize)>,
+}
+
+/// Tracing: what is recorded for lowering and editors.
+#[derive(Default)]
+pub(crate) struct Tracing {
+    /// Whether kernels are traced for lowering.
+    pub(crate) enabled: bool,
+    /// The trace of the kernel instantiation being checked, when tracing.
+    pub(crate) trace: Option<KernelTrace>,
+    /// The finished traces.
+    pub(crate) traces: Vec<KernelTrace>,
+    /// The last register-fragment number given out.
+    pub(crate) fragments: u32,
+    /// Where expression types go, for editors (`expr_types.rs`).
+    pub(crate) expr_types: Option<Rc<std::cell::RefCell<crate::expr_types::ExprTypes>>>,
+}
+
+impl<'a> Checker<'a> {
+    pub(crate) fn new(module: &'a Module, target: Target) -> Checker<'a> {
+        let mut modules = vec![ModuleEntry {
+            name: "",
+            module,
+            items: HashMap::new(),
+            imports: HashMap::new(),
+        }];
+        for std_module in stdlib::modules() {
+            modules.push(ModuleEntry {
+                name: std_module.name,
+                module: &std_module.module,
+                items: HashMap::new(),
+                imports: HashMap::new(),
+            });
+        }
+        Checker {
+            target,
+            names: Names {
+                modules,
+                current_module: 0,
+            },
+            reporting: Reporting::default(),
+            budgets: Budgets::default(),
+            evaluated: Evaluated::default(),
+            tracing: Tracing::default(),
+            scopes: vec![HashMap::new()],
+            origins: HashMap::new(),
+            frame: Frame::new(Context::Const, "file".to_owned()),
+            fresh: 0,
+        }
+    }
+
+    /// Makes [`Checker::run`] also trace every kernel instantiation it checks.
+    pub(crate) fn with_tracing(mut self) -> Checker<'a> {
+        self.tracing.enabled = true;
+        self
+    }
+
+    /// Whether a kernel is being traced, so run-time values should carry the terms
+    /// that compute them (nothing else needs them).
+    pub(crate) fn tracing_kernel(&self) -> bool {
+        self.tracing.trace.is_some()
+    }
+
+    /// A number for a new register fragment.
+    pub(crate) fn next_fragment(&mut self) -> u32 {
+        self.tracing.fragments += 1;
+        self.tracing.fragments
+    }
+
+    /// Records what the kernel being traced does at run time. Inside run-time control
+    /// flow the effect is recorded as not lowerable (lowering handles straight-line
+    /// kernels).
+    pub(crate) fn emit(&mut self, effect: Effect) {
+        if self.frame.context != Context::Device || self.names.current_module != 0 {
+            return;
+        }
+        let dyn_control = self.frame.dyn_control;
+        if let Some(trace) = &mut self.tracing.trace {
+            trace.effects.push(if dyn_control > 0 {
+                Effect::Unsupported(
+                    "an effect under run-time control flow".to_owned(),
+                    effect_span(&effect),
+                )
+            } else {
+                effect
+            });
+        }
+    }
+
+    /// Checks the user's module; returns the diagnostics in source order.
+    pub(crate) fn run(self) -> (Vec<Diagnostic>, Vec<Binding>) {
+        let (diagnostics, bindings, _) = self.run_traced();
+        (diagnostics, bindings)
+    }
+
+    /// [`Checker::run`], also returning the kernel traces when tracing.
+    pub(crate) fn run_traced(mut self) -> (Vec<Diagnostic>, Vec<Binding>, Vec<KernelTrace>) {
+        for module in 0..self.names.modules.len() {
+            self.index_items(module);
+        }
+        self.resolve_uses();
+        let module = self.names.modules[0].module;
+        for (index, item) in module.items.iter().enumerate() {
+            match &item.kind {
+                ItemKind::Const(_) => {
+                    self.const_item(0, index);
+                }
+                ItemKind::Atom(atom) if atom.generics.is_empty() => {
+                    let id = self.item_id(0, index);
+                    self.instantiate_atom(&id, &[], atom.name.span);
+                }
+                ItemKind::Atom(atom) => self.check_atom_defaults(0, index, atom.name.span),
+                ItemKind::Kernel(kernel) => {
+                    let id = self.item_id(0, index);
+                    self.check_kernel(&id, kernel, &[], kernel.name.span);
+                }
+                ItemKind::Test(test) => self.check_test(test, false),
+                ItemKind::Bench(bench) => self.check_test(bench, true),
+                ItemKind::Function(_) | ItemKind::Use(_) | ItemKind::Error => {}
+            }
+        }
+        for (index, item) in module.items.iter().enumerate() {
+            if let ItemKind::Function(function) = &item.kind
+                && !self.evaluated.called_functions.contains(&(0, index))
+            {
+                self.check_function_alone(function);
+            }
+        }
+        let mut diagnostics = self.reporting.diagnostics;
+        diagnostics.sort_by_key(|diagnostic| (diagnostic.span().start, diagnostic.span().end));
+        (diagnostics, self.reporting.bindings, self.tracing.traces)
+    }
+}

@@ -1,0 +1,242 @@
+//! Assignments: `x = v`, `x op= v`, element and fragment stores, with the checks that
+//! a store keeps the type and does not write a read-only tensor.
+
+use cute::{Codomain, Tensor};
+use lang::ast::{AssignOp, BinaryOp, Expr, ExprKind};
+use lang::{Diagnostic, Span};
+use layout::Int;
+
+use crate::check::Checker;
+use crate::trace::{Effect, term_of};
+use crate::value::{IntType, Origin, Value};
+
+impl<'a> Checker<'a> {
+    /// `target op= value` and `target = value`.
+    pub(crate) fn assign(
+        &mut self,
+        op: AssignOp,
+        target: &'a Expr,
+        value_expr: &'a Expr,
+        span: Span,
+    ) {
+        let value = self.eval(value_expr);
+        match &target.kind {
+            ExprKind::Path(path) if path.segments.len() == 1 => {
+                let name = &path.segments[0];
+                let Some(local) = self.lookup_local(&name.text).cloned() else {
+                    self.resolve_name(name);
+                    return;
+                };
+                if !local.mutable {
+                    self.report(
+                        Diagnostic::error(
+                            "E0219",
+                            format!("cannot assign to `{}`: it is not `mut`", name.text),
+                        )
+                        .with_primary(target.span, "assigned here")
+                        .with_secondary(local.span, "declared without `mut` here")
+                        .with_help(format!("declare it with `let mut {}`", name.text)),
+                    );
+                    return;
+                }
+                let new_value = match op.binary() {
+                    Some(binary) => self.binary(
+                        binary,
+                        local.value.clone(),
+                        value,
+                        target.span,
+                        value_expr.span,
+                        span,
+                    ),
+                    None => {
+                        self.check_same_type(&local.value, &value, value_expr.span);
+                        value
+                    }
+                };
+                let new_value = if self.frame.dyn_control > 0 {
+                    let origin = Origin {
+                        reason: format!("`{}` changes in run-time control flow", name.text),
+                        span: Some(span),
+                        term: None,
+                    };
+                    self.dyn_like(&new_value, &name.text, origin)
+                } else {
+                    new_value
+                };
+                if let Some(scope) = self
+                    .scopes
+                    .iter_mut()
+                    .rev()
+                    .find(|scope| scope.contains_key(&name.text))
+                    && let Some(entry) = scope.get_mut(&name.text)
+                {
+                    entry.value = new_value;
+                }
+            }
+            ExprKind::Index { base, indices } => {
+                let base_value = self.eval(base);
+                let coordinate = self.index_coordinate(indices);
+                if let Value::Tensor(tensor) = &base_value {
+                    if tensor.read_only {
+                        self.read_only_error(tensor, target.span);
+                        return;
+                    }
+                    let element = self.index(
+                        base_value.clone(),
+                        coordinate.clone(),
+                        base.span,
+                        target.span,
+                    );
+                    if let Value::Tensor(_) = element {
+                        self.error(
+                            "E0216",
+                            target.span,
+                            "this is a slice; store a whole fragment with `.store(...)` or use `copy`".to_owned(),
+                            "not one element",
+                        );
+                        return;
+                    }
+                    let stored = match op.binary() {
+                        Some(binary) => self.binary(
+                            binary,
+                            element.clone(),
+                            value,
+                            target.span,
+                            value_expr.span,
+                            span,
+                        ),
+                        None => value,
+                    };
+                    self.check_element_store(&element, &stored, value_expr.span);
+                    let index = self
+                        .coordinate(&coordinate.0, coordinate.1)
+                        .and_then(|coord| {
+                            tensor
+                                .layout
+                                .layout
+                                .evaluate(&coord.with_free_as_zero())
+                                .and_then(|index| index.add(&tensor.layout.offset))
+                                .ok()
+                        });
+                    self.emit(match (index, term_of(&stored)) {
+                        (Some(index), Some(value)) => Effect::StoreElement {
+                            tensor: tensor.clone(),
+                            index,
+                            value,
+                            span,
+                        },
+                        _ => Effect::Unsupported("storing this value".to_owned(), span),
+                    });
+                } else {
+                    self.index(base_value, coordinate, base.span, target.span);
+                }
+            }
+            _ => {
+                self.eval(target);
+                self.error(
+                    "E0216",
+                    target.span,
+                    "only a `let mut` name or a tensor element can be assigned".to_owned(),
+                    "cannot assign to this",
+                );
+            }
+        }
+    }
+
+    pub(crate) fn check_same_type(&mut self, old: &Value, new: &Value, span: Span) {
+        let compatible = match (old, new) {
+            (Value::Unknown, _) | (_, Value::Unknown) => true,
+            (Value::Int { ty: a, .. }, Value::Int { ty: b, .. }) => {
+                self.unify_int_types(*a, *b, span);
+                true
+            }
+            (Value::Float { dtype: a, .. }, Value::Float { dtype: b, .. }) => {
+                self.unify_float_types(*a, *b, span);
+                true
+            }
+            (old, new) => old.type_name() == new.type_name(),
+        };
+        if !compatible {
+            self.error(
+                "E0216",
+                span,
+                format!(
+                    "expected a {}, found a {}",
+                    old.type_name(),
+                    new.type_name()
+                ),
+                "type changes",
+            );
+        }
+    }
+
+    pub(crate) fn check_element_store(&mut self, element: &Value, stored: &Value, span: Span) {
+        match (element, stored) {
+            (Value::Float { dtype: a, .. }, Value::Float { dtype: b, .. }) => {
+                self.unify_float_types(*a, *b, span);
+            }
+            (Value::Int { ty: a, .. }, Value::Int { ty: b, .. }) => {
+                self.unify_int_types(*a, *b, span);
+            }
+            (Value::Bool(_), Value::Bool(_)) | (Value::Unknown, _) | (_, Value::Unknown) => {}
+            (
+                Value::Float {
+                    dtype: Some(dtype), ..
+                },
+                Value::Int {
+                    ty: IntType::Int, ..
+                },
+            ) if dtype.is_float() => {}
+            (element, stored) => {
+                self.report(
+                    Diagnostic::error(
+                        "E0214",
+                        format!(
+                            "this stores a {} into a {} element",
+                            stored.type_name(),
+                            element.type_name()
+                        ),
+                    )
+                    .with_primary(span, format!("a {}", stored.type_name()))
+                    .with_help(format!(
+                        "convert it first with `.to({})`",
+                        element.type_name()
+                    )),
+                );
+            }
+        }
+    }
+
+    pub(crate) fn read_only_error(&mut self, tensor: &Tensor, span: Span) {
+        let why = match tensor.layout.codomain {
+            Codomain::Coordinates(_) => {
+                "its elements are coordinates computed from its layout (an identity tensor)"
+            }
+            _ => "it is read-only",
+        };
+        self.report(
+            Diagnostic::error(
+                "E0213",
+                format!("cannot write through this {}: {why}", tensor.type_name()),
+            )
+            .with_primary(span, "written here"),
+        );
+    }
+}
+
+pub(crate) trait AssignBinary {
+    fn binary(self) -> Option<BinaryOp>;
+}
+
+impl AssignBinary for AssignOp {
+    fn binary(self) -> Option<BinaryOp> {
+        match self {
+            AssignOp::Assign => None,
+            AssignOp::Add => Some(BinaryOp::Add),
+            AssignOp::Subtract => Some(BinaryOp::Subtract),
+            AssignOp::Multiply => Some(BinaryOp::Multiply),
+            AssignOp::Divide => Some(BinaryOp::Divide),
+            AssignOp::Remainder => Some(BinaryOp::Remainder),
+        }
+    }
+}

@@ -1,0 +1,275 @@
+//! Fields, indices and slices: `t.layout`, `l(i, j)`, `t[i, _]`, coordinates checked
+//! against a shape, and a tensor's element read.
+
+use std::rc::Rc;
+
+use cute::{Codomain, Dtype, Tensor, TensorLayout};
+use lang::ast::{Expr, Name};
+use lang::{Diagnostic, Span};
+use layout::{Coord, Int, IntTuple, SymInt};
+
+use crate::check::Checker;
+use crate::check::reporting::closest;
+use crate::trace::{Term, with_term};
+use crate::value::{IntType, Known, Origin, Value};
+
+impl<'a> Checker<'a> {
+    pub(crate) fn field(&mut self, value: Value, field: &Name) -> Value {
+        match (&value, field.text.as_str()) {
+            (Value::Unknown, _) => Value::Unknown,
+            (Value::Index3(base), axis @ ("x" | "y" | "z")) => {
+                let name = format!("{base}.{axis}");
+                let reason = match *base {
+                    "thread_idx" => format!("`{name}` is the thread's index in its block"),
+                    "block_idx" => format!("`{name}` is the block's index in the grid"),
+                    _ => format!("`{name}` is set at launch"),
+                };
+                let origin = Origin { reason, span: None, term: None };
+                self.origins.insert(name.clone(), origin);
+                Value::Int {
+                    ty: IntType::Sized(Dtype::I32),
+                    value: SymInt::variable(&name),
+                }
+            }
+            (Value::Tensor(tensor), "layout") => match &tensor.layout.codomain {
+                Codomain::Offsets | Codomain::Swizzled(_) => Value::Layout(tensor.layout.layout.clone()),
+                Codomain::Coordinates(_) => self.error(
+                    "E0217",
+                    field.span,
+                    "a coordinate tensor's layout has basis strides, which have no value of their own".to_owned(),
+                    "no plain layout",
+                ),
+            },
+            (Value::Tensor(tensor), "iterator" | "ptr") => Value::Pointer(tensor.clone()),
+            (Value::Tensor(tensor), "shape") => Value::from_int_tuple(tensor.shape()),
+            (Value::Layout(layout), "shape") => Value::from_int_tuple(layout.shape()),
+            (Value::Layout(layout), "stride") => Value::from_int_tuple(layout.stride()),
+            _ => {
+                let fields: &[&str] = match &value {
+                    Value::Index3(_) => &["x", "y", "z"],
+                    Value::Tensor(_) => &["layout", "iterator", "ptr", "shape"],
+                    Value::Layout(_) => &["shape", "stride"],
+                    _ => &[],
+                };
+                let mut diagnostic = Diagnostic::error(
+                    "E0217",
+                    format!("a {} has no field `{}`", value.type_name(), field.text),
+                )
+                .with_primary(field.span, "unknown field");
+                if let Some(best) = closest(&field.text, fields.iter().copied()) {
+                    diagnostic = diagnostic.with_help(format!("did you mean `{best}`?"));
+                } else if !fields.is_empty() {
+                    diagnostic = diagnostic.with_note(format!("its fields are {}", fields.join(", ")));
+                }
+                self.report(diagnostic);
+                Value::Unknown
+            }
+        }
+    }
+
+    /// The coordinate written between brackets: one index is itself, several are a tuple.
+    pub(crate) fn index_coordinate(&mut self, indices: &'a [Expr]) -> (Value, Span) {
+        let span = match (indices.first(), indices.last()) {
+            (Some(first), Some(last)) => first.span.cover(last.span),
+            _ => Span::empty(0),
+        };
+        match indices {
+            [single] => (self.eval(single), span),
+            _ => (
+                Value::Tuple(indices.iter().map(|index| self.eval(index)).collect()),
+                span,
+            ),
+        }
+    }
+
+    /// `base[coordinate]`: an element, or a slice when the coordinate has `_`.
+    pub(crate) fn index(
+        &mut self,
+        base: Value,
+        (coordinate, coordinate_span): (Value, Span),
+        base_span: Span,
+        span: Span,
+    ) -> Value {
+        let Some(coord) = self.coordinate(&coordinate, coordinate_span) else {
+            return Value::Unknown;
+        };
+        match base {
+            Value::Unknown => Value::Unknown,
+            Value::Tensor(tensor) => self.index_tensor(&tensor, &coord, coordinate_span, span),
+            Value::HostTensor { .. } => self.error(
+                "E0220",
+                span,
+                "host tensors are compared with assert_close, not indexed".to_owned(),
+                "not indexable on the host",
+            ),
+            other => self.error(
+                "E0216",
+                base_span,
+                format!(
+                    "a {} cannot be indexed; only tensors can",
+                    other.type_name()
+                ),
+                "not a tensor",
+            ),
+        }
+    }
+
+    /// A coordinate from a value: integers, `_` and tuples of them.
+    pub(crate) fn coordinate(&mut self, value: &Value, span: Span) -> Option<Coord<SymInt>> {
+        match value {
+            Value::Int { value, .. } => Some(Coord::Int(value.clone())),
+            Value::Wildcard => Some(Coord::Free),
+            Value::Tuple(items) => items
+                .iter()
+                .map(|item| self.coordinate(item, span))
+                .collect::<Option<Vec<_>>>()
+                .map(Coord::Tuple),
+            Value::Unknown => None,
+            other => {
+                self.error(
+                    "E0216",
+                    span,
+                    format!(
+                        "a coordinate is made of integers and `_`, not a {}",
+                        other.type_name()
+                    ),
+                    "not a coordinate",
+                );
+                None
+            }
+        }
+    }
+
+    pub(crate) fn index_tensor(
+        &mut self,
+        tensor: &Rc<Tensor>,
+        coord: &Coord<SymInt>,
+        coordinate_span: Span,
+        span: Span,
+    ) -> Value {
+        let shape = tensor.shape().clone();
+        if !self.check_coordinate(coord, &shape, coordinate_span) {
+            return Value::Unknown;
+        }
+        let layout = &tensor.layout.layout;
+        if coord.has_free() {
+            let (sliced, offset) = match layout.slice(coord) {
+                Ok(result) => result,
+                Err(error) => return self.layout_error(span, "this slice", &error),
+            };
+            return match tensor.layout.offset.add(&offset) {
+                Ok(offset) => Value::Tensor(Rc::new(Tensor {
+                    layout: TensorLayout {
+                        layout: sliced,
+                        offset,
+                        codomain: tensor.layout.codomain.clone(),
+                    },
+                    ..(**tensor).clone()
+                })),
+                Err(error) => self.layout_error(span, "this slice", &error),
+            };
+        }
+        let index = coord.with_free_as_zero();
+        let value = match layout
+            .evaluate(&index)
+            .and_then(|value| value.add(&tensor.layout.offset))
+        {
+            Ok(value) => value,
+            Err(error) => return self.layout_error(span, "this element access", &error),
+        };
+        match (&tensor.layout.codomain, tensor.dtype) {
+            (Codomain::Coordinates(identity), _) => match identity.coordinate_of(&value) {
+                Ok(coordinate) => Value::from_int_tuple(&coordinate),
+                Err(error) => self.layout_error(span, "this coordinate access", &error),
+            },
+            (_, Some(dtype)) => {
+                let loaded = self.element_value(dtype, span);
+                if !self.tracing_kernel() {
+                    return loaded;
+                }
+                with_term(
+                    loaded,
+                    Some(Term::Element {
+                        tensor: tensor.clone(),
+                        index: value,
+                    }),
+                )
+            }
+            (_, None) => Value::Unknown,
+        }
+    }
+
+    /// A value loaded from memory: dyn, of the element type.
+    pub(crate) fn element_value(&mut self, dtype: Dtype, span: Span) -> Value {
+        let origin = Origin {
+            reason: "it is loaded from memory".to_owned(),
+            span: Some(span),
+            term: None,
+        };
+        if dtype == Dtype::Bool {
+            Value::Bool(Known::Dyn(origin))
+        } else if dtype.is_integer() {
+            Value::Int {
+                ty: IntType::Sized(dtype),
+                value: self.fresh_variable("loaded", origin),
+            }
+        } else {
+            Value::Float {
+                dtype: Some(dtype),
+                value: Known::Dyn(origin),
+            }
+        }
+    }
+
+    /// Checks a coordinate against a shape: its rank (E0209) and, where both are
+    /// const, its range (E0208). A single integer is a 1-D index over the whole shape.
+    pub(crate) fn check_coordinate(
+        &mut self,
+        coord: &Coord<SymInt>,
+        shape: &IntTuple<SymInt>,
+        span: Span,
+    ) -> bool {
+        match (coord, shape) {
+            (Coord::Free, _) => true,
+            (Coord::Int(index), _) => {
+                let size = shape.product().ok().and_then(|size| size.as_constant());
+                if let (Some(index), Some(size)) = (index.as_constant(), size)
+                    && !(0..size).contains(&index)
+                {
+                    self.error(
+                        "E0208",
+                        span,
+                        format!(
+                            "index {index} is out of range for shape {shape} ({size} elements)"
+                        ),
+                        &format!("must be in 0..{size}"),
+                    );
+                    return false;
+                }
+                true
+            }
+            (Coord::Tuple(items), IntTuple::Tuple(modes)) if items.len() == modes.len() => items
+                .iter()
+                .zip(modes)
+                .all(|(item, mode)| self.check_coordinate(item, mode, span)),
+            (Coord::Tuple(items), _) => {
+                let rank = match shape {
+                    IntTuple::Int(_) => 1,
+                    IntTuple::Tuple(modes) => modes.len(),
+                };
+                self.report(
+                    Diagnostic::error(
+                        "E0209",
+                        format!("a coordinate of rank {} does not fit shape {shape} of rank {rank}", items.len()),
+                    )
+                    .with_primary(span, format!("{} coordinates", items.len()))
+                    .with_help(format!(
+                        "give {rank} coordinate(s), one per mode, or a single index over all {} elements",
+                        shape.product().map_or("?".to_owned(), |size| size.to_string())
+                    )),
+                );
+                false
+            }
+        }
+    }
+}

@@ -1,0 +1,216 @@
+//! Integer, tuple and unary operators: symbolic integer arithmetic (overflow and
+//! division by zero checked), element-wise tuple arithmetic, negation and `!`.
+
+use lang::Span;
+use lang::ast::{BinaryOp, UnaryOp};
+use layout::{Int, IntTuple, LayoutError, SymInt};
+
+use crate::check::Checker;
+use crate::trace::{Term, term_of, with_term};
+use crate::value::{IntType, Known, Origin, Value};
+
+impl<'a> Checker<'a> {
+    pub(crate) fn integer_arithmetic(
+        &mut self,
+        op: BinaryOp,
+        ty: IntType,
+        x: &SymInt,
+        y: &SymInt,
+        span: Span,
+    ) -> Value {
+        use BinaryOp as B;
+        let folded: Option<Result<SymInt, LayoutError>> = match op {
+            B::Add => Some(x.add(y)),
+            B::Subtract => Some(x.sub(y)),
+            B::Multiply => Some(x.mul(y)),
+            B::Divide => Some(Int::div(x, y)),
+            B::Remainder => Some(Int::rem(x, y)),
+            _ => match (x.as_constant(), y.as_constant()) {
+                (Some(a), Some(b)) => Some(bitwise(op, a, b)),
+                _ => None,
+            },
+        };
+        match folded {
+            Some(Ok(value)) => {
+                if let (IntType::Sized(dtype), Some(constant)) = (ty, value.as_constant())
+                    && let Some((low, high)) = dtype.integer_range()
+                    && !(low..=high).contains(&i128::from(constant))
+                {
+                    return self.error(
+                        "E0223",
+                        span,
+                        format!("{constant} does not fit in {dtype}"),
+                        "overflows",
+                    );
+                }
+                Value::Int { ty, value }
+            }
+            Some(Err(error @ LayoutError::TooManyTerms { .. })) => self.error(
+                "E0222",
+                span,
+                format!("this arithmetic is too large to track while compiling: {error}"),
+                "expands too far",
+            ),
+            Some(Err(error)) => self.error(
+                "E0223",
+                span,
+                format!("this arithmetic fails: {error}"),
+                "fails",
+            ),
+            None => {
+                let origin = self
+                    .symbolic_origin(x)
+                    .or_else(|| self.symbolic_origin(y))
+                    .unwrap_or(Origin {
+                        reason: "it is computed on the GPU".to_owned(),
+                        span: Some(span),
+                        term: None,
+                    });
+                Value::Int {
+                    ty,
+                    value: self.fresh_variable(&format!("({x}{}{y})", op.symbol()), origin),
+                }
+            }
+        }
+    }
+
+    pub(crate) fn tuple_arithmetic(
+        &mut self,
+        op: BinaryOp,
+        left: &Value,
+        right: &Value,
+        span: Span,
+    ) -> Value {
+        let (Some(x), Some(y)) = (left.as_int_tuple(), right.as_int_tuple()) else {
+            return Value::Unknown;
+        };
+        let operation: fn(&SymInt, &SymInt) -> Result<SymInt, LayoutError> = match op {
+            BinaryOp::Add => |a, b| a.add(b),
+            BinaryOp::Subtract => |a, b| a.sub(b),
+            BinaryOp::Multiply => |a, b| a.mul(b),
+            _ => {
+                return self.error(
+                    "E0216",
+                    span,
+                    format!(
+                        "`{}` does not apply to int-tuples; use shape_div or ceil_div",
+                        op.symbol()
+                    ),
+                    "unsupported on tuples",
+                );
+            }
+        };
+        let result = zip_tuples(&x, &y, operation);
+        match result {
+            Ok(tuple) => Value::from_int_tuple(&tuple),
+            Err(error) => self.layout_error(span, "this tuple arithmetic", &error),
+        }
+    }
+
+    pub(crate) fn unary(&mut self, op: UnaryOp, value: Value, span: Span) -> Value {
+        if !self.tracing_kernel() {
+            return self.unary_value(op, value, span);
+        }
+        let term = term_of(&value).map(|operand| Term::Unary(op, operand));
+        let result = self.unary_value(op, value, span);
+        with_term(result, term)
+    }
+
+    pub(crate) fn unary_value(&mut self, op: UnaryOp, value: Value, span: Span) -> Value {
+        match (op, value) {
+            (_, Value::Unknown) => Value::Unknown,
+            (UnaryOp::Negate, Value::Int { ty, value }) => match value.mul(&SymInt::constant(-1)) {
+                Ok(value) => Value::Int { ty, value },
+                Err(error) => self.error(
+                    "E0223",
+                    span,
+                    format!("this negation fails: {error}"),
+                    "fails",
+                ),
+            },
+            (UnaryOp::Negate, Value::Float { dtype, value }) => Value::Float {
+                dtype,
+                value: match value {
+                    Known::Const(value) => Known::Const(-value),
+                    dynamic => dynamic,
+                },
+            },
+            (UnaryOp::Negate, value @ (Value::Vector { .. } | Value::HostTensor { .. })) => value,
+            (UnaryOp::Not, Value::Bool(known)) => Value::Bool(match known {
+                Known::Const(value) => Known::Const(!value),
+                dynamic => dynamic,
+            }),
+            (op, value) => self.error(
+                "E0216",
+                span,
+                format!(
+                    "unary `{}` does not apply to a {}",
+                    op.symbol(),
+                    value.type_name()
+                ),
+                "unsupported operand",
+            ),
+        }
+    }
+}
+
+/// `x op y` leaf by leaf for congruent int-tuples; an integer operand meets every leaf.
+pub(crate) fn zip_tuples(
+    x: &IntTuple<SymInt>,
+    y: &IntTuple<SymInt>,
+    operation: fn(&SymInt, &SymInt) -> Result<SymInt, LayoutError>,
+) -> Result<IntTuple<SymInt>, LayoutError> {
+    match (x, y) {
+        (IntTuple::Int(a), IntTuple::Int(b)) => Ok(IntTuple::Int(operation(a, b)?)),
+        (IntTuple::Tuple(items), IntTuple::Int(_)) => Ok(IntTuple::Tuple(
+            items
+                .iter()
+                .map(|item| zip_tuples(item, y, operation))
+                .collect::<Result<_, _>>()?,
+        )),
+        (IntTuple::Int(_), IntTuple::Tuple(items)) => Ok(IntTuple::Tuple(
+            items
+                .iter()
+                .map(|item| zip_tuples(x, item, operation))
+                .collect::<Result<_, _>>()?,
+        )),
+        (IntTuple::Tuple(left), IntTuple::Tuple(right)) if left.len() == right.len() => {
+            Ok(IntTuple::Tuple(
+                left.iter()
+                    .zip(right)
+                    .map(|(a, b)| zip_tuples(a, b, operation))
+                    .collect::<Result<_, _>>()?,
+            ))
+        }
+        _ => Err(LayoutError::Incongruent {
+            operation: "tuple arithmetic",
+            left: x.to_string(),
+            right: y.to_string(),
+        }),
+    }
+}
+
+pub(crate) fn bitwise(op: BinaryOp, a: i64, b: i64) -> Result<SymInt, LayoutError> {
+    let shift = |b: i64| {
+        u32::try_from(b)
+            .ok()
+            .filter(|shift| *shift < 64)
+            .ok_or_else(|| LayoutError::Unsupported {
+                operation: "shift",
+                reason: format!("a shift by {b} is outside 0..64"),
+            })
+    };
+    let value = match op {
+        BinaryOp::BitAnd => a & b,
+        BinaryOp::BitOr => a | b,
+        BinaryOp::BitXor => a ^ b,
+        BinaryOp::ShiftLeft => {
+            i64::try_from(i128::from(a) << shift(b)?).map_err(|_| LayoutError::Overflow {
+                operation: "shift",
+                expression: format!("{a} << {b}"),
+            })?
+        }
+        _ => a >> shift(b)?,
+    };
+    Ok(SymInt::constant(value))
+}

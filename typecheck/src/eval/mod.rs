@@ -1,0 +1,186 @@
+//! Expressions: the evaluation of each kind of expression to a [`Value`], and
+//! names resolved to locals, items, built-ins and module members.
+//!
+//! The kinds are split by concern: `expect` (a value required to be an integer, a layout,
+//! ...), `arithmetic` and `integers` (operators), `indexing` (fields, indices, slices),
+//! `memory` (allocations) and `assign` (assignments and stores).
+
+mod arithmetic;
+mod assign;
+mod expect;
+mod indexing;
+mod integers;
+mod memory;
+
+use cute::Dtype;
+use lang::ast::{Expr, ExprKind, Name};
+use lang::{Diagnostic, Span};
+use layout::Layout;
+
+use crate::builtins::table::builtin;
+use crate::check::reporting::closest;
+use crate::check::{Checker, Context};
+use crate::value::{Known, Value};
+
+pub(crate) fn item_has_name(item: &lang::ast::Item, name: &str) -> bool {
+    match &item.kind {
+        lang::ast::ItemKind::Atom(atom) => atom.name.text == name,
+        lang::ast::ItemKind::Function(function) => function.name.text == name,
+        _ => false,
+    }
+}
+
+impl<'a> Checker<'a> {
+    /// Evaluates an expression (through [`Checker::eval`], which records its type).
+    pub(crate) fn eval_untyped(&mut self, expr: &'a Expr) -> Value {
+        if !self.spend(expr.span) {
+            return Value::Unknown;
+        }
+        match &expr.kind {
+            ExprKind::Int(value) => Value::int(*value),
+            ExprKind::Float(value) => Value::Float {
+                dtype: None,
+                value: Known::Const(*value),
+            },
+            ExprKind::Bool(value) => Value::Bool(Known::Const(*value)),
+            ExprKind::String(text) => Value::Str(text.clone()),
+            ExprKind::Wildcard => Value::Wildcard,
+            ExprKind::Path(path) => match path.segments.as_slice() {
+                [name] => self.resolve_name(name),
+                [module, member] => self.module_member(module, member),
+                _ => self.error(
+                    "E0202",
+                    path.span,
+                    "a path has at most two parts: `module::item`".to_owned(),
+                    "too many `::`",
+                ),
+            },
+            ExprKind::Tuple(items) => {
+                Value::Tuple(items.iter().map(|item| self.eval(item)).collect())
+            }
+            ExprKind::Layout { shape, stride } => self.layout_literal(shape, stride, expr.span),
+            ExprKind::Binary { op, lhs, rhs } => {
+                let left = self.eval(lhs);
+                let right = self.eval(rhs);
+                self.binary(*op, left, right, lhs.span, rhs.span, expr.span)
+            }
+            ExprKind::Unary { op, operand } => {
+                let value = self.eval(operand);
+                self.unary(*op, value, expr.span)
+            }
+            ExprKind::Call { callee, args } => self.call(callee, args, expr.span),
+            ExprKind::MethodCall {
+                receiver,
+                method,
+                args,
+            } => {
+                let receiver_value = self.eval(receiver);
+                self.method_call(receiver_value, receiver.span, method, args, expr.span)
+            }
+            ExprKind::Field { base, field } => {
+                let value = self.eval(base);
+                self.field(value, field)
+            }
+            ExprKind::Index { base, indices } => {
+                let value = self.eval(base);
+                let coordinate = self.index_coordinate(indices);
+                self.index(value, coordinate, base.span, expr.span)
+            }
+            ExprKind::Alloc {
+                space,
+                element,
+                layout,
+            } => self.alloc(*space, element, layout, expr.span),
+        }
+    }
+
+    pub(crate) fn resolve_name(&mut self, name: &Name) -> Value {
+        if let Some(local) = self.lookup_local(&name.text) {
+            return local.value.clone();
+        }
+        if let Some(value) = self.global(self.names.current_module, name) {
+            return value;
+        }
+        if let Some(dtype) = Dtype::from_name(&name.text) {
+            return Value::Dtype(dtype);
+        }
+        if let Some(arch) = name
+            .text
+            .strip_prefix("sm")
+            .and_then(|digits| digits.parse::<u32>().ok())
+            && self.frame.context == Context::Const
+        {
+            return Value::Arch(arch);
+        }
+        if let Some(index) = ["thread_idx", "block_idx", "block_dim", "grid_dim"]
+            .into_iter()
+            .find(|builtin| *builtin == name.text)
+        {
+            if self.frame.context != Context::Device {
+                return self.error(
+                    "E0220",
+                    name.span,
+                    format!("`{index}` exists only in device code (kernels and device functions)"),
+                    "not available here",
+                );
+            }
+            return Value::Index3(index);
+        }
+        if let Some(builtin) = builtin(&name.text) {
+            return Value::Callable(crate::callee::Callee::Builtin(builtin));
+        }
+        let names = self.visible_names();
+        let mut diagnostic = Diagnostic::error(
+            "E0201",
+            format!("cannot find `{}` in this scope", name.text),
+        )
+        .with_primary(name.span, "not found");
+        if let Some(best) = closest(&name.text, names.iter().map(String::as_str)) {
+            diagnostic = diagnostic.with_help(format!("did you mean `{best}`?"));
+        } else if crate::stdlib::modules().iter().any(|module| {
+            module
+                .module
+                .items
+                .iter()
+                .any(|item| item_has_name(item, &name.text))
+        }) {
+            let module = crate::stdlib::modules()
+                .iter()
+                .find(|module| {
+                    module
+                        .module
+                        .items
+                        .iter()
+                        .any(|item| item_has_name(item, &name.text))
+                })
+                .map_or("", |module| module.name);
+            diagnostic = diagnostic.with_help(format!(
+                "it is in the stdlib: add `use {module}::{};`",
+                name.text
+            ));
+        }
+        self.report(diagnostic);
+        Value::Unknown
+    }
+
+    pub(crate) fn layout_literal(
+        &mut self,
+        shape: &'a Expr,
+        stride: &'a Expr,
+        span: Span,
+    ) -> Value {
+        let shape_value = self.eval(shape);
+        let stride_value = self.eval(stride);
+        let Some(shape_tuple) = self.int_tuple(&shape_value, shape.span, "a layout's shape") else {
+            return Value::Unknown;
+        };
+        let Some(stride_tuple) = self.int_tuple(&stride_value, stride.span, "a layout's stride")
+        else {
+            return Value::Unknown;
+        };
+        match Layout::new(shape_tuple, stride_tuple) {
+            Ok(layout) => Value::Layout(layout),
+            Err(error) => self.layout_error(span, "this layout", &error),
+        }
+    }
+}
