@@ -122,17 +122,25 @@ fn same_file(a: &Path, b: &Path) -> bool {
 }
 
 /// Writes `bytes` to `path` through a temporary file in the same folder, renamed over
-/// `path` once complete; creates the folder when it is missing. The error is a
-/// sentence naming the path.
+/// `path` once complete; creates the folder when it is missing. A `path` that exists
+/// and is not a regular file (`/dev/null`, `/dev/stdout`, a FIFO) is written directly,
+/// never replaced. The error is a sentence naming the path.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
     use std::os::unix::fs::PermissionsExt;
+    let cannot_write = |error: std::io::Error| format!("cannot write {}: {error}", path.display());
+    if std::fs::metadata(path).is_ok_and(|found| !found.is_file() && !found.is_dir()) {
+        let mut special = std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map_err(cannot_write)?;
+        return special.write_all(bytes).map_err(cannot_write);
+    }
     let folder = match path.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent,
         _ => Path::new("."),
     };
     std::fs::create_dir_all(folder)
         .map_err(|error| format!("cannot create the folder {}: {error}", folder.display()))?;
-    let cannot_write = |error: std::io::Error| format!("cannot write {}: {error}", path.display());
     let mut file = tempfile::Builder::new()
         .prefix(".cukc-")
         .permissions(std::fs::Permissions::from_mode(0o666))
@@ -145,10 +153,11 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
 }
 
 /// Removes whatever an earlier build left at `paths` (missing files are fine), so
-/// that a failed build leaves no output that looks current.
+/// that a failed build leaves no output that looks current. Only regular files are
+/// removed: a device or FIFO named as an output stays.
 pub fn remove_stale<'a>(paths: impl IntoIterator<Item = &'a Path>) {
     for path in paths {
-        if path.is_file() {
+        if std::fs::symlink_metadata(path).is_ok_and(|found| found.is_file()) {
             let _ = std::fs::remove_file(path);
         }
     }
@@ -156,7 +165,7 @@ pub fn remove_stale<'a>(paths: impl IntoIterator<Item = &'a Path>) {
 
 #[cfg(test)]
 mod tests {
-    use super::{Destination, plan, write_atomically};
+    use super::{Destination, plan, remove_stale, write_atomically};
     use std::path::{Path, PathBuf};
 
     #[test]
@@ -202,6 +211,34 @@ mod tests {
         std::fs::write(&cuk, "// source").expect("written");
         assert!(plan(&cuk, Some(&cuk), "kir", false).is_err());
         assert!(plan(&cuk, None, "ptx", false).is_ok());
+    }
+
+    #[test]
+    fn a_fifo_named_as_an_output_is_written_to_and_never_replaced() {
+        use std::io::Read;
+        use std::os::unix::fs::FileTypeExt;
+        let folder = tempfile::tempdir().expect("a scratch folder");
+        let fifo = folder.path().join("out.ptx");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .expect("mkfifo runs");
+        assert!(made.success());
+        let reading = fifo.clone();
+        let reader = std::thread::spawn(move || {
+            let mut text = String::new();
+            std::fs::File::open(reading)
+                .and_then(|mut pipe| pipe.read_to_string(&mut text))
+                .expect("the FIFO reads");
+            text
+        });
+        write_atomically(&fifo, b"// ptx").expect("written through the FIFO");
+        assert_eq!(reader.join().expect("the reader ends"), "// ptx");
+        remove_stale([fifo.as_path()]);
+        let kind = std::fs::symlink_metadata(&fifo)
+            .expect("still there")
+            .file_type();
+        assert!(kind.is_fifo(), "{kind:?}");
     }
 
     #[test]
