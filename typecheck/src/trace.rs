@@ -53,6 +53,56 @@ pub enum Term {
     },
     /// A conversion to `Dtype`.
     Convert(Dtype, Rc<Term>),
+    /// A math function of floats of type `dtype`: one operand, two for `min` and `max`.
+    Math {
+        /// The function.
+        function: MathFn,
+        /// The operands' and the result's type.
+        dtype: Dtype,
+        /// The operands.
+        operands: Vec<Rc<Term>>,
+    },
+}
+
+/// A math function on floats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MathFn {
+    /// `exp(x)`.
+    Exp,
+    /// `exp2(x)`.
+    Exp2,
+    /// `log(x)`, the natural logarithm.
+    Log,
+    /// `log2(x)`.
+    Log2,
+    /// `sqrt(x)`.
+    Sqrt,
+    /// `rsqrt(x)`, `1 / sqrt(x)`.
+    Rsqrt,
+    /// `abs(x)`.
+    Abs,
+    /// `min(x, y)`.
+    Min,
+    /// `max(x, y)`.
+    Max,
+}
+
+impl MathFn {
+    /// The function a built-in's name calls.
+    pub fn named(name: &str) -> Option<MathFn> {
+        Some(match name {
+            "exp" => MathFn::Exp,
+            "exp2" => MathFn::Exp2,
+            "log" => MathFn::Log,
+            "log2" => MathFn::Log2,
+            "sqrt" => MathFn::Sqrt,
+            "rsqrt" => MathFn::Rsqrt,
+            "abs" => MathFn::Abs,
+            "min" => MathFn::Min,
+            "max" => MathFn::Max,
+            _ => return None,
+        })
+    }
 }
 
 /// One thing a kernel does at run time, in program order.
