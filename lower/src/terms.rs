@@ -31,10 +31,14 @@ impl Builder<'_> {
                 self.unsupported(format!("a {dtype} scalar parameter"));
                 None
             }
-            Term::Element { tensor, index } => self.read_element(tensor, index, None),
-            Term::Fragment(tensor) => {
-                let index = self.element_index(tensor, element)?;
-                self.read_element(tensor, &index, None)
+            Term::Loaded(id) => {
+                let values = self.loads.get(id)?;
+                match values.as_slice() {
+                    [scalar] => Some(*scalar),
+                    _ => usize::try_from(element)
+                        .ok()
+                        .and_then(|element| values.get(element).copied()),
+                }
             }
             Term::Unary(op, operand) => {
                 let value = self.term(operand, element)?;

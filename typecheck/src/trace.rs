@@ -28,16 +28,10 @@ pub enum Term {
     Bool(bool),
     /// A scalar kernel parameter (float or bool) at this index.
     Param(usize, Dtype),
-    /// The element of `tensor` at this value of its layout (before any swizzle).
-    Element {
-        /// The tensor.
-        tensor: Rc<Tensor>,
-        /// The layout's value (offset, allocation index) of the element.
-        index: SymInt,
-    },
-    /// All the values of a fragment, in its layout's coordinate order (`t.load()`);
-    /// element `i` of a fragment term is the element at the `i`-th coordinate.
-    Fragment(Rc<Tensor>),
+    /// What the [`Effect::Load`] with this identity read: one value, or for a
+    /// whole-fragment load the values in its layout's coordinate order (element `i` of
+    /// the term is the `i`-th).
+    Loaded(LoadId),
     /// `op a`.
     Unary(UnaryOp, Rc<Term>),
     /// `a op b`, arithmetic, comparison or logic; `dtype` is the operands' type.
@@ -105,6 +99,11 @@ impl MathFn {
     }
 }
 
+/// The identity of one evaluation of a load: each evaluation, a loop's unrolled
+/// iterations included, gets its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct LoadId(pub u32);
+
 /// One thing a kernel does at run time, in program order.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Effect {
@@ -119,6 +118,21 @@ pub enum Effect {
         /// A bool tensor of the source's size: which values move.
         predicate: Option<Rc<Tensor>>,
         /// The call.
+        span: Span,
+    },
+    /// `tensor[i]` read as a value, or `tensor.load()` (no index): the values are read
+    /// here, in program order, whatever happens to the memory later;
+    /// [`Term::Loaded`] refers to them.
+    Load {
+        /// Its identity.
+        id: LoadId,
+        /// The tensor.
+        tensor: Rc<Tensor>,
+        /// The layout's value of the element, or `None` for the whole fragment.
+        index: Option<SymInt>,
+        /// For an integer element: the [`SymInt`] variable that stands for it.
+        variable: Option<String>,
+        /// The expression.
         span: Span,
     },
     /// `tensor[i] = value`.
@@ -157,6 +171,7 @@ pub enum Effect {
 pub fn effect_span(effect: &Effect) -> Span {
     match effect {
         Effect::Copy { span, .. }
+        | Effect::Load { span, .. }
         | Effect::StoreElement { span, .. }
         | Effect::StoreFragment { span, .. }
         | Effect::Barrier(span)
