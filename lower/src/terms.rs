@@ -109,7 +109,7 @@ impl Builder<'_> {
         let (&x, rest) = operands.split_first()?;
         let approximate = matches!(
             function,
-            MathFn::Exp | MathFn::Exp2 | MathFn::Log | MathFn::Log2
+            MathFn::Exp | MathFn::Exp2 | MathFn::Log | MathFn::Log2 | MathFn::Rsqrt
         );
         if !matches!(work, Ty::F32 | Ty::F64) || (approximate && work != Ty::F32) {
             self.unsupported(format!("`{function:?}` of {}", work.name()).to_lowercase());
