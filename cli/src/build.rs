@@ -31,7 +31,9 @@ pub struct BuildArgs {
     /// The architecture: `sm_80`, `sm_90a` or `sm_100a`.
     #[arg(long, default_value = "sm_90a", value_parser = crate::check::parse_target)]
     target: cute::Target,
-    /// What to produce: a `cubin` (and its PTX beside it), `ptx` or `kir` text.
+    /// What to produce: a `cubin` (and its PTX beside it), `ptx` or `kir` text, or a
+    /// `manifest`: the cubin and its PTX with `FILE.manifest.json` beside them, the
+    /// launch manifest any host can launch the kernels from (docs/manifest.md).
     #[arg(long, value_enum, default_value_t = Emit::Cubin)]
     emit: Emit,
     /// Where to write it; by default beside the source, with the extension of what
@@ -61,6 +63,7 @@ enum Emit {
     Cubin,
     Ptx,
     Kir,
+    Manifest,
 }
 
 /// A file lowered: its source, the diagnostics, the kernels, and how long it took.
@@ -149,11 +152,12 @@ pub fn report(file: &SourceFile, diagnostics: &[Diagnostic]) {
 /// the PTX ptxas rejected is kept for the report.
 pub fn run(args: &BuildArgs) -> ExitCode {
     let extension = match args.emit {
-        Emit::Cubin => "cubin",
+        Emit::Cubin | Emit::Manifest => "cubin",
         Emit::Ptx => "ptx",
         Emit::Kir => "kir",
     };
-    let plan = match outputs::plan(&args.file, args.output.as_deref(), extension) {
+    let with_manifest = args.emit == Emit::Manifest;
+    let plan = match outputs::plan(&args.file, args.output.as_deref(), extension, with_manifest) {
         Ok(plan) => plan,
         Err(message) => {
             errln!("error: {message}");
@@ -225,6 +229,19 @@ pub fn run(args: &BuildArgs) -> ExitCode {
             let ptx_written = write_output(&Destination::File(ptx_path.clone()), ptx.as_bytes());
             ptx_written
                 .and_then(|_| write_output(&plan.main, &assembled.cubin))
+                .and_then(|written| match &plan.manifest_beside {
+                    Some(path) => {
+                        let manifest = manifest(
+                            &args.file,
+                            cubin_path,
+                            args.target,
+                            &compiled,
+                            &assembled.cubin,
+                        );
+                        write_output(&Destination::File(path.clone()), manifest.as_bytes())
+                    }
+                    None => Ok(written),
+                })
                 .unwrap_or_else(failed)
         }
         Err(_) if interrupt::happened() => {
@@ -244,6 +261,31 @@ pub fn run(args: &BuildArgs) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The launch manifest of `compiled`, whose cubin `cubin` is written at `cubin_path`.
+fn manifest(
+    source: &Path,
+    cubin_path: &Path,
+    target: cute::Target,
+    compiled: &Compiled,
+    cubin: &[u8],
+) -> String {
+    let cubin_name = cubin_path
+        .file_name()
+        .map_or_else(String::new, |name| name.to_string_lossy().into_owned());
+    let signatures: Vec<kir::Signature> = compiled
+        .kernels
+        .iter()
+        .map(|kernel| kernel.signature.clone())
+        .collect();
+    runtime::manifest::Manifest::new(
+        &source.display().to_string(),
+        target.name(),
+        (&cubin_name, "cubin", cubin),
+        &signatures,
+    )
+    .to_json()
 }
 
 /// Writes an output (standard output or a file, atomically) and says so on standard

@@ -28,6 +28,9 @@ pub struct Plan {
     pub main: Destination,
     /// For a cubin, the PTX written beside it (the cubin's path with `.ptx`).
     pub ptx_beside: Option<PathBuf>,
+    /// With `--emit manifest`, the launch manifest written beside the cubin (the
+    /// cubin's path with `.manifest.json`).
+    pub manifest_beside: Option<PathBuf>,
 }
 
 impl Plan {
@@ -37,13 +40,21 @@ impl Plan {
             Destination::File(path) => Some(path.as_path()),
             Destination::Stdout => None,
         };
-        main.into_iter().chain(self.ptx_beside.as_deref())
+        main.into_iter()
+            .chain(self.ptx_beside.as_deref())
+            .chain(self.manifest_beside.as_deref())
     }
 }
 
 /// The destinations for building `input` into `extension` (`cubin`, `ptx` or `kir`)
-/// with `-o output`; the error says why the command line cannot be followed.
-pub fn plan(input: &Path, output: Option<&Path>, extension: &str) -> Result<Plan, String> {
+/// with `-o output`, and with a launch manifest beside a cubin when `manifest`; the
+/// error says why the command line cannot be followed.
+pub fn plan(
+    input: &Path,
+    output: Option<&Path>,
+    extension: &str,
+    manifest: bool,
+) -> Result<Plan, String> {
     let is_cubin = extension == "cubin";
     let main = match output {
         Some(path) if path == Path::new("-") => {
@@ -70,10 +81,18 @@ pub fn plan(input: &Path, output: Option<&Path>, extension: &str) -> Result<Plan
         None => Destination::File(input.with_extension(extension)),
     };
     let ptx_beside = match (&main, is_cubin) {
-        (Destination::File(cubin), true) => Some(cubin.with_extension("ptx")),
+        (Destination::File(_), true) => plan_beside(&main, "ptx"),
         _ => None,
     };
-    let plan = Plan { main, ptx_beside };
+    let manifest_beside = match &ptx_beside {
+        Some(_) if manifest => plan_beside(&main, "manifest.json"),
+        _ => None,
+    };
+    let plan = Plan {
+        main,
+        ptx_beside,
+        manifest_beside,
+    };
     if let Some(clash) = plan.files().find(|file| same_file(file, input)) {
         return Err(format!(
             "{} is the input file; cukc will not write its output over its source \
@@ -82,6 +101,14 @@ pub fn plan(input: &Path, output: Option<&Path>, extension: &str) -> Result<Plan
         ));
     }
     Ok(plan)
+}
+
+/// The file beside a cubin with `extension` instead of `.cubin`.
+fn plan_beside(main: &Destination, extension: &str) -> Option<PathBuf> {
+    match main {
+        Destination::File(cubin) => Some(cubin.with_extension(extension)),
+        Destination::Stdout => None,
+    }
 }
 
 /// Whether `a` and `b` are the same existing file (by device and inode, so links and
@@ -134,14 +161,27 @@ mod tests {
 
     #[test]
     fn cubin_outputs_pair_a_ptx_and_refuse_what_clashes() {
-        let built = plan(Path::new("a/v.cuk"), None, "cubin").expect("a plan");
+        let built = plan(Path::new("a/v.cuk"), None, "cubin", false).expect("a plan");
         assert_eq!(built.main, Destination::File(PathBuf::from("a/v.cubin")));
         assert_eq!(built.ptx_beside, Some(PathBuf::from("a/v.ptx")));
-        let named = plan(Path::new("v.cuk"), Some(Path::new("out/k")), "cubin").expect("a plan");
+        let named =
+            plan(Path::new("v.cuk"), Some(Path::new("out/k")), "cubin", false).expect("a plan");
         assert_eq!(named.ptx_beside, Some(PathBuf::from("out/k.ptx")));
-        assert!(plan(Path::new("v.cuk"), Some(Path::new("-")), "cubin").is_err());
-        assert!(plan(Path::new("v.cuk"), Some(Path::new("out.ptx")), "cubin").is_err());
-        let printed = plan(Path::new("v.cuk"), Some(Path::new("-")), "ptx").expect("a plan");
+        assert!(plan(Path::new("v.cuk"), Some(Path::new("-")), "cubin", false).is_err());
+        assert!(
+            plan(
+                Path::new("v.cuk"),
+                Some(Path::new("out.ptx")),
+                "cubin",
+                false
+            )
+            .is_err()
+        );
+        let with_manifest = plan(Path::new("a/v.cuk"), None, "cubin", true).expect("a plan");
+        let manifest = PathBuf::from("a/v.manifest.json");
+        assert_eq!(with_manifest.manifest_beside, Some(manifest.clone()));
+        assert!(with_manifest.files().any(|file| file == manifest));
+        let printed = plan(Path::new("v.cuk"), Some(Path::new("-")), "ptx", false).expect("a plan");
         assert_eq!(
             (printed.main, printed.ptx_beside),
             (Destination::Stdout, None)
@@ -153,14 +193,15 @@ mod tests {
         let folder = tempfile::tempdir().expect("a scratch folder");
         let source = folder.path().join("kernel.ptx");
         std::fs::write(&source, "// source").expect("written");
-        let refused = plan(&source, None, "cubin").expect_err("PTX beside the cubin is the input");
+        let refused =
+            plan(&source, None, "cubin", false).expect_err("PTX beside the cubin is the input");
         assert!(refused.contains("is the input file"), "{refused}");
         let spelled_otherwise = folder.path().join(".").join("kernel.ptx");
-        assert!(plan(&source, Some(&spelled_otherwise), "ptx").is_err());
+        assert!(plan(&source, Some(&spelled_otherwise), "ptx", false).is_err());
         let cuk = folder.path().join("v.cuk");
         std::fs::write(&cuk, "// source").expect("written");
-        assert!(plan(&cuk, Some(&cuk), "kir").is_err());
-        assert!(plan(&cuk, None, "ptx").is_ok());
+        assert!(plan(&cuk, Some(&cuk), "kir", false).is_err());
+        assert!(plan(&cuk, None, "ptx", false).is_ok());
     }
 
     #[test]

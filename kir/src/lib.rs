@@ -14,6 +14,8 @@ mod text;
 mod verify;
 
 pub use ir::{BinOp, CmpOp, Inst, Kernel, Op, Space, Special, Ty, UnOp, ValueId};
-pub use signature::{Assumption, Element, HostExpr, IntParam, Launch, Param, ParamKind, Signature};
+pub use signature::{
+    Alignment, Assumption, Element, HostExpr, IntParam, Launch, Param, ParamKind, Signature,
+};
 pub use text::{binary_name, compare_name, to_text, unary_name};
 pub use verify::{operands, verify};

@@ -27,6 +27,20 @@ pub struct Signature {
     /// needs a run-time extent to be a multiple of its width); the host checks each
     /// before launching.
     pub assumptions: Vec<Assumption>,
+    /// What the compiled code assumes of the tensor arguments' addresses (a 128-bit
+    /// access needs its tensor's first element 16-byte aligned); the host checks each.
+    pub alignments: Vec<Alignment>,
+}
+
+/// A tensor argument's address must be a multiple of `bytes`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Alignment {
+    /// The index in [`Signature::params`] of the tensor parameter.
+    pub param: usize,
+    /// What its address must be a multiple of, in bytes (a power of two).
+    pub bytes: u32,
+    /// Why, for the error message: "a vector access moves 8 bf16 at a time".
+    pub reason: String,
 }
 
 /// An integer argument must be a multiple of `multiple`.
@@ -81,6 +95,24 @@ pub enum IntParam {
 }
 
 impl IntParam {
+    /// Every integer parameter type.
+    pub const ALL: [IntParam; 4] = [IntParam::I32, IntParam::I64, IntParam::U32, IntParam::U64];
+
+    /// The name in `.cuk` source.
+    pub fn name(self) -> &'static str {
+        match self {
+            IntParam::I32 => "i32",
+            IntParam::I64 => "i64",
+            IntParam::U32 => "u32",
+            IntParam::U64 => "u64",
+        }
+    }
+
+    /// The type of this name in `.cuk` source.
+    pub fn from_name(name: &str) -> Option<IntParam> {
+        IntParam::ALL.into_iter().find(|width| width.name() == name)
+    }
+
     /// The size in bytes.
     pub fn bytes(self) -> usize {
         match self {
@@ -116,6 +148,27 @@ pub enum Element {
 }
 
 impl Element {
+    /// Every element type.
+    pub const ALL: [Element; 10] = [
+        Element::F16,
+        Element::BF16,
+        Element::F32,
+        Element::F64,
+        Element::I8,
+        Element::U8,
+        Element::I32,
+        Element::U32,
+        Element::I64,
+        Element::U64,
+    ];
+
+    /// The type of this name in `.cuk` source.
+    pub fn from_name(name: &str) -> Option<Element> {
+        Element::ALL
+            .into_iter()
+            .find(|element| element.name() == name)
+    }
+
     /// The size in bytes.
     pub fn bytes(self) -> usize {
         match self {

@@ -34,6 +34,13 @@ pub fn to_text(kernel: &Kernel, line_of: &dyn Fn(u32) -> u32) -> String {
             assumption.param, assumption.multiple, assumption.reason
         );
     }
+    for alignment in &signature.alignments {
+        let _ = writeln!(
+            out,
+            "  assume %{} is aligned to {} bytes: {}",
+            alignment.param, alignment.bytes, alignment.reason
+        );
+    }
     for inst in &kernel.body {
         let _ = writeln!(
             out,

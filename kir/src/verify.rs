@@ -228,6 +228,7 @@ mod tests {
                     shared_bytes: 0,
                 },
                 assumptions: Vec::new(),
+                alignments: Vec::new(),
             },
             Span::empty(0),
         )

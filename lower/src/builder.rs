@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use cute::Base;
 use cute::{Codomain, Dtype, Tensor};
-use kir::{Assumption, BinOp, Kernel, Op, Signature, Space, Special, Ty, ValueId};
+use kir::{Alignment, Assumption, BinOp, Kernel, Op, Signature, Space, Special, Ty, ValueId};
 use lang::{Diagnostic, Span};
 use layout::{SymFactor, SymInt};
 use typecheck::trace::{Effect, KernelTrace, LoadId, TraceParamKind};
@@ -57,6 +57,7 @@ pub(crate) struct Builder<'t> {
     /// register, so that the next element's address adds a stride to one of them.
     recent: HashMap<Base, Vec<(SymInt, ValueId)>>,
     assumptions: Vec<Assumption>,
+    alignments: Vec<Alignment>,
     diagnostics: Vec<Diagnostic>,
     /// The span of the effect being lowered.
     pub(crate) span: Span,
@@ -82,6 +83,7 @@ impl<'t> Builder<'t> {
             seen_terms: HashMap::new(),
             recent: HashMap::new(),
             assumptions: Vec::new(),
+            alignments: Vec::new(),
             diagnostics: Vec::new(),
             span: trace.span,
         }
@@ -92,6 +94,7 @@ impl<'t> Builder<'t> {
             return Err(crate::dedup(self.diagnostics));
         }
         self.kernel.signature.assumptions = self.assumptions;
+        self.kernel.signature.alignments = self.alignments;
         Ok(self.kernel)
     }
 
@@ -674,9 +677,13 @@ impl<'t> Builder<'t> {
     /// Records that a vector access of `width` elements at `index` of a global tensor
     /// needs the run-time extents in its address to keep it aligned.
     pub(crate) fn assume_aligned(&mut self, tensor: &Tensor, index: &SymInt, width: i64) {
-        if width <= 1 || !matches!(tensor.base, Base::Param(_)) {
+        let Base::Param(tensor_param) = tensor.base else {
+            return;
+        };
+        if width <= 1 {
             return;
         }
+        self.assume_address_aligned(tensor, tensor_param, width);
         for (coefficient, factors) in index.terms() {
             let Some(param) = factors.iter().find_map(|factor| match factor {
                 SymFactor::Variable(name) => self.trace.int_param(name),
@@ -707,6 +714,32 @@ impl<'t> Builder<'t> {
                     reason,
                 }),
             }
+        }
+    }
+}
+
+impl Builder<'_> {
+    /// Records that the tensor parameter's address must be aligned to a vector of
+    /// `width` elements.
+    fn assume_address_aligned(&mut self, tensor: &Tensor, param: usize, width: i64) {
+        let element_bytes = tensor.dtype.map_or(1, |dtype| dtype.bits() / 8).max(1);
+        let Ok(bytes) = u32::try_from(width.saturating_mul(element_bytes)) else {
+            return;
+        };
+        match self
+            .alignments
+            .iter_mut()
+            .find(|known| known.param == param)
+        {
+            Some(known) => known.bytes = known.bytes.max(bytes),
+            None => self.alignments.push(Alignment {
+                param,
+                bytes,
+                reason: format!(
+                    "a vector access moves {width} {} at a time",
+                    tensor.element_name()
+                ),
+            }),
         }
     }
 }

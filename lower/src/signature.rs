@@ -122,6 +122,7 @@ pub(crate) fn signature(trace: &KernelTrace) -> Result<Signature, String> {
                 .map_err(|_| fail("the shared memory does not fit in 32 bits".to_owned()))?,
         },
         assumptions: Vec::new(),
+        alignments: Vec::new(),
     })
 }
 

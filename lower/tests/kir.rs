@@ -38,6 +38,8 @@ fn the_vectorized_copy_folds_to_one_shared_base_and_immediate_offsets() {
         assert!(kir.contains(&format!("+{offset}], ")), "{offset}");
     }
     assert!(kir.contains("assume %1 is a multiple of 8"));
+    assert!(kir.contains("assume %2 is aligned to 16 bytes"));
+    assert!(kir.contains("assume %3 is aligned to 16 bytes"));
 }
 
 #[test]

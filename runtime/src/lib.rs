@@ -35,6 +35,7 @@ mod element;
 mod harness;
 mod host_memory;
 mod interp;
+pub mod manifest;
 pub mod marshal;
 mod ops;
 mod random;

@@ -163,7 +163,7 @@ pub fn plan(signature: &Signature, args: &[CallArg<'_>]) -> Result<LaunchPlan, S
                 let out_of_range = || {
                     format!(
                         "`{kernel}`: {value} does not fit `{name}: {}`",
-                        int_name(*width)
+                        width.name()
                     )
                 };
                 values.push(match width {
@@ -256,6 +256,25 @@ pub fn plan(signature: &Signature, args: &[CallArg<'_>]) -> Result<LaunchPlan, S
             ));
         }
     }
+    for alignment in &signature.alignments {
+        let param = signature.params.get(alignment.param);
+        let address = args.get(alignment.param).and_then(|arg| match arg {
+            CallArg::Tensor { address, .. } => Some(*address),
+            CallArg::Int(_) => None,
+        });
+        let (Some(param), Some(address)) = (param, address) else {
+            return Err(format!(
+                "`{kernel}`: an alignment names parameter {}, which is not a tensor",
+                alignment.param
+            ));
+        };
+        if alignment.bytes != 0 && address % u64::from(alignment.bytes) != 0 {
+            return Err(format!(
+                "`{kernel}`: `{}` starts at address {address:#x}, which is not a multiple of {} bytes: {}",
+                param.name, alignment.bytes, alignment.reason
+            ));
+        }
+    }
     let dimensions = |exprs: &[HostExpr; 3], what: &str| -> Result<[u32; 3], String> {
         let mut out = [1u32; 3];
         for (slot, expr) in out.iter_mut().zip(exprs) {
@@ -307,13 +326,4 @@ fn shape_fits(extents: &[i64], shape: &[usize]) -> bool {
 fn i64_shape_text(shape: &[i64]) -> String {
     let extents: Vec<String> = shape.iter().map(ToString::to_string).collect();
     format!("({})", extents.join(", "))
-}
-
-fn int_name(width: IntParam) -> &'static str {
-    match width {
-        IntParam::I32 => "i32",
-        IntParam::I64 => "i64",
-        IntParam::U32 => "u32",
-        IntParam::U64 => "u64",
-    }
 }

@@ -112,6 +112,7 @@ fn kernel(
                 shared_bytes,
             },
             assumptions: Vec::new(),
+            alignments: Vec::new(),
         },
         image,
     }

@@ -2,7 +2,9 @@
 //! dimensions, shape, dtype, range and assumption checks, and the choice of
 //! instantiation by const arguments.
 
-use kir::{Assumption, Element, HostExpr, IntParam, Launch, Param, ParamKind, Signature};
+use kir::{
+    Alignment, Assumption, Element, HostExpr, IntParam, Launch, Param, ParamKind, Signature,
+};
 use runtime::marshal::{ArgValue, CallArg, LaunchPlan, param_buffer, plan, select};
 use runtime::{CompiledKernel, Image};
 
@@ -56,6 +58,11 @@ fn copy_signature(entry: &str, const_args: &[(&str, i64)]) -> Signature {
             param: 1,
             multiple: 8,
             reason: "`copy` moves 8 bf16 at a time along `k`".to_owned(),
+        }],
+        alignments: vec![Alignment {
+            param: 2,
+            bytes: 16,
+            reason: "a vector access moves 8 bf16 at a time".to_owned(),
         }],
     }
 }
@@ -185,6 +192,29 @@ fn a_layout_reaching_past_the_tensor_is_refused() {
         error,
         "`copy`: `a`'s layout reaches past the 131072 elements of its tensor"
     );
+}
+
+#[test]
+fn a_misaligned_tensor_is_refused_before_launch() {
+    let shape = [512, 256];
+    let args = [
+        CallArg::Int(512),
+        CallArg::Int(256),
+        tensor(Element::BF16, &shape, 0x1000 + 2),
+        tensor(Element::BF16, &shape, 0x2000),
+    ];
+    let error = plan(&copy_signature("copy", &[]), &args).unwrap_err();
+    assert_eq!(
+        error,
+        "`copy`: `a` starts at address 0x1002, which is not a multiple of 16 bytes: a vector access moves 8 bf16 at a time"
+    );
+    let aligned = [
+        CallArg::Int(512),
+        CallArg::Int(256),
+        tensor(Element::BF16, &shape, 0x1000 + 16),
+        tensor(Element::BF16, &shape, 0x2000),
+    ];
+    assert!(plan(&copy_signature("copy", &[]), &aligned).is_ok());
 }
 
 #[test]

@@ -1,0 +1,113 @@
+//! `cukc build --emit manifest`: the cubin, its PTX and the launch manifest beside
+//! them, with the real ptxas (found as `cukc` finds it, or installed into
+//! `target/cukc-cache`). The manifest names the cubin by its hash and describes every
+//! kernel instantiation the file compiles to.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use runtime::manifest::{AssumptionEntry, Manifest, ParamEntry};
+use sha2::{Digest, Sha256};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn build(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_cukc"))
+        .arg("build")
+        .args(args)
+        .current_dir(root())
+        .env("CUKC_CACHE_DIR", root().join("target").join("cukc-cache"))
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("cukc runs")
+}
+
+#[test]
+fn the_manifest_describes_the_cubin_beside_it() {
+    let dir = tempfile::tempdir().expect("a scratch folder");
+    let cubin = dir.path().join("swizzled.cubin");
+    let output = build(&[
+        "cuk-examples/copy_swizzled_smem.cuk",
+        "--emit",
+        "manifest",
+        "-o",
+        cubin.to_str().expect("a UTF-8 path"),
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let text = std::fs::read_to_string(dir.path().join("swizzled.manifest.json"))
+        .expect("the manifest beside the cubin");
+    let manifest = Manifest::from_json(&text).expect("a manifest");
+    let bytes = std::fs::read(&cubin).expect("the cubin");
+    assert_eq!(&bytes[..4], b"\x7fELF");
+    assert!(dir.path().join("swizzled.ptx").is_file());
+    assert_eq!(manifest.image.file, "swizzled.cubin");
+    assert_eq!(
+        manifest.image.sha256,
+        format!("{:x}", Sha256::digest(&bytes))
+    );
+    assert!(manifest.matches_image(&bytes));
+    assert_eq!(manifest.target, "sm_90a");
+    // The default instantiation and the one a test asks for, each an entry in the cubin.
+    assert!(manifest.kernels.len() >= 2, "{text}");
+    for kernel in &manifest.kernels {
+        assert!(
+            bytes
+                .windows(kernel.entry.len())
+                .any(|window| window == kernel.entry.as_bytes()),
+            "{} is not in the cubin",
+            kernel.entry
+        );
+    }
+    let signatures = manifest.signatures().expect("the signatures read back");
+    assert_eq!(signatures.len(), manifest.kernels.len());
+}
+
+#[test]
+fn the_vectorized_copy_says_what_the_host_must_check() {
+    let dir = tempfile::tempdir().expect("a scratch folder");
+    let cubin = dir.path().join("v.cubin");
+    let output = build(&[
+        "cuk-examples/copy_vectorized.cuk",
+        "--emit",
+        "manifest",
+        "--target",
+        "sm_80",
+        "-o",
+        cubin.to_str().expect("a UTF-8 path"),
+    ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let text = std::fs::read_to_string(dir.path().join("v.manifest.json")).expect("written");
+    let manifest = Manifest::from_json(&text).expect("a manifest");
+    let kernel = &manifest.kernels[0];
+    let names: Vec<&str> = kernel.params.iter().map(ParamEntry::name).collect();
+    assert_eq!(names, ["m", "k", "a", "out"]);
+    assert!(kernel.assumptions.contains(&AssumptionEntry::MultipleOf {
+        param: "k".to_owned(),
+        value: 8,
+        reason: "a vector access moves 8 bf16 at a time, and `k` is part of its address".to_owned(),
+    }));
+    assert!(kernel
+        .assumptions
+        .iter()
+        .any(|assumption| matches!(assumption, AssumptionEntry::Aligned { param, bytes: 16, .. } if param == "a")));
+    assert_eq!(kernel.launch.shared_bytes, 16384);
+}
+
+#[test]
+fn a_manifest_is_refused_where_no_cubin_goes() {
+    let output = build(&[
+        "cuk-examples/copy_vectorized.cuk",
+        "--emit",
+        "manifest",
+        "-o",
+        "-",
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+}

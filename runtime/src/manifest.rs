@@ -1,0 +1,214 @@
+//! The launch manifest: a JSON description of a compiled file's kernels, enough for any
+//! host (C++, Rust, Python, CuPy) to launch them correctly.
+//!
+//! `cukc build --emit manifest` writes one beside the cubin. It lists every kernel
+//! instantiation the cubin holds: its entry name, const arguments, parameters in ABI
+//! order (an integer by value with its own width, a tensor as the 64-bit address of its
+//! first element, with its dtype and its shape and strides as expressions over the
+//! integer parameters), the launch clause as expressions, the dynamic shared memory,
+//! and what the host must check before launching: integer parameters that must be a
+//! multiple of something, and tensor addresses that must be aligned. The image is named
+//! with its SHA-256, so a host can tell a stale manifest from a current one.
+//!
+//! [`Manifest::new`] makes one from the compiler's [`Signature`]s; [`Manifest::signatures`]
+//! reads them back, checking every name, so a host in Rust (or the Python package's
+//! disk cache) launches through the same [`crate::marshal`] checks `cukc test` makes.
+//! `docs/manifest.md` documents the format and `docs/manifest.schema.json` is its JSON
+//! schema; expressions are encoded as [`expr`] describes.
+
+mod convert;
+mod expr;
+
+use kir::Signature;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+pub use expr::{Application, Expr, Operation};
+
+/// The `format` field of every manifest.
+pub const FORMAT: &str = "cuk-manifest";
+/// The version of the format this crate writes and reads.
+pub const VERSION: u32 = 1;
+
+/// A compiled file's kernels, as a host needs them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    /// Always [`FORMAT`].
+    pub format: String,
+    /// Always [`VERSION`] for manifests this crate reads.
+    pub version: u32,
+    /// The compiler that wrote it: `cukc 0.1.0`.
+    pub compiler: String,
+    /// The `.cuk` file, as given to the compiler.
+    pub source: String,
+    /// The architecture the image is for: `sm_90a`.
+    pub target: String,
+    /// The compiled code.
+    pub image: ImageRef,
+    /// Every kernel instantiation in the image.
+    pub kernels: Vec<KernelEntry>,
+}
+
+/// The file holding the compiled code, and its hash.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ImageRef {
+    /// Its file name, relative to the manifest's folder.
+    pub file: String,
+    /// `cubin` or `ptx`.
+    pub kind: String,
+    /// The SHA-256 of its bytes, in lowercase hex.
+    pub sha256: String,
+}
+
+/// One kernel instantiation.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KernelEntry {
+    /// The kernel's name in the source.
+    pub name: String,
+    /// The entry point's name in the image.
+    pub entry: String,
+    /// The const parameters it was compiled with, in declaration order.
+    pub const_args: Vec<ConstArg>,
+    /// The run-time parameters, in ABI order.
+    pub params: Vec<ParamEntry>,
+    /// How to launch it.
+    pub launch: LaunchEntry,
+    /// What the host checks before launching.
+    pub assumptions: Vec<AssumptionEntry>,
+}
+
+/// A const parameter and its value.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConstArg {
+    /// Its name.
+    pub name: String,
+    /// Its value.
+    pub value: i64,
+}
+
+/// A run-time parameter.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ParamEntry {
+    /// An integer passed by value; the host checks that it fits `dtype`.
+    Int {
+        /// Its name.
+        name: String,
+        /// `i32`, `i64`, `u32` or `u64`.
+        dtype: String,
+    },
+    /// A tensor in global memory, passed as the 64-bit address of its first element.
+    Tensor {
+        /// Its name.
+        name: String,
+        /// The element type: `bf16`, `f32`, ...
+        dtype: String,
+        /// The extent of each mode, flattened.
+        shape: Vec<Expr>,
+        /// The stride of each mode in elements, flattened.
+        strides: Vec<Expr>,
+    },
+}
+
+/// The launch clause.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LaunchEntry {
+    /// Blocks per grid, x y z.
+    pub grid: [Expr; 3],
+    /// Threads per block, x y z.
+    pub block: [Expr; 3],
+    /// Bytes of dynamic shared memory to launch with.
+    pub shared_bytes: u32,
+}
+
+/// Something the host checks before launching.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum AssumptionEntry {
+    /// The integer parameter `param` is a multiple of `value`.
+    MultipleOf {
+        /// The integer parameter's name.
+        param: String,
+        /// What it must be a multiple of.
+        value: i64,
+        /// Why, for error messages.
+        reason: String,
+    },
+    /// The tensor parameter `param`'s address is a multiple of `bytes`.
+    Aligned {
+        /// The tensor parameter's name.
+        param: String,
+        /// What its address must be a multiple of.
+        bytes: u32,
+        /// Why, for error messages.
+        reason: String,
+    },
+}
+
+impl Manifest {
+    /// The manifest of `signatures`, compiled from `source` for `target` into the image
+    /// `image_file` of kind `image_kind` (`cubin` or `ptx`) whose bytes are `image`.
+    pub fn new(
+        source: &str,
+        target: &str,
+        (image_file, image_kind, image): (&str, &str, &[u8]),
+        signatures: &[Signature],
+    ) -> Manifest {
+        Manifest {
+            format: FORMAT.to_owned(),
+            version: VERSION,
+            compiler: format!("cukc {}", env!("CARGO_PKG_VERSION")),
+            source: source.to_owned(),
+            target: target.to_owned(),
+            image: ImageRef {
+                file: image_file.to_owned(),
+                kind: image_kind.to_owned(),
+                sha256: sha256_hex(image),
+            },
+            kernels: signatures.iter().map(KernelEntry::new).collect(),
+        }
+    }
+
+    /// Pretty JSON, ending in a newline.
+    pub fn to_json(&self) -> String {
+        let mut text = serde_json::to_string_pretty(self).unwrap_or_default();
+        text.push('\n');
+        text
+    }
+
+    /// Reads a manifest, refusing other formats and versions.
+    pub fn from_json(text: &str) -> Result<Manifest, String> {
+        let manifest: Manifest =
+            serde_json::from_str(text).map_err(|error| format!("not a CuK manifest: {error}"))?;
+        if manifest.format != FORMAT || manifest.version != VERSION {
+            return Err(format!(
+                "a manifest of format `{}` version {}; this runtime reads `{FORMAT}` version {VERSION}",
+                manifest.format, manifest.version
+            ));
+        }
+        Ok(manifest)
+    }
+
+    /// Whether `image` is the image this manifest describes.
+    pub fn matches_image(&self, image: &[u8]) -> bool {
+        self.image.sha256 == sha256_hex(image)
+    }
+
+    /// The kernels as the runtime's signatures; an error names the kernel and what
+    /// is wrong (an unknown dtype, an expression naming no integer parameter, ...).
+    pub fn signatures(&self) -> Result<Vec<Signature>, String> {
+        self.kernels.iter().map(KernelEntry::signature).collect()
+    }
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
+}

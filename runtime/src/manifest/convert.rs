@@ -1,0 +1,183 @@
+//! Between the compiler's [`Signature`] and a manifest's [`KernelEntry`], both ways.
+
+use kir::{
+    Alignment, Assumption, Element, HostExpr, IntParam, Launch, Param, ParamKind, Signature,
+};
+
+use super::{AssumptionEntry, ConstArg, Expr, KernelEntry, LaunchEntry, ParamEntry};
+
+impl KernelEntry {
+    /// The entry for one compiled instantiation.
+    pub(crate) fn new(signature: &Signature) -> KernelEntry {
+        let name_of = |index: usize| {
+            signature
+                .params
+                .get(index)
+                .map_or_else(|| format!("%{index}"), |param| param.name.clone())
+        };
+        let exprs = |list: &[HostExpr]| -> Vec<Expr> {
+            list.iter()
+                .map(|expr| Expr::from_host(expr, &name_of))
+                .collect()
+        };
+        let dims = |list: &[HostExpr; 3]| list.clone().map(|expr| Expr::from_host(&expr, &name_of));
+        let params = signature
+            .params
+            .iter()
+            .map(|param| match &param.kind {
+                ParamKind::Int(width) => ParamEntry::Int {
+                    name: param.name.clone(),
+                    dtype: width.name().to_owned(),
+                },
+                ParamKind::Tensor {
+                    dtype,
+                    shape,
+                    strides,
+                } => ParamEntry::Tensor {
+                    name: param.name.clone(),
+                    dtype: dtype.name().to_owned(),
+                    shape: exprs(shape),
+                    strides: exprs(strides),
+                },
+            })
+            .collect();
+        let multiples =
+            signature
+                .assumptions
+                .iter()
+                .map(|assumption| AssumptionEntry::MultipleOf {
+                    param: name_of(assumption.param),
+                    value: assumption.multiple,
+                    reason: assumption.reason.clone(),
+                });
+        let alignments = signature
+            .alignments
+            .iter()
+            .map(|alignment| AssumptionEntry::Aligned {
+                param: name_of(alignment.param),
+                bytes: alignment.bytes,
+                reason: alignment.reason.clone(),
+            });
+        KernelEntry {
+            name: signature.name.clone(),
+            entry: signature.entry.clone(),
+            const_args: signature
+                .const_args
+                .iter()
+                .map(|(name, value)| ConstArg {
+                    name: name.clone(),
+                    value: *value,
+                })
+                .collect(),
+            params,
+            launch: LaunchEntry {
+                grid: dims(&signature.launch.grid),
+                block: dims(&signature.launch.block),
+                shared_bytes: signature.launch.shared_bytes,
+            },
+            assumptions: multiples.chain(alignments).collect(),
+        }
+    }
+
+    /// The signature this entry describes; an error names the kernel and the problem.
+    pub(crate) fn signature(&self) -> Result<Signature, String> {
+        let fail = |problem: String| format!("kernel `{}` in the manifest: {problem}", self.name);
+        let index_of = |name: &str| self.params.iter().position(|param| param.name() == name);
+        let int_index_of = |name: &str| {
+            index_of(name).filter(|index| matches!(self.params[*index], ParamEntry::Int { .. }))
+        };
+        let host = |expr: &Expr| expr.to_host(&int_index_of).map_err(fail);
+        let hosts = |list: &[Expr]| list.iter().map(host).collect::<Result<Vec<_>, _>>();
+        let dims = |list: &[Expr; 3]| -> Result<[HostExpr; 3], String> {
+            let [x, y, z] = list;
+            Ok([host(x)?, host(y)?, host(z)?])
+        };
+        let mut params = Vec::with_capacity(self.params.len());
+        for param in &self.params {
+            let kind = match param {
+                ParamEntry::Int { dtype, .. } => ParamKind::Int(
+                    IntParam::from_name(dtype)
+                        .ok_or_else(|| fail(format!("`{dtype}` is not an integer dtype")))?,
+                ),
+                ParamEntry::Tensor {
+                    dtype,
+                    shape,
+                    strides,
+                    ..
+                } => {
+                    if shape.len() != strides.len() {
+                        return Err(fail(format!(
+                            "`{}` has {} extents but {} strides",
+                            param.name(),
+                            shape.len(),
+                            strides.len()
+                        )));
+                    }
+                    ParamKind::Tensor {
+                        dtype: Element::from_name(dtype)
+                            .ok_or_else(|| fail(format!("`{dtype}` is not a tensor dtype")))?,
+                        shape: hosts(shape)?,
+                        strides: hosts(strides)?,
+                    }
+                }
+            };
+            params.push(Param {
+                name: param.name().to_owned(),
+                kind,
+            });
+        }
+        let mut assumptions = Vec::new();
+        let mut alignments = Vec::new();
+        for assumption in &self.assumptions {
+            match assumption {
+                AssumptionEntry::MultipleOf {
+                    param,
+                    value,
+                    reason,
+                } => assumptions.push(Assumption {
+                    param: int_index_of(param)
+                        .ok_or_else(|| fail(format!("`{param}` is not an integer parameter")))?,
+                    multiple: *value,
+                    reason: reason.clone(),
+                }),
+                AssumptionEntry::Aligned {
+                    param,
+                    bytes,
+                    reason,
+                } => alignments.push(Alignment {
+                    param: index_of(param)
+                        .filter(|index| matches!(self.params[*index], ParamEntry::Tensor { .. }))
+                        .ok_or_else(|| fail(format!("`{param}` is not a tensor parameter")))?,
+                    bytes: *bytes,
+                    reason: reason.clone(),
+                }),
+            }
+        }
+        Ok(Signature {
+            name: self.name.clone(),
+            entry: self.entry.clone(),
+            const_args: self
+                .const_args
+                .iter()
+                .map(|arg| (arg.name.clone(), arg.value))
+                .collect(),
+            params,
+            launch: Launch {
+                grid: dims(&self.launch.grid)?,
+                block: dims(&self.launch.block)?,
+                shared_bytes: self.launch.shared_bytes,
+            },
+            assumptions,
+            alignments,
+        })
+    }
+}
+
+impl ParamEntry {
+    /// The parameter's name.
+    pub fn name(&self) -> &str {
+        match self {
+            ParamEntry::Int { name, .. } | ParamEntry::Tensor { name, .. } => name,
+        }
+    }
+}

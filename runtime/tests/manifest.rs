@@ -1,0 +1,122 @@
+//! The launch manifest of every example: valid against `docs/manifest.schema.json`,
+//! read back to the very signatures the compiler made, and snapshotted for one file.
+
+use cute::Target;
+use runtime::manifest::Manifest;
+
+/// Every kernel instantiation the example compiles to, as `cukc build` lowers it.
+fn signatures(file: &str) -> Vec<kir::Signature> {
+    let path = format!("{}/../cuk-examples/{file}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(path).unwrap();
+    let (module, errors) = grammar::parse(&text);
+    assert!(errors.is_empty(), "{errors:?}");
+    let lowered = lower::lower_file(&module, Target::Sm90a);
+    lowered
+        .kernels
+        .into_iter()
+        .map(|kernel| kernel.signature)
+        .collect()
+}
+
+/// The examples that build today (the GEMM waits for run-time loops).
+fn buildable_examples() -> Vec<String> {
+    let folder = format!("{}/../cuk-examples", env!("CARGO_MANIFEST_DIR"));
+    let mut files: Vec<String> = std::fs::read_dir(folder)
+        .unwrap()
+        .flatten()
+        .filter_map(|entry| entry.file_name().into_string().ok())
+        .filter(|name| name.ends_with(".cuk") && !name.starts_with("gemm"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 6, "{files:?}");
+    files
+}
+
+fn manifest(file: &str, image: &[u8]) -> Manifest {
+    Manifest::new(
+        &format!("cuk-examples/{file}"),
+        "sm_90a",
+        (&file.replace(".cuk", ".cubin"), "cubin", image),
+        &signatures(file),
+    )
+}
+
+fn schema() -> jsonschema::Validator {
+    let path = format!(
+        "{}/../docs/manifest.schema.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    jsonschema::validator_for(&schema).unwrap()
+}
+
+#[test]
+fn every_example_manifest_is_valid_and_reads_back_to_its_signatures() {
+    let validator = schema();
+    for file in buildable_examples() {
+        let signatures = signatures(&file);
+        assert!(!signatures.is_empty(), "{file}");
+        let written = manifest(&file, b"image bytes").to_json();
+        let json: serde_json::Value = serde_json::from_str(&written).unwrap();
+        let errors: Vec<String> = validator
+            .iter_errors(&json)
+            .map(|error| format!("{} at {}", error, error.instance_path()))
+            .collect();
+        assert!(errors.is_empty(), "{file}: {errors:#?}");
+        let read = Manifest::from_json(&written).unwrap();
+        assert_eq!(read.signatures().unwrap(), signatures, "{file}");
+    }
+}
+
+#[test]
+fn the_vectorized_copy_manifest() {
+    let manifest = manifest("copy_vectorized.cuk", b"image bytes");
+    let text = manifest
+        .to_json()
+        .replace(env!("CARGO_PKG_VERSION"), "VERSION");
+    insta::assert_snapshot!(text);
+    assert!(manifest.matches_image(b"image bytes"));
+    assert!(!manifest.matches_image(b"other bytes"));
+}
+
+#[test]
+fn a_manifest_that_does_not_describe_its_kernels_is_refused() {
+    let written = manifest("copy_vectorized.cuk", b"image").to_json();
+    let cases = [
+        (
+            written.replace("\"cuk-manifest\"", "\"other\""),
+            "format `other`",
+        ),
+        (
+            written.replace("\"version\": 1", "\"version\": 2"),
+            "version 2",
+        ),
+        (
+            written.replace("\"dtype\": \"bf16\"", "\"dtype\": \"bf17\""),
+            "`bf17` is not a tensor dtype",
+        ),
+        (
+            written.replace("\"dtype\": \"i32\"", "\"dtype\": \"i31\""),
+            "`i31` is not an integer dtype",
+        ),
+        (
+            written.replace("\"param\": \"k\"", "\"param\": \"kk\""),
+            "`kk` is not an integer parameter",
+        ),
+        (
+            written.replace("\"param\": \"a\"", "\"param\": \"m\""),
+            "`m` is not a tensor parameter",
+        ),
+        (
+            written.replace("\"format\"", "\"unknown\": 1, \"format\""),
+            "unknown field `unknown`",
+        ),
+    ];
+    for (text, expected) in cases {
+        let error = Manifest::from_json(&text)
+            .and_then(|manifest| manifest.signatures().map(|_| ()))
+            .unwrap_err();
+        assert!(error.contains(expected), "{expected}: {error}");
+    }
+}
