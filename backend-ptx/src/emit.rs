@@ -285,7 +285,12 @@ impl<'k, 'o> Emitter<'k, 'o> {
                         self.name(*a)
                     ),
                     (math, _) => {
-                        format!("{} {}, {};", math_instruction(*math, ty)?, d(self), self.name(*a))
+                        format!(
+                            "{} {}, {};",
+                            math_instruction(*math, ty)?,
+                            d(self),
+                            self.name(*a)
+                        )
                     }
                 };
                 self.emit(&text);

@@ -47,14 +47,23 @@ fn math_functions_compute_their_functions() {
         assert!(ptx.contains(instruction), "{instruction} missing:\n{ptx}");
     }
     // max(v, 0.0) and exp as ex2 of x * log2(e), log as lg2 times ln(2).
-    assert!(line(&kir, 16).iter().any(|op| op.starts_with("max %")), "{kir}");
+    assert!(
+        line(&kir, 16).iter().any(|op| op.starts_with("max %")),
+        "{kir}"
+    );
     let exp = line(&kir, 21);
-    assert!(exp.iter().any(|op| op == "const 1.4426950408889634"), "{exp:?}");
+    assert!(
+        exp.iter().any(|op| op == "const 1.4426950408889634"),
+        "{exp:?}"
+    );
     assert!(exp.last().is_some_and(|op| op.starts_with("store.global")));
     assert!(exp.iter().any(|op| op.starts_with("exp2 %")), "{exp:?}");
     let log = line(&kir, 23);
     assert!(log.iter().any(|op| op.starts_with("log2 %")), "{log:?}");
-    assert!(log.iter().any(|op| op == "const 0.6931471805599453"), "{log:?}");
+    assert!(
+        log.iter().any(|op| op == "const 0.6931471805599453"),
+        "{log:?}"
+    );
 }
 
 #[test]
@@ -93,9 +102,15 @@ fn a_load_reads_where_the_program_reads_it() {
     assert_eq!(load, ["load.shared [%14+0]"], "{kir}");
     let position = |needle: &str| kir.find(needle).unwrap();
     assert!(position("load.shared") < position("store.shared [%14+0], %16"));
-    assert!(line(&kir, 20).contains(&"store.global [%18+0], %15".to_owned()), "{kir}");
+    assert!(
+        line(&kir, 20).contains(&"store.global [%18+0], %15".to_owned()),
+        "{kir}"
+    );
     // The fragment's value before the fill goes to z, not the fill.
-    assert!(line(&kir, 29).contains(&"store.global [%22+0], %19".to_owned()), "{kir}");
+    assert!(
+        line(&kir, 29).contains(&"store.global [%22+0], %19".to_owned()),
+        "{kir}"
+    );
 }
 
 #[test]
@@ -113,11 +128,21 @@ fn two_loads_at_one_line_are_two_values() {
     let kir = kir("loads_in_static_loop");
     let loads = line(&kir, 13);
     let loads: Vec<_> = loads.iter().filter(|op| op.starts_with("load")).collect();
-    assert_eq!(loads, ["load.global [%10+0]", "load.global [%10+4]"], "{kir}");
+    assert_eq!(
+        loads,
+        ["load.global [%10+0]", "load.global [%10+4]"],
+        "{kir}"
+    );
     // r[0] - r[1], not the constant 0.
     let difference = line(&kir, 15);
-    assert!(difference.contains(&"const -1".to_owned()), "{difference:?}");
-    assert!(difference.iter().any(|op| op.starts_with("mul %")), "{difference:?}");
+    assert!(
+        difference.contains(&"const -1".to_owned()),
+        "{difference:?}"
+    );
+    assert!(
+        difference.iter().any(|op| op.starts_with("mul %")),
+        "{difference:?}"
+    );
 }
 
 #[test]

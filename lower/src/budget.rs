@@ -56,9 +56,7 @@ fn expanded_values(effect: &Effect) -> u64 {
             tensor,
             index: None,
             ..
-        } => {
-            static_size(tensor)
-        }
+        } => static_size(tensor),
         _ => 1,
     }
 }

@@ -162,9 +162,17 @@ impl<'t> Builder<'t> {
     }
 
     /// Reads a loaded element, or all of a fragment, here in program order.
-    fn load(&mut self, id: LoadId, tensor: &Tensor, index: Option<&SymInt>, variable: Option<&str>) {
+    fn load(
+        &mut self,
+        id: LoadId,
+        tensor: &Tensor,
+        index: Option<&SymInt>,
+        variable: Option<&str>,
+    ) {
         let values = match index {
-            Some(index) => self.read_element(tensor, index, None).map(|value| vec![value]),
+            Some(index) => self
+                .read_element(tensor, index, None)
+                .map(|value| vec![value]),
             None => self.static_size(tensor).and_then(|size| {
                 (0..size)
                     .map(|element| {

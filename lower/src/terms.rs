@@ -115,9 +115,8 @@ impl Builder<'_> {
             self.unsupported(format!("`{function:?}` of {}", work.name()).to_lowercase());
             return None;
         }
-        let unary = |builder: &mut Self, op: UnOp, value: ValueId| {
-            builder.pure(Op::Unary(op, value), work)
-        };
+        let unary =
+            |builder: &mut Self, op: UnOp, value: ValueId| builder.pure(Op::Unary(op, value), work);
         let scaled = |builder: &mut Self, value: ValueId, factor: f64| {
             let factor = builder.pure(Op::ConstFloat(factor), work);
             builder.binary(BinOp::Mul, value, factor)

@@ -46,9 +46,7 @@ pub fn cukc(args: &[&str]) -> std::process::Output {
 
 /// What `cukc build file --target target --emit emit -o -` prints, which must succeed.
 pub fn emit(file: &str, target: &str, emit: &str) -> String {
-    let output = cukc(&[
-        "build", file, "--target", target, "--emit", emit, "-o", "-",
-    ]);
+    let output = cukc(&["build", file, "--target", target, "--emit", emit, "-o", "-"]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{file} for {target}: {stderr}");
     String::from_utf8(output.stdout).unwrap()

@@ -79,7 +79,10 @@ impl<'a> Checker<'a> {
         let span = args.call_span;
         let value = &p[0].value;
         match value {
-            Value::Float { dtype, value: known } => {
+            Value::Float {
+                dtype,
+                value: known,
+            } => {
                 let origin = match known {
                     Known::Const(_) => Origin {
                         reason: format!("`{name}` is evaluated on the GPU"),

@@ -25,9 +25,9 @@ use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 use cute::{Target, Tensor};
-use layout::SymInt;
 use lang::ast::{ItemKind, Module};
 use lang::{Diagnostic, Span};
+use layout::SymInt;
 
 use crate::callee::ItemId;
 use crate::trace::{Effect, KernelTrace, LoadId, Term, effect_span};

@@ -189,7 +189,13 @@ impl<'a> Checker<'a> {
     /// A value loaded from memory at layout value `index`: dyn, of the element type,
     /// with an identity of its own (two loads of one element are two values, since the
     /// memory may change between them), recorded as a load in program order.
-    fn load_element(&mut self, tensor: &Rc<Tensor>, index: SymInt, dtype: Dtype, span: Span) -> Value {
+    fn load_element(
+        &mut self,
+        tensor: &Rc<Tensor>,
+        index: SymInt,
+        dtype: Dtype,
+        span: Span,
+    ) -> Value {
         let origin = Origin {
             reason: "it is loaded from memory".to_owned(),
             span: Some(span),
