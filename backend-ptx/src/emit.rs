@@ -284,6 +284,14 @@ impl<'k, 'o> Emitter<'k, 'o> {
                         d(self),
                         self.name(*a)
                     ),
+                    (math, _) => {
+                        format!(
+                            "{} {}, {};",
+                            math_instruction(*math, ty)?,
+                            d(self),
+                            self.name(*a)
+                        )
+                    }
                 };
                 self.emit(&text);
             }
@@ -303,6 +311,18 @@ impl<'k, 'o> Emitter<'k, 'o> {
                     d(self),
                     self.name(*a),
                     self.operand(*b)
+                );
+                self.emit(&text);
+            }
+            Op::Select(c, a, b) => {
+                let ty = ty.ok_or("a select without a result")?;
+                let text = format!(
+                    "selp{} {}, {}, {}, {};",
+                    class(ty).1,
+                    d(self),
+                    self.name(*a),
+                    self.name(*b),
+                    self.name(*c)
                 );
                 self.emit(&text);
             }
@@ -516,6 +536,21 @@ fn raw_suffix(bits: u32) -> &'static str {
         32 => ".b32",
         _ => ".b64",
     }
+}
+
+/// The PTX instruction of a float math function (`docs/language.md` lists their
+/// accuracy).
+fn math_instruction(op: UnOp, ty: Ty) -> Result<&'static str, String> {
+    Ok(match (op, ty) {
+        (UnOp::Abs, Ty::F32) => "abs.f32",
+        (UnOp::Abs, Ty::F64) => "abs.f64",
+        (UnOp::Sqrt, Ty::F32) => "sqrt.rn.f32",
+        (UnOp::Sqrt, Ty::F64) => "sqrt.rn.f64",
+        (UnOp::Rsqrt, Ty::F32) => "rsqrt.approx.f32",
+        (UnOp::Exp2, Ty::F32) => "ex2.approx.f32",
+        (UnOp::Log2, Ty::F32) => "lg2.approx.f32",
+        (op, ty) => return Err(format!("{} of {}", kir::unary_name(op), ty.name())),
+    })
 }
 
 fn arithmetic_suffix(ty: Ty) -> Result<&'static str, String> {

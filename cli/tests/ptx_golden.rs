@@ -3,13 +3,10 @@
 //! `target/cukc-cache` when the machine has none) with no local memory; and the
 //! build errors: a construct lowering lacks, an atom newer than the target.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::sync::OnceLock;
+#[path = "support/build.rs"]
+mod build;
 
-use backend_ptx::ptxas::{AssembleOptions, Environment, Ptxas, find};
-
-const TARGETS: [&str; 3] = ["sm_80", "sm_90a", "sm_100a"];
+use build::{TARGETS, assemble_without_local_memory, cukc, emit, root};
 
 /// The examples `cukc build` handles (the GEMM needs MMA lowering, still missing).
 const EXAMPLES: [&str; 7] = [
@@ -22,65 +19,15 @@ const EXAMPLES: [&str; 7] = [
     "transpose_smem",
 ];
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn cache() -> PathBuf {
-    root().join("target").join("cukc-cache")
-}
-
-fn ptxas() -> &'static Ptxas {
-    static PTXAS: OnceLock<Ptxas> = OnceLock::new();
-    PTXAS.get_or_init(|| {
-        let mut env = Environment::from_process(None, false);
-        env.cache_dir = Some(cache());
-        find(&env, &mut |progress| eprintln!("{progress}"))
-            .unwrap_or_else(|error| panic!("no ptxas for the tests: {error}"))
-    })
-}
-
-fn cukc(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_cukc"))
-        .args(args)
-        .current_dir(root())
-        .env("CUKC_CACHE_DIR", cache())
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap()
-}
-
 #[test]
 fn every_example_has_golden_ptx_that_ptxas_assembles_without_local_memory() {
-    let ptxas = ptxas();
     for example in EXAMPLES {
         for target in TARGETS {
             let file = format!("cuk-examples/{example}.cuk");
-            let output = cukc(&[
-                "build", &file, "--target", target, "--emit", "ptx", "-o", "-",
-            ]);
-            let stderr = String::from_utf8_lossy(&output.stderr);
-            assert!(output.status.success(), "{file} for {target}: {stderr}");
-            let ptx = String::from_utf8(output.stdout).unwrap();
+            let ptx = emit(&file, target, "ptx");
             assert!(ptx.contains(&format!(".target {target}")));
             insta::assert_snapshot!(format!("{example}.{target}"), ptx);
-            let options = AssembleOptions {
-                verbose: true,
-                ..AssembleOptions::default()
-            };
-            let assembled = ptxas
-                .assemble(&ptx, target, &options)
-                .unwrap_or_else(|failure| panic!("{file} for {target}: {failure}"));
-            assert!(!assembled.cubin.is_empty());
-            let entries: Vec<_> = assembled.resources.iter().filter(|r| r.is_entry).collect();
-            assert!(!entries.is_empty(), "{}", assembled.log);
-            for entry in entries {
-                assert!(
-                    entry.uses_no_local_memory(),
-                    "{file} for {target}: {} uses local memory: {entry:?}",
-                    entry.name
-                );
-            }
+            assemble_without_local_memory(&ptx, target, &file);
         }
     }
 }

@@ -161,6 +161,23 @@ pub enum UnOp {
     Neg,
     /// Logical or bitwise not.
     Not,
+    /// `|a|`, a float.
+    Abs,
+    /// The square root, rounded to nearest (a float).
+    Sqrt,
+    /// `1 / sqrt(a)`, approximate (a float).
+    Rsqrt,
+    /// `2^a`, approximate (f32).
+    Exp2,
+    /// `log2(a)`, approximate (f32).
+    Log2,
+}
+
+impl UnOp {
+    /// Whether it is a float math function.
+    pub fn is_math(self) -> bool {
+        !matches!(self, UnOp::Neg | UnOp::Not)
+    }
 }
 
 /// What an instruction does.
@@ -182,6 +199,8 @@ pub enum Op {
     Binary(BinOp, ValueId, ValueId),
     /// `a cmp b`, a predicate.
     Compare(CmpOp, ValueId, ValueId),
+    /// `condition ? a : b`, `a` and `b` of the result's type.
+    Select(ValueId, ValueId, ValueId),
     /// A conversion (or reinterpretation of raw bits) to the result's type.
     Convert(ValueId),
     /// Two 16-bit values packed into 32 bits, the first in the low half.

@@ -78,6 +78,7 @@ fn instruction(kernel: &Kernel, inst: &Inst) -> String {
         Op::Unary(op, a) => format!("{} {}", unary_name(*op), v(a)),
         Op::Binary(op, a, b) => format!("{} {}, {}", binary_name(*op), v(a), v(b)),
         Op::Compare(op, a, b) => format!("cmp.{} {}, {}", compare_name(*op), v(a), v(b)),
+        Op::Select(c, a, b) => format!("select {}, {}, {}", v(c), v(a), v(b)),
         Op::Convert(a) => format!("convert {}", v(a)),
         Op::Pack(a, b) => format!("pack {}, {}", v(a), v(b)),
         Op::Unpack(a) => format!("unpack {}", v(a)),
@@ -143,6 +144,11 @@ pub fn unary_name(op: UnOp) -> &'static str {
     match op {
         UnOp::Neg => "neg",
         UnOp::Not => "not",
+        UnOp::Abs => "abs",
+        UnOp::Sqrt => "sqrt",
+        UnOp::Rsqrt => "rsqrt",
+        UnOp::Exp2 => "exp2",
+        UnOp::Log2 => "log2",
     }
 }
 

@@ -41,6 +41,7 @@ pub fn operands(inst: &Inst) -> Vec<ValueId> {
         | Op::CpAsyncWait(_) => Vec::new(),
         Op::Unary(_, a) | Op::Convert(a) | Op::Unpack(a) => vec![*a],
         Op::Binary(_, a, b) | Op::Compare(_, a, b) | Op::Pack(a, b) => vec![*a, *b],
+        Op::Select(c, a, b) => vec![*c, *a, *b],
         Op::Load {
             address, predicate, ..
         } => std::iter::once(*address).chain(*predicate).collect(),
@@ -86,6 +87,18 @@ fn check_types(kernel: &Kernel, inst: &Inst) -> Result<(), String> {
             want_results(1)?;
             if matches!(inst.op, Op::Unary(..)) && result != Some(ty(*a)) {
                 return Err("operand and result types differ".to_owned());
+            }
+            if matches!(inst.op, Op::Unary(op, _) if op.is_math())
+                && !matches!(ty(*a), Ty::F32 | Ty::F64)
+            {
+                return Err(format!("a math function of {}", ty(*a).name()));
+            }
+            Ok(())
+        }
+        Op::Select(c, a, b) => {
+            want_results(1)?;
+            if ty(*c) != Ty::Pred || ty(*a) != ty(*b) || result != Some(ty(*a)) {
+                return Err("a select needs a predicate and two values of its type".to_owned());
             }
             Ok(())
         }

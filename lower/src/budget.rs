@@ -46,13 +46,17 @@ pub(crate) fn check(trace: &KernelTrace) -> Result<(), Vec<Diagnostic>> {
     Ok(())
 }
 
-/// How many values `effect` expands to: a copy or fragment store one per element, any
+/// How many values `effect` expands to: a copy or whole-fragment load or store one per element, any
 /// other effect one.
 fn expanded_values(effect: &Effect) -> u64 {
     match effect {
-        Effect::Copy { source: tensor, .. } | Effect::StoreFragment { tensor, .. } => {
-            static_size(tensor)
-        }
+        Effect::Copy { source: tensor, .. }
+        | Effect::StoreFragment { tensor, .. }
+        | Effect::Load {
+            tensor,
+            index: None,
+            ..
+        } => static_size(tensor),
         _ => 1,
     }
 }

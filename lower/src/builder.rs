@@ -9,7 +9,7 @@ use cute::{Codomain, Dtype, Tensor};
 use kir::{Alignment, Assumption, BinOp, Kernel, Op, Signature, Space, Special, Ty, ValueId};
 use lang::{Diagnostic, Span};
 use layout::{SymFactor, SymInt};
-use typecheck::trace::{Effect, KernelTrace, TraceParamKind};
+use typecheck::trace::{Effect, KernelTrace, LoadId, TraceParamKind};
 
 use crate::signature::shared_layout;
 
@@ -40,9 +40,13 @@ pub(crate) struct Builder<'t> {
     ints: HashMap<SymInt, ValueId>,
     constants: HashMap<(i64, Ty), ValueId>,
     variables: HashMap<String, ValueId>,
+    /// The variables that stand for integers loaded from memory, which may be negative.
+    loaded_variables: Vec<String>,
     param_addresses: HashMap<usize, ValueId>,
     shared_base: Option<ValueId>,
     fragments: HashMap<(u32, i64), ValueId>,
+    /// What each load read, by its identity: one value, or a fragment's values.
+    pub(crate) loads: HashMap<LoadId, Vec<ValueId>>,
     /// Pure instructions already emitted, by their text: computed once.
     pure: HashMap<String, ValueId>,
     /// Partial sums of symbolic terms already emitted, by their terms.
@@ -69,9 +73,11 @@ impl<'t> Builder<'t> {
             ints: HashMap::new(),
             constants: HashMap::new(),
             variables: HashMap::new(),
+            loaded_variables: Vec::new(),
             param_addresses: HashMap::new(),
             shared_base: None,
             fragments: HashMap::new(),
+            loads: HashMap::new(),
             pure: HashMap::new(),
             sums: HashMap::new(),
             seen_terms: HashMap::new(),
@@ -113,6 +119,13 @@ impl<'t> Builder<'t> {
                 predicate,
                 ..
             } => self.copy(atom.as_deref(), source, destination, predicate.as_ref()),
+            Effect::Load {
+                id,
+                tensor,
+                index,
+                variable,
+                ..
+            } => self.load(*id, tensor, index.as_ref(), variable.as_deref()),
             Effect::StoreElement {
                 tensor,
                 index,
@@ -146,6 +159,36 @@ impl<'t> Builder<'t> {
                 self.unsupported(format!("lowering does not handle {what}"))
             }
         }
+    }
+
+    /// Reads a loaded element, or all of a fragment, here in program order.
+    fn load(
+        &mut self,
+        id: LoadId,
+        tensor: &Tensor,
+        index: Option<&SymInt>,
+        variable: Option<&str>,
+    ) {
+        let values = match index {
+            Some(index) => self
+                .read_element(tensor, index, None)
+                .map(|value| vec![value]),
+            None => self.static_size(tensor).and_then(|size| {
+                (0..size)
+                    .map(|element| {
+                        let index = self.element_index(tensor, element)?;
+                        self.read_element(tensor, &index, None)
+                    })
+                    .collect()
+            }),
+        };
+        let Some(values) = values else { return };
+        if let (Some(name), [value]) = (variable, values.as_slice()) {
+            let wide = self.convert(*value, Ty::I64);
+            self.variables.insert(name.to_owned(), wide);
+            self.loaded_variables.push(name.to_owned());
+        }
+        self.loads.insert(id, values);
     }
 
     // ----- integers -----
@@ -266,6 +309,16 @@ impl<'t> Builder<'t> {
                     }
                     _ => a.clone(),
                 };
+                if numerator
+                    .variables()
+                    .iter()
+                    .any(|name| self.loaded_variables.contains(name))
+                {
+                    self.unsupported(format!(
+                        "`{numerator}` divided at run time: it is loaded from memory and may be negative"
+                    ));
+                    return None;
+                }
                 let a = self.int(&numerator)?;
                 // Run-time integers are non-negative (indices and extents), so a power
                 // of two divides by a shift and reduces by a mask.
@@ -564,7 +617,8 @@ impl<'t> Builder<'t> {
         }
     }
 
-    /// Stores `value` (converted to the element type) into an element.
+    /// Stores `value` (converted to the element type) into an element, where
+    /// `predicate` is true: a predicated register keeps its value where it is false.
     pub(crate) fn write_element(
         &mut self,
         tensor: &Tensor,
@@ -578,6 +632,17 @@ impl<'t> Builder<'t> {
         let value = self.convert(value, ty);
         match self.place(tensor, index) {
             Some(Place::Register { fragment, index }) => {
+                let value = match predicate {
+                    None => value,
+                    Some(_) if ty == Ty::Pred => {
+                        self.unsupported("a predicated copy into a bool fragment".to_owned());
+                        return;
+                    }
+                    Some(predicate) => {
+                        let previous = self.register(fragment, index, ty);
+                        self.pure(Op::Select(predicate, value, previous), ty)
+                    }
+                };
                 self.fragments.insert((fragment, index), value);
             }
             Some(Place::Memory {
@@ -610,7 +675,7 @@ impl<'t> Builder<'t> {
             return *value;
         }
         let zero = match ty {
-            Ty::F32 | Ty::F64 => self.kernel.push(Op::ConstFloat(0.0), ty, self.span),
+            Ty::F32 | Ty::F64 => self.pure(Op::ConstFloat(0.0), ty),
             _ => self.constant(0, ty),
         };
         self.fragments.insert((fragment, index), zero);

@@ -195,7 +195,7 @@ impl Builder<'_> {
         if in_registers(destination) {
             let elements = self.unpack(&values, element);
             for ((_, index), value) in indices.iter().zip(elements) {
-                self.write_element(destination, index, value, None);
+                self.write_element(destination, index, value, guard);
             }
             return;
         }

@@ -5,7 +5,7 @@
 
 use kir::{BinOp, CmpOp, Op, Ty, UnOp, ValueId};
 use lang::ast::{BinaryOp, UnaryOp};
-use typecheck::trace::Term;
+use typecheck::trace::{MathFn, Term};
 
 use crate::builder::{Builder, dtype_ty};
 
@@ -31,10 +31,14 @@ impl Builder<'_> {
                 self.unsupported(format!("a {dtype} scalar parameter"));
                 None
             }
-            Term::Element { tensor, index } => self.read_element(tensor, index, None),
-            Term::Fragment(tensor) => {
-                let index = self.element_index(tensor, element)?;
-                self.read_element(tensor, &index, None)
+            Term::Loaded(id) => {
+                let values = self.loads.get(id)?;
+                match values.as_slice() {
+                    [scalar] => Some(*scalar),
+                    _ => usize::try_from(element)
+                        .ok()
+                        .and_then(|element| values.get(element).copied()),
+                }
             }
             Term::Unary(op, operand) => {
                 let value = self.term(operand, element)?;
@@ -80,7 +84,66 @@ impl Builder<'_> {
                 let result = self.binary(op, left, right);
                 Some(self.convert(result, ty))
             }
+            Term::Math {
+                function,
+                dtype,
+                operands,
+            } => {
+                let ty = self.scalar_ty(*dtype)?;
+                let work = arithmetic_ty(ty);
+                let mut values = Vec::with_capacity(operands.len());
+                for operand in operands {
+                    let value = self.term(operand, element)?;
+                    let value = self.via_f32(value, work);
+                    values.push(self.convert(value, work));
+                }
+                let result = self.math(*function, &values, work)?;
+                Some(self.convert(result, ty))
+            }
         }
+    }
+
+    /// A math function of `work` (f32 or f64) values, as the instructions that
+    /// `docs/language.md` lists: `exp` is `ex2(x * log2 e)`, `log` is `lg2(x) * ln 2`.
+    fn math(&mut self, function: MathFn, operands: &[ValueId], work: Ty) -> Option<ValueId> {
+        let (&x, rest) = operands.split_first()?;
+        let approximate = matches!(
+            function,
+            MathFn::Exp | MathFn::Exp2 | MathFn::Log | MathFn::Log2 | MathFn::Rsqrt
+        );
+        if !matches!(work, Ty::F32 | Ty::F64) || (approximate && work != Ty::F32) {
+            self.unsupported(format!("`{function:?}` of {}", work.name()).to_lowercase());
+            return None;
+        }
+        let unary =
+            |builder: &mut Self, op: UnOp, value: ValueId| builder.pure(Op::Unary(op, value), work);
+        let scaled = |builder: &mut Self, value: ValueId, factor: f64| {
+            let factor = builder.pure(Op::ConstFloat(factor), work);
+            builder.binary(BinOp::Mul, value, factor)
+        };
+        Some(match function {
+            MathFn::Abs => unary(self, UnOp::Abs, x),
+            MathFn::Sqrt => unary(self, UnOp::Sqrt, x),
+            MathFn::Rsqrt => unary(self, UnOp::Rsqrt, x),
+            MathFn::Exp2 => unary(self, UnOp::Exp2, x),
+            MathFn::Log2 => unary(self, UnOp::Log2, x),
+            MathFn::Exp => {
+                let power = scaled(self, x, std::f64::consts::LOG2_E);
+                unary(self, UnOp::Exp2, power)
+            }
+            MathFn::Log => {
+                let log2 = unary(self, UnOp::Log2, x);
+                scaled(self, log2, std::f64::consts::LN_2)
+            }
+            MathFn::Min | MathFn::Max => {
+                let op = if function == MathFn::Min {
+                    BinOp::Min
+                } else {
+                    BinOp::Max
+                };
+                self.binary(op, x, *rest.first()?)
+            }
+        })
     }
 
     fn scalar_ty(&mut self, dtype: cute::Dtype) -> Option<Ty> {

@@ -54,6 +54,8 @@ fn elementwise_add_predicates_every_value() {
         "every access is predicated"
     );
     assert!(kir.matches("= add %").count() >= 16);
+    // A masked-off value keeps the fragment's previous value.
+    assert_eq!(kir.matches("= select %").count(), 32);
 }
 
 #[test]

@@ -28,16 +28,10 @@ pub enum Term {
     Bool(bool),
     /// A scalar kernel parameter (float or bool) at this index.
     Param(usize, Dtype),
-    /// The element of `tensor` at this value of its layout (before any swizzle).
-    Element {
-        /// The tensor.
-        tensor: Rc<Tensor>,
-        /// The layout's value (offset, allocation index) of the element.
-        index: SymInt,
-    },
-    /// All the values of a fragment, in its layout's coordinate order (`t.load()`);
-    /// element `i` of a fragment term is the element at the `i`-th coordinate.
-    Fragment(Rc<Tensor>),
+    /// What the [`Effect::Load`] with this identity read: one value, or for a
+    /// whole-fragment load the values in its layout's coordinate order (element `i` of
+    /// the term is the `i`-th).
+    Loaded(LoadId),
     /// `op a`.
     Unary(UnaryOp, Rc<Term>),
     /// `a op b`, arithmetic, comparison or logic; `dtype` is the operands' type.
@@ -53,7 +47,62 @@ pub enum Term {
     },
     /// A conversion to `Dtype`.
     Convert(Dtype, Rc<Term>),
+    /// A math function of floats of type `dtype`: one operand, two for `min` and `max`.
+    Math {
+        /// The function.
+        function: MathFn,
+        /// The operands' and the result's type.
+        dtype: Dtype,
+        /// The operands.
+        operands: Vec<Rc<Term>>,
+    },
 }
+
+/// A math function on floats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MathFn {
+    /// `exp(x)`.
+    Exp,
+    /// `exp2(x)`.
+    Exp2,
+    /// `log(x)`, the natural logarithm.
+    Log,
+    /// `log2(x)`.
+    Log2,
+    /// `sqrt(x)`.
+    Sqrt,
+    /// `rsqrt(x)`, `1 / sqrt(x)`.
+    Rsqrt,
+    /// `abs(x)`.
+    Abs,
+    /// `min(x, y)`.
+    Min,
+    /// `max(x, y)`.
+    Max,
+}
+
+impl MathFn {
+    /// The function a built-in's name calls.
+    pub fn named(name: &str) -> Option<MathFn> {
+        Some(match name {
+            "exp" => MathFn::Exp,
+            "exp2" => MathFn::Exp2,
+            "log" => MathFn::Log,
+            "log2" => MathFn::Log2,
+            "sqrt" => MathFn::Sqrt,
+            "rsqrt" => MathFn::Rsqrt,
+            "abs" => MathFn::Abs,
+            "min" => MathFn::Min,
+            "max" => MathFn::Max,
+            _ => return None,
+        })
+    }
+}
+
+/// The identity of one evaluation of a load: each evaluation, a loop's unrolled
+/// iterations included, gets its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct LoadId(pub u32);
 
 /// One thing a kernel does at run time, in program order.
 #[derive(Clone, Debug, PartialEq)]
@@ -69,6 +118,21 @@ pub enum Effect {
         /// A bool tensor of the source's size: which values move.
         predicate: Option<Rc<Tensor>>,
         /// The call.
+        span: Span,
+    },
+    /// `tensor[i]` read as a value, or `tensor.load()` (no index): the values are read
+    /// here, in program order, whatever happens to the memory later;
+    /// [`Term::Loaded`] refers to them.
+    Load {
+        /// Its identity.
+        id: LoadId,
+        /// The tensor.
+        tensor: Rc<Tensor>,
+        /// The layout's value of the element, or `None` for the whole fragment.
+        index: Option<SymInt>,
+        /// For an integer element: the [`SymInt`] variable that stands for it.
+        variable: Option<String>,
+        /// The expression.
         span: Span,
     },
     /// `tensor[i] = value`.
@@ -107,6 +171,7 @@ pub enum Effect {
 pub fn effect_span(effect: &Effect) -> Span {
     match effect {
         Effect::Copy { span, .. }
+        | Effect::Load { span, .. }
         | Effect::StoreElement { span, .. }
         | Effect::StoreFragment { span, .. }
         | Effect::Barrier(span)

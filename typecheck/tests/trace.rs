@@ -2,7 +2,7 @@
 
 use cute::Base;
 use cute::Target;
-use typecheck::trace::{Effect, KernelTrace, Term, TraceParamKind};
+use typecheck::trace::{Effect, KernelTrace, LoadId, Term, TraceParamKind};
 
 /// Runs `inspect` on the traces of an example; it runs on the checker's thread, where
 /// the traces live.
@@ -92,9 +92,19 @@ fn predicates_and_fragment_sums_carry_their_terms() {
             Effect::StoreFragment { value, .. } => Some(value.clone()),
             _ => None,
         });
+        // The sum reads the two whole-fragment loads recorded before its store.
+        let loads: Vec<LoadId> = effects
+            .iter()
+            .filter_map(|effect| match effect {
+                Effect::Load {
+                    id, index: None, ..
+                } => Some(*id),
+                _ => None,
+            })
+            .collect();
         assert!(
             matches!(sum.as_deref(), Some(Term::Binary { left, right, .. })
-            if matches!(**left, Term::Fragment(_)) && matches!(**right, Term::Fragment(_))),
+            if **left == Term::Loaded(loads[0]) && **right == Term::Loaded(loads[1])),
             "{sum:?}"
         );
         assert!(

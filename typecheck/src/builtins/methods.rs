@@ -40,7 +40,7 @@ impl<'a> Checker<'a> {
                     Some(dtype) => Value::Vector {
                         dtype,
                         shape: tensor.shape().clone(),
-                        term: Some(Rc::new(Term::Fragment(tensor.clone()))),
+                        term: self.record_load(tensor, None, None, span).map(Rc::new),
                     },
                     None => self.error(
                         "E0216",

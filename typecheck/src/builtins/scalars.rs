@@ -1,12 +1,13 @@
 //! Scalar built-ins: `bits`, `min`/`max`, `const_print`, the barriers and `cp.async`
 //! group operations, and the math functions evaluated on the GPU.
 
+use cute::Dtype;
 use lang::{Diagnostic, Span};
 use layout::SymInt;
 
 use crate::builtins::{Arg, Args};
 use crate::check::Checker;
-use crate::trace::Effect;
+use crate::trace::{Effect, MathFn, Term, term_of, with_term};
 use crate::value::{Known, Origin, Value};
 
 impl<'a> Checker<'a> {
@@ -76,19 +77,34 @@ impl<'a> Checker<'a> {
     pub(crate) fn math(&mut self, name: &'static str, args: &Args) -> Value {
         let p = args.positional();
         let span = args.call_span;
-        match &p[0].value {
-            Value::Float { dtype, value } => Value::Float {
-                dtype: *dtype,
-                value: match value {
-                    Known::Const(_) => Known::Dyn(Origin {
+        let value = &p[0].value;
+        match value {
+            Value::Float {
+                dtype,
+                value: known,
+            } => {
+                let origin = match known {
+                    Known::Const(_) => Origin {
                         reason: format!("`{name}` is evaluated on the GPU"),
                         span: Some(span),
                         term: None,
-                    }),
-                    other => other.clone(),
-                },
-            },
-            vector @ Value::Vector { .. } => vector.clone(),
+                    },
+                    Known::Dyn(origin) => origin.clone(),
+                };
+                let dtype = *dtype;
+                let term = self.math_term(name, dtype, &[value]);
+                with_term(
+                    Value::Float {
+                        dtype,
+                        value: Known::Dyn(origin),
+                    },
+                    term,
+                )
+            }
+            Value::Vector { dtype, .. } => {
+                let term = self.math_term(name, Some(*dtype), &[value]);
+                with_term(value.clone(), term)
+            }
             other => self.error(
                 "E0216",
                 p[0].span,
@@ -96,6 +112,22 @@ impl<'a> Checker<'a> {
                 "not a float",
             ),
         }
+    }
+
+    /// The term of math function `name` on `operands`, when tracing a kernel and every
+    /// operand has one (else the value has no term, and lowering refuses it at its use).
+    fn math_term(&self, name: &str, dtype: Option<Dtype>, operands: &[&Value]) -> Option<Term> {
+        if !self.tracing_kernel() {
+            return None;
+        }
+        Some(Term::Math {
+            function: MathFn::named(name)?,
+            dtype: dtype.unwrap_or(Dtype::F32),
+            operands: operands
+                .iter()
+                .map(|operand| term_of(operand))
+                .collect::<Option<_>>()?,
+        })
     }
 
     pub(crate) fn min_max(&mut self, name: &str, a: &Arg, b: &Arg, span: Span) -> Value {
@@ -138,15 +170,18 @@ impl<'a> Checker<'a> {
                     (Some(x), Some(y)) => {
                         Known::Const(if name == "min" { x.min(y) } else { x.max(y) })
                     }
-                    _ => Known::Dyn(
-                        self.dyn_origin(&a.value)
+                    _ => {
+                        let origin = self
+                            .dyn_origin(&a.value)
                             .or_else(|| self.dyn_origin(&b.value))
                             .unwrap_or(Origin {
                                 reason: "it is computed on the GPU".to_owned(),
                                 span: Some(span),
                                 term: None,
-                            }),
-                    ),
+                            });
+                        let term = self.math_term(name, dtype, &[&a.value, &b.value]);
+                        Known::Dyn(origin.computing(term))
+                    }
                 };
                 Value::Float { dtype, value }
             }

@@ -24,12 +24,13 @@ pub(crate) mod types;
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
-use cute::Target;
+use cute::{Target, Tensor};
 use lang::ast::{ItemKind, Module};
 use lang::{Diagnostic, Span};
+use layout::SymInt;
 
 use crate::callee::ItemId;
-use crate::trace::{Effect, KernelTrace, effect_span};
+use crate::trace::{Effect, KernelTrace, LoadId, Term, effect_span};
 use crate::value::{Origin, Value};
 use crate::{Binding, stdlib};
 
@@ -211,6 +212,10 @@ pub(crate) struct Tracing {
     pub(crate) traces: Vec<KernelTrace>,
     /// The last register-fragment number given out.
     pub(crate) fragments: u32,
+    /// The number of loads given an identity.
+    pub(crate) loads: u32,
+    /// Whether the element being indexed is an assignment's target, not a load.
+    pub(crate) target_only: bool,
     /// Where expression types go, for editors (`expr_types.rs`).
     pub(crate) expr_types: Option<Rc<std::cell::RefCell<crate::expr_types::ExprTypes>>>,
 }
@@ -284,6 +289,36 @@ impl<'a> Checker<'a> {
                 effect
             });
         }
+    }
+
+    /// Records a load of `tensor` (at layout value `index`, or all of it) in program
+    /// order, returning the term that refers to what it read; `None` when nothing is
+    /// traced here (the value then has no term, and lowering refuses its uses).
+    pub(crate) fn record_load(
+        &mut self,
+        tensor: &Rc<Tensor>,
+        index: Option<SymInt>,
+        variable: Option<String>,
+        span: Span,
+    ) -> Option<Term> {
+        if !self.tracing_kernel()
+            || self.tracing.target_only
+            || self.frame.context != Context::Device
+            || self.names.current_module != 0
+            || self.frame.dyn_control > 0
+        {
+            return None;
+        }
+        self.tracing.loads += 1;
+        let id = LoadId(self.tracing.loads);
+        self.emit(Effect::Load {
+            id,
+            tensor: tensor.clone(),
+            index,
+            variable,
+            span,
+        });
+        Some(Term::Loaded(id))
     }
 
     /// Checks the user's module; returns the diagnostics in source order.

@@ -85,6 +85,18 @@ impl<'a> Checker<'a> {
         SymInt::variable(&name)
     }
 
+    /// The name of a new variable that no other value shares, even one with the same
+    /// origin (a load evaluated twice reads two values).
+    pub(crate) fn unique_variable(&mut self, base: &str, origin: Origin) -> String {
+        let mut name = base.to_owned();
+        while self.origins.contains_key(&name) {
+            self.fresh += 1;
+            name = format!("{base}'{}", self.fresh);
+        }
+        self.origins.insert(name.clone(), origin);
+        name
+    }
+
     /// Why `value` is only known at run time, or `None` when it is const.
     pub(crate) fn dyn_origin(&self, value: &Value) -> Option<Origin> {
         match value {

@@ -211,12 +211,14 @@ impl<'a> Checker<'a> {
         branches: &'a [lang::ast::IfBranch],
         otherwise: Option<&'a Block>,
     ) {
+        // Whether a run-time condition came before: what follows it runs under it.
+        let mut run_time = false;
         for branch in branches {
             let condition = self.eval(&branch.condition);
             if branch.is_const {
                 match condition {
                     Value::Bool(Known::Const(true)) => {
-                        self.eval_block(&branch.body);
+                        self.eval_branch(&branch.body, run_time);
                         return;
                     }
                     Value::Bool(Known::Const(false)) => continue,
@@ -241,14 +243,23 @@ impl<'a> Checker<'a> {
                 }
             }
             self.expect_bool(&condition, branch.condition.span, "an `if` condition");
-            self.dyn_region(&branch.body, |checker| {
-                checker.eval_block(&branch.body);
-            });
+            run_time = true;
+            self.eval_branch(&branch.body, true);
         }
         if let Some(otherwise) = otherwise {
-            self.dyn_region(otherwise, |checker| {
-                checker.eval_block(otherwise);
+            self.eval_branch(otherwise, run_time);
+        }
+    }
+
+    /// A branch's body: a run-time region when a run-time condition decides whether it
+    /// runs, else plain code (the `else` of an `if const` chain keeps values const).
+    fn eval_branch(&mut self, body: &'a Block, run_time: bool) {
+        if run_time {
+            self.dyn_region(body, |checker| {
+                checker.eval_block(body);
             });
+        } else {
+            self.eval_block(body);
         }
     }
 

@@ -81,12 +81,15 @@ impl<'a> Checker<'a> {
                         self.read_only_error(tensor, target.span);
                         return;
                     }
+                    // A plain store's target is a place, not a load; `+=` reads it.
+                    self.tracing.target_only = op.binary().is_none();
                     let element = self.index(
                         base_value.clone(),
                         coordinate.clone(),
                         base.span,
                         target.span,
                     );
+                    self.tracing.target_only = false;
                     if let Value::Tensor(_) = element {
                         self.error(
                             "E0216",

@@ -10,7 +10,6 @@ use layout::{Coord, Int, IntTuple, SymInt};
 
 use crate::check::Checker;
 use crate::check::reporting::closest;
-use crate::trace::{Term, with_term};
 use crate::value::{IntType, Known, Origin, Value};
 
 impl<'a> Checker<'a> {
@@ -182,37 +181,38 @@ impl<'a> Checker<'a> {
                 Ok(coordinate) => Value::from_int_tuple(&coordinate),
                 Err(error) => self.layout_error(span, "this coordinate access", &error),
             },
-            (_, Some(dtype)) => {
-                let loaded = self.element_value(dtype, span);
-                if !self.tracing_kernel() {
-                    return loaded;
-                }
-                with_term(
-                    loaded,
-                    Some(Term::Element {
-                        tensor: tensor.clone(),
-                        index: value,
-                    }),
-                )
-            }
+            (_, Some(dtype)) => self.load_element(tensor, value, dtype, span),
             (_, None) => Value::Unknown,
         }
     }
 
-    /// A value loaded from memory: dyn, of the element type.
-    pub(crate) fn element_value(&mut self, dtype: Dtype, span: Span) -> Value {
+    /// A value loaded from memory at layout value `index`: dyn, of the element type,
+    /// with an identity of its own (two loads of one element are two values, since the
+    /// memory may change between them), recorded as a load in program order.
+    fn load_element(
+        &mut self,
+        tensor: &Rc<Tensor>,
+        index: SymInt,
+        dtype: Dtype,
+        span: Span,
+    ) -> Value {
         let origin = Origin {
             reason: "it is loaded from memory".to_owned(),
             span: Some(span),
             term: None,
         };
+        if dtype.is_integer() && dtype != Dtype::Bool {
+            let name = self.unique_variable("loaded", origin);
+            self.record_load(tensor, Some(index), Some(name.clone()), span);
+            return Value::Int {
+                ty: IntType::Sized(dtype),
+                value: SymInt::variable(&name),
+            };
+        }
+        let term = self.record_load(tensor, Some(index), None, span);
+        let origin = origin.computing(term);
         if dtype == Dtype::Bool {
             Value::Bool(Known::Dyn(origin))
-        } else if dtype.is_integer() {
-            Value::Int {
-                ty: IntType::Sized(dtype),
-                value: self.fresh_variable("loaded", origin),
-            }
         } else {
             Value::Float {
                 dtype: Some(dtype),
