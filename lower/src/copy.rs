@@ -11,7 +11,8 @@ use cute::{Atom, Base, Tensor};
 use kir::{Op, Ty, ValueId};
 use layout::SymInt;
 
-use crate::builder::{Builder, Place};
+use crate::builder::Builder;
+use crate::memory::Place;
 
 impl Builder<'_> {
     pub(crate) fn copy(

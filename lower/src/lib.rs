@@ -23,6 +23,8 @@
 mod budget;
 mod builder;
 mod copy;
+mod integers;
+mod memory;
 mod signature;
 mod terms;
 

@@ -1,0 +1,161 @@
+//! Arithmetic, conversions and math functions in PTX: the instruction and type suffix
+//! for each operation and register type.
+
+use kir::{BinOp, Ty, UnOp, ValueId};
+
+use super::Emitter;
+
+impl Emitter<'_, '_> {
+    pub(super) fn binary(
+        &mut self,
+        op: BinOp,
+        a: ValueId,
+        b: ValueId,
+        result: ValueId,
+    ) -> Result<(), String> {
+        let ty = self.kernel.ty(result);
+        let d = self.name(result).to_owned();
+        let a_name = self.name(a).to_owned();
+        if ty == Ty::Pred {
+            let name = match op {
+                BinOp::And => "and",
+                BinOp::Or => "or",
+                BinOp::Xor => "xor",
+                other => return Err(format!("{} on predicates", kir::binary_name(other))),
+            };
+            let text = format!("{name}.pred {d}, {a_name}, {};", self.name(b));
+            self.emit(&text);
+            return Ok(());
+        }
+        if ty.is_integer() {
+            let (signed, bits) = if ty == Ty::I32 {
+                (".s32", ".b32")
+            } else {
+                (".s64", ".b64")
+            };
+            let b_text = if matches!(op, BinOp::Shl | BinOp::Shr)
+                && !self.constants.contains_key(&b)
+                && ty == Ty::I64
+            {
+                let scratch = self.scratch(Ty::I32);
+                let text = format!("cvt.u32.u64 {scratch}, {};", self.name(b));
+                self.emit(&text);
+                scratch
+            } else {
+                self.operand(b)
+            };
+            let instruction = match op {
+                BinOp::Add => format!("add{signed}"),
+                BinOp::Sub => format!("sub{signed}"),
+                BinOp::Mul => format!("mul.lo{signed}"),
+                BinOp::Div => format!("div{signed}"),
+                BinOp::Rem => format!("rem{signed}"),
+                BinOp::And => format!("and{bits}"),
+                BinOp::Or => format!("or{bits}"),
+                BinOp::Xor => format!("xor{bits}"),
+                BinOp::Shl => format!("shl{bits}"),
+                BinOp::Shr => format!("shr{signed}"),
+                BinOp::Min => format!("min{signed}"),
+                BinOp::Max => format!("max{signed}"),
+            };
+            let text = format!("{instruction} {d}, {a_name}, {b_text};");
+            self.emit(&text);
+            return Ok(());
+        }
+        let suffix = match ty {
+            Ty::F32 => ".f32",
+            Ty::F64 => ".f64",
+            other => return Err(format!("arithmetic on {}", other.name())),
+        };
+        let instruction = match op {
+            BinOp::Add => format!("add.rn{suffix}"),
+            BinOp::Sub => format!("sub.rn{suffix}"),
+            BinOp::Mul => format!("mul.rn{suffix}"),
+            BinOp::Div => format!("div.rn{suffix}"),
+            BinOp::Min => format!("min{suffix}"),
+            BinOp::Max => format!("max{suffix}"),
+            other => return Err(format!("{} on floats", kir::binary_name(other))),
+        };
+        let text = format!("{instruction} {d}, {a_name}, {};", self.name(b));
+        self.emit(&text);
+        Ok(())
+    }
+
+    pub(super) fn convert(&mut self, a: ValueId, result: ValueId) -> Result<(), String> {
+        let (from, to) = (self.kernel.ty(a), self.kernel.ty(result));
+        let (d, s) = (self.name(result).to_owned(), self.name(a).to_owned());
+        let text = match (from, to) {
+            (Ty::I32, Ty::I64) => format!("cvt.s64.s32 {d}, {s};"),
+            (Ty::I64, Ty::I32) => format!("cvt.u32.u64 {d}, {s};"),
+            (Ty::I32, Ty::F32) => format!("cvt.rn.f32.s32 {d}, {s};"),
+            (Ty::I64, Ty::F32) => format!("cvt.rn.f32.s64 {d}, {s};"),
+            (Ty::I32, Ty::F64) => format!("cvt.rn.f64.s32 {d}, {s};"),
+            (Ty::I64, Ty::F64) => format!("cvt.rn.f64.s64 {d}, {s};"),
+            (Ty::F32, Ty::I32) => format!("cvt.rzi.s32.f32 {d}, {s};"),
+            (Ty::F32, Ty::I64) => format!("cvt.rzi.s64.f32 {d}, {s};"),
+            (Ty::F64, Ty::I32) => format!("cvt.rzi.s32.f64 {d}, {s};"),
+            (Ty::F64, Ty::I64) => format!("cvt.rzi.s64.f64 {d}, {s};"),
+            (Ty::F32, Ty::F64) => format!("cvt.f64.f32 {d}, {s};"),
+            (Ty::F64, Ty::F32) => format!("cvt.rn.f32.f64 {d}, {s};"),
+            (Ty::F32, Ty::BF16) => format!("cvt.rn.bf16.f32 {d}, {s};"),
+            (Ty::F32, Ty::F16) => format!("cvt.rn.f16.f32 {d}, {s};"),
+            (Ty::F16, Ty::F32) => format!("cvt.f32.f16 {d}, {s};"),
+            (Ty::BF16, Ty::F32) => {
+                // bfloat16 is the upper half of an f32: exact on every target.
+                let wide = self.scratch(Ty::I32);
+                format!(
+                    "cvt.u32.u16 {wide}, {s};\n    shl.b32 {wide}, {wide}, 16;\n    mov.b32 {d}, {wide};"
+                )
+            }
+            (Ty::Pred, Ty::I32) => format!("selp.u32 {d}, 1, 0, {s};"),
+            (Ty::Pred, Ty::I64) => format!("selp.u64 {d}, 1, 0, {s};"),
+            (Ty::I32, Ty::Pred) => format!("setp.ne.s32 {d}, {s}, 0;"),
+            (Ty::I64, Ty::Pred) => format!("setp.ne.s64 {d}, {s}, 0;"),
+            (from, to) if from.bits() == to.bits() => {
+                format!("mov{} {d}, {s};", raw_suffix(to.bits()))
+            }
+            (from, to) => {
+                return Err(format!(
+                    "a conversion from {} to {}",
+                    from.name(),
+                    to.name()
+                ));
+            }
+        };
+        self.emit(&text);
+        Ok(())
+    }
+}
+
+fn raw_suffix(bits: u32) -> &'static str {
+    match bits {
+        16 => ".b16",
+        32 => ".b32",
+        _ => ".b64",
+    }
+}
+
+/// The PTX instruction of a float math function (`docs/language.md` lists their
+/// accuracy).
+pub(super) fn math_instruction(op: UnOp, ty: Ty) -> Result<&'static str, String> {
+    Ok(match (op, ty) {
+        (UnOp::Abs, Ty::F32) => "abs.f32",
+        (UnOp::Abs, Ty::F64) => "abs.f64",
+        (UnOp::Sqrt, Ty::F32) => "sqrt.rn.f32",
+        (UnOp::Sqrt, Ty::F64) => "sqrt.rn.f64",
+        (UnOp::Rsqrt, Ty::F32) => "rsqrt.approx.f32",
+        (UnOp::Exp2, Ty::F32) => "ex2.approx.f32",
+        (UnOp::Log2, Ty::F32) => "lg2.approx.f32",
+        (op, ty) => return Err(format!("{} of {}", kir::unary_name(op), ty.name())),
+    })
+}
+
+pub(super) fn arithmetic_suffix(ty: Ty) -> Result<&'static str, String> {
+    Ok(match ty {
+        Ty::I32 => ".s32",
+        Ty::I64 => ".s64",
+        Ty::F32 => ".f32",
+        Ty::F64 => ".f64",
+        other => return Err(format!("arithmetic on {}", other.name())),
+    })
+}

@@ -1,0 +1,209 @@
+//! Run-time integers: constants, pure instructions computed once, and symbolic
+//! integers (`SymInt`) as sums of products of variables, each term computed once.
+
+use cute::Dtype;
+use kir::{BinOp, Op, Special, Ty, ValueId};
+use layout::{SymFactor, SymInt};
+use typecheck::trace::TraceParamKind;
+
+use crate::builder::Builder;
+
+impl Builder<'_> {
+    pub(crate) fn constant(&mut self, value: i64, ty: Ty) -> ValueId {
+        if let Some(known) = self.constants.get(&(value, ty)) {
+            return *known;
+        }
+        let id = self.kernel.push(Op::ConstInt(value), ty, self.span);
+        self.constants.insert((value, ty), id);
+        id
+    }
+
+    /// Emits a pure instruction once: the same operation on the same values reuses
+    /// the first result.
+    pub(crate) fn pure(&mut self, op: Op, ty: Ty) -> ValueId {
+        let key = format!("{op:?}:{}", ty.name());
+        if let Some(known) = self.pure.get(&key) {
+            return *known;
+        }
+        let value = self.kernel.push(op, ty, self.span);
+        self.pure.insert(key, value);
+        value
+    }
+
+    pub(crate) fn binary(&mut self, op: BinOp, a: ValueId, b: ValueId) -> ValueId {
+        let ty = self.kernel.ty(a);
+        self.pure(Op::Binary(op, a, b), ty)
+    }
+
+    pub(crate) fn convert(&mut self, value: ValueId, ty: Ty) -> ValueId {
+        if self.kernel.ty(value) == ty {
+            return value;
+        }
+        self.pure(Op::Convert(value), ty)
+    }
+
+    /// A symbolic integer as a 64-bit value. Each term is computed once, and a sum
+    /// starts with the terms computed before, so expressions that differ in one term
+    /// (the addresses of one thread's elements) share everything else.
+    pub(crate) fn int(&mut self, value: &SymInt) -> Option<ValueId> {
+        if let Some(constant) = value.as_constant() {
+            return Some(self.constant(constant, Ty::I64));
+        }
+        if let Some(known) = self.ints.get(value) {
+            return Some(*known);
+        }
+        let mut terms: Vec<(String, i64, Vec<SymFactor<'_>>)> = value
+            .terms()
+            .into_iter()
+            .map(|(coefficient, factors)| {
+                (format!("{coefficient}:{factors:?}"), coefficient, factors)
+            })
+            .collect();
+        let next = self.seen_terms.len();
+        terms.sort_by_key(|(key, ..)| self.seen_terms.get(key).copied().unwrap_or(next));
+        let mut keys = Vec::with_capacity(terms.len());
+        let mut sum: Option<ValueId> = None;
+        for (key, coefficient, factors) in terms {
+            let order = self.seen_terms.len();
+            self.seen_terms.entry(key.clone()).or_insert(order);
+            keys.push(key);
+            if let Some(known) = self.sums.get(&keys) {
+                sum = Some(*known);
+                continue;
+            }
+            let mut product: Option<ValueId> = None;
+            for factor in factors {
+                let operand = self.factor(factor)?;
+                product = Some(match product {
+                    None => operand,
+                    Some(product) => self.binary(BinOp::Mul, product, operand),
+                });
+            }
+            let term = match product {
+                None => self.constant(coefficient, Ty::I64),
+                Some(product) => self.scale(product, coefficient),
+            };
+            let total = match sum {
+                None => term,
+                Some(sum) => self.binary(BinOp::Add, sum, term),
+            };
+            self.sums.insert(keys.clone(), total);
+            sum = Some(total);
+        }
+        let result = match sum {
+            Some(sum) => sum,
+            None => self.constant(0, Ty::I64),
+        };
+        self.ints.insert(value.clone(), result);
+        Some(result)
+    }
+
+    /// `value * coefficient`, a shift for powers of two.
+    pub(crate) fn scale(&mut self, value: ValueId, coefficient: i64) -> ValueId {
+        match coefficient {
+            1 => value,
+            c if c > 0 && (c as u64).is_power_of_two() => {
+                let shift = self.constant(i64::from(c.trailing_zeros()), Ty::I64);
+                self.binary(BinOp::Shl, value, shift)
+            }
+            c => {
+                let c = self.constant(c, Ty::I64);
+                self.binary(BinOp::Mul, value, c)
+            }
+        }
+    }
+
+    fn factor(&mut self, factor: SymFactor<'_>) -> Option<ValueId> {
+        match factor {
+            SymFactor::Variable(name) => self.variable(name),
+            SymFactor::Div(a, b) | SymFactor::CeilDiv(a, b) | SymFactor::Mod(a, b) => {
+                let divisor = b.as_constant();
+                let numerator = match factor {
+                    SymFactor::CeilDiv(..) => {
+                        let bump = layout::Int::sub(b, &SymInt::constant(1)).ok()?;
+                        layout::Int::add(a, &bump).ok()?
+                    }
+                    _ => a.clone(),
+                };
+                if numerator
+                    .variables()
+                    .iter()
+                    .any(|name| self.loaded_variables.contains(name))
+                {
+                    self.unsupported(format!(
+                        "`{numerator}` divided at run time: it is loaded from memory and may be negative"
+                    ));
+                    return None;
+                }
+                let a = self.int(&numerator)?;
+                // Run-time integers are non-negative (indices and extents), so a power
+                // of two divides by a shift and reduces by a mask.
+                match (factor, divisor) {
+                    (SymFactor::Mod(..), Some(d)) if d > 0 && (d as u64).is_power_of_two() => {
+                        let mask = self.constant(d - 1, Ty::I64);
+                        Some(self.binary(BinOp::And, a, mask))
+                    }
+                    (_, Some(d))
+                        if d > 0
+                            && (d as u64).is_power_of_two()
+                            && !matches!(factor, SymFactor::Mod(..)) =>
+                    {
+                        let shift = self.constant(i64::from(d.trailing_zeros()), Ty::I64);
+                        Some(self.binary(BinOp::Shr, a, shift))
+                    }
+                    _ => {
+                        let b = self.int(b)?;
+                        let op = if matches!(factor, SymFactor::Mod(..)) {
+                            BinOp::Rem
+                        } else {
+                            BinOp::Div
+                        };
+                        Some(self.binary(op, a, b))
+                    }
+                }
+            }
+        }
+    }
+
+    /// A run-time variable: a hardware index or an integer parameter, as 64 bits.
+    fn variable(&mut self, name: &str) -> Option<ValueId> {
+        if let Some(known) = self.variables.get(name) {
+            return Some(*known);
+        }
+        let value = if let Some(special) = special(name) {
+            let raw = self.pure(Op::Special(special), Ty::I32);
+            self.convert(raw, Ty::I64)
+        } else if let Some(index) = self.trace.int_param(name) {
+            let ty = match &self.trace.params[index].kind {
+                TraceParamKind::Int(Dtype::I64 | Dtype::U64, _) => Ty::I64,
+                _ => Ty::I32,
+            };
+            let raw = self.pure(Op::Param(index), ty);
+            self.convert(raw, Ty::I64)
+        } else {
+            self.unsupported(format!(
+                "the run-time value `{name}` is neither a parameter nor a thread or block index (values loaded from memory or changed in run-time control flow cannot index tensors yet)"
+            ));
+            return None;
+        };
+        self.variables.insert(name.to_owned(), value);
+        Some(value)
+    }
+}
+
+fn special(name: &str) -> Option<Special> {
+    let (base, axis) = name.split_once('.')?;
+    let axis = match axis {
+        "x" => 0,
+        "y" => 1,
+        "z" => 2,
+        _ => return None,
+    };
+    Some(match base {
+        "thread_idx" => Special::ThreadIndex(axis),
+        "block_idx" => Special::BlockIndex(axis),
+        "block_dim" => Special::BlockDim(axis),
+        "grid_dim" => Special::GridDim(axis),
+        _ => return None,
+    })
+}

@@ -1,0 +1,421 @@
+//! Tensor elements: where an element lives (a global or shared address, or a register
+//! fragment's element), reading and writing it, and the alignment a vector access
+//! needs the host to check.
+
+use cute::{Base, Codomain, Tensor};
+use kir::{Alignment, Assumption, BinOp, Op, Space, Ty, ValueId};
+use layout::{SymFactor, SymInt};
+
+use crate::builder::{Builder, dtype_ty};
+
+/// Where an element lives: in memory at `address + offset` bytes, or in a register.
+pub(crate) enum Place {
+    /// Memory.
+    Memory {
+        /// The space.
+        space: Space,
+        /// The address register.
+        address: ValueId,
+        /// The byte offset folded into the instruction.
+        offset: i64,
+    },
+    /// Element `index` of register fragment `fragment`.
+    Register {
+        /// The fragment.
+        fragment: u32,
+        /// The element.
+        index: i64,
+    },
+}
+
+impl Builder<'_> {
+    pub(crate) fn static_size(&mut self, tensor: &Tensor) -> Option<i64> {
+        match tensor
+            .layout
+            .layout
+            .size()
+            .ok()
+            .and_then(|size| size.as_constant())
+        {
+            Some(size) => Some(size),
+            None => {
+                self.unsupported(
+                    "a tensor of run-time size is moved element by element".to_owned(),
+                );
+                None
+            }
+        }
+    }
+
+    /// The layout value (before any swizzle) of the `element`-th coordinate.
+    pub(crate) fn element_index(&mut self, tensor: &Tensor, element: i64) -> Option<SymInt> {
+        let index = tensor
+            .layout
+            .layout
+            .evaluate_index(&SymInt::constant(element))
+            .and_then(|index| layout::Int::add(&index, &tensor.layout.offset));
+        match index {
+            Ok(index) => Some(index),
+            Err(error) => {
+                self.unsupported(format!("an element's offset does not evaluate: {error}"));
+                None
+            }
+        }
+    }
+
+    pub(crate) fn element_ty(&mut self, tensor: &Tensor) -> Option<Ty> {
+        let ty = tensor.dtype.and_then(dtype_ty);
+        if ty.is_none() {
+            self.unsupported(format!("elements of type {}", tensor.element_name()));
+        }
+        ty
+    }
+
+    /// Where the element with layout value `index` is.
+    pub(crate) fn place(&mut self, tensor: &Tensor, index: &SymInt) -> Option<Place> {
+        let bytes = tensor.dtype.map_or(0, |dtype| dtype.bits() / 8);
+        if let Base::Registers(fragment) = tensor.base {
+            return match index.as_constant() {
+                Some(index) => Some(Place::Register { fragment, index }),
+                None => {
+                    self.unsupported(format!(
+                        "a register fragment indexed at run time (`{index}`) would live in local memory"
+                    ));
+                    None
+                }
+            };
+        }
+        let element = match &tensor.layout.codomain {
+            Codomain::Offsets => index.clone(),
+            Codomain::Swizzled(composed) => {
+                let unswizzled = self.unswizzled(tensor, index)?;
+                let swizzle = composed.swizzle();
+                if let Some(constant) = unswizzled.as_constant() {
+                    SymInt::constant(swizzle.apply(constant))
+                } else {
+                    return self.swizzled_place(tensor, &unswizzled, swizzle, bytes);
+                }
+            }
+            Codomain::Coordinates(_) => {
+                self.unsupported("a coordinate tensor has no memory".to_owned());
+                return None;
+            }
+        };
+        let (dynamic, constant) = element.split_constant();
+        let offset = constant.checked_mul(bytes)?;
+        match tensor.base {
+            Base::Param(param) => {
+                let base = self.param_address(param);
+                let address = if dynamic.as_constant() == Some(0) {
+                    base
+                } else {
+                    self.address(&tensor.base, base, &times(&dynamic, bytes)?)?
+                };
+                Some(Place::Memory {
+                    space: Space::Global,
+                    address,
+                    offset,
+                })
+            }
+            Base::Shared(buffer) => {
+                let start = self.shared_offsets.get(buffer).copied().unwrap_or(0);
+                let base = self.shared_base();
+                let address = if dynamic.as_constant() == Some(0) {
+                    base
+                } else {
+                    let scaled = self.int(&times(&dynamic, bytes)?)?;
+                    let narrow = self.convert(scaled, Ty::I32);
+                    self.binary(BinOp::Add, base, narrow)
+                };
+                Some(Place::Memory {
+                    space: Space::Shared,
+                    address,
+                    offset: offset + start,
+                })
+            }
+            _ => {
+                self.unsupported("a tensor whose memory the compiler cannot name".to_owned());
+                None
+            }
+        }
+    }
+
+    /// The element offset before the swizzle: the layout value itself, or for a
+    /// swizzled allocation its inner layout applied to the index. Vector accesses need
+    /// these consecutive (a swizzle whose base covers the vector keeps them so).
+    pub(crate) fn unswizzled(&mut self, tensor: &Tensor, index: &SymInt) -> Option<SymInt> {
+        let Codomain::Swizzled(composed) = &tensor.layout.codomain else {
+            return Some(index.clone());
+        };
+        let inner = composed.inner().to_symbolic();
+        match inner
+            .evaluate_index(index)
+            .and_then(|value| layout::Int::add(&value, &SymInt::constant(composed.offset())))
+        {
+            Ok(offset) => Some(offset),
+            Err(error) => {
+                self.unsupported(format!(
+                    "a swizzled element's offset does not evaluate: {error}"
+                ));
+                None
+            }
+        }
+    }
+
+    fn swizzled_place(
+        &mut self,
+        tensor: &Tensor,
+        unswizzled: &SymInt,
+        swizzle: layout::Swizzle,
+        bytes: i64,
+    ) -> Option<Place> {
+        let Base::Shared(buffer) = tensor.base else {
+            self.unsupported("a swizzled layout outside shared memory".to_owned());
+            return None;
+        };
+        let x = self.int(unswizzled)?;
+        let mask = self.constant(swizzle.yyy_mask(), Ty::I64);
+        let selected = self.binary(BinOp::And, x, mask);
+        let shift = swizzle.shift();
+        let amount = self.constant(i64::from(shift.unsigned_abs()), Ty::I64);
+        let moved = if shift >= 0 {
+            self.binary(BinOp::Shr, selected, amount)
+        } else {
+            self.binary(BinOp::Shl, selected, amount)
+        };
+        let element = self.binary(BinOp::Xor, x, moved);
+        let scaled = self.scale(element, bytes);
+        let narrow = self.convert(scaled, Ty::I32);
+        let base = self.shared_base();
+        let address = self.binary(BinOp::Add, base, narrow);
+        Some(Place::Memory {
+            space: Space::Shared,
+            address,
+            offset: self.shared_offsets.get(buffer).copied().unwrap_or(0),
+        })
+    }
+
+    /// `base + offset`, as a stride added to a recent address of the same base when
+    /// their offsets differ by one term (consecutive rows of a tile), so each address
+    /// costs one add and few stay live.
+    fn address(&mut self, memory: &Base, base: ValueId, offset: &SymInt) -> Option<ValueId> {
+        let recent = self.recent.get(memory).cloned().unwrap_or_default();
+        if let Some((_, known)) = recent.iter().rev().find(|(known, _)| known == offset) {
+            return Some(*known);
+        }
+        let nearby = recent.iter().rev().find_map(|(known, register)| {
+            let delta = layout::Int::sub(offset, known).ok()?;
+            (delta.terms().len() <= 1).then_some((delta, *register))
+        });
+        let address = match nearby {
+            Some((delta, register)) => {
+                let step = self.int(&delta)?;
+                self.binary(BinOp::Add, register, step)
+            }
+            None => {
+                let scaled = self.int(offset)?;
+                self.binary(BinOp::Add, base, scaled)
+            }
+        };
+        let list = self.recent.entry(memory.clone()).or_default();
+        list.push((offset.clone(), address));
+        if list.len() > 8 {
+            list.remove(0);
+        }
+        Some(address)
+    }
+
+    fn param_address(&mut self, param: usize) -> ValueId {
+        if let Some(known) = self.param_addresses.get(&param) {
+            return *known;
+        }
+        let address = self.pure(Op::Param(param), Ty::I64);
+        self.param_addresses.insert(param, address);
+        address
+    }
+
+    fn shared_base(&mut self) -> ValueId {
+        if let Some(base) = self.shared_base {
+            return base;
+        }
+        let base = self.kernel.push(Op::SharedBase, Ty::I32, self.span);
+        self.shared_base = Some(base);
+        base
+    }
+
+    /// The value of an element (a load, or a register's current value).
+    pub(crate) fn read_element(
+        &mut self,
+        tensor: &Tensor,
+        index: &SymInt,
+        predicate: Option<ValueId>,
+    ) -> Option<ValueId> {
+        let ty = self.element_ty(tensor)?;
+        match self.place(tensor, index)? {
+            Place::Register { fragment, index } => Some(self.register(fragment, index, ty)),
+            Place::Memory {
+                space,
+                address,
+                offset,
+            } => Some(self.kernel.push(
+                Op::Load {
+                    space,
+                    address,
+                    offset,
+                    predicate,
+                },
+                ty,
+                self.span,
+            )),
+        }
+    }
+
+    /// Stores `value` (converted to the element type) into an element, where
+    /// `predicate` is true: a predicated register keeps its value where it is false.
+    pub(crate) fn write_element(
+        &mut self,
+        tensor: &Tensor,
+        index: &SymInt,
+        value: ValueId,
+        predicate: Option<ValueId>,
+    ) {
+        let Some(ty) = self.element_ty(tensor) else {
+            return;
+        };
+        let value = self.convert(value, ty);
+        match self.place(tensor, index) {
+            Some(Place::Register { fragment, index }) => {
+                let value = match predicate {
+                    None => value,
+                    Some(_) if ty == Ty::Pred => {
+                        self.unsupported("a predicated copy into a bool fragment".to_owned());
+                        return;
+                    }
+                    Some(predicate) => {
+                        let previous = self.register(fragment, index, ty);
+                        self.pure(Op::Select(predicate, value, previous), ty)
+                    }
+                };
+                self.fragments.insert((fragment, index), value);
+            }
+            Some(Place::Memory {
+                space,
+                address,
+                offset,
+            }) => {
+                if ty == Ty::Pred {
+                    self.unsupported("bool tensors in memory".to_owned());
+                    return;
+                }
+                self.kernel.push_effect(
+                    Op::Store {
+                        space,
+                        address,
+                        offset,
+                        values: vec![value],
+                        predicate,
+                    },
+                    self.span,
+                );
+            }
+            None => {}
+        }
+    }
+
+    /// A fragment element's current value (zero before any store).
+    pub(crate) fn register(&mut self, fragment: u32, index: i64, ty: Ty) -> ValueId {
+        if let Some(value) = self.fragments.get(&(fragment, index)) {
+            return *value;
+        }
+        let zero = match ty {
+            Ty::F32 | Ty::F64 => self.pure(Op::ConstFloat(0.0), ty),
+            _ => self.constant(0, ty),
+        };
+        self.fragments.insert((fragment, index), zero);
+        zero
+    }
+
+    /// Records that a vector access of `width` elements at `index` of a global tensor
+    /// needs the run-time extents in its address to keep it aligned.
+    pub(crate) fn assume_aligned(&mut self, tensor: &Tensor, index: &SymInt, width: i64) {
+        let Base::Param(tensor_param) = tensor.base else {
+            return;
+        };
+        if width <= 1 {
+            return;
+        }
+        self.assume_address_aligned(tensor, tensor_param, width);
+        for (coefficient, factors) in index.terms() {
+            let Some(param) = factors.iter().find_map(|factor| match factor {
+                SymFactor::Variable(name) => self.trace.int_param(name),
+                _ => None,
+            }) else {
+                continue;
+            };
+            let multiple = width / gcd(coefficient.unsigned_abs(), width.unsigned_abs());
+            if multiple <= 1 {
+                continue;
+            }
+            let reason = format!(
+                "a vector access moves {width} {} at a time, and `{}` is part of its address",
+                tensor.element_name(),
+                self.trace.params[param].name
+            );
+            match self
+                .assumptions
+                .iter_mut()
+                .find(|known| known.param == param)
+            {
+                Some(known) => {
+                    known.multiple = lcm(known.multiple, multiple);
+                }
+                None => self.assumptions.push(Assumption {
+                    param,
+                    multiple,
+                    reason,
+                }),
+            }
+        }
+    }
+
+    /// Records that the tensor parameter's address must be aligned to a vector of
+    /// `width` elements.
+    fn assume_address_aligned(&mut self, tensor: &Tensor, param: usize, width: i64) {
+        let element_bytes = tensor.dtype.map_or(1, |dtype| dtype.bits() / 8).max(1);
+        let Ok(bytes) = u32::try_from(width.saturating_mul(element_bytes)) else {
+            return;
+        };
+        match self
+            .alignments
+            .iter_mut()
+            .find(|known| known.param == param)
+        {
+            Some(known) => known.bytes = known.bytes.max(bytes),
+            None => self.alignments.push(Alignment {
+                param,
+                bytes,
+                reason: format!(
+                    "a vector access moves {width} {} at a time",
+                    tensor.element_name()
+                ),
+            }),
+        }
+    }
+}
+
+/// `value * factor`, symbolically.
+fn times(value: &SymInt, factor: i64) -> Option<SymInt> {
+    layout::Int::mul(value, &SymInt::constant(factor)).ok()
+}
+
+fn gcd(a: u64, b: u64) -> i64 {
+    let (mut a, mut b) = (a, b);
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    i64::try_from(a).unwrap_or(1).max(1)
+}
+
+fn lcm(a: i64, b: i64) -> i64 {
+    a / gcd(a.unsigned_abs(), b.unsigned_abs()) * b
+}
