@@ -133,6 +133,14 @@ pub const REGISTRY: &[CodeInfo] = &[
         "compile-time arithmetic that overflows or divides by zero",
     ),
     entry(
+        "E0224",
+        "a tiled copy's or MMA's tile that does not divide the static extent it partitions",
+    ),
+    entry(
+        "E0225",
+        "a tiled copy or MMA that needs more threads than the kernel's block has",
+    ),
+    entry(
         "E0301",
         "a construct lowering does not handle yet (run-time control flow, `gemm`, ...)",
     ),

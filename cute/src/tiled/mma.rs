@@ -15,7 +15,7 @@ use super::{Operand, SymLayout, TiledMma, free_like, size_of_mode};
 
 impl Operand {
     /// The two problem modes (M = 0, N = 1, K = 2) the operand spans.
-    fn modes(self) -> (usize, usize) {
+    pub fn modes(self) -> (usize, usize) {
         match self {
             Operand::A => (0, 2),
             Operand::B => (1, 2),

@@ -112,6 +112,9 @@ impl<'a> Checker<'a> {
                 if !self.arity(name, &args, 1..=1, &[]) {
                     return Value::Unknown;
                 }
+                if !self.block_has_threads(copy.threads(), "tiled copy", span) {
+                    return Value::Unknown;
+                }
                 self.expect_int(&args.items[0].value, args.items[0].span, "a thread index")
                     .map_or(Value::Unknown, |thread| Value::ThreadCopy {
                         copy: copy.clone(),
@@ -120,6 +123,9 @@ impl<'a> Checker<'a> {
             }
             (Value::TiledMma(mma), "slice" | "get_slice") => {
                 if !self.arity(name, &args, 1..=1, &[]) {
+                    return Value::Unknown;
+                }
+                if !self.block_has_threads(mma.threads(), "tiled MMA", span) {
                     return Value::Unknown;
                 }
                 self.expect_int(&args.items[0].value, args.items[0].span, "a thread index")

@@ -1,12 +1,14 @@
 //! The thread slices of tiled copies and MMAs: `thr.partition_S(t)`, `partition_D`,
 //! `retile_S`/`retile_D`, `partition_A`/`B`/`C` and `partition_fragment_*`, each the
-//! `cute` partitioning of a tensor's layout for one thread.
+//! `cute` partitioning of a tensor's layout for one thread; and the checks that the
+//! partitioning fits: a tile dividing each static extent it splits (E0224) and a block
+//! with the threads a slice needs (E0225).
 
 use std::rc::Rc;
 
 use cute::{Operand, Side, Tensor, TensorLayout, TiledCopy, TiledMma};
-use lang::Span;
 use lang::ast::Name;
+use lang::{Diagnostic, Span};
 use layout::{Int, SymInt};
 
 use crate::builtins::Arg;
@@ -54,6 +56,16 @@ impl<'a> Checker<'a> {
                 format!("the tiled copy covers a tile of rank {tiler_rank} ({}), but this tensor has rank {} ({})", copy.tiler, tensor.layout.layout.rank(), tensor.shape()),
                 "rank too small",
             );
+        }
+        let tile: Vec<(String, i64)> = copy
+            .tiler
+            .modes()
+            .iter()
+            .enumerate()
+            .filter_map(|(mode, extent)| Some((format!("mode {mode}"), extent.product().ok()?)))
+            .collect();
+        if !self.tile_divides(tensor, &tile, name, "tiled copy", span) {
+            return Value::Unknown;
         }
         let side = if name == "partition_S" {
             Side::Source
@@ -133,6 +145,14 @@ impl<'a> Checker<'a> {
                 "rank too small",
             );
         }
+        let (first, second) = operand.modes();
+        let tile: Vec<(String, i64)> = [first, second]
+            .into_iter()
+            .filter_map(|mode| Some((["M", "N", "K"][mode].to_owned(), mma.tile_size(mode).ok()?)))
+            .collect();
+        if !self.tile_divides(tensor, &tile, name, "tiled MMA", span) {
+            return Value::Unknown;
+        }
         let partitioned = match mma.partition(operand, &tensor.layout.layout, thread) {
             Ok((layout, offset)) => match tensor.layout.offset.add(&offset) {
                 Ok(offset) => Value::Tensor(Rc::new(Tensor {
@@ -157,5 +177,70 @@ impl<'a> Checker<'a> {
             return self.fragment_like(&partitioned, arg.span, Some(dtype));
         }
         partitioned
+    }
+
+    /// E0224: `true` unless a mode of `tensor` with a static extent is not a multiple
+    /// of the tile's extent there (`tile` names each mode it covers and its extent);
+    /// the partitioning would round the extent up and reach past the tensor. Run-time
+    /// extents are left to predication.
+    fn tile_divides(
+        &mut self,
+        tensor: &Tensor,
+        tile: &[(String, i64)],
+        method: &str,
+        tiled: &str,
+        span: Span,
+    ) -> bool {
+        let shape = tensor.layout.layout.shape().modes();
+        for ((mode, step), extent) in tile.iter().zip(&shape) {
+            let Some(extent) = extent.product().ok().and_then(|e| e.as_constant()) else {
+                continue;
+            };
+            if *step <= 0 || extent % step == 0 {
+                continue;
+            }
+            let covered = (extent / step + 1).saturating_mul(*step);
+            self.report(
+                Diagnostic::error(
+                    "E0224",
+                    format!(
+                        "`{method}` splits {mode} of extent {extent} into the {tiled}'s tiles of {step}: \
+                         {extent} is not a multiple of {step}, so the last tile reaches {covered}, past the tensor"
+                    ),
+                )
+                .with_primary(span, format!("{mode}: {extent} is not a multiple of {step}"))
+                .with_help(format!(
+                    "pad the tensor's {mode} to a multiple of {step}, change the thread layout so \
+                     the tile divides {extent}, or predicate the copy against an identity tensor"
+                )),
+            );
+            return false;
+        }
+        true
+    }
+
+    /// E0225: `true` unless the kernel's static block has fewer threads than the
+    /// `tiled` copy or MMA needs (`threads`), which would leave part of its tile unmoved.
+    pub(crate) fn block_has_threads(&mut self, threads: i64, tiled: &str, span: Span) -> bool {
+        let Some(block) = self.frame.block_threads else {
+            return true;
+        };
+        if threads <= block {
+            return true;
+        }
+        self.report(
+            Diagnostic::error(
+                "E0225",
+                format!(
+                    "this {tiled} needs {threads} threads, but the kernel's block has only {block}: \
+                     the threads past {block} never run, so part of every tile is never touched"
+                ),
+            )
+            .with_primary(span, format!("needs {threads} threads, the block has {block}"))
+            .with_help(format!(
+                "launch with `block({threads})`, or build the {tiled} with a thread layout of at most {block} threads"
+            )),
+        );
+        false
     }
 }

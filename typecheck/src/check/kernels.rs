@@ -205,6 +205,7 @@ impl<'a> Checker<'a> {
                     }
                 })
                 .try_fold(1i64, |product, extent| product.checked_mul(extent?));
+            self.frame.block_threads = threads;
             if let Some(threads) = threads
                 && threads > 1024
             {

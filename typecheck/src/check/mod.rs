@@ -99,6 +99,8 @@ pub(crate) struct Frame {
     pub(crate) is_function: bool,
     pub(crate) is_bench: bool,
     pub(crate) shared: Vec<SharedBuffer>,
+    /// The threads of the kernel's `block(...)`, when static (inlined functions inherit it).
+    pub(crate) block_threads: Option<i64>,
 }
 
 impl Frame {
@@ -112,6 +114,7 @@ impl Frame {
             is_function: false,
             is_bench: false,
             shared: Vec::new(),
+            block_threads: None,
         }
     }
 }
