@@ -67,24 +67,6 @@ pub fn is_float(element: Element) -> bool {
     )
 }
 
-/// The element type a `.cuk` dtype name denotes.
-pub fn element_named(name: &str) -> Option<Element> {
-    [
-        Element::F16,
-        Element::BF16,
-        Element::F32,
-        Element::F64,
-        Element::I8,
-        Element::U8,
-        Element::I32,
-        Element::U32,
-        Element::I64,
-        Element::U64,
-    ]
-    .into_iter()
-    .find(|element| element.name() == name)
-}
-
 /// `value` as `f32`, rounded to odd: when inexact, the result's last mantissa bit is set.
 /// Rounding that to a narrower float (to nearest even) then gives the same result as
 /// rounding `value` directly, since `f32` keeps more than two extra bits.
@@ -167,8 +149,8 @@ mod tests {
         for name in [
             "f16", "bf16", "f32", "f64", "i8", "u8", "i32", "u32", "i64", "u64",
         ] {
-            assert_eq!(element_named(name).map(Element::name), Some(name));
+            assert_eq!(Element::from_name(name).map(Element::name), Some(name));
         }
-        assert_eq!(element_named("bool"), None);
+        assert_eq!(Element::from_name("bool"), None);
     }
 }

@@ -7,7 +7,6 @@ use lang::ast::{Argument, BinaryOp, Expr, ExprKind, ItemKind, UnaryOp};
 
 use super::{Eval, Interpreter, Stop, Value};
 use crate::compare::{Tolerance, assert_close};
-use crate::element::element_named;
 use crate::ops::{self, Operand};
 use crate::random::mix;
 use crate::tensor::{Creation, Dense, Tensor};
@@ -105,7 +104,7 @@ impl Interpreter<'_> {
         if let Some(value) = self.module_const(name, span)? {
             return Ok(value);
         }
-        if let Some(element) = element_named(name) {
+        if let Some(element) = kir::Element::from_name(name) {
             return Ok(Value::Dtype(element));
         }
         Err(Stop::error(
