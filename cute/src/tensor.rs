@@ -165,7 +165,13 @@ impl Tensor {
         coord: &Coord<SymInt>,
     ) -> Result<Tensor, LayoutError> {
         let (layout, offset) = layout.slice(coord)?;
-        let offset = self.layout.offset.add(&offset)?;
+        self.relaid(layout, &offset)
+    }
+
+    /// The same elements seen through `layout`, starting `offset` past this tensor's
+    /// start: what slicing and partitioning a tensor make of it.
+    pub fn relaid(&self, layout: Layout<SymInt>, offset: &SymInt) -> Result<Tensor, LayoutError> {
+        let offset = self.layout.offset.add(offset)?;
         Ok(Tensor {
             layout: TensorLayout {
                 layout,

@@ -9,7 +9,7 @@ use std::rc::Rc;
 use cute::{Operand, Side, Tensor, TensorLayout, TiledCopy, TiledMma};
 use lang::ast::Name;
 use lang::{Diagnostic, Span};
-use layout::{Int, SymInt};
+use layout::SymInt;
 
 use crate::builtins::Arg;
 use crate::check::Checker;
@@ -74,15 +74,8 @@ impl<'a> Checker<'a> {
         };
         self.check_vector_access(copy, tensor, side, arg.span);
         match copy.partition(&tensor.layout.layout, side, thread) {
-            Ok((layout, offset)) => match tensor.layout.offset.add(&offset) {
-                Ok(offset) => Value::Tensor(Rc::new(Tensor {
-                    layout: TensorLayout {
-                        layout,
-                        offset,
-                        codomain: tensor.layout.codomain.clone(),
-                    },
-                    ..(**tensor).clone()
-                })),
+            Ok((layout, offset)) => match tensor.relaid(layout, &offset) {
+                Ok(partitioned) => Value::Tensor(Rc::new(partitioned)),
                 Err(error) => self.layout_error(span, name, &error),
             },
             Err(error) => self.layout_error(
@@ -154,15 +147,8 @@ impl<'a> Checker<'a> {
             return Value::Unknown;
         }
         let partitioned = match mma.partition(operand, &tensor.layout.layout, thread) {
-            Ok((layout, offset)) => match tensor.layout.offset.add(&offset) {
-                Ok(offset) => Value::Tensor(Rc::new(Tensor {
-                    layout: TensorLayout {
-                        layout,
-                        offset,
-                        codomain: tensor.layout.codomain.clone(),
-                    },
-                    ..(**tensor).clone()
-                })),
+            Ok((layout, offset)) => match tensor.relaid(layout, &offset) {
+                Ok(partitioned) => Value::Tensor(Rc::new(partitioned)),
                 Err(error) => return self.layout_error(span, name, &error),
             },
             Err(error) => {

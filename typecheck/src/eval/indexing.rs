@@ -3,7 +3,7 @@
 
 use std::rc::Rc;
 
-use cute::{Codomain, Dtype, Tensor, TensorLayout};
+use cute::{Codomain, Dtype, Tensor};
 use lang::ast::{Expr, Name};
 use lang::{Diagnostic, Span};
 use layout::{Coord, Int, IntTuple, SymInt};
@@ -156,15 +156,8 @@ impl<'a> Checker<'a> {
                 Ok(result) => result,
                 Err(error) => return self.layout_error(span, "this slice", &error),
             };
-            return match tensor.layout.offset.add(&offset) {
-                Ok(offset) => Value::Tensor(Rc::new(Tensor {
-                    layout: TensorLayout {
-                        layout: sliced,
-                        offset,
-                        codomain: tensor.layout.codomain.clone(),
-                    },
-                    ..(**tensor).clone()
-                })),
+            return match tensor.relaid(sliced, &offset) {
+                Ok(sliced) => Value::Tensor(Rc::new(sliced)),
                 Err(error) => self.layout_error(span, "this slice", &error),
             };
         }
