@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use std::fmt::Write;
 
 use cute::Target;
-use kir::{Inst, Kernel, Op, ParamKind, Special, Ty, UnOp, ValueId};
+use kir::{Inst, Kernel, Op, ParamKind, Special, Ty, UnOp, ValueId, Verified};
 
 use arithmetic::{arithmetic_suffix, math_instruction};
 
@@ -31,7 +31,7 @@ pub struct EmitOptions<'a> {
 
 /// The PTX module for `kernels`, or what could not be emitted.
 pub fn emit_module(
-    kernels: &[Kernel],
+    kernels: &[Verified],
     target: Target,
     options: &EmitOptions<'_>,
 ) -> Result<String, String> {
@@ -415,6 +415,11 @@ impl<'k, 'o> Emitter<'k, 'o> {
                 let text = format!("cp.async.wait_group {groups};");
                 self.emit(&text);
             }
+            Op::Shuffle { .. }
+            | Op::Atomic { .. }
+            | Op::For { .. }
+            | Op::If { .. }
+            | Op::Loop { .. } => return Err(format!("{:?} is not emitted yet", inst.op)),
         }
         Ok(())
     }

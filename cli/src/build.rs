@@ -75,7 +75,7 @@ pub struct Compiled {
     /// Every diagnostic.
     pub diagnostics: Vec<Diagnostic>,
     /// The kernels, when there was no error.
-    pub kernels: Vec<kir::Kernel>,
+    pub kernels: Vec<kir::Verified>,
     /// Time spent loading, parsing, checking and lowering.
     pub front_end: Duration,
 }

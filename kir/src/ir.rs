@@ -1,6 +1,9 @@
-//! The instructions: a kernel body is a straight list of instructions over typed
-//! values, each value defined once, each instruction carrying the span of the source
-//! that produced it.
+//! The instructions: a kernel body is a list of instructions over typed values, each
+//! value defined once, each instruction carrying the span of the source that produced
+//! it. Control flow is structured: a loop or a branch is one instruction holding
+//! [`Region`]s, and the values that change across it (a loop counter, an
+//! accumulator, a stage index) are the region's parameters, yielded at its end and
+//! returned as the instruction's results, as in MLIR's `scf` dialect.
 
 use lang::Span;
 
@@ -180,6 +183,66 @@ impl UnOp {
     }
 }
 
+/// A warp shuffle's pattern (`shfl.sync`'s mode).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ShuffleMode {
+    /// From lane `lane - delta`; lanes below `delta` keep their own value.
+    Up,
+    /// From lane `lane + delta`; lanes at or beyond `32 - delta` keep their own value.
+    Down,
+    /// From lane `lane ^ mask`.
+    Xor,
+    /// From lane `source`.
+    Index,
+}
+
+impl ShuffleMode {
+    /// The name in the text form.
+    pub fn name(self) -> &'static str {
+        match self {
+            ShuffleMode::Up => "up",
+            ShuffleMode::Down => "down",
+            ShuffleMode::Xor => "xor",
+            ShuffleMode::Index => "idx",
+        }
+    }
+}
+
+/// A read-modify-write of memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AtomicOp {
+    /// `*address += value`.
+    Add,
+    /// `*address = max(*address, value)`.
+    Max,
+    /// `*address = min(*address, value)`.
+    Min,
+}
+
+impl AtomicOp {
+    /// The name in the text form and in PTX.
+    pub fn name(self) -> &'static str {
+        match self {
+            AtomicOp::Add => "add",
+            AtomicOp::Max => "max",
+            AtomicOp::Min => "min",
+        }
+    }
+}
+
+/// A nested list of instructions: its parameters (defined on entry), its body, and
+/// the values it yields on exit (to its next iteration or to its instruction's
+/// results). Values defined inside are visible only inside.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Region {
+    /// The values defined on entry.
+    pub params: Vec<ValueId>,
+    /// The instructions.
+    pub body: Vec<Inst>,
+    /// The values handed on at the end.
+    pub yields: Vec<ValueId>,
+}
+
 /// What an instruction does.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Op {
@@ -251,6 +314,71 @@ pub enum Op {
     CpAsyncCommit,
     /// `cp.async.wait_group n`.
     CpAsyncWait(i64),
+    /// `shfl.sync` over the whole warp: the value of another lane, chosen by `lane`
+    /// (a delta, a mask or a lane index, an i32). Every lane of the warp executes it.
+    Shuffle {
+        /// The pattern.
+        mode: ShuffleMode,
+        /// The value sent (32 bits).
+        value: ValueId,
+        /// The delta, mask or source lane.
+        lane: ValueId,
+    },
+    /// An atomic read-modify-write of `address + offset` bytes: `red` without a
+    /// result, `atom` (the old value) with one.
+    Atomic {
+        /// The operation.
+        op: AtomicOp,
+        /// The memory space.
+        space: Space,
+        /// The base address.
+        address: ValueId,
+        /// A byte offset folded into the instruction.
+        offset: i64,
+        /// The operand.
+        value: ValueId,
+    },
+    /// `for counter in start..end`: `body.params` are the counter (the type of
+    /// `start` and `end`) and then one per carried value, initialised from `inits`;
+    /// `body.yields` carry them to the next iteration; the results are their values
+    /// after the last (the inits when there is none).
+    For {
+        /// The first counter value.
+        start: ValueId,
+        /// One past the last.
+        end: ValueId,
+        /// The carried values' initial values.
+        inits: Vec<ValueId>,
+        /// The body.
+        body: Region,
+        /// Whether every thread of a warp runs the same iterations (`bra.uni`).
+        uniform: bool,
+    },
+    /// `if condition { then } else { otherwise }`: neither region has parameters; each
+    /// yields one value per result.
+    If {
+        /// A pred.
+        condition: ValueId,
+        /// Runs when it is true.
+        then: Region,
+        /// Runs when it is false.
+        otherwise: Region,
+        /// Whether every thread of a warp takes the same side (`bra.uni`).
+        uniform: bool,
+    },
+    /// A do-while loop: `body.params` are the carried values, initialised from
+    /// `inits`; the body runs, then runs again with its yields while `condition` (a
+    /// pred the body defines) is true; the results are the last yields.
+    Loop {
+        /// The carried values' initial values.
+        inits: Vec<ValueId>,
+        /// The body.
+        body: Region,
+        /// Defined in the body: whether to go round again.
+        condition: ValueId,
+        /// Whether every thread of a warp goes round the same number of times.
+        uniform: bool,
+    },
 }
 
 /// An instruction: what it does, what it defines, where it came from.
@@ -300,13 +428,7 @@ impl Kernel {
 
     /// Appends an instruction defining one value of each of `tys`.
     pub fn push_many(&mut self, op: Op, tys: &[Ty], span: Span) -> Vec<ValueId> {
-        let results: Vec<ValueId> = tys
-            .iter()
-            .map(|ty| {
-                self.values.push(*ty);
-                ValueId(u32::try_from(self.values.len() - 1).unwrap_or(u32::MAX))
-            })
-            .collect();
+        let results: Vec<ValueId> = tys.iter().map(|ty| self.new_value(*ty)).collect();
         self.body.push(Inst {
             op,
             results: results.clone(),
@@ -322,5 +444,25 @@ impl Kernel {
             results: Vec::new(),
             span,
         });
+    }
+
+    /// A new value of type `ty` that no instruction in the body defines yet: a
+    /// region's parameter, or the result of an instruction built elsewhere.
+    pub fn new_value(&mut self, ty: Ty) -> ValueId {
+        self.values.push(ty);
+        ValueId(u32::try_from(self.values.len() - 1).unwrap_or(u32::MAX))
+    }
+}
+
+impl Op {
+    /// The regions the instruction holds, in execution order.
+    pub fn regions(&self) -> Vec<&Region> {
+        match self {
+            Op::For { body, .. } | Op::Loop { body, .. } => vec![body],
+            Op::If {
+                then, otherwise, ..
+            } => vec![then, otherwise],
+            _ => Vec::new(),
+        }
     }
 }

@@ -13,9 +13,12 @@ pub mod signature;
 mod text;
 mod verify;
 
-pub use ir::{BinOp, CmpOp, Inst, Kernel, Op, Space, Special, Ty, UnOp, ValueId};
+pub use ir::{
+    AtomicOp, BinOp, CmpOp, Inst, Kernel, Op, Region, ShuffleMode, Space, Special, Ty, UnOp,
+    ValueId,
+};
 pub use signature::{
     Alignment, Assumption, Element, HostExpr, IntParam, Launch, Param, ParamKind, Signature,
 };
 pub use text::{binary_name, compare_name, to_text, unary_name};
-pub use verify::{operands, verify};
+pub use verify::{Verified, operands, verify};

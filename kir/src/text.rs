@@ -1,9 +1,10 @@
 //! The text form of KIR (`cukc build --emit kir`): one instruction a line, each with
-//! the source line it came from.
+//! the source line it came from; a region is a braced block, indented, ending in
+//! `yield` with the values it hands on.
 
 use std::fmt::Write;
 
-use crate::ir::{BinOp, CmpOp, Inst, Kernel, Op, Special, UnOp};
+use crate::ir::{BinOp, CmpOp, Inst, Kernel, Op, Special, UnOp, ValueId};
 
 /// `kernel` as text; `line_of` turns a byte offset into a 1-based source line.
 pub fn to_text(kernel: &Kernel, line_of: &dyn Fn(u32) -> u32) -> String {
@@ -41,16 +42,107 @@ pub fn to_text(kernel: &Kernel, line_of: &dyn Fn(u32) -> u32) -> String {
             alignment.param, alignment.bytes, alignment.reason
         );
     }
-    for inst in &kernel.body {
-        let _ = writeln!(
-            out,
-            "  {:<56} ; line {}",
-            instruction(kernel, inst),
-            line_of(inst.span.start)
-        );
-    }
+    instructions(&mut out, kernel, &kernel.body, 1, line_of);
     out.push_str("}\n");
     out
+}
+
+fn instructions(
+    out: &mut String,
+    kernel: &Kernel,
+    body: &[Inst],
+    depth: usize,
+    line_of: &dyn Fn(u32) -> u32,
+) {
+    let indent = "  ".repeat(depth);
+    for inst in body {
+        let text = format!("{indent}{}", instruction(kernel, inst));
+        let _ = writeln!(out, "{text:<58} ; line {}", line_of(inst.span.start));
+        let regions = inst.op.regions();
+        for (index, region) in regions.iter().enumerate() {
+            instructions(out, kernel, &region.body, depth + 1, line_of);
+            let condition = match &inst.op {
+                Op::Loop { condition, .. } => format!(" while %{}", condition.0),
+                _ => String::new(),
+            };
+            let _ = writeln!(
+                out,
+                "{indent}  yield{}{condition}",
+                values(&region.yields, " ")
+            );
+            let close = if index + 1 < regions.len() {
+                " else {"
+            } else {
+                ""
+            };
+            let _ = writeln!(out, "{indent}}}{close}");
+        }
+    }
+}
+
+/// `%1, %2` after `lead`, or nothing.
+fn values(values: &[ValueId], lead: &str) -> String {
+    if values.is_empty() {
+        return String::new();
+    }
+    let names: Vec<String> = values.iter().map(|value| format!("%{}", value.0)).collect();
+    format!("{lead}{}", names.join(", "))
+}
+
+/// `carry(%4:f32 = %2, ...)` for a region's carried parameters, or nothing.
+fn carry(kernel: &Kernel, params: &[ValueId], inits: &[ValueId]) -> String {
+    if params.is_empty() {
+        return String::new();
+    }
+    let pairs: Vec<String> = params
+        .iter()
+        .zip(inits)
+        .map(|(param, init)| format!("%{}:{} = %{}", param.0, kernel.ty(*param).name(), init.0))
+        .collect();
+    format!(" carry({})", pairs.join(", "))
+}
+
+fn uniformity(uniform: bool) -> &'static str {
+    if uniform { " uniform" } else { "" }
+}
+
+/// The header of a region instruction, up to its opening brace.
+fn region_header(kernel: &Kernel, op: &Op) -> Option<String> {
+    let text = match op {
+        Op::For {
+            start,
+            end,
+            inits,
+            body,
+            uniform,
+        } => {
+            let counter = body.params.first().map_or("%?".to_owned(), |counter| {
+                format!("%{}:{}", counter.0, kernel.ty(*counter).name())
+            });
+            let carried = carry(kernel, body.params.get(1..).unwrap_or_default(), inits);
+            format!(
+                "for {counter} in %{}..%{}{carried}{}",
+                start.0,
+                end.0,
+                uniformity(*uniform)
+            )
+        }
+        Op::If {
+            condition, uniform, ..
+        } => format!("if %{}{}", condition.0, uniformity(*uniform)),
+        Op::Loop {
+            inits,
+            body,
+            uniform,
+            ..
+        } => format!(
+            "loop{}{}",
+            carry(kernel, &body.params, inits),
+            uniformity(*uniform)
+        ),
+        _ => return None,
+    };
+    Some(format!("{text} {{"))
 }
 
 fn instruction(kernel: &Kernel, inst: &Inst) -> String {
@@ -60,8 +152,8 @@ fn instruction(kernel: &Kernel, inst: &Inst) -> String {
         .map(|value| format!("%{}:{}", value.0, kernel.ty(*value).name()))
         .collect::<Vec<_>>()
         .join(", ");
-    let v = |value: &crate::ValueId| format!("%{}", value.0);
-    let predicated = |predicate: &Option<crate::ValueId>| {
+    let v = |value: &ValueId| format!("%{}", value.0);
+    let predicated = |predicate: &Option<ValueId>| {
         predicate.map_or(String::new(), |predicate| format!(" if %{}", predicate.0))
     };
     let op = match &inst.op {
@@ -123,6 +215,25 @@ fn instruction(kernel: &Kernel, inst: &Inst) -> String {
         Op::WarpBarrier => "warp_barrier".to_owned(),
         Op::CpAsyncCommit => "cp_async_commit".to_owned(),
         Op::CpAsyncWait(groups) => format!("cp_async_wait {groups}"),
+        Op::Shuffle { mode, value, lane } => {
+            format!("shuffle.{} {}, {}", mode.name(), v(value), v(lane))
+        }
+        Op::Atomic {
+            op,
+            space,
+            address,
+            offset,
+            value,
+        } => format!(
+            "atomic.{}.{} [{}+{offset}], {}",
+            op.name(),
+            space.name(),
+            v(address),
+            v(value)
+        ),
+        Op::For { .. } | Op::If { .. } | Op::Loop { .. } => {
+            region_header(kernel, &inst.op).unwrap_or_default()
+        }
     };
     if results.is_empty() {
         op

@@ -1,33 +1,156 @@
-//! The verifier: every value defined once before its uses, operands of the types
-//! their instructions need, vector widths the hardware has.
+//! The verifier: every value defined once before its uses and used only where it is
+//! visible (inside the region that defines it and the regions nested there),
+//! operands of the types their instructions need, vector widths the hardware has,
+//! regions whose parameters, yields and results agree. Its success is a
+//! [`Verified`] kernel, the only kind the PTX emitter takes.
 
-use crate::ir::{Inst, Kernel, Op, Ty, ValueId};
+use std::ops::Deref;
+
+use crate::ir::{Inst, Kernel, Op, Region, Ty, ValueId};
+
+/// A kernel that passed [`verify`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Verified(Kernel);
+
+impl Verified {
+    /// The kernel.
+    pub fn into_inner(self) -> Kernel {
+        self.0
+    }
+}
+
+impl Deref for Verified {
+    type Target = Kernel;
+
+    fn deref(&self) -> &Kernel {
+        &self.0
+    }
+}
 
 /// Checks `kernel`; the first problem found, in words, naming the instruction.
-pub fn verify(kernel: &Kernel) -> Result<(), String> {
-    let mut defined = vec![false; kernel.values.len()];
-    for (index, inst) in kernel.body.iter().enumerate() {
-        let fail = |problem: String| Err(format!("instruction {index} ({:?}): {problem}", inst.op));
-        for operand in operands(inst) {
-            if !defined.get(operand.0 as usize).copied().unwrap_or(false) {
-                return fail(format!("uses %{} before it is defined", operand.0));
-            }
-        }
-        if let Err(problem) = check_types(kernel, inst) {
-            return fail(problem);
-        }
-        for result in &inst.results {
-            match defined.get_mut(result.0 as usize) {
-                Some(slot) if !*slot => *slot = true,
-                Some(_) => return fail(format!("defines %{} a second time", result.0)),
-                None => return fail(format!("defines %{} which has no type", result.0)),
+pub fn verify(kernel: Kernel) -> Result<Verified, (Kernel, String)> {
+    let mut scope = Scope {
+        kernel: &kernel,
+        defined: vec![false; kernel.values.len()],
+        ever: vec![false; kernel.values.len()],
+    };
+    match scope.instructions(&kernel.body, "") {
+        Ok(()) => Ok(Verified(kernel)),
+        Err(problem) => Err((kernel, problem)),
+    }
+}
+
+/// Which values are visible at the current point, and which were ever defined.
+struct Scope<'k> {
+    kernel: &'k Kernel,
+    defined: Vec<bool>,
+    ever: Vec<bool>,
+}
+
+impl Scope<'_> {
+    fn define(&mut self, value: ValueId) -> Result<(), String> {
+        let index = value.0 as usize;
+        match self.ever.get(index) {
+            None => Err(format!("defines %{} which has no type", value.0)),
+            Some(true) => Err(format!("defines %{} a second time", value.0)),
+            Some(false) => {
+                self.ever[index] = true;
+                self.defined[index] = true;
+                Ok(())
             }
         }
     }
-    Ok(())
+
+    fn visible(&self, value: ValueId) -> Result<(), String> {
+        if self.defined.get(value.0 as usize).copied().unwrap_or(false) {
+            Ok(())
+        } else if self.ever.get(value.0 as usize).copied().unwrap_or(false) {
+            Err(format!(
+                "uses %{} outside the region that defines it",
+                value.0
+            ))
+        } else {
+            Err(format!("uses %{} before it is defined", value.0))
+        }
+    }
+
+    /// Checks a list of instructions; what they define stays visible after.
+    fn instructions(&mut self, body: &[Inst], path: &str) -> Result<(), String> {
+        for (index, inst) in body.iter().enumerate() {
+            let at = format!("{path}{index}");
+            let fail =
+                |problem: String| format!("instruction {at} ({}): {problem}", short(&inst.op));
+            for operand in operands(inst) {
+                self.visible(operand).map_err(fail)?;
+            }
+            check_types(self.kernel, inst).map_err(fail)?;
+            self.regions(inst, &at).map_err(|problem| {
+                if problem.starts_with("instruction ") {
+                    problem
+                } else {
+                    fail(problem)
+                }
+            })?;
+            for result in &inst.results {
+                self.define(*result).map_err(fail)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks a region: its parameters, its body and its yields, whose values are then
+    /// out of scope again. `condition` must be defined inside (a loop's).
+    fn region(
+        &mut self,
+        region: &Region,
+        path: &str,
+        condition: Option<ValueId>,
+    ) -> Result<(), String> {
+        let before = self.defined.clone();
+        for param in &region.params {
+            self.define(*param)?;
+        }
+        self.instructions(&region.body, &format!("{path}."))?;
+        for value in region.yields.iter().chain(&condition) {
+            self.visible(*value)?;
+        }
+        if let Some(condition) = condition
+            && (before[condition.0 as usize] || self.kernel.ty(condition) != Ty::Pred)
+        {
+            return Err("a loop's condition is a pred its body defines".to_owned());
+        }
+        self.defined = before;
+        Ok(())
+    }
+
+    fn regions(&mut self, inst: &Inst, path: &str) -> Result<(), String> {
+        match &inst.op {
+            Op::For { body, .. } => self.region(body, path, None),
+            Op::Loop {
+                body, condition, ..
+            } => self.region(body, path, Some(*condition)),
+            Op::If {
+                then, otherwise, ..
+            } => {
+                self.region(then, &format!("{path}.then"), None)?;
+                self.region(otherwise, &format!("{path}.else"), None)
+            }
+            _ => Ok(()),
+        }
+    }
 }
 
-/// The values an instruction reads.
+/// An instruction named without its regions, for messages.
+fn short(op: &Op) -> String {
+    match op {
+        Op::For { .. } => "for".to_owned(),
+        Op::If { .. } => "if".to_owned(),
+        Op::Loop { .. } => "loop".to_owned(),
+        other => format!("{other:?}"),
+    }
+}
+
+/// The values an instruction reads (not those its regions read inside).
 pub fn operands(inst: &Inst) -> Vec<ValueId> {
     match &inst.op {
         Op::ConstInt(_)
@@ -40,7 +163,17 @@ pub fn operands(inst: &Inst) -> Vec<ValueId> {
         | Op::CpAsyncCommit
         | Op::CpAsyncWait(_) => Vec::new(),
         Op::Unary(_, a) | Op::Convert(a) | Op::Unpack(a) => vec![*a],
-        Op::Binary(_, a, b) | Op::Compare(_, a, b) | Op::Pack(a, b) => vec![*a, *b],
+        Op::Binary(_, a, b)
+        | Op::Compare(_, a, b)
+        | Op::Pack(a, b)
+        | Op::Shuffle {
+            value: a, lane: b, ..
+        }
+        | Op::Atomic {
+            address: a,
+            value: b,
+            ..
+        } => vec![*a, *b],
         Op::Select(c, a, b) => vec![*c, *a, *b],
         Op::Load {
             address, predicate, ..
@@ -63,6 +196,14 @@ pub fn operands(inst: &Inst) -> Vec<ValueId> {
             .map(|(_, value, _)| *value)
             .chain(*predicate)
             .collect(),
+        Op::For {
+            start, end, inits, ..
+        } => [*start, *end]
+            .into_iter()
+            .chain(inits.iter().copied())
+            .collect(),
+        Op::If { condition, .. } => vec![*condition],
+        Op::Loop { inits, .. } => inits.clone(),
     }
 }
 
@@ -164,6 +305,85 @@ fn check_types(kernel: &Kernel, inst: &Inst) -> Result<(), String> {
             }
         }
         Op::Barrier | Op::WarpBarrier | Op::CpAsyncCommit | Op::CpAsyncWait(_) => want_results(0),
+        Op::Shuffle { value, lane, .. } => {
+            want_results(1)?;
+            if ty(*value).bits() != 32 || result != Some(ty(*value)) || ty(*lane) != Ty::I32 {
+                return Err("a shuffle moves a 32-bit value by an i32 lane".to_owned());
+            }
+            Ok(())
+        }
+        Op::Atomic {
+            space,
+            address,
+            value,
+            ..
+        } => {
+            if inst.results.len() > 1 || result.is_some_and(|result| result != ty(*value)) {
+                return Err("an atomic returns nothing or the old value".to_owned());
+            }
+            if !matches!(ty(*value), Ty::I32 | Ty::I64 | Ty::F32) {
+                return Err(format!("an atomic on {}", ty(*value).name()));
+            }
+            check_access(kernel, *space, *address, None, &[*value])
+        }
+        Op::For {
+            start,
+            end,
+            inits,
+            body,
+            ..
+        } => {
+            if ty(*start) != ty(*end)
+                || !ty(*start).is_integer()
+                || body.params.first().map(|counter| ty(*counter)) != Some(ty(*start))
+            {
+                return Err("a loop's bounds and counter are integers of one type".to_owned());
+            }
+            carried(kernel, inst, inits, &body.params[1..], &body.yields)
+        }
+        Op::Loop { inits, body, .. } => carried(kernel, inst, inits, &body.params, &body.yields),
+        Op::If {
+            condition,
+            then,
+            otherwise,
+            ..
+        } => {
+            if ty(*condition) != Ty::Pred {
+                return Err("the condition is not a pred".to_owned());
+            }
+            if !then.params.is_empty() || !otherwise.params.is_empty() {
+                return Err("a branch has no parameters".to_owned());
+            }
+            carried(kernel, inst, &[], &inst.results, &then.yields)?;
+            carried(kernel, inst, &[], &inst.results, &otherwise.yields)
+        }
+    }
+}
+
+/// Carried values agree in number and type: initial values (when given), region
+/// parameters, yields and the instruction's results.
+fn carried(
+    kernel: &Kernel,
+    inst: &Inst,
+    inits: &[ValueId],
+    params: &[ValueId],
+    yields: &[ValueId],
+) -> Result<(), String> {
+    let types = |values: &[ValueId]| values.iter().map(|v| kernel.ty(*v)).collect::<Vec<_>>();
+    let want = types(params);
+    let agree = (matches!(inst.op, Op::If { .. }) || types(inits) == want)
+        && types(yields) == want
+        && types(&inst.results) == want;
+    if agree {
+        Ok(())
+    } else {
+        Err(format!(
+            "carried values disagree: inits {:?}, parameters {:?}, yields {:?}, results {:?}",
+            types(inits),
+            want,
+            types(yields),
+            types(&inst.results)
+        ))
     }
 }
 
@@ -250,7 +470,7 @@ mod tests {
             },
             span,
         );
-        assert_eq!(verify(&k), Ok(()));
+        assert!(verify(k).is_ok());
     }
 
     #[test]
@@ -260,7 +480,7 @@ mod tests {
         let a = mixed.push(Op::ConstInt(1), Ty::I32, span);
         let b = mixed.push(Op::ConstInt(1), Ty::I64, span);
         mixed.push(Op::Binary(BinOp::Add, a, b), Ty::I32, span);
-        assert!(verify(&mixed).unwrap_err().contains("differ"));
+        assert!(verify(mixed).unwrap_err().1.contains("differ"));
 
         let mut narrow = kernel();
         let address = narrow.push(Op::ConstInt(0), Ty::I32, span);
@@ -275,10 +495,93 @@ mod tests {
             },
             span,
         );
-        assert!(verify(&narrow).unwrap_err().contains("address is i64"));
+        assert!(verify(narrow).unwrap_err().1.contains("address is i64"));
 
         let mut early = kernel();
         early.push(Op::Convert(ValueId(5)), Ty::I64, span);
-        assert!(verify(&early).unwrap_err().contains("before it is defined"));
+        assert!(
+            verify(early)
+                .unwrap_err()
+                .1
+                .contains("before it is defined")
+        );
+    }
+
+    /// `for i in 0..n { acc = acc + 1.0 }` with `acc` carried.
+    fn counting_loop(k: &mut Kernel, leak: bool) -> ValueId {
+        let span = Span::empty(0);
+        let start = k.push(Op::ConstInt(0), Ty::I64, span);
+        let end = k.push(Op::ConstInt(8), Ty::I64, span);
+        let zero = k.push(Op::ConstFloat(0.0), Ty::F32, span);
+        let counter = k.new_value(Ty::I64);
+        let acc = k.new_value(Ty::F32);
+        let one = k.new_value(Ty::F32);
+        let sum = k.new_value(Ty::F32);
+        let result = k.new_value(Ty::F32);
+        let body = vec![
+            Inst {
+                op: Op::ConstFloat(1.0),
+                results: vec![one],
+                span,
+            },
+            Inst {
+                op: Op::Binary(BinOp::Add, acc, one),
+                results: vec![sum],
+                span,
+            },
+        ];
+        k.body.push(Inst {
+            op: Op::For {
+                start,
+                end,
+                inits: vec![zero],
+                body: Region {
+                    params: vec![counter, acc],
+                    body,
+                    yields: vec![sum],
+                },
+                uniform: true,
+            },
+            results: vec![result],
+            span,
+        });
+        if leak { sum } else { result }
+    }
+
+    #[test]
+    fn regions_scope_their_values() {
+        let span = Span::empty(0);
+        for leak in [false, true] {
+            let mut k = kernel();
+            let address = k.push(Op::Param(0), Ty::I64, span);
+            let value = counting_loop(&mut k, leak);
+            k.push_effect(
+                Op::Store {
+                    space: Space::Global,
+                    address,
+                    offset: 0,
+                    values: vec![value],
+                    predicate: None,
+                },
+                span,
+            );
+            let verified = verify(k);
+            if leak {
+                assert!(verified.unwrap_err().1.contains("outside the region"));
+            } else {
+                assert!(verified.is_ok());
+            }
+        }
+    }
+
+    #[test]
+    fn carried_values_must_agree() {
+        let mut k = kernel();
+        counting_loop(&mut k, false);
+        let Op::For { inits, .. } = &mut k.body[3].op else {
+            panic!("the loop is the fourth instruction");
+        };
+        inits.clear();
+        assert!(verify(k).unwrap_err().1.contains("carried values disagree"));
     }
 }

@@ -42,7 +42,7 @@ pub struct Lowered {
     /// The typechecker's diagnostics, then lowering's.
     pub diagnostics: Vec<Diagnostic>,
     /// Every kernel instantiation the file uses, when the file has no errors.
-    pub kernels: Vec<kir::Kernel>,
+    pub kernels: Vec<kir::Verified>,
 }
 
 impl Lowered {
@@ -77,7 +77,7 @@ pub fn lower_file(module: &Module, target: Target) -> Lowered {
 }
 
 /// Lowers one traced kernel instantiation.
-pub fn lower_trace(trace: &KernelTrace) -> Result<kir::Kernel, Vec<Diagnostic>> {
+pub fn lower_trace(trace: &KernelTrace) -> Result<kir::Verified, Vec<Diagnostic>> {
     let unsupported: Vec<Diagnostic> = trace
         .effects
         .iter()
@@ -114,8 +114,8 @@ pub fn lower_trace(trace: &KernelTrace) -> Result<kir::Kernel, Vec<Diagnostic>> 
         builder.effect(effect);
     }
     let kernel = builder.finish()?;
-    if let Err(problem) = kir::verify(&kernel) {
-        return Err(vec![
+    kir::verify(kernel).map_err(|(_, problem)| {
+        vec![
             Diagnostic::error(
                 "E0301",
                 format!(
@@ -125,9 +125,8 @@ pub fn lower_trace(trace: &KernelTrace) -> Result<kir::Kernel, Vec<Diagnostic>> 
             )
             .with_primary(trace.span, "while lowering this kernel")
             .with_note(problem),
-        ]);
-    }
-    Ok(kernel)
+        ]
+    })
 }
 
 fn dedup(mut diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
