@@ -28,16 +28,14 @@ impl Deref for Verified {
 }
 
 /// Checks `kernel`; the first problem found, in words, naming the instruction.
-pub fn verify(kernel: Kernel) -> Result<Verified, (Kernel, String)> {
+pub fn verify(kernel: Kernel) -> Result<Verified, String> {
     let mut scope = Scope {
         kernel: &kernel,
         defined: vec![false; kernel.values.len()],
         ever: vec![false; kernel.values.len()],
     };
-    match scope.instructions(&kernel.body, "") {
-        Ok(()) => Ok(Verified(kernel)),
-        Err(problem) => Err((kernel, problem)),
-    }
+    scope.instructions(&kernel.body, "")?;
+    Ok(Verified(kernel))
 }
 
 /// Which values are visible at the current point, and which were ever defined.
@@ -480,7 +478,7 @@ mod tests {
         let a = mixed.push(Op::ConstInt(1), Ty::I32, span);
         let b = mixed.push(Op::ConstInt(1), Ty::I64, span);
         mixed.push(Op::Binary(BinOp::Add, a, b), Ty::I32, span);
-        assert!(verify(mixed).unwrap_err().1.contains("differ"));
+        assert!(verify(mixed).unwrap_err().contains("differ"));
 
         let mut narrow = kernel();
         let address = narrow.push(Op::ConstInt(0), Ty::I32, span);
@@ -495,16 +493,11 @@ mod tests {
             },
             span,
         );
-        assert!(verify(narrow).unwrap_err().1.contains("address is i64"));
+        assert!(verify(narrow).unwrap_err().contains("address is i64"));
 
         let mut early = kernel();
         early.push(Op::Convert(ValueId(5)), Ty::I64, span);
-        assert!(
-            verify(early)
-                .unwrap_err()
-                .1
-                .contains("before it is defined")
-        );
+        assert!(verify(early).unwrap_err().contains("before it is defined"));
     }
 
     /// `for i in 0..n { acc = acc + 1.0 }` with `acc` carried.
@@ -567,7 +560,7 @@ mod tests {
             );
             let verified = verify(k);
             if leak {
-                assert!(verified.unwrap_err().1.contains("outside the region"));
+                assert!(verified.unwrap_err().contains("outside the region"));
             } else {
                 assert!(verified.is_ok());
             }
@@ -582,6 +575,6 @@ mod tests {
             panic!("the loop is the fourth instruction");
         };
         inits.clear();
-        assert!(verify(k).unwrap_err().1.contains("carried values disagree"));
+        assert!(verify(k).unwrap_err().contains("carried values disagree"));
     }
 }

@@ -114,7 +114,7 @@ pub fn lower_trace(trace: &KernelTrace) -> Result<kir::Verified, Vec<Diagnostic>
         builder.effect(effect);
     }
     let kernel = builder.finish()?;
-    kir::verify(kernel).map_err(|(_, problem)| {
+    kir::verify(kernel).map_err(|problem| {
         vec![
             Diagnostic::error(
                 "E0301",
