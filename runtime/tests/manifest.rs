@@ -14,7 +14,7 @@ fn signatures(file: &str) -> Vec<kir::Signature> {
     lowered
         .kernels
         .into_iter()
-        .map(|kernel| kernel.signature)
+        .map(|kernel| kernel.into_inner().signature)
         .collect()
 }
 
