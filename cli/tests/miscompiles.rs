@@ -31,6 +31,18 @@ fn line(kir: &str, line: u32) -> Vec<String> {
         .collect()
 }
 
+/// The value that the instruction starting with `op` at source line `line` defines.
+fn defined(kir: &str, line: u32, op: &str) -> String {
+    kir.lines()
+        .filter(|text| text.ends_with(&format!("; line {line}")))
+        .find_map(|text| {
+            let (value, rest) = text.trim().split_once(" = ")?;
+            rest.starts_with(op)
+                .then(|| value.split(':').next().unwrap_or("").to_owned())
+        })
+        .unwrap_or_else(|| panic!("no `{op}` at line {line} in\n{kir}"))
+}
+
 #[test]
 fn math_functions_compute_their_functions() {
     let kir = kir("math_functions");
@@ -98,19 +110,15 @@ fn a_load_reads_where_the_program_reads_it() {
     let kir = kir("load_before_overwrite");
     // `let v = s[t]` loads on its line, before the barrier and the store of 0.0; the
     // store to y writes that load.
-    let load = line(&kir, 16);
-    assert_eq!(load, ["load.shared [%14+0]"], "{kir}");
+    let loaded = defined(&kir, 16, "load.shared");
+    let zero = defined(&kir, 18, "const 0.0");
     let position = |needle: &str| kir.find(needle).unwrap();
-    assert!(position("load.shared") < position("store.shared [%14+0], %16"));
-    assert!(
-        line(&kir, 20).contains(&"store.global [%18+0], %15".to_owned()),
-        "{kir}"
-    );
+    assert!(position(&format!("{loaded}:f32 = load.shared")) < position(&format!(", {zero} ")));
+    let stored = |line_number| line(&kir, line_number).last().cloned().unwrap_or_default();
+    assert!(stored(20).ends_with(&format!(", {loaded}")), "{kir}");
     // The fragment's value before the fill goes to z, not the fill.
-    assert!(
-        line(&kir, 29).contains(&"store.global [%22+0], %19".to_owned()),
-        "{kir}"
-    );
+    let fragment = defined(&kir, 24, "load.global");
+    assert!(stored(29).ends_with(&format!(", {fragment}")), "{kir}");
 }
 
 #[test]
@@ -119,8 +127,13 @@ fn a_predicated_copy_into_registers_keeps_the_masked_values() {
     let copy = line(&kir, 17);
     let selects = copy.iter().filter(|op| op.starts_with("select %")).count();
     assert_eq!(selects, 4, "{copy:?}");
-    assert!(copy.contains(&"select %9, %27, %0".to_owned()), "{copy:?}");
-    assert_eq!(line(&kir, 12), ["const 7.0"; 4]);
+    // Each select keeps the filled 7.0 where the predicate is false.
+    let seven = defined(&kir, 12, "const 7.0");
+    let keeps = copy
+        .iter()
+        .filter(|op| op.starts_with("select %") && op.ends_with(&format!(", {seven}")))
+        .count();
+    assert_eq!(keeps, 4, "{copy:?}");
 }
 
 #[test]

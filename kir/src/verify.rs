@@ -150,58 +150,65 @@ fn short(op: &Op) -> String {
 
 /// The values an instruction reads (not those its regions read inside).
 pub fn operands(inst: &Inst) -> Vec<ValueId> {
-    match &inst.op {
-        Op::ConstInt(_)
-        | Op::ConstFloat(_)
-        | Op::Param(_)
-        | Op::Special(_)
-        | Op::SharedBase
-        | Op::Barrier
-        | Op::WarpBarrier
-        | Op::CpAsyncCommit
-        | Op::CpAsyncWait(_) => Vec::new(),
-        Op::Unary(_, a) | Op::Convert(a) | Op::Unpack(a) => vec![*a],
-        Op::Binary(_, a, b)
-        | Op::Compare(_, a, b)
-        | Op::Pack(a, b)
-        | Op::Shuffle {
-            value: a, lane: b, ..
+    inst.op.operands()
+}
+
+impl Op {
+    /// The values the operation reads (not those its regions read inside).
+    pub fn operands(&self) -> Vec<ValueId> {
+        match self {
+            Op::ConstInt(_)
+            | Op::ConstFloat(_)
+            | Op::Param(_)
+            | Op::Special(_)
+            | Op::SharedBase
+            | Op::Barrier
+            | Op::WarpBarrier
+            | Op::CpAsyncCommit
+            | Op::CpAsyncWait(_) => Vec::new(),
+            Op::Unary(_, a) | Op::Convert(a) | Op::Unpack(a) => vec![*a],
+            Op::Binary(_, a, b)
+            | Op::Compare(_, a, b)
+            | Op::Pack(a, b)
+            | Op::Shuffle {
+                value: a, lane: b, ..
+            }
+            | Op::Atomic {
+                address: a,
+                value: b,
+                ..
+            } => vec![*a, *b],
+            Op::Select(c, a, b) => vec![*c, *a, *b],
+            Op::Load {
+                address, predicate, ..
+            } => std::iter::once(*address).chain(*predicate).collect(),
+            Op::Store {
+                address,
+                values,
+                predicate,
+                ..
+            } => std::iter::once(*address)
+                .chain(values.iter().copied())
+                .chain(*predicate)
+                .collect(),
+            Op::Atom {
+                operands,
+                predicate,
+                ..
+            } => operands
+                .iter()
+                .map(|(_, value, _)| *value)
+                .chain(*predicate)
+                .collect(),
+            Op::For {
+                start, end, inits, ..
+            } => [*start, *end]
+                .into_iter()
+                .chain(inits.iter().copied())
+                .collect(),
+            Op::If { condition, .. } => vec![*condition],
+            Op::Loop { inits, .. } => inits.clone(),
         }
-        | Op::Atomic {
-            address: a,
-            value: b,
-            ..
-        } => vec![*a, *b],
-        Op::Select(c, a, b) => vec![*c, *a, *b],
-        Op::Load {
-            address, predicate, ..
-        } => std::iter::once(*address).chain(*predicate).collect(),
-        Op::Store {
-            address,
-            values,
-            predicate,
-            ..
-        } => std::iter::once(*address)
-            .chain(values.iter().copied())
-            .chain(*predicate)
-            .collect(),
-        Op::Atom {
-            operands,
-            predicate,
-            ..
-        } => operands
-            .iter()
-            .map(|(_, value, _)| *value)
-            .chain(*predicate)
-            .collect(),
-        Op::For {
-            start, end, inits, ..
-        } => [*start, *end]
-            .into_iter()
-            .chain(inits.iter().copied())
-            .collect(),
-        Op::If { condition, .. } => vec![*condition],
-        Op::Loop { inits, .. } => inits.clone(),
     }
 }
 

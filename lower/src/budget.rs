@@ -4,8 +4,9 @@
 //! Checking a kernel is symbolic, so a copy of a million-element fragment or a copy
 //! under a 4,096-iteration `static` loop checks in milliseconds; lowering expands each
 //! copied or stored value into instructions, and ptxas then takes minutes on the result.
-//! Before expanding anything, lowering adds up what each effect would expand to and
-//! stops at the first that passes [`MAX_EXPANDED_VALUES`], with `E0222` at its line.
+//! Before expanding anything, lowering adds up what each effect would expand to (a
+//! run-time loop's body counts once: it is emitted once) and stops at the first that
+//! passes [`MAX_EXPANDED_VALUES`], with `E0222` at its line.
 
 use cute::Tensor;
 use lang::Diagnostic;
@@ -18,7 +19,9 @@ pub const MAX_EXPANDED_VALUES: u64 = 65_536;
 /// `E0222` at the first effect that takes the kernel past [`MAX_EXPANDED_VALUES`].
 pub(crate) fn check(trace: &KernelTrace) -> Result<(), Vec<Diagnostic>> {
     let mut total: u64 = 0;
-    for effect in &trace.effects {
+    let mut effects: Vec<&Effect> = Vec::new();
+    flatten(&trace.effects, &mut effects);
+    for effect in effects {
         let values = expanded_values(effect);
         total = total.saturating_add(values);
         if total > MAX_EXPANDED_VALUES {
@@ -44,6 +47,22 @@ pub(crate) fn check(trace: &KernelTrace) -> Result<(), Vec<Diagnostic>> {
         }
     }
     Ok(())
+}
+
+/// The effects in program order, the bodies of regions in place of the regions.
+pub(crate) fn flatten<'t>(effects: &'t [Effect], out: &mut Vec<&'t Effect>) {
+    for effect in effects {
+        match effect {
+            Effect::For { body, .. } | Effect::Loop { body, .. } => flatten(body, out),
+            Effect::If {
+                then, otherwise, ..
+            } => {
+                flatten(then, out);
+                flatten(otherwise, out);
+            }
+            other => out.push(other),
+        }
+    }
 }
 
 /// How many values `effect` expands to: a copy or whole-fragment load or store one per element, any

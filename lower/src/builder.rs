@@ -1,7 +1,7 @@
-//! The lowering state of one kernel: the KIR being built, the run-time integers
-//! already computed (each symbolic expression is computed once, `integers.rs`), the
-//! current value of every register-fragment element (`memory.rs`) and what each load
-//! read; and the effects, lowered one by one in program order.
+//! The lowering state of one kernel: the KIR being built in its open regions
+//! (`regions.rs`), the run-time integers already computed (each symbolic expression is
+//! computed once, `integers.rs`), what each load read and what each variable holds;
+//! and the effects, lowered one by one in program order.
 
 use std::collections::HashMap;
 
@@ -12,12 +12,17 @@ use lang::{Diagnostic, Span};
 use layout::SymInt;
 use typecheck::trace::{Effect, KernelTrace, LoadId};
 
+use crate::regions::{Frame, Kind};
 use crate::signature::shared_layout;
 
 /// The lowering state of one kernel.
 pub(crate) struct Builder<'t> {
     pub(crate) trace: &'t KernelTrace,
     pub(crate) kernel: Kernel,
+    /// The open regions, the kernel's body first.
+    pub(crate) frames: Vec<Frame>,
+    /// The depth of the region that defines each value, indexed by [`ValueId`].
+    pub(crate) depths: Vec<usize>,
     pub(crate) shared_offsets: Vec<i64>,
     pub(crate) ints: HashMap<SymInt, ValueId>,
     pub(crate) constants: HashMap<(i64, Ty), ValueId>,
@@ -26,11 +31,10 @@ pub(crate) struct Builder<'t> {
     pub(crate) loaded_variables: Vec<String>,
     pub(crate) param_addresses: HashMap<usize, ValueId>,
     pub(crate) shared_base: Option<ValueId>,
-    pub(crate) fragments: HashMap<(u32, i64), ValueId>,
     /// What each load read, by its identity: one value, or a fragment's values.
     pub(crate) loads: HashMap<LoadId, Vec<ValueId>>,
     /// Pure instructions already emitted, by their text: computed once.
-    pub(crate) pure: HashMap<String, ValueId>,
+    pub(crate) pure_cache: HashMap<String, ValueId>,
     /// Partial sums of symbolic terms already emitted, by their terms.
     pub(crate) sums: HashMap<Vec<String>, ValueId>,
     /// Symbolic terms in the order they were first computed.
@@ -51,6 +55,8 @@ impl<'t> Builder<'t> {
         Builder {
             trace,
             kernel: Kernel::new(signature, trace.span),
+            frames: vec![Frame::new(Kind::Body)],
+            depths: Vec::new(),
             shared_offsets,
             ints: HashMap::new(),
             constants: HashMap::new(),
@@ -58,9 +64,8 @@ impl<'t> Builder<'t> {
             loaded_variables: Vec::new(),
             param_addresses: HashMap::new(),
             shared_base: None,
-            fragments: HashMap::new(),
             loads: HashMap::new(),
-            pure: HashMap::new(),
+            pure_cache: HashMap::new(),
             sums: HashMap::new(),
             seen_terms: HashMap::new(),
             recent: HashMap::new(),
@@ -75,6 +80,7 @@ impl<'t> Builder<'t> {
         if !self.diagnostics.is_empty() {
             return Err(crate::dedup(self.diagnostics));
         }
+        self.kernel.body = self.take_body();
         self.kernel.signature.assumptions = self.assumptions;
         self.kernel.signature.alignments = self.alignments;
         Ok(self.kernel)
@@ -131,12 +137,51 @@ impl<'t> Builder<'t> {
                     }
                 }
             }
-            Effect::Barrier(_) => self.kernel.push_effect(Op::Barrier, self.span),
-            Effect::WarpBarrier(_) => self.kernel.push_effect(Op::WarpBarrier, self.span),
-            Effect::CpAsyncCommit(_) => self.kernel.push_effect(Op::CpAsyncCommit, self.span),
-            Effect::CpAsyncWait(groups, _) => {
-                self.kernel.push_effect(Op::CpAsyncWait(*groups), self.span);
-            }
+            Effect::Barrier(_) => self.push_effect(Op::Barrier),
+            Effect::WarpBarrier(_) => self.push_effect(Op::WarpBarrier),
+            Effect::CpAsyncCommit(_) => self.push_effect(Op::CpAsyncCommit),
+            Effect::CpAsyncWait(groups, _) => self.push_effect(Op::CpAsyncWait(*groups)),
+            Effect::WriteCell {
+                cell, dtype, value, ..
+            } => self.write_cell(*cell, *dtype, value),
+            Effect::ReadCell {
+                cell,
+                dtype,
+                variable,
+                ..
+            } => self.read_cell(*cell, *dtype, variable),
+            Effect::For {
+                counter,
+                start,
+                end,
+                body,
+                ..
+            } => self.lower_for(counter, (start, end), body),
+            Effect::If {
+                condition,
+                then,
+                otherwise,
+                ..
+            } => self.lower_if(condition, then, otherwise),
+            Effect::Loop {
+                body, condition, ..
+            } => self.lower_loop(body, condition),
+            Effect::Shuffle {
+                mode,
+                value,
+                lane,
+                variable,
+                dtype,
+                ..
+            } => self.shuffle(*mode, (value, lane), variable, *dtype),
+            Effect::Atomic {
+                op,
+                tensor,
+                index,
+                value,
+                old,
+                ..
+            } => self.atomic(*op, (tensor, index), value, old.as_deref()),
             Effect::Unsupported(what, _) => {
                 self.unsupported(format!("lowering does not handle {what}"))
             }

@@ -122,17 +122,14 @@ impl Builder<'_> {
             self.unsupported(format!("`{}` with a register operand", atom.display_name()));
             return;
         };
-        self.kernel.push_effect(
-            Op::Atom {
-                template: atom.ptx.clone(),
-                operands: vec![
-                    ("dst".to_owned(), dst, dst_offset),
-                    ("src".to_owned(), src, src_offset),
-                ],
-                predicate: guard,
-            },
-            self.span,
-        );
+        self.push_effect(Op::Atom {
+            template: atom.ptx.clone(),
+            operands: vec![
+                ("dst".to_owned(), dst, dst_offset),
+                ("src".to_owned(), src, src_offset),
+            ],
+            predicate: guard,
+        });
     }
 
     /// Moves values through registers: vector words when both sides are contiguous
@@ -181,7 +178,7 @@ impl Builder<'_> {
             else {
                 return;
             };
-            self.kernel.push_many(
+            self.push_many(
                 Op::Load {
                     space,
                     address,
@@ -189,7 +186,6 @@ impl Builder<'_> {
                     predicate: guard,
                 },
                 &vec![word; count],
-                self.span,
             )
         };
         // Write them.
@@ -207,16 +203,13 @@ impl Builder<'_> {
             offset,
         }) = self.place(destination, destination_index)
         {
-            self.kernel.push_effect(
-                Op::Store {
-                    space,
-                    address,
-                    offset,
-                    values,
-                    predicate: guard,
-                },
-                self.span,
-            );
+            self.push_effect(Op::Store {
+                space,
+                address,
+                offset,
+                values,
+                predicate: guard,
+            });
         }
     }
 
@@ -229,7 +222,7 @@ impl Builder<'_> {
             .chunks(2)
             .map(|pair| {
                 let (low, high) = (pair[0], *pair.get(1).unwrap_or(&pair[0]));
-                self.kernel.push(Op::Pack(low, high), Ty::B32, self.span)
+                self.pure(Op::Pack(low, high), Ty::B32)
             })
             .collect()
     }
@@ -241,11 +234,7 @@ impl Builder<'_> {
             if self.kernel.ty(*word).bits() == element.bits() {
                 elements.push(self.convert(*word, element));
             } else {
-                elements.extend(self.kernel.push_many(
-                    Op::Unpack(*word),
-                    &[element, element],
-                    self.span,
-                ));
+                elements.extend(self.pure_many(Op::Unpack(*word), &[element, element]));
             }
         }
         elements

@@ -13,21 +13,39 @@ impl Builder<'_> {
         if let Some(known) = self.constants.get(&(value, ty)) {
             return *known;
         }
-        let id = self.kernel.push(Op::ConstInt(value), ty, self.span);
+        let id = self.define_at(0, Op::ConstInt(value), &[ty])[0];
         self.constants.insert((value, ty), id);
         id
     }
 
-    /// Emits a pure instruction once: the same operation on the same values reuses
-    /// the first result.
+    /// Emits a pure instruction once, in the outermost open region where its operands
+    /// are defined: the same operation on the same values reuses the first result.
     pub(crate) fn pure(&mut self, op: Op, ty: Ty) -> ValueId {
         let key = format!("{op:?}:{}", ty.name());
-        if let Some(known) = self.pure.get(&key) {
+        if let Some(known) = self.pure_cache.get(&key) {
             return *known;
         }
-        let value = self.kernel.push(op, ty, self.span);
-        self.pure.insert(key, value);
+        let depth = op
+            .operands()
+            .into_iter()
+            .map(|operand| self.depth_of(operand))
+            .max()
+            .unwrap_or(0);
+        let value = self.define_at(depth, op, &[ty])[0];
+        self.pure_cache.insert(key, value);
         value
+    }
+
+    /// Emits a pure instruction with several results, in the outermost open region
+    /// where its operands are defined.
+    pub(crate) fn pure_many(&mut self, op: Op, tys: &[Ty]) -> Vec<ValueId> {
+        let depth = op
+            .operands()
+            .into_iter()
+            .map(|operand| self.depth_of(operand))
+            .max()
+            .unwrap_or(0);
+        self.define_at(depth, op, tys)
     }
 
     pub(crate) fn binary(&mut self, op: BinOp, a: ValueId, b: ValueId) -> ValueId {

@@ -17,16 +17,23 @@
 //! - swizzled shared memory computes its xor and shift on the run-time index;
 //! - shared buffers are laid out at 128-byte boundaries.
 //!
-//! What lowering cannot do yet (run-time control flow, `gemm`) is an `E0301` at the
-//! source line. Lowering never panics; a kernel it builds passes [`kir::verify`].
+//! - run-time loops and branches become KIR regions, and the locals and register
+//!   fragments they change are carried through the regions' parameters
+//!   ([`regions`], [`control`]).
+//!
+//! What lowering cannot do yet (`gemm`, `break`) is an `E0301` at the source line.
+//! Lowering never panics; a kernel it builds passes [`kir::verify`].
 
 mod budget;
 mod builder;
+mod control;
 mod copy;
 mod integers;
 mod memory;
+mod regions;
 mod signature;
 mod terms;
+mod warp;
 
 use cute::Target;
 use lang::ast::Module;
@@ -78,8 +85,9 @@ pub fn lower_file(module: &Module, target: Target) -> Lowered {
 
 /// Lowers one traced kernel instantiation.
 pub fn lower_trace(trace: &KernelTrace) -> Result<kir::Verified, Vec<Diagnostic>> {
-    let unsupported: Vec<Diagnostic> = trace
-        .effects
+    let mut effects = Vec::new();
+    budget::flatten(&trace.effects, &mut effects);
+    let unsupported: Vec<Diagnostic> = effects
         .iter()
         .filter_map(|effect| match effect {
             Effect::Unsupported(what, span) => Some(

@@ -7,6 +7,7 @@ use kir::{Alignment, Assumption, BinOp, Op, Space, Ty, ValueId};
 use layout::{SymFactor, SymInt};
 
 use crate::builder::{Builder, dtype_ty};
+use crate::regions::Slot;
 
 /// Where an element lives: in memory at `address + offset` bytes, or in a register.
 pub(crate) enum Place {
@@ -238,7 +239,7 @@ impl Builder<'_> {
         if let Some(base) = self.shared_base {
             return base;
         }
-        let base = self.kernel.push(Op::SharedBase, Ty::I32, self.span);
+        let base = self.define_at(0, Op::SharedBase, &[Ty::I32])[0];
         self.shared_base = Some(base);
         base
     }
@@ -257,7 +258,7 @@ impl Builder<'_> {
                 space,
                 address,
                 offset,
-            } => Some(self.kernel.push(
+            } => Some(self.push(
                 Op::Load {
                     space,
                     address,
@@ -265,7 +266,6 @@ impl Builder<'_> {
                     predicate,
                 },
                 ty,
-                self.span,
             )),
         }
     }
@@ -296,7 +296,7 @@ impl Builder<'_> {
                         self.pure(Op::Select(predicate, value, previous), ty)
                     }
                 };
-                self.fragments.insert((fragment, index), value);
+                self.write_slot(Slot::Register(fragment, index), value);
             }
             Some(Place::Memory {
                 space,
@@ -307,16 +307,13 @@ impl Builder<'_> {
                     self.unsupported("bool tensors in memory".to_owned());
                     return;
                 }
-                self.kernel.push_effect(
-                    Op::Store {
-                        space,
-                        address,
-                        offset,
-                        values: vec![value],
-                        predicate,
-                    },
-                    self.span,
-                );
+                self.push_effect(Op::Store {
+                    space,
+                    address,
+                    offset,
+                    values: vec![value],
+                    predicate,
+                });
             }
             None => {}
         }
@@ -324,15 +321,16 @@ impl Builder<'_> {
 
     /// A fragment element's current value (zero before any store).
     pub(crate) fn register(&mut self, fragment: u32, index: i64, ty: Ty) -> ValueId {
-        if let Some(value) = self.fragments.get(&(fragment, index)) {
-            return *value;
-        }
-        let zero = match ty {
-            Ty::F32 | Ty::F64 => self.pure(Op::ConstFloat(0.0), ty),
-            _ => self.constant(0, ty),
+        let slot = Slot::Register(fragment, index);
+        let value = match self.read_slot(slot, ty) {
+            Some(value) => value,
+            None => {
+                let zero = self.zero(ty);
+                self.write_slot(slot, zero);
+                zero
+            }
         };
-        self.fragments.insert((fragment, index), zero);
-        zero
+        self.convert(value, ty)
     }
 
     /// Records that a vector access of `width` elements at `index` of a global tensor

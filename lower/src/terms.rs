@@ -21,9 +21,7 @@ impl Builder<'_> {
             Term::Float(value, dtype) => {
                 let ty = self.scalar_ty(*dtype)?;
                 let arithmetic = arithmetic_ty(ty);
-                let constant = self
-                    .kernel
-                    .push(Op::ConstFloat(*value), arithmetic, self.span);
+                let constant = self.pure(Op::ConstFloat(*value), arithmetic);
                 Some(self.convert(constant, ty))
             }
             Term::Bool(value) => Some(self.constant(i64::from(*value), Ty::Pred)),
@@ -31,6 +29,13 @@ impl Builder<'_> {
                 self.unsupported(format!("a {dtype} scalar parameter"));
                 None
             }
+            Term::Variable(name, _) => match self.variables.get(name) {
+                Some(value) => Some(*value),
+                None => {
+                    self.unsupported(format!("the run-time value `{name}` here"));
+                    None
+                }
+            },
             Term::Loaded(id) => {
                 let values = self.loads.get(id)?;
                 match values.as_slice() {
@@ -48,7 +53,7 @@ impl Builder<'_> {
                     UnaryOp::Not => (UnOp::Not, ty),
                 };
                 let operand = self.convert(value, work);
-                let result = self.kernel.push(Op::Unary(op, operand), work, self.span);
+                let result = self.pure(Op::Unary(op, operand), work);
                 Some(self.convert(result, ty))
             }
             Term::Convert(dtype, operand) => {
@@ -71,11 +76,7 @@ impl Builder<'_> {
                 let right = self.via_f32(right, work);
                 let (left, right) = (self.convert(left, work), self.convert(right, work));
                 if let Some(compare) = comparison(*op) {
-                    return Some(self.kernel.push(
-                        Op::Compare(compare, left, right),
-                        Ty::Pred,
-                        self.span,
-                    ));
+                    return Some(self.pure(Op::Compare(compare, left, right), Ty::Pred));
                 }
                 let Some(op) = arithmetic(*op) else {
                     self.unsupported(format!("the operator `{}` on the GPU", op.symbol()));
@@ -134,6 +135,10 @@ impl Builder<'_> {
             MathFn::Log => {
                 let log2 = unary(self, UnOp::Log2, x);
                 scaled(self, log2, std::f64::consts::LN_2)
+            }
+            MathFn::Fma => {
+                self.unsupported("`fma`".to_owned());
+                return None;
             }
             MathFn::Min | MathFn::Max => {
                 let op = if function == MathFn::Min {

@@ -85,5 +85,5 @@ fn the_gemm_is_not_lowered_yet_and_says_where() {
         .collect();
     assert!(!errors.is_empty());
     let start = errors[0].span().start as usize;
-    assert!(source[start..].starts_with('{'), "the loop body");
+    assert!(source[start..].starts_with("gemm("), "the `gemm` call");
 }

@@ -308,6 +308,7 @@ impl<'a> Checker<'a> {
                         value,
                         mutable: false,
                         span: generic.name.span,
+                        cell: None,
                     },
                 );
             }
@@ -318,6 +319,7 @@ impl<'a> Checker<'a> {
                         value: value.clone(),
                         mutable: false,
                         span: param.span,
+                        cell: None,
                     },
                 );
             }

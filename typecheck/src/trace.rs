@@ -1,12 +1,17 @@
 //! What a kernel does at run time, as the checker found it: the input of lowering.
 //!
-//! Checking a kernel evaluates everything const; what remains for the GPU is a list
-//! of [`Effect`]s (copies, element stores, barriers) over tensors whose layouts are
-//! already evaluated, and [`Term`]s for the run-time scalars those effects store. A
-//! tensor knows where its elements live ([`cute::Base`]), so lowering needs no names: an
+//! Checking a kernel evaluates everything const; what remains for the GPU is a
+//! residual program: a tree of [`Effect`]s in program order (copies, loads and
+//! stores, barriers, and the run-time loops and branches that hold more effects) over
+//! tensors whose layouts are already evaluated, and [`Term`]s for the run-time scalars
+//! those effects compute. Every value that is not a pure function of others has an
+//! identity: a load's [`LoadId`], a variable that a [`Effect::ReadCell`], a shuffle or
+//! an atomic defines. Mutable locals that change under run-time control flow are
+//! cells, written by [`Effect::WriteCell`] and read by [`Effect::ReadCell`]. A tensor
+//! knows where its elements live ([`cute::Base`]), so lowering needs no names: an
 //! element's address is its base plus its layout evaluated at a coordinate, an
 //! expression in the kernel's run-time integers ([`SymInt`] variables: parameters,
-//! `thread_idx.x`, `block_idx.y`, ...).
+//! `thread_idx.x`, `block_idx.y`, loop counters, cell reads).
 
 use std::rc::Rc;
 
@@ -34,6 +39,9 @@ pub enum Term {
     Loaded(LoadId),
     /// `op a`.
     Unary(UnaryOp, Rc<Term>),
+    /// The value of a named run-time variable that is not an integer: a float or bool
+    /// cell's read, a shuffle's or an atomic's result.
+    Variable(String, Dtype),
     /// `a op b`, arithmetic, comparison or logic; `dtype` is the operands' type.
     Binary {
         /// The operator.
@@ -79,6 +87,8 @@ pub enum MathFn {
     Min,
     /// `max(x, y)`.
     Max,
+    /// `fma(x, y, z)`, `x * y + z` rounded once.
+    Fma,
 }
 
 impl MathFn {
@@ -94,6 +104,7 @@ impl MathFn {
             "abs" => MathFn::Abs,
             "min" => MathFn::Min,
             "max" => MathFn::Max,
+            "fma" => MathFn::Fma,
             _ => return None,
         })
     }
@@ -103,6 +114,34 @@ impl MathFn {
 /// iterations included, gets its own.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct LoadId(pub u32);
+
+/// A mutable local that changes under run-time control flow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CellId(pub u32);
+
+/// A warp shuffle's pattern.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shuffle {
+    /// `shfl_up(value, delta)`.
+    Up,
+    /// `shfl_down(value, delta)`.
+    Down,
+    /// `shfl_xor(value, mask)`.
+    Xor,
+    /// `shfl_idx(value, lane)`.
+    Index,
+}
+
+/// An atomic read-modify-write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Atomic {
+    /// `atomic_add`.
+    Add,
+    /// `atomic_max`.
+    Max,
+    /// `atomic_min`.
+    Min,
+}
 
 /// One thing a kernel does at run time, in program order.
 #[derive(Clone, Debug, PartialEq)]
@@ -163,6 +202,94 @@ pub enum Effect {
     CpAsyncCommit(Span),
     /// `cp_async_wait_group(n)`.
     CpAsyncWait(i64, Span),
+    /// Sets a cell to a value.
+    WriteCell {
+        /// The cell.
+        cell: CellId,
+        /// The cell's type (integers are carried as `i64`).
+        dtype: Dtype,
+        /// The value.
+        value: Rc<Term>,
+        /// The assignment, or the control flow the cell enters.
+        span: Span,
+    },
+    /// Reads a cell into a new variable (a [`SymInt`] variable for an integer cell, a
+    /// [`Term::Variable`] otherwise).
+    ReadCell {
+        /// The cell.
+        cell: CellId,
+        /// Its type.
+        dtype: Dtype,
+        /// The variable defined.
+        variable: String,
+        /// Where.
+        span: Span,
+    },
+    /// `for counter in start..end { body }` at run time.
+    For {
+        /// The counter's [`SymInt`] variable.
+        counter: String,
+        /// The first value.
+        start: SymInt,
+        /// One past the last.
+        end: SymInt,
+        /// What each iteration does.
+        body: Vec<Effect>,
+        /// The loop.
+        span: Span,
+    },
+    /// `if condition { then } else { otherwise }` at run time.
+    If {
+        /// A bool.
+        condition: Rc<Term>,
+        /// Runs when it is true.
+        then: Vec<Effect>,
+        /// Runs when it is false.
+        otherwise: Vec<Effect>,
+        /// The `if`.
+        span: Span,
+    },
+    /// A loop that runs `body`, then again while `condition` (computed by the body)
+    /// holds: a `while` loop is one whose body tests its condition first.
+    Loop {
+        /// What each iteration does.
+        body: Vec<Effect>,
+        /// A bool computed in the body.
+        condition: Rc<Term>,
+        /// The loop.
+        span: Span,
+    },
+    /// A warp shuffle: every lane of the warp sends `value` and receives another
+    /// lane's, defining `variable`.
+    Shuffle {
+        /// The pattern.
+        mode: Shuffle,
+        /// What is sent (32 bits).
+        value: Rc<Term>,
+        /// The delta, mask or source lane.
+        lane: Rc<Term>,
+        /// The value received.
+        variable: String,
+        /// Its type.
+        dtype: Dtype,
+        /// The call.
+        span: Span,
+    },
+    /// An atomic read-modify-write of one element of a global or shared tensor.
+    Atomic {
+        /// The operation.
+        op: Atomic,
+        /// The tensor.
+        tensor: Rc<Tensor>,
+        /// The layout's value of the element.
+        index: SymInt,
+        /// The operand.
+        value: Rc<Term>,
+        /// The variable that holds the old value, when it is used.
+        old: Option<String>,
+        /// The call.
+        span: Span,
+    },
     /// Something lowering cannot do yet, with what it is.
     Unsupported(String, Span),
 }
@@ -178,6 +305,13 @@ pub fn effect_span(effect: &Effect) -> Span {
         | Effect::WarpBarrier(span)
         | Effect::CpAsyncCommit(span)
         | Effect::CpAsyncWait(_, span)
+        | Effect::WriteCell { span, .. }
+        | Effect::ReadCell { span, .. }
+        | Effect::For { span, .. }
+        | Effect::If { span, .. }
+        | Effect::Loop { span, .. }
+        | Effect::Shuffle { span, .. }
+        | Effect::Atomic { span, .. }
         | Effect::Unsupported(_, span) => *span,
     }
 }

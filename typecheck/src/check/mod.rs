@@ -13,6 +13,7 @@
 //! (instantiations, launches, parameters, traces), `statements`, `types` (declared
 //! types) and `reporting` (diagnostics and budgets).
 
+pub(crate) mod control;
 mod items;
 mod kernels;
 mod names;
@@ -30,7 +31,7 @@ use lang::{Diagnostic, Span};
 use layout::SymInt;
 
 use crate::callee::ItemId;
-use crate::trace::{Effect, KernelTrace, LoadId, Term, effect_span};
+use crate::trace::{Effect, KernelTrace, LoadId, Term};
 use crate::value::{Origin, Value};
 use crate::{Binding, stdlib};
 
@@ -65,6 +66,8 @@ pub(crate) struct Local {
     pub(crate) value: Value,
     pub(crate) mutable: bool,
     pub(crate) span: Span,
+    /// The cell that holds it once run-time control flow assigns it.
+    pub(crate) cell: Option<crate::trace::CellId>,
 }
 
 /// One module the checker resolves names in.
@@ -217,6 +220,8 @@ pub(crate) struct Tracing {
     pub(crate) fragments: u32,
     /// The number of loads given an identity.
     pub(crate) loads: u32,
+    /// The number of cells given out.
+    pub(crate) cells: u32,
     /// Whether the element being indexed is an assignment's target, not a load.
     pub(crate) target_only: bool,
     /// Where expression types go, for editors (`expr_types.rs`).
@@ -274,23 +279,14 @@ impl<'a> Checker<'a> {
         self.tracing.fragments
     }
 
-    /// Records what the kernel being traced does at run time. Inside run-time control
-    /// flow the effect is recorded as not lowerable (lowering handles straight-line
-    /// kernels).
+    /// Records what the kernel being traced does at run time, in the region being
+    /// traced. Code of the stdlib is recorded at the user's line that called it.
     pub(crate) fn emit(&mut self, effect: Effect) {
-        if self.frame.context != Context::Device || self.names.current_module != 0 {
+        if self.frame.context != Context::Device {
             return;
         }
-        let dyn_control = self.frame.dyn_control;
         if let Some(trace) = &mut self.tracing.trace {
-            trace.effects.push(if dyn_control > 0 {
-                Effect::Unsupported(
-                    "an effect under run-time control flow".to_owned(),
-                    effect_span(&effect),
-                )
-            } else {
-                effect
-            });
+            trace.effects.push(effect);
         }
     }
 
@@ -307,8 +303,6 @@ impl<'a> Checker<'a> {
         if !self.tracing_kernel()
             || self.tracing.target_only
             || self.frame.context != Context::Device
-            || self.names.current_module != 0
-            || self.frame.dyn_control > 0
         {
             return None;
         }

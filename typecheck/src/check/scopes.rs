@@ -25,6 +25,7 @@ impl<'a> Checker<'a> {
                     value,
                     mutable,
                     span: name.span,
+                    cell: None,
                 },
             );
         }

@@ -1,5 +1,5 @@
-//! Statements: blocks, `let` and patterns, `static` loops unrolled, run-time loops
-//! and branches evaluated once with what they assign made dyn.
+//! Statements: blocks, `let` and patterns, `static` loops unrolled, `if const`
+//! decided; run-time loops and branches are `control.rs`.
 
 use std::collections::HashMap;
 
@@ -9,7 +9,9 @@ use lang::ast::{Block, Name, Pattern, PatternKind, Stmt, StmtKind};
 use crate::BindingKind;
 use crate::check::{Checker, Context, UNROLL_LIMIT, WORK_LIMIT};
 use crate::trace::Effect;
-use crate::value::{IntType, Known, Origin, Value};
+use layout::SymInt;
+
+use crate::value::{IntType, Known, Value};
 
 impl<'a> Checker<'a> {
     pub(crate) fn eval_block(&mut self, block: &'a Block) -> Value {
@@ -73,6 +75,12 @@ impl<'a> Checker<'a> {
                         "nothing to return from",
                     );
                 }
+                if self.frame.dyn_control > 0 {
+                    self.emit(Effect::Unsupported(
+                        "`return` inside run-time control flow".to_owned(),
+                        statement.span,
+                    ));
+                }
                 self.frame.returns.push(result);
             }
             StmtKind::Break | StmtKind::Continue => {
@@ -88,6 +96,11 @@ impl<'a> Checker<'a> {
                         format!("`{word}` outside a loop"),
                         "not in a loop",
                     );
+                } else {
+                    self.emit(Effect::Unsupported(
+                        "`break` and `continue`".to_owned(),
+                        statement.span,
+                    ));
                 }
             }
             StmtKind::Empty | StmtKind::Error => {}
@@ -98,23 +111,17 @@ impl<'a> Checker<'a> {
                 start,
                 end,
                 body,
-            } => self.eval_for(variable, *unrolled, start, end, body),
+            } => self.eval_for(variable, *unrolled, (start, end), body, statement.span),
             StmtKind::Block(block) => {
                 self.eval_block(block);
             }
             StmtKind::While { condition, body } => {
-                let value = self.eval(condition);
-                self.expect_bool(&value, condition.span, "a `while` condition");
-                self.dyn_region(body, |checker| {
-                    checker.frame.loops += 1;
-                    checker.eval_block(body);
-                    checker.frame.loops -= 1;
-                });
+                self.run_time_while(condition, body, statement.span)
             }
             StmtKind::If {
                 branches,
                 otherwise,
-            } => self.eval_if(branches, otherwise.as_ref()),
+            } => self.eval_if_chain(branches, otherwise.as_ref(), statement.span),
         }
     }
 
@@ -131,9 +138,9 @@ impl<'a> Checker<'a> {
         &mut self,
         variable: &'a Name,
         unrolled: bool,
-        start: &'a lang::ast::Expr,
-        end: &'a lang::ast::Expr,
+        (start, end): (&'a lang::ast::Expr, &'a lang::ast::Expr),
         body: &'a Block,
+        span: Span,
     ) {
         let start_value = self.eval(start);
         let end_value = self.eval(end);
@@ -180,149 +187,67 @@ impl<'a> Checker<'a> {
             return;
         }
         let mut ty = IntType::Int;
+        let mut symbolic = Vec::new();
         for (value, span) in bounds {
-            if let Some(Value::Int { ty: bound_ty, .. }) =
-                self.expect_int(value, span, "a loop bound").map(|_| value)
+            if let Some(Value::Int {
+                ty: bound_ty,
+                value: bound,
+            }) = self.expect_int(value, span, "a loop bound").map(|_| value)
             {
                 ty = self.unify_int_types(ty, *bound_ty, span).unwrap_or(ty);
+                symbolic.push(bound.clone());
             }
         }
-        let origin = Origin {
-            reason: format!("`{}` is the counter of a run-time loop", variable.text),
-            span: Some(variable.span),
-            term: None,
-        };
-        let counter = Value::Int {
-            ty,
-            value: self.fresh_variable(&variable.text, origin),
-        };
-        self.dyn_region(body, |checker| {
-            checker.frame.loops += 1;
-            checker.scopes.push(HashMap::new());
-            checker.bind(variable, counter, false, BindingKind::Local);
-            checker.eval_block(body);
-            checker.scopes.pop();
-            checker.frame.loops -= 1;
+        let [first, last] = symbolic.try_into().unwrap_or_else(|_| {
+            let unknown = SymInt::constant(0);
+            [unknown.clone(), unknown]
         });
+        self.run_time_for(variable, (first, last), ty, body, span);
     }
 
-    pub(crate) fn eval_if(
+    /// An `if` chain from `branches`: `if const` branches decided now, the first
+    /// run-time condition traced as a branch whose `else` is the rest of the chain.
+    pub(crate) fn eval_if_chain(
         &mut self,
         branches: &'a [lang::ast::IfBranch],
         otherwise: Option<&'a Block>,
+        span: Span,
     ) {
-        // Whether a run-time condition came before: what follows it runs under it.
-        let mut run_time = false;
-        for branch in branches {
+        for (index, branch) in branches.iter().enumerate() {
             let condition = self.eval(&branch.condition);
-            if branch.is_const {
-                match condition {
-                    Value::Bool(Known::Const(true)) => {
-                        self.eval_branch(&branch.body, run_time);
-                        return;
-                    }
-                    Value::Bool(Known::Const(false)) => continue,
-                    Value::Bool(Known::Dyn(origin)) => {
-                        self.require_const_failed(
-                            "the condition of `if const`",
-                            branch.condition.span,
-                            &origin,
-                        );
-                        return;
-                    }
-                    Value::Unknown => return,
-                    other => {
-                        self.error(
-                            "E0216",
-                            branch.condition.span,
-                            format!("a condition is a bool, not a {}", other.type_name()),
-                            "not a bool",
-                        );
-                        return;
-                    }
+            if !branch.is_const {
+                let rest = (&branches[index + 1..], otherwise);
+                self.run_time_if(&condition, branch, rest, span);
+                return;
+            }
+            match condition {
+                Value::Bool(Known::Const(true)) => {
+                    self.eval_block(&branch.body);
+                    return;
+                }
+                Value::Bool(Known::Const(false)) => continue,
+                Value::Bool(Known::Dyn(origin)) => {
+                    self.require_const_failed(
+                        "the condition of `if const`",
+                        branch.condition.span,
+                        &origin,
+                    );
+                    return;
+                }
+                Value::Unknown => return,
+                other => {
+                    self.error(
+                        "E0216",
+                        branch.condition.span,
+                        format!("a condition is a bool, not a {}", other.type_name()),
+                        "not a bool",
+                    );
+                    return;
                 }
             }
-            self.expect_bool(&condition, branch.condition.span, "an `if` condition");
-            run_time = true;
-            self.eval_branch(&branch.body, true);
         }
         if let Some(otherwise) = otherwise {
-            self.eval_branch(otherwise, run_time);
-        }
-    }
-
-    /// A branch's body: a run-time region when a run-time condition decides whether it
-    /// runs, else plain code (the `else` of an `if const` chain keeps values const).
-    fn eval_branch(&mut self, body: &'a Block, run_time: bool) {
-        if run_time {
-            self.dyn_region(body, |checker| {
-                checker.eval_block(body);
-            });
-        } else {
-            self.eval_block(body);
-        }
-    }
-
-    /// Evaluates run-time control flow: variables the region assigns are dyn inside it
-    /// and after it.
-    pub(crate) fn dyn_region(&mut self, body: &'a Block, run: impl FnOnce(&mut Self)) {
-        if let Some(trace) = &mut self.tracing.trace
-            && self.frame.dyn_control == 0
-        {
-            trace.effects.push(Effect::Unsupported(
-                "run-time control flow (`if`, `for` or `while` on run-time values)".to_owned(),
-                body.span,
-            ));
-        }
-        let mut assigned = Vec::new();
-        assigned_names(body, &mut assigned);
-        self.make_dyn(&assigned, body.span);
-        self.frame.dyn_control += 1;
-        run(self);
-        self.frame.dyn_control -= 1;
-        self.make_dyn(&assigned, body.span);
-    }
-
-    pub(crate) fn make_dyn(&mut self, names: &[String], span: Span) {
-        for name in names {
-            let Some(local) = self.lookup_local(name).cloned() else {
-                continue;
-            };
-            let origin = Origin {
-                reason: format!("`{name}` changes in run-time control flow"),
-                span: Some(span),
-                term: None,
-            };
-            let value = self.dyn_like(&local.value, name, origin);
-            if let Some(scope) = self
-                .scopes
-                .iter_mut()
-                .rev()
-                .find(|scope| scope.contains_key(name))
-                && let Some(entry) = scope.get_mut(name)
-            {
-                entry.value = value;
-            }
-        }
-    }
-
-    /// A dyn value of the same type as `value`.
-    pub(crate) fn dyn_like(&mut self, value: &Value, name: &str, origin: Origin) -> Value {
-        match value {
-            Value::Int { ty, value }
-                if value.as_constant().is_some() || self.symbolic_origin(value).is_some() =>
-            {
-                Value::Int {
-                    ty: *ty,
-                    value: self.fresh_variable(name, origin),
-                }
-            }
-            Value::Float { dtype, .. } => Value::Float {
-                dtype: *dtype,
-                value: Known::Dyn(origin),
-            },
-            Value::Bool(_) => Value::Bool(Known::Dyn(origin)),
-            other => other.clone(),
+            self.eval_block(otherwise);
         }
     }
 

@@ -7,8 +7,9 @@ use lang::{Diagnostic, Span};
 use layout::Int;
 
 use crate::check::Checker;
+use crate::check::control::cell_dtype;
 use crate::trace::{Effect, term_of};
-use crate::value::{IntType, Origin, Value};
+use crate::value::{IntType, Value};
 
 impl<'a> Checker<'a> {
     /// `target op= value` and `target = value`.
@@ -53,16 +54,11 @@ impl<'a> Checker<'a> {
                         value
                     }
                 };
-                let new_value = if self.frame.dyn_control > 0 {
-                    let origin = Origin {
-                        reason: format!("`{}` changes in run-time control flow", name.text),
-                        span: Some(span),
-                        term: None,
-                    };
-                    self.dyn_like(&new_value, &name.text, origin)
-                } else {
-                    new_value
-                };
+                if let (Some(cell), Some(dtype)) = (local.cell, cell_dtype(&new_value))
+                    && self.frame.dyn_control > 0
+                {
+                    self.write_cell(cell, dtype, &new_value, span);
+                }
                 if let Some(scope) = self
                     .scopes
                     .iter_mut()

@@ -1,0 +1,138 @@
+//! Run-time loops and branches, and the cells that carry locals through them.
+//!
+//! Each becomes one KIR region instruction (`regions.rs` carries the state): a `for`
+//! with its counter as the first parameter, an `if` whose sides yield what either
+//! wrote, a do-while `loop` whose condition its body computes.
+
+use cute::Dtype;
+use kir::{Op, Ty};
+use layout::SymInt;
+use typecheck::trace::{CellId, Effect, Term};
+
+use crate::builder::{Builder, dtype_ty};
+use crate::regions::{Kind, Slot};
+
+impl Builder<'_> {
+    /// The register type a cell of `dtype` lives in (integers are 64-bit).
+    fn cell_ty(&mut self, dtype: Dtype) -> Option<Ty> {
+        let ty = dtype_ty(dtype);
+        if ty.is_none() {
+            self.unsupported(format!("a {dtype} local changed in run-time control flow"));
+        }
+        ty
+    }
+
+    pub(crate) fn write_cell(&mut self, cell: CellId, dtype: Dtype, value: &Term) {
+        let (Some(ty), Some(value)) = (self.cell_ty(dtype), self.term(value, 0)) else {
+            return;
+        };
+        let value = self.convert(value, ty);
+        self.write_slot(Slot::Cell(cell), value);
+    }
+
+    pub(crate) fn read_cell(&mut self, cell: CellId, dtype: Dtype, variable: &str) {
+        let Some(ty) = self.cell_ty(dtype) else {
+            return;
+        };
+        let value = match self.read_slot(Slot::Cell(cell), ty) {
+            Some(value) => value,
+            None => self.zero(ty),
+        };
+        self.variables.insert(variable.to_owned(), value);
+    }
+
+    /// The effects of a region's body, in order.
+    fn effects(&mut self, effects: &[Effect]) {
+        let span = self.span;
+        for effect in effects {
+            self.effect(effect);
+        }
+        self.span = span;
+    }
+
+    pub(crate) fn lower_for(
+        &mut self,
+        counter: &str,
+        (start, end): (&SymInt, &SymInt),
+        body: &[Effect],
+    ) {
+        let (Some(start), Some(end)) = (self.int(start), self.int(end)) else {
+            return;
+        };
+        self.open(Kind::Loop);
+        let index = self.region_parameter(Ty::I64);
+        self.variables.insert(counter.to_owned(), index);
+        self.effects(body);
+        let closed = self.close(vec![index]);
+        let inits = self.inits(&closed);
+        let (slots, tys) = self.carried_types(&closed.carried);
+        let op = Op::For {
+            start,
+            end,
+            inits,
+            body: closed.region,
+            uniform: false,
+        };
+        self.push_region(op, &slots, &tys);
+    }
+
+    pub(crate) fn lower_if(&mut self, condition: &Term, then: &[Effect], otherwise: &[Effect]) {
+        let Some(condition) = self.condition(condition) else {
+            return;
+        };
+        self.open(Kind::Branch);
+        self.effects(then);
+        let mut then = self.close(Vec::new());
+        self.open(Kind::Branch);
+        self.effects(otherwise);
+        let mut otherwise = self.close(Vec::new());
+        let slots = self.join(&mut then, &mut otherwise);
+        let tys: Vec<Ty> = (then.region.yields.iter())
+            .map(|value| self.kernel.ty(*value))
+            .collect();
+        let op = Op::If {
+            condition,
+            then: then.region,
+            otherwise: otherwise.region,
+            uniform: false,
+        };
+        self.push_region(op, &slots, &tys);
+    }
+
+    pub(crate) fn lower_loop(&mut self, body: &[Effect], condition: &Term) {
+        self.open(Kind::Loop);
+        self.effects(body);
+        let Some(test) = self.condition(condition) else {
+            self.close(Vec::new());
+            return;
+        };
+        let closed = self.close(Vec::new());
+        let inits = self.inits(&closed);
+        let (slots, tys) = self.carried_types(&closed.carried);
+        let op = Op::Loop {
+            inits,
+            body: closed.region,
+            condition: test,
+            uniform: false,
+        };
+        self.push_region(op, &slots, &tys);
+    }
+
+    /// A condition as a pred.
+    fn condition(&mut self, condition: &Term) -> Option<kir::ValueId> {
+        let value = self.term(condition, 0)?;
+        if self.kernel.ty(value) == Ty::Pred {
+            Some(value)
+        } else {
+            self.unsupported("a condition that is not a bool".to_owned());
+            None
+        }
+    }
+
+    fn carried_types(&self, carried: &[(Slot, kir::ValueId)]) -> (Vec<Slot>, Vec<Ty>) {
+        carried
+            .iter()
+            .map(|(slot, value)| (*slot, self.kernel.ty(*value)))
+            .unzip()
+    }
+}

@@ -1,0 +1,287 @@
+//! Regions: where instructions go, and the state that flows through loops and
+//! branches.
+//!
+//! The builder keeps a stack of open regions, the kernel's body at the bottom. An
+//! instruction with effects goes to the innermost region; a pure one goes to the
+//! outermost region where all its operands are defined (so a tile's base address is
+//! computed before the k-loop and `8192 * (k % 3)` inside it), and is computed once
+//! there. When a region closes, what was computed inside it is forgotten.
+//!
+//! Mutable state (each register-fragment element, each cell) is a [`Slot`] whose
+//! current value each region tracks. Reading a slot inside a loop that has not
+//! written it yet makes it a parameter of the loop, initialised from the value
+//! outside when the loop closes; every slot a loop writes is carried through its
+//! parameters and results the same way. A branch yields each slot either side wrote.
+
+use std::collections::HashMap;
+
+use kir::{Inst, Op, Region, Ty, ValueId};
+use typecheck::trace::CellId;
+
+use crate::builder::Builder;
+
+/// A piece of mutable state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Slot {
+    /// Element `index` of register fragment `fragment`.
+    Register(u32, i64),
+    /// A cell.
+    Cell(CellId),
+}
+
+/// What kind of region is open.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// The kernel's body.
+    Body,
+    /// A loop's body: slots read before they are written become parameters.
+    Loop,
+    /// One side of a branch: slots it does not write are read from outside.
+    Branch,
+}
+
+/// An open region.
+pub(crate) struct Frame {
+    kind: Kind,
+    insts: Vec<Inst>,
+    /// Each slot's current value here.
+    state: HashMap<Slot, ValueId>,
+    /// The loop parameters made for slots, in order.
+    params: Vec<(Slot, ValueId)>,
+}
+
+impl Frame {
+    pub(crate) fn new(kind: Kind) -> Frame {
+        Frame {
+            kind,
+            insts: Vec::new(),
+            state: HashMap::new(),
+            params: Vec::new(),
+        }
+    }
+}
+
+/// A closed region, ready to become an instruction: the slots it carries with their
+/// yields, and its region.
+pub(crate) struct Closed {
+    pub(crate) region: Region,
+    pub(crate) carried: Vec<(Slot, ValueId)>,
+    state: HashMap<Slot, ValueId>,
+}
+
+impl Builder<'_> {
+    /// The depth of the innermost open region.
+    pub(crate) fn depth(&self) -> usize {
+        self.frames.len() - 1
+    }
+
+    /// Defines values of types `tys` by `op` in the region at `depth`.
+    pub(crate) fn define_at(&mut self, depth: usize, op: Op, tys: &[Ty]) -> Vec<ValueId> {
+        let results: Vec<ValueId> = tys
+            .iter()
+            .map(|ty| {
+                let value = self.kernel.new_value(*ty);
+                self.depths.push(depth);
+                value
+            })
+            .collect();
+        self.frames[depth].insts.push(Inst {
+            op,
+            results: results.clone(),
+            span: self.span,
+        });
+        results
+    }
+
+    /// Appends an instruction defining one value here.
+    pub(crate) fn push(&mut self, op: Op, ty: Ty) -> ValueId {
+        self.define_at(self.depth(), op, &[ty])[0]
+    }
+
+    /// Appends an instruction defining one value of each of `tys` here.
+    pub(crate) fn push_many(&mut self, op: Op, tys: &[Ty]) -> Vec<ValueId> {
+        self.define_at(self.depth(), op, tys)
+    }
+
+    /// Appends an instruction that defines nothing here.
+    pub(crate) fn push_effect(&mut self, op: Op) {
+        self.define_at(self.depth(), op, &[]);
+    }
+
+    /// The depth of the region that defines `value`.
+    pub(crate) fn depth_of(&self, value: ValueId) -> usize {
+        self.depths.get(value.0 as usize).copied().unwrap_or(0)
+    }
+
+    /// A new value defined at the current depth without an instruction (a region's
+    /// parameter).
+    fn parameter(&mut self, ty: Ty, depth: usize) -> ValueId {
+        let value = self.kernel.new_value(ty);
+        self.depths.push(depth);
+        value
+    }
+
+    /// The current value of `slot`, or `None` when nothing was ever stored there.
+    pub(crate) fn read_slot(&mut self, slot: Slot, ty: Ty) -> Option<ValueId> {
+        for depth in (0..self.frames.len()).rev() {
+            if let Some(value) = self.frames[depth].state.get(&slot) {
+                return Some(*value);
+            }
+            if self.frames[depth].kind == Kind::Loop {
+                let param = self.parameter(ty, depth);
+                let frame = &mut self.frames[depth];
+                frame.state.insert(slot, param);
+                frame.params.push((slot, param));
+                return Some(param);
+            }
+        }
+        None
+    }
+
+    /// Sets the current value of `slot`.
+    pub(crate) fn write_slot(&mut self, slot: Slot, value: ValueId) {
+        if let Some(frame) = self.frames.last_mut() {
+            frame.state.insert(slot, value);
+        }
+    }
+
+    /// Opens a region of `kind`; a loop's `params` (its counter) come first.
+    pub(crate) fn open(&mut self, kind: Kind) {
+        self.frames.push(Frame::new(kind));
+    }
+
+    /// A new value of type `ty` for a loop counter or similar, defined on entry to
+    /// the innermost region.
+    pub(crate) fn region_parameter(&mut self, ty: Ty) -> ValueId {
+        self.parameter(ty, self.depth())
+    }
+
+    /// Closes the innermost region: for a loop, every slot it read or wrote becomes a
+    /// carried parameter (`leading` parameters, such as a counter, go first).
+    pub(crate) fn close(&mut self, leading: Vec<ValueId>) -> Closed {
+        let depth = self.depth();
+        let Some(mut frame) = self.frames.pop() else {
+            return Closed {
+                region: Region::default(),
+                carried: Vec::new(),
+                state: HashMap::new(),
+            };
+        };
+        self.forget_from(depth);
+        let mut params = leading;
+        let mut carried = Vec::new();
+        if frame.kind == Kind::Loop {
+            let mut written: Vec<(Slot, ValueId)> = frame
+                .state
+                .iter()
+                .filter(|(slot, _)| !frame.params.iter().any(|(known, _)| known == *slot))
+                .map(|(slot, value)| (*slot, *value))
+                .collect();
+            written.sort_by_key(|(slot, _)| format!("{slot:?}"));
+            for (slot, value) in written {
+                let ty = self.kernel.ty(value);
+                let param = self.parameter(ty, depth);
+                frame.params.push((slot, param));
+            }
+            for (slot, param) in &frame.params {
+                params.push(*param);
+                carried.push((*slot, frame.state[slot]));
+            }
+        }
+        Closed {
+            region: Region {
+                params,
+                body: frame.insts,
+                yields: carried.iter().map(|(_, value)| *value).collect(),
+            },
+            carried,
+            state: frame.state,
+        }
+    }
+
+    /// The initial values of a closed loop's carried slots, read here.
+    pub(crate) fn inits(&mut self, closed: &Closed) -> Vec<ValueId> {
+        let carried = closed.carried.clone();
+        carried
+            .into_iter()
+            .map(|(slot, value)| {
+                let ty = self.kernel.ty(value);
+                match self.read_slot(slot, ty) {
+                    Some(init) => init,
+                    None => self.zero(ty),
+                }
+            })
+            .collect()
+    }
+
+    /// Makes both sides of a branch yield each slot either side wrote (the value from
+    /// before the branch where a side did not); returns the slots in order.
+    pub(crate) fn join(&mut self, then: &mut Closed, otherwise: &mut Closed) -> Vec<Slot> {
+        let mut slots: Vec<Slot> = then
+            .state
+            .keys()
+            .chain(otherwise.state.keys())
+            .copied()
+            .collect();
+        slots.sort_by_key(|slot| format!("{slot:?}"));
+        slots.dedup();
+        for slot in &slots {
+            let known = then.state.get(slot).or(otherwise.state.get(slot)).copied();
+            let Some(known) = known else { continue };
+            let ty = self.kernel.ty(known);
+            for side in [&mut *then, &mut *otherwise] {
+                let value = match side.state.get(slot) {
+                    Some(value) => *value,
+                    None => match self.read_slot(*slot, ty) {
+                        Some(value) => value,
+                        None => self.zero(ty),
+                    },
+                };
+                side.region.yields.push(value);
+            }
+        }
+        slots
+    }
+
+    /// Appends a region instruction with one result per slot, which become the slots'
+    /// current values.
+    pub(crate) fn push_region(&mut self, op: Op, slots: &[Slot], tys: &[Ty]) {
+        let results = self.push_many(op, tys);
+        for (slot, result) in slots.iter().zip(results) {
+            self.write_slot(*slot, result);
+        }
+    }
+
+    /// A zero of type `ty`, the value of a slot never written.
+    pub(crate) fn zero(&mut self, ty: Ty) -> ValueId {
+        match ty {
+            Ty::F32 | Ty::F64 => self.pure(Op::ConstFloat(0.0), ty),
+            Ty::F16 | Ty::BF16 => {
+                let zero = self.pure(Op::ConstFloat(0.0), Ty::F32);
+                self.convert(zero, ty)
+            }
+            _ => self.constant(0, ty),
+        }
+    }
+
+    /// Forgets every cached value defined at `depth` or deeper (the region closing).
+    fn forget_from(&mut self, depth: usize) {
+        let depths = &self.depths;
+        let live = |value: &ValueId| depths.get(value.0 as usize).copied().unwrap_or(0) < depth;
+        self.pure_cache.retain(|_, value| live(value));
+        self.ints.retain(|_, value| live(value));
+        self.sums.retain(|_, value| live(value));
+        self.variables.retain(|_, value| live(value));
+        for list in self.recent.values_mut() {
+            list.retain(|(_, value)| live(value));
+        }
+    }
+
+    /// The kernel's body, once every region is closed.
+    pub(crate) fn take_body(&mut self) -> Vec<Inst> {
+        self.frames
+            .first_mut()
+            .map(|frame| std::mem::take(&mut frame.insts))
+            .unwrap_or_default()
+    }
+}
