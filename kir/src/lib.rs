@@ -11,6 +11,7 @@
 pub mod ir;
 pub mod signature;
 mod text;
+mod uniformity;
 mod verify;
 
 pub use ir::{
@@ -21,4 +22,5 @@ pub use signature::{
     Alignment, Assumption, Element, HostExpr, IntParam, Launch, Param, ParamKind, Signature,
 };
 pub use text::{binary_name, compare_name, to_text, unary_name};
+pub use uniformity::{Collective, mark_uniform};
 pub use verify::{Verified, operands, verify};

@@ -141,8 +141,16 @@ pub const REGISTRY: &[CodeInfo] = &[
         "a tiled copy or MMA that needs more threads than the kernel's block has",
     ),
     entry(
+        "E0226",
+        "a local that is not a scalar (a tensor, a layout) changed by run-time control flow",
+    ),
+    entry(
         "E0301",
-        "a construct lowering does not handle yet (run-time control flow, `gemm`, ...)",
+        "a construct lowering does not handle yet (`gemm`, `break`, ...)",
+    ),
+    entry(
+        "E0302",
+        "a warp-collective instruction (shuffle, `syncwarp`, `.aligned` atom) under control flow that may diverge within a warp",
     ),
     entry(
         "E0303",

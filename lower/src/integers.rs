@@ -188,7 +188,16 @@ impl Builder<'_> {
         if let Some(known) = self.variables.get(name) {
             return Some(*known);
         }
-        let value = if let Some(special) = special(name) {
+        let value = if let Some(lane) = ["lane_idx", "warp_idx"].iter().position(|n| *n == name) {
+            let linear = self.linear_thread_index()?;
+            if lane == 0 {
+                let mask = self.constant(31, Ty::I64);
+                self.binary(BinOp::And, linear, mask)
+            } else {
+                let shift = self.constant(5, Ty::I64);
+                self.binary(BinOp::Shr, linear, shift)
+            }
+        } else if let Some(special) = special(name) {
             let raw = self.pure(Op::Special(special), Ty::I32);
             self.convert(raw, Ty::I64)
         } else if let Some(index) = self.trace.int_param(name) {
@@ -206,6 +215,27 @@ impl Builder<'_> {
         };
         self.variables.insert(name.to_owned(), value);
         Some(value)
+    }
+}
+
+impl Builder<'_> {
+    /// The thread's index in its block, counting along x, then y, then z, as the
+    /// hardware groups threads into warps.
+    fn linear_thread_index(&mut self) -> Option<ValueId> {
+        let extents: Vec<i64> = (self.trace.block.iter())
+            .map(|extent| extent.as_constant().unwrap_or(1))
+            .collect();
+        let mut index = SymInt::variable("thread_idx.x");
+        let mut stride = 1;
+        for (axis, name) in ["thread_idx.y", "thread_idx.z"].into_iter().enumerate() {
+            stride *= extents.get(axis).copied().unwrap_or(1);
+            if extents.get(axis + 1).copied().unwrap_or(1) > 1 {
+                let term =
+                    layout::Int::mul(&SymInt::variable(name), &SymInt::constant(stride)).ok()?;
+                index = layout::Int::add(&index, &term).ok()?;
+            }
+        }
+        self.int(&index)
     }
 }
 

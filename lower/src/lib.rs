@@ -121,7 +121,30 @@ pub fn lower_trace(trace: &KernelTrace) -> Result<kir::Verified, Vec<Diagnostic>
     for effect in &trace.effects {
         builder.effect(effect);
     }
-    let kernel = builder.finish()?;
+    let mut kernel = builder.finish()?;
+    let one_dimensional = trace
+        .block
+        .iter()
+        .skip(1)
+        .all(|extent| extent.as_constant() == Some(1));
+    let collectives = kir::mark_uniform(&mut kernel, one_dimensional);
+    if !collectives.is_empty() {
+        return Err(collectives
+            .into_iter()
+            .map(|collective| {
+                Diagnostic::error(
+                    "E0302",
+                    format!(
+                        "{} in kernel `{}` runs where the threads of a warp may have taken different paths",
+                        collective.what, trace.name
+                    ),
+                )
+                .with_primary(collective.span, "not every lane of the warp reaches this")
+                .with_note("a warp-collective instruction needs every lane of its warp; this one is under a branch or loop whose condition depends on the thread")
+                .with_help("move it out of the branch, or make the condition the same for the whole warp (for example from `warp_idx`)")
+            })
+            .collect());
+    }
     kir::verify(kernel).map_err(|problem| {
         vec![
             Diagnostic::error(

@@ -294,26 +294,38 @@ pub enum Effect {
     Unsupported(String, Span),
 }
 
+/// `$effect`'s span field, by value or by reference as `$span` binds it.
+macro_rules! span_of {
+    ($effect:expr) => {
+        match $effect {
+            Effect::Copy { span, .. }
+            | Effect::Load { span, .. }
+            | Effect::StoreElement { span, .. }
+            | Effect::StoreFragment { span, .. }
+            | Effect::Barrier(span)
+            | Effect::WarpBarrier(span)
+            | Effect::CpAsyncCommit(span)
+            | Effect::CpAsyncWait(_, span)
+            | Effect::WriteCell { span, .. }
+            | Effect::ReadCell { span, .. }
+            | Effect::For { span, .. }
+            | Effect::If { span, .. }
+            | Effect::Loop { span, .. }
+            | Effect::Shuffle { span, .. }
+            | Effect::Atomic { span, .. }
+            | Effect::Unsupported(_, span) => span,
+        }
+    };
+}
+
 /// Where an effect is in the source.
 pub fn effect_span(effect: &Effect) -> Span {
-    match effect {
-        Effect::Copy { span, .. }
-        | Effect::Load { span, .. }
-        | Effect::StoreElement { span, .. }
-        | Effect::StoreFragment { span, .. }
-        | Effect::Barrier(span)
-        | Effect::WarpBarrier(span)
-        | Effect::CpAsyncCommit(span)
-        | Effect::CpAsyncWait(_, span)
-        | Effect::WriteCell { span, .. }
-        | Effect::ReadCell { span, .. }
-        | Effect::For { span, .. }
-        | Effect::If { span, .. }
-        | Effect::Loop { span, .. }
-        | Effect::Shuffle { span, .. }
-        | Effect::Atomic { span, .. }
-        | Effect::Unsupported(_, span) => *span,
-    }
+    *span_of!(effect)
+}
+
+/// The span of an effect, to change it.
+pub(crate) fn effect_span_mut(effect: &mut Effect) -> &mut Span {
+    span_of!(effect)
 }
 
 /// A run-time parameter of a traced kernel.

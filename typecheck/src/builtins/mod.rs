@@ -21,6 +21,7 @@ mod partitions;
 mod scalars;
 pub(crate) mod table;
 mod tensors;
+mod warp;
 
 use lang::ast::{Argument, Expr, Name};
 use lang::{Diagnostic, Span};

@@ -271,6 +271,30 @@ builtins! {
             "One over the square root of `x`. On the GPU." => math(name);
         "abs", Device, Between(1, 1), [], false, "x",
             "The absolute value of `x`. On the GPU." => math(name);
+        "fma", Device, Between(3, 3), [], false, "a, b, c",
+            "`a * b + c` with one rounding. On the GPU." => fma;
+    }
+    "Warps and atomics" {
+        "shfl_xor", Device, Between(2, 2), [], false, "value, mask",
+            "The 32-bit `value` of lane `lane_idx ^ mask` of the warp (`__shfl_xor_sync`); every lane must call it." => shuffle(name);
+        "shfl_down", Device, Between(2, 2), [], false, "value, delta",
+            "The `value` of lane `lane_idx + delta`, or the lane's own past the warp's end (`__shfl_down_sync`)." => shuffle(name);
+        "shfl_up", Device, Between(2, 2), [], false, "value, delta",
+            "The `value` of lane `lane_idx - delta`, or the lane's own below lane `delta` (`__shfl_up_sync`)." => shuffle(name);
+        "shfl_idx", Device, Between(2, 2), [], false, "value, lane",
+            "The `value` of lane `lane` (`__shfl_sync`)." => shuffle(name);
+        "atomic_add", Device, Between(3, 3), [], true, "tensor, coord, value",
+            "Adds `value` to `tensor[coord]` (global or shared) atomically." => atomic(name);
+        "atomic_max", Device, Between(3, 3), [], true, "tensor, coord, value",
+            "Sets `tensor[coord]` to the larger of it and `value` atomically." => atomic(name);
+        "atomic_min", Device, Between(3, 3), [], true, "tensor, coord, value",
+            "Sets `tensor[coord]` to the smaller of it and `value` atomically." => atomic(name);
+        "atomic_fetch_add", Device, Between(3, 3), [], false, "tensor, coord, value",
+            "`atomic_add`, returning the element's value before it." => atomic(name);
+        "atomic_fetch_max", Device, Between(3, 3), [], false, "tensor, coord, value",
+            "`atomic_max`, returning the element's value before it." => atomic(name);
+        "atomic_fetch_min", Device, Between(3, 3), [], false, "tensor, coord, value",
+            "`atomic_min`, returning the element's value before it." => atomic(name);
     }
     "Tests and benches" {
         "randn", Host, Between(2, 2), [], false, "dtype, shape",

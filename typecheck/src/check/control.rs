@@ -327,14 +327,17 @@ impl<'a> Checker<'a> {
                 continue;
             };
             if format!("{before:?}") != format!("{after:?}") {
-                self.error(
-                    "E0226",
-                    span,
-                    format!(
-                        "`{name}` is a {} that this run-time control flow changes: it was `{before}` and becomes `{after}`",
-                        before.type_name()
-                    ),
-                    "changes a static value at run time",
+                self.report(
+                    lang::Diagnostic::error(
+                        "E0226",
+                        format!(
+                            "`{name}` is a {} that this run-time control flow changes: it was `{before}` and becomes `{after}`",
+                            before.type_name()
+                        ),
+                    )
+                    .with_primary(span, "changes a static value at run time")
+                    .with_note("only scalars (integers, floats, bools) may change in run-time loops and branches; a tensor's layout and place are fixed while compiling")
+                    .with_help("index by the loop counter instead, e.g. `buffers[_, _, k % STAGES]`, or keep a stage index as an integer"),
                 );
                 self.restore(&[(name.clone(), before.clone())]);
             }

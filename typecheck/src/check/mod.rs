@@ -281,9 +281,14 @@ impl<'a> Checker<'a> {
 
     /// Records what the kernel being traced does at run time, in the region being
     /// traced. Code of the stdlib is recorded at the user's line that called it.
-    pub(crate) fn emit(&mut self, effect: Effect) {
+    pub(crate) fn emit(&mut self, mut effect: Effect) {
         if self.frame.context != Context::Device {
             return;
+        }
+        if self.names.current_module != 0
+            && let Some(anchor) = self.reporting.anchor
+        {
+            *crate::trace::effect_span_mut(&mut effect) = anchor;
         }
         if let Some(trace) = &mut self.tracing.trace {
             trace.effects.push(effect);

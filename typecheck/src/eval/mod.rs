@@ -15,12 +15,12 @@ mod memory;
 use cute::Dtype;
 use lang::ast::{Expr, ExprKind, Name};
 use lang::{Diagnostic, Span};
-use layout::Layout;
+use layout::{Layout, SymInt};
 
 use crate::builtins::table::builtin;
 use crate::check::reporting::closest;
 use crate::check::{Checker, Context};
-use crate::value::{Known, Value};
+use crate::value::{IntType, Known, Origin, Value};
 
 pub(crate) fn item_has_name(item: &lang::ast::Item, name: &str) -> bool {
     match &item.kind {
@@ -111,6 +111,40 @@ impl<'a> Checker<'a> {
             && self.frame.context == Context::Const
         {
             return Value::Arch(arch);
+        }
+        if name.text == "inf" {
+            return Value::Float {
+                dtype: None,
+                value: Known::Const(f64::INFINITY),
+            };
+        }
+        if let Some(index) = ["lane_idx", "warp_idx"]
+            .into_iter()
+            .find(|builtin| *builtin == name.text)
+        {
+            if self.frame.context != Context::Device {
+                return self.error(
+                    "E0220",
+                    name.span,
+                    format!("`{index}` exists only in device code (kernels and device functions)"),
+                    "not available here",
+                );
+            }
+            let reason = if index == "lane_idx" {
+                "`lane_idx` is the thread's lane in its warp"
+            } else {
+                "`warp_idx` is the warp's index in its block"
+            };
+            let origin = Origin {
+                reason: reason.to_owned(),
+                span: None,
+                term: None,
+            };
+            self.origins.insert(index.to_owned(), origin);
+            return Value::Int {
+                ty: IntType::Sized(Dtype::I32),
+                value: SymInt::variable(index),
+            };
         }
         if let Some(index) = ["thread_idx", "block_idx", "block_dim", "grid_dim"]
             .into_iter()
