@@ -98,7 +98,8 @@ fn a_kernel_lowering_cannot_build_is_an_error_at_its_line() {
     assert_eq!(output.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("[E0301]"), "{stderr}");
-    assert!(stderr.contains("gemm_sm80.cuk:116"), "{stderr}");
+    assert!(stderr.contains("gemm_sm80.cuk:147"), "{stderr}");
+    assert!(stderr.contains("`gemm`"), "{stderr}");
 }
 
 #[test]

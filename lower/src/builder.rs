@@ -27,8 +27,9 @@ pub(crate) struct Builder<'t> {
     pub(crate) ints: HashMap<SymInt, ValueId>,
     pub(crate) constants: HashMap<(i64, Ty), ValueId>,
     pub(crate) variables: HashMap<String, ValueId>,
-    /// The variables that stand for integers loaded from memory, which may be negative.
-    pub(crate) loaded_variables: Vec<String>,
+    /// The variables that may be negative: integers loaded from memory, cells,
+    /// shuffles' and atomics' results, counters of loops that may start below zero.
+    pub(crate) signed_variables: std::collections::HashSet<String>,
     pub(crate) param_addresses: HashMap<usize, ValueId>,
     pub(crate) shared_base: Option<ValueId>,
     /// What each load read, by its identity: one value, or a fragment's values.
@@ -61,7 +62,7 @@ impl<'t> Builder<'t> {
             ints: HashMap::new(),
             constants: HashMap::new(),
             variables: HashMap::new(),
-            loaded_variables: Vec::new(),
+            signed_variables: std::collections::HashSet::new(),
             param_addresses: HashMap::new(),
             shared_base: None,
             loads: HashMap::new(),
@@ -213,7 +214,7 @@ impl<'t> Builder<'t> {
         if let (Some(name), [value]) = (variable, values.as_slice()) {
             let wide = self.convert(*value, Ty::I64);
             self.variables.insert(name.to_owned(), wide);
-            self.loaded_variables.push(name.to_owned());
+            self.signed_variables.insert(name.to_owned());
         }
         self.loads.insert(id, values);
     }

@@ -39,6 +39,7 @@ impl Builder<'_> {
             None => self.zero(ty),
         };
         self.variables.insert(variable.to_owned(), value);
+        self.signed_variables.insert(variable.to_owned());
     }
 
     /// The effects of a region's body, in order.
@@ -56,6 +57,9 @@ impl Builder<'_> {
         (start, end): (&SymInt, &SymInt),
         body: &[Effect],
     ) {
+        if start.as_constant().is_none_or(|first| first < 0) {
+            self.signed_variables.insert(counter.to_owned());
+        }
         let (Some(start), Some(end)) = (self.int(start), self.int(end)) else {
             return;
         };

@@ -57,6 +57,13 @@ impl Builder<'_> {
         if self.kernel.ty(value) == ty {
             return value;
         }
+        if ty.is_integer()
+            && let Some((constant, _)) = self.constants.iter().find(|(_, id)| **id == value)
+            && (ty == Ty::I64 || i32::try_from(constant.0).is_ok())
+        {
+            let constant = constant.0;
+            return self.constant(constant, ty);
+        }
         self.pure(Op::Convert(value), ty)
     }
 
@@ -143,26 +150,24 @@ impl Builder<'_> {
                     }
                     _ => a.clone(),
                 };
-                if numerator
+                let signed = numerator
                     .variables()
                     .iter()
-                    .any(|name| self.loaded_variables.contains(name))
-                {
-                    self.unsupported(format!(
-                        "`{numerator}` divided at run time: it is loaded from memory and may be negative"
-                    ));
-                    return None;
-                }
+                    .any(|name| self.signed_variables.contains(name));
                 let a = self.int(&numerator)?;
-                // Run-time integers are non-negative (indices and extents), so a power
-                // of two divides by a shift and reduces by a mask.
+                // Indices and extents are non-negative, so a power of two divides by a
+                // shift and reduces by a mask; a value that may be negative divides as
+                // C does (toward zero), as the checker's constants do.
                 match (factor, divisor) {
-                    (SymFactor::Mod(..), Some(d)) if d > 0 && (d as u64).is_power_of_two() => {
+                    (SymFactor::Mod(..), Some(d))
+                        if !signed && d > 0 && (d as u64).is_power_of_two() =>
+                    {
                         let mask = self.constant(d - 1, Ty::I64);
                         Some(self.binary(BinOp::And, a, mask))
                     }
                     (_, Some(d))
-                        if d > 0
+                        if !signed
+                            && d > 0
                             && (d as u64).is_power_of_two()
                             && !matches!(factor, SymFactor::Mod(..)) =>
                     {

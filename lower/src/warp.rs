@@ -90,5 +90,6 @@ impl Builder<'_> {
             value
         };
         self.variables.insert(variable.to_owned(), value);
+        self.signed_variables.insert(variable.to_owned());
     }
 }

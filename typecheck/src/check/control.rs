@@ -7,14 +7,15 @@
 //! the top of each iteration, after the region), and written at each assignment
 //! inside. So a loop's body is checked with what it assigns unknown, as it is at the
 //! top of any iteration. A local of any other type (a tensor, a layout) must keep its
-//! static value across the region: a loop cannot make a tensor mean another one.
+//! static value: assigning it another one under run-time control flow is `E0226`
+//! (`eval/assign.rs`).
 
 use std::collections::HashMap;
 use std::rc::Rc;
 
 use cute::Dtype;
-use lang::Span;
 use lang::ast::{Block, Expr, IfBranch, Name};
+use lang::{Diagnostic, Span};
 use layout::SymInt;
 
 use crate::BindingKind;
@@ -55,7 +56,7 @@ impl<'a> Checker<'a> {
             checker.scopes.pop();
             checker.frame.loops -= 1;
         });
-        self.leave_region(&entry, span);
+        self.leave_region();
         self.emit_region(
             Effect::For {
                 counter,
@@ -83,7 +84,7 @@ impl<'a> Checker<'a> {
             checker.run_time_branches(term, body, None, span);
             checker.frame.loops -= 1;
         });
-        self.leave_region(&entry, span);
+        self.leave_region();
         let condition = test.unwrap_or(Rc::new(Term::Bool(false)));
         self.emit_region(
             Effect::Loop {
@@ -135,14 +136,12 @@ impl<'a> Checker<'a> {
         let then_effects = self.traced(|checker| {
             checker.eval_block(then);
         });
-        self.check_static_locals(&entry, span);
         self.restore(&entry);
         let otherwise_effects = self.traced(|checker| {
             if let Some((branches, otherwise)) = rest {
                 checker.eval_if_chain(branches, otherwise, span);
             }
         });
-        self.check_static_locals(&entry, span);
         self.frame.dyn_control -= 1;
         self.emit_region(
             Effect::If {
@@ -192,9 +191,8 @@ impl<'a> Checker<'a> {
         entry
     }
 
-    /// After a loop's body: what it assigned kept its static part.
-    fn leave_region(&mut self, entry: &Entry, span: Span) {
-        self.check_static_locals(entry, span);
+    /// After a loop's body.
+    fn leave_region(&mut self) {
         self.frame.dyn_control -= 1;
     }
 
@@ -317,31 +315,27 @@ impl<'a> Checker<'a> {
         }
     }
 
-    /// Reports a non-scalar local that the region changed.
-    fn check_static_locals(&mut self, entry: &Entry, span: Span) {
-        for (name, before) in entry {
-            if cell_dtype(before).is_some() || matches!(before, Value::Vector { .. }) {
-                continue;
-            }
-            let Some(after) = self.lookup_local(name).map(|local| local.value.clone()) else {
-                continue;
-            };
-            if format!("{before:?}") != format!("{after:?}") {
-                self.report(
-                    lang::Diagnostic::error(
-                        "E0226",
-                        format!(
-                            "`{name}` is a {} that this run-time control flow changes: it was `{before}` and becomes `{after}`",
-                            before.type_name()
-                        ),
-                    )
-                    .with_primary(span, "changes a static value at run time")
-                    .with_note("only scalars (integers, floats, bools) may change in run-time loops and branches; a tensor's layout and place are fixed while compiling")
-                    .with_help("index by the loop counter instead, e.g. `buffers[_, _, k % STAGES]`, or keep a stage index as an integer"),
-                );
-                self.restore(&[(name.clone(), before.clone())]);
-            }
-        }
+    /// `E0226`: a tensor, layout or other static value assigned another one under
+    /// run-time control flow.
+    pub(crate) fn static_local_changed(
+        &mut self,
+        name: &str,
+        before: &Value,
+        after: &Value,
+        span: Span,
+    ) {
+        self.report(
+            Diagnostic::error(
+                "E0226",
+                format!(
+                    "`{name}` is a {} and cannot change in run-time control flow: it is `{before}`, and this makes it `{after}`",
+                    before.type_name()
+                ),
+            )
+            .with_primary(span, "changes a static value at run time")
+            .with_note("only scalars (integers, floats, bools) may change in run-time loops and branches; a tensor's layout and place are fixed while compiling")
+            .with_help("index by the loop counter instead, e.g. `buffers[_, _, k % STAGES]`, or keep a stage index as an integer"),
+        );
     }
 
     fn local_mut(&mut self, name: &str) -> Option<&mut super::Local> {

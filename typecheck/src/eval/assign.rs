@@ -54,6 +54,14 @@ impl<'a> Checker<'a> {
                         value
                     }
                 };
+                if self.frame.dyn_control > 0
+                    && cell_dtype(&new_value).is_none()
+                    && !matches!(new_value, Value::Unknown | Value::Vector { .. })
+                    && format!("{:?}", local.value) != format!("{new_value:?}")
+                {
+                    self.static_local_changed(&name.text, &local.value, &new_value, span);
+                    return;
+                }
                 if let (Some(cell), Some(dtype)) = (local.cell, cell_dtype(&new_value))
                     && self.frame.dyn_control > 0
                 {

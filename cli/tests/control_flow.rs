@@ -1,0 +1,53 @@
+//! Run-time loops and branches: the KIR of `tests/control/*.cuk` (insta snapshots),
+//! their PTX for every target assembled by the real ptxas without local memory, and
+//! the warp-collective check (`E0302`).
+
+#[path = "support/build.rs"]
+mod build;
+
+use build::{TARGETS, assemble_without_local_memory, cukc, emit};
+
+/// The files that build, with what their KIR must show.
+const FILES: [(&str, &[&str]); 2] = [
+    (
+        "loops",
+        &["for %", "loop carry(", " while %", "if %", "rem %"],
+    ),
+    ("reductions", &["shuffle.xor", "uniform {", "atomic.add.global"]),
+];
+
+#[test]
+fn loops_and_branches_lower_to_regions_that_ptxas_assembles() {
+    for (name, expected) in FILES {
+        let file = format!("tests/control/{name}.cuk");
+        let kir = emit(&file, "sm_90a", "kir");
+        for needle in expected {
+            assert!(kir.contains(needle), "{file}: no `{needle}` in\n{kir}");
+        }
+        insta::assert_snapshot!(name, kir);
+        for target in TARGETS {
+            let ptx = emit(&file, target, "ptx");
+            assemble_without_local_memory(&ptx, target, &file);
+        }
+    }
+}
+
+#[test]
+fn a_shuffle_under_a_divergent_branch_is_an_error_at_the_shuffle() {
+    let output = cukc(&[
+        "build",
+        "tests/control/divergent_shuffle.cuk",
+        "--emit",
+        "kir",
+        "-o",
+        "-",
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("[E0302]"), "{stderr}");
+    assert!(stderr.contains("divergent_shuffle.cuk:9:"), "{stderr}");
+    assert!(
+        !stderr.contains("divergent_shuffle.cuk:18:"),
+        "the uniform branch builds: {stderr}"
+    );
+}
