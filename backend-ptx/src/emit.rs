@@ -330,6 +330,18 @@ impl<'k, 'o> Emitter<'k, 'o> {
                 );
                 self.emit(&text);
             }
+            Op::Fma(a, b, c) => {
+                let ty = ty.ok_or("an fma without a result")?;
+                let text = format!(
+                    "fma.rn{} {}, {}, {}, {};",
+                    class(ty).1,
+                    d(self),
+                    self.name(*a),
+                    self.name(*b),
+                    self.name(*c)
+                );
+                self.emit(&text);
+            }
             Op::Convert(a) => self.convert(*a, result.ok_or("no result")?)?,
             Op::Pack(a, b) => {
                 let text = format!(

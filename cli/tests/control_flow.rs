@@ -13,7 +13,10 @@ const FILES: [(&str, &[&str]); 2] = [
         "loops",
         &["for %", "loop carry(", " while %", "if %", "rem %"],
     ),
-    ("reductions", &["shuffle.xor", "uniform {", "atomic.add.global"]),
+    (
+        "reductions",
+        &["shuffle.xor", "uniform {", "atomic.add.global"],
+    ),
 ];
 
 #[test]

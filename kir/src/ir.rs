@@ -260,6 +260,8 @@ pub enum Op {
     Unary(UnOp, ValueId),
     /// `a op b`, both of the result's type.
     Binary(BinOp, ValueId, ValueId),
+    /// `a * b + c` rounded once, all of the result's (float) type.
+    Fma(ValueId, ValueId, ValueId),
     /// `a cmp b`, a predicate.
     Compare(CmpOp, ValueId, ValueId),
     /// `condition ? a : b`, `a` and `b` of the result's type.

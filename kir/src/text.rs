@@ -171,6 +171,7 @@ fn instruction(kernel: &Kernel, inst: &Inst) -> String {
         Op::Binary(op, a, b) => format!("{} {}, {}", binary_name(*op), v(a), v(b)),
         Op::Compare(op, a, b) => format!("cmp.{} {}, {}", compare_name(*op), v(a), v(b)),
         Op::Select(c, a, b) => format!("select {}, {}, {}", v(c), v(a), v(b)),
+        Op::Fma(a, b, c) => format!("fma {}, {}, {}", v(a), v(b), v(c)),
         Op::Convert(a) => format!("convert {}", v(a)),
         Op::Pack(a, b) => format!("pack {}, {}", v(a), v(b)),
         Op::Unpack(a) => format!("unpack {}", v(a)),

@@ -178,7 +178,7 @@ impl Op {
                 value: b,
                 ..
             } => vec![*a, *b],
-            Op::Select(c, a, b) => vec![*c, *a, *b],
+            Op::Select(c, a, b) | Op::Fma(a, b, c) => vec![*a, *b, *c],
             Op::Load {
                 address, predicate, ..
             } => std::iter::once(*address).chain(*predicate).collect(),
@@ -257,6 +257,17 @@ fn check_types(kernel: &Kernel, inst: &Inst) -> Result<(), String> {
                     ty(*b).name(),
                     result.map(Ty::name)
                 ));
+            }
+            Ok(())
+        }
+        Op::Fma(a, b, c) => {
+            want_results(1)?;
+            if [a, b, c]
+                .iter()
+                .any(|operand| Some(ty(**operand)) != result)
+                || !matches!(result, Some(Ty::F32 | Ty::F64))
+            {
+                return Err("an fma takes three f32 or f64 values of its type".to_owned());
             }
             Ok(())
         }

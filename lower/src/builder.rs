@@ -23,6 +23,8 @@ pub(crate) struct Builder<'t> {
     pub(crate) frames: Vec<Frame>,
     /// The depth of the region that defines each value, indexed by [`ValueId`].
     pub(crate) depths: Vec<usize>,
+    /// The depth of the region each fragment and cell lives in.
+    pub(crate) homes: HashMap<crate::regions::Owner, usize>,
     pub(crate) shared_offsets: Vec<i64>,
     pub(crate) ints: HashMap<SymInt, ValueId>,
     pub(crate) constants: HashMap<(i64, Ty), ValueId>,
@@ -58,6 +60,7 @@ impl<'t> Builder<'t> {
             kernel: Kernel::new(signature, trace.span),
             frames: vec![Frame::new(Kind::Body)],
             depths: Vec::new(),
+            homes: HashMap::new(),
             shared_offsets,
             ints: HashMap::new(),
             constants: HashMap::new(),
@@ -142,6 +145,7 @@ impl<'t> Builder<'t> {
             Effect::WarpBarrier(_) => self.push_effect(Op::WarpBarrier),
             Effect::CpAsyncCommit(_) => self.push_effect(Op::CpAsyncCommit),
             Effect::CpAsyncWait(groups, _) => self.push_effect(Op::CpAsyncWait(*groups)),
+            Effect::Registers(fragment, _) => self.allocate(*fragment),
             Effect::WriteCell {
                 cell, dtype, value, ..
             } => self.write_cell(*cell, *dtype, value),

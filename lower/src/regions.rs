@@ -12,6 +12,9 @@
 //! written it yet makes it a parameter of the loop, initialised from the value
 //! outside when the loop closes; every slot a loop writes is carried through its
 //! parameters and results the same way. A branch yields each slot either side wrote.
+//! A slot lives in the region where its fragment was allocated or its cell first
+//! written (its *home*): a fragment allocated in a loop's body is new in every
+//! iteration, so the loop neither carries nor returns it.
 
 use std::collections::HashMap;
 
@@ -20,6 +23,15 @@ use typecheck::trace::CellId;
 
 use crate::builder::Builder;
 
+/// What a slot belongs to: a fragment or a cell, whose home region they share.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Owner {
+    /// A register fragment.
+    Fragment(u32),
+    /// A cell.
+    Cell(CellId),
+}
+
 /// A piece of mutable state.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Slot {
@@ -27,6 +39,15 @@ pub(crate) enum Slot {
     Register(u32, i64),
     /// A cell.
     Cell(CellId),
+}
+
+impl Slot {
+    fn owner(self) -> Owner {
+        match self {
+            Slot::Register(fragment, _) => Owner::Fragment(fragment),
+            Slot::Cell(cell) => Owner::Cell(cell),
+        }
+    }
 }
 
 /// What kind of region is open.
@@ -121,11 +142,26 @@ impl Builder<'_> {
         value
     }
 
+    /// The depth of the region `slot` lives in (the kernel's body when unknown).
+    fn home(&self, slot: Slot) -> usize {
+        self.homes.get(&slot.owner()).copied().unwrap_or(0)
+    }
+
+    /// A register fragment allocated here.
+    pub(crate) fn allocate(&mut self, fragment: u32) {
+        let depth = self.depth();
+        self.homes.insert(Owner::Fragment(fragment), depth);
+    }
+
     /// The current value of `slot`, or `None` when nothing was ever stored there.
     pub(crate) fn read_slot(&mut self, slot: Slot, ty: Ty) -> Option<ValueId> {
+        let home = self.home(slot);
         for depth in (0..self.frames.len()).rev() {
             if let Some(value) = self.frames[depth].state.get(&slot) {
                 return Some(*value);
+            }
+            if depth <= home {
+                return None;
             }
             if self.frames[depth].kind == Kind::Loop {
                 let param = self.parameter(ty, depth);
@@ -138,8 +174,10 @@ impl Builder<'_> {
         None
     }
 
-    /// Sets the current value of `slot`.
+    /// Sets the current value of `slot` (a cell's first write is its home).
     pub(crate) fn write_slot(&mut self, slot: Slot, value: ValueId) {
+        let depth = self.depth();
+        self.homes.entry(slot.owner()).or_insert(depth);
         if let Some(frame) = self.frames.last_mut() {
             frame.state.insert(slot, value);
         }
@@ -168,6 +206,13 @@ impl Builder<'_> {
             };
         };
         self.forget_from(depth);
+        let homes = &self.homes;
+        frame
+            .state
+            .retain(|slot, _| homes.get(&slot.owner()).copied().unwrap_or(0) < depth);
+        frame
+            .params
+            .retain(|(slot, _)| frame.state.contains_key(slot));
         let mut params = leading;
         let mut carried = Vec::new();
         if frame.kind == Kind::Loop {

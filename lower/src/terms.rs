@@ -137,8 +137,8 @@ impl Builder<'_> {
                 scaled(self, log2, std::f64::consts::LN_2)
             }
             MathFn::Fma => {
-                self.unsupported("`fma`".to_owned());
-                return None;
+                let (&y, &z) = (rest.first()?, rest.get(1)?);
+                self.pure(Op::Fma(x, y, z), work)
             }
             MathFn::Min | MathFn::Max => {
                 let op = if function == MathFn::Min {

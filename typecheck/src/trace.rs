@@ -202,6 +202,9 @@ pub enum Effect {
     CpAsyncCommit(Span),
     /// `cp_async_wait_group(n)`.
     CpAsyncWait(i64, Span),
+    /// A register fragment comes into being (its elements are zero until stored):
+    /// a fragment allocated in a loop's body is new in each iteration.
+    Registers(u32, Span),
     /// Sets a cell to a value.
     WriteCell {
         /// The cell.
@@ -306,6 +309,7 @@ macro_rules! span_of {
             | Effect::WarpBarrier(span)
             | Effect::CpAsyncCommit(span)
             | Effect::CpAsyncWait(_, span)
+            | Effect::Registers(_, span)
             | Effect::WriteCell { span, .. }
             | Effect::ReadCell { span, .. }
             | Effect::For { span, .. }

@@ -225,7 +225,7 @@ impl<'a> Checker<'a> {
             self.require_const_failed("a register fragment's shape", span, &origin);
             return Value::Unknown;
         }
-        match tensor.fragment_like(dtype, || self.next_fragment()) {
+        match tensor.fragment_like(dtype, || self.next_fragment(span)) {
             Ok(fragment) => Value::Tensor(Rc::new(fragment)),
             Err(error) => self.layout_error(span, "this fragment", &error),
         }

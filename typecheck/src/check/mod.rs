@@ -273,10 +273,12 @@ impl<'a> Checker<'a> {
         self.tracing.trace.is_some()
     }
 
-    /// A number for a new register fragment.
-    pub(crate) fn next_fragment(&mut self) -> u32 {
+    /// A number for a new register fragment, whose allocation is traced here.
+    pub(crate) fn next_fragment(&mut self, span: Span) -> u32 {
         self.tracing.fragments += 1;
-        self.tracing.fragments
+        let fragment = self.tracing.fragments;
+        self.emit(Effect::Registers(fragment, span));
+        fragment
     }
 
     /// Records what the kernel being traced does at run time, in the region being

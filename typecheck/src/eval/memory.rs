@@ -87,7 +87,7 @@ impl<'a> Checker<'a> {
             base = Base::Shared(self.frame.shared.len() - 1);
         }
         if space == MemorySpace::Register {
-            base = Base::Registers(self.next_fragment());
+            base = Base::Registers(self.next_fragment(span));
         }
         if space == MemorySpace::Tensor && self.target < Target::Sm100a {
             self.error(
