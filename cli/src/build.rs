@@ -31,14 +31,15 @@ pub struct BuildArgs {
     /// The architecture: `sm_80`, `sm_90a` or `sm_100a`.
     #[arg(long, default_value = "sm_90a", value_parser = crate::check::parse_target)]
     target: cute::Target,
-    /// What to produce: a `cubin` (and its PTX beside it), `ptx` or `kir` text, or a
+    /// What to produce: a `cubin` (and its PTX beside it), `ptx` or `kir` text, the
+    /// `trace` (the residual program the checker leaves for the GPU), or a
     /// `manifest`: the cubin and its PTX with `FILE.manifest.json` beside them, the
     /// launch manifest any host can launch the kernels from (docs/manifest.md).
     #[arg(long, value_enum, default_value_t = Emit::Cubin)]
     emit: Emit,
     /// Where to write it; by default beside the source, with the extension of what
     /// is emitted. For a cubin, OUT names the cubin and its PTX goes beside it as OUT
-    /// with `.ptx` (so OUT may not end in `.ptx` or be `-`); for `ptx` and `kir`, `-`
+    /// with `.ptx` (so OUT may not end in `.ptx` or be `-`); for `ptx`, `kir` and `trace`, `-`
     /// prints to standard output. Missing folders are created; OUT may not be the input.
     #[arg(short, long, value_name = "OUT")]
     output: Option<PathBuf>,
@@ -63,6 +64,7 @@ enum Emit {
     Cubin,
     Ptx,
     Kir,
+    Trace,
     Manifest,
 }
 
@@ -76,12 +78,19 @@ pub struct Compiled {
     pub diagnostics: Vec<Diagnostic>,
     /// The kernels, when there was no error.
     pub kernels: Vec<kir::Verified>,
+    /// The traces' text (`--emit trace`), when asked for.
+    pub traces: Option<String>,
     /// Time spent loading, parsing, checking and lowering.
     pub front_end: Duration,
 }
 
 /// Loads, parses, typechecks and lowers the file at `path`.
 pub fn compile(path: &Path, target: cute::Target) -> Compiled {
+    compile_with(path, target, false)
+}
+
+/// [`compile`], also printing the kernels' traces when `with_traces`.
+pub fn compile_with(path: &Path, target: cute::Target, with_traces: bool) -> Compiled {
     let start = Instant::now();
     let crate::check::Parsed {
         file,
@@ -91,10 +100,23 @@ pub fn compile(path: &Path, target: cute::Target) -> Compiled {
         ..
     } = crate::check::load_and_parse(path);
     let mut kernels = Vec::new();
+    let mut traces = None;
     if parsed {
-        let lowered = lower::lower_file(&module, target);
+        let line_of = |offset: u32| file.line_column(offset).line;
+        let (lowered, text) = typecheck::trace(&module, target, |analysis, kernel_traces| {
+            let text = with_traces.then(|| {
+                (kernel_traces.iter())
+                    .map(|kernel| trace::to_text(kernel, &line_of))
+                    .collect::<String>()
+            });
+            (
+                lower::lower_traces(analysis.diagnostics, &kernel_traces),
+                text,
+            )
+        });
         diagnostics.extend(lowered.diagnostics);
         kernels = lowered.kernels;
+        traces = text;
     }
     if diagnostics.iter().any(Diagnostic::is_error) {
         kernels.clear();
@@ -104,6 +126,7 @@ pub fn compile(path: &Path, target: cute::Target) -> Compiled {
         module,
         diagnostics,
         kernels,
+        traces,
         front_end: start.elapsed(),
     }
 }
@@ -155,6 +178,7 @@ pub fn run(args: &BuildArgs) -> ExitCode {
         Emit::Cubin | Emit::Manifest => "cubin",
         Emit::Ptx => "ptx",
         Emit::Kir => "kir",
+        Emit::Trace => "trace",
     };
     let with_manifest = args.emit == Emit::Manifest;
     let plan = match outputs::plan(&args.file, args.output.as_deref(), extension, with_manifest) {
@@ -168,10 +192,13 @@ pub fn run(args: &BuildArgs) -> ExitCode {
         outputs::remove_stale(plan.files());
         ExitCode::from(code)
     };
-    let compiled = compile(&args.file, args.target);
+    let compiled = compile_with(&args.file, args.target, args.emit == Emit::Trace);
     report(&compiled.file, &compiled.diagnostics);
     if compiled.diagnostics.iter().any(Diagnostic::is_error) {
         return failed(1);
+    }
+    if let Some(traces) = &compiled.traces {
+        return write_output(&plan.main, traces.as_bytes()).unwrap_or_else(failed);
     }
     if args.emit == Emit::Kir {
         let line_of = |offset: u32| compiled.file.line_column(offset).line;

@@ -50,6 +50,10 @@ const CODES_TESTED_ELSEWHERE: &[(&str, &str)] = &[
         "not lowered yet: cli/tests/ptx_golden.rs, a_kernel_lowering_cannot_build_is_an_error_at_its_line",
     ),
     (
+        "E0302",
+        "a warp collective under divergent control: cli/tests/control_flow.rs, a_shuffle_under_a_divergent_branch_is_an_error_at_the_shuffle",
+    ),
+    (
         "E0303",
         "no ptxas: cli/tests/ptx_golden.rs, a_missing_ptxas_is_an_error_naming_it",
     ),

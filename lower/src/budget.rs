@@ -10,7 +10,7 @@
 
 use cute::Tensor;
 use lang::Diagnostic;
-use typecheck::trace::{Effect, KernelTrace, effect_span};
+use trace::{Effect, KernelTrace, effect_span};
 
 /// Most values (elements copied or stored, one per barrier or other effect) one
 /// kernel instantiation may expand to.

@@ -10,7 +10,7 @@ use cute::{Dtype, Tensor};
 use kir::{Alignment, Assumption, Kernel, Op, Signature, Ty, ValueId};
 use lang::{Diagnostic, Span};
 use layout::SymInt;
-use typecheck::trace::{Effect, KernelTrace, LoadId};
+use trace::{Effect, KernelTrace, LoadId};
 
 use crate::regions::{Frame, Kind};
 use crate::signature::shared_layout;
@@ -102,7 +102,7 @@ impl<'t> Builder<'t> {
     }
 
     pub(crate) fn effect(&mut self, effect: &Effect) {
-        self.span = typecheck::trace::effect_span(effect);
+        self.span = trace::effect_span(effect);
         match effect {
             Effect::Copy {
                 atom,

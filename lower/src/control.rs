@@ -7,7 +7,7 @@
 use cute::Dtype;
 use kir::{Op, Ty};
 use layout::SymInt;
-use typecheck::trace::{CellId, Effect, Term};
+use trace::{CellId, Effect, Term};
 
 use crate::builder::{Builder, dtype_ty};
 use crate::regions::{Kind, Slot};

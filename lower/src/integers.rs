@@ -4,7 +4,7 @@
 use cute::Dtype;
 use kir::{BinOp, Op, Special, Ty, ValueId};
 use layout::{SymFactor, SymInt};
-use typecheck::trace::TraceParamKind;
+use trace::TraceParamKind;
 
 use crate::builder::Builder;
 

@@ -1,9 +1,9 @@
 //! Lowering: a checked kernel instantiation becomes KIR.
 //!
-//! The typechecker has already evaluated everything const ([`typecheck::trace`]): what
-//! reaches this crate is each kernel's run-time effects (copies, element stores,
-//! barriers) over tensors whose layouts are evaluated `Layout<SymInt>`s. Lowering
-//! turns them into instructions:
+//! The typechecker has already evaluated everything const: what reaches this crate is
+//! each kernel's [`trace::KernelTrace`], its run-time effects (copies, loads and
+//! stores, barriers, loops and branches) over tensors whose layouts are evaluated
+//! `Layout<SymInt>`s. Lowering turns them into instructions:
 //!
 //! - an element's address is its tensor's base plus the layout's value at its
 //!   coordinate, a [`layout::SymInt`] whose constant part folds into the instruction's
@@ -15,8 +15,7 @@
 //! - register fragments become values, never local memory: each element of a
 //!   fragment is the value last stored there;
 //! - swizzled shared memory computes its xor and shift on the run-time index;
-//! - shared buffers are laid out at 128-byte boundaries.
-//!
+//! - shared buffers are laid out at 128-byte boundaries;
 //! - run-time loops and branches become KIR regions, and the locals and register
 //!   fragments they change are carried through the regions' parameters
 //!   ([`regions`], [`control`]).
@@ -35,10 +34,8 @@ mod signature;
 mod terms;
 mod warp;
 
-use cute::Target;
-use lang::ast::Module;
 use lang::{Diagnostic, Severity};
-use typecheck::trace::{Effect, KernelTrace};
+use trace::{Effect, KernelTrace};
 
 pub use budget::MAX_EXPANDED_VALUES;
 pub use signature::entry_name;
@@ -61,26 +58,24 @@ impl Lowered {
     }
 }
 
-/// Typechecks `module` for `target` and lowers every kernel instantiation it uses
-/// (each kernel with its default const parameters, and with each set a test passes).
-/// Kernels are lowered only when the file typechecks without errors.
-pub fn lower_file(module: &Module, target: Target) -> Lowered {
-    typecheck::trace(module, target, |analysis, traces| {
-        let mut lowered = Lowered {
-            diagnostics: analysis.diagnostics,
-            kernels: Vec::new(),
-        };
-        if lowered.has_errors() {
-            return lowered;
+/// Lowers every kernel instantiation a file uses (`traces`, each kernel with its
+/// default const parameters and with each set a test passes), after the
+/// typechecker's `diagnostics`; kernels are lowered only when there is no error.
+pub fn lower_traces(diagnostics: Vec<Diagnostic>, traces: &[KernelTrace]) -> Lowered {
+    let mut lowered = Lowered {
+        diagnostics,
+        kernels: Vec::new(),
+    };
+    if lowered.has_errors() {
+        return lowered;
+    }
+    for trace in traces {
+        match lower_trace(trace) {
+            Ok(kernel) => lowered.kernels.push(kernel),
+            Err(diagnostics) => lowered.diagnostics.extend(diagnostics),
         }
-        for trace in &traces {
-            match lower_trace(trace) {
-                Ok(kernel) => lowered.kernels.push(kernel),
-                Err(diagnostics) => lowered.diagnostics.extend(diagnostics),
-            }
-        }
-        lowered
-    })
+    }
+    lowered
 }
 
 /// Lowers one traced kernel instantiation.

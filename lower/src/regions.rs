@@ -19,7 +19,7 @@
 use std::collections::HashMap;
 
 use kir::{Inst, Op, Region, Ty, ValueId};
-use typecheck::trace::CellId;
+use trace::CellId;
 
 use crate::builder::Builder;
 

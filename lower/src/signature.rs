@@ -4,7 +4,7 @@
 use cute::Dtype;
 use kir::{Element, HostExpr, IntParam, Launch, Param, ParamKind, Signature};
 use layout::{SymFactor, SymInt};
-use typecheck::trace::{KernelTrace, TraceParamKind};
+use trace::{KernelTrace, TraceParamKind};
 
 /// Shared buffers start at multiples of this many bytes.
 pub(crate) const SHARED_ALIGNMENT: i64 = 128;

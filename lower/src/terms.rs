@@ -5,7 +5,7 @@
 
 use kir::{BinOp, CmpOp, Op, Ty, UnOp, ValueId};
 use lang::ast::{BinaryOp, UnaryOp};
-use typecheck::trace::{MathFn, Term};
+use trace::{MathFn, Term};
 
 use crate::builder::{Builder, dtype_ty};
 

@@ -4,7 +4,7 @@
 use cute::{Dtype, Tensor};
 use kir::{AtomicOp, Op, ShuffleMode, Ty};
 use layout::SymInt;
-use typecheck::trace::{Atomic, Shuffle, Term};
+use trace::{Atomic, Shuffle, Term};
 
 use crate::builder::{Builder, dtype_ty};
 use crate::memory::Place;

@@ -10,7 +10,9 @@ fn lower_source(text: &str) -> (Vec<(&'static str, usize)>, usize, Duration) {
     let (module, errors) = grammar::parse(text);
     assert!(errors.is_empty(), "{errors:?}");
     let started = Instant::now();
-    let lowered = lower::lower_file(&module, Target::Sm90a);
+    let lowered = typecheck::trace(&module, Target::Sm90a, |analysis, traces| {
+        lower::lower_traces(analysis.diagnostics, &traces)
+    });
     let elapsed = started.elapsed();
     let line_of = |offset: u32| 1 + text[..offset as usize].matches('\n').count();
     let diagnostics = lowered

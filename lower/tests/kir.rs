@@ -9,7 +9,9 @@ fn lower(file: &str) -> (String, lower::Lowered) {
     let text = std::fs::read_to_string(path).unwrap();
     let (module, errors) = grammar::parse(&text);
     assert!(errors.is_empty());
-    let lowered = lower::lower_file(&module, Target::Sm90a);
+    let lowered = typecheck::trace(&module, Target::Sm90a, |analysis, traces| {
+        lower::lower_traces(analysis.diagnostics, &traces)
+    });
     (text, lowered)
 }
 

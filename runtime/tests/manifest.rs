@@ -10,7 +10,9 @@ fn signatures(file: &str) -> Vec<kir::Signature> {
     let text = std::fs::read_to_string(path).unwrap();
     let (module, errors) = grammar::parse(&text);
     assert!(errors.is_empty(), "{errors:?}");
-    let lowered = lower::lower_file(&module, Target::Sm90a);
+    let lowered = typecheck::trace(&module, Target::Sm90a, |analysis, traces| {
+        lower::lower_traces(analysis.diagnostics, &traces)
+    });
     lowered
         .kernels
         .into_iter()

@@ -1,0 +1,407 @@
+//! What a kernel does at run time, as the checker found it: the input of lowering.
+//!
+//! The typechecker produces a [`KernelTrace`] per kernel instantiation; `lower` turns it
+//! into KIR; [`to_text`] prints it (`cukc build --emit trace`).
+//!
+//! Checking a kernel evaluates everything const; what remains for the GPU is a
+//! residual program: a tree of [`Effect`]s in program order (copies, loads and
+//! stores, barriers, and the run-time loops and branches that hold more effects) over
+//! tensors whose layouts are already evaluated, and [`Term`]s for the run-time scalars
+//! those effects compute. Every value that is not a pure function of others has an
+//! identity: a load's [`LoadId`], a variable that a [`Effect::ReadCell`], a shuffle or
+//! an atomic defines. Mutable locals that change under run-time control flow are
+//! cells, written by [`Effect::WriteCell`] and read by [`Effect::ReadCell`]. A tensor
+//! knows where its elements live ([`cute::Base`]), so lowering needs no names: an
+//! element's address is its base plus its layout evaluated at a coordinate, an
+//! expression in the kernel's run-time integers ([`SymInt`] variables: parameters,
+//! `thread_idx.x`, `block_idx.y`, loop counters, cell reads).
+
+mod text;
+
+use std::rc::Rc;
+
+use cute::{Atom, Dtype, Tensor};
+use lang::Span;
+use lang::ast::{BinaryOp, UnaryOp};
+use layout::{Layout, SymInt};
+
+/// A run-time scalar (or, for fragment values, one element of it), as a computation.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Term {
+    /// An integer over the kernel's run-time variables.
+    Int(SymInt, Dtype),
+    /// A float constant.
+    Float(f64, Dtype),
+    /// A bool constant.
+    Bool(bool),
+    /// A scalar kernel parameter (float or bool) at this index.
+    Param(usize, Dtype),
+    /// What the [`Effect::Load`] with this identity read: one value, or for a
+    /// whole-fragment load the values in its layout's coordinate order (element `i` of
+    /// the term is the `i`-th).
+    Loaded(LoadId),
+    /// `op a`.
+    Unary(UnaryOp, Rc<Term>),
+    /// The value of a named run-time variable that is not an integer: a float or bool
+    /// cell's read, a shuffle's or an atomic's result.
+    Variable(String, Dtype),
+    /// `a op b`, arithmetic, comparison or logic; `dtype` is the operands' type.
+    Binary {
+        /// The operator.
+        op: BinaryOp,
+        /// The operands' type.
+        dtype: Dtype,
+        /// The left operand.
+        left: Rc<Term>,
+        /// The right operand.
+        right: Rc<Term>,
+    },
+    /// A conversion to `Dtype`.
+    Convert(Dtype, Rc<Term>),
+    /// A math function of floats of type `dtype`: one operand, two for `min` and `max`.
+    Math {
+        /// The function.
+        function: MathFn,
+        /// The operands' and the result's type.
+        dtype: Dtype,
+        /// The operands.
+        operands: Vec<Rc<Term>>,
+    },
+}
+
+/// A math function on floats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MathFn {
+    /// `exp(x)`.
+    Exp,
+    /// `exp2(x)`.
+    Exp2,
+    /// `log(x)`, the natural logarithm.
+    Log,
+    /// `log2(x)`.
+    Log2,
+    /// `sqrt(x)`.
+    Sqrt,
+    /// `rsqrt(x)`, `1 / sqrt(x)`.
+    Rsqrt,
+    /// `abs(x)`.
+    Abs,
+    /// `min(x, y)`.
+    Min,
+    /// `max(x, y)`.
+    Max,
+    /// `fma(x, y, z)`, `x * y + z` rounded once.
+    Fma,
+}
+
+impl MathFn {
+    /// The function a built-in's name calls.
+    pub fn named(name: &str) -> Option<MathFn> {
+        Some(match name {
+            "exp" => MathFn::Exp,
+            "exp2" => MathFn::Exp2,
+            "log" => MathFn::Log,
+            "log2" => MathFn::Log2,
+            "sqrt" => MathFn::Sqrt,
+            "rsqrt" => MathFn::Rsqrt,
+            "abs" => MathFn::Abs,
+            "min" => MathFn::Min,
+            "max" => MathFn::Max,
+            "fma" => MathFn::Fma,
+            _ => return None,
+        })
+    }
+}
+
+/// The identity of one evaluation of a load: each evaluation, a loop's unrolled
+/// iterations included, gets its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct LoadId(pub u32);
+
+/// A mutable local that changes under run-time control flow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CellId(pub u32);
+
+/// A warp shuffle's pattern.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shuffle {
+    /// `shfl_up(value, delta)`.
+    Up,
+    /// `shfl_down(value, delta)`.
+    Down,
+    /// `shfl_xor(value, mask)`.
+    Xor,
+    /// `shfl_idx(value, lane)`.
+    Index,
+}
+
+/// An atomic read-modify-write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Atomic {
+    /// `atomic_add`.
+    Add,
+    /// `atomic_max`.
+    Max,
+    /// `atomic_min`.
+    Min,
+}
+
+/// One thing a kernel does at run time, in program order.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Effect {
+    /// `copy(atom?, src, dst, pred = ...)`: partitions already made, modes congruent.
+    Copy {
+        /// The atom, or `None` for an element-by-element copy.
+        atom: Option<Rc<Atom>>,
+        /// The source.
+        source: Rc<Tensor>,
+        /// The destination.
+        destination: Rc<Tensor>,
+        /// A bool tensor of the source's size: which values move.
+        predicate: Option<Rc<Tensor>>,
+        /// The call.
+        span: Span,
+    },
+    /// `tensor[i]` read as a value, or `tensor.load()` (no index): the values are read
+    /// here, in program order, whatever happens to the memory later;
+    /// [`Term::Loaded`] refers to them.
+    Load {
+        /// Its identity.
+        id: LoadId,
+        /// The tensor.
+        tensor: Rc<Tensor>,
+        /// The layout's value of the element, or `None` for the whole fragment.
+        index: Option<SymInt>,
+        /// For an integer element: the [`SymInt`] variable that stands for it.
+        variable: Option<String>,
+        /// The expression.
+        span: Span,
+    },
+    /// `tensor[i] = value`.
+    StoreElement {
+        /// The tensor.
+        tensor: Rc<Tensor>,
+        /// The layout's value of the element.
+        index: SymInt,
+        /// What is stored.
+        value: Rc<Term>,
+        /// The assignment.
+        span: Span,
+    },
+    /// `tensor.store(value)`, a fragment value element by element.
+    StoreFragment {
+        /// The tensor.
+        tensor: Rc<Tensor>,
+        /// What is stored: a term whose fragments have the tensor's size.
+        value: Rc<Term>,
+        /// The call.
+        span: Span,
+    },
+    /// `syncthreads()`.
+    Barrier(Span),
+    /// `syncwarp()`.
+    WarpBarrier(Span),
+    /// `cp_async_commit_group()`.
+    CpAsyncCommit(Span),
+    /// `cp_async_wait_group(n)`.
+    CpAsyncWait(i64, Span),
+    /// A register fragment comes into being (its elements are zero until stored):
+    /// a fragment allocated in a loop's body is new in each iteration.
+    Registers(u32, Span),
+    /// Sets a cell to a value.
+    WriteCell {
+        /// The cell.
+        cell: CellId,
+        /// The cell's type (integers are carried as `i64`).
+        dtype: Dtype,
+        /// The value.
+        value: Rc<Term>,
+        /// The assignment, or the control flow the cell enters.
+        span: Span,
+    },
+    /// Reads a cell into a new variable (a [`SymInt`] variable for an integer cell, a
+    /// [`Term::Variable`] otherwise).
+    ReadCell {
+        /// The cell.
+        cell: CellId,
+        /// Its type.
+        dtype: Dtype,
+        /// The variable defined.
+        variable: String,
+        /// Where.
+        span: Span,
+    },
+    /// `for counter in start..end { body }` at run time.
+    For {
+        /// The counter's [`SymInt`] variable.
+        counter: String,
+        /// The first value.
+        start: SymInt,
+        /// One past the last.
+        end: SymInt,
+        /// What each iteration does.
+        body: Vec<Effect>,
+        /// The loop.
+        span: Span,
+    },
+    /// `if condition { then } else { otherwise }` at run time.
+    If {
+        /// A bool.
+        condition: Rc<Term>,
+        /// Runs when it is true.
+        then: Vec<Effect>,
+        /// Runs when it is false.
+        otherwise: Vec<Effect>,
+        /// The `if`.
+        span: Span,
+    },
+    /// A loop that runs `body`, then again while `condition` (computed by the body)
+    /// holds: a `while` loop is one whose body tests its condition first.
+    Loop {
+        /// What each iteration does.
+        body: Vec<Effect>,
+        /// A bool computed in the body.
+        condition: Rc<Term>,
+        /// The loop.
+        span: Span,
+    },
+    /// A warp shuffle: every lane of the warp sends `value` and receives another
+    /// lane's, defining `variable`.
+    Shuffle {
+        /// The pattern.
+        mode: Shuffle,
+        /// What is sent (32 bits).
+        value: Rc<Term>,
+        /// The delta, mask or source lane.
+        lane: Rc<Term>,
+        /// The value received.
+        variable: String,
+        /// Its type.
+        dtype: Dtype,
+        /// The call.
+        span: Span,
+    },
+    /// An atomic read-modify-write of one element of a global or shared tensor.
+    Atomic {
+        /// The operation.
+        op: Atomic,
+        /// The tensor.
+        tensor: Rc<Tensor>,
+        /// The layout's value of the element.
+        index: SymInt,
+        /// The operand.
+        value: Rc<Term>,
+        /// The variable that holds the old value, when it is used.
+        old: Option<String>,
+        /// The call.
+        span: Span,
+    },
+    /// Something lowering cannot do yet, with what it is.
+    Unsupported(String, Span),
+}
+
+/// `$effect`'s span field, by value or by reference as `$span` binds it.
+macro_rules! span_of {
+    ($effect:expr) => {
+        match $effect {
+            Effect::Copy { span, .. }
+            | Effect::Load { span, .. }
+            | Effect::StoreElement { span, .. }
+            | Effect::StoreFragment { span, .. }
+            | Effect::Barrier(span)
+            | Effect::WarpBarrier(span)
+            | Effect::CpAsyncCommit(span)
+            | Effect::CpAsyncWait(_, span)
+            | Effect::Registers(_, span)
+            | Effect::WriteCell { span, .. }
+            | Effect::ReadCell { span, .. }
+            | Effect::For { span, .. }
+            | Effect::If { span, .. }
+            | Effect::Loop { span, .. }
+            | Effect::Shuffle { span, .. }
+            | Effect::Atomic { span, .. }
+            | Effect::Unsupported(_, span) => span,
+        }
+    };
+}
+
+/// Where an effect is in the source.
+pub fn effect_span(effect: &Effect) -> Span {
+    *span_of!(effect)
+}
+
+/// The span of an effect, to change it.
+pub fn effect_span_mut(effect: &mut Effect) -> &mut Span {
+    span_of!(effect)
+}
+
+/// A run-time parameter of a traced kernel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TraceParam {
+    /// Its name.
+    pub name: String,
+    /// Its type.
+    pub kind: TraceParamKind,
+}
+
+/// The type of a traced kernel's parameter.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TraceParamKind {
+    /// An integer; the variable that stands for it in [`SymInt`]s.
+    Int(Dtype, String),
+    /// A float or bool scalar.
+    Scalar(Dtype),
+    /// A global tensor with this element type and layout.
+    Tensor(Dtype, Layout<SymInt>),
+    /// A parameter whose type the checker could not establish.
+    Unknown,
+}
+
+impl KernelTrace {
+    /// The index of the integer parameter that `variable` stands for in [`SymInt`]s.
+    pub fn int_param(&self, variable: &str) -> Option<usize> {
+        self.params.iter().position(
+            |param| matches!(&param.kind, TraceParamKind::Int(_, name) if name == variable),
+        )
+    }
+}
+
+/// A shared-memory buffer of a traced kernel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TraceBuffer {
+    /// The `let` name, or `buffer`.
+    pub name: String,
+    /// The allocation.
+    pub span: Span,
+    /// Its size.
+    pub bytes: i64,
+}
+
+/// One kernel instantiation as the checker found it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KernelTrace {
+    /// The kernel's name.
+    pub name: String,
+    /// Its name's span.
+    pub span: Span,
+    /// Its integer const parameters' values, in declaration order; `None` for a
+    /// parameter that is not an integer (a dtype).
+    pub const_args: Vec<(String, Option<i64>)>,
+    /// Its run-time parameters.
+    pub params: Vec<TraceParam>,
+    /// `grid(...)`, up to three extents over the integer parameters' variables.
+    pub grid: Vec<SymInt>,
+    /// `block(...)`, up to three constant extents.
+    pub block: Vec<SymInt>,
+    /// The shared-memory buffers.
+    pub shared: Vec<TraceBuffer>,
+    /// What it does.
+    pub effects: Vec<Effect>,
+    /// Whether the checker found errors in this instantiation.
+    pub has_errors: bool,
+    /// Whether this is the kernel with its default const parameters (no const
+    /// argument given).
+    pub is_default: bool,
+}
+
+pub use text::to_text;

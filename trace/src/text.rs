@@ -1,0 +1,238 @@
+//! The text form of a trace (`cukc build --emit trace`): the residual program the
+//! checker leaves for the GPU, one effect a line with its source line, regions
+//! indented. Tensors print as their memory and evaluated layout (`param 2 (4):(1) @
+//! offset 8`), run-time values as the variables, loads and cells that hold them.
+
+use std::fmt::Write;
+
+use cute::{Base, Tensor};
+
+use crate::{Atomic, Effect, KernelTrace, Shuffle, Term, TraceParamKind};
+
+/// `trace` as text; `line_of` turns a byte offset into a 1-based source line.
+pub fn to_text(trace: &KernelTrace, line_of: &dyn Fn(u32) -> u32) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "trace {} {{", trace.name);
+    for (name, value) in &trace.const_args {
+        let value = value.map_or("a dtype".to_owned(), |value| value.to_string());
+        let _ = writeln!(out, "  const {name} = {value}");
+    }
+    for (index, param) in trace.params.iter().enumerate() {
+        let kind = match &param.kind {
+            TraceParamKind::Int(dtype, variable) => format!("{dtype} `{variable}`"),
+            TraceParamKind::Scalar(dtype) => dtype.to_string(),
+            TraceParamKind::Tensor(dtype, layout) => format!("gmem {dtype} {layout}"),
+            TraceParamKind::Unknown => "?".to_owned(),
+        };
+        let _ = writeln!(out, "  param {index} {}: {kind}", param.name);
+    }
+    let extents = |extents: &[layout::SymInt]| {
+        let texts: Vec<String> = extents.iter().map(ToString::to_string).collect();
+        texts.join(", ")
+    };
+    let _ = writeln!(
+        out,
+        "  grid({}) block({})",
+        extents(&trace.grid),
+        extents(&trace.block)
+    );
+    for (index, buffer) in trace.shared.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "  shared {index} {}: {} bytes",
+            buffer.name, buffer.bytes
+        );
+    }
+    effects(&mut out, &trace.effects, 1, line_of);
+    out.push_str("}\n");
+    out
+}
+
+fn effects(out: &mut String, list: &[Effect], depth: usize, line_of: &dyn Fn(u32) -> u32) {
+    let indent = "  ".repeat(depth);
+    for effect in list {
+        let line = line_of(crate::effect_span(effect).start);
+        let text = format!("{indent}{}", header(effect));
+        let _ = writeln!(out, "{text:<58} ; line {line}");
+        let close = |out: &mut String, tail: &str| {
+            let _ = writeln!(out, "{indent}}}{tail}");
+        };
+        match effect {
+            Effect::For { body, .. } => {
+                effects(out, body, depth + 1, line_of);
+                close(out, "");
+            }
+            Effect::Loop {
+                body, condition, ..
+            } => {
+                effects(out, body, depth + 1, line_of);
+                close(out, &format!(" while {}", term(condition)));
+            }
+            Effect::If {
+                then, otherwise, ..
+            } => {
+                effects(out, then, depth + 1, line_of);
+                if otherwise.is_empty() {
+                    close(out, "");
+                } else {
+                    close(out, " else {");
+                    effects(out, otherwise, depth + 1, line_of);
+                    close(out, "");
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// An effect's line (a region's up to its opening brace).
+fn header(effect: &Effect) -> String {
+    match effect {
+        Effect::Copy {
+            atom,
+            source,
+            destination,
+            predicate,
+            ..
+        } => {
+            let atom = atom
+                .as_ref()
+                .map_or("element by element".to_owned(), |atom| atom.display_name());
+            let guard = predicate
+                .as_ref()
+                .map_or(String::new(), |mask| format!(" if {}", tensor(mask)));
+            format!(
+                "copy {} -> {} with {atom}{guard}",
+                tensor(source),
+                tensor(destination)
+            )
+        }
+        Effect::Load {
+            id,
+            tensor: loaded,
+            index,
+            variable,
+            ..
+        } => {
+            let place = match index {
+                Some(index) => format!("{}[{index}]", tensor(loaded)),
+                None => format!("{}.load()", tensor(loaded)),
+            };
+            let name = variable
+                .as_ref()
+                .map_or(String::new(), |variable| format!(" `{variable}`"));
+            format!("load#{}{name} = {place}", id.0)
+        }
+        Effect::StoreElement {
+            tensor: stored,
+            index,
+            value,
+            ..
+        } => format!("{}[{index}] = {}", tensor(stored), term(value)),
+        Effect::StoreFragment {
+            tensor: stored,
+            value,
+            ..
+        } => format!("{}.store({})", tensor(stored), term(value)),
+        Effect::Barrier(_) => "syncthreads()".to_owned(),
+        Effect::WarpBarrier(_) => "syncwarp()".to_owned(),
+        Effect::CpAsyncCommit(_) => "cp_async_commit_group()".to_owned(),
+        Effect::CpAsyncWait(groups, _) => format!("cp_async_wait_group({groups})"),
+        Effect::Registers(fragment, _) => format!("registers #{fragment}"),
+        Effect::WriteCell {
+            cell, dtype, value, ..
+        } => format!("cell#{}: {dtype} = {}", cell.0, term(value)),
+        Effect::ReadCell { cell, variable, .. } => format!("`{variable}` = cell#{}", cell.0),
+        Effect::For {
+            counter,
+            start,
+            end,
+            ..
+        } => format!("for `{counter}` in {start}..{end} {{"),
+        Effect::If { condition, .. } => format!("if {} {{", term(condition)),
+        Effect::Loop { .. } => "loop {".to_owned(),
+        Effect::Shuffle {
+            mode,
+            value,
+            lane,
+            variable,
+            ..
+        } => {
+            let name = match mode {
+                Shuffle::Up => "shfl_up",
+                Shuffle::Down => "shfl_down",
+                Shuffle::Xor => "shfl_xor",
+                Shuffle::Index => "shfl_idx",
+            };
+            format!("`{variable}` = {name}({}, {})", term(value), term(lane))
+        }
+        Effect::Atomic {
+            op,
+            tensor: target,
+            index,
+            value,
+            old,
+            ..
+        } => {
+            let name = match op {
+                Atomic::Add => "add",
+                Atomic::Max => "max",
+                Atomic::Min => "min",
+            };
+            let old = old
+                .as_ref()
+                .map_or(String::new(), |old| format!("`{old}` = "));
+            format!(
+                "{old}atomic_{name}({}[{index}], {})",
+                tensor(target),
+                term(value)
+            )
+        }
+        Effect::Unsupported(what, _) => format!("unsupported: {what}"),
+    }
+}
+
+/// A tensor as its memory and layout.
+fn tensor(tensor: &Tensor) -> String {
+    let memory = match tensor.base {
+        Base::Param(index) => format!("param {index}"),
+        Base::Shared(index) => format!("shared {index}"),
+        Base::Registers(fragment) => format!("registers #{fragment}"),
+        Base::Coordinates => "coordinates".to_owned(),
+        Base::Unknown => "memory ?".to_owned(),
+    };
+    format!("{memory} {}", tensor.layout)
+}
+
+/// A run-time value as an expression.
+pub(crate) fn term(term: &Term) -> String {
+    match term {
+        Term::Int(value, dtype) => format!("{value}:{dtype}"),
+        Term::Float(value, dtype) => format!("{value:?}:{dtype}"),
+        Term::Bool(value) => value.to_string(),
+        Term::Param(index, dtype) => format!("param {index}:{dtype}"),
+        Term::Loaded(id) => format!("load#{}", id.0),
+        Term::Variable(name, _) => format!("`{name}`"),
+        Term::Unary(op, operand) => format!("{}{}", op.symbol(), self::term(operand)),
+        Term::Binary {
+            op, left, right, ..
+        } => format!(
+            "({} {} {})",
+            self::term(left),
+            op.symbol(),
+            self::term(right)
+        ),
+        Term::Convert(dtype, operand) => format!("{}.to({dtype})", self::term(operand)),
+        Term::Math {
+            function, operands, ..
+        } => {
+            let operands: Vec<String> =
+                operands.iter().map(|operand| self::term(operand)).collect();
+            format!(
+                "{}({})",
+                format!("{function:?}").to_lowercase(),
+                operands.join(", ")
+            )
+        }
+    }
+}
