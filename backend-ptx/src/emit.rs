@@ -17,9 +17,8 @@ use std::collections::HashMap;
 use std::fmt::Write;
 
 use cute::Target;
-use kir::{Inst, Kernel, Op, ParamKind, ShuffleMode, Special, Ty, UnOp, ValueId, Verified};
+use kir::{Inst, Kernel, Op, ParamKind, ShuffleMode, Special, Ty, ValueId, Verified};
 
-use arithmetic::{arithmetic_suffix, math_instruction};
 pub use memory::fill_template;
 
 /// How to emit.
@@ -283,39 +282,9 @@ impl<'k, 'o> Emitter<'k, 'o> {
                 let text = format!("mov.u32 {}, cuk_shared;", d(self));
                 self.emit(&text);
             }
-            Op::Unary(op, a) => {
-                let ty = ty.ok_or("a unary operation without a result")?;
-                let text = match (op, ty) {
-                    (UnOp::Not, Ty::Pred) => format!("not.pred {}, {};", d(self), self.name(*a)),
-                    (UnOp::Not, _) => format!("not{} {}, {};", class(ty).1, d(self), self.name(*a)),
-                    (UnOp::Neg, _) => format!(
-                        "neg{} {}, {};",
-                        arithmetic_suffix(ty)?,
-                        d(self),
-                        self.name(*a)
-                    ),
-                    (math, _) => format!(
-                        "{} {}, {};",
-                        math_instruction(*math, ty)?,
-                        d(self),
-                        self.name(*a)
-                    ),
-                };
-                self.emit(&text);
-            }
+            Op::Unary(op, a) => self.unary(*op, *a, result.ok_or("no result")?)?,
             Op::Binary(op, a, b) => self.binary(*op, *a, *b, result.ok_or("no result")?)?,
-            Op::Compare(op, a, b) => {
-                let suffix = arithmetic_suffix(self.kernel.ty(*a))
-                    .map_err(|_| format!("a comparison of {}", self.kernel.ty(*a).name()))?;
-                let text = format!(
-                    "setp.{}{suffix} {}, {}, {};",
-                    kir::compare_name(*op),
-                    d(self),
-                    self.name(*a),
-                    self.operand(*b)
-                );
-                self.emit(&text);
-            }
+            Op::Compare(op, a, b) => self.compare(*op, *a, *b, result.ok_or("no result")?)?,
             Op::Select(c, a, b) => {
                 let ty = ty.ok_or("a select without a result")?;
                 let text = format!(
@@ -328,18 +297,7 @@ impl<'k, 'o> Emitter<'k, 'o> {
                 );
                 self.emit(&text);
             }
-            Op::Fma(a, b, c) => {
-                let ty = ty.ok_or("an fma without a result")?;
-                let text = format!(
-                    "fma.rn{} {}, {}, {}, {};",
-                    class(ty).1,
-                    d(self),
-                    self.name(*a),
-                    self.name(*b),
-                    self.name(*c)
-                );
-                self.emit(&text);
-            }
+            Op::Fma(a, b, c) => self.fma([*a, *b, *c], result.ok_or("no result")?),
             Op::Convert(a) => self.convert(*a, result.ok_or("no result")?)?,
             Op::Pack(a, b) => {
                 let text = format!(
