@@ -1,20 +1,25 @@
 //! Verified KIR to PTX text.
 //!
-//! One module holds every kernel of a file. Registers are numbered per class in
-//! value order and labels do not occur (kernels are straight-line), so the same KIR
-//! always gives the same text. Integer operands that are constants become
-//! immediates; with line info on, a `.loc` precedes each instruction whose source
-//! line differs from the previous one.
+//! One module holds every kernel of a file. Every value, a region's parameters and an
+//! instruction's results alike, has one register, numbered per class in value order;
+//! labels are numbered in emission order; so the same KIR always gives the same text.
+//! Integer operands that are constants become immediates; with line info on, a
+//! `.loc` precedes each instruction (inside regions too) whose source line differs
+//! from the previous one. Straight-line instructions are here, in [`arithmetic`] and
+//! in [`memory`]; loops and branches become labels, branches and moves
+//! ([`control`]).
 
 mod arithmetic;
+mod control;
+mod memory;
 
 use std::collections::HashMap;
 use std::fmt::Write;
 
 use cute::Target;
-use kir::{Inst, Kernel, Op, ParamKind, Special, Ty, UnOp, ValueId, Verified};
+use kir::{Inst, Kernel, Op, ParamKind, ShuffleMode, Special, Ty, ValueId, Verified};
 
-use arithmetic::{arithmetic_suffix, math_instruction};
+pub use memory::fill_template;
 
 /// How to emit.
 #[derive(Default)]
@@ -54,10 +59,13 @@ pub fn emit_module(
             name.replace('\\', "/").replace('"', "'")
         );
     }
-    if kernels
-        .iter()
-        .any(|kernel| kernel.body.iter().any(|inst| inst.op == Op::SharedBase))
-    {
+    let mut shared = false;
+    for kernel in kernels {
+        each_instruction(&kernel.body, &mut |inst| {
+            shared |= inst.op == Op::SharedBase
+        });
+    }
+    if shared {
         out.push_str(".extern .shared .align 128 .b8 cuk_shared[];\n\n");
     }
     for kernel in kernels {
@@ -66,12 +74,25 @@ pub fn emit_module(
     Ok(out)
 }
 
+/// Calls `visit` on every instruction of `body`, those inside regions included.
+fn each_instruction<'k>(body: &'k [Inst], visit: &mut dyn FnMut(&'k Inst)) {
+    for inst in body {
+        visit(inst);
+        for region in inst.op.regions() {
+            each_instruction(&region.body, visit);
+        }
+    }
+}
+
 struct Emitter<'k, 'o> {
     kernel: &'k Kernel,
     options: &'k EmitOptions<'o>,
     names: Vec<String>,
     counts: HashMap<&'static str, usize>,
+    /// The values defined by integer constants: only an instruction's result can be
+    /// one, never a region's parameter or a loop's or branch's result.
     constants: HashMap<ValueId, i64>,
+    labels: usize,
     body: String,
     line: Option<u32>,
 }
@@ -100,20 +121,19 @@ impl<'k, 'o> Emitter<'k, 'o> {
                 format!("%{prefix}{}", *count)
             })
             .collect();
-        let constants = kernel
-            .body
-            .iter()
-            .filter_map(|inst| match (&inst.op, inst.results.first()) {
-                (Op::ConstInt(value), Some(result)) => Some((*result, *value)),
-                _ => None,
-            })
-            .collect();
+        let mut constants = HashMap::new();
+        each_instruction(&kernel.body, &mut |inst| {
+            if let (Op::ConstInt(value), [result]) = (&inst.op, inst.results.as_slice()) {
+                constants.insert(*result, *value);
+            }
+        });
         Emitter {
             kernel,
             options,
             names,
             counts,
             constants,
+            labels: 0,
             body: String::new(),
             line: None,
         }
@@ -168,9 +188,8 @@ impl<'k, 'o> Emitter<'k, 'o> {
             let _ = writeln!(out, ".maxntid {x}, {y}, {z}");
         }
         out.push_str("{\n");
-        for inst in &self.kernel.body {
-            self.instruction(inst)?;
-        }
+        let kernel = self.kernel;
+        self.instructions(&kernel.body)?;
         for (prefix, ty) in [
             ("p", ".pred"),
             ("h", ".b16"),
@@ -195,14 +214,24 @@ impl<'k, 'o> Emitter<'k, 'o> {
         self.body.push('\n');
     }
 
-    fn instruction(&mut self, inst: &Inst) -> Result<(), String> {
+    /// A `.loc` for the line of the source byte `offset` when line info is on and
+    /// the line changed.
+    fn locate(&mut self, offset: u32) {
         if let Some(line_of) = self.options.line_info {
-            let (line, column) = line_of(inst.span.start);
+            let (line, column) = line_of(offset);
             if self.line != Some(line) {
                 self.line = Some(line);
                 let _ = writeln!(self.body, "    .loc 1 {line} {column}");
             }
         }
+    }
+
+    fn instructions(&mut self, body: &[Inst]) -> Result<(), String> {
+        body.iter().try_for_each(|inst| self.instruction(inst))
+    }
+
+    fn instruction(&mut self, inst: &Inst) -> Result<(), String> {
+        self.locate(inst.span.start);
         let result = inst.results.first().copied();
         let d = |emitter: &Self| {
             result
@@ -210,11 +239,6 @@ impl<'k, 'o> Emitter<'k, 'o> {
                 .unwrap_or_default()
         };
         let ty = result.map(|value| self.kernel.ty(value));
-        let guard = |predicate: &Option<ValueId>, emitter: &Self| {
-            predicate.map_or(String::new(), |predicate| {
-                format!("@{} ", emitter.name(predicate))
-            })
-        };
         match &inst.op {
             Op::ConstInt(value) => match ty {
                 Some(Ty::Pred) => {
@@ -242,26 +266,7 @@ impl<'k, 'o> Emitter<'k, 'o> {
                 };
                 self.emit(&text);
             }
-            Op::Param(index) => {
-                let entry = &self.kernel.signature.entry;
-                let is_tensor = matches!(
-                    self.kernel
-                        .signature
-                        .params
-                        .get(*index)
-                        .map(|param| &param.kind),
-                    Some(ParamKind::Tensor { .. })
-                );
-                let text = match ty {
-                    Some(Ty::I64) => format!("ld.param.u64 {}, [{entry}_param_{index}];", d(self)),
-                    _ => format!("ld.param.u32 {}, [{entry}_param_{index}];", d(self)),
-                };
-                self.emit(&text);
-                if is_tensor {
-                    let text = format!("cvta.to.global.u64 {0}, {0};", d(self));
-                    self.emit(&text);
-                }
-            }
+            Op::Param(index) => self.parameter(*index, result.ok_or("no result")?),
             Op::Special(special) => {
                 let (register, axis) = match special {
                     Special::ThreadIndex(axis) => ("tid", axis),
@@ -277,47 +282,9 @@ impl<'k, 'o> Emitter<'k, 'o> {
                 let text = format!("mov.u32 {}, cuk_shared;", d(self));
                 self.emit(&text);
             }
-            Op::Unary(op, a) => {
-                let ty = ty.ok_or("a unary operation without a result")?;
-                let text = match (op, ty) {
-                    (UnOp::Not, Ty::Pred) => format!("not.pred {}, {};", d(self), self.name(*a)),
-                    (UnOp::Not, _) => format!("not{} {}, {};", class(ty).1, d(self), self.name(*a)),
-                    (UnOp::Neg, _) => format!(
-                        "neg{} {}, {};",
-                        arithmetic_suffix(ty)?,
-                        d(self),
-                        self.name(*a)
-                    ),
-                    (math, _) => {
-                        format!(
-                            "{} {}, {};",
-                            math_instruction(*math, ty)?,
-                            d(self),
-                            self.name(*a)
-                        )
-                    }
-                };
-                self.emit(&text);
-            }
+            Op::Unary(op, a) => self.unary(*op, *a, result.ok_or("no result")?)?,
             Op::Binary(op, a, b) => self.binary(*op, *a, *b, result.ok_or("no result")?)?,
-            Op::Compare(op, a, b) => {
-                let operand_ty = self.kernel.ty(*a);
-                let suffix = match operand_ty {
-                    Ty::I32 => ".s32",
-                    Ty::I64 => ".s64",
-                    Ty::F32 => ".f32",
-                    Ty::F64 => ".f64",
-                    other => return Err(format!("a comparison of {}", other.name())),
-                };
-                let text = format!(
-                    "setp.{}{suffix} {}, {}, {};",
-                    kir::compare_name(*op),
-                    d(self),
-                    self.name(*a),
-                    self.operand(*b)
-                );
-                self.emit(&text);
-            }
+            Op::Compare(op, a, b) => self.compare(*op, *a, *b, result.ok_or("no result")?)?,
             Op::Select(c, a, b) => {
                 let ty = ty.ok_or("a select without a result")?;
                 let text = format!(
@@ -330,18 +297,7 @@ impl<'k, 'o> Emitter<'k, 'o> {
                 );
                 self.emit(&text);
             }
-            Op::Fma(a, b, c) => {
-                let ty = ty.ok_or("an fma without a result")?;
-                let text = format!(
-                    "fma.rn{} {}, {}, {}, {};",
-                    class(ty).1,
-                    d(self),
-                    self.name(*a),
-                    self.name(*b),
-                    self.name(*c)
-                );
-                self.emit(&text);
-            }
+            Op::Fma(a, b, c) => self.fma([*a, *b, *c], result.ok_or("no result")?),
             Op::Convert(a) => self.convert(*a, result.ok_or("no result")?)?,
             Op::Pack(a, b) => {
                 let text = format!(
@@ -362,63 +318,8 @@ impl<'k, 'o> Emitter<'k, 'o> {
                 );
                 self.emit(&text);
             }
-            Op::Load {
-                space,
-                address,
-                offset,
-                predicate,
-            } => {
-                let word = ty.ok_or("a load without results")?;
-                let registers: Vec<&str> =
-                    inst.results.iter().map(|value| self.name(*value)).collect();
-                let text = format!(
-                    "{}ld.{}{}{} {}, [{}];",
-                    guard(predicate, self),
-                    space.name(),
-                    vector(inst.results.len()),
-                    memory_suffix(word),
-                    braced(&registers),
-                    address_text(self.name(*address), *offset)
-                );
-                self.emit(&text);
-            }
-            Op::Store {
-                space,
-                address,
-                offset,
-                values,
-                predicate,
-            } => {
-                let word = self.kernel.ty(values[0]);
-                let registers: Vec<&str> = values.iter().map(|value| self.name(*value)).collect();
-                let text = format!(
-                    "{}st.{}{}{} [{}], {};",
-                    guard(predicate, self),
-                    space.name(),
-                    vector(values.len()),
-                    memory_suffix(word),
-                    address_text(self.name(*address), *offset),
-                    braced(&registers)
-                );
-                self.emit(&text);
-            }
-            Op::Atom {
-                template,
-                operands,
-                predicate,
-            } => {
-                let operands: Vec<(String, String)> = operands
-                    .iter()
-                    .map(|(name, value, offset)| {
-                        (name.clone(), address_text(self.name(*value), *offset))
-                    })
-                    .collect();
-                let text = format!(
-                    "{}{}",
-                    guard(predicate, self),
-                    fill_template(template, &operands)?
-                );
-                self.emit(&text);
+            Op::Load { .. } | Op::Store { .. } | Op::Atom { .. } | Op::Atomic { .. } => {
+                self.memory(inst)?;
             }
             Op::Barrier => self.emit("bar.sync 0;"),
             Op::WarpBarrier => self.emit("bar.warp.sync -1;"),
@@ -427,116 +328,50 @@ impl<'k, 'o> Emitter<'k, 'o> {
                 let text = format!("cp.async.wait_group {groups};");
                 self.emit(&text);
             }
-            Op::Shuffle { .. }
-            | Op::Atomic { .. }
-            | Op::For { .. }
-            | Op::If { .. }
-            | Op::Loop { .. } => return Err(format!("{:?} is not emitted yet", inst.op)),
+            Op::Shuffle { mode, value, lane } => {
+                // `c` packs the clamp lane and segment mask: the whole warp is one
+                // segment, clamped at lane 0 going up and at lane 31 otherwise.
+                let (mode, clamp) = match mode {
+                    ShuffleMode::Up => ("up", "0"),
+                    ShuffleMode::Down => ("down", "0x1f"),
+                    ShuffleMode::Xor => ("bfly", "0x1f"),
+                    ShuffleMode::Index => ("idx", "0x1f"),
+                };
+                let text = format!(
+                    "shfl.sync.{mode}.b32 {}, {}, {}, {clamp}, 0xffffffff;",
+                    d(self),
+                    self.name(*value),
+                    self.operand(*lane)
+                );
+                self.emit(&text);
+            }
+            Op::For { .. } | Op::If { .. } | Op::Loop { .. } => self.control(inst)?,
         }
         Ok(())
     }
-}
 
-fn memory_suffix(word: Ty) -> &'static str {
-    match word {
-        Ty::F32 => ".f32",
-        Ty::F64 => ".f64",
-        Ty::I32 | Ty::B32 => ".b32",
-        Ty::I64 | Ty::B64 => ".b64",
-        Ty::F16 | Ty::BF16 | Ty::B16 | Ty::Pred => ".b16",
-    }
-}
-
-fn vector(count: usize) -> &'static str {
-    match count {
-        2 => ".v2",
-        4 => ".v4",
-        _ => "",
-    }
-}
-
-fn braced(registers: &[&str]) -> String {
-    if registers.len() == 1 {
-        registers[0].to_owned()
-    } else {
-        format!("{{{}}}", registers.join(", "))
-    }
-}
-
-fn address_text(register: &str, offset: i64) -> String {
-    match offset {
-        0 => register.to_owned(),
-        offset if offset > 0 => format!("{register}+{offset}"),
-        offset => format!("{register}{offset}"),
-    }
-}
-
-/// An atom's template with `{name}` replaced by its operand; `{{` and `}}` are
-/// braces.
-pub fn fill_template(template: &str, operands: &[(String, String)]) -> Result<String, String> {
-    let mut out = String::with_capacity(template.len());
-    let mut rest = template;
-    while let Some(position) = rest.find(['{', '}']) {
-        out.push_str(&rest[..position]);
-        let tail = &rest[position..];
-        if tail.starts_with("{{") || tail.starts_with("}}") {
-            out.push(tail.as_bytes()[0] as char);
-            rest = &tail[2..];
-            continue;
-        }
-        if tail.starts_with('}') {
-            return Err(format!(
-                "an unmatched `}}` in the atom template `{template}`"
-            ));
-        }
-        let Some(end) = tail.find('}') else {
-            return Err(format!(
-                "an unclosed `{{` in the atom template `{template}`"
-            ));
+    /// Loads the kernel's parameter `index` into `result`; a tensor's address is
+    /// converted to a global one.
+    fn parameter(&mut self, index: usize, result: ValueId) {
+        let entry = &self.kernel.signature.entry;
+        let is_tensor = matches!(
+            self.kernel
+                .signature
+                .params
+                .get(index)
+                .map(|param| &param.kind),
+            Some(ParamKind::Tensor { .. })
+        );
+        let d = self.name(result).to_owned();
+        let width = if self.kernel.ty(result) == Ty::I64 {
+            "u64"
+        } else {
+            "u32"
         };
-        let name = &tail[1..end];
-        let Some((_, value)) = operands.iter().find(|(operand, _)| operand == name) else {
-            return Err(format!(
-                "the atom template `{template}` names `{name}`, which this copy does not provide"
-            ));
-        };
-        out.push_str(value);
-        rest = &tail[end + 1..];
-    }
-    out.push_str(rest);
-    Ok(out)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn templates_fill_their_operands() {
-        let operands = vec![
-            ("dst".to_owned(), "%r3+16".to_owned()),
-            ("src".to_owned(), "%rd4".to_owned()),
-        ];
-        assert_eq!(
-            fill_template("cp.async.cg.shared.global [{dst}], [{src}], 16;", &operands).unwrap(),
-            "cp.async.cg.shared.global [%r3+16], [%rd4], 16;"
-        );
-        assert_eq!(fill_template("x {{a}}", &[]).unwrap(), "x {a}");
-        assert!(
-            fill_template("x {nope}", &operands)
-                .unwrap_err()
-                .contains("`nope`")
-        );
-        assert!(
-            fill_template("x {dst", &operands)
-                .unwrap_err()
-                .contains("unclosed")
-        );
-    }
-
-    #[test]
-    fn spaces_name_their_address_width() {
-        assert_eq!(kir::Space::Shared.address_ty(), Ty::I32);
-        assert_eq!(address_text("%r1", -4), "%r1-4");
+        let text = format!("ld.param.{width} {d}, [{entry}_param_{index}];");
+        self.emit(&text);
+        if is_tensor {
+            self.emit(&format!("cvta.to.global.u64 {d}, {d};"));
+        }
     }
 }

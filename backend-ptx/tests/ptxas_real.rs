@@ -5,29 +5,11 @@
 //! PTX is assembled for every target, and a broken kernel's errors must name its
 //! PTX lines.
 
-use std::path::Path;
-use std::sync::OnceLock;
+#[path = "../../tests/support/ptxas.rs"]
+mod support_ptxas;
 
-use backend_ptx::ptxas::{
-    AssembleOptions, Environment, Ptxas, PtxasFailure, Severity, TARGETS, find,
-};
-
-/// One ptxas for every test (found, or installed, once).
-fn ptxas() -> &'static Ptxas {
-    static PTXAS: OnceLock<Ptxas> = OnceLock::new();
-    PTXAS.get_or_init(|| {
-        let mut env = Environment::from_process(None, false);
-        env.cache_dir = Some(
-            Path::new(env!("CARGO_MANIFEST_DIR"))
-                .parent()
-                .unwrap_or(Path::new(".."))
-                .join("target")
-                .join("cukc-cache"),
-        );
-        find(&env, &mut |progress| eprintln!("{progress}"))
-            .unwrap_or_else(|error| panic!("no ptxas for the tests: {error}"))
-    })
-}
+use backend_ptx::ptxas::{AssembleOptions, PtxasFailure, Severity, TARGETS};
+use support_ptxas::ptxas;
 
 /// A kernel that copies one f32 per thread through shared memory, with `.loc`
 /// line information, for `target` at PTX ISA `version`.

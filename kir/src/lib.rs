@@ -1,14 +1,17 @@
 //! KIR, the kernel IR: what is left of a kernel once everything const has been folded.
 //!
-//! A [`Kernel`] is its [`Signature`] (how the host calls it) and a straight list of
+//! A [`Kernel`] is its [`Signature`] (how the host calls it) and a list of
 //! instructions over typed values ([`ir`]): integer and float arithmetic on what is
 //! only known at run time (thread and block indices, parameters), loads and stores
 //! with their memory space, vector width and a byte offset folded in, atom
-//! instructions from the stdlib's PTX templates, barriers. Values live in one arena
+//! instructions from the stdlib's PTX templates, warp shuffles, atomics, barriers. Values live in one arena
 //! indexed by [`ValueId`]; every instruction carries the span of the source that
-//! produced it. [`verify`] checks the invariants; [`to_text`] prints it.
+//! produced it. Control flow is structured: a loop or branch is one instruction
+//! holding regions with parameters and yields ([`Region`]). [`verify`] checks the
+//! invariants; [`to_text`] prints a kernel and [`from_text`] reads it back.
 
 pub mod ir;
+mod read;
 pub mod signature;
 mod text;
 mod uniformity;
@@ -18,6 +21,7 @@ pub use ir::{
     AtomicOp, BinOp, CmpOp, Inst, Kernel, Op, Region, ShuffleMode, Space, Special, Ty, UnOp,
     ValueId,
 };
+pub use read::from_text;
 pub use signature::{
     Alignment, Assumption, Element, HostExpr, IntParam, Launch, Param, ParamKind, Signature,
 };

@@ -81,6 +81,33 @@ pub enum ParamKind {
     },
 }
 
+/// The text form: `i32`, or `tensor bf16 shape(%0, %1) strides(%1, 1)`.
+impl fmt::Display for ParamKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let list = |exprs: &[HostExpr]| {
+            exprs
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        match self {
+            ParamKind::Int(int) => f.write_str(int.name()),
+            ParamKind::Tensor {
+                dtype,
+                shape,
+                strides,
+            } => write!(
+                f,
+                "tensor {} shape({}) strides({})",
+                dtype.name(),
+                list(shape),
+                list(strides)
+            ),
+        }
+    }
+}
+
 /// The width and signedness of an integer parameter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum IntParam {

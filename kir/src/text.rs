@@ -1,6 +1,7 @@
-//! The text form of KIR (`cukc build --emit kir`): one instruction a line, each with
-//! the source line it came from; a region is a braced block, indented, ending in
-//! `yield` with the values it hands on.
+//! The text form of KIR (`cukc build --emit kir`): the signature, then one
+//! instruction a line, each with the source line it came from; a region is a braced
+//! block, indented, ending in `yield` with the values it hands on. [`crate::from_text`]
+//! reads it back.
 
 use std::fmt::Write;
 
@@ -10,9 +11,16 @@ use crate::ir::{BinOp, CmpOp, Inst, Kernel, Op, Special, UnOp, ValueId};
 pub fn to_text(kernel: &Kernel, line_of: &dyn Fn(u32) -> u32) -> String {
     let signature = &kernel.signature;
     let mut out = String::new();
-    let _ = writeln!(out, "kernel {} {{", signature.entry);
+    let header = format!("kernel {} {{", signature.entry);
+    let _ = writeln!(out, "{header:<58} ; line {}", line_of(kernel.span.start));
+    if signature.name != signature.entry {
+        let _ = writeln!(out, "  instance of {}", signature.name);
+    }
+    for (name, value) in &signature.const_args {
+        let _ = writeln!(out, "  const {name} = {value}");
+    }
     for (index, param) in signature.params.iter().enumerate() {
-        let _ = writeln!(out, "  param {index} {}: {:?}", param.name, param.kind);
+        let _ = writeln!(out, "  param {index} {}: {}", param.name, param.kind);
     }
     let launch = &signature.launch;
     let dims = |dims: &[crate::HostExpr; 3]| {
@@ -204,7 +212,7 @@ fn instruction(kernel: &Kernel, inst: &Inst) -> String {
             operands,
             predicate,
         } => format!(
-            "atom \"{template}\" {}{}",
+            "atom {template:?} {}{}",
             operands
                 .iter()
                 .map(|(name, value, offset)| format!("{name}={}+{offset}", v(value)))

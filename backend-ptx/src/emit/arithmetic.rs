@@ -1,11 +1,58 @@
-//! Arithmetic, conversions and math functions in PTX: the instruction and type suffix
-//! for each operation and register type.
+//! Arithmetic, comparisons, conversions and math functions in PTX: the instruction
+//! and type suffix for each operation and register type.
 
-use kir::{BinOp, Ty, UnOp, ValueId};
+use kir::{BinOp, CmpOp, Ty, UnOp, ValueId};
 
-use super::Emitter;
+use super::{Emitter, class};
 
 impl Emitter<'_, '_> {
+    pub(super) fn unary(&mut self, op: UnOp, a: ValueId, result: ValueId) -> Result<(), String> {
+        let ty = self.kernel.ty(result);
+        let (d, a) = (self.name(result), self.name(a));
+        let text = match (op, ty) {
+            (UnOp::Not, Ty::Pred) => format!("not.pred {d}, {a};"),
+            (UnOp::Not, _) => format!("not{} {d}, {a};", class(ty).1),
+            (UnOp::Neg, _) => format!("neg{} {d}, {a};", arithmetic_suffix(ty)?),
+            (math, _) => format!("{} {d}, {a};", math_instruction(math, ty)?),
+        };
+        self.emit(&text);
+        Ok(())
+    }
+
+    pub(super) fn compare(
+        &mut self,
+        op: CmpOp,
+        a: ValueId,
+        b: ValueId,
+        result: ValueId,
+    ) -> Result<(), String> {
+        let operand_ty = self.kernel.ty(a);
+        let suffix = arithmetic_suffix(operand_ty)
+            .map_err(|_| format!("a comparison of {}", operand_ty.name()))?;
+        let text = format!(
+            "setp.{}{suffix} {}, {}, {};",
+            kir::compare_name(op),
+            self.name(result),
+            self.name(a),
+            self.operand(b)
+        );
+        self.emit(&text);
+        Ok(())
+    }
+
+    /// `a * b + c`, rounded once.
+    pub(super) fn fma(&mut self, [a, b, c]: [ValueId; 3], result: ValueId) {
+        let text = format!(
+            "fma.rn{} {}, {}, {}, {};",
+            class(self.kernel.ty(result)).1,
+            self.name(result),
+            self.name(a),
+            self.name(b),
+            self.name(c)
+        );
+        self.emit(&text);
+    }
+
     pub(super) fn binary(
         &mut self,
         op: BinOp,
@@ -137,7 +184,7 @@ fn raw_suffix(bits: u32) -> &'static str {
 
 /// The PTX instruction of a float math function (`docs/language.md` lists their
 /// accuracy).
-pub(super) fn math_instruction(op: UnOp, ty: Ty) -> Result<&'static str, String> {
+fn math_instruction(op: UnOp, ty: Ty) -> Result<&'static str, String> {
     Ok(match (op, ty) {
         (UnOp::Abs, Ty::F32) => "abs.f32",
         (UnOp::Abs, Ty::F64) => "abs.f64",
@@ -150,7 +197,7 @@ pub(super) fn math_instruction(op: UnOp, ty: Ty) -> Result<&'static str, String>
     })
 }
 
-pub(super) fn arithmetic_suffix(ty: Ty) -> Result<&'static str, String> {
+fn arithmetic_suffix(ty: Ty) -> Result<&'static str, String> {
     Ok(match ty {
         Ty::I32 => ".s32",
         Ty::I64 => ".s64",

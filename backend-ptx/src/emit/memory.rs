@@ -1,0 +1,273 @@
+//! Memory instructions in PTX: loads and stores with their vector width and
+//! immediate offset, atoms' templates filled with their operands, and atomic
+//! read-modify-writes (`red` when the old value is unused, `atom` when it is).
+
+use kir::{AtomicOp, Inst, Op, Space, Ty, ValueId};
+
+use super::Emitter;
+
+impl Emitter<'_, '_> {
+    /// A [`Op::Load`], [`Op::Store`], [`Op::Atom`] or [`Op::Atomic`].
+    pub(super) fn memory(&mut self, inst: &Inst) -> Result<(), String> {
+        let guard = |predicate: &Option<ValueId>, emitter: &Self| {
+            predicate.map_or(String::new(), |predicate| {
+                format!("@{} ", emitter.name(predicate))
+            })
+        };
+        let text = match &inst.op {
+            Op::Load {
+                space,
+                address,
+                offset,
+                predicate,
+            } => {
+                let word = self
+                    .kernel
+                    .ty(*inst.results.first().ok_or("a load of nothing")?);
+                let registers: Vec<&str> =
+                    inst.results.iter().map(|value| self.name(*value)).collect();
+                format!(
+                    "{}ld.{}{}{} {}, [{}];",
+                    guard(predicate, self),
+                    space.name(),
+                    vector(inst.results.len()),
+                    memory_suffix(word),
+                    braced(&registers),
+                    address_text(self.name(*address), *offset)
+                )
+            }
+            Op::Store {
+                space,
+                address,
+                offset,
+                values,
+                predicate,
+            } => {
+                let word = self.kernel.ty(*values.first().ok_or("a store of nothing")?);
+                let registers: Vec<&str> = values.iter().map(|value| self.name(*value)).collect();
+                format!(
+                    "{}st.{}{}{} [{}], {};",
+                    guard(predicate, self),
+                    space.name(),
+                    vector(values.len()),
+                    memory_suffix(word),
+                    address_text(self.name(*address), *offset),
+                    braced(&registers)
+                )
+            }
+            Op::Atom {
+                template,
+                operands,
+                predicate,
+            } => {
+                let operands: Vec<(String, String)> = operands
+                    .iter()
+                    .map(|(name, value, offset)| {
+                        (name.clone(), address_text(self.name(*value), *offset))
+                    })
+                    .collect();
+                format!(
+                    "{}{}",
+                    guard(predicate, self),
+                    fill_template(template, &operands)?
+                )
+            }
+            Op::Atomic {
+                op,
+                space,
+                address,
+                offset,
+                value,
+            } => {
+                let target = address_text(self.name(*address), *offset);
+                return self.atomic(*op, *space, &target, *value, inst.results.first());
+            }
+            other => return Err(format!("{other:?} is not a memory instruction")),
+        };
+        self.emit(&text);
+        Ok(())
+    }
+
+    /// `red` (no result) or `atom` (the old value into `result`) at `target`.
+    fn atomic(
+        &mut self,
+        op: AtomicOp,
+        space: Space,
+        target: &str,
+        value: ValueId,
+        result: Option<&ValueId>,
+    ) -> Result<(), String> {
+        let ty = self.kernel.ty(value);
+        let instruction = if result.is_some() { "atom" } else { "red" };
+        let (space, name) = (space.name(), op.name());
+        let suffix = match (op, ty) {
+            (_, Ty::I32) => ".s32",
+            // PTX has no signed 64-bit add; in two's complement it is the unsigned one.
+            (AtomicOp::Add, Ty::I64) => ".u64",
+            (_, Ty::I64) => ".s64",
+            (AtomicOp::Add, Ty::F32) => ".f32",
+            (AtomicOp::Max | AtomicOp::Min, Ty::F32) => {
+                return self.float_extremum(op, instruction, space, target, value, result);
+            }
+            (_, other) => return Err(format!("an atomic {name} of {}", other.name())),
+        };
+        let old = result.map_or(String::new(), |result| format!("{}, ", self.name(*result)));
+        let text = format!(
+            "{instruction}.{space}.{name}{suffix} {old}[{target}], {};",
+            self.operand(value)
+        );
+        self.emit(&text);
+        Ok(())
+    }
+
+    /// An f32 atomic max or min, which PTX lacks (ptxas 12.9 refuses
+    /// `red.global.max.f32` on every target), done on the float's bits: ordered as
+    /// signed integers they order the non-negative floats, and ordered as unsigned
+    /// integers they order the negative ones backwards, while every non-negative
+    /// float's bits are below every negative one's as unsigned and above them as
+    /// signed. So the max of a value with its sign bit clear is `max.s32` of the bits,
+    /// and with it set `min.u32` (the min mirrors it). Exact for every float but NaN;
+    /// choosing by the sign bit rather than `>= 0` keeps -0.0 on the negative side.
+    fn float_extremum(
+        &mut self,
+        op: AtomicOp,
+        instruction: &str,
+        space: &str,
+        target: &str,
+        value: ValueId,
+        result: Option<&ValueId>,
+    ) -> Result<(), String> {
+        let bits = self.scratch(Ty::I32);
+        let non_negative = self.scratch(Ty::Pred);
+        let old_bits = result.map(|_| self.scratch(Ty::I32));
+        let old = old_bits
+            .as_ref()
+            .map_or(String::new(), |old| format!("{old}, "));
+        let (when_non_negative, when_negative) = match op {
+            AtomicOp::Max => ("max.s32", "min.u32"),
+            _ => ("min.s32", "max.u32"),
+        };
+        let lines = [
+            format!("mov.b32 {bits}, {};", self.name(value)),
+            format!("setp.ge.s32 {non_negative}, {bits}, 0;"),
+            format!(
+                "@{non_negative} {instruction}.{space}.{when_non_negative} {old}[{target}], {bits};"
+            ),
+            format!(
+                "@!{non_negative} {instruction}.{space}.{when_negative} {old}[{target}], {bits};"
+            ),
+        ];
+        for line in lines {
+            self.emit(&line);
+        }
+        if let (Some(result), Some(old_bits)) = (result, old_bits) {
+            let text = format!("mov.b32 {}, {old_bits};", self.name(*result));
+            self.emit(&text);
+        }
+        Ok(())
+    }
+}
+
+fn memory_suffix(word: Ty) -> &'static str {
+    match word {
+        Ty::F32 => ".f32",
+        Ty::F64 => ".f64",
+        Ty::I32 | Ty::B32 => ".b32",
+        Ty::I64 | Ty::B64 => ".b64",
+        Ty::F16 | Ty::BF16 | Ty::B16 | Ty::Pred => ".b16",
+    }
+}
+
+fn vector(count: usize) -> &'static str {
+    match count {
+        2 => ".v2",
+        4 => ".v4",
+        _ => "",
+    }
+}
+
+fn braced(registers: &[&str]) -> String {
+    if registers.len() == 1 {
+        registers[0].to_owned()
+    } else {
+        format!("{{{}}}", registers.join(", "))
+    }
+}
+
+fn address_text(register: &str, offset: i64) -> String {
+    match offset {
+        0 => register.to_owned(),
+        offset if offset > 0 => format!("{register}+{offset}"),
+        offset => format!("{register}{offset}"),
+    }
+}
+
+/// An atom's template with `{name}` replaced by its operand; `{{` and `}}` are
+/// braces.
+pub fn fill_template(template: &str, operands: &[(String, String)]) -> Result<String, String> {
+    let mut out = String::with_capacity(template.len());
+    let mut rest = template;
+    while let Some(position) = rest.find(['{', '}']) {
+        out.push_str(&rest[..position]);
+        let tail = &rest[position..];
+        if tail.starts_with("{{") || tail.starts_with("}}") {
+            out.push(tail.as_bytes()[0] as char);
+            rest = &tail[2..];
+            continue;
+        }
+        if tail.starts_with('}') {
+            return Err(format!(
+                "an unmatched `}}` in the atom template `{template}`"
+            ));
+        }
+        let Some(end) = tail.find('}') else {
+            return Err(format!(
+                "an unclosed `{{` in the atom template `{template}`"
+            ));
+        };
+        let name = &tail[1..end];
+        let Some((_, value)) = operands.iter().find(|(operand, _)| operand == name) else {
+            return Err(format!(
+                "the atom template `{template}` names `{name}`, which this copy does not provide"
+            ));
+        };
+        out.push_str(value);
+        rest = &tail[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn templates_fill_their_operands() {
+        let operands = vec![
+            ("dst".to_owned(), "%r3+16".to_owned()),
+            ("src".to_owned(), "%rd4".to_owned()),
+        ];
+        assert_eq!(
+            fill_template("cp.async.cg.shared.global [{dst}], [{src}], 16;", &operands).unwrap(),
+            "cp.async.cg.shared.global [%r3+16], [%rd4], 16;"
+        );
+        assert_eq!(fill_template("x {{a}}", &[]).unwrap(), "x {a}");
+        assert!(
+            fill_template("x {nope}", &operands)
+                .unwrap_err()
+                .contains("`nope`")
+        );
+        assert!(
+            fill_template("x {dst", &operands)
+                .unwrap_err()
+                .contains("unclosed")
+        );
+    }
+
+    #[test]
+    fn spaces_name_their_address_width() {
+        assert_eq!(Space::Shared.address_ty(), Ty::I32);
+        assert_eq!(address_text("%r1", -4), "%r1-4");
+    }
+}

@@ -1,0 +1,116 @@
+//! KIR to PTX as data: each `tests/kir/NAME.kir` (KIR's text form, written by hand)
+//! is read, verified and emitted for every target, with line info whose lines are the
+//! `.kir` file's, and must equal its golden `tests/kir/NAME.TARGET.ptx`; every golden
+//! is assembled by the real ptxas for its target, with no local memory. Each
+//! `tests/kir/reject/NAME.kir` must fail to read or verify with the message its first
+//! line gives after `// error: `.
+//!
+//! `CUK_BLESS=1 cargo test -p backend-ptx --test kir_files` rewrites the goldens (and
+//! removes those whose `.kir` is gone).
+
+#[path = "../../tests/support/ptxas.rs"]
+mod support_ptxas;
+
+use std::path::{Path, PathBuf};
+
+use backend_ptx::{EmitOptions, emit_module};
+use cute::Target;
+
+fn folder() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/kir")
+}
+
+/// The files of `dir` whose names end in `suffix`, sorted.
+fn files(dir: &Path, suffix: &str) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|error| panic!("{}: {error}", dir.display()))
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.to_string_lossy().ends_with(suffix))
+        .collect();
+    files.sort();
+    files
+}
+
+fn stem(path: &Path) -> String {
+    let name = path.file_name().unwrap().to_string_lossy();
+    name.split('.').next().unwrap_or_default().to_owned()
+}
+
+/// The PTX of the kernel in the `.kir` file `path` for `target`.
+fn emit(path: &Path, target: Target) -> String {
+    let text = std::fs::read_to_string(path).unwrap();
+    let kernel =
+        kir::from_text(&text).unwrap_or_else(|error| panic!("{}: {error}", path.display()));
+    let verified =
+        kir::verify(kernel).unwrap_or_else(|error| panic!("{}: {error}", path.display()));
+    let line_of = |offset: u32| (offset, 1);
+    let options = EmitOptions {
+        source_name: Some(format!("{}.kir", stem(path))),
+        line_info_path: None,
+        line_info: Some(&line_of),
+    };
+    emit_module(&[verified], target, &options)
+        .unwrap_or_else(|error| panic!("{} for {target}: {error}", path.display()))
+}
+
+#[test]
+fn every_kir_file_emits_its_golden_ptx_which_ptxas_assembles() {
+    let bless = std::env::var_os("CUK_BLESS").is_some();
+    let kir_files = files(&folder(), ".kir");
+    assert!(kir_files.len() >= 10, "{kir_files:?}");
+    let mut stale = Vec::new();
+    for path in &kir_files {
+        for target in Target::ALL {
+            let ptx = emit(path, target);
+            let golden = folder().join(format!("{}.{}.ptx", stem(path), target.name()));
+            if bless {
+                std::fs::write(&golden, &ptx).unwrap();
+            } else if std::fs::read_to_string(&golden).ok().as_deref() != Some(ptx.as_str()) {
+                stale.push(golden.display().to_string());
+            }
+            support_ptxas::assemble_without_local_memory(
+                &ptx,
+                target.name(),
+                &path.display().to_string(),
+            );
+        }
+    }
+    for golden in files(&folder(), ".ptx") {
+        if !folder().join(format!("{}.kir", stem(&golden))).exists() {
+            if bless {
+                std::fs::remove_file(&golden).unwrap();
+            } else {
+                stale.push(format!("{} (no .kir)", golden.display()));
+            }
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "these goldens are stale or missing; check the change and rewrite them with \
+         `CUK_BLESS=1 cargo test -p backend-ptx --test kir_files`:\n{}",
+        stale.join("\n")
+    );
+}
+
+#[test]
+fn every_rejected_kir_file_fails_with_its_message() {
+    let rejects = files(&folder().join("reject"), ".kir");
+    assert!(rejects.len() >= 5, "{rejects:?}");
+    for path in rejects {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let expected = text
+            .lines()
+            .next()
+            .and_then(|line| line.strip_prefix("// error: "))
+            .unwrap_or_else(|| panic!("{}: no `// error: ` first line", path.display()));
+        let outcome = kir::from_text(&text).and_then(kir::verify);
+        let error = outcome
+            .err()
+            .unwrap_or_else(|| panic!("{} was accepted", path.display()));
+        assert!(
+            error.contains(expected),
+            "{}: expected `{expected}`, got `{error}`",
+            path.display()
+        );
+    }
+}

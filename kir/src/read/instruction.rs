@@ -1,0 +1,350 @@
+//! Reading one instruction line back (`%3:f32 = add %1, %2 ; line 7`), and for a
+//! region instruction (`for`, `if`, `loop`) its header and then its regions' lines.
+
+use super::cursor::Cursor;
+use super::{Reader, line_span};
+use crate::ir::{AtomicOp, BinOp, CmpOp, Inst, Op, ShuffleMode, Space, Special, UnOp, ValueId};
+use crate::text::{binary_name, compare_name, unary_name};
+
+const UNARY: [UnOp; 7] = [
+    UnOp::Neg,
+    UnOp::Not,
+    UnOp::Abs,
+    UnOp::Sqrt,
+    UnOp::Rsqrt,
+    UnOp::Exp2,
+    UnOp::Log2,
+];
+
+const BINARY: [BinOp; 12] = [
+    BinOp::Add,
+    BinOp::Sub,
+    BinOp::Mul,
+    BinOp::Div,
+    BinOp::Rem,
+    BinOp::And,
+    BinOp::Or,
+    BinOp::Xor,
+    BinOp::Shl,
+    BinOp::Shr,
+    BinOp::Min,
+    BinOp::Max,
+];
+
+const COMPARE: [CmpOp; 6] = [
+    CmpOp::Eq,
+    CmpOp::Ne,
+    CmpOp::Lt,
+    CmpOp::Le,
+    CmpOp::Gt,
+    CmpOp::Ge,
+];
+
+impl Reader<'_> {
+    /// The instruction on `cursor`'s line (and, for a region instruction, the lines
+    /// of its regions), at nesting `depth`.
+    pub(super) fn instruction(
+        &mut self,
+        mut cursor: Cursor<'_>,
+        depth: usize,
+    ) -> Result<Inst, String> {
+        let mut results = Vec::new();
+        if cursor.peek("%") {
+            loop {
+                let (value, ty) = cursor.typed_value()?;
+                self.define(&cursor, value, ty)?;
+                results.push(value);
+                if !cursor.eat(",") {
+                    break;
+                }
+            }
+            cursor.expect("=")?;
+        }
+        let word = cursor.word("an operation")?;
+        let op = match word {
+            "for" => {
+                let (counter, ty) = cursor.typed_value()?;
+                self.define(&cursor, counter, ty)?;
+                if !cursor.eat_word("in") {
+                    return Err(cursor.expected("`in`"));
+                }
+                let start = cursor.value()?;
+                cursor.expect("..")?;
+                let end = cursor.value()?;
+                let (params, inits) = self.carried(&mut cursor)?;
+                let uniform = header_end(&mut cursor)?;
+                let span = line_span(&mut cursor)?;
+                let (mut body, _) = self.region(depth, false)?;
+                self.close(false)?;
+                body.params = std::iter::once(counter).chain(params).collect();
+                return Ok(Inst {
+                    op: Op::For {
+                        start,
+                        end,
+                        inits,
+                        body,
+                        uniform,
+                    },
+                    results,
+                    span,
+                });
+            }
+            "if" => {
+                let condition = cursor.value()?;
+                let uniform = header_end(&mut cursor)?;
+                let span = line_span(&mut cursor)?;
+                let (then, _) = self.region(depth, false)?;
+                self.close(true)?;
+                let (otherwise, _) = self.region(depth, false)?;
+                self.close(false)?;
+                let op = Op::If {
+                    condition,
+                    then,
+                    otherwise,
+                    uniform,
+                };
+                return Ok(Inst { op, results, span });
+            }
+            "loop" => {
+                let (params, inits) = self.carried(&mut cursor)?;
+                let uniform = header_end(&mut cursor)?;
+                let span = line_span(&mut cursor)?;
+                let (mut body, condition) = self.region(depth, true)?;
+                self.close(false)?;
+                let condition = condition.ok_or_else(|| cursor.error("a loop needs `while`"))?;
+                body.params = params;
+                let op = Op::Loop {
+                    inits,
+                    body,
+                    condition,
+                    uniform,
+                };
+                return Ok(Inst { op, results, span });
+            }
+            word => operation(&mut cursor, word)?,
+        };
+        let span = line_span(&mut cursor)?;
+        Ok(Inst { op, results, span })
+    }
+
+    /// ` carry(%4:f32 = %2, ...)`, or nothing: the parameters (defined here) and their
+    /// initial values.
+    fn carried(&mut self, cursor: &mut Cursor<'_>) -> Result<(Vec<ValueId>, Vec<ValueId>), String> {
+        let (mut params, mut inits) = (Vec::new(), Vec::new());
+        if !cursor.eat("carry(") {
+            return Ok((params, inits));
+        }
+        loop {
+            let (param, ty) = cursor.typed_value()?;
+            self.define(cursor, param, ty)?;
+            cursor.expect("=")?;
+            params.push(param);
+            inits.push(cursor.value()?);
+            if cursor.eat(")") {
+                return Ok((params, inits));
+            }
+            cursor.expect(",")?;
+        }
+    }
+}
+
+/// ` uniform {` or ` {` ending a region instruction's header: whether it is uniform.
+fn header_end(cursor: &mut Cursor<'_>) -> Result<bool, String> {
+    let uniform = cursor.eat_word("uniform");
+    cursor.expect("{")?;
+    Ok(uniform)
+}
+
+/// An instruction without regions, named by `word`.
+fn operation(cursor: &mut Cursor<'_>, word: &str) -> Result<Op, String> {
+    let (head, tail) = word.split_once('.').unwrap_or((word, ""));
+    let unknown = || cursor.error(format!("`{word}` is not an operation"));
+    let takes_suffix = matches!(
+        head,
+        "thread_idx" | "block_idx" | "block_dim" | "grid_dim" | "cmp" | "load" | "store"
+    ) || matches!(head, "shuffle" | "atomic");
+    if tail.is_empty() == takes_suffix {
+        return Err(unknown());
+    }
+    let op = match head {
+        "const" => {
+            let number = cursor.number()?;
+            if let Ok(integer) = number.parse::<i64>() {
+                Op::ConstInt(integer)
+            } else {
+                let float = number
+                    .parse::<f64>()
+                    .map_err(|_| cursor.error(format!("`{number}` is not a number")))?;
+                Op::ConstFloat(float)
+            }
+        }
+        "param" => Op::Param(cursor.integer("a parameter index")?),
+        "thread_idx" | "block_idx" | "block_dim" | "grid_dim" => {
+            let axis = match tail {
+                "x" => 0,
+                "y" => 1,
+                "z" => 2,
+                _ => return Err(unknown()),
+            };
+            Op::Special(match head {
+                "thread_idx" => Special::ThreadIndex(axis),
+                "block_idx" => Special::BlockIndex(axis),
+                "block_dim" => Special::BlockDim(axis),
+                _ => Special::GridDim(axis),
+            })
+        }
+        "shared_base" => Op::SharedBase,
+        "cmp" => {
+            let op = COMPARE
+                .into_iter()
+                .find(|op| compare_name(*op) == tail)
+                .ok_or_else(unknown)?;
+            let (a, b) = pair(cursor)?;
+            Op::Compare(op, a, b)
+        }
+        "select" => {
+            let condition = cursor.value()?;
+            cursor.expect(",")?;
+            let (a, b) = pair(cursor)?;
+            Op::Select(condition, a, b)
+        }
+        "fma" => {
+            let (a, b) = pair(cursor)?;
+            cursor.expect(",")?;
+            Op::Fma(a, b, cursor.value()?)
+        }
+        "convert" => Op::Convert(cursor.value()?),
+        "pack" => {
+            let (a, b) = pair(cursor)?;
+            Op::Pack(a, b)
+        }
+        "unpack" => Op::Unpack(cursor.value()?),
+        "load" => {
+            let space = space(tail).ok_or_else(unknown)?;
+            let (address, offset) = address(cursor)?;
+            let predicate = predicate(cursor)?;
+            Op::Load {
+                space,
+                address,
+                offset,
+                predicate,
+            }
+        }
+        "store" => {
+            let space = space(tail).ok_or_else(unknown)?;
+            let (address, offset) = address(cursor)?;
+            cursor.expect(",")?;
+            let values = cursor.values()?;
+            let predicate = predicate(cursor)?;
+            Op::Store {
+                space,
+                address,
+                offset,
+                values,
+                predicate,
+            }
+        }
+        "atom" => atom(cursor)?,
+        "barrier" => Op::Barrier,
+        "warp_barrier" => Op::WarpBarrier,
+        "cp_async_commit" => Op::CpAsyncCommit,
+        "cp_async_wait" => Op::CpAsyncWait(cursor.integer("a group count")?),
+        "shuffle" => {
+            let modes = [
+                ShuffleMode::Up,
+                ShuffleMode::Down,
+                ShuffleMode::Xor,
+                ShuffleMode::Index,
+            ];
+            let mode = modes
+                .into_iter()
+                .find(|mode| mode.name() == tail)
+                .ok_or_else(unknown)?;
+            let (value, lane) = pair(cursor)?;
+            Op::Shuffle { mode, value, lane }
+        }
+        "atomic" => {
+            let (name, space_name) = tail.split_once('.').ok_or_else(unknown)?;
+            let op = [AtomicOp::Add, AtomicOp::Max, AtomicOp::Min]
+                .into_iter()
+                .find(|op| op.name() == name)
+                .ok_or_else(unknown)?;
+            let space = space(space_name).ok_or_else(unknown)?;
+            let (address, offset) = address(cursor)?;
+            cursor.expect(",")?;
+            let value = cursor.value()?;
+            Op::Atomic {
+                op,
+                space,
+                address,
+                offset,
+                value,
+            }
+        }
+        _ => {
+            if let Some(op) = UNARY.into_iter().find(|op| unary_name(*op) == head) {
+                Op::Unary(op, cursor.value()?)
+            } else if let Some(op) = BINARY.into_iter().find(|op| binary_name(*op) == head) {
+                let (a, b) = pair(cursor)?;
+                Op::Binary(op, a, b)
+            } else {
+                return Err(unknown());
+            }
+        }
+    };
+    Ok(op)
+}
+
+/// `atom "template" name=%v+offset, ... [if %p]`.
+fn atom(cursor: &mut Cursor<'_>) -> Result<Op, String> {
+    let template = cursor.string()?;
+    let mut operands = Vec::new();
+    while !cursor.at_end() && !cursor.peek(";") && !cursor.peek("if ") {
+        let name = cursor.word("an operand's name")?.to_owned();
+        cursor.expect("=")?;
+        let value = cursor.value()?;
+        cursor.expect("+")?;
+        operands.push((name, value, cursor.integer("a byte offset")?));
+        if !cursor.eat(",") {
+            break;
+        }
+    }
+    let predicate = predicate(cursor)?;
+    Ok(Op::Atom {
+        template,
+        operands,
+        predicate,
+    })
+}
+
+fn space(name: &str) -> Option<Space> {
+    [Space::Global, Space::Shared]
+        .into_iter()
+        .find(|space| space.name() == name)
+}
+
+/// `%a, %b`.
+fn pair(cursor: &mut Cursor<'_>) -> Result<(ValueId, ValueId), String> {
+    let a = cursor.value()?;
+    cursor.expect(",")?;
+    Ok((a, cursor.value()?))
+}
+
+/// `[%a+offset]`.
+fn address(cursor: &mut Cursor<'_>) -> Result<(ValueId, i64), String> {
+    cursor.expect("[")?;
+    let address = cursor.value()?;
+    cursor.expect("+")?;
+    let offset = cursor.integer("a byte offset")?;
+    cursor.expect("]")?;
+    Ok((address, offset))
+}
+
+/// ` if %p`, or nothing.
+fn predicate(cursor: &mut Cursor<'_>) -> Result<Option<ValueId>, String> {
+    if cursor.eat_word("if") {
+        Ok(Some(cursor.value()?))
+    } else {
+        Ok(None)
+    }
+}

@@ -1,0 +1,213 @@
+//! Reading a kernel's signature back from the lines [`crate::to_text`] prints between
+//! `kernel ENTRY {` and the first instruction: `instance of`, `const`, `param`,
+//! `launch` and `assume`, with host expressions as [`HostExpr`]'s `Display` writes
+//! them.
+
+use super::cursor::Cursor;
+use crate::signature::{
+    Alignment, Assumption, Element, HostExpr, IntParam, Launch, Param, ParamKind, Signature,
+};
+
+/// How deeply host expressions may nest: deeper is garbage, refused before the
+/// recursion could exhaust the stack.
+const MAX_EXPRESSION_DEPTH: usize = 64;
+
+/// A signature with only its entry name; the lines below fill it in.
+pub(super) fn empty_signature(entry: &str) -> Signature {
+    let one = || HostExpr::Const(1);
+    Signature {
+        name: entry.to_owned(),
+        entry: entry.to_owned(),
+        const_args: Vec::new(),
+        params: Vec::new(),
+        launch: Launch {
+            grid: [one(), one(), one()],
+            block: [one(), one(), one()],
+            shared_bytes: 0,
+        },
+        assumptions: Vec::new(),
+        alignments: Vec::new(),
+    }
+}
+
+/// Reads one signature line into `signature`; `Ok(false)` when the line is not one
+/// (it starts the instructions). `launched` records whether `launch` was read.
+pub(super) fn signature_line(
+    cursor: &mut Cursor<'_>,
+    signature: &mut Signature,
+    launched: &mut bool,
+) -> Result<bool, String> {
+    if cursor.eat_word("instance") {
+        cursor.expect("of")?;
+        signature.name = cursor.word("the kernel's source name")?.to_owned();
+    } else if cursor.eat_word("const") {
+        let name = cursor.word("a const parameter's name")?.to_owned();
+        cursor.expect("=")?;
+        let value = cursor.integer("the const parameter's value")?;
+        signature.const_args.push((name, value));
+    } else if cursor.eat_word("param") {
+        let index: usize = cursor.integer("the parameter's index")?;
+        if index != signature.params.len() {
+            return Err(cursor.error(format!(
+                "parameter {index} where parameter {} comes next",
+                signature.params.len()
+            )));
+        }
+        let name = cursor
+            .until(':', "`:` after the parameter's name")?
+            .to_owned();
+        cursor.expect(":")?;
+        let kind = param_kind(cursor)?;
+        signature.params.push(Param { name, kind });
+    } else if cursor.eat_word("launch") {
+        if std::mem::replace(launched, true) {
+            return Err(cursor.error("a second `launch`"));
+        }
+        cursor.expect("grid(")?;
+        signature.launch.grid = dims(cursor)?;
+        cursor.expect("block(")?;
+        signature.launch.block = dims(cursor)?;
+        cursor.expect("smem(")?;
+        signature.launch.shared_bytes = cursor.integer("the shared bytes")?;
+        cursor.expect("bytes")?;
+        cursor.expect(")")?;
+    } else if cursor.eat_word("assume") {
+        assumption(cursor, signature)?;
+    } else {
+        return Ok(false);
+    }
+    if cursor.at_end() {
+        Ok(true)
+    } else {
+        Err(cursor.expected("the end of the line"))
+    }
+}
+
+/// `%P is a multiple of M: reason` or `%P is aligned to B bytes: reason`.
+fn assumption(cursor: &mut Cursor<'_>, signature: &mut Signature) -> Result<(), String> {
+    let param = cursor.value()?.0 as usize;
+    cursor.expect("is")?;
+    if cursor.eat_word("a") {
+        cursor.expect("multiple")?;
+        cursor.expect("of")?;
+        let multiple = cursor.integer("the multiple")?;
+        cursor.expect(":")?;
+        let reason = cursor.rest().to_owned();
+        signature.assumptions.push(Assumption {
+            param,
+            multiple,
+            reason,
+        });
+    } else {
+        cursor.expect("aligned")?;
+        cursor.expect("to")?;
+        let bytes = cursor.integer("the alignment")?;
+        cursor.expect("bytes")?;
+        cursor.expect(":")?;
+        let reason = cursor.rest().to_owned();
+        signature.alignments.push(Alignment {
+            param,
+            bytes,
+            reason,
+        });
+    }
+    Ok(())
+}
+
+/// `i32`, or `tensor bf16 shape(%0, %1) strides(%1, 1)`.
+fn param_kind(cursor: &mut Cursor<'_>) -> Result<ParamKind, String> {
+    let word = cursor.word("a parameter kind")?;
+    if let Some(int) = IntParam::from_name(word) {
+        return Ok(ParamKind::Int(int));
+    }
+    if word != "tensor" {
+        return Err(cursor.error(format!("`{word}` is not a parameter kind")));
+    }
+    let name = cursor.word("an element type")?;
+    let dtype =
+        Element::from_name(name).ok_or_else(|| cursor.error(format!("`{name}` is no dtype")))?;
+    cursor.expect("shape(")?;
+    let shape = list(cursor)?;
+    cursor.expect("strides(")?;
+    let strides = list(cursor)?;
+    Ok(ParamKind::Tensor {
+        dtype,
+        shape,
+        strides,
+    })
+}
+
+/// `a, b, c)` after an opening parenthesis.
+fn dims(cursor: &mut Cursor<'_>) -> Result<[HostExpr; 3], String> {
+    let exprs = list(cursor)?;
+    <[HostExpr; 3]>::try_from(exprs).map_err(|_| cursor.error("expected three dimensions"))
+}
+
+/// Expressions separated by commas up to a closing parenthesis (taken).
+fn list(cursor: &mut Cursor<'_>) -> Result<Vec<HostExpr>, String> {
+    let mut exprs = Vec::new();
+    if cursor.eat(")") {
+        return Ok(exprs);
+    }
+    loop {
+        exprs.push(host_expr(cursor, 0)?);
+        if cursor.eat(")") {
+            return Ok(exprs);
+        }
+        cursor.expect(",")?;
+    }
+}
+
+/// A host expression: `7`, `%2`, `(a + b)` (also `*`, `/`, `%`), `ceil_div(a, b)`.
+fn host_expr(cursor: &mut Cursor<'_>, depth: usize) -> Result<HostExpr, String> {
+    if depth > MAX_EXPRESSION_DEPTH {
+        return Err(cursor.error("a host expression nests too deeply"));
+    }
+    let boxed = |cursor: &mut Cursor<'_>| host_expr(cursor, depth + 1).map(Box::new);
+    if cursor.peek("%") {
+        return Ok(HostExpr::Param(cursor.value()?.0 as usize));
+    }
+    if cursor.eat("ceil_div(") {
+        let a = boxed(cursor)?;
+        cursor.expect(",")?;
+        let b = boxed(cursor)?;
+        cursor.expect(")")?;
+        return Ok(HostExpr::CeilDiv(a, b));
+    }
+    if cursor.eat("(") {
+        let a = boxed(cursor)?;
+        let make: fn(Box<HostExpr>, Box<HostExpr>) -> HostExpr = if cursor.eat("+") {
+            HostExpr::Add
+        } else if cursor.eat("*") {
+            HostExpr::Mul
+        } else if cursor.eat("/") {
+            HostExpr::Div
+        } else if cursor.eat("%") {
+            HostExpr::Rem
+        } else {
+            return Err(cursor.expected("`+`, `*`, `/` or `%`"));
+        };
+        let b = boxed(cursor)?;
+        cursor.expect(")")?;
+        return Ok(make(a, b));
+    }
+    Ok(HostExpr::Const(cursor.integer("a host expression")?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_expressions_read_what_display_writes() {
+        let text = "ceil_div(((%1 + -3) * 2), (%0 % (7 / %2)))";
+        let expr = host_expr(&mut Cursor::new(1, text), 0).unwrap();
+        assert_eq!(expr.to_string(), text);
+        let deep = format!("{}1{}", "(1 + ".repeat(100), ")".repeat(100));
+        let error = host_expr(&mut Cursor::new(3, &deep), 0).unwrap_err();
+        assert!(
+            error.contains("line 3") && error.contains("too deeply"),
+            "{error}"
+        );
+    }
+}
