@@ -9,7 +9,7 @@ mod build;
 use build::{TARGETS, assemble_without_local_memory, cukc, emit, root};
 
 /// The examples `cukc build` handles (the GEMM needs MMA lowering, still missing).
-const EXAMPLES: [&str; 7] = [
+const EXAMPLES: [&str; 9] = [
     "copy_basic",
     "copy_vectorized",
     "copy_cp_async",
@@ -17,6 +17,8 @@ const EXAMPLES: [&str; 7] = [
     "copy_four_ways",
     "elementwise_add",
     "transpose_smem",
+    "row_reduce",
+    "softmax",
 ];
 
 #[test]
