@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs every example's tests and benches on a GPU machine, in one go, and prints a
-# summary table. It is how the device machine is used (see README, "On a GPU").
+# Runs every example's tests and benches on a GPU machine, in one go, with the tests of
+# tests/miscompiles and tests/control (every file there with a `test` block), and prints
+# a summary table. It is how the device machine is used (see README, "On a GPU").
 #
 #   scripts/gpu-check.sh [CUKC] [OUT]
 #
@@ -21,7 +22,8 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>
 
 summary="$LOGS/summary.txt"
 printf '%-28s %-10s %-12s %s\n' example tests memcheck "build ms (front end + PTX)" >"$summary"
-for file in cuk-examples/*.cuk; do
+for file in cuk-examples/*.cuk tests/miscompiles/*.cuk tests/control/*.cuk; do
+    grep -q '^test ' "$file" || continue
     name=$(basename "$file" .cuk)
     log="$LOGS/$name.txt"
     build=$("$CUKC" build "$file" --emit ptx -o /dev/null --timings 2>&1 | grep -o 'front end [0-9.]* ms, PTX [0-9.]* ms' || echo "not built")

@@ -91,8 +91,18 @@ fn failure_diagnostic(
         format!("ptxas rejected the PTX cukc generated for {target}"),
     )
     .with_primary(at, "in this file")
-    .with_note("this is a compiler bug; please report it with the file");
-    for message in failure.errors() {
+    .with_note(
+        "the PTX of an atom written in your file is used as written: check its `ptx`; \
+         otherwise this is a compiler bug, please report it with the file",
+    );
+    const QUOTED: usize = 4;
+    let errors = failure.errors().count();
+    if errors > QUOTED {
+        diagnostic = diagnostic.with_note(format!(
+            "ptxas reported {errors} errors; the first {QUOTED}:"
+        ));
+    }
+    for message in failure.errors().take(QUOTED) {
         let line = message
             .line
             .and_then(|line| ptx.lines().nth((line as usize).checked_sub(1)?));
@@ -105,4 +115,56 @@ fn failure_diagnostic(
         diagnostic = diagnostic.with_note(failure.to_string());
     }
     diagnostic
+}
+
+/// The `.cuk` line and column (1-based) that PTX line `line` (1-based) of `ptx` comes
+/// from: the last `.loc` at or before it.
+pub fn source_position(ptx: &str, line: u32) -> Option<(u32, u32)> {
+    let lines: Vec<&str> = ptx.lines().take(line as usize).collect();
+    lines.iter().rev().find_map(|text| {
+        let mut words = text.trim().strip_prefix(".loc")?.split_whitespace().skip(1);
+        let line = words.next()?.parse().ok()?;
+        let column = words.next()?.parse().ok()?;
+        Some((line, column))
+    })
+}
+
+/// Where in the source the first error ptxas reports about `ptx_with_lines` (PTX with
+/// `.loc` lines) comes from, as a span of `file`.
+pub fn locate_rejection(
+    found: &ptxas::Ptxas,
+    ptx_with_lines: &str,
+    target: cute::Target,
+    args: &PtxasArgs,
+    file: &lang::SourceFile,
+) -> Option<lang::Span> {
+    let options = AssembleOptions {
+        line_info: true,
+        timeout: args.timeout,
+        ..AssembleOptions::default()
+    };
+    let failure = found
+        .assemble(ptx_with_lines, target.name(), &options)
+        .err()?;
+    let line = failure.errors().find_map(|message| message.line)?;
+    let (line, column) = source_position(ptx_with_lines, line)?;
+    let offset = file.line_index().offset(
+        file.text(),
+        (line as usize).checked_sub(1)?,
+        (column as usize).saturating_sub(1),
+    );
+    Some(lang::Span::empty(offset))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::source_position;
+
+    #[test]
+    fn a_ptx_line_maps_to_the_loc_before_it() {
+        let ptx = "ld.param.u64 %rd1, [k_param_0];\n    .loc 1 7 5\n    mov.u32 %r1, %tid.x;\n    .loc 1 9 12\n    bad.op %r2;\n";
+        assert_eq!(source_position(ptx, 1), None);
+        assert_eq!(source_position(ptx, 3), Some((7, 5)));
+        assert_eq!(source_position(ptx, 5), Some((9, 12)));
+    }
 }

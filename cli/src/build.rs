@@ -277,6 +277,9 @@ pub fn run(args: &BuildArgs) -> ExitCode {
         }
         Err(diagnostic) => {
             let mut diagnostic = *diagnostic;
+            if let Some(span) = rejected_line(&compiled, args) {
+                diagnostic = diagnostic.with_primary(span, "ptxas rejected the code of this line");
+            }
             outputs::remove_stale([cubin_path.as_path()]);
             if outputs::write_atomically(ptx_path, ptx.as_bytes()).is_ok() {
                 diagnostic = diagnostic.with_note(format!(
@@ -288,6 +291,20 @@ pub fn run(args: &BuildArgs) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The source line whose PTX ptxas rejected, found through the `.loc` lines of the
+/// PTX emitted again with line info.
+fn rejected_line(compiled: &Compiled, args: &BuildArgs) -> Option<lang::Span> {
+    let found = assemble::find_ptxas(&args.ptxas).ok()?;
+    let with_lines = ptx(compiled, args.target, true, None).ok()?;
+    assemble::locate_rejection(
+        &found,
+        &with_lines,
+        args.target,
+        &args.ptxas,
+        &compiled.file,
+    )
 }
 
 /// The launch manifest of `compiled`, whose cubin `cubin` is written at `cubin_path`.

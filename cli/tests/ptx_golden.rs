@@ -151,3 +151,20 @@ fn a_missing_ptxas_is_an_error_naming_it() {
     assert!(stderr.contains("[E0303]"), "{stderr}");
     assert!(stderr.contains("/nonexistent/ptxas"), "{stderr}");
 }
+
+#[test]
+fn a_ptxas_rejection_points_at_the_line_whose_code_it_rejected() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = dir.path().join("bad.cuk");
+    std::fs::copy(
+        build::root().join("tests/lowering/ptxas_rejects_an_atom.cuk"),
+        &source,
+    )
+    .unwrap();
+    let output = cukc(&["build", source.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("[E0303]"), "{stderr}");
+    assert!(stderr.contains("bad.cuk:17:5"), "the copy's line: {stderr}");
+    assert!(stderr.contains("check its `ptx`"), "{stderr}");
+}
