@@ -157,7 +157,7 @@ fn a_ptxas_rejection_points_at_the_line_whose_code_it_rejected() {
     let dir = tempfile::tempdir().unwrap();
     let source = dir.path().join("bad.cuk");
     std::fs::copy(
-        build::root().join("tests/lowering/ptxas_rejects_an_atom.cuk"),
+        root().join("tests/lowering/ptxas_rejects_an_atom.cuk"),
         &source,
     )
     .unwrap();
