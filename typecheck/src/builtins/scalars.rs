@@ -25,6 +25,58 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// `max_value(dtype)` and `min_value(dtype)`: the finite limits of a dtype.
+    pub(crate) fn dtype_limit(&mut self, name: &'static str, args: &Args) -> Value {
+        let p = args.positional();
+        let Value::Dtype(dtype) = &p[0].value else {
+            return self.error(
+                "E0216",
+                p[0].span,
+                format!("`{name}` takes a dtype, not a {}", p[0].value.type_name()),
+                "not a dtype",
+            );
+        };
+        let largest = name == "max_value";
+        let float = match dtype {
+            Dtype::E4m3 => Some(448.0),
+            Dtype::E5m2 => Some(57344.0),
+            Dtype::F16 => Some(65504.0),
+            Dtype::Tf32 => Some(f64::from(f32::from_bits(0x7F7F_E000))),
+            Dtype::Bf16 => Some(f64::from(f32::from_bits(0x7F7F_0000))),
+            Dtype::F32 => Some(f64::from(f32::MAX)),
+            Dtype::F64 => Some(f64::MAX),
+            _ => None,
+        };
+        if let Some(limit) = float {
+            return Value::Float {
+                dtype: Some(*dtype),
+                value: Known::Const(if largest { limit } else { -limit }),
+            };
+        }
+        let range = dtype.integer_range();
+        let limit = range.map(|(low, high)| if largest { high } else { low });
+        let Some(limit) = limit else {
+            return self.error(
+                "E0216",
+                p[0].span,
+                format!("`{name}` takes a number type, not {dtype}"),
+                "not a number type",
+            );
+        };
+        let Ok(limit) = i64::try_from(limit) else {
+            return self.error(
+                "E0223",
+                p[0].span,
+                format!("the largest {dtype} does not fit the compiler's 64-bit signed integers"),
+                "too large",
+            );
+        };
+        Value::Int {
+            ty: crate::value::IntType::Sized(*dtype),
+            value: SymInt::constant(limit),
+        }
+    }
+
     /// `min`, `max`, once its row of the table has checked the arguments.
     pub(crate) fn min_max_call(&mut self, name: &'static str, args: &Args) -> Value {
         let p = args.positional();

@@ -209,6 +209,10 @@ builtins! {
             "Whether `coord` is inside `shape`, mode by mode (CuTe's `elem_less`)." => elem_less(name);
         "bits", Anywhere, Between(1, 1), [], false, "dtype",
             "The width of `dtype` in bits." => bits;
+        "max_value", Anywhere, Between(1, 1), [], false, "dtype",
+            "The largest finite value of `dtype` (`std::numeric_limits<T>::max()`)." => dtype_limit(name);
+        "min_value", Anywhere, Between(1, 1), [], false, "dtype",
+            "The most negative finite value of `dtype` (`std::numeric_limits<T>::lowest()`)." => dtype_limit(name);
         "min", Anywhere, Between(2, 2), [], false, "a, b",
             "The smaller of two integers or floats." => min_max_call(name);
         "max", Anywhere, Between(2, 2), [], false, "a, b",
