@@ -1,6 +1,10 @@
 //! The pieces shared by the seeded mutation tests of the parser
-//! (`grammar/tests/mutation.rs`) and the typechecker (`typecheck/tests/mutation.rs`):
-//! a deterministic generator, the seed files, and text split into rough tokens.
+//! (`grammar/tests/mutation.rs`), the typechecker (`typecheck/tests/mutation.rs`) and
+//! lowering (`lower/tests/mutation.rs`): a deterministic generator, the seed files,
+//! text split into rough tokens, and mutants aimed past the parser.
+
+// Each test binary that includes this module uses part of it.
+#![allow(dead_code)]
 
 use std::path::Path;
 
@@ -74,4 +78,61 @@ pub fn rough_tokens(text: &str) -> Vec<&str> {
         tokens.push(&text[start..]);
     }
     tokens
+}
+
+/// The numbers a mutation puts in place of another.
+const NUMBERS: &[&str] = &[
+    "0",
+    "1",
+    "3",
+    "7",
+    "1000000",
+    "-1",
+    "4611686018427387904",
+    "2.5",
+];
+
+/// One to three mutations aimed at the checker and lowering rather than the parser:
+/// a number replaced by another, a name by another name of the file, a token
+/// deleted, duplicated or swapped with its neighbour.
+pub fn semantic_mutant(text: &str, generator: &mut Generator) -> String {
+    let mut tokens: Vec<String> = rough_tokens(text).into_iter().map(str::to_owned).collect();
+    let names: Vec<String> = tokens
+        .iter()
+        .filter(|token| {
+            token
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_alphabetic() || c == '_')
+        })
+        .cloned()
+        .collect();
+    for _ in 0..=generator.below(3) {
+        if tokens.len() < 2 {
+            break;
+        }
+        let index = generator.below(tokens.len());
+        let is_number = tokens[index]
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_digit());
+        let is_name = tokens[index]
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_alphabetic() || c == '_');
+        match generator.below(5) {
+            0 | 1 if is_number => tokens[index] = (*generator.pick(NUMBERS)).to_owned(),
+            0 | 1 if is_name && !names.is_empty() => tokens[index] = generator.pick(&names).clone(),
+            2 => {
+                tokens.remove(index);
+            }
+            3 => {
+                let token = tokens[index].clone();
+                tokens.insert(index, token);
+            }
+            _ if index + 1 < tokens.len() => tokens.swap(index, index + 1),
+            _ => {}
+        }
+    }
+    tokens.concat()
 }

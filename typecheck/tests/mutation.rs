@@ -14,7 +14,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use cute::Target;
-use mutation::{Generator, rough_tokens, seed_texts};
+use mutation::{Generator, seed_texts, semantic_mutant};
 
 #[path = "../../tests/support/mutation.rs"]
 mod mutation;
@@ -23,59 +23,6 @@ const CASES: usize = 3_000;
 const CASE_TIME_LIMIT: Duration = Duration::from_secs(10);
 const SEED: u64 = 0x5EED_0FC0_DE00_0004;
 
-const NUMBERS: &[&str] = &[
-    "0",
-    "1",
-    "3",
-    "7",
-    "1000000",
-    "-1",
-    "4611686018427387904",
-    "2.5",
-];
-
-fn mutate(text: &str, generator: &mut Generator) -> String {
-    let mut tokens: Vec<String> = rough_tokens(text).into_iter().map(str::to_owned).collect();
-    let names: Vec<String> = tokens
-        .iter()
-        .filter(|token| {
-            token
-                .chars()
-                .next()
-                .is_some_and(|c| c.is_alphabetic() || c == '_')
-        })
-        .cloned()
-        .collect();
-    for _ in 0..=generator.below(3) {
-        if tokens.len() < 2 {
-            break;
-        }
-        let index = generator.below(tokens.len());
-        let is_number = tokens[index]
-            .chars()
-            .next()
-            .is_some_and(|c| c.is_ascii_digit());
-        let is_name = tokens[index]
-            .chars()
-            .next()
-            .is_some_and(|c| c.is_alphabetic() || c == '_');
-        match generator.below(5) {
-            0 | 1 if is_number => tokens[index] = (*generator.pick(NUMBERS)).to_owned(),
-            0 | 1 if is_name && !names.is_empty() => tokens[index] = generator.pick(&names).clone(),
-            2 => {
-                tokens.remove(index);
-            }
-            3 => {
-                let token = tokens[index].clone();
-                tokens.insert(index, token);
-            }
-            _ if index + 1 < tokens.len() => tokens.swap(index, index + 1),
-            _ => {}
-        }
-    }
-    tokens.concat()
-}
-
 #[test]
 fn mutated_programs_never_panic_and_diagnostics_stay_inside_the_file() {
     let seeds = seed_texts(&["cuk-examples", "tests/typecheck"]);
@@ -83,7 +30,7 @@ fn mutated_programs_never_panic_and_diagnostics_stay_inside_the_file() {
     let mut generator = Generator(SEED);
     for case in 0..CASES {
         let (seed_name, seed) = generator.pick(&seeds);
-        let input = mutate(seed, &mut generator);
+        let input = semantic_mutant(seed, &mut generator);
         let target = Target::ALL[case % Target::ALL.len()];
         let (sender, receiver) = mpsc::channel();
         let worker_input = input.clone();
