@@ -8,7 +8,7 @@ mod build;
 use build::{TARGETS, assemble_without_local_memory, cukc, emit};
 
 /// The files that build, with what their KIR must show.
-const FILES: [(&str, &[&str]); 2] = [
+const FILES: [(&str, &[&str]); 3] = [
     (
         "loops",
         &["for %", "loop carry(", " while %", "if %", "rem %"],

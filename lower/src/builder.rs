@@ -146,6 +146,15 @@ impl<'t> Builder<'t> {
             Effect::CpAsyncCommit(_) => self.push_effect(Op::CpAsyncCommit),
             Effect::CpAsyncWait(groups, _) => self.push_effect(Op::CpAsyncWait(*groups)),
             Effect::Registers(fragment, _) => self.allocate(*fragment),
+            Effect::Define {
+                variable, value, ..
+            } => {
+                if let Some(value) = self.term(value, 0) {
+                    let wide = self.convert(value, Ty::I64);
+                    self.variables.insert(variable.clone(), wide);
+                    self.signed_variables.insert(variable.clone());
+                }
+            }
             Effect::WriteCell {
                 cell, dtype, value, ..
             } => self.write_cell(*cell, *dtype, value),

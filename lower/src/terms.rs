@@ -112,7 +112,10 @@ impl Builder<'_> {
             function,
             MathFn::Exp | MathFn::Exp2 | MathFn::Log | MathFn::Log2 | MathFn::Rsqrt
         );
-        if !matches!(work, Ty::F32 | Ty::F64) || (approximate && work != Ty::F32) {
+        let integer_min_max = work.is_integer() && matches!(function, MathFn::Min | MathFn::Max);
+        if !integer_min_max
+            && (!matches!(work, Ty::F32 | Ty::F64) || (approximate && work != Ty::F32))
+        {
             self.unsupported(format!("`{function:?}` of {}", work.name()).to_lowercase());
             return None;
         }

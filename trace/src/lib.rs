@@ -208,6 +208,17 @@ pub enum Effect {
     /// A register fragment comes into being (its elements are zero until stored):
     /// a fragment allocated in a loop's body is new in each iteration.
     Registers(u32, Span),
+    /// Names a run-time integer that symbolic arithmetic cannot express (`a & b`,
+    /// `min(a, b)` of run-time values): the [`SymInt`] variable `variable` holds
+    /// `value`, computed here.
+    Define {
+        /// The variable.
+        variable: String,
+        /// Its value.
+        value: Rc<Term>,
+        /// The expression.
+        span: Span,
+    },
     /// Sets a cell to a value.
     WriteCell {
         /// The cell.
@@ -313,6 +324,7 @@ macro_rules! span_of {
             | Effect::CpAsyncCommit(span)
             | Effect::CpAsyncWait(_, span)
             | Effect::Registers(_, span)
+            | Effect::Define { span, .. }
             | Effect::WriteCell { span, .. }
             | Effect::ReadCell { span, .. }
             | Effect::For { span, .. }

@@ -139,6 +139,9 @@ fn header(effect: &Effect) -> String {
         Effect::CpAsyncCommit(_) => "cp_async_commit_group()".to_owned(),
         Effect::CpAsyncWait(groups, _) => format!("cp_async_wait_group({groups})"),
         Effect::Registers(fragment, _) => format!("registers #{fragment}"),
+        Effect::Define {
+            variable, value, ..
+        } => format!("`{variable}` = {}", term(value)),
         Effect::WriteCell {
             cell, dtype, value, ..
         } => format!("cell#{}: {dtype} = {}", cell.0, term(value)),

@@ -1,6 +1,8 @@
 //! Scalar built-ins: `bits`, `min`/`max`, `const_print`, the barriers and `cp.async`
 //! group operations, and the math functions evaluated on the GPU.
 
+use std::rc::Rc;
+
 use cute::Dtype;
 use lang::{Diagnostic, Span};
 use layout::SymInt;
@@ -200,9 +202,22 @@ impl<'a> Checker<'a> {
                                 span: Some(span),
                                 term: None,
                             });
+                        let term = Term::Math {
+                            function: if name == "min" {
+                                MathFn::Min
+                            } else {
+                                MathFn::Max
+                            },
+                            dtype: Dtype::I64,
+                            operands: vec![
+                                Rc::new(Term::Int(x.clone(), Dtype::I64)),
+                                Rc::new(Term::Int(y.clone(), Dtype::I64)),
+                            ],
+                        };
+                        let variable = format!("{name}({x},{y})");
                         Value::Int {
                             ty,
-                            value: self.fresh_variable(&format!("{name}({x},{y})"), origin),
+                            value: self.defined_variable(&variable, origin, term, span),
                         }
                     }
                 }

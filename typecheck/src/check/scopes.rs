@@ -86,6 +86,27 @@ impl<'a> Checker<'a> {
         SymInt::variable(&name)
     }
 
+    /// A new run-time integer variable for a value symbolic arithmetic cannot express:
+    /// traced as computed by `term` here, so lowering can compute it.
+    pub(crate) fn defined_variable(
+        &mut self,
+        base: &str,
+        origin: Origin,
+        term: crate::trace::Term,
+        span: Span,
+    ) -> SymInt {
+        if !self.tracing_kernel() {
+            return self.fresh_variable(base, origin);
+        }
+        let variable = self.unique_variable(base, origin);
+        self.emit(crate::trace::Effect::Define {
+            variable: variable.clone(),
+            value: std::rc::Rc::new(term),
+            span,
+        });
+        SymInt::variable(&variable)
+    }
+
     /// The name of a new variable that no other value shares, even one with the same
     /// origin (a load evaluated twice reads two values).
     pub(crate) fn unique_variable(&mut self, base: &str, origin: Origin) -> String {

@@ -66,9 +66,16 @@ impl<'a> Checker<'a> {
                         span: Some(span),
                         term: None,
                     });
+                let term = Term::Binary {
+                    op,
+                    dtype: cute::Dtype::I64,
+                    left: std::rc::Rc::new(Term::Int(x.clone(), cute::Dtype::I64)),
+                    right: std::rc::Rc::new(Term::Int(y.clone(), cute::Dtype::I64)),
+                };
+                let name = format!("({x}{}{y})", op.symbol());
                 Value::Int {
                     ty,
-                    value: self.fresh_variable(&format!("({x}{}{y})", op.symbol()), origin),
+                    value: self.defined_variable(&name, origin, term, span),
                 }
             }
         }
