@@ -17,6 +17,7 @@ const FILES: [(&str, &[&str]); 3] = [
         "reductions",
         &["shuffle.xor", "uniform {", "atomic.add.global"],
     ),
+    ("integers", &["min %", "and %", "xor %", "loop carry("]),
 ];
 
 #[test]
