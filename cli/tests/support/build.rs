@@ -3,7 +3,7 @@
 //! `target/cukc-cache`).
 
 // Each test binary that includes this module uses part of it.
-#![allow(dead_code)]
+#![allow(dead_code, unused_imports)]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
