@@ -17,7 +17,7 @@ use std::collections::HashMap;
 use std::fmt::Write;
 
 use cute::Target;
-use kir::{Inst, Kernel, Op, ParamKind, ShuffleMode, Special, Ty, ValueId, Verified};
+use kir::{Inst, Kernel, Op, ParamKind, ScalarParam, ShuffleMode, Special, Ty, ValueId, Verified};
 
 pub use memory::fill_template;
 
@@ -172,6 +172,10 @@ impl<'k, 'o> Emitter<'k, 'o> {
                     ParamKind::Int(int) if int.bytes() == 8 => ".u64",
                     ParamKind::Int(_) => ".u32",
                     ParamKind::Tensor { .. } => ".u64",
+                    ParamKind::Scalar(ScalarParam::F16 | ScalarParam::BF16) => ".b16",
+                    ParamKind::Scalar(ScalarParam::F32) => ".f32",
+                    ParamKind::Scalar(ScalarParam::F64) => ".f64",
+                    ParamKind::Scalar(ScalarParam::Bool) => ".u32",
                 };
                 format!("    .param {ty} {entry}_param_{index}")
             })
@@ -363,10 +367,12 @@ impl<'k, 'o> Emitter<'k, 'o> {
             Some(ParamKind::Tensor { .. })
         );
         let d = self.name(result).to_owned();
-        let width = if self.kernel.ty(result) == Ty::I64 {
-            "u64"
-        } else {
-            "u32"
+        let width = match self.kernel.ty(result) {
+            Ty::I64 => "u64",
+            Ty::F32 => "f32",
+            Ty::F64 => "f64",
+            Ty::F16 | Ty::BF16 => "b16",
+            _ => "u32",
         };
         let text = format!("ld.param.{width} {d}, [{entry}_param_{index}];");
         self.emit(&text);

@@ -250,7 +250,8 @@ pub enum Op {
     ConstInt(i64),
     /// A float constant of the result's type.
     ConstFloat(f64),
-    /// The kernel's parameter at this index: an integer, or a tensor's address.
+    /// The kernel's parameter at this index: an integer, a float, a bool's 32-bit 0 or
+    /// 1, or a tensor's address.
     Param(usize),
     /// A hardware register.
     Special(Special),

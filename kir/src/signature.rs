@@ -2,9 +2,10 @@
 //! launch configuration as expressions over the run-time integer parameters.
 //!
 //! The ABI is plain: an integer parameter is passed by value with its own width, a
-//! tensor parameter as one 64-bit global address of its first element. A tensor's
-//! extents are the integer parameters its layout names, so the host passes them
-//! separately, as the kernel's signature lists them.
+//! float scalar by value with its own width, a bool as a 32-bit 0 or 1, and a tensor
+//! parameter as one 64-bit global address of its first element. A tensor's extents are
+//! the integer parameters its layout names, so the host passes them separately, as the
+//! kernel's signature lists them.
 
 use std::fmt;
 
@@ -68,6 +69,8 @@ pub struct Param {
 pub enum ParamKind {
     /// An integer by value.
     Int(IntParam),
+    /// A float or bool by value (a bool as a 32-bit 0 or 1).
+    Scalar(ScalarParam),
     /// A tensor in global memory: its address is passed; `shape` is its shape as
     /// expressions over the integer parameters (the host checks the tensor it is
     /// given against it), `strides` likewise.
@@ -81,7 +84,7 @@ pub enum ParamKind {
     },
 }
 
-/// The text form: `i32`, or `tensor bf16 shape(%0, %1) strides(%1, 1)`.
+/// The text form: `i32`, `f32`, `bool`, or `tensor bf16 shape(%0, %1) strides(%1, 1)`.
 impl fmt::Display for ParamKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let list = |exprs: &[HostExpr]| {
@@ -93,6 +96,7 @@ impl fmt::Display for ParamKind {
         };
         match self {
             ParamKind::Int(int) => f.write_str(int.name()),
+            ParamKind::Scalar(scalar) => f.write_str(scalar.name()),
             ParamKind::Tensor {
                 dtype,
                 shape,
@@ -145,6 +149,60 @@ impl IntParam {
         match self {
             IntParam::I32 | IntParam::U32 => 4,
             IntParam::I64 | IntParam::U64 => 8,
+        }
+    }
+}
+
+/// The type of a float or bool scalar parameter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScalarParam {
+    /// IEEE half, 2 bytes.
+    F16,
+    /// bfloat16, 2 bytes.
+    BF16,
+    /// IEEE single, 4 bytes.
+    F32,
+    /// IEEE double, 8 bytes.
+    F64,
+    /// A bool, passed as a 32-bit integer holding 0 or 1: PTX has no predicate
+    /// parameters, so the kernel reads the integer and compares it with 0.
+    Bool,
+}
+
+impl ScalarParam {
+    /// Every scalar parameter type.
+    pub const ALL: [ScalarParam; 5] = [
+        ScalarParam::F16,
+        ScalarParam::BF16,
+        ScalarParam::F32,
+        ScalarParam::F64,
+        ScalarParam::Bool,
+    ];
+
+    /// The name in `.cuk` source.
+    pub fn name(self) -> &'static str {
+        match self {
+            ScalarParam::F16 => "f16",
+            ScalarParam::BF16 => "bf16",
+            ScalarParam::F32 => "f32",
+            ScalarParam::F64 => "f64",
+            ScalarParam::Bool => "bool",
+        }
+    }
+
+    /// The type of this name in `.cuk` source.
+    pub fn from_name(name: &str) -> Option<ScalarParam> {
+        ScalarParam::ALL
+            .into_iter()
+            .find(|scalar| scalar.name() == name)
+    }
+
+    /// The size in bytes of what is passed (4 for a bool).
+    pub fn bytes(self) -> usize {
+        match self {
+            ScalarParam::F16 | ScalarParam::BF16 => 2,
+            ScalarParam::F32 | ScalarParam::Bool => 4,
+            ScalarParam::F64 => 8,
         }
     }
 }
@@ -311,5 +369,26 @@ mod tests {
         assert_eq!(scaled.evaluate(&[]), None);
         let by_zero = HostExpr::Div(boxed(HostExpr::Const(1)), boxed(HostExpr::Param(0)));
         assert_eq!(by_zero.evaluate(&[0]), None);
+    }
+
+    #[test]
+    fn scalar_parameters_have_names_sizes_and_a_text_form() {
+        for scalar in ScalarParam::ALL {
+            assert_eq!(ScalarParam::from_name(scalar.name()), Some(scalar));
+            assert_eq!(ParamKind::Scalar(scalar).to_string(), scalar.name());
+        }
+        assert_eq!(ScalarParam::from_name("i32"), None);
+        let sizes = ScalarParam::ALL.map(ScalarParam::bytes);
+        assert_eq!(sizes, [2, 2, 4, 8, 4], "a bool is passed as 32 bits");
+        let tensor = ParamKind::Tensor {
+            dtype: Element::BF16,
+            shape: vec![HostExpr::Param(0), HostExpr::Param(1)],
+            strides: vec![HostExpr::Param(1), HostExpr::Const(1)],
+        };
+        assert_eq!(
+            tensor.to_string(),
+            "tensor bf16 shape(%0, %1) strides(%1, 1)"
+        );
+        assert_eq!(ParamKind::Int(IntParam::U64).to_string(), "u64");
     }
 }

@@ -6,8 +6,8 @@
 
 use kir::{
     AtomicOp, BinOp, CmpOp, Element, HostExpr, Inst, IntParam, Kernel, Launch, Op, Param,
-    ParamKind, Region, ShuffleMode, Signature, Space, Special, Ty, UnOp, ValueId, from_text,
-    to_text,
+    ParamKind, Region, ScalarParam, ShuffleMode, Signature, Space, Special, Ty, UnOp, ValueId,
+    from_text, to_text,
 };
 use lang::Span;
 
@@ -41,6 +41,8 @@ fn signature() -> Signature {
             param("m", ParamKind::Int(IntParam::U32)),
             param("k", ParamKind::Int(IntParam::I64)),
             param("a", tensor),
+            param("alpha", ParamKind::Scalar(ScalarParam::BF16)),
+            param("flag", ParamKind::Scalar(ScalarParam::Bool)),
         ],
         launch: Launch {
             grid: [

@@ -420,6 +420,9 @@ fn launch(
             ArgValue::I64(value) => builder.arg(value),
             ArgValue::U32(value) => builder.arg(value),
             ArgValue::U64(value) | ArgValue::Address(value) => builder.arg(value),
+            ArgValue::F16(bits) | ArgValue::BF16(bits) => builder.arg(bits),
+            ArgValue::F32(value) => builder.arg(value),
+            ArgValue::F64(value) => builder.arg(value),
         };
     }
     let config = LaunchConfig {

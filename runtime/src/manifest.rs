@@ -3,9 +3,10 @@
 //!
 //! `cukc build --emit manifest` writes one beside the cubin. It lists every kernel
 //! instantiation the cubin holds: its entry name, const arguments, parameters in ABI
-//! order (an integer by value with its own width, a tensor as the 64-bit address of its
-//! first element, with its dtype and its shape and strides as expressions over the
-//! integer parameters), the launch clause as expressions, the dynamic shared memory,
+//! order (an integer or a float by value with its own width, a bool as a 32-bit 0 or 1,
+//! a tensor as the 64-bit address of its first element, with its dtype and its shape
+//! and strides as expressions over the integer parameters), the launch clause as
+//! expressions, the dynamic shared memory,
 //! and what the host must check before launching: integer parameters that must be a
 //! multiple of something, and tensor addresses that must be aligned. The image is named
 //! with its SHA-256, so a host can tell a stale manifest from a current one.
@@ -99,6 +100,13 @@ pub enum ParamEntry {
         /// Its name.
         name: String,
         /// `i32`, `i64`, `u32` or `u64`.
+        dtype: String,
+    },
+    /// A float passed by value with its own width, or a bool passed as a 32-bit 0 or 1.
+    Scalar {
+        /// Its name.
+        name: String,
+        /// `f16`, `bf16`, `f32`, `f64` or `bool`.
         dtype: String,
     },
     /// A tensor in global memory, passed as the 64-bit address of its first element.

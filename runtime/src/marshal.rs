@@ -1,12 +1,16 @@
 //! From a kernel call in host code to what the driver launches, without touching the
 //! GPU: the instantiation chosen by its const arguments, every argument checked against
-//! the [`Signature`] (integer ranges, tensor dtypes and shapes, the kernel's
-//! assumptions) and converted to its ABI value, and the launch configuration
+//! the [`Signature`] (integer ranges, float ranges, tensor dtypes and shapes, the
+//! kernel's assumptions) and converted to its ABI value, and the launch configuration
 //! evaluated. Every error names the kernel.
+//!
+//! A float argument is rounded once to its parameter's type, as a tensor element is
+//! (`element::encode`); a bool is passed as a 32-bit 0 or 1.
 
-use kir::{Element, HostExpr, IntParam, ParamKind, Signature};
+use kir::{Element, HostExpr, IntParam, ParamKind, ScalarParam, Signature};
 
 use crate::CompiledKernel;
+use crate::element::{decode, encode};
 use crate::tensor::shape_text;
 
 /// One argument of a kernel call, as the host holds it.
@@ -14,6 +18,10 @@ use crate::tensor::shape_text;
 pub enum CallArg<'a> {
     /// An integer.
     Int(i64),
+    /// A float.
+    Float(f64),
+    /// A bool.
+    Bool(bool),
     /// A tensor: its dtype, row-major shape, and device address.
     Tensor {
         /// The element type.
@@ -26,7 +34,7 @@ pub enum CallArg<'a> {
 }
 
 /// A kernel argument as passed to the driver: the value with the parameter's width.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum ArgValue {
     /// `i32`.
     I32(i32),
@@ -36,6 +44,14 @@ pub enum ArgValue {
     U32(u32),
     /// `u64`.
     U64(u64),
+    /// `f16`, as its bits.
+    F16(u16),
+    /// `bf16`, as its bits.
+    BF16(u16),
+    /// `f32`.
+    F32(f32),
+    /// `f64`.
+    F64(f64),
     /// A tensor's global address.
     Address(u64),
 }
@@ -48,6 +64,9 @@ impl ArgValue {
             ArgValue::I64(value) => value.to_le_bytes().to_vec(),
             ArgValue::U32(value) => value.to_le_bytes().to_vec(),
             ArgValue::U64(value) | ArgValue::Address(value) => value.to_le_bytes().to_vec(),
+            ArgValue::F16(bits) | ArgValue::BF16(bits) => bits.to_le_bytes().to_vec(),
+            ArgValue::F32(value) => value.to_le_bytes().to_vec(),
+            ArgValue::F64(value) => value.to_le_bytes().to_vec(),
         }
     }
 }
@@ -67,7 +86,7 @@ pub fn param_buffer(args: &[ArgValue]) -> Vec<u8> {
 }
 
 /// Everything a launch needs.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct LaunchPlan {
     /// The arguments in ABI order.
     pub args: Vec<ArgValue>,
@@ -148,7 +167,7 @@ pub fn plan(signature: &Signature, args: &[CallArg<'_>]) -> Result<LaunchPlan, S
         .iter()
         .map(|arg| match arg {
             CallArg::Int(value) => *value,
-            CallArg::Tensor { .. } => 0,
+            CallArg::Float(_) | CallArg::Bool(_) | CallArg::Tensor { .. } => 0,
         })
         .collect();
     let evaluate = |expr: &HostExpr, what: &str| {
@@ -228,14 +247,24 @@ pub fn plan(signature: &Signature, args: &[CallArg<'_>]) -> Result<LaunchPlan, S
                 }
                 values.push(ArgValue::Address(*address));
             }
-            (ParamKind::Int(_), CallArg::Tensor { .. }) => {
-                return Err(format!(
-                    "`{kernel}`: `{name}` is an integer, but a tensor was given"
-                ));
+            (ParamKind::Scalar(ScalarParam::Bool), CallArg::Bool(value)) => {
+                values.push(ArgValue::U32(u32::from(*value)));
             }
-            (ParamKind::Tensor { .. }, CallArg::Int(_)) => {
+            (ParamKind::Scalar(scalar), CallArg::Float(value))
+                if let Some(element) = float_element(*scalar) =>
+            {
+                values.push(float_arg(element, *value).ok_or_else(|| {
+                    format!(
+                        "`{kernel}`: {value:?} does not fit `{name}: {}`",
+                        scalar.name()
+                    )
+                })?);
+            }
+            (kind, arg) => {
                 return Err(format!(
-                    "`{kernel}`: `{name}` is a tensor, but an integer was given"
+                    "`{kernel}`: `{name}` is {}, but {} was given",
+                    param_text(kind),
+                    arg_text(arg)
                 ));
             }
         }
@@ -260,7 +289,7 @@ pub fn plan(signature: &Signature, args: &[CallArg<'_>]) -> Result<LaunchPlan, S
         let param = signature.params.get(alignment.param);
         let address = args.get(alignment.param).and_then(|arg| match arg {
             CallArg::Tensor { address, .. } => Some(*address),
-            CallArg::Int(_) => None,
+            _ => None,
         });
         let (Some(param), Some(address)) = (param, address) else {
             return Err(format!(
@@ -298,6 +327,58 @@ pub fn plan(signature: &Signature, args: &[CallArg<'_>]) -> Result<LaunchPlan, S
         block: dimensions(&signature.launch.block, "block")?,
         shared_bytes: signature.launch.shared_bytes,
     })
+}
+
+/// The float type of a scalar parameter, as a tensor element type; `None` for a bool.
+fn float_element(scalar: ScalarParam) -> Option<Element> {
+    match scalar {
+        ScalarParam::F16 => Some(Element::F16),
+        ScalarParam::BF16 => Some(Element::BF16),
+        ScalarParam::F32 => Some(Element::F32),
+        ScalarParam::F64 => Some(Element::F64),
+        ScalarParam::Bool => None,
+    }
+}
+
+/// `value` rounded once to the float type `element`, as a tensor element of that type
+/// is; `None` when a finite value overflows it.
+fn float_arg(element: Element, value: f64) -> Option<ArgValue> {
+    let mut buffer = [0u8; 8];
+    let bytes = &mut buffer[..element.bytes()];
+    encode(element, value, bytes);
+    if value.is_finite() && !decode(element, bytes).is_finite() {
+        return None;
+    }
+    let [b0, b1, b2, b3, ..] = buffer;
+    Some(match element {
+        Element::F16 => ArgValue::F16(u16::from_le_bytes([b0, b1])),
+        Element::BF16 => ArgValue::BF16(u16::from_le_bytes([b0, b1])),
+        Element::F32 => ArgValue::F32(f32::from_le_bytes([b0, b1, b2, b3])),
+        _ => ArgValue::F64(value),
+    })
+}
+
+/// What a parameter takes, for messages: "an integer", "an f32", "a tensor".
+fn param_text(kind: &ParamKind) -> String {
+    match kind {
+        ParamKind::Int(_) => "an integer".to_owned(),
+        ParamKind::Scalar(scalar) => {
+            let name = scalar.name();
+            let article = if name.starts_with('f') { "an" } else { "a" };
+            format!("{article} {name}")
+        }
+        ParamKind::Tensor { .. } => "a tensor".to_owned(),
+    }
+}
+
+/// What an argument is, for messages.
+fn arg_text(arg: &CallArg<'_>) -> &'static str {
+    match arg {
+        CallArg::Int(_) => "an integer",
+        CallArg::Float(_) => "a float",
+        CallArg::Bool(_) => "a bool",
+        CallArg::Tensor { .. } => "a tensor",
+    }
 }
 
 /// Whether a row-major host shape fits the kernel's flattened extents: equal, or each

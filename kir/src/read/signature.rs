@@ -5,7 +5,8 @@
 
 use super::cursor::Cursor;
 use crate::signature::{
-    Alignment, Assumption, Element, HostExpr, IntParam, Launch, Param, ParamKind, Signature,
+    Alignment, Assumption, Element, HostExpr, IntParam, Launch, Param, ParamKind, ScalarParam,
+    Signature,
 };
 
 /// How deeply host expressions may nest: deeper is garbage, refused before the
@@ -114,11 +115,14 @@ fn assumption(cursor: &mut Cursor<'_>, signature: &mut Signature) -> Result<(), 
     Ok(())
 }
 
-/// `i32`, or `tensor bf16 shape(%0, %1) strides(%1, 1)`.
+/// `i32`, `f32`, `bool`, or `tensor bf16 shape(%0, %1) strides(%1, 1)`.
 fn param_kind(cursor: &mut Cursor<'_>) -> Result<ParamKind, String> {
     let word = cursor.word("a parameter kind")?;
     if let Some(int) = IntParam::from_name(word) {
         return Ok(ParamKind::Int(int));
+    }
+    if let Some(scalar) = ScalarParam::from_name(word) {
+        return Ok(ParamKind::Scalar(scalar));
     }
     if word != "tensor" {
         return Err(cursor.error(format!("`{word}` is not a parameter kind")));

@@ -1,7 +1,8 @@
 //! Between the compiler's [`Signature`] and a manifest's [`KernelEntry`], both ways.
 
 use kir::{
-    Alignment, Assumption, Element, HostExpr, IntParam, Launch, Param, ParamKind, Signature,
+    Alignment, Assumption, Element, HostExpr, IntParam, Launch, Param, ParamKind, ScalarParam,
+    Signature,
 };
 
 use super::{AssumptionEntry, ConstArg, Expr, KernelEntry, LaunchEntry, ParamEntry};
@@ -28,6 +29,10 @@ impl KernelEntry {
                 ParamKind::Int(width) => ParamEntry::Int {
                     name: param.name.clone(),
                     dtype: width.name().to_owned(),
+                },
+                ParamKind::Scalar(scalar) => ParamEntry::Scalar {
+                    name: param.name.clone(),
+                    dtype: scalar.name().to_owned(),
                 },
                 ParamKind::Tensor {
                     dtype,
@@ -98,6 +103,10 @@ impl KernelEntry {
                 ParamEntry::Int { dtype, .. } => ParamKind::Int(
                     IntParam::from_name(dtype)
                         .ok_or_else(|| fail(format!("`{dtype}` is not an integer dtype")))?,
+                ),
+                ParamEntry::Scalar { dtype, .. } => ParamKind::Scalar(
+                    ScalarParam::from_name(dtype)
+                        .ok_or_else(|| fail(format!("`{dtype}` is not a float dtype or `bool`")))?,
                 ),
                 ParamEntry::Tensor {
                     dtype,
@@ -177,7 +186,9 @@ impl ParamEntry {
     /// The parameter's name.
     pub fn name(&self) -> &str {
         match self {
-            ParamEntry::Int { name, .. } | ParamEntry::Tensor { name, .. } => name,
+            ParamEntry::Int { name, .. }
+            | ParamEntry::Scalar { name, .. }
+            | ParamEntry::Tensor { name, .. } => name,
         }
     }
 }
