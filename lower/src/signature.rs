@@ -1,8 +1,9 @@
-//! The kernel's signature for the host: parameters in order, the launch clause as
-//! expressions over the integer parameters, and the shared-memory layout's size.
+//! The kernel's signature for the host: parameters in order (integers, float and bool
+//! scalars, tensors), the launch clause as expressions over the integer parameters,
+//! and the shared-memory layout's size.
 
 use cute::Dtype;
-use kir::{Element, HostExpr, IntParam, Launch, Param, ParamKind, Signature};
+use kir::{Element, HostExpr, IntParam, Launch, Param, ParamKind, ScalarParam, Signature};
 use layout::{SymFactor, SymInt};
 use trace::{KernelTrace, TraceParamKind};
 
@@ -84,10 +85,12 @@ pub(crate) fn signature(trace: &KernelTrace) -> Result<Signature, String> {
                     .collect::<Result<_, _>>()?,
             },
             TraceParamKind::Scalar(dtype) => {
-                return Err(fail(format!(
-                    "the parameter `{}` is a {dtype} scalar; only integer and tensor parameters can be passed yet",
-                    param.name
-                )));
+                ParamKind::Scalar(scalar_param(*dtype).ok_or_else(|| {
+                    fail(format!(
+                        "the parameter `{}` is a {dtype}; scalar parameters are f16, bf16, f32, f64 or bool",
+                        param.name
+                    ))
+                })?)
             }
             TraceParamKind::Unknown => {
                 return Err(fail(format!("the parameter `{}` has no type", param.name)));
@@ -168,6 +171,18 @@ fn int_param(dtype: Dtype) -> Option<IntParam> {
         Dtype::U64 => Some(IntParam::U64),
         _ => None,
     }
+}
+
+/// The type of a float or bool parameter, as the host passes it.
+fn scalar_param(dtype: Dtype) -> Option<ScalarParam> {
+    Some(match dtype {
+        Dtype::F16 => ScalarParam::F16,
+        Dtype::Bf16 => ScalarParam::BF16,
+        Dtype::F32 => ScalarParam::F32,
+        Dtype::F64 => ScalarParam::F64,
+        Dtype::Bool => ScalarParam::Bool,
+        _ => return None,
+    })
 }
 
 /// The element type of a global tensor, as the host knows it.

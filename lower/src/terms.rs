@@ -1,7 +1,8 @@
 //! Run-time scalars: a [`Term`] evaluated for one element of the fragments it reads.
 //!
 //! Arithmetic on 16-bit floats happens in f32 and is rounded back to the term's type,
-//! as the hardware's scalar units do. Comparisons give predicates.
+//! as the hardware's scalar units do. Comparisons give predicates. A float or bool
+//! parameter is read once, at the kernel's entry; a bool arrives as a 32-bit integer.
 
 use kir::{BinOp, CmpOp, Op, Ty, UnOp, ValueId};
 use lang::ast::{BinaryOp, UnaryOp};
@@ -25,10 +26,7 @@ impl Builder<'_> {
                 Some(self.convert(constant, ty))
             }
             Term::Bool(value) => Some(self.constant(i64::from(*value), Ty::Pred)),
-            Term::Param(_, dtype) => {
-                self.unsupported(format!("a {dtype} scalar parameter"));
-                None
-            }
+            Term::Param(index, dtype) => self.scalar_param(*index, *dtype),
             Term::Variable(name, _) => match self.variables.get(name) {
                 Some(value) => Some(*value),
                 None => {
@@ -152,6 +150,18 @@ impl Builder<'_> {
                 self.binary(op, x, *rest.first()?)
             }
         })
+    }
+
+    /// The float or bool parameter at `index`: a bool is passed as a 32-bit 0 or 1,
+    /// so its predicate is that integer compared with 0.
+    fn scalar_param(&mut self, index: usize, dtype: cute::Dtype) -> Option<ValueId> {
+        let ty = self.scalar_ty(dtype)?;
+        if ty != Ty::Pred {
+            return Some(self.pure(Op::Param(index), ty));
+        }
+        let passed = self.pure(Op::Param(index), Ty::I32);
+        let zero = self.constant(0, Ty::I32);
+        Some(self.pure(Op::Compare(CmpOp::Ne, passed, zero), Ty::Pred))
     }
 
     fn scalar_ty(&mut self, dtype: cute::Dtype) -> Option<Ty> {

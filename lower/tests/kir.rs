@@ -63,6 +63,7 @@ fn elementwise_add_predicates_every_value() {
 #[test]
 fn every_lowered_example_verifies() {
     for file in [
+        "axpy.cuk",
         "copy_basic.cuk",
         "copy_cp_async.cuk",
         "copy_swizzled_smem.cuk",

@@ -1,5 +1,6 @@
 //! The launch manifest of every example: valid against `docs/manifest.schema.json`,
-//! read back to the very signatures the compiler made, and snapshotted for one file.
+//! read back to the very signatures the compiler made, and snapshotted for one file;
+//! likewise for a kernel with float and bool parameters.
 
 use cute::Target;
 use runtime::manifest::Manifest;
@@ -7,8 +8,12 @@ use runtime::manifest::Manifest;
 /// Every kernel instantiation the example compiles to, as `cukc build` lowers it.
 fn signatures(file: &str) -> Vec<kir::Signature> {
     let path = format!("{}/../cuk-examples/{file}", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(path).unwrap();
-    let (module, errors) = grammar::parse(&text);
+    signatures_of(&std::fs::read_to_string(path).unwrap())
+}
+
+/// Every kernel instantiation `text` compiles to.
+fn signatures_of(text: &str) -> Vec<kir::Signature> {
+    let (module, errors) = grammar::parse(text);
     assert!(errors.is_empty(), "{errors:?}");
     let lowered = typecheck::trace(&module, Target::Sm90a, |analysis, traces| {
         lower::lower_traces(analysis.diagnostics, &traces)
@@ -53,22 +58,64 @@ fn schema() -> jsonschema::Validator {
     jsonschema::validator_for(&schema).unwrap()
 }
 
+/// Checks `written` against the schema and reads it back to `signatures`.
+fn assert_valid_and_reads_back(written: &str, signatures: &[kir::Signature], what: &str) {
+    let json: serde_json::Value = serde_json::from_str(written).unwrap();
+    let validator = schema();
+    let errors: Vec<String> = validator
+        .iter_errors(&json)
+        .map(|error| format!("{} at {}", error, error.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{what}: {errors:#?}");
+    let read = Manifest::from_json(written).unwrap();
+    assert_eq!(read.signatures().unwrap(), signatures, "{what}");
+}
+
 #[test]
 fn every_example_manifest_is_valid_and_reads_back_to_its_signatures() {
-    let validator = schema();
     for file in buildable_examples() {
         let signatures = signatures(&file);
         assert!(!signatures.is_empty(), "{file}");
         let written = manifest(&file, b"image bytes").to_json();
-        let json: serde_json::Value = serde_json::from_str(&written).unwrap();
-        let errors: Vec<String> = validator
-            .iter_errors(&json)
-            .map(|error| format!("{} at {}", error, error.instance_path()))
-            .collect();
-        assert!(errors.is_empty(), "{file}: {errors:#?}");
-        let read = Manifest::from_json(&written).unwrap();
-        assert_eq!(read.signatures().unwrap(), signatures, "{file}");
+        assert_valid_and_reads_back(&written, &signatures, &file);
     }
+}
+
+#[test]
+fn float_and_bool_parameters_are_listed_with_their_dtype() {
+    let signatures = signatures_of(
+        "kernel axpy(n: i32, alpha: f32, half_alpha: bf16, flag: bool, x: gmem f32[n:1], y: gmem f32[n:1])
+            launch grid(n / 128) block(128) {
+            let i = block_idx.x * 128 + thread_idx.x;
+            if flag {
+                y[i] = alpha * x[i] + half_alpha.to(f32) * y[i];
+            }
+        }",
+    );
+    let written = Manifest::new(
+        "axpy.cuk",
+        "sm_90a",
+        ("axpy.cubin", "cubin", b""),
+        &signatures,
+    )
+    .to_json();
+    assert_valid_and_reads_back(&written, &signatures, "axpy");
+    let compact: String = written.split_whitespace().collect();
+    for param in [
+        r#"{"kind":"scalar","name":"alpha","dtype":"f32"}"#,
+        r#"{"kind":"scalar","name":"half_alpha","dtype":"bf16"}"#,
+        r#"{"kind":"scalar","name":"flag","dtype":"bool"}"#,
+    ] {
+        assert!(compact.contains(param), "{param} missing:\n{written}");
+    }
+    let wrong = written.replacen("\"dtype\": \"bool\"", "\"dtype\": \"i1\"", 1);
+    let error = Manifest::from_json(&wrong)
+        .and_then(|manifest| manifest.signatures())
+        .unwrap_err();
+    assert!(
+        error.contains("`i1` is not a float dtype or `bool`"),
+        "{error}"
+    );
 }
 
 #[test]

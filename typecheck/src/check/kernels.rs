@@ -12,7 +12,7 @@ use crate::BindingKind;
 use crate::callee::ItemId;
 use crate::check::types::type_name;
 use crate::check::{Checker, Context};
-use crate::trace::{KernelTrace, TraceParam, TraceParamKind};
+use crate::trace::{KernelTrace, Term, TraceParam, TraceParamKind, term_dtype, with_term};
 use crate::value::{IntType, Known, Origin, Value};
 
 impl<'a> Checker<'a> {
@@ -305,6 +305,8 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// Binds a kernel's run-time parameters: a tensor is based at its parameter, and a
+    /// float or bool scalar is computed by reading its parameter.
     pub(crate) fn bind_kernel_params(&mut self, params: &'a [Param]) {
         for (index, param) in params.iter().enumerate() {
             let value = match self.param_value(param, "a kernel argument") {
@@ -312,6 +314,10 @@ impl<'a> Checker<'a> {
                     base: Base::Param(index),
                     ..(*tensor).clone()
                 })),
+                scalar @ (Value::Float { .. } | Value::Bool(_)) => {
+                    let term = term_dtype(&scalar).map(|dtype| Term::Param(index, dtype));
+                    with_term(scalar, term)
+                }
                 other => other,
             };
             self.bind(&param.name, value, false, BindingKind::Parameter);
