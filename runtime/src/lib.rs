@@ -10,10 +10,10 @@
 //!   `full`, and `empty`, poisoned with all-ones bytes: NaN in every float type), with
 //!   random data seeded by the block's name, so every run draws the same numbers;
 //! - a kernel call picks the instantiation whose const arguments match, checks every
-//!   argument against the signature (integer ranges, dtypes, shapes, the assumptions
-//!   the code relies on) before anything reaches the GPU ([`marshal`]), uploads
-//!   tensors on first use, launches and synchronizes; device data comes back only when
-//!   the host reads it;
+//!   argument (an integer, float, bool or tensor) against the signature (integer and
+//!   float ranges, dtypes, shapes, the assumptions the code relies on) before anything
+//!   reaches the GPU ([`marshal`]), uploads tensors on first use, launches and
+//!   synchronizes; device data comes back only when the host reads it;
 //! - reference operations (elementwise arithmetic, `transpose`, `matmul`, `sum`,
 //!   `softmax`) run on the CPU in `f64`, rounded once to the dtype;
 //! - `assert_close` reports the number of bad elements and the worst one, with its

@@ -69,6 +69,8 @@ impl Interpreter<'_> {
         for (value, arg_span) in &values {
             call_args.push(match value {
                 Value::Int(value) => CallArg::Int(*value),
+                Value::Float(value) => CallArg::Float(*value),
+                Value::Bool(value) => CallArg::Bool(*value),
                 Value::Tensor(tensor) => {
                     let tensor = &self.tensors[*tensor];
                     let Some(buffer) = &tensor.device else {
@@ -84,7 +86,7 @@ impl Interpreter<'_> {
                     return Err(Stop::error(
                         *arg_span,
                         format!(
-                            "a kernel takes integers and tensors, not a {}",
+                            "a kernel takes integers, floats, bools and tensors, not a {}",
                             other.kind()
                         ),
                     ));
