@@ -9,7 +9,7 @@ mod build;
 use build::{TARGETS, assemble_without_local_memory, cukc, emit, root};
 
 /// The examples `cukc build` handles (the GEMM needs MMA lowering, still missing).
-const EXAMPLES: [&str; 9] = [
+const EXAMPLES: [&str; 10] = [
     "copy_basic",
     "copy_vectorized",
     "copy_cp_async",
@@ -19,6 +19,7 @@ const EXAMPLES: [&str; 9] = [
     "transpose_smem",
     "row_reduce",
     "softmax",
+    "axpy",
 ];
 
 #[test]
