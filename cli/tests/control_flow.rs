@@ -8,7 +8,7 @@ mod build;
 use build::{TARGETS, assemble_without_local_memory, cukc, emit};
 
 /// The files that build, with what their KIR must show.
-const FILES: [(&str, &[&str]); 3] = [
+const FILES: [(&str, &[&str]); 4] = [
     (
         "loops",
         &["for %", "loop carry(", " while %", "if %", "rem %"],
@@ -18,6 +18,7 @@ const FILES: [(&str, &[&str]); 3] = [
         &["shuffle.xor", "uniform {", "atomic.add.global"],
     ),
     ("integers", &["min %", "and %", "xor %", "loop carry("]),
+    ("dtype_params", &["kernel fill__T_bf16", "const T = f16"]),
 ];
 
 #[test]

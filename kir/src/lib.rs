@@ -23,8 +23,8 @@ pub use ir::{
 };
 pub use read::from_text;
 pub use signature::{
-    Alignment, Assumption, Element, HostExpr, IntParam, Launch, Param, ParamKind, ScalarParam,
-    Signature,
+    Alignment, Assumption, ConstValue, Element, HostExpr, IntParam, Launch, Param, ParamKind,
+    ScalarParam, Signature,
 };
 pub use text::{binary_name, compare_name, to_text, unary_name};
 pub use uniformity::{Collective, mark_uniform};

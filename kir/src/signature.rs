@@ -19,7 +19,7 @@ pub struct Signature {
     pub entry: String,
     /// The const parameters this instantiation was compiled with, in declaration
     /// order, defaults included.
-    pub const_args: Vec<(String, i64)>,
+    pub const_args: Vec<(String, ConstValue)>,
     /// The run-time parameters, in declaration (and ABI) order.
     pub params: Vec<Param>,
     /// How to launch it.
@@ -108,6 +108,24 @@ impl fmt::Display for ParamKind {
                 list(shape),
                 list(strides)
             ),
+        }
+    }
+}
+
+/// The value of a const parameter: an integer or a dtype.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ConstValue {
+    /// An integer.
+    Int(i64),
+    /// A dtype, by its name in `.cuk` (`bf16`).
+    Dtype(String),
+}
+
+impl fmt::Display for ConstValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConstValue::Int(value) => write!(f, "{value}"),
+            ConstValue::Dtype(name) => f.write_str(name),
         }
     }
 }

@@ -36,7 +36,11 @@ fn signature() -> Signature {
     Signature {
         name: "everything".to_owned(),
         entry: "everything__TILE_64".to_owned(),
-        const_args: vec![("TILE".to_owned(), 64), ("NEGATIVE".to_owned(), -1)],
+        const_args: vec![
+            ("TILE".to_owned(), kir::ConstValue::Int(64)),
+            ("NEGATIVE".to_owned(), kir::ConstValue::Int(-1)),
+            ("T".to_owned(), kir::ConstValue::Dtype("bf16".to_owned())),
+        ],
         params: vec![
             param("m", ParamKind::Int(IntParam::U32)),
             param("k", ParamKind::Int(IntParam::I64)),
@@ -252,25 +256,25 @@ fn mistakes_name_their_line() {
     let cases = [
         (1, "kernal k {", "line 1: expected `kernel NAME {`"),
         (
-            7,
+            8,
             "  param 2 a: tensor q8 shape() strides()",
-            "line 7: `q8` is no dtype",
+            "line 8: `q8` is no dtype",
         ),
         (
-            11,
+            12,
             "  %0:i64 = frobnicate %1",
-            "line 11: `frobnicate` is not an operation",
+            "line 12: `frobnicate` is not an operation",
         ),
-        (11, "  %0:i65 = param 2", "line 11: `i65` is not a type"),
+        (12, "  %0:i65 = param 2", "line 12: `i65` is not a type"),
         (
-            11,
+            12,
             "  %0:i64 = param 2 ; lines 3",
-            "line 11: expected `line N` after `;`",
+            "line 12: expected `line N` after `;`",
         ),
         (
-            11,
+            12,
             "  %0:i64 = param 2 extra",
-            "line 11: expected the end of the line",
+            "line 12: expected the end of the line",
         ),
     ];
     for (number, replacement, expected) in cases {

@@ -3,25 +3,26 @@
 //! and the shared-memory layout's size.
 
 use cute::Dtype;
-use kir::{Element, HostExpr, IntParam, Launch, Param, ParamKind, ScalarParam, Signature};
+use kir::{
+    ConstValue, Element, HostExpr, IntParam, Launch, Param, ParamKind, ScalarParam, Signature,
+};
 use layout::{SymFactor, SymInt};
-use trace::{KernelTrace, TraceParamKind};
+use trace::{ConstArg, KernelTrace, TraceParamKind};
 
 /// Shared buffers start at multiples of this many bytes.
 pub(crate) const SHARED_ALIGNMENT: i64 = 128;
 
 /// The PTX entry name of an instantiation: the kernel's name, followed by its const
 /// arguments when any is given (`copy_swizzled_smem__SWIZZLE_BITS_0`).
-pub fn entry_name(name: &str, const_args: &[(String, i64)], is_default: bool) -> String {
+pub fn entry_name(name: &str, const_args: &[(String, ConstValue)], is_default: bool) -> String {
     if is_default || const_args.is_empty() {
         return name.to_owned();
     }
     let mut entry = name.to_owned();
     for (parameter, value) in const_args {
-        let value = if *value < 0 {
-            format!("m{}", value.unsigned_abs())
-        } else {
-            value.to_string()
+        let value = match value {
+            ConstValue::Int(value) if *value < 0 => format!("m{}", value.unsigned_abs()),
+            other => other.to_string(),
         };
         entry.push_str(&format!("__{parameter}_{value}"));
     }
@@ -43,13 +44,16 @@ pub(crate) fn shared_layout(trace: &KernelTrace) -> (Vec<i64>, i64) {
 /// The signature of a traced kernel, or why it cannot be passed from the host.
 pub(crate) fn signature(trace: &KernelTrace) -> Result<Signature, String> {
     let fail = |message: String| message;
-    let const_args: Vec<(String, i64)> = trace
+    let const_args: Vec<(String, ConstValue)> = trace
         .const_args
         .iter()
         .map(|(name, value)| match value {
-            Some(value) => Ok((name.clone(), *value)),
+            Some(ConstArg::Int(value)) => Ok((name.clone(), ConstValue::Int(*value))),
+            Some(ConstArg::Dtype(dtype)) => {
+                Ok((name.clone(), ConstValue::Dtype(dtype.name().to_owned())))
+            }
             None => Err(fail(format!(
-                "the const parameter `{name}` is not an integer; kernels with dtype parameters cannot be built yet"
+                "the const parameter `{name}` is neither an integer nor a dtype, so the host cannot name this instantiation"
             ))),
         })
         .collect::<Result<_, _>>()?;
@@ -208,13 +212,15 @@ mod tests {
 
     #[test]
     fn entry_names_spell_the_const_arguments() {
-        let args = vec![("SWIZZLE_BITS".to_owned(), 0)];
+        let args = vec![("SWIZZLE_BITS".to_owned(), ConstValue::Int(0))];
         assert_eq!(entry_name("copy", &args, true), "copy");
         assert_eq!(entry_name("copy", &args, false), "copy__SWIZZLE_BITS_0");
         assert_eq!(
-            entry_name("copy", &[("N".to_owned(), -2)], false),
+            entry_name("copy", &[("N".to_owned(), ConstValue::Int(-2))], false),
             "copy__N_m2"
         );
+        let dtype = [("T".to_owned(), ConstValue::Dtype("bf16".to_owned()))];
+        assert_eq!(entry_name("fill", &dtype, false), "fill__T_bf16");
     }
 
     #[test]

@@ -88,7 +88,17 @@ pub struct ConstArg {
     /// Its name.
     pub name: String,
     /// Its value.
-    pub value: i64,
+    pub value: ConstArgValue,
+}
+
+/// A const parameter's value: a JSON integer, or a dtype's name as a string.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ConstArgValue {
+    /// An integer.
+    Int(i64),
+    /// A dtype (`"bf16"`).
+    Dtype(String),
 }
 
 /// A run-time parameter.

@@ -7,7 +7,7 @@
 //! A float argument is rounded once to its parameter's type, as a tensor element is
 //! (`element::encode`); a bool is passed as a 32-bit 0 or 1.
 
-use kir::{Element, HostExpr, IntParam, ParamKind, ScalarParam, Signature};
+use kir::{ConstValue, Element, HostExpr, IntParam, ParamKind, ScalarParam, Signature};
 
 use crate::CompiledKernel;
 use crate::element::{decode, encode};
@@ -107,7 +107,7 @@ pub const DEFAULT_SHARED_LIMIT: u32 = 48 * 1024;
 pub fn select(
     kernels: &[CompiledKernel],
     name: &str,
-    consts: &[(String, i64)],
+    consts: &[(String, ConstValue)],
 ) -> Result<usize, String> {
     let candidates: Vec<usize> = (0..kernels.len())
         .filter(|index| kernels[*index].signature.name == name)
@@ -141,7 +141,7 @@ pub fn select(
     ))
 }
 
-fn const_text(consts: &[(String, i64)]) -> String {
+fn const_text(consts: &[(String, ConstValue)]) -> String {
     if consts.is_empty() {
         return "no const arguments".to_owned();
     }

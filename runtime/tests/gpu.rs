@@ -90,7 +90,7 @@ fn kernel(
             entry: entry.to_owned(),
             const_args: const_args
                 .iter()
-                .map(|(name, value)| ((*name).to_owned(), *value))
+                .map(|(name, value)| ((*name).to_owned(), kir::ConstValue::Int(*value)))
                 .collect(),
             params: vec![
                 Param {

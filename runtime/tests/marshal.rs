@@ -25,7 +25,7 @@ fn copy_signature(entry: &str, const_args: &[(&str, i64)]) -> Signature {
         entry: entry.to_owned(),
         const_args: const_args
             .iter()
-            .map(|(name, value)| ((*name).to_owned(), *value))
+            .map(|(name, value)| ((*name).to_owned(), kir::ConstValue::Int(*value)))
             .collect(),
         params: vec![
             Param {
@@ -258,7 +258,7 @@ fn instantiations_are_chosen_by_their_const_arguments() {
         compiled("copy", &[("SWIZZLE_BITS", 3)]),
         compiled("copy__SWIZZLE_BITS_0", &[("SWIZZLE_BITS", 0)]),
     ];
-    let wanted = |value: i64| vec![("SWIZZLE_BITS".to_owned(), value)];
+    let wanted = |value: i64| vec![("SWIZZLE_BITS".to_owned(), kir::ConstValue::Int(value))];
     assert_eq!(select(&kernels, "copy", &wanted(3)), Ok(0));
     assert_eq!(select(&kernels, "copy", &wanted(0)), Ok(1));
     assert_eq!(
@@ -268,5 +268,20 @@ fn instantiations_are_chosen_by_their_const_arguments() {
     assert_eq!(
         select(&kernels, "transpose", &[]),
         Err("kernel `transpose` was not compiled".to_owned())
+    );
+    // A dtype const argument chooses by the dtype's name.
+    let mut typed = compiled("fill__T_bf16", &[]);
+    typed.signature.name = "fill".to_owned();
+    typed.signature.const_args = vec![("T".to_owned(), kir::ConstValue::Dtype("bf16".to_owned()))];
+    let mut default = typed.clone();
+    default.signature.const_args[0].1 = kir::ConstValue::Dtype("f32".to_owned());
+    let kernels = [default, typed];
+    let dtype = |name: &str| vec![("T".to_owned(), kir::ConstValue::Dtype(name.to_owned()))];
+    assert_eq!(select(&kernels, "fill", &dtype("bf16")), Ok(1));
+    assert_eq!(select(&kernels, "fill", &dtype("f32")), Ok(0));
+    assert!(
+        select(&kernels, "fill", &dtype("f16"))
+            .unwrap_err()
+            .contains("T = f16")
     );
 }

@@ -347,6 +347,15 @@ pub fn effect_span_mut(effect: &mut Effect) -> &mut Span {
     span_of!(effect)
 }
 
+/// The value of a kernel's const parameter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConstArg {
+    /// An integer.
+    Int(i64),
+    /// A dtype.
+    Dtype(Dtype),
+}
+
 /// A run-time parameter of a traced kernel.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TraceParam {
@@ -396,9 +405,9 @@ pub struct KernelTrace {
     pub name: String,
     /// Its name's span.
     pub span: Span,
-    /// Its integer const parameters' values, in declaration order; `None` for a
-    /// parameter that is not an integer (a dtype).
-    pub const_args: Vec<(String, Option<i64>)>,
+    /// Its const parameters' values, in declaration order; `None` for one that is
+    /// neither an integer nor a dtype.
+    pub const_args: Vec<(String, Option<ConstArg>)>,
     /// Its run-time parameters.
     pub params: Vec<TraceParam>,
     /// `grid(...)`, up to three extents over the integer parameters' variables.

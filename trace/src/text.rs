@@ -14,7 +14,11 @@ pub fn to_text(trace: &KernelTrace, line_of: &dyn Fn(u32) -> u32) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "trace {} {{", trace.name);
     for (name, value) in &trace.const_args {
-        let value = value.map_or("a dtype".to_owned(), |value| value.to_string());
+        let value = match value {
+            Some(crate::ConstArg::Int(value)) => value.to_string(),
+            Some(crate::ConstArg::Dtype(dtype)) => dtype.to_string(),
+            None => "?".to_owned(),
+        };
         let _ = writeln!(out, "  const {name} = {value}");
     }
     for (index, param) in trace.params.iter().enumerate() {

@@ -2,7 +2,7 @@
 
 use cute::Base;
 use cute::Target;
-use typecheck::trace::{Effect, KernelTrace, LoadId, Term, TraceParamKind};
+use typecheck::trace::{ConstArg, Effect, KernelTrace, LoadId, Term, TraceParamKind};
 
 /// Runs `inspect` on the traces of an example; it runs on the checker's thread, where
 /// the traces live.
@@ -72,8 +72,8 @@ fn each_instantiation_a_test_uses_is_traced() {
         assert_eq!(
             bits,
             vec![
-                vec![("SWIZZLE_BITS".to_owned(), Some(3))],
-                vec![("SWIZZLE_BITS".to_owned(), Some(0))],
+                vec![("SWIZZLE_BITS".to_owned(), Some(ConstArg::Int(3)))],
+                vec![("SWIZZLE_BITS".to_owned(), Some(ConstArg::Int(0)))],
             ]
         );
     });

@@ -5,8 +5,8 @@
 
 use super::cursor::Cursor;
 use crate::signature::{
-    Alignment, Assumption, Element, HostExpr, IntParam, Launch, Param, ParamKind, ScalarParam,
-    Signature,
+    Alignment, Assumption, ConstValue, Element, HostExpr, IntParam, Launch, Param, ParamKind,
+    ScalarParam, Signature,
 };
 
 /// How deeply host expressions may nest: deeper is garbage, refused before the
@@ -44,7 +44,10 @@ pub(super) fn signature_line(
     } else if cursor.eat_word("const") {
         let name = cursor.word("a const parameter's name")?.to_owned();
         cursor.expect("=")?;
-        let value = cursor.integer("the const parameter's value")?;
+        let value = match cursor.integer::<i64>("the const parameter's value") {
+            Ok(value) => ConstValue::Int(value),
+            Err(_) => ConstValue::Dtype(cursor.word("the const parameter's value")?.to_owned()),
+        };
         signature.const_args.push((name, value));
     } else if cursor.eat_word("param") {
         let index: usize = cursor.integer("the parameter's index")?;

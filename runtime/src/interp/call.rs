@@ -3,7 +3,7 @@
 //! launch (timed, in a bench), and the device data downloaded again only when the host
 //! reads it.
 
-use kir::Element;
+use kir::{ConstValue, Element};
 use lang::Span;
 use lang::ast::{Argument, ExprKind, Kernel, ReportPart};
 
@@ -124,7 +124,11 @@ impl Interpreter<'_> {
     }
 
     /// The call's const arguments, with every other integer const parameter at its default.
-    fn const_arguments(&mut self, kernel: &Kernel, args: &[Argument]) -> Eval<Vec<(String, i64)>> {
+    fn const_arguments(
+        &mut self,
+        kernel: &Kernel,
+        args: &[Argument],
+    ) -> Eval<Vec<(String, ConstValue)>> {
         for arg in args {
             if let Some(arg_name) = &arg.name
                 && !kernel
@@ -154,7 +158,15 @@ impl Interpreter<'_> {
                 (None, Some(default)) => {
                     let scope = consts
                         .iter()
-                        .map(|(name, value): &(String, i64)| (name.clone(), Value::Int(*value)))
+                        .map(|(name, value): &(String, ConstValue)| {
+                            let value = match value {
+                                ConstValue::Int(value) => Value::Int(*value),
+                                ConstValue::Dtype(name) => {
+                                    Element::from_name(name).map_or(Value::Unit, Value::Dtype)
+                                }
+                            };
+                            (name.clone(), value)
+                        })
                         .collect();
                     let scopes = std::mem::replace(&mut self.scopes, vec![scope]);
                     let value = self.expr(default).ok();
@@ -163,8 +175,15 @@ impl Interpreter<'_> {
                 }
                 (None, None) => None,
             };
-            if let Some(Value::Int(value)) = value {
-                consts.push((generic.name.text.clone(), value));
+            match value {
+                Some(Value::Int(value)) => {
+                    consts.push((generic.name.text.clone(), ConstValue::Int(value)));
+                }
+                Some(Value::Dtype(dtype)) => {
+                    let name = dtype.name().to_owned();
+                    consts.push((generic.name.text.clone(), ConstValue::Dtype(name)));
+                }
+                _ => {}
             }
         }
         Ok(consts)

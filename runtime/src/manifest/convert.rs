@@ -1,11 +1,11 @@
 //! Between the compiler's [`Signature`] and a manifest's [`KernelEntry`], both ways.
 
 use kir::{
-    Alignment, Assumption, Element, HostExpr, IntParam, Launch, Param, ParamKind, ScalarParam,
-    Signature,
+    Alignment, Assumption, ConstValue, Element, HostExpr, IntParam, Launch, Param, ParamKind,
+    ScalarParam, Signature,
 };
 
-use super::{AssumptionEntry, ConstArg, Expr, KernelEntry, LaunchEntry, ParamEntry};
+use super::{AssumptionEntry, ConstArg, ConstArgValue, Expr, KernelEntry, LaunchEntry, ParamEntry};
 
 impl KernelEntry {
     /// The entry for one compiled instantiation.
@@ -71,7 +71,10 @@ impl KernelEntry {
                 .iter()
                 .map(|(name, value)| ConstArg {
                     name: name.clone(),
-                    value: *value,
+                    value: match value {
+                        ConstValue::Int(value) => ConstArgValue::Int(*value),
+                        ConstValue::Dtype(name) => ConstArgValue::Dtype(name.clone()),
+                    },
                 })
                 .collect(),
             params,
@@ -168,7 +171,13 @@ impl KernelEntry {
             const_args: self
                 .const_args
                 .iter()
-                .map(|arg| (arg.name.clone(), arg.value))
+                .map(|arg| {
+                    let value = match &arg.value {
+                        ConstArgValue::Int(value) => ConstValue::Int(*value),
+                        ConstArgValue::Dtype(name) => ConstValue::Dtype(name.clone()),
+                    };
+                    (arg.name.clone(), value)
+                })
                 .collect(),
             params,
             launch: Launch {

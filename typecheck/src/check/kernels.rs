@@ -12,7 +12,9 @@ use crate::BindingKind;
 use crate::callee::ItemId;
 use crate::check::types::type_name;
 use crate::check::{Checker, Context};
-use crate::trace::{KernelTrace, Term, TraceParam, TraceParamKind, term_dtype, with_term};
+use crate::trace::{
+    ConstArg, KernelTrace, Term, TraceParam, TraceParamKind, term_dtype, with_term,
+};
 use crate::value::{IntType, Known, Origin, Value};
 
 impl<'a> Checker<'a> {
@@ -85,7 +87,8 @@ impl<'a> Checker<'a> {
                     .lookup_local(&generic.name.text)
                     .map(|local| &local.value)
                 {
-                    Some(Value::Int { value, .. }) => value.as_constant(),
+                    Some(Value::Int { value, .. }) => value.as_constant().map(ConstArg::Int),
+                    Some(Value::Dtype(dtype)) => Some(ConstArg::Dtype(*dtype)),
                     _ => None,
                 };
                 (generic.name.text.clone(), value)
