@@ -8,8 +8,8 @@ mod build;
 
 use build::{TARGETS, assemble_without_local_memory, cukc, emit, root};
 
-/// The examples `cukc build` handles (the GEMM needs MMA lowering, still missing).
-const EXAMPLES: [&str; 10] = [
+/// The examples.
+const EXAMPLES: [&str; 11] = [
     "copy_basic",
     "copy_vectorized",
     "copy_cp_async",
@@ -20,6 +20,7 @@ const EXAMPLES: [&str; 10] = [
     "row_reduce",
     "softmax",
     "axpy",
+    "gemm_sm80",
 ];
 
 #[test]
@@ -92,7 +93,7 @@ fn line_info_maps_instructions_to_source_lines() {
 fn a_kernel_lowering_cannot_build_is_an_error_at_its_line() {
     let output = cukc(&[
         "build",
-        "cuk-examples/gemm_sm80.cuk",
+        "tests/lowering/break_not_lowered.cuk",
         "--emit",
         "ptx",
         "-o",
@@ -101,8 +102,8 @@ fn a_kernel_lowering_cannot_build_is_an_error_at_its_line() {
     assert_eq!(output.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("[E0301]"), "{stderr}");
-    assert!(stderr.contains("gemm_sm80.cuk:147"), "{stderr}");
-    assert!(stderr.contains("`gemm`"), "{stderr}");
+    assert!(stderr.contains("break_not_lowered.cuk:9:"), "{stderr}");
+    assert!(stderr.contains("`break`"), "{stderr}");
 }
 
 #[test]

@@ -300,12 +300,17 @@ pub enum Op {
         predicate: Option<ValueId>,
     },
     /// An atom's instruction: its PTX template, with `{name}` placeholders replaced
-    /// by the operands (an address operand reads `register+offset`).
+    /// by address operands (`register+offset`) and `{{name}}` by register lists
+    /// (`{%r1, %r2}`), one of which may be the instruction's results.
     Atom {
         /// The template, as the stdlib writes it.
         template: String,
-        /// The operands by placeholder name: a value and a byte offset.
+        /// The address operands by placeholder name: a value and a byte offset.
         operands: Vec<(String, ValueId, i64)>,
+        /// The register-list operands by placeholder name (32-bit values).
+        registers: Vec<(String, Vec<ValueId>)>,
+        /// The register-list placeholder the instruction's results fill, if any.
+        output: Option<String>,
         /// Whether to issue it at all.
         predicate: Option<ValueId>,
     },

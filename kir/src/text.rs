@@ -210,16 +210,28 @@ fn instruction(kernel: &Kernel, inst: &Inst) -> String {
         Op::Atom {
             template,
             operands,
+            registers,
+            output,
             predicate,
-        } => format!(
-            "atom {template:?} {}{}",
-            operands
+        } => {
+            let lists = registers.iter().map(|(name, values)| {
+                let values: Vec<String> = values.iter().map(v).collect();
+                format!("{name}=[{}]", values.join(", "))
+            });
+            let parts: Vec<String> = operands
                 .iter()
                 .map(|(name, value, offset)| format!("{name}={}+{offset}", v(value)))
-                .collect::<Vec<_>>()
-                .join(", "),
-            predicated(predicate)
-        ),
+                .chain(lists)
+                .collect();
+            let output = output
+                .as_ref()
+                .map_or(String::new(), |name| format!(" -> {name}"));
+            format!(
+                "atom {template:?} {}{output}{}",
+                parts.join(", "),
+                predicated(predicate)
+            )
+        }
         Op::Barrier => "barrier".to_owned(),
         Op::WarpBarrier => "warp_barrier".to_owned(),
         Op::CpAsyncCommit => "cp_async_commit".to_owned(),

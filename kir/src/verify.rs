@@ -193,11 +193,17 @@ impl Op {
                 .collect(),
             Op::Atom {
                 operands,
+                registers,
                 predicate,
                 ..
             } => operands
                 .iter()
                 .map(|(_, value, _)| *value)
+                .chain(
+                    registers
+                        .iter()
+                        .flat_map(|(_, values)| values.iter().copied()),
+                )
                 .chain(*predicate)
                 .collect(),
             Op::For {
@@ -311,8 +317,27 @@ fn check_types(kernel: &Kernel, inst: &Inst) -> Result<(), String> {
             want_results(0)?;
             check_access(kernel, *space, *address, *predicate, values)
         }
-        Op::Atom { predicate, .. } => {
-            want_results(0)?;
+        Op::Atom {
+            registers,
+            output,
+            predicate,
+            ..
+        } => {
+            if output.is_none() {
+                want_results(0)?;
+            } else if inst.results.is_empty() {
+                return Err("an atom with an output defines values".to_owned());
+            }
+            let words = registers
+                .iter()
+                .flat_map(|(_, values)| values.iter())
+                .chain(&inst.results);
+            if let Some(word) = words.into_iter().find(|value| ty(**value).bits() != 32) {
+                return Err(format!(
+                    "an atom's registers are 32-bit, not {}",
+                    ty(*word).name()
+                ));
+            }
             match predicate {
                 Some(predicate) if ty(*predicate) != Ty::Pred => {
                     Err("the predicate is not a pred".to_owned())

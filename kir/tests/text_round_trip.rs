@@ -133,9 +133,26 @@ fn everything() -> Kernel {
                 ("dst".to_owned(), shared, 128),
                 ("src".to_owned(), base, -16),
             ],
+            registers: Vec::new(),
+            output: None,
             predicate: Some(less),
         },
         Span::empty(21),
+    );
+    push(
+        &mut k,
+        Op::Atom {
+            template: "mma.sync.aligned {{d}}, {{a}}, {{b}};".to_owned(),
+            operands: Vec::new(),
+            registers: vec![
+                ("a".to_owned(), vec![packed, packed]),
+                ("b".to_owned(), vec![packed]),
+            ],
+            output: Some("d".to_owned()),
+            predicate: None,
+        },
+        &[Ty::B32, Ty::B32],
+        21,
     );
     k.push_effect(Op::CpAsyncCommit, Span::empty(22));
     k.push_effect(Op::CpAsyncWait(1), Span::empty(22));

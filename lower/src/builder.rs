@@ -180,6 +180,9 @@ impl<'t> Builder<'t> {
             Effect::Loop {
                 body, condition, ..
             } => self.lower_loop(body, condition),
+            Effect::Gemm {
+                atom, d, a, b, c, ..
+            } => self.gemm(atom, [d, a, b, c]),
             Effect::Shuffle {
                 mode,
                 value,

@@ -3,8 +3,9 @@
 //! A partitioned tensor's first mode holds the values one atom application moves
 //! (CuTe's `(AtomV, RestV)`), so application `g` moves the elements `g*V .. g*V+V` in
 //! coordinate order. A universal copy of `V` values is one vector load and one vector
-//! store when both sides are contiguous; a template atom (`cp.async`) is its PTX
-//! with the two addresses; no atom moves element by element. A predicate tensor's
+//! store when both sides are contiguous; a template atom (`cp.async`, `ldmatrix`,
+//! `stmatrix`) is its PTX with a memory side's address and a register side's words
+//! (`atoms.rs`); no atom moves element by element. A predicate tensor's
 //! value at an application's first element guards the whole application.
 
 use cute::{Atom, Base, Tensor};
@@ -71,65 +72,32 @@ impl Builder<'_> {
                 })
                 .collect();
             let Some(offsets) = offsets else { return };
-            let contiguous = contiguous(&offsets);
             match template {
                 Some(atom) => {
-                    self.template_copy(atom, source, destination, &indices, contiguous, guard);
+                    let sides = [source, destination].map(|tensor| {
+                        let in_registers = matches!(tensor.base, Base::Registers(_));
+                        (tensor, in_registers)
+                    });
+                    let contiguous = [0, 1].map(|side| {
+                        sides[side].1
+                            || contiguous(
+                                &offsets
+                                    .iter()
+                                    .map(|pair| {
+                                        let offset = if side == 0 { &pair.0 } else { &pair.1 };
+                                        (offset.clone(), offset.clone())
+                                    })
+                                    .collect::<Vec<_>>(),
+                            )
+                    });
+                    self.template_copy(atom, [source, destination], &indices, contiguous, guard);
                 }
-                None => self.move_values(source, destination, &indices, contiguous, guard),
+                None => {
+                    let contiguous = contiguous(&offsets);
+                    self.move_values(source, destination, &indices, contiguous, guard);
+                }
             }
         }
-    }
-
-    fn template_copy(
-        &mut self,
-        atom: &Atom,
-        source: &Tensor,
-        destination: &Tensor,
-        indices: &[(SymInt, SymInt)],
-        contiguous: bool,
-        guard: Option<ValueId>,
-    ) {
-        let (source_index, destination_index) = &indices[0];
-        if !contiguous {
-            self.unsupported(format!(
-                "`{}` needs its values contiguous on both sides",
-                atom.display_name()
-            ));
-            return;
-        }
-        self.assume_aligned(source, source_index, indices.len() as i64);
-        self.assume_aligned(destination, destination_index, indices.len() as i64);
-        let (Some(src), Some(dst)) = (
-            self.place(source, source_index),
-            self.place(destination, destination_index),
-        ) else {
-            return;
-        };
-        let (
-            Place::Memory {
-                address: src,
-                offset: src_offset,
-                ..
-            },
-            Place::Memory {
-                address: dst,
-                offset: dst_offset,
-                ..
-            },
-        ) = (src, dst)
-        else {
-            self.unsupported(format!("`{}` with a register operand", atom.display_name()));
-            return;
-        };
-        self.push_effect(Op::Atom {
-            template: atom.ptx.clone(),
-            operands: vec![
-                ("dst".to_owned(), dst, dst_offset),
-                ("src".to_owned(), src, src_offset),
-            ],
-            predicate: guard,
-        });
     }
 
     /// Moves values through registers: vector words when both sides are contiguous
@@ -214,7 +182,7 @@ impl Builder<'_> {
     }
 
     /// Element values packed into words (pairs of 16-bit values into b32).
-    fn pack(&mut self, elements: &[ValueId], word: Ty) -> Vec<ValueId> {
+    pub(crate) fn pack(&mut self, elements: &[ValueId], word: Ty) -> Vec<ValueId> {
         if word.bits() == self.kernel.ty(elements[0]).bits() {
             return elements.to_vec();
         }
@@ -228,7 +196,7 @@ impl Builder<'_> {
     }
 
     /// Words split into element values.
-    fn unpack(&mut self, words: &[ValueId], element: Ty) -> Vec<ValueId> {
+    pub(crate) fn unpack(&mut self, words: &[ValueId], element: Ty) -> Vec<ValueId> {
         let mut elements = Vec::new();
         for word in words {
             if self.kernel.ty(*word).bits() == element.bits() {

@@ -23,6 +23,7 @@
 //! What lowering cannot do yet (`gemm`, `break`) is an `E0301` at the source line.
 //! Lowering never panics; a kernel it builds passes [`kir::verify`].
 
+mod atoms;
 mod budget;
 mod builder;
 mod control;

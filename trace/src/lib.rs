@@ -276,6 +276,22 @@ pub enum Effect {
         /// The loop.
         span: Span,
     },
+    /// `gemm(tiled_mma, d, a, b, c)`: `d = a * b + c` over the thread's register
+    /// fragments, one MMA atom instruction per (m, n, k) step.
+    Gemm {
+        /// The MMA atom.
+        atom: Rc<Atom>,
+        /// `(V, M, N)` results.
+        d: Rc<Tensor>,
+        /// `(V, M)` or `(V, M, K)`.
+        a: Rc<Tensor>,
+        /// `(V, N)` or `(V, N, K)`.
+        b: Rc<Tensor>,
+        /// `(V, M, N)` accumulators.
+        c: Rc<Tensor>,
+        /// The call.
+        span: Span,
+    },
     /// A warp shuffle: every lane of the warp sends `value` and receives another
     /// lane's, defining `variable`.
     Shuffle {
@@ -331,6 +347,7 @@ macro_rules! span_of {
             | Effect::If { span, .. }
             | Effect::Loop { span, .. }
             | Effect::Shuffle { span, .. }
+            | Effect::Gemm { span, .. }
             | Effect::Atomic { span, .. }
             | Effect::Unsupported(_, span) => span,
         }

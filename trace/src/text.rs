@@ -158,6 +158,16 @@ fn header(effect: &Effect) -> String {
         } => format!("for `{counter}` in {start}..{end} {{"),
         Effect::If { condition, .. } => format!("if {} {{", term(condition)),
         Effect::Loop { .. } => "loop {".to_owned(),
+        Effect::Gemm {
+            atom, d, a, b, c, ..
+        } => format!(
+            "gemm {} -> {} with {} ({}, {})",
+            tensor(c),
+            tensor(d),
+            atom.display_name(),
+            tensor(a),
+            tensor(b)
+        ),
         Effect::Shuffle {
             mode,
             value,

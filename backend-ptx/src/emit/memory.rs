@@ -58,6 +58,8 @@ impl Emitter<'_, '_> {
             Op::Atom {
                 template,
                 operands,
+                registers,
+                output,
                 predicate,
             } => {
                 let operands: Vec<(String, String)> = operands
@@ -66,10 +68,23 @@ impl Emitter<'_, '_> {
                         (name.clone(), address_text(self.name(*value), *offset))
                     })
                     .collect();
+                let names = |values: &[ValueId]| -> Vec<String> {
+                    values
+                        .iter()
+                        .map(|value| self.name(*value).to_owned())
+                        .collect()
+                };
+                let mut lists: Vec<(String, Vec<String>)> = registers
+                    .iter()
+                    .map(|(name, values)| (name.clone(), names(values)))
+                    .collect();
+                if let Some(output) = output {
+                    lists.push((output.clone(), names(&inst.results)));
+                }
                 format!(
                     "{}{}",
                     guard(predicate, self),
-                    fill_template(template, &operands)?
+                    fill_template(template, &operands, &lists)?
                 )
             }
             Op::Atomic {
@@ -202,14 +217,25 @@ fn address_text(register: &str, offset: i64) -> String {
     }
 }
 
-/// An atom's template with `{name}` replaced by its operand; `{{` and `}}` are
-/// braces.
-pub fn fill_template(template: &str, operands: &[(String, String)]) -> Result<String, String> {
+/// An atom's template with `{name}` replaced by its address operand and `{{name}}`
+/// by its register list, braced (`{%r1, %r2}`); other `{{` and `}}` are braces.
+pub fn fill_template(
+    template: &str,
+    operands: &[(String, String)],
+    lists: &[(String, Vec<String>)],
+) -> Result<String, String> {
     let mut out = String::with_capacity(template.len());
     let mut rest = template;
     while let Some(position) = rest.find(['{', '}']) {
         out.push_str(&rest[..position]);
         let tail = &rest[position..];
+        if let Some((list, after)) = register_list(tail, lists) {
+            out.push('{');
+            out.push_str(&list.join(", "));
+            out.push('}');
+            rest = after;
+            continue;
+        }
         if tail.starts_with("{{") || tail.starts_with("}}") {
             out.push(tail.as_bytes()[0] as char);
             rest = &tail[2..];
@@ -228,7 +254,7 @@ pub fn fill_template(template: &str, operands: &[(String, String)]) -> Result<St
         let name = &tail[1..end];
         let Some((_, value)) = operands.iter().find(|(operand, _)| operand == name) else {
             return Err(format!(
-                "the atom template `{template}` names `{name}`, which this copy does not provide"
+                "the atom template `{template}` names `{name}`, which this instruction does not provide"
             ));
         };
         out.push_str(value);
@@ -236,6 +262,19 @@ pub fn fill_template(template: &str, operands: &[(String, String)]) -> Result<St
     }
     out.push_str(rest);
     Ok(out)
+}
+
+/// `{{name}}` at the start of `tail` naming one of `lists`: that list, and the text
+/// after the placeholder.
+fn register_list<'t, 'l>(
+    tail: &'t str,
+    lists: &'l [(String, Vec<String>)],
+) -> Option<(&'l Vec<String>, &'t str)> {
+    let inner = tail.strip_prefix("{{")?;
+    let end = inner.find("}}")?;
+    let name = &inner[..end];
+    let (_, list) = lists.iter().find(|(known, _)| known == name)?;
+    Some((list, &inner[end + 2..]))
 }
 
 #[cfg(test)]
@@ -249,17 +288,30 @@ mod tests {
             ("src".to_owned(), "%rd4".to_owned()),
         ];
         assert_eq!(
-            fill_template("cp.async.cg.shared.global [{dst}], [{src}], 16;", &operands).unwrap(),
+            fill_template(
+                "cp.async.cg.shared.global [{dst}], [{src}], 16;",
+                &operands,
+                &[]
+            )
+            .unwrap(),
             "cp.async.cg.shared.global [%r3+16], [%rd4], 16;"
         );
-        assert_eq!(fill_template("x {{a}}", &[]).unwrap(), "x {a}");
+        assert_eq!(fill_template("x {{a}}", &[], &[]).unwrap(), "x {a}");
+        let lists = vec![
+            ("d".to_owned(), vec!["%f1".to_owned(), "%f2".to_owned()]),
+            ("a".to_owned(), vec!["%r1".to_owned()]),
+        ];
+        assert_eq!(
+            fill_template("mma {{d}}, {{a}}, [{dst}];", &operands, &lists).unwrap(),
+            "mma {%f1, %f2}, {%r1}, [%r3+16];"
+        );
         assert!(
-            fill_template("x {nope}", &operands)
+            fill_template("x {nope}", &operands, &[])
                 .unwrap_err()
                 .contains("`nope`")
         );
         assert!(
-            fill_template("x {dst", &operands)
+            fill_template("x {dst", &operands, &[])
                 .unwrap_err()
                 .contains("unclosed")
         );

@@ -295,24 +295,41 @@ fn operation(cursor: &mut Cursor<'_>, word: &str) -> Result<Op, String> {
     Ok(op)
 }
 
-/// `atom "template" name=%v+offset, ... [if %p]`.
+/// `atom "template" name=%v+offset, list=[%a, %b], ... [-> output] [if %p]`.
 fn atom(cursor: &mut Cursor<'_>) -> Result<Op, String> {
     let template = cursor.string()?;
     let mut operands = Vec::new();
-    while !cursor.at_end() && !cursor.peek(";") && !cursor.peek("if ") {
+    let mut registers = Vec::new();
+    while !cursor.at_end() && !cursor.peek(";") && !cursor.peek("if ") && !cursor.peek("->") {
         let name = cursor.word("an operand's name")?.to_owned();
         cursor.expect("=")?;
-        let value = cursor.value()?;
-        cursor.expect("+")?;
-        operands.push((name, value, cursor.integer("a byte offset")?));
+        if cursor.eat("[") {
+            let mut values = vec![cursor.value()?];
+            while cursor.eat(",") {
+                values.push(cursor.value()?);
+            }
+            cursor.expect("]")?;
+            registers.push((name, values));
+        } else {
+            let value = cursor.value()?;
+            cursor.expect("+")?;
+            operands.push((name, value, cursor.integer("a byte offset")?));
+        }
         if !cursor.eat(",") {
             break;
         }
     }
+    let output = if cursor.eat("->") {
+        Some(cursor.word("the output's name")?.to_owned())
+    } else {
+        None
+    };
     let predicate = predicate(cursor)?;
     Ok(Op::Atom {
         template,
         operands,
+        registers,
+        output,
         predicate,
     })
 }

@@ -16,10 +16,6 @@ use crate::value::Value;
 impl<'a> Checker<'a> {
     /// `gemm(tiled_mma, d, a, b, c)`: `d = a * b + c` over the thread's fragments.
     pub(crate) fn gemm(&mut self, args: &Args) -> Value {
-        self.emit(Effect::Unsupported(
-            "`gemm` (MMA atoms are not lowered yet)".to_owned(),
-            args.call_span,
-        ));
         let p = args.positional();
         let Value::TiledMma(mma) = &p[0].value else {
             self.error(
@@ -110,6 +106,31 @@ impl<'a> Checker<'a> {
                 &right_tensor,
                 args.call_span,
             );
+            return Value::Unit;
+        }
+        if let Some((arg, tensor)) = tensors
+            .iter()
+            .find(|(_, tensor)| !matches!(tensor.base, cute::Base::Registers(_)))
+        {
+            return self.error(
+                "E0211",
+                arg.span,
+                format!(
+                    "gemm's operands are register fragments; this is a {}",
+                    tensor.type_name()
+                ),
+                "not in registers",
+            );
+        }
+        if let [(_, d), (_, a), (_, b), (_, c)] = tensors.as_slice() {
+            self.emit(Effect::Gemm {
+                atom: mma.atom.clone(),
+                d: d.clone(),
+                a: a.clone(),
+                b: b.clone(),
+                c: c.clone(),
+                span: args.call_span,
+            });
         }
         Value::Unit
     }

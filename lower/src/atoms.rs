@@ -1,0 +1,213 @@
+//! Atom instructions from their PTX templates: a copy atom's memory side is an
+//! address (`{src}`, `{dst}`), its register side a list of 32-bit words (`{{src}}`,
+//! `{{dst}}`: 16-bit values packed in pairs, low half first); an MMA atom reads the
+//! register lists `{{a}}`, `{{b}}`, `{{c}}` and defines `{{d}}`.
+//!
+//! `gemm` over register fragments expands as CuTe's does: k outer, then m, then n in
+//! serpentine order (n reversed on odd m, so consecutive instructions share A or B),
+//! one MMA per step, accumulators read and written through the fragments, so a
+//! k-loop carries them in registers.
+
+use cute::{Atom, Base, Tensor};
+use kir::{Op, Ty, ValueId};
+use layout::SymInt;
+
+use crate::builder::Builder;
+use crate::memory::Place;
+
+impl Builder<'_> {
+    /// One application of a template copy atom moving `indices` from `tensors[0]` to
+    /// `tensors[1]`; `contiguous` says per side whether its values are consecutive.
+    pub(crate) fn template_copy(
+        &mut self,
+        atom: &Atom,
+        tensors: [&Tensor; 2],
+        indices: &[(SymInt, SymInt)],
+        contiguous: [bool; 2],
+        guard: Option<ValueId>,
+    ) {
+        let width = indices.len() as i64;
+        let mut operands = Vec::new();
+        let mut registers = Vec::new();
+        let mut output = None;
+        for (side, name) in ["src", "dst"].into_iter().enumerate() {
+            let tensor = tensors[side];
+            let first = if side == 0 {
+                &indices[0].0
+            } else {
+                &indices[0].1
+            };
+            if matches!(tensor.base, Base::Registers(_)) {
+                let Some(element) = self.element_ty(tensor) else {
+                    return;
+                };
+                let Some(word) = self.word_of(atom, element, width) else {
+                    return;
+                };
+                if side == 0 {
+                    let words =
+                        self.fragment_words(tensor, indices.iter().map(|pair| &pair.0), word);
+                    let Some(words) = words else { return };
+                    registers.push((name.to_owned(), words));
+                } else {
+                    let count = (i64::from(element.bits()) * width / 32) as usize;
+                    output = Some((name.to_owned(), vec![word; count], element));
+                }
+                continue;
+            }
+            if !contiguous[side] {
+                self.unsupported(format!(
+                    "`{}` needs its values contiguous in memory",
+                    atom.display_name()
+                ));
+                return;
+            }
+            self.assume_aligned(tensor, first, width);
+            match self.place(tensor, first) {
+                Some(Place::Memory {
+                    address, offset, ..
+                }) => operands.push((name.to_owned(), address, offset)),
+                _ => return,
+            }
+        }
+        let op = Op::Atom {
+            template: atom.ptx.clone(),
+            operands,
+            registers,
+            output: output.as_ref().map(|(name, ..)| name.clone()),
+            predicate: guard,
+        };
+        let Some((_, tys, element)) = output else {
+            self.push_effect(op);
+            return;
+        };
+        let words = self.push_many(op, &tys);
+        let values = self.unpack(&words, element);
+        for ((_, index), value) in indices.iter().zip(values) {
+            self.write_element(tensors[1], index, value, guard);
+        }
+    }
+
+    /// `d = a * b + c` over register fragments, one MMA instruction per step.
+    pub(crate) fn gemm(&mut self, atom: &Atom, [d, a, b, c]: [&Tensor; 4]) {
+        let Some(facts) = atom.as_mma() else {
+            self.unsupported(format!("`{}` is not an MMA atom", atom.display_name()));
+            return;
+        };
+        let values =
+            |layout: &layout::Layout<i64>| layout.mode(1).and_then(|mode| mode.size()).unwrap_or(0);
+        let [va, vb, vc] = [&facts.layout_a, &facts.layout_b, &facts.layout_c].map(values);
+        let extents = |tensor: &Tensor| -> Vec<i64> {
+            (0..tensor.layout.layout.rank())
+                .map(|mode| {
+                    (tensor.layout.layout.mode(mode).ok())
+                        .and_then(|mode| mode.size().ok())
+                        .and_then(|size| size.as_constant())
+                        .unwrap_or(0)
+                })
+                .collect()
+        };
+        let (shape_a, shape_b, shape_c) = (extents(a), extents(b), extents(c));
+        let at = |shape: &[i64], index: usize| shape.get(index).copied().unwrap_or(1);
+        let (m_steps, n_steps, k_steps) = (at(&shape_a, 1), at(&shape_b, 1), at(&shape_a, 2));
+        if at(&shape_a, 0) != va || at(&shape_b, 0) != vb || at(&shape_c, 0) != vc {
+            self.unsupported(format!(
+                "`gemm` with `{}` on fragments whose first modes are not its {va}, {vb} and {vc} values per thread",
+                atom.display_name()
+            ));
+            return;
+        }
+        let element = |builder: &mut Self, tensor: &Tensor| builder.element_ty(tensor);
+        let (Some(ta), Some(tb), Some(tc)) = (element(self, a), element(self, b), element(self, c))
+        else {
+            return;
+        };
+        let words = |builder: &mut Self, ty: Ty, count: i64| builder.word_of(atom, ty, count);
+        let (Some(wa), Some(wb), Some(wc)) = (
+            words(self, ta, va),
+            words(self, tb, vb),
+            words(self, tc, vc),
+        ) else {
+            return;
+        };
+        for k in 0..k_steps {
+            for m in 0..m_steps {
+                for step in 0..n_steps {
+                    let n = if m % 2 == 1 { n_steps - 1 - step } else { step };
+                    let a_at = self.indices(a, va, m + m_steps * k);
+                    let b_at = self.indices(b, vb, n + n_steps * k);
+                    let c_at = self.indices(c, vc, m + m_steps * n);
+                    let d_at = self.indices(d, vc, m + m_steps * n);
+                    let (Some(a_at), Some(b_at), Some(c_at), Some(d_at)) = (a_at, b_at, c_at, d_at)
+                    else {
+                        return;
+                    };
+                    let operands = [
+                        (a, &a_at, wa, "a"),
+                        (b, &b_at, wb, "b"),
+                        (c, &c_at, wc, "c"),
+                    ];
+                    let mut registers = Vec::new();
+                    for (tensor, at, word, name) in operands {
+                        let Some(list) = self.fragment_words(tensor, at.iter(), word) else {
+                            return;
+                        };
+                        registers.push((name.to_owned(), list));
+                    }
+                    let count = (i64::from(tc.bits()) * vc / 32) as usize;
+                    let results = self.push_many(
+                        Op::Atom {
+                            template: atom.ptx.clone(),
+                            operands: Vec::new(),
+                            registers,
+                            output: Some("d".to_owned()),
+                            predicate: None,
+                        },
+                        &vec![wc; count],
+                    );
+                    let values = self.unpack(&results, tc);
+                    for (index, value) in d_at.iter().zip(values) {
+                        self.write_element(d, index, value, None);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The layout values of the `count` elements of `(V, rest...)` at position `rest`
+    /// of the modes after the first (colexicographic, as CuTe counts).
+    fn indices(&mut self, tensor: &Tensor, count: i64, rest: i64) -> Option<Vec<SymInt>> {
+        (0..count)
+            .map(|value| self.element_index(tensor, value + count * rest))
+            .collect()
+    }
+
+    /// The fragment elements at `indices` as 32-bit words of type `word`.
+    fn fragment_words<'i>(
+        &mut self,
+        tensor: &Tensor,
+        indices: impl Iterator<Item = &'i SymInt>,
+        word: Ty,
+    ) -> Option<Vec<ValueId>> {
+        let elements: Option<Vec<ValueId>> = indices
+            .map(|index| self.read_element(tensor, index, None))
+            .collect();
+        Some(self.pack(&elements?, word))
+    }
+
+    /// The 32-bit word `count` values of `element` travel in through an atom's
+    /// register list: the element itself when it is 32 bits, b32 pairs of 16-bit ones.
+    fn word_of(&mut self, atom: &Atom, element: Ty, count: i64) -> Option<Ty> {
+        match element.bits() {
+            32 => Some(element),
+            16 if count % 2 == 0 => Some(Ty::B32),
+            bits => {
+                self.unsupported(format!(
+                    "`{}` on {count} values of {bits} bits: its registers are 32-bit words",
+                    atom.display_name()
+                ));
+                None
+            }
+        }
+    }
+}
