@@ -244,6 +244,31 @@ impl SymInt {
             })
     }
 
+    /// The value when every variable has one from `value_of`: a number, computed
+    /// without building symbolic intermediates (`None` on a missing variable, a
+    /// division by zero or an overflow). Division rounds toward zero, `ceil_div`
+    /// rounds up, as they do on constants.
+    pub fn evaluate(&self, value_of: &dyn Fn(&str) -> Option<i64>) -> Option<i64> {
+        let mut sum: i64 = 0;
+        for term in &self.terms {
+            let mut product = term.coefficient;
+            for factor in &term.factors {
+                let value = match factor {
+                    Factor::Variable(name) => value_of(name)?,
+                    Factor::CeilDiv(a, b) => {
+                        let (a, b) = (a.evaluate(value_of)?, b.evaluate(value_of)?);
+                        a.checked_add(b.checked_sub(1)?)?.checked_div(b)?
+                    }
+                    Factor::Div(a, b) => a.evaluate(value_of)?.checked_div(b.evaluate(value_of)?)?,
+                    Factor::Mod(a, b) => a.evaluate(value_of)?.checked_rem(b.evaluate(value_of)?)?,
+                };
+                product = product.checked_mul(value)?;
+            }
+            sum = sum.checked_add(product)?;
+        }
+        Some(sum)
+    }
+
     /// Replaces every variable for which `value_of` gives a value, folding the result.
     pub fn substitute(
         &self,

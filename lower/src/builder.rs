@@ -38,6 +38,12 @@ pub(crate) struct Builder<'t> {
     pub(crate) loads: HashMap<LoadId, Vec<ValueId>>,
     /// Pure instructions already emitted, by their text: computed once.
     pub(crate) pure_cache: HashMap<String, ValueId>,
+    /// Each traced tensor's layout with integer leaves, when it has no run-time
+    /// extent, by the tensor's address (the trace outlives the builder).
+    pub(crate) static_layouts: HashMap<usize, Option<layout::Layout<i64>>>,
+    /// The unswizzled offset of each swizzled index already computed (evaluating a
+    /// layout at a run-time index is symbolic division, and copies ask twice).
+    pub(crate) unswizzled_cache: HashMap<(layout::ComposedLayout, SymInt), SymInt>,
     /// Partial sums of symbolic terms already emitted, by their terms.
     pub(crate) sums: HashMap<Vec<String>, ValueId>,
     /// Symbolic terms in the order they were first computed.
@@ -70,6 +76,8 @@ impl<'t> Builder<'t> {
             shared_base: None,
             loads: HashMap::new(),
             pure_cache: HashMap::new(),
+            unswizzled_cache: HashMap::new(),
+            static_layouts: HashMap::new(),
             sums: HashMap::new(),
             seen_terms: HashMap::new(),
             recent: HashMap::new(),

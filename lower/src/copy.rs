@@ -215,28 +215,24 @@ fn is_template_atom(atom: &Atom) -> bool {
 }
 
 /// Whether both sides' values are consecutive elements (offsets before any swizzle).
-/// Offsets with run-time parts are compared at several values of their variables:
-/// `div` and `mod` of a thread index do not cancel symbolically.
 fn contiguous(offsets: &[(SymInt, SymInt)]) -> bool {
+    let sources: Vec<SymInt> = offsets.iter().map(|(source, _)| source.clone()).collect();
+    let destinations: Vec<SymInt> = offsets.iter().map(|pair| pair.1.clone()).collect();
+    consecutive(&sources) && consecutive(&destinations)
+}
+
+/// Whether `offsets` are consecutive, compared at several values of their variables
+/// (`div` and `mod` of a thread index do not cancel symbolically), each evaluated as a
+/// number.
+pub(crate) fn consecutive(offsets: &[SymInt]) -> bool {
     SAMPLES.iter().all(|&sample| {
         let at = |offset: &SymInt| {
-            offset
-                .substitute(&|name: &str| Some(sample.wrapping_add(name.len() as i64 * 7)))
-                .ok()
-                .and_then(|value| value.as_constant())
+            offset.evaluate(&|name: &str| Some(sample.wrapping_add(name.len() as i64 * 7)))
         };
-        let (Some(first_source), Some(first_destination)) = (at(&offsets[0].0), at(&offsets[0].1))
-        else {
+        let Some(start) = at(&offsets[0]) else {
             return false;
         };
-        offsets
-            .iter()
-            .enumerate()
-            .all(|(step, (source, destination))| {
-                let step = step as i64;
-                at(source) == Some(first_source + step)
-                    && at(destination) == Some(first_destination + step)
-            })
+        (offsets.iter().enumerate()).all(|(step, offset)| at(offset) == Some(start + step as i64))
     })
 }
 

@@ -50,11 +50,22 @@ impl Builder<'_> {
 
     /// The layout value (before any swizzle) of the `element`-th coordinate.
     pub(crate) fn element_index(&mut self, tensor: &Tensor, element: i64) -> Option<SymInt> {
-        let index = tensor
-            .layout
-            .layout
-            .evaluate_index(&SymInt::constant(element))
-            .and_then(|index| layout::Int::add(&index, &tensor.layout.offset));
+        // A static layout (the usual partition) evaluates in integers, once converted.
+        let key = std::ptr::from_ref(tensor) as usize;
+        let static_layout = self
+            .static_layouts
+            .entry(key)
+            .or_insert_with(|| tensor.layout.layout.to_static().ok());
+        let index = match static_layout {
+            Some(layout) => layout
+                .evaluate_index(&element)
+                .and_then(|index| layout::Int::add(&tensor.layout.offset, &SymInt::constant(index))),
+            None => tensor
+                .layout
+                .layout
+                .evaluate_index(&SymInt::constant(element))
+                .and_then(|index| layout::Int::add(&index, &tensor.layout.offset)),
+        };
         match index {
             Ok(index) => Some(index),
             Err(error) => {
@@ -148,12 +159,19 @@ impl Builder<'_> {
         let Codomain::Swizzled(composed) = &tensor.layout.codomain else {
             return Some(index.clone());
         };
+        let key = (composed.clone(), index.clone());
+        if let Some(known) = self.unswizzled_cache.get(&key) {
+            return Some(known.clone());
+        }
         let inner = composed.inner().to_symbolic();
         match inner
             .evaluate_index(index)
             .and_then(|value| layout::Int::add(&value, &SymInt::constant(composed.offset())))
         {
-            Ok(offset) => Some(offset),
+            Ok(offset) => {
+                self.unswizzled_cache.insert(key, offset.clone());
+                Some(offset)
+            }
             Err(error) => {
                 self.unsupported(format!(
                     "a swizzled element's offset does not evaluate: {error}"
