@@ -259,8 +259,12 @@ impl SymInt {
                         let (a, b) = (a.evaluate(value_of)?, b.evaluate(value_of)?);
                         a.checked_add(b.checked_sub(1)?)?.checked_div(b)?
                     }
-                    Factor::Div(a, b) => a.evaluate(value_of)?.checked_div(b.evaluate(value_of)?)?,
-                    Factor::Mod(a, b) => a.evaluate(value_of)?.checked_rem(b.evaluate(value_of)?)?,
+                    Factor::Div(a, b) => {
+                        a.evaluate(value_of)?.checked_div(b.evaluate(value_of)?)?
+                    }
+                    Factor::Mod(a, b) => {
+                        a.evaluate(value_of)?.checked_rem(b.evaluate(value_of)?)?
+                    }
                 };
                 product = product.checked_mul(value)?;
             }

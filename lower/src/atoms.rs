@@ -1,6 +1,7 @@
 //! Atom instructions from their PTX templates: a copy atom's memory side is an
 //! address (`{src}`, `{dst}`), its register side a list of 32-bit words (`{{src}}`,
-//! `{{dst}}`: 16-bit values packed in pairs, low half first); an MMA atom reads the
+//! `{{dst}}`: 16-bit values packed in pairs, low half first), and `{src_bytes}` the
+//! bytes to read, which a predicate sets to zero (zero fill); an MMA atom reads the
 //! register lists `{{a}}`, `{{b}}`, `{{c}}` and defines `{{d}}`.
 //!
 //! `gemm` over register fragments expands as CuTe's does: k outer, then m, then n in
@@ -70,12 +71,28 @@ impl Builder<'_> {
                 _ => return,
             }
         }
+        // A template with `{src_bytes}` takes the predicate as its source size (zero
+        // fill) instead of being skipped.
+        let mut predicate = guard;
+        if atom.ptx.contains("{src_bytes}") {
+            let bytes = tensors[0].dtype.map_or(0, |dtype| dtype.bits() / 8) * width;
+            let full = self.constant(bytes, Ty::I32);
+            let size = match guard {
+                Some(guard) => {
+                    let none = self.constant(0, Ty::I32);
+                    self.pure(Op::Select(guard, full, none), Ty::I32)
+                }
+                None => full,
+            };
+            operands.push(("src_bytes".to_owned(), size, 0));
+            predicate = None;
+        }
         let op = Op::Atom {
             template: atom.ptx.clone(),
             operands,
             registers,
             output: output.as_ref().map(|(name, ..)| name.clone()),
-            predicate: guard,
+            predicate,
         };
         let Some((_, tys, element)) = output else {
             self.push_effect(op);

@@ -57,9 +57,9 @@ impl Builder<'_> {
             .entry(key)
             .or_insert_with(|| tensor.layout.layout.to_static().ok());
         let index = match static_layout {
-            Some(layout) => layout
-                .evaluate_index(&element)
-                .and_then(|index| layout::Int::add(&tensor.layout.offset, &SymInt::constant(index))),
+            Some(layout) => layout.evaluate_index(&element).and_then(|index| {
+                layout::Int::add(&tensor.layout.offset, &SymInt::constant(index))
+            }),
             None => tensor
                 .layout
                 .layout

@@ -34,6 +34,12 @@ pub fn ptxas() -> &'static Ptxas {
 /// Assembles `ptx` for `target` with `-v`, asserting that ptxas accepts it and that no
 /// entry uses local memory; `what` names the PTX in failures.
 pub fn assemble_without_local_memory(ptx: &str, target: &str, what: &str) {
+    assemble(ptx, target, what, true);
+}
+
+/// Assembles `ptx` for `target`, asserting that ptxas accepts it, and that no entry
+/// uses local memory when `no_local_memory`.
+pub fn assemble(ptx: &str, target: &str, what: &str, no_local_memory: bool) {
     let options = AssembleOptions {
         verbose: true,
         ..AssembleOptions::default()
@@ -44,7 +50,7 @@ pub fn assemble_without_local_memory(ptx: &str, target: &str, what: &str) {
     assert!(!assembled.cubin.is_empty());
     let entries: Vec<_> = assembled.resources.iter().filter(|r| r.is_entry).collect();
     assert!(!entries.is_empty(), "{}", assembled.log);
-    for entry in entries {
+    for entry in entries.into_iter().filter(|_| no_local_memory) {
         assert!(
             entry.uses_no_local_memory(),
             "{what} for {target}: {} uses local memory: {entry:?}",
