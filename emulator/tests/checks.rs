@@ -1,0 +1,367 @@
+//! Each check of the emulator, triggered: the planted bugs of `tests/emulator/` (whose
+//! first line says the report expected: `// expect: error[CODE] at line N (and line M)`)
+//! and small KIR kernels for the checks `.cuk` cannot reach (the typechecker or lowering
+//! refuses them first).
+
+mod support;
+
+use emulator::{Elsewhere, Fault, FaultKind, GlobalMemory, Options};
+use support::{Arg, Device, bf16_rounded, from_kir, launch_of, lower_file, pick, randn};
+
+/// The code and the lines (primary, then the others) the first line of `path` expects.
+fn expected(path: &str) -> (String, Vec<usize>) {
+    let text = std::fs::read_to_string(support::root().join(path)).unwrap();
+    let header = text.lines().next().unwrap();
+    let code = header.split_once("error[").unwrap().1[..5].to_owned();
+    let lines = header
+        .split("line ")
+        .skip(1)
+        .map(|rest| {
+            rest.split(|c: char| !c.is_ascii_digit())
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap()
+        })
+        .collect();
+    (code, lines)
+}
+
+/// Emulates the one kernel of the planted bug `name` with `args` (built on `device`) and
+/// checks the fault against the file's expectation.
+fn planted(name: &str, args: impl FnOnce(&mut Device) -> Vec<Arg>) -> Fault {
+    let path = format!("tests/emulator/{name}");
+    let kernels = lower_file(&path);
+    let mut device = Device::default();
+    let args = args(&mut device);
+    let fault = device.launch(&kernels[0], &args).unwrap_err();
+    let diagnostic = fault.to_diagnostic();
+    let lines: Vec<usize> = diagnostic
+        .labels()
+        .map(|label| support::line_of(&path, label.span.start))
+        .collect();
+    assert_eq!(
+        (diagnostic.code.to_owned(), lines),
+        expected(&path),
+        "{name}: {fault}"
+    );
+    fault
+}
+
+#[test]
+fn a_transpose_without_its_barrier_is_a_race_naming_both_lines() {
+    let fault = planted("transpose_without_syncthreads.cuk", |device| {
+        let a = device.f32s(&randn(64 * 64, 30));
+        let out = device.empty(64 * 64 * 4);
+        vec![Arg::Int(64), Arg::Int(64), Arg::Tensor(a), Arg::Tensor(out)]
+    });
+    let message = fault.to_string();
+    assert!(
+        message.starts_with(
+            "data race in shared memory: thread (8, 0, 0) of block (0, 0, 0) stores byte 0x20"
+        ),
+        "{message}"
+    );
+    assert!(message.contains("which thread (0, 0, 0) read"), "{message}");
+}
+
+#[test]
+fn an_unpredicated_copy_on_a_ragged_shape_reads_past_its_tensor() {
+    let fault = planted("unpredicated_ragged_add.cuk", |device| {
+        let (a, b) = (
+            device.f32s(&randn(20_000, 31)),
+            device.f32s(&randn(20_000, 32)),
+        );
+        let c = device.empty(20_000 * 4);
+        vec![
+            Arg::Int(100),
+            Arg::Int(200),
+            Arg::Tensor(a),
+            Arg::Tensor(b),
+            Arg::Tensor(c),
+        ]
+    });
+    let message = fault.to_string();
+    assert!(
+        message.contains(
+            "thread (32, 0, 0) of block (6, 0, 0) loads 4 bytes of global memory at 0x100013880"
+        ),
+        "{message}"
+    );
+    assert!(
+        message.contains("(the nearest is `a`, 80000 bytes at 0x100000000: 4 bytes past its end)"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_read_before_cp_async_lands_reads_unwritten_shared_memory() {
+    planted("cp_async_without_wait.cuk", |device| {
+        let a = device.bf16s(&randn(128 * 64, 33));
+        let out = device.empty(128 * 64 * 2);
+        vec![
+            Arg::Int(128),
+            Arg::Int(64),
+            Arg::Tensor(a),
+            Arg::Tensor(out),
+        ]
+    });
+}
+
+#[test]
+fn a_read_before_cp_async_lands_sees_the_old_data() {
+    let kernels = lower_file("tests/emulator/cp_async_stale_data.cuk");
+    let values = bf16_rounded(&randn(128 * 64, 34));
+    let mut device = Device::default();
+    let a = device.bf16s(&values);
+    let out = device.empty(128 * 64 * 2);
+    device.run(
+        &kernels[0],
+        &[
+            Arg::Int(128),
+            Arg::Int(64),
+            Arg::Tensor(a),
+            Arg::Tensor(out),
+        ],
+    );
+    assert_eq!(device.read_bf16(out, 128 * 64), vec![0.0; 128 * 64]);
+}
+
+#[test]
+fn a_reduction_over_partials_nobody_wrote_reads_uninitialized_memory() {
+    let fault = planted("reduction_of_unwritten_partials.cuk", |device| {
+        let x = device.f32s(&randn(4 * 1000, 35));
+        let sums = device.empty(16);
+        vec![
+            Arg::Int(4),
+            Arg::Int(1000),
+            Arg::Tensor(x),
+            Arg::Tensor(sums),
+        ]
+    });
+    assert!(
+        matches!(fault.kind, FaultKind::Uninitialized { address: 16, .. }),
+        "{fault}"
+    );
+}
+
+#[test]
+fn a_barrier_half_the_block_skips_is_never_reached() {
+    let fault = planted("divergent_syncthreads.cuk", |device| {
+        vec![Arg::Tensor(device.f32s(&randn(256, 36)))]
+    });
+    let FaultKind::BarrierNotReached { other } = fault.kind else {
+        panic!("{fault}");
+    };
+    assert_eq!((other.thread, other.at), ([128, 0, 0], Elsewhere::Exited));
+}
+
+/// A kernel in KIR text, launched as its signature says, expected to fault.
+fn kir_fault(text: &str, args: impl FnOnce(&mut Device) -> Vec<Arg>) -> Fault {
+    let kernel = from_kir(text);
+    let mut device = Device::default();
+    let args = args(&mut device);
+    device.launch(&kernel, &args).unwrap_err()
+}
+
+const HEADER: &str = "  param 0 out: tensor f32 shape(64) strides(1)\n";
+
+#[test]
+fn shared_accesses_past_the_block_s_memory_are_out_of_bounds() {
+    let text = format!(
+        "kernel k {{\n{HEADER}  launch grid(1, 1, 1) block(32, 1, 1) smem(128 bytes)
+  %0:i32 = shared_base
+  %1:i32 = thread_idx.x
+  %2:i32 = const 2
+  %3:i32 = shl %1, %2
+  %4:i32 = add %0, %3
+  %5:f32 = const 1.0
+  store.shared [%4+4], %5
+}}"
+    );
+    let fault = kir_fault(&text, |device| vec![Arg::Tensor(device.empty(256))]);
+    assert_eq!(fault.kind.code(), "E0402");
+    assert_eq!(fault.location.unwrap().thread, [31, 0, 0]);
+    assert!(
+        fault
+            .to_string()
+            .contains("stores 4 bytes of shared memory at 0x80, past the block's 128 bytes")
+    );
+}
+
+#[test]
+fn misaligned_accesses_are_faults() {
+    let text = format!(
+        "kernel k {{\n{HEADER}  launch grid(1, 1, 1) block(1, 1, 1) smem(0 bytes)
+  %0:i64 = param 0
+  %1:f32, %2:f32 = load.global [%0+4]
+  store.global [%0+0], %1
+}}"
+    );
+    let fault = kir_fault(&text, |device| vec![Arg::Tensor(device.empty(256))]);
+    assert_eq!(fault.kind.code(), "E0403");
+    assert_eq!(fault.span.start, 5);
+}
+
+/// A kernel whose lanes below `lanes` (of a block of `threads`) shuffle from lane `from`.
+fn shuffle_kernel(threads: u32, lanes: u32, from: u32) -> String {
+    format!(
+        "kernel k {{\n{HEADER}  launch grid(1, 1, 1) block({threads}, 1, 1) smem(0 bytes)
+  %0:i32 = thread_idx.x
+  %1:i32 = const {lanes}
+  %2:pred = cmp.lt %0, %1
+  %3:f32 = const 1.0
+  %4:i32 = const {from}
+  if %2 {{
+    %5:f32 = shuffle.idx %3, %4
+    yield
+  }} else {{
+    yield
+  }}
+}}"
+    )
+}
+
+#[test]
+fn a_shuffle_part_of_a_warp_skips_never_completes() {
+    let fault = kir_fault(&shuffle_kernel(64, 16, 0), |_| vec![Arg::Tensor(0)]);
+    let FaultKind::PartialWarp { what, other } = fault.kind else {
+        panic!("{fault}");
+    };
+    assert_eq!(
+        (what, other.thread, other.at),
+        ("shuffle", [16, 0, 0], Elsewhere::Exited)
+    );
+    assert_eq!(fault.span.start, 10);
+}
+
+#[test]
+fn a_shuffle_from_a_lane_a_partial_warp_lacks_is_a_fault() {
+    let fault = kir_fault(&shuffle_kernel(48, 48, 20), |_| vec![Arg::Tensor(0)]);
+    assert_eq!(
+        fault.kind,
+        FaultKind::MissingLane {
+            lane: 20,
+            lanes: 16
+        }
+    );
+    assert_eq!(fault.location.unwrap().thread, [32, 0, 0]);
+    // Every lane of a full warp exists.
+    let kernel = from_kir(&shuffle_kernel(64, 64, 20));
+    Device::default().run(&kernel, &[Arg::Tensor(0)]);
+}
+
+#[test]
+fn threads_at_different_barriers_are_a_fault_naming_both() {
+    let text = format!(
+        "kernel k {{\n{HEADER}  launch grid(1, 1, 1) block(64, 1, 1) smem(0 bytes)
+  %0:i32 = thread_idx.x
+  %1:i32 = const 32
+  %2:pred = cmp.lt %0, %1
+  if %2 {{
+    barrier
+    yield
+  }} else {{
+    barrier
+    yield
+  }}
+}}"
+    );
+    let fault = kir_fault(&text, |_| vec![Arg::Tensor(0)]);
+    let diagnostic = fault.to_diagnostic();
+    assert_eq!(diagnostic.code, "E0406");
+    let lines: Vec<u32> = diagnostic.labels().map(|label| label.span.start).collect();
+    assert_eq!(lines, vec![8, 11]);
+}
+
+#[test]
+fn a_warp_barrier_orders_the_lanes_of_its_warp() {
+    // Lane 0 writes a word, lane 1 reads it: a race without `bar.warp.sync`.
+    let kernel = |sync: &str| {
+        format!(
+            "kernel k {{\n{HEADER}  launch grid(1, 1, 1) block(32, 1, 1) smem(4 bytes)
+  %0:i32 = thread_idx.x
+  %1:i32 = shared_base
+  %2:i32 = const 0
+  %3:pred = cmp.eq %0, %2
+  %4:f32 = const 3.0
+  store.shared [%1+0], %4 if %3
+  {sync}
+  %5:f32 = load.shared [%1+0]
+}}"
+        )
+    };
+    let fault = kir_fault(&kernel(""), |_| vec![Arg::Tensor(0)]);
+    assert_eq!(fault.kind.code(), "E0404");
+    Device::default().run(&from_kir(&kernel("warp_barrier")), &[Arg::Tensor(0)]);
+}
+
+#[test]
+fn an_atom_without_a_model_is_named() {
+    let text = format!(
+        "kernel k {{\n{HEADER}  launch grid(1, 1, 1) block(32, 1, 1) smem(512 bytes)
+  %0:i32 = shared_base
+  atom \"ldmatrix.sync.aligned.m8n8.x4.shared.b16 {{{{dst}}}}, [{{src}}];\" src=%0+0
+}}"
+    );
+    let fault = kir_fault(&text, |_| vec![Arg::Tensor(0)]);
+    assert_eq!(fault.kind.code(), "E0408");
+    assert!(
+        fault.to_string().contains(
+            "no model of the atom instruction `ldmatrix.sync.aligned.m8n8.x4.shared.b16`"
+        )
+    );
+}
+
+#[test]
+fn an_endless_loop_stops_at_the_budget() {
+    let text = format!(
+        "kernel k {{\n{HEADER}  launch grid(1, 1, 1) block(32, 1, 1) smem(0 bytes)
+  %0:i32 = const 0
+  %1:i32 = loop carry(%2:i32 = %0) {{
+    %3:pred = const 1
+    yield %2 while %3
+  }}
+}}"
+    );
+    let kernel = from_kir(&text);
+    let launch = launch_of(&kernel, &[Arg::Tensor(0)]);
+    let options = Options {
+        max_instructions: 10_000,
+        ..Options::default()
+    };
+    let fault = emulator::run(&kernel, &launch, &mut GlobalMemory::new(), &options).unwrap_err();
+    assert_eq!(
+        fault.kind,
+        FaultKind::Budget {
+            instructions: 10_000
+        }
+    );
+}
+
+#[test]
+fn a_launch_that_does_not_fit_the_kernel_is_refused() {
+    let kernels = lower_file("cuk-examples/copy_basic.cuk");
+    let kernel = pick(&kernels, "copy_basic", &[]);
+    let mut launch = launch_of(
+        kernel,
+        &[Arg::Int(128), Arg::Int(64), Arg::Tensor(0), Arg::Tensor(0)],
+    );
+    launch.args.pop();
+    let fault = emulator::run(
+        kernel,
+        &launch,
+        &mut GlobalMemory::new(),
+        &Options::default(),
+    )
+    .unwrap_err();
+    assert_eq!((fault.kind.code(), fault.location), ("E0409", None));
+}
+
+#[test]
+fn every_fault_code_is_registered() {
+    for number in 401..=410 {
+        let code = format!("E0{number}");
+        assert!(lang::codes::summary(&code).is_some(), "{code}");
+    }
+}
