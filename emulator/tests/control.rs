@@ -258,3 +258,25 @@ fn math_functions_compute_what_they_say() {
         assert_close(&device.read_f32(*output, n), &vec![want; n], 1e-6, 0.0);
     }
 }
+
+#[test]
+fn a_kernel_generic_over_its_dtype_fills_each_type() {
+    let kernels = lower_file("tests/control/dtype_params.cuk");
+    let mut device = Device::default();
+    let a = device.empty(1000 * 4);
+    device.run(
+        pick(&kernels, "fill", &[]),
+        &[Arg::Int(1000), Arg::Tensor(a), Arg::F32(2.5)],
+    );
+    assert_eq!(device.read_f32(a, 1000), vec![2.5; 1000]);
+    let b = device.empty(1000 * 2);
+    let bf16 = pick(&kernels, "fill", &[("T", "bf16")]);
+    device.run(bf16, &[Arg::Int(1000), Arg::Tensor(b), Arg::F32(2.5)]);
+    assert_eq!(device.read_bf16(b, 1000), vec![2.5; 1000]);
+    let h = device.empty(777 * 2);
+    let f16 = pick(&kernels, "fill", &[("T", "f16")]);
+    device.run(f16, &[Arg::Int(777), Arg::Tensor(h), Arg::F32(-0.75)]);
+    let halves = device.memory.read(h, 777 * 2).unwrap();
+    let want = half::f16::from_f32(-0.75).to_le_bytes().repeat(777);
+    assert_eq!(halves, want);
+}

@@ -164,3 +164,29 @@ fn softmax_normalises_rows() {
         assert_close(&device.read_bf16(y, m * n), &want, 2e-2, 1e-4);
     }
 }
+
+#[test]
+fn axpy_scales_and_adds_with_a_float_parameter() {
+    let kernels = lower_file("cuk-examples/axpy.cuk");
+    let kernel = pick(&kernels, "axpy", &[]);
+    for (n, alpha) in [(1_048_576, 2.5f32), (1_000_004, -0.75)] {
+        let (x_values, y_values) = (randn(n, 7), randn(n, 8));
+        let mut device = Device::default();
+        let x = device.f32s(&x_values);
+        let y = device.f32s(&y_values);
+        let args = [
+            Arg::Int(n as i64),
+            Arg::F32(alpha),
+            Arg::Tensor(x),
+            Arg::Tensor(y),
+        ];
+        device.run(kernel, &args);
+        let want: Vec<f32> = x_values
+            .iter()
+            .zip(&y_values)
+            .map(|(x, y)| x * alpha + y)
+            .collect();
+        // `mul.rn` then `add.rn`: two roundings, never contracted to an fma.
+        assert_eq!(device.read_f32(y, n), want);
+    }
+}
