@@ -215,7 +215,7 @@ impl Fault {
             }
             FaultKind::Uninitialized { .. } => {
                 diagnostic = diagnostic.with_note(
-                    "shared memory starts undefined; a cp.async copy has not written it before the wait for its group",
+                    "shared memory holds nothing defined until a thread of the block writes it: a store, or a cp.async copy once its group is waited for",
                 );
             }
             FaultKind::UnmodeledAtom { template } => {
