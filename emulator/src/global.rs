@@ -83,14 +83,6 @@ impl GlobalMemory {
         base
     }
 
-    /// Frees the allocation at `base`; false when there is none there.
-    pub fn free(&mut self, base: u64) -> bool {
-        let before = self.allocations.len();
-        self.allocations
-            .retain(|allocation| allocation.base != base);
-        self.allocations.len() != before
-    }
-
     /// The allocation containing `address`, if any.
     pub fn extent(&self, address: u64) -> Option<Extent> {
         self.containing(address)
@@ -102,11 +94,6 @@ impl GlobalMemory {
         let mut out = vec![0; len];
         self.load(address, &mut out)?;
         Ok(out)
-    }
-
-    /// Writes `bytes` at `address`, all inside one allocation.
-    pub fn write(&mut self, address: u64, bytes: &[u8]) -> Result<(), OutOfBounds> {
-        self.store(address, bytes)
     }
 
     /// Fills `out` from `address` (a kernel's load).
@@ -187,7 +174,7 @@ mod tests {
         assert_eq!(b % 256, 0);
         assert!(b >= a + 3 + GAP);
         assert_eq!(memory.read(a + 1, 2).unwrap(), vec![2, 3]);
-        memory.write(b + 299, &[9]).unwrap();
+        memory.store(b + 299, &[9]).unwrap();
         assert_eq!(memory.read(b + 298, 2).unwrap(), vec![4, 9]);
         assert_eq!(memory.extent(b + 10).unwrap().bytes, 300);
     }
@@ -203,8 +190,7 @@ mod tests {
         assert_eq!(before_b.nearest.unwrap().base, b);
         let just_after_a = memory.read(a + 20, 4).unwrap_err();
         assert_eq!(just_after_a.nearest.unwrap().base, a);
-        assert!(memory.free(a));
-        assert_eq!(memory.read(a, 1).unwrap_err().nearest.unwrap().base, b);
+        assert_eq!(memory.read(b + 20, 1).unwrap_err().nearest.unwrap().base, b);
         assert_eq!(GlobalMemory::new().read(0, 1).unwrap_err().nearest, None);
     }
 }

@@ -24,6 +24,9 @@ pub const MAX_BLOCK_THREADS: u64 = 1024;
 /// The most shared memory a block may have (sm_90's 227 KiB).
 pub const MAX_SHARED_BYTES: u32 = 227 * 1024;
 
+/// The most blocks a grid may have along x, y and z (every target's limits).
+pub const MAX_GRID: [u32; 3] = [(1 << 31) - 1, 65535, 65535];
+
 /// How a kernel is launched.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Launch {
@@ -62,8 +65,6 @@ impl Default for Options {
 pub struct Stats {
     /// Thread-instructions executed (each instruction once per thread that ran it).
     pub instructions: u64,
-    /// Blocks run.
-    pub blocks: u64,
     /// Whether blocks ran in parallel.
     pub parallel: bool,
 }
@@ -127,7 +128,6 @@ pub fn run(
     }
     Ok(Stats {
         instructions: executed.into_inner(),
-        blocks,
         parallel,
     })
 }
@@ -144,7 +144,22 @@ fn check(kernel: &Verified, launch: &Launch) -> Result<(), String> {
     if launch.grid.contains(&0) || launch.block.contains(&0) {
         return Err("a launch with an extent of 0".to_owned());
     }
-    let threads: u64 = launch.block.iter().map(|dim| u64::from(*dim)).product();
+    if launch
+        .grid
+        .iter()
+        .zip(MAX_GRID)
+        .any(|(dim, most)| *dim > most)
+    {
+        return Err(format!(
+            "a grid of {:?} blocks (at most {MAX_GRID:?})",
+            launch.grid
+        ));
+    }
+    let threads = launch
+        .block
+        .iter()
+        .try_fold(1u64, |product, dim| product.checked_mul(u64::from(*dim)))
+        .unwrap_or(u64::MAX);
     if threads > MAX_BLOCK_THREADS {
         return Err(format!(
             "a block of {threads} threads (at most {MAX_BLOCK_THREADS})"

@@ -55,4 +55,4 @@ mod thread;
 
 pub use fault::{Access, Elsewhere, Fault, FaultKind, Location, Other};
 pub use global::{Extent, FIRST_ADDRESS, GAP, GlobalMemory, OutOfBounds};
-pub use launch::{Launch, MAX_BLOCK_THREADS, MAX_SHARED_BYTES, Options, Stats, run};
+pub use launch::{Launch, MAX_BLOCK_THREADS, MAX_GRID, MAX_SHARED_BYTES, Options, Stats, run};

@@ -343,19 +343,26 @@ fn an_endless_loop_stops_at_the_budget() {
 fn a_launch_that_does_not_fit_the_kernel_is_refused() {
     let kernels = lower_file("cuk-examples/copy_basic.cuk");
     let kernel = pick(&kernels, "copy_basic", &[]);
-    let mut launch = launch_of(
+    let launch = launch_of(
         kernel,
         &[Arg::Int(128), Arg::Int(64), Arg::Tensor(0), Arg::Tensor(0)],
     );
-    launch.args.pop();
-    let fault = emulator::run(
-        kernel,
-        &launch,
-        &mut GlobalMemory::new(),
-        &Options::default(),
-    )
-    .unwrap_err();
-    assert_eq!((fault.kind.code(), fault.location), ("E0409", None));
+    let refused = |launch: &emulator::Launch| {
+        let options = Options::default();
+        let fault = emulator::run(kernel, launch, &mut GlobalMemory::new(), &options);
+        let fault = fault.unwrap_err();
+        assert_eq!((fault.kind.code(), fault.location), ("E0409", None));
+        fault.to_string()
+    };
+    let mut missing = launch.clone();
+    missing.args.pop();
+    assert!(refused(&missing).contains("3 arguments of a kernel with 4 parameters"));
+    let mut huge = launch.clone();
+    huge.grid = [u32::MAX; 3];
+    assert!(refused(&huge).contains("blocks (at most"));
+    let mut wide = launch;
+    wide.block = [u32::MAX; 3];
+    assert!(refused(&wide).contains("threads (at most 1024)"));
 }
 
 #[test]

@@ -73,7 +73,7 @@ impl fmt::Display for Fault {
                         .as_ref()
                         .map_or(String::new(), |name| format!("`{name}`, "));
                     let relation = if *address >= extent.base {
-                        let past = address + u64::from(*bytes) - extent.end();
+                        let past = address.saturating_add(u64::from(*bytes)) - extent.end();
                         format!("{past} bytes past its end")
                     } else {
                         format!("{} bytes before it", extent.base - address)
