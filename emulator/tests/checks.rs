@@ -372,3 +372,37 @@ fn every_fault_code_is_registered() {
         assert!(lang::codes::summary(&code).is_some(), "{code}");
     }
 }
+
+/// Every kernel the examples and the control-flow tests lower to, launched with small
+/// integers and tensors far too small for them: a fault or a clean run, never a panic.
+#[test]
+fn kernels_given_too_little_memory_fault_and_never_panic() {
+    let mut faults = 0;
+    for folder in ["cuk-examples", "tests/control"] {
+        let mut paths: Vec<_> = std::fs::read_dir(support::root().join(folder))
+            .unwrap()
+            .map(|entry| entry.unwrap().path())
+            .filter(|path| path.extension().is_some_and(|ext| ext == "cuk"))
+            .collect();
+        paths.sort();
+        for path in paths {
+            let source = std::fs::read_to_string(&path).unwrap();
+            let (module, _) = grammar::parse(&source);
+            let lowered = typecheck::trace(&module, cute::Target::Sm90a, |analysis, traces| {
+                lower::lower_traces(analysis.diagnostics, &traces)
+            });
+            for kernel in &lowered.kernels {
+                let mut device = Device::default();
+                let args: Vec<Arg> = (kernel.signature.params.iter())
+                    .map(|param| match param.kind {
+                        kir::ParamKind::Int(_) => Arg::Int(256),
+                        kir::ParamKind::Scalar(_) => Arg::F32(1.0),
+                        kir::ParamKind::Tensor { .. } => Arg::Tensor(device.empty(16)),
+                    })
+                    .collect();
+                faults += usize::from(device.launch(kernel, &args).is_err());
+            }
+        }
+    }
+    assert!(faults >= 10, "only {faults} kernels faulted");
+}
