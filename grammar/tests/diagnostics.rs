@@ -59,7 +59,7 @@ const CODES_TESTED_ELSEWHERE: &[(&str, &str)] = &[
     ),
     (
         "E0401",
-        "a global access out of bounds: emulator/tests/checks.rs, an_unpredicated_copy_on_a_ragged_shape_reads_past_its_tensor",
+        "a global access out of bounds: emulator/tests/planted.rs, an_unpredicated_copy_on_a_ragged_shape_reads_past_its_tensor",
     ),
     (
         "E0402",
@@ -71,15 +71,15 @@ const CODES_TESTED_ELSEWHERE: &[(&str, &str)] = &[
     ),
     (
         "E0404",
-        "a shared-memory race: emulator/tests/checks.rs, a_transpose_without_its_barrier_is_a_race_naming_both_lines",
+        "a shared-memory race: emulator/tests/planted.rs, a_transpose_without_its_barrier_is_a_race_naming_both_lines",
     ),
     (
         "E0405",
-        "uninitialized shared memory: emulator/tests/checks.rs, a_read_before_cp_async_lands_reads_unwritten_shared_memory",
+        "uninitialized shared memory: emulator/tests/planted.rs, a_read_before_cp_async_lands_reads_unwritten_shared_memory",
     ),
     (
         "E0406",
-        "a barrier not every thread reaches: emulator/tests/checks.rs, a_barrier_half_the_block_skips_is_never_reached",
+        "a barrier not every thread reaches: emulator/tests/planted.rs, a_barrier_half_the_block_skips_is_never_reached",
     ),
     (
         "E0407",
