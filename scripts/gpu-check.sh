@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs every example's tests and benches on a GPU machine, in one go, with the tests of
 # tests/miscompiles and tests/control (every file there with a `test` block), and prints
-# a summary table. It is how the device machine is used (see README, "On a GPU").
+# a summary table. Each file's tests also run on the CPU emulator (`--emulate`); the
+# `agree` column says whether the GPU and the emulator gave the same verdict. It is how
+# the device machine is used (see README, "On a GPU").
 #
 #   scripts/gpu-check.sh [CUKC] [OUT]
 #
@@ -21,13 +23,15 @@ SANITIZER=$(command -v compute-sanitizer || true)
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | tee -a "$LOGS/doctor.txt"
 
 summary="$LOGS/summary.txt"
-printf '%-28s %-10s %-12s %s\n' example tests memcheck "build ms (front end + PTX)" >"$summary"
+printf '%-28s %-10s %-10s %-6s %-12s %s\n' example tests emulated agree memcheck "build ms (front end + PTX)" >"$summary"
 for file in cuk-examples/*.cuk tests/miscompiles/*.cuk tests/control/*.cuk; do
     grep -q '^test ' "$file" || continue
     name=$(basename "$file" .cuk)
     log="$LOGS/$name.txt"
     build=$("$CUKC" build "$file" --emit ptx -o /dev/null --timings 2>&1 | grep -o 'front end [0-9.]* ms, PTX [0-9.]* ms' || echo "not built")
     if "$CUKC" test "$file" >"$log" 2>&1; then tests=pass; else tests=FAIL; fi
+    if "$CUKC" test --emulate "$file" >"$LOGS/$name.emulated.txt" 2>&1; then emulated=pass; else emulated=FAIL; fi
+    if [ "$tests" = "$emulated" ]; then agree=yes; else agree=NO; fi
     memcheck=skipped
     if [ -n "$SANITIZER" ] && [ "$tests" = pass ]; then
         if "$SANITIZER" --tool memcheck --error-exitcode 3 "$CUKC" test "$file" >"$LOGS/$name.memcheck.txt" 2>&1; then
@@ -36,7 +40,7 @@ for file in cuk-examples/*.cuk tests/miscompiles/*.cuk tests/control/*.cuk; do
             memcheck=ERRORS
         fi
     fi
-    printf '%-28s %-10s %-12s %s\n' "$name" "$tests" "$memcheck" "$build" >>"$summary"
+    printf '%-28s %-10s %-10s %-6s %-12s %s\n' "$name" "$tests" "$emulated" "$agree" "$memcheck" "$build" >>"$summary"
 done
 for file in cuk-examples/*.cuk; do
     "$CUKC" bench "$file" 2>&1

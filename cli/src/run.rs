@@ -1,11 +1,14 @@
-//! `cukc test`, `cukc bench` and `cukc run`: build a file's kernels for the GPU and
-//! run its `test` and `bench` blocks with the runtime's harness.
+//! `cukc test`, `cukc bench` and `cukc run`: build a file's kernels for the GPU (or the
+//! emulator) and run its `test` and `bench` blocks with the runtime's harness.
 //!
 //! Each file is compiled as `cukc build` does (for the GPU's architecture when there
 //! is one), assembled by ptxas, or handed to the driver as PTX with `--jit`, and its
-//! blocks run in source order. One line per block, then `N passed, N failed`.
-//! Without a GPU, blocks that launch kernels are skipped with the reason. Exit code 1
-//! when a file has errors or a block failed.
+//! blocks run in source order. Without a GPU (or with `--emulate`) the kernels stay
+//! verified KIR and run on the CPU emulator instead, which also reports races,
+//! out-of-bounds accesses and barriers not every thread reaches; benches, which time a
+//! GPU, are skipped; `--gpu` makes a missing GPU an error instead. One line per block
+//! (saying what was emulated), a fault's diagnostic after its line, then `N passed, N
+//! failed`. Exit code 1 when a file has errors or a block failed.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -33,6 +36,13 @@ pub struct RunArgs {
     /// Give the driver PTX to compile instead of a cubin from ptxas.
     #[arg(long)]
     jit: bool,
+    /// Run the kernels on the CPU emulator even when there is a GPU (benches are
+    /// skipped); without a GPU they run there anyway.
+    #[arg(long, conflicts_with = "gpu")]
+    emulate: bool,
+    /// Require a GPU: fail instead of emulating when there is none.
+    #[arg(long)]
+    gpu: bool,
     #[command(flatten)]
     ptxas: PtxasArgs,
 }
@@ -67,9 +77,16 @@ pub fn run(args: &RunArgs, mode: Mode) -> ExitCode {
         Err(_) => cute::Target::Sm90a,
     };
     let target = args.target.unwrap_or(gpu_target);
+    let emulate = args.emulate || gpu.is_err();
+    let emulated = "kernels run on the CPU emulator, benches are skipped";
     match &gpu {
+        Err(reason) if args.gpu => {
+            errln!("error: --gpu: no GPU ({reason})");
+            return ExitCode::from(2);
+        }
+        Ok(info) if args.emulate => errln!("cukc: {info}; --emulate: {emulated}"),
         Ok(info) => errln!("cukc: {info}; building for {}", target.name()),
-        Err(reason) => errln!("cukc: no GPU ({reason}); blocks that launch kernels are skipped"),
+        Err(reason) => errln!("cukc: no GPU ({reason}); {emulated}"),
     }
     let mut selection = match mode {
         Mode::Tests => Selection::tests(),
@@ -80,16 +97,22 @@ pub fn run(args: &RunArgs, mode: Mode) -> ExitCode {
         selection = selection.with_filter(filter.clone());
     }
     // Found once for all the files (finding it may run python3 and pip).
-    let ptxas = (!args.jit).then(|| assemble::find_ptxas(&args.ptxas));
+    let ptxas = (!args.jit && !emulate).then(|| assemble::find_ptxas(&args.ptxas));
+    let code = if emulate {
+        Code::Kir
+    } else {
+        Code::Gpu(ptxas.as_ref())
+    };
     let mut total = Summary::default();
     for file in &files {
-        let summary = run_file(file, target, ptxas.as_ref(), &args.ptxas, &selection);
+        let summary = run_file(file, target, code, &args.ptxas, &selection);
         if interrupt::happened() {
             return ExitCode::from(interrupt::EXIT_CODE);
         }
         total.passed += summary.passed;
         total.failed += summary.failed;
         total.skipped += summary.skipped;
+        total.emulated += summary.emulated;
     }
     outln!("{total}");
     if total.failed > 0 {
@@ -99,12 +122,20 @@ pub fn run(args: &RunArgs, mode: Mode) -> ExitCode {
     }
 }
 
-/// Builds one file and runs its selected blocks; `ptxas` is `None` to hand the
-/// driver PTX (`--jit`).
+/// What the kernels are compiled to.
+#[derive(Clone, Copy)]
+enum Code<'p> {
+    /// Verified KIR, for the emulator.
+    Kir,
+    /// For the GPU: a cubin from this ptxas, or PTX for the driver (`--jit`) when `None`.
+    Gpu(Option<&'p Result<backend_ptx::ptxas::Ptxas, String>>),
+}
+
+/// Builds one file and runs its selected blocks.
 fn run_file(
     path: &Path,
     target: cute::Target,
-    ptxas: Option<&Result<backend_ptx::ptxas::Ptxas, String>>,
+    code: Code<'_>,
     ptxas_args: &PtxasArgs,
     selection: &Selection,
 ) -> Summary {
@@ -118,6 +149,28 @@ fn run_file(
         outln!("{}: does not build", path.display());
         return failed;
     }
+    let file = &compiled.file;
+    let mut report = |event: Event| {
+        outln!("{}", event_line(file, &event));
+        if let Outcome::Failed {
+            diagnostic: Some(diagnostic),
+            ..
+        } = &event.outcome
+        {
+            build::report(file, &[(**diagnostic).clone()]);
+        }
+    };
+    let Code::Gpu(ptxas) = code else {
+        let kernels: Vec<CompiledKernel> = compiled
+            .kernels
+            .iter()
+            .map(|kernel| CompiledKernel {
+                signature: kernel.signature.clone(),
+                image: Image::Kir(Box::new(kernel.clone())),
+            })
+            .collect();
+        return runtime::run_blocks(&compiled.module, &kernels, selection, &mut report);
+    };
     let ptx = match build::ptx(&compiled, target, true, None) {
         Ok(ptx) => ptx,
         Err(problem) => {
@@ -151,15 +204,7 @@ fn run_file(
             image: image.clone(),
         })
         .collect();
-    let file = &compiled.file;
-    runtime::run_blocks(
-        &compiled.module,
-        &kernels,
-        selection,
-        &mut |event: Event| {
-            outln!("{}", event_line(file, &event));
-        },
-    )
+    runtime::run_blocks(&compiled.module, &kernels, selection, &mut report)
 }
 
 /// One line for a block: `test name ... ok (3 ms)`.
@@ -169,11 +214,20 @@ fn event_line(file: &lang::SourceFile, event: &Event) -> String {
         BlockKind::Bench => "bench",
     };
     let millis = event.elapsed.as_secs_f64() * 1e3;
+    let emulated = event.emulated.map_or(String::new(), |work| {
+        let seconds = work.elapsed.as_secs_f64();
+        format!(
+            ", emulated: {:.1} M thread-instructions in {:.0} ms, {:.0} M/s",
+            work.instructions as f64 / 1e6,
+            seconds * 1e3,
+            work.instructions as f64 / seconds.max(1e-9) / 1e6
+        )
+    });
     match &event.outcome {
-        Outcome::Passed => format!("{kind} {} ... ok ({millis:.0} ms)", event.name),
+        Outcome::Passed => format!("{kind} {} ... ok ({millis:.0} ms{emulated})", event.name),
         Outcome::Measured(result) => format!("{kind} {} ... {result}", event.name),
         Outcome::Skipped(reason) => format!("{kind} {} ... skipped: {reason}", event.name),
-        Outcome::Failed { message, span } => {
+        Outcome::Failed { message, span, .. } => {
             let position = file.line_column(span.start);
             format!(
                 "{kind} {} ... FAILED at {}:{}:{}: {message}",

@@ -58,6 +58,46 @@ const CODES_TESTED_ELSEWHERE: &[(&str, &str)] = &[
         "no ptxas: cli/tests/ptx_golden.rs, a_missing_ptxas_is_an_error_naming_it",
     ),
     (
+        "E0401",
+        "a global access out of bounds: emulator/tests/planted.rs, an_unpredicated_copy_on_a_ragged_shape_reads_past_its_tensor",
+    ),
+    (
+        "E0402",
+        "a shared access out of bounds: emulator/tests/checks.rs, shared_accesses_past_the_block_s_memory_are_out_of_bounds",
+    ),
+    (
+        "E0403",
+        "a misaligned access: emulator/tests/checks.rs, misaligned_accesses_are_faults",
+    ),
+    (
+        "E0404",
+        "a shared-memory race: emulator/tests/planted.rs, a_transpose_without_its_barrier_is_a_race_naming_both_lines",
+    ),
+    (
+        "E0405",
+        "uninitialized shared memory: emulator/tests/planted.rs, a_read_before_cp_async_lands_reads_unwritten_shared_memory",
+    ),
+    (
+        "E0406",
+        "a barrier not every thread reaches: emulator/tests/planted.rs, a_barrier_half_the_block_skips_is_never_reached",
+    ),
+    (
+        "E0407",
+        "a partial warp at a collective: emulator/tests/checks.rs, a_shuffle_part_of_a_warp_skips_never_completes",
+    ),
+    (
+        "E0408",
+        "an atom without a model: emulator/tests/checks.rs, an_atom_without_a_model_is_named",
+    ),
+    (
+        "E0409",
+        "a launch the emulator cannot run: emulator/tests/checks.rs, a_launch_that_does_not_fit_the_kernel_is_refused",
+    ),
+    (
+        "E0410",
+        "the instruction budget: emulator/tests/checks.rs, an_endless_loop_stops_at_the_budget",
+    ),
+    (
         "E0001",
         "an unreadable path: cli/src/check.rs, unreadable_binary_and_non_utf8_files_become_diagnostics",
     ),

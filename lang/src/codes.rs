@@ -10,6 +10,7 @@
 //! | `E0100`-`E0199` | lexing and parsing (`grammar`) |
 //! | `E0200`-`E0299`, `N0201` | the typechecker (`typecheck`) |
 //! | `E0300`-`E0399` | lowering and PTX (`lower`, `backend-ptx`, `cukc build`) |
+//! | `E0400`-`E0499` | running kernels on the emulator (`emulator`, `cukc test`) |
 //! | `N0001` | the renderings and the language server (`lang::render::capped`) |
 //!
 //! Later stages take the next hundreds. `N` codes are notes: information, not
@@ -155,6 +156,40 @@ pub const REGISTRY: &[CodeInfo] = &[
     entry(
         "E0303",
         "ptxas rejected the generated PTX, or could not be run",
+    ),
+    entry(
+        "E0401",
+        "a global-memory access outside every allocation (out of bounds), found by the emulator",
+    ),
+    entry(
+        "E0402",
+        "a shared-memory access past the block's shared memory, found by the emulator",
+    ),
+    entry(
+        "E0403",
+        "a memory access whose address is not a multiple of its size, found by the emulator",
+    ),
+    entry(
+        "E0404",
+        "a shared-memory data race: two threads, one writing, no barrier between them",
+    ),
+    entry("E0405", "a read of shared memory that nothing has written"),
+    entry(
+        "E0406",
+        "a barrier (`syncthreads`) that not every thread of the block reaches",
+    ),
+    entry(
+        "E0407",
+        "a warp collective (shuffle, `syncwarp`) that not every lane of the warp reaches",
+    ),
+    entry(
+        "E0408",
+        "an atom instruction the emulator has no model of (`ldmatrix`, `mma`, ...)",
+    ),
+    entry("E0409", "an operation or launch the emulator cannot run"),
+    entry(
+        "E0410",
+        "a launch that ran past the emulator's instruction budget (an endless loop?)",
     ),
     entry(
         "N0001",

@@ -205,6 +205,11 @@ impl Gpu {
                 return Err(format!("the cubin of `{name}` is not an ELF file"));
             }
             Image::Cubin(bytes) => (Ptx::from_binary(bytes.clone()), "load the cubin of"),
+            Image::Kir(_) => {
+                return Err(format!(
+                    "`{name}` was compiled for the emulator, not for the GPU"
+                ));
+            }
         };
         let limit = deadline::jit_timeout()?;
         let context = self.context.clone();

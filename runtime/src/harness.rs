@@ -1,18 +1,26 @@
 //! The harness: runs a module's `test` and `bench` blocks one by one, reporting one
-//! [`Event`] per block, and counts them in a [`Summary`]. A block that calls a kernel is
-//! skipped, with the reason, when there is no GPU; one that does not runs anyway.
+//! [`Event`] per block, and counts them in a [`Summary`]. When the kernels were compiled
+//! for the emulator ([`Image::Kir`]), a block that calls one runs it there, each block
+//! with a fresh emulated memory, and a bench that calls one is skipped (timing needs a
+//! GPU); otherwise a block that calls a kernel is skipped, with the reason, when there
+//! is no GPU. A block that calls no kernel runs anyway.
 
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::time::{Duration, Instant};
 
 use lang::Span;
-use lang::ast::{Block, Expr, ExprKind, ItemKind, Module, ReportPart, Stmt, StmtKind, TestBlock};
+use lang::ast::{ItemKind, Module, TestBlock};
 
-use crate::CompiledKernel;
+mod calls;
+
+use calls::calls_kernel;
+
+use crate::device::{Device, Emulated};
 use crate::driver::Gpu;
-use crate::interp::{Interpreter, Stop};
+use crate::interp::{EMULATED_BENCH, Interpreter, Stop};
 use crate::random::seed_of;
+use crate::{CompiledKernel, Image};
 
 /// Which blocks to run.
 #[derive(Clone, Debug, PartialEq)]
@@ -116,6 +124,8 @@ pub struct Event {
     pub outcome: Outcome,
     /// Wall-clock time the block took, data creation and reference math included.
     pub elapsed: Duration,
+    /// What the emulator ran, when the block's kernels ran there.
+    pub emulated: Option<Emulated>,
 }
 
 /// What happened to a block.
@@ -131,6 +141,9 @@ pub enum Outcome {
         message: String,
         /// Where.
         span: Span,
+        /// An emulator fault as a diagnostic: its code, labels at the kernel's lines
+        /// (both sides of a race) and at the call.
+        diagnostic: Option<Box<lang::Diagnostic>>,
     },
     /// It could not run here.
     Skipped(String),
@@ -228,6 +241,8 @@ pub struct Summary {
     pub failed: usize,
     /// Blocks that could not run here.
     pub skipped: usize,
+    /// Blocks (passed or failed) whose kernels ran on the emulator.
+    pub emulated: usize,
 }
 
 impl fmt::Display for Summary {
@@ -235,6 +250,14 @@ impl fmt::Display for Summary {
         write!(f, "{} passed, {} failed", self.passed, self.failed)?;
         if self.skipped > 0 {
             write!(f, ", {} skipped", self.skipped)?;
+        }
+        if self.emulated > 0 {
+            let blocks = if self.emulated == 1 {
+                "block"
+            } else {
+                "blocks"
+            };
+            write!(f, " ({} {blocks} emulated)", self.emulated)?;
         }
         Ok(())
     }
@@ -261,34 +284,59 @@ pub fn run_blocks(
             }
         }
     }
+    let emulate = kernels
+        .iter()
+        .any(|kernel| matches!(kernel.image, Image::Kir(_)));
     let mut gpu: Option<Result<Gpu, String>> = None;
     let mut summary = Summary::default();
     for (kind, block, span) in blocks {
         let started = Instant::now();
-        let needs_gpu = calls_kernel(module, &block.body);
-        let device = if needs_gpu {
+        let needs_device = calls_kernel(module, &block.body);
+        let device = if !needs_device {
+            Err("this block calls no kernel".to_owned())
+        } else if emulate && kind == BlockKind::Bench {
+            Err(EMULATED_BENCH.to_owned())
+        } else if emulate {
+            Ok(Device::Emulator(Box::default()))
+        } else {
             match gpu.get_or_insert_with(|| guarded(Gpu::open).and_then(|opened| opened)) {
-                Ok(gpu) => Ok(gpu),
+                Ok(gpu) => Ok(Device::Gpu(gpu)),
                 Err(reason) => Err(format!("no GPU: {reason}")),
             }
-        } else {
-            Err("this block calls no kernel".to_owned())
         };
+        let mut emulated = None;
         let outcome = match device {
-            Err(reason) if needs_gpu => Outcome::Skipped(reason),
+            Err(reason) if needs_device => Outcome::Skipped(reason),
             device => {
                 let bench = (kind == BlockKind::Bench).then_some(selection.bench);
                 let mut interpreter =
                     Interpreter::new(module, kernels, device, seed_of(&block.name.text), bench);
-                match guarded(|| interpreter.run(&block.body)) {
+                let result = guarded(|| interpreter.run(&block.body));
+                emulated = interpreter.emulated();
+                match result {
                     Ok(Ok(Some(result))) => Outcome::Measured(result),
                     Ok(Ok(None)) => Outcome::Passed,
-                    Ok(Err(Stop::Error { message, span })) => Outcome::Failed { message, span },
+                    Ok(Err(Stop::Error {
+                        message,
+                        span,
+                        diagnostic,
+                    })) => Outcome::Failed {
+                        message,
+                        span,
+                        diagnostic,
+                    },
                     Ok(Err(Stop::Skip(reason))) => Outcome::Skipped(reason),
-                    Err(message) => Outcome::Failed { message, span },
+                    Err(message) => Outcome::Failed {
+                        message,
+                        span,
+                        diagnostic: None,
+                    },
                 }
             }
         };
+        if emulated.is_some() && !matches!(outcome, Outcome::Skipped(_)) {
+            summary.emulated += 1;
+        }
         match outcome {
             Outcome::Passed | Outcome::Measured(_) => summary.passed += 1,
             Outcome::Failed { .. } => summary.failed += 1,
@@ -300,6 +348,7 @@ pub fn run_blocks(
             span,
             outcome,
             elapsed: started.elapsed(),
+            emulated,
         });
     }
     summary
@@ -320,120 +369,4 @@ fn guarded<T>(body: impl FnOnce() -> T) -> Result<T, String> {
             .unwrap_or_else(|| "unknown panic".to_owned());
         format!("internal error in the runtime: {text}")
     })
-}
-
-/// Whether `block` calls one of the module's kernels.
-fn calls_kernel(module: &Module, block: &Block) -> bool {
-    let is_kernel = |name: &str| {
-        module
-            .items
-            .iter()
-            .any(|item| matches!(&item.kind, ItemKind::Kernel(kernel) if kernel.name.text == name))
-    };
-    let mut found = false;
-    visit_block(block, &mut |expr| {
-        if let ExprKind::Call { callee, .. } = &expr.kind
-            && let ExprKind::Path(path) = &callee.kind
-            && let [name] = path.segments.as_slice()
-            && is_kernel(&name.text)
-        {
-            found = true;
-        }
-    });
-    found
-}
-
-fn visit_block(block: &Block, visit: &mut dyn FnMut(&Expr)) {
-    for statement in &block.statements {
-        visit_statement(statement, visit);
-    }
-    if let Some(tail) = &block.tail {
-        visit_expr(tail, visit);
-    }
-}
-
-fn visit_statement(statement: &Stmt, visit: &mut dyn FnMut(&Expr)) {
-    match &statement.kind {
-        StmtKind::Let { value, .. } | StmtKind::Expr(value) | StmtKind::Return(Some(value)) => {
-            visit_expr(value, visit)
-        }
-        StmtKind::Assign { target, value, .. } => {
-            visit_expr(target, visit);
-            visit_expr(value, visit);
-        }
-        StmtKind::Report(parts) => {
-            for part in parts {
-                match part {
-                    ReportPart::Metric { value, .. } | ReportPart::Against(value) => {
-                        visit_expr(value, visit)
-                    }
-                }
-            }
-        }
-        StmtKind::For {
-            start, end, body, ..
-        } => {
-            visit_expr(start, visit);
-            visit_expr(end, visit);
-            visit_block(body, visit);
-        }
-        StmtKind::Block(body) => visit_block(body, visit),
-        StmtKind::While { condition, body } => {
-            visit_expr(condition, visit);
-            visit_block(body, visit);
-        }
-        StmtKind::If {
-            branches,
-            otherwise,
-        } => {
-            for branch in branches {
-                visit_expr(&branch.condition, visit);
-                visit_block(&branch.body, visit);
-            }
-            if let Some(otherwise) = otherwise {
-                visit_block(otherwise, visit);
-            }
-        }
-        StmtKind::Return(None)
-        | StmtKind::Break
-        | StmtKind::Continue
-        | StmtKind::Empty
-        | StmtKind::Error => {}
-    }
-}
-
-fn visit_expr(expr: &Expr, visit: &mut dyn FnMut(&Expr)) {
-    visit(expr);
-    match &expr.kind {
-        ExprKind::Tuple(items) => items.iter().for_each(|item| visit_expr(item, visit)),
-        ExprKind::Layout { shape, stride } => {
-            visit_expr(shape, visit);
-            visit_expr(stride, visit);
-        }
-        ExprKind::Binary { lhs, rhs, .. } => {
-            visit_expr(lhs, visit);
-            visit_expr(rhs, visit);
-        }
-        ExprKind::Unary { operand, .. } => visit_expr(operand, visit),
-        ExprKind::Call { callee, args } => {
-            visit_expr(callee, visit);
-            args.iter().for_each(|arg| visit_expr(&arg.value, visit));
-        }
-        ExprKind::MethodCall { receiver, args, .. } => {
-            visit_expr(receiver, visit);
-            args.iter().for_each(|arg| visit_expr(&arg.value, visit));
-        }
-        ExprKind::Field { base, .. } => visit_expr(base, visit),
-        ExprKind::Index { base, indices } => {
-            visit_expr(base, visit);
-            indices.iter().for_each(|index| visit_expr(index, visit));
-        }
-        ExprKind::Alloc { layout, .. } => visit_expr(layout, visit),
-        ExprKind::Int(_)
-        | ExprKind::Float(_)
-        | ExprKind::Bool(_)
-        | ExprKind::String(_)
-        | ExprKind::Path(_)
-        | ExprKind::Wildcard => {}
-    }
 }

@@ -1,10 +1,11 @@
-//! The runtime: loads compiled kernels onto the GPU, launches them, and runs a module's
-//! `test` and `bench` blocks.
+//! The runtime: loads compiled kernels onto the GPU (or hands them to the CPU
+//! emulator), launches them, and runs a module's `test` and `bench` blocks.
 //!
 //! The compiler hands over one [`CompiledKernel`] per kernel instantiation: its
 //! [`kir::Signature`] (parameters in ABI order, launch expressions, assumptions) and
-//! its [`Image`], a cubin or PTX for the driver to JIT-compile. [`run_blocks`] then
-//! interprets each selected block of the AST on the host:
+//! its [`Image`], a cubin or PTX for the driver to JIT-compile, or verified KIR for the
+//! `emulator` crate. [`run_blocks`] then interprets each selected block of the AST on the
+//! host:
 //!
 //! - tensors are created on the host (`randn`, `rand`, `zeros`, `ones`, `arange`,
 //!   `full`, and `empty`, poisoned with all-ones bytes: NaN in every float type), with
@@ -13,14 +14,16 @@
 //!   argument (an integer, float, bool or tensor) against the signature (integer and
 //!   float ranges, dtypes, shapes, the assumptions the code relies on) before anything
 //!   reaches the GPU ([`marshal`]), uploads tensors on first use, launches and
-//!   synchronizes; device data comes back only when the host reads it;
+//!   synchronizes; device data comes back only when the host reads it. On the emulator
+//!   (KIR images) the same plan launches over an emulated memory of the block's own
+//!   (`device.rs`), and a fault fails the block with its diagnostic;
 //! - reference operations (elementwise arithmetic, `transpose`, `matmul`, `sum`,
 //!   `softmax`) run on the CPU in `f64`, rounded once to the dtype;
 //! - `assert_close` reports the number of bad elements and the worst one, with its
 //!   coordinate and both values;
 //! - in a bench, each kernel call is timed with CUDA events (warm-up, then the median
 //!   of N runs) and `report bytes = .., against memcpy` measures a device-to-device
-//!   copy of the same traffic in the same run.
+//!   copy of the same traffic in the same run; benches are never emulated.
 //!
 //! **Invariants.** The crate builds, and everything but the GPU itself works, on a
 //! machine without CUDA: cudarc loads `libcuda.so` at run time. Nothing panics on user
@@ -30,6 +33,7 @@
 
 mod compare;
 mod deadline;
+mod device;
 mod driver;
 mod element;
 mod harness;
@@ -42,6 +46,7 @@ mod random;
 mod tensor;
 
 pub use compare::Tolerance;
+pub use device::Emulated;
 pub use driver::{DeviceInfo, gpu_status};
 pub use harness::{
     BenchConfig, BenchResult, BlockKind, Event, Metric, Outcome, Reference, Selection, Summary,
@@ -49,7 +54,7 @@ pub use harness::{
 };
 
 /// A compiled kernel instantiation, as the runtime loads it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CompiledKernel {
     /// How the host calls it.
     pub signature: kir::Signature,
@@ -57,11 +62,14 @@ pub struct CompiledKernel {
     pub image: Image,
 }
 
-/// Compiled code for the driver.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// Compiled code: for the driver, or for the emulator.
+#[derive(Clone, Debug, PartialEq)]
 pub enum Image {
     /// A cubin (ELF) from ptxas, for the GPU's architecture.
     Cubin(Vec<u8>),
     /// PTX text, JIT-compiled by the driver when loaded.
     Ptx(String),
+    /// Verified KIR, which the emulator runs (`cukc test` without a GPU, or with
+    /// `--emulate`).
+    Kir(Box<kir::Verified>),
 }

@@ -5,7 +5,7 @@
 
 use kir::Element;
 
-use crate::driver::Buffer;
+use crate::device::DeviceBuffer;
 use crate::element::{POISON_BYTE, decode, encode};
 use crate::host_memory;
 use crate::random::{Distribution, fill};
@@ -23,7 +23,7 @@ pub struct Tensor {
     /// The elements' bytes on the host, when they are current.
     pub host: Option<Vec<u8>>,
     /// The device copy, once uploaded or written by a kernel.
-    pub device: Option<Buffer>,
+    pub device: Option<DeviceBuffer>,
 }
 
 /// The tensor-creating built-ins of host code.

@@ -1,14 +1,14 @@
 //! Kernel calls and `report`: the instantiation picked by const arguments, tensors
 //! uploaded when a kernel first needs them, arguments checked and marshalled, the
-//! launch (timed, in a bench), and the device data downloaded again only when the host
-//! reads it.
+//! launch on the GPU or the emulator (timed, in a bench, on the GPU only), and the
+//! device data downloaded again only when the host reads it.
 
 use kir::{ConstValue, Element};
 use lang::Span;
 use lang::ast::{Argument, ExprKind, Kernel, ReportPart};
 
 use super::{Eval, Interpreter, Stop, Value};
-use crate::driver::Gpu;
+use crate::device::Device;
 use crate::harness::{BenchResult, Metric, Reference};
 use crate::marshal::{self, CallArg};
 use crate::random::{Distribution, fill};
@@ -21,14 +21,15 @@ impl Interpreter<'_> {
             return Err(Stop::error(span, "this tensor no longer exists"));
         };
         if tensor.host.is_none() {
-            let (Ok(gpu), Some(buffer)) = (&mut self.gpu, &tensor.device) else {
+            let (Ok(device), Some(buffer)) = (&self.device, &tensor.device) else {
                 return Err(Stop::error(
                     span,
-                    "this tensor has no data on the host or the GPU",
+                    "this tensor has no data on the host or the device",
                 ));
             };
             tensor.host = Some(
-                gpu.download(buffer)
+                device
+                    .download(buffer)
                     .map_err(|message| Stop::error(span, message))?,
             );
         }
@@ -52,8 +53,8 @@ impl Interpreter<'_> {
         let index = marshal::select(self.kernels, name, &consts)
             .map_err(|message| Stop::error(span, message))?;
         let compiled = &self.kernels[index];
-        let gpu = match &mut self.gpu {
-            Ok(gpu) => &mut **gpu,
+        let device = match &mut self.device {
+            Ok(device) => device,
             Err(reason) => return Err(Stop::Skip(reason.clone())),
         };
         for (value, arg_span) in &values {
@@ -62,7 +63,7 @@ impl Interpreter<'_> {
                     .tensors
                     .get_mut(*tensor)
                     .ok_or_else(|| Stop::error(*arg_span, "this tensor no longer exists"))?;
-                upload(gpu, tensor).map_err(|message| Stop::error(*arg_span, message))?;
+                upload(device, tensor).map_err(|message| Stop::error(*arg_span, message))?;
             }
         }
         let mut call_args = Vec::with_capacity(values.len());
@@ -79,7 +80,9 @@ impl Interpreter<'_> {
                     CallArg::Tensor {
                         dtype: tensor.dtype,
                         shape: &tensor.shape,
-                        address: gpu.address(buffer),
+                        address: device
+                            .address(buffer)
+                            .map_err(|message| Stop::error(*arg_span, message))?,
                     }
                 }
                 other => {
@@ -95,12 +98,20 @@ impl Interpreter<'_> {
         }
         let plan = marshal::plan(&compiled.signature, &call_args)
             .map_err(|message| Stop::error(span, message))?;
-        let function = gpu
-            .load(index, compiled, plan.shared_bytes)
-            .map_err(|message| Stop::error(span, message))?;
-        gpu.run(name, &function, &plan)
-            .map_err(|message| Stop::error(span, message))?;
+        device
+            .launch(index, compiled, &plan, span)
+            .map_err(|(message, diagnostic)| Stop::Error {
+                message,
+                span,
+                diagnostic,
+            })?;
         if let Some(bench) = &mut self.bench {
+            let Device::Gpu(gpu) = device else {
+                return Err(Stop::Skip(EMULATED_BENCH.to_owned()));
+            };
+            let function = gpu
+                .load(index, compiled, plan.shared_bytes)
+                .map_err(|message| Stop::error(span, message))?;
             let ms = gpu
                 .time_kernel(
                     name,
@@ -248,7 +259,7 @@ impl Interpreter<'_> {
         let mut note = None;
         match (against, metric) {
             (Some((name, _)), Some(Metric::Bytes(bytes))) if name == "memcpy" => {
-                let Ok(gpu) = &mut self.gpu else {
+                let Ok(Device::Gpu(gpu)) = &mut self.device else {
                     return Err(Stop::Skip("no GPU for the memcpy reference".to_owned()));
                 };
                 // A copy reads and writes each byte: half the bytes, copied, move them all.
@@ -288,14 +299,17 @@ impl Interpreter<'_> {
     }
 }
 
+/// Why a bench does not run on the emulator.
+pub(crate) const EMULATED_BENCH: &str = "benches are not emulated: timing needs a GPU";
+
 /// Gives `tensor` a current device copy.
-fn upload(gpu: &Gpu, tensor: &mut Tensor) -> Result<(), String> {
+fn upload(device: &mut Device<'_>, tensor: &mut Tensor) -> Result<(), String> {
     if tensor.device.is_some() {
         return Ok(());
     }
     let Some(bytes) = &tensor.host else {
         return Err("this tensor has no data on the host or the GPU".to_owned());
     };
-    tensor.device = Some(gpu.upload(bytes)?);
+    tensor.device = Some(device.upload(bytes)?);
     Ok(())
 }

@@ -11,6 +11,8 @@
 mod call;
 mod expr;
 
+pub(crate) use call::EMULATED_BENCH;
+
 use std::collections::HashMap;
 
 use kir::Element;
@@ -20,7 +22,7 @@ use lang::ast::{
 };
 
 use crate::CompiledKernel;
-use crate::driver::Gpu;
+use crate::device::Device;
 use crate::harness::{BenchConfig, BenchResult};
 use crate::tensor::Tensor;
 
@@ -67,12 +69,15 @@ impl Value {
 /// Why a block stopped early.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Stop {
-    /// It failed: an `assert_close`, a CUDA error, or a host-code error.
+    /// It failed: an `assert_close`, a CUDA error, an emulator fault, or a host-code
+    /// error.
     Error {
         /// What went wrong.
         message: String,
         /// Where.
         span: Span,
+        /// An emulator fault as a diagnostic (its code, the kernel's lines).
+        diagnostic: Option<Box<lang::Diagnostic>>,
     },
     /// It cannot run here (no GPU).
     Skip(String),
@@ -83,6 +88,7 @@ impl Stop {
         Stop::Error {
             message: message.into(),
             span,
+            diagnostic: None,
         }
     }
 }
@@ -101,7 +107,7 @@ enum Flow {
 pub struct Interpreter<'m> {
     module: &'m Module,
     kernels: &'m [CompiledKernel],
-    gpu: Result<&'m mut Gpu, String>,
+    device: Result<Device<'m>, String>,
     /// Every tensor created so far.
     pub tensors: Vec<Tensor>,
     scopes: Vec<HashMap<String, Value>>,
@@ -120,19 +126,20 @@ struct BenchState {
 }
 
 impl<'m> Interpreter<'m> {
-    /// An interpreter for one block. `gpu` is the device, or why there is none (a kernel
-    /// call then skips the block). `seed` fixes the block's random data.
+    /// An interpreter for one block. `device` is where kernels run (the GPU or the
+    /// emulator), or why there is none (a kernel call then skips the block). `seed`
+    /// fixes the block's random data.
     pub fn new(
         module: &'m Module,
         kernels: &'m [CompiledKernel],
-        gpu: Result<&'m mut Gpu, String>,
+        device: Result<Device<'m>, String>,
         seed: u64,
         bench: Option<BenchConfig>,
     ) -> Self {
         Interpreter {
             module,
             kernels,
-            gpu,
+            device,
             tensors: Vec::new(),
             scopes: vec![HashMap::new()],
             consts: HashMap::new(),
@@ -149,6 +156,11 @@ impl<'m> Interpreter<'m> {
     }
 
     /// Runs a block body; for a bench, returns what it measured.
+    /// What the emulator ran for this block, when its kernels run there.
+    pub fn emulated(&self) -> Option<crate::Emulated> {
+        self.device.as_ref().ok().and_then(Device::emulated)
+    }
+
     pub fn run(&mut self, body: &Block) -> Eval<Option<BenchResult>> {
         self.block(body)?;
         Ok(self.bench.as_mut().map(|bench| {

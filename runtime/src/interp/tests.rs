@@ -183,7 +183,8 @@ fn selection_filters_by_kind_and_name() {
         Summary {
             passed: 1,
             failed: 1,
-            skipped: 0
+            skipped: 0,
+            emulated: 0,
         }
     );
     assert_eq!(summary.to_string(), "1 passed, 1 failed");
@@ -220,7 +221,8 @@ fn kernel_calls_without_a_gpu_skip_with_the_reason() {
                 Summary {
                     passed: 1,
                     failed: 0,
-                    skipped: 1
+                    skipped: 1,
+                    emulated: 0,
                 }
             );
             assert!(

@@ -1,0 +1,115 @@
+//! `cukc test --emulate` on every file whose tests must pass (the examples but the GEMM,
+//! whose MMA is not lowered yet, `tests/control/` and `tests/miscompiles/`): every block
+//! runs its kernels on the CPU emulator and passes, so CI, which has no GPU, runs them
+//! all (a file without test blocks, such as `tests/control/integers.cuk`, is checked by
+//! `emulator/tests/control.rs` against a Rust reference instead). And the planted bugs of `tests/emulator/` fail with the diagnostic their first
+//! line expects.
+
+#[path = "support/build.rs"]
+mod build;
+
+use std::path::Path;
+
+use build::{cukc, root};
+
+/// The `.cuk` files of `folder`, sorted, but those named in `except`.
+fn cuk_files(folder: &str, except: &[&str]) -> Vec<String> {
+    let mut files: Vec<String> = std::fs::read_dir(root().join(folder))
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".cuk") && !except.contains(&name.as_str()))
+        .map(|name| format!("{folder}/{name}"))
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn every_test_block_passes_on_the_emulator() {
+    let mut files = cuk_files("cuk-examples", &["gemm_sm80.cuk"]);
+    // The divergent shuffle is a build error by design (cli/tests/control_flow.rs).
+    files.extend(cuk_files("tests/control", &["divergent_shuffle.cuk"]));
+    files.extend(cuk_files("tests/miscompiles", &[]));
+    let mut blocks = 0;
+    for file in &files {
+        let output = cukc(&["test", "--emulate", file]);
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success(), "{file}:\n{stdout}\n{stderr}");
+        assert!(
+            stderr.contains("--emulate: kernels run on the CPU emulator")
+                || stderr.contains("no GPU"),
+            "{stderr}"
+        );
+        let lines: Vec<&str> = stdout
+            .lines()
+            .filter(|line| line.starts_with("test "))
+            .collect();
+        for line in &lines {
+            assert!(
+                line.contains(" ... ok (") && line.contains("emulated: "),
+                "{file}: {line}"
+            );
+        }
+        let summary = format!("{n} passed, 0 failed", n = lines.len());
+        assert!(stdout.contains(&summary), "{file}:\n{stdout}");
+        blocks += lines.len();
+    }
+    assert!(blocks >= 29, "only {blocks} test blocks ran");
+}
+
+#[test]
+fn planted_bugs_fail_with_the_expected_diagnostic() {
+    for file in cuk_files("tests/emulator", &["cp_async_stale_data.cuk"]) {
+        let text = std::fs::read_to_string(root().join(&file)).unwrap();
+        let header = text.lines().next().unwrap();
+        let code = &header.split_once("error[").unwrap().1[..5];
+        let lines: Vec<&str> = header
+            .split("line ")
+            .skip(1)
+            .map(|rest| rest.split(|c: char| !c.is_ascii_digit()).next().unwrap())
+            .collect();
+        let output = cukc(&["test", "--emulate", &file]);
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{file}:\n{stdout}\n{stderr}");
+        assert!(
+            stdout.contains(&format!("error[{code}]")),
+            "{file}:\n{stdout}"
+        );
+        assert!(stdout.contains("1 failed"), "{file}:\n{stdout}");
+        // The rendered diagnostic labels each line the file names.
+        assert!(
+            stderr.contains(&format!("[{code}] Error")),
+            "{file}:\n{stderr}"
+        );
+        let name = Path::new(&file)
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        for line in lines {
+            assert!(
+                stderr.contains(&format!("{name}:{line}:"))
+                    || stderr.contains(&format!(" {line} │")),
+                "{file}: line {line}\n{stderr}"
+            );
+        }
+    }
+    let output = cukc(&[
+        "test",
+        "--emulate",
+        "tests/emulator/cp_async_stale_data.cuk",
+    ]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("FAILED") && stdout.contains("assert_close"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn emulate_and_gpu_exclude_each_other() {
+    let output = cukc(&["test", "--emulate", "--gpu", "cuk-examples/axpy.cuk"]);
+    assert_eq!(output.status.code(), Some(2));
+}

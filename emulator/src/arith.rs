@@ -1,0 +1,393 @@
+//! The values registers hold and the arithmetic on them, as PTX defines it for the
+//! instruction `backend-ptx` emits for each KIR operation.
+//!
+//! A register is 64 raw bits whose meaning its [`Ty`] gives: a pred is 0 or 1; an
+//! `i32`, `f32` or `b32` sits in the low 32 bits and a 16-bit type in the low 16, the
+//! rest zero. Integer arithmetic is signed and wraps (`add.s32`, `mul.lo.s64`,
+//! `div.s32`, `shr.s64` arithmetic, `min.s32`); float arithmetic rounds to nearest even
+//! with subnormals kept, as the `.rn` instructions without `.ftz` do. An operation the
+//! PTX backend cannot emit either (a float `xor`, a conversion it has no instruction
+//! for) is an error naming it.
+
+use kir::{AtomicOp, BinOp, CmpOp, Ty, UnOp};
+
+/// `value` as the bits of a register of type `ty` (truncated to its width).
+pub fn from_int(ty: Ty, value: i64) -> u64 {
+    match ty {
+        Ty::Pred => u64::from(value != 0),
+        Ty::I64 | Ty::B64 | Ty::F64 => value as u64,
+        Ty::I32 | Ty::B32 | Ty::F32 => u64::from(value as u32),
+        Ty::F16 | Ty::BF16 | Ty::B16 => u64::from(value as u16),
+    }
+}
+
+/// The bits of an `i32` register as a number.
+pub fn as_i32(bits: u64) -> i32 {
+    bits as u32 as i32
+}
+
+/// The bits of an `f32` register as a number.
+pub fn as_f32(bits: u64) -> f32 {
+    f32::from_bits(bits as u32)
+}
+
+/// A float constant of type `ty` (`mov.f32` of the value rounded to f32).
+pub fn float_constant(ty: Ty, value: f64) -> Result<u64, String> {
+    match ty {
+        Ty::F32 => Ok(f32_bits(value as f32)),
+        Ty::F64 => Ok(value.to_bits()),
+        other => Err(format!("a float constant of type {}", other.name())),
+    }
+}
+
+fn f32_bits(value: f32) -> u64 {
+    u64::from(value.to_bits())
+}
+
+/// `op a` for a value of type `ty`.
+pub fn unary(op: UnOp, ty: Ty, a: u64) -> Result<u64, String> {
+    Ok(match (op, ty) {
+        (UnOp::Not, Ty::Pred) => u64::from(a == 0),
+        (UnOp::Not, _) => from_int(ty, !(a as i64)),
+        (UnOp::Neg, Ty::I32) => from_int(ty, i64::from(as_i32(a).wrapping_neg())),
+        (UnOp::Neg, Ty::I64) => (a as i64).wrapping_neg() as u64,
+        // `neg.f32` flips the sign bit, of a NaN too.
+        (UnOp::Neg, Ty::F32) => a ^ (1 << 31),
+        (UnOp::Neg, Ty::F64) => a ^ (1 << 63),
+        (UnOp::Abs, Ty::F32) => a & !(1 << 31),
+        (UnOp::Abs, Ty::F64) => a & !(1 << 63),
+        (UnOp::Sqrt, Ty::F32) => f32_bits(as_f32(a).sqrt()),
+        (UnOp::Sqrt, Ty::F64) => f64::from_bits(a).sqrt().to_bits(),
+        // The approximate functions: the exact value rounded once to f32, which the
+        // hardware's approximations are within a few ulp of (see the crate's docs).
+        (UnOp::Rsqrt, Ty::F32) => f32_bits((1.0 / f64::from(as_f32(a)).sqrt()) as f32),
+        (UnOp::Exp2, Ty::F32) => f32_bits(f64::from(as_f32(a)).exp2() as f32),
+        (UnOp::Log2, Ty::F32) => f32_bits(f64::from(as_f32(a)).log2() as f32),
+        (op, ty) => {
+            return Err(format!("{} of {}", kir::unary_name(op), ty.name()));
+        }
+    })
+}
+
+/// `a op b`, both and the result of type `ty`.
+pub fn binary(op: BinOp, ty: Ty, a: u64, b: u64) -> Result<u64, String> {
+    match ty {
+        Ty::Pred => match op {
+            BinOp::And => Ok(a & b),
+            BinOp::Or => Ok(a | b),
+            BinOp::Xor => Ok(a ^ b),
+            other => Err(format!("{} on predicates", kir::binary_name(other))),
+        },
+        Ty::I32 => Ok(from_int(
+            ty,
+            integer(op, i64::from(as_i32(a)), i64::from(as_i32(b)), 32),
+        )),
+        Ty::I64 => Ok(integer(op, a as i64, b as i64, 64) as u64),
+        Ty::F32 => {
+            let (x, y) = (as_f32(a), as_f32(b));
+            let value = match op {
+                BinOp::Add => x + y,
+                BinOp::Sub => x - y,
+                BinOp::Mul => x * y,
+                BinOp::Div => x / y,
+                BinOp::Min => minimum(x.into(), y.into()) as f32,
+                BinOp::Max => -(minimum(-f64::from(x), -f64::from(y)) as f32),
+                other => return Err(format!("{} on floats", kir::binary_name(other))),
+            };
+            Ok(f32_bits(value))
+        }
+        Ty::F64 => {
+            let (x, y) = (f64::from_bits(a), f64::from_bits(b));
+            let value = match op {
+                BinOp::Add => x + y,
+                BinOp::Sub => x - y,
+                BinOp::Mul => x * y,
+                BinOp::Div => x / y,
+                BinOp::Min => minimum(x, y),
+                BinOp::Max => -minimum(-x, -y),
+                other => return Err(format!("{} on floats", kir::binary_name(other))),
+            };
+            Ok(value.to_bits())
+        }
+        other => Err(format!("{} on {}", kir::binary_name(op), other.name())),
+    }
+}
+
+/// PTX's `min`: a NaN operand loses to a number (NaN only when both are), and -0.0 is
+/// below +0.0.
+fn minimum(x: f64, y: f64) -> f64 {
+    match (x.is_nan(), y.is_nan()) {
+        (true, true) => f64::NAN,
+        (true, false) => y,
+        (false, true) => x,
+        _ if x == y => {
+            if x.is_sign_negative() {
+                x
+            } else {
+                y
+            }
+        }
+        _ => x.min(y),
+    }
+}
+
+/// Signed integer arithmetic of `bits` bits, wrapping. Shifts take the amount's low
+/// 32 bits as unsigned and clamp it at the width (`shl` gives 0, `shr` the sign);
+/// division by zero, which PTX leaves unspecified, gives -1 and a remainder of `a`.
+fn integer(op: BinOp, a: i64, b: i64, bits: u32) -> i64 {
+    let narrow = |value: i64| {
+        if bits == 32 {
+            i64::from(value as i32)
+        } else {
+            value
+        }
+    };
+    let amount = (b as u32).min(bits - 1);
+    let over = b as u32 >= bits;
+    narrow(match op {
+        BinOp::Add => a.wrapping_add(b),
+        BinOp::Sub => a.wrapping_sub(b),
+        BinOp::Mul => a.wrapping_mul(b),
+        BinOp::Div if b == 0 => -1,
+        BinOp::Rem if b == 0 => a,
+        BinOp::Div => a.wrapping_div(b),
+        BinOp::Rem => a.wrapping_rem(b),
+        BinOp::And => a & b,
+        BinOp::Or => a | b,
+        BinOp::Xor => a ^ b,
+        BinOp::Shl if over => 0,
+        BinOp::Shl => a << amount,
+        BinOp::Shr => a >> amount,
+        BinOp::Min => a.min(b),
+        BinOp::Max => a.max(b),
+    })
+}
+
+/// `a cmp b` for operands of type `ty`: signed for integers, ordered for floats (every
+/// comparison with a NaN is false, `ne` included, as `setp.ne.f32` is).
+pub fn compare(op: CmpOp, ty: Ty, a: u64, b: u64) -> Result<bool, String> {
+    let ordering = match ty {
+        Ty::I32 => Some(as_i32(a).cmp(&as_i32(b))),
+        Ty::I64 => Some((a as i64).cmp(&(b as i64))),
+        Ty::F32 => as_f32(a).partial_cmp(&as_f32(b)),
+        Ty::F64 => f64::from_bits(a).partial_cmp(&f64::from_bits(b)),
+        other => return Err(format!("a comparison of {}", other.name())),
+    };
+    let Some(ordering) = ordering else {
+        return Ok(false);
+    };
+    Ok(match op {
+        CmpOp::Eq => ordering.is_eq(),
+        CmpOp::Ne => ordering.is_ne(),
+        CmpOp::Lt => ordering.is_lt(),
+        CmpOp::Le => ordering.is_le(),
+        CmpOp::Gt => ordering.is_gt(),
+        CmpOp::Ge => ordering.is_ge(),
+    })
+}
+
+/// `a * b + c` rounded once (`fma.rn`).
+pub fn fma(ty: Ty, a: u64, b: u64, c: u64) -> Result<u64, String> {
+    match ty {
+        Ty::F32 => Ok(f32_bits(as_f32(a).mul_add(as_f32(b), as_f32(c)))),
+        Ty::F64 => Ok(f64::from_bits(a)
+            .mul_add(f64::from_bits(b), f64::from_bits(c))
+            .to_bits()),
+        other => Err(format!("an fma of {}", other.name())),
+    }
+}
+
+/// `a` of type `from` converted to type `to`, as the backend's `cvt` (or `mov` of raw
+/// bits between types of one width) does.
+pub fn convert(from: Ty, to: Ty, a: u64) -> Result<u64, String> {
+    let float = |value: f64| match to {
+        Ty::F32 => f32_bits(value as f32),
+        _ => value.to_bits(),
+    };
+    Ok(match (from, to) {
+        (Ty::I32, Ty::I64) => i64::from(as_i32(a)) as u64,
+        (Ty::I64, Ty::I32) => a & 0xFFFF_FFFF,
+        // `cvt.rn`: Rust's integer-to-float casts round to nearest even too.
+        (Ty::I32, Ty::F32) => f32_bits(as_i32(a) as f32),
+        (Ty::I64, Ty::F32) => f32_bits(a as i64 as f32),
+        (Ty::I32, Ty::F64) => f64::from(as_i32(a)).to_bits(),
+        (Ty::I64, Ty::F64) => (a as i64 as f64).to_bits(),
+        // `cvt.rzi`: toward zero, saturating, NaN to 0, as Rust's casts.
+        (Ty::F32, Ty::I32) => from_int(to, i64::from(as_f32(a) as i32)),
+        (Ty::F32, Ty::I64) => as_f32(a) as i64 as u64,
+        (Ty::F64, Ty::I32) => from_int(to, i64::from(f64::from_bits(a) as i32)),
+        (Ty::F64, Ty::I64) => f64::from_bits(a) as i64 as u64,
+        (Ty::F32, Ty::F64) => float(f64::from(as_f32(a))),
+        (Ty::F64, Ty::F32) => float(f64::from_bits(a)),
+        (Ty::F32, Ty::BF16) => u64::from(f32_to_bf16(as_f32(a))),
+        (Ty::F32, Ty::F16) => u64::from(f32_to_f16(as_f32(a))),
+        (Ty::F16, Ty::F32) => f32_bits(half::f16::from_bits(a as u16).to_f32()),
+        (Ty::BF16, Ty::F32) => (a & 0xFFFF) << 16,
+        (Ty::Pred, Ty::I32 | Ty::I64) => a,
+        (Ty::I32 | Ty::I64, Ty::Pred) => u64::from(a != 0),
+        (from, to) if from.bits() == to.bits() => a,
+        (from, to) => {
+            return Err(format!(
+                "a conversion from {} to {}",
+                from.name(),
+                to.name()
+            ));
+        }
+    })
+}
+
+/// `cvt.rn.bf16.f32`: round to nearest even; a NaN becomes the canonical 0x7FFF.
+pub fn f32_to_bf16(value: f32) -> u16 {
+    if value.is_nan() {
+        return 0x7FFF;
+    }
+    let bits = value.to_bits();
+    let rounded = bits.wrapping_add(0x7FFF + ((bits >> 16) & 1));
+    (rounded >> 16) as u16
+}
+
+/// `cvt.rn.f16.f32`: round to nearest even; a NaN becomes the canonical 0x7FFF.
+pub fn f32_to_f16(value: f32) -> u16 {
+    if value.is_nan() {
+        return 0x7FFF;
+    }
+    half::f16::from_f32(value).to_bits()
+}
+
+/// The value an atomic `op` leaves in memory holding `old`, given `value`.
+///
+/// An f32 add rounds to nearest even and flushes subnormal inputs and results to zero
+/// (`atom.add.f32` does). An f32 max or min works on the float's bits, as the backend
+/// emits it (PTX has no such instruction): the larger (smaller) of two floats, with
+/// -0.0 below +0.0, for every float but NaN.
+pub fn atomic(op: AtomicOp, ty: Ty, old: u64, value: u64) -> Result<u64, String> {
+    match (op, ty) {
+        (AtomicOp::Add, Ty::F32) => {
+            let flush = |x: f32| {
+                if x.is_subnormal() {
+                    0.0 * x.signum()
+                } else {
+                    x
+                }
+            };
+            Ok(f32_bits(flush(flush(as_f32(old)) + flush(as_f32(value)))))
+        }
+        (AtomicOp::Max | AtomicOp::Min, Ty::F32) => {
+            // Non-negative floats order as signed integers, negative ones backwards as
+            // unsigned: the backend's `max.s32` / `min.u32` by the value's sign bit.
+            let (old, value) = (old as u32, value as u32);
+            let non_negative = (value as i32) >= 0;
+            let chosen = match (op, non_negative) {
+                (AtomicOp::Max, true) => (old as i32).max(value as i32) as u32,
+                (AtomicOp::Max, false) => old.min(value),
+                (_, true) => (old as i32).min(value as i32) as u32,
+                (_, false) => old.max(value),
+            };
+            Ok(u64::from(chosen))
+        }
+        (AtomicOp::Add, Ty::I32 | Ty::I64) => binary(BinOp::Add, ty, old, value),
+        (AtomicOp::Max, Ty::I32 | Ty::I64) => binary(BinOp::Max, ty, old, value),
+        (AtomicOp::Min, Ty::I32 | Ty::I64) => binary(BinOp::Min, ty, old, value),
+        (op, ty) => Err(format!("an atomic {} of {}", op.name(), ty.name())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f(value: f32) -> u64 {
+        f32_bits(value)
+    }
+
+    #[test]
+    fn integers_wrap_shift_and_divide_as_ptx_does() {
+        let i32_of = |value: i32| from_int(Ty::I32, i64::from(value));
+        let add = binary(BinOp::Add, Ty::I32, i32_of(i32::MAX), i32_of(1)).unwrap();
+        assert_eq!(as_i32(add), i32::MIN);
+        let shr = binary(BinOp::Shr, Ty::I32, i32_of(-8), i32_of(1)).unwrap();
+        assert_eq!(as_i32(shr), -4);
+        let far = binary(BinOp::Shr, Ty::I32, i32_of(-8), i32_of(40)).unwrap();
+        assert_eq!(as_i32(far), -1);
+        let gone = binary(BinOp::Shl, Ty::I64, 1, 64).unwrap();
+        assert_eq!(gone, 0);
+        let div = binary(BinOp::Div, Ty::I64, (-7i64) as u64, 2).unwrap();
+        assert_eq!(div as i64, -3);
+        let rem = binary(BinOp::Rem, Ty::I32, i32_of(-7), i32_of(2)).unwrap();
+        assert_eq!(as_i32(rem), -1);
+        let min = binary(BinOp::Min, Ty::I32, i32_of(-1), i32_of(3)).unwrap();
+        assert_eq!(as_i32(min), -1);
+        assert!(binary(BinOp::Xor, Ty::F32, 0, 0).is_err());
+    }
+
+    #[test]
+    fn float_comparisons_with_nan_are_false() {
+        let nan = f(f32::NAN);
+        for op in [CmpOp::Eq, CmpOp::Ne, CmpOp::Lt, CmpOp::Ge] {
+            assert!(!compare(op, Ty::F32, nan, f(1.0)).unwrap());
+        }
+        assert!(compare(CmpOp::Ne, Ty::F32, f(2.0), f(1.0)).unwrap());
+        assert!(compare(CmpOp::Lt, Ty::I32, from_int(Ty::I32, -1), 0).unwrap());
+    }
+
+    #[test]
+    fn min_and_max_prefer_numbers_and_order_zeros() {
+        let max = binary(BinOp::Max, Ty::F32, f(f32::NAN), f(2.0)).unwrap();
+        assert_eq!(as_f32(max), 2.0);
+        let min = binary(BinOp::Min, Ty::F32, f(0.0), f(-0.0)).unwrap();
+        assert!(as_f32(min).is_sign_negative());
+        let max = binary(BinOp::Max, Ty::F32, f(-0.0), f(0.0)).unwrap();
+        assert!(as_f32(max).is_sign_positive());
+        let max = binary(BinOp::Max, Ty::F32, f(f32::NEG_INFINITY), f(-3.0)).unwrap();
+        assert_eq!(as_f32(max), -3.0);
+    }
+
+    #[test]
+    fn conversions_round_to_nearest_even_and_truncate_toward_zero() {
+        assert_eq!(f32_to_bf16(1.0), 0x3F80);
+        // 1 + 2^-8 is halfway between two bf16 values: ties go to the even one.
+        assert_eq!(f32_to_bf16(1.0 + 1.0 / 256.0), 0x3F80);
+        assert_eq!(f32_to_bf16(1.0 + 3.0 / 256.0), 0x3F82);
+        assert_eq!(convert(Ty::BF16, Ty::F32, 0x3F80).unwrap(), f(1.0));
+        assert_eq!(convert(Ty::F32, Ty::F16, f(1.5)).unwrap(), 0x3E00);
+        let truncated = convert(Ty::F32, Ty::I32, f(-2.7)).unwrap();
+        assert_eq!(as_i32(truncated), -2);
+        let saturated = convert(Ty::F32, Ty::I32, f(1e20)).unwrap();
+        assert_eq!(as_i32(saturated), i32::MAX);
+        assert_eq!(convert(Ty::F32, Ty::I32, f(f32::NAN)).unwrap(), 0);
+        let narrowed = convert(Ty::I64, Ty::I32, (-1i64) as u64).unwrap();
+        assert_eq!(as_i32(narrowed), -1);
+        assert_eq!(convert(Ty::I64, Ty::I32, 1 << 32).unwrap(), 0);
+        assert!(convert(Ty::F16, Ty::F64, 0).is_err());
+    }
+
+    #[test]
+    fn math_functions_approximate_within_an_ulp() {
+        assert_eq!(as_f32(unary(UnOp::Exp2, Ty::F32, f(-2.0)).unwrap()), 0.25);
+        assert_eq!(as_f32(unary(UnOp::Log2, Ty::F32, f(8.0)).unwrap()), 3.0);
+        assert_eq!(as_f32(unary(UnOp::Rsqrt, Ty::F32, f(4.0)).unwrap()), 0.5);
+        assert_eq!(unary(UnOp::Neg, Ty::F32, f(1.0)).unwrap(), f(-1.0));
+        assert_eq!(unary(UnOp::Not, Ty::Pred, 1).unwrap(), 0);
+        assert!(unary(UnOp::Exp2, Ty::F64, 0).is_err());
+    }
+
+    #[test]
+    fn float_atomics_follow_the_backend() {
+        let max = |old: f32, value: f32| {
+            as_f32(atomic(AtomicOp::Max, Ty::F32, f(old), f(value)).unwrap())
+        };
+        assert_eq!(max(-3.0, -1.0), -1.0);
+        assert_eq!(max(-1.0, -3.0), -1.0);
+        assert_eq!(max(2.0, -3.0), 2.0);
+        assert_eq!(max(-2.0, 3.0), 3.0);
+        let min = |old: f32, value: f32| {
+            as_f32(atomic(AtomicOp::Min, Ty::F32, f(old), f(value)).unwrap())
+        };
+        assert_eq!(min(-3.0, -1.0), -3.0);
+        assert_eq!(min(2.0, -3.0), -3.0);
+        assert_eq!(min(2.0, 1.0), 1.0);
+        let tiny = f32::MIN_POSITIVE / 4.0;
+        let sum = atomic(AtomicOp::Add, Ty::F32, f(tiny), f(0.0)).unwrap();
+        assert_eq!(as_f32(sum), 0.0);
+    }
+}

@@ -1,0 +1,282 @@
+//! One block: its threads, grouped in warps of 32 by linear index (x fastest), its
+//! shared memory, and the scheduler that runs them.
+//!
+//! The scheduler runs every runnable thread in index order until it exits or waits,
+//! then completes each warp collective that all lanes of its warp wait at (a shuffle
+//! exchanges their values, `bar.warp.sync` starts a new warp epoch), and goes round
+//! again while anything moved. When nothing can move: if every thread has exited the
+//! block is done; if every thread waits at one `bar.sync`, the barrier releases them and
+//! a new epoch begins (after a read of unwritten shared memory in the old one is
+//! reported); otherwise some thread waits for others that will never come, a
+//! fault at the first such thread: a lane missing from a warp collective first, else a
+//! thread missing from a barrier (exited, or waiting at another one).
+
+use kir::{Inst, Kernel, Op, ShuffleMode};
+use lang::Span;
+
+use crate::atoms::Models;
+use crate::fault::{Elsewhere, Fault, FaultKind, Location, Other, Trap};
+use crate::global::GlobalMemory;
+use crate::shared::SharedMemory;
+use crate::thread::{Context, Status, Thread};
+
+/// What every block of a launch shares.
+pub struct Grid<'a, 'k> {
+    /// The kernel.
+    pub kernel: &'k Kernel,
+    /// Its atoms' models.
+    pub models: &'a Models,
+    /// Global memory.
+    pub global: &'a GlobalMemory,
+    /// The arguments' bits.
+    pub args: &'a [u64],
+    /// Blocks per grid, x y z.
+    pub grid: [u32; 3],
+    /// Threads per block, x y z.
+    pub block: [u32; 3],
+    /// Shared bytes per block.
+    pub shared_bytes: u32,
+    /// Thread-instructions the launch may run.
+    pub limit: u64,
+}
+
+/// The (x, y, z) of linear index `index` in a box of `dims` (x fastest).
+pub fn coordinates(index: u64, dims: [u32; 3]) -> [u32; 3] {
+    let (x, y) = (u64::from(dims[0]), u64::from(dims[1]));
+    [
+        (index % x) as u32,
+        ((index / x) % y) as u32,
+        (index / (x * y)) as u32,
+    ]
+}
+
+impl Grid<'_, '_> {
+    /// Runs block `index` (linear, x fastest) with `budget` thread-instructions at most;
+    /// the thread-instructions it executed.
+    pub fn run_block(&self, index: u64, budget: u64) -> Result<u64, Fault> {
+        let block = coordinates(index, self.grid);
+        let count = self
+            .block
+            .iter()
+            .map(|dim| u64::from(*dim))
+            .product::<u64>();
+        let mut threads: Vec<Thread<'_>> = (0..count)
+            .map(|thread| Thread::new(self.kernel, thread as u32, coordinates(thread, self.block)))
+            .collect();
+        let mut shared = SharedMemory::new(self.shared_bytes);
+        let mut warp_epochs = vec![0u32; threads.len().div_ceil(32)];
+        let mut context = Context {
+            kernel: self.kernel,
+            models: self.models,
+            global: self.global,
+            shared: &mut shared,
+            args: self.args,
+            block,
+            block_dims: self.block,
+            grid_dims: self.grid,
+            warp_epoch: 0,
+            budget,
+            limit: self.limit,
+            executed: 0,
+        };
+        let locate = |thread: [u32; 3]| Location { thread, block };
+        loop {
+            let mut moved = false;
+            for thread in &mut threads {
+                if thread.status == Status::Runnable {
+                    context.warp_epoch = warp_epochs[thread.index as usize / 32];
+                    moved = true;
+                    if let Err((span, trap)) = thread.run(&mut context) {
+                        return Err(self.fault(trap, span, locate(thread.coordinates)));
+                    }
+                }
+            }
+            for (warp, lanes) in threads.chunks_mut(32).enumerate() {
+                let Status::Collective(inst) = lanes[0].status else {
+                    continue;
+                };
+                if lanes.iter().all(|lane| lane.status == lanes[0].status) {
+                    complete(inst, lanes, &mut warp_epochs[warp], block)?;
+                    moved = true;
+                }
+            }
+            if moved {
+                continue;
+            }
+            let done = threads.iter().all(|thread| thread.status == Status::Exited);
+            if !done {
+                self.stuck(&threads, block)?;
+            }
+            // The epoch ends: a read of unwritten memory no write turned into a race is
+            // one now.
+            if let Some(read) = context.shared.unwritten_read() {
+                return Err(Fault {
+                    kind: FaultKind::Uninitialized {
+                        access: read.access,
+                        address: read.address,
+                    },
+                    span: read.span,
+                    location: Some(locate(coordinates(u64::from(read.thread), self.block))),
+                });
+            }
+            if done {
+                return Ok(context.executed);
+            }
+            // Every thread waits at the same barrier: release it.
+            for thread in &mut threads {
+                thread.status = Status::Runnable;
+            }
+            context.shared.barrier();
+        }
+    }
+
+    /// Nothing can move and not every thread has exited: the fault, unless every
+    /// thread waits at one barrier.
+    fn stuck(&self, threads: &[Thread<'_>], block: [u32; 3]) -> Result<(), Fault> {
+        let locate = |thread: &Thread<'_>| Location {
+            thread: thread.coordinates,
+            block,
+        };
+        for lanes in threads.chunks(32) {
+            let Some(waiting) = lanes
+                .iter()
+                .find(|lane| matches!(lane.status, Status::Collective(_)))
+            else {
+                continue;
+            };
+            let Status::Collective(inst) = waiting.status else {
+                continue;
+            };
+            if let Some(missing) = lanes.iter().find(|lane| lane.status != waiting.status) {
+                let kind = FaultKind::PartialWarp {
+                    what: collective_name(inst),
+                    other: elsewhere(missing),
+                };
+                return Err(Fault {
+                    kind,
+                    span: inst.span,
+                    location: Some(locate(waiting)),
+                });
+            }
+        }
+        let waiting = threads
+            .iter()
+            .find(|thread| matches!(thread.status, Status::Barrier(_)));
+        let Some((waiting, Status::Barrier(inst))) = waiting.map(|thread| (thread, thread.status))
+        else {
+            let kind = FaultKind::Unsupported("a block whose threads wait for nothing".to_owned());
+            return Err(Fault {
+                kind,
+                span: self.kernel.span,
+                location: None,
+            });
+        };
+        match threads
+            .iter()
+            .find(|thread| thread.status != waiting.status)
+        {
+            None => Ok(()),
+            Some(missing) => Err(Fault {
+                kind: FaultKind::BarrierNotReached {
+                    other: elsewhere(missing),
+                },
+                span: inst.span,
+                location: Some(locate(waiting)),
+            }),
+        }
+    }
+
+    /// A trap in a thread as a fault, with the other thread of a race located.
+    fn fault(&self, trap: Trap, span: Span, location: Location) -> Fault {
+        let kind = match trap {
+            Trap::Fault(kind) => kind,
+            Trap::Race {
+                access,
+                address,
+                other_thread,
+                other_span,
+                other_access,
+            } => FaultKind::Race {
+                access,
+                address,
+                other_access,
+                other: coordinates(u64::from(other_thread), self.block),
+                other_span,
+            },
+        };
+        Fault {
+            kind,
+            span,
+            location: Some(location),
+        }
+    }
+}
+
+fn collective_name(inst: &Inst) -> &'static str {
+    match inst.op {
+        Op::Shuffle { .. } => "shuffle",
+        Op::Barrier => "barrier",
+        _ => "syncwarp",
+    }
+}
+
+/// Where a thread that is not at a collective is.
+fn elsewhere(thread: &Thread<'_>) -> Other {
+    let at = match thread.status {
+        Status::Barrier(inst) | Status::Collective(inst) => Elsewhere::Waiting {
+            what: collective_name(inst),
+            span: inst.span,
+        },
+        Status::Runnable | Status::Exited => Elsewhere::Exited,
+    };
+    Other {
+        thread: thread.coordinates,
+        at,
+    }
+}
+
+/// Completes the warp collective `inst` that every lane of a warp waits at.
+fn complete(
+    inst: &Inst,
+    lanes: &mut [Thread<'_>],
+    warp_epoch: &mut u32,
+    block: [u32; 3],
+) -> Result<(), Fault> {
+    if let Op::Shuffle { mode, value, lane } = &inst.op {
+        let values: Vec<u64> = lanes.iter().map(|thread| thread.get(*value)).collect();
+        let count = lanes.len() as u32;
+        for (index, thread) in lanes.iter_mut().enumerate() {
+            let own = index as u32;
+            // `shfl.sync` uses the low 5 bits of the lane operand; a source outside
+            // the warp gives the lane its own value (the emitter's clamps: 0 going up,
+            // 31 otherwise).
+            let operand = thread.get(*lane) as u32 & 31;
+            let source = match mode {
+                ShuffleMode::Up => own.checked_sub(operand).unwrap_or(own),
+                ShuffleMode::Down => Some(own + operand).filter(|lane| *lane < 32).unwrap_or(own),
+                ShuffleMode::Xor => own ^ operand,
+                ShuffleMode::Index => operand,
+            };
+            let Some(bits) = values.get(source as usize) else {
+                return Err(Fault {
+                    kind: FaultKind::MissingLane {
+                        lane: source,
+                        lanes: count,
+                    },
+                    span: inst.span,
+                    location: Some(Location {
+                        thread: thread.coordinates,
+                        block,
+                    }),
+                });
+            };
+            thread.set(inst.results[0], *bits);
+        }
+    } else {
+        *warp_epoch += 1;
+    }
+    for thread in lanes {
+        thread.status = Status::Runnable;
+    }
+    Ok(())
+}

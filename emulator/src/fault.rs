@@ -1,0 +1,199 @@
+//! What stops a launch: a [`Fault`], at the KIR instruction's span (the `.cuk` line that
+//! produced it), with the thread and block that hit it and, for memory, the address.
+//! Each kind has its diagnostic code (`E0401`-`E0410`, registered in `lang::codes`);
+//! [`Fault::to_diagnostic`] gives the one `Diagnostic` every front-end renders, with a
+//! second label where another thread's instruction is involved (a race's other side, the
+//! barrier a straggler waits at); the wording is in [`message`].
+
+mod message;
+
+use kir::Space;
+use lang::Span;
+
+use crate::global::Extent;
+
+/// A problem found while emulating a launch.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fault {
+    /// What went wrong.
+    pub kind: FaultKind,
+    /// The instruction's span (the kernel's for a launch that cannot start).
+    pub span: Span,
+    /// The thread and block, when one was running.
+    pub location: Option<Location>,
+}
+
+/// Which thread of which block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Location {
+    /// `thread_idx` (x, y, z).
+    pub thread: [u32; 3],
+    /// `block_idx` (x, y, z).
+    pub block: [u32; 3],
+}
+
+/// What a memory access was.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// A load.
+    Load,
+    /// A store.
+    Store,
+    /// An atomic read-modify-write.
+    Atomic,
+    /// A cp.async copy reading global memory.
+    AsyncRead,
+    /// A cp.async copy landing in shared memory (at the thread's wait).
+    AsyncWrite,
+}
+
+/// Where a thread that kept a collective from completing is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Elsewhere {
+    /// It finished the kernel.
+    Exited,
+    /// It waits at another barrier or warp collective (`what`), at this span.
+    Waiting {
+        /// `barrier`, `shuffle` or `syncwarp`.
+        what: &'static str,
+        /// The instruction.
+        span: Span,
+    },
+}
+
+/// Another thread involved in a fault.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Other {
+    /// Its `thread_idx`.
+    pub thread: [u32; 3],
+    /// Where it is, or what it did.
+    pub at: Elsewhere,
+}
+
+/// The kinds of fault.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FaultKind {
+    /// `E0401`: a global access not inside one allocation.
+    GlobalOutOfBounds {
+        /// What the access was.
+        access: Access,
+        /// Its first byte.
+        address: u64,
+        /// How many bytes.
+        bytes: u32,
+        /// The allocation nearest to it, and the kernel parameter pointing into it.
+        nearest: Option<(Extent, Option<String>)>,
+    },
+    /// `E0402`: a shared access past the block's shared memory.
+    SharedOutOfBounds {
+        /// What the access was.
+        access: Access,
+        /// Its first byte (the 32-bit address as unsigned).
+        address: u64,
+        /// How many bytes.
+        bytes: u32,
+        /// The block's shared memory, in bytes.
+        size: u32,
+    },
+    /// `E0403`: an address that is not a multiple of the access's size.
+    Misaligned {
+        /// What the access was.
+        access: Access,
+        /// Global or shared.
+        space: Space,
+        /// The address.
+        address: u64,
+        /// The access's size, which the address must be a multiple of.
+        bytes: u32,
+    },
+    /// `E0404`: two threads access a shared byte, at least one writing, with no barrier
+    /// between them.
+    Race {
+        /// What this thread does.
+        access: Access,
+        /// The byte.
+        address: u32,
+        /// What the other thread did there.
+        other_access: Access,
+        /// The other thread (`at` is its instruction).
+        other: [u32; 3],
+        /// The other thread's instruction.
+        other_span: Span,
+    },
+    /// `E0405`: a read of shared memory nothing wrote.
+    Uninitialized {
+        /// What the access was.
+        access: Access,
+        /// The first byte never written.
+        address: u32,
+    },
+    /// `E0406`: a barrier that a thread of the block does not reach.
+    BarrierNotReached {
+        /// A thread that is not there.
+        other: Other,
+    },
+    /// `E0407`: a warp collective that a lane of the warp does not reach.
+    PartialWarp {
+        /// `shuffle` or `syncwarp`.
+        what: &'static str,
+        /// A lane that is not there.
+        other: Other,
+    },
+    /// `E0407`: a shuffle reading a lane the warp does not have (a partial last warp).
+    MissingLane {
+        /// The lane read.
+        lane: u32,
+        /// The lanes the warp has.
+        lanes: u32,
+    },
+    /// `E0408`: an atom whose instruction the emulator has no model of.
+    UnmodeledAtom {
+        /// Its PTX template.
+        template: String,
+    },
+    /// `E0409`: an operation or launch the emulator cannot run.
+    Unsupported(String),
+    /// `E0410`: more thread-instructions than the launch may run.
+    Budget {
+        /// The budget.
+        instructions: u64,
+    },
+}
+
+impl FaultKind {
+    /// The diagnostic code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            FaultKind::GlobalOutOfBounds { .. } => "E0401",
+            FaultKind::SharedOutOfBounds { .. } => "E0402",
+            FaultKind::Misaligned { .. } => "E0403",
+            FaultKind::Race { .. } => "E0404",
+            FaultKind::Uninitialized { .. } => "E0405",
+            FaultKind::BarrierNotReached { .. } => "E0406",
+            FaultKind::PartialWarp { .. } | FaultKind::MissingLane { .. } => "E0407",
+            FaultKind::UnmodeledAtom { .. } => "E0408",
+            FaultKind::Unsupported(_) => "E0409",
+            FaultKind::Budget { .. } => "E0410",
+        }
+    }
+}
+
+/// A fault inside a thread, before the block adds the coordinates of the threads.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Trap {
+    /// Anything but a race.
+    Fault(FaultKind),
+    /// A race with another thread of the block (a linear index).
+    Race {
+        /// What this thread does.
+        access: Access,
+        /// The byte.
+        address: u32,
+        /// The other thread's linear index.
+        other_thread: u32,
+        /// The other thread's instruction.
+        other_span: Span,
+        /// What it did.
+        other_access: Access,
+    },
+}

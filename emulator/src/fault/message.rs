@@ -1,0 +1,228 @@
+//! The words of a fault: its one-line message (`Display`), which names the thread, the
+//! block, the address and the other thread involved, and its diagnostic, with a label
+//! at each instruction involved and a note or help where one says what to do.
+
+use std::fmt;
+
+use lang::Diagnostic;
+
+use super::{Access, Elsewhere, Fault, FaultKind};
+
+impl Access {
+    fn verb(self) -> &'static str {
+        match self {
+            Access::Load => "loads",
+            Access::Store => "stores",
+            Access::Atomic => "updates atomically",
+            Access::AsyncRead => "copies (cp.async) from",
+            Access::AsyncWrite => "copies (cp.async) into",
+        }
+    }
+
+    fn writes(self) -> bool {
+        !matches!(self, Access::Load | Access::AsyncRead)
+    }
+}
+
+fn triple(value: [u32; 3]) -> String {
+    format!("({}, {}, {})", value[0], value[1], value[2])
+}
+
+fn size(bytes: u32) -> String {
+    if bytes == 1 {
+        "1 byte".to_owned()
+    } else {
+        format!("{bytes} bytes")
+    }
+}
+
+fn straggler(at: Elsewhere) -> String {
+    match at {
+        Elsewhere::Exited => "never reaches: it has exited".to_owned(),
+        Elsewhere::Waiting { what, .. } => {
+            format!("does not reach: it waits at a {what} elsewhere")
+        }
+    }
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let who = match &self.location {
+            Some(location) => format!(
+                "thread {} of block {}",
+                triple(location.thread),
+                triple(location.block)
+            ),
+            None => "the launch".to_owned(),
+        };
+        match &self.kind {
+            FaultKind::GlobalOutOfBounds {
+                access,
+                address,
+                bytes,
+                nearest,
+            } => {
+                write!(
+                    f,
+                    "{who} {} {} of global memory at {address:#x}, outside every allocation",
+                    access.verb(),
+                    size(*bytes)
+                )?;
+                if let Some((extent, param)) = nearest {
+                    let name = param
+                        .as_ref()
+                        .map_or(String::new(), |name| format!("`{name}`, "));
+                    let relation = if *address >= extent.base {
+                        let past = address.saturating_add(u64::from(*bytes)) - extent.end();
+                        format!("{past} bytes past its end")
+                    } else {
+                        format!("{} bytes before it", extent.base - address)
+                    };
+                    write!(
+                        f,
+                        " (the nearest is {name}{} bytes at {:#x}: {relation})",
+                        extent.bytes, extent.base
+                    )?;
+                }
+                Ok(())
+            }
+            FaultKind::SharedOutOfBounds {
+                access,
+                address,
+                bytes,
+                size: shared,
+            } => write!(
+                f,
+                "{who} {} {} of shared memory at {address:#x}, past the block's {}",
+                access.verb(),
+                size(*bytes),
+                size(*shared)
+            ),
+            FaultKind::Misaligned {
+                access,
+                space,
+                address,
+                bytes,
+            } => write!(
+                f,
+                "{who} {} {} of {} memory at {address:#x}, which is not a multiple of {bytes}",
+                access.verb(),
+                size(*bytes),
+                space.name()
+            ),
+            FaultKind::Race {
+                access,
+                address,
+                other_access,
+                other,
+                ..
+            } => write!(
+                f,
+                "data race in shared memory: {who} {} byte {address:#x}, which thread {} {} with no barrier between them",
+                access.verb(),
+                triple(*other),
+                if other_access.writes() {
+                    "wrote"
+                } else {
+                    "read"
+                }
+            ),
+            FaultKind::Uninitialized { access, address } => write!(
+                f,
+                "{who} {} shared memory at {address:#x}, which nothing has written",
+                access.verb()
+            ),
+            FaultKind::BarrierNotReached { other } => write!(
+                f,
+                "{who} waits at a barrier that thread {} {}",
+                triple(other.thread),
+                straggler(other.at)
+            ),
+            FaultKind::PartialWarp { what, other } => write!(
+                f,
+                "{who} waits at a {what} that lane {} of its warp {}",
+                triple(other.thread),
+                straggler(other.at)
+            ),
+            FaultKind::MissingLane { lane, lanes } => write!(
+                f,
+                "{who} shuffles from lane {lane}, but its warp has only {lanes} lanes"
+            ),
+            FaultKind::UnmodeledAtom { template } => write!(
+                f,
+                "the emulator has no model of the atom instruction `{}` ({who})",
+                template.split_whitespace().next().unwrap_or(template)
+            ),
+            FaultKind::Unsupported(what) => write!(f, "the emulator cannot run {what} ({who})"),
+            FaultKind::Budget { instructions } => write!(
+                f,
+                "the launch ran more than {instructions} thread-instructions (an endless loop?); stopped at {who}"
+            ),
+        }
+    }
+}
+
+impl Fault {
+    /// The fault as a diagnostic: its code, the message, the instruction's span as the
+    /// primary label, and another thread's instruction as a secondary one.
+    pub fn to_diagnostic(&self) -> Diagnostic {
+        let kind = &self.kind;
+        let label = match kind {
+            FaultKind::GlobalOutOfBounds { .. } | FaultKind::SharedOutOfBounds { .. } => {
+                "out of bounds"
+            }
+            FaultKind::Misaligned { .. } => "misaligned",
+            FaultKind::Race { access, .. } if access.writes() => "this write",
+            FaultKind::Race { .. } => "this read",
+            FaultKind::Uninitialized { .. } => "reads uninitialized shared memory",
+            FaultKind::BarrierNotReached { .. } => "not every thread of the block gets here",
+            FaultKind::PartialWarp { .. } | FaultKind::MissingLane { .. } => {
+                "not every lane of the warp gets here"
+            }
+            FaultKind::UnmodeledAtom { .. } | FaultKind::Unsupported(_) => "not emulated",
+            FaultKind::Budget { .. } => "still running here",
+        };
+        let mut diagnostic =
+            Diagnostic::error(kind.code(), self.to_string()).with_primary(self.span, label);
+        match kind {
+            FaultKind::Race {
+                other_access,
+                other,
+                other_span,
+                ..
+            } => {
+                let verb = if other_access.writes() {
+                    "wrote"
+                } else {
+                    "read"
+                };
+                diagnostic = diagnostic
+                    .with_secondary(
+                        *other_span,
+                        format!("thread {} {verb} it here", triple(*other)),
+                    )
+                    .with_help(
+                        "order the two accesses with a barrier (`syncthreads()`) between them",
+                    );
+            }
+            FaultKind::BarrierNotReached { other } | FaultKind::PartialWarp { other, .. } => {
+                if let Elsewhere::Waiting { span, .. } = other.at {
+                    diagnostic = diagnostic.with_secondary(
+                        span,
+                        format!("thread {} waits here", triple(other.thread)),
+                    );
+                }
+            }
+            FaultKind::Uninitialized { .. } => {
+                diagnostic = diagnostic.with_note(
+                    "shared memory holds nothing defined until a thread of the block writes it: a store, or a cp.async copy once its group is waited for",
+                );
+            }
+            FaultKind::UnmodeledAtom { template } => {
+                diagnostic = diagnostic.with_note(format!("the atom's PTX: `{template}`"));
+            }
+            _ => {}
+        }
+        diagnostic
+    }
+}

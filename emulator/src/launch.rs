@@ -1,0 +1,192 @@
+//! A launch: the grid's blocks run, on every core when they are independent, and the
+//! first fault in block order is the launch's.
+//!
+//! Blocks share nothing but global memory, so they run in parallel (rayon) unless the
+//! kernel has a global atomic, whose read-modify-write needs blocks to run one at a time.
+//! A block past the lowest one that faulted so far is not started; every block below it
+//! runs to the end, so the fault reported is always that of the lowest faulting block,
+//! whatever the interleaving.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use kir::{Inst, Op, Space, Verified};
+use rayon::prelude::*;
+
+use crate::atoms::Models;
+use crate::block::Grid;
+use crate::fault::{Fault, FaultKind};
+use crate::global::GlobalMemory;
+
+/// The most threads a block may have (every target's limit).
+pub const MAX_BLOCK_THREADS: u64 = 1024;
+
+/// The most shared memory a block may have (sm_90's 227 KiB).
+pub const MAX_SHARED_BYTES: u32 = 227 * 1024;
+
+/// The most blocks a grid may have along x, y and z (every target's limits).
+pub const MAX_GRID: [u32; 3] = [(1 << 31) - 1, 65535, 65535];
+
+/// How a kernel is launched.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Launch {
+    /// Blocks per grid, x y z.
+    pub grid: [u32; 3],
+    /// Threads per block, x y z.
+    pub block: [u32; 3],
+    /// Bytes of dynamic shared memory per block.
+    pub shared_bytes: u32,
+    /// Each parameter's value as the bits passed (an integer sign- or zero-extended, a
+    /// float's bits, a tensor's global address); `param i` reads the low bits of its
+    /// type's width.
+    pub args: Vec<u64>,
+}
+
+/// How to emulate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// Thread-instructions the launch may run before it is stopped (`E0410`).
+    pub max_instructions: u64,
+    /// Whether independent blocks may run on several cores.
+    pub parallel: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            max_instructions: 1 << 34,
+            parallel: true,
+        }
+    }
+}
+
+/// What a launch did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stats {
+    /// Thread-instructions executed (each instruction once per thread that ran it).
+    pub instructions: u64,
+    /// Whether blocks ran in parallel.
+    pub parallel: bool,
+}
+
+/// Runs `kernel` on the emulated device holding `memory`.
+pub fn run(
+    kernel: &Verified,
+    launch: &Launch,
+    memory: &mut GlobalMemory,
+    options: &Options,
+) -> Result<Stats, Fault> {
+    let unsupported = |what: String| Fault {
+        kind: FaultKind::Unsupported(what),
+        span: kernel.span,
+        location: None,
+    };
+    check(kernel, launch).map_err(unsupported)?;
+    let models = Models::of(kernel);
+    let grid = Grid {
+        kernel,
+        models: &models,
+        global: memory,
+        args: &launch.args,
+        grid: launch.grid,
+        block: launch.block,
+        shared_bytes: launch.shared_bytes,
+        limit: options.max_instructions,
+    };
+    let blocks: u64 = launch.grid.iter().map(|dim| u64::from(*dim)).product();
+    let parallel = options.parallel && !has_global_atomic(&kernel.body);
+    let executed = AtomicU64::new(0);
+    let lowest_fault = AtomicU64::new(u64::MAX);
+    let faults = Mutex::new(Vec::new());
+    let run_block = |index: u64| {
+        if index > lowest_fault.load(Ordering::Relaxed) {
+            return;
+        }
+        let budget = options
+            .max_instructions
+            .saturating_sub(executed.load(Ordering::Relaxed));
+        match grid.run_block(index, budget) {
+            Ok(count) => {
+                executed.fetch_add(count, Ordering::Relaxed);
+            }
+            Err(fault) => {
+                lowest_fault.fetch_min(index, Ordering::Relaxed);
+                if let Ok(mut faults) = faults.lock() {
+                    faults.push((index, fault));
+                }
+            }
+        }
+    };
+    if parallel {
+        (0..blocks).into_par_iter().for_each(run_block);
+    } else {
+        (0..blocks).for_each(run_block);
+    }
+    let faults = faults.into_inner().unwrap_or_default();
+    if let Some((_, fault)) = faults.into_iter().min_by_key(|(index, _)| *index) {
+        return Err(fault);
+    }
+    Ok(Stats {
+        instructions: executed.into_inner(),
+        parallel,
+    })
+}
+
+/// The launch's shape and arguments against the kernel's signature.
+fn check(kernel: &Verified, launch: &Launch) -> Result<(), String> {
+    let params = kernel.signature.params.len();
+    if launch.args.len() != params {
+        return Err(format!(
+            "a launch with {} arguments of a kernel with {params} parameters",
+            launch.args.len()
+        ));
+    }
+    if launch.grid.contains(&0) || launch.block.contains(&0) {
+        return Err("a launch with an extent of 0".to_owned());
+    }
+    if launch
+        .grid
+        .iter()
+        .zip(MAX_GRID)
+        .any(|(dim, most)| *dim > most)
+    {
+        return Err(format!(
+            "a grid of {:?} blocks (at most {MAX_GRID:?})",
+            launch.grid
+        ));
+    }
+    let threads = launch
+        .block
+        .iter()
+        .try_fold(1u64, |product, dim| product.checked_mul(u64::from(*dim)))
+        .unwrap_or(u64::MAX);
+    if threads > MAX_BLOCK_THREADS {
+        return Err(format!(
+            "a block of {threads} threads (at most {MAX_BLOCK_THREADS})"
+        ));
+    }
+    if launch.shared_bytes > MAX_SHARED_BYTES {
+        return Err(format!(
+            "a block with {} bytes of shared memory (at most {MAX_SHARED_BYTES})",
+            launch.shared_bytes
+        ));
+    }
+    Ok(())
+}
+
+/// Whether `body` has an atomic on global memory, anywhere.
+fn has_global_atomic(body: &[Inst]) -> bool {
+    body.iter().any(|inst| {
+        matches!(
+            inst.op,
+            Op::Atomic {
+                space: Space::Global,
+                ..
+            }
+        ) || inst
+            .op
+            .regions()
+            .iter()
+            .any(|region| has_global_atomic(&region.body))
+    })
+}

@@ -1,0 +1,58 @@
+//! A CPU emulator of verified KIR kernels, which runs a launch exactly (every thread of
+//! every block) and stops at the first bug it can see.
+//!
+//! [`run`] executes a [`kir::Verified`] kernel for a [`Launch`] (grid, block, dynamic
+//! shared bytes, argument bits) over a [`GlobalMemory`] of allocations the host adds and
+//! reads back. Each block has its own shared memory; its threads are grouped in warps of
+//! 32 by linear index (x + y·bx + z·bx·by); each thread interprets the structured KIR
+//! with an explicit stack of frames (`thread.rs`), so it can wait at a barrier or a warp
+//! collective and resume, and the block's scheduler (`block.rs`) releases it when the
+//! whole block (warp) is there. Blocks run in parallel on every core unless the kernel
+//! has a global atomic (`launch.rs`).
+//!
+//! # Semantics
+//! Each operation does what the PTX instruction `backend-ptx` emits for it does
+//! (`arith.rs`): signed wrapping integer arithmetic, arithmetic right shifts, signed
+//! `div`/`rem`/`min`/`max`; IEEE float arithmetic rounded to nearest even with
+//! subnormals kept; ordered float comparisons; `cvt` rounding (`.rn` to floats, `.rzi`
+//! saturating to integers, f32 to f16/bf16 to nearest even); loads and stores of 1, 2
+//! or 4 little-endian words; shuffles by `shfl.sync`'s rules; atomics on global or
+//! shared memory. Approximations, each within the hardware's documented error:
+//! `ex2.approx.f32` is the exact 2^x rounded to f32, `lg2.approx.f32` the exact log2,
+//! `rsqrt.approx.f32` the exact 1/sqrt(x) (the hardware is within 2 ulp for ex2 and
+//! 2^-22.9 relative for lg2 and rsqrt); an integer division by zero, which PTX leaves
+//! unspecified, gives -1 (remainder: the dividend); a skipped predicated load leaves
+//! zeros. Atom instructions run through a model of their PTX template (`atoms.rs`):
+//! `cp.async`'s bytes land only at the wait for their group, so a read before it sees
+//! the old data, as on hardware. An atom without a model is an error naming it.
+//!
+//! # Checks
+//! Each a [`Fault`] at the instruction's span (the `.cuk` line), with the thread and
+//! block and, for memory, the address: a global access outside every allocation (named
+//! by the allocation it strayed from and the parameter pointing into it, `E0401`), a
+//! shared access past the block's shared memory (`E0402`), a misaligned access
+//! (`E0403`), a shared-memory data race (`E0404`, both lines named), a read of shared
+//! memory nothing wrote (`E0405`), a `bar.sync` that not every thread reaches (`E0406`),
+//! a shuffle or `bar.warp.sync` that not every lane reaches (`E0407`), an atom with no
+//! model (`E0408`), an operation or launch the emulator cannot run (`E0409`), and a
+//! launch past its instruction budget (`E0410`). The first fault in block order stops
+//! the launch; within a block, threads run round-robin in index order, so the same
+//! launch always reports the same fault.
+//!
+//! **Invariants.** Nothing panics on a verified kernel and any launch; memory stays
+//! bounded by the allocations plus one block's registers and shared shadow per core
+//! (shadow state is kept for shared memory only, and global bounds are checked against
+//! allocation ranges); a launch ends, at the latest at its instruction budget.
+
+mod arith;
+mod atoms;
+mod block;
+mod fault;
+mod global;
+mod launch;
+mod shared;
+mod thread;
+
+pub use fault::{Access, Elsewhere, Fault, FaultKind, Location, Other};
+pub use global::{Extent, FIRST_ADDRESS, GAP, GlobalMemory, OutOfBounds};
+pub use launch::{Launch, MAX_BLOCK_THREADS, MAX_GRID, MAX_SHARED_BYTES, Options, Stats, run};

@@ -1,0 +1,359 @@
+//! A block's shared memory, and the shadow state that finds races and reads of bytes
+//! nothing wrote.
+//!
+//! Time in a block is cut into barrier epochs: `bar.sync` ends one for every thread
+//! at once (the scheduler releases a barrier only when the whole block waits there), and
+//! `bar.warp.sync` orders the lanes of one warp within an epoch. Two accesses to a byte
+//! by different threads, at least one a write, are a race unless a barrier lies between
+//! them: an earlier epoch, or the same warp and an earlier warp epoch. Atomics do not
+//! race with each other, only with plain accesses.
+//!
+//! Each byte keeps its last write and its two latest reads by different threads, which
+//! is exact without warp barriers (any earlier read by a third thread in the epoch was
+//! concurrent with the same later writes) and misses only some races between threads
+//! a warp barrier partly orders.
+//!
+//! A read of a byte nothing has written is not a fault at once: it is remembered, and
+//! when another thread writes the byte later in the same epoch the two are a race
+//! (as a transpose without its barrier is: the reader merely ran first); only when the
+//! epoch ends without such a write is it a read of uninitialized memory.
+
+use lang::Span;
+
+use crate::fault::{Access, FaultKind, Trap};
+
+/// One access as the shadow remembers it. `epoch` 0 means none.
+#[derive(Clone, Copy, Debug, Default)]
+struct Record {
+    epoch: u32,
+    warp_epoch: u32,
+    thread: u32,
+    access: Option<Access>,
+    span: Span,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Shadow {
+    write: Record,
+    read: Record,
+    /// The latest read by a thread other than `read`'s.
+    other_read: Record,
+}
+
+impl Record {
+    fn is_atomic(&self) -> bool {
+        self.access == Some(Access::Atomic)
+    }
+}
+
+/// Who accesses shared memory, and from where.
+#[derive(Clone, Copy, Debug)]
+pub struct Accessor {
+    /// The thread's linear index in its block.
+    pub thread: u32,
+    /// Its warp's current warp epoch.
+    pub warp_epoch: u32,
+    /// The instruction.
+    pub span: Span,
+}
+
+/// The first read, in the current epoch, of a byte nothing has written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UnwrittenRead {
+    /// The reading thread's linear index.
+    pub thread: u32,
+    /// The read's instruction.
+    pub span: Span,
+    /// What the read was.
+    pub access: Access,
+    /// The byte.
+    pub address: u32,
+}
+
+/// One block's shared memory.
+pub struct SharedMemory {
+    bytes: Vec<u8>,
+    shadow: Vec<Shadow>,
+    epoch: u32,
+    unwritten_read: Option<UnwrittenRead>,
+}
+
+impl SharedMemory {
+    /// `size` bytes, none written yet.
+    pub fn new(size: u32) -> Self {
+        SharedMemory {
+            bytes: vec![0; size as usize],
+            shadow: vec![Shadow::default(); size as usize],
+            epoch: 1,
+            unwritten_read: None,
+        }
+    }
+
+    /// Its size in bytes.
+    pub fn size(&self) -> u32 {
+        self.bytes.len() as u32
+    }
+
+    /// Every thread passed a barrier: a new epoch begins.
+    pub fn barrier(&mut self) {
+        self.epoch += 1;
+    }
+
+    /// The first read of an unwritten byte in this epoch, which no other thread's write
+    /// in the epoch turned into a race: taken when the epoch ends (at a barrier or the
+    /// block's end), so that a read racing with a later write is reported as the race.
+    pub fn unwritten_read(&mut self) -> Option<UnwrittenRead> {
+        self.unwritten_read.take()
+    }
+
+    /// Checks an access of `len` bytes at `address` for bounds and alignment.
+    pub fn check(&self, address: u32, len: usize, access: Access) -> Result<(), Trap> {
+        self.range(address, len, access).map(|_| ())
+    }
+
+    /// The index of an access's first byte, checked for bounds and alignment.
+    fn range(&self, address: u32, len: usize, access: Access) -> Result<usize, Trap> {
+        let end = u64::from(address) + len as u64;
+        if end > self.bytes.len() as u64 {
+            return Err(Trap::Fault(FaultKind::SharedOutOfBounds {
+                access,
+                address: u64::from(address),
+                bytes: len as u32,
+                size: self.size(),
+            }));
+        }
+        if !(address as usize).is_multiple_of(len) {
+            return Err(Trap::Fault(FaultKind::Misaligned {
+                access,
+                space: kir::Space::Shared,
+                address: u64::from(address),
+                bytes: len as u32,
+            }));
+        }
+        Ok(address as usize)
+    }
+
+    /// Whether an earlier access `record` and one by `who` now may happen in either order.
+    fn concurrent(&self, record: &Record, who: &Accessor) -> bool {
+        record.epoch == self.epoch
+            && record.thread != who.thread
+            && (record.thread / 32 != who.thread / 32 || record.warp_epoch == who.warp_epoch)
+    }
+
+    fn record(&self, who: &Accessor, access: Access) -> Record {
+        Record {
+            epoch: self.epoch,
+            warp_epoch: who.warp_epoch,
+            thread: who.thread,
+            access: Some(access),
+            span: who.span,
+        }
+    }
+
+    fn race(access: Access, index: usize, other: &Record) -> Trap {
+        Trap::Race {
+            access,
+            address: index as u32,
+            other_thread: other.thread,
+            other_span: other.span,
+            other_access: other.access.unwrap_or(Access::Store),
+        }
+    }
+
+    /// Reads `out.len()` bytes at `address` (a load: checked for races with writes and
+    /// for bytes never written).
+    pub fn read(&mut self, who: &Accessor, address: u32, out: &mut [u8]) -> Result<(), Trap> {
+        let start = self.range(address, out.len(), Access::Load)?;
+        for offset in 0..out.len() {
+            self.observe(who, start + offset, Access::Load)?;
+        }
+        out.copy_from_slice(&self.bytes[start..start + out.len()]);
+        Ok(())
+    }
+
+    /// Checks a read of byte `index` and records it.
+    fn observe(&mut self, who: &Accessor, index: usize, access: Access) -> Result<(), Trap> {
+        let shadow = self.shadow[index];
+        if shadow.write.epoch == 0 && self.unwritten_read.is_none() {
+            self.unwritten_read = Some(UnwrittenRead {
+                thread: who.thread,
+                span: who.span,
+                access,
+                address: index as u32,
+            });
+        }
+        let atomic = access == Access::Atomic;
+        if self.concurrent(&shadow.write, who) && !(atomic && shadow.write.is_atomic()) {
+            return Err(Self::race(access, index, &shadow.write));
+        }
+        if !atomic {
+            let record = self.record(who, access);
+            let shadow = &mut self.shadow[index];
+            if shadow.read.epoch == record.epoch && shadow.read.thread != who.thread {
+                shadow.other_read = shadow.read;
+            }
+            shadow.read = record;
+        }
+        Ok(())
+    }
+
+    /// Writes `bytes` at `address` (a store, or a cp.async landing: checked for races).
+    pub fn write(
+        &mut self,
+        who: &Accessor,
+        address: u32,
+        bytes: &[u8],
+        access: Access,
+    ) -> Result<(), Trap> {
+        let start = self.range(address, bytes.len(), access)?;
+        for offset in 0..bytes.len() {
+            self.claim(who, start + offset, access)?;
+        }
+        self.bytes[start..start + bytes.len()].copy_from_slice(bytes);
+        Ok(())
+    }
+
+    /// Checks a write of byte `index` and records it.
+    fn claim(&mut self, who: &Accessor, index: usize, access: Access) -> Result<(), Trap> {
+        let shadow = self.shadow[index];
+        let atomic = access == Access::Atomic;
+        let write_races =
+            self.concurrent(&shadow.write, who) && !(atomic && shadow.write.is_atomic());
+        let read_races = [shadow.read, shadow.other_read]
+            .into_iter()
+            .find(|read| self.concurrent(read, who));
+        if let Some(other) = write_races.then_some(shadow.write).or(read_races) {
+            return Err(Self::race(access, index, &other));
+        }
+        self.shadow[index].write = self.record(who, access);
+        Ok(())
+    }
+
+    /// An atomic read-modify-write of `len` bytes at `address`: `update` gets the old
+    /// bytes and returns the new ones.
+    pub fn atomic(
+        &mut self,
+        who: &Accessor,
+        address: u32,
+        len: usize,
+        update: impl FnOnce(&[u8]) -> Vec<u8>,
+    ) -> Result<Vec<u8>, Trap> {
+        let start = self.range(address, len, Access::Atomic)?;
+        for offset in 0..len {
+            self.observe(who, start + offset, Access::Atomic)?;
+            self.claim(who, start + offset, Access::Atomic)?;
+        }
+        let old = self.bytes[start..start + len].to_vec();
+        let new = update(&old);
+        self.bytes[start..start + len].copy_from_slice(&new);
+        Ok(old)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn who(thread: u32, warp_epoch: u32) -> Accessor {
+        Accessor {
+            thread,
+            warp_epoch,
+            span: Span::empty(thread),
+        }
+    }
+
+    fn race(result: Result<(), Trap>) -> Option<u32> {
+        match result {
+            Err(Trap::Race { other_thread, .. }) => Some(other_thread),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn a_barrier_orders_a_write_and_another_threads_read() {
+        let mut shared = SharedMemory::new(64);
+        shared
+            .write(&who(0, 0), 0, &[1, 2, 3, 4], Access::Store)
+            .unwrap();
+        let mut out = [0; 4];
+        assert_eq!(race(shared.read(&who(1, 0), 0, &mut out)), Some(0));
+        shared.barrier();
+        shared.read(&who(1, 0), 0, &mut out).unwrap();
+        assert_eq!(out, [1, 2, 3, 4]);
+        // Thread 2 also reads; thread 1 writing now races with thread 2's read.
+        shared.read(&who(2, 0), 0, &mut out).unwrap();
+        assert_eq!(
+            race(shared.write(&who(1, 0), 0, &[0; 4], Access::Store)),
+            Some(2)
+        );
+    }
+
+    #[test]
+    fn a_thread_may_reread_and_overwrite_its_own_bytes() {
+        let mut shared = SharedMemory::new(8);
+        shared.write(&who(5, 0), 4, &[7; 4], Access::Store).unwrap();
+        let mut out = [0; 4];
+        shared.read(&who(5, 0), 4, &mut out).unwrap();
+        shared.write(&who(5, 0), 4, &[8; 4], Access::Store).unwrap();
+        assert_eq!(
+            race(shared.write(&who(6, 0), 4, &[9; 4], Access::Store)),
+            Some(5)
+        );
+    }
+
+    #[test]
+    fn a_warp_barrier_orders_lanes_of_one_warp_only() {
+        let mut shared = SharedMemory::new(8);
+        shared.write(&who(0, 0), 0, &[1; 4], Access::Store).unwrap();
+        let mut out = [0; 4];
+        shared.read(&who(31, 1), 0, &mut out).unwrap();
+        assert_eq!(race(shared.read(&who(32, 0), 0, &mut out)), Some(0));
+    }
+
+    #[test]
+    fn unwritten_bytes_bounds_and_alignment_are_faults() {
+        let mut shared = SharedMemory::new(8);
+        shared.write(&who(0, 0), 0, &[1; 2], Access::Store).unwrap();
+        let mut out = [0; 4];
+        shared.read(&who(0, 0), 0, &mut out).unwrap();
+        let unwritten = shared.unwritten_read().unwrap();
+        assert_eq!((unwritten.thread, unwritten.address), (0, 2));
+        assert_eq!(shared.unwritten_read(), None);
+        let outside = shared.read(&who(0, 0), 8, &mut out);
+        assert!(matches!(
+            outside,
+            Err(Trap::Fault(FaultKind::SharedOutOfBounds { .. }))
+        ));
+        let misaligned = shared.write(&who(0, 0), 2, &[0; 4], Access::Store);
+        assert!(matches!(
+            misaligned,
+            Err(Trap::Fault(FaultKind::Misaligned { .. }))
+        ));
+    }
+
+    #[test]
+    fn a_read_before_another_threads_write_is_a_race_not_an_unwritten_read() {
+        let mut shared = SharedMemory::new(4);
+        let mut out = [0; 4];
+        shared.read(&who(0, 0), 0, &mut out).unwrap();
+        assert_eq!(
+            race(shared.write(&who(1, 0), 0, &[1; 4], Access::Store)),
+            Some(0)
+        );
+    }
+
+    #[test]
+    fn atomics_race_only_with_plain_accesses() {
+        let mut shared = SharedMemory::new(4);
+        shared.write(&who(0, 0), 0, &[0; 4], Access::Store).unwrap();
+        shared.barrier();
+        let add = |old: &[u8]| vec![old[0] + 1, old[1], old[2], old[3]];
+        shared.atomic(&who(1, 0), 0, 4, add).unwrap();
+        shared.atomic(&who(2, 0), 0, 4, add).unwrap();
+        let mut out = [0; 4];
+        assert_eq!(race(shared.read(&who(3, 0), 0, &mut out)), Some(2));
+        shared.barrier();
+        shared.read(&who(3, 0), 0, &mut out).unwrap();
+        assert_eq!(out[0], 2);
+    }
+}

@@ -1,0 +1,294 @@
+//! One emulated thread: an interpreter over structured KIR with an explicit stack of
+//! frames, so that it can stop at a barrier or a warp collective and resume there.
+//!
+//! A frame is a list of instructions being run and the index of the next one: the
+//! kernel's body, or a region of a `for` (with its counter and end), a do-while `loop`
+//! or one side of an `if`. At the end of a region its yields are read all at once
+//! (they may be its own parameters, swapped) and either start the next iteration or
+//! become the instruction's results. [`Thread::run`] executes until the thread exits or
+//! reaches an instruction that needs others: `bar.sync` (the whole block) or a shuffle
+//! or `bar.warp.sync` (the whole warp); the block completes those ([`crate::block`]).
+//! Regions are entered and left in [`control`], memory instructions are in [`memory`].
+
+mod control;
+mod memory;
+
+use kir::{Inst, Kernel, Op, Region, Special, Ty, ValueId};
+use lang::Span;
+
+use crate::arith;
+use crate::atoms::Models;
+use crate::atoms::cp_async::AsyncCopies;
+use crate::fault::{FaultKind, Trap};
+use crate::global::GlobalMemory;
+use crate::shared::SharedMemory;
+
+/// Where a thread is.
+#[derive(Clone, Copy, Debug)]
+pub enum Status<'k> {
+    /// It can run.
+    Runnable,
+    /// It waits at this `bar.sync`.
+    Barrier(&'k Inst),
+    /// It waits at this shuffle or `bar.warp.sync`.
+    Collective(&'k Inst),
+    /// It has finished.
+    Exited,
+}
+
+/// Two statuses are the same when they are the same variant, waiting at the same
+/// instruction (the same place in the kernel, not an equal instruction elsewhere).
+impl PartialEq for Status<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Status::Runnable, Status::Runnable) | (Status::Exited, Status::Exited) => true,
+            (Status::Barrier(a), Status::Barrier(b))
+            | (Status::Collective(a), Status::Collective(b)) => std::ptr::eq(*a, *b),
+            _ => false,
+        }
+    }
+}
+
+/// What the block's threads share while one of them runs.
+pub struct Context<'a, 'k> {
+    /// The kernel.
+    pub kernel: &'k Kernel,
+    /// Its atoms' models.
+    pub models: &'a Models,
+    /// Global memory.
+    pub global: &'a GlobalMemory,
+    /// The block's shared memory.
+    pub shared: &'a mut SharedMemory,
+    /// The arguments' bits, by parameter index.
+    pub args: &'a [u64],
+    /// `block_idx`.
+    pub block: [u32; 3],
+    /// `block_dim`.
+    pub block_dims: [u32; 3],
+    /// `grid_dim`.
+    pub grid_dims: [u32; 3],
+    /// The running thread's warp's warp epoch (see [`crate::shared`]).
+    pub warp_epoch: u32,
+    /// Thread-instructions this block may still execute.
+    pub budget: u64,
+    /// Thread-instructions the whole launch may execute.
+    pub limit: u64,
+    /// Thread-instructions executed so far.
+    pub executed: u64,
+}
+
+/// A frame of the interpreter's stack.
+struct Frame<'k> {
+    body: &'k [Inst],
+    next: usize,
+    kind: FrameKind<'k>,
+}
+
+enum FrameKind<'k> {
+    Kernel,
+    For {
+        inst: &'k Inst,
+        region: &'k Region,
+        counter: i64,
+        end: i64,
+    },
+    Loop {
+        inst: &'k Inst,
+        region: &'k Region,
+        condition: ValueId,
+    },
+    Branch {
+        inst: &'k Inst,
+        region: &'k Region,
+    },
+}
+
+/// What executing one instruction asks of the interpreter.
+enum Flow<'k> {
+    Next,
+    Enter(Frame<'k>),
+    Wait(Status<'k>),
+}
+
+/// A fault inside a thread, at an instruction's span.
+pub type Stopped = (Span, Trap);
+
+/// One thread of a block.
+pub struct Thread<'k> {
+    /// Its linear index in the block (x fastest).
+    pub index: u32,
+    /// `thread_idx`.
+    pub coordinates: [u32; 3],
+    /// Where it is.
+    pub status: Status<'k>,
+    registers: Vec<u64>,
+    frames: Vec<Frame<'k>>,
+    copies: AsyncCopies,
+    scratch: Vec<u64>,
+}
+
+impl<'k> Thread<'k> {
+    /// A thread at the start of `kernel`.
+    pub fn new(kernel: &'k Kernel, index: u32, coordinates: [u32; 3]) -> Self {
+        Thread {
+            index,
+            coordinates,
+            status: Status::Runnable,
+            registers: vec![0; kernel.values.len()],
+            frames: vec![Frame {
+                body: &kernel.body,
+                next: 0,
+                kind: FrameKind::Kernel,
+            }],
+            copies: AsyncCopies::default(),
+            scratch: Vec::new(),
+        }
+    }
+
+    /// The bits of `value`.
+    pub fn get(&self, value: ValueId) -> u64 {
+        self.registers[value.0 as usize]
+    }
+
+    /// Sets the bits of `value`.
+    pub fn set(&mut self, value: ValueId, bits: u64) {
+        self.registers[value.0 as usize] = bits;
+    }
+
+    /// `value`, an integer of type `ty`, as a number.
+    fn signed(&self, value: ValueId, ty: Ty) -> i64 {
+        let bits = self.get(value);
+        match ty {
+            Ty::I32 => i64::from(arith::as_i32(bits)),
+            _ => bits as i64,
+        }
+    }
+
+    /// Copies `from`'s values into `to`, all read before any is written.
+    fn copy(&mut self, from: &[ValueId], to: &[ValueId]) {
+        self.scratch.clear();
+        for value in from {
+            self.scratch.push(self.registers[value.0 as usize]);
+        }
+        for (value, bits) in to.iter().zip(&self.scratch) {
+            self.registers[value.0 as usize] = *bits;
+        }
+    }
+
+    /// Runs until the thread exits or waits for others.
+    pub fn run(&mut self, context: &mut Context<'_, 'k>) -> Result<(), Stopped> {
+        self.status = Status::Runnable;
+        loop {
+            let Some(frame) = self.frames.last_mut() else {
+                return Ok(());
+            };
+            let (body, next) = (frame.body, frame.next);
+            let Some(inst) = body.get(next) else {
+                self.end_region(context)?;
+                if self.status == Status::Exited {
+                    return Ok(());
+                }
+                continue;
+            };
+            frame.next += 1;
+            if context.budget == 0 {
+                let instructions = context.limit;
+                return Err((inst.span, Trap::Fault(FaultKind::Budget { instructions })));
+            }
+            context.budget -= 1;
+            context.executed += 1;
+            match self.execute(inst, context) {
+                Ok(Flow::Next) => {}
+                Ok(Flow::Enter(frame)) => self.frames.push(frame),
+                Ok(Flow::Wait(status)) => {
+                    self.status = status;
+                    return Ok(());
+                }
+                Err(trap) => return Err((inst.span, trap)),
+            }
+        }
+    }
+
+    fn execute(&mut self, inst: &'k Inst, context: &mut Context<'_, 'k>) -> Result<Flow<'k>, Trap> {
+        let kernel = context.kernel;
+        let result = inst.results.first().copied();
+        let ty = result.map_or(Ty::Pred, |value| kernel.ty(value));
+        let unsupported = |what: String| Trap::Fault(FaultKind::Unsupported(what));
+        let bits = match &inst.op {
+            Op::ConstInt(value) => arith::from_int(ty, *value),
+            Op::ConstFloat(value) => arith::float_constant(ty, *value).map_err(unsupported)?,
+            Op::Param(index) => {
+                let arg =
+                    context.args.get(*index).copied().ok_or_else(|| {
+                        unsupported(format!("a kernel without parameter {index}"))
+                    })?;
+                arith::from_int(ty, arg as i64)
+            }
+            Op::Special(special) => {
+                let (values, axis) = match *special {
+                    Special::ThreadIndex(axis) => (self.coordinates, axis),
+                    Special::BlockIndex(axis) => (context.block, axis),
+                    Special::BlockDim(axis) => (context.block_dims, axis),
+                    Special::GridDim(axis) => (context.grid_dims, axis),
+                };
+                arith::from_int(ty, i64::from(values[usize::from(axis.min(2))]))
+            }
+            // The kernel's shared memory starts at shared address 0, as the dynamic
+            // shared memory of a kernel with no static shared memory does.
+            Op::SharedBase => 0,
+            Op::Unary(op, a) => arith::unary(*op, ty, self.get(*a)).map_err(unsupported)?,
+            Op::Binary(op, a, b) => {
+                arith::binary(*op, ty, self.get(*a), self.get(*b)).map_err(unsupported)?
+            }
+            Op::Fma(a, b, c) => {
+                arith::fma(ty, self.get(*a), self.get(*b), self.get(*c)).map_err(unsupported)?
+            }
+            Op::Compare(op, a, b) => {
+                let operands = kernel.ty(*a);
+                let holds = arith::compare(*op, operands, self.get(*a), self.get(*b))
+                    .map_err(unsupported)?;
+                u64::from(holds)
+            }
+            Op::Select(condition, a, b) => {
+                if self.get(*condition) != 0 {
+                    self.get(*a)
+                } else {
+                    self.get(*b)
+                }
+            }
+            Op::Convert(a) => {
+                arith::convert(kernel.ty(*a), ty, self.get(*a)).map_err(unsupported)?
+            }
+            Op::Pack(low, high) => (self.get(*low) & 0xFFFF) | ((self.get(*high) & 0xFFFF) << 16),
+            Op::Unpack(packed) => {
+                let packed = self.get(*packed);
+                self.set(inst.results[1], (packed >> 16) & 0xFFFF);
+                packed & 0xFFFF
+            }
+            Op::Load { .. } | Op::Store { .. } | Op::Atom { .. } | Op::Atomic { .. } => {
+                self.memory(inst, context)?;
+                return Ok(Flow::Next);
+            }
+            Op::CpAsyncCommit => {
+                self.copies.commit();
+                return Ok(Flow::Next);
+            }
+            Op::CpAsyncWait(newest) => {
+                let copies = self.copies.wait(usize::try_from(*newest).unwrap_or(0));
+                self.land(copies, context).map_err(|(_, trap)| trap)?;
+                return Ok(Flow::Next);
+            }
+            Op::Barrier => return Ok(Flow::Wait(Status::Barrier(inst))),
+            Op::WarpBarrier | Op::Shuffle { .. } => {
+                return Ok(Flow::Wait(Status::Collective(inst)));
+            }
+            Op::For { .. } | Op::If { .. } | Op::Loop { .. } => {
+                return Ok(self.enter(inst, context.kernel));
+            }
+        };
+        if let Some(result) = result {
+            self.set(result, bits);
+        }
+        Ok(Flow::Next)
+    }
+}

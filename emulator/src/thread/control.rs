@@ -1,0 +1,131 @@
+//! Entering and leaving regions: a `for` runs its body while the counter is below the
+//! end (not at all when it starts at or past it, the results then being the initial
+//! values), a do-while `loop` until its condition, read at the end of the body, is
+//! false, an `if` one side. At the end of a region the yields are copied all at once into
+//! the parameters (the next iteration) or the instruction's results.
+
+use kir::{Inst, Kernel, Op, Region};
+
+use super::{Context, Flow, Frame, FrameKind, Status, Stopped, Thread};
+use crate::arith;
+
+impl<'k> Thread<'k> {
+    /// The end of the innermost frame's instructions: the next iteration, or the
+    /// instruction's results, or the thread's exit.
+    pub(super) fn end_region(&mut self, context: &mut Context<'_, 'k>) -> Result<(), Stopped> {
+        let Some(frame) = self.frames.last_mut() else {
+            return Ok(());
+        };
+        let ending = match &mut frame.kind {
+            FrameKind::Kernel => None,
+            FrameKind::For {
+                inst,
+                region,
+                counter,
+                end,
+            } => {
+                *counter += 1;
+                let again = *counter < *end;
+                Some((*inst, *region, again, Some(*counter)))
+            }
+            FrameKind::Loop {
+                inst,
+                region,
+                condition,
+            } => Some((
+                *inst,
+                *region,
+                self.registers[condition.0 as usize] != 0,
+                None,
+            )),
+            FrameKind::Branch { inst, region } => Some((*inst, *region, false, None)),
+        };
+        let Some((inst, region, again, counter)) = ending else {
+            self.frames.clear();
+            self.status = Status::Exited;
+            let copies = self.copies.drain();
+            return self.land(copies, context);
+        };
+        if again {
+            frame.next = 0;
+            match counter {
+                Some(counter) => {
+                    self.copy(&region.yields, &region.params[1..]);
+                    let ty = context.kernel.ty(region.params[0]);
+                    self.set(region.params[0], arith::from_int(ty, counter));
+                }
+                None => self.copy(&region.yields, &region.params),
+            }
+        } else {
+            self.frames.pop();
+            self.copy(&region.yields, &inst.results);
+        }
+        Ok(())
+    }
+
+    /// Starts a loop or branch: its frame, or its results when it runs no region.
+    pub(super) fn enter(&mut self, inst: &'k Inst, kernel: &Kernel) -> Flow<'k> {
+        let frame = |region: &'k Region, kind| Frame {
+            body: &region.body,
+            next: 0,
+            kind,
+        };
+        match &inst.op {
+            Op::For {
+                start,
+                end,
+                inits,
+                body,
+                ..
+            } => {
+                let ty = kernel.ty(*start);
+                let (first, end) = (self.signed(*start, ty), self.signed(*end, ty));
+                if first >= end {
+                    self.copy(inits, &inst.results);
+                    return Flow::Next;
+                }
+                self.set(body.params[0], arith::from_int(ty, first));
+                self.copy(inits, &body.params[1..]);
+                Flow::Enter(frame(
+                    body,
+                    FrameKind::For {
+                        inst,
+                        region: body,
+                        counter: first,
+                        end,
+                    },
+                ))
+            }
+            Op::Loop {
+                inits,
+                body,
+                condition,
+                ..
+            } => {
+                self.copy(inits, &body.params);
+                Flow::Enter(frame(
+                    body,
+                    FrameKind::Loop {
+                        inst,
+                        region: body,
+                        condition: *condition,
+                    },
+                ))
+            }
+            Op::If {
+                condition,
+                then,
+                otherwise,
+                ..
+            } => {
+                let region = if self.get(*condition) != 0 {
+                    then
+                } else {
+                    otherwise
+                };
+                Flow::Enter(frame(region, FrameKind::Branch { inst, region }))
+            }
+            _ => Flow::Next,
+        }
+    }
+}

@@ -1,0 +1,377 @@
+//! A thread's memory instructions: loads and stores of 1, 2 or 4 words (little-endian,
+//! the vector aligned to its whole size, as PTX requires), atomics, and atom
+//! instructions through their models; and the landing of its cp.async copies.
+//!
+//! A global address is the register plus the immediate offset, checked against the
+//! allocation it falls in; a shared one is the 32-bit register plus the offset, checked
+//! against the block's shared size and through the race detector. A load whose
+//! predicate is false reads nothing and leaves zeros in its results.
+
+use kir::{Inst, Op, Space, ValueId};
+
+use super::{Context, Stopped, Thread};
+use crate::arith;
+use crate::atoms::Model;
+use crate::atoms::cp_async::{CpAsync, PendingCopy, SourceBytes};
+use crate::fault::{Access, FaultKind, Trap};
+use crate::global::OutOfBounds;
+use crate::shared::Accessor;
+
+/// An address in one of the two spaces: 64-bit global, or shared as an offset into
+/// the block's shared memory.
+#[derive(Clone, Copy)]
+enum Address {
+    Global(u64),
+    Shared(u32),
+}
+
+impl<'k> Thread<'k> {
+    /// A [`Op::Load`], [`Op::Store`], [`Op::Atomic`] or [`Op::Atom`].
+    pub(super) fn memory(
+        &mut self,
+        inst: &'k Inst,
+        context: &mut Context<'_, 'k>,
+    ) -> Result<(), Trap> {
+        let kernel = context.kernel;
+        match &inst.op {
+            Op::Load {
+                space,
+                address,
+                offset,
+                predicate,
+            } => {
+                if !self.enabled(*predicate) {
+                    for result in &inst.results {
+                        self.set(*result, 0);
+                    }
+                    return Ok(());
+                }
+                let word = (kernel.ty(inst.results[0]).bits() / 8) as usize;
+                let mut buffer = [0u8; 16];
+                let bytes = &mut buffer[..word * inst.results.len()];
+                let at = self.address(
+                    context,
+                    *space,
+                    *address,
+                    *offset,
+                    bytes.len(),
+                    Access::Load,
+                )?;
+                self.read(context, at, bytes, Access::Load, inst)?;
+                for (result, chunk) in inst.results.iter().zip(bytes.chunks(word)) {
+                    self.set(*result, little_endian(chunk));
+                }
+                Ok(())
+            }
+            Op::Store {
+                space,
+                address,
+                offset,
+                values,
+                predicate,
+            } => {
+                if !self.enabled(*predicate) {
+                    return Ok(());
+                }
+                let word = (kernel.ty(values[0]).bits() / 8) as usize;
+                let mut buffer = [0u8; 16];
+                for (value, chunk) in values.iter().zip(buffer.chunks_mut(word)) {
+                    chunk.copy_from_slice(&self.get(*value).to_le_bytes()[..word]);
+                }
+                let bytes = &buffer[..word * values.len()];
+                let at = self.address(
+                    context,
+                    *space,
+                    *address,
+                    *offset,
+                    bytes.len(),
+                    Access::Store,
+                )?;
+                self.write(context, at, bytes, Access::Store, inst)
+            }
+            Op::Atomic {
+                op,
+                space,
+                address,
+                offset,
+                value,
+            } => {
+                let ty = kernel.ty(*value);
+                let word = (ty.bits() / 8) as usize;
+                let at = self.address(context, *space, *address, *offset, word, Access::Atomic)?;
+                let operand = self.get(*value);
+                let update = |old: &[u8]| -> Result<Vec<u8>, String> {
+                    let new = arith::atomic(*op, ty, little_endian(old), operand)?;
+                    Ok(new.to_le_bytes()[..word].to_vec())
+                };
+                let old = match at {
+                    Address::Global(address) => {
+                        let mut old = vec![0; word];
+                        let bounds =
+                            |bounds| global_fault(context, Access::Atomic, address, word, bounds);
+                        context.global.load(address, &mut old).map_err(bounds)?;
+                        let new = update(&old)
+                            .map_err(|what| Trap::Fault(FaultKind::Unsupported(what)))?;
+                        context.global.store(address, &new).map_err(bounds)?;
+                        old
+                    }
+                    Address::Shared(address) => {
+                        let who = self.accessor(context, inst);
+                        let mut failed = None;
+                        let old = context.shared.atomic(&who, address, word, |old| {
+                            update(old).unwrap_or_else(|what| {
+                                failed = Some(what);
+                                old.to_vec()
+                            })
+                        })?;
+                        if let Some(what) = failed {
+                            return Err(Trap::Fault(FaultKind::Unsupported(what)));
+                        }
+                        old
+                    }
+                };
+                if let Some(result) = inst.results.first() {
+                    self.set(*result, little_endian(&old));
+                }
+                Ok(())
+            }
+            Op::Atom {
+                template,
+                operands,
+                predicate,
+                ..
+            } => {
+                let Some(model) = context.models.get(inst) else {
+                    return Err(Trap::Fault(FaultKind::UnmodeledAtom {
+                        template: template.clone(),
+                    }));
+                };
+                if !self.enabled(*predicate) {
+                    return Ok(());
+                }
+                match model {
+                    Model::CpAsync(copy) => self.cp_async(copy, operands, context, inst),
+                }
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn enabled(&self, predicate: Option<ValueId>) -> bool {
+        predicate.is_none_or(|predicate| self.get(predicate) != 0)
+    }
+
+    fn accessor(&self, context: &Context<'_, 'k>, inst: &Inst) -> Accessor {
+        Accessor {
+            thread: self.index,
+            warp_epoch: context.warp_epoch,
+            span: inst.span,
+        }
+    }
+
+    /// The address `register + offset` in `space`, for an access of `bytes` bytes.
+    fn address(
+        &self,
+        context: &Context<'_, 'k>,
+        space: Space,
+        register: ValueId,
+        offset: i64,
+        bytes: usize,
+        access: Access,
+    ) -> Result<Address, Trap> {
+        match space {
+            Space::Global => Ok(Address::Global(
+                (self.get(register) as i64).wrapping_add(offset) as u64,
+            )),
+            Space::Shared => self
+                .shared_address(context, register, offset, bytes, access)
+                .map(Address::Shared),
+        }
+    }
+
+    /// A shared address `register + offset`; one below 0 or beyond 32 bits is out of
+    /// bounds.
+    fn shared_address(
+        &self,
+        context: &Context<'_, 'k>,
+        register: ValueId,
+        offset: i64,
+        bytes: usize,
+        access: Access,
+    ) -> Result<u32, Trap> {
+        let address = i64::from(arith::as_i32(self.get(register))) + offset;
+        u32::try_from(address).map_err(|_| {
+            Trap::Fault(FaultKind::SharedOutOfBounds {
+                access,
+                address: address as u64,
+                bytes: bytes as u32,
+                size: context.shared.size(),
+            })
+        })
+    }
+
+    fn read(
+        &self,
+        context: &mut Context<'_, 'k>,
+        at: Address,
+        bytes: &mut [u8],
+        access: Access,
+        inst: &Inst,
+    ) -> Result<(), Trap> {
+        match at {
+            Address::Global(address) => {
+                aligned(Space::Global, address, bytes.len(), access)?;
+                let len = bytes.len();
+                context
+                    .global
+                    .load(address, bytes)
+                    .map_err(|bounds| global_fault(context, access, address, len, bounds))
+            }
+            Address::Shared(address) => {
+                let who = self.accessor(context, inst);
+                context.shared.read(&who, address, bytes)
+            }
+        }
+    }
+
+    fn write(
+        &self,
+        context: &mut Context<'_, 'k>,
+        at: Address,
+        bytes: &[u8],
+        access: Access,
+        inst: &Inst,
+    ) -> Result<(), Trap> {
+        match at {
+            Address::Global(address) => {
+                aligned(Space::Global, address, bytes.len(), access)?;
+                context
+                    .global
+                    .store(address, bytes)
+                    .map_err(|bounds| global_fault(context, access, address, bytes.len(), bounds))
+            }
+            Address::Shared(address) => {
+                let who = self.accessor(context, inst);
+                context.shared.write(&who, address, bytes, access)
+            }
+        }
+    }
+
+    /// Issues a cp.async: the source read now, the destination checked now and written
+    /// when the copy lands.
+    fn cp_async(
+        &mut self,
+        copy: &CpAsync,
+        operands: &[(String, ValueId, i64)],
+        context: &mut Context<'_, 'k>,
+        inst: &Inst,
+    ) -> Result<(), Trap> {
+        let operand = |name: &str| {
+            operands
+                .iter()
+                .find(|(operand, _, _)| operand == name)
+                .map(|(_, value, offset)| (*value, *offset))
+                .ok_or_else(|| {
+                    Trap::Fault(FaultKind::Unsupported(format!(
+                        "a cp.async template naming `{name}`, an operand the instruction lacks"
+                    )))
+                })
+        };
+        let bytes = copy.bytes as usize;
+        let source_bytes = match &copy.source_bytes {
+            SourceBytes::All => bytes,
+            SourceBytes::Constant(size) => *size as usize,
+            SourceBytes::Operand(name) => (self.get(operand(name)?.0) as u32 as usize).min(bytes),
+        };
+        let (dst, dst_offset) = operand(&copy.dst)?;
+        let dst = self.shared_address(context, dst, dst_offset, bytes, Access::AsyncWrite)?;
+        context.shared.check(dst, bytes, Access::AsyncWrite)?;
+        let (src, src_offset) = operand(&copy.src)?;
+        let src = (self.get(src) as i64).wrapping_add(src_offset) as u64;
+        aligned(Space::Global, src, bytes, Access::AsyncRead)?;
+        let mut data = vec![0; bytes];
+        context
+            .global
+            .load(src, &mut data[..source_bytes])
+            .map_err(|bounds| {
+                global_fault(context, Access::AsyncRead, src, source_bytes, bounds)
+            })?;
+        self.copies.issue(PendingCopy {
+            dst,
+            data,
+            span: inst.span,
+        });
+        Ok(())
+    }
+
+    /// Writes landed cp.async copies into shared memory, each at its copy's span.
+    pub(super) fn land(
+        &self,
+        copies: Vec<PendingCopy>,
+        context: &mut Context<'_, 'k>,
+    ) -> Result<(), Stopped> {
+        for copy in copies {
+            let who = Accessor {
+                thread: self.index,
+                warp_epoch: context.warp_epoch,
+                span: copy.span,
+            };
+            context
+                .shared
+                .write(&who, copy.dst, &copy.data, Access::AsyncWrite)
+                .map_err(|trap| (copy.span, trap))?;
+        }
+        Ok(())
+    }
+}
+
+/// Up to 8 little-endian bytes as the low bits of a register.
+fn little_endian(bytes: &[u8]) -> u64 {
+    bytes
+        .iter()
+        .rev()
+        .fold(0, |bits, byte| (bits << 8) | u64::from(*byte))
+}
+
+fn aligned(space: Space, address: u64, bytes: usize, access: Access) -> Result<(), Trap> {
+    if address.is_multiple_of(bytes as u64) {
+        Ok(())
+    } else {
+        Err(Trap::Fault(FaultKind::Misaligned {
+            access,
+            space,
+            address,
+            bytes: bytes as u32,
+        }))
+    }
+}
+
+/// An out-of-bounds global access, naming the kernel parameter whose tensor is nearest.
+fn global_fault(
+    context: &Context<'_, '_>,
+    access: Access,
+    address: u64,
+    bytes: usize,
+    bounds: OutOfBounds,
+) -> Trap {
+    let nearest = bounds.nearest.map(|extent| {
+        let param = context
+            .kernel
+            .signature
+            .params
+            .iter()
+            .zip(context.args)
+            .find(|(param, arg)| {
+                matches!(param.kind, kir::ParamKind::Tensor { .. })
+                    && (extent.base..extent.end()).contains(*arg)
+            })
+            .map(|(param, _)| param.name.clone());
+        (extent, param)
+    });
+    Trap::Fault(FaultKind::GlobalOutOfBounds {
+        access,
+        address,
+        bytes: bytes as u32,
+        nearest,
+    })
+}

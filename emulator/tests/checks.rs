@@ -1,0 +1,260 @@
+//! Each check of the emulator that `.cuk` cannot reach (the typechecker or lowering
+//! refuses such kernels first), triggered by a small KIR kernel; the launch checks; and
+//! every lowered kernel given too little memory faulting without a panic. The planted
+//! bugs of `tests/emulator/` are in `planted.rs`.
+
+mod support;
+
+use emulator::{Elsewhere, Fault, FaultKind, GlobalMemory, Options};
+use support::{Arg, Device, from_kir, launch_of, lower_file, pick};
+
+/// A kernel in KIR text, launched as its signature says, expected to fault.
+fn kir_fault(text: &str, args: impl FnOnce(&mut Device) -> Vec<Arg>) -> Fault {
+    let kernel = from_kir(text);
+    let mut device = Device::default();
+    let args = args(&mut device);
+    device.launch(&kernel, &args).unwrap_err()
+}
+
+const HEADER: &str = "  param 0 out: tensor f32 shape(64) strides(1)\n";
+
+#[test]
+fn shared_accesses_past_the_block_s_memory_are_out_of_bounds() {
+    let text = format!(
+        "kernel k {{\n{HEADER}  launch grid(1, 1, 1) block(32, 1, 1) smem(128 bytes)
+  %0:i32 = shared_base
+  %1:i32 = thread_idx.x
+  %2:i32 = const 2
+  %3:i32 = shl %1, %2
+  %4:i32 = add %0, %3
+  %5:f32 = const 1.0
+  store.shared [%4+4], %5
+}}"
+    );
+    let fault = kir_fault(&text, |device| vec![Arg::Tensor(device.empty(256))]);
+    assert_eq!(fault.kind.code(), "E0402");
+    assert_eq!(fault.location.unwrap().thread, [31, 0, 0]);
+    assert!(
+        fault
+            .to_string()
+            .contains("stores 4 bytes of shared memory at 0x80, past the block's 128 bytes")
+    );
+}
+
+#[test]
+fn misaligned_accesses_are_faults() {
+    let text = format!(
+        "kernel k {{\n{HEADER}  launch grid(1, 1, 1) block(1, 1, 1) smem(0 bytes)
+  %0:i64 = param 0
+  %1:f32, %2:f32 = load.global [%0+4]
+  store.global [%0+0], %1
+}}"
+    );
+    let fault = kir_fault(&text, |device| vec![Arg::Tensor(device.empty(256))]);
+    assert_eq!(fault.kind.code(), "E0403");
+    assert_eq!(fault.span.start, 5);
+}
+
+/// A kernel whose lanes below `lanes` (of a block of `threads`) shuffle from lane `from`.
+fn shuffle_kernel(threads: u32, lanes: u32, from: u32) -> String {
+    format!(
+        "kernel k {{\n{HEADER}  launch grid(1, 1, 1) block({threads}, 1, 1) smem(0 bytes)
+  %0:i32 = thread_idx.x
+  %1:i32 = const {lanes}
+  %2:pred = cmp.lt %0, %1
+  %3:f32 = const 1.0
+  %4:i32 = const {from}
+  if %2 {{
+    %5:f32 = shuffle.idx %3, %4
+    yield
+  }} else {{
+    yield
+  }}
+}}"
+    )
+}
+
+#[test]
+fn a_shuffle_part_of_a_warp_skips_never_completes() {
+    let fault = kir_fault(&shuffle_kernel(64, 16, 0), |_| vec![Arg::Tensor(0)]);
+    let FaultKind::PartialWarp { what, other } = fault.kind else {
+        panic!("{fault}");
+    };
+    assert_eq!(
+        (what, other.thread, other.at),
+        ("shuffle", [16, 0, 0], Elsewhere::Exited)
+    );
+    assert_eq!(fault.span.start, 10);
+}
+
+#[test]
+fn a_shuffle_from_a_lane_a_partial_warp_lacks_is_a_fault() {
+    let fault = kir_fault(&shuffle_kernel(48, 48, 20), |_| vec![Arg::Tensor(0)]);
+    assert_eq!(
+        fault.kind,
+        FaultKind::MissingLane {
+            lane: 20,
+            lanes: 16
+        }
+    );
+    assert_eq!(fault.location.unwrap().thread, [32, 0, 0]);
+    // Every lane of a full warp exists.
+    let kernel = from_kir(&shuffle_kernel(64, 64, 20));
+    Device::default().run(&kernel, &[Arg::Tensor(0)]);
+}
+
+#[test]
+fn threads_at_different_barriers_are_a_fault_naming_both() {
+    let text = format!(
+        "kernel k {{\n{HEADER}  launch grid(1, 1, 1) block(64, 1, 1) smem(0 bytes)
+  %0:i32 = thread_idx.x
+  %1:i32 = const 32
+  %2:pred = cmp.lt %0, %1
+  if %2 {{
+    barrier
+    yield
+  }} else {{
+    barrier
+    yield
+  }}
+}}"
+    );
+    let fault = kir_fault(&text, |_| vec![Arg::Tensor(0)]);
+    let diagnostic = fault.to_diagnostic();
+    assert_eq!(diagnostic.code, "E0406");
+    let lines: Vec<u32> = diagnostic.labels().map(|label| label.span.start).collect();
+    assert_eq!(lines, vec![8, 11]);
+}
+
+#[test]
+fn a_warp_barrier_orders_the_lanes_of_its_warp() {
+    // Lane 0 writes a word, lane 1 reads it: a race without `bar.warp.sync`.
+    let kernel = |sync: &str| {
+        format!(
+            "kernel k {{\n{HEADER}  launch grid(1, 1, 1) block(32, 1, 1) smem(4 bytes)
+  %0:i32 = thread_idx.x
+  %1:i32 = shared_base
+  %2:i32 = const 0
+  %3:pred = cmp.eq %0, %2
+  %4:f32 = const 3.0
+  store.shared [%1+0], %4 if %3
+  {sync}
+  %5:f32 = load.shared [%1+0]
+}}"
+        )
+    };
+    let fault = kir_fault(&kernel(""), |_| vec![Arg::Tensor(0)]);
+    assert_eq!(fault.kind.code(), "E0404");
+    Device::default().run(&from_kir(&kernel("warp_barrier")), &[Arg::Tensor(0)]);
+}
+
+#[test]
+fn an_atom_without_a_model_is_named() {
+    let text = format!(
+        "kernel k {{\n{HEADER}  launch grid(1, 1, 1) block(32, 1, 1) smem(512 bytes)
+  %0:i32 = shared_base
+  atom \"ldmatrix.sync.aligned.m8n8.x4.shared.b16 {{{{dst}}}}, [{{src}}];\" src=%0+0
+}}"
+    );
+    let fault = kir_fault(&text, |_| vec![Arg::Tensor(0)]);
+    assert_eq!(fault.kind.code(), "E0408");
+    assert!(
+        fault.to_string().contains(
+            "no model of the atom instruction `ldmatrix.sync.aligned.m8n8.x4.shared.b16`"
+        )
+    );
+}
+
+#[test]
+fn an_endless_loop_stops_at_the_budget() {
+    let text = format!(
+        "kernel k {{\n{HEADER}  launch grid(1, 1, 1) block(32, 1, 1) smem(0 bytes)
+  %0:i32 = const 0
+  %1:i32 = loop carry(%2:i32 = %0) {{
+    %3:pred = const 1
+    yield %2 while %3
+  }}
+}}"
+    );
+    let kernel = from_kir(&text);
+    let launch = launch_of(&kernel, &[Arg::Tensor(0)]);
+    let options = Options {
+        max_instructions: 10_000,
+        ..Options::default()
+    };
+    let fault = emulator::run(&kernel, &launch, &mut GlobalMemory::new(), &options).unwrap_err();
+    assert_eq!(
+        fault.kind,
+        FaultKind::Budget {
+            instructions: 10_000
+        }
+    );
+}
+
+#[test]
+fn a_launch_that_does_not_fit_the_kernel_is_refused() {
+    let kernels = lower_file("cuk-examples/copy_basic.cuk");
+    let kernel = pick(&kernels, "copy_basic", &[]);
+    let launch = launch_of(
+        kernel,
+        &[Arg::Int(128), Arg::Int(64), Arg::Tensor(0), Arg::Tensor(0)],
+    );
+    let refused = |launch: &emulator::Launch| {
+        let options = Options::default();
+        let fault = emulator::run(kernel, launch, &mut GlobalMemory::new(), &options);
+        let fault = fault.unwrap_err();
+        assert_eq!((fault.kind.code(), fault.location), ("E0409", None));
+        fault.to_string()
+    };
+    let mut missing = launch.clone();
+    missing.args.pop();
+    assert!(refused(&missing).contains("3 arguments of a kernel with 4 parameters"));
+    let mut huge = launch.clone();
+    huge.grid = [u32::MAX; 3];
+    assert!(refused(&huge).contains("blocks (at most"));
+    let mut wide = launch;
+    wide.block = [u32::MAX; 3];
+    assert!(refused(&wide).contains("threads (at most 1024)"));
+}
+
+#[test]
+fn every_fault_code_is_registered() {
+    for number in 401..=410 {
+        let code = format!("E0{number}");
+        assert!(lang::codes::summary(&code).is_some(), "{code}");
+    }
+}
+
+/// Every kernel the examples and the control-flow tests lower to, launched with small
+/// integers and tensors far too small for them: a fault or a clean run, never a panic.
+#[test]
+fn kernels_given_too_little_memory_fault_and_never_panic() {
+    let mut faults = 0;
+    for folder in ["cuk-examples", "tests/control"] {
+        let mut paths: Vec<_> = std::fs::read_dir(support::root().join(folder))
+            .unwrap()
+            .map(|entry| entry.unwrap().path())
+            .filter(|path| path.extension().is_some_and(|ext| ext == "cuk"))
+            .collect();
+        paths.sort();
+        for path in paths {
+            let source = std::fs::read_to_string(&path).unwrap();
+            let (module, _) = grammar::parse(&source);
+            let lowered = typecheck::trace(&module, cute::Target::Sm90a, |analysis, traces| {
+                lower::lower_traces(analysis.diagnostics, &traces)
+            });
+            for kernel in &lowered.kernels {
+                let mut device = Device::default();
+                let args: Vec<Arg> = (kernel.signature.params.iter())
+                    .map(|param| match param.kind {
+                        kir::ParamKind::Int(_) => Arg::Int(256),
+                        kir::ParamKind::Scalar(_) => Arg::F32(1.0),
+                        kir::ParamKind::Tensor { .. } => Arg::Tensor(device.empty(16)),
+                    })
+                    .collect();
+                faults += usize::from(device.launch(kernel, &args).is_err());
+            }
+        }
+    }
+    assert!(faults >= 10, "only {faults} kernels faulted");
+}

@@ -1,0 +1,156 @@
+//! The planted bugs of `tests/emulator/`, each a kernel with one mistake whose first
+//! line says the report expected (`// expect: error[CODE] at line N (and line M)`):
+//! lowered, launched, and the fault's code and labelled lines compared with it.
+
+mod support;
+
+use emulator::{Elsewhere, Fault, FaultKind};
+use support::{Arg, Device, bf16_rounded, lower_file, randn};
+
+/// The code and the lines (primary, then the others) the first line of `path` expects.
+fn expected(path: &str) -> (String, Vec<usize>) {
+    let text = std::fs::read_to_string(support::root().join(path)).unwrap();
+    let header = text.lines().next().unwrap();
+    let code = header.split_once("error[").unwrap().1[..5].to_owned();
+    let lines = header
+        .split("line ")
+        .skip(1)
+        .map(|rest| {
+            rest.split(|c: char| !c.is_ascii_digit())
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap()
+        })
+        .collect();
+    (code, lines)
+}
+
+/// Emulates the one kernel of the planted bug `name` with `args` (built on `device`) and
+/// checks the fault against the file's expectation.
+fn planted(name: &str, args: impl FnOnce(&mut Device) -> Vec<Arg>) -> Fault {
+    let path = format!("tests/emulator/{name}");
+    let kernels = lower_file(&path);
+    let mut device = Device::default();
+    let args = args(&mut device);
+    let fault = device.launch(&kernels[0], &args).unwrap_err();
+    let diagnostic = fault.to_diagnostic();
+    let lines: Vec<usize> = diagnostic
+        .labels()
+        .map(|label| support::line_of(&path, label.span.start))
+        .collect();
+    assert_eq!(
+        (diagnostic.code.to_owned(), lines),
+        expected(&path),
+        "{name}: {fault}"
+    );
+    fault
+}
+
+#[test]
+fn a_transpose_without_its_barrier_is_a_race_naming_both_lines() {
+    let fault = planted("transpose_without_syncthreads.cuk", |device| {
+        let a = device.f32s(&randn(64 * 64, 30));
+        let out = device.empty(64 * 64 * 4);
+        vec![Arg::Int(64), Arg::Int(64), Arg::Tensor(a), Arg::Tensor(out)]
+    });
+    let message = fault.to_string();
+    assert!(
+        message.starts_with(
+            "data race in shared memory: thread (8, 0, 0) of block (0, 0, 0) stores byte 0x20"
+        ),
+        "{message}"
+    );
+    assert!(message.contains("which thread (0, 0, 0) read"), "{message}");
+}
+
+#[test]
+fn an_unpredicated_copy_on_a_ragged_shape_reads_past_its_tensor() {
+    let fault = planted("unpredicated_ragged_add.cuk", |device| {
+        let (a, b) = (
+            device.f32s(&randn(20_000, 31)),
+            device.f32s(&randn(20_000, 32)),
+        );
+        let c = device.empty(20_000 * 4);
+        vec![
+            Arg::Int(100),
+            Arg::Int(200),
+            Arg::Tensor(a),
+            Arg::Tensor(b),
+            Arg::Tensor(c),
+        ]
+    });
+    let message = fault.to_string();
+    assert!(
+        message.contains(
+            "thread (32, 0, 0) of block (6, 0, 0) loads 4 bytes of global memory at 0x100013880"
+        ),
+        "{message}"
+    );
+    assert!(
+        message.contains("(the nearest is `a`, 80000 bytes at 0x100000000: 4 bytes past its end)"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_read_before_cp_async_lands_reads_unwritten_shared_memory() {
+    planted("cp_async_without_wait.cuk", |device| {
+        let a = device.bf16s(&randn(128 * 64, 33));
+        let out = device.empty(128 * 64 * 2);
+        vec![
+            Arg::Int(128),
+            Arg::Int(64),
+            Arg::Tensor(a),
+            Arg::Tensor(out),
+        ]
+    });
+}
+
+#[test]
+fn a_read_before_cp_async_lands_sees_the_old_data() {
+    let kernels = lower_file("tests/emulator/cp_async_stale_data.cuk");
+    let values = bf16_rounded(&randn(128 * 64, 34));
+    let mut device = Device::default();
+    let a = device.bf16s(&values);
+    let out = device.empty(128 * 64 * 2);
+    device.run(
+        &kernels[0],
+        &[
+            Arg::Int(128),
+            Arg::Int(64),
+            Arg::Tensor(a),
+            Arg::Tensor(out),
+        ],
+    );
+    assert_eq!(device.read_bf16(out, 128 * 64), vec![0.0; 128 * 64]);
+}
+
+#[test]
+fn a_reduction_over_partials_nobody_wrote_reads_uninitialized_memory() {
+    let fault = planted("reduction_of_unwritten_partials.cuk", |device| {
+        let x = device.f32s(&randn(4 * 1000, 35));
+        let sums = device.empty(16);
+        vec![
+            Arg::Int(4),
+            Arg::Int(1000),
+            Arg::Tensor(x),
+            Arg::Tensor(sums),
+        ]
+    });
+    assert!(
+        matches!(fault.kind, FaultKind::Uninitialized { address: 16, .. }),
+        "{fault}"
+    );
+}
+
+#[test]
+fn a_barrier_half_the_block_skips_is_never_reached() {
+    let fault = planted("divergent_syncthreads.cuk", |device| {
+        vec![Arg::Tensor(device.f32s(&randn(256, 36)))]
+    });
+    let FaultKind::BarrierNotReached { other } = fault.kind else {
+        panic!("{fault}");
+    };
+    assert_eq!((other.thread, other.at), ([128, 0, 0], Elsewhere::Exited));
+}

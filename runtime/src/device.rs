@@ -1,0 +1,178 @@
+//! Where a block's kernels run: the GPU through the driver, or the emulator (the
+//! `emulator` crate) over an emulated global memory of its own. Both take the same
+//! [`LaunchPlan`] that `marshal::plan` checked, so marshalling and argument checks are
+//! one code path; tensors hold a [`DeviceBuffer`] on whichever device the block has.
+//!
+//! The emulator runs a kernel whose image is [`Image::Kir`]; the GPU one whose image is
+//! a cubin or PTX. An emulated launch that faults is an error whose diagnostic (code,
+//! the kernel's line, the other thread's line of a race) comes back with it.
+
+use std::time::{Duration, Instant};
+
+use emulator::{GlobalMemory, Launch, Options};
+use lang::{Diagnostic, Span};
+
+use crate::driver::{Buffer, Gpu};
+use crate::marshal::{ArgValue, LaunchPlan};
+use crate::{CompiledKernel, Image};
+
+/// A tensor's copy on the device.
+#[derive(Debug)]
+pub enum DeviceBuffer {
+    /// On the GPU.
+    Gpu(Buffer),
+    /// In the emulator's global memory, at this address.
+    Emulated(u64),
+}
+
+/// The emulator of one block: its global memory and what its launches did.
+#[derive(Default)]
+pub struct Emulator {
+    memory: GlobalMemory,
+    /// What was emulated so far.
+    pub work: Emulated,
+}
+
+/// What a block's emulated launches did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Emulated {
+    /// Kernel launches.
+    pub launches: u32,
+    /// Thread-instructions executed.
+    pub instructions: u64,
+    /// Wall-clock time spent emulating.
+    pub elapsed: Duration,
+}
+
+/// Where a block's kernels run.
+pub enum Device<'g> {
+    /// The GPU.
+    Gpu(&'g mut Gpu),
+    /// The emulator.
+    Emulator(Box<Emulator>),
+}
+
+/// Why a launch failed: the message, and for an emulator fault its diagnostic.
+pub type LaunchError = (String, Option<Box<Diagnostic>>);
+
+impl Device<'_> {
+    /// Copies bytes to a new buffer on the device.
+    pub fn upload(&mut self, bytes: &[u8]) -> Result<DeviceBuffer, String> {
+        match self {
+            Device::Gpu(gpu) => gpu.upload(bytes).map(DeviceBuffer::Gpu),
+            Device::Emulator(emulator) => {
+                Ok(DeviceBuffer::Emulated(emulator.memory.allocate(bytes)))
+            }
+        }
+    }
+
+    /// Copies a buffer back.
+    pub fn download(&self, buffer: &DeviceBuffer) -> Result<Vec<u8>, String> {
+        match (self, buffer) {
+            (Device::Gpu(gpu), DeviceBuffer::Gpu(buffer)) => gpu.download(buffer),
+            (Device::Emulator(emulator), DeviceBuffer::Emulated(address)) => {
+                let extent = emulator.memory.extent(*address);
+                let bytes = extent.map_or(0, |extent| extent.bytes as usize);
+                emulator
+                    .memory
+                    .read(*address, bytes)
+                    .map_err(|_| "this tensor is not in the emulator's memory".to_owned())
+            }
+            _ => Err(mixed()),
+        }
+    }
+
+    /// The address a kernel is given for a buffer.
+    pub fn address(&self, buffer: &DeviceBuffer) -> Result<u64, String> {
+        match (self, buffer) {
+            (Device::Gpu(gpu), DeviceBuffer::Gpu(buffer)) => Ok(gpu.address(buffer)),
+            (Device::Emulator(_), DeviceBuffer::Emulated(address)) => Ok(*address),
+            _ => Err(mixed()),
+        }
+    }
+
+    /// Launches kernel `index` of the harness's list as `plan` says, and waits for it;
+    /// `call` is the host code's call, which an emulator fault's diagnostic also names.
+    pub fn launch(
+        &mut self,
+        index: usize,
+        kernel: &CompiledKernel,
+        plan: &LaunchPlan,
+        call: Span,
+    ) -> Result<(), LaunchError> {
+        let name = &kernel.signature.name;
+        match (self, &kernel.image) {
+            (Device::Gpu(gpu), Image::Cubin(_) | Image::Ptx(_)) => {
+                let plain = |message| (message, None);
+                let function = gpu.load(index, kernel, plan.shared_bytes).map_err(plain)?;
+                gpu.run(name, &function, plan).map_err(plain)
+            }
+            (Device::Emulator(emulator), Image::Kir(code)) => emulator
+                .launch(code, plan, call)
+                .map_err(|(message, diagnostic)| {
+                    (format!("`{name}` on the emulator: {message}"), diagnostic)
+                }),
+            (Device::Gpu(_), Image::Kir(_)) => Err((
+                format!("`{name}` was compiled for the emulator, not for the GPU"),
+                None,
+            )),
+            (Device::Emulator(_), _) => Err((
+                format!("`{name}` was compiled for the GPU, not for the emulator"),
+                None,
+            )),
+        }
+    }
+
+    /// The emulator's work, when the block runs on it.
+    pub fn emulated(&self) -> Option<Emulated> {
+        match self {
+            Device::Gpu(_) => None,
+            Device::Emulator(emulator) => Some(emulator.work),
+        }
+    }
+}
+
+fn mixed() -> String {
+    "this tensor lives on another device than the kernel".to_owned()
+}
+
+impl Emulator {
+    fn launch(
+        &mut self,
+        kernel: &kir::Verified,
+        plan: &LaunchPlan,
+        call: Span,
+    ) -> Result<(), LaunchError> {
+        let launch = Launch {
+            grid: plan.grid,
+            block: plan.block,
+            shared_bytes: plan.shared_bytes,
+            args: plan.args.iter().map(|arg| bits(*arg)).collect(),
+        };
+        let started = Instant::now();
+        let result = emulator::run(kernel, &launch, &mut self.memory, &Options::default());
+        self.work.launches += 1;
+        self.work.elapsed += started.elapsed();
+        match result {
+            Ok(stats) => {
+                self.work.instructions += stats.instructions;
+                Ok(())
+            }
+            Err(fault) => {
+                let diagnostic = fault.to_diagnostic().with_secondary(call, "launched here");
+                Err((
+                    format!("error[{}]: {fault}", fault.kind.code()),
+                    Some(Box::new(diagnostic)),
+                ))
+            }
+        }
+    }
+}
+
+/// An argument as the bits the kernel's parameter holds: its little-endian bytes.
+fn bits(arg: ArgValue) -> u64 {
+    arg.bytes()
+        .iter()
+        .rev()
+        .fold(0, |bits, byte| (bits << 8) | u64::from(*byte))
+}

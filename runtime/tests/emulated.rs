@@ -1,0 +1,125 @@
+//! Test blocks whose kernels are compiled for the emulator ([`Image::Kir`]) run there on
+//! any machine, marshalled as for the GPU; a fault fails its block with its diagnostic
+//! (code, the kernel's lines, the call); benches are skipped.
+
+use runtime::{BlockKind, CompiledKernel, Event, Image, Outcome, Selection, Summary, run_blocks};
+
+/// Runs every block of `source`, its kernels lowered for the emulator.
+fn run(source: &str) -> (Summary, Vec<Event>) {
+    let (module, errors) = grammar::parse(source);
+    assert!(errors.is_empty(), "{errors:?}");
+    let lowered = typecheck::trace(&module, cute::Target::Sm90a, |analysis, traces| {
+        lower::lower_traces(analysis.diagnostics, &traces)
+    });
+    assert!(!lowered.has_errors(), "{:?}", lowered.diagnostics);
+    let kernels: Vec<CompiledKernel> = lowered
+        .kernels
+        .into_iter()
+        .map(|kernel| CompiledKernel {
+            signature: kernel.signature.clone(),
+            image: Image::Kir(Box::new(kernel)),
+        })
+        .collect();
+    let mut events = Vec::new();
+    let summary = run_blocks(&module, &kernels, &Selection::all(), &mut |event| {
+        events.push(event)
+    });
+    (summary, events)
+}
+
+const SCALE: &str = "
+kernel scale(n: i32, alpha: f32, x: gmem f32[n:1], y: gmem f32[n:1])
+    launch grid(ceil_div(n, 128)) block(128)
+{
+    let i = block_idx.x * 128 + thread_idx.x;
+    if i < n {
+        y[i] = x[i] * alpha;
+    }
+}
+";
+
+#[test]
+fn kernels_compiled_for_the_emulator_run_there_and_benches_are_skipped() {
+    let source = format!(
+        "{SCALE}
+        test scales {{
+            let x = randn(f32, 1000);
+            let y = empty(f32, 1000);
+            scale(1000, 1.5, x, y);
+            assert_close(y, x * 1.5, rtol = 0.0, atol = 0.0);
+        }}
+        test wrong_values_fail {{
+            let x = randn(f32, 1000);
+            let y = empty(f32, 1000);
+            scale(1000, 1.5, x, y);
+            assert_close(y, x * 2.5, rtol = 1e-6);
+        }}
+        test host_only {{ let a = ones(f32, 4); }}
+        bench scale_bandwidth {{
+            let x = randn(f32, 1000);
+            let y = empty(f32, 1000);
+            scale(1000, 1.5, x, y);
+        }}"
+    );
+    let (summary, events) = run(&source);
+    let outcomes: Vec<&Outcome> = events.iter().map(|event| &event.outcome).collect();
+    assert_eq!(outcomes[0], &Outcome::Passed);
+    let work = events[0].emulated.unwrap();
+    assert_eq!(work.launches, 1);
+    assert!(work.instructions > 1000, "{work:?}");
+    assert!(
+        matches!(outcomes[1], Outcome::Failed { message, diagnostic: None, .. } if message.starts_with("assert_close"))
+    );
+    assert_eq!((outcomes[2], events[2].emulated), (&Outcome::Passed, None));
+    assert_eq!(events[3].kind, BlockKind::Bench);
+    assert!(
+        matches!(outcomes[3], Outcome::Skipped(reason) if reason.contains("benches are not emulated"))
+    );
+    let expected = Summary {
+        passed: 2,
+        failed: 1,
+        skipped: 1,
+        emulated: 2,
+    };
+    assert_eq!(summary, expected);
+    assert_eq!(
+        summary.to_string(),
+        "2 passed, 1 failed, 1 skipped (2 blocks emulated)"
+    );
+}
+
+#[test]
+fn a_fault_fails_its_block_with_the_diagnostic() {
+    let source = "
+        kernel racy(x: gmem f32[64:1]) launch grid(1) block(64) smem(auto) {
+            let s = smem f32[64:1];
+            s[thread_idx.x] = x[thread_idx.x];
+            x[thread_idx.x] = s[63 - thread_idx.x];
+        }
+        test racy_is_reported {
+            let x = randn(f32, 64);
+            racy(x);
+        }";
+    let (summary, events) = run(source);
+    assert_eq!((summary.failed, summary.emulated), (1, 1));
+    let Outcome::Failed {
+        message,
+        span,
+        diagnostic: Some(diagnostic),
+    } = &events[0].outcome
+    else {
+        panic!("{:?}", events[0].outcome);
+    };
+    assert!(
+        message.starts_with("`racy` on the emulator: error[E0404]: data race in shared memory"),
+        "{message}"
+    );
+    assert_eq!(&source[span.range()], "racy(x)");
+    assert_eq!(diagnostic.code, "E0404");
+    let labelled: Vec<&str> = diagnostic
+        .labels()
+        .map(|label| source[label.span.range()].trim())
+        .collect();
+    assert_eq!(labelled.len(), 3, "{labelled:?}");
+    assert_eq!(labelled[2], "racy(x)");
+}
