@@ -1,11 +1,16 @@
 //! Host reference operations on [`Dense`] values: elementwise arithmetic, `transpose`,
-//! `matmul`, `sum` and `softmax`. Math is done in `f64` and each result element is
-//! rounded once to the operands' dtype, as the typechecker's rules give it.
+//! `matmul` (on every core, `ops/matmul.rs`), `sum` and `softmax`. Math is done in `f64`
+//! and each result element is rounded once to the operands' dtype, as the typechecker's
+//! rules give it.
+
+mod matmul;
 
 use lang::ast::BinaryOp;
 
 use crate::element::{is_float, round_to};
 use crate::tensor::{Dense, shape_text};
+
+pub use matmul::{cpu_seconds, matmul, matmul_extents};
 
 /// One operand of elementwise arithmetic.
 #[derive(Clone, Copy, Debug)]
@@ -77,36 +82,6 @@ pub fn transpose(a: &Dense) -> Result<Dense, String> {
     Ok(Dense {
         dtype: a.dtype,
         shape: vec![columns, rows],
-        values,
-    })
-}
-
-/// The matrix product, accumulated in `f64`, rounded once to the dtype.
-pub fn matmul(a: &Dense, b: &Dense) -> Result<Dense, String> {
-    let [m, k] = matrix(a, "matmul")?;
-    let [k2, n] = matrix(b, "matmul")?;
-    if k != k2 {
-        return Err(format!(
-            "matmul needs A's columns to equal B's rows: {} and {}",
-            shape_text(&a.shape),
-            shape_text(&b.shape)
-        ));
-    }
-    let mut values = vec![0.0; m * n];
-    for row in 0..m {
-        let out = &mut values[row * n..(row + 1) * n];
-        for (inner, a_value) in a.values[row * k..(row + 1) * k].iter().enumerate() {
-            for (slot, b_value) in out.iter_mut().zip(&b.values[inner * n..(inner + 1) * n]) {
-                *slot += a_value * b_value;
-            }
-        }
-    }
-    for value in &mut values {
-        *value = round_to(a.dtype, *value);
-    }
-    Ok(Dense {
-        dtype: a.dtype,
-        shape: vec![m, n],
         values,
     })
 }
