@@ -6,7 +6,10 @@
 //! The only `unsafe` code of the workspace lives here, in four small functions, each
 //! with its SAFETY comment: asking whether the driver library exists, reading the driver
 //! version, reading the JIT's error log for PTX that failed to load, and launching a
-//! kernel (the driver cannot check a kernel's arguments).
+//! kernel (the driver cannot check a kernel's arguments); and in `blas.rs`, cuBLAS, in
+//! two more.
+
+mod blas;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -22,6 +25,8 @@ use cudarc::nvrtc::Ptx;
 use crate::deadline;
 use crate::marshal::{ArgValue, DEFAULT_SHARED_LIMIT, LaunchPlan};
 use crate::{CompiledKernel, Image};
+
+pub use blas::Gemm;
 
 /// What `cukc doctor` says about the GPU.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -72,6 +77,8 @@ pub struct Gpu {
     /// Loaded images: kernels compiled together share one module, loaded (or
     /// JIT-compiled) once.
     modules: Vec<(Image, Arc<CudaModule>)>,
+    /// cuBLAS, once a GEMM asked for it, or why it cannot be had.
+    blas: Option<Result<blas::Blas, String>>,
 }
 
 impl Gpu {
@@ -93,6 +100,7 @@ impl Gpu {
             stream,
             functions: HashMap::new(),
             modules: Vec::new(),
+            blas: None,
         })
     }
 

@@ -174,7 +174,7 @@ pub enum Metric {
 /// A reference measurement: the same amount of work done by something known to be fast.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Reference {
-    /// `memcpy`.
+    /// `memcpy` or `cuBLAS`.
     pub name: String,
     /// Its median time in milliseconds.
     pub ms: f64,

@@ -18,18 +18,23 @@
 //!   (KIR images) the same plan launches over an emulated memory of the block's own
 //!   (`device.rs`), and a fault fails the block with its diagnostic;
 //! - reference operations (elementwise arithmetic, `transpose`, `matmul`, `sum`,
-//!   `softmax`) run on the CPU in `f64`, rounded once to the dtype;
+//!   `softmax`) run on the CPU in `f64`, rounded once to the dtype, except `matmul` of
+//!   floats in a block with a GPU, which runs through cuBLAS (`f32` accumulation for
+//!   16-bit floats, `f64` otherwise); the CPU `matmul` uses every core;
 //! - `assert_close` reports the number of bad elements and the worst one, with its
 //!   coordinate and both values;
 //! - in a bench, each kernel call is timed with CUDA events (warm-up, then the median
 //!   of N runs) and `report bytes = .., against memcpy` measures a device-to-device
-//!   copy of the same traffic in the same run; benches are never emulated.
+//!   copy of the same traffic in the same run, and `report flops = .., against
+//!   cublas(a, b)` times cuBLAS on the bench's own operands; benches are never emulated.
 //!
 //! **Invariants.** The crate builds, and everything but the GPU itself works, on a
-//! machine without CUDA: cudarc loads `libcuda.so` at run time. Nothing panics on user
-//! input: host-code mistakes, failed checks and CUDA errors are messages naming the
-//! kernel or the span; a panic from below is caught at the block boundary and reported
-//! as an internal error. `unsafe` lives only in `driver.rs`, in four small functions.
+//! machine without CUDA: cudarc loads `libcuda.so` and `libcublas.so` at run time; a
+//! missing cuBLAS is a note on a bench and a CPU `matmul`. Nothing panics on user input:
+//! host-code mistakes, failed checks and CUDA errors are messages naming the kernel or
+//! the span; a panic from below is caught at the block boundary and reported as an
+//! internal error. `unsafe` lives only in `driver.rs` and `driver/blas.rs`, in six small
+//! functions.
 
 mod compare;
 mod deadline;

@@ -172,6 +172,28 @@ bench add_bandwidth {
     add(n, x);
     report bytes = 2 * n * 4, against memcpy;
 }
+test matmul_runs_on_the_gpu {
+    let x = zeros(f32, 128);
+    add(128, x);
+    // Row i of `a` holds 64i .. 64i + 63, which sum to 4096i + 2016, exactly.
+    let a = arange(f32, (64, 64));
+    let row_sums = transpose(arange(f32, (1, 64)) * 4096 + 2016);
+    assert_close(matmul(a, ones(f32, (64, 1))), row_sums, rtol = 0.0, atol = 0.0);
+    // The same products in another order: bf16 results within a unit or two.
+    let h = randn(bf16, (192, 128));
+    let w = randn(bf16, (96, 128));
+    assert_close(matmul(h, transpose(w)), transpose(matmul(w, transpose(h))), rtol = 1.6e-2, atol = 1e-2);
+}
+bench gemm_against_cublas {
+    let M = 1024;
+    let N = 512;
+    let K = 256;
+    let a = randn(bf16, (M, K));
+    let b = randn(bf16, (N, K));
+    let x = zeros(f32, 128);
+    add(128, x);
+    report flops = 2 * M * N * K, against cublas(a, transpose(b));
+}
 ";
 
 fn run() -> Vec<Event> {
@@ -268,6 +290,7 @@ fn tests_and_benches_run_hand_written_ptx() {
         "adds_two_by_const_argument",
         "kernels_chain_on_device_data",
         "stages_through_64_kib_of_shared_memory",
+        "matmul_runs_on_the_gpu",
     ] {
         assert_eq!(outcome(&events, passing), &Outcome::Passed, "{passing}");
     }
@@ -310,6 +333,27 @@ fn tests_and_benches_run_hand_written_ptx() {
         "{result}"
     );
     assert!(result.to_string().contains("GB/s; memcpy"), "{result}");
+    // cuBLAS's time beside the kernel's, or a note saying why there is none.
+    let Outcome::Measured(gemm) = outcome(&events, "gemm_against_cublas") else {
+        panic!("{:?}", outcome(&events, "gemm_against_cublas"))
+    };
+    match &gemm.reference {
+        Some(reference) => {
+            assert_eq!(reference.name, "cuBLAS");
+            assert!(reference.ms > 0.0 && gemm.note.is_none(), "{gemm}");
+            let text = gemm.to_string();
+            assert!(
+                text.contains("TFLOP/s; cuBLAS") && text.ends_with("% of cuBLAS"),
+                "{text}"
+            );
+        }
+        None => assert!(
+            gemm.note
+                .as_ref()
+                .is_some_and(|note| note.starts_with("cuBLAS not found")),
+            "{gemm}"
+        ),
+    }
 }
 
 #[test]

@@ -5,7 +5,7 @@
 
 use kir::{ConstValue, Element};
 use lang::Span;
-use lang::ast::{Argument, ExprKind, Kernel, ReportPart};
+use lang::ast::{Argument, Expr, ExprKind, Kernel, ReportPart};
 
 use super::{Eval, Interpreter, Stop, Value};
 use crate::device::Device;
@@ -200,7 +200,8 @@ impl Interpreter<'_> {
         Ok(consts)
     }
 
-    /// `report bytes = ..., against memcpy;`: the bench's result.
+    /// `report bytes = ..., against memcpy;` or `report flops = ..., against cublas(a, b);`:
+    /// the bench's result.
     pub(super) fn report(&mut self, parts: &[ReportPart], span: Span) -> Eval<()> {
         if self.bench.is_none() {
             return Err(Stop::error(span, "`report` belongs in a `bench` block"));
@@ -231,17 +232,14 @@ impl Interpreter<'_> {
                         }
                     });
                 }
-                ReportPart::Against(reference) => match &reference.kind {
-                    ExprKind::Path(path) if path.segments.len() == 1 => {
-                        against = Some((path.segments[0].text.clone(), reference.span));
-                    }
-                    _ => {
-                        return Err(Stop::error(
+                ReportPart::Against(reference) => {
+                    against = Some(reference_form(reference).ok_or_else(|| {
+                        Stop::error(
                             reference.span,
-                            "a bench is measured against `memcpy` or `cublas`",
-                        ));
-                    }
-                },
+                            "a bench is measured against `memcpy` or `cublas(a, b)`",
+                        )
+                    })?);
+                }
             }
         }
         let Some(bench) = &self.bench else {
@@ -258,7 +256,7 @@ impl Interpreter<'_> {
         let mut reference = None;
         let mut note = None;
         match (against, metric) {
-            (Some((name, _)), Some(Metric::Bytes(bytes))) if name == "memcpy" => {
+            (Some(("memcpy", None, _)), Some(Metric::Bytes(bytes))) => {
                 let Ok(Device::Gpu(gpu)) = &mut self.device else {
                     return Err(Stop::Skip("no GPU for the memcpy reference".to_owned()));
                 };
@@ -274,14 +272,20 @@ impl Interpreter<'_> {
                     ms,
                 });
             }
-            (Some((name, _)), Some(Metric::Flops(_))) if name == "cublas" => {
-                note = Some("no cuBLAS reference yet".to_owned());
+            (Some(("cublas", Some(args), reference_span)), Some(Metric::Flops(flops))) => {
+                (reference, note) = self.cublas_reference(args, flops, reference_span)?;
             }
-            (Some((name, reference_span)), _) => {
+            (Some(("cublas", None, reference_span)), _) => {
+                return Err(Stop::error(
+                    reference_span,
+                    "`cublas` needs the GEMM's operands, as `matmul` takes them: `against cublas(a, transpose(b))`",
+                ));
+            }
+            (Some((name, _, reference_span)), _) => {
                 return Err(Stop::error(
                     reference_span,
                     format!(
-                        "`{name}` is not a reference for this metric: `memcpy` goes with `bytes`, `cublas` with `flops`"
+                        "`{name}` is not a reference for this metric: `memcpy` goes with `bytes`, `cublas(a, b)` with `flops`"
                     ),
                 ));
             }
@@ -303,7 +307,7 @@ impl Interpreter<'_> {
 pub(crate) const EMULATED_BENCH: &str = "benches are not emulated: timing needs a GPU";
 
 /// Gives `tensor` a current device copy.
-fn upload(device: &mut Device<'_>, tensor: &mut Tensor) -> Result<(), String> {
+pub(super) fn upload(device: &mut Device<'_>, tensor: &mut Tensor) -> Result<(), String> {
     if tensor.device.is_some() {
         return Ok(());
     }
@@ -312,4 +316,20 @@ fn upload(device: &mut Device<'_>, tensor: &mut Tensor) -> Result<(), String> {
     };
     tensor.device = Some(device.upload(bytes)?);
     Ok(())
+}
+
+/// The name of a reference, its arguments when it is a call, and its span: `memcpy`,
+/// `cublas(a, b)`.
+fn reference_form(reference: &Expr) -> Option<(&str, Option<&[Argument]>, Span)> {
+    let (callee, args) = match &reference.kind {
+        ExprKind::Call { callee, args } => (callee.as_ref(), Some(args.as_slice())),
+        _ => (reference, None),
+    };
+    match &callee.kind {
+        ExprKind::Path(path) => match path.segments.as_slice() {
+            [name] => Some((name.text.as_str(), args, reference.span)),
+            _ => None,
+        },
+        _ => None,
+    }
 }

@@ -1,8 +1,7 @@
 //! Expressions of host code: literals, names, tuples, arithmetic on integers, floats and
 //! tensors, and calls of the host built-ins (tensor creation, reference operations,
-//! `assert_close`, `ceil_div`, `min`, `max`). Kernel calls are in `call.rs`.
-
-use std::io::Write;
+//! `assert_close`, `ceil_div`, `min`, `max`). Kernel calls are in `call.rs`, `matmul` in
+//! `gemm.rs`.
 
 use lang::Span;
 use lang::ast::{Argument, BinaryOp, Expr, ExprKind, ItemKind, UnaryOp};
@@ -335,20 +334,7 @@ impl Interpreter<'_> {
             }
             "matmul" => {
                 arity(2..=2)?;
-                let a = self.tensor_arg(positional[0])?;
-                let b = self.tensor_arg(positional[1])?;
-                let extents = ops::matmul_extents(&a.shape, &b.shape)
-                    .map_err(|message| Stop::error(span, message))?;
-                let seconds = ops::cpu_seconds(extents);
-                if seconds > 2.0 {
-                    let [m, k, n] = extents;
-                    let _ = writeln!(
-                        std::io::stderr(),
-                        "  matmul of ({m}, {k}) by ({k}, {n}) on the CPU, about {seconds:.0} s"
-                    );
-                }
-                let result = ops::matmul(&a, &b).map_err(|message| Stop::error(span, message))?;
-                Ok(self.new_tensor(Tensor::from_dense(&result)))
+                self.matmul(positional[0], positional[1], span)
             }
             "assert_close" => {
                 arity(2..=2)?;

@@ -10,6 +10,7 @@
 
 mod call;
 mod expr;
+mod gemm;
 
 pub(crate) use call::EMULATED_BENCH;
 
