@@ -374,6 +374,13 @@ impl<'a> Checker<'a> {
                 "not in a bench",
             );
         }
+        let metrics: Vec<&str> = parts
+            .iter()
+            .filter_map(|part| match part {
+                ReportPart::Metric { name, .. } => Some(name.text.as_str()),
+                ReportPart::Against(_) => None,
+            })
+            .collect();
         for part in parts {
             match part {
                 ReportPart::Metric { name, value } => {
@@ -399,18 +406,7 @@ impl<'a> Checker<'a> {
                         );
                     }
                 }
-                ReportPart::Against(reference) => {
-                    let known = matches!(&reference.kind, ExprKind::Path(path) if path.segments.len() == 1 && matches!(path.segments[0].text.as_str(), "memcpy" | "cublas"));
-                    if !known {
-                        self.error(
-                            "E0216",
-                            reference.span,
-                            "a bench is measured against `memcpy` (bandwidth) or `cublas` (GEMM)"
-                                .to_owned(),
-                            "unknown reference",
-                        );
-                    }
-                }
+                ReportPart::Against(reference) => self.check_reference(reference, &metrics),
             }
         }
     }
