@@ -316,7 +316,7 @@ builtins! {
         "full", Host, Between(3, 3), [], false, "dtype, shape, value",
             "A host tensor with every element `value`." => host_tensor_call(name);
         "matmul", Host, Between(2, 2), [], false, "a, b",
-            "The matrix product of two host matrices (the reference for a GEMM)." => matmul;
+            "The matrix product of two host matrices (the reference for a GEMM), rounded once to their dtype: through cuBLAS when the block has a GPU (f32 sums for 16-bit floats, f64 otherwise), else on every CPU core." => matmul;
         "transpose", Host, Between(1, 1), [], false, "a",
             "A host matrix transposed." => transpose;
         "softmax", Host, Between(1, 2), [], false, "a, dim?",
