@@ -49,7 +49,7 @@ impl Interpreter<'_> {
             let [m, k, n] = extents;
             let _ = writeln!(
                 std::io::stderr(),
-                "  matmul of ({m}, {k}) by ({k}, {n}) on {} CPU threads, about {seconds:.0} s ({why_not_gpu})",
+                "  matmul of ({m}, {k}) by ({k}, {n}) on {} CPU threads, about {seconds:.0} s (not on the GPU: {why_not_gpu})",
                 rayon::current_num_threads()
             );
         }
