@@ -79,16 +79,10 @@ impl Builder<'_> {
                         (tensor, in_registers)
                     });
                     let contiguous = [0, 1].map(|side| {
-                        sides[side].1
-                            || contiguous(
-                                &offsets
-                                    .iter()
-                                    .map(|pair| {
-                                        let offset = if side == 0 { &pair.0 } else { &pair.1 };
-                                        (offset.clone(), offset.clone())
-                                    })
-                                    .collect::<Vec<_>>(),
-                            )
+                        let side_offsets: Vec<&SymInt> = (offsets.iter())
+                            .map(|pair| if side == 0 { &pair.0 } else { &pair.1 })
+                            .collect();
+                        sides[side].1 || consecutive(&side_offsets)
                     });
                     self.template_copy(atom, [source, destination], &indices, contiguous, guard);
                 }
@@ -216,20 +210,20 @@ fn is_template_atom(atom: &Atom) -> bool {
 
 /// Whether both sides' values are consecutive elements (offsets before any swizzle).
 fn contiguous(offsets: &[(SymInt, SymInt)]) -> bool {
-    let sources: Vec<SymInt> = offsets.iter().map(|(source, _)| source.clone()).collect();
-    let destinations: Vec<SymInt> = offsets.iter().map(|pair| pair.1.clone()).collect();
+    let sources: Vec<&SymInt> = offsets.iter().map(|(source, _)| source).collect();
+    let destinations: Vec<&SymInt> = offsets.iter().map(|(_, destination)| destination).collect();
     consecutive(&sources) && consecutive(&destinations)
 }
 
 /// Whether `offsets` are consecutive, compared at several values of their variables
 /// (`div` and `mod` of a thread index do not cancel symbolically), each evaluated as a
 /// number.
-pub(crate) fn consecutive(offsets: &[SymInt]) -> bool {
+fn consecutive(offsets: &[&SymInt]) -> bool {
     SAMPLES.iter().all(|&sample| {
         let at = |offset: &SymInt| {
             offset.evaluate(&|name: &str| Some(sample.wrapping_add(name.len() as i64 * 7)))
         };
-        let Some(start) = at(&offsets[0]) else {
+        let Some(start) = at(offsets[0]) else {
             return false;
         };
         (offsets.iter().enumerate()).all(|(step, offset)| at(offset) == Some(start + step as i64))
