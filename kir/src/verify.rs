@@ -7,6 +7,7 @@
 use std::ops::Deref;
 
 use crate::ir::{Inst, Kernel, Op, Region, Ty, ValueId};
+use crate::signature::{ParamKind, ScalarParam};
 
 /// A kernel that passed [`verify`].
 #[derive(Clone, Debug, PartialEq)]
@@ -232,9 +233,23 @@ fn check_types(kernel: &Kernel, inst: &Inst) -> Result<(), String> {
         }
     };
     match &inst.op {
-        Op::ConstInt(_) | Op::Param(_) | Op::Special(_) | Op::SharedBase | Op::ConstFloat(_) => {
-            want_results(1)
+        Op::Param(index) => {
+            want_results(1)?;
+            let Some(param) = kernel.signature.params.get(*index) else {
+                return Err(format!("the kernel has no parameter {index}"));
+            };
+            let expected = param_ty(&param.kind);
+            if result != Some(expected) {
+                return Err(format!(
+                    "parameter {index} (`{}`) is read as {}, not {}",
+                    param.name,
+                    expected.name(),
+                    result.map_or("nothing", Ty::name)
+                ));
+            }
+            Ok(())
         }
+        Op::ConstInt(_) | Op::Special(_) | Op::SharedBase | Op::ConstFloat(_) => want_results(1),
         Op::Unary(_, a) | Op::Convert(a) => {
             want_results(1)?;
             if matches!(inst.op, Op::Unary(..)) && result != Some(ty(*a)) {
@@ -401,6 +416,20 @@ fn check_types(kernel: &Kernel, inst: &Inst) -> Result<(), String> {
     }
 }
 
+/// The register type a parameter is read as: its integer width, a tensor's 64-bit
+/// address, a float's own type, a bool's 32-bit integer.
+fn param_ty(kind: &ParamKind) -> Ty {
+    match kind {
+        ParamKind::Int(int) if int.bytes() == 8 => Ty::I64,
+        ParamKind::Int(_) | ParamKind::Scalar(ScalarParam::Bool) => Ty::I32,
+        ParamKind::Tensor { .. } => Ty::I64,
+        ParamKind::Scalar(ScalarParam::F16) => Ty::F16,
+        ParamKind::Scalar(ScalarParam::BF16) => Ty::BF16,
+        ParamKind::Scalar(ScalarParam::F32) => Ty::F32,
+        ParamKind::Scalar(ScalarParam::F64) => Ty::F64,
+    }
+}
+
 /// Carried values agree in number and type: initial values (when given), region
 /// parameters, yields and the instruction's results.
 fn carried(
@@ -482,7 +511,14 @@ mod tests {
                 name: "k".to_owned(),
                 entry: "k".to_owned(),
                 const_args: Vec::new(),
-                params: Vec::new(),
+                params: vec![crate::Param {
+                    name: "x".to_owned(),
+                    kind: ParamKind::Tensor {
+                        dtype: crate::Element::F32,
+                        shape: vec![one()],
+                        strides: vec![one()],
+                    },
+                }],
                 launch: Launch {
                     grid: [one(), one(), one()],
                     block: [one(), one(), one()],
@@ -537,6 +573,17 @@ mod tests {
             span,
         );
         assert!(verify(narrow).unwrap_err().contains("address is i64"));
+
+        let mut misread = kernel();
+        misread.push(Op::Param(0), Ty::I32, span);
+        assert!(
+            verify(misread)
+                .unwrap_err()
+                .contains("is read as i64, not i32")
+        );
+        let mut missing = kernel();
+        missing.push(Op::Param(3), Ty::I64, span);
+        assert!(verify(missing).unwrap_err().contains("no parameter 3"));
 
         let mut early = kernel();
         early.push(Op::Convert(ValueId(5)), Ty::I64, span);
