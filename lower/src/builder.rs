@@ -158,9 +158,7 @@ impl<'t> Builder<'t> {
                 variable, value, ..
             } => {
                 if let Some(value) = self.term(value, 0) {
-                    let wide = self.convert(value, Ty::I64);
-                    self.variables.insert(variable.clone(), wide);
-                    self.signed_variables.insert(variable.clone());
+                    self.define_variable(variable, value);
                 }
             }
             Effect::WriteCell {
@@ -211,6 +209,19 @@ impl<'t> Builder<'t> {
                 self.unsupported(format!("lowering does not handle {what}"))
             }
         }
+    }
+
+    /// Names a run-time value that may be negative (a cell's read, a shuffle's or
+    /// atomic's result, a definition): integers as the 64-bit values symbolic integers
+    /// use.
+    pub(crate) fn define_variable(&mut self, variable: &str, value: ValueId) {
+        let value = if self.kernel.ty(value).is_integer() {
+            self.convert(value, Ty::I64)
+        } else {
+            value
+        };
+        self.variables.insert(variable.to_owned(), value);
+        self.signed_variables.insert(variable.to_owned());
     }
 
     /// Reads a loaded element, or all of a fragment, here in program order.

@@ -38,8 +38,7 @@ impl Builder<'_> {
             Some(value) => value,
             None => self.zero(ty),
         };
-        self.variables.insert(variable.to_owned(), value);
-        self.signed_variables.insert(variable.to_owned());
+        self.define_variable(variable, value);
     }
 
     /// The effects of a region's body, in order.

@@ -81,15 +81,4 @@ impl Builder<'_> {
             None => self.push_effect(atomic),
         }
     }
-
-    /// Names a run-time value: integers as the 64-bit values symbolic integers use.
-    fn define_variable(&mut self, variable: &str, value: kir::ValueId) {
-        let value = if self.kernel.ty(value).is_integer() {
-            self.convert(value, Ty::I64)
-        } else {
-            value
-        };
-        self.variables.insert(variable.to_owned(), value);
-        self.signed_variables.insert(variable.to_owned());
-    }
 }

@@ -3,12 +3,10 @@
 //! lowering panic or hang, every diagnostic points inside the file, and every kernel
 //! built passes the verifier (`lower_traces` returns only verified kernels).
 
-use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::mpsc;
 use std::time::Duration;
 
 use cute::Target;
-use mutation::{Generator, seed_texts, semantic_mutant};
+use mutation::{Generator, assert_inside_file, run_case, seed_texts, semantic_mutant};
 
 #[path = "../../tests/support/mutation.rs"]
 mod mutation;
@@ -27,36 +25,17 @@ fn mutated_programs_lower_without_panics_and_diagnostics_stay_inside_the_file() 
         let (seed_name, seed) = generator.pick(&seeds);
         let input = semantic_mutant(seed, &mut generator);
         let target = Target::ALL[case % Target::ALL.len()];
-        let (sender, receiver) = mpsc::channel();
+        let case = format!("case {case} (from {seed_name}, {target})");
         let worker_input = input.clone();
-        std::thread::spawn(move || {
-            let outcome = catch_unwind(AssertUnwindSafe(|| {
-                let (module, _) = grammar::parse(&worker_input);
-                let lowered = typecheck::trace(&module, target, |analysis, traces| {
-                    lower::lower_traces(analysis.diagnostics, &traces)
-                });
-                (lowered.diagnostics, lowered.kernels.len())
-            }));
-            let _ = sender.send(outcome);
+        let (diagnostics, kernels) = run_case(&case, &input, CASE_TIME_LIMIT, move || {
+            let (module, _) = grammar::parse(&worker_input);
+            let lowered = typecheck::trace(&module, target, |analysis, traces| {
+                lower::lower_traces(analysis.diagnostics, &traces)
+            });
+            (lowered.diagnostics, lowered.kernels.len())
         });
-        let (diagnostics, kernels) = match receiver.recv_timeout(CASE_TIME_LIMIT) {
-            Ok(Ok(outcome)) => outcome,
-            Ok(Err(_)) => panic!("case {case} (from {seed_name}, {target}) panicked on:\n{input}"),
-            Err(_) => panic!(
-                "case {case} (from {seed_name}, {target}) took over {CASE_TIME_LIMIT:?} on:\n{input}"
-            ),
-        };
         built += kernels;
-        for diagnostic in diagnostics {
-            for label in diagnostic.labels() {
-                assert!(
-                    label.span.range().end <= input.len()
-                        && input.is_char_boundary(label.span.range().start),
-                    "case {case}: {} points outside the file:\n{input}",
-                    diagnostic.message
-                );
-            }
-        }
+        assert_inside_file(&case, &input, &diagnostics);
     }
     assert!(
         built >= CASES / 4,

@@ -136,3 +136,37 @@ pub fn semantic_mutant(text: &str, generator: &mut Generator) -> String {
     }
     tokens.concat()
 }
+
+/// Runs `work` on a thread of its own and returns what it gives, panicking with
+/// `case` and `input` when it panics or takes longer than `limit`.
+pub fn run_case<T: Send + 'static>(
+    case: &str,
+    input: &str,
+    limit: std::time::Duration,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> T {
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work));
+        let _ = sender.send(outcome);
+    });
+    match receiver.recv_timeout(limit) {
+        Ok(Ok(outcome)) => outcome,
+        Ok(Err(_)) => panic!("{case} panicked on:\n{input}"),
+        Err(_) => panic!("{case} took over {limit:?} on:\n{input}"),
+    }
+}
+
+/// Asserts that every label of every diagnostic points inside `input`.
+pub fn assert_inside_file(case: &str, input: &str, diagnostics: &[lang::Diagnostic]) {
+    for diagnostic in diagnostics {
+        for label in diagnostic.labels() {
+            assert!(
+                label.span.range().end <= input.len()
+                    && input.is_char_boundary(label.span.range().start),
+                "{case}: {} points outside the file:\n{input}",
+                diagnostic.message
+            );
+        }
+    }
+}

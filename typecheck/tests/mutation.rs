@@ -9,12 +9,10 @@
 //! whether it parses cleanly or not (an editor checks half-written code too). A fixed
 //! xorshift seed makes runs identical; a failure prints its case and input.
 
-use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::mpsc;
 use std::time::Duration;
 
 use cute::Target;
-use mutation::{Generator, seed_texts, semantic_mutant};
+use mutation::{Generator, assert_inside_file, run_case, seed_texts, semantic_mutant};
 
 #[path = "../../tests/support/mutation.rs"]
 mod mutation;
@@ -32,32 +30,12 @@ fn mutated_programs_never_panic_and_diagnostics_stay_inside_the_file() {
         let (seed_name, seed) = generator.pick(&seeds);
         let input = semantic_mutant(seed, &mut generator);
         let target = Target::ALL[case % Target::ALL.len()];
-        let (sender, receiver) = mpsc::channel();
+        let case = format!("case {case} (from {seed_name}, {target})");
         let worker_input = input.clone();
-        std::thread::spawn(move || {
-            let outcome = catch_unwind(AssertUnwindSafe(|| {
-                let (module, _) = grammar::parse(&worker_input);
-                typecheck::check(&module, target).diagnostics
-            }));
-            let _ = sender.send(outcome);
+        let diagnostics = run_case(&case, &input, CASE_TIME_LIMIT, move || {
+            let (module, _) = grammar::parse(&worker_input);
+            typecheck::check(&module, target).diagnostics
         });
-        let outcome = receiver.recv_timeout(CASE_TIME_LIMIT);
-        let diagnostics = match outcome {
-            Ok(Ok(diagnostics)) => diagnostics,
-            Ok(Err(_)) => panic!("case {case} (from {seed_name}, {target}) panicked on:\n{input}"),
-            Err(_) => panic!(
-                "case {case} (from {seed_name}, {target}) took over {CASE_TIME_LIMIT:?} on:\n{input}"
-            ),
-        };
-        for diagnostic in diagnostics {
-            for label in diagnostic.labels() {
-                assert!(
-                    label.span.range().end <= input.len()
-                        && input.is_char_boundary(label.span.range().start),
-                    "case {case}: {} points outside the file:\n{input}",
-                    diagnostic.message
-                );
-            }
-        }
+        assert_inside_file(&case, &input, &diagnostics);
     }
 }

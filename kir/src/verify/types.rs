@@ -1,0 +1,283 @@
+//! The verifier's type rules: what each instruction requires of its operands'
+//! and results' types, memory accesses' address and vector widths, and the agreement
+//! of a region's initial values, parameters, yields and results.
+
+use crate::ir::{Inst, Kernel, Op, Ty, ValueId};
+use crate::signature::{ParamKind, ScalarParam};
+
+pub(super) fn check_types(kernel: &Kernel, inst: &Inst) -> Result<(), String> {
+    let ty = |value: ValueId| kernel.ty(value);
+    let result = inst.results.first().map(|value| ty(*value));
+    let want_results = |count: usize| {
+        if inst.results.len() == count {
+            Ok(())
+        } else {
+            Err(format!(
+                "defines {} values, not {count}",
+                inst.results.len()
+            ))
+        }
+    };
+    match &inst.op {
+        Op::Param(index) => {
+            want_results(1)?;
+            let Some(param) = kernel.signature.params.get(*index) else {
+                return Err(format!("the kernel has no parameter {index}"));
+            };
+            let expected = param_ty(&param.kind);
+            if result != Some(expected) {
+                return Err(format!(
+                    "parameter {index} (`{}`) is read as {}, not {}",
+                    param.name,
+                    expected.name(),
+                    result.map_or("nothing", Ty::name)
+                ));
+            }
+            Ok(())
+        }
+        Op::ConstInt(_) | Op::Special(_) | Op::SharedBase | Op::ConstFloat(_) => want_results(1),
+        Op::Unary(_, a) | Op::Convert(a) => {
+            want_results(1)?;
+            if matches!(inst.op, Op::Unary(..)) && result != Some(ty(*a)) {
+                return Err("operand and result types differ".to_owned());
+            }
+            if matches!(inst.op, Op::Unary(op, _) if op.is_math())
+                && !matches!(ty(*a), Ty::F32 | Ty::F64)
+            {
+                return Err(format!("a math function of {}", ty(*a).name()));
+            }
+            Ok(())
+        }
+        Op::Select(c, a, b) => {
+            want_results(1)?;
+            if ty(*c) != Ty::Pred || ty(*a) != ty(*b) || result != Some(ty(*a)) {
+                return Err("a select needs a predicate and two values of its type".to_owned());
+            }
+            Ok(())
+        }
+        Op::Binary(_, a, b) => {
+            want_results(1)?;
+            if ty(*a) != ty(*b) || result != Some(ty(*a)) {
+                return Err(format!(
+                    "operands {} and {} and result {:?} differ",
+                    ty(*a).name(),
+                    ty(*b).name(),
+                    result.map(Ty::name)
+                ));
+            }
+            Ok(())
+        }
+        Op::Fma(a, b, c) => {
+            want_results(1)?;
+            if [a, b, c]
+                .iter()
+                .any(|operand| Some(ty(**operand)) != result)
+                || !matches!(result, Some(Ty::F32 | Ty::F64))
+            {
+                return Err("an fma takes three f32 or f64 values of its type".to_owned());
+            }
+            Ok(())
+        }
+        Op::Compare(_, a, b) => {
+            want_results(1)?;
+            if ty(*a) != ty(*b) || result != Some(Ty::Pred) {
+                return Err("a comparison takes two operands of one type to a pred".to_owned());
+            }
+            Ok(())
+        }
+        Op::Pack(a, b) => {
+            want_results(1)?;
+            if ty(*a).bits() != 16 || ty(*b).bits() != 16 || result != Some(Ty::B32) {
+                return Err("pack takes two 16-bit values to b32".to_owned());
+            }
+            Ok(())
+        }
+        Op::Unpack(a) => {
+            want_results(2)?;
+            if ty(*a) != Ty::B32 || inst.results.iter().any(|value| ty(*value).bits() != 16) {
+                return Err("unpack takes b32 to two 16-bit values".to_owned());
+            }
+            Ok(())
+        }
+        Op::Load {
+            space,
+            address,
+            predicate,
+            ..
+        } => {
+            check_access(kernel, *space, *address, *predicate, &inst.results)?;
+            Ok(())
+        }
+        Op::Store {
+            space,
+            address,
+            values,
+            predicate,
+            ..
+        } => {
+            want_results(0)?;
+            check_access(kernel, *space, *address, *predicate, values)
+        }
+        Op::Atom {
+            registers,
+            output,
+            predicate,
+            ..
+        } => {
+            if output.is_none() {
+                want_results(0)?;
+            } else if inst.results.is_empty() {
+                return Err("an atom with an output defines values".to_owned());
+            }
+            let words = registers
+                .iter()
+                .flat_map(|(_, values)| values.iter())
+                .chain(&inst.results);
+            if let Some(word) = words.into_iter().find(|value| ty(**value).bits() != 32) {
+                return Err(format!(
+                    "an atom's registers are 32-bit, not {}",
+                    ty(*word).name()
+                ));
+            }
+            match predicate {
+                Some(predicate) if ty(*predicate) != Ty::Pred => {
+                    Err("the predicate is not a pred".to_owned())
+                }
+                _ => Ok(()),
+            }
+        }
+        Op::Barrier | Op::WarpBarrier | Op::CpAsyncCommit | Op::CpAsyncWait(_) => want_results(0),
+        Op::Shuffle { value, lane, .. } => {
+            want_results(1)?;
+            if ty(*value).bits() != 32 || result != Some(ty(*value)) || ty(*lane) != Ty::I32 {
+                return Err("a shuffle moves a 32-bit value by an i32 lane".to_owned());
+            }
+            Ok(())
+        }
+        Op::Atomic {
+            space,
+            address,
+            value,
+            ..
+        } => {
+            if inst.results.len() > 1 || result.is_some_and(|result| result != ty(*value)) {
+                return Err("an atomic returns nothing or the old value".to_owned());
+            }
+            if !matches!(ty(*value), Ty::I32 | Ty::I64 | Ty::F32) {
+                return Err(format!("an atomic on {}", ty(*value).name()));
+            }
+            check_access(kernel, *space, *address, None, &[*value])
+        }
+        Op::For {
+            start,
+            end,
+            inits,
+            body,
+            ..
+        } => {
+            if ty(*start) != ty(*end)
+                || !ty(*start).is_integer()
+                || body.params.first().map(|counter| ty(*counter)) != Some(ty(*start))
+            {
+                return Err("a loop's bounds and counter are integers of one type".to_owned());
+            }
+            carried(kernel, inst, inits, &body.params[1..], &body.yields)
+        }
+        Op::Loop { inits, body, .. } => carried(kernel, inst, inits, &body.params, &body.yields),
+        Op::If {
+            condition,
+            then,
+            otherwise,
+            ..
+        } => {
+            if ty(*condition) != Ty::Pred {
+                return Err("the condition is not a pred".to_owned());
+            }
+            if !then.params.is_empty() || !otherwise.params.is_empty() {
+                return Err("a branch has no parameters".to_owned());
+            }
+            carried(kernel, inst, &[], &inst.results, &then.yields)?;
+            carried(kernel, inst, &[], &inst.results, &otherwise.yields)
+        }
+    }
+}
+
+/// The register type a parameter is read as: its integer width, a tensor's 64-bit
+/// address, a float's own type, a bool's 32-bit integer.
+fn param_ty(kind: &ParamKind) -> Ty {
+    match kind {
+        ParamKind::Int(int) if int.bytes() == 8 => Ty::I64,
+        ParamKind::Int(_) | ParamKind::Scalar(ScalarParam::Bool) => Ty::I32,
+        ParamKind::Tensor { .. } => Ty::I64,
+        ParamKind::Scalar(ScalarParam::F16) => Ty::F16,
+        ParamKind::Scalar(ScalarParam::BF16) => Ty::BF16,
+        ParamKind::Scalar(ScalarParam::F32) => Ty::F32,
+        ParamKind::Scalar(ScalarParam::F64) => Ty::F64,
+    }
+}
+
+/// Carried values agree in number and type: initial values (when given), region
+/// parameters, yields and the instruction's results.
+fn carried(
+    kernel: &Kernel,
+    inst: &Inst,
+    inits: &[ValueId],
+    params: &[ValueId],
+    yields: &[ValueId],
+) -> Result<(), String> {
+    let types = |values: &[ValueId]| values.iter().map(|v| kernel.ty(*v)).collect::<Vec<_>>();
+    let want = types(params);
+    let agree = (matches!(inst.op, Op::If { .. }) || types(inits) == want)
+        && types(yields) == want
+        && types(&inst.results) == want;
+    if agree {
+        Ok(())
+    } else {
+        Err(format!(
+            "carried values disagree: inits {:?}, parameters {:?}, yields {:?}, results {:?}",
+            types(inits),
+            want,
+            types(yields),
+            types(&inst.results)
+        ))
+    }
+}
+
+fn check_access(
+    kernel: &Kernel,
+    space: crate::ir::Space,
+    address: ValueId,
+    predicate: Option<ValueId>,
+    words: &[ValueId],
+) -> Result<(), String> {
+    if kernel.ty(address) != space.address_ty() {
+        return Err(format!(
+            "a {} address is {}, not {}",
+            space.name(),
+            space.address_ty().name(),
+            kernel.ty(address).name()
+        ));
+    }
+    if predicate.is_some_and(|predicate| kernel.ty(predicate) != Ty::Pred) {
+        return Err("the predicate is not a pred".to_owned());
+    }
+    let Some(first) = words.first() else {
+        return Err("moves no words".to_owned());
+    };
+    let word = kernel.ty(*first);
+    if words.iter().any(|value| kernel.ty(*value) != word) {
+        return Err("a vector's words differ in type".to_owned());
+    }
+    if word == Ty::Pred {
+        return Err("predicates are not stored in memory".to_owned());
+    }
+    let bits = word.bits() * u32::try_from(words.len()).unwrap_or(u32::MAX);
+    if !matches!(words.len(), 1 | 2 | 4) || bits > 128 {
+        return Err(format!(
+            "{} words of {} is not a vector width",
+            words.len(),
+            word.name()
+        ));
+    }
+    Ok(())
+}
