@@ -33,6 +33,7 @@ mod memory;
 mod regions;
 mod signature;
 mod terms;
+mod tv;
 mod warp;
 
 use lang::{Diagnostic, Severity};
