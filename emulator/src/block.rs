@@ -235,13 +235,15 @@ impl Grid<'_, '_> {
         }
         let models = context.models;
         match models.get(inst) {
-            Some(Model::Matrix(copy)) => copy.execute(inst, lanes, context).map_err(|(lane, trap)| {
-                let location = Location {
-                    thread: lanes[lane].coordinates,
-                    block: context.block,
-                };
-                self.fault(trap, inst.span, location)
-            }),
+            Some(Model::Matrix(copy)) => {
+                copy.execute(inst, lanes, context).map_err(|(lane, trap)| {
+                    let location = Location {
+                        thread: lanes[lane].coordinates,
+                        block: context.block,
+                    };
+                    self.fault(trap, inst.span, location)
+                })
+            }
             Some(Model::Mma(mma)) => {
                 mma.execute(inst, lanes);
                 Ok(())

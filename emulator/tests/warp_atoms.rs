@@ -48,7 +48,10 @@ fn f16_inputs_multiply_too() {
     let text = std::fs::read_to_string(support::root().join("tests/kir/warp_mma.kir")).unwrap();
     let kernel = support::from_kir(&text.replace("bf16", "f16"));
     let round = |values: Vec<f32>| -> Vec<f32> {
-        values.iter().map(|v| half::f16::from_f32(*v).to_f32()).collect()
+        values
+            .iter()
+            .map(|v| half::f16::from_f32(*v).to_f32())
+            .collect()
     };
     let (a, b) = (round(randn(256, 42)), round(randn(128, 43)));
     let mut device = Device::default();
@@ -146,10 +149,25 @@ fn ldmatrix_variants_load_what_the_ptx_isa_says() {
     // Each variant's layouts as CuTe's copy traits give them (in 16-bit elements).
     let variants = [
         ("x1", 1, false, "src=((8,4),8):((8,0),1) dst=(32,2):(2,1)"),
-        ("x2", 2, false, "src=((16,2),8):((8,0),1) dst=(32,(2,2)):(2,(1,64))"),
+        (
+            "x2",
+            2,
+            false,
+            "src=((16,2),8):((8,0),1) dst=(32,(2,2)):(2,(1,64))",
+        ),
         ("x4", 4, false, "src=(32,8):(8,1) dst=(32,(2,4)):(2,(1,64))"),
-        ("x1.trans", 1, true, "src=((8,4),8):((8,0),1) dst=((4,8),2):((16,1),8)"),
-        ("x4.trans", 4, true, "src=(32,8):(8,1) dst=((4,8),(2,4)):((16,1),(8,64))"),
+        (
+            "x1.trans",
+            1,
+            true,
+            "src=((8,4),8):((8,0),1) dst=((4,8),2):((16,1),8)",
+        ),
+        (
+            "x4.trans",
+            4,
+            true,
+            "src=(32,8):(8,1) dst=((4,8),(2,4)):((16,1),(8,64))",
+        ),
     ];
     for (shape, matrices, trans, layouts) in variants {
         let text = ldmatrix_kernel(8 * matrices, &ldmatrix(shape, layouts), matrices as usize);
@@ -161,5 +179,81 @@ fn ldmatrix_variants_load_what_the_ptx_isa_says() {
             .flat_map(|lane| (0..matrices).map(move |matrix| expected(lane, matrix, trans)))
             .collect();
         assert_eq!(got, want, "{shape}");
+    }
+}
+
+#[test]
+fn stmatrix_stores_what_the_ptx_isa_says() {
+    // Lane t's register i holds the elements 8t + 2i and 8t + 2i + 1; lane l addresses
+    // row l ^ 21 of 32; after the barrier, lane t copies row t to out.
+    let text = "kernel k {
+  param 0 out: tensor i32 shape(128) strides(1)
+  launch grid(1, 1, 1) block(32, 1, 1) smem(512 bytes)
+  %0:i32 = shared_base
+  %1:i32 = thread_idx.x
+  %2:i32 = const 524296
+  %3:i32 = mul %1, %2
+  %4:i32 = const 65536
+  %5:i32 = add %3, %4
+  %6:i32 = const 131074
+  %7:i32 = add %5, %6
+  %8:i32 = add %7, %6
+  %9:i32 = add %8, %6
+  %10:i32 = const 4
+  %11:i32 = const 21
+  %12:i32 = xor %1, %11
+  %13:i32 = shl %12, %10
+  %14:i32 = add %0, %13
+  atom \"stmatrix.sync.aligned.m8n8.x4.shared.b16 [{dst}], {{src}};\" dst=%14+0, src=[%5, %7, %8, %9] warp copy b16 src=(32,(2,4)):(2,(1,64)) dst=(32,8):(8,1)
+  barrier
+  %15:i32 = shl %1, %10
+  %16:i32 = add %0, %15
+  %17:i32, %18:i32, %19:i32, %20:i32 = load.shared [%16+0]
+  %21:i64 = param 0
+  %22:i64 = convert %15
+  %23:i64 = add %21, %22
+  store.global [%23+0], %17, %18, %19, %20
+}";
+    let mut device = Device::default();
+    let out = device.empty(128 * 4);
+    device.run(&support::from_kir(text), &[Arg::Tensor(out)]);
+    // Matrix i's row r is lane 4r + c / 2's register i, at the row lane 8i + r addresses.
+    let element = |row: u32, column: u32| {
+        let (matrix, r) = ((row ^ 21) / 8, (row ^ 21) % 8);
+        8 * (4 * r + column / 2) + 2 * matrix + column % 2
+    };
+    let want: Vec<i32> = (0..32)
+        .flat_map(|row| {
+            (0..4).map(move |word| {
+                (element(row, 2 * word) | (element(row, 2 * word + 1) << 16)) as i32
+            })
+        })
+        .collect();
+    assert_eq!(device.read_i32(out, 128), want);
+}
+
+#[test]
+fn a_warp_atom_needs_all_32_lanes() {
+    let atom = ldmatrix("x4", "src=(32,8):(8,1) dst=(32,(2,4)):(2,(1,64))");
+    let short = ldmatrix_kernel(32, &atom, 4).replace("block(32, 1, 1)", "block(16, 1, 1)");
+    let predicated =
+        ldmatrix_kernel(32, &format!("{atom} if %14"), 4).replace("const 32", "const 8");
+    for (text, lanes, predicate) in [(short, 16, false), (predicated, 8, true)] {
+        let mut device = Device::default();
+        let out = device.empty(128 * 4);
+        let fault = device
+            .launch(&support::from_kir(&text), &[Arg::Tensor(out)])
+            .unwrap_err();
+        assert_eq!(fault.kind.code(), "E0407", "{fault}");
+        assert!(
+            matches!(fault.kind, FaultKind::IncompleteWarp { lanes: l, predicated, .. } if l == lanes && predicated == predicate),
+            "{fault}"
+        );
+        assert!(
+            fault
+                .to_string()
+                .contains("`ldmatrix.sync.aligned.m8n8.x4.shared.b16`, which needs all 32 lanes"),
+            "{fault}"
+        );
     }
 }

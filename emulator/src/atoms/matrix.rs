@@ -164,7 +164,9 @@ impl MatrixCopy {
                     }
                 }
                 Direction::Store => {
-                    for (element, chunk) in self.memory[at].iter().zip(row.chunks_mut(element_bytes)) {
+                    for (element, chunk) in
+                        self.memory[at].iter().zip(row.chunks_mut(element_bytes))
+                    {
                         chunk.copy_from_slice(&elements[*element].to_le_bytes()[..element_bytes]);
                     }
                     context

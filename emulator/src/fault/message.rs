@@ -194,9 +194,7 @@ impl Fault {
             FaultKind::BarrierNotReached { .. } => "not every thread of the block gets here",
             FaultKind::PartialWarp { .. }
             | FaultKind::MissingLane { .. }
-            | FaultKind::IncompleteWarp { .. } => {
-                "not every lane of the warp gets here"
-            }
+            | FaultKind::IncompleteWarp { .. } => "not every lane of the warp gets here",
             FaultKind::UnmodeledAtom { .. } | FaultKind::Unsupported(_) => "not emulated",
             FaultKind::Budget { .. } => "still running here",
         };
