@@ -55,7 +55,7 @@ fn every_test_block_passes_on_the_emulator() {
         assert!(stdout.contains(&summary), "{file}:\n{stdout}");
         blocks += lines.len();
     }
-    assert!(blocks >= 29, "only {blocks} test blocks ran");
+    assert!(blocks >= 33, "only {blocks} test blocks ran");
 }
 
 #[test]
