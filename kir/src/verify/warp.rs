@@ -123,7 +123,7 @@ fn words(layout: &TvLayout, element: Ty) -> Result<usize, String> {
         ));
     }
     let bits = layout.values() * u64::from(element.bits());
-    if !matches!(element.bits(), 16 | 32) || bits % 32 != 0 {
+    if !matches!(element.bits(), 16 | 32) || !bits.is_multiple_of(32) {
         return Err(format!(
             "{} values of {} do not fill 32-bit words",
             layout.values(),
