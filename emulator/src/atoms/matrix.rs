@@ -112,36 +112,74 @@ impl MatrixCopy {
         else {
             return Ok(());
         };
-        let row_values = self.memory.len() / lanes.len().max(1);
-        let register_values = self.registers.len() / lanes.len().max(1);
-        let element_bytes = (self.bits / 8) as usize;
         let mut elements = vec![0u64; self.elements];
-        let mut row = vec![0u8; row_values * element_bytes];
-        let mut bits = vec![0u64; words.len()];
         if self.direction == Direction::Store {
-            let mut held = vec![false; self.elements];
-            for (index, lane) in lanes.iter().enumerate() {
-                for (word, value) in bits.iter_mut().zip(words) {
-                    *word = lane.get(*value);
-                }
-                for value in 0..register_values {
-                    let element = self.registers[index * register_values + value];
-                    if !std::mem::replace(&mut held[element], true) {
-                        elements[element] = unpack(&bits, value, self.bits);
-                    }
+            self.read_registers(lanes, words, &mut elements);
+        }
+        self.access_rows(inst, lanes, context, (address, offset), &mut elements)?;
+        if self.direction == Direction::Load {
+            self.write_registers(lanes, words, &elements);
+        }
+        Ok(())
+    }
+
+    /// The elements the lanes' register `words` hold (the first holder of each).
+    fn read_registers(&self, lanes: &[Thread<'_>], words: &[ValueId], elements: &mut [u64]) {
+        let values = self.registers.len() / lanes.len().max(1);
+        let mut held = vec![false; self.elements];
+        let mut bits = vec![0u64; words.len()];
+        for (index, lane) in lanes.iter().enumerate() {
+            for (word, value) in bits.iter_mut().zip(words) {
+                *word = lane.get(*value);
+            }
+            for value in 0..values {
+                let element = self.registers[index * values + value];
+                if !std::mem::replace(&mut held[element], true) {
+                    elements[element] = unpack(&bits, value, self.bits);
                 }
             }
         }
+    }
+
+    /// Sets the lanes' register `words` to the elements the layout gives them.
+    fn write_registers(&self, lanes: &mut [Thread<'_>], words: &[ValueId], elements: &[u64]) {
+        let values = self.registers.len() / lanes.len().max(1);
+        let mut bits = vec![0u64; words.len()];
+        for (index, lane) in lanes.iter_mut().enumerate() {
+            bits.fill(0);
+            for value in 0..values {
+                let element = self.registers[index * values + value];
+                pack(&mut bits, value, self.bits, elements[element]);
+            }
+            for (result, word) in words.iter().zip(&bits) {
+                lane.set(*result, *word);
+            }
+        }
+    }
+
+    /// Each lane that holds an element first reads its row into `elements` (a load) or
+    /// writes it from them (a store), at its `address` register plus the offset.
+    fn access_rows<'k>(
+        &self,
+        inst: &Inst,
+        lanes: &[Thread<'k>],
+        context: &mut Context<'_, 'k>,
+        (address, offset): (ValueId, i64),
+        elements: &mut [u64],
+    ) -> Result<(), (usize, Trap)> {
+        let values = self.memory.len() / lanes.len().max(1);
+        let element_bytes = (self.bits / 8) as usize;
+        let mut row = vec![0u8; values * element_bytes];
+        let access = match self.direction {
+            Direction::Load => Access::Load,
+            Direction::Store => Access::Store,
+        };
         for (index, lane) in lanes.iter().enumerate() {
-            let at = index * row_values..(index + 1) * row_values;
+            let at = index * values..(index + 1) * values;
             if !self.first[at.clone()].contains(&true) {
                 continue;
             }
             let fail = |trap| (index, trap);
-            let access = match self.direction {
-                Direction::Load => Access::Load,
-                Direction::Store => Access::Store,
-            };
             let start = lane
                 .shared_address(context, address, offset, row.len(), access)
                 .map_err(fail)?;
@@ -150,42 +188,22 @@ impl MatrixCopy {
                 warp_epoch: context.warp_epoch,
                 span: inst.span,
             };
-            match self.direction {
-                Direction::Load => {
-                    context.shared.read(&who, start, &mut row).map_err(fail)?;
-                    for ((element, first), chunk) in self.memory[at.clone()]
-                        .iter()
-                        .zip(&self.first[at])
-                        .zip(row.chunks(element_bytes))
-                    {
-                        if *first {
-                            elements[*element] = from_le(chunk);
-                        }
+            let lane_elements = self.memory[at.clone()].iter().zip(&self.first[at]);
+            if self.direction == Direction::Load {
+                context.shared.read(&who, start, &mut row).map_err(fail)?;
+                for ((element, first), chunk) in lane_elements.zip(row.chunks(element_bytes)) {
+                    if *first {
+                        elements[*element] = from_le(chunk);
                     }
                 }
-                Direction::Store => {
-                    for (element, chunk) in
-                        self.memory[at].iter().zip(row.chunks_mut(element_bytes))
-                    {
-                        chunk.copy_from_slice(&elements[*element].to_le_bytes()[..element_bytes]);
-                    }
-                    context
-                        .shared
-                        .write(&who, start, &row, Access::Store)
-                        .map_err(fail)?;
+            } else {
+                for ((element, _), chunk) in lane_elements.zip(row.chunks_mut(element_bytes)) {
+                    chunk.copy_from_slice(&elements[*element].to_le_bytes()[..element_bytes]);
                 }
-            }
-        }
-        if self.direction == Direction::Load {
-            for (index, lane) in lanes.iter_mut().enumerate() {
-                bits.fill(0);
-                for value in 0..register_values {
-                    let element = self.registers[index * register_values + value];
-                    pack(&mut bits, value, self.bits, elements[element]);
-                }
-                for (result, word) in words.iter().zip(&bits) {
-                    lane.set(*result, *word);
-                }
+                context
+                    .shared
+                    .write(&who, start, &row, Access::Store)
+                    .map_err(fail)?;
             }
         }
         Ok(())
