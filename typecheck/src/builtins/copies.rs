@@ -73,8 +73,10 @@ impl<'a> Checker<'a> {
                 };
                 let operand = if name.ends_with("_A") {
                     Operand::A
-                } else {
+                } else if name.ends_with("_B") {
                     Operand::B
+                } else {
+                    Operand::C
                 };
                 match mma.operand_layout_tv(operand) {
                     Ok((layout_tv, tile)) => TiledCopy::new(atom, layout_tv, tile),

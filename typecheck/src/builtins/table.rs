@@ -243,6 +243,8 @@ builtins! {
             "A tiled copy that fills `tiled_mma`'s A fragments." => make_tiled_copy(name);
         "make_tiled_copy_B", Anywhere, Between(2, 2), [], false, "atom, tiled_mma",
             "A tiled copy that fills `tiled_mma`'s B fragments." => make_tiled_copy(name);
+        "make_tiled_copy_C", Anywhere, Between(2, 2), [], false, "atom, tiled_mma",
+            "A tiled copy that moves `tiled_mma`'s C (accumulator) fragments." => make_tiled_copy(name);
         "make_tiled_mma", Anywhere, Between(2, 3), [], false, "atom, atom_layout, permutation?",
             "A tiled MMA: `atom` repeated over `atom_layout` of (M, N, K), with an optional permutation." => make_tiled_mma;
         "copy", Device, Between(2, 3), ["pred"], true, "copy?, src, dst, pred = mask",
