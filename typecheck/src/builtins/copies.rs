@@ -73,10 +73,8 @@ impl<'a> Checker<'a> {
                 };
                 let operand = if name.ends_with("_A") {
                     Operand::A
-                } else if name.ends_with("_B") {
-                    Operand::B
                 } else {
-                    Operand::C
+                    Operand::B
                 };
                 match mma.operand_layout_tv(operand) {
                     Ok((layout_tv, tile)) => TiledCopy::new(atom, layout_tv, tile),

@@ -222,7 +222,7 @@ builtins! {
     }
     "Tensors" {
         "make_tensor", Anywhere, Between(2, 2), [], false, "pointer, layout",
-            "A tensor over `pointer` (`t.iterator`) with `layout`." => make_tensor;
+            "A tensor over `pointer` (`t.iterator`) with `layout`; a swizzled layout views a shared buffer from its start." => make_tensor;
         "make_identity_tensor", Anywhere, Between(1, 1), [], false, "shape",
             "A tensor whose elements are their own coordinates in `shape`, for predication." => make_identity_tensor;
         "local_tile", Anywhere, Between(3, 4), [], false, "tensor, tiler, coord, projection?",
@@ -243,8 +243,6 @@ builtins! {
             "A tiled copy that fills `tiled_mma`'s A fragments." => make_tiled_copy(name);
         "make_tiled_copy_B", Anywhere, Between(2, 2), [], false, "atom, tiled_mma",
             "A tiled copy that fills `tiled_mma`'s B fragments." => make_tiled_copy(name);
-        "make_tiled_copy_C", Anywhere, Between(2, 2), [], false, "atom, tiled_mma",
-            "A tiled copy that moves `tiled_mma`'s C (accumulator) fragments." => make_tiled_copy(name);
         "make_tiled_mma", Anywhere, Between(2, 3), [], false, "atom, atom_layout, permutation?",
             "A tiled MMA: `atom` repeated over `atom_layout` of (M, N, K), with an optional permutation." => make_tiled_mma;
         "copy", Device, Between(2, 3), ["pred"], true, "copy?, src, dst, pred = mask",
