@@ -38,6 +38,7 @@ mod regions;
 mod signature;
 mod swizzled;
 mod terms;
+mod tv;
 mod warp;
 
 use lang::{Diagnostic, Severity};
