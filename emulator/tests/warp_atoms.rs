@@ -257,3 +257,25 @@ fn a_warp_atom_needs_all_32_lanes() {
         );
     }
 }
+
+#[test]
+fn an_ldmatrix_with_a_store_s_operands_is_refused_not_skipped() {
+    // The verifier accepts the operands of a store (an address `dst`, registers `src`);
+    // an `ldmatrix` template with them is not a copy the emulator can run.
+    let text = "kernel k {
+  launch grid(1, 1, 1) block(32, 1, 1) smem(512 bytes)
+  %0:i32 = shared_base
+  %1:b32 = const 0
+  atom \"ldmatrix.sync.aligned.m8n8.x1.shared.b16 {{src}}, [{dst}];\" dst=%0+0, src=[%1] warp copy b16 src=(32,2):(2,1) dst=((8,4),8):((8,0),1)
+}";
+    let fault = Device::default()
+        .launch(&support::from_kir(text), &[])
+        .unwrap_err();
+    assert_eq!(fault.kind.code(), "E0409", "{fault}");
+    assert!(
+        fault
+            .to_string()
+            .contains("without its `src` address operand"),
+        "{fault}"
+    );
+}

@@ -69,16 +69,19 @@ impl TvLayout {
     }
 }
 
+/// The product of the extents (saturating: the verifier bounds it, text need not).
 fn extent(modes: &[Mode]) -> u64 {
-    modes.iter().map(|mode| u64::from(mode.extent)).product()
+    modes.iter().fold(1u64, |product, mode| {
+        product.saturating_mul(u64::from(mode.extent))
+    })
 }
 
 /// The offset of linear coordinate `index` (colexicographic, the first mode fastest).
 fn offset(modes: &[Mode], mut index: u64) -> u64 {
-    let mut offset = 0;
+    let mut offset = 0u64;
     for mode in modes {
         let extent = u64::from(mode.extent.max(1));
-        offset += (index % extent) * u64::from(mode.stride);
+        offset = offset.saturating_add((index % extent) * u64::from(mode.stride));
         index /= extent;
     }
     offset

@@ -17,7 +17,7 @@
 use kir::{Inst, Op, TvLayout, Ty, ValueId};
 
 use crate::atoms::{pack, unpack};
-use crate::fault::{Access, Trap};
+use crate::fault::{Access, FaultKind, Trap};
 use crate::shared::Accessor;
 use crate::thread::{Context, Thread};
 
@@ -110,7 +110,8 @@ impl MatrixCopy {
         };
         let Some(&(_, address, offset)) = operands.iter().find(|(name, ..)| name == address_name)
         else {
-            return Ok(());
+            let what = format!("a matrix copy without its `{address_name}` address operand");
+            return Err((0, Trap::Fault(FaultKind::Unsupported(what))));
         };
         let mut elements = vec![0u64; self.elements];
         if self.direction == Direction::Store {
