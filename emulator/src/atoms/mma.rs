@@ -24,7 +24,9 @@ pub struct Mma {
     shape: [usize; 3],
     /// The element type of A and B.
     input: Ty,
-    /// `(lane, value) -> m + M·k`, `n + N·k` and `m + M·n`.
+    /// `(lane, value) ->` where the element is kept: A's `m·K + k` (its layout's
+    /// `m + M·k` transposed, a row of A being consecutive), B's `n + N·k` and C's and
+    /// D's `m + M·n`, as the layouts say.
     tables: [Vec<usize>; 3],
 }
 
@@ -39,16 +41,20 @@ pub fn plan(
     if !template.trim_start().starts_with("mma.sync.aligned.") {
         return None;
     }
-    let [d, a, b, c] = types;
-    let inputs_ok = a == b && matches!(a, Ty::BF16 | Ty::F16);
-    if !inputs_ok || d != Ty::F32 || c != Ty::F32 {
+    let [d_ty, a_ty, b_ty, c_ty] = types;
+    let inputs_ok = a_ty == b_ty && matches!(a_ty, Ty::BF16 | Ty::F16);
+    if !inputs_ok || d_ty != Ty::F32 || c_ty != Ty::F32 {
         return None;
     }
-    let table = |layout: &TvLayout| layout.table().into_iter().map(|e| e as usize).collect();
+    let [m, n, k] = shape.map(|extent| extent as usize);
+    let [a, b, c] = layouts;
+    let table = |layout: &TvLayout| layout.table().into_iter().map(|e| e as usize);
+    // Element `row + M·step` of A, kept at `row·K + step`.
+    let a = table(a).map(|e| (e % m) * k + e / m).collect();
     Some(Mma {
-        shape: shape.map(|extent| extent as usize),
-        input: a,
-        tables: layouts.map(table),
+        shape: [m, n, k],
+        input: a_ty,
+        tables: [a, table(b).collect(), table(c).collect()],
     })
 }
 
@@ -73,11 +79,18 @@ impl Mma {
         let a = self.gather(lanes, list("a"), 0, m * k, 16, input);
         let b = self.gather(lanes, list("b"), 1, n * k, 16, input);
         let c = self.gather(lanes, list("c"), 2, m * n, 32, f32_of);
+        // Each row of D sums its products in k order, the N columns side by side.
         let mut d = vec![0f32; m * n];
-        for column in 0..n {
-            for row in 0..m {
-                let products = (0..k).map(|step| a[row + m * step] * b[column + n * step]);
-                d[row + m * column] = (c[row + m * column] + products.sum::<f64>()) as f32;
+        let mut sums = vec![0f64; n];
+        for (row, a_row) in a.chunks(k).enumerate() {
+            sums.fill(0.0);
+            for (x, b_row) in a_row.iter().zip(b.chunks(n)) {
+                for (sum, y) in sums.iter_mut().zip(b_row) {
+                    *sum += x * y;
+                }
+            }
+            for (column, sum) in sums.iter().enumerate() {
+                d[row + m * column] = (c[row + m * column] + sum) as f32;
             }
         }
         let values = self.tables[2].len() / lanes.len().max(1);
