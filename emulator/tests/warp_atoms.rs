@@ -182,11 +182,14 @@ fn ldmatrix_variants_load_what_the_ptx_isa_says() {
     }
 }
 
-#[test]
-fn stmatrix_stores_what_the_ptx_isa_says() {
-    // Lane t's register i holds the elements 8t + 2i and 8t + 2i + 1; lane l addresses
-    // row l ^ 21 of 32; after the barrier, lane t copies row t to out.
-    let text = "kernel k {
+/// Shared memory (32 rows of 8 16-bit elements) is zeroed; lane `t`'s register `i`
+/// holds the elements `8t + 2i` and `8t + 2i + 1`; lane `l` addresses row `l ^ 21` if it
+/// is below `lanes`, else an address far outside shared memory (which `stmatrix` must
+/// ignore); after `atom` and a barrier, lane `t` copies row `t` to `out`.
+fn stmatrix_kernel(lanes: u32, atom: &str, words: usize) -> String {
+    let registers: Vec<&str> = ["%5", "%7", "%8", "%9"][..words].to_vec();
+    format!(
+        "kernel k {{
   param 0 out: tensor i32 shape(128) strides(1)
   launch grid(1, 1, 1) block(32, 1, 1) smem(512 bytes)
   %0:i32 = shared_base
@@ -200,36 +203,74 @@ fn stmatrix_stores_what_the_ptx_isa_says() {
   %8:i32 = add %7, %6
   %9:i32 = add %8, %6
   %10:i32 = const 4
-  %11:i32 = const 21
-  %12:i32 = xor %1, %11
-  %13:i32 = shl %12, %10
-  %14:i32 = add %0, %13
-  atom \"stmatrix.sync.aligned.m8n8.x4.shared.b16 [{dst}], {{src}};\" dst=%14+0, src=[%5, %7, %8, %9] warp copy b16 src=(32,(2,4)):(2,(1,64)) dst=(32,8):(8,1)
+  %11:i32 = shl %1, %10
+  %12:i32 = add %0, %11
+  %13:i32 = const 0
+  store.shared [%12+0], %13, %13, %13, %13
   barrier
-  %15:i32 = shl %1, %10
-  %16:i32 = add %0, %15
-  %17:i32, %18:i32, %19:i32, %20:i32 = load.shared [%16+0]
-  %21:i64 = param 0
-  %22:i64 = convert %15
-  %23:i64 = add %21, %22
-  store.global [%23+0], %17, %18, %19, %20
-}";
-    let mut device = Device::default();
-    let out = device.empty(128 * 4);
-    device.run(&support::from_kir(text), &[Arg::Tensor(out)]);
-    // Matrix i's row r is lane 4r + c / 2's register i, at the row lane 8i + r addresses.
-    let element = |row: u32, column: u32| {
-        let (matrix, r) = ((row ^ 21) / 8, (row ^ 21) % 8);
-        8 * (4 * r + column / 2) + 2 * matrix + column % 2
-    };
-    let want: Vec<i32> = (0..32)
-        .flat_map(|row| {
-            (0..4).map(move |word| {
-                (element(row, 2 * word) | (element(row, 2 * word + 1) << 16)) as i32
+  %14:i32 = const {lanes}
+  %15:pred = cmp.lt %1, %14
+  %16:i32 = const 21
+  %17:i32 = xor %1, %16
+  %18:i32 = const 4000
+  %19:i32 = select %15, %17, %18
+  %20:i32 = shl %19, %10
+  %21:i32 = add %0, %20
+  atom \"stmatrix.sync.aligned.m8n8.{atom}.shared.b16 [{{dst}}], {{{{src}}}};\" dst=%21+0, src=[{}] warp copy b16 {{layouts}}
+  barrier
+  %22:i32, %23:i32, %24:i32, %25:i32 = load.shared [%12+0]
+  %26:i64 = param 0
+  %27:i64 = convert %11
+  %28:i64 = add %26, %27
+  store.global [%28+0], %22, %23, %24, %25
+}}",
+        registers.join(", ")
+    )
+}
+
+#[test]
+fn stmatrix_variants_store_what_the_ptx_isa_says() {
+    // Each variant's layouts as CuTe's copy traits give them (in 16-bit elements).
+    let variants = [
+        ("x1", 1, false, "src=(32,2):(2,1) dst=((8,4),8):((8,0),1)"),
+        ("x4", 4, false, "src=(32,(2,4)):(2,(1,64)) dst=(32,8):(8,1)"),
+        (
+            "x2.trans",
+            2,
+            true,
+            "src=((4,8),(2,2)):((16,1),(8,64)) dst=((16,2),8):((8,0),1)",
+        ),
+    ];
+    for (shape, matrices, trans, layouts) in variants {
+        let text =
+            stmatrix_kernel(8 * matrices, shape, matrices as usize).replace("{layouts}", layouts);
+        let mut device = Device::default();
+        let out = device.empty(128 * 4);
+        device.run(&support::from_kir(&text), &[Arg::Tensor(out)]);
+        // Row r of matrix i is at the row lane 8i + r addresses; lane t's register i
+        // holds its row t / 4, columns 2 (t % 4) and the next (with `.trans`, its column
+        // t / 4, rows 2 (t % 4) and the next).
+        let element = |row: u32, column: u32| -> u32 {
+            let (matrix, r) = ((row ^ 21) / 8, (row ^ 21) % 8);
+            if matrix >= matrices {
+                return 0;
+            }
+            let (lane, half) = if trans {
+                (4 * column + r / 2, r % 2)
+            } else {
+                (4 * r + column / 2, column % 2)
+            };
+            8 * lane + 2 * matrix + half
+        };
+        let want: Vec<i32> = (0..32)
+            .flat_map(|row| {
+                (0..4).map(move |word| {
+                    (element(row, 2 * word) | (element(row, 2 * word + 1) << 16)) as i32
+                })
             })
-        })
-        .collect();
-    assert_eq!(device.read_i32(out, 128), want);
+            .collect();
+        assert_eq!(device.read_i32(out, 128), want, "{shape}");
+    }
 }
 
 #[test]
