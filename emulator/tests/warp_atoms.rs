@@ -1,7 +1,8 @@
 //! The warp-collective atoms against the PTX ISA's own description of them, written
 //! here independently of the layouts the instructions carry: `ldmatrix` (`.x1`, `.x2`,
-//! `.x4`, `.trans`), `stmatrix` and `mma.sync` m16n8k16 with bf16 and f16 inputs; and
-//! the faults of a warp that does not execute one whole.
+//! `.x4`, `.trans`), `stmatrix` (`.x1`, `.x4`, `.x2.trans`) and `mma.sync` m16n8k16 (bf16
+//! and f16 inputs) and m16n8k8; and the faults of a warp that does not execute one
+//! whole.
 
 mod support;
 
@@ -13,13 +14,13 @@ fn kir_file(name: &str) -> kir::Verified {
     support::from_kir(&text)
 }
 
-/// `c = a · bᵀ` with a 16 x 16 and b 8 x 16, in f64 from the bf16 inputs.
-fn reference(a: &[f32], b: &[f32]) -> Vec<f32> {
+/// `c = a · bᵀ` with a 16 x `k` and b 8 x `k`, in f64 from the 16-bit inputs.
+fn reference(a: &[f32], b: &[f32], k: usize) -> Vec<f32> {
     let mut c = vec![0f32; 16 * 8];
     for m in 0..16 {
         for n in 0..8 {
-            let dot: f64 = (0..16)
-                .map(|k| f64::from(a[m * 16 + k]) * f64::from(b[n * 16 + k]))
+            let dot: f64 = (0..k)
+                .map(|step| f64::from(a[m * k + step]) * f64::from(b[n * k + step]))
                 .sum();
             c[m * 8 + n] = dot as f32;
         }
@@ -40,7 +41,64 @@ fn ldmatrix_and_mma_multiply_a_tile() {
     );
     assert!(stats.instructions >= 32 * 50, "{stats:?}");
     // Products of bf16 values are exact; one f32 rounding of their sum is all that differs.
-    assert_close(&device.read_f32(c_at, 128), &reference(&a, &b), 1e-6, 1e-6);
+    assert_close(
+        &device.read_f32(c_at, 128),
+        &reference(&a, &b, 16),
+        1e-6,
+        1e-6,
+    );
+}
+
+#[test]
+fn m16n8k8_reads_its_fragments_from_registers() {
+    // The PTX ISA's fragments of m16n8k8 put a[t / 4, 2 (t % 4) + {0, 1}] (and the same 8
+    // rows down) and b[t / 4, 2 (t % 4) + {0, 1}] in lane t: its 32-bit word t of each.
+    let text = "kernel k {
+  param 0 a: tensor bf16 shape(16, 8) strides(8, 1)
+  param 1 b: tensor bf16 shape(8, 8) strides(8, 1)
+  param 2 c: tensor f32 shape(16, 8) strides(8, 1)
+  launch grid(1, 1, 1) block(32, 1, 1) smem(0 bytes)
+  %0:i64 = param 0
+  %1:i64 = param 1
+  %2:i64 = param 2
+  %3:i32 = thread_idx.x
+  %4:i32 = const 2
+  %5:i32 = shl %3, %4
+  %6:i64 = convert %5
+  %7:i64 = add %0, %6
+  %8:b32 = load.global [%7+0]
+  %9:b32 = load.global [%7+128]
+  %10:i64 = add %1, %6
+  %11:b32 = load.global [%10+0]
+  %12:f32 = const 0.0
+  %13:f32, %14:f32, %15:f32, %16:f32 = atom \"mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32 {{d}}, {{a}}, {{b}}, {{c}};\" a=[%8, %9], b=[%11], c=[%12, %12, %12, %12] -> d warp mma m16n8k8 f32.bf16.bf16.f32 a=((4,8),(2,2)):((32,1),(16,8)) b=((4,8),2):((16,1),8) c=((4,8),(2,2)):((32,1),(16,8))
+  %17:i32 = shr %3, %4
+  %18:i32 = const 5
+  %19:i32 = shl %17, %18
+  %20:i32 = const 3
+  %21:i32 = and %3, %20
+  %22:i32 = shl %21, %20
+  %23:i32 = add %19, %22
+  %24:i64 = convert %23
+  %25:i64 = add %2, %24
+  store.global [%25+0], %13, %14
+  store.global [%25+256], %15, %16
+}";
+    let a = bf16_rounded(&randn(128, 44));
+    let b = bf16_rounded(&randn(64, 45));
+    let mut device = Device::default();
+    let (a_at, b_at) = (device.bf16s(&a), device.bf16s(&b));
+    let c_at = device.empty(16 * 8 * 4);
+    device.run(
+        &support::from_kir(text),
+        &[Arg::Tensor(a_at), Arg::Tensor(b_at), Arg::Tensor(c_at)],
+    );
+    assert_close(
+        &device.read_f32(c_at, 128),
+        &reference(&a, &b, 8),
+        1e-6,
+        1e-6,
+    );
 }
 
 #[test]
@@ -68,7 +126,12 @@ fn f16_inputs_multiply_too() {
         &kernel,
         &[Arg::Tensor(a_at), Arg::Tensor(b_at), Arg::Tensor(c_at)],
     );
-    assert_close(&device.read_f32(c_at, 128), &reference(&a, &b), 1e-6, 1e-6);
+    assert_close(
+        &device.read_f32(c_at, 128),
+        &reference(&a, &b, 16),
+        1e-6,
+        1e-6,
+    );
 }
 
 /// Shared memory holds 32 rows of 8 16-bit elements, row `r` element `j` being
