@@ -176,7 +176,8 @@ impl<I: Int> Layout<I> {
     }
 
     /// The offsets of all indices `0..size`, for a static layout of at most `limit`
-    /// elements.
+    /// elements. The coordinates are walked like an odometer, colexicographically, one
+    /// add per element.
     pub fn table(&self, limit: u64) -> Result<Vec<i64>, LayoutError> {
         let size = self.size()?.static_value("table")?;
         if u64::try_from(size).map_or(true, |size| size > limit) {
@@ -186,12 +187,38 @@ impl<I: Int> Layout<I> {
                 limit,
             });
         }
-        (0..size)
-            .map(|index| {
-                self.evaluate_index(&I::from_static(index))?
-                    .static_value("table")
-            })
-            .collect()
+        let flat = self.flatten();
+        let leaves = |tuple: &IntTuple<I>| -> Result<Vec<i64>, LayoutError> {
+            tuple
+                .leaves()
+                .iter()
+                .map(|leaf| leaf.static_value("table"))
+                .collect()
+        };
+        let (shapes, strides) = (leaves(&flat.shape)?, leaves(&flat.stride)?);
+        let overflow = || crate::int::overflow("table", format!("an offset of {self}"));
+        let mut counters = vec![0_i64; shapes.len()];
+        let mut offset = 0_i64;
+        let mut table = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
+        for index in 0..size {
+            table.push(offset);
+            if index + 1 == size {
+                break;
+            }
+            for (mode, counter) in counters.iter_mut().enumerate() {
+                *counter += 1;
+                offset = offset.checked_add(strides[mode]).ok_or_else(overflow)?;
+                if *counter < shapes[mode] {
+                    break;
+                }
+                let span = strides[mode]
+                    .checked_mul(shapes[mode])
+                    .ok_or_else(overflow)?;
+                offset = offset.checked_sub(span).ok_or_else(overflow)?;
+                *counter = 0;
+            }
+        }
+        Ok(table)
     }
 
     /// The layout of the modes at `indices`, in that order (CuTe's `select`).

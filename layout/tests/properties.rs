@@ -43,6 +43,15 @@ proptest! {
     #![proptest_config(config())]
 
     #[test]
+    fn the_table_is_the_layout_at_each_index(a in small_layout()) {
+        let table = a.table(1 << 16).unwrap();
+        prop_assert_eq!(table.len() as i64, size(&a));
+        for (index, offset) in table.iter().enumerate() {
+            prop_assert_eq!(*offset, at(&a, index as i64));
+        }
+    }
+
+    #[test]
     fn coalesce_keeps_the_function(a in small_layout()) {
         let coalesced = coalesce(&a).unwrap();
         prop_assert!(coalesced.depth() <= 1);

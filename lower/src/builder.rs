@@ -38,15 +38,20 @@ pub(crate) struct Builder<'t> {
     pub(crate) loads: HashMap<LoadId, Vec<ValueId>>,
     /// Pure instructions already emitted, by their text: computed once.
     pub(crate) pure_cache: HashMap<String, ValueId>,
-    /// Each traced tensor's layout with integer leaves, when it has no run-time
-    /// extent, by the tensor's address (the trace outlives the builder).
-    pub(crate) static_layouts: HashMap<usize, Option<layout::Layout<i64>>>,
+    /// Each traced tensor's layout values, tabulated when it has no run-time extent,
+    /// by the tensor's address (the trace outlives the builder).
+    pub(crate) static_tables: HashMap<usize, Option<std::rc::Rc<Vec<i64>>>>,
     /// The unswizzled offset of each swizzled index already computed (evaluating a
     /// layout at a run-time index is symbolic division, and copies ask twice).
     pub(crate) unswizzled_cache: HashMap<(layout::ComposedLayout, SymInt), SymInt>,
     /// The addresses computed for swizzled shared elements, per buffer and element
     /// size, that other elements reach with an immediate offset.
     pub(crate) swizzle_anchors: HashMap<(usize, i64), Vec<crate::swizzled::Anchor>>,
+    /// Each thread-index expression's value in every thread of the block (`None`
+    /// when the block is not a known size).
+    pub(crate) thread_values: HashMap<SymInt, Option<std::rc::Rc<Vec<i64>>>>,
+    /// The inner layout's offsets of each swizzled allocation, when not too many.
+    pub(crate) inner_tables: HashMap<layout::ComposedLayout, Option<std::rc::Rc<Vec<i64>>>>,
     /// The word and half each unpacked 16-bit value came from.
     pub(crate) halves: HashMap<ValueId, (ValueId, u8)>,
     /// The halves each packed word was made of.
@@ -86,8 +91,10 @@ impl<'t> Builder<'t> {
             loads: HashMap::new(),
             pure_cache: HashMap::new(),
             unswizzled_cache: HashMap::new(),
-            static_layouts: HashMap::new(),
+            static_tables: HashMap::new(),
             swizzle_anchors: HashMap::new(),
+            thread_values: HashMap::new(),
+            inner_tables: HashMap::new(),
             halves: HashMap::new(),
             packed: HashMap::new(),
             unpacked: HashMap::new(),

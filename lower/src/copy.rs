@@ -8,7 +8,7 @@
 //! (`atoms.rs`); no atom moves element by element. A predicate tensor's
 //! value at an application's first element guards the whole application.
 
-use cute::{Atom, Base, Tensor};
+use cute::{Atom, Base, Codomain, Tensor};
 use kir::{Op, Ty, ValueId};
 use layout::SymInt;
 
@@ -62,16 +62,6 @@ impl Builder<'_> {
                 })
                 .collect();
             let Some(indices) = indices else { return };
-            let offsets: Option<Vec<(SymInt, SymInt)>> = indices
-                .iter()
-                .map(|(source_index, destination_index)| {
-                    Some((
-                        self.unswizzled(source, source_index)?,
-                        self.unswizzled(destination, destination_index)?,
-                    ))
-                })
-                .collect();
-            let Some(offsets) = offsets else { return };
             match template {
                 Some(atom) => {
                     let sides = [source, destination].map(|tensor| {
@@ -79,15 +69,15 @@ impl Builder<'_> {
                         (tensor, in_registers)
                     });
                     let contiguous = [0, 1].map(|side| {
-                        let side_offsets: Vec<&SymInt> = (offsets.iter())
+                        let side_indices: Vec<&SymInt> = (indices.iter())
                             .map(|pair| if side == 0 { &pair.0 } else { &pair.1 })
                             .collect();
-                        sides[side].1 || consecutive(&side_offsets)
+                        sides[side].1 || consecutive(sides[side].0, &side_indices)
                     });
                     self.template_copy(atom, [source, destination], &indices, contiguous, guard);
                 }
                 None => {
-                    let contiguous = contiguous(&offsets);
+                    let contiguous = contiguous([source, destination], &indices);
                     self.move_values(source, destination, &indices, contiguous, guard);
                 }
             }
@@ -182,24 +172,34 @@ fn is_template_atom(atom: &Atom) -> bool {
 }
 
 /// Whether both sides' values are consecutive elements (offsets before any swizzle).
-fn contiguous(offsets: &[(SymInt, SymInt)]) -> bool {
-    let sources: Vec<&SymInt> = offsets.iter().map(|(source, _)| source).collect();
-    let destinations: Vec<&SymInt> = offsets.iter().map(|(_, destination)| destination).collect();
-    consecutive(&sources) && consecutive(&destinations)
+fn contiguous(tensors: [&Tensor; 2], indices: &[(SymInt, SymInt)]) -> bool {
+    let sources: Vec<&SymInt> = indices.iter().map(|(source, _)| source).collect();
+    let destinations: Vec<&SymInt> = indices.iter().map(|(_, destination)| destination).collect();
+    consecutive(tensors[0], &sources) && consecutive(tensors[1], &destinations)
 }
 
-/// Whether `offsets` are consecutive, compared at several values of their variables
-/// (`div` and `mod` of a thread index do not cancel symbolically), each evaluated as a
-/// number.
-fn consecutive(offsets: &[&SymInt]) -> bool {
+/// Whether the elements of `tensor` at layout values `indices` are consecutive before
+/// any swizzle, compared at several values of their variables (`div` and `mod` of a
+/// thread index do not cancel symbolically), each evaluated as a number: a swizzled
+/// allocation's inner layout then applies to the number, not to the symbolic index.
+fn consecutive(tensor: &Tensor, indices: &[&SymInt]) -> bool {
+    let inner = match &tensor.layout.codomain {
+        Codomain::Swizzled(composed) => Some(composed.inner()),
+        _ => None,
+    };
     SAMPLES.iter().all(|&sample| {
-        let at = |offset: &SymInt| {
-            offset.evaluate(&|name: &str| Some(sample.wrapping_add(name.len() as i64 * 7)))
+        let at = |index: &SymInt| {
+            let value =
+                index.evaluate(&|name: &str| Some(sample.wrapping_add(name.len() as i64 * 7)))?;
+            match inner {
+                Some(inner) => inner.evaluate_index(&value).ok(),
+                None => Some(value),
+            }
         };
-        let Some(start) = at(offsets[0]) else {
+        let Some(start) = at(indices[0]) else {
             return false;
         };
-        (offsets.iter().enumerate()).all(|(step, offset)| at(offset) == Some(start + step as i64))
+        (indices.iter().enumerate()).all(|(step, index)| at(index) == Some(start + step as i64))
     })
 }
 

@@ -28,6 +28,9 @@ pub(crate) enum Place {
     },
 }
 
+/// Most elements of a static layout tabulated for element lookups.
+const MAX_TABLE: u64 = 1 << 16;
+
 impl Builder<'_> {
     pub(crate) fn static_size(&mut self, tensor: &Tensor) -> Option<i64> {
         match tensor
@@ -49,16 +52,21 @@ impl Builder<'_> {
 
     /// The layout value (before any swizzle) of the `element`-th coordinate.
     pub(crate) fn element_index(&mut self, tensor: &Tensor, element: i64) -> Option<SymInt> {
-        // A static layout (the usual partition) evaluates in integers, once converted.
+        // A static layout (the usual partition) is a table of integers, built once.
         let key = std::ptr::from_ref(tensor) as usize;
-        let static_layout = self
-            .static_layouts
+        let table = self
+            .static_tables
             .entry(key)
-            .or_insert_with(|| tensor.layout.layout.to_static().ok());
-        let index = match static_layout {
-            Some(layout) => layout.evaluate_index(&element).and_then(|index| {
-                layout::Int::add(&tensor.layout.offset, &SymInt::constant(index))
-            }),
+            .or_insert_with(|| {
+                let layout = tensor.layout.layout.to_static().ok()?;
+                layout.table(MAX_TABLE).ok().map(std::rc::Rc::new)
+            })
+            .clone();
+        let index = match table
+            .as_ref()
+            .and_then(|table| table.get(usize::try_from(element).ok()?))
+        {
+            Some(value) => layout::Int::add(&tensor.layout.offset, &SymInt::constant(*value)),
             None => tensor
                 .layout
                 .layout

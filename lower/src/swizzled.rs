@@ -115,8 +115,7 @@ impl Builder<'_> {
     /// `index` split as the module's documentation describes, if it can be. The
     /// constant term goes to the thread part modulo the boundary, the rest of it to
     /// the run-time part (where it becomes an immediate offset).
-    fn split(&self, index: &SymInt, composed: &ComposedLayout) -> Option<Split> {
-        let threads = self.block_threads()?;
+    fn split(&mut self, index: &SymInt, composed: &ComposedLayout) -> Option<Split> {
         let (variable, constant) = index.split_constant();
         let mut thread_terms = SymInt::constant(0);
         for (coefficient, factors) in variable.terms() {
@@ -127,10 +126,7 @@ impl Builder<'_> {
         }
         let rest = Int::sub(&variable, &thread_terms).ok()?;
         let divisor = i64::try_from(rest.provable_divisor(&|_| false)).ok()?;
-        let thread_values: Vec<i64> = threads
-            .iter()
-            .map(|thread| thread_terms.evaluate(&|name| thread_value(name, *thread)))
-            .collect::<Option<_>>()?;
+        let thread_values = self.thread_values(&thread_terms)?;
         let inner = composed.inner().flatten();
         let (shapes, strides) = (inner.shape().leaves(), inner.stride().leaves());
         let period = composed.swizzle().size();
@@ -177,10 +173,19 @@ impl Builder<'_> {
         )
         .ok()?;
         let swizzle = composed.swizzle();
+        let table = self.inner_table(composed);
         let per_thread: Vec<i64> = firsts
             .iter()
             .map(|first| {
-                let inner_offset = inner.evaluate_index(first).ok()?;
+                let tabulated = table.as_ref().and_then(|table| {
+                    usize::try_from(*first)
+                        .ok()
+                        .and_then(|at| table.get(at).copied())
+                });
+                let inner_offset = match tabulated {
+                    Some(offset) => offset,
+                    None => inner.evaluate_index(first).ok()?,
+                };
                 Some(swizzle.apply(inner_offset.checked_add(composed.offset())?))
             })
             .collect::<Option<_>>()?;
@@ -189,6 +194,31 @@ impl Builder<'_> {
             per_thread,
             rest,
         })
+    }
+
+    /// The value of `terms` (over thread indices) in each thread of the block, computed
+    /// once per expression.
+    fn thread_values(&mut self, terms: &SymInt) -> Option<std::rc::Rc<Vec<i64>>> {
+        if let Some(known) = self.thread_values.get(terms) {
+            return known.clone();
+        }
+        let values = self.block_threads().and_then(|threads| {
+            let values: Option<Vec<i64>> = threads
+                .iter()
+                .map(|thread| terms.evaluate(&|name| thread_value(name, *thread)))
+                .collect();
+            values.map(std::rc::Rc::new)
+        });
+        self.thread_values.insert(terms.clone(), values.clone());
+        values
+    }
+
+    /// The inner layout's offsets of a swizzled allocation, tabulated once.
+    fn inner_table(&mut self, composed: &ComposedLayout) -> Option<std::rc::Rc<Vec<i64>>> {
+        self.inner_tables
+            .entry(composed.clone())
+            .or_insert_with(|| composed.inner().table(1 << 16).ok().map(std::rc::Rc::new))
+            .clone()
     }
 
     /// The (x, y, z) index of every thread of the block, when the block's extents are
