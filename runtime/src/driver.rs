@@ -10,6 +10,7 @@
 //! two more.
 
 mod blas;
+mod host;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -27,6 +28,7 @@ use crate::marshal::{ArgValue, DEFAULT_SHARED_LIMIT, LaunchPlan};
 use crate::{CompiledKernel, Image};
 
 pub use blas::Gemm;
+pub use host::HostImage;
 
 /// What `cukc doctor` says about the GPU.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -52,7 +52,7 @@ mod tensor;
 
 pub use compare::Tolerance;
 pub use device::Emulated;
-pub use driver::{DeviceInfo, gpu_status};
+pub use driver::{DeviceInfo, HostImage, gpu_status};
 pub use harness::{
     BenchConfig, BenchResult, BlockKind, Event, Metric, Outcome, Reference, Selection, Summary,
     run_blocks,

@@ -1,0 +1,358 @@
+//! A kernel as a Python callable: `module.copy(a, out)` checks every argument and
+//! launches on the caller's stream (or runs on the emulator); `check(...)` makes the
+//! same checks and returns the launch configuration without launching;
+//! `specialize(BM=128)` compiles the instantiation with those const arguments.
+
+use std::sync::Arc;
+
+use kir::{ConstValue, ParamKind, ScalarParam, Signature};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyTuple};
+use runtime::marshal::{self, CallArg, LaunchPlan};
+use typecheck::{ConstArgument, Instantiation};
+
+use crate::bind::{self, Arg, CallError};
+use crate::program::Program;
+use crate::tensors::Device;
+use crate::{emulate, errors, gpu, stream};
+
+/// A compiled kernel instantiation of a module.
+#[pyclass(frozen, module = "cuk")]
+pub struct Kernel {
+    program: Arc<Program>,
+    name: String,
+    /// The instantiation in `program.kernels`; `None` for a kernel whose const
+    /// parameters have no defaults and which has not been specialized.
+    index: Option<usize>,
+    /// Where each left-out integer is read from (`bind::extent_sources`).
+    sources: Vec<Option<(usize, usize)>>,
+}
+
+impl Kernel {
+    /// Kernel `name` of `program` with its default const arguments.
+    pub fn default_of(program: Arc<Program>, name: &str) -> PyResult<Kernel> {
+        let index = (program.kernels.iter())
+            .position(|kernel| kernel.signature.name == name && kernel.signature.entry == name);
+        Ok(Kernel::at(program, name, index))
+    }
+
+    fn at(program: Arc<Program>, name: &str, index: Option<usize>) -> Kernel {
+        let sources = index.map_or_else(Vec::new, |index| {
+            bind::extent_sources(&program.kernels[index].signature)
+        });
+        Kernel {
+            program,
+            name: name.to_owned(),
+            index,
+            sources,
+        }
+    }
+
+    fn instance(&self) -> PyResult<(usize, &Signature)> {
+        let index = self.index.ok_or_else(|| {
+            let needed: Vec<String> = (self.program.decl(&self.name).into_iter())
+                .flat_map(|decl| decl.generics.iter())
+                .filter(|(_, _, has_default)| !has_default)
+                .map(|(name, _, _)| format!("{name}=..."))
+                .collect();
+            PyTypeError::new_err(format!(
+                "`{}` has const parameters without defaults; call .specialize({}) first",
+                self.name,
+                needed.join(", ")
+            ))
+        })?;
+        Ok((index, &self.program.kernels[index].signature))
+    }
+
+    /// The error for `error`, located at its parameter's declaration.
+    fn call_error(&self, error: CallError) -> PyErr {
+        let offset = error.param.and_then(|param| {
+            let decl = self.program.decl(&self.name)?;
+            decl.params.get(param).map(|(_, offset)| *offset)
+        });
+        let message = match offset {
+            Some(offset) => errors::at(&self.program.file, offset, &error.message),
+            None => format!("{}: {}", self.program.file.path(), error.message),
+        };
+        if error.type_error {
+            PyTypeError::new_err(message)
+        } else {
+            PyValueError::new_err(message)
+        }
+    }
+
+    /// Binds and checks a call; the arguments, the plan, and the device they are on.
+    fn prepare(
+        &self,
+        args: &Bound<'_, PyTuple>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<(Vec<Arg>, LaunchPlan, Device)> {
+        let (_, signature) = self.instance()?;
+        let bound = bind::bind(signature, &self.sources, args, kwargs).map_err(|error| self.call_error(error))?;
+        let call: Vec<CallArg<'_>> = bound
+            .iter()
+            .map(|arg| match arg {
+                Arg::Int(value) => CallArg::Int(*value),
+                Arg::Float(value) => CallArg::Float(*value),
+                Arg::Bool(value) => CallArg::Bool(*value),
+                Arg::Tensor(tensor) => CallArg::Tensor {
+                    dtype: tensor.dtype,
+                    shape: &tensor.shape,
+                    address: tensor.address,
+                },
+            })
+            .collect();
+        let plan = marshal::plan_checked(signature, &call).map_err(|error| {
+            self.call_error(CallError {
+                type_error: false,
+                param: error.param,
+                message: error.message,
+            })
+        })?;
+        bind::check_strides(signature, &bound, &bind::ints(&bound)).map_err(|error| self.call_error(error))?;
+        let device = self.device(signature, &bound)?;
+        Ok((bound, plan, device))
+    }
+
+    /// The device every tensor is on: the CPU for the emulator, one GPU otherwise.
+    fn device(&self, signature: &Signature, args: &[Arg]) -> PyResult<Device> {
+        let emulate = self.program.origin.emulate;
+        let mut found: Option<(usize, Device)> = None;
+        for (index, arg) in args.iter().enumerate() {
+            let Arg::Tensor(tensor) = arg else {
+                continue;
+            };
+            let name = &signature.params[index].name;
+            let fail = |message: String| {
+                self.call_error(CallError {
+                    type_error: false,
+                    param: Some(index),
+                    message: format!("`{}`: {message}", self.name),
+                })
+            };
+            match (emulate, tensor.device) {
+                (false, Device::Cuda(_)) | (true, Device::Cpu) => {}
+                (false, device) => {
+                    return Err(fail(format!(
+                        "`{name}` is on {}, but the kernel runs on a GPU: move it there (.cuda()), or load the module with emulate=True to run on the CPU emulator",
+                        device.text()
+                    )));
+                }
+                (true, device) => {
+                    return Err(fail(format!(
+                        "`{name}` is on {}, but this module runs on the CPU emulator (emulate=True), which takes CPU tensors",
+                        device.text()
+                    )));
+                }
+            }
+            match found {
+                Some((first, device)) if device != tensor.device => {
+                    return Err(fail(format!(
+                        "`{name}` is on {}, but `{}` is on {}",
+                        tensor.device.text(),
+                        signature.params[first].name,
+                        device.text()
+                    )));
+                }
+                Some(_) => {}
+                None => found = Some((index, tensor.device)),
+            }
+        }
+        Ok(found.map_or(if emulate { Device::Cpu } else { Device::Cuda(0) }, |(_, device)| device))
+    }
+}
+
+#[pymethods]
+impl Kernel {
+    /// Checks the arguments and launches: on the GPU, asynchronously on `stream` (by
+    /// default PyTorch's current stream); on the emulator, to completion.
+    #[pyo3(signature = (*args, stream = None, **kwargs))]
+    fn __call__(
+        &self,
+        py: Python<'_>,
+        args: &Bound<'_, PyTuple>,
+        stream: Option<&Bound<'_, PyAny>>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<()> {
+        let (bound, plan, device) = self.prepare(args, kwargs)?;
+        let (index, _) = self.instance()?;
+        match device {
+            Device::Cuda(ordinal) => {
+                let handle = match stream {
+                    Some(stream) => stream::explicit(stream)?,
+                    None => stream::current(py, ordinal)?,
+                };
+                gpu::launch(&self.program, index, &plan, ordinal, handle)
+            }
+            _ => emulate::run(py, &self.program, index, &bound),
+        }
+    }
+
+    /// Makes every check a call makes and returns the launch configuration
+    /// (`grid`, `block`, `shared_bytes`), launching nothing.
+    #[pyo3(signature = (*args, **kwargs))]
+    fn check<'py>(
+        &self,
+        py: Python<'py>,
+        args: &Bound<'py, PyTuple>,
+        kwargs: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let (_, plan, _) = self.prepare(args, kwargs)?;
+        let launch = PyDict::new(py);
+        launch.set_item("grid", plan.grid.to_vec())?;
+        launch.set_item("block", plan.block.to_vec())?;
+        launch.set_item("shared_bytes", plan.shared_bytes)?;
+        Ok(launch)
+    }
+
+    /// This kernel compiled with the given const arguments (the others at their
+    /// defaults): `module.kernel.specialize(BM=128, T="bf16")`.
+    #[pyo3(signature = (**consts))]
+    fn specialize(&self, py: Python<'_>, consts: Option<&Bound<'_, PyDict>>) -> PyResult<Kernel> {
+        let decl = self
+            .program
+            .decl(&self.name)
+            .ok_or_else(|| PyTypeError::new_err(format!("no kernel `{}`", self.name)))?;
+        let mut const_args = Vec::new();
+        for (name, value) in consts.into_iter().flat_map(|consts| consts.iter()) {
+            let name: String = name.extract()?;
+            let Some((_, kind, _)) = decl.generics.iter().find(|(generic, _, _)| *generic == name) else {
+                let known: Vec<&str> = decl.generics.iter().map(|(name, _, _)| name.as_str()).collect();
+                return Err(PyTypeError::new_err(format!(
+                    "`{}` has no const parameter `{name}`; its const parameters: {}",
+                    self.name,
+                    if known.is_empty() { "none".to_owned() } else { known.join(", ") }
+                )));
+            };
+            const_args.push((name.clone(), const_argument(&self.name, &name, kind, &value)?));
+        }
+        const_args.sort_by(|a, b| a.0.cmp(&b.0));
+        let request = Instantiation {
+            kernel: self.name.clone(),
+            const_args: const_args.clone(),
+        };
+        let key = format!("{request:?}");
+        let origin = &self.program.origin;
+        let found = origin
+            .specialized
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .get(&key)
+            .cloned();
+        let program = match found {
+            Some(program) => program,
+            None => {
+                let program = Arc::new(Program::build(py, origin.clone(), &[request])?);
+                origin
+                    .specialized
+                    .lock()
+                    .unwrap_or_else(|poisoned| poisoned.into_inner())
+                    .insert(key, program.clone());
+                program
+            }
+        };
+        let wanted: Vec<(String, ConstValue)> = const_args
+            .iter()
+            .map(|(name, argument)| {
+                let value = match argument {
+                    ConstArgument::Int(value) => ConstValue::Int(*value),
+                    ConstArgument::Dtype(dtype) => ConstValue::Dtype(dtype.name().to_owned()),
+                };
+                (name.clone(), value)
+            })
+            .collect();
+        let index = marshal::select(&program.kernels, &self.name, &wanted).map_err(PyValueError::new_err)?;
+        Ok(Kernel::at(program, &self.name, Some(index)))
+    }
+
+    /// The kernel's name.
+    #[getter]
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The entry point in the cubin.
+    #[getter]
+    fn entry(&self) -> PyResult<String> {
+        Ok(self.instance()?.1.entry.clone())
+    }
+
+    /// The run-time parameters' names, in order.
+    #[getter]
+    fn params(&self) -> PyResult<Vec<String>> {
+        Ok(self.instance()?.1.params.iter().map(|param| param.name.clone()).collect())
+    }
+
+    /// The run-time parameters in order, each a dict: `name`; `kind` (`int`, `float`,
+    /// `bool` or `tensor`); `dtype` (`i32`, `f32`, `bf16`, ...); `from_tensor`, whether a
+    /// call may leave it out (an integer read from a tensor's shape).
+    #[getter]
+    fn signature<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
+        let (_, signature) = self.instance()?;
+        let mut params = Vec::with_capacity(signature.params.len());
+        for (param, source) in signature.params.iter().zip(&self.sources) {
+            let (kind, dtype) = match &param.kind {
+                ParamKind::Int(width) => ("int", width.name()),
+                ParamKind::Scalar(ScalarParam::Bool) => ("bool", "bool"),
+                ParamKind::Scalar(scalar) => ("float", scalar.name()),
+                ParamKind::Tensor { dtype, .. } => ("tensor", dtype.name()),
+            };
+            let dict = PyDict::new(py);
+            dict.set_item("name", &param.name)?;
+            dict.set_item("kind", kind)?;
+            dict.set_item("dtype", dtype)?;
+            dict.set_item("from_tensor", source.is_some())?;
+            params.push(dict);
+        }
+        Ok(params)
+    }
+
+    /// The const arguments it was compiled with: `{"BM": 128}`.
+    #[getter]
+    fn const_args<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let dict = PyDict::new(py);
+        for (name, value) in &self.instance()?.1.const_args {
+            match value {
+                ConstValue::Int(value) => dict.set_item(name, value)?,
+                ConstValue::Dtype(dtype) => dict.set_item(name, dtype)?,
+            }
+        }
+        Ok(dict)
+    }
+
+    fn __repr__(&self) -> String {
+        match self.instance() {
+            Ok((_, signature)) => format!("<cuk.Kernel {}({})>", signature.entry, self.params().unwrap_or_default().join(", ")),
+            Err(_) => format!("<cuk.Kernel {} (not specialized)>", self.name),
+        }
+    }
+}
+
+/// A const argument from Python: an int for an `int` parameter; a dtype's name
+/// (`"bf16"`) or a `torch.dtype` for a `dtype` parameter.
+fn const_argument(kernel: &str, name: &str, kind: &str, value: &Bound<'_, PyAny>) -> PyResult<ConstArgument> {
+    if kind == "dtype" {
+        let text = value.str()?.to_string();
+        let spelled = match text.strip_prefix("torch.").unwrap_or(&text) {
+            "float16" | "half" => "f16",
+            "bfloat16" => "bf16",
+            "float32" | "float" => "f32",
+            "float64" | "double" => "f64",
+            "int8" => "i8",
+            "int16" => "i16",
+            "int32" => "i32",
+            "int64" => "i64",
+            "uint8" => "u8",
+            other => other,
+        }
+        .to_owned();
+        return cute::Dtype::from_name(&spelled)
+            .map(ConstArgument::Dtype)
+            .ok_or_else(|| PyValueError::new_err(format!("`{kernel}`: `{name}` is a dtype, and `{text}` is not one")));
+    }
+    value
+        .extract::<i64>()
+        .map(ConstArgument::Int)
+        .map_err(|_| PyValueError::new_err(format!("`{kernel}`: `{name}` is an int const parameter, and {value} is not an int")))
+}

@@ -1,0 +1,378 @@
+//! A compiled `.cuk` file ([`Program`]) and its Python face, [`Module`]: `cuk.load`,
+//! `cuk.compile`, the kernels as attributes, the launch manifest, and where the cubin
+//! came from (the compiler or the disk cache).
+//!
+//! A program for the GPU holds the cubin and one signature per kernel instantiation,
+//! read back from the launch manifest whether it was just compiled or found in the
+//! cache; a program for the emulator (`emulate=True`) holds verified KIR instead and is
+//! never cached. The source is parsed on every load, cache hit or not, for the kernels'
+//! declarations: their const parameters and the lines their parameters are declared
+//! on, which error messages name.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use cute::Target;
+use lang::SourceFile;
+use lang::ast::{ItemKind, TypeKind};
+use pyo3::exceptions::{PyAttributeError, PyOSError, PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use runtime::{CompiledKernel, HostImage, Image};
+use typecheck::Instantiation;
+
+use crate::kernel::Kernel;
+use crate::{cache, compile, errors};
+
+/// How a program was asked for: everything but the instantiations.
+pub struct Origin {
+    /// The source text.
+    pub source: String,
+    /// The path diagnostics and messages name.
+    pub path: String,
+    /// The architecture compiled for.
+    pub target: Target,
+    /// Whether kernels run on the CPU emulator.
+    pub emulate: bool,
+    /// The disk cache, when there is one.
+    pub cache_dir: Option<PathBuf>,
+    /// Programs compiled for `specialize`, by their instantiations' key.
+    pub specialized: Mutex<HashMap<String, Arc<Program>>>,
+}
+
+/// A kernel as the source declares it.
+pub struct KernelDecl {
+    /// Its name.
+    pub name: String,
+    /// Its const parameters: name, kind (`int` or `dtype`), and whether it has a default.
+    pub generics: Vec<(String, String, bool)>,
+    /// Its run-time parameters: name and the byte offset of the declaration.
+    pub params: Vec<(String, u32)>,
+}
+
+/// A compiled file.
+pub struct Program {
+    /// How it was asked for.
+    pub origin: Arc<Origin>,
+    /// The source, for line numbers.
+    pub file: SourceFile,
+    /// The kernels the file declares.
+    pub decls: Vec<KernelDecl>,
+    /// Each kernel instantiation: a cubin for the GPU, or KIR for the emulator.
+    pub kernels: Vec<CompiledKernel>,
+    /// The launch manifest (GPU programs).
+    pub manifest: Option<runtime::manifest::Manifest>,
+    /// Whether the cubin came from the disk cache.
+    pub from_cache: bool,
+    /// The cubin loaded on each GPU that ran one of its kernels, by ordinal.
+    pub loaded: Mutex<Vec<(usize, Arc<HostImage>)>>,
+}
+
+/// Files compiled and cache hits in this process.
+static COMPILED: AtomicU64 = AtomicU64::new(0);
+static CACHE_HITS: AtomicU64 = AtomicU64::new(0);
+
+impl Program {
+    /// Compiles `origin` with the instantiations `requested`, or reads it from the cache.
+    pub fn build(py: Python<'_>, origin: Arc<Origin>, requested: &[Instantiation]) -> PyResult<Program> {
+        let parsed = compile::parse(&origin.path, &origin.source)
+            .map_err(|(file, diagnostics)| errors::compile_error(py, &file, &diagnostics))?;
+        let program = |kernels, manifest, from_cache| Program {
+            origin: origin.clone(),
+            file: parsed.file.clone(),
+            decls: declarations(&parsed.module),
+            kernels,
+            manifest,
+            from_cache,
+            loaded: Mutex::new(Vec::new()),
+        };
+        let target = origin.target;
+        if origin.emulate {
+            let kernels = py
+                .detach(|| compile::front_end(&parsed, target, requested))
+                .map_err(|diagnostics| errors::compile_error(py, &parsed.file, &diagnostics))?;
+            COMPILED.fetch_add(1, Ordering::Relaxed);
+            let kernels = kernels
+                .into_iter()
+                .map(|kernel| CompiledKernel {
+                    signature: kernel.signature.clone(),
+                    image: Image::Kir(Box::new(kernel)),
+                })
+                .collect();
+            return Ok(program(kernels, None, false));
+        }
+        let key = cache::key(&compiler_identity(py), target.name(), requested, &origin.source);
+        let cached = origin.cache_dir.as_deref().and_then(|dir| cache::read(dir, &key));
+        let from_cache = cached.is_some();
+        let (cubin, manifest) = match cached {
+            Some(found) => {
+                CACHE_HITS.fetch_add(1, Ordering::Relaxed);
+                found
+            }
+            None => {
+                let kernels = py
+                    .detach(|| compile::front_end(&parsed, target, requested))
+                    .map_err(|diagnostics| errors::compile_error(py, &parsed.file, &diagnostics))?;
+                let cubin = py
+                    .detach(|| compile::assemble(&parsed, &kernels, target))
+                    .map_err(PyRuntimeError::new_err)?;
+                COMPILED.fetch_add(1, Ordering::Relaxed);
+                let signatures: Vec<kir::Signature> =
+                    kernels.iter().map(|kernel| kernel.signature.clone()).collect();
+                let manifest = cache::manifest(&origin.path, target.name(), &cubin, &signatures);
+                if let Some(dir) = &origin.cache_dir {
+                    cache::write(dir, &key, &cubin, &manifest).map_err(PyOSError::new_err)?;
+                }
+                (cubin, manifest)
+            }
+        };
+        let signatures = manifest
+            .signatures()
+            .map_err(|problem| PyRuntimeError::new_err(format!("the cached manifest of {}: {problem}", origin.path)))?;
+        let kernels = signatures
+            .into_iter()
+            .map(|signature| CompiledKernel {
+                signature,
+                image: Image::Cubin(cubin.clone()),
+            })
+            .collect();
+        Ok(program(kernels, Some(manifest), from_cache))
+    }
+
+    /// The declaration of kernel `name`.
+    pub fn decl(&self, name: &str) -> Option<&KernelDecl> {
+        self.decls.iter().find(|decl| decl.name == name)
+    }
+}
+
+/// The kernels a parsed file declares.
+fn declarations(module: &lang::ast::Module) -> Vec<KernelDecl> {
+    module
+        .items
+        .iter()
+        .filter_map(|item| match &item.kind {
+            ItemKind::Kernel(kernel) => Some(KernelDecl {
+                name: kernel.name.text.clone(),
+                generics: (kernel.generics.iter())
+                    .map(|generic| {
+                        let kind = match &generic.kind.kind {
+                            TypeKind::Named(path) => path
+                                .segments
+                                .last()
+                                .map_or_else(String::new, |segment| segment.text.clone()),
+                            _ => String::new(),
+                        };
+                        (generic.name.text.clone(), kind, generic.default.is_some())
+                    })
+                    .collect(),
+                params: (kernel.params.iter())
+                    .map(|param| (param.name.text.clone(), param.span.start))
+                    .collect(),
+            }),
+            _ => None,
+        })
+        .collect()
+}
+
+/// `cuk <version>` and the extension module's size and modification time.
+fn compiler_identity(py: Python<'_>) -> String {
+    static IDENTITY: OnceLock<String> = OnceLock::new();
+    IDENTITY
+        .get_or_init(|| {
+            let file: Option<String> = py
+                .import("cuk._cuk")
+                .and_then(|module| module.getattr("__file__"))
+                .and_then(|file| file.extract())
+                .ok();
+            let stamp = file
+                .and_then(|file| std::fs::metadata(file).ok())
+                .map(|meta| {
+                    let modified = meta
+                        .modified()
+                        .ok()
+                        .and_then(|time| time.duration_since(std::time::UNIX_EPOCH).ok())
+                        .map_or(0, |elapsed| elapsed.as_nanos());
+                    format!("{} bytes, modified {modified}", meta.len())
+                })
+                .unwrap_or_default();
+            format!("cuk {} ({stamp})", env!("CARGO_PKG_VERSION"))
+        })
+        .clone()
+}
+
+/// A compiled `.cuk` file; each kernel is an attribute.
+#[pyclass(frozen, module = "cuk")]
+pub struct Module {
+    pub(crate) program: Arc<Program>,
+}
+
+#[pymethods]
+impl Module {
+    fn __getattr__(&self, name: &str) -> PyResult<Kernel> {
+        if self.program.decl(name).is_none() {
+            return Err(PyAttributeError::new_err(format!(
+                "{} has no kernel `{name}`; its kernels: {}",
+                self.program.file.path(),
+                self.kernel_names().join(", ")
+            )));
+        }
+        Kernel::default_of(self.program.clone(), name)
+    }
+
+    fn __dir__(&self) -> Vec<String> {
+        let mut names = self.kernel_names();
+        names.extend(["kernels", "target", "from_cache", "manifest", "path", "emulated"].map(str::to_owned));
+        names
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<cuk.Module {} for {}: {}>",
+            self.program.file.path(),
+            self.program.origin.target.name(),
+            self.kernel_names().join(", ")
+        )
+    }
+
+    /// The names of the kernels the file declares.
+    #[getter]
+    fn kernels(&self) -> Vec<String> {
+        self.kernel_names()
+    }
+
+    /// The architecture compiled for: `sm_90a`.
+    #[getter]
+    fn target(&self) -> &'static str {
+        self.program.origin.target.name()
+    }
+
+    /// The path messages name.
+    #[getter]
+    fn path(&self) -> &str {
+        &self.program.origin.path
+    }
+
+    /// Whether the cubin came from the disk cache instead of the compiler.
+    #[getter]
+    fn from_cache(&self) -> bool {
+        self.program.from_cache
+    }
+
+    /// Whether kernels run on the CPU emulator.
+    #[getter]
+    fn emulated(&self) -> bool {
+        self.program.origin.emulate
+    }
+
+    /// The launch manifest (docs/manifest.md) as a dict; `None` for an emulated module.
+    #[getter]
+    fn manifest<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let Some(manifest) = &self.program.manifest else {
+            return Ok(None);
+        };
+        let json = py.import("json")?;
+        Ok(Some(json.call_method1("loads", (manifest.to_json(),))?))
+    }
+}
+
+impl Module {
+    fn kernel_names(&self) -> Vec<String> {
+        self.program.decls.iter().map(|decl| decl.name.clone()).collect()
+    }
+}
+
+/// The target of the first GPU, or `sm_90a` without one.
+fn default_target() -> Target {
+    static TARGET: OnceLock<Target> = OnceLock::new();
+    *TARGET.get_or_init(|| match runtime::gpu_status() {
+        Ok(info) => match info.compute_capability.0 {
+            8 => Target::Sm80,
+            10.. => Target::Sm100a,
+            _ => Target::Sm90a,
+        },
+        Err(_) => Target::Sm90a,
+    })
+}
+
+fn parse_target(target: Option<&str>, emulate: bool) -> PyResult<Target> {
+    match target {
+        Some(name) => name.parse().map_err(PyValueError::new_err),
+        // The emulator needs no GPU; its kernels are checked for the default target.
+        None if emulate => Ok(Target::Sm90a),
+        None => Ok(default_target()),
+    }
+}
+
+fn module_of(py: Python<'_>, origin: Origin) -> PyResult<Module> {
+    let program = Program::build(py, Arc::new(origin), &[])?;
+    Ok(Module {
+        program: Arc::new(program),
+    })
+}
+
+fn cache_folder(cache_dir: Option<PathBuf>, emulate: bool) -> Option<PathBuf> {
+    if emulate {
+        return None;
+    }
+    cache_dir.or_else(cache::default_dir)
+}
+
+/// Compiles the `.cuk` file at `path` (or reads its cubin from the disk cache).
+#[pyfunction]
+#[pyo3(signature = (path, *, target = None, cache_dir = None, emulate = false))]
+pub fn load(
+    py: Python<'_>,
+    path: PathBuf,
+    target: Option<&str>,
+    cache_dir: Option<PathBuf>,
+    emulate: bool,
+) -> PyResult<Module> {
+    let source = std::fs::read_to_string(&path)
+        .map_err(|error| PyOSError::new_err(format!("cannot read {}: {error}", path.display())))?;
+    module_of(
+        py,
+        Origin {
+            source,
+            path: path.display().to_string(),
+            target: parse_target(target, emulate)?,
+            emulate,
+            cache_dir: cache_folder(cache_dir, emulate),
+            specialized: Mutex::new(HashMap::new()),
+        },
+    )
+}
+
+/// Compiles `.cuk` source text; `name` is the path messages give it.
+#[pyfunction(name = "compile")]
+#[pyo3(signature = (source, *, name = "<string>", target = None, cache_dir = None, emulate = false))]
+pub fn compile_source(
+    py: Python<'_>,
+    source: String,
+    name: &str,
+    target: Option<&str>,
+    cache_dir: Option<PathBuf>,
+    emulate: bool,
+) -> PyResult<Module> {
+    module_of(
+        py,
+        Origin {
+            source,
+            path: name.to_owned(),
+            target: parse_target(target, emulate)?,
+            emulate,
+            cache_dir: cache_folder(cache_dir, emulate),
+            specialized: Mutex::new(HashMap::new()),
+        },
+    )
+}
+
+/// How many files this process compiled, and how many it read from the disk cache.
+#[pyfunction]
+pub fn stats(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let dict = PyDict::new(py);
+    dict.set_item("compiled", COMPILED.load(Ordering::Relaxed))?;
+    dict.set_item("cache_hits", CACHE_HITS.load(Ordering::Relaxed))?;
+    Ok(dict)
+}
