@@ -3,7 +3,7 @@
 //! A call passes every parameter in order (`copy(m, k, a, out)`), or leaves out the
 //! integer parameters that name a tensor parameter's extent (`copy(a, out)`, `m` and `k`
 //! read from `a`'s shape), passing the rest in order; any parameter may also be passed
-//! by name. An extent read from one tensor is checked against every other tensor by the
+//! by name, and the positional arguments then fill the others in order. An extent read from one tensor is checked against every other tensor by the
 //! runtime's `marshal`, like any integer argument. After `marshal`, [`check_strides`]
 //! compares each tensor's strides with the layout the kernel reads it through, which
 //! `cukc test`'s row-major host tensors never needed.
@@ -63,13 +63,17 @@ pub fn extent_sources(signature: &Signature) -> Vec<Option<(usize, usize)>> {
             if !matches!(signature.params[index].kind, ParamKind::Int(_)) {
                 return None;
             }
-            signature.params.iter().enumerate().find_map(|(tensor, param)| match &param.kind {
-                ParamKind::Tensor { shape, .. } => shape
-                    .iter()
-                    .position(|extent| *extent == HostExpr::Param(index))
-                    .map(|mode| (tensor, mode)),
-                _ => None,
-            })
+            signature
+                .params
+                .iter()
+                .enumerate()
+                .find_map(|(tensor, param)| match &param.kind {
+                    ParamKind::Tensor { shape, .. } => shape
+                        .iter()
+                        .position(|extent| *extent == HostExpr::Param(index))
+                        .map(|mode| (tensor, mode)),
+                    _ => None,
+                })
         })
         .collect()
 }
@@ -84,35 +88,42 @@ pub fn bind(
     let params = &signature.params;
     let kernel = &signature.name;
     let mut given: Vec<Option<Bound<'_, PyAny>>> = vec![None; params.len()];
-    let optional = |index: usize| sources[index].is_some();
-    let positional: Vec<usize> = if args.len() == params.len() {
-        (0..params.len()).collect()
-    } else {
-        (0..params.len()).filter(|index| !optional(*index)).collect()
-    };
-    if args.len() > positional.len() {
-        return Err(CallError::typed(None, arity(signature, sources, args.len())));
-    }
-    for (slot, arg) in positional.iter().zip(args.iter()) {
-        given[*slot] = Some(arg);
-    }
     if let Some(kwargs) = kwargs {
         for (name, value) in kwargs.iter() {
             let name: String = name.extract().unwrap_or_default();
             let Some(index) = params.iter().position(|param| param.name == name) else {
                 return Err(CallError::typed(
                     None,
-                    format!("`{kernel}` has no parameter `{name}`; its parameters: {}", names(signature)),
+                    format!(
+                        "`{kernel}` has no parameter `{name}`; its parameters: {}",
+                        names(signature)
+                    ),
                 ));
             };
-            if given[index].is_some() {
-                return Err(CallError::typed(
-                    Some(index),
-                    format!("`{kernel}`: `{name}` is given twice"),
-                ));
-            }
             given[index] = Some(value);
         }
+    }
+    // Positional arguments fill the parameters not given by name: all of them, or all
+    // but the integers the tensors' shapes give.
+    let unnamed: Vec<usize> = (0..params.len())
+        .filter(|index| given[*index].is_none())
+        .collect();
+    let positional: Vec<usize> = if args.len() == unnamed.len() {
+        unnamed
+    } else {
+        unnamed
+            .into_iter()
+            .filter(|index| sources[*index].is_none())
+            .collect()
+    };
+    if args.len() > positional.len() {
+        return Err(CallError::typed(
+            None,
+            arity(signature, sources, args.len()),
+        ));
+    }
+    for (slot, arg) in positional.iter().zip(args.iter()) {
+        given[*slot] = Some(arg);
     }
     let mut bound: Vec<Option<Arg>> = Vec::with_capacity(params.len());
     for (index, value) in given.iter().enumerate() {
@@ -127,11 +138,16 @@ pub fn bind(
             continue;
         }
         let Some((tensor, mode)) = sources[index] else {
-            return Err(CallError::typed(Some(index), arity(signature, sources, args.len())));
+            return Err(CallError::typed(
+                Some(index),
+                arity(signature, sources, args.len()),
+            ));
         };
         let name = &params[index].name;
         let extent = match &bound[tensor] {
-            Some(Arg::Tensor(arg)) if arg.shape.len() == modes(signature, tensor) => arg.shape[mode],
+            Some(Arg::Tensor(arg)) if arg.shape.len() == modes(signature, tensor) => {
+                arg.shape[mode]
+            }
             _ => {
                 return Err(CallError::typed(
                     Some(index),
@@ -155,23 +171,35 @@ fn modes(signature: &Signature, index: usize) -> usize {
     }
 }
 
-fn read_arg(signature: &Signature, index: usize, value: &Bound<'_, PyAny>) -> Result<Arg, CallError> {
+fn read_arg(
+    signature: &Signature,
+    index: usize,
+    value: &Bound<'_, PyAny>,
+) -> Result<Arg, CallError> {
     let param = &signature.params[index];
     let kernel = &signature.name;
     let name = &param.name;
     let wrong = |what: &str| {
-        let given = value.get_type().name().map_or_else(|_| "?".to_owned(), |name| name.to_string());
-        CallError::value(index, format!("`{kernel}`: `{name}` is {what}, but a {given} was given"))
+        let given = value
+            .get_type()
+            .name()
+            .map_or_else(|_| "?".to_owned(), |name| name.to_string());
+        CallError::value(
+            index,
+            format!("`{kernel}`: `{name}` is {what}, but a {given} was given"),
+        )
     };
     match &param.kind {
         ParamKind::Int(_) => {
             if value.is_instance_of::<PyBool>() || !value.is_instance_of::<PyInt>() {
                 return Err(wrong("an integer"));
             }
-            value
-                .extract::<i64>()
-                .map(Arg::Int)
-                .map_err(|_| CallError::value(index, format!("`{kernel}`: `{name}` = {value} does not fit 64 bits")))
+            value.extract::<i64>().map(Arg::Int).map_err(|_| {
+                CallError::value(
+                    index,
+                    format!("`{kernel}`: `{name}` = {value} does not fit 64 bits"),
+                )
+            })
         }
         ParamKind::Scalar(kir::ScalarParam::Bool) => match value.cast::<PyBool>() {
             Ok(flag) => Ok(Arg::Bool(flag.is_true())),
@@ -183,16 +211,26 @@ fn read_arg(signature: &Signature, index: usize, value: &Bound<'_, PyAny>) -> Re
             {
                 return Err(wrong(&format!("a float ({})", scalar.name())));
             }
-            value.extract::<f64>().map(Arg::Float).map_err(|_| wrong("a float"))
+            value
+                .extract::<f64>()
+                .map(Arg::Float)
+                .map_err(|_| wrong("a float"))
         }
-        ParamKind::Tensor { .. } => tensors::read(value)
-            .map(Arg::Tensor)
-            .map_err(|reason| CallError::value(index, format!("`{kernel}`: `{name}` is a tensor, but {reason}"))),
+        ParamKind::Tensor { .. } => tensors::read(value).map(Arg::Tensor).map_err(|reason| {
+            CallError::value(
+                index,
+                format!("`{kernel}`: `{name}` is a tensor, but {reason}"),
+            )
+        }),
     }
 }
 
 fn names(signature: &Signature) -> String {
-    let names: Vec<&str> = signature.params.iter().map(|param| param.name.as_str()).collect();
+    let names: Vec<&str> = signature
+        .params
+        .iter()
+        .map(|param| param.name.as_str())
+        .collect();
     names.join(", ")
 }
 
@@ -218,7 +256,8 @@ fn arity(signature: &Signature, sources: &[Option<(usize, usize)>], given: usize
             read.join(", ")
         ));
     }
-    format!("{text}; {given} were given")
+    let verb = if given == 1 { "was" } else { "were" };
+    format!("{text}; {given} {verb} given")
 }
 
 /// Checks that each tensor's strides are those of the layout the kernel reads it
@@ -227,7 +266,8 @@ fn arity(signature: &Signature, sources: &[Option<(usize, usize)>], given: usize
 /// flattens a coordinate. Extents of 1 have no stride to check.
 pub fn check_strides(signature: &Signature, args: &[Arg], ints: &[i64]) -> Result<(), CallError> {
     for (index, (param, arg)) in signature.params.iter().zip(args).enumerate() {
-        let (ParamKind::Tensor { shape, strides, .. }, Arg::Tensor(tensor)) = (&param.kind, arg) else {
+        let (ParamKind::Tensor { shape, strides, .. }, Arg::Tensor(tensor)) = (&param.kind, arg)
+        else {
             continue;
         };
         let evaluate = |exprs: &[HostExpr]| -> Option<Vec<i64>> {

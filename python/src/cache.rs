@@ -59,19 +59,30 @@ pub fn key(compiler: &str, target: &str, requested: &[Instantiation], source: &s
 /// The cubin and manifest of entry `key` in `dir`, when there is a sound one.
 pub fn read(dir: &Path, key: &str) -> Option<(Vec<u8>, Manifest)> {
     let entry = dir.join(key);
-    let manifest = Manifest::from_json(&std::fs::read_to_string(entry.join(MANIFEST)).ok()?).ok()?;
+    let manifest =
+        Manifest::from_json(&std::fs::read_to_string(entry.join(MANIFEST)).ok()?).ok()?;
     let cubin = std::fs::read(entry.join(CUBIN)).ok()?;
     manifest.matches_image(&cubin).then_some((cubin, manifest))
 }
 
 /// The manifest of a cubin as an entry stores it.
-pub fn manifest(source: &str, target: &str, cubin: &[u8], signatures: &[kir::Signature]) -> Manifest {
+pub fn manifest(
+    source: &str,
+    target: &str,
+    cubin: &[u8],
+    signatures: &[kir::Signature],
+) -> Manifest {
     Manifest::new(source, target, (CUBIN, "cubin", cubin), signatures)
 }
 
 /// Writes entry `key` into `dir` (replacing an unsound one); the error says why not.
 pub fn write(dir: &Path, key: &str, cubin: &[u8], manifest: &Manifest) -> Result<(), String> {
-    let failed = |error: std::io::Error| format!("cannot write the kernel cache in {}: {error}", dir.display());
+    let failed = |error: std::io::Error| {
+        format!(
+            "cannot write the kernel cache in {}: {error}",
+            dir.display()
+        )
+    };
     std::fs::create_dir_all(dir).map_err(failed)?;
     let scratch = tempfile::Builder::new()
         .prefix(".partial-")

@@ -59,7 +59,11 @@ pub fn front_end(
 }
 
 /// The cubin of `kernels` for `target`, or a sentence saying why there is none.
-pub fn assemble(parsed: &Parsed, kernels: &[kir::Verified], target: Target) -> Result<Vec<u8>, String> {
+pub fn assemble(
+    parsed: &Parsed,
+    kernels: &[kir::Verified],
+    target: Target,
+) -> Result<Vec<u8>, String> {
     let line_of = |offset: u32| {
         let position = parsed.file.line_column(offset);
         (position.line, position.column)
@@ -69,8 +73,12 @@ pub fn assemble(parsed: &Parsed, kernels: &[kir::Verified], target: Target) -> R
         line_info_path: Some(parsed.file.path().to_owned()),
         line_info: Some(&line_of),
     };
-    let ptx = backend_ptx::emit_module(kernels, target, &options)
-        .map_err(|problem| format!("cukc could not emit PTX for {}: {problem}", parsed.file.path()))?;
+    let ptx = backend_ptx::emit_module(kernels, target, &options).map_err(|problem| {
+        format!(
+            "cukc could not emit PTX for {}: {problem}",
+            parsed.file.path()
+        )
+    })?;
     let found = find_ptxas()?;
     let options = AssembleOptions {
         line_info: true,
@@ -92,7 +100,9 @@ pub fn assemble(parsed: &Parsed, kernels: &[kir::Verified], target: Target) -> R
 static PTXAS: Mutex<Option<Ptxas>> = Mutex::new(None);
 
 fn find_ptxas() -> Result<Ptxas, String> {
-    let mut found = PTXAS.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let mut found = PTXAS
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     if let Some(ptxas) = found.as_ref() {
         return Ok(ptxas.clone());
     }

@@ -24,7 +24,9 @@ use crate::tensors::row_major;
 pub fn run(py: Python<'_>, program: &Program, index: usize, bound: &[Arg]) -> PyResult<()> {
     let compiled = &program.kernels[index];
     let Image::Kir(kernel) = &compiled.image else {
-        return Err(PyRuntimeError::new_err("this module was not compiled for the emulator"));
+        return Err(PyRuntimeError::new_err(
+            "this module was not compiled for the emulator",
+        ));
     };
     let signature = &compiled.signature;
     let mut memory = GlobalMemory::new();
@@ -35,7 +37,9 @@ pub fn run(py: Python<'_>, program: &Program, index: usize, bound: &[Arg]) -> Py
             buffers.push(None);
             continue;
         };
-        if tensor.strides != row_major(&tensor.shape) && tensor.shape.iter().all(|extent| *extent > 1) {
+        if tensor.strides != row_major(&tensor.shape)
+            && tensor.shape.iter().all(|extent| *extent > 1)
+        {
             return Err(PyValueError::new_err(format!(
                 "`{}`: `{}` is not contiguous; the emulator takes contiguous CPU tensors",
                 signature.name, param.name

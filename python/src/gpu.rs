@@ -19,7 +19,13 @@ pub fn gpu() -> Option<String> {
 
 /// Launches instantiation `index` of `program` as `plan` says on GPU `ordinal`, on the
 /// stream whose handle is `stream`.
-pub fn launch(program: &Program, index: usize, plan: &LaunchPlan, ordinal: usize, stream: u64) -> PyResult<()> {
+pub fn launch(
+    program: &Program,
+    index: usize,
+    plan: &LaunchPlan,
+    ordinal: usize,
+    stream: u64,
+) -> PyResult<()> {
     let image = loaded(program, ordinal)?;
     let name = &program.kernels[index].signature.name;
     // SAFETY: `plan` comes from `marshal::plan` for this instantiation's signature, with
@@ -36,16 +42,27 @@ pub fn launch(program: &Program, index: usize, plan: &LaunchPlan, ordinal: usize
 
 /// The program's cubin loaded on GPU `ordinal`, loading it on first use.
 fn loaded(program: &Program, ordinal: usize) -> PyResult<Arc<HostImage>> {
-    let mut loaded = program.loaded.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let mut loaded = program
+        .loaded
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     if let Some((_, image)) = loaded.iter().find(|(loaded_on, _)| *loaded_on == ordinal) {
         return Ok(image.clone());
     }
     let Some(Image::Cubin(cubin)) = program.kernels.first().map(|kernel| &kernel.image) else {
         return Err(PyRuntimeError::new_err("this module has no cubin to load"));
     };
-    let signatures: Vec<kir::Signature> = program.kernels.iter().map(|kernel| kernel.signature.clone()).collect();
-    let image = HostImage::load(ordinal, cubin, &signatures)
-        .map_err(|reason| PyRuntimeError::new_err(format!("cannot run {} on the GPU: {reason}", program.file.path())))?;
+    let signatures: Vec<kir::Signature> = program
+        .kernels
+        .iter()
+        .map(|kernel| kernel.signature.clone())
+        .collect();
+    let image = HostImage::load(ordinal, cubin, &signatures).map_err(|reason| {
+        PyRuntimeError::new_err(format!(
+            "cannot run {} on the GPU: {reason}",
+            program.file.path()
+        ))
+    })?;
     let image = Arc::new(image);
     loaded.push((ordinal, image.clone()));
     Ok(image)

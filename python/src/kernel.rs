@@ -67,10 +67,13 @@ impl Kernel {
 
     /// The error for `error`, located at its parameter's declaration.
     fn call_error(&self, error: CallError) -> PyErr {
-        let offset = error.param.and_then(|param| {
-            let decl = self.program.decl(&self.name)?;
-            decl.params.get(param).map(|(_, offset)| *offset)
-        });
+        let decl = self.program.decl(&self.name);
+        let offset = match error.param {
+            Some(param) => decl
+                .and_then(|decl| decl.params.get(param))
+                .map(|(_, offset)| *offset),
+            None => decl.map(|decl| decl.offset),
+        };
         let message = match offset {
             Some(offset) => errors::at(&self.program.file, offset, &error.message),
             None => format!("{}: {}", self.program.file.path(), error.message),
@@ -89,7 +92,8 @@ impl Kernel {
         kwargs: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<(Vec<Arg>, LaunchPlan, Device)> {
         let (_, signature) = self.instance()?;
-        let bound = bind::bind(signature, &self.sources, args, kwargs).map_err(|error| self.call_error(error))?;
+        let bound = bind::bind(signature, &self.sources, args, kwargs)
+            .map_err(|error| self.call_error(error))?;
         let call: Vec<CallArg<'_>> = bound
             .iter()
             .map(|arg| match arg {
@@ -110,7 +114,8 @@ impl Kernel {
                 message: error.message,
             })
         })?;
-        bind::check_strides(signature, &bound, &bind::ints(&bound)).map_err(|error| self.call_error(error))?;
+        bind::check_strides(signature, &bound, &bind::ints(&bound))
+            .map_err(|error| self.call_error(error))?;
         let device = self.device(signature, &bound)?;
         Ok((bound, plan, device))
     }
@@ -159,7 +164,14 @@ impl Kernel {
                 None => found = Some((index, tensor.device)),
             }
         }
-        Ok(found.map_or(if emulate { Device::Cpu } else { Device::Cuda(0) }, |(_, device)| device))
+        Ok(found.map_or(
+            if emulate {
+                Device::Cpu
+            } else {
+                Device::Cuda(0)
+            },
+            |(_, device)| device,
+        ))
     }
 }
 
@@ -217,15 +229,30 @@ impl Kernel {
         let mut const_args = Vec::new();
         for (name, value) in consts.into_iter().flat_map(|consts| consts.iter()) {
             let name: String = name.extract()?;
-            let Some((_, kind, _)) = decl.generics.iter().find(|(generic, _, _)| *generic == name) else {
-                let known: Vec<&str> = decl.generics.iter().map(|(name, _, _)| name.as_str()).collect();
+            let Some((_, kind, _)) = decl
+                .generics
+                .iter()
+                .find(|(generic, _, _)| *generic == name)
+            else {
+                let known: Vec<&str> = decl
+                    .generics
+                    .iter()
+                    .map(|(name, _, _)| name.as_str())
+                    .collect();
                 return Err(PyTypeError::new_err(format!(
                     "`{}` has no const parameter `{name}`; its const parameters: {}",
                     self.name,
-                    if known.is_empty() { "none".to_owned() } else { known.join(", ") }
+                    if known.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        known.join(", ")
+                    }
                 )));
             };
-            const_args.push((name.clone(), const_argument(&self.name, &name, kind, &value)?));
+            const_args.push((
+                name.clone(),
+                const_argument(&self.name, &name, kind, &value)?,
+            ));
         }
         const_args.sort_by(|a, b| a.0.cmp(&b.0));
         let request = Instantiation {
@@ -262,7 +289,8 @@ impl Kernel {
                 (name.clone(), value)
             })
             .collect();
-        let index = marshal::select(&program.kernels, &self.name, &wanted).map_err(PyValueError::new_err)?;
+        let index = marshal::select(&program.kernels, &self.name, &wanted)
+            .map_err(PyValueError::new_err)?;
         Ok(Kernel::at(program, &self.name, Some(index)))
     }
 
@@ -281,7 +309,13 @@ impl Kernel {
     /// The run-time parameters' names, in order.
     #[getter]
     fn params(&self) -> PyResult<Vec<String>> {
-        Ok(self.instance()?.1.params.iter().map(|param| param.name.clone()).collect())
+        Ok(self
+            .instance()?
+            .1
+            .params
+            .iter()
+            .map(|param| param.name.clone())
+            .collect())
     }
 
     /// The run-time parameters in order, each a dict: `name`; `kind` (`int`, `float`,
@@ -323,7 +357,11 @@ impl Kernel {
 
     fn __repr__(&self) -> String {
         match self.instance() {
-            Ok((_, signature)) => format!("<cuk.Kernel {}({})>", signature.entry, self.params().unwrap_or_default().join(", ")),
+            Ok((_, signature)) => format!(
+                "<cuk.Kernel {}({})>",
+                signature.entry,
+                self.params().unwrap_or_default().join(", ")
+            ),
             Err(_) => format!("<cuk.Kernel {} (not specialized)>", self.name),
         }
     }
@@ -331,7 +369,12 @@ impl Kernel {
 
 /// A const argument from Python: an int for an `int` parameter; a dtype's name
 /// (`"bf16"`) or a `torch.dtype` for a `dtype` parameter.
-fn const_argument(kernel: &str, name: &str, kind: &str, value: &Bound<'_, PyAny>) -> PyResult<ConstArgument> {
+fn const_argument(
+    kernel: &str,
+    name: &str,
+    kind: &str,
+    value: &Bound<'_, PyAny>,
+) -> PyResult<ConstArgument> {
     if kind == "dtype" {
         let text = value.str()?.to_string();
         let spelled = match text.strip_prefix("torch.").unwrap_or(&text) {
@@ -349,10 +392,15 @@ fn const_argument(kernel: &str, name: &str, kind: &str, value: &Bound<'_, PyAny>
         .to_owned();
         return cute::Dtype::from_name(&spelled)
             .map(ConstArgument::Dtype)
-            .ok_or_else(|| PyValueError::new_err(format!("`{kernel}`: `{name}` is a dtype, and `{text}` is not one")));
+            .ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "`{kernel}`: `{name}` is a dtype, and `{text}` is not one"
+                ))
+            });
     }
-    value
-        .extract::<i64>()
-        .map(ConstArgument::Int)
-        .map_err(|_| PyValueError::new_err(format!("`{kernel}`: `{name}` is an int const parameter, and {value} is not an int")))
+    value.extract::<i64>().map(ConstArgument::Int).map_err(|_| {
+        PyValueError::new_err(format!(
+            "`{kernel}`: `{name}` is an int const parameter, and {value} is not an int"
+        ))
+    })
 }

@@ -46,6 +46,8 @@ pub struct Origin {
 pub struct KernelDecl {
     /// Its name.
     pub name: String,
+    /// The byte offset of its name.
+    pub offset: u32,
     /// Its const parameters: name, kind (`int` or `dtype`), and whether it has a default.
     pub generics: Vec<(String, String, bool)>,
     /// Its run-time parameters: name and the byte offset of the declaration.
@@ -76,7 +78,11 @@ static CACHE_HITS: AtomicU64 = AtomicU64::new(0);
 
 impl Program {
     /// Compiles `origin` with the instantiations `requested`, or reads it from the cache.
-    pub fn build(py: Python<'_>, origin: Arc<Origin>, requested: &[Instantiation]) -> PyResult<Program> {
+    pub fn build(
+        py: Python<'_>,
+        origin: Arc<Origin>,
+        requested: &[Instantiation],
+    ) -> PyResult<Program> {
         let parsed = compile::parse(&origin.path, &origin.source)
             .map_err(|(file, diagnostics)| errors::compile_error(py, &file, &diagnostics))?;
         let program = |kernels, manifest, from_cache| Program {
@@ -103,8 +109,16 @@ impl Program {
                 .collect();
             return Ok(program(kernels, None, false));
         }
-        let key = cache::key(&compiler_identity(py), target.name(), requested, &origin.source);
-        let cached = origin.cache_dir.as_deref().and_then(|dir| cache::read(dir, &key));
+        let key = cache::key(
+            &compiler_identity(py),
+            target.name(),
+            requested,
+            &origin.source,
+        );
+        let cached = origin
+            .cache_dir
+            .as_deref()
+            .and_then(|dir| cache::read(dir, &key));
         let from_cache = cached.is_some();
         let (cubin, manifest) = match cached {
             Some(found) => {
@@ -119,8 +133,10 @@ impl Program {
                     .detach(|| compile::assemble(&parsed, &kernels, target))
                     .map_err(PyRuntimeError::new_err)?;
                 COMPILED.fetch_add(1, Ordering::Relaxed);
-                let signatures: Vec<kir::Signature> =
-                    kernels.iter().map(|kernel| kernel.signature.clone()).collect();
+                let signatures: Vec<kir::Signature> = kernels
+                    .iter()
+                    .map(|kernel| kernel.signature.clone())
+                    .collect();
                 let manifest = cache::manifest(&origin.path, target.name(), &cubin, &signatures);
                 if let Some(dir) = &origin.cache_dir {
                     cache::write(dir, &key, &cubin, &manifest).map_err(PyOSError::new_err)?;
@@ -128,9 +144,9 @@ impl Program {
                 (cubin, manifest)
             }
         };
-        let signatures = manifest
-            .signatures()
-            .map_err(|problem| PyRuntimeError::new_err(format!("the cached manifest of {}: {problem}", origin.path)))?;
+        let signatures = manifest.signatures().map_err(|problem| {
+            PyRuntimeError::new_err(format!("the cached manifest of {}: {problem}", origin.path))
+        })?;
         let kernels = signatures
             .into_iter()
             .map(|signature| CompiledKernel {
@@ -155,6 +171,7 @@ fn declarations(module: &lang::ast::Module) -> Vec<KernelDecl> {
         .filter_map(|item| match &item.kind {
             ItemKind::Kernel(kernel) => Some(KernelDecl {
                 name: kernel.name.text.clone(),
+                offset: kernel.name.span.start,
                 generics: (kernel.generics.iter())
                     .map(|generic| {
                         let kind = match &generic.kind.kind {
@@ -223,7 +240,17 @@ impl Module {
 
     fn __dir__(&self) -> Vec<String> {
         let mut names = self.kernel_names();
-        names.extend(["kernels", "target", "from_cache", "manifest", "path", "emulated"].map(str::to_owned));
+        names.extend(
+            [
+                "kernels",
+                "target",
+                "from_cache",
+                "manifest",
+                "path",
+                "emulated",
+            ]
+            .map(str::to_owned),
+        );
         names
     }
 
@@ -279,7 +306,11 @@ impl Module {
 
 impl Module {
     fn kernel_names(&self) -> Vec<String> {
-        self.program.decls.iter().map(|decl| decl.name.clone()).collect()
+        self.program
+            .decls
+            .iter()
+            .map(|decl| decl.name.clone())
+            .collect()
     }
 }
 

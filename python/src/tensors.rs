@@ -62,7 +62,10 @@ pub fn read(object: &Bound<'_, PyAny>) -> Result<TensorArg, String> {
         read_torch(object).map_err(|error| error.to_string())
     } else if let Ok(interface) = object.getattr(pyo3::intern!(py, "__cuda_array_interface__")) {
         read_array_interface(object, &interface)
-    } else if object.hasattr(pyo3::intern!(py, "__dlpack__")).unwrap_or(false) {
+    } else if object
+        .hasattr(pyo3::intern!(py, "__dlpack__"))
+        .unwrap_or(false)
+    {
         read_dlpack(object)
     } else {
         Err(not_a_tensor(object))
@@ -72,7 +75,10 @@ pub fn read(object: &Bound<'_, PyAny>) -> Result<TensorArg, String> {
 fn not_a_tensor(object: &Bound<'_, PyAny>) -> String {
     format!(
         "it is a {}, not a tensor (a torch.Tensor, a DLPack producer or an object with __cuda_array_interface__)",
-        object.get_type().name().map_or_else(|_| "?".to_owned(), |name| name.to_string())
+        object
+            .get_type()
+            .name()
+            .map_or_else(|_| "?".to_owned(), |name| name.to_string())
     )
 }
 
@@ -118,13 +124,25 @@ fn read_torch(tensor: &Bound<'_, PyAny>) -> PyResult<TensorArg> {
         .iter()
         .find(|(known, _)| known.bind(py).is(&dtype))
         .map(|(_, element)| *element)
-        .ok_or_else(|| pyo3::exceptions::PyValueError::new_err(format!("it holds {dtype}, which CuK kernels do not take")))?;
+        .ok_or_else(|| {
+            pyo3::exceptions::PyValueError::new_err(format!(
+                "it holds {dtype}, which CuK kernels do not take"
+            ))
+        })?;
     let shape: Vec<usize> = tensor.getattr(pyo3::intern!(py, "shape"))?.extract()?;
-    let strides: Vec<i64> = tensor.call_method0(pyo3::intern!(py, "stride"))?.extract()?;
-    let address: u64 = tensor.call_method0(pyo3::intern!(py, "data_ptr"))?.extract()?;
-    let ordinal: i64 = tensor.call_method0(pyo3::intern!(py, "get_device"))?.extract()?;
+    let strides: Vec<i64> = tensor
+        .call_method0(pyo3::intern!(py, "stride"))?
+        .extract()?;
+    let address: u64 = tensor
+        .call_method0(pyo3::intern!(py, "data_ptr"))?
+        .extract()?;
+    let ordinal: i64 = tensor
+        .call_method0(pyo3::intern!(py, "get_device"))?
+        .extract()?;
     let device = match usize::try_from(ordinal) {
-        Ok(ordinal) if tensor.getattr(pyo3::intern!(py, "is_cuda"))?.is_truthy()? => Device::Cuda(ordinal),
+        Ok(ordinal) if tensor.getattr(pyo3::intern!(py, "is_cuda"))?.is_truthy()? => {
+            Device::Cuda(ordinal)
+        }
         Ok(_) => Device::Other(0),
         Err(_) => Device::Cpu,
     };
@@ -140,7 +158,10 @@ fn read_torch(tensor: &Bound<'_, PyAny>) -> PyResult<TensorArg> {
 }
 
 /// `__cuda_array_interface__` (version 2 and 3): memory on the current GPU.
-fn read_array_interface(object: &Bound<'_, PyAny>, interface: &Bound<'_, PyAny>) -> Result<TensorArg, String> {
+fn read_array_interface(
+    object: &Bound<'_, PyAny>,
+    interface: &Bound<'_, PyAny>,
+) -> Result<TensorArg, String> {
     let interface = interface
         .cast::<PyDict>()
         .map_err(|_| "its __cuda_array_interface__ is not a dict".to_owned())?;
@@ -154,8 +175,9 @@ fn read_array_interface(object: &Bound<'_, PyAny>, interface: &Bound<'_, PyAny>)
     let bad = |key: &str| format!("its __cuda_array_interface__ has an unusable `{key}`");
     let shape: Vec<usize> = item("shape")?.extract().map_err(|_| bad("shape"))?;
     let typestr: String = item("typestr")?.extract().map_err(|_| bad("typestr"))?;
-    let dtype = typestr_element(&typestr)
-        .ok_or_else(|| format!("it holds elements of type `{typestr}`, which CuK kernels do not take"))?;
+    let dtype = typestr_element(&typestr).ok_or_else(|| {
+        format!("it holds elements of type `{typestr}`, which CuK kernels do not take")
+    })?;
     let data = item("data")?;
     let data = data.cast::<PyTuple>().map_err(|_| bad("data"))?;
     let address: u64 = data
@@ -167,7 +189,9 @@ fn read_array_interface(object: &Bound<'_, PyAny>, interface: &Bound<'_, PyAny>)
         Some(strides) if !strides.is_none() => {
             let byte_strides: Vec<i64> = strides.extract().map_err(|_| bad("strides"))?;
             if byte_strides.iter().any(|stride| stride % bytes != 0) {
-                return Err(format!("its strides {byte_strides:?} (bytes) are not whole elements"));
+                return Err(format!(
+                    "its strides {byte_strides:?} (bytes) are not whole elements"
+                ));
             }
             byte_strides.iter().map(|stride| stride / bytes).collect()
         }

@@ -171,16 +171,21 @@ pub fn plan(signature: &Signature, args: &[CallArg<'_>]) -> Result<LaunchPlan, S
 /// [`plan`], saying which parameter a failed check is about.
 pub fn plan_checked(signature: &Signature, args: &[CallArg<'_>]) -> Result<LaunchPlan, PlanError> {
     let kernel = &signature.name;
-    let about = |param: usize| move |message: String| PlanError {
-        param: Some(param),
-        message,
+    let about = |param: usize| {
+        move |message: String| PlanError {
+            param: Some(param),
+            message,
+        }
     };
     if args.len() != signature.params.len() {
-        return Err(PlanError { param: None, message: format!(
-            "`{kernel}` takes {} arguments, but {} were given",
-            signature.params.len(),
-            args.len()
-        )});
+        return Err(PlanError {
+            param: None,
+            message: format!(
+                "`{kernel}` takes {} arguments, but {} were given",
+                signature.params.len(),
+                args.len()
+            ),
+        });
     }
     // The integer arguments by parameter index, for the signature's expressions.
     let ints: Vec<i64> = args
@@ -281,7 +286,7 @@ fn argument_value(
         expr.evaluate(ints)
             .ok_or_else(|| format!("`{kernel}`: {what} `{expr}` cannot be evaluated with these arguments (division by zero or overflow)"))
     };
-let name = &param.name;
+    let name = &param.name;
     match (&param.kind, arg) {
         (ParamKind::Int(width), CallArg::Int(value)) => {
             let out_of_range = || {
@@ -291,16 +296,10 @@ let name = &param.name;
                 )
             };
             Ok(match width {
-                IntParam::I32 => {
-                    ArgValue::I32(i32::try_from(*value).map_err(|_| out_of_range())?)
-                }
+                IntParam::I32 => ArgValue::I32(i32::try_from(*value).map_err(|_| out_of_range())?),
                 IntParam::I64 => ArgValue::I64(*value),
-                IntParam::U32 => {
-                    ArgValue::U32(u32::try_from(*value).map_err(|_| out_of_range())?)
-                }
-                IntParam::U64 => {
-                    ArgValue::U64(u64::try_from(*value).map_err(|_| out_of_range())?)
-                }
+                IntParam::U32 => ArgValue::U32(u32::try_from(*value).map_err(|_| out_of_range())?),
+                IntParam::U64 => ArgValue::U64(u64::try_from(*value).map_err(|_| out_of_range())?),
             })
         }
         (
@@ -337,13 +336,12 @@ let name = &param.name;
                 .iter()
                 .map(|stride| evaluate(stride, &format!("a stride of `{name}`")))
                 .collect::<Result<Vec<i64>, String>>()?;
-            let reach =
-                extents
-                    .iter()
-                    .zip(&strides)
-                    .try_fold(1i64, |reach, (extent, stride)| {
-                        reach.checked_add((extent - 1).checked_mul((*stride).max(0))?)
-                    });
+            let reach = extents
+                .iter()
+                .zip(&strides)
+                .try_fold(1i64, |reach, (extent, stride)| {
+                    reach.checked_add((extent - 1).checked_mul((*stride).max(0))?)
+                });
             let count: usize = given_shape.iter().product();
             if reach.is_none_or(|reach| reach > count as i64) {
                 return Err(format!(

@@ -366,14 +366,17 @@ impl<'a> Checker<'a> {
             }
         }
         for request in std::mem::take(&mut self.tracing.requested) {
-            let kernel = module.items.iter().enumerate().find_map(|(index, item)| {
-                match &item.kind {
-                    ItemKind::Kernel(kernel) if kernel.name.text == request.kernel => {
-                        Some((index, kernel))
-                    }
-                    _ => None,
-                }
-            });
+            let kernel =
+                module
+                    .items
+                    .iter()
+                    .enumerate()
+                    .find_map(|(index, item)| match &item.kind {
+                        ItemKind::Kernel(kernel) if kernel.name.text == request.kernel => {
+                            Some((index, kernel))
+                        }
+                        _ => None,
+                    });
             if let Some((index, kernel)) = kernel {
                 let id = self.item_id(0, index);
                 let arguments: Vec<(String, Value)> = (request.const_args.iter())
