@@ -5,6 +5,7 @@
 //! toolkit, the `nvidia-cuda-nvcc-cu12` package, or installed into cukc's cache with
 //! pip, its progress on standard error), once per process.
 
+use std::io::Write;
 use std::sync::Mutex;
 
 use backend_ptx::EmitOptions;
@@ -107,7 +108,11 @@ fn find_ptxas() -> Result<Ptxas, String> {
         return Ok(ptxas.clone());
     }
     let env = Environment::from_process(None, false);
-    let ptxas = ptxas::find(&env, &mut |progress| eprintln!("cuk: {progress}"))
+    // pip's progress, when ptxas is installed; a closed standard error loses it quietly.
+    let mut progress = |progress: &ptxas::Progress| {
+        let _ = writeln!(std::io::stderr(), "cuk: {progress}");
+    };
+    let ptxas = ptxas::find(&env, &mut progress)
         .map_err(|error| format!("no ptxas: {error}"))?;
     *found = Some(ptxas.clone());
     Ok(ptxas)

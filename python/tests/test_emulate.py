@@ -7,7 +7,7 @@ import numpy
 import pytest
 
 import cuk
-from conftest import EXAMPLES, KERNELS, CudaArray
+from conftest import EXAMPLES, KERNELS, ROOT, CudaArray
 
 
 def emulated(name):
@@ -61,3 +61,14 @@ def test_the_emulator_checks_arguments_like_the_gpu():
     y = numpy.ones(10, dtype=numpy.float32)
     with pytest.raises(ValueError, match=r"axpy\.cuk:16: `axpy`: `x` holds f32, but this tensor holds f64"):
         mod.axpy(1.0, x, y)
+
+
+def test_a_dtype_specialization_runs_on_its_dtype():
+    mod = cuk.load(os.path.join(ROOT, "tests", "control", "dtype_params.cuk"), emulate=True)
+    fill = mod.fill.specialize(T="f64")
+    assert fill.entry == "fill__T_f64"
+    x = numpy.zeros(300, dtype=numpy.float64)
+    fill(x, -0.75)
+    numpy.testing.assert_array_equal(x, numpy.full(300, -0.75))
+    with pytest.raises(ValueError, match=r"`x` holds f64, but this tensor holds f32"):
+        fill(numpy.zeros(300, dtype=numpy.float32), 1.0)
