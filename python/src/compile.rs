@@ -23,9 +23,12 @@ pub struct Parsed {
     pub module: Module,
 }
 
+/// A source that does not parse: the file, to render its diagnostics against, and them.
+pub type Rejected = Box<(SourceFile, Vec<Diagnostic>)>;
+
 /// Reads `text` as the `.cuk` file `path` and parses it; the error is every
 /// diagnostic, with the file to render them against.
-pub fn parse(path: &str, text: &str) -> Result<Parsed, (SourceFile, Vec<Diagnostic>)> {
+pub fn parse(path: &str, text: &str) -> Result<Parsed, Rejected> {
     let loaded = lang::source::load(path, text.as_bytes().to_vec());
     let mut diagnostics = loaded.diagnostics;
     let mut module = Module::default();
@@ -35,7 +38,7 @@ pub fn parse(path: &str, text: &str) -> Result<Parsed, (SourceFile, Vec<Diagnost
         module = parsed;
     }
     if diagnostics.iter().any(Diagnostic::is_error) {
-        return Err((loaded.file, diagnostics));
+        return Err(Box::new((loaded.file, diagnostics)));
     }
     Ok(Parsed {
         file: loaded.file,
@@ -112,8 +115,7 @@ fn find_ptxas() -> Result<Ptxas, String> {
     let mut progress = |progress: &ptxas::Progress| {
         let _ = writeln!(std::io::stderr(), "cuk: {progress}");
     };
-    let ptxas = ptxas::find(&env, &mut progress)
-        .map_err(|error| format!("no ptxas: {error}"))?;
+    let ptxas = ptxas::find(&env, &mut progress).map_err(|error| format!("no ptxas: {error}"))?;
     *found = Some(ptxas.clone());
     Ok(ptxas)
 }

@@ -10,12 +10,11 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 use runtime::marshal::{self, CallArg, LaunchPlan};
-use typecheck::{ConstArgument, Instantiation};
 
 use crate::bind::{self, Arg, CallError};
 use crate::program::Program;
 use crate::tensors::Device;
-use crate::{emulate, errors, gpu, stream};
+use crate::{emulate, errors, gpu, specialize, stream};
 
 /// A compiled kernel instantiation of a module.
 #[pyclass(frozen, module = "cuk")]
@@ -222,75 +221,7 @@ impl Kernel {
     /// defaults): `module.kernel.specialize(BM=128, T="bf16")`.
     #[pyo3(signature = (**consts))]
     fn specialize(&self, py: Python<'_>, consts: Option<&Bound<'_, PyDict>>) -> PyResult<Kernel> {
-        let decl = self
-            .program
-            .decl(&self.name)
-            .ok_or_else(|| PyTypeError::new_err(format!("no kernel `{}`", self.name)))?;
-        let mut const_args = Vec::new();
-        for (name, value) in consts.into_iter().flat_map(|consts| consts.iter()) {
-            let name: String = name.extract()?;
-            let Some((_, kind, _)) = decl
-                .generics
-                .iter()
-                .find(|(generic, _, _)| *generic == name)
-            else {
-                let known: Vec<&str> = decl
-                    .generics
-                    .iter()
-                    .map(|(name, _, _)| name.as_str())
-                    .collect();
-                return Err(PyTypeError::new_err(format!(
-                    "`{}` has no const parameter `{name}`; its const parameters: {}",
-                    self.name,
-                    if known.is_empty() {
-                        "none".to_owned()
-                    } else {
-                        known.join(", ")
-                    }
-                )));
-            };
-            const_args.push((
-                name.clone(),
-                const_argument(&self.name, &name, kind, &value)?,
-            ));
-        }
-        const_args.sort_by(|a, b| a.0.cmp(&b.0));
-        let request = Instantiation {
-            kernel: self.name.clone(),
-            const_args: const_args.clone(),
-        };
-        let key = format!("{request:?}");
-        let origin = &self.program.origin;
-        let found = origin
-            .specialized
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .get(&key)
-            .cloned();
-        let program = match found {
-            Some(program) => program,
-            None => {
-                let program = Arc::new(Program::build(py, origin.clone(), &[request])?);
-                origin
-                    .specialized
-                    .lock()
-                    .unwrap_or_else(|poisoned| poisoned.into_inner())
-                    .insert(key, program.clone());
-                program
-            }
-        };
-        let wanted: Vec<(String, ConstValue)> = const_args
-            .iter()
-            .map(|(name, argument)| {
-                let value = match argument {
-                    ConstArgument::Int(value) => ConstValue::Int(*value),
-                    ConstArgument::Dtype(dtype) => ConstValue::Dtype(dtype.name().to_owned()),
-                };
-                (name.clone(), value)
-            })
-            .collect();
-        let index = marshal::select(&program.kernels, &self.name, &wanted)
-            .map_err(PyValueError::new_err)?;
+        let (program, index) = specialize::instantiate(py, &self.program, &self.name, consts)?;
         Ok(Kernel::at(program, &self.name, Some(index)))
     }
 
@@ -365,42 +296,4 @@ impl Kernel {
             Err(_) => format!("<cuk.Kernel {} (not specialized)>", self.name),
         }
     }
-}
-
-/// A const argument from Python: an int for an `int` parameter; a dtype's name
-/// (`"bf16"`) or a `torch.dtype` for a `dtype` parameter.
-fn const_argument(
-    kernel: &str,
-    name: &str,
-    kind: &str,
-    value: &Bound<'_, PyAny>,
-) -> PyResult<ConstArgument> {
-    if kind == "dtype" {
-        let text = value.str()?.to_string();
-        let spelled = match text.strip_prefix("torch.").unwrap_or(&text) {
-            "float16" | "half" => "f16",
-            "bfloat16" => "bf16",
-            "float32" | "float" => "f32",
-            "float64" | "double" => "f64",
-            "int8" => "i8",
-            "int16" => "i16",
-            "int32" => "i32",
-            "int64" => "i64",
-            "uint8" => "u8",
-            other => other,
-        }
-        .to_owned();
-        return cute::Dtype::from_name(&spelled)
-            .map(ConstArgument::Dtype)
-            .ok_or_else(|| {
-                PyValueError::new_err(format!(
-                    "`{kernel}`: `{name}` is a dtype, and `{text}` is not one"
-                ))
-            });
-    }
-    value.extract::<i64>().map(ConstArgument::Int).map_err(|_| {
-        PyValueError::new_err(format!(
-            "`{kernel}`: `{name}` is an int const parameter, and {value} is not an int"
-        ))
-    })
 }

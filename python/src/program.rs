@@ -1,6 +1,5 @@
-//! A compiled `.cuk` file ([`Program`]) and its Python face, [`Module`]: `cuk.load`,
-//! `cuk.compile`, the kernels as attributes, the launch manifest, and where the cubin
-//! came from (the compiler or the disk cache).
+//! A compiled `.cuk` file ([`Program`]): its kernels' declarations and instantiations,
+//! from the compiler or the disk cache (`module.rs` is its Python face).
 //!
 //! A program for the GPU holds the cubin and one signature per kernel instantiation,
 //! read back from the launch manifest whether it was just compiled or found in the
@@ -17,13 +16,12 @@ use std::sync::{Arc, Mutex, OnceLock};
 use cute::Target;
 use lang::SourceFile;
 use lang::ast::{ItemKind, TypeKind};
-use pyo3::exceptions::{PyAttributeError, PyOSError, PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyOSError, PyRuntimeError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use runtime::{CompiledKernel, HostImage, Image};
 use typecheck::Instantiation;
 
-use crate::kernel::Kernel;
 use crate::{cache, compile, errors};
 
 /// How a program was asked for: everything but the instantiations.
@@ -84,7 +82,7 @@ impl Program {
         requested: &[Instantiation],
     ) -> PyResult<Program> {
         let parsed = compile::parse(&origin.path, &origin.source)
-            .map_err(|(file, diagnostics)| errors::compile_error(py, &file, &diagnostics))?;
+            .map_err(|rejected| errors::compile_error(py, &rejected.0, &rejected.1))?;
         let program = |kernels, manifest, from_cache| Program {
             origin: origin.clone(),
             file: parsed.file.clone(),
@@ -217,186 +215,6 @@ fn compiler_identity(py: Python<'_>) -> String {
             format!("cuk {} ({stamp})", env!("CARGO_PKG_VERSION"))
         })
         .clone()
-}
-
-/// A compiled `.cuk` file; each kernel is an attribute.
-#[pyclass(frozen, module = "cuk")]
-pub struct Module {
-    pub(crate) program: Arc<Program>,
-}
-
-#[pymethods]
-impl Module {
-    fn __getattr__(&self, name: &str) -> PyResult<Kernel> {
-        if self.program.decl(name).is_none() {
-            return Err(PyAttributeError::new_err(format!(
-                "{} has no kernel `{name}`; its kernels: {}",
-                self.program.file.path(),
-                self.kernel_names().join(", ")
-            )));
-        }
-        Kernel::default_of(self.program.clone(), name)
-    }
-
-    fn __dir__(&self) -> Vec<String> {
-        let mut names = self.kernel_names();
-        names.extend(
-            [
-                "kernels",
-                "target",
-                "from_cache",
-                "manifest",
-                "path",
-                "emulated",
-            ]
-            .map(str::to_owned),
-        );
-        names
-    }
-
-    fn __repr__(&self) -> String {
-        format!(
-            "<cuk.Module {} for {}: {}>",
-            self.program.file.path(),
-            self.program.origin.target.name(),
-            self.kernel_names().join(", ")
-        )
-    }
-
-    /// The names of the kernels the file declares.
-    #[getter]
-    fn kernels(&self) -> Vec<String> {
-        self.kernel_names()
-    }
-
-    /// The architecture compiled for: `sm_90a`.
-    #[getter]
-    fn target(&self) -> &'static str {
-        self.program.origin.target.name()
-    }
-
-    /// The path messages name.
-    #[getter]
-    fn path(&self) -> &str {
-        &self.program.origin.path
-    }
-
-    /// Whether the cubin came from the disk cache instead of the compiler.
-    #[getter]
-    fn from_cache(&self) -> bool {
-        self.program.from_cache
-    }
-
-    /// Whether kernels run on the CPU emulator.
-    #[getter]
-    fn emulated(&self) -> bool {
-        self.program.origin.emulate
-    }
-
-    /// The launch manifest (docs/manifest.md) as a dict; `None` for an emulated module.
-    #[getter]
-    fn manifest<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        let Some(manifest) = &self.program.manifest else {
-            return Ok(None);
-        };
-        let json = py.import("json")?;
-        Ok(Some(json.call_method1("loads", (manifest.to_json(),))?))
-    }
-}
-
-impl Module {
-    fn kernel_names(&self) -> Vec<String> {
-        self.program
-            .decls
-            .iter()
-            .map(|decl| decl.name.clone())
-            .collect()
-    }
-}
-
-/// The target of the first GPU, or `sm_90a` without one.
-fn default_target() -> Target {
-    static TARGET: OnceLock<Target> = OnceLock::new();
-    *TARGET.get_or_init(|| match runtime::gpu_status() {
-        Ok(info) => match info.compute_capability.0 {
-            8 => Target::Sm80,
-            10.. => Target::Sm100a,
-            _ => Target::Sm90a,
-        },
-        Err(_) => Target::Sm90a,
-    })
-}
-
-fn parse_target(target: Option<&str>, emulate: bool) -> PyResult<Target> {
-    match target {
-        Some(name) => name.parse().map_err(PyValueError::new_err),
-        // The emulator needs no GPU; its kernels are checked for the default target.
-        None if emulate => Ok(Target::Sm90a),
-        None => Ok(default_target()),
-    }
-}
-
-fn module_of(py: Python<'_>, origin: Origin) -> PyResult<Module> {
-    let program = Program::build(py, Arc::new(origin), &[])?;
-    Ok(Module {
-        program: Arc::new(program),
-    })
-}
-
-fn cache_folder(cache_dir: Option<PathBuf>, emulate: bool) -> Option<PathBuf> {
-    if emulate {
-        return None;
-    }
-    cache_dir.or_else(cache::default_dir)
-}
-
-/// Compiles the `.cuk` file at `path` (or reads its cubin from the disk cache).
-#[pyfunction]
-#[pyo3(signature = (path, *, target = None, cache_dir = None, emulate = false))]
-pub fn load(
-    py: Python<'_>,
-    path: PathBuf,
-    target: Option<&str>,
-    cache_dir: Option<PathBuf>,
-    emulate: bool,
-) -> PyResult<Module> {
-    let source = std::fs::read_to_string(&path)
-        .map_err(|error| PyOSError::new_err(format!("cannot read {}: {error}", path.display())))?;
-    module_of(
-        py,
-        Origin {
-            source,
-            path: path.display().to_string(),
-            target: parse_target(target, emulate)?,
-            emulate,
-            cache_dir: cache_folder(cache_dir, emulate),
-            specialized: Mutex::new(HashMap::new()),
-        },
-    )
-}
-
-/// Compiles `.cuk` source text; `name` is the path messages give it.
-#[pyfunction(name = "compile")]
-#[pyo3(signature = (source, *, name = "<string>", target = None, cache_dir = None, emulate = false))]
-pub fn compile_source(
-    py: Python<'_>,
-    source: String,
-    name: &str,
-    target: Option<&str>,
-    cache_dir: Option<PathBuf>,
-    emulate: bool,
-) -> PyResult<Module> {
-    module_of(
-        py,
-        Origin {
-            source,
-            path: name.to_owned(),
-            target: parse_target(target, emulate)?,
-            emulate,
-            cache_dir: cache_folder(cache_dir, emulate),
-            specialized: Mutex::new(HashMap::new()),
-        },
-    )
 }
 
 /// How many files this process compiled, and how many it read from the disk cache.

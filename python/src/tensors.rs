@@ -256,7 +256,6 @@ fn read_dlpack(object: &Bound<'_, PyAny>) -> Result<TensorArg, String> {
         .map_err(|error| format!("its DLPack strides are unusable: {error}"))?
         .into_owned();
     let address = (tensor.data_ptr() as u64).wrapping_add(tensor.byte_offset());
-    drop(tensor);
     Ok(TensorArg {
         dtype: element,
         shape,
