@@ -30,10 +30,10 @@ pub struct Kernel {
 
 impl Kernel {
     /// Kernel `name` of `program` with its default const arguments.
-    pub fn default_of(program: Arc<Program>, name: &str) -> PyResult<Kernel> {
+    pub fn default_of(program: Arc<Program>, name: &str) -> Kernel {
         let index = (program.kernels.iter())
             .position(|kernel| kernel.signature.name == name && kernel.signature.entry == name);
-        Ok(Kernel::at(program, name, index))
+        Kernel::at(program, name, index)
     }
 
     fn at(program: Arc<Program>, name: &str, index: Option<usize>) -> Kernel {

@@ -18,20 +18,23 @@ use crate::program::{Origin, Program};
 /// A compiled `.cuk` file; each kernel is an attribute.
 #[pyclass(frozen, module = "cuk")]
 pub struct Module {
-    pub(crate) program: Arc<Program>,
+    program: Arc<Program>,
+    /// Each kernel with its default const arguments, made once: `module.kernel(...)` in
+    /// a loop pays an attribute lookup, not a new object.
+    kernels: Vec<(String, Py<Kernel>)>,
 }
 
 #[pymethods]
 impl Module {
-    fn __getattr__(&self, name: &str) -> PyResult<Kernel> {
-        if self.program.decl(name).is_none() {
-            return Err(PyAttributeError::new_err(format!(
+    fn __getattr__(&self, py: Python<'_>, name: &str) -> PyResult<Py<Kernel>> {
+        match self.kernels.iter().find(|(kernel, _)| kernel == name) {
+            Some((_, kernel)) => Ok(kernel.clone_ref(py)),
+            None => Err(PyAttributeError::new_err(format!(
                 "{} has no kernel `{name}`; its kernels: {}",
                 self.program.file.path(),
                 self.kernel_names().join(", ")
-            )));
+            ))),
         }
-        Kernel::default_of(self.program.clone(), name)
     }
 
     fn __dir__(&self) -> Vec<String> {
@@ -133,10 +136,14 @@ fn parse_target(target: Option<&str>, emulate: bool) -> PyResult<Target> {
 }
 
 fn module_of(py: Python<'_>, origin: Origin) -> PyResult<Module> {
-    let program = Program::build(py, Arc::new(origin), &[])?;
-    Ok(Module {
-        program: Arc::new(program),
-    })
+    let program = Arc::new(Program::build(py, Arc::new(origin), &[])?);
+    let kernels = (program.decls.iter())
+        .map(|decl| {
+            let kernel = Kernel::default_of(program.clone(), &decl.name);
+            Ok((decl.name.clone(), Py::new(py, kernel)?))
+        })
+        .collect::<PyResult<_>>()?;
+    Ok(Module { program, kernels })
 }
 
 fn cache_folder(cache_dir: Option<PathBuf>, emulate: bool) -> Option<PathBuf> {
