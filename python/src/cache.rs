@@ -75,7 +75,8 @@ pub fn manifest(
     Manifest::new(source, target, (CUBIN, "cubin", cubin), signatures)
 }
 
-/// Writes entry `key` into `dir` (replacing an unsound one); the error says why not.
+/// Writes entry `key` into `dir` (replacing an unsound one); the error says why not
+/// (the caller warns and goes on).
 pub fn write(dir: &Path, key: &str, cubin: &[u8], manifest: &Manifest) -> Result<(), String> {
     let failed = |error: std::io::Error| {
         format!(

@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use cute::Target;
 use lang::SourceFile;
 use lang::ast::{ItemKind, TypeKind};
-use pyo3::exceptions::{PyOSError, PyRuntimeError};
+use pyo3::exceptions::{PyRuntimeError, PyRuntimeWarning};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use runtime::{CompiledKernel, HostImage, Image};
@@ -136,8 +136,14 @@ impl Program {
                     .map(|kernel| kernel.signature.clone())
                     .collect();
                 let manifest = cache::manifest(&origin.path, target.name(), &cubin, &signatures);
-                if let Some(dir) = &origin.cache_dir {
-                    cache::write(dir, &key, &cubin, &manifest).map_err(PyOSError::new_err)?;
+                if let Some(dir) = &origin.cache_dir
+                    && let Err(problem) = cache::write(dir, &key, &cubin, &manifest)
+                {
+                    // The compile succeeded; a cache that cannot be written only costs
+                    // the next load a compile.
+                    let message = std::ffi::CString::new(problem).unwrap_or_default();
+                    let category = py.get_type::<PyRuntimeWarning>();
+                    PyErr::warn(py, &category, &message, 1)?;
                 }
                 (cubin, manifest)
             }

@@ -10,6 +10,8 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 
+use crate::tensors;
+
 /// The handle of the stream `stream=` names.
 pub fn explicit(stream: &Bound<'_, PyAny>) -> PyResult<u64> {
     let py = stream.py();
@@ -38,8 +40,7 @@ pub fn current(py: Python<'_>, ordinal: usize) -> PyResult<u64> {
     let function = match CURRENT.get(py) {
         Some(function) => function,
         None => {
-            let modules = py.import("sys")?.getattr("modules")?;
-            let Ok(torch) = modules.get_item("torch") else {
+            let Some(torch) = tensors::torch_if_loaded(py) else {
                 return Ok(0);
             };
             // What torch's own compiled kernels (Triton's launcher) ask: the raw handle,

@@ -11,7 +11,7 @@ use dlpark::python::{ImportedDlpack, from_dlpack};
 use kir::Element;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyDict, PyTuple, PyType};
+use pyo3::types::{PyDict, PyString, PyTuple, PyType};
 
 /// Where a tensor's memory is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -88,10 +88,25 @@ fn torch_tensor_type(py: Python<'_>) -> Option<&Py<PyType>> {
     if let Some(found) = TENSOR.get(py) {
         return Some(found);
     }
-    let modules = py.import("sys").ok()?.getattr("modules").ok()?;
-    let torch = modules.get_item("torch").ok()?;
-    let tensor = torch.getattr("Tensor").ok()?.cast_into::<PyType>().ok()?;
+    let tensor = torch_if_loaded(py)?
+        .getattr("Tensor")
+        .ok()?
+        .cast_into::<PyType>()
+        .ok()?;
     Some(TENSOR.get_or_init(py, || tensor.unbind()))
+}
+
+/// The `torch` module when someone has imported it; never imports it. Cheap enough
+/// for every call: a lookup in the cached `sys.modules`, raising nothing.
+pub fn torch_if_loaded(py: Python<'_>) -> Option<Bound<'_, PyAny>> {
+    static MODULES: PyOnceLock<Py<PyDict>> = PyOnceLock::new();
+    let modules = MODULES
+        .get_or_try_init(py, || {
+            let modules = py.import("sys")?.getattr("modules")?;
+            Ok::<_, PyErr>(modules.cast_into::<PyDict>()?.unbind())
+        })
+        .ok()?;
+    modules.bind(py).get_item("torch").ok().flatten()
 }
 
 /// torch's dtypes that CuK takes, by identity.
@@ -158,14 +173,15 @@ fn read_torch(tensor: &Bound<'_, PyAny>) -> PyResult<TensorArg> {
 }
 
 /// `__cuda_array_interface__` (version 2 and 3): memory on the current GPU.
-fn read_array_interface(
-    object: &Bound<'_, PyAny>,
-    interface: &Bound<'_, PyAny>,
+fn read_array_interface<'py>(
+    object: &Bound<'py, PyAny>,
+    interface: &Bound<'py, PyAny>,
 ) -> Result<TensorArg, String> {
     let interface = interface
         .cast::<PyDict>()
         .map_err(|_| "its __cuda_array_interface__ is not a dict".to_owned())?;
-    let item = |key: &str| -> Result<Bound<'_, PyAny>, String> {
+    let py = interface.py();
+    let item = |key: &Bound<'py, PyString>| -> Result<Bound<'py, PyAny>, String> {
         interface
             .get_item(key)
             .ok()
@@ -173,19 +189,27 @@ fn read_array_interface(
             .ok_or_else(|| format!("its __cuda_array_interface__ has no `{key}`"))
     };
     let bad = |key: &str| format!("its __cuda_array_interface__ has an unusable `{key}`");
-    let shape: Vec<usize> = item("shape")?.extract().map_err(|_| bad("shape"))?;
-    let typestr: String = item("typestr")?.extract().map_err(|_| bad("typestr"))?;
+    let shape: Vec<usize> = item(pyo3::intern!(py, "shape"))?
+        .extract()
+        .map_err(|_| bad("shape"))?;
+    let typestr: String = item(pyo3::intern!(py, "typestr"))?
+        .extract()
+        .map_err(|_| bad("typestr"))?;
     let dtype = typestr_element(&typestr).ok_or_else(|| {
         format!("it holds elements of type `{typestr}`, which CuK kernels do not take")
     })?;
-    let data = item("data")?;
+    let data = item(pyo3::intern!(py, "data"))?;
     let data = data.cast::<PyTuple>().map_err(|_| bad("data"))?;
     let address: u64 = data
         .get_item(0)
         .and_then(|pointer| pointer.extract())
         .map_err(|_| bad("data"))?;
     let bytes = dtype.bytes() as i64;
-    let strides = match interface.get_item("strides").ok().flatten() {
+    let strides = match interface
+        .get_item(pyo3::intern!(py, "strides"))
+        .ok()
+        .flatten()
+    {
         Some(strides) if !strides.is_none() => {
             let byte_strides: Vec<i64> = strides.extract().map_err(|_| bad("strides"))?;
             if byte_strides.iter().any(|stride| stride % bytes != 0) {

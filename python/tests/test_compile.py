@@ -137,3 +137,12 @@ def test_an_unknown_const_parameter_is_a_type_error(copy_f32):
 def test_a_const_argument_that_breaks_the_kernel_is_a_compile_error(copy_f32):
     with pytest.raises(cuk.CompileError):
         copy_f32.copy_f32.specialize(BK=48)
+
+
+def test_an_unwritable_cache_is_a_warning_not_an_error(tmp_path):
+    blocked = tmp_path / "file"
+    blocked.write_text("not a folder")
+    with pytest.warns(RuntimeWarning, match=r"cannot write the kernel cache"):
+        mod = cuk.load(COPY, target="sm_90a", cache_dir=str(blocked / "cache"))
+    assert not mod.from_cache
+    assert mod.kernels == ["copy_vectorized"]

@@ -282,9 +282,11 @@ fn argument_value(
     arg: &CallArg<'_>,
     ints: &[i64],
 ) -> Result<ArgValue, String> {
-    let evaluate = |expr: &HostExpr, what: &str| {
-        expr.evaluate(ints)
-            .ok_or_else(|| format!("`{kernel}`: {what} `{expr}` cannot be evaluated with these arguments (division by zero or overflow)"))
+    // `what` names the expression for the error, formatted only when there is one.
+    let evaluate = |expr: &HostExpr, what: &dyn Fn() -> String| {
+        expr.evaluate(ints).ok_or_else(|| {
+            format!("`{kernel}`: {} `{expr}` cannot be evaluated with these arguments (division by zero or overflow)", what())
+        })
     };
     let name = &param.name;
     match (&param.kind, arg) {
@@ -323,7 +325,7 @@ fn argument_value(
             }
             let extents = shape
                 .iter()
-                .map(|extent| evaluate(extent, &format!("the extent of `{name}`")))
+                .map(|extent| evaluate(extent, &|| format!("the extent of `{name}`")))
                 .collect::<Result<Vec<i64>, String>>()?;
             if !shape_fits(&extents, given_shape) {
                 return Err(format!(
@@ -334,7 +336,7 @@ fn argument_value(
             }
             let strides = strides
                 .iter()
-                .map(|stride| evaluate(stride, &format!("a stride of `{name}`")))
+                .map(|stride| evaluate(stride, &|| format!("a stride of `{name}`")))
                 .collect::<Result<Vec<i64>, String>>()?;
             let reach = extents
                 .iter()
