@@ -62,6 +62,45 @@ def test_a_specialization_runs(torch):
     assert torch.equal(out, a)
 
 
+class DlpackOnly:
+    """A tensor seen only through DLPack, as a producer other than torch shows it."""
+
+    def __init__(self, tensor):
+        self.tensor = tensor
+
+    def __dlpack__(self, **kwargs):
+        return self.tensor.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return self.tensor.__dlpack_device__()
+
+
+def test_dlpack_producers_are_taken(torch, copy_mod):
+    a = torch.randn(256, 512, dtype=torch.bfloat16, device="cuda")
+    out = torch.zeros_like(a)
+    copy_mod.copy_vectorized(DlpackOnly(a), DlpackOnly(out))
+    torch.cuda.synchronize()
+    assert torch.equal(out, a)
+
+
+def test_cupy_arrays_are_taken(torch):
+    cupy = pytest.importorskip("cupy")
+    add = cuk.load(os.path.join(EXAMPLES, "elementwise_add.cuk")).elementwise_add
+    a = cupy.random.standard_normal((300, 200), dtype=cupy.float32)
+    b = cupy.random.standard_normal((300, 200), dtype=cupy.float32)
+    c = cupy.zeros_like(a)
+    add(a, b, c, stream=cupy.cuda.get_current_stream().ptr)
+    cupy.cuda.get_current_stream().synchronize()
+    assert cupy.allclose(c, a + b)
+
+
+def test_a_misaligned_torch_tensor_is_refused_before_launch(torch, copy_mod):
+    storage = torch.zeros(128 * 64 + 1, dtype=torch.bfloat16, device="cuda")
+    a = storage[1:].view(128, 64)
+    with pytest.raises(ValueError, match=r"`a` starts at address 0x[0-9a-f]+, which is not a multiple of 16 bytes"):
+        copy_mod.copy_vectorized(a, torch.empty(128, 64, dtype=torch.bfloat16, device="cuda"))
+
+
 def test_the_call_runs_on_the_current_stream(torch, copy_mod):
     a = torch.randn(2048, 2048, dtype=torch.bfloat16, device="cuda")
     out = torch.zeros_like(a)
