@@ -55,11 +55,15 @@ impl Kernel {
                 .filter(|(_, _, has_default)| !has_default)
                 .map(|(name, _, _)| format!("{name}=..."))
                 .collect();
-            PyTypeError::new_err(format!(
-                "`{}` has const parameters without defaults; call .specialize({}) first",
-                self.name,
-                needed.join(", ")
-            ))
+            self.call_error(CallError {
+                type_error: true,
+                param: None,
+                message: format!(
+                    "`{}` has const parameters without defaults; call .specialize({}) first",
+                    self.name,
+                    needed.join(", ")
+                ),
+            })
         })?;
         Ok((index, &self.program.kernels[index].signature))
     }

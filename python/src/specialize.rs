@@ -11,6 +11,7 @@ use pyo3::types::PyDict;
 use runtime::marshal;
 use typecheck::{ConstArgument, Instantiation};
 
+use crate::errors;
 use crate::program::Program;
 
 /// The program holding kernel `kernel` of `program` with the const arguments `consts`
@@ -42,11 +43,17 @@ pub fn instantiate(
             } else {
                 known.join(", ")
             };
-            return Err(PyTypeError::new_err(format!(
-                "`{kernel}` has no const parameter `{name}`; its const parameters: {known}"
+            return Err(PyTypeError::new_err(errors::at(
+                &program.file,
+                decl.offset,
+                &format!(
+                    "`{kernel}` has no const parameter `{name}`; its const parameters: {known}"
+                ),
             )));
         };
-        let argument = const_argument(kernel, &name, kind, &value)?;
+        let argument = const_argument(kernel, &name, kind, &value).map_err(|message| {
+            PyValueError::new_err(errors::at(&program.file, decl.offset, &message))
+        })?;
         const_args.push((name, argument));
     }
     const_args.sort_by(|a, b| a.0.cmp(&b.0));
@@ -96,9 +103,11 @@ fn const_argument(
     name: &str,
     kind: &str,
     value: &Bound<'_, PyAny>,
-) -> PyResult<ConstArgument> {
+) -> Result<ConstArgument, String> {
     if kind == "dtype" {
-        let text = value.str()?.to_string();
+        let text = value
+            .str()
+            .map_or_else(|_| "?".to_owned(), |text| text.to_string());
         let spelled = match text.strip_prefix("torch.").unwrap_or(&text) {
             "float16" | "half" => "f16",
             "bfloat16" => "bf16",
@@ -114,15 +123,9 @@ fn const_argument(
         .to_owned();
         return cute::Dtype::from_name(&spelled)
             .map(ConstArgument::Dtype)
-            .ok_or_else(|| {
-                PyValueError::new_err(format!(
-                    "`{kernel}`: `{name}` is a dtype, and `{text}` is not one"
-                ))
-            });
+            .ok_or_else(|| format!("`{kernel}`: `{name}` is a dtype, and `{text}` is not one"));
     }
     value.extract::<i64>().map(ConstArgument::Int).map_err(|_| {
-        PyValueError::new_err(format!(
-            "`{kernel}`: `{name}` is an int const parameter, and {value} is not an int"
-        ))
+        format!("`{kernel}`: `{name}` is an int const parameter, and {value} is not an int")
     })
 }

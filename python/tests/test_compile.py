@@ -130,8 +130,13 @@ def test_specialize_compiles_the_instantiation(copy_f32, cache_dir):
 
 
 def test_an_unknown_const_parameter_is_a_type_error(copy_f32):
-    with pytest.raises(TypeError, match=r"`copy_f32` has no const parameter `BN`; its const parameters: BK"):
+    with pytest.raises(TypeError, match=r"copy_f32\.cuk:8: `copy_f32` has no const parameter `BN`; its const parameters: BK"):
         copy_f32.copy_f32.specialize(BN=32)
+
+
+def test_a_const_argument_of_the_wrong_kind_is_a_value_error(copy_f32):
+    with pytest.raises(ValueError, match=r"copy_f32\.cuk:8: `copy_f32`: `BK` is an int const parameter, and bf16 is not an int"):
+        copy_f32.copy_f32.specialize(BK="bf16")
 
 
 def test_a_const_argument_that_breaks_the_kernel_is_a_compile_error(copy_f32):
