@@ -151,3 +151,22 @@ def test_an_unwritable_cache_is_a_warning_not_an_error(tmp_path):
         mod = cuk.load(COPY, target="sm_90a", cache_dir=str(blocked / "cache"))
     assert not mod.from_cache
     assert mod.kernels == ["copy_vectorized"]
+
+
+def test_the_type_stub_names_what_the_extension_has():
+    import ast
+
+    import cuk._cuk as extension
+
+    stub = os.path.join(os.path.dirname(__file__), "..", "cuk", "_cuk.pyi")
+    tree = ast.parse(open(stub).read())
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            assert hasattr(extension, node.name), node.name
+        if isinstance(node, ast.ClassDef):
+            for member in node.body:
+                # __getattr__ is a slot of the type, not an attribute.
+                if isinstance(member, ast.FunctionDef) and member.name != "__getattr__":
+                    assert hasattr(getattr(extension, node.name), member.name), (node.name, member.name)
+    defined = {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
+    assert defined == {name for name in cuk.__all__ if name != "__version__"}
