@@ -22,6 +22,10 @@ if [ -z "$WHEEL" ]; then
     echo "python: skipped (no target/wheels/cuk-*.whl; build one with maturin)" | tee "$LOGS/python.txt"
     exit 0
 fi
+if ! python3 -c "import numpy, torch" 2>/dev/null; then
+    echo "python: FAIL (python3 needs numpy and torch for python/tests)" | tee "$LOGS/python.txt"
+    exit 1
+fi
 ENV_DIR=$(mktemp -d)
 trap 'rm -rf "$ENV_DIR"' EXIT
 PACKAGES="$WHEEL"
