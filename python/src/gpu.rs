@@ -17,31 +17,32 @@ pub fn gpu() -> Option<String> {
     runtime::gpu_status().ok().map(|info| info.to_string())
 }
 
-/// Launches instantiation `index` of `program` as `plan` says on GPU `ordinal`, on the
-/// stream whose handle is `stream`.
+/// Launches instantiation `index` of `program`, loaded as `image`, as `plan` says, on
+/// the stream whose handle is `stream`.
 pub fn launch(
+    image: &HostImage,
     program: &Program,
     index: usize,
     plan: &LaunchPlan,
-    ordinal: usize,
     stream: u64,
 ) -> PyResult<()> {
-    let image = loaded(program, ordinal)?;
     let name = &program.kernels[index].signature.name;
     // SAFETY: `plan` comes from `marshal::plan` for this instantiation's signature, with
     // the addresses of tensors the caller holds for the duration of the call, which
-    // `Kernel::device` checked are all on GPU `ordinal`, and whose shapes `marshal`
-    // checked against the kernel's layouts (and `bind::check_strides` their strides).
-    // Their owners (PyTorch's caching allocator, a DLPack producer) keep the memory until
-    // the work queued on the stream before its release has run, this kernel included.
-    // `stream` is the caller's stream on that GPU or 0, the legacy default stream.
+    // `Kernel::device` checked are all on the GPU `image` was loaded on, and whose
+    // shapes `marshal` checked against the kernel's layouts (and `bind::check_strides`
+    // their strides). Their owners (PyTorch's caching allocator, a DLPack producer) keep
+    // the memory until the work queued on the stream before its release has run, this
+    // kernel included. `stream` is the caller's stream on that GPU or 0, the legacy
+    // default stream.
     #[allow(unsafe_code)]
     let launched = unsafe { image.launch(index, name, plan, stream) };
     launched.map_err(PyRuntimeError::new_err)
 }
 
-/// The program's cubin loaded on GPU `ordinal`, loading it on first use.
-fn loaded(program: &Program, ordinal: usize) -> PyResult<Arc<HostImage>> {
+/// The program's cubin loaded on GPU `ordinal`, loading it on first use (the error says
+/// why there is no GPU to load it on).
+pub fn loaded(program: &Program, ordinal: usize) -> PyResult<Arc<HostImage>> {
     let mut loaded = program
         .loaded
         .lock()

@@ -194,11 +194,13 @@ impl Kernel {
         let (index, _) = self.instance()?;
         match device {
             Device::Cuda(ordinal) => {
+                // The GPU first: without one, that is what the caller needs to hear.
+                let image = gpu::loaded(&self.program, ordinal)?;
                 let handle = match stream {
                     Some(stream) => stream::explicit(stream)?,
                     None => stream::current(py, ordinal)?,
                 };
-                gpu::launch(&self.program, index, &plan, ordinal, handle)
+                gpu::launch(&image, &self.program, index, &plan, handle)
             }
             _ => emulate::run(py, &self.program, index, &bound),
         }

@@ -122,6 +122,7 @@ def test_a_good_call_without_a_gpu_says_so(copy_f32):
         copy_f32.copy_f32(*arrays())
 
 
+@pytest.mark.gpu
 def test_a_stream_must_be_a_stream(copy_f32):
     with pytest.raises(TypeError, match=r"`stream` must be a CUDA stream handle"):
         copy_f32.copy_f32(*arrays(), stream="default")
