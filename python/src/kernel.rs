@@ -21,25 +21,24 @@ use crate::{emulate, errors, gpu, specialize, stream};
 pub struct Kernel {
     program: Arc<Program>,
     name: String,
-    /// The instantiation in `program.kernels`; `None` for a kernel whose const
-    /// parameters have no defaults and which has not been specialized.
-    index: Option<usize>,
+    /// The instantiation in `program.kernels`.
+    index: usize,
     /// Where each left-out integer is read from (`bind::extent_sources`).
     sources: Vec<Option<(usize, usize)>>,
 }
 
 impl Kernel {
-    /// Kernel `name` of `program` with its default const arguments.
-    pub fn default_of(program: Arc<Program>, name: &str) -> Kernel {
+    /// Kernel `name` of `program` with its default const arguments; `None` when the
+    /// program has no such instantiation (a compile traces the default instantiation of
+    /// every kernel, so a program that compiled has one).
+    pub fn default_of(program: Arc<Program>, name: &str) -> Option<Kernel> {
         let index = (program.kernels.iter())
-            .position(|kernel| kernel.signature.name == name && kernel.signature.entry == name);
-        Kernel::at(program, name, index)
+            .position(|kernel| kernel.signature.name == name && kernel.signature.entry == name)?;
+        Some(Kernel::at(program, name, index))
     }
 
-    fn at(program: Arc<Program>, name: &str, index: Option<usize>) -> Kernel {
-        let sources = index.map_or_else(Vec::new, |index| {
-            bind::extent_sources(&program.kernels[index].signature)
-        });
+    fn at(program: Arc<Program>, name: &str, index: usize) -> Kernel {
+        let sources = bind::extent_sources(&program.kernels[index].signature);
         Kernel {
             program,
             name: name.to_owned(),
@@ -48,24 +47,8 @@ impl Kernel {
         }
     }
 
-    fn instance(&self) -> PyResult<(usize, &Signature)> {
-        let index = self.index.ok_or_else(|| {
-            let needed: Vec<String> = (self.program.decl(&self.name).into_iter())
-                .flat_map(|decl| decl.generics.iter())
-                .filter(|(_, _, has_default)| !has_default)
-                .map(|(name, _, _)| format!("{name}=..."))
-                .collect();
-            self.call_error(CallError {
-                type_error: true,
-                param: None,
-                message: format!(
-                    "`{}` has const parameters without defaults; call .specialize({}) first",
-                    self.name,
-                    needed.join(", ")
-                ),
-            })
-        })?;
-        Ok((index, &self.program.kernels[index].signature))
+    fn kir_signature(&self) -> &Signature {
+        &self.program.kernels[self.index].signature
     }
 
     /// The error for `error`, located at its parameter's declaration.
@@ -94,7 +77,7 @@ impl Kernel {
         args: &Bound<'_, PyTuple>,
         kwargs: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<(Vec<Arg>, LaunchPlan, Device)> {
-        let (_, signature) = self.instance()?;
+        let signature = self.kir_signature();
         let bound = bind::bind(signature, &self.sources, args, kwargs)
             .map_err(|error| self.call_error(error))?;
         let call: Vec<CallArg<'_>> = bound
@@ -191,7 +174,7 @@ impl Kernel {
         kwargs: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<()> {
         let (bound, plan, device) = self.prepare(args, kwargs)?;
-        let (index, _) = self.instance()?;
+        let index = self.index;
         match device {
             Device::Cuda(ordinal) => {
                 // The GPU first: without one, that is what the caller needs to hear.
@@ -228,7 +211,7 @@ impl Kernel {
     #[pyo3(signature = (**consts))]
     fn specialize(&self, py: Python<'_>, consts: Option<&Bound<'_, PyDict>>) -> PyResult<Kernel> {
         let (program, index) = specialize::instantiate(py, &self.program, &self.name, consts)?;
-        Ok(Kernel::at(program, &self.name, Some(index)))
+        Ok(Kernel::at(program, &self.name, index))
     }
 
     /// The kernel's name.
@@ -239,20 +222,16 @@ impl Kernel {
 
     /// The entry point in the cubin.
     #[getter]
-    fn entry(&self) -> PyResult<String> {
-        Ok(self.instance()?.1.entry.clone())
+    fn entry(&self) -> &str {
+        &self.kir_signature().entry
     }
 
     /// The run-time parameters' names, in order.
     #[getter]
-    fn params(&self) -> PyResult<Vec<String>> {
-        Ok(self
-            .instance()?
-            .1
-            .params
-            .iter()
+    fn params(&self) -> Vec<String> {
+        (self.kir_signature().params.iter())
             .map(|param| param.name.clone())
-            .collect())
+            .collect()
     }
 
     /// The run-time parameters in order, each a dict: `name`; `kind` (`int`, `float`,
@@ -260,7 +239,7 @@ impl Kernel {
     /// call may leave it out (an integer read from a tensor's shape).
     #[getter]
     fn signature<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
-        let (_, signature) = self.instance()?;
+        let signature = self.kir_signature();
         let mut params = Vec::with_capacity(signature.params.len());
         for (param, source) in signature.params.iter().zip(&self.sources) {
             let (kind, dtype) = match &param.kind {
@@ -283,7 +262,7 @@ impl Kernel {
     #[getter]
     fn const_args<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let dict = PyDict::new(py);
-        for (name, value) in &self.instance()?.1.const_args {
+        for (name, value) in &self.kir_signature().const_args {
             match value {
                 ConstValue::Int(value) => dict.set_item(name, value)?,
                 ConstValue::Dtype(dtype) => dict.set_item(name, dtype)?,
@@ -293,13 +272,10 @@ impl Kernel {
     }
 
     fn __repr__(&self) -> String {
-        match self.instance() {
-            Ok((_, signature)) => format!(
-                "<cuk.Kernel {}({})>",
-                signature.entry,
-                self.params().unwrap_or_default().join(", ")
-            ),
-            Err(_) => format!("<cuk.Kernel {} (not specialized)>", self.name),
-        }
+        format!(
+            "<cuk.Kernel {}({})>",
+            self.kir_signature().entry,
+            self.params().join(", ")
+        )
     }
 }

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use cute::Target;
-use pyo3::exceptions::{PyAttributeError, PyOSError, PyValueError};
+use pyo3::exceptions::{PyAttributeError, PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
 use crate::cache;
@@ -139,7 +139,12 @@ fn module_of(py: Python<'_>, origin: Origin) -> PyResult<Module> {
     let program = Arc::new(Program::build(py, Arc::new(origin), &[])?);
     let kernels = (program.decls.iter())
         .map(|decl| {
-            let kernel = Kernel::default_of(program.clone(), &decl.name);
+            let kernel = Kernel::default_of(program.clone(), &decl.name).ok_or_else(|| {
+                PyRuntimeError::new_err(format!(
+                    "cuk: the compiler gave no default instantiation of `{}`; please report this with the file",
+                    decl.name
+                ))
+            })?;
             Ok((decl.name.clone(), Py::new(py, kernel)?))
         })
         .collect::<PyResult<_>>()?;

@@ -46,8 +46,8 @@ pub struct KernelDecl {
     pub name: String,
     /// The byte offset of its name.
     pub offset: u32,
-    /// Its const parameters: name, kind (`int` or `dtype`), and whether it has a default.
-    pub generics: Vec<(String, String, bool)>,
+    /// Its const parameters: name and kind (`int` or `dtype`).
+    pub generics: Vec<(String, String)>,
     /// Its run-time parameters: name and the byte offset of the declaration.
     pub params: Vec<(String, u32)>,
 }
@@ -185,7 +185,7 @@ fn declarations(module: &lang::ast::Module) -> Vec<KernelDecl> {
                                 .map_or_else(String::new, |segment| segment.text.clone()),
                             _ => String::new(),
                         };
-                        (generic.name.text.clone(), kind, generic.default.is_some())
+                        (generic.name.text.clone(), kind)
                     })
                     .collect(),
                 params: (kernel.params.iter())

@@ -28,15 +28,11 @@ pub fn instantiate(
     let mut const_args = Vec::new();
     for (name, value) in consts.into_iter().flat_map(|consts| consts.iter()) {
         let name: String = name.extract()?;
-        let Some((_, kind, _)) = decl
-            .generics
-            .iter()
-            .find(|(generic, _, _)| *generic == name)
-        else {
+        let Some((_, kind)) = decl.generics.iter().find(|(generic, _)| *generic == name) else {
             let known: Vec<&str> = decl
                 .generics
                 .iter()
-                .map(|(name, _, _)| name.as_str())
+                .map(|(name, _)| name.as_str())
                 .collect();
             let known = if known.is_empty() {
                 "none".to_owned()
