@@ -5,7 +5,8 @@
 # for a machine without network), then runs python/tests with pytest: the GPU tests
 # (results against torch, streams, CUDA-graph capture and replay, torch.compile) and
 # the host time per launch of the vectorized copy beside torch.Tensor.copy_. Needs
-# python3 with torch (CUDA) and an NVIDIA driver; ptxas as cukc finds it. Called by
+# python3 with torch (CUDA), numpy and an NVIDIA driver; ptxas as cukc finds it (the CUDA
+# toolkit's, or CUKC_PTXAS). Called by
 # scripts/gpu-check.sh; skipped (exit 0) when there is no wheel.
 #
 #   scripts/gpu-check-python.sh [OUT]
@@ -17,6 +18,9 @@ cd "$(dirname "$0")/.."
 LOGS=${1:-${OUT:-gpu-check-out}}
 mkdir -p "$LOGS"
 export PATH="$PATH:/usr/local/cuda/bin"
+# A GPU machine is often without network: fail fast, naming the ways to get ptxas, rather
+# than wait for pip (set CUKC_OFFLINE=0 to let cuk install it).
+export CUKC_OFFLINE=${CUKC_OFFLINE:-1}
 WHEEL=$(ls target/wheels/cuk-*.whl 2>/dev/null | head -1)
 if [ -z "$WHEEL" ]; then
     echo "python: skipped (no target/wheels/cuk-*.whl; build one with maturin)" | tee "$LOGS/python.txt"
