@@ -21,7 +21,7 @@ export PATH="$PATH:/usr/local/cuda/bin"
 # A GPU machine is often without network: fail fast, naming the ways to get ptxas, rather
 # than wait for pip (set CUKC_OFFLINE=0 to let cuk install it).
 export CUKC_OFFLINE=${CUKC_OFFLINE:-1}
-WHEEL=$(ls target/wheels/cuk-*.whl 2>/dev/null | head -1)
+WHEEL=$(ls -t target/wheels/cuk-*.whl 2>/dev/null | head -1)  # the newest
 if [ -z "$WHEEL" ]; then
     echo "python: skipped (no target/wheels/cuk-*.whl; build one with maturin)" | tee "$LOGS/python.txt"
     exit 0
