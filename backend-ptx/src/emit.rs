@@ -11,6 +11,7 @@
 
 mod arithmetic;
 mod control;
+mod division;
 mod memory;
 
 use std::collections::HashMap;

@@ -1,9 +1,9 @@
-//! `cukc test --emulate` on every file whose tests must pass (the examples but the GEMM,
-//! whose MMA is not lowered yet, `tests/control/` and `tests/miscompiles/`): every block
-//! runs its kernels on the CPU emulator and passes, so CI, which has no GPU, runs them
-//! all (a file without test blocks, such as `tests/control/integers.cuk`, is checked by
-//! `emulator/tests/control.rs` against a Rust reference instead). And the planted bugs of `tests/emulator/` fail with the diagnostic their first
-//! line expects.
+//! `cukc test --emulate` on every file whose tests must pass (every example,
+//! `tests/control/` and `tests/miscompiles/`): every block runs its kernels on the CPU
+//! emulator and passes, so CI, which has no GPU, runs them all (a file without test
+//! blocks, such as `tests/control/integers.cuk`, is checked by
+//! `emulator/tests/control.rs` against a Rust reference instead). And the planted bugs
+//! of `tests/emulator/` fail with the diagnostic their first line expects.
 
 #[path = "support/build.rs"]
 mod build;
@@ -26,7 +26,7 @@ fn cuk_files(folder: &str, except: &[&str]) -> Vec<String> {
 
 #[test]
 fn every_test_block_passes_on_the_emulator() {
-    let mut files = cuk_files("cuk-examples", &["gemm_sm80.cuk"]);
+    let mut files = cuk_files("cuk-examples", &[]);
     // The divergent shuffle is a build error by design (cli/tests/control_flow.rs).
     files.extend(cuk_files("tests/control", &["divergent_shuffle.cuk"]));
     files.extend(cuk_files("tests/miscompiles", &[]));
@@ -55,7 +55,7 @@ fn every_test_block_passes_on_the_emulator() {
         assert!(stdout.contains(&summary), "{file}:\n{stdout}");
         blocks += lines.len();
     }
-    assert!(blocks >= 29, "only {blocks} test blocks ran");
+    assert!(blocks >= 33, "only {blocks} test blocks ran");
 }
 
 #[test]

@@ -3,28 +3,54 @@
 //! executes them; a template no model reads is an [`crate::FaultKind::UnmodeledAtom`]
 //! naming it, reported when a thread first reaches it, never skipped.
 //!
-//! Modelled: `cp.async` ([`cp_async`]). Not yet: `ldmatrix`, `stmatrix`, `mma`. A new
-//! model (TMA, `mbarrier`, `wgmma`) is a module with a parser returning its variant of
-//! [`Model`], and an arm in the thread's atom dispatch.
+//! Modelled: `cp.async` ([`cp_async`]), one thread at a time; and the warp-collective
+//! `ldmatrix` and `stmatrix` ([`matrix`]) and `mma.sync` ([`mma`]), which the whole
+//! warp executes at once (the block completes them when all 32 lanes are there) and
+//! whose data movement comes from the thread-value layouts the instruction carries
+//! ([`kir::WarpAtom`]), not from a table here. A new model (TMA, `mbarrier`, `wgmma`)
+//! is a module with a parser returning its variant of [`Model`], and an arm in the
+//! thread's atom dispatch or the block's warp completion.
 
 pub mod cp_async;
+pub mod matrix;
+pub mod mma;
 
 use std::collections::HashMap;
 
-use kir::{Inst, Kernel, Op};
+use kir::{Inst, Kernel, Op, WarpAtom};
 
 pub use cp_async::CpAsync;
+pub use matrix::MatrixCopy;
+pub use mma::Mma;
 
 /// What an atom instruction does.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Model {
-    /// An asynchronous copy from global into shared memory.
+    /// An asynchronous copy from global into shared memory, by one thread.
     CpAsync(CpAsync),
+    /// A copy between shared memory and registers by the whole warp.
+    Matrix(MatrixCopy),
+    /// A matrix multiply-accumulate by the whole warp.
+    Mma(Mma),
 }
 
-/// The model of `template`, if there is one.
-pub fn model(template: &str) -> Option<Model> {
-    cp_async::parse(template).map(Model::CpAsync)
+/// The model of `template`, carrying the warp description `warp`, if there is one.
+pub fn model(template: &str, warp: Option<&WarpAtom>) -> Option<Model> {
+    if let Some(copy) = cp_async::parse(template) {
+        return Some(Model::CpAsync(copy));
+    }
+    match warp? {
+        WarpAtom::Copy { element, src, dst } => {
+            matrix::plan(template, *element, src, dst).map(Model::Matrix)
+        }
+        WarpAtom::Mma {
+            shape,
+            types,
+            a,
+            b,
+            c,
+        } => mma::plan(template, *shape, *types, [a, b, c]).map(Model::Mma),
+    }
 }
 
 /// Every atom instruction of a kernel with its model, read once before a launch.
@@ -44,8 +70,9 @@ impl Models {
 
     fn collect(&mut self, body: &[Inst]) {
         for inst in body {
-            if let Op::Atom { template, .. } = &inst.op {
-                self.by_instruction.insert(key(inst), model(template));
+            if let Op::Atom { template, warp, .. } = &inst.op {
+                self.by_instruction
+                    .insert(key(inst), model(template, warp.as_deref()));
             }
             for region in inst.op.regions() {
                 self.collect(&region.body);
@@ -61,4 +88,20 @@ impl Models {
 
 fn key(inst: &Inst) -> usize {
     std::ptr::from_ref(inst) as usize
+}
+
+/// Value `value` of `bits` bits of a thread's values packed in 32-bit `words`, the
+/// lowest value in the lowest bits.
+pub fn unpack(words: &[u64], value: usize, bits: u32) -> u64 {
+    let bit = value * bits as usize;
+    let mask = (1u64 << bits) - 1;
+    (words[bit / 32] >> (bit % 32)) & mask
+}
+
+/// Puts `bits` wide `element` at value `value` of `words` (see [`unpack`]).
+pub fn pack(words: &mut [u64], value: usize, bits: u32, element: u64) {
+    let bit = value * bits as usize;
+    let mask = (1u64 << bits) - 1;
+    let word = &mut words[bit / 32];
+    *word = (*word & !(mask << (bit % 32))) | ((element & mask) << (bit % 32));
 }

@@ -3,7 +3,8 @@
 //!
 //! The scheduler runs every runnable thread in index order until it exits or waits,
 //! then completes each warp collective that all lanes of its warp wait at (a shuffle
-//! exchanges their values, `bar.warp.sync` starts a new warp epoch), and goes round
+//! exchanges their values, `bar.warp.sync` starts a new warp epoch, an `ldmatrix`,
+//! `stmatrix` or `mma.sync` runs for the 32 lanes at once, [`crate::atoms`]), and goes round
 //! again while anything moved. When nothing can move: if every thread has exited the
 //! block is done; if every thread waits at one `bar.sync`, the barrier releases them and
 //! a new epoch begins (after a read of unwritten shared memory in the old one is
@@ -14,7 +15,7 @@
 use kir::{Inst, Kernel, Op, ShuffleMode};
 use lang::Span;
 
-use crate::atoms::Models;
+use crate::atoms::{Model, Models};
 use crate::fault::{Elsewhere, Fault, FaultKind, Location, Other, Trap};
 use crate::global::GlobalMemory;
 use crate::shared::SharedMemory;
@@ -96,7 +97,15 @@ impl Grid<'_, '_> {
                     continue;
                 };
                 if lanes.iter().all(|lane| lane.status == lanes[0].status) {
-                    complete(inst, lanes, &mut warp_epochs[warp], block)?;
+                    context.warp_epoch = warp_epochs[warp];
+                    if matches!(inst.op, Op::Atom { .. }) {
+                        self.warp_atom(inst, lanes, &mut context)?;
+                    } else {
+                        complete(inst, lanes, &mut warp_epochs[warp], block)?;
+                    }
+                    for lane in lanes {
+                        lane.status = Status::Runnable;
+                    }
                     moved = true;
                 }
             }
@@ -186,6 +195,63 @@ impl Grid<'_, '_> {
         }
     }
 
+    /// Executes the warp-collective atom `inst` that every lane of a warp waits at:
+    /// all 32 lanes, with one predicate, or a fault.
+    fn warp_atom<'k>(
+        &self,
+        inst: &'k Inst,
+        lanes: &mut [Thread<'k>],
+        context: &mut Context<'_, 'k>,
+    ) -> Result<(), Fault> {
+        let Op::Atom {
+            template,
+            predicate,
+            ..
+        } = &inst.op
+        else {
+            return Ok(());
+        };
+        let enabled = lanes
+            .iter()
+            .filter(|lane| predicate.is_none_or(|predicate| lane.get(predicate) != 0))
+            .count() as u32;
+        if enabled == 0 && predicate.is_some() {
+            return Ok(());
+        }
+        if enabled < 32 {
+            let kind = FaultKind::IncompleteWarp {
+                template: template.clone(),
+                lanes: enabled,
+                predicated: lanes.len() == 32,
+            };
+            return Err(Fault {
+                kind,
+                span: inst.span,
+                location: Some(Location {
+                    thread: lanes[0].coordinates,
+                    block: context.block,
+                }),
+            });
+        }
+        let models = context.models;
+        match models.get(inst) {
+            Some(Model::Matrix(copy)) => {
+                copy.execute(inst, lanes, context).map_err(|(lane, trap)| {
+                    let location = Location {
+                        thread: lanes[lane].coordinates,
+                        block: context.block,
+                    };
+                    self.fault(trap, inst.span, location)
+                })
+            }
+            Some(Model::Mma(mma)) => {
+                mma.execute(inst, lanes);
+                Ok(())
+            }
+            Some(Model::CpAsync(_)) | None => Ok(()),
+        }
+    }
+
     /// A trap in a thread as a fault, with the other thread of a race located.
     fn fault(&self, trap: Trap, span: Span, location: Location) -> Fault {
         let kind = match trap {
@@ -216,6 +282,7 @@ fn collective_name(inst: &Inst) -> &'static str {
     match inst.op {
         Op::Shuffle { .. } => "shuffle",
         Op::Barrier => "barrier",
+        Op::Atom { .. } => "warp-collective atom",
         _ => "syncwarp",
     }
 }
@@ -235,7 +302,7 @@ fn elsewhere(thread: &Thread<'_>) -> Other {
     }
 }
 
-/// Completes the warp collective `inst` that every lane of a warp waits at.
+/// Completes the shuffle or warp barrier `inst` that every lane of a warp waits at.
 fn complete(
     inst: &Inst,
     lanes: &mut [Thread<'_>],
@@ -274,9 +341,6 @@ fn complete(
         }
     } else {
         *warp_epoch += 1;
-    }
-    for thread in lanes {
-        thread.status = Status::Runnable;
     }
     Ok(())
 }

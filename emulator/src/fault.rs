@@ -146,6 +146,17 @@ pub enum FaultKind {
         /// The lanes the warp has.
         lanes: u32,
     },
+    /// `E0407`: a warp-collective atom that not all 32 lanes of a warp execute: the warp
+    /// is short (a block that is not a multiple of 32 threads), or the lanes' predicates
+    /// differ.
+    IncompleteWarp {
+        /// Its PTX template.
+        template: String,
+        /// The lanes that execute it.
+        lanes: u32,
+        /// Whether a predicate left the others out (else the warp has no more lanes).
+        predicated: bool,
+    },
     /// `E0408`: an atom whose instruction the emulator has no model of.
     UnmodeledAtom {
         /// Its PTX template.
@@ -170,7 +181,9 @@ impl FaultKind {
             FaultKind::Race { .. } => "E0404",
             FaultKind::Uninitialized { .. } => "E0405",
             FaultKind::BarrierNotReached { .. } => "E0406",
-            FaultKind::PartialWarp { .. } | FaultKind::MissingLane { .. } => "E0407",
+            FaultKind::PartialWarp { .. }
+            | FaultKind::MissingLane { .. }
+            | FaultKind::IncompleteWarp { .. } => "E0407",
             FaultKind::UnmodeledAtom { .. } => "E0408",
             FaultKind::Unsupported(_) => "E0409",
             FaultKind::Budget { .. } => "E0410",

@@ -6,8 +6,8 @@
 //! reads back. Each block has its own shared memory; its threads are grouped in warps of
 //! 32 by linear index (x + y·bx + z·bx·by); each thread interprets the structured KIR
 //! with an explicit stack of frames (`thread.rs`), so it can wait at a barrier or a warp
-//! collective and resume, and the block's scheduler (`block.rs`) releases it when the
-//! whole block (warp) is there. Blocks run in parallel on every core unless the kernel
+//! collective (a shuffle, `bar.warp.sync`, a warp-collective atom) and resume, and the
+//! block's scheduler (`block.rs`) releases it when the whole block (warp) is there. Blocks run in parallel on every core unless the kernel
 //! has a global atomic (`launch.rs`).
 //!
 //! # Semantics
@@ -24,7 +24,13 @@
 //! unspecified, gives -1 (remainder: the dividend); a skipped predicated load leaves
 //! zeros. Atom instructions run through a model of their PTX template (`atoms.rs`):
 //! `cp.async`'s bytes land only at the wait for their group, so a read before it sees
-//! the old data, as on hardware. An atom without a model is an error naming it.
+//! the old data, as on hardware; `ldmatrix` and `stmatrix` move 16-bit elements between
+//! shared memory and the warp's registers, and `mma.sync` computes `D = A·B + C` for the
+//! warp, each as the thread-value layouts its instruction carries say
+//! ([`kir::WarpAtom`]). An MMA's products of bf16 or f16 inputs are exact and each
+//! element of D is C plus their sum rounded once to f32 (summed in f64); the tensor
+//! cores add with at least f32 precision in an undocumented order, so they may differ
+//! in the last bits. An atom without a model is an error naming it.
 //!
 //! # Checks
 //! Each a [`Fault`] at the instruction's span (the `.cuk` line), with the thread and
@@ -33,7 +39,8 @@
 //! shared access past the block's shared memory (`E0402`), a misaligned access
 //! (`E0403`), a shared-memory data race (`E0404`, both lines named), a read of shared
 //! memory nothing wrote (`E0405`), a `bar.sync` that not every thread reaches (`E0406`),
-//! a shuffle or `bar.warp.sync` that not every lane reaches (`E0407`), an atom with no
+//! a shuffle, `bar.warp.sync` or warp-collective atom that not every lane reaches, or
+//! that a short warp or a predicate true in some lanes only runs (`E0407`), an atom with no
 //! model (`E0408`), an operation or launch the emulator cannot run (`E0409`), and a
 //! launch past its instruction budget (`E0410`). The first fault in block order stops
 //! the launch; within a block, threads run round-robin in index order, so the same

@@ -6,8 +6,9 @@
 //! or one side of an `if`. At the end of a region its yields are read all at once
 //! (they may be its own parameters, swapped) and either start the next iteration or
 //! become the instruction's results. [`Thread::run`] executes until the thread exits or
-//! reaches an instruction that needs others: `bar.sync` (the whole block) or a shuffle
-//! or `bar.warp.sync` (the whole warp); the block completes those ([`crate::block`]).
+//! reaches an instruction that needs others: `bar.sync` (the whole block), or a shuffle,
+//! `bar.warp.sync` or a warp-collective atom (the whole warp); the block completes those
+//! ([`crate::block`]).
 //! Regions are entered and left in [`control`], memory instructions are in [`memory`].
 
 mod control;
@@ -30,7 +31,7 @@ pub enum Status<'k> {
     Runnable,
     /// It waits at this `bar.sync`.
     Barrier(&'k Inst),
-    /// It waits at this shuffle or `bar.warp.sync`.
+    /// It waits at this shuffle, `bar.warp.sync` or warp-collective atom.
     Collective(&'k Inst),
     /// It has finished.
     Exited,
@@ -265,7 +266,8 @@ impl<'k> Thread<'k> {
                 self.set(inst.results[1], (packed >> 16) & 0xFFFF);
                 packed & 0xFFFF
             }
-            Op::Load { .. } | Op::Store { .. } | Op::Atom { .. } | Op::Atomic { .. } => {
+            Op::Atom { .. } => return self.atom(inst, context),
+            Op::Load { .. } | Op::Store { .. } | Op::Atomic { .. } => {
                 self.memory(inst, context)?;
                 return Ok(Flow::Next);
             }

@@ -154,14 +154,25 @@ fn an_atom_without_a_model_is_named() {
         "kernel k {{\n{HEADER}  launch grid(1, 1, 1) block(32, 1, 1) smem(512 bytes)
   %0:i32 = shared_base
   atom \"ldmatrix.sync.aligned.m8n8.x4.shared.b16 {{{{dst}}}}, [{{src}}];\" src=%0+0
+  atom \"wgmma.fence.sync.aligned;\"
 }}"
     );
+    // An ldmatrix without its thread-value layouts (`warp copy ...`) has no model either.
     let fault = kir_fault(&text, |_| vec![Arg::Tensor(0)]);
     assert_eq!(fault.kind.code(), "E0408");
     assert!(
         fault.to_string().contains(
             "no model of the atom instruction `ldmatrix.sync.aligned.m8n8.x4.shared.b16`"
         )
+    );
+    let fault = kir_fault(&text.replace("  atom \"ldmatrix", "  // "), |_| {
+        vec![Arg::Tensor(0)]
+    });
+    assert!(
+        fault
+            .to_string()
+            .contains("no model of the atom instruction `wgmma.fence.sync.aligned;`"),
+        "{fault}"
     );
 }
 

@@ -1,6 +1,6 @@
-//! The examples' kernels (`cuk-examples/`, but the GEMM, whose MMA is not lowered yet),
-//! lowered and emulated at their test blocks' sizes, compute what the host references
-//! written here in Rust say.
+//! The examples' kernels (`cuk-examples/`), lowered and emulated at their test blocks'
+//! sizes (the GEMM at smaller ones), compute what the host references written here in
+//! Rust say.
 
 mod support;
 
@@ -189,4 +189,41 @@ fn axpy_scales_and_adds_with_a_float_parameter() {
         // `mul.rn` then `add.rn`: two roundings, never contracted to an fma.
         assert_eq!(device.read_f32(y, n), want);
     }
+}
+
+#[test]
+fn the_sm80_gemm_multiplies_ragged_matrices() {
+    let kernels = lower_file("cuk-examples/gemm_sm80.cuk");
+    let kernel = pick(&kernels, "gemm_tn", &[]);
+    // Two blocks by two, every edge ragged, four k-tiles: the pipeline fills and drains.
+    let (m, n, k) = (200, 136, 200);
+    let (a_values, b_values) = (
+        bf16_rounded(&randn(m * k, 9)),
+        bf16_rounded(&randn(n * k, 10)),
+    );
+    let mut device = Device::default();
+    let a = device.bf16s(&a_values);
+    let b = device.bf16s(&b_values);
+    let c = device.empty(m * n * 2);
+    let dims = [m, n, k].map(|dim| Arg::Int(dim as i64));
+    let tensors = [a, b, c].map(Arg::Tensor);
+    device.run(
+        kernel,
+        &[
+            dims[0], dims[1], dims[2], tensors[0], tensors[1], tensors[2],
+        ],
+    );
+    let mut want = Vec::with_capacity(m * n);
+    for row in a_values.chunks(k) {
+        for column in b_values.chunks(k) {
+            let dot: f64 = row
+                .iter()
+                .zip(column)
+                .map(|(x, y)| f64::from(*x) * f64::from(*y))
+                .sum();
+            want.push(dot as f32);
+        }
+    }
+    // One rounding to bf16 (8 significant bits) of an f32 sum.
+    assert_close(&device.read_bf16(c, m * n), &want, 1e-2, 1e-2);
 }

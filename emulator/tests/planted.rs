@@ -154,3 +154,19 @@ fn a_barrier_half_the_block_skips_is_never_reached() {
     };
     assert_eq!((other.thread, other.at), ([128, 0, 0], Elsewhere::Exited));
 }
+
+#[test]
+fn an_ldmatrix_of_rows_half_copied_reads_uninitialized_memory() {
+    let fault = planted("ldmatrix_of_unwritten_rows.cuk", |device| {
+        let a = device.bf16s(&randn(256, 37));
+        let b = device.bf16s(&randn(256, 38));
+        let c = device.empty(256 * 2);
+        vec![Arg::Tensor(a), Arg::Tensor(b), Arg::Tensor(c)]
+    });
+    // Thread 0 wrote elements 0 to 3 of row 0; its row's element 4 (byte 8) is unwritten.
+    assert!(
+        matches!(fault.kind, FaultKind::Uninitialized { address: 8, .. }),
+        "{fault}"
+    );
+    assert_eq!(fault.location.unwrap().thread, [0, 0, 0]);
+}

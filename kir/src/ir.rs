@@ -8,6 +8,7 @@
 use lang::Span;
 
 use crate::signature::Signature;
+use crate::warp::WarpAtom;
 
 /// A value: the result of one instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -311,6 +312,9 @@ pub enum Op {
         registers: Vec<(String, Vec<ValueId>)>,
         /// The register-list placeholder the instruction's results fill, if any.
         output: Option<String>,
+        /// For a warp-collective atom, how it moves or combines the warp's values
+        /// (its stdlib atom's thread-value layouts).
+        warp: Option<Box<WarpAtom>>,
         /// Whether to issue it at all.
         predicate: Option<ValueId>,
     },

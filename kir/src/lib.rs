@@ -4,8 +4,9 @@
 //! instructions over typed values ([`ir`]): integer and float arithmetic on what is
 //! only known at run time (thread and block indices, parameters), loads and stores
 //! with their memory space, vector width and a byte offset folded in, atom
-//! instructions from the stdlib's PTX templates, warp shuffles, atomics, barriers. Values live in one arena
-//! indexed by [`ValueId`]; every instruction carries the span of the source that
+//! instructions from the stdlib's PTX templates (a warp-collective one with its
+//! thread-value layouts, [`warp`]), warp shuffles, atomics, barriers. Values live in one
+//! arena indexed by [`ValueId`]; every instruction carries the span of the source that
 //! produced it. Control flow is structured: a loop or branch is one instruction
 //! holding regions with parameters and yields ([`Region`]). [`verify`] checks the
 //! invariants; [`to_text`] prints a kernel and [`from_text`] reads it back.
@@ -16,6 +17,7 @@ pub mod signature;
 mod text;
 mod uniformity;
 mod verify;
+pub mod warp;
 
 pub use ir::{
     AtomicOp, BinOp, CmpOp, Inst, Kernel, Op, Region, ShuffleMode, Space, Special, Ty, UnOp,
@@ -29,3 +31,4 @@ pub use signature::{
 pub use text::{binary_name, compare_name, to_text, unary_name};
 pub use uniformity::{Collective, mark_uniform};
 pub use verify::{Verified, operands, verify};
+pub use warp::{Mode, TvLayout, WARP_LANES, WarpAtom};

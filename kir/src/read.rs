@@ -14,6 +14,7 @@
 mod cursor;
 mod instruction;
 mod signature;
+mod warp;
 
 use lang::Span;
 

@@ -212,6 +212,7 @@ fn instruction(kernel: &Kernel, inst: &Inst) -> String {
             operands,
             registers,
             output,
+            warp,
             predicate,
         } => {
             let lists = registers.iter().map(|(name, values)| {
@@ -226,8 +227,11 @@ fn instruction(kernel: &Kernel, inst: &Inst) -> String {
             let output = output
                 .as_ref()
                 .map_or(String::new(), |name| format!(" -> {name}"));
+            let warp = warp
+                .as_ref()
+                .map_or(String::new(), |warp| format!(" warp {warp}"));
             format!(
-                "atom {template:?} {}{output}{}",
+                "atom {template:?} {}{output}{warp}{}",
                 parts.join(", "),
                 predicated(predicate)
             )

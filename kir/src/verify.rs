@@ -7,9 +7,11 @@
 use std::ops::Deref;
 
 mod types;
+mod warp;
 
 use crate::ir::{Inst, Kernel, Op, Region, Ty, ValueId};
 use types::check_types;
+use warp::check_warp;
 
 /// A kernel that passed [`verify`].
 #[derive(Clone, Debug, PartialEq)]
@@ -85,6 +87,7 @@ impl Scope<'_> {
                 self.visible(operand).map_err(fail)?;
             }
             check_types(self.kernel, inst).map_err(fail)?;
+            check_warp(inst).map_err(fail)?;
             self.regions(inst, &at).map_err(|problem| {
                 if problem.starts_with("instruction ") {
                     problem

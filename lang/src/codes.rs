@@ -180,11 +180,11 @@ pub const REGISTRY: &[CodeInfo] = &[
     ),
     entry(
         "E0407",
-        "a warp collective (shuffle, `syncwarp`) that not every lane of the warp reaches",
+        "a warp collective (shuffle, `syncwarp`, `ldmatrix`, `mma`) that not every lane of the warp reaches",
     ),
     entry(
         "E0408",
-        "an atom instruction the emulator has no model of (`ldmatrix`, `mma`, ...)",
+        "an atom instruction the emulator has no model of (`wgmma`, TMA, ...)",
     ),
     entry("E0409", "an operation or launch the emulator cannot run"),
     entry(

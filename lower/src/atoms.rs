@@ -92,6 +92,7 @@ impl Builder<'_> {
             operands,
             registers,
             output: output.as_ref().map(|(name, ..)| name.clone()),
+            warp: crate::tv::warp_copy(atom),
             predicate,
         };
         let Some((_, tys, element)) = output else {
@@ -178,6 +179,7 @@ impl Builder<'_> {
                             operands: Vec::new(),
                             registers,
                             output: Some("d".to_owned()),
+                            warp: crate::tv::warp_mma(atom),
                             predicate: None,
                         },
                         &vec![wc; count],

@@ -44,6 +44,15 @@ pub(crate) struct Builder<'t> {
     /// The unswizzled offset of each swizzled index already computed (evaluating a
     /// layout at a run-time index is symbolic division, and copies ask twice).
     pub(crate) unswizzled_cache: HashMap<(layout::ComposedLayout, SymInt), SymInt>,
+    /// The addresses computed for swizzled shared elements, per buffer and element
+    /// size, that other elements reach with an immediate offset.
+    pub(crate) swizzle_anchors: HashMap<(usize, i64), Vec<crate::swizzled::Anchor>>,
+    /// The word and half each unpacked 16-bit value came from.
+    pub(crate) halves: HashMap<ValueId, (ValueId, u8)>,
+    /// The halves each packed word was made of.
+    pub(crate) packed: HashMap<ValueId, [ValueId; 2]>,
+    /// The halves of each word already unpacked, by element type.
+    pub(crate) unpacked: HashMap<(ValueId, Ty), [ValueId; 2]>,
     /// Partial sums of symbolic terms already emitted, by their terms.
     pub(crate) sums: HashMap<Vec<String>, ValueId>,
     /// Symbolic terms in the order they were first computed.
@@ -78,6 +87,10 @@ impl<'t> Builder<'t> {
             pure_cache: HashMap::new(),
             unswizzled_cache: HashMap::new(),
             static_layouts: HashMap::new(),
+            swizzle_anchors: HashMap::new(),
+            halves: HashMap::new(),
+            packed: HashMap::new(),
+            unpacked: HashMap::new(),
             sums: HashMap::new(),
             seen_terms: HashMap::new(),
             recent: HashMap::new(),

@@ -174,33 +174,6 @@ impl Builder<'_> {
             });
         }
     }
-
-    /// Element values packed into words (pairs of 16-bit values into b32).
-    pub(crate) fn pack(&mut self, elements: &[ValueId], word: Ty) -> Vec<ValueId> {
-        if word.bits() == self.kernel.ty(elements[0]).bits() {
-            return elements.to_vec();
-        }
-        elements
-            .chunks(2)
-            .map(|pair| {
-                let (low, high) = (pair[0], *pair.get(1).unwrap_or(&pair[0]));
-                self.pure(Op::Pack(low, high), Ty::B32)
-            })
-            .collect()
-    }
-
-    /// Words split into element values.
-    pub(crate) fn unpack(&mut self, words: &[ValueId], element: Ty) -> Vec<ValueId> {
-        let mut elements = Vec::new();
-        for word in words {
-            if self.kernel.ty(*word).bits() == element.bits() {
-                elements.push(self.convert(*word, element));
-            } else {
-                elements.extend(self.pure_many(Op::Unpack(*word), &[element, element]));
-            }
-        }
-        elements
-    }
 }
 
 /// Whether an atom is issued from its PTX template rather than as loads and stores.

@@ -13,14 +13,17 @@
 //!   load and one vector store, cp.async its PTX template, a predicate tensor guards
 //!   each application ([`copy`]);
 //! - register fragments become values, never local memory: each element of a
-//!   fragment is the value last stored there;
-//! - swizzled shared memory computes its xor and shift on the run-time index;
+//!   fragment is the value last stored there, 16-bit elements in pairs per 32-bit
+//!   word as tensor cores use them ([`fragments`]);
+//! - swizzled shared memory is addressed from a per-thread offset computed once and
+//!   an immediate where the layout allows, else by the xor and shift on the run-time
+//!   index ([`swizzled`]);
 //! - shared buffers are laid out at 128-byte boundaries;
 //! - run-time loops and branches become KIR regions, and the locals and register
 //!   fragments they change are carried through the regions' parameters
 //!   ([`regions`], [`control`]).
 //!
-//! What lowering cannot do yet (`gemm`, `break`) is an `E0301` at the source line.
+//! What lowering cannot do yet (`break`) is an `E0301` at the source line.
 //! Lowering never panics; a kernel it builds passes [`kir::verify`].
 
 mod atoms;
@@ -28,11 +31,14 @@ mod budget;
 mod builder;
 mod control;
 mod copy;
+mod fragments;
 mod integers;
 mod memory;
 mod regions;
 mod signature;
+mod swizzled;
 mod terms;
+mod tv;
 mod warp;
 
 use lang::{Diagnostic, Severity};

@@ -7,7 +7,6 @@ use kir::{Alignment, Assumption, BinOp, Op, Space, Ty, ValueId};
 use layout::{SymFactor, SymInt};
 
 use crate::builder::{Builder, dtype_ty};
-use crate::regions::Slot;
 
 /// Where an element lives: in memory at `address + offset` bytes, or in a register.
 pub(crate) enum Place {
@@ -100,13 +99,7 @@ impl Builder<'_> {
         let element = match &tensor.layout.codomain {
             Codomain::Offsets => index.clone(),
             Codomain::Swizzled(composed) => {
-                let unswizzled = self.unswizzled(tensor, index)?;
-                let swizzle = composed.swizzle();
-                if let Some(constant) = unswizzled.as_constant() {
-                    SymInt::constant(swizzle.apply(constant))
-                } else {
-                    return self.swizzled_place(tensor, &unswizzled, swizzle, bytes);
-                }
+                return self.swizzled_place(tensor, index, composed, bytes);
             }
             Codomain::Coordinates(_) => {
                 self.unsupported("a coordinate tensor has no memory".to_owned());
@@ -159,6 +152,15 @@ impl Builder<'_> {
         let Codomain::Swizzled(composed) = &tensor.layout.codomain else {
             return Some(index.clone());
         };
+        self.unswizzled_index(composed, index)
+    }
+
+    /// The inner layout of a swizzled allocation applied to `index`, plus its offset.
+    pub(crate) fn unswizzled_index(
+        &mut self,
+        composed: &layout::ComposedLayout,
+        index: &SymInt,
+    ) -> Option<SymInt> {
         let key = (composed.clone(), index.clone());
         if let Some(known) = self.unswizzled_cache.get(&key) {
             return Some(known.clone());
@@ -179,39 +181,6 @@ impl Builder<'_> {
                 None
             }
         }
-    }
-
-    fn swizzled_place(
-        &mut self,
-        tensor: &Tensor,
-        unswizzled: &SymInt,
-        swizzle: layout::Swizzle,
-        bytes: i64,
-    ) -> Option<Place> {
-        let Base::Shared(buffer) = tensor.base else {
-            self.unsupported("a swizzled layout outside shared memory".to_owned());
-            return None;
-        };
-        let x = self.int(unswizzled)?;
-        let mask = self.constant(swizzle.yyy_mask(), Ty::I64);
-        let selected = self.binary(BinOp::And, x, mask);
-        let shift = swizzle.shift();
-        let amount = self.constant(i64::from(shift.unsigned_abs()), Ty::I64);
-        let moved = if shift >= 0 {
-            self.binary(BinOp::Shr, selected, amount)
-        } else {
-            self.binary(BinOp::Shl, selected, amount)
-        };
-        let element = self.binary(BinOp::Xor, x, moved);
-        let scaled = self.scale(element, bytes);
-        let narrow = self.convert(scaled, Ty::I32);
-        let base = self.shared_base();
-        let address = self.binary(BinOp::Add, base, narrow);
-        Some(Place::Memory {
-            space: Space::Shared,
-            address,
-            offset: self.shared_offsets.get(buffer).copied().unwrap_or(0),
-        })
     }
 
     /// `base + offset`, as a stride added to a recent address of the same base when
@@ -253,7 +222,7 @@ impl Builder<'_> {
         address
     }
 
-    fn shared_base(&mut self) -> ValueId {
+    pub(crate) fn shared_base(&mut self) -> ValueId {
         if let Some(base) = self.shared_base {
             return base;
         }
@@ -314,7 +283,7 @@ impl Builder<'_> {
                         self.pure(Op::Select(predicate, value, previous), ty)
                     }
                 };
-                self.write_slot(Slot::Register(fragment, index), value);
+                self.write_register(fragment, index, value);
             }
             Some(Place::Memory {
                 space,
@@ -335,20 +304,6 @@ impl Builder<'_> {
             }
             None => {}
         }
-    }
-
-    /// A fragment element's current value (zero before any store).
-    pub(crate) fn register(&mut self, fragment: u32, index: i64, ty: Ty) -> ValueId {
-        let slot = Slot::Register(fragment, index);
-        let value = match self.read_slot(slot, ty) {
-            Some(value) => value,
-            None => {
-                let zero = self.zero(ty);
-                self.write_slot(slot, zero);
-                zero
-            }
-        };
-        self.convert(value, ty)
     }
 
     /// Records that a vector access of `width` elements at `index` of a global tensor

@@ -180,6 +180,7 @@ impl<'a> Checker<'a> {
         let frame = self.frame_for(Context::Const, format!("atom {}", atom.name.text));
         let (result, _) = self.isolated(id.module, frame, |checker| {
             let mut arguments = Vec::new();
+            let mut dtypes = Vec::new();
             for generic in &atom.generics {
                 let value = match checker.const_argument(generic, given) {
                     Some(value) => value,
@@ -200,6 +201,9 @@ impl<'a> Checker<'a> {
                     return Value::Unknown;
                 }
                 arguments.push(format!("{} = {value}", generic.name.text));
+                if let Value::Dtype(dtype) = value {
+                    dtypes.push((generic.name.text.clone(), dtype));
+                }
                 checker.bind(&generic.name, value, false, BindingKind::ConstParameter);
             }
             let Some(kind) = AtomKind::from_name(&atom.kind.text) else {
@@ -309,11 +313,68 @@ impl<'a> Checker<'a> {
                 arguments,
                 kind,
                 arch,
-                ptx,
+                ptx: substitute_dtypes(&ptx, &dtypes),
                 detail,
             }))
         });
         self.reporting.anchor = saved_anchor;
         result
+    }
+}
+
+/// The template with each `{T}` of a dtype parameter `T` replaced by the dtype's PTX
+/// name (`bf16`, `f16`, `s8` for `i8`), so one atom serves several element types.
+/// Register lists (`{{T}}`) are left alone.
+fn substitute_dtypes(ptx: &str, dtypes: &[(String, cute::Dtype)]) -> String {
+    let mut text = ptx.to_owned();
+    for (name, dtype) in dtypes {
+        let placeholder = format!("{{{name}}}");
+        let mut result = String::with_capacity(text.len());
+        let mut rest = text.as_str();
+        while let Some(at) = rest.find(&placeholder) {
+            let end = at + placeholder.len();
+            let in_list = rest[..at].ends_with('{') || rest[end..].starts_with('}');
+            result.push_str(&rest[..at]);
+            result.push_str(if in_list {
+                &placeholder
+            } else {
+                ptx_type(*dtype)
+            });
+            rest = &rest[end..];
+        }
+        result.push_str(rest);
+        text = result;
+    }
+    text
+}
+
+/// The PTX spelling of a dtype in an instruction's type suffix.
+fn ptx_type(dtype: cute::Dtype) -> &'static str {
+    use cute::Dtype;
+    match dtype {
+        Dtype::I8 => "s8",
+        Dtype::I16 => "s16",
+        Dtype::I32 => "s32",
+        Dtype::I64 => "s64",
+        Dtype::Bool => "pred",
+        other => other.name(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::substitute_dtypes;
+    use cute::Dtype;
+
+    #[test]
+    fn dtype_placeholders_become_ptx_types_but_register_lists_stay() {
+        let ptx = "mma.sync.aligned.m16n8k16.row.col.f32.{T}.{T}.f32 {{d}}, {{a}}, {{T}};";
+        let dtypes = [("T".to_owned(), Dtype::F16)];
+        assert_eq!(
+            substitute_dtypes(ptx, &dtypes),
+            "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {{d}}, {{a}}, {{T}};"
+        );
+        let integer = [("T".to_owned(), Dtype::I8)];
+        assert_eq!(substitute_dtypes("x.{T}", &integer), "x.s8");
     }
 }

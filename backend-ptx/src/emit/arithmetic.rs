@@ -75,6 +75,13 @@ impl Emitter<'_, '_> {
             return Ok(());
         }
         if ty.is_integer() {
+            if ty == Ty::I64
+                && matches!(op, BinOp::Div | BinOp::Rem)
+                && let Some(&divisor) = self.constants.get(&b)
+                && self.divide_by_constant(&d, &a_name, divisor, op == BinOp::Rem)
+            {
+                return Ok(());
+            }
             let (signed, bits) = if ty == Ty::I32 {
                 (".s32", ".b32")
             } else {

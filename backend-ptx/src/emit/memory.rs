@@ -61,6 +61,7 @@ impl Emitter<'_, '_> {
                 registers,
                 output,
                 predicate,
+                ..
             } => {
                 let operands: Vec<(String, String)> = operands
                     .iter()

@@ -10,7 +10,9 @@
 //! sees the old bytes (or, where nothing was written, is a read of uninitialized shared
 //! memory), and the landing bytes race with other threads' accesses like any write.
 //! Copies still in flight when a thread exits land then. With a `src-size` below
-//! `cp-size`, only that many bytes are read and the rest are zeros.
+//! `cp-size`, only that many bytes are read and the rest are zeros; with 0, nothing is
+//! read, so the source address is not checked against the allocations (CuTe's zero
+//! fill of the tiles that hang over a tensor's edge points past it).
 
 use std::collections::VecDeque;
 

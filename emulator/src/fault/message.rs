@@ -148,6 +148,22 @@ impl fmt::Display for Fault {
                 f,
                 "{who} shuffles from lane {lane}, but its warp has only {lanes} lanes"
             ),
+            FaultKind::IncompleteWarp {
+                template,
+                lanes,
+                predicated,
+            } => {
+                let opcode = template.split_whitespace().next().unwrap_or(template);
+                let lanes = if *predicated {
+                    format!("with its predicate true in only {lanes} of them")
+                } else {
+                    format!("in a warp of only {lanes} lanes")
+                };
+                write!(
+                    f,
+                    "{who} executes `{opcode}`, which needs all 32 lanes of its warp, {lanes}"
+                )
+            }
             FaultKind::UnmodeledAtom { template } => write!(
                 f,
                 "the emulator has no model of the atom instruction `{}` ({who})",
@@ -176,9 +192,9 @@ impl Fault {
             FaultKind::Race { .. } => "this read",
             FaultKind::Uninitialized { .. } => "reads uninitialized shared memory",
             FaultKind::BarrierNotReached { .. } => "not every thread of the block gets here",
-            FaultKind::PartialWarp { .. } | FaultKind::MissingLane { .. } => {
-                "not every lane of the warp gets here"
-            }
+            FaultKind::PartialWarp { .. }
+            | FaultKind::MissingLane { .. }
+            | FaultKind::IncompleteWarp { .. } => "not every lane of the warp gets here",
             FaultKind::UnmodeledAtom { .. } | FaultKind::Unsupported(_) => "not emulated",
             FaultKind::Budget { .. } => "still running here",
         };

@@ -1,6 +1,7 @@
 //! A thread's memory instructions: loads and stores of 1, 2 or 4 words (little-endian,
 //! the vector aligned to its whole size, as PTX requires), atomics, and atom
-//! instructions through their models; and the landing of its cp.async copies.
+//! instructions through their models (a warp-collective one waits for its warp, which
+//! the block then executes); and the landing of its cp.async copies.
 //!
 //! A global address is the register plus the immediate offset, checked against the
 //! allocation it falls in; a shared one is the 32-bit register plus the offset, checked
@@ -9,7 +10,7 @@
 
 use kir::{Inst, Op, Space, ValueId};
 
-use super::{Context, Stopped, Thread};
+use super::{Context, Flow, Status, Stopped, Thread};
 use crate::arith;
 use crate::atoms::Model;
 use crate::atoms::cp_async::{CpAsync, PendingCopy, SourceBytes};
@@ -26,7 +27,7 @@ enum Address {
 }
 
 impl<'k> Thread<'k> {
-    /// A [`Op::Load`], [`Op::Store`], [`Op::Atomic`] or [`Op::Atom`].
+    /// A [`Op::Load`], [`Op::Store`] or [`Op::Atomic`].
     pub(super) fn memory(
         &mut self,
         inst: &'k Inst,
@@ -135,25 +136,37 @@ impl<'k> Thread<'k> {
                 }
                 Ok(())
             }
-            Op::Atom {
-                template,
-                operands,
-                predicate,
-                ..
-            } => {
-                let Some(model) = context.models.get(inst) else {
-                    return Err(Trap::Fault(FaultKind::UnmodeledAtom {
-                        template: template.clone(),
-                    }));
-                };
-                if !self.enabled(*predicate) {
-                    return Ok(());
-                }
-                match model {
-                    Model::CpAsync(copy) => self.cp_async(copy, operands, context, inst),
-                }
-            }
             _ => Ok(()),
+        }
+    }
+
+    /// An [`Op::Atom`]: a cp.async is issued now, a warp-collective atom waits for its
+    /// warp (the block executes it), an atom without a model is a fault.
+    pub(super) fn atom(
+        &mut self,
+        inst: &'k Inst,
+        context: &mut Context<'_, 'k>,
+    ) -> Result<Flow<'k>, Trap> {
+        let Op::Atom {
+            template,
+            operands,
+            predicate,
+            ..
+        } = &inst.op
+        else {
+            return Ok(Flow::Next);
+        };
+        match context.models.get(inst) {
+            None => Err(Trap::Fault(FaultKind::UnmodeledAtom {
+                template: template.clone(),
+            })),
+            Some(Model::CpAsync(copy)) => {
+                if self.enabled(*predicate) {
+                    self.cp_async(copy, operands, context, inst)?;
+                }
+                Ok(Flow::Next)
+            }
+            Some(Model::Matrix(_) | Model::Mma(_)) => Ok(Flow::Wait(Status::Collective(inst))),
         }
     }
 
@@ -191,7 +204,7 @@ impl<'k> Thread<'k> {
 
     /// A shared address `register + offset`; one below 0 or beyond 32 bits is out of
     /// bounds.
-    fn shared_address(
+    pub(crate) fn shared_address(
         &self,
         context: &Context<'_, 'k>,
         register: ValueId,
@@ -290,12 +303,16 @@ impl<'k> Thread<'k> {
         let src = (self.get(src) as i64).wrapping_add(src_offset) as u64;
         aligned(Space::Global, src, bytes, Access::AsyncRead)?;
         let mut data = vec![0; bytes];
-        context
-            .global
-            .load(src, &mut data[..source_bytes])
-            .map_err(|bounds| {
-                global_fault(context, Access::AsyncRead, src, source_bytes, bounds)
-            })?;
+        // A copy of 0 source bytes reads nothing: its address may lie anywhere (zero
+        // fill past a tensor's edge relies on it).
+        if source_bytes > 0 {
+            context
+                .global
+                .load(src, &mut data[..source_bytes])
+                .map_err(|bounds| {
+                    global_fault(context, Access::AsyncRead, src, source_bytes, bounds)
+                })?;
+        }
         self.copies.issue(PendingCopy {
             dst,
             data,

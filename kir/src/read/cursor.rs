@@ -186,10 +186,7 @@ impl<'t> Cursor<'t> {
     /// A type's name.
     pub(super) fn ty(&mut self) -> Result<Ty, String> {
         let name = self.word("a type")?;
-        TYPES
-            .into_iter()
-            .find(|ty| ty.name() == name)
-            .ok_or_else(|| self.error(format!("`{name}` is not a type")))
+        type_named(name).ok_or_else(|| self.error(format!("`{name}` is not a type")))
     }
 
     /// `%a, %b, ...` (at least one).
@@ -249,6 +246,11 @@ impl<'t> Cursor<'t> {
         };
         Ok(escaped)
     }
+}
+
+/// The type `name` names.
+pub(super) fn type_named(name: &str) -> Option<Ty> {
+    TYPES.into_iter().find(|ty| ty.name() == name)
 }
 
 fn is_word_char(c: char) -> bool {

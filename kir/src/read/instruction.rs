@@ -2,6 +2,7 @@
 //! region instruction (`for`, `if`, `loop`) its header and then its regions' lines.
 
 use super::cursor::Cursor;
+use super::warp::warp_atom;
 use super::{Reader, line_span};
 use crate::ir::{AtomicOp, BinOp, CmpOp, Inst, Op, ShuffleMode, Space, Special, UnOp, ValueId};
 use crate::text::{binary_name, compare_name, unary_name};
@@ -295,12 +296,13 @@ fn operation(cursor: &mut Cursor<'_>, word: &str) -> Result<Op, String> {
     Ok(op)
 }
 
-/// `atom "template" name=%v+offset, list=[%a, %b], ... [-> output] [if %p]`.
+/// `atom "template" name=%v+offset, list=[%a, %b], ... [-> output] [warp ...] [if %p]`.
 fn atom(cursor: &mut Cursor<'_>) -> Result<Op, String> {
     let template = cursor.string()?;
     let mut operands = Vec::new();
     let mut registers = Vec::new();
-    while !cursor.at_end() && !cursor.peek(";") && !cursor.peek("if ") && !cursor.peek("->") {
+    let stops = [";", "if ", "->", "warp "];
+    while !cursor.at_end() && !stops.iter().any(|stop| cursor.peek(stop)) {
         let name = cursor.word("an operand's name")?.to_owned();
         cursor.expect("=")?;
         if cursor.eat("[") {
@@ -324,12 +326,18 @@ fn atom(cursor: &mut Cursor<'_>) -> Result<Op, String> {
     } else {
         None
     };
+    let warp = if cursor.eat_word("warp") {
+        Some(Box::new(warp_atom(cursor)?))
+    } else {
+        None
+    };
     let predicate = predicate(cursor)?;
     Ok(Op::Atom {
         template,
         operands,
         registers,
         output,
+        warp,
         predicate,
     })
 }

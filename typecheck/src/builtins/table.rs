@@ -222,7 +222,7 @@ builtins! {
     }
     "Tensors" {
         "make_tensor", Anywhere, Between(2, 2), [], false, "pointer, layout",
-            "A tensor over `pointer` (`t.iterator`) with `layout`." => make_tensor;
+            "A tensor over `pointer` (`t.iterator`) with `layout`; a swizzled layout views a shared buffer from its start." => make_tensor;
         "make_identity_tensor", Anywhere, Between(1, 1), [], false, "shape",
             "A tensor whose elements are their own coordinates in `shape`, for predication." => make_identity_tensor;
         "local_tile", Anywhere, Between(3, 4), [], false, "tensor, tiler, coord, projection?",

@@ -25,6 +25,9 @@ impl<'a> Checker<'a> {
                 "not a pointer",
             );
         };
+        if let Value::Composed(composed) = &positional[1].value {
+            return self.make_swizzled_tensor(pointer, composed, positional[1].span);
+        }
         let Some(layout) = self.expect_layout(&positional[1].value, positional[1].span) else {
             return Value::Unknown;
         };
@@ -44,6 +47,61 @@ impl<'a> Checker<'a> {
                 ..pointer.layout.clone()
             },
             ..(**pointer).clone()
+        }))
+    }
+
+    /// `make_tensor(buffer.iterator, swizzled_layout)`: a shared buffer seen through
+    /// another swizzled layout (an epilogue staging its tile in a main loop's buffers).
+    fn make_swizzled_tensor(
+        &mut self,
+        pointer: &Tensor,
+        composed: &layout::ComposedLayout,
+        span: Span,
+    ) -> Value {
+        let cute::Base::Shared(buffer) = pointer.base else {
+            return self.error(
+                "E0216",
+                span,
+                "a swizzled layout applies to shared memory; this pointer is not to a shared buffer"
+                    .to_owned(),
+                "needs a shared buffer",
+            );
+        };
+        if pointer.layout.offset.as_constant() != Some(0) {
+            return self.error(
+                "E0216",
+                span,
+                format!(
+                    "a swizzled layout starts at its buffer's first element; this pointer is at `{}`",
+                    pointer.layout.offset
+                ),
+                "not the start of a buffer",
+            );
+        }
+        let bits = pointer.dtype.map_or(8, Dtype::bits);
+        let needed = crate::eval::memory::composed_cosize(composed).map(|cosize| cosize * bits / 8);
+        let available = self.frame.shared.get(buffer).map(|shared| shared.bytes);
+        if let (Some(needed), Some(available)) = (needed, available)
+            && needed > available
+        {
+            return self.error(
+                "E0216",
+                span,
+                format!("this layout reaches {needed} bytes, past the buffer's {available}"),
+                "larger than the buffer",
+            );
+        }
+        let domain = match Layout::column_major(composed.shape().clone()) {
+            Ok(domain) => domain,
+            Err(error) => return self.layout_error(span, "make_tensor", &error),
+        };
+        Value::Tensor(Rc::new(Tensor {
+            layout: TensorLayout {
+                layout: domain.to_symbolic(),
+                offset: SymInt::constant(0),
+                codomain: cute::Codomain::Swizzled(composed.clone()),
+            },
+            ..pointer.clone()
         }))
     }
 

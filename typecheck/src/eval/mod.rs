@@ -10,7 +10,7 @@ mod assign;
 mod expect;
 mod indexing;
 mod integers;
-mod memory;
+pub(crate) mod memory;
 
 use cute::Dtype;
 use lang::ast::{Expr, ExprKind, Name};

@@ -1,0 +1,259 @@
+//! The warp-collective atoms against the PTX ISA's own description of them, written
+//! here independently of the layouts the instructions carry: `ldmatrix` (`.x1`, `.x2`,
+//! `.x4`, `.trans`), `stmatrix` and `mma.sync` m16n8k16 with bf16 and f16 inputs; and
+//! the faults of a warp that does not execute one whole.
+
+mod support;
+
+use emulator::FaultKind;
+use support::{Arg, Device, assert_close, bf16_rounded, randn};
+
+fn kir_file(name: &str) -> kir::Verified {
+    let text = std::fs::read_to_string(support::root().join("tests/kir").join(name)).unwrap();
+    support::from_kir(&text)
+}
+
+/// `c = a · bᵀ` with a 16 x 16 and b 8 x 16, in f64 from the bf16 inputs.
+fn reference(a: &[f32], b: &[f32]) -> Vec<f32> {
+    let mut c = vec![0f32; 16 * 8];
+    for m in 0..16 {
+        for n in 0..8 {
+            let dot: f64 = (0..16)
+                .map(|k| f64::from(a[m * 16 + k]) * f64::from(b[n * 16 + k]))
+                .sum();
+            c[m * 8 + n] = dot as f32;
+        }
+    }
+    c
+}
+
+#[test]
+fn ldmatrix_and_mma_multiply_a_tile() {
+    let a = bf16_rounded(&randn(256, 40));
+    let b = bf16_rounded(&randn(128, 41));
+    let mut device = Device::default();
+    let (a_at, b_at) = (device.bf16s(&a), device.bf16s(&b));
+    let c_at = device.empty(16 * 8 * 4);
+    let stats = device.run(
+        &kir_file("warp_mma.kir"),
+        &[Arg::Tensor(a_at), Arg::Tensor(b_at), Arg::Tensor(c_at)],
+    );
+    assert!(stats.instructions >= 32 * 50, "{stats:?}");
+    // Products of bf16 values are exact; one f32 rounding of their sum is all that differs.
+    assert_close(&device.read_f32(c_at, 128), &reference(&a, &b), 1e-6, 1e-6);
+}
+
+#[test]
+fn f16_inputs_multiply_too() {
+    let text = std::fs::read_to_string(support::root().join("tests/kir/warp_mma.kir")).unwrap();
+    let kernel = support::from_kir(&text.replace("bf16", "f16"));
+    let round = |values: Vec<f32>| -> Vec<f32> {
+        values
+            .iter()
+            .map(|v| half::f16::from_f32(*v).to_f32())
+            .collect()
+    };
+    let (a, b) = (round(randn(256, 42)), round(randn(128, 43)));
+    let mut device = Device::default();
+    let mut f16s = |values: &[f32]| {
+        let bytes: Vec<u8> = values
+            .iter()
+            .flat_map(|v| half::f16::from_f32(*v).to_le_bytes())
+            .collect();
+        device.memory.allocate(&bytes)
+    };
+    let (a_at, b_at) = (f16s(&a), f16s(&b));
+    let c_at = device.empty(16 * 8 * 4);
+    device.run(
+        &kernel,
+        &[Arg::Tensor(a_at), Arg::Tensor(b_at), Arg::Tensor(c_at)],
+    );
+    assert_close(&device.read_f32(c_at, 128), &reference(&a, &b), 1e-6, 1e-6);
+}
+
+/// Shared memory holds 32 rows of 8 16-bit elements, row `r` element `j` being
+/// `8r + j`; lane `l` addresses row `l ^ 21` if it is below `lanes`, else an address
+/// far outside shared memory (which `ldmatrix` must ignore). `atom` runs and each lane
+/// stores its `words` result words to `out[lane · words ..]`.
+fn ldmatrix_kernel(lanes: u32, atom: &str, words: usize) -> String {
+    let results: Vec<String> = (0..words).map(|w| format!("%{}:b32", 30 + w)).collect();
+    let values: Vec<String> = (0..words).map(|w| format!("%{}", 30 + w)).collect();
+    format!(
+        "kernel k {{
+  param 0 out: tensor i32 shape(128) strides(1)
+  launch grid(1, 1, 1) block(32, 1, 1) smem(512 bytes)
+  %0:i32 = shared_base
+  %1:i32 = thread_idx.x
+  %2:i32 = const 524296
+  %3:i32 = mul %1, %2
+  %4:i32 = const 65536
+  %5:i32 = add %3, %4
+  %6:i32 = const 131074
+  %7:i32 = add %5, %6
+  %8:i32 = add %7, %6
+  %9:i32 = add %8, %6
+  %10:i32 = const 4
+  %11:i32 = shl %1, %10
+  %12:i32 = add %0, %11
+  store.shared [%12+0], %5, %7, %8, %9
+  barrier
+  %13:i32 = const {lanes}
+  %14:pred = cmp.lt %1, %13
+  %15:i32 = const 21
+  %16:i32 = xor %1, %15
+  %17:i32 = const 4000
+  %18:i32 = select %14, %16, %17
+  %19:i32 = shl %18, %10
+  %20:i32 = add %0, %19
+  {} = atom {atom}
+  %40:i64 = param 0
+  %41:i32 = const {}
+  %42:i32 = shl %1, %41
+  %43:i64 = convert %42
+  %44:i64 = add %40, %43
+  store.global [%44+0], {}
+}}",
+        results.join(", "),
+        (words * 4).trailing_zeros(),
+        values.join(", ")
+    )
+}
+
+fn ldmatrix(shape: &str, layouts: &str) -> String {
+    format!(
+        "\"ldmatrix.sync.aligned.m8n8.{shape}.shared.b16 {{{{dst}}}}, [{{src}}];\" src=%20+0 -> dst warp copy b16 {layouts}"
+    )
+}
+
+/// What the PTX ISA says lane `lane`'s register `matrix` holds after an `ldmatrix` of
+/// the rows above: without `.trans`, row `lane / 4` of the matrix, elements
+/// `2 (lane % 4)` and the next; with it, column `lane / 4` of rows `2 (lane % 4)` and the
+/// next. Matrix `i`'s rows come from lanes `8i` to `8i + 7`.
+fn expected(lane: u32, matrix: u32, trans: bool) -> i32 {
+    let row_of = |row: u32| (8 * matrix + row) ^ 21;
+    let (low, high) = if trans {
+        let column = lane / 4;
+        (
+            8 * row_of(2 * (lane % 4)) + column,
+            8 * row_of(2 * (lane % 4) + 1) + column,
+        )
+    } else {
+        let element = 8 * row_of(lane / 4) + 2 * (lane % 4);
+        (element, element + 1)
+    };
+    (low | (high << 16)) as i32
+}
+
+#[test]
+fn ldmatrix_variants_load_what_the_ptx_isa_says() {
+    // Each variant's layouts as CuTe's copy traits give them (in 16-bit elements).
+    let variants = [
+        ("x1", 1, false, "src=((8,4),8):((8,0),1) dst=(32,2):(2,1)"),
+        (
+            "x2",
+            2,
+            false,
+            "src=((16,2),8):((8,0),1) dst=(32,(2,2)):(2,(1,64))",
+        ),
+        ("x4", 4, false, "src=(32,8):(8,1) dst=(32,(2,4)):(2,(1,64))"),
+        (
+            "x1.trans",
+            1,
+            true,
+            "src=((8,4),8):((8,0),1) dst=((4,8),2):((16,1),8)",
+        ),
+        (
+            "x4.trans",
+            4,
+            true,
+            "src=(32,8):(8,1) dst=((4,8),(2,4)):((16,1),(8,64))",
+        ),
+    ];
+    for (shape, matrices, trans, layouts) in variants {
+        let text = ldmatrix_kernel(8 * matrices, &ldmatrix(shape, layouts), matrices as usize);
+        let mut device = Device::default();
+        let out = device.empty(128 * 4);
+        device.run(&support::from_kir(&text), &[Arg::Tensor(out)]);
+        let got = device.read_i32(out, 32 * matrices as usize);
+        let want: Vec<i32> = (0..32)
+            .flat_map(|lane| (0..matrices).map(move |matrix| expected(lane, matrix, trans)))
+            .collect();
+        assert_eq!(got, want, "{shape}");
+    }
+}
+
+#[test]
+fn stmatrix_stores_what_the_ptx_isa_says() {
+    // Lane t's register i holds the elements 8t + 2i and 8t + 2i + 1; lane l addresses
+    // row l ^ 21 of 32; after the barrier, lane t copies row t to out.
+    let text = "kernel k {
+  param 0 out: tensor i32 shape(128) strides(1)
+  launch grid(1, 1, 1) block(32, 1, 1) smem(512 bytes)
+  %0:i32 = shared_base
+  %1:i32 = thread_idx.x
+  %2:i32 = const 524296
+  %3:i32 = mul %1, %2
+  %4:i32 = const 65536
+  %5:i32 = add %3, %4
+  %6:i32 = const 131074
+  %7:i32 = add %5, %6
+  %8:i32 = add %7, %6
+  %9:i32 = add %8, %6
+  %10:i32 = const 4
+  %11:i32 = const 21
+  %12:i32 = xor %1, %11
+  %13:i32 = shl %12, %10
+  %14:i32 = add %0, %13
+  atom \"stmatrix.sync.aligned.m8n8.x4.shared.b16 [{dst}], {{src}};\" dst=%14+0, src=[%5, %7, %8, %9] warp copy b16 src=(32,(2,4)):(2,(1,64)) dst=(32,8):(8,1)
+  barrier
+  %15:i32 = shl %1, %10
+  %16:i32 = add %0, %15
+  %17:i32, %18:i32, %19:i32, %20:i32 = load.shared [%16+0]
+  %21:i64 = param 0
+  %22:i64 = convert %15
+  %23:i64 = add %21, %22
+  store.global [%23+0], %17, %18, %19, %20
+}";
+    let mut device = Device::default();
+    let out = device.empty(128 * 4);
+    device.run(&support::from_kir(text), &[Arg::Tensor(out)]);
+    // Matrix i's row r is lane 4r + c / 2's register i, at the row lane 8i + r addresses.
+    let element = |row: u32, column: u32| {
+        let (matrix, r) = ((row ^ 21) / 8, (row ^ 21) % 8);
+        8 * (4 * r + column / 2) + 2 * matrix + column % 2
+    };
+    let want: Vec<i32> = (0..32)
+        .flat_map(|row| {
+            (0..4).map(move |word| {
+                (element(row, 2 * word) | (element(row, 2 * word + 1) << 16)) as i32
+            })
+        })
+        .collect();
+    assert_eq!(device.read_i32(out, 128), want);
+}
+
+#[test]
+fn a_warp_atom_needs_all_32_lanes() {
+    let atom = ldmatrix("x4", "src=(32,8):(8,1) dst=(32,(2,4)):(2,(1,64))");
+    let short = ldmatrix_kernel(32, &atom, 4).replace("block(32, 1, 1)", "block(16, 1, 1)");
+    let predicated =
+        ldmatrix_kernel(32, &format!("{atom} if %14"), 4).replace("const 32", "const 8");
+    for (text, lanes, predicate) in [(short, 16, false), (predicated, 8, true)] {
+        let mut device = Device::default();
+        let out = device.empty(128 * 4);
+        let fault = device
+            .launch(&support::from_kir(&text), &[Arg::Tensor(out)])
+            .unwrap_err();
+        assert_eq!(fault.kind.code(), "E0407", "{fault}");
+        assert!(
+            matches!(fault.kind, FaultKind::IncompleteWarp { lanes: l, predicated, .. } if l == lanes && predicated == predicate),
+            "{fault}"
+        );
+        assert!(
+            fault
+                .to_string()
+                .contains("`ldmatrix.sync.aligned.m8n8.x4.shared.b16`, which needs all 32 lanes"),
+            "{fault}"
+        );
+    }
+}
