@@ -8,7 +8,9 @@
 #   scripts/gpu-check.sh [CUKC] [OUT]
 #
 # CUKC is a cukc built elsewhere (default target/release/cukc); OUT is a folder for
-# the logs (default $OUT, else ./gpu-check-out). Needs an NVIDIA driver; compute-sanitizer
+# the logs (default $OUT, else ./gpu-check-out). The Python package's tests and launch
+# benchmark run last, from a wheel in target/wheels (scripts/gpu-check-python.sh; skipped
+# without one). Needs an NVIDIA driver; compute-sanitizer
 # (from the CUDA toolkit) is used when present. ptxas comes from the toolkit or, failing
 # that, cukc's usual search.
 set -uo pipefail
@@ -47,3 +49,12 @@ for file in cuk-examples/*.cuk; do
 done | tee "$LOGS/bench.txt"
 echo
 cat "$summary"
+echo
+if ! ls target/wheels/cuk-*.whl >/dev/null 2>&1; then
+    python="skipped (no wheel in target/wheels)"
+elif scripts/gpu-check-python.sh "$LOGS"; then
+    python=pass
+else
+    python=FAIL
+fi
+echo "python package: $python (python.txt, python-bench.txt)" | tee -a "$summary"

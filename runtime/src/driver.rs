@@ -6,10 +6,11 @@
 //! The only `unsafe` code of the workspace lives here, in four small functions, each
 //! with its SAFETY comment: asking whether the driver library exists, reading the driver
 //! version, reading the JIT's error log for PTX that failed to load, and launching a
-//! kernel (the driver cannot check a kernel's arguments); and in `blas.rs`, cuBLAS, in
-//! two more.
+//! kernel (the driver cannot check a kernel's arguments); in `blas.rs`, cuBLAS, in
+//! two more; and in `host.rs`, a launch on a stream a host names by its handle.
 
 mod blas;
+mod host;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -27,6 +28,7 @@ use crate::marshal::{ArgValue, DEFAULT_SHARED_LIMIT, LaunchPlan};
 use crate::{CompiledKernel, Image};
 
 pub use blas::Gemm;
+pub use host::HostImage;
 
 /// What `cukc doctor` says about the GPU.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -447,6 +449,7 @@ fn launch(
     // parameter, in ABI order, each with its parameter's width, so the driver reads
     // exactly the bytes the kernel declares. Every address is that of a live device buffer
     // whose size `marshal::plan` checked against the extents the kernel's layout reaches;
-    // the buffers outlive the launch because the harness synchronizes before dropping them.
+    // the buffers outlive the launch because the harness synchronizes before dropping them
+    // (and `HostImage::launch`'s caller promises as much for its own).
     unsafe { builder.launch(config) }.map(|_| ())
 }

@@ -33,8 +33,9 @@
 //! missing cuBLAS is a note on a bench and a CPU `matmul`. Nothing panics on user input:
 //! host-code mistakes, failed checks and CUDA errors are messages naming the kernel or
 //! the span; a panic from below is caught at the block boundary and reported as an
-//! internal error. `unsafe` lives only in `driver.rs` and `driver/blas.rs`, in six small
-//! functions.
+//! internal error. `unsafe` lives only in `driver.rs`, `driver/blas.rs` and
+//! `driver/host.rs` (a [`HostImage`] launching on a host's stream, for the Python
+//! package), in seven small functions.
 
 mod compare;
 mod deadline;
@@ -52,7 +53,7 @@ mod tensor;
 
 pub use compare::Tolerance;
 pub use device::Emulated;
-pub use driver::{DeviceInfo, gpu_status};
+pub use driver::{DeviceInfo, HostImage, gpu_status};
 pub use harness::{
     BenchConfig, BenchResult, BlockKind, Event, Metric, Outcome, Reference, Selection, Summary,
     run_blocks,

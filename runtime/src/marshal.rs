@@ -7,7 +7,7 @@
 //! A float argument is rounded once to its parameter's type, as a tensor element is
 //! (`element::encode`); a bool is passed as a 32-bit 0 or 1.
 
-use kir::{ConstValue, Element, HostExpr, IntParam, ParamKind, ScalarParam, Signature};
+use kir::{ConstValue, Element, HostExpr, IntParam, Param, ParamKind, ScalarParam, Signature};
 
 use crate::CompiledKernel;
 use crate::element::{decode, encode};
@@ -152,15 +152,40 @@ fn const_text(consts: &[(String, ConstValue)]) -> String {
     parts.join(", ")
 }
 
+/// Why a call cannot be launched: the message, and the index in the signature's
+/// parameters of the parameter it is about, when there is one (a host that knows where
+/// each parameter is declared adds the line).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlanError {
+    /// The parameter the message is about.
+    pub param: Option<usize>,
+    /// What is wrong, naming the kernel.
+    pub message: String,
+}
+
 /// Checks a call's arguments against `signature` and works out the launch.
 pub fn plan(signature: &Signature, args: &[CallArg<'_>]) -> Result<LaunchPlan, String> {
+    plan_checked(signature, args).map_err(|error| error.message)
+}
+
+/// [`plan`], saying which parameter a failed check is about.
+pub fn plan_checked(signature: &Signature, args: &[CallArg<'_>]) -> Result<LaunchPlan, PlanError> {
     let kernel = &signature.name;
+    let about = |param: usize| {
+        move |message: String| PlanError {
+            param: Some(param),
+            message,
+        }
+    };
     if args.len() != signature.params.len() {
-        return Err(format!(
-            "`{kernel}` takes {} arguments, but {} were given",
-            signature.params.len(),
-            args.len()
-        ));
+        return Err(PlanError {
+            param: None,
+            message: format!(
+                "`{kernel}` takes {} arguments, but {} were given",
+                signature.params.len(),
+                args.len()
+            ),
+        });
     }
     // The integer arguments by parameter index, for the signature's expressions.
     let ints: Vec<i64> = args
@@ -170,119 +195,27 @@ pub fn plan(signature: &Signature, args: &[CallArg<'_>]) -> Result<LaunchPlan, S
             CallArg::Float(_) | CallArg::Bool(_) | CallArg::Tensor { .. } => 0,
         })
         .collect();
-    let evaluate = |expr: &HostExpr, what: &str| {
-        expr.evaluate(&ints)
-            .ok_or_else(|| format!("`{kernel}`: {what} `{expr}` cannot be evaluated with these arguments (division by zero or overflow)"))
-    };
     let mut values = Vec::with_capacity(args.len());
-    for (param, arg) in signature.params.iter().zip(args) {
-        let name = &param.name;
-        match (&param.kind, arg) {
-            (ParamKind::Int(width), CallArg::Int(value)) => {
-                let out_of_range = || {
-                    format!(
-                        "`{kernel}`: {value} does not fit `{name}: {}`",
-                        width.name()
-                    )
-                };
-                values.push(match width {
-                    IntParam::I32 => {
-                        ArgValue::I32(i32::try_from(*value).map_err(|_| out_of_range())?)
-                    }
-                    IntParam::I64 => ArgValue::I64(*value),
-                    IntParam::U32 => {
-                        ArgValue::U32(u32::try_from(*value).map_err(|_| out_of_range())?)
-                    }
-                    IntParam::U64 => {
-                        ArgValue::U64(u64::try_from(*value).map_err(|_| out_of_range())?)
-                    }
-                });
-            }
-            (
-                ParamKind::Tensor {
-                    dtype,
-                    shape,
-                    strides,
-                },
-                CallArg::Tensor {
-                    dtype: given,
-                    shape: given_shape,
-                    address,
-                },
-            ) => {
-                if dtype != given {
-                    return Err(format!(
-                        "`{kernel}`: `{name}` holds {}, but this tensor holds {}",
-                        dtype.name(),
-                        given.name()
-                    ));
-                }
-                let extents = shape
-                    .iter()
-                    .map(|extent| evaluate(extent, &format!("the extent of `{name}`")))
-                    .collect::<Result<Vec<i64>, String>>()?;
-                if !shape_fits(&extents, given_shape) {
-                    return Err(format!(
-                        "`{kernel}`: `{name}` needs a tensor of shape {} with these arguments, but this one has shape {}",
-                        i64_shape_text(&extents),
-                        shape_text(given_shape)
-                    ));
-                }
-                let strides = strides
-                    .iter()
-                    .map(|stride| evaluate(stride, &format!("a stride of `{name}`")))
-                    .collect::<Result<Vec<i64>, String>>()?;
-                let reach =
-                    extents
-                        .iter()
-                        .zip(&strides)
-                        .try_fold(1i64, |reach, (extent, stride)| {
-                            reach.checked_add((extent - 1).checked_mul((*stride).max(0))?)
-                        });
-                let count: usize = given_shape.iter().product();
-                if reach.is_none_or(|reach| reach > count as i64) {
-                    return Err(format!(
-                        "`{kernel}`: `{name}`'s layout reaches past the {count} elements of its tensor"
-                    ));
-                }
-                values.push(ArgValue::Address(*address));
-            }
-            (ParamKind::Scalar(ScalarParam::Bool), CallArg::Bool(value)) => {
-                values.push(ArgValue::U32(u32::from(*value)));
-            }
-            (ParamKind::Scalar(scalar), CallArg::Float(value))
-                if let Some(element) = float_element(*scalar) =>
-            {
-                values.push(float_arg(element, *value).ok_or_else(|| {
-                    format!(
-                        "`{kernel}`: {value:?} does not fit `{name}: {}`",
-                        scalar.name()
-                    )
-                })?);
-            }
-            (kind, arg) => {
-                return Err(format!(
-                    "`{kernel}`: `{name}` is {}, but {} was given",
-                    param_text(kind),
-                    arg_text(arg)
-                ));
-            }
-        }
+    for (index, (param, arg)) in signature.params.iter().zip(args).enumerate() {
+        values.push(argument_value(kernel, param, arg, &ints).map_err(about(index))?);
     }
     for assumption in &signature.assumptions {
         let param = signature.params.get(assumption.param);
         let value = ints.get(assumption.param).copied();
         let (Some(param), Some(value)) = (param, value) else {
-            return Err(format!(
-                "`{kernel}`: an assumption names parameter {}, which does not exist",
-                assumption.param
-            ));
+            return Err(PlanError {
+                param: None,
+                message: format!(
+                    "`{kernel}`: an assumption names parameter {}, which does not exist",
+                    assumption.param
+                ),
+            });
         };
         if assumption.multiple != 0 && value % assumption.multiple != 0 {
-            return Err(format!(
+            return Err(about(assumption.param)(format!(
                 "`{kernel}`: `{}` = {value} must be a multiple of {}: {}",
                 param.name, assumption.multiple, assumption.reason
-            ));
+            )));
         }
     }
     for alignment in &signature.alignments {
@@ -292,22 +225,34 @@ pub fn plan(signature: &Signature, args: &[CallArg<'_>]) -> Result<LaunchPlan, S
             _ => None,
         });
         let (Some(param), Some(address)) = (param, address) else {
-            return Err(format!(
-                "`{kernel}`: an alignment names parameter {}, which is not a tensor",
-                alignment.param
-            ));
+            return Err(PlanError {
+                param: None,
+                message: format!(
+                    "`{kernel}`: an alignment names parameter {}, which is not a tensor",
+                    alignment.param
+                ),
+            });
         };
         if alignment.bytes != 0 && address % u64::from(alignment.bytes) != 0 {
-            return Err(format!(
+            return Err(about(alignment.param)(format!(
                 "`{kernel}`: `{}` starts at address {address:#x}, which is not a multiple of {} bytes: {}",
                 param.name, alignment.bytes, alignment.reason
-            ));
+            )));
         }
     }
-    let dimensions = |exprs: &[HostExpr; 3], what: &str| -> Result<[u32; 3], String> {
+    let evaluate = |expr: &HostExpr, what: &str| {
+        expr.evaluate(&ints).ok_or_else(|| {
+            format!("`{kernel}`: {what} `{expr}` cannot be evaluated with these arguments (division by zero or overflow)")
+        })
+    };
+    let dimensions = |exprs: &[HostExpr; 3], what: &str| -> Result<[u32; 3], PlanError> {
+        let unplaced = |message| PlanError {
+            param: None,
+            message,
+        };
         let mut out = [1u32; 3];
         for (slot, expr) in out.iter_mut().zip(exprs) {
-            let value = evaluate(expr, what)?;
+            let value = evaluate(expr, what).map_err(unplaced)?;
             *slot = u32::try_from(value).ok().filter(|value| *value > 0).ok_or_else(|| {
                 let all: Vec<String> = exprs
                     .iter()
@@ -317,7 +262,7 @@ pub fn plan(signature: &Signature, args: &[CallArg<'_>]) -> Result<LaunchPlan, S
                     "`{kernel}`: the {what} would be ({}) with these arguments; each extent must be at least 1",
                     all.join(", ")
                 )
-            })?;
+            }).map_err(unplaced)?;
         }
         Ok(out)
     };
@@ -327,6 +272,105 @@ pub fn plan(signature: &Signature, args: &[CallArg<'_>]) -> Result<LaunchPlan, S
         block: dimensions(&signature.launch.block, "block")?,
         shared_bytes: signature.launch.shared_bytes,
     })
+}
+
+/// One argument checked against its parameter and converted to its ABI value;
+/// `ints` holds the call's integer arguments by parameter index.
+fn argument_value(
+    kernel: &str,
+    param: &Param,
+    arg: &CallArg<'_>,
+    ints: &[i64],
+) -> Result<ArgValue, String> {
+    // `what` names the expression for the error, formatted only when there is one.
+    let evaluate = |expr: &HostExpr, what: &dyn Fn() -> String| {
+        expr.evaluate(ints).ok_or_else(|| {
+            format!("`{kernel}`: {} `{expr}` cannot be evaluated with these arguments (division by zero or overflow)", what())
+        })
+    };
+    let name = &param.name;
+    match (&param.kind, arg) {
+        (ParamKind::Int(width), CallArg::Int(value)) => {
+            let out_of_range = || {
+                format!(
+                    "`{kernel}`: {value} does not fit `{name}: {}`",
+                    width.name()
+                )
+            };
+            Ok(match width {
+                IntParam::I32 => ArgValue::I32(i32::try_from(*value).map_err(|_| out_of_range())?),
+                IntParam::I64 => ArgValue::I64(*value),
+                IntParam::U32 => ArgValue::U32(u32::try_from(*value).map_err(|_| out_of_range())?),
+                IntParam::U64 => ArgValue::U64(u64::try_from(*value).map_err(|_| out_of_range())?),
+            })
+        }
+        (
+            ParamKind::Tensor {
+                dtype,
+                shape,
+                strides,
+            },
+            CallArg::Tensor {
+                dtype: given,
+                shape: given_shape,
+                address,
+            },
+        ) => {
+            if dtype != given {
+                return Err(format!(
+                    "`{kernel}`: `{name}` holds {}, but this tensor holds {}",
+                    dtype.name(),
+                    given.name()
+                ));
+            }
+            let extents = shape
+                .iter()
+                .map(|extent| evaluate(extent, &|| format!("the extent of `{name}`")))
+                .collect::<Result<Vec<i64>, String>>()?;
+            if !shape_fits(&extents, given_shape) {
+                return Err(format!(
+                    "`{kernel}`: `{name}` needs a tensor of shape {} with these arguments, but this one has shape {}",
+                    i64_shape_text(&extents),
+                    shape_text(given_shape)
+                ));
+            }
+            let strides = strides
+                .iter()
+                .map(|stride| evaluate(stride, &|| format!("a stride of `{name}`")))
+                .collect::<Result<Vec<i64>, String>>()?;
+            let reach = extents
+                .iter()
+                .zip(&strides)
+                .try_fold(1i64, |reach, (extent, stride)| {
+                    reach.checked_add((extent - 1).checked_mul((*stride).max(0))?)
+                });
+            let count: usize = given_shape.iter().product();
+            if reach.is_none_or(|reach| reach > count as i64) {
+                return Err(format!(
+                    "`{kernel}`: `{name}`'s layout reaches past the {count} elements of its tensor"
+                ));
+            }
+            Ok(ArgValue::Address(*address))
+        }
+        (ParamKind::Scalar(ScalarParam::Bool), CallArg::Bool(value)) => {
+            Ok(ArgValue::U32(u32::from(*value)))
+        }
+        (ParamKind::Scalar(scalar), CallArg::Float(value))
+            if let Some(element) = float_element(*scalar) =>
+        {
+            float_arg(element, *value).ok_or_else(|| {
+                format!(
+                    "`{kernel}`: {value:?} does not fit `{name}: {}`",
+                    scalar.name()
+                )
+            })
+        }
+        (kind, arg) => Err(format!(
+            "`{kernel}`: `{name}` is {}, but {} was given",
+            param_text(kind),
+            arg_text(arg)
+        )),
+    }
 }
 
 /// The float type of a scalar parameter, as a tensor element type; `None` for a bool.

@@ -5,7 +5,7 @@
 use kir::{
     Alignment, Assumption, Element, HostExpr, IntParam, Launch, Param, ParamKind, Signature,
 };
-use runtime::marshal::{ArgValue, CallArg, LaunchPlan, param_buffer, plan, select};
+use runtime::marshal::{ArgValue, CallArg, LaunchPlan, param_buffer, plan, plan_checked, select};
 use runtime::{CompiledKernel, Image};
 
 fn boxed(expr: HostExpr) -> Box<HostExpr> {
@@ -192,6 +192,29 @@ fn a_layout_reaching_past_the_tensor_is_refused() {
         error,
         "`copy`: `a`'s layout reaches past the 131072 elements of its tensor"
     );
+}
+
+#[test]
+fn a_failed_check_says_which_parameter_it_is_about() {
+    let signature = copy_signature("copy", &[]);
+    let about = |m: i64, k: i64, dtype: Element, address: u64| {
+        let shape = [m.max(1) as usize, k.max(1) as usize];
+        let args = [
+            CallArg::Int(m),
+            CallArg::Int(k),
+            tensor(dtype, &shape, address),
+            tensor(Element::BF16, &shape, 0x2000),
+        ];
+        plan_checked(&signature, &args).unwrap_err().param
+    };
+    assert_eq!(about(512, 256, Element::F32, 0x1000), Some(2));
+    assert_eq!(about(512, 100, Element::BF16, 0x1000), Some(1));
+    assert_eq!(about(512, 256, Element::BF16, 0x1002), Some(2));
+    assert_eq!(about(1 << 40, 256, Element::BF16, 0x1000), Some(0));
+    // The launch is about no one parameter.
+    assert_eq!(about(64, 256, Element::BF16, 0x1000), None);
+    let few = plan_checked(&signature, &[CallArg::Int(1)]).unwrap_err();
+    assert_eq!(few.param, None);
 }
 
 #[test]

@@ -117,9 +117,41 @@ pub fn trace<R: Send>(
     target: Target,
     then: impl FnOnce(Analysis, Vec<trace::KernelTrace>) -> R + Send,
 ) -> R {
+    trace_with(module, target, &[], then)
+}
+
+/// A kernel instantiation a host asks for besides those the file uses (the Python
+/// package's `specialize`): the kernel's name and const arguments by name, the other
+/// const parameters at their defaults. Names the kernel does not declare are ignored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Instantiation {
+    /// The kernel's name in the file.
+    pub kernel: String,
+    /// Const arguments by parameter name.
+    pub const_args: Vec<(String, ConstArgument)>,
+}
+
+/// A const argument a host gives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConstArgument {
+    /// For an `int` const parameter.
+    Int(i64),
+    /// For a `dtype` const parameter.
+    Dtype(cute::Dtype),
+}
+
+/// [`trace`], also checking and tracing the kernel instantiations in `requested`
+/// (after the file's own; one the file already uses is traced once).
+pub fn trace_with<R: Send>(
+    module: &Module,
+    target: Target,
+    requested: &[Instantiation],
+    then: impl FnOnce(Analysis, Vec<trace::KernelTrace>) -> R + Send,
+) -> R {
     stack::on_checker_stack(|| {
         let (diagnostics, bindings, traces) = check::Checker::new(module, target)
             .with_tracing()
+            .with_requested(requested)
             .run_traced();
         let analysis = Analysis {
             diagnostics,

@@ -80,6 +80,43 @@ fn each_instantiation_a_test_uses_is_traced() {
 }
 
 #[test]
+fn a_requested_instantiation_is_traced_after_the_files_own() {
+    let path = format!(
+        "{}/../cuk-examples/copy_swizzled_smem.cuk",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let (module, errors) = grammar::parse(&std::fs::read_to_string(path).unwrap());
+    assert!(errors.is_empty());
+    let requested = [
+        typecheck::Instantiation {
+            kernel: "copy_swizzled_smem".to_owned(),
+            const_args: vec![("SWIZZLE_BITS".to_owned(), typecheck::ConstArgument::Int(2))],
+        },
+        // A kernel the file does not declare is not traced.
+        typecheck::Instantiation {
+            kernel: "no_such_kernel".to_owned(),
+            const_args: Vec::new(),
+        },
+    ];
+    typecheck::trace_with(&module, Target::Sm90a, &requested, |analysis, traces| {
+        assert!(analysis.diagnostics.iter().all(|d| !d.is_error()));
+        let bits: Vec<_> = traces
+            .iter()
+            .map(|trace| trace.const_args.clone())
+            .collect();
+        assert_eq!(
+            bits,
+            vec![
+                vec![("SWIZZLE_BITS".to_owned(), Some(ConstArg::Int(3)))],
+                vec![("SWIZZLE_BITS".to_owned(), Some(ConstArg::Int(0)))],
+                vec![("SWIZZLE_BITS".to_owned(), Some(ConstArg::Int(2)))],
+            ]
+        );
+        assert!(!traces[2].is_default && !traces[2].has_errors);
+    });
+}
+
+#[test]
 fn predicates_and_fragment_sums_carry_their_terms() {
     traces("elementwise_add.cuk", |traces| {
         let effects = &traces[0].effects;

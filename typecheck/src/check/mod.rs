@@ -224,6 +224,8 @@ pub(crate) struct Tracing {
     pub(crate) cells: u32,
     /// Whether the element being indexed is an assignment's target, not a load.
     pub(crate) target_only: bool,
+    /// Instantiations a host asks for besides the file's own (`trace_with`).
+    pub(crate) requested: Vec<crate::Instantiation>,
     /// Where expression types go, for editors (`expr_types.rs`).
     pub(crate) expr_types: Option<Rc<std::cell::RefCell<crate::expr_types::ExprTypes>>>,
 }
@@ -264,6 +266,12 @@ impl<'a> Checker<'a> {
     /// Makes [`Checker::run`] also trace every kernel instantiation it checks.
     pub(crate) fn with_tracing(mut self) -> Checker<'a> {
         self.tracing.enabled = true;
+        self
+    }
+
+    /// Makes [`Checker::run_traced`] also check and trace these instantiations.
+    pub(crate) fn with_requested(mut self, requested: &[crate::Instantiation]) -> Checker<'a> {
+        self.tracing.requested = requested.to_vec();
         self
     }
 
@@ -355,6 +363,32 @@ impl<'a> Checker<'a> {
                 ItemKind::Test(test) => self.check_test(test, false),
                 ItemKind::Bench(bench) => self.check_test(bench, true),
                 ItemKind::Function(_) | ItemKind::Use(_) | ItemKind::Error => {}
+            }
+        }
+        for request in std::mem::take(&mut self.tracing.requested) {
+            let kernel =
+                module
+                    .items
+                    .iter()
+                    .enumerate()
+                    .find_map(|(index, item)| match &item.kind {
+                        ItemKind::Kernel(kernel) if kernel.name.text == request.kernel => {
+                            Some((index, kernel))
+                        }
+                        _ => None,
+                    });
+            if let Some((index, kernel)) = kernel {
+                let id = self.item_id(0, index);
+                let arguments: Vec<(String, Value)> = (request.const_args.iter())
+                    .map(|(name, argument)| {
+                        let value = match argument {
+                            crate::ConstArgument::Int(value) => Value::int(*value),
+                            crate::ConstArgument::Dtype(dtype) => Value::Dtype(*dtype),
+                        };
+                        (name.clone(), value)
+                    })
+                    .collect();
+                self.check_kernel(&id, kernel, &arguments, kernel.name.span);
             }
         }
         for (index, item) in module.items.iter().enumerate() {

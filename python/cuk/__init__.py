@@ -1,0 +1,25 @@
+"""CuK from Python: compile ``.cuk`` files in-process and call their kernels on PyTorch
+tensors, DLPack producers and ``__cuda_array_interface__`` objects.
+
+    import cuk, torch
+    mod = cuk.load("cuk-examples/copy_vectorized.cuk")
+    a = torch.randn(512, 256, dtype=torch.bfloat16, device="cuda")
+    out = torch.empty_like(a)
+    mod.copy_vectorized(a, out)          # m and k read from a's shape
+
+``load`` and ``compile`` compile for the first GPU's architecture (``target=`` picks
+another: ``sm_80``, ``sm_90a``, ``sm_100a``; ``sm_90a`` without a GPU) and keep the cubin
+in a disk cache keyed by the source, the instantiations, the target and the compiler, so
+a second load compiles nothing. A call checks every argument before anything is
+launched (dtype, shape, strides, device, alignment, the kernel's assumptions), raising
+``ValueError`` that names the parameter and its ``.cuk`` line, then launches on the
+caller's stream (PyTorch's current stream, or ``stream=``) without allocating or
+synchronizing. ``emulate=True`` runs kernels on the CPU emulator, on CPU tensors.
+``cuk.torch`` registers kernels as ``torch.library`` custom ops.
+
+Importing this package needs no CUDA and no torch.
+"""
+
+from ._cuk import CompileError, Kernel, Module, __version__, compile, gpu, load, stats
+
+__all__ = ["CompileError", "Kernel", "Module", "__version__", "compile", "gpu", "load", "stats"]

@@ -1,0 +1,105 @@
+//! The disk cache of compiled files: a folder per compile, named by the SHA-256 of
+//! what decides the cubin (the compiler's identity, the target, the requested
+//! instantiations and the source text), holding the cubin and its launch manifest
+//! (docs/manifest.md).
+//!
+//! The cache lives in cukc's cache directory, beside the ptxas it may have installed:
+//! `$CUKC_CACHE_DIR/kernels`, else `$XDG_CACHE_HOME/cukc/kernels`, else
+//! `~/.cache/cukc/kernels`, unless `cache_dir=` names another folder. An entry is
+//! written into a private folder and renamed into place, so readers never see half of
+//! one; an entry that cannot be read (or whose cubin does not match its manifest's hash)
+//! is a miss, and is compiled and written again. The compiler's identity is its version
+//! with the size and modification time of the extension module, so a rebuilt package
+//! never reads cubins an older build wrote.
+
+use std::path::{Path, PathBuf};
+
+use runtime::manifest::Manifest;
+use sha2::{Digest, Sha256};
+use typecheck::{ConstArgument, Instantiation};
+
+/// The manifest's file name in an entry.
+const MANIFEST: &str = "manifest.json";
+/// The cubin's file name in an entry.
+const CUBIN: &str = "kernels.cubin";
+
+/// The default cache folder, when the environment names one.
+pub fn default_dir() -> Option<PathBuf> {
+    let var = |name: &str| std::env::var_os(name).filter(|value| !value.is_empty());
+    backend_ptx::ptxas::cache_dir_from(var("CUKC_CACHE_DIR"), var("XDG_CACHE_HOME"), var("HOME"))
+        .map(|dir| dir.join("kernels"))
+}
+
+/// The key of a compile: lowercase hex SHA-256.
+pub fn key(compiler: &str, target: &str, requested: &[Instantiation], source: &str) -> String {
+    let mut hasher = Sha256::new();
+    for part in [compiler, target] {
+        hasher.update(part.as_bytes());
+        hasher.update([0]);
+    }
+    for request in requested {
+        hasher.update(request.kernel.as_bytes());
+        for (name, argument) in &request.const_args {
+            let value = match argument {
+                ConstArgument::Int(value) => value.to_string(),
+                ConstArgument::Dtype(dtype) => dtype.name().to_owned(),
+            };
+            hasher.update(format!(" {name}={value}").as_bytes());
+        }
+        hasher.update([0]);
+    }
+    hasher.update(source.as_bytes());
+    hasher
+        .finalize()
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
+}
+
+/// The cubin and manifest of entry `key` in `dir`, when there is a sound one.
+pub fn read(dir: &Path, key: &str) -> Option<(Vec<u8>, Manifest)> {
+    let entry = dir.join(key);
+    let manifest =
+        Manifest::from_json(&std::fs::read_to_string(entry.join(MANIFEST)).ok()?).ok()?;
+    let cubin = std::fs::read(entry.join(CUBIN)).ok()?;
+    manifest.matches_image(&cubin).then_some((cubin, manifest))
+}
+
+/// The manifest of a cubin as an entry stores it.
+pub fn manifest(
+    source: &str,
+    target: &str,
+    cubin: &[u8],
+    signatures: &[kir::Signature],
+) -> Manifest {
+    Manifest::new(source, target, (CUBIN, "cubin", cubin), signatures)
+}
+
+/// Writes entry `key` into `dir` (replacing an unsound one); the error says why not
+/// (the caller warns and goes on).
+pub fn write(dir: &Path, key: &str, cubin: &[u8], manifest: &Manifest) -> Result<(), String> {
+    let failed = |error: std::io::Error| {
+        format!(
+            "cannot write the kernel cache in {}: {error}",
+            dir.display()
+        )
+    };
+    std::fs::create_dir_all(dir).map_err(failed)?;
+    let scratch = tempfile::Builder::new()
+        .prefix(".partial-")
+        .tempdir_in(dir)
+        .map_err(failed)?
+        .keep();
+    std::fs::write(scratch.join(CUBIN), cubin).map_err(failed)?;
+    std::fs::write(scratch.join(MANIFEST), manifest.to_json()).map_err(failed)?;
+    let entry = dir.join(key);
+    if entry.exists() {
+        let _ = std::fs::remove_dir_all(&entry);
+    }
+    let renamed = std::fs::rename(&scratch, &entry);
+    if renamed.is_err() {
+        // Another process wrote the same entry first; its copy is as good as ours.
+        let _ = std::fs::remove_dir_all(&scratch);
+    }
+    Ok(())
+}

@@ -1,0 +1,100 @@
+//! Kernels of an `emulate=True` module run on the CPU emulator (the `emulator` crate),
+//! on CPU tensors: each tensor's bytes are copied into an emulated global memory, the
+//! kernel runs there to completion (every thread of every block, with the emulator's
+//! checks for out-of-bounds accesses, races and barriers), and the bytes come back
+//! into the tensor. A fault raises `RuntimeError` with its diagnostic at the kernel's
+//! line.
+//!
+//! Bytes move through a NumPy byte view of each tensor (`cuk/_bytes.py`: made with
+//! `numpy.from_dlpack`, or `Tensor.numpy()` for torch); the tensor must be contiguous.
+
+use emulator::{GlobalMemory, Launch, Options};
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use runtime::Image;
+use runtime::marshal::{self, ArgValue, CallArg};
+
+use crate::bind::Arg;
+use crate::program::Program;
+use crate::tensors::row_major;
+
+/// Runs instantiation `index` of `program` with the checked arguments `bound`; the
+/// tensors they were read from get the results.
+pub fn run(py: Python<'_>, program: &Program, index: usize, bound: &[Arg]) -> PyResult<()> {
+    let compiled = &program.kernels[index];
+    let Image::Kir(kernel) = &compiled.image else {
+        return Err(PyRuntimeError::new_err(
+            "this module was not compiled for the emulator",
+        ));
+    };
+    let signature = &compiled.signature;
+    let mut memory = GlobalMemory::new();
+    let bytes = py.import("cuk._bytes")?;
+    let mut buffers: Vec<Option<(Bound<'_, PyAny>, u64)>> = Vec::with_capacity(bound.len());
+    for (param, arg) in signature.params.iter().zip(bound) {
+        let Arg::Tensor(tensor) = arg else {
+            buffers.push(None);
+            continue;
+        };
+        if tensor.strides != row_major(&tensor.shape)
+            && tensor.shape.iter().all(|extent| *extent > 1)
+        {
+            return Err(PyValueError::new_err(format!(
+                "`{}`: `{}` is not contiguous; the emulator takes contiguous CPU tensors",
+                signature.name, param.name
+            )));
+        }
+        let view = bytes.call_method1("byte_view", (tensor.object.bind(py),))?;
+        let data = view.call_method0("tobytes")?;
+        let address = memory.allocate(data.cast::<PyBytes>()?.as_bytes());
+        buffers.push(Some((view, address)));
+    }
+    let call: Vec<CallArg<'_>> = bound
+        .iter()
+        .zip(&buffers)
+        .map(|(arg, buffer)| match (arg, buffer) {
+            (Arg::Int(value), _) => CallArg::Int(*value),
+            (Arg::Float(value), _) => CallArg::Float(*value),
+            (Arg::Bool(value), _) => CallArg::Bool(*value),
+            (Arg::Tensor(tensor), buffer) => CallArg::Tensor {
+                dtype: tensor.dtype,
+                shape: &tensor.shape,
+                address: buffer.as_ref().map_or(0, |(_, address)| *address),
+            },
+        })
+        .collect();
+    let plan = marshal::plan(signature, &call).map_err(PyValueError::new_err)?;
+    let launch = Launch {
+        grid: plan.grid,
+        block: plan.block,
+        shared_bytes: plan.shared_bytes,
+        args: plan.args.iter().map(|arg| bits(*arg)).collect(),
+    };
+    let result = py.detach(|| emulator::run(kernel, &launch, &mut memory, &Options::default()));
+    if let Err(fault) = result {
+        let diagnostic = fault.to_diagnostic();
+        let text = lang::render::human(&[diagnostic], &program.file, lang::render::Style::Plain);
+        return Err(PyRuntimeError::new_err(format!(
+            "`{}` on the emulator: {}",
+            signature.name,
+            text.trim_end()
+        )));
+    }
+    for (view, address) in buffers.iter().flatten() {
+        let length: usize = view.len()?;
+        let result = memory
+            .read(*address, length)
+            .map_err(|_| PyRuntimeError::new_err("a tensor vanished from the emulator's memory"))?;
+        bytes.call_method1("write_back", (view, PyBytes::new(py, &result)))?;
+    }
+    Ok(())
+}
+
+/// An argument as the bits the kernel's parameter holds: its little-endian bytes.
+fn bits(arg: ArgValue) -> u64 {
+    arg.bytes()
+        .iter()
+        .rev()
+        .fold(0, |bits, byte| (bits << 8) | u64::from(*byte))
+}

@@ -1,0 +1,320 @@
+//! Tensor arguments from Python objects: address, dtype, shape, strides (in elements)
+//! and device, read from a `torch.Tensor` (its attributes, the fast path), an object with
+//! `__cuda_array_interface__` (CuPy, Numba), or any DLPack producer (through `dlpark`).
+//!
+//! Nothing is copied. A DLPack import keeps the producer's tensor alive in the
+//! [`TensorArg`] until the launch is enqueued; DLPack producers are asked for their data
+//! as of the legacy default stream (no stream argument), as the protocol defines.
+
+use dlpark::ffi::{DLDataTypeCode, DLDeviceType};
+use dlpark::python::{ImportedDlpack, from_dlpack};
+use kir::Element;
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyString, PyTuple, PyType};
+
+/// Where a tensor's memory is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Device {
+    /// Host memory.
+    Cpu,
+    /// A GPU, by ordinal.
+    Cuda(usize),
+    /// Anything else, by its DLPack device type.
+    Other(u32),
+}
+
+impl Device {
+    /// As messages say it: `cpu`, `cuda:0`.
+    pub fn text(self) -> String {
+        match self {
+            Device::Cpu => "cpu".to_owned(),
+            Device::Cuda(ordinal) => format!("cuda:{ordinal}"),
+            Device::Other(kind) => format!("a device of DLPack type {kind}"),
+        }
+    }
+}
+
+/// A tensor argument.
+pub struct TensorArg {
+    /// The element type.
+    pub dtype: Element,
+    /// The extents.
+    pub shape: Vec<usize>,
+    /// The strides, in elements.
+    pub strides: Vec<i64>,
+    /// The address of the first element.
+    pub address: u64,
+    /// Where the memory is.
+    pub device: Device,
+    /// The object it was read from (the emulator copies results back into it).
+    pub object: Py<PyAny>,
+    /// The DLPack import this was read from, kept until the launch is enqueued.
+    pub _imported: Option<ImportedDlpack>,
+}
+
+/// The tensor `object`, or why it is not one CuK can take (a sentence about "it").
+pub fn read(object: &Bound<'_, PyAny>) -> Result<TensorArg, String> {
+    let py = object.py();
+    if let Some(tensor_type) = torch_tensor_type(py)
+        && object.is_instance(tensor_type.bind(py)).unwrap_or(false)
+    {
+        read_torch(object).map_err(|error| error.to_string())
+    } else if let Ok(interface) = object.getattr(pyo3::intern!(py, "__cuda_array_interface__")) {
+        read_array_interface(object, &interface)
+    } else if object
+        .hasattr(pyo3::intern!(py, "__dlpack__"))
+        .unwrap_or(false)
+    {
+        read_dlpack(object)
+    } else {
+        Err(not_a_tensor(object))
+    }
+}
+
+fn not_a_tensor(object: &Bound<'_, PyAny>) -> String {
+    format!(
+        "it is a {}, not a tensor (a torch.Tensor, a DLPack producer or an object with __cuda_array_interface__)",
+        object
+            .get_type()
+            .name()
+            .map_or_else(|_| "?".to_owned(), |name| name.to_string())
+    )
+}
+
+/// `torch.Tensor`, once torch has been imported by anyone.
+fn torch_tensor_type(py: Python<'_>) -> Option<&Py<PyType>> {
+    static TENSOR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+    if let Some(found) = TENSOR.get(py) {
+        return Some(found);
+    }
+    let tensor = torch_if_loaded(py)?
+        .getattr("Tensor")
+        .ok()?
+        .cast_into::<PyType>()
+        .ok()?;
+    Some(TENSOR.get_or_init(py, || tensor.unbind()))
+}
+
+/// The `torch` module when someone has imported it; never imports it. Cheap enough
+/// for every call: a lookup in the cached `sys.modules`, raising nothing.
+pub fn torch_if_loaded(py: Python<'_>) -> Option<Bound<'_, PyAny>> {
+    static MODULES: PyOnceLock<Py<PyDict>> = PyOnceLock::new();
+    let modules = MODULES
+        .get_or_try_init(py, || {
+            let modules = py.import("sys")?.getattr("modules")?;
+            Ok::<_, PyErr>(modules.cast_into::<PyDict>()?.unbind())
+        })
+        .ok()?;
+    modules.bind(py).get_item("torch").ok().flatten()
+}
+
+/// torch's dtypes that CuK takes, by identity.
+fn torch_dtypes(py: Python<'_>) -> PyResult<&Vec<(Py<PyAny>, Element)>> {
+    static DTYPES: PyOnceLock<Vec<(Py<PyAny>, Element)>> = PyOnceLock::new();
+    DTYPES.get_or_try_init(py, || {
+        let torch = py.import("torch")?;
+        [
+            ("float16", Element::F16),
+            ("bfloat16", Element::BF16),
+            ("float32", Element::F32),
+            ("float64", Element::F64),
+            ("int8", Element::I8),
+            ("uint8", Element::U8),
+            ("int32", Element::I32),
+            ("uint32", Element::U32),
+            ("int64", Element::I64),
+            ("uint64", Element::U64),
+        ]
+        .into_iter()
+        .filter_map(|(name, element)| Some(Ok((torch.getattr(name).ok()?.unbind(), element))))
+        .collect()
+    })
+}
+
+fn read_torch(tensor: &Bound<'_, PyAny>) -> PyResult<TensorArg> {
+    let py = tensor.py();
+    let dtype = tensor.getattr(pyo3::intern!(py, "dtype"))?;
+    let element = torch_dtypes(py)?
+        .iter()
+        .find(|(known, _)| known.bind(py).is(&dtype))
+        .map(|(_, element)| *element)
+        .ok_or_else(|| {
+            pyo3::exceptions::PyValueError::new_err(format!(
+                "it holds {dtype}, which CuK kernels do not take"
+            ))
+        })?;
+    let shape: Vec<usize> = tensor.getattr(pyo3::intern!(py, "shape"))?.extract()?;
+    let strides: Vec<i64> = tensor
+        .call_method0(pyo3::intern!(py, "stride"))?
+        .extract()?;
+    let address: u64 = tensor
+        .call_method0(pyo3::intern!(py, "data_ptr"))?
+        .extract()?;
+    let ordinal: i64 = tensor
+        .call_method0(pyo3::intern!(py, "get_device"))?
+        .extract()?;
+    let device = match usize::try_from(ordinal) {
+        Ok(ordinal) if tensor.getattr(pyo3::intern!(py, "is_cuda"))?.is_truthy()? => {
+            Device::Cuda(ordinal)
+        }
+        Ok(_) => Device::Other(0),
+        Err(_) => Device::Cpu,
+    };
+    Ok(TensorArg {
+        dtype: element,
+        shape,
+        strides,
+        address,
+        device,
+        object: tensor.clone().unbind(),
+        _imported: None,
+    })
+}
+
+/// `__cuda_array_interface__` (version 2 and 3): memory on the current GPU.
+fn read_array_interface<'py>(
+    object: &Bound<'py, PyAny>,
+    interface: &Bound<'py, PyAny>,
+) -> Result<TensorArg, String> {
+    let interface = interface
+        .cast::<PyDict>()
+        .map_err(|_| "its __cuda_array_interface__ is not a dict".to_owned())?;
+    let py = interface.py();
+    let item = |key: &Bound<'py, PyString>| -> Result<Bound<'py, PyAny>, String> {
+        interface
+            .get_item(key)
+            .ok()
+            .flatten()
+            .ok_or_else(|| format!("its __cuda_array_interface__ has no `{key}`"))
+    };
+    let bad = |key: &str| format!("its __cuda_array_interface__ has an unusable `{key}`");
+    let shape: Vec<usize> = item(pyo3::intern!(py, "shape"))?
+        .extract()
+        .map_err(|_| bad("shape"))?;
+    let typestr: String = item(pyo3::intern!(py, "typestr"))?
+        .extract()
+        .map_err(|_| bad("typestr"))?;
+    let dtype = typestr_element(&typestr).ok_or_else(|| {
+        format!("it holds elements of type `{typestr}`, which CuK kernels do not take")
+    })?;
+    let data = item(pyo3::intern!(py, "data"))?;
+    let data = data.cast::<PyTuple>().map_err(|_| bad("data"))?;
+    let address: u64 = data
+        .get_item(0)
+        .and_then(|pointer| pointer.extract())
+        .map_err(|_| bad("data"))?;
+    let bytes = dtype.bytes() as i64;
+    let strides = match interface
+        .get_item(pyo3::intern!(py, "strides"))
+        .ok()
+        .flatten()
+    {
+        Some(strides) if !strides.is_none() => {
+            let byte_strides: Vec<i64> = strides.extract().map_err(|_| bad("strides"))?;
+            if byte_strides.iter().any(|stride| stride % bytes != 0) {
+                return Err(format!(
+                    "its strides {byte_strides:?} (bytes) are not whole elements"
+                ));
+            }
+            byte_strides.iter().map(|stride| stride / bytes).collect()
+        }
+        _ => row_major(&shape),
+    };
+    Ok(TensorArg {
+        dtype,
+        shape,
+        strides,
+        address,
+        device: Device::Cuda(0),
+        object: object.clone().unbind(),
+        _imported: None,
+    })
+}
+
+/// The element of a NumPy type string (`<f4`, `<f2`, `|i1`); bfloat16 has none.
+fn typestr_element(typestr: &str) -> Option<Element> {
+    let kind = typestr.get(1..)?;
+    Some(match kind {
+        "f2" => Element::F16,
+        "f4" => Element::F32,
+        "f8" => Element::F64,
+        "i1" => Element::I8,
+        "u1" => Element::U8,
+        "i4" => Element::I32,
+        "u4" => Element::U32,
+        "i8" => Element::I64,
+        "u8" => Element::U64,
+        _ => return None,
+    })
+    .filter(|_| !typestr.starts_with('>'))
+}
+
+fn read_dlpack(object: &Bound<'_, PyAny>) -> Result<TensorArg, String> {
+    let imported = from_dlpack(object.as_borrowed(), None, Some(false))
+        .map_err(|error| format!("its DLPack export failed: {error}"))?;
+    let tensor = imported
+        .validate()
+        .map_err(|error| format!("its DLPack tensor is malformed: {error}"))?;
+    let dtype = tensor.dtype();
+    let element = dlpack_element(dtype.code, dtype.bits, dtype.lanes).ok_or_else(|| {
+        format!(
+            "it holds DLPack elements of type code {}, {} bits, {} lanes, which CuK kernels do not take",
+            dtype.code.0, dtype.bits, dtype.lanes
+        )
+    })?;
+    let device = tensor.device();
+    let ordinal = usize::try_from(device.device_id).unwrap_or(0);
+    let device = match device.device_type {
+        DLDeviceType::CUDA => Device::Cuda(ordinal),
+        DLDeviceType::CPU => Device::Cpu,
+        other => Device::Other(other.0),
+    };
+    let shape: Vec<usize> = tensor
+        .shape()
+        .iter()
+        .map(|extent| usize::try_from(*extent).unwrap_or(0))
+        .collect();
+    let strides = tensor
+        .strides_or_compact()
+        .map_err(|error| format!("its DLPack strides are unusable: {error}"))?
+        .into_owned();
+    let address = (tensor.data_ptr() as u64).wrapping_add(tensor.byte_offset());
+    Ok(TensorArg {
+        dtype: element,
+        shape,
+        strides,
+        address,
+        device,
+        object: object.clone().unbind(),
+        _imported: Some(imported),
+    })
+}
+
+fn dlpack_element(code: DLDataTypeCode, bits: u8, lanes: u16) -> Option<Element> {
+    if lanes != 1 {
+        return None;
+    }
+    Some(match (code, bits) {
+        (DLDataTypeCode::FLOAT, 16) => Element::F16,
+        (DLDataTypeCode::BFLOAT, 16) => Element::BF16,
+        (DLDataTypeCode::FLOAT, 32) => Element::F32,
+        (DLDataTypeCode::FLOAT, 64) => Element::F64,
+        (DLDataTypeCode::INT, 8) => Element::I8,
+        (DLDataTypeCode::UINT, 8) => Element::U8,
+        (DLDataTypeCode::INT, 32) => Element::I32,
+        (DLDataTypeCode::UINT, 32) => Element::U32,
+        (DLDataTypeCode::INT, 64) => Element::I64,
+        (DLDataTypeCode::UINT, 64) => Element::U64,
+        _ => return None,
+    })
+}
+
+/// The strides of a row-major tensor of `shape`, in elements.
+pub fn row_major(shape: &[usize]) -> Vec<i64> {
+    let mut strides = vec![1i64; shape.len()];
+    for dim in (0..shape.len().saturating_sub(1)).rev() {
+        strides[dim] = strides[dim + 1].saturating_mul(shape[dim + 1] as i64);
+    }
+    strides
+}

@@ -1,0 +1,110 @@
+//! Kernels launched for a host that owns the memory and the streams (the Python
+//! package): a cubin loaded once per GPU into the device's primary context, the one
+//! PyTorch and the CUDA runtime use, and launched on a stream the host names by its
+//! handle. A launch allocates nothing, copies nothing and never synchronizes, so it can
+//! be captured in a CUDA graph.
+
+use std::sync::Arc;
+
+use cudarc::driver::sys::{CUfunction_attribute, CUstream};
+use cudarc::driver::{CudaContext, CudaFunction, CudaModule};
+use cudarc::nvrtc::Ptx;
+use kir::Signature;
+
+use super::{describe, driver_library_present, launch, launch_failed};
+use crate::marshal::{DEFAULT_SHARED_LIMIT, LaunchPlan};
+
+/// A cubin loaded on one GPU, with a function for each of its kernel instantiations.
+pub struct HostImage {
+    context: Arc<CudaContext>,
+    /// Kept loaded while the functions are used.
+    _module: Arc<CudaModule>,
+    functions: Vec<CudaFunction>,
+}
+
+impl HostImage {
+    /// Loads `cubin` on GPU `ordinal` and finds the entry of each of `kernels` (the
+    /// functions keep their order), with the dynamic shared memory each needs allowed.
+    pub fn load(ordinal: usize, cubin: &[u8], kernels: &[Signature]) -> Result<HostImage, String> {
+        if !driver_library_present() {
+            return Err("no CUDA driver: libcuda.so was not found (is this a machine with an NVIDIA GPU and its driver?)".to_owned());
+        }
+        if !cubin.starts_with(b"\x7fELF") {
+            return Err("the cubin is not an ELF file".to_owned());
+        }
+        let context = CudaContext::new(ordinal)
+            .map_err(|error| format!("cannot open GPU {ordinal}: {}", describe(error)))?;
+        let module = context
+            .load_module(Ptx::from_binary(cubin.to_vec()))
+            .map_err(|error| {
+                format!(
+                    "the driver could not load the cubin on GPU {ordinal}: {}",
+                    describe(error)
+                )
+            })?;
+        let mut functions = Vec::with_capacity(kernels.len());
+        for signature in kernels {
+            let (name, entry) = (&signature.name, &signature.entry);
+            let function = module.load_function(entry).map_err(|error| {
+                format!(
+                    "`{name}`: the cubin has no entry `{entry}`: {}",
+                    describe(error)
+                )
+            })?;
+            let shared_bytes = signature.launch.shared_bytes;
+            if shared_bytes > DEFAULT_SHARED_LIMIT {
+                let bytes = i32::try_from(shared_bytes).unwrap_or(i32::MAX);
+                function
+                    .set_attribute(
+                        CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                        bytes,
+                    )
+                    .map_err(|error| {
+                        format!(
+                            "`{name}` needs {shared_bytes} bytes of shared memory, more than GPU {ordinal} allows a block: {}",
+                            describe(error)
+                        )
+                    })?;
+            }
+            functions.push(function);
+        }
+        Ok(HostImage {
+            context,
+            _module: module,
+            functions,
+        })
+    }
+
+    /// Launches kernel `kernel` (an index into the signatures given to
+    /// [`HostImage::load`]) as `plan` says, on the stream whose handle is `stream` (0:
+    /// the legacy default stream), and returns without waiting for it. `name` is for
+    /// messages.
+    ///
+    /// # Safety
+    ///
+    /// `plan` must come from `marshal::plan` for this kernel's signature, with each
+    /// tensor address that of device memory on this GPU holding at least the elements
+    /// the call's shape says, which stays allocated until the stream has run the
+    /// kernel; `stream` must be 0 or a live stream of this GPU's primary context.
+    #[allow(unsafe_code)]
+    pub unsafe fn launch(
+        &self,
+        kernel: usize,
+        name: &str,
+        plan: &LaunchPlan,
+        stream: u64,
+    ) -> Result<(), String> {
+        let function = self
+            .functions
+            .get(kernel)
+            .ok_or_else(|| format!("`{name}`: no kernel {kernel} in this image"))?;
+        // SAFETY: the caller promises that `stream` is 0 or a live stream of this
+        // context, which its owner keeps alive while the wrapper (dropped at the end of
+        // this function, without destroying the stream) is used.
+        let stream = unsafe {
+            self.context
+                .wrap_borrowed_stream(stream as usize as CUstream)
+        };
+        launch(&stream, function, plan).map_err(|error| launch_failed(name, plan, error))
+    }
+}
