@@ -19,6 +19,12 @@ mod sources;
 
 use std::process::ExitCode;
 
+/// The compiler allocates many small symbolic expressions; mimalloc serves them in
+/// about half the time of the system allocator (the GEMM's front end spent a third
+/// of its instructions in malloc and free).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use clap::{Parser, Subcommand};
 
 /// The CuK compiler.

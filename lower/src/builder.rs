@@ -50,6 +50,8 @@ pub(crate) struct Builder<'t> {
     /// Each thread-index expression's value in every thread of the block (`None`
     /// when the block is not a known size).
     pub(crate) thread_values: HashMap<SymInt, Option<std::rc::Rc<Vec<i64>>>>,
+    /// Each swizzled index's variable part split into thread terms and the rest.
+    pub(crate) thread_splits: HashMap<SymInt, Option<std::rc::Rc<crate::swizzled::ThreadSplit>>>,
     /// The inner layout's offsets of each swizzled allocation, when not too many.
     pub(crate) inner_tables: HashMap<layout::ComposedLayout, Option<std::rc::Rc<Vec<i64>>>>,
     /// The word and half each unpacked 16-bit value came from.
@@ -95,6 +97,7 @@ impl<'t> Builder<'t> {
             swizzle_anchors: HashMap::new(),
             thread_values: HashMap::new(),
             inner_tables: HashMap::new(),
+            thread_splits: HashMap::new(),
             halves: HashMap::new(),
             packed: HashMap::new(),
             unpacked: HashMap::new(),

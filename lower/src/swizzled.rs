@@ -41,6 +41,14 @@ pub(crate) struct Anchor {
     address: ValueId,
 }
 
+/// An index without its constant, split into its terms over thread indices and the
+/// rest, with the largest number the rest is provably a multiple of.
+pub(crate) struct ThreadSplit {
+    thread_terms: SymInt,
+    rest: SymInt,
+    divisor: i64,
+}
+
 /// A swizzled element split into its per-thread offset and its run-time rest.
 struct Split {
     /// The thread part of the index, constant included.
@@ -117,16 +125,9 @@ impl Builder<'_> {
     /// the run-time part (where it becomes an immediate offset).
     fn split(&mut self, index: &SymInt, composed: &ComposedLayout) -> Option<Split> {
         let (variable, constant) = index.split_constant();
-        let mut thread_terms = SymInt::constant(0);
-        for (coefficient, factors) in variable.terms() {
-            if factors.iter().all(|factor| mentions_only_threads(*factor)) {
-                let term = term_value(coefficient, &factors)?;
-                thread_terms = Int::add(&thread_terms, &term).ok()?;
-            }
-        }
-        let rest = Int::sub(&variable, &thread_terms).ok()?;
-        let divisor = i64::try_from(rest.provable_divisor(&|_| false)).ok()?;
-        let thread_values = self.thread_values(&thread_terms)?;
+        let parts = self.thread_split(variable)?;
+        let (thread_terms, rest, divisor) = (&parts.thread_terms, &parts.rest, parts.divisor);
+        let thread_values = self.thread_values(thread_terms)?;
         let inner = composed.inner().flatten();
         let (shapes, strides) = (inner.shape().leaves(), inner.stride().leaves());
         let period = composed.swizzle().size();
@@ -152,7 +153,7 @@ impl Builder<'_> {
                 )
                 .ok()?
                 .to_symbolic();
-                let high = Int::add(&rest, &SymInt::constant(constant - low)).ok()?;
+                let high = Int::add(rest, &SymInt::constant(constant - low)).ok()?;
                 let quotient = Int::div(&high, &SymInt::constant(boundary)).ok()?;
                 let firsts: Vec<i64> = thread_values.iter().map(|value| value + low).collect();
                 (firsts, suffix.evaluate_index(&quotient).ok()?)
@@ -168,7 +169,7 @@ impl Builder<'_> {
             return None;
         }
         let thread_part = Int::add(
-            &thread_terms,
+            thread_terms,
             &SymInt::constant(firsts[0] - thread_values[0]),
         )
         .ok()?;
@@ -194,6 +195,33 @@ impl Builder<'_> {
             per_thread,
             rest,
         })
+    }
+
+    /// `variable` (an index without its constant) as its terms over thread indices
+    /// alone and the rest, computed once per expression: the elements of a tile
+    /// differ only in their constants.
+    fn thread_split(&mut self, variable: SymInt) -> Option<std::rc::Rc<ThreadSplit>> {
+        if let Some(known) = self.thread_splits.get(&variable) {
+            return known.clone();
+        }
+        let split = (|| {
+            let mut thread_terms = SymInt::constant(0);
+            for (coefficient, factors) in variable.terms() {
+                if factors.iter().all(|factor| mentions_only_threads(*factor)) {
+                    let term = term_value(coefficient, &factors)?;
+                    thread_terms = Int::add(&thread_terms, &term).ok()?;
+                }
+            }
+            let rest = Int::sub(&variable, &thread_terms).ok()?;
+            let divisor = i64::try_from(rest.provable_divisor(&|_| false)).ok()?;
+            Some(std::rc::Rc::new(ThreadSplit {
+                thread_terms,
+                rest,
+                divisor,
+            }))
+        })();
+        self.thread_splits.insert(variable, split.clone());
+        split
     }
 
     /// The value of `terms` (over thread indices) in each thread of the block, computed
