@@ -467,6 +467,38 @@ impl Kernel {
 }
 
 impl Op {
+    /// Whether the operation only computes its results (no memory, no barrier, no
+    /// communication with other threads, no region): unread, it can go.
+    pub fn is_pure(&self) -> bool {
+        matches!(
+            self,
+            Op::ConstInt(_)
+                | Op::ConstFloat(_)
+                | Op::Param(_)
+                | Op::Special(_)
+                | Op::SharedBase
+                | Op::Unary(..)
+                | Op::Binary(..)
+                | Op::Fma(..)
+                | Op::Compare(..)
+                | Op::Select(..)
+                | Op::Convert(_)
+                | Op::Pack(..)
+                | Op::Unpack(_)
+        )
+    }
+
+    /// The regions the instruction holds, mutably, in execution order.
+    pub fn regions_mut(&mut self) -> Vec<&mut Region> {
+        match self {
+            Op::For { body, .. } | Op::Loop { body, .. } => vec![body],
+            Op::If {
+                then, otherwise, ..
+            } => vec![then, otherwise],
+            _ => Vec::new(),
+        }
+    }
+
     /// The regions the instruction holds, in execution order.
     pub fn regions(&self) -> Vec<&Region> {
         match self {

@@ -11,6 +11,7 @@
 //! holding regions with parameters and yields ([`Region`]). [`verify`] checks the
 //! invariants; [`to_text`] prints a kernel and [`from_text`] reads it back.
 
+mod dead;
 pub mod ir;
 mod read;
 pub mod signature;
@@ -19,6 +20,7 @@ mod uniformity;
 mod verify;
 pub mod warp;
 
+pub use dead::remove_dead_values;
 pub use ir::{
     AtomicOp, BinOp, CmpOp, Inst, Kernel, Op, Region, ShuffleMode, Space, Special, Ty, UnOp,
     ValueId,

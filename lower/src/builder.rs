@@ -116,6 +116,7 @@ impl<'t> Builder<'t> {
             return Err(crate::dedup(self.diagnostics));
         }
         self.kernel.body = self.take_body();
+        kir::remove_dead_values(&mut self.kernel);
         self.kernel.signature.assumptions = self.assumptions;
         self.kernel.signature.alignments = self.alignments;
         Ok(self.kernel)
