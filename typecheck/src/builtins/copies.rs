@@ -183,19 +183,34 @@ impl<'a> Checker<'a> {
             return Value::Unit;
         }
         if source.dtype != destination.dtype {
-            self.report(
-                Diagnostic::error(
-                    "E0211",
-                    format!(
-                        "copy moves elements unchanged, but it reads {} and writes {}",
-                        source.element_name(),
-                        destination.element_name()
-                    ),
-                )
-                .with_primary(dst.span, format!("{} elements", destination.element_name()))
-                .with_secondary(src.span, format!("{} elements", source.element_name()))
-                .with_help("convert in registers: `dst.store(src.load().to(...))`"),
-            );
+            let mut diagnostic = Diagnostic::error(
+                "E0211",
+                format!(
+                    "copy moves elements unchanged, but it reads {} and writes {}",
+                    source.element_name(),
+                    destination.element_name()
+                ),
+            )
+            .with_primary(dst.span, format!("{} elements", destination.element_name()))
+            .with_secondary(src.span, format!("{} elements", source.element_name()));
+            let chosen_by_mma =
+                [destination, source]
+                    .into_iter()
+                    .find_map(|tensor| match tensor.base {
+                        cute::Base::Registers(number) => {
+                            self.tracing.fragment_origins.get(&number).cloned()
+                        }
+                        _ => None,
+                    });
+            diagnostic = match chosen_by_mma {
+                Some((span, origin)) => diagnostic
+                    .with_secondary(span, origin)
+                    .with_help("choose the MMA atom for the data's element type (its `T`)"),
+                None => {
+                    diagnostic.with_help("convert in registers: `dst.store(src.load().to(...))`")
+                }
+            };
+            self.report(diagnostic);
             return Value::Unit;
         }
         if let Some(atom) = &atom {

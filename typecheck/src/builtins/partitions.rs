@@ -124,8 +124,14 @@ impl<'a> Checker<'a> {
             Operand::B => 2,
             Operand::C => 3,
         }];
+        let origin = format!(
+            "{dtype}: the {} operand type of `{}`",
+            ["A", "B", "C"][operand as usize],
+            mma.atom.display_name()
+        );
         if name.starts_with("make_fragment") {
-            return self.fragment_like(&arg.value, arg.span, Some(dtype));
+            let fragment = self.fragment_like(&arg.value, arg.span, Some(dtype));
+            return self.fragment_from_mma(fragment, span, origin);
         }
         if tensor.layout.layout.rank() < 2 {
             return self.error(
@@ -160,9 +166,21 @@ impl<'a> Checker<'a> {
             }
         };
         if name.starts_with("partition_fragment") {
-            return self.fragment_like(&partitioned, arg.span, Some(dtype));
+            let fragment = self.fragment_like(&partitioned, arg.span, Some(dtype));
+            return self.fragment_from_mma(fragment, span, origin);
         }
         partitioned
+    }
+
+    /// Remembers that a fragment's element type is an MMA atom's choice, so that a copy
+    /// of other elements into it can say so at the line that made it.
+    fn fragment_from_mma(&mut self, fragment: Value, span: Span, origin: String) -> Value {
+        if let Value::Tensor(tensor) = &fragment
+            && let cute::Base::Registers(number) = tensor.base
+        {
+            self.tracing.fragment_origins.insert(number, (span, origin));
+        }
+        fragment
     }
 
     /// E0224: `true` unless a mode of `tensor` with a static extent is not a multiple

@@ -218,6 +218,8 @@ pub(crate) struct Tracing {
     pub(crate) traces: Vec<KernelTrace>,
     /// The last register-fragment number given out.
     pub(crate) fragments: u32,
+    /// Fragments whose element type an MMA atom chose: where, and which atom.
+    pub(crate) fragment_origins: HashMap<u32, (Span, String)>,
     /// The number of loads given an identity.
     pub(crate) loads: u32,
     /// The number of cells given out.
