@@ -38,6 +38,7 @@ pub fn verify(kernel: Kernel) -> Result<Verified, String> {
         kernel: &kernel,
         defined: vec![false; kernel.values.len()],
         ever: vec![false; kernel.values.len()],
+        valid_warps: Vec::new(),
     };
     scope.instructions(&kernel.body, "")?;
     Ok(Verified(kernel))
@@ -48,6 +49,8 @@ struct Scope<'k> {
     kernel: &'k Kernel,
     defined: Vec<bool>,
     ever: Vec<bool>,
+    /// Warp layouts already found valid (a GEMM repeats one for every instruction).
+    valid_warps: Vec<crate::warp::WarpAtom>,
 }
 
 impl Scope<'_> {
@@ -87,7 +90,7 @@ impl Scope<'_> {
                 self.visible(operand).map_err(fail)?;
             }
             check_types(self.kernel, inst).map_err(fail)?;
-            check_warp(inst).map_err(fail)?;
+            check_warp(inst, &mut self.valid_warps).map_err(fail)?;
             self.regions(inst, &at).map_err(|problem| {
                 if problem.starts_with("instruction ") {
                     problem
