@@ -118,7 +118,10 @@ fn answers(lines: &[String]) -> Vec<Value> {
     let mut stdin = child.stdin.take().expect("stdin is piped");
     // Each line ends with a newline: without the last one, a last line that is empty
     // would be no line at all (end of input), and get no answer.
-    let input = lines.iter().map(|line| format!("{line}\n")).collect::<String>();
+    let input = lines
+        .iter()
+        .map(|line| format!("{line}\n"))
+        .collect::<String>();
     let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
     let output = child.wait_with_output().expect("cukc finishes");
     writer
