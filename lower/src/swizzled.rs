@@ -73,6 +73,15 @@ impl Builder<'_> {
             return None;
         };
         let start = self.shared_offsets.get(buffer).copied().unwrap_or(0);
+        // A constant index is a constant element: the buffer's base and an immediate.
+        if let Some(constant) = index.as_constant()
+            && let Ok(inner_offset) = composed.inner().evaluate_index(&constant)
+            && let Some(element) = inner_offset.checked_add(composed.offset())
+            && let Some(offset) = composed.swizzle().apply(element).checked_mul(bytes)
+        {
+            let base = self.shared_base();
+            return Some(shared(base, start + offset));
+        }
         let Some(split) = self.split(index, composed) else {
             let unswizzled = self.unswizzled(tensor, index)?;
             let address = self.swizzled_address(&unswizzled, composed, bytes)?;
