@@ -119,4 +119,3 @@ pub(crate) fn composed_cosize(composed: &layout::ComposedLayout) -> Option<i64> 
     let table = composed.table(1 << 20).ok()?;
     table.iter().max().map(|max| max + 1)
 }
-
