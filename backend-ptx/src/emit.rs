@@ -170,6 +170,10 @@ impl<'k, 'o> Emitter<'k, 'o> {
             .enumerate()
             .map(|(index, param)| {
                 let ty = match &param.kind {
+                    // CUtensorMap: 128 bytes, 64-byte aligned (HOPPER-BLACKWELL.md A.2).
+                    ParamKind::TensorMap(_) => {
+                        return format!("    .param .align 64 .b8 {entry}_param_{index}[128]");
+                    }
                     ParamKind::Int(int) if int.bytes() == 8 => ".u64",
                     ParamKind::Int(_) => ".u32",
                     ParamKind::Tensor { .. } => ".u64",
@@ -356,18 +360,18 @@ impl<'k, 'o> Emitter<'k, 'o> {
     }
 
     /// Loads the kernel's parameter `index` into `result`; a tensor's address is
-    /// converted to a global one.
+    /// converted to a global one; a tensor map's value is its generic address.
     fn parameter(&mut self, index: usize, result: ValueId) {
         let entry = &self.kernel.signature.entry;
-        let is_tensor = matches!(
-            self.kernel
-                .signature
-                .params
-                .get(index)
-                .map(|param| &param.kind),
-            Some(ParamKind::Tensor { .. })
-        );
+        let kind = (self.kernel.signature.params.get(index)).map(|param| &param.kind);
+        let is_tensor = matches!(kind, Some(ParamKind::Tensor { .. }));
         let d = self.name(result).to_owned();
+        if let Some(ParamKind::TensorMap(_)) = kind {
+            let text = format!("mov.b64 {d}, {entry}_param_{index};");
+            self.emit(&text);
+            self.emit(&format!("cvta.param.u64 {d}, {d};"));
+            return;
+        }
         let width = match self.kernel.ty(result) {
             Ty::I64 => "u64",
             Ty::F32 => "f32",

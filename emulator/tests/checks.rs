@@ -260,7 +260,9 @@ fn kernels_given_too_little_memory_fault_and_never_panic() {
                     .map(|param| match param.kind {
                         kir::ParamKind::Int(_) => Arg::Int(256),
                         kir::ParamKind::Scalar(_) => Arg::F32(1.0),
-                        kir::ParamKind::Tensor { .. } => Arg::Tensor(device.empty(16)),
+                        kir::ParamKind::Tensor { .. } | kir::ParamKind::TensorMap(_) => {
+                            Arg::Tensor(device.empty(16))
+                        }
                     })
                     .collect();
                 faults += usize::from(device.launch(kernel, &args).is_err());

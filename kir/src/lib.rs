@@ -28,7 +28,7 @@ pub use ir::{
 pub use read::from_text;
 pub use signature::{
     Alignment, Assumption, ConstValue, Element, HostExpr, IntParam, Launch, Param, ParamKind,
-    ScalarParam, Signature,
+    ScalarParam, Signature, TensorMap,
 };
 pub use text::{binary_name, compare_name, to_text, unary_name};
 pub use uniformity::{Collective, mark_uniform};

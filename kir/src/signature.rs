@@ -82,9 +82,44 @@ pub enum ParamKind {
         /// The stride of each mode, in elements, flattened.
         strides: Vec<HostExpr>,
     },
+    /// A TMA tensor map (`CUtensorMap`, 128 bytes passed by value) over a tensor
+    /// parameter, which the host encodes before each launch
+    /// (`cuTensorMapEncodeTiled`); the kernel reads its address.
+    TensorMap(TensorMap),
 }
 
-/// The text form: `i32`, `f32`, `bool`, or `tensor bf16 shape(%0, %1) strides(%1, 1)`.
+/// What a TMA tensor map describes: a global tensor parameter seen as a
+/// `modes.len()`-dimensional array, innermost dimension first, copied in boxes of
+/// `box_shape` elements into shared memory swizzled by `swizzle`. Element
+/// strides are 1, interleave none, L2 promotion 128 bytes, and out-of-bounds elements
+/// read as zeros.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TensorMap {
+    /// The index in [`Signature::params`] of the tensor parameter.
+    pub tensor: usize,
+    /// The tensor's (flattened) modes in the map's dimension order, innermost first:
+    /// the first has stride 1, the others' strides are the map's global strides.
+    pub modes: Vec<usize>,
+    /// The box's extent in each of the map's dimensions, in elements.
+    pub box_shape: Vec<u32>,
+    /// The shared-memory swizzle the copy writes: its span in bytes (0 for none, 32,
+    /// 64 or 128).
+    pub swizzle: u32,
+}
+
+impl TensorMap {
+    /// The bytes one box moves, for `elem_bytes`-byte elements.
+    pub fn box_bytes(&self, elem_bytes: u32) -> u64 {
+        self.box_shape
+            .iter()
+            .fold(u64::from(elem_bytes), |bytes, extent| {
+                bytes.saturating_mul(u64::from(*extent))
+            })
+    }
+}
+
+/// The text form: `i32`, `f32`, `bool`, `tensor bf16 shape(%0, %1) strides(%1, 1)`, or
+/// `tensor_map %3 modes(1, 0) box(64, 128) swizzle(128)`.
 impl fmt::Display for ParamKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let list = |exprs: &[HostExpr]| {
@@ -108,6 +143,19 @@ impl fmt::Display for ParamKind {
                 list(shape),
                 list(strides)
             ),
+            ParamKind::TensorMap(map) => {
+                let numbers = |numbers: &mut dyn Iterator<Item = String>| {
+                    numbers.collect::<Vec<_>>().join(", ")
+                };
+                write!(
+                    f,
+                    "tensor_map %{} modes({}) box({}) swizzle({})",
+                    map.tensor,
+                    numbers(&mut map.modes.iter().map(ToString::to_string)),
+                    numbers(&mut map.box_shape.iter().map(ToString::to_string)),
+                    map.swizzle
+                )
+            }
         }
     }
 }

@@ -146,6 +146,10 @@ pub const REGISTRY: &[CodeInfo] = &[
         "a local that is not a scalar (a tensor, a layout) changed by run-time control flow",
     ),
     entry(
+        "E0227",
+        "an mbarrier, TMA or wgmma use that breaks a hardware rule (a count, a box, a swizzle, a group count)",
+    ),
+    entry(
         "E0301",
         "a construct lowering does not handle yet (`gemm`, `break`, ...)",
     ),

@@ -229,6 +229,14 @@ impl<'t> Builder<'t> {
                 old,
                 ..
             } => self.atomic(*op, (tensor, index), value, old.as_deref()),
+            Effect::Mbarrier {
+                action,
+                tensor,
+                index,
+                operand,
+                ..
+            } => self.mbarrier(*action, (tensor, index), operand.as_deref()),
+            Effect::AsyncSync(sync, _) => self.async_sync(*sync),
             Effect::Unsupported(what, _) => {
                 self.unsupported(format!("lowering does not handle {what}"))
             }

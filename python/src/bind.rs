@@ -190,6 +190,12 @@ fn read_arg(
         )
     };
     match &param.kind {
+        ParamKind::TensorMap(_) => Err(CallError::value(
+            index,
+            format!(
+                "`{kernel}`: `{name}` is a TMA tensor map, which this package cannot encode yet"
+            ),
+        )),
         ParamKind::Int(_) => {
             if value.is_instance_of::<PyBool>() || !value.is_instance_of::<PyInt>() {
                 return Err(wrong("an integer"));

@@ -247,6 +247,7 @@ impl Kernel {
                 ParamKind::Scalar(ScalarParam::Bool) => ("bool", "bool"),
                 ParamKind::Scalar(scalar) => ("float", scalar.name()),
                 ParamKind::Tensor { dtype, .. } => ("tensor", dtype.name()),
+                ParamKind::TensorMap(_) => ("tensor_map", "tensor_map"),
             };
             let dict = PyDict::new(py);
             dict.set_item("name", &param.name)?;

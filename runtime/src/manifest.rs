@@ -130,6 +130,23 @@ pub enum ParamEntry {
         /// The stride of each mode in elements, flattened.
         strides: Vec<Expr>,
     },
+    /// A TMA tensor map (`CUtensorMap`, 128 bytes by value) the host encodes with
+    /// `cuTensorMapEncodeTiled` over the tensor parameter `tensor`: dimension `i`
+    /// (innermost first) is the tensor's flattened mode `modes[i]`, boxes are
+    /// `box_shape` elements, shared memory is swizzled over `swizzle` bytes (0: none);
+    /// element strides 1, no interleave, L2 promotion 128 B, out-of-bounds zeros.
+    TensorMap {
+        /// Its name.
+        name: String,
+        /// The tensor parameter it describes.
+        tensor: String,
+        /// The tensor's modes, innermost dimension first.
+        modes: Vec<usize>,
+        /// The box, in elements per dimension.
+        box_shape: Vec<u32>,
+        /// The swizzle span in bytes: 0, 32, 64 or 128.
+        swizzle: u32,
+    },
 }
 
 /// The launch clause.

@@ -412,6 +412,7 @@ fn param_text(kind: &ParamKind) -> String {
             format!("{article} {name}")
         }
         ParamKind::Tensor { .. } => "a tensor".to_owned(),
+        ParamKind::TensorMap(_) => "a TMA tensor map".to_owned(),
     }
 }
 

@@ -146,6 +146,36 @@ pub enum Atomic {
     Min,
 }
 
+/// What an mbarrier operation does to the 8-byte barrier it names (sm_90).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mbarrier {
+    /// `mbarrier_init`: one thread sets the arrival count (the operand); phase 0.
+    Init,
+    /// `mbarrier_arrive`: one arrival.
+    Arrive,
+    /// `mbarrier_arrive_expect_tx`: the transaction bytes (the operand) to expect,
+    /// then one arrival.
+    ArriveExpectTx,
+    /// `mbarrier_wait`: waits until the phase of the operand's parity has completed.
+    Wait,
+}
+
+/// An instruction of Hopper's asynchronous machinery without operands (sm_90).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AsyncSync {
+    /// `fence_barrier_init()`: mbarrier inits visible to the async proxy and the cluster.
+    FenceBarrierInit,
+    /// `fence_proxy_async()`: this thread's shared-memory writes visible to the async
+    /// proxy (TMA stores, wgmma operands).
+    FenceProxyAsync,
+    /// `wgmma_fence()`: orders register accesses before the next wgmma.
+    WgmmaFence,
+    /// `wgmma_commit_group()`: the wgmmas issued since the last commit form a group.
+    WgmmaCommit,
+    /// `wgmma_wait_group(n)`: waits until at most `n` wgmma groups are in flight.
+    WgmmaWait(i64),
+}
+
 /// One thing a kernel does at run time, in program order.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Effect {
@@ -323,6 +353,21 @@ pub enum Effect {
         /// The call.
         span: Span,
     },
+    /// An mbarrier operation on one element of a shared `u64` tensor.
+    Mbarrier {
+        /// Which.
+        action: Mbarrier,
+        /// The tensor of barriers.
+        tensor: Rc<Tensor>,
+        /// The layout's value of the barrier.
+        index: SymInt,
+        /// The arrival count, the transaction bytes or the parity (an integer).
+        operand: Option<Rc<Term>>,
+        /// The call.
+        span: Span,
+    },
+    /// A fence or a wgmma group instruction.
+    AsyncSync(AsyncSync, Span),
     /// Something lowering cannot do yet, with what it is.
     Unsupported(String, Span),
 }
@@ -349,6 +394,8 @@ macro_rules! span_of {
             | Effect::Shuffle { span, .. }
             | Effect::Gemm { span, .. }
             | Effect::Atomic { span, .. }
+            | Effect::Mbarrier { span, .. }
+            | Effect::AsyncSync(_, span)
             | Effect::Unsupported(_, span) => span,
         }
     };

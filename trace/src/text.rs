@@ -7,7 +7,7 @@ use std::fmt::Write;
 
 use cute::{Base, Tensor};
 
-use crate::{Atomic, Effect, KernelTrace, Shuffle, Term, TraceParamKind};
+use crate::{AsyncSync, Atomic, Effect, KernelTrace, Mbarrier, Shuffle, Term, TraceParamKind};
 
 /// `trace` as text; `line_of` turns a byte offset into a 1-based source line.
 pub fn to_text(trace: &KernelTrace, line_of: &dyn Fn(u32) -> u32) -> String {
@@ -205,6 +205,31 @@ fn header(effect: &Effect) -> String {
                 term(value)
             )
         }
+        Effect::Mbarrier {
+            action,
+            tensor: barriers,
+            index,
+            operand,
+            ..
+        } => {
+            let name = match action {
+                Mbarrier::Init => "init",
+                Mbarrier::Arrive => "arrive",
+                Mbarrier::ArriveExpectTx => "arrive_expect_tx",
+                Mbarrier::Wait => "wait",
+            };
+            let operand = operand
+                .as_ref()
+                .map_or(String::new(), |operand| format!(", {}", term(operand)));
+            format!("mbarrier_{name}({}[{index}]{operand})", tensor(barriers))
+        }
+        Effect::AsyncSync(sync, _) => match sync {
+            AsyncSync::FenceBarrierInit => "fence_barrier_init()".to_owned(),
+            AsyncSync::FenceProxyAsync => "fence_proxy_async()".to_owned(),
+            AsyncSync::WgmmaFence => "wgmma_fence()".to_owned(),
+            AsyncSync::WgmmaCommit => "wgmma_commit_group()".to_owned(),
+            AsyncSync::WgmmaWait(groups) => format!("wgmma_wait_group({groups})"),
+        },
         Effect::Unsupported(what, _) => format!("unsupported: {what}"),
     }
 }

@@ -6,7 +6,7 @@
 use super::cursor::Cursor;
 use crate::signature::{
     Alignment, Assumption, ConstValue, Element, HostExpr, IntParam, Launch, Param, ParamKind,
-    ScalarParam, Signature,
+    ScalarParam, Signature, TensorMap,
 };
 
 /// How deeply host expressions may nest: deeper is garbage, refused before the
@@ -127,6 +127,9 @@ fn param_kind(cursor: &mut Cursor<'_>) -> Result<ParamKind, String> {
     if let Some(scalar) = ScalarParam::from_name(word) {
         return Ok(ParamKind::Scalar(scalar));
     }
+    if word == "tensor_map" {
+        return tensor_map(cursor);
+    }
     if word != "tensor" {
         return Err(cursor.error(format!("`{word}` is not a parameter kind")));
     }
@@ -201,6 +204,36 @@ fn host_expr(cursor: &mut Cursor<'_>, depth: usize) -> Result<HostExpr, String> 
     Ok(HostExpr::Const(cursor.integer("a host expression")?))
 }
 
+/// `%3 modes(1, 0) box(64, 128) swizzle(128)`, after `tensor_map`.
+fn tensor_map(cursor: &mut Cursor<'_>) -> Result<ParamKind, String> {
+    let tensor = cursor.value()?.0 as usize;
+    cursor.expect("modes(")?;
+    let modes = numbers(cursor, "a mode")?;
+    cursor.expect("box(")?;
+    let box_shape = numbers(cursor, "a box extent")?;
+    cursor.expect("swizzle(")?;
+    let swizzle = cursor.integer("the swizzle's bytes")?;
+    cursor.expect(")")?;
+    Ok(ParamKind::TensorMap(TensorMap {
+        tensor,
+        modes,
+        box_shape,
+        swizzle,
+    }))
+}
+
+/// `a, b, c)`: numbers up to the closing parenthesis.
+fn numbers<T: std::str::FromStr>(cursor: &mut Cursor<'_>, what: &str) -> Result<Vec<T>, String> {
+    let mut numbers = Vec::new();
+    loop {
+        numbers.push(cursor.integer(what)?);
+        if cursor.eat(")") {
+            return Ok(numbers);
+        }
+        cursor.expect(",")?;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -216,5 +249,23 @@ mod tests {
             error.contains("line 3") && error.contains("too deeply"),
             "{error}"
         );
+    }
+
+    #[test]
+    fn tensor_maps_read_what_display_writes() {
+        let text = "tensor_map %2 modes(1, 0) box(64, 128) swizzle(128)";
+        let kind = param_kind(&mut Cursor::new(1, text)).unwrap();
+        let ParamKind::TensorMap(map) = &kind else {
+            panic!("{kind:?} is not a tensor map");
+        };
+        assert_eq!((map.tensor, map.modes.as_slice()), (2, [1, 0].as_slice()));
+        assert_eq!(
+            (map.box_shape.as_slice(), map.swizzle),
+            ([64, 128].as_slice(), 128)
+        );
+        assert_eq!(map.box_bytes(2), 64 * 128 * 2);
+        assert_eq!(kind.to_string(), text);
+        let truncated = param_kind(&mut Cursor::new(1, "tensor_map %2 modes(1, 0) box(64"));
+        assert!(truncated.is_err());
     }
 }

@@ -208,7 +208,7 @@ fn param_ty(kind: &ParamKind) -> Ty {
     match kind {
         ParamKind::Int(int) if int.bytes() == 8 => Ty::I64,
         ParamKind::Int(_) | ParamKind::Scalar(ScalarParam::Bool) => Ty::I32,
-        ParamKind::Tensor { .. } => Ty::I64,
+        ParamKind::Tensor { .. } | ParamKind::TensorMap(_) => Ty::I64,
         ParamKind::Scalar(ScalarParam::F16) => Ty::F16,
         ParamKind::Scalar(ScalarParam::BF16) => Ty::BF16,
         ParamKind::Scalar(ScalarParam::F32) => Ty::F32,

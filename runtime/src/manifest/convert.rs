@@ -2,7 +2,7 @@
 
 use kir::{
     Alignment, Assumption, ConstValue, Element, HostExpr, IntParam, Launch, Param, ParamKind,
-    ScalarParam, Signature,
+    ScalarParam, Signature, TensorMap,
 };
 
 use super::{AssumptionEntry, ConstArg, ConstArgValue, Expr, KernelEntry, LaunchEntry, ParamEntry};
@@ -43,6 +43,13 @@ impl KernelEntry {
                     dtype: dtype.name().to_owned(),
                     shape: exprs(shape),
                     strides: exprs(strides),
+                },
+                ParamKind::TensorMap(map) => ParamEntry::TensorMap {
+                    name: param.name.clone(),
+                    tensor: name_of(map.tensor),
+                    modes: map.modes.clone(),
+                    box_shape: map.box_shape.clone(),
+                    swizzle: map.swizzle,
                 },
             })
             .collect();
@@ -132,6 +139,20 @@ impl KernelEntry {
                         strides: hosts(strides)?,
                     }
                 }
+                ParamEntry::TensorMap {
+                    tensor,
+                    modes,
+                    box_shape,
+                    swizzle,
+                    ..
+                } => ParamKind::TensorMap(TensorMap {
+                    tensor: index_of(tensor)
+                        .filter(|index| matches!(self.params[*index], ParamEntry::Tensor { .. }))
+                        .ok_or_else(|| fail(format!("`{tensor}` is not a tensor parameter")))?,
+                    modes: modes.clone(),
+                    box_shape: box_shape.clone(),
+                    swizzle: *swizzle,
+                }),
             };
             params.push(Param {
                 name: param.name().to_owned(),
@@ -197,7 +218,8 @@ impl ParamEntry {
         match self {
             ParamEntry::Int { name, .. }
             | ParamEntry::Scalar { name, .. }
-            | ParamEntry::Tensor { name, .. } => name,
+            | ParamEntry::Tensor { name, .. }
+            | ParamEntry::TensorMap { name, .. } => name,
         }
     }
 }

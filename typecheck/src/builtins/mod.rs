@@ -12,6 +12,7 @@
 mod algebra;
 mod copies;
 mod functions;
+mod hopper;
 mod host;
 mod layouts;
 mod methods;

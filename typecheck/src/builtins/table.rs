@@ -259,6 +259,24 @@ builtins! {
             "Closes the group of `cp.async` copies issued so far (`cp_async_fence`)." => barrier(name);
         "cp_async_wait_group", Device, Between(1, 1), [], true, "n",
             "Waits until at most `n` committed `cp.async` groups are in flight (`cp_async_wait<N>`)." => cp_async_wait_group;
+        "mbarrier_init", Device, Between(3, 3), [], true, "barriers, coord, count",
+            "One thread makes `barriers[coord]` (shared `u64`) an mbarrier expecting `count` arrivals per phase (sm_90)." => mbarrier(name);
+        "mbarrier_arrive", Device, Between(2, 2), [], true, "barriers, coord",
+            "Arrives once on the mbarrier `barriers[coord]` (sm_90)." => mbarrier(name);
+        "mbarrier_arrive_expect_tx", Device, Between(3, 3), [], true, "barriers, coord, bytes",
+            "Adds `bytes` of expected asynchronous transactions (TMA) to the mbarrier's phase, then arrives (sm_90)." => mbarrier(name);
+        "mbarrier_wait", Device, Between(3, 3), [], true, "barriers, coord, parity",
+            "Waits until the mbarrier's phase of parity `parity` (0 or 1) has completed (`try_wait.parity` in a loop; sm_90)." => mbarrier(name);
+        "fence_barrier_init", Device, Between(0, 0), [], true, "",
+            "Makes the mbarrier inits before it visible to asynchronous copies and the cluster (`fence.mbarrier_init`; sm_90)." => async_sync(name);
+        "fence_proxy_async", Device, Between(0, 0), [], true, "",
+            "Makes this thread's shared-memory writes visible to TMA and wgmma (`fence.proxy.async.shared::cta`; sm_90)." => async_sync(name);
+        "wgmma_fence", Device, Between(0, 0), [], true, "",
+            "Orders register accesses before the wgmmas after it (`wgmma.fence`; sm_90a)." => async_sync(name);
+        "wgmma_commit_group", Device, Between(0, 0), [], true, "",
+            "Closes the group of wgmmas issued so far (`wgmma.commit_group`; sm_90a)." => async_sync(name);
+        "wgmma_wait_group", Device, Between(1, 1), [], true, "n",
+            "Waits until at most `n` committed wgmma groups are in flight (`wgmma.wait_group`; sm_90a)." => async_sync(name);
     }
     "Math" {
         "exp", Device, Between(1, 1), [], false, "x",

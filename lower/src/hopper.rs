@@ -1,0 +1,94 @@
+//! Hopper's asynchronous machinery as atom instructions with fixed templates: the
+//! mbarrier operations on a barrier's shared address, the fences, and the wgmma group
+//! instructions. Their PTX forms are the ones `../shared/design/HOPPER-BLACKWELL.md`
+//! (A.3, A.4, A.7) lists as assembled by ptxas for sm_90a; anything that executes KIR
+//! (the CPU emulator) recognises them by these templates.
+//!
+//! `mbarrier_wait` is a loop inside its own PTX block, so its predicate and label are
+//! local to each use: `try_wait.parity` may give up after a time the hardware chooses,
+//! and the loop asks again until the phase has completed.
+
+use cute::Tensor;
+use kir::{Op, Ty};
+use layout::SymInt;
+use trace::{AsyncSync, Mbarrier, Term};
+
+use crate::builder::Builder;
+use crate::memory::Place;
+
+/// `mbarrier.init`: `{bar}` the barrier, `{count}` the arrivals per phase.
+pub const MBARRIER_INIT: &str = "mbarrier.init.shared::cta.b64 [{bar}], {count};";
+/// `mbarrier.arrive`: one arrival on `{bar}`.
+pub const MBARRIER_ARRIVE: &str = "mbarrier.arrive.shared::cta.b64 _, [{bar}];";
+/// `mbarrier.arrive.expect_tx`: `{bytes}` more transaction bytes, then one arrival.
+pub const MBARRIER_ARRIVE_EXPECT_TX: &str =
+    "mbarrier.arrive.expect_tx.shared::cta.b64 _, [{bar}], {bytes};";
+/// `mbarrier.try_wait.parity` until the phase of parity `{parity}` has completed.
+pub const MBARRIER_WAIT: &str = "{{ .reg .pred %done; $wait: mbarrier.try_wait.parity.shared::cta.b64 %done, [{bar}], {parity}; @!%done bra $wait; }}";
+/// Barrier inits visible to the async proxy and the cluster.
+pub const FENCE_BARRIER_INIT: &str = "fence.mbarrier_init.release.cluster;";
+/// This thread's generic shared-memory writes visible to the async proxy.
+pub const FENCE_PROXY_ASYNC: &str = "fence.proxy.async.shared::cta;";
+/// Register accesses ordered before the following wgmmas.
+pub const WGMMA_FENCE: &str = "wgmma.fence.sync.aligned;";
+/// The wgmmas issued since the last commit become a group.
+pub const WGMMA_COMMIT: &str = "wgmma.commit_group.sync.aligned;";
+
+impl Builder<'_> {
+    /// An mbarrier operation on `tensor`'s element at layout value `index`.
+    pub(crate) fn mbarrier(
+        &mut self,
+        action: Mbarrier,
+        (tensor, index): (&Tensor, &SymInt),
+        operand: Option<&Term>,
+    ) {
+        let Some(Place::Memory {
+            address, offset, ..
+        }) = self.place(tensor, index)
+        else {
+            self.unsupported("an mbarrier outside shared memory".to_owned());
+            return;
+        };
+        let (template, name) = match action {
+            Mbarrier::Init => (MBARRIER_INIT, "count"),
+            Mbarrier::Arrive => (MBARRIER_ARRIVE, ""),
+            Mbarrier::ArriveExpectTx => (MBARRIER_ARRIVE_EXPECT_TX, "bytes"),
+            Mbarrier::Wait => (MBARRIER_WAIT, "parity"),
+        };
+        let mut operands = vec![("bar".to_owned(), address, offset)];
+        if let Some(operand) = operand {
+            let Some(value) = self.term(operand, 0) else {
+                return;
+            };
+            let value = self.convert(value, Ty::I32);
+            operands.push((name.to_owned(), value, 0));
+        }
+        self.push_effect(Op::Atom {
+            template: template.to_owned(),
+            operands,
+            registers: Vec::new(),
+            output: None,
+            warp: None,
+            predicate: None,
+        });
+    }
+
+    /// A fence or a wgmma group instruction.
+    pub(crate) fn async_sync(&mut self, sync: AsyncSync) {
+        let template = match sync {
+            AsyncSync::FenceBarrierInit => FENCE_BARRIER_INIT.to_owned(),
+            AsyncSync::FenceProxyAsync => FENCE_PROXY_ASYNC.to_owned(),
+            AsyncSync::WgmmaFence => WGMMA_FENCE.to_owned(),
+            AsyncSync::WgmmaCommit => WGMMA_COMMIT.to_owned(),
+            AsyncSync::WgmmaWait(groups) => format!("wgmma.wait_group.sync.aligned {groups};"),
+        };
+        self.push_effect(Op::Atom {
+            template,
+            operands: Vec::new(),
+            registers: Vec::new(),
+            output: None,
+            warp: None,
+            predicate: None,
+        });
+    }
+}

@@ -1,0 +1,213 @@
+//! Hopper's asynchronous machinery (sm_90): mbarriers, the fences around them, and
+//! the wgmma group instructions, each traced as an effect in program order.
+//!
+//! An mbarrier is one element of a shared-memory `u64` tensor (`smem u64[STAGES]`),
+//! named like an atomic's target: `mbarrier_init(full, stage, 1)`. The checker
+//! requires the target to have the instruction (E0212), the tensor to be a shared `u64`
+//! one and the coordinate to pick one element (E0216), and a constant arrival count
+//! within the hardware's range, 1 to 2^20 - 1 (E0227).
+
+use cute::{Dtype, MemorySpace};
+use lang::Diagnostic;
+use layout::{Int, SymInt};
+
+use crate::builtins::{Arg, Args};
+use crate::check::Checker;
+use crate::trace::{AsyncSync, Effect, Mbarrier, term_of};
+use crate::value::Value;
+
+/// The largest arrival count an mbarrier holds (PTX ISA, `mbarrier.init`).
+const MAX_ARRIVALS: i64 = (1 << 20) - 1;
+
+impl<'a> Checker<'a> {
+    /// `mbarrier_init`, `mbarrier_arrive`, `mbarrier_arrive_expect_tx`, `mbarrier_wait`.
+    pub(crate) fn mbarrier(&mut self, name: &'static str, args: &Args) -> Value {
+        if !self.require_arch(name, 90, args.call_span) {
+            return Value::Unit;
+        }
+        let p = args.positional();
+        let action = match name {
+            "mbarrier_init" => Mbarrier::Init,
+            "mbarrier_arrive" => Mbarrier::Arrive,
+            "mbarrier_arrive_expect_tx" => Mbarrier::ArriveExpectTx,
+            _ => Mbarrier::Wait,
+        };
+        let Some(index) = self.barrier_element(name, p[0], p[1]) else {
+            return Value::Unit;
+        };
+        let operand = match p.get(2) {
+            Some(arg) => match self.mbarrier_operand(name, action, arg) {
+                Some(value) => Some(value),
+                None => return Value::Unit,
+            },
+            None => None,
+        };
+        if self.tracing_kernel()
+            && let Value::Tensor(tensor) = &p[0].value
+        {
+            self.emit(Effect::Mbarrier {
+                action,
+                tensor: tensor.clone(),
+                index,
+                operand,
+                span: args.call_span,
+            });
+        }
+        Value::Unit
+    }
+
+    /// `fence_barrier_init`, `fence_proxy_async`, `wgmma_fence`, `wgmma_commit_group`,
+    /// `wgmma_wait_group(n)`.
+    pub(crate) fn async_sync(&mut self, name: &'static str, args: &Args) -> Value {
+        let span = args.call_span;
+        if !self.require_arch(name, 90, span) {
+            return Value::Unit;
+        }
+        let sync = match name {
+            "fence_barrier_init" => AsyncSync::FenceBarrierInit,
+            "fence_proxy_async" => AsyncSync::FenceProxyAsync,
+            "wgmma_fence" => AsyncSync::WgmmaFence,
+            "wgmma_commit_group" => AsyncSync::WgmmaCommit,
+            _ => {
+                let p = args.positional();
+                let what = "the number of wgmma groups `wgmma_wait_group` leaves in flight";
+                let Some(groups) = self.expect_const_int(&p[0].value, p[0].span, what) else {
+                    return Value::Unit;
+                };
+                if !(0..=7).contains(&groups) {
+                    return self.error(
+                        "E0227",
+                        p[0].span,
+                        format!("`wgmma_wait_group` leaves 0 to 7 groups in flight, not {groups}"),
+                        "out of range",
+                    );
+                }
+                AsyncSync::WgmmaWait(groups)
+            }
+        };
+        if name.starts_with("wgmma") && self.target.arch() != 90 {
+            self.report(
+                Diagnostic::error(
+                    "E0212",
+                    format!(
+                        "`{name}` is an sm_90a instruction; {} has no wgmma",
+                        self.target
+                    ),
+                )
+                .with_primary(span, "wgmma exists on sm_90a only"),
+            );
+            return Value::Unit;
+        }
+        self.emit(Effect::AsyncSync(sync, span));
+        Value::Unit
+    }
+
+    /// Whether the build target has sm_`arch`'s instructions; E0212 at `span` if not.
+    fn require_arch(&mut self, name: &str, arch: u32, span: lang::Span) -> bool {
+        if self.target.arch() >= arch {
+            return true;
+        }
+        self.report(
+            Diagnostic::error(
+                "E0212",
+                format!(
+                    "`{name}` needs sm_{arch} or newer, but this build is for {}",
+                    self.target
+                ),
+            )
+            .with_primary(span, format!("an sm_{arch} instruction"))
+            .with_help(format!("build with `--target sm_{arch}a` or newer")),
+        );
+        false
+    }
+
+    /// The layout value of the barrier `tensor[coord]` names, after checking that it is
+    /// one element of a shared `u64` tensor.
+    fn barrier_element(&mut self, name: &str, tensor: &Arg, coord: &Arg) -> Option<SymInt> {
+        let Value::Tensor(barriers) = &tensor.value else {
+            if !matches!(tensor.value, Value::Unknown) {
+                self.error(
+                    "E0216",
+                    tensor.span,
+                    format!(
+                        "`{name}` takes a shared `u64` tensor of barriers, not a {}",
+                        tensor.value.type_name()
+                    ),
+                    "not a tensor",
+                );
+            }
+            return None;
+        };
+        if barriers.space != MemorySpace::Shared || barriers.dtype != Some(Dtype::U64) {
+            let space = barriers.space.keyword();
+            let what = match barriers.dtype {
+                Some(dtype) => format!("an {space} {dtype} tensor"),
+                None => format!("a coordinate tensor in {space}"),
+            };
+            self.error(
+                "E0216",
+                tensor.span,
+                format!("an mbarrier is 8 bytes of shared memory: `{name}` takes a shared `u64` tensor, not {what}"),
+                "not shared u64",
+            );
+            return None;
+        }
+        self.tracing.target_only = true;
+        let element = self.index(
+            tensor.value.clone(),
+            (coord.value.clone(), coord.span),
+            tensor.span,
+            coord.span,
+        );
+        self.tracing.target_only = false;
+        match element {
+            Value::Unknown => return None,
+            Value::Tensor(_) => {
+                self.error(
+                    "E0216",
+                    coord.span,
+                    format!("`{name}` names one barrier; this coordinate selects a slice"),
+                    "not one element",
+                );
+                return None;
+            }
+            _ => {}
+        }
+        let coordinate = self.coordinate(&coord.value, coord.span)?;
+        barriers
+            .layout
+            .layout
+            .evaluate(&coordinate.with_free_as_zero())
+            .and_then(|index| index.add(&barriers.layout.offset))
+            .ok()
+    }
+
+    /// The integer operand of an mbarrier operation: the arrival count (checked when
+    /// constant), the transaction bytes or the parity.
+    fn mbarrier_operand(
+        &mut self,
+        name: &str,
+        action: Mbarrier,
+        arg: &Arg,
+    ) -> Option<std::rc::Rc<crate::trace::Term>> {
+        let what = match action {
+            Mbarrier::Init => "the arrival count",
+            Mbarrier::ArriveExpectTx => "the transaction bytes",
+            _ => "the phase parity",
+        };
+        let value = self.expect_int(&arg.value, arg.span, what)?;
+        if action == Mbarrier::Init
+            && let Some(count) = value.as_constant()
+            && !(1..=MAX_ARRIVALS).contains(&count)
+        {
+            self.error(
+                "E0227",
+                arg.span,
+                format!("`{name}` counts 1 to {MAX_ARRIVALS} arrivals, not {count}"),
+                "out of range",
+            );
+            return None;
+        }
+        term_of(&arg.value)
+    }
+}
