@@ -13,6 +13,7 @@ mod arithmetic;
 mod control;
 mod division;
 mod memory;
+mod tied;
 
 use std::collections::HashMap;
 use std::fmt::Write;
@@ -67,7 +68,9 @@ pub fn emit_module(
         });
     }
     if shared {
-        out.push_str(".extern .shared .align 128 .b8 cuk_shared[];\n\n");
+        // 1024 bytes: the period of the 128-byte swizzle TMA and wgmma apply to
+        // absolute shared addresses (lowering aligns such buffers to it).
+        out.push_str(".extern .shared .align 1024 .b8 cuk_shared[];\n\n");
     }
     for kernel in kernels {
         Emitter::new(kernel, options).kernel(&mut out)?;
@@ -112,7 +115,7 @@ fn class(ty: Ty) -> (&'static str, &'static str) {
 impl<'k, 'o> Emitter<'k, 'o> {
     fn new(kernel: &'k Kernel, options: &'k EmitOptions<'o>) -> Self {
         let mut counts: HashMap<&'static str, usize> = HashMap::new();
-        let names = kernel
+        let mut names: Vec<String> = kernel
             .values
             .iter()
             .map(|ty| {
@@ -122,6 +125,7 @@ impl<'k, 'o> Emitter<'k, 'o> {
                 format!("%{prefix}{}", *count)
             })
             .collect();
+        tied::tie_in_place_results(kernel, &mut names);
         let mut constants = HashMap::new();
         each_instruction(&kernel.body, &mut |inst| {
             if let (Op::ConstInt(value), [result]) = (&inst.op, inst.results.as_slice()) {

@@ -9,15 +9,40 @@ mod build;
 use build::{assemble_without_local_memory, cukc, emit};
 
 /// The files that build, with what their KIR must show.
-const FILES: [(&str, &[&str]); 1] = [(
-    "mbarrier_phases",
-    &[
-        "mbarrier.init.shared::cta.b64",
-        "fence.mbarrier_init.release.cluster",
-        "mbarrier.arrive.shared::cta.b64",
-        "mbarrier.try_wait.parity.shared::cta.b64",
-    ],
-)];
+const FILES: [(&str, &[&str]); 3] = [
+    (
+        "mbarrier_phases",
+        &[
+            "mbarrier.init.shared::cta.b64",
+            "fence.mbarrier_init.release.cluster",
+            "mbarrier.arrive.shared::cta.b64",
+            "mbarrier.try_wait.parity.shared::cta.b64",
+        ],
+    ),
+    (
+        "tma_tile_copy",
+        &[
+            "tensor_map %2 modes(1, 0) box(64, 64) swizzle(128)",
+            "mbarrier.arrive.expect_tx.shared::cta.b64",
+            "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes",
+            "const 8192",
+        ],
+    ),
+    (
+        "wgmma_tile",
+        &[
+            "wgmma.fence.sync.aligned",
+            "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{d}}",
+            "1, 1, 1, 0, 0;",
+            "wgmma.commit_group.sync.aligned",
+            "wgmma.wait_group.sync.aligned 0",
+            "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16",
+        ],
+    ),
+];
+
+/// The wgmma kernels, for sm_90a only (wgmma does not exist on sm_100a).
+const SM90_ONLY: [&str; 1] = ["wgmma_tile"];
 
 #[test]
 fn hopper_files_lower_to_ptx_that_ptxas_assembles() {
@@ -29,6 +54,9 @@ fn hopper_files_lower_to_ptx_that_ptxas_assembles() {
         }
         insta::assert_snapshot!(name, kir);
         for target in ["sm_90a", "sm_100a"] {
+            if target == "sm_100a" && SM90_ONLY.contains(&name) {
+                continue;
+            }
             let ptx = emit(&file, target, "ptx");
             assemble_without_local_memory(&ptx, target, &file);
         }
@@ -60,4 +88,24 @@ fn an_sm80_build_names_each_hopper_instruction_at_its_line() {
         );
     }
     assert!(stderr.contains("[E0212]"), "{stderr}");
+}
+
+#[test]
+fn wgmma_in_an_sm100_build_is_an_error_at_the_atom() {
+    let output = cukc(&[
+        "build",
+        "tests/hopper/wgmma_tile.cuk",
+        "--target",
+        "sm_100a",
+        "--emit",
+        "kir",
+        "-o",
+        "-",
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("wgmma_tile.cuk:23:") && stderr.contains("exists on sm_90a only"),
+        "{stderr}"
+    );
 }

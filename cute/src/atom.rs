@@ -110,6 +110,9 @@ pub struct MmaAtom {
     pub layout_b: Layout<i64>,
     /// `(thread, value) -> (M, N)` of C and D.
     pub layout_c: Layout<i64>,
+    /// Where A and B are read from: registers, or shared memory through descriptors
+    /// (wgmma); C and D are always registers.
+    pub operand_spaces: (SpaceRule, SpaceRule),
 }
 
 /// The kind-specific facts of an atom.
@@ -215,7 +218,16 @@ pub fn check_mma_shapes(mma: &MmaAtom) -> Result<(), Error> {
     ] {
         let size = layout.size()?;
         let thread_mode = layout.mode(0).and_then(|mode| mode.size())?;
-        if size != extent || thread_mode != threads {
+        // An operand every thread sees whole (wgmma's shared A and B): threads at
+        // stride 0, each thread's values the whole tile.
+        let broadcast = layout
+            .mode(0)?
+            .stride()
+            .leaves()
+            .iter()
+            .all(|stride| *stride == 0)
+            && layout.mode(1).and_then(|mode| mode.size())? == extent;
+        if (size != extent && !broadcast) || thread_mode != threads {
             return Err(Error::Inconsistent(format!(
                 "{name} = {layout} has {size} elements over {thread_mode} threads; the {m}x{n}x{k} atom needs {extent} over {threads}"
             )));

@@ -11,9 +11,11 @@
 mod atom;
 mod dtype;
 mod error;
+mod gmma;
 mod target;
 mod tensor;
 mod tiled;
+mod tma;
 
 pub use atom::{
     Atom, AtomDetail, AtomKind, CopyAtom, MmaAtom, SpaceRule, check_copy_shapes, check_mma_shapes,
@@ -21,8 +23,10 @@ pub use atom::{
 };
 pub use dtype::Dtype;
 pub use error::Error;
+pub use gmma::{GmmaDescriptor, Major, operand_bytes};
 pub use target::Target;
 pub use tensor::{
     Base, Codomain, MemorySpace, Tensor, TensorLayout, local_partition, tile_coordinate,
 };
 pub use tiled::{Operand, Side, TiledCopy, TiledMma};
+pub use tma::{MAX_BOX_EXTENT, TMA_SWIZZLES, TmaBox, swizzled};

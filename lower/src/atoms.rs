@@ -7,7 +7,9 @@
 //! `gemm` over register fragments expands as CuTe's does: k outer, then m, then n in
 //! serpentine order (n reversed on odd m, so consecutive instructions share A or B),
 //! one MMA per step, accumulators read and written through the fragments, so a
-//! k-loop carries them in registers.
+//! k-loop carries them in registers. An atom that reads A and B from shared memory
+//! (wgmma) gets a 64-bit descriptor per tile instead (`gmma.rs`) and its accumulator
+//! list `{{d}}` both in and out.
 
 use cute::{Atom, Base, Tensor};
 use kir::{Op, Ty, ValueId};
@@ -160,26 +162,51 @@ impl Builder<'_> {
                     else {
                         return;
                     };
-                    let operands = [
+                    let shared = [a, b].map(|tensor| !matches!(tensor.base, Base::Registers(_)));
+                    let mut template = atom.ptx.clone();
+                    let mut operands = Vec::new();
+                    let mut registers = Vec::new();
+                    for (tensor, at, word, name) in [
                         (a, &a_at, wa, "a"),
                         (b, &b_at, wb, "b"),
                         (c, &c_at, wc, "c"),
-                    ];
-                    let mut registers = Vec::new();
-                    for (tensor, at, word, name) in operands {
+                    ] {
+                        if name != "c" && shared[usize::from(name == "b")] {
+                            let rows = facts.shape_mnk[usize::from(name == "b")] as usize;
+                            let Some((descriptor, flag)) =
+                                self.gmma_descriptor(atom, tensor, at, rows)
+                            else {
+                                return;
+                            };
+                            operands.push((format!("desc_{name}"), descriptor, 0));
+                            template = template.replace(&format!("{{trans_{name}}}"), &flag);
+                            continue;
+                        }
                         let Some(list) = self.fragment_words(tensor, at.iter(), word) else {
                             return;
                         };
-                        registers.push((name.to_owned(), list));
+                        // With shared operands (wgmma) the accumulator is read and
+                        // written in place: the input list is the output's.
+                        let list_name = if name == "c" && shared.contains(&true) {
+                            "d"
+                        } else {
+                            name
+                        };
+                        registers.push((list_name.to_owned(), list));
                     }
                     let count = (i64::from(tc.bits()) * vc / 32) as usize;
                     let results = self.push_many(
                         Op::Atom {
-                            template: atom.ptx.clone(),
-                            operands: Vec::new(),
+                            template,
+                            operands,
                             registers,
                             output: Some("d".to_owned()),
-                            warp: crate::tv::warp_mma(atom),
+                            // wgmma is a warpgroup's, not a warp's: no warp layouts.
+                            warp: if shared.contains(&true) {
+                                None
+                            } else {
+                                crate::tv::warp_mma(atom)
+                            },
                             predicate: None,
                         },
                         &vec![wc; count],

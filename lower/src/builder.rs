@@ -237,6 +237,14 @@ impl<'t> Builder<'t> {
                 ..
             } => self.mbarrier(*action, (tensor, index), operand.as_deref()),
             Effect::AsyncSync(sync, _) => self.async_sync(*sync),
+            Effect::TmaLoad {
+                map,
+                coords,
+                destination,
+                barriers,
+                barrier,
+                ..
+            } => self.tma_load(*map, coords, destination, (barriers, barrier)),
             Effect::Unsupported(what, _) => {
                 self.unsupported(format!("lowering does not handle {what}"))
             }

@@ -34,6 +34,15 @@ pub const WGMMA_FENCE: &str = "wgmma.fence.sync.aligned;";
 /// The wgmmas issued since the last commit become a group.
 pub const WGMMA_COMMIT: &str = "wgmma.commit_group.sync.aligned;";
 
+/// `cp.async.bulk.tensor` of a `rank`-dimensional box: `{dst}` the shared
+/// destination, `{map}` the tensor map's address, `{{coords}}` the box's first
+/// coordinates (innermost first), `{bar}` the mbarrier its bytes complete on.
+pub fn tma_load_template(rank: usize) -> String {
+    format!(
+        "cp.async.bulk.tensor.{rank}d.shared::cluster.global.mbarrier::complete_tx::bytes [{{dst}}], [{{map}}, {{{{coords}}}}], [{{bar}}];"
+    )
+}
+
 impl Builder<'_> {
     /// An mbarrier operation on `tensor`'s element at layout value `index`.
     pub(crate) fn mbarrier(
@@ -67,6 +76,54 @@ impl Builder<'_> {
             template: template.to_owned(),
             operands,
             registers: Vec::new(),
+            output: None,
+            warp: None,
+            predicate: None,
+        });
+    }
+
+    /// A TMA load of the box at `coords` (map order) through the tensor map `map`
+    /// into `destination`'s first element, completing on the barrier.
+    pub(crate) fn tma_load(
+        &mut self,
+        map: usize,
+        coords: &[SymInt],
+        destination: &Tensor,
+        (barriers, barrier): (&Tensor, &SymInt),
+    ) {
+        let zero = SymInt::constant(0);
+        let Some(Place::Memory {
+            address, offset, ..
+        }) = self.place(destination, &zero)
+        else {
+            self.unsupported("a TMA destination outside shared memory".to_owned());
+            return;
+        };
+        let Some(Place::Memory {
+            address: bar,
+            offset: bar_offset,
+            ..
+        }) = self.place(barriers, barrier)
+        else {
+            self.unsupported("an mbarrier outside shared memory".to_owned());
+            return;
+        };
+        let mut words = Vec::with_capacity(coords.len());
+        for coordinate in coords {
+            let Some(value) = self.int(coordinate) else {
+                return;
+            };
+            words.push(self.convert(value, Ty::I32));
+        }
+        let map = self.pure(Op::Param(map), Ty::I64);
+        self.push_effect(Op::Atom {
+            template: tma_load_template(coords.len()),
+            operands: vec![
+                ("dst".to_owned(), address, offset),
+                ("map".to_owned(), map, 0),
+                ("bar".to_owned(), bar, bar_offset),
+            ],
+            registers: vec![("coords".to_owned(), words)],
             output: None,
             warp: None,
             predicate: None,

@@ -32,6 +32,7 @@ mod builder;
 mod control;
 mod copy;
 mod fragments;
+mod gmma;
 pub mod hopper;
 mod integers;
 mod memory;

@@ -34,7 +34,8 @@ pub(crate) fn shared_layout(trace: &KernelTrace) -> (Vec<i64>, i64) {
     let mut offsets = Vec::with_capacity(trace.shared.len());
     let mut next = 0i64;
     for buffer in &trace.shared {
-        let start = (next + SHARED_ALIGNMENT - 1) / SHARED_ALIGNMENT * SHARED_ALIGNMENT;
+        let align = buffer.align.max(SHARED_ALIGNMENT);
+        let start = (next + align - 1) / align * align;
         offsets.push(start);
         next = start.saturating_add(buffer.bytes);
     }
@@ -96,6 +97,17 @@ pub(crate) fn signature(trace: &KernelTrace) -> Result<Signature, String> {
                     ))
                 })?)
             }
+            TraceParamKind::TensorMap {
+                tensor,
+                modes,
+                box_shape,
+                swizzle,
+            } => ParamKind::TensorMap(kir::TensorMap {
+                tensor: *tensor,
+                modes: modes.clone(),
+                box_shape: box_shape.clone(),
+                swizzle: *swizzle,
+            }),
             TraceParamKind::Unknown => {
                 return Err(fail(format!("the parameter `{}` has no type", param.name)));
             }

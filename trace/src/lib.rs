@@ -368,6 +368,21 @@ pub enum Effect {
     },
     /// A fence or a wgmma group instruction.
     AsyncSync(AsyncSync, Span),
+    /// A TMA load of one box into shared memory, completing on an mbarrier.
+    TmaLoad {
+        /// The tensor-map parameter's index.
+        map: usize,
+        /// The box's first element's coordinates, in the map's order (innermost first).
+        coords: Vec<SymInt>,
+        /// The shared tile it fills (its first element is the destination).
+        destination: Rc<Tensor>,
+        /// The tensor of barriers.
+        barriers: Rc<Tensor>,
+        /// The layout's value of the barrier the bytes complete on.
+        barrier: SymInt,
+        /// The call.
+        span: Span,
+    },
     /// Something lowering cannot do yet, with what it is.
     Unsupported(String, Span),
 }
@@ -396,6 +411,7 @@ macro_rules! span_of {
             | Effect::Atomic { span, .. }
             | Effect::Mbarrier { span, .. }
             | Effect::AsyncSync(_, span)
+            | Effect::TmaLoad { span, .. }
             | Effect::Unsupported(_, span) => span,
         }
     };
@@ -438,6 +454,18 @@ pub enum TraceParamKind {
     Scalar(Dtype),
     /// A global tensor with this element type and layout.
     Tensor(Dtype, Layout<SymInt>),
+    /// A TMA tensor map the host encodes over the tensor parameter `tensor` (hidden:
+    /// callers do not pass it), as `make_tma_load` found it.
+    TensorMap {
+        /// The tensor parameter's index.
+        tensor: usize,
+        /// The tensor's modes, innermost first.
+        modes: Vec<usize>,
+        /// The box's extent per map dimension.
+        box_shape: Vec<u32>,
+        /// The swizzle span in bytes (0: none).
+        swizzle: u32,
+    },
     /// A parameter whose type the checker could not establish.
     Unknown,
 }
@@ -460,6 +488,8 @@ pub struct TraceBuffer {
     pub span: Span,
     /// Its size.
     pub bytes: i64,
+    /// The alignment its start needs, in bytes (a power of two, at least 128).
+    pub align: i64,
 }
 
 /// One kernel instantiation as the checker found it.

@@ -26,6 +26,14 @@ pub fn to_text(trace: &KernelTrace, line_of: &dyn Fn(u32) -> u32) -> String {
             TraceParamKind::Int(dtype, variable) => format!("{dtype} `{variable}`"),
             TraceParamKind::Scalar(dtype) => dtype.to_string(),
             TraceParamKind::Tensor(dtype, layout) => format!("gmem {dtype} {layout}"),
+            TraceParamKind::TensorMap {
+                tensor,
+                modes,
+                box_shape,
+                swizzle,
+            } => format!(
+                "tensor map of param {tensor} modes {modes:?} box {box_shape:?} swizzle {swizzle}"
+            ),
             TraceParamKind::Unknown => "?".to_owned(),
         };
         let _ = writeln!(out, "  param {index} {}: {kind}", param.name);
@@ -230,6 +238,22 @@ fn header(effect: &Effect) -> String {
             AsyncSync::WgmmaCommit => "wgmma_commit_group()".to_owned(),
             AsyncSync::WgmmaWait(groups) => format!("wgmma_wait_group({groups})"),
         },
+        Effect::TmaLoad {
+            map,
+            coords,
+            destination,
+            barriers,
+            barrier,
+            ..
+        } => {
+            let coords: Vec<String> = coords.iter().map(ToString::to_string).collect();
+            format!(
+                "tma_load(param {map}, ({}) -> {}, {}[{barrier}])",
+                coords.join(", "),
+                tensor(destination),
+                tensor(barriers)
+            )
+        }
         Effect::Unsupported(what, _) => format!("unsupported: {what}"),
     }
 }

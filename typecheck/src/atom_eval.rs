@@ -34,7 +34,7 @@ const MMA_KEYS: &[&str] = &[
     "layout_b",
     "layout_c",
 ];
-const OPTIONAL_KEYS: &[&str] = &["requires", "layout_ref"];
+const OPTIONAL_KEYS: &[&str] = &["requires", "layout_ref", "operands"];
 
 impl<'a> Checker<'a> {
     /// `atom_template(T = bf16, BITS = 128)`.
@@ -145,6 +145,22 @@ impl<'a> Checker<'a> {
             );
             return Value::Unknown;
         }
+        if let Value::Atom(atom) = &value
+            && atom.ptx.starts_with("wgmma")
+            && self.target.arch() != 90
+        {
+            self.report(
+                Diagnostic::error(
+                    "E0212",
+                    format!(
+                        "`{}` is a wgmma, which exists on sm_90a only; this build is for {}",
+                        atom.name, self.target
+                    ),
+                )
+                .with_primary(span, "an sm_90a instruction"),
+            );
+            return Value::Unknown;
+        }
         value
     }
 
@@ -180,7 +196,7 @@ impl<'a> Checker<'a> {
         let frame = self.frame_for(Context::Const, format!("atom {}", atom.name.text));
         let (result, _) = self.isolated(id.module, frame, |checker| {
             let mut arguments = Vec::new();
-            let mut dtypes = Vec::new();
+            let mut consts = Vec::new();
             for generic in &atom.generics {
                 let value = match checker.const_argument(generic, given) {
                     Some(value) => value,
@@ -201,8 +217,16 @@ impl<'a> Checker<'a> {
                     return Value::Unknown;
                 }
                 arguments.push(format!("{} = {value}", generic.name.text));
-                if let Value::Dtype(dtype) = value {
-                    dtypes.push((generic.name.text.clone(), dtype));
+                match &value {
+                    Value::Dtype(dtype) => {
+                        consts.push((generic.name.text.clone(), ptx_type(*dtype).to_owned()));
+                    }
+                    Value::Int { value, .. } => {
+                        if let Some(value) = value.as_constant() {
+                            consts.push((generic.name.text.clone(), value.to_string()));
+                        }
+                    }
+                    _ => {}
                 }
                 checker.bind(&generic.name, value, false, BindingKind::ConstParameter);
             }
@@ -226,6 +250,7 @@ impl<'a> Checker<'a> {
                 let key = property.key.text.as_str();
                 if !required.contains(&key) && !OPTIONAL_KEYS.contains(&key)
                     || (key == "layout_ref" && kind == AtomKind::Mma)
+                    || (key == "operands" && kind == AtomKind::Copy)
                 {
                     checker.error(
                         "E0218",
@@ -313,7 +338,7 @@ impl<'a> Checker<'a> {
                 arguments,
                 kind,
                 arch,
-                ptx: substitute_dtypes(&ptx, &dtypes),
+                ptx: substitute_consts(&ptx, &consts),
                 detail,
             }))
         });
@@ -323,11 +348,12 @@ impl<'a> Checker<'a> {
 }
 
 /// The template with each `{T}` of a dtype parameter `T` replaced by the dtype's PTX
-/// name (`bf16`, `f16`, `s8` for `i8`), so one atom serves several element types.
+/// name (`bf16`, `f16`, `s8` for `i8`) and each `{N}` of an integer parameter by its
+/// value, so one atom serves several element types and shapes (`m64n{N}k16`).
 /// Register lists (`{{T}}`) are left alone.
-fn substitute_dtypes(ptx: &str, dtypes: &[(String, cute::Dtype)]) -> String {
+fn substitute_consts(ptx: &str, consts: &[(String, String)]) -> String {
     let mut text = ptx.to_owned();
-    for (name, dtype) in dtypes {
+    for (name, replacement) in consts {
         let placeholder = format!("{{{name}}}");
         let mut result = String::with_capacity(text.len());
         let mut rest = text.as_str();
@@ -335,11 +361,7 @@ fn substitute_dtypes(ptx: &str, dtypes: &[(String, cute::Dtype)]) -> String {
             let end = at + placeholder.len();
             let in_list = rest[..at].ends_with('{') || rest[end..].starts_with('}');
             result.push_str(&rest[..at]);
-            result.push_str(if in_list {
-                &placeholder
-            } else {
-                ptx_type(*dtype)
-            });
+            result.push_str(if in_list { &placeholder } else { replacement });
             rest = &rest[end..];
         }
         result.push_str(rest);
@@ -363,18 +385,25 @@ fn ptx_type(dtype: cute::Dtype) -> &'static str {
 
 #[cfg(test)]
 mod tests {
-    use super::substitute_dtypes;
+    use super::{ptx_type, substitute_consts};
     use cute::Dtype;
 
     #[test]
-    fn dtype_placeholders_become_ptx_types_but_register_lists_stay() {
+    fn const_placeholders_become_ptx_text_but_register_lists_stay() {
         let ptx = "mma.sync.aligned.m16n8k16.row.col.f32.{T}.{T}.f32 {{d}}, {{a}}, {{T}};";
-        let dtypes = [("T".to_owned(), Dtype::F16)];
+        let f16 = [("T".to_owned(), ptx_type(Dtype::F16).to_owned())];
         assert_eq!(
-            substitute_dtypes(ptx, &dtypes),
+            substitute_consts(ptx, &f16),
             "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {{d}}, {{a}}, {{T}};"
         );
-        let integer = [("T".to_owned(), Dtype::I8)];
-        assert_eq!(substitute_dtypes("x.{T}", &integer), "x.s8");
+        assert_eq!(ptx_type(Dtype::I8), "s8");
+        let shape = [
+            ("N".to_owned(), "256".to_owned()),
+            ("T".to_owned(), "bf16".to_owned()),
+        ];
+        assert_eq!(
+            substitute_consts("wgmma.m64n{N}k16.f32.{T} {{d}}, {{N}};", &shape),
+            "wgmma.m64n256k16.f32.bf16 {{d}}, {{N}};"
+        );
     }
 }

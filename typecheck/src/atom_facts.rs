@@ -125,7 +125,35 @@ impl<'a> Checker<'a> {
                     );
                     return None;
                 };
+                let operand_spaces = match properties.get("operands") {
+                    None => (SpaceRule::Only("rmem"), SpaceRule::Only("rmem")),
+                    Some((Value::Tuple(items), span)) if items.len() == 2 => {
+                        let rule = |item: &Value| match item {
+                            Value::Str(text) if text == "rmem" || text == "smem" => {
+                                SpaceRule::from_name(text)
+                            }
+                            _ => None,
+                        };
+                        match (rule(&items[0]), rule(&items[1])) {
+                            (Some(a), Some(b)) => (a, b),
+                            _ => {
+                                self.error("E0218", *span, "`operands` is a pair of \"rmem\" or \"smem\": where A and B are read from".to_owned(), "not memory spaces");
+                                return None;
+                            }
+                        }
+                    }
+                    Some((_, span)) => {
+                        self.error(
+                            "E0218",
+                            *span,
+                            "`operands` is a pair (A's space, B's space)".to_owned(),
+                            "not a pair",
+                        );
+                        return None;
+                    }
+                };
                 let mma = MmaAtom {
+                    operand_spaces,
                     shape_mnk,
                     dtypes,
                     threads,

@@ -132,6 +132,9 @@ mod tests {
         let contents = call
             .and_then(|record| record.contents.clone())
             .unwrap_or_default();
-        assert!(contents.contains("instruction `mov.b{BITS}"), "{contents}");
+        assert!(
+            contents.contains("instruction `mov.b128 {dst}"),
+            "{contents}"
+        );
     }
 }

@@ -12,7 +12,7 @@
 use std::fmt;
 use std::rc::Rc;
 
-use cute::{Atom, Dtype, Tensor, TiledCopy, TiledMma};
+use cute::{Atom, Dtype, Tensor, TiledCopy, TiledMma, TmaBox};
 use lang::Span;
 use layout::{ComposedLayout, IntTuple, Layout, Swizzle, SymInt};
 
@@ -20,6 +20,17 @@ use crate::callee::Callee;
 use crate::trace::Term;
 
 /// Why a value is only known at run time, and where that started.
+/// A TMA copy over a kernel's global tensor parameter (`make_tma_load`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TmaLoad {
+    /// What one copy moves and where it puts it.
+    pub boxed: TmaBox,
+    /// The tensor parameter's index.
+    pub tensor: usize,
+    /// The hidden tensor-map parameter's index, in a traced kernel.
+    pub map: Option<usize>,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Origin {
     /// A sentence fragment such as "`k` is a kernel argument".
@@ -107,6 +118,8 @@ pub enum Value {
     TiledCopy(Rc<TiledCopy>),
     /// A tiled MMA.
     TiledMma(Rc<TiledMma>),
+    /// `make_tma_load`'s result: a TMA box over a global tensor parameter.
+    Tma(Rc<TmaLoad>),
     /// A tiled copy sliced for one thread.
     ThreadCopy {
         /// The tiled copy.
@@ -196,6 +209,7 @@ impl Value {
             Value::Atom(atom) => format!("{} atom", atom.kind.name()),
             Value::TiledCopy(_) => "tiled copy".to_owned(),
             Value::TiledMma(_) => "tiled MMA".to_owned(),
+            Value::Tma(_) => "TMA copy".to_owned(),
             Value::ThreadCopy { .. } => "thread copy".to_owned(),
             Value::ThreadMma { .. } => "thread MMA".to_owned(),
             Value::Index3(_) => "dim3".to_owned(),
@@ -228,6 +242,13 @@ impl Value {
             Value::Atom(atom) => Some(atom.summary()),
             Value::TiledCopy(copy) => Some(copy.summary()),
             Value::TiledMma(mma) => Some(mma.summary()),
+            Value::Tma(tma) => Some(format!(
+                "box {:?} of {}, {}-byte swizzle, {} bytes",
+                tma.boxed.box_shape(),
+                tma.boxed.dtype,
+                tma.boxed.swizzle,
+                tma.boxed.bytes()
+            )),
             Value::ThreadCopy { copy, thread } => {
                 Some(format!("{} for thread {thread}", copy.summary()))
             }

@@ -171,16 +171,19 @@ impl Emitter<'_, '_> {
     /// Moves `sources` into `destinations` pairwise, as if all at once: a source
     /// that is also a destination is read into a scratch register first.
     fn copy(&mut self, destinations: &[ValueId], sources: &[ValueId]) {
+        // By register name: an in-place atom's results share their inputs' registers.
         let pairs: Vec<(ValueId, ValueId)> = destinations
             .iter()
             .copied()
             .zip(sources.iter().copied())
-            .filter(|(destination, source)| destination != source)
+            .filter(|(destination, source)| self.name(*destination) != self.name(*source))
             .collect();
         let mut read_from = Vec::with_capacity(pairs.len());
         for (_, source) in &pairs {
             let ty = self.kernel.ty(*source);
-            if destinations.contains(source) {
+            let overwritten = (pairs.iter())
+                .any(|(destination, _)| self.name(*destination) == self.name(*source));
+            if overwritten {
                 let scratch = self.scratch(ty);
                 let text = format!("mov{} {scratch}, {};", class(ty).1, self.operand(*source));
                 self.emit(&text);

@@ -77,10 +77,14 @@ impl Emitter<'_, '_> {
                 };
                 let mut lists: Vec<(String, Vec<String>)> = registers
                     .iter()
+                    .filter(|(name, _)| Some(name) != output.as_ref())
                     .map(|(name, values)| (name.clone(), names(values)))
                     .collect();
                 if let Some(output) = output {
                     lists.push((output.clone(), names(&inst.results)));
+                }
+                if let Some(inputs) = super::tied::in_place_inputs(&inst.op) {
+                    self.copy_in_place_inputs(inputs, &inst.results, template);
                 }
                 format!(
                     "{}{}",
@@ -102,6 +106,28 @@ impl Emitter<'_, '_> {
         };
         self.emit(&text);
         Ok(())
+    }
+
+    /// Copies each input of an in-place atom into its result's register where the two
+    /// differ (the input is used again later); a wgmma then needs a fence after them.
+    fn copy_in_place_inputs(&mut self, inputs: &[ValueId], results: &[ValueId], template: &str) {
+        let mut copied = false;
+        for (input, result) in inputs.iter().zip(results) {
+            if self.name(*input) != self.name(*result) {
+                let ty = self.kernel.ty(*result);
+                let text = format!(
+                    "mov{} {}, {};",
+                    memory_suffix(ty),
+                    self.name(*result),
+                    self.name(*input)
+                );
+                self.emit(&text);
+                copied = true;
+            }
+        }
+        if copied && template.starts_with("wgmma") {
+            self.emit("wgmma.fence.sync.aligned;");
+        }
     }
 
     /// `red` (no result) or `atom` (the old value into `result`) at `target`.

@@ -103,7 +103,7 @@ impl<'a> Checker<'a> {
     }
 
     /// Whether the build target has sm_`arch`'s instructions; E0212 at `span` if not.
-    fn require_arch(&mut self, name: &str, arch: u32, span: lang::Span) -> bool {
+    pub(crate) fn require_arch(&mut self, name: &str, arch: u32, span: lang::Span) -> bool {
         if self.target.arch() >= arch {
             return true;
         }
@@ -123,7 +123,12 @@ impl<'a> Checker<'a> {
 
     /// The layout value of the barrier `tensor[coord]` names, after checking that it is
     /// one element of a shared `u64` tensor.
-    fn barrier_element(&mut self, name: &str, tensor: &Arg, coord: &Arg) -> Option<SymInt> {
+    pub(crate) fn barrier_element(
+        &mut self,
+        name: &str,
+        tensor: &Arg,
+        coord: &Arg,
+    ) -> Option<SymInt> {
         let Value::Tensor(barriers) = &tensor.value else {
             if !matches!(tensor.value, Value::Unknown) {
                 self.error(
@@ -141,7 +146,7 @@ impl<'a> Checker<'a> {
         if barriers.space != MemorySpace::Shared || barriers.dtype != Some(Dtype::U64) {
             let space = barriers.space.keyword();
             let what = match barriers.dtype {
-                Some(dtype) => format!("an {space} {dtype} tensor"),
+                Some(dtype) => format!("a {dtype} tensor in {space}"),
                 None => format!("a coordinate tensor in {space}"),
             };
             self.error(

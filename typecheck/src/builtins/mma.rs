@@ -108,19 +108,39 @@ impl<'a> Checker<'a> {
             );
             return Value::Unit;
         }
-        if let Some((arg, tensor)) = tensors
-            .iter()
-            .find(|(_, tensor)| !matches!(tensor.base, cute::Base::Registers(_)))
+        let register = cute::SpaceRule::Only("rmem");
+        let (a_space, b_space) = atom.operand_spaces;
+        for (index, rule) in [register, a_space, b_space, register]
+            .into_iter()
+            .enumerate()
         {
-            return self.error(
-                "E0211",
-                arg.span,
-                format!(
-                    "gemm's operands are register fragments; this is a {}",
-                    tensor.type_name()
-                ),
-                "not in registers",
-            );
+            let (arg, tensor) = &tensors[index];
+            let in_registers = matches!(tensor.base, cute::Base::Registers(_));
+            let space = if in_registers {
+                "rmem"
+            } else {
+                tensor.space.keyword()
+            };
+            if !rule.allows(space) {
+                let wanted = match rule {
+                    cute::SpaceRule::Only("smem") => "a shared-memory tile",
+                    _ => "a register fragment",
+                };
+                return self.error(
+                    "E0211",
+                    arg.span,
+                    format!(
+                        "`{}` reads {} from {wanted}; this is a {}",
+                        mma.atom.display_name(),
+                        names[index],
+                        tensor.type_name()
+                    ),
+                    "the wrong memory",
+                );
+            }
+            if space == "smem" && !self.check_gmma_operand(mma, index, arg, tensor) {
+                return Value::Unit;
+            }
         }
         if let [(_, d), (_, a), (_, b), (_, c)] = tensors.as_slice() {
             self.emit(Effect::Gemm {

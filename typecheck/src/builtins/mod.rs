@@ -22,7 +22,9 @@ mod partitions;
 mod scalars;
 pub(crate) mod table;
 mod tensors;
+mod tma;
 mod warp;
+mod wgmma;
 
 use lang::ast::{Argument, Expr, Name};
 use lang::{Diagnostic, Span};

@@ -275,6 +275,10 @@ builtins! {
             "Orders register accesses before the wgmmas after it (`wgmma.fence`; sm_90a)." => async_sync(name);
         "wgmma_commit_group", Device, Between(0, 0), [], true, "",
             "Closes the group of wgmmas issued so far (`wgmma.commit_group`; sm_90a)." => async_sync(name);
+        "make_tma_load", Device, Between(2, 2), [], false, "tensor, tile",
+            "A TMA copy of boxes of the global tensor parameter `tensor` into shared tiles laid out as `tile` (a hidden tensor-map parameter the host encodes; sm_90). `.bytes` is one box's bytes." => make_tma_load;
+        "tma_load", Device, Between(5, 5), [], true, "tma, coords, tile, barriers, coord",
+            "One thread copies the box whose first element's coordinates `coords` (a tile of an identity tensor) gives into `tile`, completing `tma.bytes` on the mbarrier `barriers[coord]` (sm_90)." => tma_load;
         "wgmma_wait_group", Device, Between(1, 1), [], true, "n",
             "Waits until at most `n` committed wgmma groups are in flight (`wgmma.wait_group`; sm_90a)." => async_sync(name);
     }

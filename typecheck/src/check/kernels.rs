@@ -62,6 +62,7 @@ impl<'a> Checker<'a> {
                     name: buffer.name.clone(),
                     span: buffer.span,
                     bytes: buffer.bytes,
+                    align: buffer.align,
                 })
                 .collect();
             trace.has_errors = self.error_count() > errors_before;

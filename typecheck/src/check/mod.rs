@@ -87,6 +87,9 @@ pub(crate) struct SharedBuffer {
     pub(crate) name: String,
     pub(crate) span: Span,
     pub(crate) bytes: i64,
+    /// The alignment its start needs, in bytes: 128, or a TMA or wgmma swizzle's
+    /// period (1024 for 128 bytes), set by the TMA and wgmma builtins that use it.
+    pub(crate) align: i64,
 }
 
 /// The function, kernel or test being evaluated.

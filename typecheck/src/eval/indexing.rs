@@ -43,11 +43,13 @@ impl<'a> Checker<'a> {
             (Value::Tensor(tensor), "shape") => Value::from_int_tuple(tensor.shape()),
             (Value::Layout(layout), "shape") => Value::from_int_tuple(layout.shape()),
             (Value::Layout(layout), "stride") => Value::from_int_tuple(layout.stride()),
+            (Value::Tma(tma), "bytes") => Value::from_int_tuple(&IntTuple::int(tma.boxed.bytes())),
             _ => {
                 let fields: &[&str] = match &value {
                     Value::Index3(_) => &["x", "y", "z"],
                     Value::Tensor(_) => &["layout", "iterator", "ptr", "shape"],
                     Value::Layout(_) => &["shape", "stride"],
+                    Value::Tma(_) => &["bytes"],
                     _ => &[],
                 };
                 let mut diagnostic = Diagnostic::error(

@@ -83,6 +83,7 @@ impl<'a> Checker<'a> {
                 name: "buffer".to_owned(),
                 span,
                 bytes: cosize.saturating_mul(dtype.bits()) / 8,
+                align: 128,
             });
             base = Base::Shared(self.frame.shared.len() - 1);
         }

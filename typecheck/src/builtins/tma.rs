@@ -1,0 +1,270 @@
+//! TMA loads (sm_90): `make_tma_load(tensor, tile)` describes a box of a global tensor
+//! parameter and the shared tile it fills, adding a hidden tensor-map parameter that
+//! the host encodes; `tma_load(tma, coords, tile, barriers, coord)` copies the box
+//! whose first element is `coords`' into `tile`, its bytes completing on the mbarrier
+//! `barriers[coord]`. `tma.bytes` is what one copy moves, for
+//! `mbarrier_arrive_expect_tx`.
+//!
+//! The checks, each at the argument's line (E0227 unless said): the tensor is a whole
+//! global tensor parameter with a stride-1 mode; the tile is shared memory that one
+//! box writes exactly (`cute::TmaBox`: box extents, 16-byte inner rows, the swizzle);
+//! `coords` is a tile of an identity tensor with the box's shape and unit strides in
+//! mode order; each destination tile has the first one's layout and starts at a
+//! multiple of the swizzle's period, and its buffer is aligned to that period.
+
+use std::rc::Rc;
+
+use cute::{Base, Codomain, MemorySpace, Tensor, TmaBox};
+use layout::SymInt;
+
+use crate::builtins::{Arg, Args};
+use crate::check::Checker;
+use crate::trace::{Effect, TraceParam, TraceParamKind};
+use crate::value::{TmaLoad, Value};
+
+impl<'a> Checker<'a> {
+    /// `make_tma_load(tensor, tile)`.
+    pub(crate) fn make_tma_load(&mut self, args: &Args) -> Value {
+        if !self.require_arch("make_tma_load", 90, args.call_span) {
+            return Value::Unknown;
+        }
+        let p = args.positional();
+        let (Value::Tensor(global), Value::Tensor(tile)) = (&p[0].value, &p[1].value) else {
+            for arg in &p[..2] {
+                if !matches!(arg.value, Value::Tensor(_) | Value::Unknown) {
+                    self.error(
+                        "E0216",
+                        arg.span,
+                        format!(
+                            "`make_tma_load` takes tensors, not a {}",
+                            arg.value.type_name()
+                        ),
+                        "not a tensor",
+                    );
+                }
+            }
+            return Value::Unknown;
+        };
+        let Base::Param(tensor) = global.base else {
+            return self.error(
+                "E0227",
+                p[0].span,
+                format!(
+                    "a tensor map describes a kernel's global tensor parameter; this is a {}",
+                    global.type_name()
+                ),
+                "not a tensor parameter",
+            );
+        };
+        if global.layout.offset.as_constant() != Some(0) {
+            return self.error(
+                "E0227",
+                p[0].span,
+                "a tensor map describes the whole tensor parameter, not a tile of it (tile the coordinates given to `tma_load` instead)".to_owned(),
+                "a tile of the parameter",
+            );
+        }
+        if tile.space != MemorySpace::Shared {
+            return self.error(
+                "E0227",
+                p[1].span,
+                format!(
+                    "TMA loads into shared memory; this is a {}",
+                    tile.type_name()
+                ),
+                "not shared memory",
+            );
+        }
+        let boxed = match TmaBox::new(global, tile) {
+            Ok(boxed) => boxed,
+            Err(error) => {
+                return self.error(
+                    "E0227",
+                    p[1].span,
+                    format!("{error}: the tile is {}", tile.layout),
+                    "no TMA box writes this tile",
+                );
+            }
+        };
+        self.align_buffer(tile, boxed.alignment());
+        let map = self.tracing.trace.as_mut().map(|trace| {
+            let name = format!("{}_tma{}", trace.params[tensor].name, trace.params.len());
+            trace.params.push(TraceParam {
+                name,
+                kind: TraceParamKind::TensorMap {
+                    tensor,
+                    modes: boxed.modes.clone(),
+                    box_shape: boxed.box_shape(),
+                    swizzle: boxed.swizzle,
+                },
+            });
+            trace.params.len() - 1
+        });
+        Value::Tma(Rc::new(TmaLoad { boxed, tensor, map }))
+    }
+
+    /// `tma_load(tma, coords, tile, barriers, coord)`.
+    pub(crate) fn tma_load(&mut self, args: &Args) -> Value {
+        if !self.require_arch("tma_load", 90, args.call_span) {
+            return Value::Unit;
+        }
+        let p = args.positional();
+        let Value::Tma(tma) = &p[0].value else {
+            if !matches!(p[0].value, Value::Unknown) {
+                self.error(
+                    "E0216",
+                    p[0].span,
+                    format!(
+                        "`tma_load` takes `make_tma_load`'s result, not a {}",
+                        p[0].value.type_name()
+                    ),
+                    "not a TMA copy",
+                );
+            }
+            return Value::Unit;
+        };
+        let Some(coords) = self.box_origin(&tma.boxed, p[1]) else {
+            return Value::Unit;
+        };
+        let Some(destination) = self.tma_destination(&tma.boxed, p[2]) else {
+            return Value::Unit;
+        };
+        let Some(barrier) = self.barrier_element("tma_load", p[3], p[4]) else {
+            return Value::Unit;
+        };
+        if let (Some(map), Value::Tensor(barriers)) = (tma.map, &p[3].value) {
+            let coords = tma
+                .boxed
+                .modes
+                .iter()
+                .map(|mode| coords[*mode].clone())
+                .collect();
+            self.emit(Effect::TmaLoad {
+                map,
+                coords,
+                destination,
+                barriers: barriers.clone(),
+                barrier,
+                span: args.call_span,
+            });
+        }
+        Value::Unit
+    }
+
+    /// The coordinates of the first element of `arg`, a tile of an identity tensor
+    /// shaped like the box with unit strides in mode order.
+    fn box_origin(&mut self, boxed: &TmaBox, arg: &Arg) -> Option<Vec<SymInt>> {
+        let not_a_box = |checker: &mut Self, why: String| {
+            checker.error(
+                "E0227",
+                arg.span,
+                format!("`tma_load` copies the box whose coordinates this tile of an identity tensor gives; {why}"),
+                "not the box's coordinates",
+            );
+            None
+        };
+        let Value::Tensor(tensor) = &arg.value else {
+            if matches!(arg.value, Value::Unknown) {
+                return None;
+            }
+            return not_a_box(self, format!("this is a {}", arg.value.type_name()));
+        };
+        let Codomain::Coordinates(identity) = &tensor.layout.codomain else {
+            return not_a_box(self, format!("this is a {}", tensor.type_name()));
+        };
+        let layout = &tensor.layout.layout;
+        let rank = boxed.extents.len();
+        if layout.rank() != rank || identity.codomain().rank() != rank {
+            return not_a_box(
+                self,
+                format!("it needs {rank} modes, one per mode of the tensor"),
+            );
+        }
+        for (mode, extent) in boxed.extents.iter().enumerate() {
+            let size = layout.mode(mode).and_then(|mode| mode.size()).ok();
+            let stride = layout.mode(mode).ok().and_then(|mode| {
+                let stride = mode.stride().as_int()?.clone();
+                identity.coordinate_of(&stride).ok()
+            });
+            let unit = stride.is_some_and(|stride| {
+                (stride.leaves().iter().enumerate())
+                    .all(|(axis, step)| step.as_constant() == Some(i64::from(axis == mode)))
+            });
+            if size.and_then(|size| size.as_constant()) != Some(*extent) || !unit {
+                return not_a_box(
+                    self,
+                    format!(
+                        "its mode {mode} must be {extent} consecutive coordinates along mode {mode}"
+                    ),
+                );
+            }
+        }
+        match identity.coordinate_of(&tensor.layout.offset) {
+            Ok(origin) => Some(origin.leaves()),
+            Err(error) => not_a_box(self, error.to_string()),
+        }
+    }
+
+    /// The shared tile `arg` after checking that it is laid out as the box's tile and
+    /// starts at a multiple of the swizzle's period.
+    fn tma_destination(&mut self, boxed: &TmaBox, arg: &Arg) -> Option<Rc<Tensor>> {
+        let Value::Tensor(tile) = &arg.value else {
+            if !matches!(arg.value, Value::Unknown) {
+                self.error(
+                    "E0216",
+                    arg.span,
+                    format!(
+                        "`tma_load` fills a shared tile, not a {}",
+                        arg.value.type_name()
+                    ),
+                    "not a tensor",
+                );
+            }
+            return None;
+        };
+        if tile.space != MemorySpace::Shared || !boxed.fits(tile) {
+            self.error(
+                "E0227",
+                arg.span,
+                format!(
+                    "the tensor map writes tiles laid out as {}; this is a {} laid out as {}",
+                    boxed.tile_layout(),
+                    tile.type_name(),
+                    tile.layout
+                ),
+                "not the tensor map's tile",
+            );
+            return None;
+        }
+        let elements = boxed.alignment() / (boxed.dtype.bits() / 8);
+        let aligned = match tile.layout.offset.as_constant() {
+            Some(offset) => offset % elements == 0,
+            None => tile.layout.offset.provable_divisor(&|_| false) % elements.unsigned_abs() == 0,
+        };
+        if !aligned {
+            self.error(
+                "E0227",
+                arg.span,
+                format!(
+                    "TMA writes a tile at a multiple of {} bytes ({elements} {} elements); this tile starts at element {}",
+                    boxed.alignment(),
+                    boxed.dtype,
+                    tile.layout.offset
+                ),
+                "misaligned destination",
+            );
+            return None;
+        }
+        self.align_buffer(tile, boxed.alignment());
+        Some(tile.clone())
+    }
+
+    /// Raises the alignment of the shared buffer `tensor` lives in to `bytes`.
+    pub(crate) fn align_buffer(&mut self, tensor: &Tensor, bytes: i64) {
+        if let Base::Shared(buffer) = tensor.base
+            && let Some(buffer) = self.frame.shared.get_mut(buffer)
+        {
+            buffer.align = buffer.align.max(bytes);
+        }
+    }
+}

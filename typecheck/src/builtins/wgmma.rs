@@ -1,0 +1,69 @@
+//! wgmma's shared operands (sm_90a): a `gemm` whose atom reads A or B from shared
+//! memory (`operands = ("smem", "smem")`) needs each such tile to be one a
+//! descriptor can express. The checker derives the descriptor of the operand's first
+//! atom tile (`cute::GmmaDescriptor::derive`) and reports E0227 at the operand when
+//! there is none, with the tile's layout; it also aligns the tile's buffer to the
+//! swizzle's period, which the hardware applies to absolute addresses.
+
+use std::rc::Rc;
+
+use cute::{GmmaDescriptor, Tensor, TiledMma, operand_bytes};
+use layout::{Int, SymInt};
+
+use crate::builtins::Arg;
+use crate::check::Checker;
+
+impl<'a> Checker<'a> {
+    /// Whether the shared operand `tensor` (A at `index` 1, B at 2) of `gemm` with
+    /// `mma` has a descriptor; E0227 at `arg` if not.
+    pub(crate) fn check_gmma_operand(
+        &mut self,
+        mma: &TiledMma,
+        index: usize,
+        arg: &Arg,
+        tensor: &Rc<Tensor>,
+    ) -> bool {
+        let atom = mma.mma_atom();
+        let [m, n, _] = atom.shape_mnk;
+        let rows = if index == 1 { m } else { n };
+        let name = if index == 1 { "A" } else { "B" };
+        let values = rows * 16;
+        let indices: Option<Vec<SymInt>> = (0..values)
+            .map(|value| {
+                (tensor
+                    .layout
+                    .layout
+                    .evaluate_index(&SymInt::constant(value)))
+                .and_then(|index| index.add(&tensor.layout.offset))
+                .ok()
+            })
+            .collect();
+        let derived = indices
+            .ok_or_else(|| {
+                cute::Error::Inconsistent(format!(
+                    "its first mode does not hold the atom's {values} values"
+                ))
+            })
+            .and_then(|indices| operand_bytes(tensor, &indices, 1024))
+            .and_then(|bytes| GmmaDescriptor::derive(&bytes, rows as usize));
+        match derived {
+            Ok(descriptor) => {
+                self.align_buffer(tensor, i64::from(descriptor.swizzle * 8));
+                true
+            }
+            Err(error) => {
+                self.error(
+                    "E0227",
+                    arg.span,
+                    format!(
+                        "`{}` reads {name} ({rows} x 16) from shared memory through a descriptor, but {error}; the tile is {}",
+                        mma.atom.display_name(),
+                        tensor.layout
+                    ),
+                    "no wgmma descriptor for this tile",
+                );
+                false
+            }
+        }
+    }
+}
