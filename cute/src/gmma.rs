@@ -19,7 +19,7 @@
 //! shared addresses, so the addresses given must be relative to a base aligned to the
 //! swizzle's period.
 
-use layout::SymInt;
+use layout::{Int, SymInt};
 
 use crate::{Codomain, Error, Tensor, swizzled};
 
@@ -141,44 +141,113 @@ impl GmmaDescriptor {
 }
 
 /// The byte offsets, from the start of its shared buffer, of `tensor`'s elements at
-/// the layout values `indices`, with every run-time variable at zero (the first
-/// pipeline stage); and the run-time part they share, which must move whole periods of
-/// `period` bytes so that the swizzle the hardware applies is unchanged.
-pub fn operand_bytes(tensor: &Tensor, indices: &[SymInt], period: i64) -> Result<Vec<i64>, Error> {
+/// the layout values `indices` for the thread whose indices `thread` gives, with the
+/// other run-time variables at zero (the first pipeline stage). What those variables
+/// add must be the same for every element and move whole periods of `period` bytes,
+/// so that the swizzle the hardware applies to absolute addresses is unchanged: in a
+/// swizzled buffer, a multiple of the inner layout's last mode (the stage) whose stride
+/// is a multiple of the period, with every element's index below that mode.
+pub fn operand_bytes(
+    tensor: &Tensor,
+    indices: &[SymInt],
+    period: i64,
+    thread: &dyn Fn(&str) -> Option<i64>,
+) -> Result<Vec<i64>, Error> {
     let bytes = tensor.dtype.map_or(0, |dtype| dtype.bits() / 8);
-    let mut shared_dynamic: Option<SymInt> = None;
-    indices
-        .iter()
-        .map(|index| {
-            let (dynamic, constant) = index.split_constant();
-            match &shared_dynamic {
-                None => {
-                    let divisor = dynamic.provable_divisor(&|_| false);
-                    let moved = divisor.saturating_mul(bytes.unsigned_abs());
-                    if dynamic.as_constant() != Some(0) && moved % period.unsigned_abs() != 0 {
-                        return Err(Error::Inconsistent(format!(
-                            "the run-time part of the tile's position, {dynamic} elements, is not a multiple of the swizzle's {period}-byte period"
-                        )));
+    let moving = |what: String| Err(Error::Inconsistent(what));
+    let mut shared_rest: Option<SymInt> = None;
+    let mut elements = Vec::with_capacity(indices.len());
+    for index in indices {
+        let (rest, constant) = index.substitute(thread)?.split_constant();
+        match &shared_rest {
+            Some(shared) if *shared != rest => {
+                return moving("the tile's elements move apart at run time; a descriptor needs them at fixed distances".to_owned());
+            }
+            Some(_) => {}
+            None => shared_rest = Some(rest.clone()),
+        }
+        let element = match &tensor.layout.codomain {
+            Codomain::Swizzled(composed) => {
+                let inner = composed.inner();
+                if !rest.is_static(0) {
+                    let last = inner.mode(inner.rank().saturating_sub(1))?;
+                    let below = inner.size()? / last.size()?.max(1);
+                    let stride = last.stride().leaves().first().copied().unwrap_or(0);
+                    let divisor = rest.provable_divisor(&|_| false);
+                    let whole_stages = constant < below
+                        && last.stride().leaves().len() == 1
+                        && divisor % below.unsigned_abs().max(1) == 0
+                        && (stride * bytes) % period == 0;
+                    if !whole_stages {
+                        return moving(format!(
+                            "its position moves by {rest} elements at run time, which is not a whole number of stages of {period}-byte swizzle periods"
+                        ));
                     }
-                    shared_dynamic = Some(dynamic);
                 }
-                Some(shared) if *shared != dynamic => {
-                    return Err(Error::Inconsistent(
-                        "the tile's elements move apart at run time; a descriptor needs them at fixed distances".to_owned(),
+                composed.evaluate_index(constant)?
+            }
+            Codomain::Offsets => {
+                let moved = rest
+                    .provable_divisor(&|_| false)
+                    .saturating_mul(bytes.unsigned_abs());
+                if !rest.is_static(0) && moved % period.unsigned_abs() != 0 {
+                    return moving(format!(
+                        "its position moves by {rest} elements at run time, not a multiple of the {period}-byte swizzle period"
                     ));
                 }
-                Some(_) => {}
+                constant
             }
-            let element = match &tensor.layout.codomain {
-                Codomain::Swizzled(composed) => composed.evaluate_index(constant)?,
-                Codomain::Offsets => constant,
-                Codomain::Coordinates(_) => {
-                    return Err(Error::Inconsistent("a coordinate tensor has no memory".to_owned()));
+            Codomain::Coordinates(_) => {
+                return moving("a coordinate tensor has no memory".to_owned());
+            }
+        };
+        elements.push(element * bytes);
+    }
+    Ok(elements)
+}
+
+/// The descriptor of the `rows x 16` tile at `indices` as every one of `warpgroups`
+/// warpgroups sees it (thread `128 w` standing for warpgroup `w`), and the byte offset
+/// of its element `(0, 0)` in the first; an error when a warpgroup's tile has another
+/// form or another swizzle phase (then no single computation serves them all).
+pub fn warpgroup_descriptor(
+    tensor: &Tensor,
+    indices: &[SymInt],
+    rows: usize,
+    warpgroups: i64,
+) -> Result<(GmmaDescriptor, i64), Error> {
+    let mut found: Option<(GmmaDescriptor, i64)> = None;
+    for warpgroup in 0..warpgroups.max(1) {
+        let thread = warpgroup * 128;
+        let value_of = |name: &str| match name {
+            "thread_idx.x" => Some(thread),
+            "thread_idx.y" | "thread_idx.z" => Some(0),
+            _ => None,
+        };
+        let bytes = operand_bytes(tensor, indices, 1024, &value_of)?;
+        let descriptor = GmmaDescriptor::derive(&bytes, rows)?;
+        let period = i64::from(descriptor.swizzle.max(16) * 8);
+        match &found {
+            None => found = Some((descriptor, bytes[0])),
+            Some((first, first_bytes)) => {
+                let same_form = (first.swizzle, first.major, first.lbo, first.sbo)
+                    == (
+                        descriptor.swizzle,
+                        descriptor.major,
+                        descriptor.lbo,
+                        descriptor.sbo,
+                    );
+                let same_phase = (first.start - first_bytes) == (descriptor.start - bytes[0])
+                    && first.start.rem_euclid(period) == descriptor.start.rem_euclid(period);
+                if !same_form || !same_phase {
+                    return Err(Error::Inconsistent(format!(
+                        "warpgroup {warpgroup}'s tile has another layout or swizzle phase than warpgroup 0's"
+                    )));
                 }
-            };
-            Ok(element * bytes)
-        })
-        .collect()
+            }
+        }
+    }
+    found.ok_or_else(|| Error::Inconsistent("no warpgroup".to_owned()))
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@
 //! compiler places it, minus its swizzled offset in the stage, plus the unswizzled
 //! one (the run-time part moves whole swizzle periods, which the checker required).
 
-use cute::{Atom, GmmaDescriptor, Tensor, operand_bytes};
+use cute::{Atom, Tensor, warpgroup_descriptor};
 use kir::{BinOp, Op, Ty, ValueId};
 use layout::SymInt;
 
@@ -26,8 +26,10 @@ impl Builder<'_> {
         indices: &[SymInt],
         rows: usize,
     ) -> Option<(ValueId, String)> {
-        let derived = operand_bytes(tensor, indices, 1024)
-            .and_then(|bytes| Ok((GmmaDescriptor::derive(&bytes, rows)?, bytes[0])));
+        let threads = (self.trace.block.iter())
+            .map(|extent| extent.as_constant().unwrap_or(1))
+            .product::<i64>();
+        let derived = warpgroup_descriptor(tensor, indices, rows, threads / 128);
         let (descriptor, first) = match derived {
             Ok(found) => found,
             Err(error) => {

@@ -7,7 +7,7 @@
 
 use std::rc::Rc;
 
-use cute::{GmmaDescriptor, Tensor, TiledMma, operand_bytes};
+use cute::{Tensor, TiledMma, warpgroup_descriptor};
 use layout::{Int, SymInt};
 
 use crate::builtins::Arg;
@@ -44,10 +44,12 @@ impl<'a> Checker<'a> {
                     "its first mode does not hold the atom's {values} values"
                 ))
             })
-            .and_then(|indices| operand_bytes(tensor, &indices, 1024))
-            .and_then(|bytes| GmmaDescriptor::derive(&bytes, rows as usize));
+            .and_then(|indices| {
+                let warpgroups = mma.threads() / 128;
+                warpgroup_descriptor(tensor, &indices, rows as usize, warpgroups)
+            });
         match derived {
-            Ok(descriptor) => {
+            Ok((descriptor, _)) => {
                 self.align_buffer(tensor, i64::from(descriptor.swizzle * 8));
                 true
             }
