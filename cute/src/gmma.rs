@@ -141,78 +141,63 @@ impl GmmaDescriptor {
 }
 
 /// The byte offsets, from the start of its shared buffer, of `tensor`'s elements at
-/// the layout values `indices` for the thread whose indices `thread` gives, with the
-/// other run-time variables at zero (the first pipeline stage). What those variables
-/// add must be the same for every element and move whole periods of `period` bytes,
-/// so that the swizzle the hardware applies to absolute addresses is unchanged: in a
-/// swizzled buffer, a multiple of the inner layout's last mode (the stage) whose stride
-/// is a multiple of the period, with every element's index below that mode.
+/// the layout values `first + values[i]`, for the thread whose indices `thread` gives,
+/// with the other run-time variables at zero (the first pipeline stage). What those
+/// variables add must move whole periods of `period` bytes, so that the swizzle the
+/// hardware applies to absolute addresses is unchanged: in a swizzled buffer, a
+/// multiple of the inner layout's last mode (the stage) whose stride is a multiple of
+/// the period, with every element's index below that mode.
 pub fn operand_bytes(
     tensor: &Tensor,
-    indices: &[SymInt],
+    (first, values): (&SymInt, &[i64]),
     period: i64,
     thread: &dyn Fn(&str) -> Option<i64>,
 ) -> Result<Vec<i64>, Error> {
     let bytes = tensor.dtype.map_or(0, |dtype| dtype.bits() / 8);
     let moving = |what: String| Err(Error::Inconsistent(what));
-    let mut shared_rest: Option<SymInt> = None;
-    let mut elements = Vec::with_capacity(indices.len());
-    for index in indices {
-        let (rest, constant) = index.substitute(thread)?.split_constant();
-        match &shared_rest {
-            Some(shared) if *shared != rest => {
-                return moving("the tile's elements move apart at run time; a descriptor needs them at fixed distances".to_owned());
+    let (rest, start) = first.substitute(thread)?.split_constant();
+    let whole_periods = |below: i64, stride: i64| {
+        let divisor = rest.provable_divisor(&|_| false);
+        divisor % below.unsigned_abs().max(1) == 0 && (stride * bytes) % period == 0
+    };
+    match &tensor.layout.codomain {
+        Codomain::Swizzled(composed) => {
+            let inner = composed.inner();
+            let last = inner.mode(inner.rank().saturating_sub(1))?;
+            let below = inner.size()? / last.size()?.max(1);
+            let stride = last.stride().leaves().first().copied().unwrap_or(0);
+            let within = values.iter().all(|value| start + value < below);
+            let stages_only = within && last.stride().leaves().len() == 1;
+            if !(rest.is_static(0) || stages_only && whole_periods(below, stride)) {
+                return moving(format!(
+                    "its position moves by {rest} elements at run time, which is not a whole number of stages of {period}-byte swizzle periods"
+                ));
             }
-            Some(_) => {}
-            None => shared_rest = Some(rest.clone()),
+            values
+                .iter()
+                .map(|value| Ok(composed.evaluate_index(start + value)? * bytes))
+                .collect()
         }
-        let element = match &tensor.layout.codomain {
-            Codomain::Swizzled(composed) => {
-                let inner = composed.inner();
-                if !rest.is_static(0) {
-                    let last = inner.mode(inner.rank().saturating_sub(1))?;
-                    let below = inner.size()? / last.size()?.max(1);
-                    let stride = last.stride().leaves().first().copied().unwrap_or(0);
-                    let divisor = rest.provable_divisor(&|_| false);
-                    let whole_stages = constant < below
-                        && last.stride().leaves().len() == 1
-                        && divisor % below.unsigned_abs().max(1) == 0
-                        && (stride * bytes) % period == 0;
-                    if !whole_stages {
-                        return moving(format!(
-                            "its position moves by {rest} elements at run time, which is not a whole number of stages of {period}-byte swizzle periods"
-                        ));
-                    }
-                }
-                composed.evaluate_index(constant)?
+        Codomain::Offsets => {
+            if !rest.is_static(0) && !whole_periods(1, 1) {
+                return moving(format!(
+                    "its position moves by {rest} elements at run time, not a multiple of the {period}-byte swizzle period"
+                ));
             }
-            Codomain::Offsets => {
-                let moved = rest
-                    .provable_divisor(&|_| false)
-                    .saturating_mul(bytes.unsigned_abs());
-                if !rest.is_static(0) && moved % period.unsigned_abs() != 0 {
-                    return moving(format!(
-                        "its position moves by {rest} elements at run time, not a multiple of the {period}-byte swizzle period"
-                    ));
-                }
-                constant
-            }
-            Codomain::Coordinates(_) => {
-                return moving("a coordinate tensor has no memory".to_owned());
-            }
-        };
-        elements.push(element * bytes);
+            Ok(values.iter().map(|value| (start + value) * bytes).collect())
+        }
+        Codomain::Coordinates(_) => moving("a coordinate tensor has no memory".to_owned()),
     }
-    Ok(elements)
 }
 
-/// The descriptor of the `rows x 16` tile at `indices` as every one of `warpgroups`
-/// warpgroups sees it (thread `128 w` standing for warpgroup `w`), and the byte offset
-/// of its element `(0, 0)` in the first; an error when a warpgroup's tile has another
-/// form or another swizzle phase (then no single computation serves them all).
+/// The descriptor of the `rows x 16` tile whose element `(r, k)` is `tensor`'s layout
+/// value `first + values[r + rows k]`, as every one of `warpgroups` warpgroups sees
+/// it (thread `128 w` standing for warpgroup `w`), and the byte offset of its element
+/// `(0, 0)` in the first; an error when a warpgroup's tile has another form or another
+/// swizzle phase (then no single computation serves them all).
 pub fn warpgroup_descriptor(
     tensor: &Tensor,
-    indices: &[SymInt],
+    (first, values): (&SymInt, &[i64]),
     rows: usize,
     warpgroups: i64,
 ) -> Result<(GmmaDescriptor, i64), Error> {
@@ -224,7 +209,7 @@ pub fn warpgroup_descriptor(
             "thread_idx.y" | "thread_idx.z" => Some(0),
             _ => None,
         };
-        let bytes = operand_bytes(tensor, indices, 1024, &value_of)?;
+        let bytes = operand_bytes(tensor, (first, values), 1024, &value_of)?;
         let descriptor = GmmaDescriptor::derive(&bytes, rows)?;
         let period = i64::from(descriptor.swizzle.max(16) * 8);
         match &found {
@@ -248,6 +233,20 @@ pub fn warpgroup_descriptor(
         }
     }
     found.ok_or_else(|| Error::Inconsistent("no warpgroup".to_owned()))
+}
+
+/// The layout values of the first mode of `tensor` (an MMA partition's values of one
+/// atom), relative to the tensor's start: the same at every position of the other
+/// modes, which add to the start.
+pub fn first_mode_values(tensor: &Tensor, count: i64) -> Result<Vec<i64>, Error> {
+    let mode = tensor.layout.layout.mode(0)?.to_static()?;
+    if mode.size()? != count {
+        return Err(Error::Inconsistent(format!(
+            "its first mode holds {} values, not the atom's {count}",
+            mode.size()?
+        )));
+    }
+    Ok(mode.table(count.unsigned_abs())?)
 }
 
 #[cfg(test)]

@@ -23,7 +23,7 @@ pub use atom::{
 };
 pub use dtype::Dtype;
 pub use error::Error;
-pub use gmma::{GmmaDescriptor, Major, operand_bytes, warpgroup_descriptor};
+pub use gmma::{GmmaDescriptor, Major, first_mode_values, operand_bytes, warpgroup_descriptor};
 pub use target::Target;
 pub use tensor::{
     Base, Codomain, MemorySpace, Tensor, TensorLayout, local_partition, tile_coordinate,

@@ -154,15 +154,23 @@ impl Builder<'_> {
             for m in 0..m_steps {
                 for step in 0..n_steps {
                     let n = if m % 2 == 1 { n_steps - 1 - step } else { step };
-                    let a_at = self.indices(a, va, m + m_steps * k);
-                    let b_at = self.indices(b, vb, n + n_steps * k);
+                    let positions = [m + m_steps * k, n + n_steps * k];
+                    let shared = [a, b].map(|tensor| !matches!(tensor.base, Base::Registers(_)));
+                    // A shared operand's descriptor needs only its first element here.
+                    let a_at = match shared[0] {
+                        true => self.indices(a, 1, va * positions[0]),
+                        false => self.indices(a, va, positions[0]),
+                    };
+                    let b_at = match shared[1] {
+                        true => self.indices(b, 1, vb * positions[1]),
+                        false => self.indices(b, vb, positions[1]),
+                    };
                     let c_at = self.indices(c, vc, m + m_steps * n);
                     let d_at = self.indices(d, vc, m + m_steps * n);
                     let (Some(a_at), Some(b_at), Some(c_at), Some(d_at)) = (a_at, b_at, c_at, d_at)
                     else {
                         return;
                     };
-                    let shared = [a, b].map(|tensor| !matches!(tensor.base, Base::Registers(_)));
                     let mut template = atom.ptx.clone();
                     let mut operands = Vec::new();
                     let mut registers = Vec::new();
@@ -172,9 +180,11 @@ impl Builder<'_> {
                         (c, &c_at, wc, "c"),
                     ] {
                         if name != "c" && shared[usize::from(name == "b")] {
-                            let rows = facts.shape_mnk[usize::from(name == "b")] as usize;
+                            let side = usize::from(name == "b");
+                            let rows = facts.shape_mnk[side] as usize;
+                            let first = &at[0];
                             let Some((descriptor, flag)) =
-                                self.gmma_descriptor(atom, tensor, at, rows)
+                                self.gmma_descriptor(atom, tensor, first, rows)
                             else {
                                 return;
                             };

@@ -8,7 +8,7 @@
 //! compiler places it, minus its swizzled offset in the stage, plus the unswizzled
 //! one (the run-time part moves whole swizzle periods, which the checker required).
 
-use cute::{Atom, Tensor, warpgroup_descriptor};
+use cute::{Atom, Tensor, first_mode_values, warpgroup_descriptor};
 use kir::{BinOp, Op, Ty, ValueId};
 use layout::SymInt;
 
@@ -16,21 +16,23 @@ use crate::builder::Builder;
 use crate::memory::Place;
 
 impl Builder<'_> {
-    /// The descriptor value of the shared tile of `rows x 16` elements at `indices`
-    /// (value `r + rows * k` is element `(r, k)`), and its transpose flag (`"0"`
+    /// The descriptor value of the shared tile of `rows x 16` elements whose first
+    /// element is `tensor`'s layout value `first` (the others follow the tensor's first
+    /// mode: value `r + rows * k` is element `(r, k)`), and its transpose flag (`"0"`
     /// K-major, `"1"` MN-major).
     pub(crate) fn gmma_descriptor(
         &mut self,
         atom: &Atom,
         tensor: &Tensor,
-        indices: &[SymInt],
+        first: &SymInt,
         rows: usize,
     ) -> Option<(ValueId, String)> {
         let threads = (self.trace.block.iter())
             .map(|extent| extent.as_constant().unwrap_or(1))
             .product::<i64>();
-        let derived = warpgroup_descriptor(tensor, indices, rows, threads / 128);
-        let (descriptor, first) = match derived {
+        let derived = first_mode_values(tensor, rows as i64 * 16)
+            .and_then(|values| warpgroup_descriptor(tensor, (first, &values), rows, threads / 128));
+        let (descriptor, first_bytes) = match derived {
             Ok(found) => found,
             Err(error) => {
                 self.unsupported(format!(
@@ -42,12 +44,12 @@ impl Builder<'_> {
         };
         let Some(Place::Memory {
             address, offset, ..
-        }) = self.place(tensor, &indices[0])
+        }) = self.place(tensor, first)
         else {
             self.unsupported("a wgmma operand outside shared memory".to_owned());
             return None;
         };
-        let shift = offset - first + descriptor.start;
+        let shift = offset - first_bytes + descriptor.start;
         let start = if shift == 0 {
             address
         } else {

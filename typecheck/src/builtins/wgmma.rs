@@ -7,8 +7,7 @@
 
 use std::rc::Rc;
 
-use cute::{Tensor, TiledMma, warpgroup_descriptor};
-use layout::{Int, SymInt};
+use cute::{Tensor, TiledMma, first_mode_values, warpgroup_descriptor};
 
 use crate::builtins::Arg;
 use crate::check::Checker;
@@ -27,27 +26,11 @@ impl<'a> Checker<'a> {
         let [m, n, _] = atom.shape_mnk;
         let rows = if index == 1 { m } else { n };
         let name = if index == 1 { "A" } else { "B" };
-        let values = rows * 16;
-        let indices: Option<Vec<SymInt>> = (0..values)
-            .map(|value| {
-                (tensor
-                    .layout
-                    .layout
-                    .evaluate_index(&SymInt::constant(value)))
-                .and_then(|index| index.add(&tensor.layout.offset))
-                .ok()
-            })
-            .collect();
-        let derived = indices
-            .ok_or_else(|| {
-                cute::Error::Inconsistent(format!(
-                    "its first mode does not hold the atom's {values} values"
-                ))
-            })
-            .and_then(|indices| {
-                let warpgroups = mma.threads() / 128;
-                warpgroup_descriptor(tensor, &indices, rows as usize, warpgroups)
-            });
+        let derived = first_mode_values(tensor, rows * 16).and_then(|values| {
+            let warpgroups = mma.threads() / 128;
+            let first = &tensor.layout.offset;
+            warpgroup_descriptor(tensor, (first, &values), rows as usize, warpgroups)
+        });
         match derived {
             Ok((descriptor, _)) => {
                 self.align_buffer(tensor, i64::from(descriptor.swizzle * 8));
