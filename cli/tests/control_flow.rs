@@ -55,4 +55,12 @@ fn a_shuffle_under_a_divergent_branch_is_an_error_at_the_shuffle() {
         !stderr.contains("divergent_shuffle.cuk:18:"),
         "the uniform branch builds: {stderr}"
     );
+    assert!(
+        stderr.contains("divergent_shuffle.cuk:28:"),
+        "t / 2 splits a warp: {stderr}"
+    );
+    assert!(
+        !stderr.contains("divergent_shuffle.cuk:31:"),
+        "t / 64 is whole warps: {stderr}"
+    );
 }

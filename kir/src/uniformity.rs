@@ -12,6 +12,8 @@
 //! `bar.warp.sync`, `.aligned` and `.sync` atoms) that sit under divergent control,
 //! where some lanes of the warp would not reach them.
 
+use std::collections::HashMap;
+
 use lang::Span;
 
 use crate::ir::{BinOp, Inst, Kernel, Op, Special, ValueId};
@@ -38,7 +40,10 @@ pub struct Collective {
 /// Sets the `uniform` flags of `kernel`'s regions; `one_dimensional` says whether
 /// the block has only an x extent. Returns the collectives under divergent control.
 pub fn mark_uniform(kernel: &mut Kernel, one_dimensional: bool) -> Vec<Collective> {
+    let mut constants = HashMap::new();
+    collect_constants(&kernel.body, &mut constants);
     let mut analysis = Analysis {
+        constants,
         classes: vec![Class::Uniform; kernel.values.len()],
         one_dimensional,
         changed: true,
@@ -56,7 +61,21 @@ pub fn mark_uniform(kernel: &mut Kernel, one_dimensional: bool) -> Vec<Collectiv
     analysis.collectives
 }
 
+/// The integer constants the body defines, by value.
+fn collect_constants(body: &[Inst], constants: &mut HashMap<ValueId, i64>) {
+    for inst in body {
+        if let (Op::ConstInt(value), [result]) = (&inst.op, inst.results.as_slice()) {
+            constants.insert(*result, *value);
+        }
+        for region in inst.op.regions() {
+            collect_constants(&region.body, constants);
+        }
+    }
+}
+
 struct Analysis {
+    /// Integer constants, to tell `thread_idx.x / 32` (whole warps) from `/ 2`.
+    constants: HashMap<ValueId, i64>,
     classes: Vec<Class>,
     one_dimensional: bool,
     changed: bool,
@@ -193,10 +212,17 @@ impl Analysis {
 
     /// `thread_idx.x` divided into whole warps is uniform; otherwise the join.
     fn binary(&self, op: BinOp, a: ValueId, b: ValueId) -> Class {
-        if self.class(a) == Class::ThreadX && !self.divergent(b) {
-            return match op {
-                BinOp::Shr | BinOp::Div => Class::Uniform,
-                _ => Class::Divergent,
+        if self.class(a) == Class::ThreadX {
+            // Whole warps: a division by a multiple of 32, a shift by 5 or more.
+            let whole_warps = match (op, self.constants.get(&b)) {
+                (BinOp::Div, Some(divisor)) => *divisor > 0 && divisor % 32 == 0,
+                (BinOp::Shr, Some(shift)) => (5..64).contains(shift),
+                _ => false,
+            };
+            return if whole_warps {
+                Class::Uniform
+            } else {
+                Class::Divergent
             };
         }
         self.join(&[a, b])
