@@ -109,3 +109,22 @@ fn wgmma_in_an_sm100_build_is_an_error_at_the_atom() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_wgmma_under_a_branch_that_splits_a_warpgroup_is_an_error_at_the_gemm() {
+    let output = cukc(&[
+        "build",
+        "tests/hopper/wgmma_split_warpgroup.cuk",
+        "--emit",
+        "kir",
+        "-o",
+        "-",
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(stderr.matches("[E0302]").count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("wgmma_split_warpgroup.cuk:19:") && stderr.contains("warpgroup"),
+        "{stderr}"
+    );
+}

@@ -5,12 +5,16 @@
 //! anything computed from them, except the thread index divided into whole warps
 //! (`thread_idx.x >> 5` in a one-dimensional block). A region under a divergent
 //! condition runs for some threads of a warp and not others, so the values it yields
-//! are divergent too. The analysis runs to a fixed point over loops' carried values.
+//! are divergent too. One level finer, a value is the same for a whole warpgroup (128
+//! threads, wgmma's unit) unless it depends on the thread index divided into less than
+//! whole warpgroups (`thread_idx.x / 32` is per warp). The analysis runs to a fixed
+//! point over loops' carried values.
 //!
 //! [`mark_uniform`] sets each region instruction's `uniform` flag (the emitter then
 //! branches with `bra.uni`) and returns the warp-collective instructions (shuffles,
 //! `bar.warp.sync`, `.aligned` and `.sync` atoms) that sit under divergent control,
-//! where some lanes of the warp would not reach them.
+//! where some lanes of the warp would not reach them, and the wgmma instructions under
+//! control that may differ between the warps of a warpgroup.
 
 use std::collections::HashMap;
 
@@ -21,8 +25,10 @@ use crate::ir::{BinOp, Inst, Kernel, Op, Special, ValueId};
 /// What is known about a value across the threads of a warp.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Class {
-    /// The same in every thread of the warp.
+    /// The same in every thread of the warpgroup (so of the warp).
     Uniform,
+    /// The same in every thread of the warp, not necessarily of the warpgroup.
+    Warp,
     /// `%tid.x` (or a widening of it) in a one-dimensional block.
     ThreadX,
     /// May differ between threads of the warp.
@@ -35,6 +41,8 @@ pub struct Collective {
     pub span: Span,
     /// What it is, in words.
     pub what: String,
+    /// Which threads must all reach it: `"warp"` or `"warpgroup"`.
+    pub unit: &'static str,
 }
 
 /// Sets the `uniform` flags of `kernel`'s regions; `one_dimensional` says whether
@@ -54,7 +62,7 @@ pub fn mark_uniform(kernel: &mut Kernel, one_dimensional: bool) -> Vec<Collectiv
     while analysis.changed && rounds <= kernel.values.len() {
         analysis.changed = false;
         analysis.collectives.clear();
-        analysis.block(&mut body, false);
+        analysis.block(&mut body, Class::Uniform);
         rounds += 1;
     }
     kernel.body = body;
@@ -91,20 +99,15 @@ impl Analysis {
     }
 
     fn divergent(&self, value: ValueId) -> bool {
-        self.class(value) != Class::Uniform
+        self.class(value).rank() >= Class::ThreadX.rank()
     }
 
     /// Raises `value` to at least `class` (uniform, then thread x, then divergent).
     fn set(&mut self, value: ValueId, class: Class) {
-        let rank = |class: Class| match class {
-            Class::Uniform => 0,
-            Class::ThreadX => 1,
-            Class::Divergent => 2,
-        };
         let Some(slot) = self.classes.get_mut(value.0 as usize) else {
             return;
         };
-        if rank(class) > rank(*slot) {
+        if class.rank() > slot.rank() {
             *slot = class;
             self.changed = true;
         }
@@ -112,20 +115,18 @@ impl Analysis {
 
     /// The least class above all of `values`'.
     fn join(&self, values: &[ValueId]) -> Class {
-        if values.iter().any(|value| self.divergent(*value)) {
-            Class::Divergent
-        } else {
-            Class::Uniform
-        }
+        values.iter().fold(Class::Uniform, |class, value| {
+            class.max_with(self.class(*value))
+        })
     }
 
-    fn block(&mut self, body: &mut [Inst], divergent_control: bool) {
+    fn block(&mut self, body: &mut [Inst], control: Class) {
         for inst in body {
-            self.instruction(inst, divergent_control);
+            self.instruction(inst, control);
         }
     }
 
-    fn instruction(&mut self, inst: &mut Inst, divergent_control: bool) {
+    fn instruction(&mut self, inst: &mut Inst, control: Class) {
         let operands = inst.op.operands();
         let class = match &mut inst.op {
             Op::Special(Special::ThreadIndex(0)) if self.one_dimensional => Class::ThreadX,
@@ -133,17 +134,23 @@ impl Analysis {
                 Class::Divergent
             }
             Op::Shuffle { .. } => {
-                self.collective(inst.span, "a warp shuffle", divergent_control);
+                self.collective(inst.span, "a warp shuffle", control);
                 Class::Divergent
             }
             Op::WarpBarrier => {
-                self.collective(inst.span, "`syncwarp`", divergent_control);
+                self.collective(inst.span, "`syncwarp`", control);
                 Class::Uniform
             }
             Op::Atom { template, .. } => {
-                if template.contains(".aligned") || template.contains(".sync") {
-                    let what = format!("`{}`", template.split_whitespace().next().unwrap_or(""));
-                    self.collective(inst.span, &what, divergent_control);
+                let what = format!("`{}`", template.split_whitespace().next().unwrap_or(""));
+                if template.starts_with("wgmma") && control != Class::Uniform {
+                    self.collectives.push(Collective {
+                        span: inst.span,
+                        what,
+                        unit: "warpgroup",
+                    });
+                } else if template.contains(".aligned") || template.contains(".sync") {
+                    self.collective(inst.span, &what, control);
                 }
                 Class::Uniform
             }
@@ -160,8 +167,8 @@ impl Analysis {
                 uniform,
             } => {
                 let bounds = self.join(&[*start, *end]);
-                *uniform = bounds == Class::Uniform;
-                let inner = divergent_control || !*uniform;
+                *uniform = !bounds.splits_warp();
+                let inner = control.max_with(bounds);
                 if let Some(counter) = body.params.first() {
                     self.set(*counter, bounds);
                 }
@@ -175,7 +182,7 @@ impl Analysis {
                 uniform,
             } => {
                 *uniform = !self.divergent(*condition);
-                let inner = divergent_control || !*uniform;
+                let inner = control.max_with(self.class(*condition));
                 self.carry(&inits.clone(), body, &inst.results, inner);
                 return;
             }
@@ -186,7 +193,7 @@ impl Analysis {
                 uniform,
             } => {
                 *uniform = !self.divergent(*condition);
-                let inner = divergent_control || !*uniform;
+                let inner = control.max_with(self.class(*condition));
                 self.block(&mut then.body, inner);
                 self.block(&mut otherwise.body, inner);
                 for (index, result) in inst.results.iter().enumerate() {
@@ -194,11 +201,7 @@ impl Analysis {
                         .iter()
                         .filter_map(|yields| yields.get(index).copied())
                         .collect();
-                    let class = if inner {
-                        Class::Divergent
-                    } else {
-                        self.join(&yields)
-                    };
+                    let class = self.join(&yields).max_with(inner.under_control());
                     self.set(*result, class);
                 }
                 return;
@@ -210,19 +213,20 @@ impl Analysis {
         }
     }
 
-    /// `thread_idx.x` divided into whole warps is uniform; otherwise the join.
+    /// `thread_idx.x` divided into whole warpgroups is uniform, into whole warps the
+    /// same per warp; otherwise the join.
     fn binary(&self, op: BinOp, a: ValueId, b: ValueId) -> Class {
         if self.class(a) == Class::ThreadX {
-            // Whole warps: a division by a multiple of 32, a shift by 5 or more.
-            let whole_warps = match (op, self.constants.get(&b)) {
-                (BinOp::Div, Some(divisor)) => *divisor > 0 && divisor % 32 == 0,
-                (BinOp::Shr, Some(shift)) => (5..64).contains(shift),
-                _ => false,
+            // A division by a multiple of 128 (32), a shift by 7 (5) or more.
+            let threads = match (op, self.constants.get(&b)) {
+                (BinOp::Div, Some(divisor)) if *divisor > 0 => *divisor,
+                (BinOp::Shr, Some(shift)) if (0..63).contains(shift) => 1 << shift,
+                _ => 1,
             };
-            return if whole_warps {
-                Class::Uniform
-            } else {
-                Class::Divergent
+            return match threads {
+                threads if threads % 128 == 0 => Class::Uniform,
+                threads if threads % 32 == 0 => Class::Warp,
+                _ => Class::Divergent,
             };
         }
         self.join(&[a, b])
@@ -235,19 +239,16 @@ impl Analysis {
         inits: &[ValueId],
         body: &mut crate::ir::Region,
         results: &[ValueId],
-        divergent_control: bool,
+        control: Class,
     ) {
         let carried = body.params.len().saturating_sub(inits.len());
         for (param, init) in body.params[carried..].iter().zip(inits) {
             self.set(*param, self.join(&[*init]));
         }
-        self.block(&mut body.body, divergent_control);
+        self.block(&mut body.body, control);
         for (index, param) in body.params[carried..].iter().enumerate() {
             let yielded: Vec<ValueId> = body.yields.get(index).copied().into_iter().collect();
-            let mut class = self.join(&yielded);
-            if divergent_control {
-                class = Class::Divergent;
-            }
+            let class = self.join(&yielded).max_with(control.under_control());
             self.set(*param, class);
             if let Some(result) = results.get(index) {
                 self.set(*result, self.class(*param).max_with(class));
@@ -255,22 +256,44 @@ impl Analysis {
         }
     }
 
-    fn collective(&mut self, span: Span, what: &str, divergent_control: bool) {
-        if divergent_control {
+    fn collective(&mut self, span: Span, what: &str, control: Class) {
+        if control.splits_warp() {
             self.collectives.push(Collective {
                 span,
                 what: what.to_owned(),
+                unit: "warp",
             });
         }
     }
 }
 
 impl Class {
-    fn max_with(self, other: Class) -> Class {
-        if self == Class::Divergent || other == Class::Divergent {
-            Class::Divergent
-        } else {
-            Class::Uniform
+    /// Its place in the order uniform, warp, thread x, divergent.
+    fn rank(self) -> u8 {
+        match self {
+            Class::Uniform => 0,
+            Class::Warp => 1,
+            Class::ThreadX => 2,
+            Class::Divergent => 3,
         }
+    }
+
+    /// The least class above both (a combination of thread x is divergent).
+    fn max_with(self, other: Class) -> Class {
+        match self.rank().max(other.rank()) {
+            0 => Class::Uniform,
+            1 => Class::Warp,
+            _ => Class::Divergent,
+        }
+    }
+
+    /// Whether control under a condition of this class may split a warp.
+    fn splits_warp(self) -> bool {
+        self.rank() >= Class::ThreadX.rank()
+    }
+
+    /// What a value yielded under control of this class is at least.
+    fn under_control(self) -> Class {
+        self.max_with(Class::Uniform)
     }
 }

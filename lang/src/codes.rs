@@ -155,7 +155,7 @@ pub const REGISTRY: &[CodeInfo] = &[
     ),
     entry(
         "E0302",
-        "a warp-collective instruction (shuffle, `syncwarp`, `.aligned` atom) under control flow that may diverge within a warp",
+        "a warp-collective instruction (shuffle, `syncwarp`, `.aligned` atom) under control flow that may diverge within a warp, or a wgmma under control flow that may differ within a warpgroup",
     ),
     entry(
         "E0303",

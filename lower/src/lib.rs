@@ -133,21 +133,27 @@ pub fn lower_trace(trace: &KernelTrace) -> Result<kir::Verified, Vec<Diagnostic>
         .all(|extent| extent.as_constant() == Some(1));
     let collectives = kir::mark_uniform(&mut kernel, one_dimensional);
     if !collectives.is_empty() {
-        return Err(collectives
-            .into_iter()
-            .map(|collective| {
-                Diagnostic::error(
-                    "E0302",
-                    format!(
-                        "{} in kernel `{}` runs where the threads of a warp may have taken different paths",
-                        collective.what, trace.name
-                    ),
-                )
-                .with_primary(collective.span, "not every lane of the warp reaches this")
-                .with_note("a warp-collective instruction needs every lane of its warp; this one is under a branch or loop whose condition depends on the thread")
-                .with_help("move it out of the branch, or make the condition the same for the whole warp (for example from `warp_idx`)")
-            })
-            .collect());
+        return Err(dedup(
+            collectives
+                .into_iter()
+                .map(|collective| {
+                    let unit = collective.unit;
+                    Diagnostic::error(
+                        "E0302",
+                        format!(
+                            "{} in kernel `{}` runs where the threads of a {unit} may have taken different paths",
+                            collective.what, trace.name
+                        ),
+                    )
+                    .with_primary(collective.span, format!("not every thread of the {unit} reaches this"))
+                    .with_note(format!("a {unit}-collective instruction needs every thread of its {unit}; this one is under a branch or loop whose condition may differ within the {unit}"))
+                    .with_help(match unit {
+                        "warp" => "move it out of the branch, or make the condition the same for the whole warp (for example from `warp_idx`)",
+                        _ => "move it out of the branch, or make the condition the same for the whole warpgroup (for example from `thread_idx.x / 128`)",
+                    })
+                })
+                .collect(),
+        ));
     }
     kir::verify(kernel).map_err(|problem| {
         vec![
