@@ -199,6 +199,15 @@ impl<'k, 'o> Emitter<'k, 'o> {
             .collect();
         if let [x, y, z] = block.as_slice() {
             let _ = writeln!(out, ".maxntid {x}, {y}, {z}");
+            // setmaxnreg takes effect only when ptxas knows the register count at entry,
+            // which `.maxntid` with `.minnctapersm` gives it (HOPPER-BLACKWELL.md A.10).
+            let mut reconfigures = false;
+            each_instruction(&self.kernel.body, &mut |inst| {
+                reconfigures |= matches!(&inst.op, Op::Atom { template, .. } if template.starts_with("setmaxnreg"));
+            });
+            if reconfigures {
+                out.push_str(".minnctapersm 1\n");
+            }
         }
         out.push_str("{\n");
         let kernel = self.kernel;

@@ -191,17 +191,19 @@ pub fn operand_bytes(
 }
 
 /// The descriptor of the `rows x 16` tile whose element `(r, k)` is `tensor`'s layout
-/// value `first + values[r + rows k]`, as every one of `warpgroups` warpgroups sees
-/// it (thread `128 w` standing for warpgroup `w`), and the byte offset of its element
-/// `(0, 0)` in the first; an error when a warpgroup's tile has another form or another
-/// swizzle phase (then no single computation serves them all).
+/// value `first + values[r + rows k]`, as every one of `warpgroups` warpgroups sees it
+/// (thread `128 w` standing for warpgroup `w`; a warpgroup whose tile falls outside
+/// the buffer is taken not to run the `gemm`): the form (swizzle, major, LBO, SBO) all
+/// share, with the first one's start. Where a tile starts within the swizzle pattern
+/// may differ between warpgroups: the start address is computed at run time.
 pub fn warpgroup_descriptor(
     tensor: &Tensor,
     (first, values): (&SymInt, &[i64]),
     rows: usize,
     warpgroups: i64,
-) -> Result<(GmmaDescriptor, i64), Error> {
-    let mut found: Option<(GmmaDescriptor, i64)> = None;
+) -> Result<GmmaDescriptor, Error> {
+    let mut found: Option<GmmaDescriptor> = None;
+    let mut skipped = None;
     for warpgroup in 0..warpgroups.max(1) {
         let thread = warpgroup * 128;
         let value_of = |name: &str| match name {
@@ -209,30 +211,32 @@ pub fn warpgroup_descriptor(
             "thread_idx.y" | "thread_idx.z" => Some(0),
             _ => None,
         };
-        let bytes = operand_bytes(tensor, (first, values), 1024, &value_of)?;
-        let descriptor = GmmaDescriptor::derive(&bytes, rows)?;
-        let period = i64::from(descriptor.swizzle.max(16) * 8);
-        match &found {
-            None => found = Some((descriptor, bytes[0])),
-            Some((first, first_bytes)) => {
-                let same_form = (first.swizzle, first.major, first.lbo, first.sbo)
-                    == (
-                        descriptor.swizzle,
-                        descriptor.major,
-                        descriptor.lbo,
-                        descriptor.sbo,
-                    );
-                let same_phase = (first.start - first_bytes) == (descriptor.start - bytes[0])
-                    && first.start.rem_euclid(period) == descriptor.start.rem_euclid(period);
-                if !same_form || !same_phase {
-                    return Err(Error::Inconsistent(format!(
-                        "warpgroup {warpgroup}'s tile has another layout or swizzle phase than warpgroup 0's"
-                    )));
-                }
+        // A warpgroup whose thread index puts the tile outside its buffer does not run
+        // this code (a producer warpgroup, in a warp-specialized kernel).
+        let bytes = match operand_bytes(tensor, (first, values), 1024, &value_of) {
+            Err(Error::Layout(error)) if warpgroups > 1 => {
+                skipped.get_or_insert(Error::Layout(error));
+                continue;
             }
+            other => other?,
+        };
+        let descriptor = GmmaDescriptor::derive(&bytes, rows)?;
+        let form = |d: &GmmaDescriptor| (d.swizzle, d.major, d.lbo, d.sbo);
+        match &found {
+            None => found = Some(descriptor),
+            Some(first) if form(first) != form(&descriptor) => {
+                return Err(Error::Inconsistent(format!(
+                    "warpgroup {warpgroup}'s tile has another layout than warpgroup 0's"
+                )));
+            }
+            Some(_) => {}
         }
     }
-    found.ok_or_else(|| Error::Inconsistent("no warpgroup".to_owned()))
+    match (found, skipped) {
+        (Some(found), _) => Ok(found),
+        (None, Some(error)) => Err(error),
+        (None, None) => Err(Error::Inconsistent("no warpgroup".to_owned())),
+    }
 }
 
 /// The layout values of the first mode of `tensor` (an MMA partition's values of one

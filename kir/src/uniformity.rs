@@ -143,7 +143,8 @@ impl Analysis {
             }
             Op::Atom { template, .. } => {
                 let what = format!("`{}`", template.split_whitespace().next().unwrap_or(""));
-                if template.starts_with("wgmma") && control != Class::Uniform {
+                let warpgroup = template.starts_with("wgmma") || template.starts_with("setmaxnreg");
+                if warpgroup && control != Class::Uniform {
                     self.collectives.push(Collective {
                         span: inst.span,
                         what,

@@ -4,9 +4,9 @@
 //!
 //! A descriptor is `constant | ((start & 0x3FFFF) >> 4)`, where the constant holds the
 //! leading and stride byte offsets and the swizzle mode, and `start` is the
-//! unswizzled address of element `(0, 0)`: the address of its element as the
-//! compiler places it, minus its swizzled offset in the stage, plus the unswizzled
-//! one (the run-time part moves whole swizzle periods, which the checker required).
+//! unswizzled address of element `(0, 0)`: the swizzle (an involution on absolute
+//! addresses) applied to the address the compiler places that element at, so a tile
+//! may start anywhere in the swizzle pattern.
 
 use cute::{Atom, Tensor, first_mode_values, warpgroup_descriptor};
 use kir::{BinOp, Op, Ty, ValueId};
@@ -16,6 +16,21 @@ use crate::builder::Builder;
 use crate::memory::Place;
 
 impl Builder<'_> {
+    /// The address the hardware swizzles into `physical`: the swizzle is an
+    /// involution, `x ^ (((x >> 7) & (span / 16 - 1)) << 4)`.
+    fn descriptor_start(&mut self, physical: ValueId, swizzle: u32) -> ValueId {
+        if swizzle == 0 {
+            return physical;
+        }
+        let seven = self.constant(7, Ty::I32);
+        let row = self.pure(Op::Binary(BinOp::Shr, physical, seven), Ty::I32);
+        let mask = self.constant(i64::from(swizzle / 16 - 1), Ty::I32);
+        let phase = self.pure(Op::Binary(BinOp::And, row, mask), Ty::I32);
+        let four = self.constant(4, Ty::I32);
+        let chunks = self.pure(Op::Binary(BinOp::Shl, phase, four), Ty::I32);
+        self.pure(Op::Binary(BinOp::Xor, physical, chunks), Ty::I32)
+    }
+
     /// The descriptor value of the shared tile of `rows x 16` elements whose first
     /// element is `tensor`'s layout value `first` (the others follow the tensor's first
     /// mode: value `r + rows * k` is element `(r, k)`), and its transpose flag (`"0"`
@@ -32,7 +47,7 @@ impl Builder<'_> {
             .product::<i64>();
         let derived = first_mode_values(tensor, rows as i64 * 16)
             .and_then(|values| warpgroup_descriptor(tensor, (first, &values), rows, threads / 128));
-        let (descriptor, first_bytes) = match derived {
+        let descriptor = match derived {
             Ok(found) => found,
             Err(error) => {
                 self.unsupported(format!(
@@ -49,13 +64,13 @@ impl Builder<'_> {
             self.unsupported("a wgmma operand outside shared memory".to_owned());
             return None;
         };
-        let shift = offset - first_bytes + descriptor.start;
-        let start = if shift == 0 {
+        let physical = if offset == 0 {
             address
         } else {
-            let shift = self.constant(shift, Ty::I32);
-            self.pure(Op::Binary(BinOp::Add, address, shift), Ty::I32)
+            let offset = self.constant(offset, Ty::I32);
+            self.pure(Op::Binary(BinOp::Add, address, offset), Ty::I32)
         };
+        let start = self.descriptor_start(physical, descriptor.swizzle);
         let four = self.constant(4, Ty::I32);
         let units = self.pure(Op::Binary(BinOp::Shr, start, four), Ty::I32);
         let mask = self.constant(0x3FFF, Ty::I32);

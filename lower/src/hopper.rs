@@ -91,10 +91,10 @@ impl Builder<'_> {
         destination: &Tensor,
         (barriers, barrier): (&Tensor, &SymInt),
     ) {
-        let zero = SymInt::constant(0);
+        // The tile's first element: its layout value at coordinate 0 is its offset.
         let Some(Place::Memory {
             address, offset, ..
-        }) = self.place(destination, &zero)
+        }) = self.place(destination, &destination.layout.offset)
         else {
             self.unsupported("a TMA destination outside shared memory".to_owned());
             return;
@@ -138,6 +138,21 @@ impl Builder<'_> {
             AsyncSync::WgmmaFence => WGMMA_FENCE.to_owned(),
             AsyncSync::WgmmaCommit => WGMMA_COMMIT.to_owned(),
             AsyncSync::WgmmaWait(groups) => format!("wgmma.wait_group.sync.aligned {groups};"),
+            AsyncSync::SetMaxNReg {
+                increase,
+                registers,
+            } => {
+                let way = if increase { "inc" } else { "dec" };
+                format!("setmaxnreg.{way}.sync.aligned.u32 {registers};")
+            }
+            AsyncSync::NamedBarrier {
+                arrive,
+                id,
+                threads,
+            } => {
+                let way = if arrive { "arrive" } else { "sync" };
+                format!("bar.{way} {id}, {threads};")
+            }
         };
         self.push_effect(Op::Atom {
             template,

@@ -174,6 +174,22 @@ pub enum AsyncSync {
     WgmmaCommit,
     /// `wgmma_wait_group(n)`: waits until at most `n` wgmma groups are in flight.
     WgmmaWait(i64),
+    /// `setmaxnreg_inc(n)` / `setmaxnreg_dec(n)`: the warpgroup's registers per thread.
+    SetMaxNReg {
+        /// Whether it raises the count (else lowers it).
+        increase: bool,
+        /// The new count.
+        registers: i64,
+    },
+    /// `named_barrier_sync(id, threads)` / `named_barrier_arrive(id, threads)`.
+    NamedBarrier {
+        /// Whether the thread only arrives (else it waits too).
+        arrive: bool,
+        /// The barrier, 0 to 15.
+        id: i64,
+        /// The threads that take part, a multiple of 32.
+        threads: i64,
+    },
 }
 
 /// One thing a kernel does at run time, in program order.

@@ -237,6 +237,21 @@ fn header(effect: &Effect) -> String {
             AsyncSync::WgmmaFence => "wgmma_fence()".to_owned(),
             AsyncSync::WgmmaCommit => "wgmma_commit_group()".to_owned(),
             AsyncSync::WgmmaWait(groups) => format!("wgmma_wait_group({groups})"),
+            AsyncSync::SetMaxNReg {
+                increase,
+                registers,
+            } => {
+                let way = if *increase { "inc" } else { "dec" };
+                format!("setmaxnreg_{way}({registers})")
+            }
+            AsyncSync::NamedBarrier {
+                arrive,
+                id,
+                threads,
+            } => {
+                let way = if *arrive { "arrive" } else { "sync" };
+                format!("named_barrier_{way}({id}, {threads})")
+            }
         },
         Effect::TmaLoad {
             map,

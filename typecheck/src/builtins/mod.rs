@@ -24,6 +24,7 @@ pub(crate) mod table;
 mod tensors;
 mod tma;
 mod warp;
+mod warpgroups;
 mod wgmma;
 
 use lang::ast::{Argument, Expr, Name};

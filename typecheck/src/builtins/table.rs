@@ -275,6 +275,14 @@ builtins! {
             "Orders register accesses before the wgmmas after it (`wgmma.fence`; sm_90a)." => async_sync(name);
         "wgmma_commit_group", Device, Between(0, 0), [], true, "",
             "Closes the group of wgmmas issued so far (`wgmma.commit_group`; sm_90a)." => async_sync(name);
+        "setmaxnreg_inc", Device, Between(1, 1), [], true, "n",
+            "The warpgroup's threads wait for and take `n` registers each (24 to 256, steps of 8; `setmaxnreg.inc`, sm_90)." => setmaxnreg(name);
+        "setmaxnreg_dec", Device, Between(1, 1), [], true, "n",
+            "The warpgroup's threads keep `n` registers each and release the rest (`setmaxnreg.dec`, sm_90)." => setmaxnreg(name);
+        "named_barrier_sync", Device, Between(2, 2), [], true, "id, threads",
+            "Waits at named barrier `id` (0 to 15) until `threads` threads (whole warps) have arrived (`bar.sync id, threads`)." => named_barrier(name);
+        "named_barrier_arrive", Device, Between(2, 2), [], true, "id, threads",
+            "Arrives at named barrier `id` without waiting (`bar.arrive id, threads`)." => named_barrier(name);
         "make_tma_load", Device, Between(2, 2), [], false, "tensor, tile",
             "A TMA copy of boxes of the global tensor parameter `tensor` into shared tiles laid out as `tile` (a hidden tensor-map parameter the host encodes; sm_90). `.bytes` is one box's bytes." => make_tma_load;
         "tma_load", Device, Between(5, 5), [], true, "tma, coords, tile, barriers, coord",

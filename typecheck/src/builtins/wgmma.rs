@@ -32,7 +32,7 @@ impl<'a> Checker<'a> {
             warpgroup_descriptor(tensor, (first, &values), rows as usize, warpgroups)
         });
         match derived {
-            Ok((descriptor, _)) => {
+            Ok(descriptor) => {
                 self.align_buffer(tensor, i64::from(descriptor.swizzle * 8));
                 true
             }
