@@ -245,6 +245,12 @@ impl<'t> Builder<'t> {
                 barrier,
                 ..
             } => self.tma_load(*map, coords, destination, (barriers, barrier)),
+            Effect::TmaStore {
+                map,
+                coords,
+                source,
+                ..
+            } => self.tma_store(*map, coords, source),
             Effect::Unsupported(what, _) => {
                 self.unsupported(format!("lowering does not handle {what}"))
             }

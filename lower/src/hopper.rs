@@ -43,6 +43,15 @@ pub fn tma_load_template(rank: usize) -> String {
     )
 }
 
+/// `cp.async.bulk.tensor` store of a `rank`-dimensional box: `{map}` the tensor map's
+/// address, `{{coords}}` the box's first coordinates (innermost first), `{src}` the
+/// shared tile.
+pub fn tma_store_template(rank: usize) -> String {
+    format!(
+        "cp.async.bulk.tensor.{rank}d.global.shared::cta.bulk_group [{{map}}, {{{{coords}}}}], [{{src}}];"
+    )
+}
+
 impl Builder<'_> {
     /// An mbarrier operation on `tensor`'s element at layout value `index`.
     pub(crate) fn mbarrier(
@@ -130,6 +139,37 @@ impl Builder<'_> {
         });
     }
 
+    /// A TMA store of `source`'s tile through the tensor map `map` to the box at
+    /// `coords` (map order).
+    pub(crate) fn tma_store(&mut self, map: usize, coords: &[SymInt], source: &Tensor) {
+        let Some(Place::Memory {
+            address, offset, ..
+        }) = self.place(source, &source.layout.offset)
+        else {
+            self.unsupported("a TMA source outside shared memory".to_owned());
+            return;
+        };
+        let mut words = Vec::with_capacity(coords.len());
+        for coordinate in coords {
+            let Some(value) = self.int(coordinate) else {
+                return;
+            };
+            words.push(self.convert(value, Ty::I32));
+        }
+        let map = self.pure(Op::Param(map), Ty::I64);
+        self.push_effect(Op::Atom {
+            template: tma_store_template(coords.len()),
+            operands: vec![
+                ("map".to_owned(), map, 0),
+                ("src".to_owned(), address, offset),
+            ],
+            registers: vec![("coords".to_owned(), words)],
+            output: None,
+            warp: None,
+            predicate: None,
+        });
+    }
+
     /// A fence or a wgmma group instruction.
     pub(crate) fn async_sync(&mut self, sync: AsyncSync) {
         let template = match sync {
@@ -138,6 +178,9 @@ impl Builder<'_> {
             AsyncSync::WgmmaFence => WGMMA_FENCE.to_owned(),
             AsyncSync::WgmmaCommit => WGMMA_COMMIT.to_owned(),
             AsyncSync::WgmmaWait(groups) => format!("wgmma.wait_group.sync.aligned {groups};"),
+            AsyncSync::BulkCommit => "cp.async.bulk.commit_group;".to_owned(),
+            AsyncSync::BulkWaitRead(groups) => format!("cp.async.bulk.wait_group.read {groups};"),
+            AsyncSync::BulkWaitAll => "cp.async.bulk.wait_group 0;".to_owned(),
             AsyncSync::SetMaxNReg {
                 increase,
                 registers,

@@ -181,6 +181,15 @@ pub enum AsyncSync {
         /// The new count.
         registers: i64,
     },
+    /// `tma_store_commit_group()`: the thread's TMA stores since the last commit form a
+    /// bulk group.
+    BulkCommit,
+    /// `tma_store_wait_group(n)`: waits until at most `n` bulk groups still read
+    /// shared memory (`.read`: their sources may be reused).
+    BulkWaitRead(i64),
+    /// `tma_store_wait_all()`: waits until every bulk group has completed, its writes
+    /// visible in global memory.
+    BulkWaitAll,
     /// `named_barrier_sync(id, threads)` / `named_barrier_arrive(id, threads)`.
     NamedBarrier {
         /// Whether the thread only arrives (else it waits too).
@@ -399,6 +408,17 @@ pub enum Effect {
         /// The call.
         span: Span,
     },
+    /// A TMA store of a shared tile to one box, in the thread's bulk group.
+    TmaStore {
+        /// The tensor-map parameter's index.
+        map: usize,
+        /// The box's first element's coordinates, in the map's order.
+        coords: Vec<SymInt>,
+        /// The shared tile it stores.
+        source: Rc<Tensor>,
+        /// The call.
+        span: Span,
+    },
     /// Something lowering cannot do yet, with what it is.
     Unsupported(String, Span),
 }
@@ -428,6 +448,7 @@ macro_rules! span_of {
             | Effect::Mbarrier { span, .. }
             | Effect::AsyncSync(_, span)
             | Effect::TmaLoad { span, .. }
+            | Effect::TmaStore { span, .. }
             | Effect::Unsupported(_, span) => span,
         }
     };

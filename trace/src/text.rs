@@ -237,6 +237,9 @@ fn header(effect: &Effect) -> String {
             AsyncSync::WgmmaFence => "wgmma_fence()".to_owned(),
             AsyncSync::WgmmaCommit => "wgmma_commit_group()".to_owned(),
             AsyncSync::WgmmaWait(groups) => format!("wgmma_wait_group({groups})"),
+            AsyncSync::BulkCommit => "tma_store_commit_group()".to_owned(),
+            AsyncSync::BulkWaitRead(groups) => format!("tma_store_wait_group({groups})"),
+            AsyncSync::BulkWaitAll => "tma_store_wait_all()".to_owned(),
             AsyncSync::SetMaxNReg {
                 increase,
                 registers,
@@ -267,6 +270,19 @@ fn header(effect: &Effect) -> String {
                 coords.join(", "),
                 tensor(destination),
                 tensor(barriers)
+            )
+        }
+        Effect::TmaStore {
+            map,
+            coords,
+            source,
+            ..
+        } => {
+            let coords: Vec<String> = coords.iter().map(ToString::to_string).collect();
+            format!(
+                "tma_store(param {map}, {} -> ({}))",
+                tensor(source),
+                coords.join(", ")
             )
         }
         Effect::Unsupported(what, _) => format!("unsupported: {what}"),

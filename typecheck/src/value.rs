@@ -20,9 +20,12 @@ use crate::callee::Callee;
 use crate::trace::Term;
 
 /// Why a value is only known at run time, and where that started.
-/// A TMA copy over a kernel's global tensor parameter (`make_tma_load`).
+/// A TMA copy over a kernel's global tensor parameter (`make_tma_load`,
+/// `make_tma_store`).
 #[derive(Clone, Debug, PartialEq)]
-pub struct TmaLoad {
+pub struct TmaCopy {
+    /// Whether it stores shared tiles to the tensor (else it loads them).
+    pub store: bool,
     /// What one copy moves and where it puts it.
     pub boxed: TmaBox,
     /// The tensor parameter's index.
@@ -118,8 +121,9 @@ pub enum Value {
     TiledCopy(Rc<TiledCopy>),
     /// A tiled MMA.
     TiledMma(Rc<TiledMma>),
-    /// `make_tma_load`'s result: a TMA box over a global tensor parameter.
-    Tma(Rc<TmaLoad>),
+    /// `make_tma_load`'s or `make_tma_store`'s result: a TMA box over a global tensor
+    /// parameter.
+    Tma(Rc<TmaCopy>),
     /// A tiled copy sliced for one thread.
     ThreadCopy {
         /// The tiled copy.

@@ -68,6 +68,24 @@ impl<'a> Checker<'a> {
             "fence_proxy_async" => AsyncSync::FenceProxyAsync,
             "wgmma_fence" => AsyncSync::WgmmaFence,
             "wgmma_commit_group" => AsyncSync::WgmmaCommit,
+            "tma_store_commit_group" => AsyncSync::BulkCommit,
+            "tma_store_wait_all" => AsyncSync::BulkWaitAll,
+            "tma_store_wait_group" => {
+                let p = args.positional();
+                let what = "the number of TMA store groups left reading shared memory";
+                let Some(groups) = self.expect_const_int(&p[0].value, p[0].span, what) else {
+                    return Value::Unit;
+                };
+                if !(0..=63).contains(&groups) {
+                    return self.error(
+                        "E0227",
+                        p[0].span,
+                        format!("`tma_store_wait_group` leaves 0 to 63 groups, not {groups}"),
+                        "out of range",
+                    );
+                }
+                AsyncSync::BulkWaitRead(groups)
+            }
             _ => {
                 let p = args.positional();
                 let what = "the number of wgmma groups `wgmma_wait_group` leaves in flight";

@@ -284,7 +284,17 @@ builtins! {
         "named_barrier_arrive", Device, Between(2, 2), [], true, "id, threads",
             "Arrives at named barrier `id` without waiting (`bar.arrive id, threads`)." => named_barrier(name);
         "make_tma_load", Device, Between(2, 2), [], false, "tensor, tile",
-            "A TMA copy of boxes of the global tensor parameter `tensor` into shared tiles laid out as `tile` (a hidden tensor-map parameter the host encodes; sm_90). `.bytes` is one box's bytes." => make_tma_load;
+            "A TMA copy of boxes of the global tensor parameter `tensor` into shared tiles laid out as `tile` (a hidden tensor-map parameter the host encodes; sm_90). `.bytes` is one box's bytes." => make_tma(name);
+        "make_tma_store", Device, Between(2, 2), [], false, "tensor, tile",
+            "A TMA copy of shared tiles laid out as `tile` into boxes of the global tensor parameter `tensor` (sm_90)." => make_tma(name);
+        "tma_store", Device, Between(3, 3), [], true, "tma, tile, coords",
+            "One thread stores the shared `tile` to the box whose first element's coordinates `coords` gives; elements outside the tensor are not written (sm_90). Fence the tile's writes first (`fence_proxy_async`, then a barrier)." => tma_store;
+        "tma_store_commit_group", Device, Between(0, 0), [], true, "",
+            "Closes this thread's group of TMA stores (`cp.async.bulk.commit_group`; sm_90)." => async_sync(name);
+        "tma_store_wait_group", Device, Between(1, 1), [], true, "n",
+            "Waits until at most `n` of this thread's TMA store groups still read shared memory (`cp.async.bulk.wait_group.read`; sm_90)." => async_sync(name);
+        "tma_store_wait_all", Device, Between(0, 0), [], true, "",
+            "Waits until this thread's TMA stores are complete and visible in global memory, as needed before the kernel ends (`cp.async.bulk.wait_group 0`; sm_90)." => async_sync(name);
         "tma_load", Device, Between(5, 5), [], true, "tma, coords, tile, barriers, coord",
             "One thread copies the box whose first element's coordinates `coords` (a tile of an identity tensor) gives into `tile`, completing `tma.bytes` on the mbarrier `barriers[coord]` (sm_90)." => tma_load;
         "wgmma_wait_group", Device, Between(1, 1), [], true, "n",

@@ -20,12 +20,12 @@ use layout::SymInt;
 use crate::builtins::{Arg, Args};
 use crate::check::Checker;
 use crate::trace::{Effect, TraceParam, TraceParamKind};
-use crate::value::{TmaLoad, Value};
+use crate::value::{TmaCopy, Value};
 
 impl<'a> Checker<'a> {
-    /// `make_tma_load(tensor, tile)`.
-    pub(crate) fn make_tma_load(&mut self, args: &Args) -> Value {
-        if !self.require_arch("make_tma_load", 90, args.call_span) {
+    /// `make_tma_load(tensor, tile)` and `make_tma_store(tensor, tile)`.
+    pub(crate) fn make_tma(&mut self, name: &'static str, args: &Args) -> Value {
+        if !self.require_arch(name, 90, args.call_span) {
             return Value::Unknown;
         }
         let p = args.positional();
@@ -35,10 +35,7 @@ impl<'a> Checker<'a> {
                     self.error(
                         "E0216",
                         arg.span,
-                        format!(
-                            "`make_tma_load` takes tensors, not a {}",
-                            arg.value.type_name()
-                        ),
+                        format!("`{name}` takes tensors, not a {}", arg.value.type_name()),
                         "not a tensor",
                     );
                 }
@@ -60,7 +57,7 @@ impl<'a> Checker<'a> {
             return self.error(
                 "E0227",
                 p[0].span,
-                "a tensor map describes the whole tensor parameter, not a tile of it (tile the coordinates given to `tma_load` instead)".to_owned(),
+                "a tensor map describes the whole tensor parameter, not a tile of it (tile the coordinates given to each copy instead)".to_owned(),
                 "a tile of the parameter",
             );
         }
@@ -69,7 +66,7 @@ impl<'a> Checker<'a> {
                 "E0227",
                 p[1].span,
                 format!(
-                    "TMA loads into shared memory; this is a {}",
+                    "TMA copies between global and shared memory; this tile is a {}",
                     tile.type_name()
                 ),
                 "not shared memory",
@@ -100,7 +97,12 @@ impl<'a> Checker<'a> {
             });
             trace.params.len() - 1
         });
-        Value::Tma(Rc::new(TmaLoad { boxed, tensor, map }))
+        Value::Tma(Rc::new(TmaCopy {
+            store: name == "make_tma_store",
+            boxed,
+            tensor,
+            map,
+        }))
     }
 
     /// `tma_load(tma, coords, tile, barriers, coord)`.
@@ -123,10 +125,18 @@ impl<'a> Checker<'a> {
             }
             return Value::Unit;
         };
+        if tma.store {
+            return self.error(
+                "E0227",
+                p[0].span,
+                "this TMA copy stores (`make_tma_store`); `tma_load` needs one from `make_tma_load`".to_owned(),
+                "a store",
+            );
+        }
         let Some(coords) = self.box_origin(&tma.boxed, p[1]) else {
             return Value::Unit;
         };
-        let Some(destination) = self.tma_destination(&tma.boxed, p[2]) else {
+        let Some(destination) = self.tma_tile(&tma.boxed, p[2]) else {
             return Value::Unit;
         };
         let Some(barrier) = self.barrier_element("tma_load", p[3], p[4]) else {
@@ -151,6 +161,59 @@ impl<'a> Checker<'a> {
         Value::Unit
     }
 
+    /// `tma_store(tma, tile, coords)`: one thread stores the shared `tile` to the box
+    /// whose first element's coordinates `coords` gives (elements outside the tensor
+    /// are not written).
+    pub(crate) fn tma_store(&mut self, args: &Args) -> Value {
+        if !self.require_arch("tma_store", 90, args.call_span) {
+            return Value::Unit;
+        }
+        let p = args.positional();
+        let Value::Tma(tma) = &p[0].value else {
+            if !matches!(p[0].value, Value::Unknown) {
+                self.error(
+                    "E0216",
+                    p[0].span,
+                    format!(
+                        "`tma_store` takes `make_tma_store`'s result, not a {}",
+                        p[0].value.type_name()
+                    ),
+                    "not a TMA copy",
+                );
+            }
+            return Value::Unit;
+        };
+        if !tma.store {
+            return self.error(
+                "E0227",
+                p[0].span,
+                "this TMA copy loads (`make_tma_load`); `tma_store` needs one from `make_tma_store`".to_owned(),
+                "a load",
+            );
+        }
+        let Some(source) = self.tma_tile(&tma.boxed, p[1]) else {
+            return Value::Unit;
+        };
+        let Some(coords) = self.box_origin(&tma.boxed, p[2]) else {
+            return Value::Unit;
+        };
+        if let Some(map) = tma.map {
+            let coords = tma
+                .boxed
+                .modes
+                .iter()
+                .map(|mode| coords[*mode].clone())
+                .collect();
+            self.emit(Effect::TmaStore {
+                map,
+                coords,
+                source,
+                span: args.call_span,
+            });
+        }
+        Value::Unit
+    }
+
     /// The coordinates of the first element of `arg`, a tile of an identity tensor
     /// shaped like the box with unit strides in mode order.
     fn box_origin(&mut self, boxed: &TmaBox, arg: &Arg) -> Option<Vec<SymInt>> {
@@ -158,7 +221,7 @@ impl<'a> Checker<'a> {
             checker.error(
                 "E0227",
                 arg.span,
-                format!("`tma_load` copies the box whose coordinates this tile of an identity tensor gives; {why}"),
+                format!("a TMA copy moves the box whose coordinates this tile of an identity tensor gives; {why}"),
                 "not the box's coordinates",
             );
             None
@@ -207,7 +270,7 @@ impl<'a> Checker<'a> {
 
     /// The shared tile `arg` after checking that it is laid out as the box's tile and
     /// starts at a multiple of the swizzle's period.
-    fn tma_destination(&mut self, boxed: &TmaBox, arg: &Arg) -> Option<Rc<Tensor>> {
+    fn tma_tile(&mut self, boxed: &TmaBox, arg: &Arg) -> Option<Rc<Tensor>> {
         let Value::Tensor(tile) = &arg.value else {
             if !matches!(arg.value, Value::Unknown) {
                 self.error(
