@@ -85,7 +85,8 @@ pub fn bind(
     args: &Bound<'_, PyTuple>,
     kwargs: Option<&Bound<'_, PyDict>>,
 ) -> Result<Vec<Arg>, CallError> {
-    let params = &signature.params;
+    // The hidden TMA tensor maps at the end are derived from the tensors, not passed.
+    let params = &signature.params[..runtime::marshal::declared_params(signature)];
     let kernel = &signature.name;
     let mut given: Vec<Option<Bound<'_, PyAny>>> = vec![None; params.len()];
     if let Some(kwargs) = kwargs {
@@ -232,8 +233,8 @@ fn read_arg(
 }
 
 fn names(signature: &Signature) -> String {
-    let names: Vec<&str> = signature
-        .params
+    let declared = runtime::marshal::declared_params(signature);
+    let names: Vec<&str> = signature.params[..declared]
         .iter()
         .map(|param| param.name.as_str())
         .collect();
@@ -244,14 +245,14 @@ fn names(signature: &Signature) -> String {
 /// tensors; 3 were given".
 fn arity(signature: &Signature, sources: &[Option<(usize, usize)>], given: usize) -> String {
     let kernel = &signature.name;
-    let all = signature.params.len();
+    let all = runtime::marshal::declared_params(signature);
     let mut text = format!("`{kernel}` takes {all} arguments ({})", names(signature));
-    let required: Vec<&str> = (signature.params.iter().zip(sources))
+    let required: Vec<&str> = (signature.params[..all].iter().zip(sources))
         .filter(|(_, source)| source.is_none())
         .map(|(param, _)| param.name.as_str())
         .collect();
     if required.len() < all {
-        let read: Vec<&str> = (signature.params.iter().zip(sources))
+        let read: Vec<&str> = (signature.params[..all].iter().zip(sources))
             .filter(|(_, source)| source.is_some())
             .map(|(param, _)| param.name.as_str())
             .collect();

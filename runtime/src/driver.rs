@@ -11,6 +11,7 @@
 
 mod blas;
 mod host;
+mod tensor_map;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -250,7 +251,7 @@ impl Gpu {
         function: &CudaFunction,
         plan: &LaunchPlan,
     ) -> Result<(), String> {
-        launch(&self.stream, function, plan).map_err(|error| launch_failed(name, plan, error))?;
+        launch(&self.stream, function, plan, name)?;
         self.synchronize(name)
     }
 
@@ -273,9 +274,7 @@ impl Gpu {
         warmup: u32,
         runs: u32,
     ) -> Result<f64, String> {
-        let median = self.time(warmup, runs, || {
-            launch(&self.stream, function, plan).map_err(|error| launch_failed(name, plan, error))
-        });
+        let median = self.time(warmup, runs, || launch(&self.stream, function, plan, name));
         self.synchronize(name)?;
         median
     }
@@ -427,10 +426,24 @@ fn launch(
     stream: &CudaStream,
     function: &CudaFunction,
     plan: &LaunchPlan,
-) -> Result<(), DriverError> {
+    name: &str,
+) -> Result<(), String> {
+    // Tensor maps are encoded first: the builder holds references to them.
+    let maps = (plan.args.iter())
+        .filter_map(|arg| match arg {
+            ArgValue::TensorMap(map) => Some(tensor_map::encode(map)),
+            _ => None,
+        })
+        .collect::<Result<Vec<_>, String>>()
+        .map_err(|problem| format!("launching `{name}`: {problem}"))?;
+    let mut maps = maps.iter();
     let mut builder = stream.launch_builder(function);
     for arg in &plan.args {
         match arg {
+            ArgValue::TensorMap(_) => match maps.next() {
+                Some(map) => builder.arg(map),
+                None => return Err(format!("launching `{name}`: a tensor map went missing")),
+            },
             ArgValue::I32(value) => builder.arg(value),
             ArgValue::I64(value) => builder.arg(value),
             ArgValue::U32(value) => builder.arg(value),
@@ -451,5 +464,7 @@ fn launch(
     // whose size `marshal::plan` checked against the extents the kernel's layout reaches;
     // the buffers outlive the launch because the harness synchronizes before dropping them
     // (and `HostImage::launch`'s caller promises as much for its own).
-    unsafe { builder.launch(config) }.map(|_| ())
+    unsafe { builder.launch(config) }
+        .map(|_| ())
+        .map_err(|error| launch_failed(name, plan, error))
 }

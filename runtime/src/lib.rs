@@ -50,6 +50,7 @@ pub mod marshal;
 mod ops;
 mod random;
 mod tensor;
+pub mod tensor_map;
 
 pub use compare::Tolerance;
 pub use device::Emulated;

@@ -5,13 +5,16 @@
 //! evaluated. Every error names the kernel.
 //!
 //! A float argument is rounded once to its parameter's type, as a tensor element is
-//! (`element::encode`); a bool is passed as a 32-bit 0 or 1.
+//! (`element::encode`); a bool is passed as a 32-bit 0 or 1. A kernel's TMA tensor-map
+//! parameters come after the ones it declares and are not passed by the caller: each is
+//! derived from the tensor argument it describes (`tensor_map.rs`).
 
 use kir::{ConstValue, Element, HostExpr, IntParam, Param, ParamKind, ScalarParam, Signature};
 
 use crate::CompiledKernel;
 use crate::element::{decode, encode};
 use crate::tensor::shape_text;
+use crate::tensor_map::{TensorMapArgs, tensor_map_args};
 
 /// One argument of a kernel call, as the host holds it.
 #[derive(Clone, Copy, Debug)]
@@ -54,6 +57,8 @@ pub enum ArgValue {
     F64(f64),
     /// A tensor's global address.
     Address(u64),
+    /// A TMA tensor map, to encode (`cuTensorMapEncodeTiled`) and pass by value.
+    TensorMap(TensorMapArgs),
 }
 
 impl ArgValue {
@@ -64,6 +69,9 @@ impl ArgValue {
             ArgValue::I64(value) => value.to_le_bytes().to_vec(),
             ArgValue::U32(value) => value.to_le_bytes().to_vec(),
             ArgValue::U64(value) | ArgValue::Address(value) => value.to_le_bytes().to_vec(),
+            // Without a driver to encode it, the tensor's address stands for the map
+            // (what the emulator is given).
+            ArgValue::TensorMap(map) => map.address.to_le_bytes().to_vec(),
             ArgValue::F16(bits) | ArgValue::BF16(bits) => bits.to_le_bytes().to_vec(),
             ArgValue::F32(value) => value.to_le_bytes().to_vec(),
             ArgValue::F64(value) => value.to_le_bytes().to_vec(),
@@ -177,12 +185,12 @@ pub fn plan_checked(signature: &Signature, args: &[CallArg<'_>]) -> Result<Launc
             message,
         }
     };
-    if args.len() != signature.params.len() {
+    let declared = declared_params(signature);
+    if args.len() != declared {
         return Err(PlanError {
             param: None,
             message: format!(
-                "`{kernel}` takes {} arguments, but {} were given",
-                signature.params.len(),
+                "`{kernel}` takes {declared} arguments, but {} were given",
                 args.len()
             ),
         });
@@ -195,9 +203,18 @@ pub fn plan_checked(signature: &Signature, args: &[CallArg<'_>]) -> Result<Launc
             CallArg::Float(_) | CallArg::Bool(_) | CallArg::Tensor { .. } => 0,
         })
         .collect();
-    let mut values = Vec::with_capacity(args.len());
+    let mut values = Vec::with_capacity(signature.params.len());
     for (index, (param, arg)) in signature.params.iter().zip(args).enumerate() {
         values.push(argument_value(kernel, param, arg, &ints).map_err(about(index))?);
+    }
+    for (index, param) in signature.params.iter().enumerate().skip(declared) {
+        let map = hidden_map(signature, param, args, &ints).map_err(|problem| {
+            about(index)(format!(
+                "`{kernel}`: the tensor map `{}`: {problem}",
+                param.name
+            ))
+        })?;
+        values.push(ArgValue::TensorMap(map));
     }
     for assumption in &signature.assumptions {
         let param = signature.params.get(assumption.param);
@@ -272,6 +289,52 @@ pub fn plan_checked(signature: &Signature, args: &[CallArg<'_>]) -> Result<Launc
         block: dimensions(&signature.launch.block, "block")?,
         shared_bytes: signature.launch.shared_bytes,
     })
+}
+
+/// How many parameters the caller passes: those before the hidden tensor maps.
+pub fn declared_params(signature: &Signature) -> usize {
+    (signature.params.iter())
+        .take_while(|param| !matches!(param.kind, ParamKind::TensorMap(_)))
+        .count()
+}
+
+/// The encoding arguments of the hidden tensor-map parameter `param` from the call's
+/// tensor argument it describes.
+fn hidden_map(
+    signature: &Signature,
+    param: &Param,
+    args: &[CallArg<'_>],
+    ints: &[i64],
+) -> Result<TensorMapArgs, String> {
+    let ParamKind::TensorMap(map) = &param.kind else {
+        return Err("a declared parameter after the tensor maps".to_owned());
+    };
+    let tensor = signature.params.get(map.tensor);
+    let (
+        Some(ParamKind::Tensor {
+            dtype,
+            shape,
+            strides,
+        }),
+        Some(CallArg::Tensor { address, .. }),
+    ) = (tensor.map(|tensor| &tensor.kind), args.get(map.tensor))
+    else {
+        return Err(format!("parameter {} is not a tensor argument", map.tensor));
+    };
+    let evaluate = |exprs: &[HostExpr]| -> Result<Vec<i64>, String> {
+        (exprs.iter())
+            .map(|expr| {
+                expr.evaluate(ints)
+                    .ok_or_else(|| format!("`{expr}` cannot be evaluated"))
+            })
+            .collect()
+    };
+    tensor_map_args(
+        map,
+        *dtype,
+        *address,
+        (&evaluate(shape)?, &evaluate(strides)?),
+    )
 }
 
 /// One argument checked against its parameter and converted to its ABI value;
@@ -412,7 +475,7 @@ fn param_text(kind: &ParamKind) -> String {
             format!("{article} {name}")
         }
         ParamKind::Tensor { .. } => "a tensor".to_owned(),
-        ParamKind::TensorMap(_) => "a TMA tensor map".to_owned(),
+        ParamKind::TensorMap(_) => "a TMA tensor map (derived, not passed)".to_owned(),
     }
 }
 

@@ -308,3 +308,59 @@ fn instantiations_are_chosen_by_their_const_arguments() {
             .contains("T = f16")
     );
 }
+
+#[test]
+fn hidden_tensor_maps_come_from_their_tensors_and_are_not_passed() {
+    let mut signature = copy_signature("copy", &[]);
+    signature.params.push(Param {
+        name: "a_tma4".to_owned(),
+        kind: ParamKind::TensorMap(kir::TensorMap {
+            tensor: 2,
+            modes: vec![1, 0],
+            box_shape: vec![64, 128],
+            swizzle: 128,
+        }),
+    });
+    let shape = [256usize, 512];
+    let tensor = |address| CallArg::Tensor {
+        dtype: Element::BF16,
+        shape: &shape,
+        address,
+    };
+    let args = [
+        CallArg::Int(256),
+        CallArg::Int(512),
+        tensor(0x1000),
+        tensor(0x9000),
+    ];
+    let launch = plan(&signature, &args).expect("the map is derived");
+    let Some(ArgValue::TensorMap(map)) = launch.args.last() else {
+        panic!("no tensor map in {:?}", launch.args);
+    };
+    assert_eq!((map.address, map.rank), (0x1000, 2));
+    assert_eq!(
+        (map.extents[..2].to_vec(), map.strides[0]),
+        (vec![512, 256], 1024)
+    );
+    let mut five = args.to_vec();
+    five.push(CallArg::Int(1));
+    let error = plan(&signature, &five).unwrap_err();
+    assert!(
+        error.contains("takes 4 arguments, but 5 were given"),
+        "{error}"
+    );
+    // A tensor at an address TMA cannot use names the map.
+    let misaligned = [
+        CallArg::Int(256),
+        CallArg::Int(512),
+        tensor(0x1008),
+        tensor(0x9000),
+    ];
+    let error = plan_checked(&signature, &misaligned).unwrap_err();
+    assert_eq!(error.param, Some(4));
+    assert!(
+        error.message.contains("the tensor map `a_tma4`") && error.message.contains("16 bytes"),
+        "{}",
+        error.message
+    );
+}

@@ -11,7 +11,7 @@ use cudarc::driver::{CudaContext, CudaFunction, CudaModule};
 use cudarc::nvrtc::Ptx;
 use kir::Signature;
 
-use super::{describe, driver_library_present, launch, launch_failed};
+use super::{describe, driver_library_present, launch};
 use crate::marshal::{DEFAULT_SHARED_LIMIT, LaunchPlan};
 
 /// A cubin loaded on one GPU, with a function for each of its kernel instantiations.
@@ -105,6 +105,6 @@ impl HostImage {
             self.context
                 .wrap_borrowed_stream(stream as usize as CUstream)
         };
-        launch(&stream, function, plan).map_err(|error| launch_failed(name, plan, error))
+        launch(&stream, function, plan, name)
     }
 }

@@ -1,0 +1,188 @@
+//! TMA tensor maps from the host's side: what `cuTensorMapEncodeTiled` is given for a
+//! kernel's hidden [`kir::ParamKind::TensorMap`] parameter, worked out from the tensor
+//! argument it describes and checked against the hardware's rules before any driver
+//! call, so that a mistake is an error naming the parameter rather than a driver code.
+//!
+//! Map dimension `i` (innermost first) is the tensor's flattened mode `modes[i]`: its
+//! extent is the mode's extent, its stride the mode's stride in bytes (the first mode's
+//! stride must be one element and is implicit). The rules (CUDA driver API,
+//! `cuTensorMapEncodeTiled`; HOPPER-BLACKWELL.md A.5): rank 1 to 5, the address a
+//! multiple of 16 bytes, extents 1 to 2^32, strides multiples of 16 bytes below 2^40,
+//! box extents 1 to 256, the inner box a multiple of 16 bytes and, swizzled, at most
+//! the swizzle's span.
+
+use kir::{Element, TensorMap};
+
+/// The most dimensions a tensor map has.
+pub const MAX_RANK: usize = 5;
+
+/// What `cuTensorMapEncodeTiled` is called with, all checked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TensorMapArgs {
+    /// The element type.
+    pub dtype: Element,
+    /// The dimensions used of the arrays below.
+    pub rank: usize,
+    /// The tensor's global address.
+    pub address: u64,
+    /// The extent of each dimension, innermost first.
+    pub extents: [u64; MAX_RANK],
+    /// The byte stride of dimensions 1 to rank - 1.
+    pub strides: [u64; MAX_RANK - 1],
+    /// The box, in elements per dimension.
+    pub box_shape: [u32; MAX_RANK],
+    /// The swizzle span in bytes: 0, 32, 64 or 128.
+    pub swizzle: u32,
+}
+
+impl TensorMapArgs {
+    /// The driver's `CUtensorMapDataType` for the element type.
+    pub fn data_type(&self) -> u32 {
+        match self.dtype {
+            Element::U8 | Element::I8 => 0,
+            Element::F16 => 6,
+            Element::BF16 => 9,
+            Element::F32 => 7,
+            Element::F64 => 8,
+            Element::I32 => 3,
+            Element::U32 => 2,
+            Element::I64 => 5,
+            Element::U64 => 4,
+        }
+    }
+
+    /// The driver's `CUtensorMapSwizzle`: none, 32, 64, 128 bytes.
+    pub fn swizzle_mode(&self) -> u32 {
+        match self.swizzle {
+            32 => 1,
+            64 => 2,
+            128 => 3,
+            _ => 0,
+        }
+    }
+}
+
+/// The encoding arguments of `map` over a tensor of element type `dtype` at `address`
+/// with flattened `extents` and `strides` (in elements), or what rule they break.
+pub fn tensor_map_args(
+    map: &TensorMap,
+    dtype: Element,
+    address: u64,
+    (extents, strides): (&[i64], &[i64]),
+) -> Result<TensorMapArgs, String> {
+    let rank = map.modes.len();
+    if !(1..=MAX_RANK).contains(&rank) || map.box_shape.len() != rank {
+        return Err(format!(
+            "a tensor map has 1 to {MAX_RANK} dimensions, one box extent each; this one has {rank} modes and {} box extents",
+            map.box_shape.len()
+        ));
+    }
+    if address % 16 != 0 {
+        return Err(format!(
+            "TMA needs the tensor at a multiple of 16 bytes; it starts at {address:#x}"
+        ));
+    }
+    let bytes = dtype.bytes() as u64;
+    let mut args = TensorMapArgs {
+        dtype,
+        rank,
+        address,
+        extents: [1; MAX_RANK],
+        strides: [0; MAX_RANK - 1],
+        box_shape: [1; MAX_RANK],
+        swizzle: map.swizzle,
+    };
+    for (dimension, mode) in map.modes.iter().enumerate() {
+        let (Some(extent), Some(stride)) = (extents.get(*mode), strides.get(*mode)) else {
+            return Err(format!("the tensor has no mode {mode}"));
+        };
+        if !(1..=1 << 32).contains(extent) {
+            return Err(format!(
+                "TMA extents are 1 to 2^32; mode {mode} has {extent} elements"
+            ));
+        }
+        args.extents[dimension] = *extent as u64;
+        if dimension == 0 {
+            if *stride != 1 {
+                return Err(format!(
+                    "a tensor map's innermost dimension is contiguous; mode {mode} has stride {stride}"
+                ));
+            }
+        } else {
+            let stride_bytes = u64::try_from(*stride)
+                .unwrap_or(u64::MAX)
+                .saturating_mul(bytes);
+            if stride_bytes % 16 != 0 || stride_bytes >= 1 << 40 {
+                return Err(format!(
+                    "TMA strides are multiples of 16 bytes below 2^40; mode {mode} has stride {stride} x {bytes} = {stride_bytes} bytes"
+                ));
+            }
+            args.strides[dimension - 1] = stride_bytes;
+        }
+        let extent = map.box_shape[dimension];
+        if !(1..=256).contains(&extent) {
+            return Err(format!("TMA box extents are 1 to 256, not {extent}"));
+        }
+        args.box_shape[dimension] = extent;
+    }
+    let inner = u64::from(args.box_shape[0]) * bytes;
+    if inner % 16 != 0 || (map.swizzle != 0 && inner > u64::from(map.swizzle)) {
+        return Err(format!(
+            "the box's inner extent is {inner} bytes: TMA needs a multiple of 16, at most the {}-byte swizzle",
+            map.swizzle
+        ));
+    }
+    Ok(args)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn map(box_shape: Vec<u32>, swizzle: u32) -> TensorMap {
+        TensorMap {
+            tensor: 3,
+            modes: vec![1, 0],
+            box_shape,
+            swizzle,
+        }
+    }
+
+    #[test]
+    fn a_row_major_matrix_is_k_inner_with_row_strides_in_bytes() {
+        let args = tensor_map_args(
+            &map(vec![64, 128], 128),
+            Element::BF16,
+            0x1000,
+            (&[4096, 1000], &[1000, 1]),
+        )
+        .unwrap();
+        assert_eq!(
+            (args.rank, args.extents[..2].to_vec()),
+            (2, vec![1000, 4096])
+        );
+        assert_eq!(
+            (args.strides[0], args.box_shape[..2].to_vec()),
+            (2000, vec![64, 128])
+        );
+        assert_eq!((args.data_type(), args.swizzle_mode()), (9, 3));
+    }
+
+    #[test]
+    fn each_hardware_rule_is_an_error_that_says_it() {
+        let bf16 = Element::BF16;
+        let shape: (&[i64], &[i64]) = (&[64, 100], &[100, 1]);
+        let stride = tensor_map_args(&map(vec![64, 64], 128), bf16, 0, shape).unwrap_err();
+        assert!(stride.contains("multiples of 16 bytes"), "{stride}");
+        let square: (&[i64], &[i64]) = (&[64, 128], &[128, 1]);
+        let aligned = tensor_map_args(&map(vec![64, 64], 128), bf16, 8, square).unwrap_err();
+        assert!(aligned.contains("multiple of 16 bytes"), "{aligned}");
+        let wide = tensor_map_args(&map(vec![128, 64], 128), bf16, 0, square).unwrap_err();
+        assert!(wide.contains("at most the 128-byte swizzle"), "{wide}");
+        let tall = tensor_map_args(&map(vec![64, 512], 128), bf16, 0, square).unwrap_err();
+        assert!(tall.contains("1 to 256"), "{tall}");
+        let column: (&[i64], &[i64]) = (&[64, 128], &[1, 64]);
+        let strided = tensor_map_args(&map(vec![64, 64], 128), bf16, 0, column).unwrap_err();
+        assert!(strided.contains("contiguous"), "{strided}");
+    }
+}
