@@ -77,7 +77,7 @@ pub fn tensor_map_args(
             map.box_shape.len()
         ));
     }
-    if address % 16 != 0 {
+    if !address.is_multiple_of(16) {
         return Err(format!(
             "TMA needs the tensor at a multiple of 16 bytes; it starts at {address:#x}"
         ));
@@ -112,7 +112,7 @@ pub fn tensor_map_args(
             let stride_bytes = u64::try_from(*stride)
                 .unwrap_or(u64::MAX)
                 .saturating_mul(bytes);
-            if stride_bytes % 16 != 0 || stride_bytes >= 1 << 40 {
+            if !stride_bytes.is_multiple_of(16) || stride_bytes >= 1 << 40 {
                 return Err(format!(
                     "TMA strides are multiples of 16 bytes below 2^40; mode {mode} has stride {stride} x {bytes} = {stride_bytes} bytes"
                 ));
@@ -126,7 +126,7 @@ pub fn tensor_map_args(
         args.box_shape[dimension] = extent;
     }
     let inner = u64::from(args.box_shape[0]) * bytes;
-    if inner % 16 != 0 || (map.swizzle != 0 && inner > u64::from(map.swizzle)) {
+    if !inner.is_multiple_of(16) || (map.swizzle != 0 && inner > u64::from(map.swizzle)) {
         return Err(format!(
             "the box's inner extent is {inner} bytes: TMA needs a multiple of 16, at most the {}-byte swizzle",
             map.swizzle
