@@ -154,7 +154,8 @@ fn a_shuffle_under_a_warp_uniform_branch_pairs_lanes() {
             .unwrap();
     // The divergent kernel is E0302 at build time; the uniform one runs.
     let start = source.find("kernel shuffle_in_uniform_branch").unwrap();
-    let kernels = support::lower_source(&source[start..]);
+    let end = (source[start..].find("\n// `t / 2`")).map_or(source.len(), |end| start + end);
+    let kernels = support::lower_source(&source[start..end]);
     let values = randn(64, 15);
     let mut device = Device::default();
     let x = device.f32s(&values);
