@@ -7,13 +7,17 @@
 //! `ldmatrix` and `stmatrix` ([`matrix`]) and `mma.sync` ([`mma`]), which the whole
 //! warp executes at once (the block completes them when all 32 lanes are there) and
 //! whose data movement comes from the thread-value layouts the instruction carries
-//! ([`kir::WarpAtom`]), not from a table here. A new model (TMA, `mbarrier`, `wgmma`)
-//! is a module with a parser returning its variant of [`Model`], and an arm in the
-//! thread's atom dispatch or the block's warp completion.
+//! ([`kir::WarpAtom`]), not from a table here; Hopper's mbarriers, TMA and named
+//! barriers ([`hopper`], executed in `thread/hopper.rs`) and `wgmma` ([`wgmma`]), which a
+//! whole warpgroup executes at once. A new model is a module with a parser returning its
+//! variant of [`Model`], and an arm in the thread's atom dispatch or the block's warp
+//! completion.
 
 pub mod cp_async;
+pub mod hopper;
 pub mod matrix;
 pub mod mma;
+pub mod wgmma;
 
 use std::collections::HashMap;
 
@@ -32,12 +36,17 @@ pub enum Model {
     Matrix(MatrixCopy),
     /// A matrix multiply-accumulate by the whole warp.
     Mma(Mma),
+    /// A Hopper instruction: mbarriers, TMA, named barriers, wgmma (by a warpgroup).
+    Hopper(hopper::Hopper),
 }
 
 /// The model of `template`, carrying the warp description `warp`, if there is one.
 pub fn model(template: &str, warp: Option<&WarpAtom>) -> Option<Model> {
     if let Some(copy) = cp_async::parse(template) {
         return Some(Model::CpAsync(copy));
+    }
+    if let Some(hopper) = hopper::parse(template) {
+        return Some(Model::Hopper(hopper));
     }
     match warp? {
         WarpAtom::Copy { element, src, dst } => {

@@ -12,14 +12,17 @@
 //! fault at the first such thread: a lane missing from a warp collective first, else a
 //! thread missing from a barrier (exited, or waiting at another one).
 
+mod hopper;
+
 use kir::{Inst, Kernel, Op, ShuffleMode};
 use lang::Span;
 
+use crate::atoms::hopper::Hopper;
 use crate::atoms::{Model, Models};
 use crate::fault::{Elsewhere, Fault, FaultKind, Location, Other, Trap};
 use crate::global::GlobalMemory;
 use crate::shared::SharedMemory;
-use crate::thread::{Context, Status, Thread};
+use crate::thread::{Barriers, Context, Status, Thread};
 
 /// What every block of a launch shares.
 pub struct Grid<'a, 'k> {
@@ -65,12 +68,14 @@ impl Grid<'_, '_> {
             .map(|thread| Thread::new(self.kernel, thread as u32, coordinates(thread, self.block)))
             .collect();
         let mut shared = SharedMemory::new(self.shared_bytes);
+        let mut barriers = Barriers::default();
         let mut warp_epochs = vec![0u32; threads.len().div_ceil(32)];
         let mut context = Context {
             kernel: self.kernel,
             models: self.models,
             global: self.global,
             shared: &mut shared,
+            barriers: &mut barriers,
             args: self.args,
             block,
             block_dims: self.block,
@@ -92,10 +97,14 @@ impl Grid<'_, '_> {
                     }
                 }
             }
+            moved |= self.hopper_waits(&mut threads, &mut context)?;
             for (warp, lanes) in threads.chunks_mut(32).enumerate() {
                 let Status::Collective(inst) = lanes[0].status else {
                     continue;
                 };
+                if wgmma(self.models, inst).is_some() {
+                    continue;
+                }
                 if lanes.iter().all(|lane| lane.status == lanes[0].status) {
                     context.warp_epoch = warp_epochs[warp];
                     if matches!(inst.op, Op::Atom { .. }) {
@@ -168,6 +177,7 @@ impl Grid<'_, '_> {
                 });
             }
         }
+        self.hopper_stuck(threads, block)?;
         let waiting = threads
             .iter()
             .find(|thread| matches!(thread.status, Status::Barrier(_)));
@@ -248,7 +258,7 @@ impl Grid<'_, '_> {
                 mma.execute(inst, lanes);
                 Ok(())
             }
-            Some(Model::CpAsync(_)) | None => Ok(()),
+            Some(Model::CpAsync(_) | Model::Hopper(_)) | None => Ok(()),
         }
     }
 
@@ -278,6 +288,18 @@ impl Grid<'_, '_> {
     }
 }
 
+/// The wgmma model of `inst`, if it is one: (N, bf16, transposes).
+fn wgmma(models: &Models, inst: &Inst) -> Option<(usize, bool, [bool; 2])> {
+    match models.get(inst) {
+        Some(Model::Hopper(Hopper::Wgmma {
+            n,
+            bf16,
+            transposed,
+        })) => Some((*n, *bf16, *transposed)),
+        _ => None,
+    }
+}
+
 fn collective_name(inst: &Inst) -> &'static str {
     match inst.op {
         Op::Shuffle { .. } => "shuffle",
@@ -290,7 +312,10 @@ fn collective_name(inst: &Inst) -> &'static str {
 /// Where a thread that is not at a collective is.
 fn elsewhere(thread: &Thread<'_>) -> Other {
     let at = match thread.status {
-        Status::Barrier(inst) | Status::Collective(inst) => Elsewhere::Waiting {
+        Status::Barrier(inst)
+        | Status::Collective(inst)
+        | Status::Mbarrier(inst, ..)
+        | Status::Named(inst) => Elsewhere::Waiting {
             what: collective_name(inst),
             span: inst.span,
         },

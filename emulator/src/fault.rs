@@ -164,6 +164,9 @@ pub enum FaultKind {
     },
     /// `E0409`: an operation or launch the emulator cannot run.
     Unsupported(String),
+    /// `E0411`: an mbarrier misused: not initialized, more arrivals than its phase
+    /// expects, or a wait that no thread of the block can complete.
+    Mbarrier(String),
     /// `E0410`: more thread-instructions than the launch may run.
     Budget {
         /// The budget.
@@ -187,6 +190,7 @@ impl FaultKind {
             FaultKind::UnmodeledAtom { .. } => "E0408",
             FaultKind::Unsupported(_) => "E0409",
             FaultKind::Budget { .. } => "E0410",
+            FaultKind::Mbarrier(_) => "E0411",
         }
     }
 }

@@ -30,7 +30,18 @@
 //! ([`kir::WarpAtom`]). An MMA's products of bf16 or f16 inputs are exact and each
 //! element of D is C plus their sum rounded once to f32 (summed in f64); the tensor
 //! cores add with at least f32 precision in an undocumented order, so they may differ
-//! in the last bits. An atom without a model is an error naming it.
+//! in the last bits. Hopper's instructions (`atoms/hopper.rs`, `thread/hopper.rs`,
+//! `atoms/wgmma.rs`, `block/hopper.rs`): an mbarrier counts arrivals and transaction
+//! bytes, and a completed phase flips its parity, wakes its waiters and ends the block's
+//! shared-memory epoch for the race checks (what it orders is ordered; what it does not
+//! is missed, not reported falsely); a TMA load copies its box at issue (zeros outside
+//! the tensor, swizzled as its map says) and completes its bytes on its mbarrier, a TMA
+//! store reads the tile and writes the elements inside the tensor; a named barrier
+//! releases once its count of threads has arrived (a new epoch too); a wgmma runs when
+//! the whole warpgroup is there, reading A and B through its descriptors by the PTX
+//! ISA's formulas (written here apart from the compiler's), so its wait has nothing left
+//! to do. A read of a TMA destination before the wait is therefore not seen as stale.
+//! An atom without a model is an error naming it.
 //!
 //! # Checks
 //! Each a [`Fault`] at the instruction's span (the `.cuk` line), with the thread and
@@ -41,8 +52,10 @@
 //! memory nothing wrote (`E0405`), a `bar.sync` that not every thread reaches (`E0406`),
 //! a shuffle, `bar.warp.sync` or warp-collective atom that not every lane reaches, or
 //! that a short warp or a predicate true in some lanes only runs (`E0407`), an atom with no
-//! model (`E0408`), an operation or launch the emulator cannot run (`E0409`), and a
-//! launch past its instruction budget (`E0410`). The first fault in block order stops
+//! model (`E0408`), an operation or launch the emulator cannot run (`E0409`), a
+//! launch past its instruction budget (`E0410`), and an mbarrier used before its init,
+//! over-arrived, or waited on when no thread can complete its phase (`E0411`); a wgmma
+//! some warp of its warpgroup does not reach is `E0407`. The first fault in block order stops
 //! the launch; within a block, threads run round-robin in index order, so the same
 //! launch always reports the same fault.
 //!

@@ -160,6 +160,15 @@ impl SharedMemory {
         }
     }
 
+    /// Reads `out.len()` bytes at `address` as the asynchronous proxy does (wgmma's
+    /// operands): bounds only, not recorded for the race checks, which the mbarriers
+    /// and wgmma waits that order it are outside of.
+    pub fn peek(&self, address: u32, out: &mut [u8]) -> Result<(), Trap> {
+        let start = self.range(address, out.len(), Access::AsyncRead)?;
+        out.copy_from_slice(&self.bytes[start..start + out.len()]);
+        Ok(())
+    }
+
     /// Reads `out.len()` bytes at `address` (a load: checked for races with writes and
     /// for bytes never written).
     pub fn read(&mut self, who: &Accessor, address: u32, out: &mut [u8]) -> Result<(), Trap> {

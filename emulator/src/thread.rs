@@ -12,6 +12,7 @@
 //! Regions are entered and left in [`control`], memory instructions are in [`memory`].
 
 mod control;
+mod hopper;
 mod memory;
 
 use kir::{Inst, Kernel, Op, Region, Special, Ty, ValueId};
@@ -24,6 +25,8 @@ use crate::fault::{FaultKind, Trap};
 use crate::global::GlobalMemory;
 use crate::shared::SharedMemory;
 
+pub use hopper::{Barriers, TENSOR_MAP_TOKEN};
+
 /// Where a thread is.
 #[derive(Clone, Copy, Debug)]
 pub enum Status<'k> {
@@ -31,8 +34,13 @@ pub enum Status<'k> {
     Runnable,
     /// It waits at this `bar.sync`.
     Barrier(&'k Inst),
-    /// It waits at this shuffle, `bar.warp.sync` or warp-collective atom.
+    /// It waits at this shuffle, `bar.warp.sync` or warp- or warpgroup-collective atom.
     Collective(&'k Inst),
+    /// It waits at this `mbarrier_wait` for the phase of a parity (the second number)
+    /// of the mbarrier at a shared address (the first).
+    Mbarrier(&'k Inst, u32, u32),
+    /// It waits at this named barrier (`bar.sync id, threads`).
+    Named(&'k Inst),
     /// It has finished.
     Exited,
 }
@@ -44,7 +52,9 @@ impl PartialEq for Status<'_> {
         match (self, other) {
             (Status::Runnable, Status::Runnable) | (Status::Exited, Status::Exited) => true,
             (Status::Barrier(a), Status::Barrier(b))
-            | (Status::Collective(a), Status::Collective(b)) => std::ptr::eq(*a, *b),
+            | (Status::Collective(a), Status::Collective(b))
+            | (Status::Named(a), Status::Named(b))
+            | (Status::Mbarrier(a, ..), Status::Mbarrier(b, ..)) => std::ptr::eq(*a, *b),
             _ => false,
         }
     }
@@ -60,6 +70,8 @@ pub struct Context<'a, 'k> {
     pub global: &'a GlobalMemory,
     /// The block's shared memory.
     pub shared: &'a mut SharedMemory,
+    /// The block's mbarriers and named-barrier counts.
+    pub barriers: &'a mut Barriers,
     /// The arguments' bits, by parameter index.
     pub args: &'a [u64],
     /// `block_idx`.
@@ -223,7 +235,12 @@ impl<'k> Thread<'k> {
                     context.args.get(*index).copied().ok_or_else(|| {
                         unsupported(format!("a kernel without parameter {index}"))
                     })?;
-                arith::from_int(ty, arg as i64)
+                let params = &kernel.signature.params;
+                match params.get(*index).map(|param| &param.kind) {
+                    // The TMA instructions decode the map from its index.
+                    Some(kir::ParamKind::TensorMap(_)) => TENSOR_MAP_TOKEN + *index as u64,
+                    _ => arith::from_int(ty, arg as i64),
+                }
             }
             Op::Special(special) => {
                 let (values, axis) = match *special {

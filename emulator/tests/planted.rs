@@ -170,3 +170,19 @@ fn an_ldmatrix_of_rows_half_copied_reads_uninitialized_memory() {
     );
     assert_eq!(fault.location.unwrap().thread, [0, 0, 0]);
 }
+
+#[test]
+fn a_tma_load_whose_barrier_expects_nothing_never_completes_its_phase() {
+    let fault = planted("tma_without_expect_tx.cuk", |device| {
+        let a = device.f32s(&randn(16 * 32, 41));
+        let b = device.empty(16 * 32 * 4);
+        // The hidden tensor map's argument: the emulator reads the map from the signature.
+        vec![Arg::Tensor(a), Arg::Tensor(b), Arg::Tensor(a)]
+    });
+    let message = fault.to_string();
+    assert!(
+        message.contains("phase parity 0 of the mbarrier")
+            && message.contains("no thread of the block can complete"),
+        "{message}"
+    );
+}

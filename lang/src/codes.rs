@@ -196,6 +196,10 @@ pub const REGISTRY: &[CodeInfo] = &[
         "a launch that ran past the emulator's instruction budget (an endless loop?)",
     ),
     entry(
+        "E0411",
+        "an mbarrier misused on the emulator: not initialized, over-arrived, or waited on when no thread can complete its phase",
+    ),
+    entry(
         "N0001",
         "more diagnostics than are shown for one file (`render::MAX_DIAGNOSTICS`)",
     ),

@@ -170,6 +170,7 @@ impl fmt::Display for Fault {
                 template.split_whitespace().next().unwrap_or(template)
             ),
             FaultKind::Unsupported(what) => write!(f, "the emulator cannot run {what} ({who})"),
+            FaultKind::Mbarrier(what) => write!(f, "{what} ({who})"),
             FaultKind::Budget { instructions } => write!(
                 f,
                 "the launch ran more than {instructions} thread-instructions (an endless loop?); stopped at {who}"
@@ -197,6 +198,7 @@ impl Fault {
             | FaultKind::IncompleteWarp { .. } => "not every lane of the warp gets here",
             FaultKind::UnmodeledAtom { .. } | FaultKind::Unsupported(_) => "not emulated",
             FaultKind::Budget { .. } => "still running here",
+            FaultKind::Mbarrier(_) => "this mbarrier operation",
         };
         let mut diagnostic =
             Diagnostic::error(kind.code(), self.to_string()).with_primary(self.span, label);

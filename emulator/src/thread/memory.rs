@@ -167,6 +167,13 @@ impl<'k> Thread<'k> {
                 Ok(Flow::Next)
             }
             Some(Model::Matrix(_) | Model::Mma(_)) => Ok(Flow::Wait(Status::Collective(inst))),
+            Some(Model::Hopper(hopper)) => {
+                if self.enabled(*predicate) {
+                    self.hopper(hopper, inst, context)
+                } else {
+                    Ok(Flow::Next)
+                }
+            }
         }
     }
 
@@ -174,7 +181,7 @@ impl<'k> Thread<'k> {
         predicate.is_none_or(|predicate| self.get(predicate) != 0)
     }
 
-    fn accessor(&self, context: &Context<'_, 'k>, inst: &Inst) -> Accessor {
+    pub(super) fn accessor(&self, context: &Context<'_, 'k>, inst: &Inst) -> Accessor {
         Accessor {
             thread: self.index,
             warp_epoch: context.warp_epoch,

@@ -1,0 +1,192 @@
+//! Hopper's (sm_90) asynchronous instructions, recognised from the templates
+//! `lower/src/hopper.rs` and the stdlib's wgmma atom write: mbarrier operations, TMA
+//! loads and stores, wgmma, and the instructions whose effect the emulator's order of
+//! execution already gives (fences, group commits and waits, `setmaxnreg`).
+//!
+//! What each does is in `thread/hopper.rs` (one thread) and `wgmma.rs` (a warpgroup).
+
+/// A Hopper instruction.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Hopper {
+    /// `mbarrier.init`: `{count}` arrivals per phase.
+    MbarrierInit,
+    /// `mbarrier.arrive`, with `expect_tx` first: `{bytes}` more transaction bytes.
+    MbarrierArrive {
+        /// Whether it expects transaction bytes.
+        expect_tx: bool,
+    },
+    /// `mbarrier.try_wait.parity` in a loop: waits for the phase of parity `{parity}`.
+    MbarrierWait,
+    /// `cp.async.bulk.tensor` from global into shared memory, completing on `{bar}`.
+    TmaLoad {
+        /// The box's dimensions.
+        rank: usize,
+    },
+    /// `cp.async.bulk.tensor` from shared into global memory.
+    TmaStore {
+        /// The box's dimensions.
+        rank: usize,
+    },
+    /// `bar.sync id, threads` or `bar.arrive id, threads`.
+    NamedBarrier {
+        /// Whether the thread waits (else it only arrives).
+        wait: bool,
+        /// The barrier.
+        id: u32,
+        /// The threads it counts.
+        threads: u32,
+    },
+    /// `wgmma.mma_async` from shared-memory descriptors, by a warpgroup.
+    Wgmma {
+        /// N of `m64nNk16`.
+        n: usize,
+        /// Whether the inputs are bf16 (else f16).
+        bf16: bool,
+        /// Whether A and B are MN-major (the transpose immediates).
+        transposed: [bool; 2],
+    },
+    /// Ordering the emulator's execution already gives: fences, wgmma and bulk group
+    /// commits and waits (their work completes at issue here), `setmaxnreg`.
+    Ordering,
+}
+
+/// The Hopper instruction `template` is, if it is one.
+pub fn parse(template: &str) -> Option<Hopper> {
+    let template = template.trim();
+    let head = template.split_whitespace().next()?;
+    if template.contains("mbarrier.try_wait.parity") {
+        return Some(Hopper::MbarrierWait);
+    }
+    let hopper = match head {
+        "mbarrier.init.shared::cta.b64" => Hopper::MbarrierInit,
+        "mbarrier.arrive.shared::cta.b64" => Hopper::MbarrierArrive { expect_tx: false },
+        "mbarrier.arrive.expect_tx.shared::cta.b64" => Hopper::MbarrierArrive { expect_tx: true },
+        "fence.mbarrier_init.release.cluster;"
+        | "fence.proxy.async.shared::cta;"
+        | "wgmma.fence.sync.aligned;"
+        | "wgmma.commit_group.sync.aligned;"
+        | "wgmma.wait_group.sync.aligned"
+        | "cp.async.bulk.commit_group;"
+        | "cp.async.bulk.wait_group"
+        | "cp.async.bulk.wait_group.read" => Hopper::Ordering,
+        "bar.sync" | "bar.arrive" => named_barrier(template, head == "bar.sync")?,
+        _ if head.starts_with("setmaxnreg.") => Hopper::Ordering,
+        _ if head.starts_with("cp.async.bulk.tensor.") => bulk_tensor(head)?,
+        _ if head.starts_with("wgmma.mma_async.sync.aligned.") => wgmma(template, head)?,
+        _ => return None,
+    };
+    Some(hopper)
+}
+
+/// `bar.sync 1, 256;`: the id and thread count are literals.
+fn named_barrier(template: &str, wait: bool) -> Option<Hopper> {
+    let operands = template.split_once(' ')?.1.trim().trim_end_matches(';');
+    let (id, threads) = operands.split_once(',')?;
+    Some(Hopper::NamedBarrier {
+        wait,
+        id: id.trim().parse().ok()?,
+        threads: threads.trim().parse().ok()?,
+    })
+}
+
+/// `cp.async.bulk.tensor.2d.shared::cluster.global...` (a load) or
+/// `cp.async.bulk.tensor.2d.global.shared::cta...` (a store).
+fn bulk_tensor(head: &str) -> Option<Hopper> {
+    let rest = head.strip_prefix("cp.async.bulk.tensor.")?;
+    let (dimensions, direction) = rest.split_once('.')?;
+    let rank: usize = dimensions.strip_suffix('d')?.parse().ok()?;
+    if !(1..=5).contains(&rank) {
+        return None;
+    }
+    if direction.starts_with("shared::cluster.global.mbarrier::complete_tx::bytes") {
+        Some(Hopper::TmaLoad { rank })
+    } else if direction.starts_with("global.shared::cta") {
+        Some(Hopper::TmaStore { rank })
+    } else {
+        None
+    }
+}
+
+/// `wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {{d}}, {desc_a}, {desc_b}, 1,
+/// 1, 1, 0, 0;` with f32 accumulators, scale 1 and the transpose immediates last.
+fn wgmma(template: &str, head: &str) -> Option<Hopper> {
+    let parts: Vec<&str> = head.split('.').collect();
+    let shape = parts.get(4)?;
+    let n: usize = shape
+        .strip_prefix("m64n")?
+        .strip_suffix("k16")?
+        .parse()
+        .ok()?;
+    let types = [parts.get(5)?, parts.get(6)?, parts.get(7)?];
+    let bf16 = match types {
+        [&"f32", &"bf16", &"bf16"] => true,
+        [&"f32", &"f16", &"f16"] => false,
+        _ => return None,
+    };
+    let immediates: Vec<&str> = template
+        .trim_end_matches(';')
+        .rsplit(',')
+        .take(5)
+        .map(str::trim)
+        .collect();
+    let [tb, ta, scale_b, scale_a, scale_d] = immediates.as_slice() else {
+        return None;
+    };
+    if [*scale_d, *scale_a, *scale_b] != ["1", "1", "1"]
+        || n == 0
+        || n > 256
+        || !n.is_multiple_of(8)
+    {
+        return None;
+    }
+    let flag = |text: &str| match text {
+        "0" => Some(false),
+        "1" => Some(true),
+        _ => None,
+    };
+    Some(Hopper::Wgmma {
+        n,
+        bf16,
+        transposed: [flag(ta)?, flag(tb)?],
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_lowered_templates_are_recognised() {
+        let wait = "{{ .reg .pred %done; $wait: mbarrier.try_wait.parity.shared::cta.b64 %done, [{bar}], {parity}; @!%done bra $wait; }}";
+        assert_eq!(parse(wait), Some(Hopper::MbarrierWait));
+        let load = "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [{dst}], [{map}, {{coords}}], [{bar}];";
+        assert_eq!(parse(load), Some(Hopper::TmaLoad { rank: 2 }));
+        let store =
+            "cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [{map}, {{coords}}], [{src}];";
+        assert_eq!(parse(store), Some(Hopper::TmaStore { rank: 3 }));
+        let mma = "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {{d}}, {desc_a}, {desc_b}, 1, 1, 1, 0, 1;";
+        let want = Hopper::Wgmma {
+            n: 256,
+            bf16: true,
+            transposed: [false, true],
+        };
+        assert_eq!(parse(mma), Some(want));
+        let named = Hopper::NamedBarrier {
+            wait: true,
+            id: 1,
+            threads: 256,
+        };
+        assert_eq!(parse("bar.sync 1, 256;"), Some(named));
+        for ordering in [
+            "wgmma.wait_group.sync.aligned 1;",
+            "setmaxnreg.inc.sync.aligned.u32 232;",
+            "cp.async.bulk.wait_group.read 0;",
+        ] {
+            assert_eq!(parse(ordering), Some(Hopper::Ordering), "{ordering}");
+        }
+        assert_eq!(
+            parse("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {{d}};"),
+            None
+        );
+    }
+}

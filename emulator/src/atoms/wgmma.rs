@@ -1,0 +1,166 @@
+//! `wgmma.mma_async` with both operands in shared memory, for a warpgroup of 128
+//! threads: `D (64 x N, f32) += A (64 x 16) · B (N x 16)ᵀ`, computed when the
+//! warpgroup issues it (the emulator runs it to completion there, so the group
+//! instructions around it have nothing left to wait for).
+//!
+//! Facts, from the PTX ISA ("Asynchronous Warpgroup Level Matrix Multiply-Accumulate",
+//! matrix descriptors and shared-memory layouts), written here independently of the
+//! compiler's descriptor code so that the emulator checks it:
+//! - a descriptor's start address is `(desc & 0x3FFF) << 4`, its leading byte offset
+//!   `((desc >> 16) & 0x3FFF) << 4`, its stride byte offset `((desc >> 32) & 0x3FFF) << 4`,
+//!   its layout `desc >> 62`: 0 no swizzle, 1 a 128-byte, 2 a 64-byte, 3 a 32-byte one;
+//! - element `(r, k)` of a K-major operand (r a row of A or of B's N) with an `x`-byte
+//!   swizzle is at `swizzle(start + (r / 8) SBO + (r % 8) x + 2k)`; without a swizzle
+//!   at `start + (r / 8) SBO + (k / 8) LBO + (r % 8) 16 + 2 (k % 8)`; MN-major with an
+//!   `x`-byte swizzle at `swizzle(start + (r / w) LBO + (k / 8) SBO + (k % 8) x + 2 (r %
+//!   w))`, `w = x / 2`; the swizzle XORs address bits 7 and up into bits 4 and up,
+//!   `a ^ (((a >> 7) & (x / 16 - 1)) << 4)`;
+//! - thread `t` (lane `l`, warp `w` of the warpgroup) holds D's register `v` at row
+//!   `16w + l / 4 + 8 ((v >> 1) & 1)`, column `2 (l % 4) + (v & 1) + 8 (v >> 2)`.
+//!
+//! Arithmetic as the `mma.sync` model's: exact products, summed in f64, rounded once.
+
+use kir::{Inst, Op, ValueId};
+
+use crate::fault::{FaultKind, Trap};
+use crate::shared::SharedMemory;
+use crate::thread::Thread;
+
+/// Reads operand element `(row, k)` (a 16-bit value) through `descriptor`.
+fn element_address(descriptor: u64, row: u64, k: u64, transposed: bool) -> Result<u64, Trap> {
+    let field = |shift: u32| ((descriptor >> shift) & 0x3FFF) << 4;
+    let (start, lbo, sbo) = (field(0), field(16), field(32));
+    let swizzle = match descriptor >> 62 {
+        1 => 128,
+        2 => 64,
+        3 => 32,
+        _ => 0,
+    };
+    let unsupported = |what: &str| Trap::Fault(FaultKind::Unsupported(what.to_owned()));
+    if (descriptor >> 49) & 7 != 0 {
+        return Err(unsupported("a wgmma descriptor with a base offset"));
+    }
+    let offset = match (swizzle, transposed) {
+        (0, false) => (row / 8) * sbo + (k / 8) * lbo + (row % 8) * 16 + 2 * (k % 8),
+        (0, true) => return Err(unsupported("an MN-major wgmma operand without a swizzle")),
+        (x, false) => (row / 8) * sbo + (row % 8) * x + 2 * k,
+        (x, true) => {
+            let w = x / 2;
+            (row / w) * lbo + (k / 8) * sbo + (k % 8) * x + 2 * (row % w)
+        }
+    };
+    let address = start + offset;
+    Ok(match swizzle {
+        0 => address,
+        x => address ^ (((address >> 7) & (x / 16 - 1)) << 4),
+    })
+}
+
+/// The `rows x 16` operand a descriptor names, row-major, as f64.
+fn operand(
+    shared: &SharedMemory,
+    descriptor: u64,
+    rows: u64,
+    transposed: bool,
+    bf16: bool,
+) -> Result<Vec<f64>, Trap> {
+    let mut values = Vec::with_capacity((rows * 16) as usize);
+    for row in 0..rows {
+        for k in 0..16 {
+            let address = element_address(descriptor, row, k, transposed)?;
+            let address = u32::try_from(address).unwrap_or(u32::MAX);
+            let mut bytes = [0u8; 2];
+            shared.peek(address, &mut bytes)?;
+            let bits = u16::from_le_bytes(bytes);
+            values.push(match bf16 {
+                true => f64::from(f32::from_bits(u32::from(bits) << 16)),
+                false => f64::from(half::f16::from_bits(bits).to_f32()),
+            });
+        }
+    }
+    Ok(values)
+}
+
+/// Executes the wgmma `inst` (N `n`, bf16 or f16, transposes) for the warpgroup's 128
+/// `lanes`.
+pub fn execute(
+    inst: &Inst,
+    lanes: &mut [Thread<'_>],
+    shared: &SharedMemory,
+    (n, bf16, transposed): (usize, bool, [bool; 2]),
+) -> Result<(), Trap> {
+    let Op::Atom {
+        operands,
+        registers,
+        ..
+    } = &inst.op
+    else {
+        return Ok(());
+    };
+    let operand_value = |name: &str| {
+        operands
+            .iter()
+            .find(|(operand, _, _)| operand == name)
+            .map(|(_, value, _)| *value)
+    };
+    let accumulators: &[ValueId] = registers
+        .iter()
+        .find(|(list, _)| list == "d")
+        .map_or(&[], |(_, values)| values.as_slice());
+    let (Some(desc_a), Some(desc_b)) = (operand_value("desc_a"), operand_value("desc_b")) else {
+        return Err(Trap::Fault(FaultKind::Unsupported(
+            "a wgmma without its descriptors".to_owned(),
+        )));
+    };
+    if accumulators.len() != n / 2 || inst.results.len() != n / 2 || lanes.len() != 128 {
+        return Err(Trap::Fault(FaultKind::Unsupported(
+            "a wgmma whose accumulators are not N / 2 registers per thread".to_owned(),
+        )));
+    }
+    let a = operand(shared, lanes[0].get(desc_a), 64, transposed[0], bf16)?;
+    let b = operand(shared, lanes[0].get(desc_b), n as u64, transposed[1], bf16)?;
+    for (thread, lane) in lanes.iter_mut().enumerate() {
+        let (l, w) = (thread % 32, thread / 32);
+        for (v, (input, result)) in accumulators.iter().zip(&inst.results).enumerate() {
+            let row = 16 * w + l / 4 + 8 * ((v >> 1) & 1);
+            let column = 2 * (l % 4) + (v & 1) + 8 * (v >> 2);
+            let products: f64 = (0..16).map(|k| a[row * 16 + k] * b[column * 16 + k]).sum();
+            let c = f64::from(f32::from_bits(lane.get(*input) as u32));
+            lane.set(*result, u64::from(((c + products) as f32).to_bits()));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn descriptors_place_elements_as_the_ptx_isa_says() {
+        // K-major, 128-byte swizzle, SBO 1024: row 1, k 0 is at 128 ^ (1 << 4) = 144.
+        let sw128 = (1u64 << 62) | (64 << 32) | (1 << 16);
+        assert_eq!(element_address(sw128, 1, 0, false).unwrap(), 144);
+        assert_eq!(element_address(sw128, 8, 3, false).unwrap(), 1024 + 6);
+        // Start 32 bytes in (the second k-block): row 2, k 0 at (256 + 32) ^ 32 = 256.
+        let shifted = sw128 | 2;
+        assert_eq!(element_address(shifted, 2, 0, false).unwrap(), 256);
+        // No swizzle, core matrices: LBO 128 between k-blocks, SBO 256 between rows of 8.
+        let plain = (16u64 << 32) | (8 << 16);
+        assert_eq!(
+            element_address(plain, 9, 9, false).unwrap(),
+            256 + 128 + 16 + 2
+        );
+        // MN-major, 128-byte swizzle, LBO 8192 between 64-wide chunks, SBO 1024.
+        let mn = (1u64 << 62) | (64 << 32) | (512 << 16);
+        assert_eq!(
+            element_address(mn, 65, 1, true).unwrap(),
+            (8192 + 128 + 2) ^ 16
+        );
+        // 64 and 32-byte swizzles XOR two and one row bits.
+        let sw64 = (2u64 << 62) | (32 << 32);
+        assert_eq!(element_address(sw64, 3, 0, false).unwrap(), 192 ^ 16);
+        let sw32 = (3u64 << 62) | (16 << 32);
+        assert_eq!(element_address(sw32, 5, 0, false).unwrap(), 160 ^ 16);
+    }
+}
