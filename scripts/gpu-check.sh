@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every example's tests and benches on a GPU machine, in one go, with the tests of
-# tests/miscompiles and tests/control (every file there with a `test` block), and prints
+# tests/miscompiles, tests/control and tests/hopper (every file there with a `test` block), and prints
 # a summary table. Each file's tests also run on the CPU emulator (`--emulate`); the
 # `agree` column says whether the GPU and the emulator gave the same verdict. It is how
 # the device machine is used (see README, "On a GPU").
@@ -26,7 +26,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>
 
 summary="$LOGS/summary.txt"
 printf '%-28s %-10s %-10s %-6s %-12s %s\n' example tests emulated agree memcheck "build ms (front end + PTX)" >"$summary"
-for file in cuk-examples/*.cuk tests/miscompiles/*.cuk tests/control/*.cuk; do
+for file in cuk-examples/*.cuk tests/miscompiles/*.cuk tests/control/*.cuk tests/hopper/*.cuk; do
     grep -q '^test ' "$file" || continue
     name=$(basename "$file" .cuk)
     log="$LOGS/$name.txt"

@@ -98,6 +98,10 @@ const CODES_TESTED_ELSEWHERE: &[(&str, &str)] = &[
         "the instruction budget: emulator/tests/checks.rs, an_endless_loop_stops_at_the_budget",
     ),
     (
+        "E0411",
+        "an mbarrier no thread can complete: emulator/tests/planted.rs, a_tma_load_whose_barrier_expects_nothing_never_completes_its_phase",
+    ),
+    (
         "E0001",
         "an unreadable path: cli/src/check.rs, unreadable_binary_and_non_utf8_files_become_diagnostics",
     ),
