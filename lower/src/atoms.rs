@@ -109,7 +109,14 @@ impl Builder<'_> {
     }
 
     /// `d = a * b + c` over register fragments, one MMA instruction per step.
-    pub(crate) fn gemm(&mut self, atom: &Atom, [d, a, b, c]: [&Tensor; 4]) {
+    /// `accumulate`, for an atom with a `{scale_d}` operand, says whether the first k
+    /// step adds C (later steps always do).
+    pub(crate) fn gemm(
+        &mut self,
+        atom: &Atom,
+        [d, a, b, c]: [&Tensor; 4],
+        accumulate: Option<&trace::Term>,
+    ) {
         let Some(facts) = atom.as_mma() else {
             self.unsupported(format!("`{}` is not an MMA atom", atom.display_name()));
             return;
@@ -150,6 +157,13 @@ impl Builder<'_> {
         ) else {
             return;
         };
+        let scale = match accumulate {
+            Some(flag) => match self.term(flag, 0) {
+                Some(value) => Some(value),
+                None => return,
+            },
+            None => None,
+        };
         for k in 0..k_steps {
             for m in 0..m_steps {
                 for step in 0..n_steps {
@@ -173,6 +187,10 @@ impl Builder<'_> {
                     };
                     let mut template = atom.ptx.clone();
                     let mut operands = Vec::new();
+                    match scale.filter(|_| k == 0) {
+                        Some(flag) => operands.push(("scale_d".to_owned(), flag, 0)),
+                        None => template = template.replace("{scale_d}", "1"),
+                    }
                     let mut registers = Vec::new();
                     for (tensor, at, word, name) in [
                         (a, &a_at, wa, "a"),

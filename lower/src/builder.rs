@@ -211,8 +211,14 @@ impl<'t> Builder<'t> {
                 body, condition, ..
             } => self.lower_loop(body, condition),
             Effect::Gemm {
-                atom, d, a, b, c, ..
-            } => self.gemm(atom, [d, a, b, c]),
+                atom,
+                d,
+                a,
+                b,
+                c,
+                accumulate,
+                ..
+            } => self.gemm(atom, [d, a, b, c], accumulate.as_deref()),
             Effect::Shuffle {
                 mode,
                 value,

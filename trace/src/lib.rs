@@ -344,6 +344,9 @@ pub enum Effect {
         b: Rc<Tensor>,
         /// `(V, M, N)` accumulators.
         c: Rc<Tensor>,
+        /// `accumulate = ...`: a bool; when false the first k step ignores C
+        /// (wgmma's scale-d), so no branch needs to zero the accumulators.
+        accumulate: Option<Rc<Term>>,
         /// The call.
         span: Span,
     },

@@ -167,14 +167,23 @@ fn header(effect: &Effect) -> String {
         Effect::If { condition, .. } => format!("if {} {{", term(condition)),
         Effect::Loop { .. } => "loop {".to_owned(),
         Effect::Gemm {
-            atom, d, a, b, c, ..
+            atom,
+            d,
+            a,
+            b,
+            c,
+            accumulate,
+            ..
         } => format!(
-            "gemm {} -> {} with {} ({}, {})",
+            "gemm {} -> {} with {} ({}, {}){}",
             tensor(c),
             tensor(d),
             atom.display_name(),
             tensor(a),
-            tensor(b)
+            tensor(b),
+            accumulate
+                .as_ref()
+                .map_or(String::new(), |flag| format!(" accumulate {}", term(flag)))
         ),
         Effect::Shuffle {
             mode,

@@ -132,7 +132,10 @@ fn wgmma(template: &str, head: &str) -> Option<Hopper> {
     let [tb, ta, scale_b, scale_a, scale_d] = immediates.as_slice() else {
         return None;
     };
-    if [*scale_d, *scale_a, *scale_b] != ["1", "1", "1"]
+    // scale-d: 1 (add D), or the operand `{scale_d}` whose value says (execute reads it).
+    let scale_d_ok = *scale_d == "1" || *scale_d == "{scale_d}";
+    if !scale_d_ok
+        || [*scale_a, *scale_b] != ["1", "1"]
         || n == 0
         || n > 256
         || !n.is_multiple_of(8)
@@ -164,7 +167,7 @@ mod tests {
         let store =
             "cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [{map}, {{coords}}], [{src}];";
         assert_eq!(parse(store), Some(Hopper::TmaStore { rank: 3 }));
-        let mma = "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {{d}}, {desc_a}, {desc_b}, 1, 1, 1, 0, 1;";
+        let mma = "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {{d}}, {desc_a}, {desc_b}, {scale_d}, 1, 1, 0, 1;";
         let want = Hopper::Wgmma {
             n: 256,
             bf16: true,

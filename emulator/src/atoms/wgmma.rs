@@ -1,5 +1,6 @@
 //! `wgmma.mma_async` with both operands in shared memory, for a warpgroup of 128
-//! threads: `D (64 x N, f32) += A (64 x 16) · B (N x 16)ᵀ`, computed when the
+//! threads: `D (64 x N, f32) += A (64 x 16) · B (N x 16)ᵀ` (`=` when its scale-d
+//! operand is false), computed when the
 //! warpgroup issues it (the emulator runs it to completion there, so the group
 //! instructions around it have nothing left to wait for).
 //!
@@ -117,6 +118,8 @@ pub fn execute(
             "a wgmma whose accumulators are not N / 2 registers per thread".to_owned(),
         )));
     }
+    // scale-d false: D = A·B, the old D ignored.
+    let add_d = operand_value("scale_d").is_none_or(|flag| lanes[0].get(flag) != 0);
     let a = operand(shared, lanes[0].get(desc_a), 64, transposed[0], bf16)?;
     let b = operand(shared, lanes[0].get(desc_b), n as u64, transposed[1], bf16)?;
     for (thread, lane) in lanes.iter_mut().enumerate() {
@@ -125,7 +128,10 @@ pub fn execute(
             let row = 16 * w + l / 4 + 8 * ((v >> 1) & 1);
             let column = 2 * (l % 4) + (v & 1) + 8 * (v >> 2);
             let products: f64 = (0..16).map(|k| a[row * 16 + k] * b[column * 16 + k]).sum();
-            let c = f64::from(f32::from_bits(lane.get(*input) as u32));
+            let c = match add_d {
+                true => f64::from(f32::from_bits(lane.get(*input) as u32)),
+                false => 0.0,
+            };
             lane.set(*result, u64::from(((c + products) as f32).to_bits()));
         }
     }

@@ -142,8 +142,35 @@ impl<'a> Checker<'a> {
                 return Value::Unit;
             }
         }
+        let mut accumulate = None;
+        if let Some(flag) = args.named("accumulate") {
+            if !mma.atom.ptx.contains("{scale_d}") {
+                return self.error(
+                    "E0216",
+                    flag.span,
+                    format!(
+                        "`{}` always adds C: only an atom with a scale-d operand (wgmma) takes `accumulate`",
+                        mma.atom.display_name()
+                    ),
+                    "always accumulates",
+                );
+            }
+            match &flag.value {
+                Value::Bool(_) => accumulate = crate::trace::term_of(&flag.value),
+                Value::Unknown => return Value::Unit,
+                other => {
+                    return self.error(
+                        "E0216",
+                        flag.span,
+                        format!("`accumulate` is a bool, not a {}", other.type_name()),
+                        "not a bool",
+                    );
+                }
+            }
+        }
         if let [(_, d), (_, a), (_, b), (_, c)] = tensors.as_slice() {
             self.emit(Effect::Gemm {
+                accumulate,
                 atom: mma.atom.clone(),
                 d: d.clone(),
                 a: a.clone(),

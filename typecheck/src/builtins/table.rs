@@ -247,8 +247,8 @@ builtins! {
             "A tiled MMA: `atom` repeated over `atom_layout` of (M, N, K), with an optional permutation." => make_tiled_mma;
         "copy", Device, Between(2, 3), ["pred"], true, "copy?, src, dst, pred = mask",
             "Copies `src` to `dst` (partitions of one shape), with an atom or tiled copy, under a predicate." => copy;
-        "gemm", Device, Between(5, 5), [], true, "tiled_mma, d, a, b, c",
-            "`d = a * b + c` over a thread's MMA fragments." => gemm;
+        "gemm", Device, Between(5, 5), ["accumulate"], true, "tiled_mma, d, a, b, c, accumulate = true",
+            "`d = a * b + c` over a thread's MMA fragments; with `accumulate = false` (an atom with a scale-d operand: wgmma) `d = a * b`." => gemm;
     }
     "Synchronisation" {
         "syncthreads", Device, Between(0, 0), [], true, "",
