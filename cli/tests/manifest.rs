@@ -111,3 +111,59 @@ fn a_manifest_is_refused_where_no_cubin_goes() {
     ]);
     assert_eq!(output.status.code(), Some(2));
 }
+
+#[test]
+fn a_tma_kernel_lists_its_hidden_tensor_maps_after_its_parameters() {
+    let dir = tempfile::tempdir().expect("a scratch folder");
+    let cubin = dir.path().join("tma.cubin");
+    let output = build(&[
+        "tests/hopper/tma_tile_copy.cuk",
+        "--emit",
+        "manifest",
+        "--target",
+        "sm_90a",
+        "-o",
+        cubin.to_str().expect("a UTF-8 path"),
+    ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let text = std::fs::read_to_string(dir.path().join("tma.manifest.json")).expect("written");
+    let manifest = Manifest::from_json(&text).expect("a manifest");
+    let round_trip = manifest
+        .kernels
+        .iter()
+        .find(|kernel| kernel.name == "tma_round_trip")
+        .expect("the round trip's entry");
+    let params = serde_json::to_string_pretty(&round_trip.params).expect("JSON");
+    insta::assert_snapshot!(params);
+    assert_eq!(
+        round_trip.params[4],
+        ParamEntry::TensorMap {
+            name: "a_tma4".to_owned(),
+            tensor: "a".to_owned(),
+            modes: vec![1, 0],
+            box_shape: vec![64, 64],
+            swizzle: 128,
+        }
+    );
+    // Read back, a map names its tensor by index; written again, the same manifest.
+    let signatures = manifest.signatures().expect("the signatures read back");
+    let kir::ParamKind::TensorMap(map) = &signatures[1].params[5].kind else {
+        panic!("{:?}", signatures[1].params);
+    };
+    assert_eq!(map.tensor, 3);
+    let again = Manifest::new(
+        &manifest.source,
+        &manifest.target,
+        (
+            &manifest.image.file,
+            "cubin",
+            &std::fs::read(&cubin).expect("the cubin"),
+        ),
+        &signatures,
+    );
+    assert_eq!(again.kernels, manifest.kernels);
+}

@@ -169,3 +169,31 @@ fn a_manifest_that_does_not_describe_its_kernels_is_refused() {
         assert!(error.contains(expected), "{expected}: {error}");
     }
 }
+
+#[test]
+fn tma_tensor_maps_are_valid_and_read_back_to_their_signatures() {
+    for file in ["tma_tile_copy.cuk", "gemm_sm90_ws.cuk"] {
+        let path = format!("{}/../tests/hopper/{file}", env!("CARGO_MANIFEST_DIR"));
+        let signatures = signatures_of(&std::fs::read_to_string(path).unwrap());
+        assert!(
+            signatures.iter().any(|signature| signature
+                .params
+                .iter()
+                .any(|param| matches!(param.kind, kir::ParamKind::TensorMap(_)))),
+            "{file} has a tensor map"
+        );
+        let written = Manifest::new(
+            &format!("tests/hopper/{file}"),
+            "sm_90a",
+            ("hopper.cubin", "cubin", b""),
+            &signatures,
+        )
+        .to_json();
+        assert_valid_and_reads_back(&written, &signatures, file);
+        let wrong = written.replacen("\"tensor\": \"a\"", "\"tensor\": \"m\"", 1);
+        let error = Manifest::from_json(&wrong)
+            .and_then(|manifest| manifest.signatures())
+            .unwrap_err();
+        assert!(error.contains("`m` is not a tensor parameter"), "{error}");
+    }
+}
