@@ -7,12 +7,23 @@
 //! runtime's `marshal`, like any integer argument. After `marshal`, [`check_strides`]
 //! compares each tensor's strides with the layout the kernel reads it through, which
 //! `cukc test`'s row-major host tensors never needed.
+//!
+//! For a kernel of up to [`INLINE_ARGS`] parameters, binding and the stride check work
+//! in stack arrays; messages are formatted only for the error raised.
 
 use kir::{HostExpr, ParamKind, Signature};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyTuple};
+use runtime::marshal::{CallArg, INLINE_ARGS, Ints};
+use smallvec::SmallVec;
 
 use crate::tensors::{self, TensorArg};
+
+/// A call's arguments in the kernel's parameter order.
+pub type Args = SmallVec<[Arg; INLINE_ARGS]>;
+
+/// Parameter indices.
+type Indices = SmallVec<[usize; INLINE_ARGS]>;
 
 /// An argument read from Python.
 pub enum Arg {
@@ -84,11 +95,12 @@ pub fn bind(
     sources: &[Option<(usize, usize)>],
     args: &Bound<'_, PyTuple>,
     kwargs: Option<&Bound<'_, PyDict>>,
-) -> Result<Vec<Arg>, CallError> {
+) -> Result<Args, CallError> {
     // The hidden TMA tensor maps at the end are derived from the tensors, not passed.
     let params = &signature.params[..runtime::marshal::declared_params(signature)];
     let kernel = &signature.name;
-    let mut given: Vec<Option<Bound<'_, PyAny>>> = vec![None; params.len()];
+    let mut given: SmallVec<[Option<Bound<'_, PyAny>>; INLINE_ARGS]> =
+        SmallVec::from_elem(None, params.len());
     if let Some(kwargs) = kwargs {
         for (name, value) in kwargs.iter() {
             let name: String = name.extract().unwrap_or_default();
@@ -106,10 +118,10 @@ pub fn bind(
     }
     // Positional arguments fill the parameters not given by name: all of them, or all
     // but the integers the tensors' shapes give.
-    let unnamed: Vec<usize> = (0..params.len())
+    let unnamed: Indices = (0..params.len())
         .filter(|index| given[*index].is_none())
         .collect();
-    let positional: Vec<usize> = if args.len() == unnamed.len() {
+    let positional: Indices = if args.len() == unnamed.len() {
         unnamed
     } else {
         unnamed
@@ -126,16 +138,17 @@ pub fn bind(
     for (slot, arg) in positional.iter().zip(args.iter()) {
         given[*slot] = Some(arg);
     }
-    let mut bound: Vec<Option<Arg>> = Vec::with_capacity(params.len());
+    // Every value given is read (and its errors raised) before a missing one is looked
+    // for; a missing one holds 0 until then.
+    let mut bound = Args::with_capacity(params.len());
     for (index, value) in given.iter().enumerate() {
-        let Some(value) = value else {
-            bound.push(None);
-            continue;
-        };
-        bound.push(Some(read_arg(signature, index, value)?));
+        bound.push(match value {
+            Some(value) => read_arg(signature, index, value)?,
+            None => Arg::Int(0),
+        });
     }
     for index in 0..params.len() {
-        if bound[index].is_some() {
+        if given[index].is_some() {
             continue;
         }
         let Some((tensor, mode)) = sources[index] else {
@@ -146,9 +159,7 @@ pub fn bind(
         };
         let name = &params[index].name;
         let extent = match &bound[tensor] {
-            Some(Arg::Tensor(arg)) if arg.shape.len() == modes(signature, tensor) => {
-                arg.shape[mode]
-            }
+            Arg::Tensor(arg) if arg.shape.len() == modes(signature, tensor) => arg.shape[mode],
             _ => {
                 return Err(CallError::typed(
                     Some(index),
@@ -159,9 +170,9 @@ pub fn bind(
                 ));
             }
         };
-        bound[index] = Some(Arg::Int(extent as i64));
+        bound[index] = Arg::Int(extent as i64);
     }
-    Ok(bound.into_iter().flatten().collect())
+    Ok(bound)
 }
 
 /// How many flattened modes tensor parameter `index` has.
@@ -277,7 +288,7 @@ pub fn check_strides(signature: &Signature, args: &[Arg], ints: &[i64]) -> Resul
         else {
             continue;
         };
-        let evaluate = |exprs: &[HostExpr]| -> Option<Vec<i64>> {
+        let evaluate = |exprs: &[HostExpr]| -> Option<Ints> {
             exprs.iter().map(|expr| expr.evaluate(ints)).collect()
         };
         let (Some(extents), Some(layout_strides)) = (evaluate(shape), evaluate(strides)) else {
@@ -304,9 +315,25 @@ pub fn check_strides(signature: &Signature, args: &[Arg], ints: &[i64]) -> Resul
     Ok(())
 }
 
+/// The arguments as the runtime's `marshal` checks them.
+pub fn call_args(args: &[Arg]) -> SmallVec<[CallArg<'_>; INLINE_ARGS]> {
+    args.iter()
+        .map(|arg| match arg {
+            Arg::Int(value) => CallArg::Int(*value),
+            Arg::Float(value) => CallArg::Float(*value),
+            Arg::Bool(value) => CallArg::Bool(*value),
+            Arg::Tensor(tensor) => CallArg::Tensor {
+                dtype: tensor.dtype,
+                shape: &tensor.shape,
+                address: tensor.address,
+            },
+        })
+        .collect()
+}
+
 /// The integer arguments by parameter index (0 for the others), as the signature's
 /// expressions read them.
-pub fn ints(args: &[Arg]) -> Vec<i64> {
+pub fn ints(args: &[Arg]) -> Ints {
     args.iter()
         .map(|arg| match arg {
             Arg::Int(value) => *value,

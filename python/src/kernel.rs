@@ -7,11 +7,12 @@ use std::sync::Arc;
 
 use kir::{ConstValue, ParamKind, ScalarParam, Signature};
 use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
-use runtime::marshal::{self, CallArg, LaunchPlan};
+use runtime::marshal::{self, LaunchPlan};
 
-use crate::bind::{self, Arg, CallError};
+use crate::bind::{self, Arg, Args, CallError};
 use crate::program::Program;
 use crate::tensors::Device;
 use crate::{emulate, errors, gpu, specialize, stream};
@@ -71,29 +72,19 @@ impl Kernel {
         }
     }
 
-    /// Binds and checks a call; the arguments, the plan, and the device they are on.
-    fn prepare(
+    /// Binds and checks a call, then hands the arguments, the plan and the device they
+    /// are on to `then` (rather than returning them: they are kilobytes of stack arrays,
+    /// not worth copying on every call).
+    fn prepare<R>(
         &self,
         args: &Bound<'_, PyTuple>,
         kwargs: Option<&Bound<'_, PyDict>>,
-    ) -> PyResult<(Vec<Arg>, LaunchPlan, Device)> {
+        then: impl FnOnce(&Args, &LaunchPlan, Device) -> PyResult<R>,
+    ) -> PyResult<R> {
         let signature = self.kir_signature();
         let bound = bind::bind(signature, &self.sources, args, kwargs)
             .map_err(|error| self.call_error(error))?;
-        let call: Vec<CallArg<'_>> = bound
-            .iter()
-            .map(|arg| match arg {
-                Arg::Int(value) => CallArg::Int(*value),
-                Arg::Float(value) => CallArg::Float(*value),
-                Arg::Bool(value) => CallArg::Bool(*value),
-                Arg::Tensor(tensor) => CallArg::Tensor {
-                    dtype: tensor.dtype,
-                    shape: &tensor.shape,
-                    address: tensor.address,
-                },
-            })
-            .collect();
-        let plan = marshal::plan_checked(signature, &call).map_err(|error| {
+        let plan = marshal::plan_checked(signature, &bind::call_args(&bound)).map_err(|error| {
             self.call_error(CallError {
                 type_error: false,
                 param: error.param,
@@ -103,7 +94,7 @@ impl Kernel {
         bind::check_strides(signature, &bound, &bind::ints(&bound))
             .map_err(|error| self.call_error(error))?;
         let device = self.device(signature, &bound)?;
-        Ok((bound, plan, device))
+        then(&bound, &plan, device)
     }
 
     /// The device every tensor is on: the CPU for the emulator, one GPU otherwise.
@@ -173,9 +164,8 @@ impl Kernel {
         stream: Option<&Bound<'_, PyAny>>,
         kwargs: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<()> {
-        let (bound, plan, device) = self.prepare(args, kwargs)?;
         let index = self.index;
-        match device {
+        self.prepare(args, kwargs, |bound, plan, device| match device {
             Device::Cuda(ordinal) => {
                 // The GPU first: without one, that is what the caller needs to hear.
                 let image = gpu::loaded(&self.program, ordinal)?;
@@ -183,10 +173,10 @@ impl Kernel {
                     Some(stream) => stream::explicit(stream)?,
                     None => stream::current(py, ordinal)?,
                 };
-                gpu::launch(&image, &self.program, index, &plan, handle)
+                gpu::launch(&image, &self.program, index, plan, handle)
             }
-            _ => emulate::run(py, &self.program, index, &bound),
-        }
+            _ => emulate::run(py, &self.program, index, bound),
+        })
     }
 
     /// Makes every check a call makes and returns the launch configuration
@@ -198,12 +188,13 @@ impl Kernel {
         args: &Bound<'py, PyTuple>,
         kwargs: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let (_, plan, _) = self.prepare(args, kwargs)?;
-        let launch = PyDict::new(py);
-        launch.set_item("grid", plan.grid.to_vec())?;
-        launch.set_item("block", plan.block.to_vec())?;
-        launch.set_item("shared_bytes", plan.shared_bytes)?;
-        Ok(launch)
+        self.prepare(args, kwargs, |_, plan, _| {
+            let launch = PyDict::new(py);
+            launch.set_item(intern!(py, "grid"), plan.grid)?;
+            launch.set_item(intern!(py, "block"), plan.block)?;
+            launch.set_item(intern!(py, "shared_bytes"), plan.shared_bytes)?;
+            Ok(launch)
+        })
     }
 
     /// This kernel compiled with the given const arguments (the others at their

@@ -5,6 +5,11 @@
 //! Nothing is copied. A DLPack import keeps the producer's tensor alive in the
 //! [`TensorArg`] until the launch is enqueued; DLPack producers are asked for their data
 //! as of the legacy default stream (no stream argument), as the protocol defines.
+//!
+//! A torch tensor costs five or six calls into torch (`dtype`, `shape`, `stride()`,
+//! `data_ptr()`, `get_device()`, and `is_cuda` when it is on a device), with the names
+//! interned once, and its shape and strides land in stack arrays: no heap allocation for
+//! tensors of up to [`INLINE_DIMS`] dimensions.
 
 use dlpark::ffi::{DLDataTypeCode, DLDeviceType};
 use dlpark::python::{ImportedDlpack, from_dlpack};
@@ -12,6 +17,17 @@ use kir::Element;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyString, PyTuple, PyType};
+use pyo3::{FromPyObject, intern};
+use smallvec::SmallVec;
+
+/// Dimensions of a tensor held on the stack; a tensor with more spills to the heap.
+const INLINE_DIMS: usize = 4;
+
+/// A tensor's extents.
+pub type Extents = SmallVec<[usize; INLINE_DIMS]>;
+
+/// A tensor's strides, in elements.
+pub type Strides = SmallVec<[i64; INLINE_DIMS]>;
 
 /// Where a tensor's memory is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,9 +56,9 @@ pub struct TensorArg {
     /// The element type.
     pub dtype: Element,
     /// The extents.
-    pub shape: Vec<usize>,
+    pub shape: Extents,
     /// The strides, in elements.
-    pub strides: Vec<i64>,
+    pub strides: Strides,
     /// The address of the first element.
     pub address: u64,
     /// Where the memory is.
@@ -53,20 +69,50 @@ pub struct TensorArg {
     pub _imported: Option<ImportedDlpack>,
 }
 
+/// What a reader finds out about a tensor, whatever kind of object it came from.
+struct Found {
+    dtype: Element,
+    shape: Extents,
+    strides: Strides,
+    address: u64,
+    device: Device,
+}
+
+impl TensorArg {
+    fn new(object: &Bound<'_, PyAny>, found: Found, imported: Option<ImportedDlpack>) -> Self {
+        let Found {
+            dtype,
+            shape,
+            strides,
+            address,
+            device,
+        } = found;
+        TensorArg {
+            dtype,
+            shape,
+            strides,
+            address,
+            device,
+            object: object.clone().unbind(),
+            _imported: imported,
+        }
+    }
+}
+
 /// The tensor `object`, or why it is not one CuK can take (a sentence about "it").
 pub fn read(object: &Bound<'_, PyAny>) -> Result<TensorArg, String> {
     let py = object.py();
     if let Some(tensor_type) = torch_tensor_type(py)
         && object.is_instance(tensor_type.bind(py)).unwrap_or(false)
     {
-        read_torch(object).map_err(|error| error.to_string())
-    } else if let Ok(interface) = object.getattr(pyo3::intern!(py, "__cuda_array_interface__")) {
-        read_array_interface(object, &interface)
-    } else if object
-        .hasattr(pyo3::intern!(py, "__dlpack__"))
-        .unwrap_or(false)
-    {
-        read_dlpack(object)
+        let found = read_torch(object).map_err(|error| error.to_string())?;
+        Ok(TensorArg::new(object, found, None))
+    } else if let Ok(interface) = object.getattr(intern!(py, "__cuda_array_interface__")) {
+        let found = read_array_interface(&interface)?;
+        Ok(TensorArg::new(object, found, None))
+    } else if object.hasattr(intern!(py, "__dlpack__")).unwrap_or(false) {
+        let (found, imported) = read_dlpack(object)?;
+        Ok(TensorArg::new(object, found, Some(imported)))
     } else {
         Err(not_a_tensor(object))
     }
@@ -106,7 +152,11 @@ pub fn torch_if_loaded(py: Python<'_>) -> Option<Bound<'_, PyAny>> {
             Ok::<_, PyErr>(modules.cast_into::<PyDict>()?.unbind())
         })
         .ok()?;
-    modules.bind(py).get_item("torch").ok().flatten()
+    modules
+        .bind(py)
+        .get_item(intern!(py, "torch"))
+        .ok()
+        .flatten()
 }
 
 /// torch's dtypes that CuK takes, by identity.
@@ -132,9 +182,9 @@ fn torch_dtypes(py: Python<'_>) -> PyResult<&Vec<(Py<PyAny>, Element)>> {
     })
 }
 
-fn read_torch(tensor: &Bound<'_, PyAny>) -> PyResult<TensorArg> {
+fn read_torch(tensor: &Bound<'_, PyAny>) -> PyResult<Found> {
     let py = tensor.py();
-    let dtype = tensor.getattr(pyo3::intern!(py, "dtype"))?;
+    let dtype = tensor.getattr(intern!(py, "dtype"))?;
     let element = torch_dtypes(py)?
         .iter()
         .find(|(known, _)| known.bind(py).is(&dtype))
@@ -144,39 +194,45 @@ fn read_torch(tensor: &Bound<'_, PyAny>) -> PyResult<TensorArg> {
                 "it holds {dtype}, which CuK kernels do not take"
             ))
         })?;
-    let shape: Vec<usize> = tensor.getattr(pyo3::intern!(py, "shape"))?.extract()?;
-    let strides: Vec<i64> = tensor
-        .call_method0(pyo3::intern!(py, "stride"))?
-        .extract()?;
-    let address: u64 = tensor
-        .call_method0(pyo3::intern!(py, "data_ptr"))?
-        .extract()?;
-    let ordinal: i64 = tensor
-        .call_method0(pyo3::intern!(py, "get_device"))?
-        .extract()?;
+    // `torch.Size` is a tuple, and so is what `stride()` returns.
+    let shape = int_sequence(&tensor.getattr(intern!(py, "shape"))?)?;
+    let strides = int_sequence(&tensor.call_method0(intern!(py, "stride"))?)?;
+    let address: u64 = tensor.call_method0(intern!(py, "data_ptr"))?.extract()?;
+    let ordinal: i64 = tensor.call_method0(intern!(py, "get_device"))?.extract()?;
     let device = match usize::try_from(ordinal) {
-        Ok(ordinal) if tensor.getattr(pyo3::intern!(py, "is_cuda"))?.is_truthy()? => {
+        Ok(ordinal) if tensor.getattr(intern!(py, "is_cuda"))?.is_truthy()? => {
             Device::Cuda(ordinal)
         }
         Ok(_) => Device::Other(0),
         Err(_) => Device::Cpu,
     };
-    Ok(TensorArg {
+    Ok(Found {
         dtype: element,
         shape,
         strides,
         address,
         device,
-        object: tensor.clone().unbind(),
-        _imported: None,
     })
 }
 
+/// The items of a sequence of integers (a `torch.Size`, a tuple of strides): read in
+/// place when it is a tuple, as it almost always is.
+fn int_sequence<'py, T>(sequence: &Bound<'py, PyAny>) -> PyResult<SmallVec<[T; INLINE_DIMS]>>
+where
+    T: for<'a> FromPyObject<'a, 'py, Error = PyErr>,
+{
+    let Ok(tuple) = sequence.cast::<PyTuple>() else {
+        return Ok(SmallVec::from_vec(sequence.extract::<Vec<T>>()?));
+    };
+    let mut items = SmallVec::with_capacity(tuple.len());
+    for item in tuple.iter_borrowed() {
+        items.push(item.extract()?);
+    }
+    Ok(items)
+}
+
 /// `__cuda_array_interface__` (version 2 and 3): memory on the current GPU.
-fn read_array_interface<'py>(
-    object: &Bound<'py, PyAny>,
-    interface: &Bound<'py, PyAny>,
-) -> Result<TensorArg, String> {
+fn read_array_interface<'py>(interface: &Bound<'py, PyAny>) -> Result<Found, String> {
     let interface = interface
         .cast::<PyDict>()
         .map_err(|_| "its __cuda_array_interface__ is not a dict".to_owned())?;
@@ -189,29 +245,23 @@ fn read_array_interface<'py>(
             .ok_or_else(|| format!("its __cuda_array_interface__ has no `{key}`"))
     };
     let bad = |key: &str| format!("its __cuda_array_interface__ has an unusable `{key}`");
-    let shape: Vec<usize> = item(pyo3::intern!(py, "shape"))?
-        .extract()
-        .map_err(|_| bad("shape"))?;
-    let typestr: String = item(pyo3::intern!(py, "typestr"))?
+    let shape: Extents = int_sequence(&item(intern!(py, "shape"))?).map_err(|_| bad("shape"))?;
+    let typestr: String = item(intern!(py, "typestr"))?
         .extract()
         .map_err(|_| bad("typestr"))?;
     let dtype = typestr_element(&typestr).ok_or_else(|| {
         format!("it holds elements of type `{typestr}`, which CuK kernels do not take")
     })?;
-    let data = item(pyo3::intern!(py, "data"))?;
+    let data = item(intern!(py, "data"))?;
     let data = data.cast::<PyTuple>().map_err(|_| bad("data"))?;
     let address: u64 = data
         .get_item(0)
         .and_then(|pointer| pointer.extract())
         .map_err(|_| bad("data"))?;
     let bytes = dtype.bytes() as i64;
-    let strides = match interface
-        .get_item(pyo3::intern!(py, "strides"))
-        .ok()
-        .flatten()
-    {
+    let strides = match interface.get_item(intern!(py, "strides")).ok().flatten() {
         Some(strides) if !strides.is_none() => {
-            let byte_strides: Vec<i64> = strides.extract().map_err(|_| bad("strides"))?;
+            let byte_strides: Strides = int_sequence(&strides).map_err(|_| bad("strides"))?;
             if byte_strides.iter().any(|stride| stride % bytes != 0) {
                 return Err(format!(
                     "its strides {byte_strides:?} (bytes) are not whole elements"
@@ -221,14 +271,12 @@ fn read_array_interface<'py>(
         }
         _ => row_major(&shape),
     };
-    Ok(TensorArg {
+    Ok(Found {
         dtype,
         shape,
         strides,
         address,
         device: Device::Cuda(0),
-        object: object.clone().unbind(),
-        _imported: None,
     })
 }
 
@@ -250,7 +298,7 @@ fn typestr_element(typestr: &str) -> Option<Element> {
     .filter(|_| !typestr.starts_with('>'))
 }
 
-fn read_dlpack(object: &Bound<'_, PyAny>) -> Result<TensorArg, String> {
+fn read_dlpack(object: &Bound<'_, PyAny>) -> Result<(Found, ImportedDlpack), String> {
     let imported = from_dlpack(object.as_borrowed(), None, Some(false))
         .map_err(|error| format!("its DLPack export failed: {error}"))?;
     let tensor = imported
@@ -270,7 +318,7 @@ fn read_dlpack(object: &Bound<'_, PyAny>) -> Result<TensorArg, String> {
         DLDeviceType::CPU => Device::Cpu,
         other => Device::Other(other.0),
     };
-    let shape: Vec<usize> = tensor
+    let shape: Extents = tensor
         .shape()
         .iter()
         .map(|extent| usize::try_from(*extent).unwrap_or(0))
@@ -278,17 +326,18 @@ fn read_dlpack(object: &Bound<'_, PyAny>) -> Result<TensorArg, String> {
     let strides = tensor
         .strides_or_compact()
         .map_err(|error| format!("its DLPack strides are unusable: {error}"))?
-        .into_owned();
+        .iter()
+        .copied()
+        .collect();
     let address = (tensor.data_ptr() as u64).wrapping_add(tensor.byte_offset());
-    Ok(TensorArg {
+    let found = Found {
         dtype: element,
         shape,
         strides,
         address,
         device,
-        object: object.clone().unbind(),
-        _imported: Some(imported),
-    })
+    };
+    Ok((found, imported))
 }
 
 fn dlpack_element(code: DLDataTypeCode, bits: u8, lanes: u16) -> Option<Element> {
@@ -311,8 +360,8 @@ fn dlpack_element(code: DLDataTypeCode, bits: u8, lanes: u16) -> Option<Element>
 }
 
 /// The strides of a row-major tensor of `shape`, in elements.
-pub fn row_major(shape: &[usize]) -> Vec<i64> {
-    let mut strides = vec![1i64; shape.len()];
+pub fn row_major(shape: &[usize]) -> Strides {
+    let mut strides: Strides = SmallVec::from_elem(1, shape.len());
     for dim in (0..shape.len().saturating_sub(1)).rev() {
         strides[dim] = strides[dim + 1].saturating_mul(shape[dim + 1] as i64);
     }

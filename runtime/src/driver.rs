@@ -3,14 +3,17 @@
 //! driver failures into sentences; a missing driver is an `Err` from [`Gpu::open`] and
 //! [`gpu_status`], never a panic.
 //!
-//! The only `unsafe` code of the workspace lives here, in four small functions, each
-//! with its SAFETY comment: asking whether the driver library exists, reading the driver
-//! version, reading the JIT's error log for PTX that failed to load, and launching a
-//! kernel (the driver cannot check a kernel's arguments); in `blas.rs`, cuBLAS, in
-//! two more; and in `host.rs`, a launch on a stream a host names by its handle.
+//! The only `unsafe` code of the workspace lives here, in small functions, each with its
+//! SAFETY comment: asking whether the driver library exists, reading the driver version,
+//! reading the JIT's error log for PTX that failed to load, and handing the harness's
+//! launches to `launch.rs`, which calls `cuLaunchKernel` (the driver cannot check a
+//! kernel's arguments); in `tensor_map.rs`, encoding a TMA tensor map; in `blas.rs`,
+//! cuBLAS, in two more; and in `host.rs`, a launch on a stream a host names by its
+//! handle.
 
 mod blas;
 mod host;
+mod launch;
 mod tensor_map;
 
 use std::collections::HashMap;
@@ -20,12 +23,11 @@ use std::sync::Arc;
 use cudarc::driver::sys::{CUdevice_attribute, CUevent_flags, CUfunction_attribute};
 use cudarc::driver::{
     CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, DriverError,
-    LaunchConfig, PushKernelArg,
 };
 use cudarc::nvrtc::Ptx;
 
 use crate::deadline;
-use crate::marshal::{ArgValue, DEFAULT_SHARED_LIMIT, LaunchPlan};
+use crate::marshal::{DEFAULT_SHARED_LIMIT, LaunchPlan};
 use crate::{CompiledKernel, Image};
 
 pub use blas::Gemm;
@@ -251,8 +253,26 @@ impl Gpu {
         function: &CudaFunction,
         plan: &LaunchPlan,
     ) -> Result<(), String> {
-        launch(&self.stream, function, plan, name)?;
+        self.launch(name, function, plan)?;
         self.synchronize(name)
+    }
+
+    /// Launches the kernel on the stream without waiting for it.
+    #[allow(unsafe_code)]
+    fn launch(&self, name: &str, function: &CudaFunction, plan: &LaunchPlan) -> Result<(), String> {
+        // SAFETY: the harness launches functions of modules it loaded in this context, on
+        // this context's stream, with plans from `marshal::plan` whose addresses are live
+        // device buffers of this context, sized as `marshal::plan` checked; it
+        // synchronizes before dropping them.
+        unsafe {
+            launch::launch(
+                &self.context,
+                function.cu_function(),
+                self.stream.cu_stream(),
+                plan,
+                name,
+            )
+        }
     }
 
     /// Waits for the stream; an error is the kernel's.
@@ -274,7 +294,7 @@ impl Gpu {
         warmup: u32,
         runs: u32,
     ) -> Result<f64, String> {
-        let median = self.time(warmup, runs, || launch(&self.stream, function, plan, name));
+        let median = self.time(warmup, runs, || self.launch(name, function, plan));
         self.synchronize(name)?;
         median
     }
@@ -419,52 +439,4 @@ fn jit_error_log(ptx: &str) -> Option<String> {
     let end = log.iter().position(|byte| *byte == 0).unwrap_or(log.len());
     let text = String::from_utf8_lossy(&log[..end]).trim().to_owned();
     (!text.is_empty()).then_some(text)
-}
-
-#[allow(unsafe_code)]
-fn launch(
-    stream: &CudaStream,
-    function: &CudaFunction,
-    plan: &LaunchPlan,
-    name: &str,
-) -> Result<(), String> {
-    // Tensor maps are encoded first: the builder holds references to them.
-    let maps = (plan.args.iter())
-        .filter_map(|arg| match arg {
-            ArgValue::TensorMap(map) => Some(tensor_map::encode(map)),
-            _ => None,
-        })
-        .collect::<Result<Vec<_>, String>>()
-        .map_err(|problem| format!("launching `{name}`: {problem}"))?;
-    let mut maps = maps.iter();
-    let mut builder = stream.launch_builder(function);
-    for arg in &plan.args {
-        match arg {
-            ArgValue::TensorMap(_) => match maps.next() {
-                Some(map) => builder.arg(map),
-                None => return Err(format!("launching `{name}`: a tensor map went missing")),
-            },
-            ArgValue::I32(value) => builder.arg(value),
-            ArgValue::I64(value) => builder.arg(value),
-            ArgValue::U32(value) => builder.arg(value),
-            ArgValue::U64(value) | ArgValue::Address(value) => builder.arg(value),
-            ArgValue::F16(bits) | ArgValue::BF16(bits) => builder.arg(bits),
-            ArgValue::F32(value) => builder.arg(value),
-            ArgValue::F64(value) => builder.arg(value),
-        };
-    }
-    let config = LaunchConfig {
-        grid_dim: (plan.grid[0], plan.grid[1], plan.grid[2]),
-        block_dim: (plan.block[0], plan.block[1], plan.block[2]),
-        shared_mem_bytes: plan.shared_bytes,
-    };
-    // SAFETY: `marshal::plan` built `plan.args` from the kernel's signature: one value per
-    // parameter, in ABI order, each with its parameter's width, so the driver reads
-    // exactly the bytes the kernel declares. Every address is that of a live device buffer
-    // whose size `marshal::plan` checked against the extents the kernel's layout reaches;
-    // the buffers outlive the launch because the harness synchronizes before dropping them
-    // (and `HostImage::launch`'s caller promises as much for its own).
-    unsafe { builder.launch(config) }
-        .map(|_| ())
-        .map_err(|error| launch_failed(name, plan, error))
 }

@@ -33,9 +33,10 @@
 //! missing cuBLAS is a note on a bench and a CPU `matmul`. Nothing panics on user input:
 //! host-code mistakes, failed checks and CUDA errors are messages naming the kernel or
 //! the span; a panic from below is caught at the block boundary and reported as an
-//! internal error. `unsafe` lives only in `driver.rs`, `driver/blas.rs` and
+//! internal error. `unsafe` lives only in `driver.rs` and the modules under it:
+//! `driver/launch.rs` (`cuLaunchKernel`), `driver/tensor_map.rs`, `driver/blas.rs` and
 //! `driver/host.rs` (a [`HostImage`] launching on a host's stream, for the Python
-//! package), in seven small functions.
+//! package), in small functions with SAFETY comments.
 
 mod compare;
 mod deadline;

@@ -8,8 +8,12 @@
 //! (`element::encode`); a bool is passed as a 32-bit 0 or 1. A kernel's TMA tensor-map
 //! parameters come after the ones it declares and are not passed by the caller: each is
 //! derived from the tensor argument it describes (`tensor_map.rs`).
+//!
+//! A call of up to [`INLINE_ARGS`] parameters, with tensors of up to as many modes, is
+//! checked and planned without allocating; strings are made only for errors.
 
 use kir::{ConstValue, Element, HostExpr, IntParam, Param, ParamKind, ScalarParam, Signature};
+use smallvec::SmallVec;
 
 use crate::CompiledKernel;
 use crate::element::{decode, encode};
@@ -93,11 +97,20 @@ pub fn param_buffer(args: &[ArgValue]) -> Vec<u8> {
     buffer
 }
 
+/// Parameters (and modes of a tensor) a call holds on the stack.
+pub const INLINE_ARGS: usize = 8;
+
+/// A launch's arguments in ABI order.
+pub type LaunchArgs = SmallVec<[ArgValue; INLINE_ARGS]>;
+
+/// Integers by parameter (or mode) index, as the signature's expressions read them.
+pub type Ints = SmallVec<[i64; INLINE_ARGS]>;
+
 /// Everything a launch needs.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LaunchPlan {
     /// The arguments in ABI order.
-    pub args: Vec<ArgValue>,
+    pub args: LaunchArgs,
     /// Blocks per grid, x y z.
     pub grid: [u32; 3],
     /// Threads per block, x y z.
@@ -196,14 +209,14 @@ pub fn plan_checked(signature: &Signature, args: &[CallArg<'_>]) -> Result<Launc
         });
     }
     // The integer arguments by parameter index, for the signature's expressions.
-    let ints: Vec<i64> = args
+    let ints: Ints = args
         .iter()
         .map(|arg| match arg {
             CallArg::Int(value) => *value,
             CallArg::Float(_) | CallArg::Bool(_) | CallArg::Tensor { .. } => 0,
         })
         .collect();
-    let mut values = Vec::with_capacity(signature.params.len());
+    let mut values = LaunchArgs::with_capacity(signature.params.len());
     for (index, (param, arg)) in signature.params.iter().zip(args).enumerate() {
         values.push(argument_value(kernel, param, arg, &ints).map_err(about(index))?);
     }
@@ -321,7 +334,7 @@ fn hidden_map(
     else {
         return Err(format!("parameter {} is not a tensor argument", map.tensor));
     };
-    let evaluate = |exprs: &[HostExpr]| -> Result<Vec<i64>, String> {
+    let evaluate = |exprs: &[HostExpr]| -> Result<Ints, String> {
         (exprs.iter())
             .map(|expr| {
                 expr.evaluate(ints)
@@ -333,7 +346,7 @@ fn hidden_map(
         map,
         *dtype,
         *address,
-        (&evaluate(shape)?, &evaluate(strides)?),
+        (&evaluate(shape)?[..], &evaluate(strides)?[..]),
     )
 }
 
@@ -389,7 +402,7 @@ fn argument_value(
             let extents = shape
                 .iter()
                 .map(|extent| evaluate(extent, &|| format!("the extent of `{name}`")))
-                .collect::<Result<Vec<i64>, String>>()?;
+                .collect::<Result<Ints, String>>()?;
             if !shape_fits(&extents, given_shape) {
                 return Err(format!(
                     "`{kernel}`: `{name}` needs a tensor of shape {} with these arguments, but this one has shape {}",
@@ -400,7 +413,7 @@ fn argument_value(
             let strides = strides
                 .iter()
                 .map(|stride| evaluate(stride, &|| format!("a stride of `{name}`")))
-                .collect::<Result<Vec<i64>, String>>()?;
+                .collect::<Result<Ints, String>>()?;
             let reach = extents
                 .iter()
                 .zip(&strides)

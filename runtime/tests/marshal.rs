@@ -93,7 +93,8 @@ fn arguments_are_marshalled_with_their_widths_and_the_launch_is_evaluated() {
                 ArgValue::I32(256),
                 ArgValue::Address(0x7000_0000_1000),
                 ArgValue::Address(0x7000_0004_1000),
-            ],
+            ]
+            .into(),
             grid: [4, 4, 1],
             block: [128, 1, 1],
             shared_bytes: 16384,

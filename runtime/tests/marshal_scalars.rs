@@ -78,7 +78,7 @@ fn error(index: usize, replace: CallArg<'static>) -> String {
 fn floats_are_rounded_once_to_their_width_and_bools_are_32_bit() {
     let planned = plan(&signature(), &args_with(5, CallArg::Bool(true))).unwrap();
     assert_eq!(
-        planned.args,
+        planned.args[..],
         [
             ArgValue::I32(256),
             ArgValue::F32(2.5),

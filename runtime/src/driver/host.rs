@@ -1,8 +1,8 @@
 //! Kernels launched for a host that owns the memory and the streams (the Python
 //! package): a cubin loaded once per GPU into the device's primary context, the one
 //! PyTorch and the CUDA runtime use, and launched on a stream the host names by its
-//! handle. A launch allocates nothing, copies nothing and never synchronizes, so it can
-//! be captured in a CUDA graph.
+//! handle, straight through `cuLaunchKernel` (`launch.rs`). A launch allocates nothing,
+//! copies nothing and never synchronizes, so it can be captured in a CUDA graph.
 
 use std::sync::Arc;
 
@@ -98,13 +98,18 @@ impl HostImage {
             .functions
             .get(kernel)
             .ok_or_else(|| format!("`{name}`: no kernel {kernel} in this image"))?;
-        // SAFETY: the caller promises that `stream` is 0 or a live stream of this
-        // context, which its owner keeps alive while the wrapper (dropped at the end of
-        // this function, without destroying the stream) is used.
-        let stream = unsafe {
-            self.context
-                .wrap_borrowed_stream(stream as usize as CUstream)
-        };
-        launch(&stream, function, plan, name)
+        // SAFETY: `function` is of the module loaded in `self.context`; the caller
+        // promises the rest of `launch::launch`'s contract: `plan` from `marshal::plan`
+        // for this kernel, its addresses device memory of this GPU that outlives the
+        // kernel, and `stream` 0 or a live stream of this context.
+        unsafe {
+            launch::launch(
+                &self.context,
+                function.cu_function(),
+                stream as usize as CUstream,
+                plan,
+                name,
+            )
+        }
     }
 }

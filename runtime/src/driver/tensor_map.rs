@@ -2,7 +2,6 @@
 //! arguments `tensor_map.rs` worked out and checked, into the 128-byte object the kernel
 //! takes by value.
 
-use cudarc::driver::DeviceRepr;
 use cudarc::driver::sys::{
     CUresult, CUtensorMap, CUtensorMapDataType, CUtensorMapFloatOOBfill, CUtensorMapInterleave,
     CUtensorMapL2promotion, CUtensorMapSwizzle, cuTensorMapEncodeTiled,
@@ -11,14 +10,10 @@ use cudarc::driver::sys::{
 use crate::tensor_map::TensorMapArgs;
 
 /// An encoded tensor map, passed to the kernel by value (64-byte aligned, as the driver
-/// requires of the host object).
+/// requires of the host object): plain bytes that the kernel reads as its
+/// `.param .b8 [128]` parameter, copied by the launch from its address.
 #[repr(transparent)]
 pub(super) struct EncodedMap(CUtensorMap);
-
-// SAFETY: a `CUtensorMap` is plain bytes that the kernel reads as its `.param .b8 [128]`
-// parameter; the driver copies it from the address the launch builder passes.
-#[allow(unsafe_code)]
-unsafe impl DeviceRepr for EncodedMap {}
 
 /// The tensor map `args` describes, or the driver's error.
 #[allow(unsafe_code)]
