@@ -247,6 +247,10 @@ pub fn run(args: &BuildArgs) -> ExitCode {
         });
     match assembled {
         Ok(assembled) => {
+            report(
+                &compiled.file,
+                &crate::gmma_advice::warnings(&assembled.log, &compiled.kernels),
+            );
             if args.timings {
                 errln!(
                     "cukc: ptxas {:.1} ms",

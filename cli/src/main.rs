@@ -9,6 +9,7 @@ mod assemble;
 mod build;
 mod check;
 mod doctor;
+mod gmma_advice;
 mod interrupt;
 mod layout_cmd;
 mod lsp;

@@ -159,3 +159,34 @@ fn the_sm90_gemms_assemble_and_the_example_uses_no_local_memory() {
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("[E0212]"), "{stderr}");
 }
+
+#[test]
+fn accumulators_touched_in_the_k_loop_are_a_warning_at_the_kernel() {
+    let dir = tempfile::tempdir().unwrap();
+    let cubin = dir.path().join("serialized.cubin");
+    let output = cukc(&[
+        "build",
+        "tests/hopper/wgmma_serialized.cuk",
+        "-o",
+        cubin.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("[W0301]") && stderr.contains("wgmma_serialized.cuk:9:"),
+        "{stderr}"
+    );
+    // The kernel without the mistake builds without the warning.
+    let clean = dir.path().join("clean.cubin");
+    let output = cukc(&[
+        "build",
+        "tests/hopper/wgmma_tile.cuk",
+        "-o",
+        clean.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success() && !stderr.contains("W0301"),
+        "{stderr}"
+    );
+}

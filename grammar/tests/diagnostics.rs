@@ -98,6 +98,10 @@ const CODES_TESTED_ELSEWHERE: &[(&str, &str)] = &[
         "the instruction budget: emulator/tests/checks.rs, an_endless_loop_stops_at_the_budget",
     ),
     (
+        "W0301",
+        "ptxas's wgmma serialization advice: cli/tests/hopper.rs, accumulators_touched_in_the_k_loop_are_a_warning_at_the_kernel",
+    ),
+    (
         "E0411",
         "an mbarrier no thread can complete: emulator/tests/planted.rs, a_tma_load_whose_barrier_expects_nothing_never_completes_its_phase",
     ),

@@ -9,7 +9,7 @@
 //! | `E0001`-`E0099`, `W0001`-`W0099` | the file as a whole (`lang::source`) |
 //! | `E0100`-`E0199` | lexing and parsing (`grammar`) |
 //! | `E0200`-`E0299`, `N0201` | the typechecker (`typecheck`) |
-//! | `E0300`-`E0399` | lowering and PTX (`lower`, `backend-ptx`, `cukc build`) |
+//! | `E0300`-`E0399`, `W0301` | lowering and PTX (`lower`, `backend-ptx`, `cukc build`) |
 //! | `E0400`-`E0499` | running kernels on the emulator (`emulator`, `cukc test`) |
 //! | `N0001` | the renderings and the language server (`lang::render::capped`) |
 //!
@@ -160,6 +160,10 @@ pub const REGISTRY: &[CodeInfo] = &[
     entry(
         "E0303",
         "ptxas rejected the generated PTX, or could not be run",
+    ),
+    entry(
+        "W0301",
+        "ptxas serializes a kernel's wgmmas or inserts waits for them (its accumulators touched while a group is in flight)",
     ),
     entry(
         "E0401",
