@@ -162,10 +162,6 @@ pub const REGISTRY: &[CodeInfo] = &[
         "ptxas rejected the generated PTX, or could not be run",
     ),
     entry(
-        "W0301",
-        "ptxas serializes a kernel's wgmmas or inserts waits for them (its accumulators touched while a group is in flight)",
-    ),
-    entry(
         "E0401",
         "a global-memory access outside every allocation (out of bounds), found by the emulator",
     ),
@@ -211,6 +207,10 @@ pub const REGISTRY: &[CodeInfo] = &[
     entry(
         "W0001",
         "the file is empty: no items (blank, or only comments)",
+    ),
+    entry(
+        "W0301",
+        "ptxas serializes a kernel's wgmmas or inserts waits for them (its accumulators touched while a group is in flight)",
     ),
 ];
 
