@@ -9,7 +9,7 @@
 //! and the loop asks again until the phase has completed.
 
 use cute::Tensor;
-use kir::{Op, Ty};
+use kir::{Op, Ty, ValueId};
 use layout::SymInt;
 use trace::{AsyncSync, Mbarrier, Term};
 
@@ -100,12 +100,7 @@ impl Builder<'_> {
         destination: &Tensor,
         (barriers, barrier): (&Tensor, &SymInt),
     ) {
-        // The tile's first element: its layout value at coordinate 0 is its offset.
-        let Some(Place::Memory {
-            address, offset, ..
-        }) = self.place(destination, &destination.layout.offset)
-        else {
-            self.unsupported("a TMA destination outside shared memory".to_owned());
+        let Some((address, offset)) = self.tile_start(destination, "a TMA destination") else {
             return;
         };
         let Some(Place::Memory {
@@ -117,14 +112,9 @@ impl Builder<'_> {
             self.unsupported("an mbarrier outside shared memory".to_owned());
             return;
         };
-        let mut words = Vec::with_capacity(coords.len());
-        for coordinate in coords {
-            let Some(value) = self.int(coordinate) else {
-                return;
-            };
-            words.push(self.convert(value, Ty::I32));
-        }
-        let map = self.pure(Op::Param(map), Ty::I64);
+        let Some((map, words)) = self.tma_map_and_coords(map, coords) else {
+            return;
+        };
         self.push_effect(Op::Atom {
             template: tma_load_template(coords.len()),
             operands: vec![
@@ -142,21 +132,12 @@ impl Builder<'_> {
     /// A TMA store of `source`'s tile through the tensor map `map` to the box at
     /// `coords` (map order).
     pub(crate) fn tma_store(&mut self, map: usize, coords: &[SymInt], source: &Tensor) {
-        let Some(Place::Memory {
-            address, offset, ..
-        }) = self.place(source, &source.layout.offset)
-        else {
-            self.unsupported("a TMA source outside shared memory".to_owned());
+        let Some((address, offset)) = self.tile_start(source, "a TMA source") else {
             return;
         };
-        let mut words = Vec::with_capacity(coords.len());
-        for coordinate in coords {
-            let Some(value) = self.int(coordinate) else {
-                return;
-            };
-            words.push(self.convert(value, Ty::I32));
-        }
-        let map = self.pure(Op::Param(map), Ty::I64);
+        let Some((map, words)) = self.tma_map_and_coords(map, coords) else {
+            return;
+        };
         self.push_effect(Op::Atom {
             template: tma_store_template(coords.len()),
             operands: vec![
@@ -168,6 +149,34 @@ impl Builder<'_> {
             warp: None,
             predicate: None,
         });
+    }
+
+    /// The shared address (register and immediate) of `tile`'s first element, whose
+    /// layout value at coordinate 0 is its offset; `what` names it if it has none.
+    fn tile_start(&mut self, tile: &Tensor, what: &str) -> Option<(ValueId, i64)> {
+        match self.place(tile, &tile.layout.offset) {
+            Some(Place::Memory {
+                address, offset, ..
+            }) => Some((address, offset)),
+            _ => {
+                self.unsupported(format!("{what} outside shared memory"));
+                None
+            }
+        }
+    }
+
+    /// The tensor map `map`'s address and the box's coordinates as i32 registers.
+    fn tma_map_and_coords(
+        &mut self,
+        map: usize,
+        coords: &[SymInt],
+    ) -> Option<(ValueId, Vec<ValueId>)> {
+        let mut words = Vec::with_capacity(coords.len());
+        for coordinate in coords {
+            let value = self.int(coordinate)?;
+            words.push(self.convert(value, Ty::I32));
+        }
+        Some((self.pure(Op::Param(map), Ty::I64), words))
     }
 
     /// A fence or a wgmma group instruction.

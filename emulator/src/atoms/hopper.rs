@@ -50,6 +50,15 @@ pub enum Hopper {
     Ordering,
 }
 
+/// Where TMA and wgmma put byte `address` under a `span`-byte swizzle (0: none): bits
+/// 7 and up XORed into bits 4 and up, `a ^ (((a >> 7) & (span / 16 - 1)) << 4)`.
+pub fn swizzled(address: u64, span: u32) -> u64 {
+    match span {
+        0 => address,
+        span => address ^ (((address >> 7) & (u64::from(span) / 16 - 1)) << 4),
+    }
+}
+
 /// The Hopper instruction `template` is, if it is one.
 pub fn parse(template: &str) -> Option<Hopper> {
     let template = template.trim();

@@ -23,6 +23,7 @@
 
 use kir::{Inst, Op, ValueId};
 
+use crate::atoms::hopper::swizzled;
 use crate::fault::{FaultKind, Trap};
 use crate::shared::SharedMemory;
 use crate::thread::Thread;
@@ -50,11 +51,7 @@ fn element_address(descriptor: u64, row: u64, k: u64, transposed: bool) -> Resul
             (row / w) * lbo + (k / 8) * sbo + (k % 8) * x + 2 * (row % w)
         }
     };
-    let address = start + offset;
-    Ok(match swizzle {
-        0 => address,
-        x => address ^ (((address >> 7) & (x / 16 - 1)) << 4),
-    })
+    Ok(swizzled(start + offset, swizzle as u32))
 }
 
 /// The `rows x 16` operand a descriptor names, row-major, as f64.

@@ -21,7 +21,7 @@ use std::collections::HashMap;
 use kir::{HostExpr, Inst, IntParam, Op, ParamKind, ValueId};
 
 use super::{Context, Flow, Status, Thread};
-use crate::atoms::hopper::Hopper;
+use crate::atoms::hopper::{Hopper, swizzled};
 use crate::fault::{Access, FaultKind, Trap};
 
 /// The bits a tensor-map parameter reads as, plus its index.
@@ -267,7 +267,7 @@ impl<'k> Thread<'k> {
                 inside &= (0..extents[dimension]).contains(&at);
                 global += at * steps[dimension] * bytes;
             }
-            let offset = swizzled(linear * bytes, map.swizzle);
+            let offset = swizzled((linear * bytes) as u64, map.swizzle) as i64;
             let shared = start + offset as u32;
             if load {
                 element.fill(0);
@@ -303,14 +303,6 @@ impl<'k> Thread<'k> {
         if let Some(frame) = self.frames.last_mut() {
             frame.next -= 1;
         }
-    }
-}
-
-/// The byte offset `offset` as TMA's `swizzle`-byte swizzle places it.
-fn swizzled(offset: i64, swizzle: u32) -> i64 {
-    match swizzle {
-        0 => offset,
-        span => offset ^ (((offset >> 7) & (i64::from(span) / 16 - 1)) << 4),
     }
 }
 

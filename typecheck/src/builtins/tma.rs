@@ -111,28 +111,9 @@ impl<'a> Checker<'a> {
             return Value::Unit;
         }
         let p = args.positional();
-        let Value::Tma(tma) = &p[0].value else {
-            if !matches!(p[0].value, Value::Unknown) {
-                self.error(
-                    "E0216",
-                    p[0].span,
-                    format!(
-                        "`tma_load` takes `make_tma_load`'s result, not a {}",
-                        p[0].value.type_name()
-                    ),
-                    "not a TMA copy",
-                );
-            }
+        let Some(tma) = self.tma_copy("tma_load", p[0], false) else {
             return Value::Unit;
         };
-        if tma.store {
-            return self.error(
-                "E0227",
-                p[0].span,
-                "this TMA copy stores (`make_tma_store`); `tma_load` needs one from `make_tma_load`".to_owned(),
-                "a store",
-            );
-        }
         let Some(coords) = self.box_origin(&tma.boxed, p[1]) else {
             return Value::Unit;
         };
@@ -169,28 +150,9 @@ impl<'a> Checker<'a> {
             return Value::Unit;
         }
         let p = args.positional();
-        let Value::Tma(tma) = &p[0].value else {
-            if !matches!(p[0].value, Value::Unknown) {
-                self.error(
-                    "E0216",
-                    p[0].span,
-                    format!(
-                        "`tma_store` takes `make_tma_store`'s result, not a {}",
-                        p[0].value.type_name()
-                    ),
-                    "not a TMA copy",
-                );
-            }
+        let Some(tma) = self.tma_copy("tma_store", p[0], true) else {
             return Value::Unit;
         };
-        if !tma.store {
-            return self.error(
-                "E0227",
-                p[0].span,
-                "this TMA copy loads (`make_tma_load`); `tma_store` needs one from `make_tma_store`".to_owned(),
-                "a load",
-            );
-        }
         let Some(source) = self.tma_tile(&tma.boxed, p[1]) else {
             return Value::Unit;
         };
@@ -212,6 +174,45 @@ impl<'a> Checker<'a> {
             });
         }
         Value::Unit
+    }
+
+    /// The TMA copy `arg` given to `name`, which stores when `store` (else loads): E0216
+    /// for another value, E0227 for a copy the other way.
+    fn tma_copy(&mut self, name: &str, arg: &Arg, store: bool) -> Option<Rc<TmaCopy>> {
+        let (maker, other) = if store {
+            ("make_tma_store", "make_tma_load")
+        } else {
+            ("make_tma_load", "make_tma_store")
+        };
+        let Value::Tma(tma) = &arg.value else {
+            if !matches!(arg.value, Value::Unknown) {
+                self.error(
+                    "E0216",
+                    arg.span,
+                    format!(
+                        "`{name}` takes `{maker}`'s result, not a {}",
+                        arg.value.type_name()
+                    ),
+                    "not a TMA copy",
+                );
+            }
+            return None;
+        };
+        if tma.store != store {
+            let (way, wrong) = if store {
+                ("loads", "a load")
+            } else {
+                ("stores", "a store")
+            };
+            self.error(
+                "E0227",
+                arg.span,
+                format!("this TMA copy {way} (`{other}`); `{name}` needs one from `{maker}`"),
+                wrong,
+            );
+            return None;
+        }
+        Some(tma.clone())
     }
 
     /// The coordinates of the first element of `arg`, a tile of an identity tensor
