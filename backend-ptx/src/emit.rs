@@ -209,6 +209,12 @@ impl<'k, 'o> Emitter<'k, 'o> {
                 out.push_str(".minnctapersm 1\n");
             }
         }
+        // A cluster fixed in the entry: a plain launch forms the clusters
+        // (HOPPER-BLACKWELL.md A.11).
+        if signature.launch.cluster != [1, 1, 1] {
+            let [x, y, z] = signature.launch.cluster;
+            let _ = writeln!(out, ".explicitcluster\n.reqnctapercluster {x}, {y}, {z}");
+        }
         out.push_str("{\n");
         let kernel = self.kernel;
         self.instructions(&kernel.body)?;
@@ -291,13 +297,17 @@ impl<'k, 'o> Emitter<'k, 'o> {
             Op::Param(index) => self.parameter(*index, result.ok_or("no result")?),
             Op::Special(special) => {
                 let (register, axis) = match special {
-                    Special::ThreadIndex(axis) => ("tid", axis),
-                    Special::BlockIndex(axis) => ("ctaid", axis),
-                    Special::BlockDim(axis) => ("ntid", axis),
-                    Special::GridDim(axis) => ("nctaid", axis),
+                    Special::ThreadIndex(axis) => ("tid", Some(axis)),
+                    Special::BlockIndex(axis) => ("ctaid", Some(axis)),
+                    Special::BlockDim(axis) => ("ntid", Some(axis)),
+                    Special::GridDim(axis) => ("nctaid", Some(axis)),
+                    Special::ClusterIndex(axis) => ("clusterid", Some(axis)),
+                    Special::BlockInCluster(axis) => ("cluster_ctaid", Some(axis)),
+                    Special::BlockRankInCluster => ("cluster_ctarank", None),
                 };
-                let axis = ["x", "y", "z"][usize::from((*axis).min(2))];
-                let text = format!("mov.u32 {}, %{register}.{axis};", d(self));
+                let suffix =
+                    axis.map_or("", |axis| [".x", ".y", ".z"][usize::from((*axis).min(2))]);
+                let text = format!("mov.u32 {}, %{register}{suffix};", d(self));
                 self.emit(&text);
             }
             Op::SharedBase => {

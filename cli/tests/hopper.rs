@@ -1,4 +1,4 @@
-//! Hopper's asynchronous machinery (`tests/hopper/*.cuk`): the KIR of each file
+//! Hopper's asynchronous machinery and clusters (`tests/hopper/*.cuk`): the KIR of each file
 //! (insta snapshots) with the instructions it must hold, its PTX assembled by the real
 //! ptxas for sm_90a and sm_100a without local memory, and the diagnostics of an sm_80
 //! build; the SM90 GEMMs' PTX (`cuk-examples/gemm_sm90.cuk` golden, without local
@@ -11,7 +11,7 @@ mod build;
 use build::{assemble, assemble_without_local_memory, cukc, emit};
 
 /// The files that build, with what their KIR must show.
-const FILES: [(&str, &[&str]); 3] = [
+const FILES: [(&str, &[&str]); 4] = [
     (
         "mbarrier_phases",
         &[
@@ -28,6 +28,16 @@ const FILES: [(&str, &[&str]); 3] = [
             "mbarrier.arrive.expect_tx.shared::cta.b64",
             "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes",
             "const 8192",
+        ],
+    ),
+    (
+        "cluster_multicast",
+        &[
+            "launch grid(ceil_div(%0, 64), (2 * ceil_div(%1, 128)), 1) block(128, 1, 1) cluster(1, 2, 1)",
+            "block_rank_in_cluster",
+            "barrier.cluster.arrive.release.aligned",
+            "barrier.cluster.wait.acquire.aligned",
+            ".multicast::cluster",
         ],
     ),
     (

@@ -1,16 +1,15 @@
 //! One block: its threads, grouped in warps of 32 by linear index (x fastest), its
-//! shared memory, and the scheduler that runs them.
+//! shared memory, and one pass of the scheduler that runs them ([`crate::cluster`]
+//! repeats passes over a cluster's blocks).
 //!
-//! The scheduler runs every runnable thread in index order until it exits or waits,
+//! A pass runs every runnable thread in index order until it exits or waits,
 //! then completes each warp collective that all lanes of its warp wait at (a shuffle
 //! exchanges their values, `bar.warp.sync` starts a new warp epoch, an `ldmatrix`,
-//! `stmatrix` or `mma.sync` runs for the 32 lanes at once, [`crate::atoms`]), and goes round
-//! again while anything moved. When nothing can move: if every thread has exited the
-//! block is done; if every thread waits at one `bar.sync`, the barrier releases them and
-//! a new epoch begins (after a read of unwritten shared memory in the old one is
-//! reported); otherwise some thread waits for others that will never come, a
-//! fault at the first such thread: a lane missing from a warp collective first, else a
-//! thread missing from a barrier (exited, or waiting at another one).
+//! `stmatrix` or `mma.sync` runs for the 32 lanes at once, [`crate::atoms`]). When
+//! nothing can move anywhere and the block is neither done nor at one `bar.sync`, some
+//! thread waits for others that will never come: a fault at the first such thread, a
+//! lane missing from a warp collective first, else a thread missing from a barrier
+//! (exited, or waiting at another one).
 
 mod hopper;
 
@@ -19,10 +18,10 @@ use lang::Span;
 
 use crate::atoms::hopper::Hopper;
 use crate::atoms::{Model, Models};
+use crate::cluster::Block;
 use crate::fault::{Elsewhere, Fault, FaultKind, Location, Other, Trap};
 use crate::global::GlobalMemory;
-use crate::shared::SharedMemory;
-use crate::thread::{Barriers, Context, Status, Thread};
+use crate::thread::{Context, Remote, Status, Thread};
 
 /// What every block of a launch shares.
 pub struct Grid<'a, 'k> {
@@ -38,6 +37,8 @@ pub struct Grid<'a, 'k> {
     pub grid: [u32; 3],
     /// Threads per block, x y z.
     pub block: [u32; 3],
+    /// Blocks per cluster, x y z (`[1, 1, 1]` without a cluster).
+    pub cluster: [u32; 3],
     /// Shared bytes per block.
     pub shared_bytes: u32,
     /// Thread-instructions the launch may run.
@@ -54,103 +55,75 @@ pub fn coordinates(index: u64, dims: [u32; 3]) -> [u32; 3] {
     ]
 }
 
-impl Grid<'_, '_> {
-    /// Runs block `index` (linear, x fastest) with `budget` thread-instructions at most;
-    /// the thread-instructions it executed.
-    pub fn run_block(&self, index: u64, budget: u64) -> Result<u64, Fault> {
-        let block = coordinates(index, self.grid);
-        let count = self
-            .block
-            .iter()
-            .map(|dim| u64::from(*dim))
-            .product::<u64>();
-        let mut threads: Vec<Thread<'_>> = (0..count)
-            .map(|thread| Thread::new(self.kernel, thread as u32, coordinates(thread, self.block)))
-            .collect();
-        let mut shared = SharedMemory::new(self.shared_bytes);
-        let mut barriers = Barriers::default();
-        let mut warp_epochs = vec![0u32; threads.len().div_ceil(32)];
+impl<'k> Grid<'_, 'k> {
+    /// One pass over `block`: runs its runnable threads until they exit or wait, wakes
+    /// and runs what Hopper's instructions let move, and completes the warp collectives
+    /// whose lanes are all there; whether anything moved, and the thread-instructions
+    /// executed (at most `budget`). What its threads do to other blocks goes to `remote`.
+    pub(crate) fn pass(
+        &self,
+        block: &mut Block<'k>,
+        remote: &mut Vec<Remote>,
+        budget: u64,
+    ) -> Result<(bool, u64), Fault> {
+        let at = block.coordinates;
         let mut context = Context {
             kernel: self.kernel,
             models: self.models,
             global: self.global,
-            shared: &mut shared,
-            barriers: &mut barriers,
+            shared: &mut block.shared,
+            barriers: &mut block.barriers,
             args: self.args,
-            block,
+            block: at,
             block_dims: self.block,
             grid_dims: self.grid,
+            cluster_dims: self.cluster,
+            remote,
             warp_epoch: 0,
             budget,
             limit: self.limit,
             executed: 0,
         };
-        let locate = |thread: [u32; 3]| Location { thread, block };
-        loop {
-            let mut moved = false;
-            for thread in &mut threads {
-                if thread.status == Status::Runnable {
-                    context.warp_epoch = warp_epochs[thread.index as usize / 32];
-                    moved = true;
-                    if let Err((span, trap)) = thread.run(&mut context) {
-                        return Err(self.fault(trap, span, locate(thread.coordinates)));
-                    }
+        let locate = |thread: [u32; 3]| Location { thread, block: at };
+        let threads = &mut block.threads;
+        let warp_epochs = &mut block.warp_epochs;
+        let mut moved = false;
+        for thread in threads.iter_mut() {
+            if thread.status == Status::Runnable {
+                context.warp_epoch = warp_epochs[thread.index as usize / 32];
+                moved = true;
+                if let Err((span, trap)) = thread.run(&mut context) {
+                    return Err(self.fault(trap, span, locate(thread.coordinates)));
                 }
             }
-            moved |= self.hopper_waits(&mut threads, &mut context)?;
-            for (warp, lanes) in threads.chunks_mut(32).enumerate() {
-                let Status::Collective(inst) = lanes[0].status else {
-                    continue;
-                };
-                if wgmma(self.models, inst).is_some() {
-                    continue;
-                }
-                if lanes.iter().all(|lane| lane.status == lanes[0].status) {
-                    context.warp_epoch = warp_epochs[warp];
-                    if matches!(inst.op, Op::Atom { .. }) {
-                        self.warp_atom(inst, lanes, &mut context)?;
-                    } else {
-                        complete(inst, lanes, &mut warp_epochs[warp], block)?;
-                    }
-                    for lane in lanes {
-                        lane.status = Status::Runnable;
-                    }
-                    moved = true;
-                }
-            }
-            if moved {
+        }
+        moved |= self.hopper_waits(threads, &mut context)?;
+        for (warp, lanes) in threads.chunks_mut(32).enumerate() {
+            let Status::Collective(inst) = lanes[0].status else {
+                continue;
+            };
+            if wgmma(self.models, inst).is_some() {
                 continue;
             }
-            let done = threads.iter().all(|thread| thread.status == Status::Exited);
-            if !done {
-                self.stuck(&threads, block)?;
+            if lanes.iter().all(|lane| lane.status == lanes[0].status) {
+                context.warp_epoch = warp_epochs[warp];
+                if matches!(inst.op, Op::Atom { .. }) {
+                    self.warp_atom(inst, lanes, &mut context)?;
+                } else {
+                    complete(inst, lanes, &mut warp_epochs[warp], at)?;
+                }
+                for lane in lanes {
+                    lane.status = Status::Runnable;
+                }
+                moved = true;
             }
-            // The epoch ends: a read of unwritten memory no write turned into a race is
-            // one now.
-            if let Some(read) = context.shared.unwritten_read() {
-                return Err(Fault {
-                    kind: FaultKind::Uninitialized {
-                        access: read.access,
-                        address: read.address,
-                    },
-                    span: read.span,
-                    location: Some(locate(coordinates(u64::from(read.thread), self.block))),
-                });
-            }
-            if done {
-                return Ok(context.executed);
-            }
-            // Every thread waits at the same barrier: release it.
-            for thread in &mut threads {
-                thread.status = Status::Runnable;
-            }
-            context.shared.barrier();
         }
+        Ok((moved, context.executed))
     }
 
     /// Nothing can move and not every thread has exited: the fault, unless every
     /// thread waits at one barrier.
-    fn stuck(&self, threads: &[Thread<'_>], block: [u32; 3]) -> Result<(), Fault> {
+    pub(crate) fn stuck(&self, threads: &[Thread<'_>], block: [u32; 3]) -> Result<(), Fault> {
         let locate = |thread: &Thread<'_>| Location {
             thread: thread.coordinates,
             block,
@@ -207,7 +180,7 @@ impl Grid<'_, '_> {
 
     /// Executes the warp-collective atom `inst` that every lane of a warp waits at:
     /// all 32 lanes, with one predicate, or a fault.
-    fn warp_atom<'k>(
+    fn warp_atom(
         &self,
         inst: &'k Inst,
         lanes: &mut [Thread<'k>],
@@ -263,7 +236,7 @@ impl Grid<'_, '_> {
     }
 
     /// A trap in a thread as a fault, with the other thread of a race located.
-    fn fault(&self, trap: Trap, span: Span, location: Location) -> Fault {
+    pub(crate) fn fault(&self, trap: Trap, span: Span, location: Location) -> Fault {
         let kind = match trap {
             Trap::Fault(kind) => kind,
             Trap::Race {
@@ -315,7 +288,8 @@ fn elsewhere(thread: &Thread<'_>) -> Other {
         Status::Barrier(inst)
         | Status::Collective(inst)
         | Status::Mbarrier(inst, ..)
-        | Status::Named(inst) => Elsewhere::Waiting {
+        | Status::Named(inst)
+        | Status::Cluster(inst, _) => Elsewhere::Waiting {
             what: collective_name(inst),
             span: inst.span,
         },

@@ -167,6 +167,9 @@ pub enum FaultKind {
     /// `E0411`: an mbarrier misused: not initialized, more arrivals than its phase
     /// expects, or a wait that no thread of the block can complete.
     Mbarrier(String),
+    /// `E0412`: a cluster misused: a block rank or multicast mask outside the cluster,
+    /// or a cluster barrier that some thread of the cluster never reaches.
+    Cluster(String),
     /// `E0410`: more thread-instructions than the launch may run.
     Budget {
         /// The budget.
@@ -191,6 +194,7 @@ impl FaultKind {
             FaultKind::Unsupported(_) => "E0409",
             FaultKind::Budget { .. } => "E0410",
             FaultKind::Mbarrier(_) => "E0411",
+            FaultKind::Cluster(_) => "E0412",
         }
     }
 }

@@ -1,11 +1,12 @@
-//! A launch: the grid's blocks run, on every core when they are independent, and the
-//! first fault in block order is the launch's.
+//! A launch: the grid's clusters run (a block is its own cluster without
+//! `cluster(...)`), on every core when they are independent, and the first fault in
+//! cluster order is the launch's.
 //!
-//! Blocks share nothing but global memory, so they run in parallel (rayon) unless the
-//! kernel has a global atomic, whose read-modify-write needs blocks to run one at a time.
-//! A block past the lowest one that faulted so far is not started; every block below it
-//! runs to the end, so the fault reported is always that of the lowest faulting block,
-//! whatever the interleaving.
+//! Clusters share nothing but global memory, so they run in parallel (rayon) unless the
+//! kernel has a global atomic, whose read-modify-write needs them to run one at a time.
+//! A cluster past the lowest one that faulted so far is not started; every cluster below
+//! it runs to the end, so the fault reported is always that of the lowest faulting
+//! cluster, whatever the interleaving.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -34,6 +35,8 @@ pub struct Launch {
     pub grid: [u32; 3],
     /// Threads per block, x y z.
     pub block: [u32; 3],
+    /// Blocks per cluster, x y z (`[1, 1, 1]`: no cluster); the grid is a multiple of it.
+    pub cluster: [u32; 3],
     /// Bytes of dynamic shared memory per block.
     pub shared_bytes: u32,
     /// Each parameter's value as the bits passed (an integer sign- or zero-extended, a
@@ -90,22 +93,29 @@ pub fn run(
         args: &launch.args,
         grid: launch.grid,
         block: launch.block,
+        cluster: launch.cluster,
         shared_bytes: launch.shared_bytes,
         limit: options.max_instructions,
     };
     let blocks: u64 = launch.grid.iter().map(|dim| u64::from(*dim)).product();
+    let clusters = blocks
+        / launch
+            .cluster
+            .iter()
+            .map(|dim| u64::from(*dim))
+            .product::<u64>();
     let parallel = options.parallel && !has_global_atomic(&kernel.body);
     let executed = AtomicU64::new(0);
     let lowest_fault = AtomicU64::new(u64::MAX);
     let faults = Mutex::new(Vec::new());
-    let run_block = |index: u64| {
+    let run_cluster = |index: u64| {
         if index > lowest_fault.load(Ordering::Relaxed) {
             return;
         }
         let budget = options
             .max_instructions
             .saturating_sub(executed.load(Ordering::Relaxed));
-        match grid.run_block(index, budget) {
+        match grid.run_cluster(index, budget) {
             Ok(count) => {
                 executed.fetch_add(count, Ordering::Relaxed);
             }
@@ -118,9 +128,9 @@ pub fn run(
         }
     };
     if parallel {
-        (0..blocks).into_par_iter().for_each(run_block);
+        (0..clusters).into_par_iter().for_each(run_cluster);
     } else {
-        (0..blocks).for_each(run_block);
+        (0..clusters).for_each(run_cluster);
     }
     let faults = faults.into_inner().unwrap_or_default();
     if let Some((_, fault)) = faults.into_iter().min_by_key(|(index, _)| *index) {
@@ -163,6 +173,17 @@ fn check(kernel: &Verified, launch: &Launch) -> Result<(), String> {
     if threads > MAX_BLOCK_THREADS {
         return Err(format!(
             "a block of {threads} threads (at most {MAX_BLOCK_THREADS})"
+        ));
+    }
+    if launch.cluster.contains(&0)
+        || launch.cluster.iter().product::<u32>() > kir::MAX_CLUSTER_BLOCKS
+        || (launch.grid.iter().zip(launch.cluster)).any(|(grid, cluster)| grid % cluster != 0)
+    {
+        return Err(format!(
+            "a grid of {:?} blocks in clusters of {:?} (a whole number of clusters, each of 1 to {} blocks)",
+            launch.grid,
+            launch.cluster,
+            kir::MAX_CLUSTER_BLOCKS
         ));
     }
     if launch.shared_bytes > MAX_SHARED_BYTES {

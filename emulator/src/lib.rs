@@ -7,8 +7,11 @@
 //! 32 by linear index (x + y·bx + z·bx·by); each thread interprets the structured KIR
 //! with an explicit stack of frames (`thread.rs`), so it can wait at a barrier or a warp
 //! collective (a shuffle, `bar.warp.sync`, a warp-collective atom) and resume, and the
-//! block's scheduler (`block.rs`) releases it when the whole block (warp) is there. Blocks run in parallel on every core unless the kernel
-//! has a global atomic (`launch.rs`).
+//! block's scheduler (`block.rs`) releases it when the whole block (warp) is there. The
+//! blocks of a cluster run under one scheduler (`cluster.rs`), which applies what each
+//! block's threads do to the others (remote mbarrier arrivals, multicast TMA loads) and
+//! releases the cluster barrier. Clusters (single blocks without `cluster(...)`) run in
+//! parallel on every core unless the kernel has a global atomic (`launch.rs`).
 //!
 //! # Semantics
 //! Each operation does what the PTX instruction `backend-ptx` emits for it does
@@ -67,6 +70,7 @@
 mod arith;
 mod atoms;
 mod block;
+mod cluster;
 mod fault;
 mod global;
 mod launch;

@@ -25,7 +25,7 @@ use crate::fault::{FaultKind, Trap};
 use crate::global::GlobalMemory;
 use crate::shared::SharedMemory;
 
-pub use hopper::{Barriers, TENSOR_MAP_TOKEN};
+pub use hopper::{Barriers, Remote, RemoteKind, TENSOR_MAP_TOKEN};
 
 /// Where a thread is.
 #[derive(Clone, Copy, Debug)]
@@ -41,6 +41,9 @@ pub enum Status<'k> {
     Mbarrier(&'k Inst, u32, u32),
     /// It waits at this named barrier (`bar.sync id, threads`).
     Named(&'k Inst),
+    /// It waits at this `barrier.cluster.wait` until every thread of the cluster has
+    /// arrived this many times.
+    Cluster(&'k Inst, u32),
     /// It has finished.
     Exited,
 }
@@ -54,6 +57,7 @@ impl PartialEq for Status<'_> {
             (Status::Barrier(a), Status::Barrier(b))
             | (Status::Collective(a), Status::Collective(b))
             | (Status::Named(a), Status::Named(b))
+            | (Status::Cluster(a, _), Status::Cluster(b, _))
             | (Status::Mbarrier(a, ..), Status::Mbarrier(b, ..)) => std::ptr::eq(*a, *b),
             _ => false,
         }
@@ -80,6 +84,11 @@ pub struct Context<'a, 'k> {
     pub block_dims: [u32; 3],
     /// `grid_dim`.
     pub grid_dims: [u32; 3],
+    /// The cluster's extents (`[1, 1, 1]` without a cluster).
+    pub cluster_dims: [u32; 3],
+    /// What the block's threads did to other blocks of its cluster, for the cluster's
+    /// scheduler to apply ([`crate::cluster`]).
+    pub remote: &'a mut Vec<Remote>,
     /// The running thread's warp's warp epoch (see [`crate::shared`]).
     pub warp_epoch: u32,
     /// Thread-instructions this block may still execute.
@@ -134,6 +143,8 @@ pub struct Thread<'k> {
     pub coordinates: [u32; 3],
     /// Where it is.
     pub status: Status<'k>,
+    /// Its arrivals at the cluster barrier (`barrier.cluster.arrive`).
+    pub cluster_arrivals: u32,
     registers: Vec<u64>,
     frames: Vec<Frame<'k>>,
     copies: AsyncCopies,
@@ -147,6 +158,7 @@ impl<'k> Thread<'k> {
             index,
             coordinates,
             status: Status::Runnable,
+            cluster_arrivals: 0,
             registers: vec![0; kernel.values.len()],
             frames: vec![Frame {
                 body: &kernel.body,
@@ -243,11 +255,21 @@ impl<'k> Thread<'k> {
                 }
             }
             Op::Special(special) => {
+                let cluster = context.cluster_dims;
+                let in_cluster: [u32; 3] = std::array::from_fn(|d| context.block[d] % cluster[d]);
                 let (values, axis) = match *special {
                     Special::ThreadIndex(axis) => (self.coordinates, axis),
                     Special::BlockIndex(axis) => (context.block, axis),
                     Special::BlockDim(axis) => (context.block_dims, axis),
                     Special::GridDim(axis) => (context.grid_dims, axis),
+                    Special::ClusterIndex(axis) => {
+                        (std::array::from_fn(|d| context.block[d] / cluster[d]), axis)
+                    }
+                    Special::BlockInCluster(axis) => (in_cluster, axis),
+                    Special::BlockRankInCluster => {
+                        let [x, y, z] = in_cluster;
+                        ([x + cluster[0] * (y + cluster[1] * z), 0, 0], 0)
+                    }
                 };
                 arith::from_int(ty, i64::from(values[usize::from(axis.min(2))]))
             }

@@ -186,3 +186,30 @@ fn a_tma_load_whose_barrier_expects_nothing_never_completes_its_phase() {
         "{message}"
     );
 }
+
+#[test]
+fn an_arrival_on_an_exited_peer_of_the_cluster_is_reported() {
+    let fault = planted("cluster_exit_without_wait.cuk", |device| {
+        vec![Arg::Tensor(device.empty(2 * 4))]
+    });
+    let message = fault.to_string();
+    assert!(
+        message.starts_with("an arrival on an mbarrier of block (1, 0, 0), which has exited"),
+        "{message}"
+    );
+    assert_eq!(fault.location.unwrap().block, [0, 0, 0]);
+}
+
+#[test]
+fn a_cluster_barrier_one_warp_skips_is_never_released() {
+    let fault = planted("cluster_barrier_skipped.cuk", |device| {
+        vec![Arg::Tensor(device.empty(128 * 4))]
+    });
+    let message = fault.to_string();
+    assert!(
+        message.starts_with(
+            "a cluster barrier wait that thread (0, 0, 0) of block (1, 0, 0) never arrives at (it has exited, after 0 of the 1 arrivals)"
+        ),
+        "{message}"
+    );
+}

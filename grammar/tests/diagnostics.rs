@@ -98,6 +98,10 @@ const CODES_TESTED_ELSEWHERE: &[(&str, &str)] = &[
         "the instruction budget: emulator/tests/checks.rs, an_endless_loop_stops_at_the_budget",
     ),
     (
+        "E0412",
+        "a cluster misused: emulator/tests/planted.rs, an_arrival_on_an_exited_peer_of_the_cluster_is_reported",
+    ),
+    (
         "W0301",
         "ptxas's wgmma serialization advice: cli/tests/hopper.rs, accumulators_touched_in_the_k_loop_are_a_warning_at_the_kernel",
     ),

@@ -83,6 +83,12 @@ pub enum Special {
     BlockDim(u8),
     /// `%nctaid.{x,y,z}`.
     GridDim(u8),
+    /// `%clusterid.{x,y,z}`: the block's cluster in the grid.
+    ClusterIndex(u8),
+    /// `%cluster_ctaid.{x,y,z}`: the block's place in its cluster.
+    BlockInCluster(u8),
+    /// `%cluster_ctarank`: the block's linear rank in its cluster (x fastest).
+    BlockRankInCluster,
 }
 
 /// Where a memory operation goes.

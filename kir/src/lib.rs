@@ -32,5 +32,5 @@ pub use signature::{
 };
 pub use text::{binary_name, compare_name, to_text, unary_name};
 pub use uniformity::{Collective, mark_uniform};
-pub use verify::{Verified, operands, verify};
+pub use verify::{MAX_CLUSTER_BLOCKS, Verified, operands, verify};
 pub use warp::{Mode, TvLayout, WARP_LANES, WarpAtom};

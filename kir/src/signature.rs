@@ -354,6 +354,10 @@ pub struct Launch {
     pub grid: [HostExpr; 3],
     /// Threads per block, x y z.
     pub block: [HostExpr; 3],
+    /// Blocks per cluster, x y z (`[1, 1, 1]`: no cluster). The entry declares it
+    /// (`.reqnctapercluster`), so a plain launch forms the clusters; the grid must be a
+    /// multiple of it.
+    pub cluster: [u32; 3],
     /// Bytes of dynamic shared memory (the kernel's shared buffers, laid out).
     pub shared_bytes: u32,
 }

@@ -29,9 +29,15 @@ pub fn to_text(kernel: &Kernel, line_of: &dyn Fn(u32) -> u32) -> String {
             .collect::<Vec<_>>()
             .join(", ")
     };
+    let cluster = if launch.cluster == [1, 1, 1] {
+        String::new()
+    } else {
+        let [x, y, z] = launch.cluster;
+        format!(" cluster({x}, {y}, {z})")
+    };
     let _ = writeln!(
         out,
-        "  launch grid({}) block({}) smem({} bytes)",
+        "  launch grid({}) block({}){cluster} smem({} bytes)",
         dims(&launch.grid),
         dims(&launch.block),
         launch.shared_bytes
@@ -173,6 +179,9 @@ fn instruction(kernel: &Kernel, inst: &Inst) -> String {
             Special::BlockIndex(d) => format!("block_idx.{}", axis(*d)),
             Special::BlockDim(d) => format!("block_dim.{}", axis(*d)),
             Special::GridDim(d) => format!("grid_dim.{}", axis(*d)),
+            Special::ClusterIndex(d) => format!("cluster_idx.{}", axis(*d)),
+            Special::BlockInCluster(d) => format!("block_idx_in_cluster.{}", axis(*d)),
+            Special::BlockRankInCluster => "block_rank_in_cluster".to_owned(),
         },
         Op::SharedBase => "shared_base".to_owned(),
         Op::Unary(op, a) => format!("{} {}", unary_name(*op), v(a)),

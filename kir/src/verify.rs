@@ -32,6 +32,10 @@ impl Deref for Verified {
     }
 }
 
+/// The most blocks a cluster may have: the portable limit (sm_90 allows 16 only with a
+/// driver attribute the runtime does not set).
+pub const MAX_CLUSTER_BLOCKS: u32 = 8;
+
 /// Checks `kernel`; the first problem found, in words, naming the instruction.
 pub fn verify(kernel: Kernel) -> Result<Verified, String> {
     let mut scope = Scope {
@@ -40,6 +44,12 @@ pub fn verify(kernel: Kernel) -> Result<Verified, String> {
         ever: vec![false; kernel.values.len()],
         valid_warps: Vec::new(),
     };
+    let cluster = kernel.signature.launch.cluster;
+    if cluster.contains(&0) || cluster.iter().product::<u32>() > MAX_CLUSTER_BLOCKS {
+        return Err(format!(
+            "a cluster of {cluster:?} blocks (each extent at least 1, at most {MAX_CLUSTER_BLOCKS} blocks)"
+        ));
+    }
     scope.instructions(&kernel.body, "")?;
     Ok(Verified(kernel))
 }
@@ -253,6 +263,7 @@ mod tests {
                 launch: Launch {
                     grid: [one(), one(), one()],
                     block: [one(), one(), one()],
+                    cluster: [1, 1, 1],
                     shared_bytes: 0,
                 },
                 assumptions: Vec::new(),

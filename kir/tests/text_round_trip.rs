@@ -55,6 +55,7 @@ fn signature() -> Signature {
                 HostExpr::Const(1),
             ],
             block: [HostExpr::Const(128), HostExpr::Const(1), HostExpr::Const(1)],
+            cluster: [2, 1, 1],
             shared_bytes: 4096,
         },
         assumptions: vec![kir::Assumption {
@@ -90,6 +91,24 @@ fn everything() -> Kernel {
     let base = push(&mut k, Op::Param(2), &[Ty::I64], 10)[0];
     let tid = push(&mut k, Op::Special(Special::ThreadIndex(0)), &[Ty::I32], 11)[0];
     push(&mut k, Op::Special(Special::GridDim(2)), &[Ty::I32], 11);
+    push(
+        &mut k,
+        Op::Special(Special::ClusterIndex(1)),
+        &[Ty::I32],
+        11,
+    );
+    push(
+        &mut k,
+        Op::Special(Special::BlockInCluster(0)),
+        &[Ty::I32],
+        11,
+    );
+    push(
+        &mut k,
+        Op::Special(Special::BlockRankInCluster),
+        &[Ty::I32],
+        11,
+    );
     let shared = push(&mut k, Op::SharedBase, &[Ty::I32], 12)[0];
     let zero = push(&mut k, Op::ConstInt(0), &[Ty::I32], 13)[0];
     let eight = push(&mut k, Op::ConstInt(-8), &[Ty::I32], 13)[0];

@@ -200,6 +200,10 @@ pub const REGISTRY: &[CodeInfo] = &[
         "an mbarrier misused on the emulator: not initialized, over-arrived, or waited on when no thread can complete its phase",
     ),
     entry(
+        "E0412",
+        "a cluster misused on the emulator: a block rank or multicast mask outside the cluster, or a cluster barrier some thread never reaches",
+    ),
+    entry(
         "N0001",
         "more diagnostics than are shown for one file (`render::MAX_DIAGNOSTICS`)",
     ),

@@ -249,8 +249,15 @@ impl<'t> Builder<'t> {
                 destination,
                 barriers,
                 barrier,
+                multicast,
                 ..
-            } => self.tma_load(*map, coords, destination, (barriers, barrier)),
+            } => self.tma_load(
+                *map,
+                coords,
+                destination,
+                (barriers, barrier),
+                multicast.as_deref(),
+            ),
             Effect::TmaStore {
                 map,
                 coords,

@@ -20,11 +20,21 @@ use crate::memory::Place;
 pub const MBARRIER_INIT: &str = "mbarrier.init.shared::cta.b64 [{bar}], {count};";
 /// `mbarrier.arrive`: one arrival on `{bar}`.
 pub const MBARRIER_ARRIVE: &str = "mbarrier.arrive.shared::cta.b64 _, [{bar}];";
+/// One arrival on the barrier at `{bar}`'s place in block `{cta}` of the cluster: `mapa`
+/// gives that block's `shared::cluster` address (`{bar}` a plain register, no offset).
+/// The arrival has `mbarrier.arrive`'s default semantics (release, CTA scope), as
+/// CUTLASS's `ClusterBarrier::arrive(cta_id)` does: a cluster-scope release on every
+/// consumer warp's arrival would cost the pipeline's throughput.
+pub const MBARRIER_ARRIVE_CLUSTER: &str = "{{ .reg .b32 %remote; mapa.shared::cluster.u32 %remote, {bar}, {cta}; mbarrier.arrive.shared::cluster.b64 _, [%remote]; }}";
 /// `mbarrier.arrive.expect_tx`: `{bytes}` more transaction bytes, then one arrival.
 pub const MBARRIER_ARRIVE_EXPECT_TX: &str =
     "mbarrier.arrive.expect_tx.shared::cta.b64 _, [{bar}], {bytes};";
 /// `mbarrier.try_wait.parity` until the phase of parity `{parity}` has completed.
 pub const MBARRIER_WAIT: &str = "{{ .reg .pred %done; $wait: mbarrier.try_wait.parity.shared::cta.b64 %done, [{bar}], {parity}; @!%done bra $wait; }}";
+/// The thread arrives at the cluster barrier, its earlier writes released to the cluster.
+pub const CLUSTER_ARRIVE: &str = "barrier.cluster.arrive.release.aligned;";
+/// The thread waits until every thread of the cluster has arrived.
+pub const CLUSTER_WAIT: &str = "barrier.cluster.wait.acquire.aligned;";
 /// Barrier inits visible to the async proxy and the cluster.
 pub const FENCE_BARRIER_INIT: &str = "fence.mbarrier_init.release.cluster;";
 /// This thread's generic shared-memory writes visible to the async proxy.
@@ -43,6 +53,15 @@ pub fn tma_load_template(rank: usize) -> String {
     )
 }
 
+/// A TMA load multicast to the cluster's blocks in the 16-bit mask `{mask}` (given as
+/// 32 bits), otherwise as [`tma_load_template`]: the box lands at the same offset in
+/// each block and completes on each one's barrier at `{bar}`'s offset.
+pub fn tma_multicast_template(rank: usize) -> String {
+    format!(
+        "{{{{ .reg .b16 %mask; cvt.u16.u32 %mask, {{mask}}; cp.async.bulk.tensor.{rank}d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [{{dst}}], [{{map}}, {{{{coords}}}}], [{{bar}}], %mask; }}}}"
+    )
+}
+
 /// `cp.async.bulk.tensor` store of a `rank`-dimensional box: `{map}` the tensor map's
 /// address, `{{coords}}` the box's first coordinates (innermost first), `{src}` the
 /// shared tile.
@@ -53,13 +72,19 @@ pub fn tma_store_template(rank: usize) -> String {
 }
 
 impl Builder<'_> {
-    /// An mbarrier operation on `tensor`'s element at layout value `index`.
+    /// An mbarrier operation on `tensor`'s element at layout value `index`. In a
+    /// kernel without a cluster, an arrival on block `cta` of the cluster is one on
+    /// this block's barrier (the only block; the checker saw `cta` is 0 if constant).
     pub(crate) fn mbarrier(
         &mut self,
         action: Mbarrier,
         (tensor, index): (&Tensor, &SymInt),
         operand: Option<&Term>,
     ) {
+        let (action, operand) = match action {
+            Mbarrier::ArriveCluster if self.trace.cluster == [1, 1, 1] => (Mbarrier::Arrive, None),
+            _ => (action, operand),
+        };
         let Some(Place::Memory {
             address, offset, ..
         }) = self.place(tensor, index)
@@ -70,8 +95,15 @@ impl Builder<'_> {
         let (template, name) = match action {
             Mbarrier::Init => (MBARRIER_INIT, "count"),
             Mbarrier::Arrive => (MBARRIER_ARRIVE, ""),
+            Mbarrier::ArriveCluster => (MBARRIER_ARRIVE_CLUSTER, "cta"),
             Mbarrier::ArriveExpectTx => (MBARRIER_ARRIVE_EXPECT_TX, "bytes"),
             Mbarrier::Wait => (MBARRIER_WAIT, "parity"),
+        };
+        let (address, offset) = if action == Mbarrier::ArriveCluster && offset != 0 {
+            let offset = self.constant(offset, Ty::I32);
+            (self.binary(kir::BinOp::Add, address, offset), 0)
+        } else {
+            (address, offset)
         };
         let mut operands = vec![("bar".to_owned(), address, offset)];
         if let Some(operand) = operand {
@@ -92,13 +124,16 @@ impl Builder<'_> {
     }
 
     /// A TMA load of the box at `coords` (map order) through the tensor map `map`
-    /// into `destination`'s first element, completing on the barrier.
+    /// into `destination`'s first element, completing on the barrier; to the blocks of
+    /// the cluster in the `multicast` mask when there is one (a kernel without a
+    /// cluster has one block, which a plain load reaches).
     pub(crate) fn tma_load(
         &mut self,
         map: usize,
         coords: &[SymInt],
         destination: &Tensor,
         (barriers, barrier): (&Tensor, &SymInt),
+        multicast: Option<&Term>,
     ) {
         let Some((address, offset)) = self.tile_start(destination, "a TMA destination") else {
             return;
@@ -115,13 +150,25 @@ impl Builder<'_> {
         let Some((map, words)) = self.tma_map_and_coords(map, coords) else {
             return;
         };
+        let mut operands = vec![
+            ("dst".to_owned(), address, offset),
+            ("map".to_owned(), map, 0),
+            ("bar".to_owned(), bar, bar_offset),
+        ];
+        let template = match multicast.filter(|_| self.trace.cluster != [1, 1, 1]) {
+            Some(mask) => {
+                let Some(mask) = self.term(mask, 0) else {
+                    return;
+                };
+                let mask = self.convert(mask, Ty::I32);
+                operands.push(("mask".to_owned(), mask, 0));
+                tma_multicast_template(coords.len())
+            }
+            None => tma_load_template(coords.len()),
+        };
         self.push_effect(Op::Atom {
-            template: tma_load_template(coords.len()),
-            operands: vec![
-                ("dst".to_owned(), address, offset),
-                ("map".to_owned(), map, 0),
-                ("bar".to_owned(), bar, bar_offset),
-            ],
+            template,
+            operands,
             registers: vec![("coords".to_owned(), words)],
             output: None,
             warp: None,
@@ -190,6 +237,8 @@ impl Builder<'_> {
             AsyncSync::BulkCommit => "cp.async.bulk.commit_group;".to_owned(),
             AsyncSync::BulkWaitRead(groups) => format!("cp.async.bulk.wait_group.read {groups};"),
             AsyncSync::BulkWaitAll => "cp.async.bulk.wait_group 0;".to_owned(),
+            AsyncSync::ClusterArrive => CLUSTER_ARRIVE.to_owned(),
+            AsyncSync::ClusterWait => CLUSTER_WAIT.to_owned(),
             AsyncSync::SetMaxNReg {
                 increase,
                 registers,

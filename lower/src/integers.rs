@@ -245,6 +245,9 @@ impl Builder<'_> {
 }
 
 fn special(name: &str) -> Option<Special> {
+    if name == "block_rank_in_cluster" {
+        return Some(Special::BlockRankInCluster);
+    }
     let (base, axis) = name.split_once('.')?;
     let axis = match axis {
         "x" => 0,
@@ -257,6 +260,8 @@ fn special(name: &str) -> Option<Special> {
         "block_idx" => Special::BlockIndex(axis),
         "block_dim" => Special::BlockDim(axis),
         "grid_dim" => Special::GridDim(axis),
+        "cluster_idx" => Special::ClusterIndex(axis),
+        "block_idx_in_cluster" => Special::BlockInCluster(axis),
         _ => return None,
     })
 }

@@ -137,6 +137,7 @@ pub(crate) fn signature(trace: &KernelTrace) -> Result<Signature, String> {
         launch: Launch {
             grid: dims(&trace.grid, "grid")?,
             block: dims(&trace.block, "block")?,
+            cluster: trace.cluster,
             shared_bytes: u32::try_from(shared_bytes)
                 .map_err(|_| fail("the shared memory does not fit in 32 bits".to_owned()))?,
         },

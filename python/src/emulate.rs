@@ -68,6 +68,7 @@ pub fn run(py: Python<'_>, program: &Program, index: usize, bound: &[Arg]) -> Py
     let launch = Launch {
         grid: plan.grid,
         block: plan.block,
+        cluster: plan.cluster,
         shared_bytes: plan.shared_bytes,
         args: plan.args.iter().map(|arg| bits(*arg)).collect(),
     };

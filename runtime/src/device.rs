@@ -146,6 +146,7 @@ impl Emulator {
         let launch = Launch {
             grid: plan.grid,
             block: plan.block,
+            cluster: plan.cluster,
             shared_bytes: plan.shared_bytes,
             args: plan.args.iter().map(|arg| bits(*arg)).collect(),
         };

@@ -157,8 +157,21 @@ pub struct LaunchEntry {
     pub grid: [Expr; 3],
     /// Threads per block, x y z.
     pub block: [Expr; 3],
+    /// Blocks per cluster, x y z, when the kernel has a cluster (its entry declares it,
+    /// so a plain launch forms the clusters; the grid must be a multiple of it).
+    #[serde(default = "no_cluster", skip_serializing_if = "is_no_cluster")]
+    pub cluster: [u32; 3],
     /// Bytes of dynamic shared memory to launch with.
     pub shared_bytes: u32,
+}
+
+/// The cluster of a kernel without one.
+fn no_cluster() -> [u32; 3] {
+    [1, 1, 1]
+}
+
+fn is_no_cluster(cluster: &[u32; 3]) -> bool {
+    *cluster == no_cluster()
 }
 
 /// Something the host checks before launching.

@@ -115,6 +115,8 @@ pub struct LaunchPlan {
     pub grid: [u32; 3],
     /// Threads per block, x y z.
     pub block: [u32; 3],
+    /// Blocks per cluster, x y z; the grid is a multiple of it.
+    pub cluster: [u32; 3],
     /// Bytes of dynamic shared memory.
     pub shared_bytes: u32,
 }
@@ -296,10 +298,23 @@ pub fn plan_checked(signature: &Signature, args: &[CallArg<'_>]) -> Result<Launc
         }
         Ok(out)
     };
+    let grid = dimensions(&signature.launch.grid, "grid")?;
+    let cluster = signature.launch.cluster;
+    if (grid.iter().zip(cluster)).any(|(grid, cluster)| cluster == 0 || grid % cluster != 0) {
+        let [x, y, z] = grid;
+        let [cx, cy, cz] = cluster;
+        return Err(PlanError {
+            param: None,
+            message: format!(
+                "`{kernel}`: the grid would be ({x}, {y}, {z}) with these arguments, not a whole number of clusters of ({cx}, {cy}, {cz}) blocks"
+            ),
+        });
+    }
     Ok(LaunchPlan {
         args: values,
-        grid: dimensions(&signature.launch.grid, "grid")?,
+        grid,
         block: dimensions(&signature.launch.block, "block")?,
+        cluster,
         shared_bytes: signature.launch.shared_bytes,
     })
 }

@@ -109,6 +109,7 @@ fn kernel(
             launch: Launch {
                 grid: [ceil_div, HostExpr::Const(1), HostExpr::Const(1)],
                 block: [HostExpr::Const(128), HostExpr::Const(1), HostExpr::Const(1)],
+                cluster: [1, 1, 1],
                 shared_bytes,
             },
             assumptions: Vec::new(),

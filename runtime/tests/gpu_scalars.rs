@@ -139,6 +139,7 @@ fn signature(name: &str, params: Vec<Param>, grid: HostExpr, block: i64) -> Sign
         launch: Launch {
             grid: [grid, one(), one()],
             block: [HostExpr::Const(block), one(), one()],
+            cluster: [1, 1, 1],
             shared_bytes: 0,
         },
         assumptions: Vec::new(),

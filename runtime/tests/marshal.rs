@@ -52,6 +52,7 @@ fn copy_signature(entry: &str, const_args: &[(&str, i64)]) -> Signature {
                 HostExpr::Const(1),
             ],
             block: [HostExpr::Const(128), HostExpr::Const(1), HostExpr::Const(1)],
+            cluster: [1, 1, 1],
             shared_bytes: 16384,
         },
         assumptions: vec![Assumption {
@@ -97,6 +98,7 @@ fn arguments_are_marshalled_with_their_widths_and_the_launch_is_evaluated() {
             .into(),
             grid: [4, 4, 1],
             block: [128, 1, 1],
+            cluster: [1, 1, 1],
             shared_bytes: 16384,
         }
     );

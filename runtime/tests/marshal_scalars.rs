@@ -37,6 +37,7 @@ fn signature() -> Signature {
         launch: Launch {
             grid: [one(), one(), one()],
             block: [HostExpr::Param(0), one(), one()],
+            cluster: [1, 1, 1],
             shared_bytes: 0,
         },
         assumptions: Vec::new(),

@@ -153,6 +153,9 @@ pub enum Mbarrier {
     Init,
     /// `mbarrier_arrive`: one arrival.
     Arrive,
+    /// `mbarrier_arrive(..., cta = rank)`: one arrival on the barrier at the same place
+    /// in block `rank` (the operand) of the cluster.
+    ArriveCluster,
     /// `mbarrier_arrive_expect_tx`: the transaction bytes (the operand) to expect,
     /// then one arrival.
     ArriveExpectTx,
@@ -190,6 +193,10 @@ pub enum AsyncSync {
     /// `tma_store_wait_all()`: waits until every bulk group has completed, its writes
     /// visible in global memory.
     BulkWaitAll,
+    /// `cluster_arrive()`: the thread arrives at the cluster barrier (release).
+    ClusterArrive,
+    /// `cluster_wait()`: waits until every thread of the cluster has arrived (acquire).
+    ClusterWait,
     /// `named_barrier_sync(id, threads)` / `named_barrier_arrive(id, threads)`.
     NamedBarrier {
         /// Whether the thread only arrives (else it waits too).
@@ -408,6 +415,9 @@ pub enum Effect {
         barriers: Rc<Tensor>,
         /// The layout's value of the barrier the bytes complete on.
         barrier: SymInt,
+        /// The blocks of the cluster it goes to, a 16-bit mask of ranks (the same tile
+        /// and barrier in each); `None`: this block.
+        multicast: Option<Rc<Term>>,
         /// The call.
         span: Span,
     },
@@ -548,6 +558,8 @@ pub struct KernelTrace {
     pub grid: Vec<SymInt>,
     /// `block(...)`, up to three constant extents.
     pub block: Vec<SymInt>,
+    /// `cluster(...)`: blocks per cluster, x y z (`[1, 1, 1]` without a cluster).
+    pub cluster: [u32; 3],
     /// The shared-memory buffers.
     pub shared: Vec<TraceBuffer>,
     /// What it does.

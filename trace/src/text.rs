@@ -42,9 +42,15 @@ pub fn to_text(trace: &KernelTrace, line_of: &dyn Fn(u32) -> u32) -> String {
         let texts: Vec<String> = extents.iter().map(ToString::to_string).collect();
         texts.join(", ")
     };
+    let cluster = if trace.cluster == [1, 1, 1] {
+        String::new()
+    } else {
+        let [x, y, z] = trace.cluster;
+        format!(" cluster({x}, {y}, {z})")
+    };
     let _ = writeln!(
         out,
-        "  grid({}) block({})",
+        "  grid({}) block({}){cluster}",
         extents(&trace.grid),
         extents(&trace.block)
     );
@@ -232,6 +238,7 @@ fn header(effect: &Effect) -> String {
             let name = match action {
                 Mbarrier::Init => "init",
                 Mbarrier::Arrive => "arrive",
+                Mbarrier::ArriveCluster => "arrive_cluster",
                 Mbarrier::ArriveExpectTx => "arrive_expect_tx",
                 Mbarrier::Wait => "wait",
             };
@@ -249,6 +256,8 @@ fn header(effect: &Effect) -> String {
             AsyncSync::BulkCommit => "tma_store_commit_group()".to_owned(),
             AsyncSync::BulkWaitRead(groups) => format!("tma_store_wait_group({groups})"),
             AsyncSync::BulkWaitAll => "tma_store_wait_all()".to_owned(),
+            AsyncSync::ClusterArrive => "cluster_arrive()".to_owned(),
+            AsyncSync::ClusterWait => "cluster_wait()".to_owned(),
             AsyncSync::SetMaxNReg {
                 increase,
                 registers,
@@ -271,11 +280,15 @@ fn header(effect: &Effect) -> String {
             destination,
             barriers,
             barrier,
+            multicast,
             ..
         } => {
             let coords: Vec<String> = coords.iter().map(ToString::to_string).collect();
+            let multicast = multicast
+                .as_ref()
+                .map_or(String::new(), |mask| format!(", multicast {}", term(mask)));
             format!(
-                "tma_load(param {map}, ({}) -> {}, {}[{barrier}])",
+                "tma_load(param {map}, ({}) -> {}, {}[{barrier}]{multicast})",
                 coords.join(", "),
                 tensor(destination),
                 tensor(barriers)

@@ -17,11 +17,22 @@ pub enum Hopper {
     },
     /// `mbarrier.try_wait.parity` in a loop: waits for the phase of parity `{parity}`.
     MbarrierWait,
+    /// `mapa` and `mbarrier.arrive.shared::cluster`: one arrival on the mbarrier at
+    /// `{bar}`'s offset in block `{cta}` of the cluster.
+    MbarrierArriveRemote,
     /// `cp.async.bulk.tensor` from global into shared memory, completing on `{bar}`.
     TmaLoad {
         /// The box's dimensions.
         rank: usize,
+        /// Whether it goes to every block of the cluster in the 16-bit `{mask}`, at the
+        /// same offsets, completing on each one's barrier (else to this block).
+        multicast: bool,
     },
+    /// `barrier.cluster.arrive`: the thread arrives at the cluster barrier.
+    ClusterArrive,
+    /// `barrier.cluster.wait`: the thread waits until every thread of the cluster has
+    /// arrived as often as it has.
+    ClusterWait,
     /// `cp.async.bulk.tensor` from shared into global memory.
     TmaStore {
         /// The box's dimensions.
@@ -66,6 +77,15 @@ pub fn parse(template: &str) -> Option<Hopper> {
     if template.contains("mbarrier.try_wait.parity") {
         return Some(Hopper::MbarrierWait);
     }
+    if template.contains("mapa.shared::cluster") {
+        return Some(Hopper::MbarrierArriveRemote);
+    }
+    // A multicast load converts its mask in a block of its own.
+    if head == "{{" {
+        let tensor =
+            (template.split_whitespace()).find(|word| word.starts_with("cp.async.bulk.tensor."))?;
+        return bulk_tensor(tensor);
+    }
     let hopper = match head {
         "mbarrier.init.shared::cta.b64" => Hopper::MbarrierInit,
         "mbarrier.arrive.shared::cta.b64" => Hopper::MbarrierArrive { expect_tx: false },
@@ -79,6 +99,8 @@ pub fn parse(template: &str) -> Option<Hopper> {
         | "cp.async.bulk.wait_group"
         | "cp.async.bulk.wait_group.read" => Hopper::Ordering,
         "bar.sync" | "bar.arrive" => named_barrier(template, head == "bar.sync")?,
+        "barrier.cluster.arrive.release.aligned;" => Hopper::ClusterArrive,
+        "barrier.cluster.wait.acquire.aligned;" => Hopper::ClusterWait,
         _ if head.starts_with("setmaxnreg.") => Hopper::Ordering,
         _ if head.starts_with("cp.async.bulk.tensor.") => bulk_tensor(head)?,
         _ if head.starts_with("wgmma.mma_async.sync.aligned.") => wgmma(template, head)?,
@@ -107,8 +129,11 @@ fn bulk_tensor(head: &str) -> Option<Hopper> {
     if !(1..=5).contains(&rank) {
         return None;
     }
-    if direction.starts_with("shared::cluster.global.mbarrier::complete_tx::bytes") {
-        Some(Hopper::TmaLoad { rank })
+    if let Some(rest) =
+        direction.strip_prefix("shared::cluster.global.mbarrier::complete_tx::bytes")
+    {
+        let multicast = rest == ".multicast::cluster";
+        (rest.is_empty() || multicast).then_some(Hopper::TmaLoad { rank, multicast })
     } else if direction.starts_with("global.shared::cta") {
         Some(Hopper::TmaStore { rank })
     } else {
@@ -172,7 +197,31 @@ mod tests {
         let wait = "{{ .reg .pred %done; $wait: mbarrier.try_wait.parity.shared::cta.b64 %done, [{bar}], {parity}; @!%done bra $wait; }}";
         assert_eq!(parse(wait), Some(Hopper::MbarrierWait));
         let load = "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [{dst}], [{map}, {{coords}}], [{bar}];";
-        assert_eq!(parse(load), Some(Hopper::TmaLoad { rank: 2 }));
+        assert_eq!(
+            parse(load),
+            Some(Hopper::TmaLoad {
+                rank: 2,
+                multicast: false
+            })
+        );
+        let multicast = "{{ .reg .b16 %mask; cvt.u16.u32 %mask, {mask}; cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [{dst}], [{map}, {{coords}}], [{bar}], %mask; }}";
+        assert_eq!(
+            parse(multicast),
+            Some(Hopper::TmaLoad {
+                rank: 2,
+                multicast: true
+            })
+        );
+        let remote = "{{ .reg .b32 %remote; mapa.shared::cluster.u32 %remote, {bar}, {cta}; mbarrier.arrive.shared::cluster.b64 _, [%remote]; }}";
+        assert_eq!(parse(remote), Some(Hopper::MbarrierArriveRemote));
+        assert_eq!(
+            parse("barrier.cluster.arrive.release.aligned;"),
+            Some(Hopper::ClusterArrive)
+        );
+        assert_eq!(
+            parse("barrier.cluster.wait.acquire.aligned;"),
+            Some(Hopper::ClusterWait)
+        );
         let store =
             "cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [{map}, {{coords}}], [{src}];";
         assert_eq!(parse(store), Some(Hopper::TmaStore { rank: 3 }));

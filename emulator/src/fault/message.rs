@@ -170,7 +170,7 @@ impl fmt::Display for Fault {
                 template.split_whitespace().next().unwrap_or(template)
             ),
             FaultKind::Unsupported(what) => write!(f, "the emulator cannot run {what} ({who})"),
-            FaultKind::Mbarrier(what) => write!(f, "{what} ({who})"),
+            FaultKind::Mbarrier(what) | FaultKind::Cluster(what) => write!(f, "{what} ({who})"),
             FaultKind::Budget { instructions } => write!(
                 f,
                 "the launch ran more than {instructions} thread-instructions (an endless loop?); stopped at {who}"
@@ -199,6 +199,7 @@ impl Fault {
             FaultKind::UnmodeledAtom { .. } | FaultKind::Unsupported(_) => "not emulated",
             FaultKind::Budget { .. } => "still running here",
             FaultKind::Mbarrier(_) => "this mbarrier operation",
+            FaultKind::Cluster(_) => "this cluster operation",
         };
         let mut diagnostic =
             Diagnostic::error(kind.code(), self.to_string()).with_primary(self.span, label);

@@ -19,13 +19,79 @@
 use std::collections::HashMap;
 
 use kir::{HostExpr, Inst, IntParam, Op, ParamKind, ValueId};
+use lang::Span;
 
 use super::{Context, Flow, Status, Thread};
 use crate::atoms::hopper::{Hopper, swizzled};
 use crate::fault::{Access, FaultKind, Trap};
+use crate::shared::{Accessor, SharedMemory};
 
 /// The bits a tensor-map parameter reads as, plus its index.
 pub const TENSOR_MAP_TOKEN: u64 = 0x7E45_0000_0000_0000;
+
+/// What a thread does to another block of its cluster: the cluster's scheduler applies
+/// it to that block between passes ([`crate::cluster`]).
+#[derive(Debug)]
+pub struct Remote {
+    /// The block's rank in the cluster.
+    pub rank: u32,
+    /// What happens there.
+    pub kind: RemoteKind,
+    /// The instruction.
+    pub span: Span,
+    /// The thread that issued it (`thread_idx`, in its own block).
+    pub thread: [u32; 3],
+    /// Its block (`block_idx`).
+    pub block: [u32; 3],
+}
+
+/// What a [`Remote`] does.
+#[derive(Debug)]
+pub enum RemoteKind {
+    /// One arrival on the mbarrier at this shared address.
+    Arrive {
+        /// The barrier.
+        barrier: u32,
+    },
+    /// A multicast TMA box landing: `image` written at `start` (as the issuing thread
+    /// `who`), then its bytes completing on the mbarrier at `barrier`.
+    Tma {
+        /// The box's first shared byte.
+        start: u32,
+        /// The box as it lands (swizzled), zeros outside the tensor.
+        image: Vec<u8>,
+        /// The barrier.
+        barrier: u32,
+        /// Who writes, for the race checks.
+        who: Accessor,
+    },
+}
+
+impl Remote {
+    /// Applies it to the block whose shared memory and barriers these are.
+    pub fn apply(self, shared: &mut SharedMemory, barriers: &mut Barriers) -> Result<(), Trap> {
+        let (barrier, arrivals, bytes) = match self.kind {
+            RemoteKind::Arrive { barrier } => (barrier, 1, 0),
+            RemoteKind::Tma {
+                start,
+                image,
+                barrier,
+                who,
+            } => {
+                // In 16-byte pieces: the box starts at a multiple of its swizzle's period
+                // and its rows are multiples of 16 bytes.
+                for (piece, bytes) in (0u32..).zip(image.chunks(16)) {
+                    shared.write(&who, start + 16 * piece, bytes, Access::AsyncWrite)?;
+                }
+                (barrier, 0, -(image.len() as i64))
+            }
+        };
+        if barriers.update(barrier, arrivals, bytes)? {
+            shared.barrier();
+        }
+        Ok(())
+    }
+}
 
 /// One mbarrier's state.
 #[derive(Clone, Copy, Debug)]
@@ -142,15 +208,73 @@ impl<'k> Thread<'k> {
                 self.retry();
                 return Ok(Flow::Wait(Status::Mbarrier(inst, address, parity)));
             }
-            Hopper::TmaLoad { rank } => {
-                let (dst, dst_offset) = operand("dst")?;
-                let box_bytes = self.tma(inst, *rank, (dst, dst_offset), true, context)?;
+            Hopper::MbarrierArriveRemote => {
                 let address = barrier(self, context)?;
-                context.barriers.update(address, 0, -box_bytes)?
+                let target = self.cluster_block(context, value(self, "cta")?)?;
+                if target == cluster_rank(context) {
+                    context.barriers.update(address, 1, 0)?
+                } else {
+                    self.send(
+                        inst,
+                        context,
+                        target,
+                        RemoteKind::Arrive { barrier: address },
+                    );
+                    false
+                }
+            }
+            Hopper::TmaLoad { rank, multicast } => {
+                let (dst, dst_offset) = operand("dst")?;
+                let address = barrier(self, context)?;
+                let own = cluster_rank(context);
+                let targets = if *multicast {
+                    let mask = value(self, "mask")? as u32 & 0xffff;
+                    let blocks = context.cluster_dims.iter().product::<u32>();
+                    if mask >> blocks != 0 || mask == 0 {
+                        return Err(Trap::Fault(FaultKind::Cluster(format!(
+                            "a multicast TMA load to the blocks of mask {mask:#b}, in a cluster of {blocks}"
+                        ))));
+                    }
+                    mask
+                } else {
+                    1 << own
+                };
+                let (start, image) = self.tma_load(inst, *rank, (dst, dst_offset), context)?;
+                let who = self.accessor(context, inst);
+                // This block's copy lands now, the others' when the cluster's scheduler
+                // applies them.
+                for target in (0..16).filter(|target| targets >> target & 1 != 0) {
+                    let kind = RemoteKind::Tma {
+                        start,
+                        image: image.clone(),
+                        barrier: address,
+                        who,
+                    };
+                    if target == own {
+                        let remote = Remote {
+                            rank: own,
+                            kind,
+                            span: inst.span,
+                            thread: self.coordinates,
+                            block: context.block,
+                        };
+                        remote.apply(context.shared, context.barriers)?;
+                    } else {
+                        self.send(inst, context, target, kind);
+                    }
+                }
+                false
+            }
+            Hopper::ClusterArrive => {
+                self.cluster_arrivals += 1;
+                false
+            }
+            Hopper::ClusterWait => {
+                return Ok(Flow::Wait(Status::Cluster(inst, self.cluster_arrivals)));
             }
             Hopper::TmaStore { rank } => {
                 let (src, src_offset) = operand("src")?;
-                self.tma(inst, *rank, (src, src_offset), false, context)?;
+                self.tma(inst, *rank, (src, src_offset), None, context)?;
                 false
             }
             Hopper::NamedBarrier { wait, id, .. } => {
@@ -169,17 +293,32 @@ impl<'k> Thread<'k> {
         Ok(Flow::Next)
     }
 
+    /// A TMA load's box as it lands at the shared tile at `tile`: its first shared byte
+    /// and its bytes, swizzled, zeros outside the tensor.
+    fn tma_load(
+        &mut self,
+        inst: &'k Inst,
+        rank: usize,
+        tile: (ValueId, i64),
+        context: &mut Context<'_, 'k>,
+    ) -> Result<(u32, Vec<u8>), Trap> {
+        let mut image = Vec::new();
+        let start = self.tma(inst, rank, tile, Some(&mut image), context)?;
+        Ok((start, image))
+    }
+
     /// Moves a TMA box between the shared tile at `tile` and global memory: a load
-    /// (`load`) writes the whole box, zeros outside the tensor; a store writes the
-    /// elements inside. Returns the box's bytes.
+    /// (`image` given) reads the whole box into `image` as it lands in shared memory,
+    /// zeros outside the tensor; a store writes the elements inside. Returns the tile's
+    /// first shared byte.
     fn tma(
         &mut self,
         inst: &'k Inst,
         rank: usize,
         (tile, tile_offset): (ValueId, i64),
-        load: bool,
+        mut image: Option<&mut Vec<u8>>,
         context: &mut Context<'_, 'k>,
-    ) -> Result<i64, Trap> {
+    ) -> Result<u32, Trap> {
         let unsupported = |what: String| Trap::Fault(FaultKind::Unsupported(what));
         let Op::Atom {
             operands,
@@ -256,6 +395,10 @@ impl<'k> Thread<'k> {
         }
         let who = self.accessor(context, inst);
         let mut element = vec![0u8; bytes as usize];
+        if let Some(image) = image.as_deref_mut() {
+            image.clear();
+            image.resize((size * bytes) as usize, 0);
+        }
         for linear in 0..size {
             let mut rest = linear;
             let mut inside = true;
@@ -267,23 +410,17 @@ impl<'k> Thread<'k> {
                 inside &= (0..extents[dimension]).contains(&at);
                 global += at * steps[dimension] * bytes;
             }
-            let offset = swizzled((linear * bytes) as u64, map.swizzle) as i64;
+            let offset = swizzled((linear * bytes) as u64, map.swizzle) as usize;
             let shared = start + offset as u32;
-            if load {
-                element.fill(0);
+            if let Some(image) = image.as_deref_mut() {
                 if inside {
-                    context
-                        .global
-                        .load(global as u64, &mut element)
-                        .map_err(|_| {
-                            unsupported(format!(
-                                "a TMA load reading outside its tensor at {global:#x}"
-                            ))
-                        })?;
+                    let landing = &mut image[offset..offset + bytes as usize];
+                    context.global.load(global as u64, landing).map_err(|_| {
+                        unsupported(format!(
+                            "a TMA load reading outside its tensor at {global:#x}"
+                        ))
+                    })?;
                 }
-                context
-                    .shared
-                    .write(&who, shared, &element, Access::AsyncWrite)?;
             } else {
                 context.shared.read(&who, shared, &mut element)?;
                 if inside {
@@ -295,7 +432,31 @@ impl<'k> Thread<'k> {
                 }
             }
         }
-        Ok(size * bytes)
+        Ok(start)
+    }
+
+    /// Block `rank` of the cluster, checked to be one.
+    fn cluster_block(&self, context: &Context<'_, 'k>, rank: i64) -> Result<u32, Trap> {
+        let blocks = context.cluster_dims.iter().product::<u32>();
+        u32::try_from(rank)
+            .ok()
+            .filter(|rank| *rank < blocks)
+            .ok_or_else(|| {
+                Trap::Fault(FaultKind::Cluster(format!(
+                    "block {rank} of a cluster of {blocks} blocks"
+                )))
+            })
+    }
+
+    /// Hands `kind` to block `rank` of the cluster.
+    fn send(&self, inst: &Inst, context: &mut Context<'_, 'k>, rank: u32, kind: RemoteKind) {
+        context.remote.push(Remote {
+            rank,
+            kind,
+            span: inst.span,
+            thread: self.coordinates,
+            block: context.block,
+        });
     }
 
     /// Makes the current instruction run again when the thread resumes.
@@ -304,6 +465,13 @@ impl<'k> Thread<'k> {
             frame.next -= 1;
         }
     }
+}
+
+/// The running block's rank in its cluster (x fastest).
+fn cluster_rank(context: &Context<'_, '_>) -> u32 {
+    let [x, y, z] = context.cluster_dims;
+    let [bx, by, bz] = context.block;
+    bx % x + x * (by % y + y * (bz % z))
 }
 
 /// The launch's integer arguments by parameter index (0 for the others), for the

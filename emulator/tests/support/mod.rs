@@ -180,6 +180,7 @@ pub fn launch_of(kernel: &Verified, args: &[Arg]) -> Launch {
     Launch {
         grid: dims(&launch.grid),
         block: dims(&launch.block),
+        cluster: launch.cluster,
         shared_bytes: launch.shared_bytes,
         args: args
             .iter()

@@ -162,7 +162,15 @@ fn operation(cursor: &mut Cursor<'_>, word: &str) -> Result<Op, String> {
     let unknown = || cursor.error(format!("`{word}` is not an operation"));
     let takes_suffix = matches!(
         head,
-        "thread_idx" | "block_idx" | "block_dim" | "grid_dim" | "cmp" | "load" | "store"
+        "thread_idx"
+            | "block_idx"
+            | "block_dim"
+            | "grid_dim"
+            | "cluster_idx"
+            | "block_idx_in_cluster"
+            | "cmp"
+            | "load"
+            | "store"
     ) || matches!(head, "shuffle" | "atomic");
     if tail.is_empty() == takes_suffix {
         return Err(unknown());
@@ -180,7 +188,12 @@ fn operation(cursor: &mut Cursor<'_>, word: &str) -> Result<Op, String> {
             }
         }
         "param" => Op::Param(cursor.integer("a parameter index")?),
-        "thread_idx" | "block_idx" | "block_dim" | "grid_dim" => {
+        "thread_idx"
+        | "block_idx"
+        | "block_dim"
+        | "grid_dim"
+        | "cluster_idx"
+        | "block_idx_in_cluster" => {
             let axis = match tail {
                 "x" => 0,
                 "y" => 1,
@@ -191,9 +204,12 @@ fn operation(cursor: &mut Cursor<'_>, word: &str) -> Result<Op, String> {
                 "thread_idx" => Special::ThreadIndex(axis),
                 "block_idx" => Special::BlockIndex(axis),
                 "block_dim" => Special::BlockDim(axis),
-                _ => Special::GridDim(axis),
+                "grid_dim" => Special::GridDim(axis),
+                "cluster_idx" => Special::ClusterIndex(axis),
+                _ => Special::BlockInCluster(axis),
             })
         }
+        "block_rank_in_cluster" => Op::Special(Special::BlockRankInCluster),
         "shared_base" => Op::SharedBase,
         "cmp" => {
             let op = COMPARE

@@ -24,6 +24,7 @@ pub(super) fn empty_signature(entry: &str) -> Signature {
         launch: Launch {
             grid: [one(), one(), one()],
             block: [one(), one(), one()],
+            cluster: [1, 1, 1],
             shared_bytes: 0,
         },
         assumptions: Vec::new(),
@@ -71,6 +72,9 @@ pub(super) fn signature_line(
         signature.launch.grid = dims(cursor)?;
         cursor.expect("block(")?;
         signature.launch.block = dims(cursor)?;
+        if cursor.eat("cluster(") {
+            signature.launch.cluster = cluster(cursor)?;
+        }
         cursor.expect("smem(")?;
         signature.launch.shared_bytes = cursor.integer("the shared bytes")?;
         cursor.expect("bytes")?;
@@ -151,6 +155,19 @@ fn param_kind(cursor: &mut Cursor<'_>) -> Result<ParamKind, String> {
 fn dims(cursor: &mut Cursor<'_>) -> Result<[HostExpr; 3], String> {
     let exprs = list(cursor)?;
     <[HostExpr; 3]>::try_from(exprs).map_err(|_| cursor.error("expected three dimensions"))
+}
+
+/// `X, Y, Z)`: a cluster's three positive extents.
+fn cluster(cursor: &mut Cursor<'_>) -> Result<[u32; 3], String> {
+    let mut extents = [1; 3];
+    for (axis, extent) in extents.iter_mut().enumerate() {
+        if axis > 0 {
+            cursor.expect(",")?;
+        }
+        *extent = cursor.integer("a cluster extent")?;
+    }
+    cursor.expect(")")?;
+    Ok(extents)
 }
 
 /// Expressions separated by commas up to a closing parenthesis (taken).

@@ -88,6 +88,7 @@ impl KernelEntry {
             launch: LaunchEntry {
                 grid: dims(&signature.launch.grid),
                 block: dims(&signature.launch.block),
+                cluster: signature.launch.cluster,
                 shared_bytes: signature.launch.shared_bytes,
             },
             assumptions: multiples.chain(alignments).collect(),
@@ -204,6 +205,7 @@ impl KernelEntry {
             launch: Launch {
                 grid: dims(&self.launch.grid)?,
                 block: dims(&self.launch.block)?,
+                cluster: self.launch.cluster,
                 shared_bytes: self.launch.shared_bytes,
             },
             assumptions,

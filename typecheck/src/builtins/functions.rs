@@ -54,6 +54,7 @@ impl<'a> Checker<'a> {
         frame.shared = std::mem::take(&mut self.frame.shared);
         frame.dyn_control = self.frame.dyn_control;
         frame.block_threads = self.frame.block_threads;
+        frame.cluster = self.frame.cluster;
         let anchor = if self.names.current_module == 0 {
             Some(span)
         } else {

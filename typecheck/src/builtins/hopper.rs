@@ -7,13 +7,15 @@
 //! one and the coordinate to pick one element (E0216), and a constant arrival count
 //! within the hardware's range, 1 to 2^20 - 1 (E0227).
 
+use std::rc::Rc;
+
 use cute::{Dtype, MemorySpace};
 use lang::Diagnostic;
 use layout::{Int, SymInt};
 
 use crate::builtins::{Arg, Args};
 use crate::check::Checker;
-use crate::trace::{AsyncSync, Effect, Mbarrier, term_of};
+use crate::trace::{AsyncSync, Effect, Mbarrier, Term, term_of};
 use crate::value::Value;
 
 /// The largest arrival count an mbarrier holds (PTX ISA, `mbarrier.init`).
@@ -35,12 +37,16 @@ impl<'a> Checker<'a> {
         let Some(index) = self.barrier_element(name, p[0], p[1]) else {
             return Value::Unit;
         };
-        let operand = match p.get(2) {
-            Some(arg) => match self.mbarrier_operand(name, action, arg) {
-                Some(value) => Some(value),
+        let (action, operand) = match (p.get(2), args.named("cta")) {
+            (Some(arg), _) => match self.mbarrier_operand(name, action, arg) {
+                Some(value) => (action, Some(value)),
                 None => return Value::Unit,
             },
-            None => None,
+            (None, Some(cta)) => match self.cluster_rank("`cta`", cta) {
+                Some(rank) => (Mbarrier::ArriveCluster, Some(rank)),
+                None => return Value::Unit,
+            },
+            (None, None) => (action, None),
         };
         if self.tracing_kernel()
             && let Value::Tensor(tensor) = &p[0].value
@@ -70,6 +76,12 @@ impl<'a> Checker<'a> {
             "wgmma_commit_group" => AsyncSync::WgmmaCommit,
             "tma_store_commit_group" => AsyncSync::BulkCommit,
             "tma_store_wait_all" => AsyncSync::BulkWaitAll,
+            "cluster_arrive" => AsyncSync::ClusterArrive,
+            "cluster_wait" => AsyncSync::ClusterWait,
+            "cluster_sync" => {
+                self.emit(Effect::AsyncSync(AsyncSync::ClusterArrive, span));
+                AsyncSync::ClusterWait
+            }
             "tma_store_wait_group" => {
                 let p = args.positional();
                 let what = "the number of TMA store groups left reading shared memory";
@@ -205,14 +217,33 @@ impl<'a> Checker<'a> {
             .ok()
     }
 
+    /// A block of the kernel's cluster named by `arg` (`what` says which argument): an
+    /// integer, below the cluster's size when constant (E0227). A kernel without
+    /// `cluster(...)` is a cluster of one block.
+    pub(crate) fn cluster_rank(&mut self, what: &str, arg: &Arg) -> Option<Rc<Term>> {
+        let value = self.expect_int(&arg.value, arg.span, "a block's rank in the cluster")?;
+        let blocks: u32 = self.frame.cluster.iter().product();
+        if let Some(rank) = value.as_constant()
+            && !(0..i64::from(blocks)).contains(&rank)
+        {
+            self.error(
+                "E0227",
+                arg.span,
+                format!(
+                    "{what} is block {rank} of a cluster of {} (ranks 0 to {})",
+                    cluster_size(blocks),
+                    blocks - 1
+                ),
+                "not in the cluster",
+            );
+            return None;
+        }
+        term_of(&arg.value)
+    }
+
     /// The integer operand of an mbarrier operation: the arrival count (checked when
     /// constant), the transaction bytes or the parity.
-    fn mbarrier_operand(
-        &mut self,
-        name: &str,
-        action: Mbarrier,
-        arg: &Arg,
-    ) -> Option<std::rc::Rc<crate::trace::Term>> {
+    fn mbarrier_operand(&mut self, name: &str, action: Mbarrier, arg: &Arg) -> Option<Rc<Term>> {
         let what = match action {
             Mbarrier::Init => "the arrival count",
             Mbarrier::ArriveExpectTx => "the transaction bytes",
@@ -232,5 +263,14 @@ impl<'a> Checker<'a> {
             return None;
         }
         term_of(&arg.value)
+    }
+}
+
+/// "2 blocks", or "1 block (the kernel has no `cluster(...)`)".
+pub(crate) fn cluster_size(blocks: u32) -> String {
+    if blocks == 1 {
+        "1 block (the kernel has no `cluster(...)`)".to_owned()
+    } else {
+        format!("{blocks} blocks")
     }
 }

@@ -12,7 +12,7 @@
 mod algebra;
 mod copies;
 mod functions;
-mod hopper;
+pub(crate) mod hopper;
 mod host;
 mod layouts;
 mod methods;

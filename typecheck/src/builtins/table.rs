@@ -261,8 +261,8 @@ builtins! {
             "Waits until at most `n` committed `cp.async` groups are in flight (`cp_async_wait<N>`)." => cp_async_wait_group;
         "mbarrier_init", Device, Between(3, 3), [], true, "barriers, coord, count",
             "One thread makes `barriers[coord]` (shared `u64`) an mbarrier expecting `count` arrivals per phase (sm_90)." => mbarrier(name);
-        "mbarrier_arrive", Device, Between(2, 2), [], true, "barriers, coord",
-            "Arrives once on the mbarrier `barriers[coord]` (sm_90)." => mbarrier(name);
+        "mbarrier_arrive", Device, Between(2, 2), ["cta"], true, "barriers, coord, cta = this block",
+            "Arrives once on the mbarrier `barriers[coord]`; with `cta = rank`, on the same barrier in block `rank` of the cluster (`mapa`; sm_90)." => mbarrier(name);
         "mbarrier_arrive_expect_tx", Device, Between(3, 3), [], true, "barriers, coord, bytes",
             "Adds `bytes` of expected asynchronous transactions (TMA) to the mbarrier's phase, then arrives (sm_90)." => mbarrier(name);
         "mbarrier_wait", Device, Between(3, 3), [], true, "barriers, coord, parity",
@@ -279,6 +279,12 @@ builtins! {
             "The warpgroup's threads wait for and take `n` registers each (24 to 256, steps of 8; `setmaxnreg.inc`, sm_90)." => setmaxnreg(name);
         "setmaxnreg_dec", Device, Between(1, 1), [], true, "n",
             "The warpgroup's threads keep `n` registers each and release the rest (`setmaxnreg.dec`, sm_90)." => setmaxnreg(name);
+        "cluster_sync", Device, Between(0, 0), [], true, "",
+            "Waits for every thread of every block of the cluster (`barrier.cluster.arrive` then `.wait`; sm_90): peers' shared memory and barriers are ready, or no longer used." => async_sync(name);
+        "cluster_arrive", Device, Between(0, 0), [], true, "",
+            "Arrives at the cluster barrier without waiting (`barrier.cluster.arrive.release`; sm_90); `cluster_wait` waits." => async_sync(name);
+        "cluster_wait", Device, Between(0, 0), [], true, "",
+            "Waits until every thread of the cluster has arrived at the cluster barrier as often as this one (`barrier.cluster.wait.acquire`; sm_90)." => async_sync(name);
         "named_barrier_sync", Device, Between(2, 2), [], true, "id, threads",
             "Waits at named barrier `id` (0 to 15) until `threads` threads (whole warps) have arrived (`bar.sync id, threads`)." => named_barrier(name);
         "named_barrier_arrive", Device, Between(2, 2), [], true, "id, threads",
@@ -295,8 +301,8 @@ builtins! {
             "Waits until at most `n` of this thread's TMA store groups still read shared memory (`cp.async.bulk.wait_group.read`; sm_90)." => async_sync(name);
         "tma_store_wait_all", Device, Between(0, 0), [], true, "",
             "Waits until this thread's TMA stores are complete and visible in global memory, as needed before the kernel ends (`cp.async.bulk.wait_group 0`; sm_90)." => async_sync(name);
-        "tma_load", Device, Between(5, 5), [], true, "tma, coords, tile, barriers, coord",
-            "One thread copies the box whose first element's coordinates `coords` (a tile of an identity tensor) gives into `tile`, completing `tma.bytes` on the mbarrier `barriers[coord]` (sm_90)." => tma_load;
+        "tma_load", Device, Between(5, 5), ["multicast"], true, "tma, coords, tile, barriers, coord, multicast = mask",
+            "One thread copies the box whose first element's coordinates `coords` (a tile of an identity tensor) gives into `tile`, completing `tma.bytes` on the mbarrier `barriers[coord]`; with `multicast = mask`, into the same tile of every block of the cluster whose rank's bit is set, completing on each one's barrier (sm_90)." => tma_load;
         "wgmma_wait_group", Device, Between(1, 1), [], true, "n",
             "Waits until at most `n` committed wgmma groups are in flight (`wgmma.wait_group`; sm_90a)." => async_sync(name);
     }

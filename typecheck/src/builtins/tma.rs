@@ -15,7 +15,7 @@
 use std::rc::Rc;
 
 use cute::{Base, Codomain, MemorySpace, Tensor, TmaBox};
-use layout::SymInt;
+use layout::{Layout, SymInt};
 
 use crate::builtins::{Arg, Args};
 use crate::check::Checker;
@@ -123,6 +123,13 @@ impl<'a> Checker<'a> {
         let Some(barrier) = self.barrier_element("tma_load", p[3], p[4]) else {
             return Value::Unit;
         };
+        let multicast = match args.named("multicast") {
+            Some(mask) => match self.multicast_mask(mask) {
+                Some(mask) => Some(mask),
+                None => return Value::Unit,
+            },
+            None => None,
+        };
         if let (Some(map), Value::Tensor(barriers)) = (tma.map, &p[3].value) {
             let coords = tma
                 .boxed
@@ -136,10 +143,35 @@ impl<'a> Checker<'a> {
                 destination,
                 barriers: barriers.clone(),
                 barrier,
+                multicast,
                 span: args.call_span,
             });
         }
         Value::Unit
+    }
+
+    /// A multicast's mask of the cluster's blocks: an integer, naming at least one
+    /// block and none outside the cluster when constant (E0227; a kernel without
+    /// `cluster(...)` is a cluster of one block).
+    fn multicast_mask(&mut self, mask: &Arg) -> Option<Rc<crate::trace::Term>> {
+        let value = self.expect_int(&mask.value, mask.span, "a multicast mask")?;
+        let blocks: u32 = self.frame.cluster.iter().product();
+        if let Some(bits) = value.as_constant()
+            && (bits <= 0 || bits >> blocks != 0)
+        {
+            self.error(
+                "E0227",
+                mask.span,
+                format!(
+                    "the multicast mask {bits:#b} names no block or one outside the cluster of {} (bits 0 to {})",
+                    crate::builtins::hopper::cluster_size(blocks),
+                    blocks - 1
+                ),
+                "not blocks of the cluster",
+            );
+            return None;
+        }
+        crate::trace::term_of(&mask.value)
     }
 
     /// `tma_store(tma, tile, coords)`: one thread stores the shared `tile` to the box
@@ -301,19 +333,30 @@ impl<'a> Checker<'a> {
             return None;
         }
         let elements = boxed.alignment() / (boxed.dtype.bits() / 8);
-        let aligned = match tile.layout.offset.as_constant() {
-            Some(offset) => offset % elements == 0,
-            None => tile.layout.offset.provable_divisor(&|_| false) % elements.unsigned_abs() == 0,
+        let start = &tile.layout.offset;
+        let aligned = match &tile.layout.codomain {
+            Codomain::Swizzled(composed) => {
+                composed.offset() % elements == 0
+                    && index_lands_aligned(composed.inner(), start, elements)
+            }
+            _ => match start.as_constant() {
+                Some(offset) => offset % elements == 0,
+                None => start.provable_divisor(&|_| false) % elements.unsigned_abs() == 0,
+            },
         };
         if !aligned {
             self.error(
                 "E0227",
                 arg.span,
                 format!(
-                    "TMA writes a tile at a multiple of {} bytes ({elements} {} elements); this tile starts at element {}",
+                    "TMA writes a tile at a multiple of {} bytes ({elements} {} elements); this tile starts at {} {start}",
                     boxed.alignment(),
                     boxed.dtype,
-                    tile.layout.offset
+                    if matches!(tile.layout.codomain, Codomain::Swizzled(_)) {
+                        "index"
+                    } else {
+                        "element"
+                    },
                 ),
                 "misaligned destination",
             );
@@ -331,4 +374,34 @@ impl<'a> Checker<'a> {
             buffer.align = buffer.align.max(bytes);
         }
     }
+}
+
+/// Whether `inner(index)` is a multiple of `elements` for every value of `index`'s
+/// variables (taken as non-negative). With `index = c + v`, where `v` is a multiple of
+/// a product `P` of the leading extents of `inner`: `inner(index) = inner(c mod P) +
+/// (the modes from P on)((index - c mod P) / P)`, a multiple of `elements` when the first
+/// term is and every stride from P on is.
+fn index_lands_aligned(inner: &Layout<i64>, index: &SymInt, elements: i64) -> bool {
+    let (variable, constant) = index.split_constant();
+    let divisor = variable.provable_divisor(&|_| false) as i64;
+    let flat = inner.flatten();
+    let (shapes, strides) = (flat.shape().leaves(), flat.stride().leaves());
+    let mut boundary = 1_i64;
+    for mode in 0..=shapes.len() {
+        let variable_fits = divisor == 0 || divisor % boundary == 0;
+        if variable_fits && strides[mode..].iter().all(|stride| stride % elements == 0) {
+            let low = constant.rem_euclid(boundary);
+            return inner
+                .evaluate_index(&low)
+                .is_ok_and(|offset| offset % elements == 0);
+        }
+        let Some(next) = shapes
+            .get(mode)
+            .and_then(|extent| boundary.checked_mul(*extent))
+        else {
+            return false;
+        };
+        boundary = next;
+    }
+    false
 }

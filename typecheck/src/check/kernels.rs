@@ -140,6 +140,7 @@ impl<'a> Checker<'a> {
         };
         let grid = extents(LaunchKind::Grid);
         let block = extents(LaunchKind::Block);
+        let cluster = self.frame.cluster;
         KernelTrace {
             name: kernel.name.text.clone(),
             span: kernel.name.span,
@@ -147,6 +148,7 @@ impl<'a> Checker<'a> {
             params,
             grid,
             block,
+            cluster,
             shared: Vec::new(),
             effects: Vec::new(),
             has_errors: false,
@@ -193,6 +195,7 @@ impl<'a> Checker<'a> {
                 }
             }
         }
+        self.check_cluster(kernel);
         if let Some(block) = kernel
             .launch
             .iter()

@@ -13,6 +13,7 @@
 //! (instantiations, launches, parameters, traces), `statements`, `types` (declared
 //! types) and `reporting` (diagnostics and budgets).
 
+mod cluster;
 pub(crate) mod control;
 mod items;
 mod kernels;
@@ -107,6 +108,8 @@ pub(crate) struct Frame {
     pub(crate) shared: Vec<SharedBuffer>,
     /// The threads of the kernel's `block(...)`, when static (inlined functions inherit it).
     pub(crate) block_threads: Option<i64>,
+    /// The kernel's `cluster(...)`, x y z (`[1, 1, 1]` without one; inherited too).
+    pub(crate) cluster: [u32; 3],
 }
 
 impl Frame {
@@ -121,6 +124,7 @@ impl Frame {
             is_bench: false,
             shared: Vec::new(),
             block_threads: None,
+            cluster: [1, 1, 1],
         }
     }
 }

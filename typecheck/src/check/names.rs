@@ -236,7 +236,8 @@ impl<'a> Checker<'a> {
         names.extend(entry.items.keys().cloned());
         names.extend(entry.imports.keys().cloned());
         names.extend(BUILTINS.iter().map(|builtin| builtin.name.to_owned()));
-        names.extend(["thread_idx", "block_idx", "block_dim", "grid_dim"].map(str::to_owned));
+        names.extend(crate::eval::INDEX3.map(str::to_owned));
+        names.extend(["lane_idx", "warp_idx", "block_rank_in_cluster"].map(str::to_owned));
         names.extend(Dtype::ALL.iter().map(|dtype| dtype.name().to_owned()));
         names
     }

@@ -21,6 +21,8 @@ impl<'a> Checker<'a> {
                 let reason = match *base {
                     "thread_idx" => format!("`{name}` is the thread's index in its block"),
                     "block_idx" => format!("`{name}` is the block's index in the grid"),
+                    "block_idx_in_cluster" => format!("`{name}` is the block's index in its cluster"),
+                    "cluster_idx" => format!("`{name}` is the cluster's index in the grid"),
                     _ => format!("`{name}` is set at launch"),
                 };
                 let origin = Origin { reason, span: None, term: None };

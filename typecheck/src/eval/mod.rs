@@ -30,6 +30,16 @@ pub(crate) fn item_has_name(item: &lang::ast::Item, name: &str) -> bool {
     }
 }
 
+/// The hardware's three-dimensional indices and extents, read as `.x`, `.y`, `.z`.
+pub(crate) const INDEX3: [&str; 6] = [
+    "thread_idx",
+    "block_idx",
+    "block_dim",
+    "grid_dim",
+    "block_idx_in_cluster",
+    "cluster_idx",
+];
+
 impl<'a> Checker<'a> {
     /// Evaluates an expression (through [`Checker::eval`], which records its type).
     pub(crate) fn eval_untyped(&mut self, expr: &'a Expr) -> Value {
@@ -118,7 +128,7 @@ impl<'a> Checker<'a> {
                 value: Known::Const(f64::INFINITY),
             };
         }
-        if let Some(index) = ["lane_idx", "warp_idx"]
+        if let Some(index) = ["lane_idx", "warp_idx", "block_rank_in_cluster"]
             .into_iter()
             .find(|builtin| *builtin == name.text)
         {
@@ -130,10 +140,15 @@ impl<'a> Checker<'a> {
                     "not available here",
                 );
             }
-            let reason = if index == "lane_idx" {
-                "`lane_idx` is the thread's lane in its warp"
-            } else {
-                "`warp_idx` is the warp's index in its block"
+            let reason = match index {
+                "lane_idx" => "`lane_idx` is the thread's lane in its warp",
+                "warp_idx" => "`warp_idx` is the warp's index in its block",
+                _ => {
+                    if !self.require_arch(index, 90, name.span) {
+                        return Value::Unknown;
+                    }
+                    "`block_rank_in_cluster` is the block's rank in its cluster"
+                }
             };
             let origin = Origin {
                 reason: reason.to_owned(),
@@ -146,10 +161,7 @@ impl<'a> Checker<'a> {
                 value: SymInt::variable(index),
             };
         }
-        if let Some(index) = ["thread_idx", "block_idx", "block_dim", "grid_dim"]
-            .into_iter()
-            .find(|builtin| *builtin == name.text)
-        {
+        if let Some(index) = INDEX3.into_iter().find(|builtin| *builtin == name.text) {
             if self.frame.context != Context::Device {
                 return self.error(
                     "E0220",
@@ -157,6 +169,9 @@ impl<'a> Checker<'a> {
                     format!("`{index}` exists only in device code (kernels and device functions)"),
                     "not available here",
                 );
+            }
+            if index.contains("cluster") && !self.require_arch(index, 90, name.span) {
+                return Value::Unknown;
             }
             return Value::Index3(index);
         }

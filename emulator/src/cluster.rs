@@ -1,0 +1,233 @@
+//! A cluster: the blocks launched together (`cluster(x, y, z)`; a lone block without
+//! one), run by one scheduler because they reach into each other: an arrival on a
+//! peer's mbarrier, a TMA load multicast to several blocks, the cluster barrier.
+//!
+//! Each pass runs every block as [`crate::block`] does (its threads until they wait,
+//! then Hopper's wakeups and the warp collectives), then applies what the blocks' threads
+//! did to other blocks ([`Remote`]), in issue order. When nothing moves anywhere: a
+//! block whose threads all wait at one `bar.sync` is released (a new epoch); a block
+//! whose threads all exited is done (after its last epoch's unwritten reads are
+//! reported); the cluster barrier releases the threads waiting at it once every thread
+//! of the cluster has arrived as often as each of them (a new epoch in every block);
+//! otherwise the cluster is stuck, a fault at the first waiting thread that can never
+//! go on.
+
+use crate::block::{Grid, coordinates};
+use crate::fault::{Fault, FaultKind, Location, Trap};
+use crate::shared::SharedMemory;
+use crate::thread::{Barriers, Remote, RemoteKind, Status, Thread};
+
+/// One block of a cluster, between passes.
+pub struct Block<'k> {
+    /// `block_idx`.
+    pub coordinates: [u32; 3],
+    /// Its threads, by linear index.
+    pub threads: Vec<Thread<'k>>,
+    /// Its shared memory.
+    pub shared: SharedMemory,
+    /// Its mbarriers and named-barrier counts.
+    pub barriers: Barriers,
+    /// Each warp's warp epoch.
+    pub warp_epochs: Vec<u32>,
+    /// Whether every thread has exited.
+    pub done: bool,
+}
+
+impl Grid<'_, '_> {
+    /// Runs cluster `index` (linear over the grid's clusters, x fastest) with `budget`
+    /// thread-instructions at most; the thread-instructions it executed.
+    pub fn run_cluster(&self, index: u64, budget: u64) -> Result<u64, Fault> {
+        let clusters: [u32; 3] = std::array::from_fn(|d| self.grid[d] / self.cluster[d]);
+        let cluster = coordinates(index, clusters);
+        let size: u64 = self.cluster.iter().map(|dim| u64::from(*dim)).product();
+        let mut blocks: Vec<Block<'_>> = (0..size)
+            .map(|rank| {
+                let place = coordinates(rank, self.cluster);
+                self.new_block(std::array::from_fn(|d| {
+                    cluster[d] * self.cluster[d] + place[d]
+                }))
+            })
+            .collect();
+        let mut remote = Vec::new();
+        let mut executed = 0;
+        loop {
+            let mut moved = false;
+            for block in blocks.iter_mut().filter(|block| !block.done) {
+                let left = budget.saturating_sub(executed);
+                let (block_moved, count) = self.pass(block, &mut remote, left)?;
+                moved |= block_moved;
+                executed += count;
+            }
+            for effect in remote.drain(..) {
+                moved = true;
+                self.apply(effect, &mut blocks)?;
+            }
+            if moved {
+                continue;
+            }
+            for block in blocks.iter_mut().filter(|block| !block.done) {
+                moved |= self.settle(block)?;
+            }
+            if moved {
+                continue;
+            }
+            if blocks.iter().all(|block| block.done) {
+                return Ok(executed);
+            }
+            if release_cluster_barrier(&mut blocks)? {
+                continue;
+            }
+            let Some(block) = blocks.iter().find(|block| !block.done) else {
+                return Ok(executed);
+            };
+            self.stuck(&block.threads, block.coordinates)?;
+            return Err(Fault {
+                kind: FaultKind::Unsupported("a cluster whose threads wait for nothing".to_owned()),
+                span: self.kernel.span,
+                location: None,
+            });
+        }
+    }
+
+    /// A block at the kernel's start.
+    fn new_block(&self, coordinates: [u32; 3]) -> Block<'_> {
+        let count: u64 = self.block.iter().map(|dim| u64::from(*dim)).product();
+        let threads: Vec<Thread<'_>> = (0..count)
+            .map(|thread| {
+                let place = crate::block::coordinates(thread, self.block);
+                Thread::new(self.kernel, thread as u32, place)
+            })
+            .collect();
+        let warps = threads.len().div_ceil(32);
+        Block {
+            coordinates,
+            threads,
+            shared: SharedMemory::new(self.shared_bytes),
+            barriers: Barriers::default(),
+            warp_epochs: vec![0; warps],
+            done: false,
+        }
+    }
+
+    /// When nothing moves: releases `block`'s threads if they all wait at one
+    /// `bar.sync`, or marks it done if they all exited, reporting an unwritten read of
+    /// the epoch that ends; whether its threads moved.
+    fn settle(&self, block: &mut Block<'_>) -> Result<bool, Fault> {
+        let exited = (block.threads.iter()).all(|thread| thread.status == Status::Exited);
+        let first = block.threads[0].status;
+        let at_one_barrier = matches!(first, Status::Barrier(_))
+            && block.threads.iter().all(|thread| thread.status == first);
+        if !exited && !at_one_barrier {
+            return Ok(false);
+        }
+        if let Some(read) = block.shared.unwritten_read() {
+            return Err(Fault {
+                kind: FaultKind::Uninitialized {
+                    access: read.access,
+                    address: read.address,
+                },
+                span: read.span,
+                location: Some(Location {
+                    thread: coordinates(u64::from(read.thread), self.block),
+                    block: block.coordinates,
+                }),
+            });
+        }
+        if exited {
+            block.done = true;
+            return Ok(false);
+        }
+        for thread in &mut block.threads {
+            thread.status = Status::Runnable;
+        }
+        block.shared.barrier();
+        Ok(true)
+    }
+}
+
+impl Grid<'_, '_> {
+    /// Applies `effect` to the block of its rank; a fault there is the issuing
+    /// thread's.
+    fn apply(&self, effect: Remote, blocks: &mut [Block<'_>]) -> Result<(), Fault> {
+        let span = effect.span;
+        let location = Location {
+            thread: effect.thread,
+            block: effect.block,
+        };
+        let Some(block) = blocks.get_mut(effect.rank as usize) else {
+            let kind = FaultKind::Cluster(format!("block {} of the cluster", effect.rank));
+            return Err(self.fault(Trap::Fault(kind), span, location));
+        };
+        if (block.threads.iter()).all(|thread| thread.status == Status::Exited) {
+            let what = match effect.kind {
+                RemoteKind::Arrive { .. } => "an arrival on an mbarrier",
+                RemoteKind::Tma { .. } => "a multicast TMA load into shared memory",
+            };
+            let [x, y, z] = block.coordinates;
+            let kind = FaultKind::Cluster(format!(
+                "{what} of block ({x}, {y}, {z}), which has exited: a block must not exit while its cluster's peers may still reach it (end with `cluster_arrive()` and `cluster_wait()`)"
+            ));
+            return Err(self.fault(Trap::Fault(kind), span, location));
+        }
+        effect
+            .apply(&mut block.shared, &mut block.barriers)
+            .map_err(|trap| self.fault(trap, span, location))
+    }
+}
+
+/// Releases the threads waiting at the cluster barrier whose arrivals every thread of
+/// the cluster has matched (a new epoch in every block); whether any were. A waiting
+/// thread that some thread can never match any more is a fault.
+fn release_cluster_barrier(blocks: &mut [Block<'_>]) -> Result<bool, Fault> {
+    let arrived = (blocks.iter().flat_map(|block| &block.threads))
+        .map(|thread| thread.cluster_arrivals)
+        .min()
+        .unwrap_or(0);
+    let mut released = false;
+    for block in blocks.iter_mut() {
+        for thread in &mut block.threads {
+            if let Status::Cluster(_, phase) = thread.status
+                && phase <= arrived
+            {
+                thread.status = Status::Runnable;
+                released = true;
+            }
+        }
+    }
+    if released {
+        for block in blocks.iter_mut() {
+            block.shared.barrier();
+        }
+        return Ok(true);
+    }
+    for block in blocks.iter() {
+        for thread in &block.threads {
+            let Status::Cluster(inst, phase) = thread.status else {
+                continue;
+            };
+            let late = (blocks.iter())
+                .flat_map(|other| other.threads.iter().map(move |late| (other, late)))
+                .find(|(_, late)| late.cluster_arrivals < phase);
+            let Some((late_block, late)) = late else {
+                continue;
+            };
+            let whereabouts = match late.status {
+                Status::Exited => "has exited".to_owned(),
+                _ => "waits elsewhere".to_owned(),
+            };
+            let ([tx, ty, tz], [bx, by, bz]) = (late.coordinates, late_block.coordinates);
+            return Err(Fault {
+                kind: FaultKind::Cluster(format!(
+                    "a cluster barrier wait that thread ({tx}, {ty}, {tz}) of block ({bx}, {by}, {bz}) never arrives at (it {whereabouts}, after {} of the {phase} arrivals)",
+                    late.cluster_arrivals
+                )),
+                span: inst.span,
+                location: Some(Location {
+                    thread: thread.coordinates,
+                    block: block.coordinates,
+                }),
+            });
+        }
+    }
+    Ok(false)
+}
