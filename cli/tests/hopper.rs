@@ -25,6 +25,7 @@ const FILES: [(&str, &[&str]); 4] = [
         "tma_tile_copy",
         &[
             "tensor_map %2 modes(1, 0) box(64, 64) swizzle(128)",
+            "prefetch.tensormap [{map}]",
             "mbarrier.arrive.expect_tx.shared::cta.b64",
             "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes",
             "const 8192",

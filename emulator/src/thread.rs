@@ -14,6 +14,7 @@
 mod control;
 mod hopper;
 mod memory;
+mod tma;
 
 use kir::{Inst, Kernel, Op, Region, Special, Ty, ValueId};
 use lang::Span;

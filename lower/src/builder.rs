@@ -258,6 +258,7 @@ impl<'t> Builder<'t> {
                 (barriers, barrier),
                 multicast.as_deref(),
             ),
+            Effect::TmaPrefetch { map, .. } => self.tma_prefetch(*map),
             Effect::TmaStore {
                 map,
                 coords,

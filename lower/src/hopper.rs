@@ -62,6 +62,9 @@ pub fn tma_multicast_template(rank: usize) -> String {
     )
 }
 
+/// The tensor map at generic address `{map}` into the cache.
+pub const PREFETCH_TENSOR_MAP: &str = "prefetch.tensormap [{map}];";
+
 /// `cp.async.bulk.tensor` store of a `rank`-dimensional box: `{map}` the tensor map's
 /// address, `{{coords}}` the box's first coordinates (innermost first), `{src}` the
 /// shared tile.
@@ -170,6 +173,19 @@ impl Builder<'_> {
             template,
             operands,
             registers: vec![("coords".to_owned(), words)],
+            output: None,
+            warp: None,
+            predicate: None,
+        });
+    }
+
+    /// `prefetch.tensormap` of the tensor map `map`.
+    pub(crate) fn tma_prefetch(&mut self, map: usize) {
+        let map = self.pure(Op::Param(map), Ty::I64);
+        self.push_effect(Op::Atom {
+            template: PREFETCH_TENSOR_MAP.to_owned(),
+            operands: vec![("map".to_owned(), map, 0)],
+            registers: Vec::new(),
             output: None,
             warp: None,
             predicate: None,

@@ -421,6 +421,13 @@ pub enum Effect {
         /// The call.
         span: Span,
     },
+    /// `prefetch_tma(tma)`: the tensor map brought into the cache before its first use.
+    TmaPrefetch {
+        /// The tensor-map parameter's index.
+        map: usize,
+        /// The call.
+        span: Span,
+    },
     /// A TMA store of a shared tile to one box, in the thread's bulk group.
     TmaStore {
         /// The tensor-map parameter's index.
@@ -462,6 +469,7 @@ macro_rules! span_of {
             | Effect::AsyncSync(_, span)
             | Effect::TmaLoad { span, .. }
             | Effect::TmaStore { span, .. }
+            | Effect::TmaPrefetch { span, .. }
             | Effect::Unsupported(_, span) => span,
         }
     };

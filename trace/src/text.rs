@@ -294,6 +294,7 @@ fn header(effect: &Effect) -> String {
                 tensor(barriers)
             )
         }
+        Effect::TmaPrefetch { map, .. } => format!("prefetch_tma(param {map})"),
         Effect::TmaStore {
             map,
             coords,

@@ -57,7 +57,8 @@ pub enum Hopper {
         transposed: [bool; 2],
     },
     /// Ordering the emulator's execution already gives: fences, wgmma and bulk group
-    /// commits and waits (their work completes at issue here), `setmaxnreg`.
+    /// commits and waits (their work completes at issue here), `setmaxnreg`, and
+    /// `prefetch.tensormap` (a cache hint).
     Ordering,
 }
 
@@ -100,6 +101,7 @@ pub fn parse(template: &str) -> Option<Hopper> {
         | "cp.async.bulk.wait_group.read" => Hopper::Ordering,
         "bar.sync" | "bar.arrive" => named_barrier(template, head == "bar.sync")?,
         "barrier.cluster.arrive.release.aligned;" => Hopper::ClusterArrive,
+        "prefetch.tensormap" => Hopper::Ordering,
         "barrier.cluster.wait.acquire.aligned;" => Hopper::ClusterWait,
         _ if head.starts_with("setmaxnreg.") => Hopper::Ordering,
         _ if head.starts_with("cp.async.bulk.tensor.") => bulk_tensor(head)?,
@@ -242,6 +244,7 @@ mod tests {
             "wgmma.wait_group.sync.aligned 1;",
             "setmaxnreg.inc.sync.aligned.u32 232;",
             "cp.async.bulk.wait_group.read 0;",
+            "prefetch.tensormap [{map}];",
         ] {
             assert_eq!(parse(ordering), Some(Hopper::Ordering), "{ordering}");
         }

@@ -6,23 +6,24 @@
 //!   block's shared-memory epoch (what the phase orders is then ordered; accesses it
 //!   does not order are missed, never reported falsely). `mbarrier_wait(parity)` passes
 //!   once the phase bit differs from `parity`, else the thread waits;
-//! - a TMA load copies its whole box at issue (elements outside the tensor as zeros),
-//!   swizzled as the map says, then completes the box's bytes on its mbarrier; a TMA
-//!   store reads the shared tile (checked for races) and writes the elements inside the
+//! - a TMA load copies its whole box at issue (`tma.rs`), then completes the box's bytes
+//!   on its mbarrier; a multicast one lands in each block of its mask, this block's at
+//!   once and the others' as [`Remote`]s the cluster's scheduler applies; a TMA store
+//!   reads the shared tile (checked for races) and writes the elements inside the
 //!   tensor;
-//! - a named barrier counts arrivals per id; a `bar.sync` waits until its count is met.
-//!
-//! A tensor map's parameter reads as [`TENSOR_MAP_TOKEN`] plus its index, which the TMA
-//! instructions decode: the map's tensor, modes, box and swizzle come from the
-//! signature, the tensor's address and extents from the launch's arguments.
+//! - an arrival on a peer block's mbarrier (`mapa`) is a [`Remote`] too;
+//! - a named barrier counts arrivals per id; a `bar.sync` waits until its count is met;
+//! - `barrier.cluster.arrive` counts the thread's arrivals, and `barrier.cluster.wait`
+//!   waits until every thread of the cluster has arrived as often
+//!   ([`crate::cluster`] releases it).
 
 use std::collections::HashMap;
 
-use kir::{HostExpr, Inst, IntParam, Op, ParamKind, ValueId};
+use kir::{Inst, Op};
 use lang::Span;
 
 use super::{Context, Flow, Status, Thread};
-use crate::atoms::hopper::{Hopper, swizzled};
+use crate::atoms::hopper::Hopper;
 use crate::fault::{Access, FaultKind, Trap};
 use crate::shared::{Accessor, SharedMemory};
 
@@ -293,148 +294,6 @@ impl<'k> Thread<'k> {
         Ok(Flow::Next)
     }
 
-    /// A TMA load's box as it lands at the shared tile at `tile`: its first shared byte
-    /// and its bytes, swizzled, zeros outside the tensor.
-    fn tma_load(
-        &mut self,
-        inst: &'k Inst,
-        rank: usize,
-        tile: (ValueId, i64),
-        context: &mut Context<'_, 'k>,
-    ) -> Result<(u32, Vec<u8>), Trap> {
-        let mut image = Vec::new();
-        let start = self.tma(inst, rank, tile, Some(&mut image), context)?;
-        Ok((start, image))
-    }
-
-    /// Moves a TMA box between the shared tile at `tile` and global memory: a load
-    /// (`image` given) reads the whole box into `image` as it lands in shared memory,
-    /// zeros outside the tensor; a store writes the elements inside. Returns the tile's
-    /// first shared byte.
-    fn tma(
-        &mut self,
-        inst: &'k Inst,
-        rank: usize,
-        (tile, tile_offset): (ValueId, i64),
-        mut image: Option<&mut Vec<u8>>,
-        context: &mut Context<'_, 'k>,
-    ) -> Result<u32, Trap> {
-        let unsupported = |what: String| Trap::Fault(FaultKind::Unsupported(what));
-        let Op::Atom {
-            operands,
-            registers,
-            ..
-        } = &inst.op
-        else {
-            return Ok(0);
-        };
-        let map_value = (operands.iter().find(|(name, _, _)| name == "map"))
-            .map(|(_, value, _)| self.get(*value))
-            .ok_or_else(|| unsupported("a TMA copy without its tensor map".to_owned()))?;
-        let signature = &context.kernel.signature;
-        let map_index = map_value.wrapping_sub(TENSOR_MAP_TOKEN) as usize;
-        let Some(ParamKind::TensorMap(map)) = signature.params.get(map_index).map(|p| &p.kind)
-        else {
-            return Err(unsupported(
-                "a TMA copy whose map is not a tensor-map parameter".to_owned(),
-            ));
-        };
-        let Some(ParamKind::Tensor {
-            dtype,
-            shape,
-            strides,
-        }) = signature.params.get(map.tensor).map(|p| &p.kind)
-        else {
-            return Err(unsupported(
-                "a tensor map over a parameter that is not a tensor".to_owned(),
-            ));
-        };
-        let ints = integer_arguments(context);
-        let evaluate = |expr: &HostExpr| expr.evaluate(&ints).unwrap_or(0);
-        let base = context.args.get(map.tensor).copied().unwrap_or(0);
-        let bytes = dtype.bytes() as i64;
-        let extents: Vec<i64> = map
-            .modes
-            .iter()
-            .map(|mode| shape.get(*mode).map_or(0, evaluate))
-            .collect();
-        let steps: Vec<i64> = map
-            .modes
-            .iter()
-            .map(|mode| strides.get(*mode).map_or(0, evaluate))
-            .collect();
-        let coords: Vec<i64> = registers
-            .iter()
-            .find(|(name, _)| name == "coords")
-            .map(|(_, values)| {
-                values
-                    .iter()
-                    .map(|value| i64::from(crate::arith::as_i32(self.get(*value))))
-                    .collect()
-            })
-            .unwrap_or_default();
-        if coords.len() != rank || map.box_shape.len() != rank || extents.len() != rank {
-            return Err(unsupported(
-                "a TMA copy whose coordinates do not match its map".to_owned(),
-            ));
-        }
-        let period = i64::from(map.swizzle.max(16) * 8).max(128);
-        let size: i64 = map
-            .box_shape
-            .iter()
-            .map(|extent| i64::from(*extent))
-            .product();
-        let start = self.shared_address(context, tile, tile_offset, 16, Access::AsyncWrite)?;
-        if i64::from(start) % period != 0 {
-            return Err(Trap::Fault(FaultKind::Misaligned {
-                access: Access::AsyncWrite,
-                space: kir::Space::Shared,
-                address: u64::from(start),
-                bytes: period as u32,
-            }));
-        }
-        let who = self.accessor(context, inst);
-        let mut element = vec![0u8; bytes as usize];
-        if let Some(image) = image.as_deref_mut() {
-            image.clear();
-            image.resize((size * bytes) as usize, 0);
-        }
-        for linear in 0..size {
-            let mut rest = linear;
-            let mut inside = true;
-            let mut global = base as i64;
-            for dimension in 0..rank {
-                let extent = i64::from(map.box_shape[dimension]);
-                let at = coords[dimension] + rest % extent;
-                rest /= extent;
-                inside &= (0..extents[dimension]).contains(&at);
-                global += at * steps[dimension] * bytes;
-            }
-            let offset = swizzled((linear * bytes) as u64, map.swizzle) as usize;
-            let shared = start + offset as u32;
-            if let Some(image) = image.as_deref_mut() {
-                if inside {
-                    let landing = &mut image[offset..offset + bytes as usize];
-                    context.global.load(global as u64, landing).map_err(|_| {
-                        unsupported(format!(
-                            "a TMA load reading outside its tensor at {global:#x}"
-                        ))
-                    })?;
-                }
-            } else {
-                context.shared.read(&who, shared, &mut element)?;
-                if inside {
-                    context.global.store(global as u64, &element).map_err(|_| {
-                        unsupported(format!(
-                            "a TMA store writing outside its tensor at {global:#x}"
-                        ))
-                    })?;
-                }
-            }
-        }
-        Ok(start)
-    }
-
     /// Block `rank` of the cluster, checked to be one.
     fn cluster_block(&self, context: &Context<'_, 'k>, rank: i64) -> Result<u32, Trap> {
         let blocks = context.cluster_dims.iter().product::<u32>();
@@ -472,20 +331,4 @@ fn cluster_rank(context: &Context<'_, '_>) -> u32 {
     let [x, y, z] = context.cluster_dims;
     let [bx, by, bz] = context.block;
     bx % x + x * (by % y + y * (bz % z))
-}
-
-/// The launch's integer arguments by parameter index (0 for the others), for the
-/// signature's host expressions.
-fn integer_arguments(context: &Context<'_, '_>) -> Vec<i64> {
-    let params = &context.kernel.signature.params;
-    params
-        .iter()
-        .zip(context.args)
-        .map(|(param, bits)| match param.kind {
-            ParamKind::Int(IntParam::I32) => i64::from(*bits as u32 as i32),
-            ParamKind::Int(IntParam::U32) => i64::from(*bits as u32),
-            ParamKind::Int(_) => *bits as i64,
-            _ => 0,
-        })
-        .collect()
 }

@@ -23,6 +23,7 @@ mod scalars;
 pub(crate) mod table;
 mod tensors;
 mod tma;
+mod tma_tiles;
 mod warp;
 mod warpgroups;
 mod wgmma;

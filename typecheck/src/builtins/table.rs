@@ -301,6 +301,8 @@ builtins! {
             "Waits until at most `n` of this thread's TMA store groups still read shared memory (`cp.async.bulk.wait_group.read`; sm_90)." => async_sync(name);
         "tma_store_wait_all", Device, Between(0, 0), [], true, "",
             "Waits until this thread's TMA stores are complete and visible in global memory, as needed before the kernel ends (`cp.async.bulk.wait_group 0`; sm_90)." => async_sync(name);
+        "prefetch_tma", Device, Between(1, 1), [], true, "tma",
+            "Brings `tma`'s tensor map into the cache ahead of its first copy (`prefetch.tensormap`; sm_90); one thread, once." => prefetch_tma;
         "tma_load", Device, Between(5, 5), ["multicast"], true, "tma, coords, tile, barriers, coord, multicast = mask",
             "One thread copies the box whose first element's coordinates `coords` (a tile of an identity tensor) gives into `tile`, completing `tma.bytes` on the mbarrier `barriers[coord]`; with `multicast = mask`, into the same tile of every block of the cluster whose rank's bit is set, completing on each one's barrier (sm_90)." => tma_load;
         "wgmma_wait_group", Device, Between(1, 1), [], true, "n",

@@ -3,19 +3,22 @@
 //! the host encodes; `tma_load(tma, coords, tile, barriers, coord)` copies the box
 //! whose first element is `coords`' into `tile`, its bytes completing on the mbarrier
 //! `barriers[coord]`. `tma.bytes` is what one copy moves, for
-//! `mbarrier_arrive_expect_tx`.
+//! `mbarrier_arrive_expect_tx`. With `multicast = mask` the box goes to the same tile of
+//! every block of the cluster the mask names; `prefetch_tma(tma)` brings a map into the
+//! cache.
 //!
 //! The checks, each at the argument's line (E0227 unless said): the tensor is a whole
 //! global tensor parameter with a stride-1 mode; the tile is shared memory that one
 //! box writes exactly (`cute::TmaBox`: box extents, 16-byte inner rows, the swizzle);
 //! `coords` is a tile of an identity tensor with the box's shape and unit strides in
 //! mode order; each destination tile has the first one's layout and starts at a
-//! multiple of the swizzle's period, and its buffer is aligned to that period.
+//! multiple of the swizzle's period, and its buffer is aligned to that period
+//! (`tma_tiles.rs`); a multicast mask names blocks of the cluster.
 
 use std::rc::Rc;
 
-use cute::{Base, Codomain, MemorySpace, Tensor, TmaBox};
-use layout::{Layout, SymInt};
+use cute::{Base, Codomain, MemorySpace, TmaBox};
+use layout::SymInt;
 
 use crate::builtins::{Arg, Args};
 use crate::check::Checker;
@@ -174,6 +177,35 @@ impl<'a> Checker<'a> {
         crate::trace::term_of(&mask.value)
     }
 
+    /// `prefetch_tma(tma)`: a load's or a store's tensor map into the cache.
+    pub(crate) fn prefetch_tma(&mut self, args: &Args) -> Value {
+        if !self.require_arch("prefetch_tma", 90, args.call_span) {
+            return Value::Unit;
+        }
+        let p = args.positional();
+        let Value::Tma(tma) = &p[0].value else {
+            if !matches!(p[0].value, Value::Unknown) {
+                self.error(
+                    "E0216",
+                    p[0].span,
+                    format!(
+                        "`prefetch_tma` takes `make_tma_load`'s or `make_tma_store`'s result, not a {}",
+                        p[0].value.type_name()
+                    ),
+                    "not a TMA copy",
+                );
+            }
+            return Value::Unit;
+        };
+        if let Some(map) = tma.map {
+            self.emit(Effect::TmaPrefetch {
+                map,
+                span: args.call_span,
+            });
+        }
+        Value::Unit
+    }
+
     /// `tma_store(tma, tile, coords)`: one thread stores the shared `tile` to the box
     /// whose first element's coordinates `coords` gives (elements outside the tensor
     /// are not written).
@@ -300,108 +332,4 @@ impl<'a> Checker<'a> {
             Err(error) => not_a_box(self, error.to_string()),
         }
     }
-
-    /// The shared tile `arg` after checking that it is laid out as the box's tile and
-    /// starts at a multiple of the swizzle's period.
-    fn tma_tile(&mut self, boxed: &TmaBox, arg: &Arg) -> Option<Rc<Tensor>> {
-        let Value::Tensor(tile) = &arg.value else {
-            if !matches!(arg.value, Value::Unknown) {
-                self.error(
-                    "E0216",
-                    arg.span,
-                    format!(
-                        "`tma_load` fills a shared tile, not a {}",
-                        arg.value.type_name()
-                    ),
-                    "not a tensor",
-                );
-            }
-            return None;
-        };
-        if tile.space != MemorySpace::Shared || !boxed.fits(tile) {
-            self.error(
-                "E0227",
-                arg.span,
-                format!(
-                    "the tensor map writes tiles laid out as {}; this is a {} laid out as {}",
-                    boxed.tile_layout(),
-                    tile.type_name(),
-                    tile.layout
-                ),
-                "not the tensor map's tile",
-            );
-            return None;
-        }
-        let elements = boxed.alignment() / (boxed.dtype.bits() / 8);
-        let start = &tile.layout.offset;
-        let aligned = match &tile.layout.codomain {
-            Codomain::Swizzled(composed) => {
-                composed.offset() % elements == 0
-                    && index_lands_aligned(composed.inner(), start, elements)
-            }
-            _ => match start.as_constant() {
-                Some(offset) => offset % elements == 0,
-                None => start.provable_divisor(&|_| false) % elements.unsigned_abs() == 0,
-            },
-        };
-        if !aligned {
-            self.error(
-                "E0227",
-                arg.span,
-                format!(
-                    "TMA writes a tile at a multiple of {} bytes ({elements} {} elements); this tile starts at {} {start}",
-                    boxed.alignment(),
-                    boxed.dtype,
-                    if matches!(tile.layout.codomain, Codomain::Swizzled(_)) {
-                        "index"
-                    } else {
-                        "element"
-                    },
-                ),
-                "misaligned destination",
-            );
-            return None;
-        }
-        self.align_buffer(tile, boxed.alignment());
-        Some(tile.clone())
-    }
-
-    /// Raises the alignment of the shared buffer `tensor` lives in to `bytes`.
-    pub(crate) fn align_buffer(&mut self, tensor: &Tensor, bytes: i64) {
-        if let Base::Shared(buffer) = tensor.base
-            && let Some(buffer) = self.frame.shared.get_mut(buffer)
-        {
-            buffer.align = buffer.align.max(bytes);
-        }
-    }
-}
-
-/// Whether `inner(index)` is a multiple of `elements` for every value of `index`'s
-/// variables (taken as non-negative). With `index = c + v`, where `v` is a multiple of
-/// a product `P` of the leading extents of `inner`: `inner(index) = inner(c mod P) +
-/// (the modes from P on)((index - c mod P) / P)`, a multiple of `elements` when the first
-/// term is and every stride from P on is.
-fn index_lands_aligned(inner: &Layout<i64>, index: &SymInt, elements: i64) -> bool {
-    let (variable, constant) = index.split_constant();
-    let divisor = variable.provable_divisor(&|_| false) as i64;
-    let flat = inner.flatten();
-    let (shapes, strides) = (flat.shape().leaves(), flat.stride().leaves());
-    let mut boundary = 1_i64;
-    for mode in 0..=shapes.len() {
-        let variable_fits = divisor == 0 || divisor % boundary == 0;
-        if variable_fits && strides[mode..].iter().all(|stride| stride % elements == 0) {
-            let low = constant.rem_euclid(boundary);
-            return inner
-                .evaluate_index(&low)
-                .is_ok_and(|offset| offset % elements == 0);
-        }
-        let Some(next) = shapes
-            .get(mode)
-            .and_then(|extent| boundary.checked_mul(*extent))
-        else {
-            return false;
-        };
-        boundary = next;
-    }
-    false
 }
