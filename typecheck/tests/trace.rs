@@ -168,3 +168,26 @@ fn the_gemm_is_an_effect_inside_its_k_loop() {
         assert_eq!(gemms, 4, "{body:?}");
     });
 }
+
+#[test]
+fn one_instantiation_spelled_two_ways_is_traced_once() {
+    let text = std::fs::read_to_string(format!(
+        "{}/../tests/control/const_args_spelled_twice.cuk",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let (module, errors) = grammar::parse(&text);
+    assert!(errors.is_empty());
+    typecheck::trace(&module, Target::Sm80, |_, traces| {
+        let mut instances: Vec<String> = traces
+            .iter()
+            .map(|trace| format!("{:?} {}", trace.const_args, trace.is_default))
+            .collect();
+        let all = instances.len();
+        instances.sort();
+        instances.dedup();
+        assert_eq!(instances.len(), all, "{instances:#?}");
+        // The default, `V = 2` (twice) and `W = 2`.
+        assert_eq!(all, 3);
+    });
+}

@@ -66,7 +66,16 @@ impl<'a> Checker<'a> {
                 })
                 .collect();
             trace.has_errors = self.error_count() > errors_before;
-            self.tracing.traces.push(trace);
+            // Calls that spell the same instantiation differently (a const argument
+            // given its default value) compile it once.
+            let known = self.tracing.traces.iter().any(|other| {
+                other.name == trace.name
+                    && other.is_default == trace.is_default
+                    && other.const_args == trace.const_args
+            });
+            if !known {
+                self.tracing.traces.push(trace);
+            }
         }
     }
 
