@@ -11,6 +11,7 @@ pub const SOURCES: &[(&str, &str)] = &[
     ("sm80", include_str!("../../stdlib/sm80.cuk")),
     ("sm90", include_str!("../../stdlib/sm90.cuk")),
     ("reduce", include_str!("../../stdlib/reduce.cuk")),
+    ("pipeline", include_str!("../../stdlib/pipeline.cuk")),
 ];
 
 /// One parsed stdlib module.
