@@ -11,7 +11,7 @@ mod build;
 use build::{assemble, assemble_without_local_memory, cukc, emit};
 
 /// The files that build, with what their KIR must show.
-const FILES: [(&str, &[&str]); 4] = [
+const FILES: [(&str, &[&str]); 5] = [
     (
         "mbarrier_phases",
         &[
@@ -52,10 +52,17 @@ const FILES: [(&str, &[&str]); 4] = [
             "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16",
         ],
     ),
+    (
+        "wgmma_mn_major",
+        &[
+            "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16",
+            "1, 1, 1, 1;",
+        ],
+    ),
 ];
 
 /// The wgmma kernels, for sm_90a only (wgmma does not exist on sm_100a).
-const SM90_ONLY: [&str; 1] = ["wgmma_tile"];
+const SM90_ONLY: [&str; 2] = ["wgmma_tile", "wgmma_mn_major"];
 
 #[test]
 fn hopper_files_lower_to_ptx_that_ptxas_assembles() {
