@@ -11,7 +11,7 @@ mod build;
 use build::{assemble, assemble_without_local_memory, cukc, emit};
 
 /// The files that build, with what their KIR must show.
-const FILES: [(&str, &[&str]); 5] = [
+const FILES: [(&str, &[&str]); 7] = [
     (
         "mbarrier_phases",
         &[
@@ -59,10 +59,21 @@ const FILES: [(&str, &[&str]); 5] = [
             "1, 1, 1, 1;",
         ],
     ),
+    (
+        "wgmma_rs",
+        &["wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{d}}, {{a}}, {desc_b}"],
+    ),
+    (
+        "wgmma_chain",
+        &[
+            "{{d}}, {desc_a}, {desc_b}",
+            "{{d}}, {{a}}, {desc_b}, {scale_d}, 1, 1, 1;",
+        ],
+    ),
 ];
 
 /// The wgmma kernels, for sm_90a only (wgmma does not exist on sm_100a).
-const SM90_ONLY: [&str; 2] = ["wgmma_tile", "wgmma_mn_major"];
+const SM90_ONLY: [&str; 4] = ["wgmma_tile", "wgmma_mn_major", "wgmma_rs", "wgmma_chain"];
 
 #[test]
 fn hopper_files_lower_to_ptx_that_ptxas_assembles() {

@@ -17,6 +17,7 @@ use kir::{Inst, Kernel, Op, ShuffleMode};
 use lang::Span;
 
 use crate::atoms::hopper::Hopper;
+use crate::atoms::wgmma::WgmmaShape;
 use crate::atoms::{Model, Models};
 use crate::cluster::Block;
 use crate::fault::{Elsewhere, Fault, FaultKind, Location, Other, Trap};
@@ -261,14 +262,10 @@ impl<'k> Grid<'_, 'k> {
     }
 }
 
-/// The wgmma model of `inst`, if it is one: (N, bf16, transposes).
-fn wgmma(models: &Models, inst: &Inst) -> Option<(usize, bool, [bool; 2])> {
+/// The wgmma model of `inst`, if it is one.
+fn wgmma(models: &Models, inst: &Inst) -> Option<WgmmaShape> {
     match models.get(inst) {
-        Some(Model::Hopper(Hopper::Wgmma {
-            n,
-            bf16,
-            transposed,
-        })) => Some((*n, *bf16, *transposed)),
+        Some(Model::Hopper(Hopper::Wgmma(shape))) => Some(*shape),
         _ => None,
     }
 }

@@ -5,6 +5,8 @@
 //!
 //! What each does is in `thread/hopper.rs` (one thread) and `wgmma.rs` (a warpgroup).
 
+use crate::atoms::wgmma::WgmmaShape;
+
 /// A Hopper instruction.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Hopper {
@@ -47,15 +49,9 @@ pub enum Hopper {
         /// The threads it counts.
         threads: u32,
     },
-    /// `wgmma.mma_async` from shared-memory descriptors, by a warpgroup.
-    Wgmma {
-        /// N of `m64nNk16`.
-        n: usize,
-        /// Whether the inputs are bf16 (else f16).
-        bf16: bool,
-        /// Whether A and B are MN-major (the transpose immediates).
-        transposed: [bool; 2],
-    },
+    /// `wgmma.mma_async` by a warpgroup: B from a shared-memory descriptor, A from one
+    /// too or from registers.
+    Wgmma(WgmmaShape),
     /// Ordering the emulator's execution already gives: fences, wgmma and bulk group
     /// commits and waits (their work completes at issue here), `setmaxnreg`, and
     /// `prefetch.tensormap` (a cache hint).
@@ -159,22 +155,24 @@ fn wgmma(template: &str, head: &str) -> Option<Hopper> {
         [&"f32", &"f16", &"f16"] => false,
         _ => return None,
     };
+    // The RS form reads A from registers and has no transpose immediate for it.
+    let a_in_registers = template.contains("{{a}}");
     let immediates: Vec<&str> = template
         .trim_end_matches(';')
         .rsplit(',')
-        .take(5)
+        .take(if a_in_registers { 4 } else { 5 })
         .map(str::trim)
         .collect();
-    let [tb, ta, scale_b, scale_a, scale_d] = immediates.as_slice() else {
-        return None;
+    let (tb, ta, scale_b, scale_a, scale_d) = match immediates.as_slice() {
+        [tb, scale_b, scale_a, scale_d] if a_in_registers => {
+            (*tb, "0", *scale_b, *scale_a, *scale_d)
+        }
+        [tb, ta, scale_b, scale_a, scale_d] => (*tb, *ta, *scale_b, *scale_a, *scale_d),
+        _ => return None,
     };
     // scale-d: 1 (add D), or the operand `{scale_d}` whose value says (execute reads it).
-    let scale_d_ok = *scale_d == "1" || *scale_d == "{scale_d}";
-    if !scale_d_ok
-        || [*scale_a, *scale_b] != ["1", "1"]
-        || n == 0
-        || n > 256
-        || !n.is_multiple_of(8)
+    let scale_d_ok = scale_d == "1" || scale_d == "{scale_d}";
+    if !scale_d_ok || [scale_a, scale_b] != ["1", "1"] || n == 0 || n > 256 || !n.is_multiple_of(8)
     {
         return None;
     }
@@ -183,11 +181,12 @@ fn wgmma(template: &str, head: &str) -> Option<Hopper> {
         "1" => Some(true),
         _ => None,
     };
-    Some(Hopper::Wgmma {
+    Some(Hopper::Wgmma(WgmmaShape {
         n,
         bf16,
         transposed: [flag(ta)?, flag(tb)?],
-    })
+        a_in_registers,
+    }))
 }
 
 #[cfg(test)]
@@ -228,12 +227,21 @@ mod tests {
             "cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [{map}, {{coords}}], [{src}];";
         assert_eq!(parse(store), Some(Hopper::TmaStore { rank: 3 }));
         let mma = "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {{d}}, {desc_a}, {desc_b}, {scale_d}, 1, 1, 0, 1;";
-        let want = Hopper::Wgmma {
+        let want = Hopper::Wgmma(WgmmaShape {
             n: 256,
             bf16: true,
             transposed: [false, true],
-        };
+            a_in_registers: false,
+        });
         assert_eq!(parse(mma), Some(want));
+        let rs = "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{d}}, {{a}}, {desc_b}, {scale_d}, 1, 1, 1;";
+        let want = Hopper::Wgmma(WgmmaShape {
+            n: 64,
+            bf16: false,
+            transposed: [false, true],
+            a_in_registers: true,
+        });
+        assert_eq!(parse(rs), Some(want));
         let named = Hopper::NamedBarrier {
             wait: true,
             id: 1,

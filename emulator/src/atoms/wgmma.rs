@@ -69,24 +69,77 @@ fn operand(
             let address = u32::try_from(address).unwrap_or(u32::MAX);
             let mut bytes = [0u8; 2];
             shared.peek(address, &mut bytes)?;
-            let bits = u16::from_le_bytes(bytes);
-            values.push(match bf16 {
-                true => f64::from(f32::from_bits(u32::from(bits) << 16)),
-                false => f64::from(half::f16::from_bits(bits).to_f32()),
-            });
+            values.push(half_value(u16::from_le_bytes(bytes), bf16));
         }
     }
     Ok(values)
 }
 
-/// Executes the wgmma `inst` (N `n`, bf16 or f16, transposes) for the warpgroup's 128
-/// `lanes`.
+/// What a wgmma template says of its instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WgmmaShape {
+    /// N of `m64nNk16`.
+    pub n: usize,
+    /// Whether the inputs are bf16 (else f16).
+    pub bf16: bool,
+    /// Whether A and B are MN-major (the transpose immediates; A's is false in
+    /// registers).
+    pub transposed: [bool; 2],
+    /// Whether A comes from registers (`{{a}}`, the RS form) rather than a descriptor.
+    pub a_in_registers: bool,
+}
+
+/// Where value `v` of thread `thread` of a warpgroup is in a 64-row tile: the
+/// accumulator's pattern (CuTe's CLayout_64xN), which A in registers shares for its
+/// 64 x 16 (ALayout_64x16): (row, column).
+fn fragment_position(thread: usize, v: usize) -> (usize, usize) {
+    let (lane, warp) = (thread % 32, thread / 32);
+    let row = 16 * warp + lane / 4 + 8 * ((v >> 1) & 1);
+    let column = 2 * (lane % 4) + (v & 1) + 8 * (v >> 2);
+    (row, column)
+}
+
+/// A (64 x 16, row-major, as f64) from the warpgroup's `{{a}}` registers: four 32-bit
+/// words per thread, each two 16-bit values, the even one in the low half.
+fn register_operand(lanes: &[Thread<'_>], words: &[ValueId], bf16: bool) -> Result<Vec<f64>, Trap> {
+    if words.len() != 4 {
+        return Err(Trap::Fault(FaultKind::Unsupported(
+            "a wgmma whose A is not four registers per thread".to_owned(),
+        )));
+    }
+    let mut values = vec![0.0; 64 * 16];
+    for (thread, lane) in lanes.iter().enumerate() {
+        for v in 0..8 {
+            let word = lane.get(words[v / 2]) as u32;
+            let bits = (word >> (16 * (v % 2))) as u16;
+            let (row, k) = fragment_position(thread, v);
+            values[row * 16 + k] = half_value(bits, bf16);
+        }
+    }
+    Ok(values)
+}
+
+/// A 16-bit bf16 or f16 value as f64.
+fn half_value(bits: u16, bf16: bool) -> f64 {
+    match bf16 {
+        true => f64::from(f32::from_bits(u32::from(bits) << 16)),
+        false => f64::from(half::f16::from_bits(bits).to_f32()),
+    }
+}
+
+/// Executes the wgmma `inst` for the warpgroup's 128 `lanes`.
 pub fn execute(
     inst: &Inst,
     lanes: &mut [Thread<'_>],
     shared: &SharedMemory,
-    (n, bf16, transposed): (usize, bool, [bool; 2]),
+    shape: WgmmaShape,
 ) -> Result<(), Trap> {
+    let WgmmaShape {
+        n,
+        bf16,
+        transposed,
+        a_in_registers,
+    } = shape;
     let Op::Atom {
         operands,
         registers,
@@ -101,13 +154,25 @@ pub fn execute(
             .find(|(operand, _, _)| operand == name)
             .map(|(_, value, _)| *value)
     };
-    let accumulators: &[ValueId] = registers
-        .iter()
-        .find(|(list, _)| list == "d")
-        .map_or(&[], |(_, values)| values.as_slice());
-    let (Some(desc_a), Some(desc_b)) = (operand_value("desc_a"), operand_value("desc_b")) else {
+    let list = |name: &str| {
+        registers
+            .iter()
+            .find(|(list, _)| list == name)
+            .map(|(_, values)| values.as_slice())
+    };
+    let accumulators: &[ValueId] = list("d").unwrap_or(&[]);
+    let a = match (a_in_registers, operand_value("desc_a"), list("a")) {
+        (false, Some(desc_a), _) => operand(shared, lanes[0].get(desc_a), 64, transposed[0], bf16)?,
+        (true, _, Some(words)) => register_operand(lanes, words, bf16)?,
+        _ => {
+            return Err(Trap::Fault(FaultKind::Unsupported(
+                "a wgmma without its A operand".to_owned(),
+            )));
+        }
+    };
+    let Some(desc_b) = operand_value("desc_b") else {
         return Err(Trap::Fault(FaultKind::Unsupported(
-            "a wgmma without its descriptors".to_owned(),
+            "a wgmma without B's descriptor".to_owned(),
         )));
     };
     if accumulators.len() != n / 2 || inst.results.len() != n / 2 || lanes.len() != 128 {
@@ -117,13 +182,10 @@ pub fn execute(
     }
     // scale-d false: D = A·B, the old D ignored.
     let add_d = operand_value("scale_d").is_none_or(|flag| lanes[0].get(flag) != 0);
-    let a = operand(shared, lanes[0].get(desc_a), 64, transposed[0], bf16)?;
     let b = operand(shared, lanes[0].get(desc_b), n as u64, transposed[1], bf16)?;
     for (thread, lane) in lanes.iter_mut().enumerate() {
-        let (l, w) = (thread % 32, thread / 32);
         for (v, (input, result)) in accumulators.iter().zip(&inst.results).enumerate() {
-            let row = 16 * w + l / 4 + 8 * ((v >> 1) & 1);
-            let column = 2 * (l % 4) + (v & 1) + 8 * (v >> 2);
+            let (row, column) = fragment_position(thread, v);
             let products: f64 = (0..16).map(|k| a[row * 16 + k] * b[column * 16 + k]).sum();
             let c = match add_d {
                 true => f64::from(f32::from_bits(lane.get(*input) as u32)),

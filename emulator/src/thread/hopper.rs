@@ -285,7 +285,7 @@ impl<'k> Thread<'k> {
                 }
                 false
             }
-            Hopper::Wgmma { .. } => return Ok(Flow::Wait(Status::Collective(inst))),
+            Hopper::Wgmma(_) => return Ok(Flow::Wait(Status::Collective(inst))),
             Hopper::Ordering => false,
         };
         if completed {
