@@ -11,7 +11,7 @@ mod build;
 use build::{assemble, assemble_without_local_memory, cukc, emit};
 
 /// The files that build, with what their KIR must show.
-const FILES: [(&str, &[&str]); 7] = [
+const FILES: [(&str, &[&str]); 8] = [
     (
         "mbarrier_phases",
         &[
@@ -70,10 +70,20 @@ const FILES: [(&str, &[&str]); 7] = [
             "{{d}}, {{a}}, {desc_b}, {scale_d}, 1, 1, 1;",
         ],
     ),
+    (
+        "attention_tile",
+        &["{{d}}, {{a}}, {desc_b}", "shuffle.xor", "exp2"],
+    ),
 ];
 
 /// The wgmma kernels, for sm_90a only (wgmma does not exist on sm_100a).
-const SM90_ONLY: [&str; 4] = ["wgmma_tile", "wgmma_mn_major", "wgmma_rs", "wgmma_chain"];
+const SM90_ONLY: [&str; 5] = [
+    "wgmma_tile",
+    "wgmma_mn_major",
+    "wgmma_rs",
+    "wgmma_chain",
+    "attention_tile",
+];
 
 #[test]
 fn hopper_files_lower_to_ptx_that_ptxas_assembles() {
