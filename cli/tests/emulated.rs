@@ -120,3 +120,19 @@ fn emulate_and_gpu_exclude_each_other() {
     let output = cukc(&["test", "--emulate", "--gpu", "cuk-examples/axpy.cuk"]);
     assert_eq!(output.status.code(), Some(2));
 }
+
+#[test]
+fn a_tensor_read_through_another_layout_than_its_own_is_refused() {
+    let output = cukc(&[
+        "test",
+        "--emulate",
+        "tests/harness/column_major_parameter.cuk",
+    ]);
+    let text = String::from_utf8_lossy(&output.stdout).into_owned()
+        + &String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "{text}");
+    assert!(
+        text.contains("`a` is read through the layout (64, 8):(1, 64), but the test's tensors are dense and row-major, so this one of shape (64, 8) is (64, 8):(8, 1)"),
+        "{text}"
+    );
+}

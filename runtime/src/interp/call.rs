@@ -98,6 +98,8 @@ impl Interpreter<'_> {
         }
         let plan = marshal::plan(&compiled.signature, &call_args)
             .map_err(|message| Stop::error(span, message))?;
+        super::row_major::check(&compiled.signature, &call_args)
+            .map_err(|message| Stop::error(span, message))?;
         device
             .launch(index, compiled, &plan, span)
             .map_err(|(message, diagnostic)| Stop::Error {
