@@ -3,6 +3,7 @@
 //! and each result element is rounded once to the operands' dtype, as the typechecker's
 //! rules give it.
 
+mod attention;
 mod matmul;
 
 use lang::ast::BinaryOp;
@@ -10,6 +11,7 @@ use lang::ast::BinaryOp;
 use crate::element::{is_float, round_to};
 use crate::tensor::{Dense, shape_text};
 
+pub use attention::attention;
 pub use matmul::{cpu_seconds, matmul, matmul_extents};
 
 /// One operand of elementwise arithmetic.

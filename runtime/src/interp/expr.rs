@@ -258,7 +258,10 @@ impl Interpreter<'_> {
         };
         if let Some(arg) = args.iter().find(|arg| {
             arg.name.as_ref().is_some_and(|arg_name| {
-                name != "assert_close" || !matches!(arg_name.text.as_str(), "rtol" | "atol")
+                !matches!(
+                    (name, arg_name.text.as_str()),
+                    ("assert_close", "rtol" | "atol") | ("attention", "causal")
+                )
             })
         }) {
             return Err(Stop::error(
@@ -330,6 +333,30 @@ impl Interpreter<'_> {
                     _ => ops::softmax(&a, dimension),
                 }
                 .map_err(|message| Stop::error(span, message))?;
+                Ok(self.new_tensor(Tensor::from_dense(&result)))
+            }
+            "attention" => {
+                arity(3..=3)?;
+                let causal = match named("causal") {
+                    Some(arg) => match self.expr(&arg.value)? {
+                        Value::Bool(flag) => flag,
+                        other => {
+                            return Err(Stop::error(
+                                arg.span,
+                                format!("`causal` is a bool, not a {}", other.kind()),
+                            ));
+                        }
+                    },
+                    None => false,
+                };
+                let [q, k, v] = [0, 1, 2].map(|index| positional[index]);
+                let (q, k, v) = (
+                    self.tensor_arg(q)?,
+                    self.tensor_arg(k)?,
+                    self.tensor_arg(v)?,
+                );
+                let result = ops::attention(&q, &k, &v, causal)
+                    .map_err(|message| Stop::error(span, message))?;
                 Ok(self.new_tensor(Tensor::from_dense(&result)))
             }
             "matmul" => {

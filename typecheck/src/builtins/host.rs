@@ -98,6 +98,45 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// `attention(q, k, v, causal = flag)`: a host tensor shaped as q with v's last
+    /// extent.
+    pub(crate) fn attention_reference(&mut self, args: &Args) -> Value {
+        let p = args.positional();
+        if let Some(flag) = args.named("causal")
+            && !matches!(flag.value, Value::Bool(_) | Value::Unknown)
+        {
+            return self.error(
+                "E0216",
+                flag.span,
+                format!("`causal` is a bool, not a {}", flag.value.type_name()),
+                "not a bool",
+            );
+        }
+        let (Some((dtype, mut shape)), Some(_), Some((_, v_shape))) = (
+            self.host_tensor(p[0]),
+            self.host_tensor(p[1]),
+            self.host_tensor(p[2]),
+        ) else {
+            return Value::Unknown;
+        };
+        if shape.len() < 2 || v_shape.len() != shape.len() {
+            return self.error(
+                "E0209",
+                args.call_span,
+                format!(
+                    "`attention` takes q, k and v of one rank, at least 2 (..., tokens, d); these are of rank {} and {}",
+                    shape.len(),
+                    v_shape.len()
+                ),
+                "ranks differ",
+            );
+        }
+        if let (Some(last), Some(dv)) = (shape.last_mut(), v_shape.last()) {
+            *last = *dv;
+        }
+        Value::HostTensor { dtype, shape }
+    }
+
     /// `softmax`, `sum`, once its row of the table has checked the arguments.
     pub(crate) fn reduction(&mut self, name: &'static str, args: &Args) -> Value {
         let p = args.positional();

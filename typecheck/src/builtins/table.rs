@@ -367,6 +367,8 @@ builtins! {
             "The matrix product of two host matrices (the reference for a GEMM), rounded once to their dtype: through cuBLAS when the block has a GPU (f32 sums for 16-bit floats, f64 otherwise), else on every CPU core." => matmul;
         "transpose", Host, Between(1, 1), [], false, "a",
             "A host matrix transposed." => transpose;
+        "attention", Host, Between(3, 3), ["causal"], false, "q, k, v, causal = false",
+            "`softmax(q kᵀ / sqrt(d)) v` over the last two dimensions of q (queries, d), k (keys, d) and v (keys, dv), for each index of the leading ones (batch, heads); with `causal = true`, query i sees keys up to i + keys - queries. Computed in f64, rounded once to q's dtype." => attention_reference;
         "softmax", Host, Between(1, 2), [], false, "a, dim?",
             "Softmax along `dim` (the last by default)." => reduction(name);
         "sum", Host, Between(1, 2), [], false, "a, dim?",

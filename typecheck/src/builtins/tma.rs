@@ -314,10 +314,12 @@ impl<'a> Checker<'a> {
                 let stride = mode.stride().as_int()?.clone();
                 identity.coordinate_of(&stride).ok()
             });
-            let unit = stride.is_some_and(|stride| {
-                (stride.leaves().iter().enumerate())
-                    .all(|(axis, step)| step.as_constant() == Some(i64::from(axis == mode)))
-            });
+            // A mode of one coordinate takes no step: its stride says nothing.
+            let unit = *extent == 1
+                || stride.is_some_and(|stride| {
+                    (stride.leaves().iter().enumerate())
+                        .all(|(axis, step)| step.as_constant() == Some(i64::from(axis == mode)))
+                });
             if size.and_then(|size| size.as_constant()) != Some(*extent) || !unit {
                 return not_a_box(
                     self,

@@ -1,0 +1,108 @@
+//! The attention reference: `softmax(q kᵀ / sqrt(d)) v` for each index of the leading
+//! dimensions (batch, heads), in f64, rounded to q's element type once at the end. With
+//! `causal`, query i sees keys up to i + (keys - queries), the bottom-right alignment
+//! FlashAttention uses when the lengths differ.
+
+use crate::element::round_to;
+use crate::tensor::{Dense, shape_text};
+
+/// `softmax(q kᵀ / sqrt(d)) v` over the last two dimensions of q (queries, d), k
+/// (keys, d) and v (keys, dv), whose leading dimensions agree.
+pub fn attention(q: &Dense, k: &Dense, v: &Dense, causal: bool) -> Result<Dense, String> {
+    let split = |tensor: &Dense, what: &str| -> Result<(Vec<usize>, usize, usize), String> {
+        match tensor.shape.as_slice() {
+            [leading @ .., rows, columns] => Ok((leading.to_vec(), *rows, *columns)),
+            _ => Err(format!(
+                "`attention` takes {what} of rank 2 or more, not shape {}",
+                shape_text(&tensor.shape)
+            )),
+        }
+    };
+    let (batch, queries, d) = split(q, "q")?;
+    let (k_batch, keys, k_d) = split(k, "k")?;
+    let (v_batch, v_keys, dv) = split(v, "v")?;
+    if k_batch != batch || v_batch != batch || k_d != d || v_keys != keys {
+        return Err(format!(
+            "`attention` needs q (..., queries, d), k (..., keys, d) and v (..., keys, dv) with the same leading dimensions; these are {}, {} and {}",
+            shape_text(&q.shape),
+            shape_text(&k.shape),
+            shape_text(&v.shape)
+        ));
+    }
+    let scale = 1.0 / (d as f64).sqrt();
+    let heads: usize = batch.iter().product();
+    let mut values = vec![0.0; heads * queries * dv];
+    let mut scores = vec![0.0; keys];
+    for head in 0..heads {
+        let (q0, k0, v0) = (head * queries * d, head * keys * d, head * keys * dv);
+        for i in 0..queries {
+            let visible = if causal {
+                (i + keys)
+                    .saturating_sub(queries)
+                    .saturating_add(1)
+                    .min(keys)
+            } else {
+                keys
+            };
+            let mut high = f64::NEG_INFINITY;
+            for (j, score) in scores.iter_mut().enumerate().take(visible) {
+                let dot: f64 = (0..d)
+                    .map(|c| q.values[q0 + i * d + c] * k.values[k0 + j * d + c])
+                    .sum();
+                *score = dot * scale;
+                high = high.max(*score);
+            }
+            let mut total = 0.0;
+            for score in scores.iter_mut().take(visible) {
+                *score = (*score - high).exp();
+                total += *score;
+            }
+            let out = &mut values[(head * queries + i) * dv..][..dv];
+            for (j, weight) in scores.iter().enumerate().take(visible) {
+                for (c, slot) in out.iter_mut().enumerate() {
+                    *slot += weight / total * v.values[v0 + j * dv + c];
+                }
+            }
+        }
+    }
+    for value in &mut values {
+        *value = round_to(q.dtype, *value);
+    }
+    let mut shape = batch;
+    shape.extend([queries, dv]);
+    Ok(Dense {
+        dtype: q.dtype,
+        shape,
+        values,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kir::Element;
+
+    fn dense(shape: &[usize], values: &[f64]) -> Dense {
+        Dense {
+            dtype: Element::F32,
+            shape: shape.to_vec(),
+            values: values.to_vec(),
+        }
+    }
+
+    #[test]
+    fn each_query_averages_the_values_its_scores_weigh() {
+        // Two keys, d = 1 (scale 1): scores 0 and 1, weights 1 / (1 + e) and e / (1 + e).
+        let q = dense(&[2, 1], &[1.0, 1.0]);
+        let k = dense(&[2, 1], &[0.0, 1.0]);
+        let v = dense(&[2, 1], &[10.0, 20.0]);
+        let e = std::f64::consts::E;
+        let full = attention(&q, &k, &v, false).unwrap();
+        let mixed = round_to(Element::F32, (10.0 + 20.0 * e) / (1.0 + e));
+        assert_eq!(full.values, vec![mixed, mixed]);
+        // Causal: query 0 sees key 0 only.
+        let causal = attention(&q, &k, &v, true).unwrap();
+        assert_eq!(causal.values, vec![10.0, mixed]);
+        assert!(attention(&q, &dense(&[2, 2], &[0.0; 4]), &v, false).is_err());
+    }
+}
