@@ -325,6 +325,7 @@ pub fn call_args(args: &[Arg]) -> SmallVec<[CallArg<'_>; INLINE_ARGS]> {
             Arg::Tensor(tensor) => CallArg::Tensor {
                 dtype: tensor.dtype,
                 shape: &tensor.shape,
+                strides: None,
                 address: tensor.address,
             },
         })

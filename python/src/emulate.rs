@@ -60,6 +60,7 @@ pub fn run(py: Python<'_>, program: &Program, index: usize, bound: &[Arg]) -> Py
             (Arg::Tensor(tensor), buffer) => CallArg::Tensor {
                 dtype: tensor.dtype,
                 shape: &tensor.shape,
+                strides: None,
                 address: buffer.as_ref().map_or(0, |(_, address)| *address),
             },
         })
