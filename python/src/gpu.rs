@@ -27,11 +27,10 @@ pub fn launch(
     stream: u64,
 ) -> PyResult<()> {
     let name = &program.kernels[index].signature.name;
-    // SAFETY: `plan` comes from `marshal::plan` for this instantiation's signature, with
-    // the addresses of tensors the caller holds for the duration of the call, which
-    // `Kernel::device` checked are all on the GPU `image` was loaded on, and whose
-    // shapes `marshal` checked against the kernel's layouts (and `bind::check_strides`
-    // their strides). Their owners (PyTorch's caching allocator, a DLPack producer) keep
+    // SAFETY: `plan` comes from the `marshal::Planner` of this instantiation's
+    // signature, with the addresses of tensors the caller holds for the duration of the
+    // call, which `Kernel::device` checked are all on the GPU `image` was loaded on, and
+    // whose shapes and strides the planner checked against the kernel's layouts. Their owners (PyTorch's caching allocator, a DLPack producer) keep
     // the memory until the work queued on the stream before its release has run, this
     // kernel included. `stream` is the caller's stream on that GPU or 0, the legacy
     // default stream.
