@@ -180,7 +180,7 @@ impl Kernel {
                     Some(stream) => stream::explicit(stream)?,
                     None => stream::current(py, ordinal)?,
                 };
-                gpu::launch(&image, &self.program, index, plan, handle)
+                gpu::launch(image, &self.program, index, plan, handle)
             }
             _ => emulate::run(py, &self.program, index, &self.planner, bound),
         })
