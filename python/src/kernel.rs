@@ -178,7 +178,7 @@ impl Kernel {
                 let image = gpu::loaded(&self.program, ordinal)?;
                 let handle = match stream {
                     Some(stream) => stream::explicit(stream)?,
-                    None => stream::current(py, ordinal)?,
+                    None => stream::current(py, ordinal, bound)?,
                 };
                 gpu::launch(image, &self.program, index, plan, handle)
             }

@@ -10,7 +10,7 @@
 //!   instantiations `kernel.specialize(...)` asks for;
 //! - `kernel.rs` is the callable: `bind.rs` matches the Python arguments to the
 //!   kernel's parameters (integer extents left out are read from the tensors that
-//!   declare them), `tensors.rs` reads each tensor's address, dtype, shape, strides and
+//!   declare them), `tensors/` reads each tensor's address, dtype, shape, strides and
 //!   device, and the runtime's `marshal` checks everything `cukc test` checks (and the
 //!   strides), each failure a `ValueError` naming the parameter and its `.cuk` line.
 //!   Everything that depends on the kernel's signature alone is worked out when the
