@@ -12,9 +12,9 @@ without a GPU can time. Two cases:
 Each case runs ROUNDS rounds of CALLS calls and prints the best round per call (the
 machine is shared, so the minimum is the figure that means something). Run it with the
 package on PYTHONPATH (a built wheel installed, or cargo's lib_cuk.so laid out as
-python/tests/pytest.rs does):
+python/tests/pytest.rs does); CALLS and ROUNDS may be given (default 20000 and 9):
 
-    PYTHONPATH=<package dir> python3 scripts/bench-python-check.py
+    PYTHONPATH=<package dir> python3 scripts/bench-python-check.py [CALLS [ROUNDS]]
 """
 
 import os
@@ -24,8 +24,8 @@ import time
 import cuk
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
-CALLS = 20_000
-ROUNDS = 9
+CALLS = int(sys.argv[1]) if len(sys.argv) > 1 else 20_000
+ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 9
 
 
 class CudaArray:

@@ -3,27 +3,25 @@
 //! A call passes every parameter in order (`copy(m, k, a, out)`), or leaves out the
 //! integer parameters that name a tensor parameter's extent (`copy(a, out)`, `m` and `k`
 //! read from `a`'s shape), passing the rest in order; any parameter may also be passed
-//! by name, and the positional arguments then fill the others in order. An extent read from one tensor is checked against every other tensor by the
-//! runtime's `marshal`, like any integer argument. After `marshal`, [`check_strides`]
-//! compares each tensor's strides with the layout the kernel reads it through, which
-//! `cukc test`'s row-major host tensors never needed.
+//! by name, and the positional arguments then fill the others in order. An extent read
+//! from one tensor is checked against every other tensor by the runtime's `marshal`,
+//! like any integer argument, and so are each tensor's strides against the layout the
+//! kernel reads it through.
 //!
-//! For a kernel of up to [`INLINE_ARGS`] parameters, binding and the stride check work
-//! in stack arrays; messages are formatted only for the error raised.
+//! A [`Binder`], made with the kernel callable, holds what depends on the signature
+//! alone. For a kernel of up to [`INLINE_ARGS`] parameters a call binds in stack arrays,
+//! reading each argument once; messages are formatted only for the error raised.
 
 use kir::{HostExpr, ParamKind, Signature};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyTuple};
-use runtime::marshal::{CallArg, INLINE_ARGS, Ints};
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyString, PyTuple};
+use runtime::marshal::{CallArg, INLINE_ARGS};
 use smallvec::SmallVec;
 
 use crate::tensors::{self, TensorArg};
 
 /// A call's arguments in the kernel's parameter order.
 pub type Args = SmallVec<[Arg; INLINE_ARGS]>;
-
-/// Parameter indices.
-type Indices = SmallVec<[usize; INLINE_ARGS]>;
 
 /// An argument read from Python.
 pub enum Arg {
@@ -66,121 +64,186 @@ impl CallError {
     }
 }
 
-/// For each parameter, where its value can be read when it is left out: the tensor
-/// parameter and mode whose extent is exactly that integer.
-pub fn extent_sources(signature: &Signature) -> Vec<Option<(usize, usize)>> {
-    (0..signature.params.len())
-        .map(|index| {
-            if !matches!(signature.params[index].kind, ParamKind::Int(_)) {
-                return None;
-            }
-            signature
-                .params
-                .iter()
-                .enumerate()
-                .find_map(|(tensor, param)| match &param.kind {
-                    ParamKind::Tensor { shape, .. } => shape
-                        .iter()
-                        .position(|extent| *extent == HostExpr::Param(index))
-                        .map(|mode| (tensor, mode)),
-                    _ => None,
-                })
-        })
-        .collect()
+/// Where a left-out integer parameter is read from: the extent of mode `mode` of
+/// tensor parameter `tensor`, whose layout has `modes` flattened modes.
+#[derive(Clone, Copy)]
+pub struct Source {
+    tensor: usize,
+    mode: usize,
+    modes: usize,
 }
 
-/// The arguments of a call in the kernel's parameter order.
-pub fn bind(
-    signature: &Signature,
-    sources: &[Option<(usize, usize)>],
-    args: &Bound<'_, PyTuple>,
-    kwargs: Option<&Bound<'_, PyDict>>,
-) -> Result<Args, CallError> {
-    // The hidden TMA tensor maps at the end are derived from the tensors, not passed.
-    let params = &signature.params[..runtime::marshal::declared_params(signature)];
-    let kernel = &signature.name;
-    let mut given: SmallVec<[Option<Bound<'_, PyAny>>; INLINE_ARGS]> =
-        SmallVec::from_elem(None, params.len());
-    if let Some(kwargs) = kwargs {
-        for (name, value) in kwargs.iter() {
-            let name: String = name.extract().unwrap_or_default();
-            let Some(index) = params.iter().position(|param| param.name == name) else {
-                return Err(CallError::typed(
-                    None,
-                    format!(
-                        "`{kernel}` has no parameter `{name}`; its parameters: {}",
-                        names(signature)
-                    ),
-                ));
-            };
-            given[index] = Some(value);
+/// A kernel's parameters prepared for binding its calls, once, when the callable is
+/// made: their names interned (a keyword is matched by identity first, as Python's own
+/// calls intern them), and where each integer a call may leave out is read from.
+pub struct Binder {
+    /// The declared parameters' names.
+    names: Vec<Py<PyString>>,
+    /// For each declared parameter, where its value is read when it is left out.
+    sources: Vec<Option<Source>>,
+}
+
+impl Binder {
+    /// The binder of `signature`'s calls.
+    pub fn new(py: Python<'_>, signature: &Signature) -> Binder {
+        let params = &signature.params[..runtime::marshal::declared_params(signature)];
+        Binder {
+            names: (params.iter())
+                .map(|param| PyString::intern(py, &param.name).unbind())
+                .collect(),
+            sources: (0..params.len())
+                .map(|index| extent_source(signature, index))
+                .collect(),
         }
     }
-    // Positional arguments fill the parameters not given by name: all of them, or all
-    // but the integers the tensors' shapes give.
-    let unnamed: Indices = (0..params.len())
-        .filter(|index| given[*index].is_none())
-        .collect();
-    let positional: Indices = if args.len() == unnamed.len() {
-        unnamed
-    } else {
-        unnamed
-            .into_iter()
-            .filter(|index| sources[*index].is_none())
-            .collect()
-    };
-    if args.len() > positional.len() {
-        return Err(CallError::typed(
-            None,
-            arity(signature, sources, args.len()),
-        ));
+
+    /// Whether each declared parameter may be left out (an integer read from a shape).
+    pub fn read_from_tensors(&self) -> impl Iterator<Item = bool> + '_ {
+        self.sources.iter().map(Option::is_some)
     }
-    for (slot, arg) in positional.iter().zip(args.iter()) {
-        given[*slot] = Some(arg);
-    }
-    // Every value given is read (and its errors raised) before a missing one is looked
-    // for; a missing one holds 0 until then.
-    let mut bound = Args::with_capacity(params.len());
-    for (index, value) in given.iter().enumerate() {
-        bound.push(match value {
-            Some(value) => read_arg(signature, index, value)?,
-            None => Arg::Int(0),
-        });
-    }
-    for index in 0..params.len() {
-        if given[index].is_some() {
-            continue;
+
+    /// The index of the parameter a keyword names.
+    fn position(&self, signature: &Signature, name: &Bound<'_, PyAny>) -> Option<usize> {
+        if let Some(index) = self.names.iter().position(|known| known.is(name)) {
+            return Some(index);
         }
-        let Some((tensor, mode)) = sources[index] else {
-            return Err(CallError::typed(
-                Some(index),
-                arity(signature, sources, args.len()),
-            ));
-        };
-        let name = &params[index].name;
-        let extent = match &bound[tensor] {
-            Arg::Tensor(arg) if arg.shape.len() == modes(signature, tensor) => arg.shape[mode],
-            _ => {
+        let name = name.cast::<PyString>().ok()?.to_cow().ok()?;
+        (signature.params[..self.names.len()].iter()).position(|param| param.name == name)
+    }
+
+    /// Reads the arguments of a call into `bound` (empty), in the kernel's parameter
+    /// order.
+    pub fn bind<'py>(
+        &self,
+        signature: &Signature,
+        args: &Bound<'py, PyTuple>,
+        kwargs: Option<&Bound<'py, PyDict>>,
+        bound: &mut Args,
+    ) -> Result<(), CallError> {
+        let declared = self.names.len();
+        let kernel = &signature.name;
+        let mut given: SmallVec<[Option<Bound<'py, PyAny>>; INLINE_ARGS]> =
+            SmallVec::from_elem(None, declared);
+        let mut named = 0;
+        if let Some(kwargs) = kwargs {
+            for (name, value) in kwargs.iter() {
+                let Some(index) = self.position(signature, &name) else {
+                    let name: String = name.extract().unwrap_or_default();
+                    return Err(CallError::typed(
+                        None,
+                        format!(
+                            "`{kernel}` has no parameter `{name}`; its parameters: {}",
+                            names(signature)
+                        ),
+                    ));
+                };
+                given[index] = Some(value);
+                named += 1;
+            }
+        }
+        // Positional arguments fill the parameters not given by name: all of them, or
+        // all but the integers the tensors' shapes give.
+        let skip_extents = args.len() != declared - named;
+        let mut positional = args.iter();
+        for (slot, source) in given.iter_mut().zip(&self.sources) {
+            if slot.is_some() || (skip_extents && source.is_some()) {
+                continue;
+            }
+            match positional.next() {
+                Some(arg) => *slot = Some(arg),
+                None => break,
+            }
+        }
+        if positional.next().is_some() {
+            return Err(CallError::typed(None, self.arity(signature, args.len())));
+        }
+        // Every value given is read (and its errors raised) before a missing one is
+        // looked for; a missing one holds 0 until then.
+        for (index, value) in given.iter().enumerate() {
+            bound.push(match value {
+                Some(value) => read_arg(signature, index, value)?,
+                None => Arg::Int(0),
+            });
+        }
+        for (index, source) in self.sources.iter().enumerate() {
+            if given[index].is_some() {
+                continue;
+            }
+            let Some(Source {
+                tensor,
+                mode,
+                modes,
+            }) = *source
+            else {
                 return Err(CallError::typed(
                     Some(index),
-                    format!(
-                        "`{kernel}`: `{name}` was left out, and `{}` does not say it (its dimensions are not the layout's modes); pass {name}=",
-                        params[tensor].name
-                    ),
+                    self.arity(signature, args.len()),
                 ));
+            };
+            let extent = match &bound[tensor] {
+                Arg::Tensor(arg) if arg.shape.len() == modes => arg.shape[mode] as i64,
+                _ => {
+                    let name = &signature.params[index].name;
+                    return Err(CallError::typed(
+                        Some(index),
+                        format!(
+                            "`{kernel}`: `{name}` was left out, and `{}` does not say it (its dimensions are not the layout's modes); pass {name}=",
+                            signature.params[tensor].name
+                        ),
+                    ));
+                }
+            };
+            // In place: the slot holds the integer placeholder.
+            if let Arg::Int(value) = &mut bound[index] {
+                *value = extent;
             }
-        };
-        bound[index] = Arg::Int(extent as i64);
+        }
+        Ok(())
     }
-    Ok(bound)
+
+    /// "`copy` takes 4 arguments (m, k, a, out), or 2 (a, out) with m, k read from the
+    /// tensors; 3 were given".
+    fn arity(&self, signature: &Signature, given: usize) -> String {
+        let kernel = &signature.name;
+        let all = self.names.len();
+        let params = &signature.params[..all];
+        let mut text = format!("`{kernel}` takes {all} arguments ({})", names(signature));
+        let pick = |read: bool| -> Vec<&str> {
+            (params.iter().zip(&self.sources))
+                .filter(|(_, source)| source.is_some() == read)
+                .map(|(param, _)| param.name.as_str())
+                .collect()
+        };
+        let required = pick(false);
+        if required.len() < all {
+            text.push_str(&format!(
+                ", or {} ({}) with {} read from the tensors",
+                required.len(),
+                required.join(", "),
+                pick(true).join(", ")
+            ));
+        }
+        let verb = if given == 1 { "was" } else { "were" };
+        format!("{text}; {given} {verb} given")
+    }
 }
 
-/// How many flattened modes tensor parameter `index` has.
-fn modes(signature: &Signature, index: usize) -> usize {
-    match &signature.params[index].kind {
-        ParamKind::Tensor { shape, .. } => shape.len(),
-        _ => 0,
+/// Where integer parameter `index` can be read when it is left out: the first tensor
+/// parameter with a mode whose extent is exactly that integer.
+fn extent_source(signature: &Signature, index: usize) -> Option<Source> {
+    if !matches!(signature.params[index].kind, ParamKind::Int(_)) {
+        return None;
     }
+    (signature.params.iter().enumerate()).find_map(|(tensor, param)| match &param.kind {
+        ParamKind::Tensor { shape, .. } => (shape.iter())
+            .position(|extent| *extent == HostExpr::Param(index))
+            .map(|mode| Source {
+                tensor,
+                mode,
+                modes: shape.len(),
+            }),
+        _ => None,
+    })
 }
 
 fn read_arg(
@@ -252,69 +315,6 @@ fn names(signature: &Signature) -> String {
     names.join(", ")
 }
 
-/// "`copy` takes 4 arguments (m, k, a, out), or 2 (a, out) with m, k read from the
-/// tensors; 3 were given".
-fn arity(signature: &Signature, sources: &[Option<(usize, usize)>], given: usize) -> String {
-    let kernel = &signature.name;
-    let all = runtime::marshal::declared_params(signature);
-    let mut text = format!("`{kernel}` takes {all} arguments ({})", names(signature));
-    let required: Vec<&str> = (signature.params[..all].iter().zip(sources))
-        .filter(|(_, source)| source.is_none())
-        .map(|(param, _)| param.name.as_str())
-        .collect();
-    if required.len() < all {
-        let read: Vec<&str> = (signature.params[..all].iter().zip(sources))
-            .filter(|(_, source)| source.is_some())
-            .map(|(param, _)| param.name.as_str())
-            .collect();
-        text.push_str(&format!(
-            ", or {} ({}) with {} read from the tensors",
-            required.len(),
-            required.join(", "),
-            read.join(", ")
-        ));
-    }
-    let verb = if given == 1 { "was" } else { "were" };
-    format!("{text}; {given} {verb} given")
-}
-
-/// Checks that each tensor's strides are those of the layout the kernel reads it
-/// through, with the integer arguments `ints` (by parameter index): a tensor dimension
-/// that covers several of the layout's modes must hold them first-mode-fastest, as CuTe
-/// flattens a coordinate. Extents of 1 have no stride to check.
-pub fn check_strides(signature: &Signature, args: &[Arg], ints: &[i64]) -> Result<(), CallError> {
-    for (index, (param, arg)) in signature.params.iter().zip(args).enumerate() {
-        let (ParamKind::Tensor { shape, strides, .. }, Arg::Tensor(tensor)) = (&param.kind, arg)
-        else {
-            continue;
-        };
-        let evaluate = |exprs: &[HostExpr]| -> Option<Ints> {
-            exprs.iter().map(|expr| expr.evaluate(ints)).collect()
-        };
-        let (Some(extents), Some(layout_strides)) = (evaluate(shape), evaluate(strides)) else {
-            continue;
-        };
-        let mut mode = 0;
-        for (dim, (&extent, &stride)) in tensor.shape.iter().zip(&tensor.strides).enumerate() {
-            let mut covered: i64 = 1;
-            while covered < extent as i64 && mode < extents.len() {
-                if extents[mode] > 1 && layout_strides[mode] != stride.saturating_mul(covered) {
-                    return Err(CallError::value(
-                        index,
-                        format!(
-                            "`{}`: `{}` has strides {:?}, but the kernel reads it with strides {:?} (dimension {dim} differs); pass a tensor laid out that way (for row-major, .contiguous())",
-                            signature.name, param.name, tensor.strides, layout_strides
-                        ),
-                    ));
-                }
-                covered = covered.saturating_mul(extents[mode]);
-                mode += 1;
-            }
-        }
-    }
-    Ok(())
-}
-
 /// The arguments as the runtime's `marshal` checks them.
 pub fn call_args(args: &[Arg]) -> SmallVec<[CallArg<'_>; INLINE_ARGS]> {
     args.iter()
@@ -325,19 +325,9 @@ pub fn call_args(args: &[Arg]) -> SmallVec<[CallArg<'_>; INLINE_ARGS]> {
             Arg::Tensor(tensor) => CallArg::Tensor {
                 dtype: tensor.dtype,
                 shape: &tensor.shape,
+                strides: Some(&tensor.strides),
                 address: tensor.address,
             },
-        })
-        .collect()
-}
-
-/// The integer arguments by parameter index (0 for the others), as the signature's
-/// expressions read them.
-pub fn ints(args: &[Arg]) -> Ints {
-    args.iter()
-        .map(|arg| match arg {
-            Arg::Int(value) => *value,
-            _ => 0,
         })
         .collect()
 }

@@ -13,15 +13,22 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use runtime::Image;
-use runtime::marshal::{self, ArgValue, CallArg};
+use runtime::marshal::{ArgValue, CallArg, Planner};
 
 use crate::bind::Arg;
 use crate::program::Program;
 use crate::tensors::row_major;
 
-/// Runs instantiation `index` of `program` with the checked arguments `bound`; the
-/// tensors they were read from get the results.
-pub fn run(py: Python<'_>, program: &Program, index: usize, bound: &[Arg]) -> PyResult<()> {
+/// Runs instantiation `index` of `program` with the checked arguments `bound`, planned
+/// again by its `planner` with the emulator's addresses; the tensors they were read
+/// from get the results.
+pub fn run(
+    py: Python<'_>,
+    program: &Program,
+    index: usize,
+    planner: &Planner,
+    bound: &[Arg],
+) -> PyResult<()> {
     let compiled = &program.kernels[index];
     let Image::Kir(kernel) = &compiled.image else {
         return Err(PyRuntimeError::new_err(
@@ -60,11 +67,12 @@ pub fn run(py: Python<'_>, program: &Program, index: usize, bound: &[Arg]) -> Py
             (Arg::Tensor(tensor), buffer) => CallArg::Tensor {
                 dtype: tensor.dtype,
                 shape: &tensor.shape,
+                strides: Some(&tensor.strides),
                 address: buffer.as_ref().map_or(0, |(_, address)| *address),
             },
         })
         .collect();
-    let plan = marshal::plan(signature, &call).map_err(PyValueError::new_err)?;
+    let plan = (planner.plan(&call)).map_err(|error| PyValueError::new_err(error.message))?;
     let launch = Launch {
         grid: plan.grid,
         block: plan.block,

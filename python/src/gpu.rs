@@ -1,8 +1,6 @@
-//! Launching on the GPU: a program's cubin loaded once per GPU (through the runtime's
-//! `HostImage`), then one driver launch per call on the caller's stream, with the GIL
-//! held for the few microseconds it takes.
-
-use std::sync::Arc;
+//! Launching on the GPU: a program's cubin loaded once per GPU (the runtime's
+//! `HostImages`, found again without a lock), then one driver launch per call on the
+//! caller's stream, with the GIL held for the few microseconds it takes.
 
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
@@ -27,11 +25,10 @@ pub fn launch(
     stream: u64,
 ) -> PyResult<()> {
     let name = &program.kernels[index].signature.name;
-    // SAFETY: `plan` comes from `marshal::plan` for this instantiation's signature, with
-    // the addresses of tensors the caller holds for the duration of the call, which
-    // `Kernel::device` checked are all on the GPU `image` was loaded on, and whose
-    // shapes `marshal` checked against the kernel's layouts (and `bind::check_strides`
-    // their strides). Their owners (PyTorch's caching allocator, a DLPack producer) keep
+    // SAFETY: `plan` comes from the `marshal::Planner` of this instantiation's
+    // signature, with the addresses of tensors the caller holds for the duration of the
+    // call, which `Kernel::device` checked are all on the GPU `image` was loaded on, and
+    // whose shapes and strides the planner checked against the kernel's layouts. Their owners (PyTorch's caching allocator, a DLPack producer) keep
     // the memory until the work queued on the stream before its release has run, this
     // kernel included. `stream` is the caller's stream on that GPU or 0, the legacy
     // default stream.
@@ -42,29 +39,16 @@ pub fn launch(
 
 /// The program's cubin loaded on GPU `ordinal`, loading it on first use (the error says
 /// why there is no GPU to load it on).
-pub fn loaded(program: &Program, ordinal: usize) -> PyResult<Arc<HostImage>> {
-    let mut loaded = program
-        .loaded
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    if let Some((_, image)) = loaded.iter().find(|(loaded_on, _)| *loaded_on == ordinal) {
-        return Ok(image.clone());
-    }
-    let Some(Image::Cubin(cubin)) = program.kernels.first().map(|kernel| &kernel.image) else {
-        return Err(PyRuntimeError::new_err("this module has no cubin to load"));
+pub fn loaded(program: &Program, ordinal: usize) -> PyResult<&HostImage> {
+    let load = || {
+        let Some(Image::Cubin(cubin)) = program.kernels.first().map(|kernel| &kernel.image) else {
+            return Err("this module has no cubin to load".to_owned());
+        };
+        let signatures: Vec<kir::Signature> = (program.kernels.iter())
+            .map(|kernel| kernel.signature.clone())
+            .collect();
+        HostImage::load(ordinal, cubin, &signatures)
+            .map_err(|reason| format!("cannot run {} on the GPU: {reason}", program.file.path()))
     };
-    let signatures: Vec<kir::Signature> = program
-        .kernels
-        .iter()
-        .map(|kernel| kernel.signature.clone())
-        .collect();
-    let image = HostImage::load(ordinal, cubin, &signatures).map_err(|reason| {
-        PyRuntimeError::new_err(format!(
-            "cannot run {} on the GPU: {reason}",
-            program.file.path()
-        ))
-    })?;
-    let image = Arc::new(image);
-    loaded.push((ordinal, image.clone()));
-    Ok(image)
+    (program.loaded.get_or_load(ordinal, load)).map_err(PyRuntimeError::new_err)
 }

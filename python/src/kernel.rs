@@ -10,46 +10,51 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
-use runtime::marshal::{self, LaunchPlan};
+use runtime::marshal::{LaunchPlan, Planner};
 
-use crate::bind::{self, Arg, Args, CallError};
+use crate::bind::{self, Arg, Args, Binder, CallError};
 use crate::program::Program;
 use crate::tensors::Device;
 use crate::{emulate, errors, gpu, specialize, stream};
 
-/// A compiled kernel instantiation of a module.
+/// A compiled kernel instantiation of a module, with what its calls need of its
+/// signature worked out once: how arguments bind to parameters and how a call is
+/// checked and planned.
 #[pyclass(frozen, module = "cuk")]
 pub struct Kernel {
     program: Arc<Program>,
     name: String,
     /// The instantiation in `program.kernels`.
     index: usize,
-    /// Where each left-out integer is read from (`bind::extent_sources`).
-    sources: Vec<Option<(usize, usize)>>,
+    binder: Binder,
+    planner: Planner,
 }
 
 impl Kernel {
     /// Kernel `name` of `program` with its default const arguments; `None` when the
     /// program has no such instantiation (a compile traces the default instantiation of
     /// every kernel, so a program that compiled has one).
-    pub fn default_of(program: Arc<Program>, name: &str) -> Option<Kernel> {
+    pub fn default_of(py: Python<'_>, program: Arc<Program>, name: &str) -> Option<Kernel> {
         let index = (program.kernels.iter())
             .position(|kernel| kernel.signature.name == name && kernel.signature.entry == name)?;
-        Some(Kernel::at(program, name, index))
+        Some(Kernel::at(py, program, name, index))
     }
 
-    fn at(program: Arc<Program>, name: &str, index: usize) -> Kernel {
-        let sources = bind::extent_sources(&program.kernels[index].signature);
+    fn at(py: Python<'_>, program: Arc<Program>, name: &str, index: usize) -> Kernel {
+        let signature = &program.kernels[index].signature;
+        let binder = Binder::new(py, signature);
+        let planner = Planner::new(signature);
         Kernel {
             program,
             name: name.to_owned(),
             index,
-            sources,
+            binder,
+            planner,
         }
     }
 
     fn kir_signature(&self) -> &Signature {
-        &self.program.kernels[self.index].signature
+        self.planner.signature()
     }
 
     /// The error for `error`, located at its parameter's declaration.
@@ -82,17 +87,19 @@ impl Kernel {
         then: impl FnOnce(&Args, &LaunchPlan, Device) -> PyResult<R>,
     ) -> PyResult<R> {
         let signature = self.kir_signature();
-        let bound = bind::bind(signature, &self.sources, args, kwargs)
+        let mut bound = Args::new();
+        (self.binder.bind(signature, args, kwargs, &mut bound))
             .map_err(|error| self.call_error(error))?;
-        let plan = marshal::plan_checked(signature, &bind::call_args(&bound)).map_err(|error| {
-            self.call_error(CallError {
-                type_error: false,
-                param: error.param,
-                message: error.message,
-            })
-        })?;
-        bind::check_strides(signature, &bound, &bind::ints(&bound))
-            .map_err(|error| self.call_error(error))?;
+        let plan = self
+            .planner
+            .plan(&bind::call_args(&bound))
+            .map_err(|error| {
+                self.call_error(CallError {
+                    type_error: false,
+                    param: error.param,
+                    message: error.message,
+                })
+            })?;
         let device = self.device(signature, &bound)?;
         then(&bound, &plan, device)
     }
@@ -171,11 +178,11 @@ impl Kernel {
                 let image = gpu::loaded(&self.program, ordinal)?;
                 let handle = match stream {
                     Some(stream) => stream::explicit(stream)?,
-                    None => stream::current(py, ordinal)?,
+                    None => stream::current(py, ordinal, bound)?,
                 };
-                gpu::launch(&image, &self.program, index, plan, handle)
+                gpu::launch(image, &self.program, index, plan, handle)
             }
-            _ => emulate::run(py, &self.program, index, bound),
+            _ => emulate::run(py, &self.program, index, &self.planner, bound),
         })
     }
 
@@ -202,7 +209,7 @@ impl Kernel {
     #[pyo3(signature = (**consts))]
     fn specialize(&self, py: Python<'_>, consts: Option<&Bound<'_, PyDict>>) -> PyResult<Kernel> {
         let (program, index) = specialize::instantiate(py, &self.program, &self.name, consts)?;
-        Ok(Kernel::at(program, &self.name, index))
+        Ok(Kernel::at(py, program, &self.name, index))
     }
 
     /// The kernel's name.
@@ -232,7 +239,7 @@ impl Kernel {
     fn signature<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
         let signature = self.kir_signature();
         let mut params = Vec::with_capacity(signature.params.len());
-        for (param, source) in signature.params.iter().zip(&self.sources) {
+        for (param, from_tensor) in signature.params.iter().zip(self.binder.read_from_tensors()) {
             let (kind, dtype) = match &param.kind {
                 ParamKind::Int(width) => ("int", width.name()),
                 ParamKind::Scalar(ScalarParam::Bool) => ("bool", "bool"),
@@ -244,7 +251,7 @@ impl Kernel {
             dict.set_item("name", &param.name)?;
             dict.set_item("kind", kind)?;
             dict.set_item("dtype", dtype)?;
-            dict.set_item("from_tensor", source.is_some())?;
+            dict.set_item("from_tensor", from_tensor)?;
             params.push(dict);
         }
         Ok(params)

@@ -10,9 +10,12 @@
 //!   instantiations `kernel.specialize(...)` asks for;
 //! - `kernel.rs` is the callable: `bind.rs` matches the Python arguments to the
 //!   kernel's parameters (integer extents left out are read from the tensors that
-//!   declare them), `tensors.rs` reads each tensor's address, dtype, shape, strides and
-//!   device, and the runtime's `marshal` checks everything `cukc test` checks, each
-//!   failure a `ValueError` naming the parameter and its `.cuk` line;
+//!   declare them), `tensors/` reads each tensor's address, dtype, shape, strides and
+//!   device, and the runtime's `marshal` checks everything `cukc test` checks (and the
+//!   strides), each failure a `ValueError` naming the parameter and its `.cuk` line.
+//!   Everything that depends on the kernel's signature alone is worked out when the
+//!   callable is made (a `bind::Binder` and a `marshal::Planner`), so a call only reads
+//!   its arguments and compares them;
 //! - `gpu.rs` launches on the caller's stream (`stream.rs`) without allocating or
 //!   synchronizing; `emulate.rs` runs the kernel on the CPU emulator instead, on CPU
 //!   tensors.

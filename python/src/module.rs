@@ -139,7 +139,7 @@ fn module_of(py: Python<'_>, origin: Origin) -> PyResult<Module> {
     let program = Arc::new(Program::build(py, Arc::new(origin), &[])?);
     let kernels = (program.decls.iter())
         .map(|decl| {
-            let kernel = Kernel::default_of(program.clone(), &decl.name).ok_or_else(|| {
+            let kernel = Kernel::default_of(py, program.clone(), &decl.name).ok_or_else(|| {
                 PyRuntimeError::new_err(format!(
                     "cuk: the compiler gave no default instantiation of `{}`; please report this with the file",
                     decl.name

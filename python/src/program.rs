@@ -19,7 +19,7 @@ use lang::ast::{ItemKind, TypeKind};
 use pyo3::exceptions::{PyRuntimeError, PyRuntimeWarning};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use runtime::{CompiledKernel, HostImage, Image};
+use runtime::{CompiledKernel, HostImages, Image};
 use typecheck::Instantiation;
 
 use crate::{cache, compile, errors};
@@ -66,8 +66,8 @@ pub struct Program {
     pub manifest: Option<runtime::manifest::Manifest>,
     /// Whether the cubin came from the disk cache.
     pub from_cache: bool,
-    /// The cubin loaded on each GPU that ran one of its kernels, by ordinal.
-    pub loaded: Mutex<Vec<(usize, Arc<HostImage>)>>,
+    /// The cubin loaded on each GPU that ran one of its kernels.
+    pub loaded: HostImages,
 }
 
 /// Files compiled and cache hits in this process.
@@ -90,7 +90,7 @@ impl Program {
             kernels,
             manifest,
             from_cache,
-            loaded: Mutex::new(Vec::new()),
+            loaded: HostImages::default(),
         };
         let target = origin.target;
         if origin.emulate {

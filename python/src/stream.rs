@@ -9,7 +9,9 @@
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
+use pyo3::types::PyTuple;
 
+use crate::bind::Arg;
 use crate::tensors;
 
 /// The handle of the stream `stream=` names.
@@ -33,9 +35,17 @@ pub fn explicit(stream: &Bound<'_, PyAny>) -> PyResult<u64> {
     )))
 }
 
-/// PyTorch's current stream on GPU `ordinal` when torch is loaded, else 0 (the legacy
-/// default stream).
-pub fn current(py: Python<'_>, ordinal: usize) -> PyResult<u64> {
+/// PyTorch's current stream on GPU `ordinal`, the GPU of the tensors `args`: the one
+/// their reader was told (a torch tensor read through DLPack's C exchange API), else
+/// asked of torch when it is loaded, else 0 (the legacy default stream).
+pub fn current(py: Python<'_>, ordinal: usize, args: &[Arg]) -> PyResult<u64> {
+    let told = args.iter().find_map(|arg| match arg {
+        Arg::Tensor(tensor) => tensor.stream,
+        _ => None,
+    });
+    if let Some(handle) = told {
+        return Ok(handle);
+    }
     static CURRENT: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
     let function = match CURRENT.get(py) {
         Some(function) => function,
@@ -53,5 +63,16 @@ pub fn current(py: Python<'_>, ordinal: usize) -> PyResult<u64> {
             CURRENT.get_or_init(py, || function.unbind())
         }
     };
-    function.bind(py).call1((ordinal,))?.extract()
+    // The argument tuple `(ordinal,)` is made once per GPU, not on every call.
+    static ARGUMENTS: PyOnceLock<Box<[Py<PyTuple>]>> = PyOnceLock::new();
+    let arguments = ARGUMENTS.get_or_try_init(py, || {
+        (0..runtime::gpu_count().max(ordinal + 1))
+            .map(|ordinal| PyTuple::new(py, [ordinal]).map(Bound::unbind))
+            .collect::<PyResult<_>>()
+    })?;
+    let handle = match arguments.get(ordinal) {
+        Some(arguments) => function.bind(py).call1(arguments.bind(py))?,
+        None => function.bind(py).call1((ordinal,))?,
+    };
+    tensors::address_of(&handle)
 }

@@ -44,6 +44,24 @@ def test_a_transposed_torch_tensor_is_refused(emulated_copy):
         emulated_copy.copy_vectorized(a, torch.zeros(128, 64, dtype=torch.bfloat16))
 
 
+def test_a_misaligned_torch_view_is_refused(emulated_copy):
+    storage = torch.zeros(128 * 64 + 1, dtype=torch.bfloat16)
+    a = storage[1:].view(128, 64)
+    with pytest.raises(ValueError, match=r"`a` starts at address 0x[0-9a-f]+, which is not a multiple of 16 bytes"):
+        emulated_copy.copy_vectorized.check(a, torch.zeros(128, 64, dtype=torch.bfloat16))
+
+
+def test_tensors_the_fast_read_leaves_are_read_through_their_attributes(emulated_copy):
+    # A subclass may override what it says of itself; a dtype CuK does not take gets
+    # torch's name in the message.
+    a = torch.nn.Parameter(torch.randn(128, 64, dtype=torch.bfloat16), requires_grad=False)
+    out = torch.zeros(128, 64, dtype=torch.bfloat16)
+    emulated_copy.copy_vectorized(a, out)
+    assert torch.equal(out, a)
+    with pytest.raises(ValueError, match=r"`a` is a tensor, but .*it holds torch\.bool, which CuK kernels do not take"):
+        emulated_copy.copy_vectorized(torch.zeros(128, 64, dtype=torch.bool), out)
+
+
 def test_a_dtype_const_argument_may_be_a_torch_dtype():
     mod = cuk.load(os.path.join(ROOT, "tests", "control", "dtype_params.cuk"), emulate=True)
     fill = mod.fill.specialize(T=torch.float64)

@@ -31,7 +31,7 @@ use crate::marshal::{DEFAULT_SHARED_LIMIT, LaunchPlan};
 use crate::{CompiledKernel, Image};
 
 pub use blas::Gemm;
-pub use host::HostImage;
+pub use host::{HostImage, HostImages, gpu_count};
 
 /// What `cukc doctor` says about the GPU.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -55,7 +55,7 @@ pub mod tensor_map;
 
 pub use compare::Tolerance;
 pub use device::Emulated;
-pub use driver::{DeviceInfo, HostImage, gpu_status};
+pub use driver::{DeviceInfo, HostImage, HostImages, gpu_count, gpu_status};
 pub use harness::{
     BenchConfig, BenchResult, BlockKind, Event, Metric, Outcome, Reference, Selection, Summary,
     run_blocks,

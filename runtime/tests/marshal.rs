@@ -72,6 +72,7 @@ fn tensor(dtype: Element, shape: &[usize], address: u64) -> CallArg<'_> {
     CallArg::Tensor {
         dtype,
         shape,
+        strides: None,
         address,
     }
 }
@@ -96,6 +97,7 @@ fn arguments_are_marshalled_with_their_widths_and_the_launch_is_evaluated() {
                 ArgValue::Address(0x7000_0004_1000),
             ]
             .into(),
+            maps: Default::default(),
             grid: [4, 4, 1],
             block: [128, 1, 1],
             cluster: [1, 1, 1],
@@ -328,6 +330,7 @@ fn hidden_tensor_maps_come_from_their_tensors_and_are_not_passed() {
     let tensor = |address| CallArg::Tensor {
         dtype: Element::BF16,
         shape: &shape,
+        strides: None,
         address,
     };
     let args = [
@@ -337,8 +340,9 @@ fn hidden_tensor_maps_come_from_their_tensors_and_are_not_passed() {
         tensor(0x9000),
     ];
     let launch = plan(&signature, &args).expect("the map is derived");
-    let Some(ArgValue::TensorMap(map)) = launch.args.last() else {
-        panic!("no tensor map in {:?}", launch.args);
+    assert_eq!(launch.args.last(), Some(&ArgValue::TensorMap(0x1000)));
+    let [map] = launch.maps.as_slice() else {
+        panic!("not one tensor map in {:?}", launch.maps);
     };
     assert_eq!((map.address, map.rank), (0x1000, 2));
     assert_eq!(

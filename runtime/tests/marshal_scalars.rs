@@ -51,6 +51,7 @@ fn x() -> CallArg<'static> {
     CallArg::Tensor {
         dtype: Element::F32,
         shape: &SHAPE,
+        strides: None,
         address: 0x7000_0000_1000,
     }
 }

@@ -3,8 +3,12 @@
 //! PyTorch and the CUDA runtime use, and launched on a stream the host names by its
 //! handle, straight through `cuLaunchKernel` (`launch.rs`). A launch allocates nothing,
 //! copies nothing and never synchronizes, so it can be captured in a CUDA graph.
+//!
+//! [`HostImages`] keeps a cubin's image on each GPU that launched one of its kernels, a
+//! slot per GPU the driver lists ([`gpu_count`], asked once per process), so a launch
+//! finds its image with neither a lock nor a driver call.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use cudarc::driver::sys::{CUfunction_attribute, CUstream};
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule};
@@ -13,6 +17,48 @@ use kir::Signature;
 
 use super::{describe, driver_library_present, launch};
 use crate::marshal::{DEFAULT_SHARED_LIMIT, LaunchPlan};
+
+/// How many GPUs the driver lists, asked once per process; 0 without a driver.
+pub fn gpu_count() -> usize {
+    static COUNT: OnceLock<usize> = OnceLock::new();
+    *COUNT.get_or_init(|| {
+        if !driver_library_present() {
+            return 0;
+        }
+        CudaContext::device_count().map_or(0, |count| usize::try_from(count).unwrap_or(0))
+    })
+}
+
+/// One cubin's [`HostImage`] on each GPU, loaded on first use.
+#[derive(Default)]
+pub struct HostImages {
+    /// A slot per GPU the driver lists, made on the first launch.
+    slots: OnceLock<Box<[OnceLock<HostImage>]>>,
+}
+
+impl HostImages {
+    /// The image on GPU `ordinal`, made by `load` on first use (its error, when it
+    /// fails, says why there is no GPU to load it on).
+    pub fn get_or_load(
+        &self,
+        ordinal: usize,
+        load: impl FnOnce() -> Result<HostImage, String>,
+    ) -> Result<&HostImage, String> {
+        let slots =
+            (self.slots).get_or_init(|| (0..gpu_count()).map(|_| OnceLock::new()).collect());
+        if let Some(image) = slots.get(ordinal).and_then(OnceLock::get) {
+            return Ok(image);
+        }
+        let image = load()?;
+        let slot = slots.get(ordinal).ok_or_else(|| {
+            format!(
+                "GPU {ordinal} is not one of the {} the driver lists",
+                slots.len()
+            )
+        })?;
+        Ok(slot.get_or_init(|| image))
+    }
+}
 
 /// A cubin loaded on one GPU, with a function for each of its kernel instantiations.
 pub struct HostImage {

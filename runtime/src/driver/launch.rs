@@ -13,13 +13,10 @@ use smallvec::SmallVec;
 
 use super::launch_failed;
 use super::tensor_map::{self, EncodedMap};
-use crate::marshal::{ArgValue, LaunchPlan};
+use crate::marshal::{ArgValue, INLINE_MAPS, LaunchPlan};
 
 /// Parameters whose pointers fit on the stack.
 const INLINE_PARAMS: usize = 16;
-
-/// Tensor maps whose encodings fit on the stack.
-const INLINE_MAPS: usize = 2;
 
 /// The kernel's parameter array: a pointer to each argument's value, in ABI order, a
 /// tensor map's pointing to its encoding (`maps`, in order of appearance). Only the
@@ -68,12 +65,10 @@ pub(super) unsafe fn launch(
 ) -> Result<(), String> {
     // Encoded before any pointer is taken: the pointers must not move with the maps.
     let mut encoded: SmallVec<[EncodedMap; INLINE_MAPS]> = SmallVec::new();
-    for arg in &plan.args {
-        if let ArgValue::TensorMap(map) = arg {
-            let map = tensor_map::encode(map)
-                .map_err(|problem| format!("launching `{name}`: {problem}"))?;
-            encoded.push(map);
-        }
+    for map in &plan.maps {
+        let map =
+            tensor_map::encode(map).map_err(|problem| format!("launching `{name}`: {problem}"))?;
+        encoded.push(map);
     }
     let mut params = param_pointers(&plan.args, &encoded)
         .map_err(|problem| format!("launching `{name}`: {problem}"))?;
@@ -136,16 +131,7 @@ mod tests {
 
     #[test]
     fn a_tensor_map_without_its_encoding_is_an_error() {
-        let map = crate::tensor_map::TensorMapArgs {
-            dtype: kir::Element::BF16,
-            rank: 1,
-            address: 0,
-            extents: [0; crate::tensor_map::MAX_RANK],
-            strides: [0; crate::tensor_map::MAX_RANK - 1],
-            box_shape: [0; crate::tensor_map::MAX_RANK],
-            swizzle: 0,
-        };
-        let args = [ArgValue::I32(1), ArgValue::TensorMap(map)];
+        let args = [ArgValue::I32(1), ArgValue::TensorMap(0x1000)];
         assert_eq!(
             param_pointers(&args, &[]).err(),
             Some("a tensor map went missing")

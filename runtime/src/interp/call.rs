@@ -80,6 +80,7 @@ impl Interpreter<'_> {
                     CallArg::Tensor {
                         dtype: tensor.dtype,
                         shape: &tensor.shape,
+                        strides: None,
                         address: device
                             .address(buffer)
                             .map_err(|message| Stop::error(*arg_span, message))?,
