@@ -97,9 +97,10 @@ impl Binder {
         }
     }
 
-    /// Whether each declared parameter may be left out (an integer read from a shape).
-    pub fn read_from_tensors(&self) -> impl Iterator<Item = bool> + '_ {
-        self.sources.iter().map(Option::is_some)
+    /// Whether parameter `index` may be left out (an integer read from a shape); never
+    /// a hidden tensor map, which is not passed at all.
+    pub fn reads_from_tensor(&self, index: usize) -> bool {
+        self.sources.get(index).is_some_and(Option::is_some)
     }
 
     /// The index of the parameter a keyword names.

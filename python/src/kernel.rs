@@ -239,7 +239,7 @@ impl Kernel {
     fn signature<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
         let signature = self.kir_signature();
         let mut params = Vec::with_capacity(signature.params.len());
-        for (param, from_tensor) in signature.params.iter().zip(self.binder.read_from_tensors()) {
+        for (index, param) in signature.params.iter().enumerate() {
             let (kind, dtype) = match &param.kind {
                 ParamKind::Int(width) => ("int", width.name()),
                 ParamKind::Scalar(ScalarParam::Bool) => ("bool", "bool"),
@@ -251,7 +251,7 @@ impl Kernel {
             dict.set_item("name", &param.name)?;
             dict.set_item("kind", kind)?;
             dict.set_item("dtype", dtype)?;
-            dict.set_item("from_tensor", from_tensor)?;
+            dict.set_item("from_tensor", self.binder.reads_from_tensor(index))?;
             params.push(dict);
         }
         Ok(params)

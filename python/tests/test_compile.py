@@ -6,7 +6,7 @@ import os
 import pytest
 
 import cuk
-from conftest import EXAMPLES, KERNELS
+from conftest import EXAMPLES, KERNELS, ROOT
 
 COPY = os.path.join(EXAMPLES, "copy_vectorized.cuk")
 
@@ -25,6 +25,17 @@ def test_load_exposes_each_kernel_as_a_callable(cache_dir):
         ("k", "int", "i32", True),
         ("a", "tensor", "bf16", False),
         ("out", "tensor", "bf16", False),
+    ]
+
+
+def test_a_tma_kernel_lists_its_hidden_tensor_maps(cache_dir):
+    mod = cuk.load(os.path.join(ROOT, "tests", "hopper", "tma_tile_copy.cuk"), target="sm_90a", cache_dir=cache_dir)
+    assert [(p["name"], p["kind"], p["from_tensor"]) for p in mod.tma_copy.signature] == [
+        ("m", "int", True),
+        ("n", "int", True),
+        ("a", "tensor", False),
+        ("b", "tensor", False),
+        ("a_tma4", "tensor_map", False),
     ]
 
 
