@@ -100,6 +100,20 @@ pub struct Context<'a, 'k> {
     pub executed: u64,
 }
 
+impl Context<'_, '_> {
+    /// The running block's place in its cluster, x y z.
+    pub fn block_in_cluster(&self) -> [u32; 3] {
+        std::array::from_fn(|d| self.block[d] % self.cluster_dims[d])
+    }
+
+    /// The running block's rank in its cluster (x fastest).
+    pub fn cluster_rank(&self) -> u32 {
+        let [x, y, _] = self.cluster_dims;
+        let [bx, by, bz] = self.block_in_cluster();
+        bx + x * (by + y * bz)
+    }
+}
+
 /// A frame of the interpreter's stack.
 struct Frame<'k> {
     body: &'k [Inst],
@@ -257,7 +271,6 @@ impl<'k> Thread<'k> {
             }
             Op::Special(special) => {
                 let cluster = context.cluster_dims;
-                let in_cluster: [u32; 3] = std::array::from_fn(|d| context.block[d] % cluster[d]);
                 let (values, axis) = match *special {
                     Special::ThreadIndex(axis) => (self.coordinates, axis),
                     Special::BlockIndex(axis) => (context.block, axis),
@@ -266,11 +279,8 @@ impl<'k> Thread<'k> {
                     Special::ClusterIndex(axis) => {
                         (std::array::from_fn(|d| context.block[d] / cluster[d]), axis)
                     }
-                    Special::BlockInCluster(axis) => (in_cluster, axis),
-                    Special::BlockRankInCluster => {
-                        let [x, y, z] = in_cluster;
-                        ([x + cluster[0] * (y + cluster[1] * z), 0, 0], 0)
-                    }
+                    Special::BlockInCluster(axis) => (context.block_in_cluster(), axis),
+                    Special::BlockRankInCluster => ([context.cluster_rank(), 0, 0], 0),
                 };
                 arith::from_int(ty, i64::from(values[usize::from(axis.min(2))]))
             }

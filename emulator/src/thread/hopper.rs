@@ -212,7 +212,7 @@ impl<'k> Thread<'k> {
             Hopper::MbarrierArriveRemote => {
                 let address = barrier(self, context)?;
                 let target = self.cluster_block(context, value(self, "cta")?)?;
-                if target == cluster_rank(context) {
+                if target == context.cluster_rank() {
                     context.barriers.update(address, 1, 0)?
                 } else {
                     self.send(
@@ -227,7 +227,7 @@ impl<'k> Thread<'k> {
             Hopper::TmaLoad { rank, multicast } => {
                 let (dst, dst_offset) = operand("dst")?;
                 let address = barrier(self, context)?;
-                let own = cluster_rank(context);
+                let own = context.cluster_rank();
                 let targets = if *multicast {
                     let mask = value(self, "mask")? as u32 & 0xffff;
                     let blocks = context.cluster_dims.iter().product::<u32>();
@@ -324,11 +324,4 @@ impl<'k> Thread<'k> {
             frame.next -= 1;
         }
     }
-}
-
-/// The running block's rank in its cluster (x fastest).
-fn cluster_rank(context: &Context<'_, '_>) -> u32 {
-    let [x, y, z] = context.cluster_dims;
-    let [bx, by, bz] = context.block;
-    bx % x + x * (by % y + y * (bz % z))
 }
