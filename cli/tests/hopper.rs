@@ -178,8 +178,11 @@ fn the_sm90_gemms_assemble_and_the_example_uses_no_local_memory() {
         "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16",
         "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16",
         "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes",
-        ".param .align 64 .b8 gemm_tn_param_6[128]",
+        ".param .align 64 .b8 gemm_tn_param_7[128]",
         "wgmma.wait_group.sync.aligned 1;",
+        "setmaxnreg.inc.sync.aligned.u32 232;",
+        "setmaxnreg.dec.sync.aligned.u32 40;",
+        ".explicitcluster",
     ] {
         assert!(ptx.contains(needle), "no `{needle}` in the example's PTX");
     }

@@ -19,18 +19,14 @@ impl Builder<'_> {
     }
 
     /// Emits a pure instruction once, in the outermost open region where its operands
-    /// are defined: the same operation on the same values reuses the first result.
+    /// are defined (see [`Builder::hoisting_depth`]): the same operation on the same
+    /// values reuses the first result.
     pub(crate) fn pure(&mut self, op: Op, ty: Ty) -> ValueId {
         let key = format!("{op:?}:{}", ty.name());
         if let Some(known) = self.pure_cache.get(&key) {
             return *known;
         }
-        let depth = op
-            .operands()
-            .into_iter()
-            .map(|operand| self.depth_of(operand))
-            .max()
-            .unwrap_or(0);
+        let depth = self.hoisting_depth(&op);
         let value = self.define_at(depth, op, &[ty])[0];
         self.pure_cache.insert(key, value);
         value
@@ -39,12 +35,7 @@ impl Builder<'_> {
     /// Emits a pure instruction with several results, in the outermost open region
     /// where its operands are defined.
     pub(crate) fn pure_many(&mut self, op: Op, tys: &[Ty]) -> Vec<ValueId> {
-        let depth = op
-            .operands()
-            .into_iter()
-            .map(|operand| self.depth_of(operand))
-            .max()
-            .unwrap_or(0);
+        let depth = self.hoisting_depth(&op);
         self.define_at(depth, op, tys)
     }
 

@@ -114,6 +114,28 @@ impl Builder<'_> {
         results
     }
 
+    /// Where a pure instruction `op` goes: as far out as its operands allow when that
+    /// leaves a loop (the work is done once before the loop, not in every iteration),
+    /// but not out of a branch that no loop encloses it in (that would only make every
+    /// thread do what one side needs: thread 0's address arithmetic, say). What reads
+    /// no value (a parameter, a special register) is read once, at the kernel's entry.
+    pub(crate) fn hoisting_depth(&self, op: &Op) -> usize {
+        let Some(operands) = op
+            .operands()
+            .into_iter()
+            .map(|operand| self.depth_of(operand))
+            .max()
+        else {
+            return 0;
+        };
+        let outermost_loop_left =
+            (operands + 1..self.frames.len()).find(|&depth| self.frames[depth].kind == Kind::Loop);
+        match outermost_loop_left {
+            Some(depth) => depth - 1,
+            None => self.depth(),
+        }
+    }
+
     /// Appends an instruction defining one value here.
     pub(crate) fn push(&mut self, op: Op, ty: Ty) -> ValueId {
         self.define_at(self.depth(), op, &[ty])[0]
@@ -320,6 +342,13 @@ impl Builder<'_> {
         for list in self.recent.values_mut() {
             list.retain(|(_, value)| live(value));
         }
+        self.param_addresses.retain(|_, value| live(value));
+        self.halves
+            .retain(|half, (whole, _)| live(half) && live(whole));
+        self.packed
+            .retain(|whole, halves| live(whole) && halves.iter().all(live));
+        self.unpacked
+            .retain(|(whole, _), halves| live(whole) && halves.iter().all(live));
     }
 
     /// The kernel's body, once every region is closed.
