@@ -36,8 +36,8 @@ pub(crate) struct Builder<'t> {
     pub(crate) shared_base: Option<ValueId>,
     /// What each load read, by its identity: one value, or a fragment's values.
     pub(crate) loads: HashMap<LoadId, Vec<ValueId>>,
-    /// Pure instructions already emitted, by their text: computed once.
-    pub(crate) pure_cache: HashMap<String, ValueId>,
+    /// Pure instructions already emitted, by operation and type: computed once.
+    pub(crate) pure_cache: HashMap<(crate::integers::PureOp, Ty), ValueId>,
     /// Each traced tensor's layout values, tabulated when it has no run-time extent,
     /// by the tensor's address (the trace outlives the builder).
     pub(crate) static_tables: HashMap<usize, Option<std::rc::Rc<Vec<i64>>>>,
