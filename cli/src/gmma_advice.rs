@@ -1,18 +1,23 @@
 //! ptxas's advice about wgmma, as warnings at the kernel (`W0301`). When code between
 //! a wgmma and the wait that retires its group reads or writes the accumulators
 //! (typically a branch inside the k-loop that zeroes or stores them), ptxas keeps the
-//! kernel correct by waiting for every wgmma (`C7514`, "serialized") or by inserting
-//! the waits and fences itself (`C7517`, `C7519`); either way the tensor cores idle
-//! between instructions, often at a fraction of their speed, and nothing else says so.
+//! kernel correct by waiting for every wgmma (`C7514`, "serialized"; `C7518` when the
+//! wait it needs falls on a path that not every thread takes) or by inserting the waits
+//! and fences itself (`C7517`, `C7519`); either way the tensor cores idle between
+//! instructions, often at a fraction of their speed, and nothing else says so.
 
 use kir::Verified;
 use lang::Diagnostic;
 
 /// The codes of ptxas's wgmma advice and what each means.
-const ADVICE: [(&str, &str); 3] = [
+const ADVICE: [(&str, &str); 4] = [
     (
         "(C7514)",
         "ptxas runs its wgmmas one at a time (serialized)",
+    ),
+    (
+        "(C7518)",
+        "ptxas runs its wgmmas one at a time (serialized), for a wait it needed on a path not every thread takes",
     ),
     (
         "(C7517)",
@@ -65,14 +70,14 @@ mod tests {
 
     #[test]
     fn advice_lines_name_their_function_and_repeat_once() {
-        let log = "ptxas info    : (C7517) warpgroup.wait is injected in around line 823 by compiler to allow use of registers defined by GMMA in function 'k__N_64'\nptxas info    : (C7517) warpgroup.wait is injected in around line 900 by compiler to allow use of registers defined by GMMA in function 'k__N_64'\nptxas info    : 0 bytes gmem";
+        let log = "ptxas info    : (C7517) warpgroup.wait is injected in around line 823 by compiler to allow use of registers defined by GMMA in function 'k__N_64'\nptxas info    : (C7517) warpgroup.wait is injected in around line 900 by compiler to allow use of registers defined by GMMA in function 'k__N_64'\nptxas info    : (C7518) Potential Performance Loss: wgmma.mma_async instructions are serialized due to program dependence on compiler-inserted WG.DP in divergent path in the function 'attention'\nptxas info    : 0 bytes gmem";
         let mut found = Vec::new();
         for line in log.lines() {
             if let Some((code, _)) = ADVICE.iter().find(|(code, _)| line.contains(code)) {
                 found.push(*code);
             }
         }
-        assert_eq!(found, ["(C7517)", "(C7517)"]);
+        assert_eq!(found, ["(C7517)", "(C7517)", "(C7518)"]);
         // No kernel of that entry: no warning (and nothing panics).
         assert!(warnings(log, &[]).is_empty());
     }

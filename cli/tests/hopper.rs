@@ -203,6 +203,38 @@ fn the_sm90_gemms_assemble_and_the_example_uses_no_local_memory() {
 }
 
 #[test]
+fn the_attention_example_assembles_with_both_wgmma_forms() {
+    let example = "cuk-examples/attention_fwd_sm90.cuk";
+    let ptx = emit(example, "sm_90a", "ptx");
+    for needle in [
+        "setmaxnreg.inc.sync.aligned.u32 232;",
+        "ex2.approx.f32",
+        "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes",
+    ] {
+        assert!(ptx.contains(needle), "no `{needle}` in the example's PTX");
+    }
+    // S = Q K^T with both operands' descriptors (one register list, the
+    // accumulators), O += P V with P's registers as A (two lists); head_dim 128 and
+    // tiles of 128 keys, 8 k-steps each, in the default kernel.
+    let after = ptx.split(".entry attention_fwd(").nth(1).unwrap();
+    let default_kernel = after.split(".entry").next().unwrap();
+    let lists = |line: &str| line.matches('{').count();
+    let wgmmas: Vec<&str> = default_kernel
+        .lines()
+        .filter(|line| line.contains("wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16"))
+        .collect();
+    assert_eq!(wgmmas.iter().filter(|line| lists(line) == 1).count(), 8);
+    assert_eq!(wgmmas.iter().filter(|line| lists(line) == 2).count(), 8);
+    // head_dim 256 spills a few bytes at the 168-register cap for 384 threads.
+    assemble(&ptx, "sm_90a", example, false);
+    let output = cukc(&[
+        "build", example, "--target", "sm_80", "--emit", "kir", "-o", "-",
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("[E0212]"));
+}
+
+#[test]
 fn accumulators_touched_in_the_k_loop_are_a_warning_at_the_kernel() {
     let dir = tempfile::tempdir().unwrap();
     let cubin = dir.path().join("serialized.cubin");

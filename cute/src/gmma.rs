@@ -19,7 +19,7 @@
 //! shared addresses, so the addresses given must be relative to a base aligned to the
 //! swizzle's period.
 
-use layout::{Int, SymInt};
+use layout::{Int, LayoutError, SymInt};
 
 use crate::{Codomain, Error, Tensor, swizzled};
 
@@ -173,6 +173,19 @@ pub fn operand_bytes(
                     "its position moves by {rest} elements at run time, which is not a whole number of stages of {period}-byte swizzle periods"
                 ));
             }
+            // A tile outside the buffer (the producer warpgroup's, whose thread index
+            // reaches before the consumers' rows) is an error of its own kind.
+            let size = inner.size()?;
+            if let Some(outside) = values
+                .iter()
+                .map(|value| start + value)
+                .find(|index| !(0..size).contains(index))
+            {
+                return Err(Error::Layout(LayoutError::CoordinateOutOfRange {
+                    coordinate: outside.to_string(),
+                    shape: size.to_string(),
+                }));
+            }
             values
                 .iter()
                 .map(|value| Ok(composed.evaluate_index(start + value)? * bytes))
@@ -191,20 +204,22 @@ pub fn operand_bytes(
 }
 
 /// The descriptor of the `rows x 16` tile whose element `(r, k)` is `tensor`'s layout
-/// value `first + values[r + rows k]`, as every one of `warpgroups` warpgroups sees it
-/// (thread `128 w` standing for warpgroup `w`; a warpgroup whose tile falls outside
-/// the buffer is taken not to run the `gemm`): the form (swizzle, major, LBO, SBO) all
-/// share, with the first one's start. Where a tile starts within the swizzle pattern
-/// may differ between warpgroups: the start address is computed at run time.
+/// value `first + values[r + rows k]`, as every one of `warpgroups` warpgroups that
+/// `runs` says may run the `gemm` sees it (thread `128 w` standing for warpgroup `w`; a
+/// warpgroup whose tile falls outside the buffer is taken not to run it either): the
+/// form (swizzle, major, LBO, SBO) all share, with the first one's start. Where a tile
+/// starts within the swizzle pattern may differ between warpgroups: the start address
+/// is computed at run time.
 pub fn warpgroup_descriptor(
     tensor: &Tensor,
     (first, values): (&SymInt, &[i64]),
     rows: usize,
     warpgroups: i64,
+    runs: &dyn Fn(i64) -> bool,
 ) -> Result<GmmaDescriptor, Error> {
     let mut found: Option<GmmaDescriptor> = None;
     let mut skipped = None;
-    for warpgroup in 0..warpgroups.max(1) {
+    for warpgroup in (0..warpgroups.max(1)).filter(|&warpgroup| runs(warpgroup)) {
         let thread = warpgroup * 128;
         let value_of = |name: &str| match name {
             "thread_idx.x" => Some(thread),

@@ -177,7 +177,15 @@ fn tile_bytes(tile: &Tensor, layout: &Layout<i64>, bytes: i64) -> Result<Vec<i64
     let first = element(0)?;
     values
         .into_iter()
-        .map(|value| Ok((element(value)? - first) * bytes))
+        .map(|value| {
+            (element(value)?.checked_sub(first))
+                .and_then(|offset| offset.checked_mul(bytes))
+                .ok_or_else(|| {
+                    Error::Inconsistent(
+                        "the tile's byte offsets overflow 64-bit integers".to_owned(),
+                    )
+                })
+        })
         .collect()
 }
 

@@ -14,6 +14,7 @@
 mod dead;
 pub mod ir;
 mod read;
+mod select;
 pub mod signature;
 mod text;
 mod uniformity;
@@ -26,6 +27,7 @@ pub use ir::{
     ValueId,
 };
 pub use read::from_text;
+pub use select::branches_to_selects;
 pub use signature::{
     Alignment, Assumption, ConstValue, Element, HostExpr, IntParam, Launch, Param, ParamKind,
     ScalarParam, Signature, TensorMap,

@@ -10,7 +10,7 @@ use cute::{Dtype, Tensor};
 use kir::{Alignment, Assumption, Kernel, Op, Signature, Ty, ValueId};
 use lang::{Diagnostic, Span};
 use layout::SymInt;
-use trace::{Effect, KernelTrace, LoadId};
+use trace::{Effect, KernelTrace, LoadId, Term};
 
 use crate::regions::{Frame, Kind};
 use crate::signature::shared_layout;
@@ -23,6 +23,11 @@ pub(crate) struct Builder<'t> {
     pub(crate) frames: Vec<Frame>,
     /// The depth of the region that defines each value, indexed by [`ValueId`].
     pub(crate) depths: Vec<usize>,
+    /// Whether each value may differ between the threads of a block, indexed by
+    /// [`ValueId`] (see `placement.rs`).
+    pub(crate) per_thread: Vec<bool>,
+    /// The conditions of the branches being lowered, each with the side taken.
+    pub(crate) branch_conditions: Vec<(Term, bool)>,
     /// The depth of the region each fragment and cell lives in.
     pub(crate) homes: HashMap<crate::regions::Owner, usize>,
     pub(crate) shared_offsets: Vec<i64>,
@@ -82,6 +87,8 @@ impl<'t> Builder<'t> {
             kernel: Kernel::new(signature, trace.span),
             frames: vec![Frame::new(Kind::Body)],
             depths: Vec::new(),
+            per_thread: Vec::new(),
+            branch_conditions: Vec::new(),
             homes: HashMap::new(),
             shared_offsets,
             ints: HashMap::new(),
@@ -116,6 +123,7 @@ impl<'t> Builder<'t> {
             return Err(crate::dedup(self.diagnostics));
         }
         self.kernel.body = self.take_body();
+        kir::branches_to_selects(&mut self.kernel);
         kir::remove_dead_values(&mut self.kernel);
         self.kernel.signature.assumptions = self.assumptions;
         self.kernel.signature.alignments = self.alignments;

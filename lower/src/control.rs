@@ -64,6 +64,7 @@ impl Builder<'_> {
         };
         self.open(Kind::Loop);
         let index = self.region_parameter(Ty::I64);
+        self.per_thread[index.0 as usize] = self.differs(start) || self.differs(end);
         self.variables.insert(counter.to_owned(), index);
         self.effects(body);
         let closed = self.close(vec![index]);
@@ -79,16 +80,13 @@ impl Builder<'_> {
         self.push_region(op, &slots, &tys);
     }
 
-    pub(crate) fn lower_if(&mut self, condition: &Term, then: &[Effect], otherwise: &[Effect]) {
-        let Some(condition) = self.condition(condition) else {
+    pub(crate) fn lower_if(&mut self, term: &Term, then: &[Effect], otherwise: &[Effect]) {
+        let Some(condition) = self.condition(term) else {
             return;
         };
-        self.open(Kind::Branch);
-        self.effects(then);
-        let mut then = self.close(Vec::new());
-        self.open(Kind::Branch);
-        self.effects(otherwise);
-        let mut otherwise = self.close(Vec::new());
+        let divergent = self.differs(condition);
+        let mut then = self.lower_side((term, true), divergent, then);
+        let mut otherwise = self.lower_side((term, false), divergent, otherwise);
         let slots = self.join(&mut then, &mut otherwise);
         let tys: Vec<Ty> = (then.region.yields.iter())
             .map(|value| self.kernel.ty(*value))
@@ -100,6 +98,22 @@ impl Builder<'_> {
             uniform: false,
         };
         self.push_region(op, &slots, &tys);
+    }
+
+    /// One side of a branch: its effects, with the condition that leads there known
+    /// while they are lowered (see [`Builder::may_run`]).
+    fn lower_side(
+        &mut self,
+        (term, side): (&Term, bool),
+        divergent: bool,
+        effects: &[Effect],
+    ) -> crate::regions::Closed {
+        self.branch_conditions.push((term.clone(), side));
+        self.open(Kind::Branch { divergent });
+        self.effects(effects);
+        let closed = self.close(Vec::new());
+        self.branch_conditions.pop();
+        closed
     }
 
     pub(crate) fn lower_loop(&mut self, body: &[Effect], condition: &Term) {

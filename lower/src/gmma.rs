@@ -45,8 +45,10 @@ impl Builder<'_> {
         let threads = (self.trace.block.iter())
             .map(|extent| extent.as_constant().unwrap_or(1))
             .product::<i64>();
-        let derived = first_mode_values(tensor, rows as i64 * 16)
-            .and_then(|values| warpgroup_descriptor(tensor, (first, &values), rows, threads / 128));
+        let runs = |warpgroup: i64| self.may_run(warpgroup * 128);
+        let derived = first_mode_values(tensor, rows as i64 * 16).and_then(|values| {
+            warpgroup_descriptor(tensor, (first, &values), rows, threads / 128, &runs)
+        });
         let descriptor = match derived {
             Ok(found) => found,
             Err(error) => {

@@ -36,6 +36,7 @@ mod gmma;
 pub mod hopper;
 mod integers;
 mod memory;
+mod placement;
 mod regions;
 mod signature;
 mod swizzled;

@@ -58,12 +58,13 @@ pub(crate) enum Kind {
     /// A loop's body: slots read before they are written become parameters.
     Loop,
     /// One side of a branch: slots it does not write are read from outside.
-    Branch,
+    /// `divergent`: its condition may differ between the threads of a block.
+    Branch { divergent: bool },
 }
 
 /// An open region.
 pub(crate) struct Frame {
-    kind: Kind,
+    pub(crate) kind: Kind,
     insts: Vec<Inst>,
     /// Each slot's current value here.
     state: HashMap<Slot, ValueId>,
@@ -98,11 +99,13 @@ impl Builder<'_> {
 
     /// Defines values of types `tys` by `op` in the region at `depth`.
     pub(crate) fn define_at(&mut self, depth: usize, op: Op, tys: &[Ty]) -> Vec<ValueId> {
+        let per_thread = self.may_differ_between_threads(&op);
         let results: Vec<ValueId> = tys
             .iter()
             .map(|ty| {
                 let value = self.kernel.new_value(*ty);
                 self.depths.push(depth);
+                self.per_thread.push(per_thread);
                 value
             })
             .collect();
@@ -112,28 +115,6 @@ impl Builder<'_> {
             span: self.span,
         });
         results
-    }
-
-    /// Where a pure instruction `op` goes: as far out as its operands allow when that
-    /// leaves a loop (the work is done once before the loop, not in every iteration),
-    /// but not out of a branch that no loop encloses it in (that would only make every
-    /// thread do what one side needs: thread 0's address arithmetic, say). What reads
-    /// no value (a parameter, a special register) is read once, at the kernel's entry.
-    pub(crate) fn hoisting_depth(&self, op: &Op) -> usize {
-        let Some(operands) = op
-            .operands()
-            .into_iter()
-            .map(|operand| self.depth_of(operand))
-            .max()
-        else {
-            return 0;
-        };
-        let outermost_loop_left =
-            (operands + 1..self.frames.len()).find(|&depth| self.frames[depth].kind == Kind::Loop);
-        match outermost_loop_left {
-            Some(depth) => depth - 1,
-            None => self.depth(),
-        }
     }
 
     /// Appends an instruction defining one value here.
@@ -157,10 +138,11 @@ impl Builder<'_> {
     }
 
     /// A new value defined at the current depth without an instruction (a region's
-    /// parameter).
+    /// parameter), taken to differ between threads until known otherwise.
     fn parameter(&mut self, ty: Ty, depth: usize) -> ValueId {
         let value = self.kernel.new_value(ty);
         self.depths.push(depth);
+        self.per_thread.push(true);
         value
     }
 

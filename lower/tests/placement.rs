@@ -1,7 +1,8 @@
 //! Where pure instructions go: out of the loops they do not depend on (computed once,
-//! before the loop), but not out of a branch merely to run on every thread. A 64-bit
-//! division is a long subroutine on the GPU; placed outside thread 0's `if`, every
-//! thread of the block ran it in every iteration (the SM90 GEMM's producer, 3x slower).
+//! before the loop) and out of branches every thread takes alike, but not out of a
+//! divergent branch merely to run on every thread. A 64-bit division is a long
+//! subroutine on the GPU; placed outside thread 0's `if`, every thread of the block ran
+//! it in every iteration (the SM90 GEMM's producer, 3x slower).
 
 use cute::Target;
 
@@ -14,6 +15,9 @@ const SOURCE: &str = "kernel placement(
     for i in 0..n {
         if thread_idx.x == 0 {
             y[i] = i / width + n / width;
+        }
+        if n > 4 {
+            y[i] = y[i] + i % width;
         }
         y[i] = y[i] + n % width;
     }
@@ -69,6 +73,28 @@ fn a_branch_keeps_the_work_only_it_needs() {
     assert!(
         division > branch,
         "the division at line {division} is outside the branch at line {branch}:\n{}",
+        lines.join("\n")
+    );
+}
+
+#[test]
+fn a_uniform_branch_lets_its_work_out() {
+    let lines = kir_lines();
+    let the_loop = find(&lines, "for %", 0);
+    let uniform_branch = lines
+        .iter()
+        .enumerate()
+        .skip(the_loop)
+        .find(|(_, line)| line.contains("if %") && line.contains(" uniform {"))
+        .map(|(index, _)| index)
+        .unwrap_or_else(|| panic!("no uniform branch:\n{}", lines.join("\n")));
+    // i % width is needed only under `if n > 4`, which every thread takes alike: it is
+    // computed in the loop's body, before the branch, where ptxas may schedule it
+    // among the rest.
+    let remainder = find(&lines, " rem ", the_loop);
+    assert!(
+        remainder < uniform_branch,
+        "the remainder at line {remainder} is inside the branch at line {uniform_branch}:\n{}",
         lines.join("\n")
     );
 }

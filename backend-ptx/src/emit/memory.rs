@@ -236,11 +236,12 @@ fn braced(registers: &[&str]) -> String {
     }
 }
 
+/// `[register+offset]`'s inside; PTX writes a negative offset `+-4` (`%r1-4` is a
+/// syntax error to ptxas).
 fn address_text(register: &str, offset: i64) -> String {
     match offset {
         0 => register.to_owned(),
-        offset if offset > 0 => format!("{register}+{offset}"),
-        offset => format!("{register}{offset}"),
+        offset => format!("{register}+{offset}"),
     }
 }
 
@@ -347,6 +348,6 @@ mod tests {
     #[test]
     fn spaces_name_their_address_width() {
         assert_eq!(Space::Shared.address_ty(), Ty::I32);
-        assert_eq!(address_text("%r1", -4), "%r1-4");
+        assert_eq!(address_text("%r1", -4), "%r1+-4");
     }
 }

@@ -29,7 +29,9 @@ impl<'a> Checker<'a> {
         let derived = first_mode_values(tensor, rows * 16).and_then(|values| {
             let warpgroups = mma.threads() / 128;
             let first = &tensor.layout.offset;
-            warpgroup_descriptor(tensor, (first, &values), rows as usize, warpgroups)
+            warpgroup_descriptor(tensor, (first, &values), rows as usize, warpgroups, &|_| {
+                true
+            })
         });
         match derived {
             Ok(descriptor) => {

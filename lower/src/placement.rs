@@ -1,0 +1,153 @@
+//! Where a pure instruction goes, and which values may differ between threads.
+//!
+//! A pure instruction is computed once, as far out as its operands allow, so that a
+//! tile's base address is computed before the k-loop and `8192 * (k % 3)` inside it.
+//! Leaving a loop saves its iterations. Leaving a branch whose condition is the same
+//! for every thread (`if k < k_tiles`) costs at most the work the branch does, and lets
+//! ptxas schedule it among what comes before. Leaving a *divergent* branch (`if
+//! thread_idx.x == 0`) makes every thread do what one does: a 64-bit division there is
+//! a long subroutine on each of the block's threads, in every iteration (the SM90
+//! GEMM's producer, 3x slower). So a pure instruction leaves a divergent branch only
+//! when it also leaves a loop around that branch.
+//!
+//! Whether a value may differ between threads is tracked as it is defined: thread
+//! indices, loads and the values of collective instructions may; parameters, block
+//! indices and constants may not; arithmetic may when an operand may. Region results
+//! and loop-carried values are taken to, except a loop's counter over bounds that may
+//! not.
+//!
+//! Which threads may reach an instruction follows from the conditions of the
+//! branches around it, evaluated for a thread's index where that alone decides them
+//! (`thread_idx.x / 128 == 0` for a warpgroup's first thread, say): a wgmma's
+//! descriptors need only fit the warpgroups that run it.
+
+use kir::{Op, Special, ValueId};
+use lang::ast::{BinaryOp, UnaryOp};
+use trace::Term;
+
+use crate::builder::Builder;
+use crate::regions::Kind;
+
+impl Builder<'_> {
+    /// The depth of the region a pure instruction `op` goes to (see the module docs).
+    /// What reads no value (a parameter, a special register) is read once, at the
+    /// kernel's entry.
+    pub(crate) fn hoisting_depth(&self, op: &Op) -> usize {
+        let Some(operands) = op
+            .operands()
+            .into_iter()
+            .map(|operand| self.depth_of(operand))
+            .max()
+        else {
+            return 0;
+        };
+        let open = operands + 1..self.frames.len();
+        let outermost_loop_left = open
+            .clone()
+            .find(|&depth| self.frames[depth].kind == Kind::Loop)
+            .unwrap_or(self.frames.len());
+        let innermost_kept_branch = open
+            .take_while(|&depth| depth < outermost_loop_left)
+            .filter(|&depth| self.frames[depth].kind == Kind::Branch { divergent: true })
+            .last();
+        innermost_kept_branch.unwrap_or(operands)
+    }
+
+    /// Whether `value` may differ between the threads of a block.
+    pub(crate) fn differs(&self, value: ValueId) -> bool {
+        self.per_thread
+            .get(value.0 as usize)
+            .copied()
+            .unwrap_or(true)
+    }
+
+    /// Whether the results of `op` may differ between the threads of a block.
+    pub(crate) fn may_differ_between_threads(&self, op: &Op) -> bool {
+        match op {
+            Op::ConstInt(_) | Op::ConstFloat(_) | Op::Param(_) | Op::SharedBase => false,
+            Op::Special(special) => matches!(special, Special::ThreadIndex(_)),
+            Op::Unary(..)
+            | Op::Binary(..)
+            | Op::Fma(..)
+            | Op::Compare(..)
+            | Op::Select(..)
+            | Op::Convert(_)
+            | Op::Pack(..)
+            | Op::Unpack(_) => op.operands().into_iter().any(|value| self.differs(value)),
+            _ => true,
+        }
+    }
+
+    /// Whether thread `thread` (its x index) may reach what is being lowered: no
+    /// enclosing branch's condition decides, for that thread, against the side taken.
+    pub(crate) fn may_run(&self, thread: i64) -> bool {
+        self.branch_conditions
+            .iter()
+            .all(|(condition, side)| truth_for_thread(condition, thread) != Some(!side))
+    }
+}
+
+/// What `term` is for the thread whose x index is `thread`, when that decides it.
+enum Known {
+    Int(i64),
+    Bool(bool),
+}
+
+fn known_for_thread(term: &Term, thread: i64) -> Option<Known> {
+    match term {
+        Term::Bool(value) => Some(Known::Bool(*value)),
+        Term::Int(value, _) => {
+            let value_of = |name: &str| (name == "thread_idx.x").then_some(thread);
+            Some(Known::Int(value.substitute(&value_of).ok()?.as_constant()?))
+        }
+        Term::Unary(UnaryOp::Not, operand) => {
+            truth_for_thread(operand, thread).map(|value| Known::Bool(!value))
+        }
+        Term::Binary {
+            op, left, right, ..
+        } => binary_for_thread(*op, left, right, thread),
+        _ => None,
+    }
+}
+
+fn truth_for_thread(term: &Term, thread: i64) -> Option<bool> {
+    match known_for_thread(term, thread)? {
+        Known::Bool(value) => Some(value),
+        Known::Int(_) => None,
+    }
+}
+
+fn binary_for_thread(op: BinaryOp, left: &Term, right: &Term, thread: i64) -> Option<Known> {
+    let truth = |term| truth_for_thread(term, thread);
+    match op {
+        // Either side may decide alone.
+        BinaryOp::And => match (truth(left), truth(right)) {
+            (Some(false), _) | (_, Some(false)) => Some(Known::Bool(false)),
+            (Some(true), Some(true)) => Some(Known::Bool(true)),
+            _ => None,
+        },
+        BinaryOp::Or => match (truth(left), truth(right)) {
+            (Some(true), _) | (_, Some(true)) => Some(Known::Bool(true)),
+            (Some(false), Some(false)) => Some(Known::Bool(false)),
+            _ => None,
+        },
+        _ => {
+            let (Some(Known::Int(a)), Some(Known::Int(b))) = (
+                known_for_thread(left, thread),
+                known_for_thread(right, thread),
+            ) else {
+                return None;
+            };
+            let compared = match op {
+                BinaryOp::Equal => a == b,
+                BinaryOp::NotEqual => a != b,
+                BinaryOp::Less => a < b,
+                BinaryOp::LessEqual => a <= b,
+                BinaryOp::Greater => a > b,
+                BinaryOp::GreaterEqual => a >= b,
+                _ => return None,
+            };
+            Some(Known::Bool(compared))
+        }
+    }
+}
