@@ -76,7 +76,13 @@ fn planted_bugs_fail_with_the_expected_diagnostic() {
             .skip(1)
             .map(|rest| rest.split(|c: char| !c.is_ascii_digit()).next().unwrap())
             .collect();
-        let output = cukc(&["test", "--emulate", &file]);
+        // A second header line may name the target (`// target: sm_100a`).
+        let target = text
+            .lines()
+            .nth(1)
+            .and_then(|line| line.strip_prefix("// target: "))
+            .unwrap_or("sm_90a");
+        let output = cukc(&["test", "--emulate", &file, "--target", target]);
         let stdout = String::from_utf8_lossy(&output.stdout);
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!(output.status.code(), Some(1), "{file}:\n{stdout}\n{stderr}");

@@ -16,6 +16,7 @@ use crate::block::{Grid, coordinates};
 use crate::fault::{Fault, FaultKind, Location, Trap};
 use crate::shared::SharedMemory;
 use crate::thread::{Barriers, Remote, RemoteKind, Status, Thread};
+use crate::tmem::TensorMemory;
 
 /// One block of a cluster, between passes.
 pub struct Block<'k> {
@@ -27,6 +28,8 @@ pub struct Block<'k> {
     pub shared: SharedMemory,
     /// Its mbarriers and named-barrier counts.
     pub barriers: Barriers,
+    /// Its tensor memory.
+    pub tmem: TensorMemory,
     /// Each warp's warp epoch.
     pub warp_epochs: Vec<u32>,
     /// Whether every thread has exited.
@@ -104,6 +107,7 @@ impl Grid<'_, '_> {
             threads,
             shared: SharedMemory::new(self.shared_bytes),
             barriers: Barriers::default(),
+            tmem: TensorMemory::default(),
             warp_epochs: vec![0; warps],
             done: false,
         }
@@ -134,6 +138,17 @@ impl Grid<'_, '_> {
             });
         }
         if exited {
+            if let Some((kind, span, thread)) = block.tmem.leak() {
+                let location = Location {
+                    thread,
+                    block: block.coordinates,
+                };
+                return Err(Fault {
+                    kind,
+                    span,
+                    location: Some(location),
+                });
+            }
             block.done = true;
             return Ok(false);
         }

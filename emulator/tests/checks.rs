@@ -154,7 +154,7 @@ fn an_atom_without_a_model_is_named() {
         "kernel k {{\n{HEADER}  launch grid(1, 1, 1) block(32, 1, 1) smem(512 bytes)
   %0:i32 = shared_base
   atom \"ldmatrix.sync.aligned.m8n8.x4.shared.b16 {{{{dst}}}}, [{{src}}];\" src=%0+0
-  atom \"tcgen05.fence::before_thread_sync;\"
+  atom \"tcgen05.shift.cta_group::1.down [0];\"
 }}"
     );
     // An ldmatrix without its thread-value layouts (`warp copy ...`) has no model either.
@@ -171,7 +171,7 @@ fn an_atom_without_a_model_is_named() {
     assert!(
         fault
             .to_string()
-            .contains("no model of the atom instruction `tcgen05.fence::before_thread_sync;`"),
+            .contains("no model of the atom instruction `tcgen05.shift.cta_group::1.down`"),
         "{fault}"
     );
 }

@@ -204,6 +204,10 @@ pub const REGISTRY: &[CodeInfo] = &[
         "a cluster misused on the emulator: a block rank or multicast mask outside the cluster, or a cluster barrier some thread never reaches",
     ),
     entry(
+        "E0413",
+        "tensor memory misused on the emulator: an allocation after the permit was relinquished or beyond 512 columns, a release of what is not one allocation, or a block exiting with columns allocated",
+    ),
+    entry(
         "N0001",
         "more diagnostics than are shown for one file (`render::MAX_DIAGNOSTICS`)",
     ),

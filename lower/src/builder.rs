@@ -243,6 +243,9 @@ impl<'t> Builder<'t> {
                 ..
             } => self.mbarrier(*action, (tensor, index), operand.as_deref()),
             Effect::AsyncSync(sync, _) => self.async_sync(*sync),
+            Effect::Tmem {
+                action, columns, ..
+            } => self.tmem(action, *columns),
             Effect::TmaLoad {
                 map,
                 coords,

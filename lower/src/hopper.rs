@@ -13,6 +13,7 @@ use kir::{Op, Ty, ValueId};
 use layout::SymInt;
 use trace::{AsyncSync, Mbarrier, Term};
 
+use crate::blackwell;
 use crate::builder::Builder;
 use crate::memory::Place;
 
@@ -101,6 +102,7 @@ impl Builder<'_> {
             Mbarrier::ArriveCluster => (MBARRIER_ARRIVE_CLUSTER, "cta"),
             Mbarrier::ArriveExpectTx => (MBARRIER_ARRIVE_EXPECT_TX, "bytes"),
             Mbarrier::Wait => (MBARRIER_WAIT, "parity"),
+            Mbarrier::Tcgen05Commit => (blackwell::TCGEN05_COMMIT, ""),
         };
         let (address, offset) = if action == Mbarrier::ArriveCluster && offset != 0 {
             let offset = self.constant(offset, Ty::I32);
@@ -217,15 +219,7 @@ impl Builder<'_> {
     /// The shared address (register and immediate) of `tile`'s first element, whose
     /// layout value at coordinate 0 is its offset; `what` names it if it has none.
     fn tile_start(&mut self, tile: &Tensor, what: &str) -> Option<(ValueId, i64)> {
-        match self.place(tile, &tile.layout.offset) {
-            Some(Place::Memory {
-                address, offset, ..
-            }) => Some((address, offset)),
-            _ => {
-                self.unsupported(format!("{what} outside shared memory"));
-                None
-            }
-        }
+        self.shared_element(tile, &tile.layout.offset, what)
     }
 
     /// The tensor map `map`'s address and the box's coordinates as i32 registers.
@@ -242,7 +236,7 @@ impl Builder<'_> {
         Some((self.pure(Op::Param(map), Ty::I64), words))
     }
 
-    /// A fence or a wgmma group instruction.
+    /// A fence, a wgmma group instruction or a tcgen05 wait.
     pub(crate) fn async_sync(&mut self, sync: AsyncSync) {
         let template = match sync {
             AsyncSync::FenceBarrierInit => FENCE_BARRIER_INIT.to_owned(),
@@ -270,6 +264,11 @@ impl Builder<'_> {
                 let way = if arrive { "arrive" } else { "sync" };
                 format!("bar.{way} {id}, {threads};")
             }
+            AsyncSync::Tcgen05FenceBefore => blackwell::TCGEN05_FENCE_BEFORE.to_owned(),
+            AsyncSync::Tcgen05FenceAfter => blackwell::TCGEN05_FENCE_AFTER.to_owned(),
+            AsyncSync::Tcgen05WaitLd => blackwell::TCGEN05_WAIT_LD.to_owned(),
+            AsyncSync::Tcgen05WaitSt => blackwell::TCGEN05_WAIT_ST.to_owned(),
+            AsyncSync::TmemRelinquish => blackwell::TMEM_RELINQUISH.to_owned(),
         };
         self.push_effect(Op::Atom {
             template,

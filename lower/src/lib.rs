@@ -27,6 +27,7 @@
 //! Lowering never panics; a kernel it builds passes [`kir::verify`].
 
 mod atoms;
+pub mod blackwell;
 mod budget;
 mod builder;
 mod control;

@@ -161,6 +161,9 @@ pub enum Mbarrier {
     ArriveExpectTx,
     /// `mbarrier_wait`: waits until the phase of the operand's parity has completed.
     Wait,
+    /// `tcgen05_commit`: one arrival once the thread's earlier tcgen05 operations
+    /// (MMAs) have completed (sm_100a).
+    Tcgen05Commit,
 }
 
 /// An instruction of Hopper's asynchronous machinery without operands (sm_90).
@@ -205,6 +208,36 @@ pub enum AsyncSync {
         id: i64,
         /// The threads that take part, a multiple of 32.
         threads: i64,
+    },
+    /// `tcgen05_fence_before_thread_sync()`: the thread's tcgen05 operations ordered
+    /// before the next thread synchronization (sm_100a).
+    Tcgen05FenceBefore,
+    /// `tcgen05_fence_after_thread_sync()`: the thread's tcgen05 operations ordered
+    /// after the last thread synchronization (sm_100a).
+    Tcgen05FenceAfter,
+    /// `tcgen05_wait_ld()`: the warp's tensor-memory loads have completed (sm_100a).
+    Tcgen05WaitLd,
+    /// `tcgen05_wait_st()`: the warp's tensor-memory stores have completed (sm_100a).
+    Tcgen05WaitSt,
+    /// `tmem_relinquish_alloc_permit()`: the block allocates no more tensor memory.
+    TmemRelinquish,
+}
+
+/// What a tensor-memory allocation instruction does (sm_100a, a whole warp).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Tmem {
+    /// `tmem_alloc(slots, coord, columns)`: allocates the columns and writes their
+    /// address to the shared `u32` at this layout value of `slot`.
+    Alloc {
+        /// The shared tensor the address goes to.
+        slot: Rc<Tensor>,
+        /// The layout's value of its element.
+        index: SymInt,
+    },
+    /// `tmem_dealloc(address, columns)`: frees the columns at this address.
+    Dealloc {
+        /// The address (an integer).
+        address: Rc<Term>,
     },
 }
 
@@ -403,6 +436,15 @@ pub enum Effect {
     },
     /// A fence or a wgmma group instruction.
     AsyncSync(AsyncSync, Span),
+    /// A tensor-memory allocation or release of a constant number of columns.
+    Tmem {
+        /// Which.
+        action: Tmem,
+        /// The columns, a power of two from 32 to 512.
+        columns: i64,
+        /// The call.
+        span: Span,
+    },
     /// A TMA load of one box into shared memory, completing on an mbarrier.
     TmaLoad {
         /// The tensor-map parameter's index.
@@ -467,6 +509,7 @@ macro_rules! span_of {
             | Effect::Atomic { span, .. }
             | Effect::Mbarrier { span, .. }
             | Effect::AsyncSync(_, span)
+            | Effect::Tmem { span, .. }
             | Effect::TmaLoad { span, .. }
             | Effect::TmaStore { span, .. }
             | Effect::TmaPrefetch { span, .. }

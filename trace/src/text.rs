@@ -7,7 +7,9 @@ use std::fmt::Write;
 
 use cute::{Base, Tensor};
 
-use crate::{AsyncSync, Atomic, Effect, KernelTrace, Mbarrier, Shuffle, Term, TraceParamKind};
+use crate::{
+    AsyncSync, Atomic, Effect, KernelTrace, Mbarrier, Shuffle, Term, Tmem, TraceParamKind,
+};
 
 /// `trace` as text; `line_of` turns a byte offset into a 1-based source line.
 pub fn to_text(trace: &KernelTrace, line_of: &dyn Fn(u32) -> u32) -> String {
@@ -241,6 +243,9 @@ fn header(effect: &Effect) -> String {
                 Mbarrier::ArriveCluster => "arrive_cluster",
                 Mbarrier::ArriveExpectTx => "arrive_expect_tx",
                 Mbarrier::Wait => "wait",
+                Mbarrier::Tcgen05Commit => {
+                    return format!("tcgen05_commit({}[{index}])", tensor(barriers));
+                }
             };
             let operand = operand
                 .as_ref()
@@ -273,6 +278,19 @@ fn header(effect: &Effect) -> String {
                 let way = if *arrive { "arrive" } else { "sync" };
                 format!("named_barrier_{way}({id}, {threads})")
             }
+            AsyncSync::Tcgen05FenceBefore => "tcgen05_fence_before_thread_sync()".to_owned(),
+            AsyncSync::Tcgen05FenceAfter => "tcgen05_fence_after_thread_sync()".to_owned(),
+            AsyncSync::Tcgen05WaitLd => "tcgen05_wait_ld()".to_owned(),
+            AsyncSync::Tcgen05WaitSt => "tcgen05_wait_st()".to_owned(),
+            AsyncSync::TmemRelinquish => "tmem_relinquish_alloc_permit()".to_owned(),
+        },
+        Effect::Tmem {
+            action, columns, ..
+        } => match action {
+            Tmem::Alloc { slot, index } => {
+                format!("tmem_alloc({}[{index}], {columns})", tensor(slot))
+            }
+            Tmem::Dealloc { address } => format!("tmem_dealloc({}, {columns})", term(address)),
         },
         Effect::TmaLoad {
             map,

@@ -125,7 +125,7 @@ impl Barriers {
 
     /// Changes the mbarrier at `address` by `arrivals` and `bytes`; whether a phase
     /// completed.
-    fn update(&mut self, address: u32, arrivals: i64, bytes: i64) -> Result<bool, Trap> {
+    pub(super) fn update(&mut self, address: u32, arrivals: i64, bytes: i64) -> Result<bool, Trap> {
         let fault = |what: String| Trap::Fault(FaultKind::Mbarrier(what));
         let Some(barrier) = self.mbarriers.get_mut(&address) else {
             return Err(fault(format!(

@@ -10,6 +10,7 @@
 //! slices of tiled copies and MMAs, and device-function calls.
 
 mod algebra;
+mod blackwell;
 mod copies;
 mod functions;
 pub(crate) mod hopper;

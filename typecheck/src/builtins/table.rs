@@ -307,6 +307,22 @@ builtins! {
             "One thread copies the box whose first element's coordinates `coords` (a tile of an identity tensor) gives into `tile`, completing `tma.bytes` on the mbarrier `barriers[coord]`; with `multicast = mask`, into the same tile of every block of the cluster whose rank's bit is set, completing on each one's barrier (sm_90)." => tma_load;
         "wgmma_wait_group", Device, Between(1, 1), [], true, "n",
             "Waits until at most `n` committed wgmma groups are in flight (`wgmma.wait_group`; sm_90a)." => async_sync(name);
+        "tmem_alloc", Device, Between(3, 3), [], true, "slots, coord, columns",
+            "A whole warp allocates `columns` (a power of two, 32 to 512) of the block's tensor memory and writes their address to the shared `u32` `slots[coord]` (`tcgen05.alloc`; sm_100a). Free them with `tmem_dealloc` before the block exits." => tmem(name);
+        "tmem_dealloc", Device, Between(2, 2), [], true, "address, columns",
+            "A whole warp frees the `columns` of tensor memory at `address` (`tcgen05.dealloc`; sm_100a)." => tmem(name);
+        "tmem_relinquish_alloc_permit", Device, Between(0, 0), [], true, "",
+            "A whole warp gives up the block's right to allocate tensor memory; a later `tmem_alloc` is an error (`tcgen05.relinquish_alloc_permit`; sm_100a)." => tcgen05_sync(name);
+        "tcgen05_fence_before_thread_sync", Device, Between(0, 0), [], true, "",
+            "Orders this thread's tcgen05 operations before the thread synchronization that follows (a barrier, an mbarrier arrival; sm_100a)." => tcgen05_sync(name);
+        "tcgen05_fence_after_thread_sync", Device, Between(0, 0), [], true, "",
+            "Orders this thread's tcgen05 operations after the thread synchronization before it (sm_100a)." => tcgen05_sync(name);
+        "tcgen05_commit", Device, Between(2, 2), [], true, "barriers, coord",
+            "One arrival on the mbarrier `barriers[coord]` once this thread's earlier tcgen05 MMAs have completed (`tcgen05.commit`; sm_100a): it frees a pipeline stage or says an accumulator is ready." => tcgen05_commit(name);
+        "tcgen05_wait_ld", Device, Between(0, 0), [], true, "",
+            "Waits until the warp's tensor-memory loads have completed; their registers are valid after it (`tcgen05.wait::ld`; sm_100a)." => tcgen05_sync(name);
+        "tcgen05_wait_st", Device, Between(0, 0), [], true, "",
+            "Waits until the warp's tensor-memory stores have completed (`tcgen05.wait::st`; sm_100a)." => tcgen05_sync(name);
     }
     "Math" {
         "exp", Device, Between(1, 1), [], false, "x",

@@ -205,6 +205,7 @@ impl<'a> Checker<'a> {
             }
         }
         self.check_cluster(kernel);
+        self.tracing.tmem_columns = 0;
         if let Some(block) = kernel
             .launch
             .iter()

@@ -225,6 +225,8 @@ pub(crate) struct Tracing {
     pub(crate) traces: Vec<KernelTrace>,
     /// The last register-fragment number given out.
     pub(crate) fragments: u32,
+    /// The tensor-memory columns the `tmem_alloc`s of the kernel being checked take.
+    pub(crate) tmem_columns: i64,
     /// Fragments whose element type an MMA atom chose: where, and which atom.
     pub(crate) fragment_origins: HashMap<u32, (Span, String)>,
     /// The number of loads given an identity.

@@ -1,0 +1,85 @@
+//! Blackwell's tcgen05 machinery (`tests/blackwell/*.cuk`, sm_100a): the KIR of each
+//! file (insta snapshots) with the instructions it must hold, its PTX assembled by the
+//! real ptxas for sm_100a without local memory, and its test blocks passing on the CPU
+//! emulator. No Blackwell GPU runs them: ptxas and the emulator are the evidence.
+
+#[path = "support/build.rs"]
+mod build;
+
+use build::{assemble_without_local_memory, cukc, emit};
+
+/// The files that build, with what their KIR must show.
+const FILES: [(&str, &[&str]); 1] = [(
+    "tmem_alloc",
+    &[
+        "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [{slot}], 128;",
+        "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [{slot}], 256;",
+        "tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;",
+        "tcgen05.fence::before_thread_sync;",
+        "tcgen05.fence::after_thread_sync;",
+        "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [{bar}];",
+        "tcgen05.wait::ld.sync.aligned;",
+        "tcgen05.wait::st.sync.aligned;",
+        "tcgen05.dealloc.cta_group::1.sync.aligned.b32 {taddr}, 256;",
+    ],
+)];
+
+#[test]
+fn blackwell_files_lower_to_ptx_that_ptxas_assembles() {
+    for (name, expected) in FILES {
+        let file = format!("tests/blackwell/{name}.cuk");
+        let kir = emit(&file, "sm_100a", "kir");
+        for needle in expected {
+            assert!(kir.contains(needle), "{file}: no `{needle}` in\n{kir}");
+        }
+        insta::assert_snapshot!(name, kir);
+        let ptx = emit(&file, "sm_100a", "ptx");
+        assemble_without_local_memory(&ptx, "sm_100a", &file);
+    }
+}
+
+#[test]
+fn blackwell_test_blocks_pass_on_the_emulator() {
+    for (name, _) in FILES {
+        let file = format!("tests/blackwell/{name}.cuk");
+        let output = cukc(&["test", "--emulate", &file, "--target", "sm_100a"]);
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success(), "{file}:\n{stdout}\n{stderr}");
+        let tests = stdout.lines().filter(|line| line.starts_with("test "));
+        let passed = tests
+            .clone()
+            .filter(|line| line.contains(" ... ok ("))
+            .count();
+        assert!(passed > 0 && passed == tests.count(), "{file}:\n{stdout}");
+    }
+}
+
+#[test]
+fn an_sm90_build_names_each_tcgen05_instruction_at_its_line() {
+    let output = cukc(&[
+        "build",
+        "tests/blackwell/tmem_alloc.cuk",
+        "--target",
+        "sm_90a",
+        "--emit",
+        "kir",
+        "-o",
+        "-",
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    for (line, name) in [
+        (15, "tmem_alloc"),
+        (17, "tmem_relinquish_alloc_permit"),
+        (23, "tcgen05_fence_before_thread_sync"),
+        (29, "tcgen05_commit"),
+        (38, "tmem_dealloc"),
+    ] {
+        assert!(
+            stderr.contains(&format!("tmem_alloc.cuk:{line}:")) && stderr.contains(name),
+            "no E0212 for `{name}` at line {line}: {stderr}"
+        );
+    }
+    assert!(stderr.contains("[E0212]"), "{stderr}");
+}

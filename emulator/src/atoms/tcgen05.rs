@@ -1,0 +1,91 @@
+//! Blackwell's (sm_100a) tcgen05 instructions, recognised from the templates
+//! `lower/src/blackwell.rs` writes: tensor-memory allocation (a whole warp, executed by
+//! the block once all 32 lanes are there, on the block's [`crate::tmem::TensorMemory`]),
+//! `tcgen05.commit` (one thread; an arrival on an mbarrier), and the fences and waits,
+//! whose ordering the emulator's execution already gives: every tcgen05 operation
+//! completes when it is issued here.
+
+/// A tcgen05 instruction.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Tcgen05 {
+    /// `tcgen05.alloc`: the warp allocates this many columns, the address to `{slot}`.
+    Alloc {
+        /// The columns.
+        columns: u32,
+    },
+    /// `tcgen05.dealloc`: the warp frees this many columns at `{taddr}`.
+    Dealloc {
+        /// The columns.
+        columns: u32,
+    },
+    /// `tcgen05.relinquish_alloc_permit`: the block allocates no more.
+    Relinquish,
+    /// `tcgen05.commit` to the mbarrier at `{bar}`: one arrival, the thread's earlier
+    /// tcgen05 operations being complete.
+    Commit,
+    /// The fences and `tcgen05.wait::ld` / `::st`.
+    Ordering,
+}
+
+impl Tcgen05 {
+    /// Whether the whole warp executes it at once.
+    pub fn is_warp_collective(&self) -> bool {
+        matches!(
+            self,
+            Tcgen05::Alloc { .. } | Tcgen05::Dealloc { .. } | Tcgen05::Relinquish
+        )
+    }
+}
+
+/// The tcgen05 instruction `template` is, if it is one.
+pub fn parse(template: &str) -> Option<Tcgen05> {
+    let mut words = template.split_whitespace();
+    let head = words.next()?;
+    let tcgen05 = match head {
+        "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32" => Tcgen05::Alloc {
+            columns: last_immediate(template)?,
+        },
+        "tcgen05.dealloc.cta_group::1.sync.aligned.b32" => Tcgen05::Dealloc {
+            columns: last_immediate(template)?,
+        },
+        "tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;" => Tcgen05::Relinquish,
+        "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64" => Tcgen05::Commit,
+        "tcgen05.fence::before_thread_sync;"
+        | "tcgen05.fence::after_thread_sync;"
+        | "tcgen05.wait::ld.sync.aligned;"
+        | "tcgen05.wait::st.sync.aligned;" => Tcgen05::Ordering,
+        _ => return None,
+    };
+    Some(tcgen05)
+}
+
+/// The immediate after a template's last comma: `..., 128;` is 128.
+fn last_immediate(template: &str) -> Option<u32> {
+    let (_, last) = template.trim().trim_end_matches(';').rsplit_once(',')?;
+    last.trim().parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_lowered_templates_are_recognised() {
+        let alloc = "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [{slot}], 128;";
+        assert_eq!(parse(alloc), Some(Tcgen05::Alloc { columns: 128 }));
+        let dealloc = "tcgen05.dealloc.cta_group::1.sync.aligned.b32 {taddr}, 512;";
+        assert_eq!(parse(dealloc), Some(Tcgen05::Dealloc { columns: 512 }));
+        let commit =
+            "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [{bar}];";
+        assert_eq!(parse(commit), Some(Tcgen05::Commit));
+        assert_eq!(
+            parse("tcgen05.wait::ld.sync.aligned;"),
+            Some(Tcgen05::Ordering)
+        );
+        assert!(Tcgen05::Relinquish.is_warp_collective() && !Tcgen05::Commit.is_warp_collective());
+        assert_eq!(
+            parse("tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 [{slot}], 32;"),
+            None
+        );
+    }
+}
