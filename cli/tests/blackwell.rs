@@ -9,20 +9,38 @@ mod build;
 use build::{assemble_without_local_memory, cukc, emit};
 
 /// The files that build, with what their KIR must show.
-const FILES: [(&str, &[&str]); 1] = [(
-    "tmem_alloc",
-    &[
-        "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [{slot}], 128;",
-        "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [{slot}], 256;",
-        "tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;",
-        "tcgen05.fence::before_thread_sync;",
-        "tcgen05.fence::after_thread_sync;",
-        "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [{bar}];",
-        "tcgen05.wait::ld.sync.aligned;",
-        "tcgen05.wait::st.sync.aligned;",
-        "tcgen05.dealloc.cta_group::1.sync.aligned.b32 {taddr}, 256;",
-    ],
-)];
+const FILES: [(&str, &[&str]); 3] = [
+    (
+        "tmem_alloc",
+        &[
+            "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [{slot}], 128;",
+            "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [{slot}], 256;",
+            "tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;",
+            "tcgen05.fence::before_thread_sync;",
+            "tcgen05.fence::after_thread_sync;",
+            "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [{bar}];",
+            "tcgen05.wait::ld.sync.aligned;",
+            "tcgen05.wait::st.sync.aligned;",
+            "tcgen05.dealloc.cta_group::1.sync.aligned.b32 {taddr}, 256;",
+        ],
+    ),
+    (
+        "umma_tile",
+        &[
+            "tcgen05.mma.cta_group::1.kind::f16 [{taddr}], {desc_a}, {desc_b}, {idesc}, %accumulate;",
+            // The instruction descriptor of bf16, f32, K-major, M = 128, N = 128.
+            "const 136316048",
+            "tcgen05.ld.sync.aligned.32x32b.x32.b32 {{r}}, [{taddr}];",
+        ],
+    ),
+    (
+        "tmem_copy",
+        &[
+            "tcgen05.st.sync.aligned.32x32b.x8.b32 [{taddr}], {{r}};",
+            "tcgen05.ld.sync.aligned.32x32b.x4.b32 {{r}}, [{taddr}];",
+        ],
+    ),
+];
 
 #[test]
 fn blackwell_files_lower_to_ptx_that_ptxas_assembles() {

@@ -20,6 +20,7 @@ pub mod hopper;
 pub mod matrix;
 pub mod mma;
 pub mod tcgen05;
+pub mod umma;
 pub mod wgmma;
 
 use std::collections::HashMap;

@@ -172,7 +172,8 @@ pub enum FaultKind {
     Cluster(String),
     /// `E0413`: tensor memory misused: an allocation after the block relinquished its
     /// permit or beyond its 512 columns, a release of what is not one allocation, a
-    /// block exiting with columns allocated.
+    /// block exiting with columns allocated, an access outside the allocations or the
+    /// warp's lanes, a register of `tcgen05.ld` read before `tcgen05.wait::ld`.
     Tmem(String),
     /// `E0410`: more thread-instructions than the launch may run.
     Budget {

@@ -169,6 +169,8 @@ pub struct Thread<'k> {
     frames: Vec<Frame<'k>>,
     copies: AsyncCopies,
     scratch: Vec<u64>,
+    /// The registers a `tcgen05.ld` wrote that no `tcgen05.wait::ld` has made valid.
+    unwaited: Vec<ValueId>,
 }
 
 impl<'k> Thread<'k> {
@@ -187,6 +189,7 @@ impl<'k> Thread<'k> {
             }],
             copies: AsyncCopies::default(),
             scratch: Vec::new(),
+            unwaited: Vec::new(),
         }
     }
 
@@ -255,6 +258,9 @@ impl<'k> Thread<'k> {
     }
 
     fn execute(&mut self, inst: &'k Inst, context: &mut Context<'_, 'k>) -> Result<Flow<'k>, Trap> {
+        if !self.unwaited.is_empty() {
+            self.check_waited(inst)?;
+        }
         let kernel = context.kernel;
         let result = inst.results.first().copied();
         let ty = result.map_or(Ty::Pred, |value| kernel.ty(value));

@@ -1,6 +1,6 @@
 //! A block's tensor memory (sm_100a): 128 lanes of 512 32-bit columns
-//! (HOPPER-BLACKWELL.md D.2, CUTLASS's `TMEM::Allocator1Sm` capacity), and its
-//! allocator. A warp allocates a power of two of columns, 32 to 512; the address it
+//! (HOPPER-BLACKWELL.md D.2, CUTLASS's `TMEM::Allocator1Sm` capacity), its words and
+//! its allocator; a word outside every live allocation is not read or written (E0413). A warp allocates a power of two of columns, 32 to 512; the address it
 //! gets has the lane (0) in bits 31-16 and the first column in bits 15-0. The model
 //! faults (E0413) where the PTX ISA leaves the program wrong: an allocation after the
 //! block gave up its permit (`tcgen05.relinquish_alloc_permit`), a release of columns
@@ -13,6 +13,8 @@ use lang::Span;
 
 use crate::fault::{FaultKind, Trap};
 
+/// The lanes.
+pub const LANES: u32 = 128;
 /// The 32-bit columns of each lane.
 pub const COLUMNS: u32 = 512;
 /// The allocation unit, in columns.
@@ -29,13 +31,47 @@ struct Allocation {
 }
 
 /// A block's tensor memory and its allocations.
-#[derive(Default)]
 pub struct TensorMemory {
+    words: Vec<u32>,
     live: Vec<Allocation>,
     relinquished: bool,
 }
 
+impl Default for TensorMemory {
+    fn default() -> TensorMemory {
+        TensorMemory {
+            words: vec![0; (LANES * COLUMNS) as usize],
+            live: Vec::new(),
+            relinquished: false,
+        }
+    }
+}
+
 impl TensorMemory {
+    /// The word at `lane` and `column`, inside a live allocation.
+    pub fn read(&self, lane: u32, column: u32) -> Result<u32, Trap> {
+        Ok(self.words[self.word(lane, column)?])
+    }
+
+    /// Writes the word at `lane` and `column`, inside a live allocation.
+    pub fn write(&mut self, lane: u32, column: u32, word: u32) -> Result<(), Trap> {
+        let at = self.word(lane, column)?;
+        self.words[at] = word;
+        Ok(())
+    }
+
+    /// The index of the word at `lane` and `column`, checked to be allocated.
+    fn word(&self, lane: u32, column: u32) -> Result<usize, Trap> {
+        let allocated = (self.live.iter())
+            .any(|live| (live.first..live.first + live.columns).contains(&column));
+        if lane >= LANES || !allocated {
+            return Err(fault(format!(
+                "an access to tensor memory at lane {lane}, column {column}, which is not allocated"
+            )));
+        }
+        Ok((lane * COLUMNS + column) as usize)
+    }
+
     /// Allocates `columns` columns for the instruction at `span`, executed by the warp
     /// whose first thread is `by`; the address.
     pub fn allocate(&mut self, columns: u32, span: Span, by: [u32; 3]) -> Result<u32, Trap> {
@@ -122,6 +158,9 @@ mod tests {
         assert_eq!(tmem.allocate(256, at, by), Ok(128));
         assert_eq!(tmem.allocate(32, at, by), Ok(384));
         assert!(tmem.allocate(256, at, by).is_err());
+        tmem.write(127, 383, 7).unwrap();
+        assert_eq!(tmem.read(127, 383), Ok(7));
+        assert!(tmem.read(128, 0).is_err() && tmem.write(0, 416, 1).is_err());
         assert!(
             tmem.free(128, 128).is_err(),
             "a size the allocation does not have"

@@ -205,7 +205,7 @@ pub const REGISTRY: &[CodeInfo] = &[
     ),
     entry(
         "E0413",
-        "tensor memory misused on the emulator: an allocation after the permit was relinquished or beyond 512 columns, a release of what is not one allocation, or a block exiting with columns allocated",
+        "tensor memory misused on the emulator: an allocation after the permit was relinquished or beyond 512 columns, a release of what is not one allocation, a block exiting with columns allocated, an access outside the allocations or the warp's lanes, or a register of tcgen05.ld read before tcgen05.wait::ld",
     ),
     entry(
         "N0001",

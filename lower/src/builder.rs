@@ -246,6 +246,19 @@ impl<'t> Builder<'t> {
             Effect::Tmem {
                 action, columns, ..
             } => self.tmem(action, *columns),
+            Effect::Tcgen05Mma {
+                taddr,
+                a,
+                b,
+                accumulate,
+                ..
+            } => self.tcgen05_mma(taddr, [a, b], accumulate),
+            Effect::TmemCopy {
+                load,
+                fragment,
+                taddr,
+                ..
+            } => self.tmem_copy(*load, fragment, taddr),
             Effect::TmaLoad {
                 map,
                 coords,

@@ -42,6 +42,7 @@ mod signature;
 mod swizzled;
 mod terms;
 mod tv;
+mod umma;
 mod warp;
 
 use lang::{Diagnostic, Severity};

@@ -436,6 +436,32 @@ pub enum Effect {
     },
     /// A fence or a wgmma group instruction.
     AsyncSync(AsyncSync, Span),
+    /// `tcgen05_mma(taddr, a, b, accumulate)`: one thread issues `D += A Bᵀ` (kind::f16,
+    /// f32 D in tensor memory at `taddr`; A `M x 16` and B `N x 16` shared tiles).
+    Tcgen05Mma {
+        /// D's tensor-memory address (an integer).
+        taddr: Rc<Term>,
+        /// A's shared tile, `(M, 16)`.
+        a: Rc<Tensor>,
+        /// B's shared tile, `(N, 16)`.
+        b: Rc<Tensor>,
+        /// Whether D is added to (else `D = A Bᵀ`), a boolean or integer.
+        accumulate: Rc<Term>,
+        /// The call.
+        span: Span,
+    },
+    /// `tcgen05_ld_32x32b(fragment, taddr)` / `tcgen05_st_32x32b(taddr, fragment)`: the
+    /// warp moves 32 lanes of tensor memory, one a thread, `fragment`'s size in columns.
+    TmemCopy {
+        /// Whether it loads into the fragment (else stores from it).
+        load: bool,
+        /// The thread's register fragment of 32-bit values.
+        fragment: Rc<Tensor>,
+        /// The tensor-memory address of the warp's first lane and column.
+        taddr: Rc<Term>,
+        /// The call.
+        span: Span,
+    },
     /// A tensor-memory allocation or release of a constant number of columns.
     Tmem {
         /// Which.
@@ -510,6 +536,8 @@ macro_rules! span_of {
             | Effect::Mbarrier { span, .. }
             | Effect::AsyncSync(_, span)
             | Effect::Tmem { span, .. }
+            | Effect::Tcgen05Mma { span, .. }
+            | Effect::TmemCopy { span, .. }
             | Effect::TmaLoad { span, .. }
             | Effect::TmaStore { span, .. }
             | Effect::TmaPrefetch { span, .. }

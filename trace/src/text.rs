@@ -284,6 +284,28 @@ fn header(effect: &Effect) -> String {
             AsyncSync::Tcgen05WaitSt => "tcgen05_wait_st()".to_owned(),
             AsyncSync::TmemRelinquish => "tmem_relinquish_alloc_permit()".to_owned(),
         },
+        Effect::Tcgen05Mma {
+            taddr,
+            a,
+            b,
+            accumulate,
+            ..
+        } => format!(
+            "tcgen05_mma({}, {}, {}, {})",
+            term(taddr),
+            tensor(a),
+            tensor(b),
+            term(accumulate)
+        ),
+        Effect::TmemCopy {
+            load,
+            fragment,
+            taddr,
+            ..
+        } => match load {
+            true => format!("tcgen05_ld_32x32b({}, {})", tensor(fragment), term(taddr)),
+            false => format!("tcgen05_st_32x32b({}, {})", term(taddr), tensor(fragment)),
+        },
         Effect::Tmem {
             action, columns, ..
         } => match action {

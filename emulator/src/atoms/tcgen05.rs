@@ -23,8 +23,20 @@ pub enum Tcgen05 {
     /// `tcgen05.commit` to the mbarrier at `{bar}`: one arrival, the thread's earlier
     /// tcgen05 operations being complete.
     Commit,
-    /// The fences and `tcgen05.wait::ld` / `::st`.
+    /// The fences and `tcgen05.wait::st`.
     Ordering,
+    /// `tcgen05.wait::ld`: the thread's loaded registers become valid.
+    WaitLd,
+    /// `tcgen05.mma` kind::f16 from shared memory, by one thread ([`crate::atoms::umma`]).
+    Mma,
+    /// `tcgen05.ld.32x32b` (`load`) or `tcgen05.st.32x32b` of this many registers per
+    /// thread, by the warp.
+    Copy32x32b {
+        /// Whether it loads (into `{{r}}`), else stores.
+        load: bool,
+        /// Registers per thread, the columns moved.
+        values: u32,
+    },
 }
 
 impl Tcgen05 {
@@ -32,13 +44,19 @@ impl Tcgen05 {
     pub fn is_warp_collective(&self) -> bool {
         matches!(
             self,
-            Tcgen05::Alloc { .. } | Tcgen05::Dealloc { .. } | Tcgen05::Relinquish
+            Tcgen05::Alloc { .. }
+                | Tcgen05::Dealloc { .. }
+                | Tcgen05::Relinquish
+                | Tcgen05::Copy32x32b { .. }
         )
     }
 }
 
 /// The tcgen05 instruction `template` is, if it is one.
 pub fn parse(template: &str) -> Option<Tcgen05> {
+    if template.contains("tcgen05.mma.cta_group::1.kind::f16 ") {
+        return Some(Tcgen05::Mma);
+    }
     let mut words = template.split_whitespace();
     let head = words.next()?;
     let tcgen05 = match head {
@@ -52,11 +70,24 @@ pub fn parse(template: &str) -> Option<Tcgen05> {
         "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64" => Tcgen05::Commit,
         "tcgen05.fence::before_thread_sync;"
         | "tcgen05.fence::after_thread_sync;"
-        | "tcgen05.wait::ld.sync.aligned;"
         | "tcgen05.wait::st.sync.aligned;" => Tcgen05::Ordering,
-        _ => return None,
+        "tcgen05.wait::ld.sync.aligned;" => Tcgen05::WaitLd,
+        _ => return copy_32x32b(head),
     };
     Some(tcgen05)
+}
+
+/// `tcgen05.ld.sync.aligned.32x32b.x16.b32` or the `st` form.
+fn copy_32x32b(head: &str) -> Option<Tcgen05> {
+    let (load, rest) = match head.strip_prefix("tcgen05.ld.sync.aligned.32x32b.x") {
+        Some(rest) => (true, rest),
+        None => (
+            false,
+            head.strip_prefix("tcgen05.st.sync.aligned.32x32b.x")?,
+        ),
+    };
+    let values: u32 = rest.strip_suffix(".b32")?.parse().ok()?;
+    (values.is_power_of_two() && values <= 128).then_some(Tcgen05::Copy32x32b { load, values })
 }
 
 /// The immediate after a template's last comma: `..., 128;` is 128.
@@ -80,9 +111,31 @@ mod tests {
         assert_eq!(parse(commit), Some(Tcgen05::Commit));
         assert_eq!(
             parse("tcgen05.wait::ld.sync.aligned;"),
-            Some(Tcgen05::Ordering)
+            Some(Tcgen05::WaitLd)
         );
         assert!(Tcgen05::Relinquish.is_warp_collective() && !Tcgen05::Commit.is_warp_collective());
+        let mma = "{{ .reg .pred %accumulate; setp.ne.b32 %accumulate, {accumulate}, 0; tcgen05.mma.cta_group::1.kind::f16 [{taddr}], {desc_a}, {desc_b}, {idesc}, %accumulate; }}";
+        assert_eq!(parse(mma), Some(Tcgen05::Mma));
+        let load = "tcgen05.ld.sync.aligned.32x32b.x32.b32 {{r}}, [{taddr}];";
+        assert_eq!(
+            parse(load),
+            Some(Tcgen05::Copy32x32b {
+                load: true,
+                values: 32
+            })
+        );
+        let store = "tcgen05.st.sync.aligned.32x32b.x4.b32 [{taddr}], {{r}};";
+        assert_eq!(
+            parse(store),
+            Some(Tcgen05::Copy32x32b {
+                load: false,
+                values: 4
+            })
+        );
+        assert_eq!(
+            parse("tcgen05.ld.sync.aligned.32x32b.x3.b32 {{r}}, [{taddr}];"),
+            None
+        );
         assert_eq!(
             parse("tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 [{slot}], 32;"),
             None

@@ -1,11 +1,16 @@
 //! The block's side of tcgen05's warp instructions (sm_100a): a warp's tensor-memory
-//! allocation, release and relinquished permit, executed once all 32 lanes are there
-//! on the block's [`crate::tmem::TensorMemory`]. An allocation writes its address
-//! (lane 0 in bits 31-16, the first column in bits 15-0) to the shared 32-bit slot,
-//! as the warp's first lane for the race checks. The lanes must agree on the slot or
-//! address (`.sync.aligned`: one instruction for the warp), else E0413.
+//! allocation, release and relinquished permit, and its 32x32b loads and stores,
+//! executed once all 32 lanes are there on the block's [`crate::tmem::TensorMemory`].
+//! An allocation writes its address (lane 0 in bits 31-16, the first column in bits
+//! 15-0) to the shared 32-bit slot, as the warp's first lane for the race checks. A
+//! 32x32b move (PTX ISA, tcgen05 "Matrix fragments" for `.32x32b`; CUTLASS's
+//! `SM100_TMEM_LOAD_32dp32b{N}x`) gives thread `i` lane `lane(taddr) + i` and its
+//! register `j` column `column(taddr) + j`; warp `w` may reach only lanes `32 (w % 4)`
+//! to `32 (w % 4) + 31`, so its address's lane must be `32 (w % 4)`. The lanes must
+//! agree on the slot or address (`.sync.aligned`: one instruction for the warp). Each
+//! breach is E0413.
 
-use kir::Inst;
+use kir::{Inst, Op};
 
 use super::Grid;
 use crate::atoms::tcgen05::Tcgen05;
@@ -33,7 +38,7 @@ impl<'k> Grid<'_, 'k> {
 fn warp_tcgen05<'k>(
     tcgen05: &Tcgen05,
     inst: &'k Inst,
-    lanes: &[Thread<'k>],
+    lanes: &mut [Thread<'k>],
     context: &mut Context<'_, 'k>,
 ) -> Result<(), Trap> {
     match tcgen05 {
@@ -59,8 +64,66 @@ fn warp_tcgen05<'k>(
             context.tmem.relinquish();
             Ok(())
         }
-        Tcgen05::Commit | Tcgen05::Ordering => Ok(()),
+        Tcgen05::Copy32x32b { load, values } => {
+            let (register, _) = atom_operand(inst, "taddr")?;
+            let taddr = lanes[0].get(uniform(lanes, register, "the tensor-memory address")?) as u32;
+            let (first, column) = quadrant_lanes(lanes[0].index / 32, taddr)?;
+            for (i, lane) in (first..).zip(lanes.iter_mut()) {
+                for j in 0..*values {
+                    copy_word(inst, *load, lane, j, (context.tmem, i, column + j))?;
+                }
+            }
+            Ok(())
+        }
+        Tcgen05::Commit | Tcgen05::Ordering | Tcgen05::WaitLd | Tcgen05::Mma => Ok(()),
     }
+}
+
+/// The first lane and column of `taddr`, after checking that warp `warp` may reach its
+/// 32 lanes.
+fn quadrant_lanes(warp: u32, taddr: u32) -> Result<(u32, u32), Trap> {
+    let (lane, column) = (taddr >> 16, taddr & 0xFFFF);
+    let quadrant = 32 * (warp % 4);
+    if lane != quadrant {
+        return Err(Trap::Fault(FaultKind::Tmem(format!(
+            "warp {warp} moves tensor-memory lanes {lane} to {}, but warp w may reach only lanes 32 (w % 4) to 32 (w % 4) + 31: {quadrant} to {}",
+            lane + 31,
+            quadrant + 31
+        ))));
+    }
+    Ok((lane, column))
+}
+
+/// Moves register `j` of `lane` (the instruction's result `j`, or its `{{r}}` list's
+/// `j`th value) from or to tensor memory at (lane, column).
+fn copy_word(
+    inst: &Inst,
+    load: bool,
+    lane: &mut Thread<'_>,
+    j: u32,
+    (tmem, at, column): (&mut crate::tmem::TensorMemory, u32, u32),
+) -> Result<(), Trap> {
+    let j = j as usize;
+    if load {
+        let result = inst.results.get(j).copied().ok_or_else(missing_register)?;
+        lane.set(result, u64::from(tmem.read(at, column)?));
+        lane.load_from_tmem(result);
+        return Ok(());
+    }
+    let Op::Atom { registers, .. } = &inst.op else {
+        return Err(missing_register());
+    };
+    let list = registers.iter().find(|(name, _)| name == "r");
+    let value = list
+        .and_then(|(_, values)| values.get(j))
+        .ok_or_else(missing_register)?;
+    tmem.write(at, column, lane.get(*value) as u32)
+}
+
+fn missing_register() -> Trap {
+    Trap::Fault(FaultKind::Unsupported(
+        "a tcgen05.ld or st without a register per column".to_owned(),
+    ))
 }
 
 /// `register`, after checking that every lane holds the same value in it.

@@ -1,12 +1,16 @@
-//! tcgen05 instructions one thread executes (sm_100a; HOPPER-BLACKWELL.md D.6): a
-//! `tcgen05.commit` is one arrival on its mbarrier, since every tcgen05 operation the
-//! thread issued before it has completed at issue here; the fences and waits order
-//! nothing the emulator's execution does not already order.
+//! tcgen05 instructions one thread executes (sm_100a; HOPPER-BLACKWELL.md D.3, D.6): a
+//! `tcgen05.mma` runs to completion at issue ([`crate::atoms::umma`]), so a
+//! `tcgen05.commit` is one arrival on its mbarrier at once; the fences and
+//! `tcgen05.wait::st` order nothing the emulator's execution does not already order.
+//! The registers a `tcgen05.ld` writes are not valid until the thread's
+//! `tcgen05.wait::ld` (PTX ISA, `tcgen05.wait`): an instruction that reads one before
+//! it is E0413.
 
 use kir::{Inst, Op, ValueId};
 
 use super::{Context, Flow, Thread};
 use crate::atoms::tcgen05::Tcgen05;
+use crate::atoms::umma;
 use crate::fault::{Access, FaultKind, Trap};
 
 impl<'k> Thread<'k> {
@@ -17,14 +21,51 @@ impl<'k> Thread<'k> {
         inst: &'k Inst,
         context: &mut Context<'_, 'k>,
     ) -> Result<Flow<'k>, Trap> {
-        if *tcgen05 == Tcgen05::Commit {
-            let (register, offset) = atom_operand(inst, "bar")?;
-            let address = self.shared_address(context, register, offset, 8, Access::Atomic)?;
-            if context.barriers.update(address, 1, 0)? {
-                context.shared.barrier();
+        match tcgen05 {
+            Tcgen05::Commit => {
+                let (register, offset) = atom_operand(inst, "bar")?;
+                let address = self.shared_address(context, register, offset, 8, Access::Atomic)?;
+                if context.barriers.update(address, 1, 0)? {
+                    context.shared.barrier();
+                }
             }
+            Tcgen05::Mma => {
+                let value = |name: &str| -> Result<u64, Trap> {
+                    let (register, _) = atom_operand(inst, name)?;
+                    Ok(self.get(register))
+                };
+                let taddr = value("taddr")? as u32;
+                let descriptors = [value("desc_a")?, value("desc_b")?];
+                let idesc = value("idesc")? as u32;
+                let accumulate = value("accumulate")? as u32 != 0;
+                let operands = (taddr, descriptors, idesc);
+                umma::execute(context.shared, context.tmem, operands, accumulate)?;
+            }
+            Tcgen05::WaitLd => self.unwaited.clear(),
+            _ => {}
         }
         Ok(Flow::Next)
+    }
+
+    /// Marks `value`, written by a `tcgen05.ld`, invalid until `tcgen05.wait::ld`.
+    pub(crate) fn load_from_tmem(&mut self, value: ValueId) {
+        self.unwaited.push(value);
+    }
+
+    /// E0413 if `inst` reads a register of a `tcgen05.ld` before `tcgen05.wait::ld`.
+    pub(super) fn check_waited(&self, inst: &Inst) -> Result<(), Trap> {
+        if inst
+            .op
+            .operands()
+            .iter()
+            .any(|value| self.unwaited.contains(value))
+        {
+            return Err(Trap::Fault(FaultKind::Tmem(
+                "a read of a register tcgen05.ld loaded, before `tcgen05_wait_ld()` made it valid"
+                    .to_owned(),
+            )));
+        }
+        Ok(())
     }
 }
 

@@ -25,6 +25,7 @@ pub(crate) mod table;
 mod tensors;
 mod tma;
 mod tma_tiles;
+mod umma;
 mod warp;
 mod warpgroups;
 mod wgmma;

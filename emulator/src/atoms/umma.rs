@@ -1,0 +1,183 @@
+//! `tcgen05.mma.cta_group::1.kind::f16` with A and B in shared memory, by one thread:
+//! `D (M x N, f32, tensor memory) += A (M x 16) · B (N x 16)ᵀ` (`=` when its enable
+//! operand is false), run to completion when it is issued (so a `tcgen05.commit`
+//! after it arrives at once).
+//!
+//! Facts, from the PTX ISA (tcgen05 "Instruction descriptor", "Shared memory
+//! descriptor", "Matrix fragments") and CUTLASS's `cute/arch/mma_sm100_desc.hpp`
+//! (HOPPER-BLACKWELL.md D.4, D.5, D.7), written here independently of the compiler's
+//! encoding so that the emulator checks it:
+//! - the instruction descriptor: bits 0-3 (sparsity, saturation) 0; D's format in
+//!   bits 4-5, 1 for f32; A's and B's formats in bits 7-9 and 10-12, 0 f16 and 1 bf16;
+//!   negation bits 13 and 14 clear; A MN-major if bit 15, B if bit 16; N = 8 × bits
+//!   17-22; M = 16 × bits 24-28;
+//! - a shared-memory descriptor: start `(d & 0x3FFF) << 4`, LBO `((d >> 16) & 0x3FFF)
+//!   << 4`, SBO `((d >> 32) & 0x3FFF) << 4`, bits 46-48 the version 0b001, base offset
+//!   (bits 49-51) and LBO mode (bit 52) 0, layout `d >> 61`: 0 none, 2 a 128-byte, 4 a
+//!   64-byte, 6 a 32-byte swizzle; the canonical layouts are wgmma's
+//!   ([`SharedTile::address`]);
+//! - with M = 128, D's row m is tensor-memory lane `lane(taddr) + m` and its column n
+//!   is column `column(taddr) + n` (an address: lane in bits 31-16, column in 15-0).
+//!
+//! Arithmetic as the wgmma model's: exact products, summed in f64, rounded once.
+
+use crate::atoms::wgmma::{SharedTile, operand, unsupported};
+use crate::fault::Trap;
+use crate::shared::SharedMemory;
+use crate::tmem::TensorMemory;
+
+/// The shape and types an instruction descriptor gives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Instruction {
+    /// M.
+    pub m: u64,
+    /// N.
+    pub n: u64,
+    /// Whether A and B are bf16 (else f16).
+    pub bf16: bool,
+    /// Whether A and B are MN-major.
+    pub transposed: [bool; 2],
+}
+
+/// The MMA an instruction descriptor describes, if the model runs it.
+pub fn instruction(idesc: u32) -> Result<Instruction, Trap> {
+    let bits = |shift: u32, width: u32| (idesc >> shift) & ((1 << width) - 1);
+    let (d_format, a_format, b_format) = (bits(4, 2), bits(7, 3), bits(10, 3));
+    if bits(0, 4) != 0 || bits(13, 2) != 0 || d_format != 1 || a_format != b_format || a_format > 1
+    {
+        return Err(unsupported(&format!(
+            "a kind::f16 tcgen05.mma with instruction descriptor {idesc:#010x} (the model takes f32 D, A and B both f16 or both bf16, no sparsity or negation)"
+        )));
+    }
+    let (m, n) = (u64::from(bits(24, 5)) * 16, u64::from(bits(17, 6)) * 8);
+    if m != 128 || n == 0 || n > 256 {
+        return Err(unsupported(&format!(
+            "a tcgen05.mma of M = {m}, N = {n} (the model takes M = 128)"
+        )));
+    }
+    Ok(Instruction {
+        m,
+        n,
+        bf16: a_format == 1,
+        transposed: [bits(15, 1) == 1, bits(16, 1) == 1],
+    })
+}
+
+/// The tile an SM100 shared-memory descriptor names.
+pub fn decode(descriptor: u64) -> Result<SharedTile, Trap> {
+    let field = |shift: u32| ((descriptor >> shift) & 0x3FFF) << 4;
+    if (descriptor >> 46) & 7 != 1 || (descriptor >> 49) & 0xF != 0 {
+        return Err(unsupported(&format!(
+            "a tcgen05 shared-memory descriptor {descriptor:#018x} without version 1 in bits 46-48, or with a base offset or absolute LBO"
+        )));
+    }
+    let swizzle = match descriptor >> 61 {
+        0 => 0,
+        2 => 128,
+        4 => 64,
+        6 => 32,
+        layout => {
+            return Err(unsupported(&format!(
+                "a tcgen05 shared-memory descriptor of layout {layout}"
+            )));
+        }
+    };
+    Ok(SharedTile {
+        start: field(0),
+        lbo: field(16),
+        sbo: field(32),
+        swizzle,
+    })
+}
+
+/// Executes `D += A Bᵀ` (or `=` unless `accumulate`) for tensor-memory address
+/// `taddr`, descriptors `desc` (A, B) and instruction descriptor `idesc`.
+pub fn execute(
+    shared: &SharedMemory,
+    tmem: &mut TensorMemory,
+    (taddr, desc, idesc): (u32, [u64; 2], u32),
+    accumulate: bool,
+) -> Result<(), Trap> {
+    let shape = instruction(idesc)?;
+    let a = operand(
+        shared,
+        &decode(desc[0])?,
+        shape.m,
+        shape.transposed[0],
+        shape.bf16,
+    )?;
+    let b = operand(
+        shared,
+        &decode(desc[1])?,
+        shape.n,
+        shape.transposed[1],
+        shape.bf16,
+    )?;
+    let (lane, column) = (taddr >> 16, taddr & 0xFFFF);
+    for m in 0..shape.m as usize {
+        for n in 0..shape.n as usize {
+            let products: f64 = (0..16).map(|k| a[m * 16 + k] * b[n * 16 + k]).sum();
+            let (lane, column) = (lane + m as u32, column + n as u32);
+            let c = match accumulate {
+                true => f64::from(f32::from_bits(tmem.read(lane, column)?)),
+                false => 0.0,
+            };
+            tmem.write(lane, column, ((c + products) as f32).to_bits())?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn instruction_descriptors_decode_as_the_ptx_isa_says() {
+        // HOPPER-BLACKWELL.md D.4's worked value: bf16, f32, K-major, M = 128, N = 256.
+        let bf16 = instruction(0x0840_0490).unwrap();
+        assert_eq!((bf16.m, bf16.n, bf16.bf16), (128, 256, true));
+        assert_eq!(bf16.transposed, [false, false]);
+        // f16 inputs (formats 0), B MN-major, N = 64.
+        let f16 = instruction((1 << 4) | (1 << 16) | (8 << 17) | (8 << 24)).unwrap();
+        assert_eq!(
+            (f16.n, f16.bf16, f16.transposed),
+            (64, false, [false, true])
+        );
+        // M = 64 and f16 D are outside the model.
+        assert!(instruction(0x0440_0490).is_err() && instruction(0x0840_0480).is_err());
+    }
+
+    #[test]
+    fn shared_descriptors_decode_each_swizzle_mode() {
+        let base = (1u64 << 16) | (64 << 32) | (1 << 46);
+        for (layout, swizzle) in [(2u64, 128), (4, 64), (6, 32), (0, 0)] {
+            let tile = decode(base | (layout << 61) | 0x20).unwrap();
+            assert_eq!(
+                (tile.start, tile.lbo, tile.sbo, tile.swizzle),
+                (0x200, 16, 1024, swizzle)
+            );
+        }
+        // K-major 128-byte swizzle: row 1, k 0 at 128 ^ 16; a 64-byte one: row 3 at 192 ^ 16.
+        assert_eq!(
+            decode(base | (2 << 61))
+                .unwrap()
+                .address(1, 0, false)
+                .unwrap(),
+            144
+        );
+        let sw64 = (32u64 << 32) | (1 << 46) | (4 << 61);
+        assert_eq!(
+            decode(sw64).unwrap().address(3, 0, false).unwrap(),
+            192 ^ 16
+        );
+        let sw32 = (16u64 << 32) | (1 << 46) | (6 << 61);
+        assert_eq!(
+            decode(sw32).unwrap().address(5, 0, false).unwrap(),
+            160 ^ 16
+        );
+        // Hopper's descriptor (no version bits, layout 1 in bit 62) is refused.
+        assert!(decode((1u64 << 62) | (64 << 32)).is_err());
+        assert!(decode(base | (3 << 61)).is_err());
+    }
+}

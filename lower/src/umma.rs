@@ -1,0 +1,137 @@
+//! tcgen05's MMA and tensor-memory moves (sm_100a) as atom instructions, in the forms
+//! `../shared/design/HOPPER-BLACKWELL.md` (D.3, D.6) lists as assembled by ptxas:
+//! - `tcgen05.mma.cta_group::1.kind::f16 [{taddr}], {desc_a}, {desc_b}, {idesc}, p`,
+//!   one thread's, with `p` set from `{accumulate}` in the instruction's own block; the
+//!   shared-memory descriptors are wgmma's canonical forms in the SM100 encoding
+//!   (`cute::GmmaDescriptor::umma_constant_bits`, the start address at run time, as
+//!   `gmma.rs` computes it) and the instruction descriptor a constant
+//!   (`cute::UmmaShape`);
+//! - `tcgen05.ld.sync.aligned.32x32b.xN.b32` / `tcgen05.st...`: the warp's 32 lanes,
+//!   each thread's N registers the fragment's values in order.
+
+use cute::{Tensor, UmmaShape, tile_extents, tile_values, warpgroup_descriptor};
+use kir::{BinOp, Op, Ty, ValueId};
+use trace::Term;
+
+use crate::builder::Builder;
+
+/// `tcgen05.mma`, kind::f16, D in tensor memory, A and B from shared memory.
+pub const TCGEN05_MMA: &str = "{{ .reg .pred %accumulate; setp.ne.b32 %accumulate, {accumulate}, 0; tcgen05.mma.cta_group::1.kind::f16 [{taddr}], {desc_a}, {desc_b}, {idesc}, %accumulate; }}";
+
+/// `tcgen05.ld` (`load`) or `tcgen05.st` of `values` columns in the 32x32b shape.
+pub fn tmem_copy_template(load: bool, values: usize) -> String {
+    match load {
+        true => format!("tcgen05.ld.sync.aligned.32x32b.x{values}.b32 {{{{r}}}}, [{{taddr}}];"),
+        false => format!("tcgen05.st.sync.aligned.32x32b.x{values}.b32 [{{taddr}}], {{{{r}}}};"),
+    }
+}
+
+impl Builder<'_> {
+    /// `D (tensor memory at taddr) += A Bᵀ`, or `=` when `accumulate` is false.
+    pub(crate) fn tcgen05_mma(&mut self, taddr: &Term, [a, b]: [&Tensor; 2], accumulate: &Term) {
+        let (Some((desc_a, major_a, m)), Some((desc_b, major_b, n))) =
+            (self.umma_operand(a), self.umma_operand(b))
+        else {
+            return;
+        };
+        let Some(input) = a.dtype else {
+            return;
+        };
+        let shape = UmmaShape {
+            input,
+            m,
+            n,
+            major: [major_a, major_b],
+        };
+        let idesc = self.constant(i64::from(shape.instruction_descriptor()), Ty::I32);
+        let (Some(taddr), Some(flag)) = (self.tmem_address(taddr), self.term(accumulate, 0)) else {
+            return;
+        };
+        let flag = self.convert(flag, Ty::I32);
+        let operands = [
+            ("taddr", taddr),
+            ("desc_a", desc_a),
+            ("desc_b", desc_b),
+            ("idesc", idesc),
+            ("accumulate", flag),
+        ];
+        self.push_effect(Op::Atom {
+            template: TCGEN05_MMA.to_owned(),
+            operands: (operands.iter())
+                .map(|(name, value)| ((*name).to_owned(), *value, 0))
+                .collect(),
+            registers: Vec::new(),
+            output: None,
+            warp: None,
+            predicate: None,
+        });
+    }
+
+    /// A shared `(rows, 16)` operand's descriptor value, majorness and rows.
+    fn umma_operand(&mut self, tile: &Tensor) -> Option<(ValueId, cute::Major, i64)> {
+        let (rows, _) = tile_extents(tile)?;
+        let first = &tile.layout.offset;
+        let derived = tile_values(tile, rows * 16)
+            .and_then(|values| warpgroup_descriptor(tile, (first, &values), rows as usize, 1));
+        let (descriptor, start) = self.shared_descriptor(derived, tile, first, "tcgen05.mma")?;
+        let constant = self.constant(descriptor.umma_constant_bits() as i64, Ty::I64);
+        let value = self.pure(Op::Binary(BinOp::Or, start, constant), Ty::I64);
+        Some((value, descriptor.major, rows))
+    }
+
+    /// The warp's 32x32b tensor-memory load into `fragment`, or store from it.
+    pub(crate) fn tmem_copy(&mut self, load: bool, fragment: &Tensor, taddr: &Term) {
+        let Some(taddr) = self.tmem_address(taddr) else {
+            return;
+        };
+        let Some(count) = fragment
+            .layout
+            .layout
+            .size()
+            .ok()
+            .and_then(|size| size.as_constant())
+        else {
+            return;
+        };
+        let indices: Option<Vec<_>> = (0..count)
+            .map(|value| self.element_index(fragment, value))
+            .collect();
+        let Some(indices) = indices else {
+            return;
+        };
+        let template = tmem_copy_template(load, indices.len());
+        let operands = vec![("taddr".to_owned(), taddr, 0)];
+        if !load {
+            let values: Option<Vec<ValueId>> = (indices.iter())
+                .map(|index| self.read_element(fragment, index, None))
+                .collect();
+            let Some(values) = values else {
+                return;
+            };
+            self.push_effect(Op::Atom {
+                template,
+                operands,
+                registers: vec![("r".to_owned(), values)],
+                output: None,
+                warp: None,
+                predicate: None,
+            });
+            return;
+        }
+        let Some(ty) = self.element_ty(fragment) else {
+            return;
+        };
+        let op = Op::Atom {
+            template,
+            operands,
+            registers: Vec::new(),
+            output: Some("r".to_owned()),
+            warp: None,
+            predicate: None,
+        };
+        let results = self.push_many(op, &vec![ty; indices.len()]);
+        for (index, value) in indices.iter().zip(results) {
+            self.write_element(fragment, index, value, None);
+        }
+    }
+}

@@ -1,0 +1,196 @@
+//! tcgen05's MMA and tensor-memory moves (sm_100a), each traced as an effect.
+//!
+//! `tcgen05_mma(taddr, a, b, accumulate)`: one thread issues `D (M x N, f32) += A (M x
+//! 16) Bᵀ` (B `N x 16`), kind::f16, `cta_group::1`; D is tensor memory at `taddr` (row
+//! m in lane m, column n in column n), A and B are shared tiles of bf16 or f16 read
+//! through descriptors the compiler computes from their layouts (the canonical forms
+//! wgmma reads, `cute::GmmaDescriptor`; none is E0227 at the operand, and the tile's
+//! buffer is aligned to its swizzle's period). The checks (E0227): M = 128 (the one
+//! shape whose tensor-memory rows are its lanes; M = 64 is not supported), N a multiple
+//! of 16 from 16 to 256, A and B of one 16-bit float type.
+//!
+//! `tcgen05_ld_32x32b(fragment, taddr)` and `tcgen05_st_32x32b(taddr, fragment)`: a
+//! whole warp moves 32 lanes of tensor memory, thread `i` lane `lane(taddr) + i`, its
+//! fragment's value `j` column `column(taddr) + j`; the fragment is 1 to 128 (a power
+//! of two) 32-bit values in registers (E0227 otherwise). Loaded values are valid after
+//! `tcgen05_wait_ld()`.
+
+use std::rc::Rc;
+
+use cute::{Dtype, MemorySpace, Tensor, tile_extents, tile_values, warpgroup_descriptor};
+
+use crate::builtins::{Arg, Args};
+use crate::check::Checker;
+use crate::trace::{Effect, Term, term_of};
+use crate::value::Value;
+
+/// The K of one kind::f16 MMA.
+const K: i64 = 16;
+
+impl<'a> Checker<'a> {
+    /// `tcgen05_mma(taddr, a, b, accumulate)`.
+    pub(crate) fn tcgen05_mma(&mut self, name: &'static str, args: &Args) -> Value {
+        if !self.require_arch(name, 100, args.call_span) {
+            return Value::Unit;
+        }
+        let p = args.positional();
+        let Some(taddr) = self.tmem_address(p[0]) else {
+            return Value::Unit;
+        };
+        let (Some(a), Some(b)) = (self.umma_tile(p[1], "A"), self.umma_tile(p[2], "B")) else {
+            return Value::Unit;
+        };
+        let m = tile_rows(&a);
+        if m != 128 {
+            return self.error(
+                "E0227",
+                p[1].span,
+                format!("`{name}` takes A of 128 rows (D's rows are tensor memory's 128 lanes), not {m}; M = 64 is not supported"),
+                "not 128 rows",
+            );
+        }
+        let n = tile_rows(&b);
+        if n % 16 != 0 || !(16..=256).contains(&n) {
+            return self.error(
+                "E0227",
+                p[2].span,
+                format!("`{name}` with M = 128 takes B of 16 to 256 rows in steps of 16, not {n}"),
+                "not an MMA's N",
+            );
+        }
+        if let (Some(a_type), Some(b_type)) = (a.dtype, b.dtype)
+            && a_type != b_type
+        {
+            return self.error(
+                "E0227",
+                p[2].span,
+                format!("`{name}` takes A and B of one type; A is {a_type}, B {b_type}"),
+                "another type than A's",
+            );
+        }
+        let Some(accumulate) = term_of(&p[3].value) else {
+            return self.error(
+                "E0216",
+                p[3].span,
+                format!("`{name}`'s last argument says whether D is added to: a boolean"),
+                "not a run-time boolean",
+            );
+        };
+        self.emit(Effect::Tcgen05Mma {
+            taddr,
+            a,
+            b,
+            accumulate,
+            span: args.call_span,
+        });
+        Value::Unit
+    }
+
+    /// `tcgen05_ld_32x32b(fragment, taddr)` and `tcgen05_st_32x32b(taddr, fragment)`.
+    pub(crate) fn tmem_copy(&mut self, name: &'static str, args: &Args) -> Value {
+        if !self.require_arch(name, 100, args.call_span) {
+            return Value::Unit;
+        }
+        let p = args.positional();
+        let load = name == "tcgen05_ld_32x32b";
+        let (fragment, address) = if load { (p[0], p[1]) } else { (p[1], p[0]) };
+        let Some(taddr) = self.tmem_address(address) else {
+            return Value::Unit;
+        };
+        let Some(fragment_tensor) = self.tmem_fragment(name, fragment) else {
+            return Value::Unit;
+        };
+        self.emit(Effect::TmemCopy {
+            load,
+            fragment: fragment_tensor,
+            taddr,
+            span: args.call_span,
+        });
+        Value::Unit
+    }
+
+    /// A tensor-memory address argument's term.
+    fn tmem_address(&mut self, arg: &Arg) -> Option<Rc<Term>> {
+        self.expect_int(&arg.value, arg.span, "a tensor-memory address")?;
+        term_of(&arg.value)
+    }
+
+    /// The register fragment a tensor-memory move fills or reads: 32-bit values, a
+    /// power of two from 1 to 128 of them.
+    fn tmem_fragment(&mut self, name: &str, arg: &Arg) -> Option<Rc<Tensor>> {
+        let Value::Tensor(tensor) = &arg.value else {
+            self.error(
+                "E0216",
+                arg.span,
+                format!(
+                    "`{name}` moves a register fragment, not a {}",
+                    arg.value.type_name()
+                ),
+                "not a tensor",
+            );
+            return None;
+        };
+        let size = tensor
+            .layout
+            .layout
+            .size()
+            .ok()
+            .and_then(|size| size.as_constant());
+        let words = tensor.dtype.is_some_and(|dtype| dtype.bits() == 32);
+        let fits = size.is_some_and(|size| size > 0 && size <= 128 && size & (size - 1) == 0);
+        if tensor.space != MemorySpace::Register || !words || !fits {
+            self.error(
+                "E0227",
+                arg.span,
+                format!("`{name}` moves 1 to 128 (a power of two) 32-bit values in registers per thread; this is {}", tensor.layout),
+                "not a fragment of 32-bit words",
+            );
+            return None;
+        }
+        Some(tensor.clone())
+    }
+
+    /// A tcgen05.mma operand: a shared `(rows, 16)` tile of bf16 or f16 that a
+    /// descriptor reads (E0227 at `arg` otherwise); its buffer aligned to the swizzle.
+    fn umma_tile(&mut self, arg: &Arg, side: &str) -> Option<Rc<Tensor>> {
+        let Value::Tensor(tensor) = &arg.value else {
+            return None;
+        };
+        let half = matches!(tensor.dtype, Some(Dtype::Bf16 | Dtype::F16));
+        let rows = tile_extents(tensor)
+            .filter(|(_, k)| *k == K)
+            .map(|(rows, _)| rows);
+        let (true, MemorySpace::Shared, Some(rows)) = (half, tensor.space, rows) else {
+            self.error(
+                "E0227",
+                arg.span,
+                format!("tcgen05.mma reads {side} as a shared (rows, 16) tile of bf16 or f16; this is {}", tensor.layout),
+                "not a shared (rows, 16) tile",
+            );
+            return None;
+        };
+        let derived = tile_values(tensor, rows * K).and_then(|values| {
+            warpgroup_descriptor(tensor, (&tensor.layout.offset, &values), rows as usize, 1)
+        });
+        match derived {
+            Ok(descriptor) => {
+                self.align_buffer(tensor, i64::from(descriptor.swizzle * 8));
+                Some(tensor.clone())
+            }
+            Err(error) => {
+                self.error(
+                    "E0227",
+                    arg.span,
+                    format!("tcgen05.mma reads {side} ({rows} x 16) through a shared-memory descriptor, but {error}; the tile is {}", tensor.layout),
+                    "no descriptor for this tile",
+                );
+                None
+            }
+        }
+    }
+}
+
+/// The rows of a tile [`Checker::umma_tile`] accepted.
+fn tile_rows(tensor: &Tensor) -> i64 {
+    tile_extents(tensor).map_or(0, |(rows, _)| rows)
+}
