@@ -1,7 +1,8 @@
 //! Blackwell's tcgen05 machinery (`tests/blackwell/*.cuk`, sm_100a): the KIR of each
-//! file (insta snapshots) with the instructions it must hold, its PTX assembled by the
-//! real ptxas for sm_100a without local memory, and its test blocks passing on the CPU
-//! emulator. No Blackwell GPU runs them: ptxas and the emulator are the evidence.
+//! file (insta snapshots) with the instructions it must hold and its PTX assembled by
+//! the real ptxas for sm_100a without local memory (their test blocks run on the CPU
+//! emulator in `emulated.rs`); the SM100 GEMM example's golden PTX, assembled. No
+//! Blackwell GPU runs them: ptxas and the emulator are the evidence.
 
 #[path = "support/build.rs"]
 mod build;
@@ -57,20 +58,27 @@ fn blackwell_files_lower_to_ptx_that_ptxas_assembles() {
 }
 
 #[test]
-fn blackwell_test_blocks_pass_on_the_emulator() {
-    for (name, _) in FILES {
-        let file = format!("tests/blackwell/{name}.cuk");
-        let output = cukc(&["test", "--emulate", &file, "--target", "sm_100a"]);
-        let stdout = String::from_utf8_lossy(&output.stdout);
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert!(output.status.success(), "{file}:\n{stdout}\n{stderr}");
-        let tests = stdout.lines().filter(|line| line.starts_with("test "));
-        let passed = tests
-            .clone()
-            .filter(|line| line.contains(" ... ok ("))
-            .count();
-        assert!(passed > 0 && passed == tests.count(), "{file}:\n{stdout}");
+fn the_sm100_gemm_assembles_without_local_memory() {
+    let example = "cuk-examples/gemm_sm100.cuk";
+    let ptx = emit(example, "sm_100a", "ptx");
+    for needle in [
+        "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32",
+        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes",
+        "tcgen05.mma.cta_group::1.kind::f16",
+        "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64",
+        "tcgen05.ld.sync.aligned.32x32b.x32.b32",
+        "tcgen05.dealloc.cta_group::1.sync.aligned.b32",
+    ] {
+        assert!(ptx.contains(needle), "no `{needle}` in the example's PTX");
     }
+    insta::assert_snapshot!("gemm_sm100.sm_100a", ptx);
+    assemble_without_local_memory(&ptx, "sm_100a", example);
+    let output = cukc(&[
+        "build", example, "--target", "sm_90a", "--emit", "kir", "-o", "-",
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("[E0212]"), "{stderr}");
 }
 
 #[test]

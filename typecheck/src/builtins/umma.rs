@@ -21,7 +21,7 @@ use cute::{Dtype, MemorySpace, Tensor, tile_extents, tile_values, warpgroup_desc
 
 use crate::builtins::{Arg, Args};
 use crate::check::Checker;
-use crate::trace::{Effect, Term, term_of};
+use crate::trace::{Effect, term_of};
 use crate::value::Value;
 
 /// The K of one kind::f16 MMA.
@@ -34,9 +34,9 @@ impl<'a> Checker<'a> {
             return Value::Unit;
         }
         let p = args.positional();
-        let Some(taddr) = self.tmem_address(p[0]) else {
+        if !self.tmem_address(p[0]) {
             return Value::Unit;
-        };
+        }
         let (Some(a), Some(b)) = (self.umma_tile(p[1], "A"), self.umma_tile(p[2], "B")) else {
             return Value::Unit;
         };
@@ -68,21 +68,33 @@ impl<'a> Checker<'a> {
                 "another type than A's",
             );
         }
-        let Some(accumulate) = term_of(&p[3].value) else {
+        if !matches!(
+            p[3].value,
+            Value::Bool(_) | Value::Int { .. } | Value::Unknown
+        ) {
             return self.error(
                 "E0216",
                 p[3].span,
-                format!("`{name}`'s last argument says whether D is added to: a boolean"),
-                "not a run-time boolean",
+                format!(
+                    "`{name}`'s last argument says whether D is added to: a boolean, not a {}",
+                    p[3].value.type_name()
+                ),
+                "not a boolean",
             );
-        };
-        self.emit(Effect::Tcgen05Mma {
-            taddr,
-            a,
-            b,
-            accumulate,
-            span: args.call_span,
-        });
+        }
+        if let (true, Some(taddr), Some(accumulate)) = (
+            self.tracing_kernel(),
+            term_of(&p[0].value),
+            term_of(&p[3].value),
+        ) {
+            self.emit(Effect::Tcgen05Mma {
+                taddr,
+                a,
+                b,
+                accumulate,
+                span: args.call_span,
+            });
+        }
         Value::Unit
     }
 
@@ -94,25 +106,26 @@ impl<'a> Checker<'a> {
         let p = args.positional();
         let load = name == "tcgen05_ld_32x32b";
         let (fragment, address) = if load { (p[0], p[1]) } else { (p[1], p[0]) };
-        let Some(taddr) = self.tmem_address(address) else {
+        if !self.tmem_address(address) {
             return Value::Unit;
-        };
+        }
         let Some(fragment_tensor) = self.tmem_fragment(name, fragment) else {
             return Value::Unit;
         };
-        self.emit(Effect::TmemCopy {
-            load,
-            fragment: fragment_tensor,
-            taddr,
-            span: args.call_span,
-        });
+        if let (true, Some(taddr)) = (self.tracing_kernel(), term_of(&address.value)) {
+            self.emit(Effect::TmemCopy {
+                load,
+                fragment: fragment_tensor,
+                taddr,
+                span: args.call_span,
+            });
+        }
         Value::Unit
     }
 
-    /// A tensor-memory address argument's term.
-    fn tmem_address(&mut self, arg: &Arg) -> Option<Rc<Term>> {
-        self.expect_int(&arg.value, arg.span, "a tensor-memory address")?;
-        term_of(&arg.value)
+    /// Whether `arg` is an integer, as a tensor-memory address is (E0216 if not).
+    fn tmem_address(&mut self, arg: &Arg) -> bool {
+        (self.expect_int(&arg.value, arg.span, "a tensor-memory address")).is_some()
     }
 
     /// The register fragment a tensor-memory move fills or reads: 32-bit values, a
