@@ -68,6 +68,7 @@ fn the_sm100_gemm_assembles_without_local_memory() {
         "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64",
         "tcgen05.ld.sync.aligned.32x32b.x32.b32",
         "tcgen05.dealloc.cta_group::1.sync.aligned.b32",
+        "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group",
     ] {
         assert!(ptx.contains(needle), "no `{needle}` in the example's PTX");
     }
