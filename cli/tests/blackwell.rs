@@ -10,7 +10,7 @@ mod build;
 use build::{assemble_without_local_memory, cukc, emit};
 
 /// The files that build, with what their KIR must show.
-const FILES: [(&str, &[&str]); 3] = [
+const FILES: [(&str, &[&str]); 4] = [
     (
         "tmem_alloc",
         &[
@@ -32,6 +32,14 @@ const FILES: [(&str, &[&str]); 3] = [
             // The instruction descriptor of bf16, f32, K-major, M = 128, N = 128.
             "const 136316048",
             "tcgen05.ld.sync.aligned.32x32b.x32.b32 {{r}}, [{taddr}];",
+        ],
+    ),
+    (
+        "umma_tf32",
+        &[
+            "tcgen05.mma.cta_group::1.kind::tf32 [{taddr}], {desc_a}, {desc_b}, {idesc}, %accumulate;",
+            // The instruction descriptor of tf32, f32, K-major, M = 128, N = 64.
+            "const 135268624",
         ],
     ),
     (

@@ -8,11 +8,17 @@
 //! 46-48, base offset 0 in bits 49-51, and the layout in bits 61-63: 0 none, 2 a
 //! 128-byte swizzle, 4 a 64-byte one, 6 a 32-byte one.
 //!
-//! The instruction descriptor (kind::f16, dense): D's format in bits 4-5 (f32 = 1), A's
-//! and B's in bits 7-9 and 10-12 (f16 = 0, bf16 = 1), A's and B's majorness in bits 15
-//! and 16 (0 K-major, 1 MN-major), N >> 3 in bits 17-22, M >> 4 in bits 24-28.
+//! The instruction descriptor (kind::f16 and kind::tf32, dense): D's format in bits 4-5
+//! (f32 = 1), A's and B's in bits 7-9 and 10-12 (f16 = 0, bf16 = 1 for kind::f16; tf32
+//! = 2 for kind::tf32), A's and B's majorness in bits 15 and 16 (0 K-major, 1
+//! MN-major), N >> 3 in bits 17-22, M >> 4 in bits 24-28.
+//!
+//! One MMA reads 32 bytes of each row along K: 16 elements of bf16 or f16, 8 of tf32.
+//! A tf32 tile's element `(r, k)` is the pair of 16-bit halves `(r, 2k)` and
+//! `(r, 2k + 1)` of a 16-bit tile with the same bytes, so K-major tf32 tiles have
+//! wgmma's canonical forms; an MN-major one is not taken here.
 
-use crate::{Dtype, Error, GmmaDescriptor, Major, Tensor};
+use crate::{Dtype, Error, GmmaDescriptor, Major, Tensor, operand_bytes};
 
 impl GmmaDescriptor {
     /// The tcgen05 descriptor's bits but the start address.
@@ -28,10 +34,11 @@ impl GmmaDescriptor {
     }
 }
 
-/// A kind::f16 tcgen05.mma with f32 accumulators: `D (M x N) += A (M x 16) B (N x 16)ᵀ`.
+/// A kind::f16 or kind::tf32 tcgen05.mma with f32 accumulators: `D (M x N) += A (M x
+/// K) B (N x K)ᵀ`, K = 16 (bf16, f16) or 8 (tf32).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct UmmaShape {
-    /// A's and B's element type, bf16 or f16.
+    /// A's and B's element type: bf16, f16, or f32 (or tf32) read as tf32.
     pub input: Dtype,
     /// M: 64 or 128 for one block.
     pub m: i64,
@@ -44,7 +51,11 @@ pub struct UmmaShape {
 impl UmmaShape {
     /// The instruction descriptor.
     pub fn instruction_descriptor(&self) -> u32 {
-        let format = u32::from(self.input == Dtype::Bf16);
+        let format = match self.input {
+            Dtype::Bf16 => 1,
+            Dtype::F32 | Dtype::Tf32 => 2,
+            _ => 0,
+        };
         let major = |side: usize| u32::from(self.major[side] == Major::Mn);
         (1 << 4)
             | (format << 7)
@@ -54,6 +65,44 @@ impl UmmaShape {
             | ((self.n as u32 >> 3) << 17)
             | ((self.m as u32 >> 4) << 24)
     }
+}
+
+/// The MMA kind and K of operands of `dtype`: `("f16", 16)` for bf16 and f16,
+/// `("tf32", 8)` for f32 and tf32.
+pub fn umma_kind(dtype: Dtype) -> Option<(&'static str, i64)> {
+    match dtype {
+        Dtype::Bf16 | Dtype::F16 => Some(("f16", 16)),
+        Dtype::F32 | Dtype::Tf32 => Some(("tf32", 8)),
+        _ => None,
+    }
+}
+
+/// The descriptor of the `rows x K` tile whose element `(r, k)` is `tensor`'s layout
+/// value `first + values[r + rows k]` (one block's, its thread indices at zero), read
+/// as a 16-bit tile of the same bytes; 32-bit elements must be K-major.
+pub fn umma_descriptor(
+    tensor: &Tensor,
+    (first, values): (&layout::SymInt, &[i64]),
+    rows: usize,
+) -> Result<GmmaDescriptor, Error> {
+    let thread = |name: &str| name.starts_with("thread_idx.").then_some(0);
+    let bytes = operand_bytes(tensor, (first, values), 1024, &thread)?;
+    let wide = tensor.dtype.is_some_and(|dtype| dtype.bits() == 32);
+    if !wide {
+        return GmmaDescriptor::derive(&bytes, rows);
+    }
+    // Halves (r, 2k) and (r, 2k + 1) of element (r, k), column-major over 16 halves.
+    let halves: Vec<i64> = (0..16)
+        .flat_map(|half| (0..rows).map(move |r| (r, half)))
+        .map(|(r, half)| bytes[r + rows * (half / 2)] + 2 * (half % 2) as i64)
+        .collect();
+    let descriptor = GmmaDescriptor::derive(&halves, rows)?;
+    if descriptor.major == Major::Mn {
+        return Err(Error::Inconsistent(
+            "a tf32 tile must be K-major (K contiguous) here".to_owned(),
+        ));
+    }
+    Ok(descriptor)
 }
 
 /// The layout values of every element of the `(rows, cols)` tile `tensor`, relative
@@ -124,5 +173,11 @@ mod tests {
             f16_mn.instruction_descriptor(),
             (1 << 4) | (1 << 15) | (1 << 17) | (4 << 24)
         );
+        let tf32 = UmmaShape {
+            input: Dtype::F32,
+            ..shape(128, 64)
+        };
+        let expected = (1 << 4) | (2 << 7) | (2 << 10) | (8 << 17) | (8 << 24);
+        assert_eq!(tf32.instruction_descriptor(), expected);
     }
 }

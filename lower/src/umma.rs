@@ -1,6 +1,7 @@
 //! tcgen05's MMA and tensor-memory moves (sm_100a) as atom instructions, in the forms
 //! `../shared/design/HOPPER-BLACKWELL.md` (D.3, D.6) lists as assembled by ptxas:
-//! - `tcgen05.mma.cta_group::1.kind::f16 [{taddr}], {desc_a}, {desc_b}, {idesc}, p`,
+//! - `tcgen05.mma.cta_group::1.kind::f16 [{taddr}], {desc_a}, {desc_b}, {idesc}, p`
+//!   (or `kind::tf32`),
 //!   one thread's, with `p` set from `{accumulate}` in the instruction's own block; the
 //!   shared-memory descriptors are wgmma's canonical forms in the SM100 encoding
 //!   (`cute::GmmaDescriptor::umma_constant_bits`, the start address at run time, as
@@ -9,14 +10,19 @@
 //! - `tcgen05.ld.sync.aligned.32x32b.xN.b32` / `tcgen05.st...`: the warp's 32 lanes,
 //!   each thread's N registers the fragment's values in order.
 
-use cute::{Tensor, UmmaShape, tile_extents, tile_values, warpgroup_descriptor};
+use cute::{Tensor, UmmaShape, tile_extents, tile_values, umma_descriptor, umma_kind};
 use kir::{BinOp, Op, Ty, ValueId};
 use trace::Term;
 
 use crate::builder::Builder;
 
-/// `tcgen05.mma`, kind::f16, D in tensor memory, A and B from shared memory.
-pub const TCGEN05_MMA: &str = "{{ .reg .pred %accumulate; setp.ne.b32 %accumulate, {accumulate}, 0; tcgen05.mma.cta_group::1.kind::f16 [{taddr}], {desc_a}, {desc_b}, {idesc}, %accumulate; }}";
+/// `tcgen05.mma` of `kind` (`f16` or `tf32`), D in tensor memory, A and B from shared
+/// memory.
+pub fn tcgen05_mma_template(kind: &str) -> String {
+    format!(
+        "{{{{ .reg .pred %accumulate; setp.ne.b32 %accumulate, {{accumulate}}, 0; tcgen05.mma.cta_group::1.kind::{kind} [{{taddr}}], {{desc_a}}, {{desc_b}}, {{idesc}}, %accumulate; }}}}"
+    )
+}
 
 /// `tcgen05.ld` (`load`) or `tcgen05.st` of `values` columns in the 32x32b shape.
 pub fn tmem_copy_template(load: bool, values: usize) -> String {
@@ -34,7 +40,8 @@ impl Builder<'_> {
         else {
             return;
         };
-        let Some(input) = a.dtype else {
+        let Some((input, (kind, _))) = a.dtype.and_then(|dtype| Some((dtype, umma_kind(dtype)?)))
+        else {
             return;
         };
         let shape = UmmaShape {
@@ -56,7 +63,7 @@ impl Builder<'_> {
             ("accumulate", flag),
         ];
         self.push_effect(Op::Atom {
-            template: TCGEN05_MMA.to_owned(),
+            template: tcgen05_mma_template(kind),
             operands: (operands.iter())
                 .map(|(name, value)| ((*name).to_owned(), *value, 0))
                 .collect(),
@@ -67,12 +74,12 @@ impl Builder<'_> {
         });
     }
 
-    /// A shared `(rows, 16)` operand's descriptor value, majorness and rows.
+    /// A shared `(rows, K)` operand's descriptor value, majorness and rows.
     fn umma_operand(&mut self, tile: &Tensor) -> Option<(ValueId, cute::Major, i64)> {
-        let (rows, _) = tile_extents(tile)?;
+        let (rows, k) = tile_extents(tile)?;
         let first = &tile.layout.offset;
-        let derived = tile_values(tile, rows * 16)
-            .and_then(|values| warpgroup_descriptor(tile, (first, &values), rows as usize, 1));
+        let derived = tile_values(tile, rows * k)
+            .and_then(|values| umma_descriptor(tile, (first, &values), rows as usize));
         let (descriptor, start) = self.shared_descriptor(derived, tile, first, "tcgen05.mma")?;
         let constant = self.constant(descriptor.umma_constant_bits() as i64, Ty::I64);
         let value = self.pure(Op::Binary(BinOp::Or, start, constant), Ty::I64);

@@ -27,8 +27,11 @@ pub enum Tcgen05 {
     Ordering,
     /// `tcgen05.wait::ld`: the thread's loaded registers become valid.
     WaitLd,
-    /// `tcgen05.mma` kind::f16 from shared memory, by one thread ([`crate::atoms::umma`]).
-    Mma,
+    /// `tcgen05.mma` from shared memory, by one thread ([`crate::atoms::umma`]).
+    Mma {
+        /// Whether it is kind::tf32 (else kind::f16).
+        tf32: bool,
+    },
     /// `tcgen05.ld.32x32b` (`load`) or `tcgen05.st.32x32b` of this many registers per
     /// thread, by the warp.
     Copy32x32b {
@@ -55,7 +58,10 @@ impl Tcgen05 {
 /// The tcgen05 instruction `template` is, if it is one.
 pub fn parse(template: &str) -> Option<Tcgen05> {
     if template.contains("tcgen05.mma.cta_group::1.kind::f16 ") {
-        return Some(Tcgen05::Mma);
+        return Some(Tcgen05::Mma { tf32: false });
+    }
+    if template.contains("tcgen05.mma.cta_group::1.kind::tf32 ") {
+        return Some(Tcgen05::Mma { tf32: true });
     }
     let mut words = template.split_whitespace();
     let head = words.next()?;
@@ -115,7 +121,9 @@ mod tests {
         );
         assert!(Tcgen05::Relinquish.is_warp_collective() && !Tcgen05::Commit.is_warp_collective());
         let mma = "{{ .reg .pred %accumulate; setp.ne.b32 %accumulate, {accumulate}, 0; tcgen05.mma.cta_group::1.kind::f16 [{taddr}], {desc_a}, {desc_b}, {idesc}, %accumulate; }}";
-        assert_eq!(parse(mma), Some(Tcgen05::Mma));
+        assert_eq!(parse(mma), Some(Tcgen05::Mma { tf32: false }));
+        let tf32 = mma.replace("kind::f16", "kind::tf32");
+        assert_eq!(parse(&tf32), Some(Tcgen05::Mma { tf32: true }));
         let load = "tcgen05.ld.sync.aligned.32x32b.x32.b32 {{r}}, [{taddr}];";
         assert_eq!(
             parse(load),

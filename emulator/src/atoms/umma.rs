@@ -1,6 +1,6 @@
-//! `tcgen05.mma.cta_group::1.kind::f16` with A and B in shared memory, by one thread:
-//! `D (M x N, f32, tensor memory) += A (M x 16) · B (N x 16)ᵀ` (`=` when its enable
-//! operand is false), run to completion when it is issued (so a `tcgen05.commit`
+//! `tcgen05.mma.cta_group::1.kind::f16` (and `kind::tf32`) with A and B in shared
+//! memory, by one thread: `D (M x N, f32, tensor memory) += A (M x K) · B (N x K)ᵀ` (`=`
+//! when its enable operand is false), K = 16 (bf16, f16) or 8 (tf32), run to completion when it is issued (so a `tcgen05.commit`
 //! after it arrives at once).
 //!
 //! Facts, from the PTX ISA (tcgen05 "Instruction descriptor", "Shared memory
@@ -8,7 +8,9 @@
 //! (HOPPER-BLACKWELL.md D.4, D.5, D.7), written here independently of the compiler's
 //! encoding so that the emulator checks it:
 //! - the instruction descriptor: bits 0-3 (sparsity, saturation) 0; D's format in
-//!   bits 4-5, 1 for f32; A's and B's formats in bits 7-9 and 10-12, 0 f16 and 1 bf16;
+//!   bits 4-5, 1 for f32; A's and B's formats in bits 7-9 and 10-12, 0 f16 and 1 bf16
+//!   (kind::f16), 2 tf32 (kind::tf32; a tf32 element `(r, k)` is the four bytes at the
+//!   16-bit element `(r, 2k)` of the canonical layout, its 13 low mantissa bits ignored);
 //!   negation bits 13 and 14 clear; A MN-major if bit 15, B if bit 16; N = 8 × bits
 //!   17-22; M = 16 × bits 24-28;
 //! - a shared-memory descriptor: start `(d & 0x3FFF) << 4`, LBO `((d >> 16) & 0x3FFF)
@@ -21,7 +23,7 @@
 //!
 //! Arithmetic as the wgmma model's: exact products, summed in f64, rounded once.
 
-use crate::atoms::wgmma::{SharedTile, operand, unsupported};
+use crate::atoms::wgmma::{Element, SharedTile, operand, unsupported};
 use crate::fault::Trap;
 use crate::shared::SharedMemory;
 use crate::tmem::TensorMemory;
@@ -33,22 +35,30 @@ pub struct Instruction {
     pub m: u64,
     /// N.
     pub n: u64,
-    /// Whether A and B are bf16 (else f16).
-    pub bf16: bool,
+    /// A's and B's element type.
+    pub element: Element,
     /// Whether A and B are MN-major.
     pub transposed: [bool; 2],
 }
 
-/// The MMA an instruction descriptor describes, if the model runs it.
-pub fn instruction(idesc: u32) -> Result<Instruction, Trap> {
+/// The MMA of kind `tf32` (else kind::f16) an instruction descriptor describes, if the
+/// model runs it.
+pub fn instruction(idesc: u32, tf32: bool) -> Result<Instruction, Trap> {
     let bits = |shift: u32, width: u32| (idesc >> shift) & ((1 << width) - 1);
     let (d_format, a_format, b_format) = (bits(4, 2), bits(7, 3), bits(10, 3));
-    if bits(0, 4) != 0 || bits(13, 2) != 0 || d_format != 1 || a_format != b_format || a_format > 1
-    {
+    let element = match (tf32, a_format) {
+        (false, 0) => Some(Element::F16),
+        (false, 1) => Some(Element::Bf16),
+        (true, 2) => Some(Element::Tf32),
+        _ => None,
+    };
+    let plain = bits(0, 4) == 0 && bits(13, 2) == 0 && d_format == 1 && a_format == b_format;
+    let (true, Some(element)) = (plain, element) else {
+        let kind = if tf32 { "tf32" } else { "f16" };
         return Err(unsupported(&format!(
-            "a kind::f16 tcgen05.mma with instruction descriptor {idesc:#010x} (the model takes f32 D, A and B both f16 or both bf16, no sparsity or negation)"
+            "a kind::{kind} tcgen05.mma with instruction descriptor {idesc:#010x} (the model takes f32 D, A and B of one format the kind has, no sparsity or negation)"
         )));
-    }
+    };
     let (m, n) = (u64::from(bits(24, 5)) * 16, u64::from(bits(17, 6)) * 8);
     if m != 128 || n == 0 || n > 256 {
         return Err(unsupported(&format!(
@@ -58,7 +68,7 @@ pub fn instruction(idesc: u32) -> Result<Instruction, Trap> {
     Ok(Instruction {
         m,
         n,
-        bf16: a_format == 1,
+        element,
         transposed: [bits(15, 1) == 1, bits(16, 1) == 1],
     })
 }
@@ -91,32 +101,37 @@ pub fn decode(descriptor: u64) -> Result<SharedTile, Trap> {
 }
 
 /// Executes `D += A Bᵀ` (or `=` unless `accumulate`) for tensor-memory address
-/// `taddr`, descriptors `desc` (A, B) and instruction descriptor `idesc`.
+/// `taddr`, descriptors `desc` (A, B) and instruction descriptor `idesc`, of kind::tf32
+/// if `tf32` (else kind::f16).
 pub fn execute(
     shared: &SharedMemory,
     tmem: &mut TensorMemory,
     (taddr, desc, idesc): (u32, [u64; 2], u32),
-    accumulate: bool,
+    (tf32, accumulate): (bool, bool),
 ) -> Result<(), Trap> {
-    let shape = instruction(idesc)?;
+    let shape = instruction(idesc, tf32)?;
+    let element = shape.element;
     let a = operand(
         shared,
         &decode(desc[0])?,
         shape.m,
         shape.transposed[0],
-        shape.bf16,
+        element,
     )?;
     let b = operand(
         shared,
         &decode(desc[1])?,
         shape.n,
         shape.transposed[1],
-        shape.bf16,
+        element,
     )?;
+    let k_extent = element.k() as usize;
     let (lane, column) = (taddr >> 16, taddr & 0xFFFF);
     for m in 0..shape.m as usize {
         for n in 0..shape.n as usize {
-            let products: f64 = (0..16).map(|k| a[m * 16 + k] * b[n * 16 + k]).sum();
+            let products: f64 = (0..k_extent)
+                .map(|k| a[m * k_extent + k] * b[n * k_extent + k])
+                .sum();
             let (lane, column) = (lane + m as u32, column + n as u32);
             let c = match accumulate {
                 true => f64::from(f32::from_bits(tmem.read(lane, column)?)),
@@ -135,17 +150,22 @@ mod tests {
     #[test]
     fn instruction_descriptors_decode_as_the_ptx_isa_says() {
         // HOPPER-BLACKWELL.md D.4's worked value: bf16, f32, K-major, M = 128, N = 256.
-        let bf16 = instruction(0x0840_0490).unwrap();
-        assert_eq!((bf16.m, bf16.n, bf16.bf16), (128, 256, true));
+        let bf16 = instruction(0x0840_0490, false).unwrap();
+        assert_eq!((bf16.m, bf16.n, bf16.element), (128, 256, Element::Bf16));
         assert_eq!(bf16.transposed, [false, false]);
         // f16 inputs (formats 0), B MN-major, N = 64.
-        let f16 = instruction((1 << 4) | (1 << 16) | (8 << 17) | (8 << 24)).unwrap();
+        let f16 = instruction((1 << 4) | (1 << 16) | (8 << 17) | (8 << 24), false).unwrap();
         assert_eq!(
-            (f16.n, f16.bf16, f16.transposed),
-            (64, false, [false, true])
+            (f16.n, f16.element, f16.transposed),
+            (64, Element::F16, [false, true])
         );
+        // tf32 (formats 2) in kind::tf32 only.
+        let tf32 = (1 << 4) | (2 << 7) | (2 << 10) | (16 << 17) | (8 << 24);
+        assert_eq!(instruction(tf32, true).unwrap().element, Element::Tf32);
+        assert!(instruction(tf32, false).is_err() && instruction(0x0840_0490, true).is_err());
         // M = 64 and f16 D are outside the model.
-        assert!(instruction(0x0440_0490).is_err() && instruction(0x0840_0480).is_err());
+        let m64 = instruction(0x0440_0490, false);
+        assert!(m64.is_err() && instruction(0x0840_0480, false).is_err());
     }
 
     #[test]

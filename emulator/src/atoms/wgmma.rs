@@ -89,22 +89,62 @@ pub(crate) fn unsupported(what: &str) -> Trap {
     Trap::Fault(FaultKind::Unsupported(what.to_owned()))
 }
 
-/// The `rows x 16` operand `tile` holds, row-major, as f64.
+/// An operand's element type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Element {
+    /// bf16.
+    Bf16,
+    /// f16.
+    F16,
+    /// 32-bit floats read as tf32 (their 13 low mantissa bits ignored).
+    Tf32,
+}
+
+impl Element {
+    /// bf16 or f16.
+    pub fn half(bf16: bool) -> Element {
+        if bf16 { Element::Bf16 } else { Element::F16 }
+    }
+
+    /// The elements along K of one instruction's 32-byte rows.
+    pub fn k(self) -> u64 {
+        if self == Element::Tf32 { 8 } else { 16 }
+    }
+}
+
+/// The `rows x K` operand `tile` holds, row-major, as f64. A tf32 element `(row, k)` is
+/// the four bytes at 16-bit element `(row, 2k)` (K-major only).
 pub fn operand(
     shared: &SharedMemory,
     tile: &SharedTile,
     rows: u64,
     transposed: bool,
-    bf16: bool,
+    element: Element,
 ) -> Result<Vec<f64>, Trap> {
-    let mut values = Vec::with_capacity((rows * 16) as usize);
+    if element == Element::Tf32 && transposed {
+        return Err(unsupported("an MN-major tf32 operand"));
+    }
+    let k_extent = element.k();
+    let mut values = Vec::with_capacity((rows * k_extent) as usize);
     for row in 0..rows {
-        for k in 0..16 {
-            let address = tile.address(row, k, transposed)?;
+        for k in 0..k_extent {
+            let half = if element == Element::Tf32 { 2 * k } else { k };
+            let address = tile.address(row, half, transposed)?;
             let address = u32::try_from(address).unwrap_or(u32::MAX);
-            let mut bytes = [0u8; 2];
-            shared.peek(address, &mut bytes)?;
-            values.push(half_value(u16::from_le_bytes(bytes), bf16));
+            let value = match element {
+                Element::Tf32 => {
+                    let mut bytes = [0u8; 4];
+                    shared.peek(address, &mut bytes)?;
+                    let bits = u32::from_le_bytes(bytes) & !0x1FFF;
+                    f64::from(f32::from_bits(bits))
+                }
+                half => {
+                    let mut bytes = [0u8; 2];
+                    shared.peek(address, &mut bytes)?;
+                    half_value(u16::from_le_bytes(bytes), half == Element::Bf16)
+                }
+            };
+            values.push(value);
         }
     }
     Ok(values)
@@ -202,7 +242,7 @@ pub fn execute(
             &decode(lanes[0].get(desc_a))?,
             64,
             transposed[0],
-            bf16,
+            Element::half(bf16),
         )?,
         (true, _, Some(words)) => register_operand(lanes, words, bf16)?,
         _ => {
@@ -228,7 +268,7 @@ pub fn execute(
         &decode(lanes[0].get(desc_b))?,
         n as u64,
         transposed[1],
-        bf16,
+        Element::half(bf16),
     )?;
     for (thread, lane) in lanes.iter_mut().enumerate() {
         for (v, (input, result)) in accumulators.iter().zip(&inst.results).enumerate() {

@@ -29,7 +29,7 @@ impl<'k> Thread<'k> {
                     context.shared.barrier();
                 }
             }
-            Tcgen05::Mma => {
+            Tcgen05::Mma { tf32 } => {
                 let value = |name: &str| -> Result<u64, Trap> {
                     let (register, _) = atom_operand(inst, name)?;
                     Ok(self.get(register))
@@ -39,7 +39,7 @@ impl<'k> Thread<'k> {
                 let idesc = value("idesc")? as u32;
                 let accumulate = value("accumulate")? as u32 != 0;
                 let operands = (taddr, descriptors, idesc);
-                umma::execute(context.shared, context.tmem, operands, accumulate)?;
+                umma::execute(context.shared, context.tmem, operands, (*tf32, accumulate))?;
             }
             Tcgen05::WaitLd => self.unwaited.clear(),
             _ => {}

@@ -322,7 +322,7 @@ builtins! {
         "tcgen05_wait_ld", Device, Between(0, 0), [], true, "",
             "Waits until the warp's tensor-memory loads have completed; their registers are valid after it (`tcgen05.wait::ld`; sm_100a)." => tcgen05_sync(name);
         "tcgen05_mma", Device, Between(4, 4), [], true, "taddr, a, b, accumulate",
-            "One thread issues `D += A Bᵀ` (`D = A Bᵀ` when `accumulate` is false): D is 128 x N f32 in tensor memory at `taddr` (row m in lane m), A a shared (128, 16) and B a shared (N, 16) tile of bf16 or f16 (N 16 to 256 in steps of 16) read through descriptors computed from their layouts (`tcgen05.mma.cta_group::1.kind::f16`; sm_100a). Asynchronous: `tcgen05_commit` says when it is done." => tcgen05_mma(name);
+            "One thread issues `D += A Bᵀ` (`D = A Bᵀ` when `accumulate` is false): D is 128 x N f32 in tensor memory at `taddr` (row m in lane m), A a shared (128, 16) and B a shared (N, 16) tile of bf16 or f16 (`kind::f16`), or (128, 8) and (N, 8) K-major tiles of f32 read as tf32 (`kind::tf32`), N 16 to 256 in steps of 16, read through descriptors computed from their layouts (`tcgen05.mma.cta_group::1`; sm_100a). Asynchronous: `tcgen05_commit` says when it is done." => tcgen05_mma(name);
         "tcgen05_ld_32x32b", Device, Between(2, 2), [], true, "fragment, taddr",
             "The warp loads 32 lanes of tensor memory from `taddr`: thread i lane `lane(taddr) + i`, value j of its 32-bit register `fragment` (1 to 128 values) column `column(taddr) + j`; warp w may touch lanes 32 (w % 4) to 32 (w % 4) + 31. Valid after `tcgen05_wait_ld()` (`tcgen05.ld.32x32b`; sm_100a)." => tmem_copy(name);
         "tcgen05_st_32x32b", Device, Between(2, 2), [], true, "taddr, fragment",

@@ -1,13 +1,14 @@
 //! tcgen05's MMA and tensor-memory moves (sm_100a), each traced as an effect.
 //!
 //! `tcgen05_mma(taddr, a, b, accumulate)`: one thread issues `D (M x N, f32) += A (M x
-//! 16) Bᵀ` (B `N x 16`), kind::f16, `cta_group::1`; D is tensor memory at `taddr` (row
-//! m in lane m, column n in column n), A and B are shared tiles of bf16 or f16 read
-//! through descriptors the compiler computes from their layouts (the canonical forms
-//! wgmma reads, `cute::GmmaDescriptor`; none is E0227 at the operand, and the tile's
-//! buffer is aligned to its swizzle's period). The checks (E0227): M = 128 (the one
-//! shape whose tensor-memory rows are its lanes; M = 64 is not supported), N a multiple
-//! of 16 from 16 to 256, A and B of one 16-bit float type.
+//! K) Bᵀ` (B `N x K`), `cta_group::1`; D is tensor memory at `taddr` (row m in lane m,
+//! column n in column n), A and B are shared tiles read through descriptors the
+//! compiler computes from their layouts (the canonical forms wgmma reads,
+//! `cute::umma_descriptor`; none is E0227 at the operand, and the tile's buffer is
+//! aligned to its swizzle's period): K = 16 of bf16 or f16 (kind::f16) or K = 8 of f32
+//! read as tf32 (kind::tf32, K-major). The checks (E0227): M = 128 (the one shape whose
+//! tensor-memory rows are its lanes; M = 64 is not supported), N a multiple of 16 from
+//! 16 to 256, A and B of one type.
 //!
 //! `tcgen05_ld_32x32b(fragment, taddr)` and `tcgen05_st_32x32b(taddr, fragment)`: a
 //! whole warp moves 32 lanes of tensor memory, thread `i` lane `lane(taddr) + i`, its
@@ -17,15 +18,12 @@
 
 use std::rc::Rc;
 
-use cute::{Dtype, MemorySpace, Tensor, tile_extents, tile_values, warpgroup_descriptor};
+use cute::{MemorySpace, Tensor, tile_extents, tile_values, umma_descriptor, umma_kind};
 
 use crate::builtins::{Arg, Args};
 use crate::check::Checker;
 use crate::trace::{Effect, term_of};
 use crate::value::Value;
-
-/// The K of one kind::f16 MMA.
-const K: i64 = 16;
 
 impl<'a> Checker<'a> {
     /// `tcgen05_mma(taddr, a, b, accumulate)`.
@@ -163,27 +161,30 @@ impl<'a> Checker<'a> {
         Some(tensor.clone())
     }
 
-    /// A tcgen05.mma operand: a shared `(rows, 16)` tile of bf16 or f16 that a
-    /// descriptor reads (E0227 at `arg` otherwise); its buffer aligned to the swizzle.
+    /// A tcgen05.mma operand: a shared `(rows, K)` tile that a descriptor reads, K 16
+    /// of bf16 or f16 (kind::f16) or 8 of f32 read as tf32 (kind::tf32); E0227 at `arg`
+    /// otherwise. Its buffer is aligned to the swizzle.
     fn umma_tile(&mut self, arg: &Arg, side: &str) -> Option<Rc<Tensor>> {
         let Value::Tensor(tensor) = &arg.value else {
             return None;
         };
-        let half = matches!(tensor.dtype, Some(Dtype::Bf16 | Dtype::F16));
-        let rows = tile_extents(tensor)
-            .filter(|(_, k)| *k == K)
-            .map(|(rows, _)| rows);
-        let (true, MemorySpace::Shared, Some(rows)) = (half, tensor.space, rows) else {
+        let kind = tensor.dtype.and_then(umma_kind);
+        let rows = match (kind, tile_extents(tensor)) {
+            (Some((_, k)), Some((rows, cols))) if cols == k => Some(rows),
+            _ => None,
+        };
+        let (MemorySpace::Shared, Some(rows)) = (tensor.space, rows) else {
             self.error(
                 "E0227",
                 arg.span,
-                format!("tcgen05.mma reads {side} as a shared (rows, 16) tile of bf16 or f16; this is {}", tensor.layout),
-                "not a shared (rows, 16) tile",
+                format!("tcgen05.mma reads {side} as a shared (rows, 16) tile of bf16 or f16, or (rows, 8) of f32 (tf32); this is {}", tensor.layout),
+                "not a shared (rows, K) tile",
             );
             return None;
         };
-        let derived = tile_values(tensor, rows * K).and_then(|values| {
-            warpgroup_descriptor(tensor, (&tensor.layout.offset, &values), rows as usize, 1)
+        let k = kind.map_or(16, |(_, k)| k);
+        let derived = tile_values(tensor, rows * k).and_then(|values| {
+            umma_descriptor(tensor, (&tensor.layout.offset, &values), rows as usize)
         });
         match derived {
             Ok(descriptor) => {
@@ -194,7 +195,7 @@ impl<'a> Checker<'a> {
                 self.error(
                     "E0227",
                     arg.span,
-                    format!("tcgen05.mma reads {side} ({rows} x 16) through a shared-memory descriptor, but {error}; the tile is {}", tensor.layout),
+                    format!("tcgen05.mma reads {side} ({rows} x {k}) through a shared-memory descriptor, but {error}; the tile is {}", tensor.layout),
                     "no descriptor for this tile",
                 );
                 None
