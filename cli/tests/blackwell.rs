@@ -10,7 +10,7 @@ mod build;
 use build::{assemble_without_local_memory, cukc, emit};
 
 /// The files that build, with what their KIR must show.
-const FILES: [(&str, &[&str]); 4] = [
+const FILES: [(&str, &[&str]); 5] = [
     (
         "tmem_alloc",
         &[
@@ -40,6 +40,18 @@ const FILES: [(&str, &[&str]); 4] = [
             "tcgen05.mma.cta_group::1.kind::tf32 [{taddr}], {desc_a}, {desc_b}, {idesc}, %accumulate;",
             // The instruction descriptor of tf32, f32, K-major, M = 128, N = 64.
             "const 135268624",
+        ],
+    ),
+    (
+        "umma_pair",
+        &[
+            "tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 [{slot}], 128;",
+            "tcgen05.mma.cta_group::2.kind::f16 [{taddr}], {desc_a}, {desc_b}, {idesc}, %accumulate;",
+            // The instruction descriptor of bf16, f32, K-major, M = 256, N = 128.
+            "const 270533776",
+            "tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [{bar}], %mask;",
+            "tcgen05.dealloc.cta_group::2.sync.aligned.b32 {taddr}, 128;",
+            "tcgen05.relinquish_alloc_permit.cta_group::2.sync.aligned;",
         ],
     ),
     (

@@ -244,15 +244,19 @@ impl<'t> Builder<'t> {
             } => self.mbarrier(*action, (tensor, index), operand.as_deref()),
             Effect::AsyncSync(sync, _) => self.async_sync(*sync),
             Effect::Tmem {
-                action, columns, ..
-            } => self.tmem(action, *columns),
+                action,
+                pair,
+                columns,
+                ..
+            } => self.tmem(action, *columns, *pair),
             Effect::Tcgen05Mma {
+                pair,
                 taddr,
                 a,
                 b,
                 accumulate,
                 ..
-            } => self.tcgen05_mma(taddr, [a, b], accumulate),
+            } => self.tcgen05_mma(taddr, [a, b], accumulate, *pair),
             Effect::TmemCopy {
                 load,
                 fragment,

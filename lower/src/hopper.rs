@@ -97,12 +97,15 @@ impl Builder<'_> {
             return;
         };
         let (template, name) = match action {
-            Mbarrier::Init => (MBARRIER_INIT, "count"),
-            Mbarrier::Arrive => (MBARRIER_ARRIVE, ""),
-            Mbarrier::ArriveCluster => (MBARRIER_ARRIVE_CLUSTER, "cta"),
-            Mbarrier::ArriveExpectTx => (MBARRIER_ARRIVE_EXPECT_TX, "bytes"),
-            Mbarrier::Wait => (MBARRIER_WAIT, "parity"),
-            Mbarrier::Tcgen05Commit => (blackwell::TCGEN05_COMMIT, ""),
+            Mbarrier::Init => (MBARRIER_INIT.to_owned(), "count"),
+            Mbarrier::Arrive => (MBARRIER_ARRIVE.to_owned(), ""),
+            Mbarrier::ArriveCluster => (MBARRIER_ARRIVE_CLUSTER.to_owned(), "cta"),
+            Mbarrier::ArriveExpectTx => (MBARRIER_ARRIVE_EXPECT_TX.to_owned(), "bytes"),
+            Mbarrier::Wait => (MBARRIER_WAIT.to_owned(), "parity"),
+            Mbarrier::Tcgen05Commit { pair } => (
+                blackwell::tcgen05_commit_template(pair, operand.is_some()),
+                "mask",
+            ),
         };
         let (address, offset) = if action == Mbarrier::ArriveCluster && offset != 0 {
             let offset = self.constant(offset, Ty::I32);
@@ -119,7 +122,7 @@ impl Builder<'_> {
             operands.push((name.to_owned(), value, 0));
         }
         self.push_effect(Op::Atom {
-            template: template.to_owned(),
+            template,
             operands,
             registers: Vec::new(),
             output: None,
@@ -268,7 +271,7 @@ impl Builder<'_> {
             AsyncSync::Tcgen05FenceAfter => blackwell::TCGEN05_FENCE_AFTER.to_owned(),
             AsyncSync::Tcgen05WaitLd => blackwell::TCGEN05_WAIT_LD.to_owned(),
             AsyncSync::Tcgen05WaitSt => blackwell::TCGEN05_WAIT_ST.to_owned(),
-            AsyncSync::TmemRelinquish => blackwell::TMEM_RELINQUISH.to_owned(),
+            AsyncSync::TmemRelinquish { pair } => blackwell::tmem_relinquish_template(pair),
         };
         self.push_effect(Op::Atom {
             template,

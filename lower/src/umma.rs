@@ -18,9 +18,10 @@ use crate::builder::Builder;
 
 /// `tcgen05.mma` of `kind` (`f16` or `tf32`), D in tensor memory, A and B from shared
 /// memory.
-pub fn tcgen05_mma_template(kind: &str) -> String {
+pub fn tcgen05_mma_template(kind: &str, pair: bool) -> String {
+    let group = crate::blackwell::cta_group(pair);
     format!(
-        "{{{{ .reg .pred %accumulate; setp.ne.b32 %accumulate, {{accumulate}}, 0; tcgen05.mma.cta_group::1.kind::{kind} [{{taddr}}], {{desc_a}}, {{desc_b}}, {{idesc}}, %accumulate; }}}}"
+        "{{{{ .reg .pred %accumulate; setp.ne.b32 %accumulate, {{accumulate}}, 0; tcgen05.mma.{group}.kind::{kind} [{{taddr}}], {{desc_a}}, {{desc_b}}, {{idesc}}, %accumulate; }}}}"
     )
 }
 
@@ -34,7 +35,14 @@ pub fn tmem_copy_template(load: bool, values: usize) -> String {
 
 impl Builder<'_> {
     /// `D (tensor memory at taddr) += A Bᵀ`, or `=` when `accumulate` is false.
-    pub(crate) fn tcgen05_mma(&mut self, taddr: &Term, [a, b]: [&Tensor; 2], accumulate: &Term) {
+    /// A CTA pair's (`pair`) is M = 256 and N twice B's rows in each block.
+    pub(crate) fn tcgen05_mma(
+        &mut self,
+        taddr: &Term,
+        [a, b]: [&Tensor; 2],
+        accumulate: &Term,
+        pair: bool,
+    ) {
         let (Some((desc_a, major_a, m)), Some((desc_b, major_b, n))) =
             (self.umma_operand(a), self.umma_operand(b))
         else {
@@ -44,10 +52,11 @@ impl Builder<'_> {
         else {
             return;
         };
+        let blocks = if pair { 2 } else { 1 };
         let shape = UmmaShape {
             input,
-            m,
-            n,
+            m: m * blocks,
+            n: n * blocks,
             major: [major_a, major_b],
         };
         let idesc = self.constant(i64::from(shape.instruction_descriptor()), Ty::I32);
@@ -63,7 +72,7 @@ impl Builder<'_> {
             ("accumulate", flag),
         ];
         self.push_effect(Op::Atom {
-            template: tcgen05_mma_template(kind),
+            template: tcgen05_mma_template(kind, pair),
             operands: (operands.iter())
                 .map(|(name, value)| ((*name).to_owned(), *value, 0))
                 .collect(),

@@ -162,8 +162,12 @@ pub enum Mbarrier {
     /// `mbarrier_wait`: waits until the phase of the operand's parity has completed.
     Wait,
     /// `tcgen05_commit`: one arrival once the thread's earlier tcgen05 operations
-    /// (MMAs) have completed (sm_100a).
-    Tcgen05Commit,
+    /// (MMAs) have completed (sm_100a); with an operand, on the barrier at the same
+    /// place in each block of the cluster in that 16-bit mask.
+    Tcgen05Commit {
+        /// Whether it is a CTA pair's (`cta_group::2`).
+        pair: bool,
+    },
 }
 
 /// An instruction of Hopper's asynchronous machinery without operands (sm_90).
@@ -220,7 +224,10 @@ pub enum AsyncSync {
     /// `tcgen05_wait_st()`: the warp's tensor-memory stores have completed (sm_100a).
     Tcgen05WaitSt,
     /// `tmem_relinquish_alloc_permit()`: the block allocates no more tensor memory.
-    TmemRelinquish,
+    TmemRelinquish {
+        /// Whether it is a CTA pair's (`cta_group::2`).
+        pair: bool,
+    },
 }
 
 /// What a tensor-memory allocation instruction does (sm_100a, a whole warp).
@@ -439,6 +446,9 @@ pub enum Effect {
     /// `tcgen05_mma(taddr, a, b, accumulate)`: one thread issues `D += A Bᵀ` (kind::f16,
     /// f32 D in tensor memory at `taddr`; A `M x 16` and B `N x 16` shared tiles).
     Tcgen05Mma {
+        /// Whether it is a CTA pair's (`cta_group::2`): M = 256, A's rows and half of
+        /// B's in each block of the pair.
+        pair: bool,
         /// D's tensor-memory address (an integer).
         taddr: Rc<Term>,
         /// A's shared tile, `(M, 16)`.
@@ -466,6 +476,8 @@ pub enum Effect {
     Tmem {
         /// Which.
         action: Tmem,
+        /// Whether it is a CTA pair's (`cta_group::2`).
+        pair: bool,
         /// The columns, a power of two from 32 to 512.
         columns: i64,
         /// The call.

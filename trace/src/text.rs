@@ -243,8 +243,15 @@ fn header(effect: &Effect) -> String {
                 Mbarrier::ArriveCluster => "arrive_cluster",
                 Mbarrier::ArriveExpectTx => "arrive_expect_tx",
                 Mbarrier::Wait => "wait",
-                Mbarrier::Tcgen05Commit => {
-                    return format!("tcgen05_commit({}[{index}])", tensor(barriers));
+                Mbarrier::Tcgen05Commit { pair } => {
+                    let operand = operand.as_ref().map_or(String::new(), |mask| {
+                        format!(", multicast = {}", term(mask))
+                    });
+                    return format!(
+                        "tcgen05_commit({}[{index}]{operand}{})",
+                        tensor(barriers),
+                        pair_text(*pair)
+                    );
                 }
             };
             let operand = operand
@@ -282,20 +289,27 @@ fn header(effect: &Effect) -> String {
             AsyncSync::Tcgen05FenceAfter => "tcgen05_fence_after_thread_sync()".to_owned(),
             AsyncSync::Tcgen05WaitLd => "tcgen05_wait_ld()".to_owned(),
             AsyncSync::Tcgen05WaitSt => "tcgen05_wait_st()".to_owned(),
-            AsyncSync::TmemRelinquish => "tmem_relinquish_alloc_permit()".to_owned(),
+            AsyncSync::TmemRelinquish { pair } => {
+                format!(
+                    "tmem_relinquish_alloc_permit({})",
+                    pair_text(*pair).trim_start_matches(", ")
+                )
+            }
         },
         Effect::Tcgen05Mma {
+            pair,
             taddr,
             a,
             b,
             accumulate,
             ..
         } => format!(
-            "tcgen05_mma({}, {}, {}, {})",
+            "tcgen05_mma({}, {}, {}, {}{})",
             term(taddr),
             tensor(a),
             tensor(b),
-            term(accumulate)
+            term(accumulate),
+            pair_text(*pair)
         ),
         Effect::TmemCopy {
             load,
@@ -307,12 +321,19 @@ fn header(effect: &Effect) -> String {
             false => format!("tcgen05_st_32x32b({}, {})", term(taddr), tensor(fragment)),
         },
         Effect::Tmem {
-            action, columns, ..
+            action,
+            pair,
+            columns,
+            ..
         } => match action {
             Tmem::Alloc { slot, index } => {
-                format!("tmem_alloc({}[{index}], {columns})", tensor(slot))
+                let pair = pair_text(*pair);
+                format!("tmem_alloc({}[{index}], {columns}{pair})", tensor(slot))
             }
-            Tmem::Dealloc { address } => format!("tmem_dealloc({}, {columns})", term(address)),
+            Tmem::Dealloc { address } => {
+                let pair = pair_text(*pair);
+                format!("tmem_dealloc({}, {columns}{pair})", term(address))
+            }
         },
         Effect::TmaLoad {
             map,
@@ -395,4 +416,9 @@ pub(crate) fn term(term: &Term) -> String {
             )
         }
     }
+}
+
+/// `, pair = true` for a CTA pair's tcgen05 instruction, nothing otherwise.
+fn pair_text(pair: bool) -> &'static str {
+    if pair { ", pair = true" } else { "" }
 }

@@ -3,7 +3,8 @@
 //! the block once all 32 lanes are there, on the block's [`crate::tmem::TensorMemory`]),
 //! `tcgen05.commit` (one thread; an arrival on an mbarrier), and the fences and waits,
 //! whose ordering the emulator's execution already gives: every tcgen05 operation
-//! completes when it is issued here.
+//! completes when it is issued here. A CTA pair's (`cta_group::2`) allocation and
+//! release are modelled as each block's own, on its own tensor memory.
 
 /// A tcgen05 instruction.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -22,7 +23,14 @@ pub enum Tcgen05 {
     Relinquish,
     /// `tcgen05.commit` to the mbarrier at `{bar}`: one arrival, the thread's earlier
     /// tcgen05 operations being complete.
-    Commit,
+    Commit {
+        /// Whether it is a CTA pair's (`cta_group::2`): its arrivals follow the pair's
+        /// MMAs, which the cluster's scheduler runs.
+        pair: bool,
+        /// Whether it arrives at the barrier's place in each block of the 16-bit
+        /// `{mask}` (else in this block).
+        multicast: bool,
+    },
     /// The fences and `tcgen05.wait::st`.
     Ordering,
     /// `tcgen05.wait::ld`: the thread's loaded registers become valid.
@@ -31,6 +39,8 @@ pub enum Tcgen05 {
     Mma {
         /// Whether it is kind::tf32 (else kind::f16).
         tf32: bool,
+        /// Whether it is a CTA pair's (`cta_group::2`, M = 256).
+        pair: bool,
     },
     /// `tcgen05.ld.32x32b` (`load`) or `tcgen05.st.32x32b` of this many registers per
     /// thread, by the warp.
@@ -57,11 +67,22 @@ impl Tcgen05 {
 
 /// The tcgen05 instruction `template` is, if it is one.
 pub fn parse(template: &str) -> Option<Tcgen05> {
+    let pair = template.contains("cta_group::2");
+    let template = &template.replace("cta_group::2", "cta_group::1");
     if template.contains("tcgen05.mma.cta_group::1.kind::f16 ") {
-        return Some(Tcgen05::Mma { tf32: false });
+        return Some(Tcgen05::Mma { tf32: false, pair });
     }
     if template.contains("tcgen05.mma.cta_group::1.kind::tf32 ") {
-        return Some(Tcgen05::Mma { tf32: true });
+        return Some(Tcgen05::Mma { tf32: true, pair });
+    }
+    let commit = "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster";
+    if template.contains(&format!(
+        "{commit}.multicast::cluster.b64 [{{bar}}], %mask;"
+    )) {
+        return Some(Tcgen05::Commit {
+            pair,
+            multicast: true,
+        });
     }
     let mut words = template.split_whitespace();
     let head = words.next()?;
@@ -73,7 +94,10 @@ pub fn parse(template: &str) -> Option<Tcgen05> {
             columns: last_immediate(template)?,
         },
         "tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;" => Tcgen05::Relinquish,
-        "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64" => Tcgen05::Commit,
+        _ if head == format!("{commit}.b64") => Tcgen05::Commit {
+            pair,
+            multicast: false,
+        },
         "tcgen05.fence::before_thread_sync;"
         | "tcgen05.fence::after_thread_sync;"
         | "tcgen05.wait::st.sync.aligned;" => Tcgen05::Ordering,
@@ -114,16 +138,40 @@ mod tests {
         assert_eq!(parse(dealloc), Some(Tcgen05::Dealloc { columns: 512 }));
         let commit =
             "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [{bar}];";
-        assert_eq!(parse(commit), Some(Tcgen05::Commit));
+        let single = Tcgen05::Commit {
+            pair: false,
+            multicast: false,
+        };
+        assert_eq!(parse(commit), Some(single.clone()));
+        let multicast = "{{ .reg .b16 %mask; cvt.u16.u32 %mask, {mask}; tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [{bar}], %mask; }}";
+        let pair = Tcgen05::Commit {
+            pair: true,
+            multicast: true,
+        };
+        assert_eq!(parse(multicast), Some(pair));
         assert_eq!(
             parse("tcgen05.wait::ld.sync.aligned;"),
             Some(Tcgen05::WaitLd)
         );
-        assert!(Tcgen05::Relinquish.is_warp_collective() && !Tcgen05::Commit.is_warp_collective());
+        assert!(Tcgen05::Relinquish.is_warp_collective() && !single.is_warp_collective());
         let mma = "{{ .reg .pred %accumulate; setp.ne.b32 %accumulate, {accumulate}, 0; tcgen05.mma.cta_group::1.kind::f16 [{taddr}], {desc_a}, {desc_b}, {idesc}, %accumulate; }}";
-        assert_eq!(parse(mma), Some(Tcgen05::Mma { tf32: false }));
+        let f16 = Tcgen05::Mma {
+            tf32: false,
+            pair: false,
+        };
+        assert_eq!(parse(mma), Some(f16));
         let tf32 = mma.replace("kind::f16", "kind::tf32");
-        assert_eq!(parse(&tf32), Some(Tcgen05::Mma { tf32: true }));
+        let tf32_model = Tcgen05::Mma {
+            tf32: true,
+            pair: false,
+        };
+        assert_eq!(parse(&tf32), Some(tf32_model));
+        let pair = mma.replace("cta_group::1", "cta_group::2");
+        let pair_model = Tcgen05::Mma {
+            tf32: false,
+            pair: true,
+        };
+        assert_eq!(parse(&pair), Some(pair_model));
         let load = "tcgen05.ld.sync.aligned.32x32b.x32.b32 {{r}}, [{taddr}];";
         assert_eq!(
             parse(load),
@@ -146,7 +194,8 @@ mod tests {
         );
         assert_eq!(
             parse("tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 [{slot}], 32;"),
-            None
+            Some(Tcgen05::Alloc { columns: 32 })
         );
+        assert_eq!(parse("tcgen05.shift.cta_group::1.down [0];"), None);
     }
 }

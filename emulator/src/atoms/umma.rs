@@ -19,7 +19,11 @@
 //!   64-byte, 6 a 32-byte swizzle; the canonical layouts are wgmma's
 //!   ([`SharedTile::address`]);
 //! - with M = 128, D's row m is tensor-memory lane `lane(taddr) + m` and its column n
-//!   is column `column(taddr) + n` (an address: lane in bits 31-16, column in 15-0).
+//!   is column `column(taddr) + n` (an address: lane in bits 31-16, column in 15-0);
+//! - a CTA pair's (`cta_group::2`, M = 256, HOPPER-BLACKWELL.md D.8): each block of the
+//!   pair holds 128 rows of A and N / 2 rows of B at the same shared offsets (the even
+//!   block's first), and D's rows 0-127 land in the even block's tensor memory, rows
+//!   128-255 in the odd one's, each at `taddr`.
 //!
 //! Arithmetic as the wgmma model's: exact products, summed in f64, rounded once.
 
@@ -42,8 +46,8 @@ pub struct Instruction {
 }
 
 /// The MMA of kind `tf32` (else kind::f16) an instruction descriptor describes, if the
-/// model runs it.
-pub fn instruction(idesc: u32, tf32: bool) -> Result<Instruction, Trap> {
+/// model runs it: M = 128 for a block's, 256 for a CTA pair's (`pair`).
+pub fn instruction(idesc: u32, (tf32, pair): (bool, bool)) -> Result<Instruction, Trap> {
     let bits = |shift: u32, width: u32| (idesc >> shift) & ((1 << width) - 1);
     let (d_format, a_format, b_format) = (bits(4, 2), bits(7, 3), bits(10, 3));
     let element = match (tf32, a_format) {
@@ -60,9 +64,10 @@ pub fn instruction(idesc: u32, tf32: bool) -> Result<Instruction, Trap> {
         )));
     };
     let (m, n) = (u64::from(bits(24, 5)) * 16, u64::from(bits(17, 6)) * 8);
-    if m != 128 || n == 0 || n > 256 {
+    let (rows, group) = if pair { (256, 2) } else { (128, 1) };
+    if m != rows || n == 0 || n > 256 || !n.is_multiple_of(8 * group) {
         return Err(unsupported(&format!(
-            "a tcgen05.mma of M = {m}, N = {n} (the model takes M = 128)"
+            "a cta_group::{group} tcgen05.mma of M = {m}, N = {n} (the model takes M = {rows})"
         )));
     }
     Ok(Instruction {
@@ -100,40 +105,77 @@ pub fn decode(descriptor: u64) -> Result<SharedTile, Trap> {
     })
 }
 
-/// Executes `D += A Bᵀ` (or `=` unless `accumulate`) for tensor-memory address
-/// `taddr`, descriptors `desc` (A, B) and instruction descriptor `idesc`, of kind::tf32
-/// if `tf32` (else kind::f16).
-pub fn execute(
-    shared: &SharedMemory,
-    tmem: &mut TensorMemory,
-    (taddr, desc, idesc): (u32, [u64; 2], u32),
-    (tf32, accumulate): (bool, bool),
+/// An issued MMA: D's tensor-memory address, A's and B's descriptors, the
+/// instruction descriptor, and whether it is kind::tf32 and adds to D.
+#[derive(Clone, Copy, Debug)]
+pub struct Issue {
+    /// D's tensor-memory address.
+    pub taddr: u32,
+    /// A's and B's shared-memory descriptors.
+    pub desc: [u64; 2],
+    /// The instruction descriptor.
+    pub idesc: u32,
+    /// Whether it is kind::tf32 (else kind::f16).
+    pub tf32: bool,
+    /// Whether D is added to (else overwritten).
+    pub accumulate: bool,
+}
+
+/// Executes a block's `D += A Bᵀ` (or `=` unless it accumulates).
+pub fn execute(shared: &SharedMemory, tmem: &mut TensorMemory, issue: Issue) -> Result<(), Trap> {
+    let shape = instruction(issue.idesc, (issue.tf32, false))?;
+    let a = read(shared, issue.desc[0], shape.m, 0, shape)?;
+    let b = read(shared, issue.desc[1], shape.n, 1, shape)?;
+    multiply(tmem, issue, (&a, &b), shape.element)
+}
+
+/// Executes a CTA pair's `D += A Bᵀ` (M = 256): each block holds 128 rows of A and N /
+/// 2 rows of B at the descriptors' addresses (the even block's first) and receives its
+/// 128 rows of D at `taddr` in its own tensor memory.
+pub fn execute_pair(
+    shared: [&SharedMemory; 2],
+    tmem: [&mut TensorMemory; 2],
+    issue: Issue,
 ) -> Result<(), Trap> {
-    let shape = instruction(idesc, tf32)?;
-    let element = shape.element;
-    let a = operand(
-        shared,
-        &decode(desc[0])?,
-        shape.m,
-        shape.transposed[0],
-        element,
-    )?;
-    let b = operand(
-        shared,
-        &decode(desc[1])?,
-        shape.n,
-        shape.transposed[1],
-        element,
-    )?;
+    let shape = instruction(issue.idesc, (issue.tf32, true))?;
+    let mut b = read(shared[0], issue.desc[1], shape.n / 2, 1, shape)?;
+    b.extend(read(shared[1], issue.desc[1], shape.n / 2, 1, shape)?);
+    for (shared, tmem) in shared.into_iter().zip(tmem) {
+        let a = read(shared, issue.desc[0], shape.m / 2, 0, shape)?;
+        multiply(tmem, issue, (&a, &b), shape.element)?;
+    }
+    Ok(())
+}
+
+/// `rows` rows of operand `side` (0 A, 1 B) through `descriptor`, row-major.
+fn read(
+    shared: &SharedMemory,
+    descriptor: u64,
+    rows: u64,
+    side: usize,
+    shape: Instruction,
+) -> Result<Vec<f64>, Trap> {
+    let tile = decode(descriptor)?;
+    operand(shared, &tile, rows, shape.transposed[side], shape.element)
+}
+
+/// D's rows (as many as `a` has) `+= a bᵀ` in `tmem` from `issue.taddr`'s lane and
+/// column, exact products summed in f64 and rounded once.
+fn multiply(
+    tmem: &mut TensorMemory,
+    issue: Issue,
+    (a, b): (&[f64], &[f64]),
+    element: Element,
+) -> Result<(), Trap> {
     let k_extent = element.k() as usize;
-    let (lane, column) = (taddr >> 16, taddr & 0xFFFF);
-    for m in 0..shape.m as usize {
-        for n in 0..shape.n as usize {
+    let (lane, column) = (issue.taddr >> 16, issue.taddr & 0xFFFF);
+    for m in 0..a.len() / k_extent {
+        for n in 0..b.len() / k_extent {
             let products: f64 = (0..k_extent)
                 .map(|k| a[m * k_extent + k] * b[n * k_extent + k])
                 .sum();
             let (lane, column) = (lane + m as u32, column + n as u32);
-            let c = match accumulate {
+            let c = match issue.accumulate {
                 true => f64::from(f32::from_bits(tmem.read(lane, column)?)),
                 false => 0.0,
             };
@@ -150,22 +192,33 @@ mod tests {
     #[test]
     fn instruction_descriptors_decode_as_the_ptx_isa_says() {
         // HOPPER-BLACKWELL.md D.4's worked value: bf16, f32, K-major, M = 128, N = 256.
-        let bf16 = instruction(0x0840_0490, false).unwrap();
+        let bf16 = instruction(0x0840_0490, (false, false)).unwrap();
         assert_eq!((bf16.m, bf16.n, bf16.element), (128, 256, Element::Bf16));
         assert_eq!(bf16.transposed, [false, false]);
         // f16 inputs (formats 0), B MN-major, N = 64.
-        let f16 = instruction((1 << 4) | (1 << 16) | (8 << 17) | (8 << 24), false).unwrap();
+        let f16 =
+            instruction((1 << 4) | (1 << 16) | (8 << 17) | (8 << 24), (false, false)).unwrap();
         assert_eq!(
             (f16.n, f16.element, f16.transposed),
             (64, Element::F16, [false, true])
         );
         // tf32 (formats 2) in kind::tf32 only.
         let tf32 = (1 << 4) | (2 << 7) | (2 << 10) | (16 << 17) | (8 << 24);
-        assert_eq!(instruction(tf32, true).unwrap().element, Element::Tf32);
-        assert!(instruction(tf32, false).is_err() && instruction(0x0840_0490, true).is_err());
+        assert_eq!(
+            instruction(tf32, (true, false)).unwrap().element,
+            Element::Tf32
+        );
+        assert!(
+            instruction(tf32, (false, false)).is_err()
+                && instruction(0x0840_0490, (true, false)).is_err()
+        );
+        // M = 256 (D.4's worked value 0x10400490) for a CTA pair only.
+        assert_eq!(instruction(0x1040_0490, (false, true)).unwrap().m, 256);
+        assert!(instruction(0x1040_0490, (false, false)).is_err());
+        assert!(instruction(0x0840_0490, (false, true)).is_err());
         // M = 64 and f16 D are outside the model.
-        let m64 = instruction(0x0440_0490, false);
-        assert!(m64.is_err() && instruction(0x0840_0480, false).is_err());
+        let m64 = instruction(0x0440_0490, (false, false));
+        assert!(m64.is_err() && instruction(0x0840_0480, (false, false)).is_err());
     }
 
     #[test]

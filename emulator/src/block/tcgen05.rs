@@ -75,7 +75,9 @@ fn warp_tcgen05<'k>(
             }
             Ok(())
         }
-        Tcgen05::Commit | Tcgen05::Ordering | Tcgen05::WaitLd | Tcgen05::Mma { .. } => Ok(()),
+        Tcgen05::Commit { .. } | Tcgen05::Ordering | Tcgen05::WaitLd | Tcgen05::Mma { .. } => {
+            Ok(())
+        }
     }
 }
 

@@ -24,6 +24,7 @@ use lang::Span;
 
 use super::{Context, Flow, Status, Thread};
 use crate::atoms::hopper::Hopper;
+use crate::atoms::umma::Issue;
 use crate::fault::{Access, FaultKind, Trap};
 use crate::shared::{Accessor, SharedMemory};
 
@@ -66,6 +67,9 @@ pub enum RemoteKind {
         /// Who writes, for the race checks.
         who: Accessor,
     },
+    /// A CTA pair's tcgen05.mma, issued by this (even) block: it reads this block's and
+    /// the next one's shared memory and writes both blocks' tensor memory.
+    PairMma(Issue),
 }
 
 impl Remote {
@@ -85,6 +89,11 @@ impl Remote {
                     shared.write(&who, start + 16 * piece, bytes, Access::AsyncWrite)?;
                 }
                 (barrier, 0, -(image.len() as i64))
+            }
+            RemoteKind::PairMma(_) => {
+                return Err(Trap::Fault(FaultKind::Cluster(
+                    "a CTA pair's tcgen05.mma applied to one block".to_owned(),
+                )));
             }
         };
         if barriers.update(barrier, arrivals, bytes)? {
@@ -229,14 +238,7 @@ impl<'k> Thread<'k> {
                 let address = barrier(self, context)?;
                 let own = context.cluster_rank();
                 let targets = if *multicast {
-                    let mask = value(self, "mask")? as u32 & 0xffff;
-                    let blocks = context.cluster_dims.iter().product::<u32>();
-                    if mask >> blocks != 0 || mask == 0 {
-                        return Err(Trap::Fault(FaultKind::Cluster(format!(
-                            "a multicast TMA load to the blocks of mask {mask:#b}, in a cluster of {blocks}"
-                        ))));
-                    }
-                    mask
+                    self.cluster_mask(context, value(self, "mask")? as u32 & 0xffff)?
                 } else {
                     1 << own
                 };
@@ -294,6 +296,18 @@ impl<'k> Thread<'k> {
         Ok(Flow::Next)
     }
 
+    /// The multicast `mask` of blocks, checked to name some and only blocks of the
+    /// cluster.
+    pub(super) fn cluster_mask(&self, context: &Context<'_, 'k>, mask: u32) -> Result<u32, Trap> {
+        let blocks = context.cluster_dims.iter().product::<u32>();
+        if mask >> blocks != 0 || mask == 0 {
+            return Err(Trap::Fault(FaultKind::Cluster(format!(
+                "a multicast to the blocks of mask {mask:#b}, in a cluster of {blocks}"
+            ))));
+        }
+        Ok(mask)
+    }
+
     /// Block `rank` of the cluster, checked to be one.
     fn cluster_block(&self, context: &Context<'_, 'k>, rank: i64) -> Result<u32, Trap> {
         let blocks = context.cluster_dims.iter().product::<u32>();
@@ -308,7 +322,13 @@ impl<'k> Thread<'k> {
     }
 
     /// Hands `kind` to block `rank` of the cluster.
-    fn send(&self, inst: &Inst, context: &mut Context<'_, 'k>, rank: u32, kind: RemoteKind) {
+    pub(super) fn send(
+        &self,
+        inst: &Inst,
+        context: &mut Context<'_, 'k>,
+        rank: u32,
+        kind: RemoteKind,
+    ) {
         context.remote.push(Remote {
             rank,
             kind,

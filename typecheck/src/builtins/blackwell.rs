@@ -31,6 +31,9 @@ impl<'a> Checker<'a> {
         if !self.require_arch(name, BLACKWELL, args.call_span) {
             return Value::Unit;
         }
+        let Some(pair) = self.cta_group_pair(name, args) else {
+            return Value::Unit;
+        };
         let p = args.positional();
         let Some(columns) = self.tmem_columns(name, p[p.len() - 1]) else {
             return Value::Unit;
@@ -69,6 +72,7 @@ impl<'a> Checker<'a> {
         if self.tracing_kernel() {
             self.emit(Effect::Tmem {
                 action,
+                pair,
                 columns,
                 span: args.call_span,
             });
@@ -82,18 +86,30 @@ impl<'a> Checker<'a> {
         if !self.require_arch(name, BLACKWELL, args.call_span) {
             return Value::Unit;
         }
+        let Some(pair) = self.cta_group_pair(name, args) else {
+            return Value::Unit;
+        };
         let p = args.positional();
         let Some(index) = self.barrier_element(name, p[0], p[1]) else {
             return Value::Unit;
+        };
+        let mask = match args.named("multicast") {
+            Some(arg) => {
+                match self.expect_int(&arg.value, arg.span, "a mask of the cluster's blocks") {
+                    Some(_) => term_of(&arg.value),
+                    None => return Value::Unit,
+                }
+            }
+            None => None,
         };
         if self.tracing_kernel()
             && let Value::Tensor(tensor) = &p[0].value
         {
             self.emit(Effect::Mbarrier {
-                action: Mbarrier::Tcgen05Commit,
+                action: Mbarrier::Tcgen05Commit { pair },
                 tensor: tensor.clone(),
                 index,
-                operand: None,
+                operand: mask,
                 span: args.call_span,
             });
         }
@@ -111,7 +127,10 @@ impl<'a> Checker<'a> {
             "tcgen05_fence_after_thread_sync" => AsyncSync::Tcgen05FenceAfter,
             "tcgen05_wait_ld" => AsyncSync::Tcgen05WaitLd,
             "tcgen05_wait_st" => AsyncSync::Tcgen05WaitSt,
-            _ => AsyncSync::TmemRelinquish,
+            _ => match self.cta_group_pair(name, args) {
+                Some(pair) => AsyncSync::TmemRelinquish { pair },
+                None => return Value::Unit,
+            },
         };
         self.emit(Effect::AsyncSync(sync, args.call_span));
         Value::Unit

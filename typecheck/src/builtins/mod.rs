@@ -19,6 +19,7 @@ mod layouts;
 mod methods;
 mod mma;
 pub(crate) mod operands;
+mod pairs;
 mod partitions;
 mod scalars;
 pub(crate) mod table;

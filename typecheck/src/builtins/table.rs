@@ -307,22 +307,22 @@ builtins! {
             "One thread copies the box whose first element's coordinates `coords` (a tile of an identity tensor) gives into `tile`, completing `tma.bytes` on the mbarrier `barriers[coord]`; with `multicast = mask`, into the same tile of every block of the cluster whose rank's bit is set, completing on each one's barrier (sm_90)." => tma_load;
         "wgmma_wait_group", Device, Between(1, 1), [], true, "n",
             "Waits until at most `n` committed wgmma groups are in flight (`wgmma.wait_group`; sm_90a)." => async_sync(name);
-        "tmem_alloc", Device, Between(3, 3), [], true, "slots, coord, columns",
-            "A whole warp allocates `columns` (a power of two, 32 to 512) of the block's tensor memory and writes their address to the shared `u32` `slots[coord]` (`tcgen05.alloc`; sm_100a). Free them with `tmem_dealloc` before the block exits." => tmem(name);
-        "tmem_dealloc", Device, Between(2, 2), [], true, "address, columns",
+        "tmem_alloc", Device, Between(3, 3), ["pair"], true, "slots, coord, columns, pair = false",
+            "A whole warp allocates `columns` (a power of two, 32 to 512) of the block's tensor memory and writes their address to the shared `u32` `slots[coord]` (`tcgen05.alloc`; sm_100a). Free them with `tmem_dealloc` before the block exits. Every tcgen05 instruction of a kernel is of one `cta_group`: `pair = true` everywhere for CTA pairs (`cta_group::2`)." => tmem(name);
+        "tmem_dealloc", Device, Between(2, 2), ["pair"], true, "address, columns, pair = false",
             "A whole warp frees the `columns` of tensor memory at `address` (`tcgen05.dealloc`; sm_100a)." => tmem(name);
-        "tmem_relinquish_alloc_permit", Device, Between(0, 0), [], true, "",
+        "tmem_relinquish_alloc_permit", Device, Between(0, 0), ["pair"], true, "pair = false",
             "A whole warp gives up the block's right to allocate tensor memory; a later `tmem_alloc` is an error (`tcgen05.relinquish_alloc_permit`; sm_100a)." => tcgen05_sync(name);
         "tcgen05_fence_before_thread_sync", Device, Between(0, 0), [], true, "",
             "Orders this thread's tcgen05 operations before the thread synchronization that follows (a barrier, an mbarrier arrival; sm_100a)." => tcgen05_sync(name);
         "tcgen05_fence_after_thread_sync", Device, Between(0, 0), [], true, "",
             "Orders this thread's tcgen05 operations after the thread synchronization before it (sm_100a)." => tcgen05_sync(name);
-        "tcgen05_commit", Device, Between(2, 2), [], true, "barriers, coord",
-            "One arrival on the mbarrier `barriers[coord]` once this thread's earlier tcgen05 MMAs have completed (`tcgen05.commit`; sm_100a): it frees a pipeline stage or says an accumulator is ready." => tcgen05_commit(name);
+        "tcgen05_commit", Device, Between(2, 2), ["pair", "multicast"], true, "barriers, coord, pair = false, multicast = mask",
+            "One arrival on the mbarrier `barriers[coord]` once this thread's earlier tcgen05 MMAs have completed (`tcgen05.commit`; sm_100a): it frees a pipeline stage or says an accumulator is ready. With `multicast = mask`, on the barrier at the same place in each block of the cluster whose rank's bit is set; `pair = true` for a CTA pair's MMAs (`cta_group::2`)." => tcgen05_commit(name);
         "tcgen05_wait_ld", Device, Between(0, 0), [], true, "",
             "Waits until the warp's tensor-memory loads have completed; their registers are valid after it (`tcgen05.wait::ld`; sm_100a)." => tcgen05_sync(name);
-        "tcgen05_mma", Device, Between(4, 4), [], true, "taddr, a, b, accumulate",
-            "One thread issues `D += A Bᵀ` (`D = A Bᵀ` when `accumulate` is false): D is 128 x N f32 in tensor memory at `taddr` (row m in lane m), A a shared (128, 16) and B a shared (N, 16) tile of bf16 or f16 (`kind::f16`), or (128, 8) and (N, 8) K-major tiles of f32 read as tf32 (`kind::tf32`), N 16 to 256 in steps of 16, read through descriptors computed from their layouts (`tcgen05.mma.cta_group::1`; sm_100a). Asynchronous: `tcgen05_commit` says when it is done." => tcgen05_mma(name);
+        "tcgen05_mma", Device, Between(4, 4), ["pair"], true, "taddr, a, b, accumulate, pair = false",
+            "One thread issues `D += A Bᵀ` (`D = A Bᵀ` when `accumulate` is false): D is 128 x N f32 in tensor memory at `taddr` (row m in lane m), A a shared (128, 16) and B a shared (N, 16) tile of bf16 or f16 (`kind::f16`), or (128, 8) and (N, 8) K-major tiles of f32 read as tf32 (`kind::tf32`), N 16 to 256 in steps of 16, read through descriptors computed from their layouts (`tcgen05.mma.cta_group::1`; sm_100a). Asynchronous: `tcgen05_commit` says when it is done. With `pair = true` (`cta_group::2`, a cluster of even x extent), the even block of a pair issues D (256 x N) for both: A's 128 rows and B's N / 2 rows in each block at the same shared offsets, D's rows 0-127 in its tensor memory and 128-255 in the odd block's." => tcgen05_mma(name);
         "tcgen05_ld_32x32b", Device, Between(2, 2), [], true, "fragment, taddr",
             "The warp loads 32 lanes of tensor memory from `taddr`: thread i lane `lane(taddr) + i`, value j of its 32-bit register `fragment` (1 to 128 values) column `column(taddr) + j`; warp w may touch lanes 32 (w % 4) to 32 (w % 4) + 31. Valid after `tcgen05_wait_ld()` (`tcgen05.ld.32x32b`; sm_100a)." => tmem_copy(name);
         "tcgen05_st_32x32b", Device, Between(2, 2), [], true, "taddr, fragment",

@@ -31,6 +31,9 @@ impl<'a> Checker<'a> {
         if !self.require_arch(name, 100, args.call_span) {
             return Value::Unit;
         }
+        let Some(pair) = self.cta_group_pair(name, args) else {
+            return Value::Unit;
+        };
         let p = args.positional();
         if !self.tmem_address(p[0]) {
             return Value::Unit;
@@ -48,11 +51,16 @@ impl<'a> Checker<'a> {
             );
         }
         let n = tile_rows(&b);
-        if n % 16 != 0 || !(16..=256).contains(&n) {
+        // A pair's B is split between its blocks: each holds N / 2 rows, N 32 to 256.
+        let (most, whose) = match pair {
+            true => (128, " in each block of the pair"),
+            false => (256, ""),
+        };
+        if n % 16 != 0 || !(16..=most).contains(&n) {
             return self.error(
                 "E0227",
                 p[2].span,
-                format!("`{name}` with M = 128 takes B of 16 to 256 rows in steps of 16, not {n}"),
+                format!("`{name}` takes B of 16 to {most} rows{whose} in steps of 16, not {n}"),
                 "not an MMA's N",
             );
         }
@@ -86,6 +94,7 @@ impl<'a> Checker<'a> {
             term_of(&p[3].value),
         ) {
             self.emit(Effect::Tcgen05Mma {
+                pair,
                 taddr,
                 a,
                 b,
