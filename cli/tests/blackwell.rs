@@ -89,6 +89,11 @@ fn the_sm100_gemm_assembles_without_local_memory() {
         "tcgen05.ld.sync.aligned.32x32b.x32.b32",
         "tcgen05.dealloc.cta_group::1.sync.aligned.b32",
         "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group",
+        // The CTA-pair variant.
+        ".reqnctapercluster 2, 1, 1",
+        "cp.async.bulk.tensor.2d.cta_group::2.shared::cluster.global.mbarrier::complete_tx::bytes",
+        "tcgen05.mma.cta_group::2.kind::f16",
+        "tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64",
     ] {
         assert!(ptx.contains(needle), "no `{needle}` in the example's PTX");
     }

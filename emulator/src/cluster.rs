@@ -181,6 +181,7 @@ impl Grid<'_, '_> {
                 RemoteKind::Arrive { .. } => "an arrival on an mbarrier",
                 RemoteKind::Tma { .. } => "a multicast TMA load into shared memory",
                 RemoteKind::PairMma(_) => "a CTA pair's tcgen05.mma",
+                RemoteKind::CompleteTx { .. } => "a CTA pair's TMA load completing its bytes",
             };
             let [x, y, z] = block.coordinates;
             let kind = FaultKind::Cluster(format!(

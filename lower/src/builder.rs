@@ -270,13 +270,14 @@ impl<'t> Builder<'t> {
                 barriers,
                 barrier,
                 multicast,
+                pair,
                 ..
             } => self.tma_load(
                 *map,
                 coords,
                 destination,
                 (barriers, barrier),
-                multicast.as_deref(),
+                (multicast.as_deref(), *pair),
             ),
             Effect::TmaPrefetch { map, .. } => self.tma_prefetch(*map),
             Effect::TmaStore {

@@ -63,6 +63,15 @@ pub fn tma_multicast_template(rank: usize) -> String {
     )
 }
 
+/// A CTA pair's TMA load (sm_100a, `.cta_group::2`): the box lands in this block, its
+/// bytes complete on the barrier at `{bar}`'s place (a plain register) in the even block
+/// of the pair, which `mapa` gives from this block's rank with its low bit cleared.
+pub fn tma_pair_template(rank: usize) -> String {
+    format!(
+        "{{{{ .reg .b32 %even; .reg .b32 %leader; mov.u32 %even, %cluster_ctarank; and.b32 %even, %even, 0xFFFFFFFE; mapa.shared::cluster.u32 %leader, {{bar}}, %even; cp.async.bulk.tensor.{rank}d.cta_group::2.shared::cluster.global.mbarrier::complete_tx::bytes [{{dst}}], [{{map}}, {{{{coords}}}}], [%leader]; }}}}"
+    )
+}
+
 /// The tensor map at generic address `{map}` into the cache.
 pub const PREFETCH_TENSOR_MAP: &str = "prefetch.tensormap [{map}];";
 
@@ -141,7 +150,7 @@ impl Builder<'_> {
         coords: &[SymInt],
         destination: &Tensor,
         (barriers, barrier): (&Tensor, &SymInt),
-        multicast: Option<&Term>,
+        (multicast, pair): (Option<&Term>, bool),
     ) {
         let Some((address, offset)) = self.tile_start(destination, "a TMA destination") else {
             return;
@@ -155,6 +164,13 @@ impl Builder<'_> {
             self.unsupported("an mbarrier outside shared memory".to_owned());
             return;
         };
+        // A pair's load maps the barrier to the even block with `mapa`: a plain register.
+        let (bar, bar_offset) = if pair && bar_offset != 0 {
+            let offset = self.constant(bar_offset, Ty::I32);
+            (self.binary(kir::BinOp::Add, bar, offset), 0)
+        } else {
+            (bar, bar_offset)
+        };
         let Some((map, words)) = self.tma_map_and_coords(map, coords) else {
             return;
         };
@@ -164,6 +180,7 @@ impl Builder<'_> {
             ("bar".to_owned(), bar, bar_offset),
         ];
         let template = match multicast.filter(|_| self.trace.cluster != [1, 1, 1]) {
+            _ if pair => tma_pair_template(coords.len()),
             Some(mask) => {
                 let Some(mask) = self.term(mask, 0) else {
                     return;

@@ -498,6 +498,9 @@ pub enum Effect {
         /// The blocks of the cluster it goes to, a 16-bit mask of ranks (the same tile
         /// and barrier in each); `None`: this block.
         multicast: Option<Rc<Term>>,
+        /// Whether it is a CTA pair's (`cta_group::2`): the box lands in this block and
+        /// its bytes complete on the barrier's place in the pair's even block.
+        pair: bool,
         /// The call.
         span: Span,
     },

@@ -342,14 +342,16 @@ fn header(effect: &Effect) -> String {
             barriers,
             barrier,
             multicast,
+            pair,
             ..
         } => {
             let coords: Vec<String> = coords.iter().map(ToString::to_string).collect();
             let multicast = multicast
                 .as_ref()
                 .map_or(String::new(), |mask| format!(", multicast {}", term(mask)));
+            let pair = pair_text(*pair);
             format!(
-                "tma_load(param {map}, ({}) -> {}, {}[{barrier}]{multicast})",
+                "tma_load(param {map}, ({}) -> {}, {}[{barrier}]{multicast}{pair})",
                 coords.join(", "),
                 tensor(destination),
                 tensor(barriers)

@@ -70,6 +70,14 @@ pub enum RemoteKind {
     /// A CTA pair's tcgen05.mma, issued by this (even) block: it reads this block's and
     /// the next one's shared memory and writes both blocks' tensor memory.
     PairMma(Issue),
+    /// A CTA pair's TMA load that landed in the odd block: its bytes completing on the
+    /// mbarrier at this shared address.
+    CompleteTx {
+        /// The barrier.
+        barrier: u32,
+        /// The bytes.
+        bytes: i64,
+    },
 }
 
 impl Remote {
@@ -83,13 +91,10 @@ impl Remote {
                 barrier,
                 who,
             } => {
-                // In 16-byte pieces: the box starts at a multiple of its swizzle's period
-                // and its rows are multiples of 16 bytes.
-                for (piece, bytes) in (0u32..).zip(image.chunks(16)) {
-                    shared.write(&who, start + 16 * piece, bytes, Access::AsyncWrite)?;
-                }
+                land(shared, (start, &image), &who)?;
                 (barrier, 0, -(image.len() as i64))
             }
+            RemoteKind::CompleteTx { barrier, bytes } => (barrier, 0, -bytes),
             RemoteKind::PairMma(_) => {
                 return Err(Trap::Fault(FaultKind::Cluster(
                     "a CTA pair's tcgen05.mma applied to one block".to_owned(),
@@ -101,6 +106,19 @@ impl Remote {
         }
         Ok(())
     }
+}
+
+/// Writes a TMA box's `image` at `start` as `who`, in 16-byte pieces: the box starts at
+/// a multiple of its swizzle's period and its rows are multiples of 16 bytes.
+fn land(
+    shared: &mut SharedMemory,
+    (start, image): (u32, &[u8]),
+    who: &Accessor,
+) -> Result<(), Trap> {
+    for (piece, bytes) in (0u32..).zip(image.chunks(16)) {
+        shared.write(who, start + 16 * piece, bytes, Access::AsyncWrite)?;
+    }
+    Ok(())
 }
 
 /// One mbarrier's state.
@@ -233,7 +251,37 @@ impl<'k> Thread<'k> {
                     false
                 }
             }
-            Hopper::TmaLoad { rank, multicast } => {
+            Hopper::TmaLoad {
+                rank, pair: true, ..
+            } => {
+                let (dst, dst_offset) = operand("dst")?;
+                let (register, offset) = operand("bar")?;
+                let address = self.shared_address(context, register, offset, 8, Access::Atomic)?;
+                let (start, image) = self.tma_load(inst, *rank, (dst, dst_offset), context)?;
+                let who = self.accessor(context, inst);
+                land(context.shared, (start, &image), &who)?;
+                let own = context.cluster_rank();
+                let even = own & !1;
+                if even + 1 >= context.cluster_dims.iter().product::<u32>() {
+                    return Err(Trap::Fault(FaultKind::Cluster(format!(
+                        "a CTA pair's TMA load by block {own}, which has no pair in its cluster"
+                    ))));
+                }
+                let bytes = image.len() as i64;
+                let kind = RemoteKind::CompleteTx {
+                    barrier: address,
+                    bytes,
+                };
+                if even == own {
+                    context.barriers.update(address, 0, -bytes)?
+                } else {
+                    self.send(inst, context, even, kind);
+                    false
+                }
+            }
+            Hopper::TmaLoad {
+                rank, multicast, ..
+            } => {
                 let (dst, dst_offset) = operand("dst")?;
                 let address = barrier(self, context)?;
                 let own = context.cluster_rank();

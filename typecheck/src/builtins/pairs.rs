@@ -19,6 +19,14 @@ impl<'a> Checker<'a> {
     /// Whether the tcgen05 instruction `name` at `args` is a CTA pair's
     /// (`cta_group::2`), after the checks; `None` after an error.
     pub(crate) fn cta_group_pair(&mut self, name: &str, args: &Args) -> Option<bool> {
+        let pair = self.pair_flag(name, args)?;
+        self.same_cta_group(name, pair, args.call_span)
+            .then_some(pair)
+    }
+
+    /// `args`' `pair` flag (false without one), checked to be constant and to have a
+    /// pair in the kernel's cluster; `None` after an error.
+    pub(crate) fn pair_flag(&mut self, name: &str, args: &Args) -> Option<bool> {
         let pair = match args.named("pair") {
             None => false,
             Some(arg) => match arg.value {
@@ -46,8 +54,7 @@ impl<'a> Checker<'a> {
             );
             return None;
         }
-        self.same_cta_group(name, pair, args.call_span)
-            .then_some(pair)
+        Some(pair)
     }
 
     /// Whether the instruction at `span` uses the kernel's one `cta_group` (the first

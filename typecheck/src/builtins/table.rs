@@ -303,8 +303,8 @@ builtins! {
             "Waits until this thread's TMA stores are complete and visible in global memory, as needed before the kernel ends (`cp.async.bulk.wait_group 0`; sm_90)." => async_sync(name);
         "prefetch_tma", Device, Between(1, 1), [], true, "tma",
             "Brings `tma`'s tensor map into the cache ahead of its first copy (`prefetch.tensormap`; sm_90); one thread, once." => prefetch_tma;
-        "tma_load", Device, Between(5, 5), ["multicast"], true, "tma, coords, tile, barriers, coord, multicast = mask",
-            "One thread copies the box whose first element's coordinates `coords` (a tile of an identity tensor) gives into `tile`, completing `tma.bytes` on the mbarrier `barriers[coord]`; with `multicast = mask`, into the same tile of every block of the cluster whose rank's bit is set, completing on each one's barrier (sm_90)." => tma_load;
+        "tma_load", Device, Between(5, 5), ["multicast", "pair"], true, "tma, coords, tile, barriers, coord, multicast = mask, pair = false",
+            "One thread copies the box whose first element's coordinates `coords` (a tile of an identity tensor) gives into `tile`, completing `tma.bytes` on the mbarrier `barriers[coord]`; with `multicast = mask`, into the same tile of every block of the cluster whose rank's bit is set, completing on each one's barrier (sm_90); with `pair = true` (sm_100a, a cluster of even x extent), the box lands in this block and completes on the barrier's place in the even block of its CTA pair (`.cta_group::2`)." => tma_load;
         "wgmma_wait_group", Device, Between(1, 1), [], true, "n",
             "Waits until at most `n` committed wgmma groups are in flight (`wgmma.wait_group`; sm_90a)." => async_sync(name);
         "tmem_alloc", Device, Between(3, 3), ["pair"], true, "slots, coord, columns, pair = false",
