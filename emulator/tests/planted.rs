@@ -276,3 +276,16 @@ fn a_warp_loading_another_warps_lanes_is_reported() {
         "{fault}"
     );
 }
+
+#[test]
+fn a_pair_mma_from_the_odd_block_is_reported() {
+    let fault = planted("pair_mma_from_odd_block.cuk", |device| {
+        vec![Arg::Tensor(device.empty(4))]
+    });
+    assert!(
+        fault
+            .to_string()
+            .contains("issued by block 1 of a cluster of 2"),
+        "{fault}"
+    );
+}

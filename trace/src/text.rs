@@ -3,13 +3,13 @@
 //! indented. Tensors print as their memory and evaluated layout (`param 2 (4):(1) @
 //! offset 8`), run-time values as the variables, loads and cells that hold them.
 
+mod blackwell;
+
 use std::fmt::Write;
 
 use cute::{Base, Tensor};
 
-use crate::{
-    AsyncSync, Atomic, Effect, KernelTrace, Mbarrier, Shuffle, Term, Tmem, TraceParamKind,
-};
+use crate::{AsyncSync, Atomic, Effect, KernelTrace, Mbarrier, Shuffle, Term, TraceParamKind};
 
 /// `trace` as text; `line_of` turns a byte offset into a 1-based source line.
 pub fn to_text(trace: &KernelTrace, line_of: &dyn Fn(u32) -> u32) -> String {
@@ -244,14 +244,7 @@ fn header(effect: &Effect) -> String {
                 Mbarrier::ArriveExpectTx => "arrive_expect_tx",
                 Mbarrier::Wait => "wait",
                 Mbarrier::Tcgen05Commit { pair } => {
-                    let operand = operand.as_ref().map_or(String::new(), |mask| {
-                        format!(", multicast = {}", term(mask))
-                    });
-                    return format!(
-                        "tcgen05_commit({}[{index}]{operand}{})",
-                        tensor(barriers),
-                        pair_text(*pair)
-                    );
+                    return blackwell::commit((barriers, index), operand.as_deref(), *pair);
                 }
             };
             let operand = operand
@@ -289,52 +282,11 @@ fn header(effect: &Effect) -> String {
             AsyncSync::Tcgen05FenceAfter => "tcgen05_fence_after_thread_sync()".to_owned(),
             AsyncSync::Tcgen05WaitLd => "tcgen05_wait_ld()".to_owned(),
             AsyncSync::Tcgen05WaitSt => "tcgen05_wait_st()".to_owned(),
-            AsyncSync::TmemRelinquish { pair } => {
-                format!(
-                    "tmem_relinquish_alloc_permit({})",
-                    pair_text(*pair).trim_start_matches(", ")
-                )
-            }
+            AsyncSync::TmemRelinquish { pair } => blackwell::relinquish(*pair),
         },
-        Effect::Tcgen05Mma {
-            pair,
-            taddr,
-            a,
-            b,
-            accumulate,
-            ..
-        } => format!(
-            "tcgen05_mma({}, {}, {}, {}{})",
-            term(taddr),
-            tensor(a),
-            tensor(b),
-            term(accumulate),
-            pair_text(*pair)
-        ),
-        Effect::TmemCopy {
-            load,
-            fragment,
-            taddr,
-            ..
-        } => match load {
-            true => format!("tcgen05_ld_32x32b({}, {})", tensor(fragment), term(taddr)),
-            false => format!("tcgen05_st_32x32b({}, {})", term(taddr), tensor(fragment)),
-        },
-        Effect::Tmem {
-            action,
-            pair,
-            columns,
-            ..
-        } => match action {
-            Tmem::Alloc { slot, index } => {
-                let pair = pair_text(*pair);
-                format!("tmem_alloc({}[{index}], {columns}{pair})", tensor(slot))
-            }
-            Tmem::Dealloc { address } => {
-                let pair = pair_text(*pair);
-                format!("tmem_dealloc({}, {columns}{pair})", term(address))
-            }
-        },
+        Effect::Tcgen05Mma { .. } | Effect::TmemCopy { .. } | Effect::Tmem { .. } => {
+            blackwell::header(effect)
+        }
         Effect::TmaLoad {
             map,
             coords,
@@ -349,7 +301,7 @@ fn header(effect: &Effect) -> String {
             let multicast = multicast
                 .as_ref()
                 .map_or(String::new(), |mask| format!(", multicast {}", term(mask)));
-            let pair = pair_text(*pair);
+            let pair = blackwell::pair_text(*pair);
             format!(
                 "tma_load(param {map}, ({}) -> {}, {}[{barrier}]{multicast}{pair})",
                 coords.join(", "),
@@ -418,9 +370,4 @@ pub(crate) fn term(term: &Term) -> String {
             )
         }
     }
-}
-
-/// `, pair = true` for a CTA pair's tcgen05 instruction, nothing otherwise.
-fn pair_text(pair: bool) -> &'static str {
-    if pair { ", pair = true" } else { "" }
 }
