@@ -10,7 +10,7 @@ mod build;
 use build::{assemble_without_local_memory, cukc, emit};
 
 /// The files that build, with what their KIR must show.
-const FILES: [(&str, &[&str]); 5] = [
+const FILES: [(&str, &[&str]); 6] = [
     (
         "tmem_alloc",
         &[
@@ -52,6 +52,14 @@ const FILES: [(&str, &[&str]); 5] = [
             "tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [{bar}], %mask;",
             "tcgen05.dealloc.cta_group::2.sync.aligned.b32 {taddr}, 128;",
             "tcgen05.relinquish_alloc_permit.cta_group::2.sync.aligned;",
+        ],
+    ),
+    (
+        "tmem_shapes",
+        &[
+            "tcgen05.ld.sync.aligned.16x64b.x4.b32 {{r}}, [{taddr}];",
+            "tcgen05.ld.sync.aligned.16x128b.x2.b32 {{r}}, [{taddr}];",
+            "tcgen05.ld.sync.aligned.16x256b.x1.b32 {{r}}, [{taddr}];",
         ],
     ),
     (

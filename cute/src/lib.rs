@@ -31,4 +31,7 @@ pub use tensor::{
 };
 pub use tiled::{Operand, Side, TiledCopy, TiledMma};
 pub use tma::{MAX_BOX_EXTENT, TMA_SWIZZLES, TmaBox, swizzled};
-pub use umma::{UmmaShape, tile_extents, tile_values, umma_descriptor, umma_kind};
+pub use umma::{
+    TMEM_SHAPES, UmmaShape, tile_extents, tile_values, tmem_shape_registers, umma_descriptor,
+    umma_kind,
+};

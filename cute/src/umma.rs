@@ -118,6 +118,20 @@ pub fn tile_values(tensor: &Tensor, count: i64) -> Result<Vec<i64>, Error> {
     Ok(layout.table(count.unsigned_abs())?)
 }
 
+/// The tensor-memory move shapes (`tcgen05.ld` / `st`) and the 32-bit registers per
+/// thread of one repetition (`.x1`): 32 lanes of 32 bits, or 16 lanes of 64, 128 or
+/// 256 bits.
+pub const TMEM_SHAPES: [(&str, i64); 4] =
+    [("32x32b", 1), ("16x64b", 1), ("16x128b", 2), ("16x256b", 4)];
+
+/// The registers per thread of one repetition of tensor-memory move shape `shape`.
+pub fn tmem_shape_registers(shape: &str) -> Option<i64> {
+    TMEM_SHAPES
+        .iter()
+        .find(|(name, _)| *name == shape)
+        .map(|(_, registers)| *registers)
+}
+
 /// A two-mode tile's constant extents.
 pub fn tile_extents(tensor: &Tensor) -> Option<(i64, i64)> {
     let layout = tensor.layout.layout.to_static().ok()?;

@@ -259,10 +259,11 @@ impl<'t> Builder<'t> {
             } => self.tcgen05_mma(taddr, [a, b], accumulate, *pair),
             Effect::TmemCopy {
                 load,
+                shape,
                 fragment,
                 taddr,
                 ..
-            } => self.tmem_copy(*load, fragment, taddr),
+            } => self.tmem_copy((*load, shape), fragment, taddr),
             Effect::TmaLoad {
                 map,
                 coords,

@@ -7,10 +7,13 @@
 //!   (`cute::GmmaDescriptor::umma_constant_bits`, the start address at run time, as
 //!   `gmma.rs` computes it) and the instruction descriptor a constant
 //!   (`cute::UmmaShape`);
-//! - `tcgen05.ld.sync.aligned.32x32b.xN.b32` / `tcgen05.st...`: the warp's 32 lanes,
-//!   each thread's N registers the fragment's values in order.
+//! - `tcgen05.ld.sync.aligned.32x32b.xN.b32` / `tcgen05.st...` (and the 16x64b,
+//!   16x128b and 16x256b shapes): each thread's registers the fragment's values in
+//!   order.
 
-use cute::{Tensor, UmmaShape, tile_extents, tile_values, umma_descriptor, umma_kind};
+use cute::{
+    Tensor, UmmaShape, tile_extents, tile_values, tmem_shape_registers, umma_descriptor, umma_kind,
+};
 use kir::{BinOp, Op, Ty, ValueId};
 use trace::Term;
 
@@ -25,11 +28,12 @@ pub fn tcgen05_mma_template(kind: &str, pair: bool) -> String {
     )
 }
 
-/// `tcgen05.ld` (`load`) or `tcgen05.st` of `values` columns in the 32x32b shape.
-pub fn tmem_copy_template(load: bool, values: usize) -> String {
+/// `tcgen05.ld` (`load`) or `tcgen05.st` of `repetitions` of `shape` (`32x32b`, ...).
+pub fn tmem_copy_template(load: bool, shape: &str, repetitions: i64) -> String {
+    let form = format!("sync.aligned.{shape}.x{repetitions}.b32");
     match load {
-        true => format!("tcgen05.ld.sync.aligned.32x32b.x{values}.b32 {{{{r}}}}, [{{taddr}}];"),
-        false => format!("tcgen05.st.sync.aligned.32x32b.x{values}.b32 [{{taddr}}], {{{{r}}}};"),
+        true => format!("tcgen05.ld.{form} {{{{r}}}}, [{{taddr}}];"),
+        false => format!("tcgen05.st.{form} [{{taddr}}], {{{{r}}}};"),
     }
 }
 
@@ -95,8 +99,13 @@ impl Builder<'_> {
         Some((value, descriptor.major, rows))
     }
 
-    /// The warp's 32x32b tensor-memory load into `fragment`, or store from it.
-    pub(crate) fn tmem_copy(&mut self, load: bool, fragment: &Tensor, taddr: &Term) {
+    /// The warp's tensor-memory load of `shape` into `fragment`, or store from it.
+    pub(crate) fn tmem_copy(
+        &mut self,
+        (load, shape): (bool, &str),
+        fragment: &Tensor,
+        taddr: &Term,
+    ) {
         let Some(taddr) = self.tmem_address(taddr) else {
             return;
         };
@@ -115,7 +124,8 @@ impl Builder<'_> {
         let Some(indices) = indices else {
             return;
         };
-        let template = tmem_copy_template(load, indices.len());
+        let per_repetition = tmem_shape_registers(shape).unwrap_or(1);
+        let template = tmem_copy_template(load, shape, count / per_repetition);
         let operands = vec![("taddr".to_owned(), taddr, 0)];
         if !load {
             let values: Option<Vec<ValueId>> = (indices.iter())

@@ -460,11 +460,13 @@ pub enum Effect {
         /// The call.
         span: Span,
     },
-    /// `tcgen05_ld_32x32b(fragment, taddr)` / `tcgen05_st_32x32b(taddr, fragment)`: the
-    /// warp moves 32 lanes of tensor memory, one a thread, `fragment`'s size in columns.
+    /// `tcgen05_ld_32x32b(fragment, taddr)` / `tcgen05_st_32x32b(taddr, fragment)` and
+    /// the 16-lane shapes: the warp moves lanes of tensor memory and `fragment`'s values.
     TmemCopy {
         /// Whether it loads into the fragment (else stores from it).
         load: bool,
+        /// The shape: `32x32b`, `16x64b`, `16x128b` or `16x256b`.
+        shape: &'static str,
         /// The thread's register fragment of 32-bit values.
         fragment: Rc<Tensor>,
         /// The tensor-memory address of the warp's first lane and column.

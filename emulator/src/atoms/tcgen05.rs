@@ -42,14 +42,68 @@ pub enum Tcgen05 {
         /// Whether it is a CTA pair's (`cta_group::2`, M = 256).
         pair: bool,
     },
-    /// `tcgen05.ld.32x32b` (`load`) or `tcgen05.st.32x32b` of this many registers per
-    /// thread, by the warp.
-    Copy32x32b {
+    /// `tcgen05.ld` (`load`) or `tcgen05.st` by the warp: `repetitions` of `shape`.
+    Copy {
         /// Whether it loads (into `{{r}}`), else stores.
         load: bool,
-        /// Registers per thread, the columns moved.
-        values: u32,
+        /// The lanes and bits one repetition moves.
+        shape: TmemShape,
+        /// The repetitions (`.xN`).
+        repetitions: u32,
     },
+}
+
+/// A tensor-memory move's shape (PTX ISA, tcgen05 "Matrix fragments"; the thread-value
+/// layouts of CUTLASS's `SM100_TMEM_LOAD_32dp32b*`, `_16dp64b*`, `_16dp128b*` and
+/// `_16dp256b*` copy traits, read from `cute/atom/copy_traits_sm100.hpp`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TmemShape {
+    /// 32 lanes of 32 bits: thread l, register r at lane l, column r.
+    S32x32b,
+    /// 16 lanes of 64 bits: lane 8 (l % 2) + l / 4, column (l / 2) % 2 + 2 r.
+    S16x64b,
+    /// 16 lanes of 128 bits: lane l / 4 + 8 (r % 2), column l % 4 + 4 (r / 2).
+    S16x128b,
+    /// 16 lanes of 256 bits: lane l / 4 + 8 ((r / 2) % 2), column 2 (l % 4) + r % 2 + 8
+    /// (r / 4).
+    S16x256b,
+}
+
+impl TmemShape {
+    /// The shape named in a template (`16x256b`).
+    fn named(name: &str) -> Option<TmemShape> {
+        Some(match name {
+            "32x32b" => TmemShape::S32x32b,
+            "16x64b" => TmemShape::S16x64b,
+            "16x128b" => TmemShape::S16x128b,
+            "16x256b" => TmemShape::S16x256b,
+            _ => return None,
+        })
+    }
+
+    /// The lanes it moves.
+    pub fn lanes(self) -> u32 {
+        if self == TmemShape::S32x32b { 32 } else { 16 }
+    }
+
+    /// The registers per thread of one repetition.
+    pub fn registers(self) -> u32 {
+        match self {
+            TmemShape::S16x128b => 2,
+            TmemShape::S16x256b => 4,
+            _ => 1,
+        }
+    }
+
+    /// The lane and column, from the address's, of thread `l`'s register `r`.
+    pub fn position(self, l: u32, r: u32) -> (u32, u32) {
+        match self {
+            TmemShape::S32x32b => (l, r),
+            TmemShape::S16x64b => (8 * (l % 2) + l / 4, (l / 2) % 2 + 2 * r),
+            TmemShape::S16x128b => (l / 4 + 8 * (r % 2), l % 4 + 4 * (r / 2)),
+            TmemShape::S16x256b => (l / 4 + 8 * ((r / 2) % 2), 2 * (l % 4) + r % 2 + 8 * (r / 4)),
+        }
+    }
 }
 
 impl Tcgen05 {
@@ -60,7 +114,7 @@ impl Tcgen05 {
             Tcgen05::Alloc { .. }
                 | Tcgen05::Dealloc { .. }
                 | Tcgen05::Relinquish
-                | Tcgen05::Copy32x32b { .. }
+                | Tcgen05::Copy { .. }
         )
     }
 }
@@ -102,22 +156,27 @@ pub fn parse(template: &str) -> Option<Tcgen05> {
         | "tcgen05.fence::after_thread_sync;"
         | "tcgen05.wait::st.sync.aligned;" => Tcgen05::Ordering,
         "tcgen05.wait::ld.sync.aligned;" => Tcgen05::WaitLd,
-        _ => return copy_32x32b(head),
+        _ => return copy(head),
     };
     Some(tcgen05)
 }
 
-/// `tcgen05.ld.sync.aligned.32x32b.x16.b32` or the `st` form.
-fn copy_32x32b(head: &str) -> Option<Tcgen05> {
-    let (load, rest) = match head.strip_prefix("tcgen05.ld.sync.aligned.32x32b.x") {
+/// `tcgen05.ld.sync.aligned.16x256b.x2.b32` or the `st` form: repetitions a power of
+/// two, 128 registers per thread at most.
+fn copy(head: &str) -> Option<Tcgen05> {
+    let (load, rest) = match head.strip_prefix("tcgen05.ld.sync.aligned.") {
         Some(rest) => (true, rest),
-        None => (
-            false,
-            head.strip_prefix("tcgen05.st.sync.aligned.32x32b.x")?,
-        ),
+        None => (false, head.strip_prefix("tcgen05.st.sync.aligned.")?),
     };
-    let values: u32 = rest.strip_suffix(".b32")?.parse().ok()?;
-    (values.is_power_of_two() && values <= 128).then_some(Tcgen05::Copy32x32b { load, values })
+    let (shape, rest) = rest.split_once(".x")?;
+    let shape = TmemShape::named(shape)?;
+    let repetitions: u32 = rest.strip_suffix(".b32")?.parse().ok()?;
+    let fits = repetitions.is_power_of_two() && repetitions * shape.registers() <= 128;
+    fits.then_some(Tcgen05::Copy {
+        load,
+        shape,
+        repetitions,
+    })
 }
 
 /// The immediate after a template's last comma: `..., 128;` is 128.
@@ -175,17 +234,19 @@ mod tests {
         let load = "tcgen05.ld.sync.aligned.32x32b.x32.b32 {{r}}, [{taddr}];";
         assert_eq!(
             parse(load),
-            Some(Tcgen05::Copy32x32b {
+            Some(Tcgen05::Copy {
                 load: true,
-                values: 32
+                shape: TmemShape::S32x32b,
+                repetitions: 32
             })
         );
         let store = "tcgen05.st.sync.aligned.32x32b.x4.b32 [{taddr}], {{r}};";
         assert_eq!(
             parse(store),
-            Some(Tcgen05::Copy32x32b {
+            Some(Tcgen05::Copy {
                 load: false,
-                values: 4
+                shape: TmemShape::S32x32b,
+                repetitions: 4
             })
         );
         assert_eq!(
@@ -197,5 +258,33 @@ mod tests {
             Some(Tcgen05::Alloc { columns: 32 })
         );
         assert_eq!(parse("tcgen05.shift.cta_group::1.down [0];"), None);
+    }
+
+    #[test]
+    fn sixteen_lane_shapes_place_registers_as_cutes_layouts() {
+        // 16dp256b1x: DstLayout ((4,8),(64,2)):((64,256),(1,2048)) in bits; thread 5
+        // (t0 1, t1 1), register 3 (bits 32-63 of the second 64-bit half): bit 64 + 256 +
+        // 32 + 2048 = 2400, lane 2400 / 256 = 9, column (2400 % 256) / 32 = 3.
+        assert_eq!(TmemShape::S16x256b.position(5, 3), (9, 3));
+        // 16dp256b2x: register 4 is the second repetition, 8 columns on.
+        assert_eq!(TmemShape::S16x256b.position(5, 4), (1, 10));
+        // 16dp128b1x: ((4,8),(32,2)):((32,128),(1,1024)); thread 6, register 1: bit 64 +
+        // 128 + 1024 = 1216, lane 9, column 2.
+        assert_eq!(TmemShape::S16x128b.position(6, 1), (9, 2));
+        // 16dp64b1x: ((2,2,8),32):((512,32,64),1); thread 7 (1, 1, 1): bit 512 + 32 + 64 =
+        // 608, lane 608 / 64 = 9, column 1. 16dp64b2x adds 2 columns per register.
+        assert_eq!(TmemShape::S16x64b.position(7, 0), (9, 1));
+        assert_eq!(TmemShape::S16x64b.position(7, 1), (9, 3));
+        let load = "tcgen05.ld.sync.aligned.16x256b.x2.b32 {{r}}, [{taddr}];";
+        let copy = Tcgen05::Copy {
+            load: true,
+            shape: TmemShape::S16x256b,
+            repetitions: 2,
+        };
+        assert_eq!(parse(load), Some(copy));
+        assert_eq!(
+            parse("tcgen05.ld.sync.aligned.16x256b.x64.b32 {{r}}, [{taddr}];"),
+            None
+        );
     }
 }

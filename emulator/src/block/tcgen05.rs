@@ -1,12 +1,12 @@
 //! The block's side of tcgen05's warp instructions (sm_100a): a warp's tensor-memory
-//! allocation, release and relinquished permit, and its 32x32b loads and stores,
-//! executed once all 32 lanes are there on the block's [`crate::tmem::TensorMemory`].
-//! An allocation writes its address (lane 0 in bits 31-16, the first column in bits
-//! 15-0) to the shared 32-bit slot, as the warp's first lane for the race checks. A
-//! 32x32b move (PTX ISA, tcgen05 "Matrix fragments" for `.32x32b`; CUTLASS's
-//! `SM100_TMEM_LOAD_32dp32b{N}x`) gives thread `i` lane `lane(taddr) + i` and its
-//! register `j` column `column(taddr) + j`; warp `w` may reach only lanes `32 (w % 4)`
-//! to `32 (w % 4) + 31`, so its address's lane must be `32 (w % 4)`. The lanes must
+//! allocation, release and relinquished permit, and its loads and stores, executed
+//! once all 32 lanes are there on the block's [`crate::tmem::TensorMemory`]. An
+//! allocation writes its address (lane 0 in bits 31-16, the first column in bits 15-0)
+//! to the shared 32-bit slot, as the warp's first lane for the race checks. A move puts
+//! each thread's registers where its shape says ([`crate::atoms::tcgen05::TmemShape::position`]: 32x32b gives
+//! thread `i` lane `lane(taddr) + i` and its register `j` column `column(taddr) + j`);
+//! warp `w` may reach only lanes `32 (w % 4)` to `32 (w % 4) + 31`, which must hold
+//! every lane the move touches. The lanes must
 //! agree on the slot or address (`.sync.aligned`: one instruction for the warp). Each
 //! breach is E0413.
 
@@ -64,13 +64,24 @@ fn warp_tcgen05<'k>(
             context.tmem.relinquish();
             Ok(())
         }
-        Tcgen05::Copy32x32b { load, values } => {
+        Tcgen05::Copy {
+            load,
+            shape,
+            repetitions,
+        } => {
             let (register, _) = atom_operand(inst, "taddr")?;
             let taddr = lanes[0].get(uniform(lanes, register, "the tensor-memory address")?) as u32;
-            let (first, column) = quadrant_lanes(lanes[0].index / 32, taddr)?;
-            for (i, lane) in (first..).zip(lanes.iter_mut()) {
-                for j in 0..*values {
-                    copy_word(inst, *load, lane, j, (context.tmem, i, column + j))?;
+            let (first, column) = quadrant_lanes(lanes[0].index / 32, taddr, shape.lanes())?;
+            for (l, lane) in (0..).zip(lanes.iter_mut()) {
+                for r in 0..repetitions * shape.registers() {
+                    let (at, on) = shape.position(l, r);
+                    copy_word(
+                        inst,
+                        *load,
+                        lane,
+                        r,
+                        (context.tmem, first + at, column + on),
+                    )?;
                 }
             }
             Ok(())
@@ -81,15 +92,15 @@ fn warp_tcgen05<'k>(
     }
 }
 
-/// The first lane and column of `taddr`, after checking that warp `warp` may reach its
-/// 32 lanes.
-fn quadrant_lanes(warp: u32, taddr: u32) -> Result<(u32, u32), Trap> {
+/// The first lane and column of `taddr`, after checking that warp `warp` may reach
+/// the `count` lanes from it.
+fn quadrant_lanes(warp: u32, taddr: u32, count: u32) -> Result<(u32, u32), Trap> {
     let (lane, column) = (taddr >> 16, taddr & 0xFFFF);
     let quadrant = 32 * (warp % 4);
-    if lane != quadrant {
+    if lane < quadrant || lane + count > quadrant + 32 {
         return Err(Trap::Fault(FaultKind::Tmem(format!(
             "warp {warp} moves tensor-memory lanes {lane} to {}, but warp w may reach only lanes 32 (w % 4) to 32 (w % 4) + 31: {quadrant} to {}",
-            lane + 31,
+            lane + count - 1,
             quadrant + 31
         ))));
     }

@@ -28,13 +28,17 @@ pub(super) fn header(effect: &Effect) -> String {
         ),
         Effect::TmemCopy {
             load: true,
+            shape,
             fragment,
             taddr,
             ..
-        } => format!("tcgen05_ld_32x32b({}, {})", tensor(fragment), term(taddr)),
+        } => format!("tcgen05_ld_{shape}({}, {})", tensor(fragment), term(taddr)),
         Effect::TmemCopy {
-            fragment, taddr, ..
-        } => format!("tcgen05_st_32x32b({}, {})", term(taddr), tensor(fragment)),
+            shape,
+            fragment,
+            taddr,
+            ..
+        } => format!("tcgen05_st_{shape}({}, {})", term(taddr), tensor(fragment)),
         Effect::Tmem {
             action: Tmem::Alloc { slot, index },
             pair,

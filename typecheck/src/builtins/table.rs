@@ -327,6 +327,18 @@ builtins! {
             "The warp loads 32 lanes of tensor memory from `taddr`: thread i lane `lane(taddr) + i`, value j of its 32-bit register `fragment` (1 to 128 values) column `column(taddr) + j`; warp w may touch lanes 32 (w % 4) to 32 (w % 4) + 31. Valid after `tcgen05_wait_ld()` (`tcgen05.ld.32x32b`; sm_100a)." => tmem_copy(name);
         "tcgen05_st_32x32b", Device, Between(2, 2), [], true, "taddr, fragment",
             "The warp stores its register fragments to 32 lanes of tensor memory at `taddr`, as `tcgen05_ld_32x32b` loads them (`tcgen05.st.32x32b`; sm_100a); `tcgen05_wait_st()` before an MMA reads them." => tmem_copy(name);
+        "tcgen05_ld_16x64b", Device, Between(2, 2), [], true, "fragment, taddr",
+            "The warp loads 16 lanes of tensor memory from `taddr`, 64 bits each per repetition: thread l's register r is lane `lane(taddr) + 8 (l % 2) + l / 4`, column `column(taddr) + (l / 2) % 2 + 2 r` (CuTe's SM100_TMEM_LOAD_16dp64b; sm_100a)." => tmem_copy(name);
+        "tcgen05_st_16x64b", Device, Between(2, 2), [], true, "taddr, fragment",
+            "The warp stores to 16 lanes of tensor memory as `tcgen05_ld_16x64b` loads them (sm_100a)." => tmem_copy(name);
+        "tcgen05_ld_16x128b", Device, Between(2, 2), [], true, "fragment, taddr",
+            "The warp loads 16 lanes of tensor memory from `taddr`, 128 bits each per repetition: thread l's register r is lane `lane(taddr) + l / 4 + 8 (r % 2)`, column `column(taddr) + l % 4 + 4 (r / 2)` (CuTe's SM100_TMEM_LOAD_16dp128b; sm_100a)." => tmem_copy(name);
+        "tcgen05_st_16x128b", Device, Between(2, 2), [], true, "taddr, fragment",
+            "The warp stores to 16 lanes of tensor memory as `tcgen05_ld_16x128b` loads them (sm_100a)." => tmem_copy(name);
+        "tcgen05_ld_16x256b", Device, Between(2, 2), [], true, "fragment, taddr",
+            "The warp loads 16 lanes of tensor memory from `taddr`, 256 bits each per repetition: thread l's register r is lane `lane(taddr) + l / 4 + 8 ((r / 2) % 2)`, column `column(taddr) + 2 (l % 4) + r % 2 + 8 (r / 4)` (CuTe's SM100_TMEM_LOAD_16dp256b; sm_100a)." => tmem_copy(name);
+        "tcgen05_st_16x256b", Device, Between(2, 2), [], true, "taddr, fragment",
+            "The warp stores to 16 lanes of tensor memory as `tcgen05_ld_16x256b` loads them (sm_100a)." => tmem_copy(name);
         "tcgen05_wait_st", Device, Between(0, 0), [], true, "",
             "Waits until the warp's tensor-memory stores have completed (`tcgen05.wait::st`; sm_100a)." => tcgen05_sync(name);
     }

@@ -12,13 +12,18 @@
 //!
 //! `tcgen05_ld_32x32b(fragment, taddr)` and `tcgen05_st_32x32b(taddr, fragment)`: a
 //! whole warp moves 32 lanes of tensor memory, thread `i` lane `lane(taddr) + i`, its
-//! fragment's value `j` column `column(taddr) + j`; the fragment is 1 to 128 (a power
-//! of two) 32-bit values in registers (E0227 otherwise). Loaded values are valid after
-//! `tcgen05_wait_ld()`.
+//! fragment's value `j` column `column(taddr) + j`; `tcgen05_ld_16x64b`, `_16x128b`
+//! and `_16x256b` (and `st`) move 16 lanes in CuTe's patterns (the emulator's
+//! `block/tcgen05.rs`). The fragment is 32-bit values in registers, a power of two
+//! times the shape's registers per repetition (1, 1, 2, 4), 128 at most (E0227
+//! otherwise). Loaded values are valid after `tcgen05_wait_ld()`.
 
 use std::rc::Rc;
 
-use cute::{MemorySpace, Tensor, tile_extents, tile_values, umma_descriptor, umma_kind};
+use cute::{
+    MemorySpace, Tensor, tile_extents, tile_values, tmem_shape_registers, umma_descriptor,
+    umma_kind,
+};
 
 use crate::builtins::{Arg, Args};
 use crate::check::Checker;
@@ -111,17 +116,19 @@ impl<'a> Checker<'a> {
             return Value::Unit;
         }
         let p = args.positional();
-        let load = name == "tcgen05_ld_32x32b";
+        let load = name.starts_with("tcgen05_ld_");
+        let shape = &name["tcgen05_ld_".len()..];
         let (fragment, address) = if load { (p[0], p[1]) } else { (p[1], p[0]) };
         if !self.tmem_address(address) {
             return Value::Unit;
         }
-        let Some(fragment_tensor) = self.tmem_fragment(name, fragment) else {
+        let Some(fragment_tensor) = self.tmem_fragment(name, fragment, shape) else {
             return Value::Unit;
         };
         if let (true, Some(taddr)) = (self.tracing_kernel(), term_of(&address.value)) {
             self.emit(Effect::TmemCopy {
                 load,
+                shape,
                 fragment: fragment_tensor,
                 taddr,
                 span: args.call_span,
@@ -137,7 +144,7 @@ impl<'a> Checker<'a> {
 
     /// The register fragment a tensor-memory move fills or reads: 32-bit values, a
     /// power of two from 1 to 128 of them.
-    fn tmem_fragment(&mut self, name: &str, arg: &Arg) -> Option<Rc<Tensor>> {
+    fn tmem_fragment(&mut self, name: &str, arg: &Arg, shape: &str) -> Option<Rc<Tensor>> {
         let Value::Tensor(tensor) = &arg.value else {
             self.error(
                 "E0216",
@@ -157,12 +164,16 @@ impl<'a> Checker<'a> {
             .ok()
             .and_then(|size| size.as_constant());
         let words = tensor.dtype.is_some_and(|dtype| dtype.bits() == 32);
-        let fits = size.is_some_and(|size| size > 0 && size <= 128 && size & (size - 1) == 0);
+        let per_repetition = tmem_shape_registers(shape).unwrap_or(1);
+        let repetitions = size.map_or(0, |size| size / per_repetition);
+        let fits = size.is_some_and(|size| {
+            size <= 128 && size == repetitions * per_repetition && repetitions > 0
+        }) && repetitions & (repetitions - 1) == 0;
         if tensor.space != MemorySpace::Register || !words || !fits {
             self.error(
                 "E0227",
                 arg.span,
-                format!("`{name}` moves 1 to 128 (a power of two) 32-bit values in registers per thread; this is {}", tensor.layout),
+                format!("`{name}` moves {per_repetition} times a power of two 32-bit values in registers per thread, 128 at most; this is {}", tensor.layout),
                 "not a fragment of 32-bit words",
             );
             return None;
