@@ -60,6 +60,8 @@ const FILES: [(&str, &[&str]); 6] = [
             "tcgen05.ld.sync.aligned.16x64b.x4.b32 {{r}}, [{taddr}];",
             "tcgen05.ld.sync.aligned.16x128b.x2.b32 {{r}}, [{taddr}];",
             "tcgen05.ld.sync.aligned.16x256b.x1.b32 {{r}}, [{taddr}];",
+            "tcgen05.st.sync.aligned.16x64b.x4.b32 [{taddr}], {{r}};",
+            "tcgen05.st.sync.aligned.16x128b.x2.b32 [{taddr}], {{r}};",
             "tcgen05.st.sync.aligned.16x256b.x1.b32 [{taddr}], {{r}};",
         ],
     ),
