@@ -146,3 +146,26 @@ fn an_sm90_build_names_each_tcgen05_instruction_at_its_line() {
     }
     assert!(stderr.contains("[E0212]"), "{stderr}");
 }
+
+#[test]
+fn a_register_read_before_its_loads_wait_is_an_error_at_the_read() {
+    let output = cukc(&[
+        "build",
+        "tests/blackwell/tmem_read_before_wait.cuk",
+        "--target",
+        "sm_100a",
+        "--emit",
+        "kir",
+        "-o",
+        "-",
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(stderr.matches("[E0227]").count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("tmem_read_before_wait.cuk:24:")
+            && stderr.contains("loaded here")
+            && stderr.contains(" 22 │"),
+        "{stderr}"
+    );
+}

@@ -254,17 +254,6 @@ fn an_allocation_beyond_the_blocks_columns_is_reported() {
 }
 
 #[test]
-fn a_register_read_before_the_tmem_load_wait_is_reported() {
-    let fault = planted("tmem_load_without_wait.cuk", |device| {
-        vec![Arg::Tensor(device.empty(64 * 4))]
-    });
-    assert!(
-        fault.to_string().contains("before `tcgen05_wait_ld()`"),
-        "{fault}"
-    );
-}
-
-#[test]
 fn a_warp_loading_another_warps_lanes_is_reported() {
     let fault = planted("tmem_load_outside_quadrant.cuk", |device| {
         vec![Arg::Tensor(device.empty(64 * 4))]

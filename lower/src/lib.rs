@@ -41,6 +41,7 @@ mod regions;
 mod signature;
 mod swizzled;
 mod terms;
+mod tmem_waits;
 mod tv;
 mod umma;
 mod warp;
@@ -128,6 +129,10 @@ pub fn lower_trace(trace: &KernelTrace) -> Result<kir::Verified, Vec<Diagnostic>
         builder.effect(effect);
     }
     let mut kernel = builder.finish()?;
+    let early_reads = tmem_waits::reads_before_wait(&kernel);
+    if !early_reads.is_empty() {
+        return Err(dedup(early_reads));
+    }
     let one_dimensional = trace
         .block
         .iter()
