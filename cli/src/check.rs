@@ -38,9 +38,10 @@ pub struct CheckArgs {
     #[arg(long, value_enum, default_value_t = ColorWhen::Auto)]
     color: ColorWhen,
     /// The architecture to check for: `sm_80`, `sm_90a` or `sm_100a`. Atoms newer
-    /// than it and shared memory beyond its limit are errors.
-    #[arg(long, default_value = "sm_90a", value_parser = parse_target)]
-    target: cute::Target,
+    /// than it and shared memory beyond its limit are errors. Without it, each file's
+    /// own: the one its first line names (`// target: sm_100a`), else sm_90a.
+    #[arg(long, value_parser = parse_target)]
+    target: Option<cute::Target>,
     /// Print every binding with its type and evaluated value (what an editor hover
     /// shows) on standard output.
     #[arg(long)]
@@ -84,7 +85,8 @@ pub fn run(args: &CheckArgs) -> ExitCode {
     };
     let mut tally = Tally::default();
     for path in &files {
-        let (file, diagnostics, bindings) = check_file(path, args.target);
+        let target = args.target.unwrap_or_else(|| declared_target(path));
+        let (file, diagnostics, bindings) = check_file(path, target);
         tally.count(&diagnostics);
         if args.dump_types {
             let line_column = |offset: u32| {
@@ -162,6 +164,12 @@ pub fn load_and_parse(path: &Path) -> Parsed {
         is_text: loaded.is_text,
         parsed,
     }
+}
+
+/// The target `path`'s first line names (`// target: sm_100a`), sm_90a without one.
+fn declared_target(path: &Path) -> cute::Target {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    cute::Target::declared_in(&text).unwrap_or(cute::Target::Sm90a)
 }
 
 /// Loads, parses and typechecks the file at `path` for `target`; never fails, every

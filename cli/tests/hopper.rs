@@ -214,17 +214,23 @@ fn the_attention_example_assembles_with_both_wgmma_forms() {
         assert!(ptx.contains(needle), "no `{needle}` in the example's PTX");
     }
     // S = Q K^T with both operands' descriptors (one register list, the
-    // accumulators), O += P V with P's registers as A (two lists); head_dim 128 and
-    // tiles of 128 keys, 8 k-steps each, in the default kernel.
+    // accumulators): head_dim 128 is 8 k-steps over tiles of 192 keys; O += P V with
+    // P's registers as A (two lists): 12 k-steps of 16 keys.
     let after = ptx.split(".entry attention_fwd(").nth(1).unwrap();
     let default_kernel = after.split(".entry").next().unwrap();
-    let lists = |line: &str| line.matches('{').count();
-    let wgmmas: Vec<&str> = default_kernel
-        .lines()
-        .filter(|line| line.contains("wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16"))
-        .collect();
-    assert_eq!(wgmmas.iter().filter(|line| lists(line) == 1).count(), 8);
-    assert_eq!(wgmmas.iter().filter(|line| lists(line) == 2).count(), 8);
+    let count = |shape: &str, lists: usize| {
+        default_kernel
+            .lines()
+            .filter(|line| {
+                line.contains(&format!(
+                    "wgmma.mma_async.sync.aligned.{shape}.f32.bf16.bf16"
+                ))
+            })
+            .filter(|line| line.matches('{').count() == lists)
+            .count()
+    };
+    assert_eq!(count("m64n192k16", 1), 8);
+    assert_eq!(count("m64n128k16", 2), 12);
     // head_dim 256 spills a few bytes at the 168-register cap for 384 threads.
     assemble(&ptx, "sm_90a", example, false);
     let output = cukc(&[

@@ -16,6 +16,7 @@ mod target;
 mod tensor;
 mod tiled;
 mod tma;
+mod umma;
 
 pub use atom::{
     Atom, AtomDetail, AtomKind, CopyAtom, MmaAtom, SpaceRule, check_copy_shapes, check_mma_shapes,
@@ -30,3 +31,7 @@ pub use tensor::{
 };
 pub use tiled::{Operand, Side, TiledCopy, TiledMma};
 pub use tma::{MAX_BOX_EXTENT, TMA_SWIZZLES, TmaBox, swizzled};
+pub use umma::{
+    TMEM_SHAPES, UmmaShape, tile_extents, tile_values, tmem_shape_registers, umma_descriptor,
+    umma_kind,
+};

@@ -18,6 +18,14 @@ impl Target {
     /// Every target, oldest first.
     pub const ALL: [Target; 3] = [Target::Sm80, Target::Sm90a, Target::Sm100a];
 
+    /// The target a `.cuk` file's first line names (`// target: sm_100a`), if it names
+    /// one: a file for one architecture says so there.
+    pub fn declared_in(text: &str) -> Option<Target> {
+        (text.lines().next())
+            .and_then(|line| line.strip_prefix("// target: "))
+            .and_then(|name| name.trim().parse().ok())
+    }
+
     /// The name used on the command line and by ptxas: `sm_80`, `sm_90a`, `sm_100a`.
     pub fn name(self) -> &'static str {
         match self {
@@ -75,6 +83,14 @@ impl FromStr for Target {
 #[cfg(test)]
 mod tests {
     use super::Target;
+
+    #[test]
+    fn a_file_declares_its_target_on_its_first_line_only() {
+        let text = "// target: sm_100a\nkernel k() {}";
+        assert_eq!(Target::declared_in(text), Some(Target::Sm100a));
+        assert_eq!(Target::declared_in("// a comment\n// target: sm_80"), None);
+        assert_eq!(Target::declared_in("// target: sm_70"), None);
+    }
 
     #[test]
     fn names_parse_back_and_limits_grow_with_the_architecture() {

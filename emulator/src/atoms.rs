@@ -9,7 +9,9 @@
 //! whose data movement comes from the thread-value layouts the instruction carries
 //! ([`kir::WarpAtom`]), not from a table here; Hopper's mbarriers, TMA and named
 //! barriers ([`hopper`], executed in `thread/hopper.rs`) and `wgmma` ([`wgmma`]), which a
-//! whole warpgroup executes at once. A new model is a module with a parser returning its
+//! whole warpgroup executes at once; Blackwell's tcgen05 instructions ([`tcgen05`]: tensor
+//! memory allocation by a warp, in `block/tcgen05.rs`; commits, fences and waits by one
+//! thread, in `thread/tcgen05.rs`). A new model is a module with a parser returning its
 //! variant of [`Model`], and an arm in the thread's atom dispatch or the block's warp
 //! completion.
 
@@ -17,6 +19,8 @@ pub mod cp_async;
 pub mod hopper;
 pub mod matrix;
 pub mod mma;
+pub mod tcgen05;
+pub mod umma;
 pub mod wgmma;
 
 use std::collections::HashMap;
@@ -38,6 +42,8 @@ pub enum Model {
     Mma(Mma),
     /// A Hopper instruction: mbarriers, TMA, named barriers, wgmma (by a warpgroup).
     Hopper(hopper::Hopper),
+    /// A Blackwell tcgen05 instruction: tensor memory, commits, fences and waits.
+    Tcgen05(tcgen05::Tcgen05),
 }
 
 /// The model of `template`, carrying the warp description `warp`, if there is one.
@@ -47,6 +53,9 @@ pub fn model(template: &str, warp: Option<&WarpAtom>) -> Option<Model> {
     }
     if let Some(hopper) = hopper::parse(template) {
         return Some(Model::Hopper(hopper));
+    }
+    if let Some(tcgen05) = tcgen05::parse(template) {
+        return Some(Model::Tcgen05(tcgen05));
     }
     match warp? {
         WarpAtom::Copy { element, src, dst } => {

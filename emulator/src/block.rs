@@ -12,6 +12,7 @@
 //! (exited, or waiting at another one).
 
 mod hopper;
+mod tcgen05;
 
 use kir::{Inst, Kernel, Op, ShuffleMode};
 use lang::Span;
@@ -74,6 +75,7 @@ impl<'k> Grid<'_, 'k> {
             global: self.global,
             shared: &mut block.shared,
             barriers: &mut block.barriers,
+            tmem: &mut block.tmem,
             args: self.args,
             block: at,
             block_dims: self.block,
@@ -232,6 +234,7 @@ impl<'k> Grid<'_, 'k> {
                 mma.execute(inst, lanes);
                 Ok(())
             }
+            Some(Model::Tcgen05(tcgen05)) => self.tcgen05_warp(tcgen05, inst, lanes, context),
             Some(Model::CpAsync(_) | Model::Hopper(_)) | None => Ok(()),
         }
     }

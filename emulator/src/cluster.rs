@@ -1,6 +1,8 @@
 //! A cluster: the blocks launched together (`cluster(x, y, z)`; a lone block without
 //! one), run by one scheduler because they reach into each other: an arrival on a
-//! peer's mbarrier, a TMA load multicast to several blocks, the cluster barrier.
+//! peer's mbarrier, a TMA load multicast to several blocks, a CTA pair's tcgen05.mma
+//! (reading both blocks' shared memory, writing both blocks' tensor memory), the
+//! cluster barrier.
 //!
 //! Each pass runs every block as [`crate::block`] does (its threads until they wait,
 //! then Hopper's wakeups and the warp collectives), then applies what the blocks' threads
@@ -12,10 +14,12 @@
 //! otherwise the cluster is stuck, a fault at the first waiting thread that can never
 //! go on.
 
+use crate::atoms::umma::{self, Issue};
 use crate::block::{Grid, coordinates};
 use crate::fault::{Fault, FaultKind, Location, Trap};
 use crate::shared::SharedMemory;
 use crate::thread::{Barriers, Remote, RemoteKind, Status, Thread};
+use crate::tmem::TensorMemory;
 
 /// One block of a cluster, between passes.
 pub struct Block<'k> {
@@ -27,6 +31,8 @@ pub struct Block<'k> {
     pub shared: SharedMemory,
     /// Its mbarriers and named-barrier counts.
     pub barriers: Barriers,
+    /// Its tensor memory.
+    pub tmem: TensorMemory,
     /// Each warp's warp epoch.
     pub warp_epochs: Vec<u32>,
     /// Whether every thread has exited.
@@ -104,6 +110,7 @@ impl Grid<'_, '_> {
             threads,
             shared: SharedMemory::new(self.shared_bytes),
             barriers: Barriers::default(),
+            tmem: TensorMemory::default(),
             warp_epochs: vec![0; warps],
             done: false,
         }
@@ -134,6 +141,17 @@ impl Grid<'_, '_> {
             });
         }
         if exited {
+            if let Some((kind, span, thread)) = block.tmem.leak() {
+                let location = Location {
+                    thread,
+                    block: block.coordinates,
+                };
+                return Err(Fault {
+                    kind,
+                    span,
+                    location: Some(location),
+                });
+            }
             block.done = true;
             return Ok(false);
         }
@@ -162,12 +180,18 @@ impl Grid<'_, '_> {
             let what = match effect.kind {
                 RemoteKind::Arrive { .. } => "an arrival on an mbarrier",
                 RemoteKind::Tma { .. } => "a multicast TMA load into shared memory",
+                RemoteKind::PairMma(_) => "a CTA pair's tcgen05.mma",
+                RemoteKind::CompleteTx { .. } => "a CTA pair's TMA load completing its bytes",
             };
             let [x, y, z] = block.coordinates;
             let kind = FaultKind::Cluster(format!(
                 "{what} of block ({x}, {y}, {z}), which has exited: a block must not exit while its cluster's peers may still reach it (end with `cluster_arrive()` and `cluster_wait()`)"
             ));
             return Err(self.fault(Trap::Fault(kind), span, location));
+        }
+        if let RemoteKind::PairMma(issue) = effect.kind {
+            return pair_mma(issue, effect.rank as usize, blocks)
+                .map_err(|trap| self.fault(trap, span, location));
         }
         effect
             .apply(&mut block.shared, &mut block.barriers)
@@ -230,4 +254,25 @@ fn release_cluster_barrier(blocks: &mut [Block<'_>]) -> Result<bool, Fault> {
         }
     }
     Ok(false)
+}
+
+/// Runs a CTA pair's MMA issued by block `leader` (even) on it and the next block.
+fn pair_mma(issue: Issue, leader: usize, blocks: &mut [Block<'_>]) -> Result<(), Trap> {
+    let [lead, peer] = blocks.get_disjoint_mut([leader, leader + 1]).map_err(|_| {
+        Trap::Fault(FaultKind::Cluster(format!(
+            "a CTA pair's tcgen05.mma issued by block {leader}, which has no block {} beside it",
+            leader + 1
+        )))
+    })?;
+    if peer.done {
+        return Err(Trap::Fault(FaultKind::Cluster(format!(
+            "a CTA pair's tcgen05.mma reaching block {}, which has exited",
+            leader + 1
+        ))));
+    }
+    umma::execute_pair(
+        [&lead.shared, &peer.shared],
+        [&mut lead.tmem, &mut peer.tmem],
+        issue,
+    )
 }

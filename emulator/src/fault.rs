@@ -170,6 +170,11 @@ pub enum FaultKind {
     /// `E0412`: a cluster misused: a block rank or multicast mask outside the cluster,
     /// or a cluster barrier that some thread of the cluster never reaches.
     Cluster(String),
+    /// `E0413`: tensor memory misused: an allocation after the block relinquished its
+    /// permit or beyond its 512 columns, a release of what is not one allocation, a
+    /// block exiting with columns allocated, an access outside the allocations or the
+    /// warp's lanes, a register of `tcgen05.ld` read before `tcgen05.wait::ld`.
+    Tmem(String),
     /// `E0410`: more thread-instructions than the launch may run.
     Budget {
         /// The budget.
@@ -195,6 +200,7 @@ impl FaultKind {
             FaultKind::Budget { .. } => "E0410",
             FaultKind::Mbarrier(_) => "E0411",
             FaultKind::Cluster(_) => "E0412",
+            FaultKind::Tmem(_) => "E0413",
         }
     }
 }

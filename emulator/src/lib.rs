@@ -76,6 +76,7 @@ mod global;
 mod launch;
 mod shared;
 mod thread;
+mod tmem;
 
 pub use fault::{Access, Elsewhere, Fault, FaultKind, Location, Other};
 pub use global::{Extent, FIRST_ADDRESS, GAP, GlobalMemory, OutOfBounds};

@@ -14,6 +14,7 @@
 mod control;
 mod hopper;
 mod memory;
+mod tcgen05;
 mod tma;
 
 use kir::{Inst, Kernel, Op, Region, Special, Ty, ValueId};
@@ -25,8 +26,10 @@ use crate::atoms::cp_async::AsyncCopies;
 use crate::fault::{FaultKind, Trap};
 use crate::global::GlobalMemory;
 use crate::shared::SharedMemory;
+use crate::tmem::TensorMemory;
 
 pub use hopper::{Barriers, Remote, RemoteKind, TENSOR_MAP_TOKEN};
+pub(crate) use tcgen05::atom_operand;
 
 /// Where a thread is.
 #[derive(Clone, Copy, Debug)]
@@ -77,6 +80,8 @@ pub struct Context<'a, 'k> {
     pub shared: &'a mut SharedMemory,
     /// The block's mbarriers and named-barrier counts.
     pub barriers: &'a mut Barriers,
+    /// The block's tensor memory.
+    pub tmem: &'a mut TensorMemory,
     /// The arguments' bits, by parameter index.
     pub args: &'a [u64],
     /// `block_idx`.
@@ -164,6 +169,8 @@ pub struct Thread<'k> {
     frames: Vec<Frame<'k>>,
     copies: AsyncCopies,
     scratch: Vec<u64>,
+    /// The registers a `tcgen05.ld` wrote that no `tcgen05.wait::ld` has made valid.
+    unwaited: Vec<ValueId>,
 }
 
 impl<'k> Thread<'k> {
@@ -182,6 +189,7 @@ impl<'k> Thread<'k> {
             }],
             copies: AsyncCopies::default(),
             scratch: Vec::new(),
+            unwaited: Vec::new(),
         }
     }
 
@@ -250,6 +258,9 @@ impl<'k> Thread<'k> {
     }
 
     fn execute(&mut self, inst: &'k Inst, context: &mut Context<'_, 'k>) -> Result<Flow<'k>, Trap> {
+        if !self.unwaited.is_empty() {
+            self.check_waited(inst)?;
+        }
         let kernel = context.kernel;
         let result = inst.results.first().copied();
         let ty = result.map_or(Ty::Pred, |value| kernel.ty(value));

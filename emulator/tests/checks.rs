@@ -154,7 +154,7 @@ fn an_atom_without_a_model_is_named() {
         "kernel k {{\n{HEADER}  launch grid(1, 1, 1) block(32, 1, 1) smem(512 bytes)
   %0:i32 = shared_base
   atom \"ldmatrix.sync.aligned.m8n8.x4.shared.b16 {{{{dst}}}}, [{{src}}];\" src=%0+0
-  atom \"tcgen05.fence::before_thread_sync;\"
+  atom \"tcgen05.shift.cta_group::1.down [0];\"
 }}"
     );
     // An ldmatrix without its thread-value layouts (`warp copy ...`) has no model either.
@@ -171,7 +171,7 @@ fn an_atom_without_a_model_is_named() {
     assert!(
         fault
             .to_string()
-            .contains("no model of the atom instruction `tcgen05.fence::before_thread_sync;`"),
+            .contains("no model of the atom instruction `tcgen05.shift.cta_group::1.down`"),
         "{fault}"
     );
 }
@@ -270,4 +270,29 @@ fn kernels_given_too_little_memory_fault_and_never_panic() {
         }
     }
     assert!(faults >= 10, "only {faults} kernels faulted");
+}
+
+#[test]
+fn a_register_read_before_the_tmem_load_wait_faults() {
+    // Lowering refuses such a kernel (lower/src/tmem_waits.rs); KIR written by hand
+    // reaches the emulator's own check.
+    let text = "kernel k {
+  param 0 out: tensor f32 shape(64) strides(1)
+  launch grid(1, 1, 1) block(32, 1, 1) smem(4 bytes)
+  %0:i32 = shared_base
+  atom \"tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [{slot}], 32;\" slot=%0+0
+  barrier
+  %1:i32 = load.shared [%0+0]
+  %2:f32 = atom \"tcgen05.ld.sync.aligned.32x32b.x1.b32 {{r}}, [{taddr}];\" taddr=%1+0 -> r
+  %3:i64 = param 0
+  store.global [%3+0], %2
+  atom \"tcgen05.wait::ld.sync.aligned;\"
+  atom \"tcgen05.dealloc.cta_group::1.sync.aligned.b32 {taddr}, 32;\" taddr=%1+0
+}";
+    let fault = kir_fault(text, |device| vec![Arg::Tensor(device.empty(256))]);
+    assert_eq!(fault.kind.code(), "E0413");
+    assert!(
+        fault.to_string().contains("before `tcgen05_wait_ld()`"),
+        "{fault}"
+    );
 }

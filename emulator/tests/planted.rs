@@ -213,3 +213,68 @@ fn a_cluster_barrier_one_warp_skips_is_never_released() {
         "{message}"
     );
 }
+
+#[test]
+fn tensor_memory_still_allocated_at_exit_is_reported_at_its_allocation() {
+    let fault = planted("tmem_not_freed.cuk", |device| {
+        vec![Arg::Tensor(device.empty(4))]
+    });
+    let message = fault.to_string();
+    assert!(
+        message.starts_with(
+            "64 columns of tensor memory (from column 0) allocated here and not freed"
+        ),
+        "{message}"
+    );
+}
+
+#[test]
+fn an_allocation_after_the_permit_is_relinquished_is_reported() {
+    let fault = planted("tmem_alloc_after_relinquish.cuk", |device| {
+        vec![Arg::Tensor(device.empty(4))]
+    });
+    let message = fault.to_string();
+    assert!(
+        message.contains("after the block relinquished its permit")
+            && message.contains("thread (32, 0, 0)"),
+        "{message}"
+    );
+}
+
+#[test]
+fn an_allocation_beyond_the_blocks_columns_is_reported() {
+    let fault = planted("tmem_over_allocation.cuk", |device| {
+        vec![Arg::Int(2), Arg::Tensor(device.empty(8))]
+    });
+    let message = fault.to_string();
+    assert!(
+        message.contains("512 columns while 512 of the block's 512 are allocated"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_warp_loading_another_warps_lanes_is_reported() {
+    let fault = planted("tmem_load_outside_quadrant.cuk", |device| {
+        vec![Arg::Tensor(device.empty(64 * 4))]
+    });
+    assert!(
+        fault
+            .to_string()
+            .starts_with("warp 1 moves tensor-memory lanes 0 to 31"),
+        "{fault}"
+    );
+}
+
+#[test]
+fn a_pair_mma_from_the_odd_block_is_reported() {
+    let fault = planted("pair_mma_from_odd_block.cuk", |device| {
+        vec![Arg::Tensor(device.empty(4))]
+    });
+    assert!(
+        fault
+            .to_string()
+            .contains("issued by block 1 of a cluster of 2"),
+        "{fault}"
+    );
+}

@@ -102,6 +102,10 @@ const CODES_TESTED_ELSEWHERE: &[(&str, &str)] = &[
         "a cluster misused: emulator/tests/planted.rs, an_arrival_on_an_exited_peer_of_the_cluster_is_reported",
     ),
     (
+        "E0413",
+        "tensor memory misused: emulator/tests/planted.rs, tensor_memory_still_allocated_at_exit_is_reported_at_its_allocation",
+    ),
+    (
         "W0301",
         "ptxas's wgmma serialization advice: cli/tests/hopper.rs, accumulators_touched_in_the_k_loop_are_a_warning_at_the_kernel",
     ),

@@ -150,6 +150,10 @@ pub const REGISTRY: &[CodeInfo] = &[
         "an mbarrier, TMA or wgmma use that breaks a hardware rule (a count, a box, a swizzle, a group count)",
     ),
     entry(
+        "E0228",
+        "a `static_assert` whose condition is false for the const arguments",
+    ),
+    entry(
         "E0301",
         "a construct lowering does not handle yet (`gemm`, `break`, ...)",
     ),
@@ -202,6 +206,10 @@ pub const REGISTRY: &[CodeInfo] = &[
     entry(
         "E0412",
         "a cluster misused on the emulator: a block rank or multicast mask outside the cluster, or a cluster barrier some thread never reaches",
+    ),
+    entry(
+        "E0413",
+        "tensor memory misused on the emulator: an allocation after the permit was relinquished or beyond 512 columns, a release of what is not one allocation, a block exiting with columns allocated, an access outside the allocations or the warp's lanes, or a register of tcgen05.ld read before tcgen05.wait::ld",
     ),
     entry(
         "N0001",

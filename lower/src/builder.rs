@@ -251,6 +251,27 @@ impl<'t> Builder<'t> {
                 ..
             } => self.mbarrier(*action, (tensor, index), operand.as_deref()),
             Effect::AsyncSync(sync, _) => self.async_sync(*sync),
+            Effect::Tmem {
+                action,
+                pair,
+                columns,
+                ..
+            } => self.tmem(action, *columns, *pair),
+            Effect::Tcgen05Mma {
+                pair,
+                taddr,
+                a,
+                b,
+                accumulate,
+                ..
+            } => self.tcgen05_mma(taddr, [a, b], accumulate, *pair),
+            Effect::TmemCopy {
+                load,
+                shape,
+                fragment,
+                taddr,
+                ..
+            } => self.tmem_copy((*load, shape), fragment, taddr),
             Effect::TmaLoad {
                 map,
                 coords,
@@ -258,13 +279,14 @@ impl<'t> Builder<'t> {
                 barriers,
                 barrier,
                 multicast,
+                pair,
                 ..
             } => self.tma_load(
                 *map,
                 coords,
                 destination,
                 (barriers, barrier),
-                multicast.as_deref(),
+                (multicast.as_deref(), *pair),
             ),
             Effect::TmaPrefetch { map, .. } => self.tma_prefetch(*map),
             Effect::TmaStore {

@@ -1,4 +1,4 @@
-//! wgmma's shared-memory descriptors at run time: the tile's canonical form is found
+//! wgmma's (and tcgen05.mma's, `umma.rs`) shared-memory descriptors at run time: the tile's canonical form is found
 //! from its elements' positions in the first pipeline stage (`cute::GmmaDescriptor`),
 //! and the run-time address of its first element supplies the start address.
 //!
@@ -8,7 +8,7 @@
 //! addresses) applied to the address the compiler places that element at, so a tile
 //! may start anywhere in the swizzle pattern.
 
-use cute::{Atom, Tensor, first_mode_values, warpgroup_descriptor};
+use cute::{Atom, GmmaDescriptor, Tensor, first_mode_values, warpgroup_descriptor};
 use kir::{BinOp, Op, Ty, ValueId};
 use layout::SymInt;
 
@@ -49,13 +49,27 @@ impl Builder<'_> {
         let derived = first_mode_values(tensor, rows as i64 * 16).and_then(|values| {
             warpgroup_descriptor(tensor, (first, &values), rows, threads / 128, &runs)
         });
+        let name = format!("`{}`", atom.display_name());
+        let (descriptor, start) = self.shared_descriptor(derived, tensor, first, &name)?;
+        let constant = self.constant(descriptor.constant_bits() as i64, Ty::I64);
+        let value = self.pure(Op::Binary(BinOp::Or, start, constant), Ty::I64);
+        Some((value, descriptor.transpose_flag().to_string()))
+    }
+
+    /// The descriptor `derived` for `tensor`'s tile whose first element is at layout
+    /// value `first`, with its start-address field (bits 0-13, as i64) computed at run
+    /// time; what cannot be one is unsupported, `what` naming the instruction.
+    pub(crate) fn shared_descriptor(
+        &mut self,
+        derived: Result<GmmaDescriptor, cute::Error>,
+        tensor: &Tensor,
+        first: &SymInt,
+        what: &str,
+    ) -> Option<(GmmaDescriptor, ValueId)> {
         let descriptor = match derived {
             Ok(found) => found,
             Err(error) => {
-                self.unsupported(format!(
-                    "`{}` on this shared tile: {error}",
-                    atom.display_name()
-                ));
+                self.unsupported(format!("{what} on this shared tile: {error}"));
                 return None;
             }
         };
@@ -63,7 +77,7 @@ impl Builder<'_> {
             address, offset, ..
         }) = self.place(tensor, first)
         else {
-            self.unsupported("a wgmma operand outside shared memory".to_owned());
+            self.unsupported(format!("a {what} operand outside shared memory"));
             return None;
         };
         let physical = if offset == 0 {
@@ -77,9 +91,6 @@ impl Builder<'_> {
         let units = self.pure(Op::Binary(BinOp::Shr, start, four), Ty::I32);
         let mask = self.constant(0x3FFF, Ty::I32);
         let field = self.pure(Op::Binary(BinOp::And, units, mask), Ty::I32);
-        let wide = self.convert(field, Ty::I64);
-        let constant = self.constant(descriptor.constant_bits() as i64, Ty::I64);
-        let value = self.pure(Op::Binary(BinOp::Or, wide, constant), Ty::I64);
-        Some((value, descriptor.transpose_flag().to_string()))
+        Some((descriptor, self.convert(field, Ty::I64)))
     }
 }

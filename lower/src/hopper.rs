@@ -13,6 +13,7 @@ use kir::{Op, Ty, ValueId};
 use layout::SymInt;
 use trace::{AsyncSync, Mbarrier, Term};
 
+use crate::blackwell;
 use crate::builder::Builder;
 use crate::memory::Place;
 
@@ -62,6 +63,15 @@ pub fn tma_multicast_template(rank: usize) -> String {
     )
 }
 
+/// A CTA pair's TMA load (sm_100a, `.cta_group::2`): the box lands in this block, its
+/// bytes complete on the barrier at `{bar}`'s place (a plain register) in the even block
+/// of the pair, which `mapa` gives from this block's rank with its low bit cleared.
+pub fn tma_pair_template(rank: usize) -> String {
+    format!(
+        "{{{{ .reg .b32 %even; .reg .b32 %leader; mov.u32 %even, %cluster_ctarank; and.b32 %even, %even, 0xFFFFFFFE; mapa.shared::cluster.u32 %leader, {{bar}}, %even; cp.async.bulk.tensor.{rank}d.cta_group::2.shared::cluster.global.mbarrier::complete_tx::bytes [{{dst}}], [{{map}}, {{{{coords}}}}], [%leader]; }}}}"
+    )
+}
+
 /// The tensor map at generic address `{map}` into the cache.
 pub const PREFETCH_TENSOR_MAP: &str = "prefetch.tensormap [{map}];";
 
@@ -96,11 +106,15 @@ impl Builder<'_> {
             return;
         };
         let (template, name) = match action {
-            Mbarrier::Init => (MBARRIER_INIT, "count"),
-            Mbarrier::Arrive => (MBARRIER_ARRIVE, ""),
-            Mbarrier::ArriveCluster => (MBARRIER_ARRIVE_CLUSTER, "cta"),
-            Mbarrier::ArriveExpectTx => (MBARRIER_ARRIVE_EXPECT_TX, "bytes"),
-            Mbarrier::Wait => (MBARRIER_WAIT, "parity"),
+            Mbarrier::Init => (MBARRIER_INIT.to_owned(), "count"),
+            Mbarrier::Arrive => (MBARRIER_ARRIVE.to_owned(), ""),
+            Mbarrier::ArriveCluster => (MBARRIER_ARRIVE_CLUSTER.to_owned(), "cta"),
+            Mbarrier::ArriveExpectTx => (MBARRIER_ARRIVE_EXPECT_TX.to_owned(), "bytes"),
+            Mbarrier::Wait => (MBARRIER_WAIT.to_owned(), "parity"),
+            Mbarrier::Tcgen05Commit { pair } => (
+                blackwell::tcgen05_commit_template(pair, operand.is_some()),
+                "mask",
+            ),
         };
         let (address, offset) = if action == Mbarrier::ArriveCluster && offset != 0 {
             let offset = self.constant(offset, Ty::I32);
@@ -117,7 +131,7 @@ impl Builder<'_> {
             operands.push((name.to_owned(), value, 0));
         }
         self.push_effect(Op::Atom {
-            template: template.to_owned(),
+            template,
             operands,
             registers: Vec::new(),
             output: None,
@@ -136,7 +150,7 @@ impl Builder<'_> {
         coords: &[SymInt],
         destination: &Tensor,
         (barriers, barrier): (&Tensor, &SymInt),
-        multicast: Option<&Term>,
+        (multicast, pair): (Option<&Term>, bool),
     ) {
         let Some((address, offset)) = self.tile_start(destination, "a TMA destination") else {
             return;
@@ -150,6 +164,13 @@ impl Builder<'_> {
             self.unsupported("an mbarrier outside shared memory".to_owned());
             return;
         };
+        // A pair's load maps the barrier to the even block with `mapa`: a plain register.
+        let (bar, bar_offset) = if pair && bar_offset != 0 {
+            let offset = self.constant(bar_offset, Ty::I32);
+            (self.binary(kir::BinOp::Add, bar, offset), 0)
+        } else {
+            (bar, bar_offset)
+        };
         let Some((map, words)) = self.tma_map_and_coords(map, coords) else {
             return;
         };
@@ -159,6 +180,7 @@ impl Builder<'_> {
             ("bar".to_owned(), bar, bar_offset),
         ];
         let template = match multicast.filter(|_| self.trace.cluster != [1, 1, 1]) {
+            _ if pair => tma_pair_template(coords.len()),
             Some(mask) => {
                 let Some(mask) = self.term(mask, 0) else {
                     return;
@@ -217,15 +239,7 @@ impl Builder<'_> {
     /// The shared address (register and immediate) of `tile`'s first element, whose
     /// layout value at coordinate 0 is its offset; `what` names it if it has none.
     fn tile_start(&mut self, tile: &Tensor, what: &str) -> Option<(ValueId, i64)> {
-        match self.place(tile, &tile.layout.offset) {
-            Some(Place::Memory {
-                address, offset, ..
-            }) => Some((address, offset)),
-            _ => {
-                self.unsupported(format!("{what} outside shared memory"));
-                None
-            }
-        }
+        self.shared_element(tile, &tile.layout.offset, what)
     }
 
     /// The tensor map `map`'s address and the box's coordinates as i32 registers.
@@ -242,7 +256,7 @@ impl Builder<'_> {
         Some((self.pure(Op::Param(map), Ty::I64), words))
     }
 
-    /// A fence or a wgmma group instruction.
+    /// A fence, a wgmma group instruction or a tcgen05 wait.
     pub(crate) fn async_sync(&mut self, sync: AsyncSync) {
         let template = match sync {
             AsyncSync::FenceBarrierInit => FENCE_BARRIER_INIT.to_owned(),
@@ -270,6 +284,11 @@ impl Builder<'_> {
                 let way = if arrive { "arrive" } else { "sync" };
                 format!("bar.{way} {id}, {threads};")
             }
+            AsyncSync::Tcgen05FenceBefore => blackwell::TCGEN05_FENCE_BEFORE.to_owned(),
+            AsyncSync::Tcgen05FenceAfter => blackwell::TCGEN05_FENCE_AFTER.to_owned(),
+            AsyncSync::Tcgen05WaitLd => blackwell::TCGEN05_WAIT_LD.to_owned(),
+            AsyncSync::Tcgen05WaitSt => blackwell::TCGEN05_WAIT_ST.to_owned(),
+            AsyncSync::TmemRelinquish { pair } => blackwell::tmem_relinquish_template(pair),
         };
         self.push_effect(Op::Atom {
             template,

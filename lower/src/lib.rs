@@ -27,6 +27,7 @@
 //! Lowering never panics; a kernel it builds passes [`kir::verify`].
 
 mod atoms;
+pub mod blackwell;
 mod budget;
 mod builder;
 mod control;
@@ -41,7 +42,9 @@ mod regions;
 mod signature;
 mod swizzled;
 mod terms;
+mod tmem_waits;
 mod tv;
+mod umma;
 mod warp;
 
 use lang::{Diagnostic, Severity};
@@ -127,6 +130,10 @@ pub fn lower_trace(trace: &KernelTrace) -> Result<kir::Verified, Vec<Diagnostic>
         builder.effect(effect);
     }
     let mut kernel = builder.finish()?;
+    let early_reads = tmem_waits::reads_before_wait(&kernel);
+    if !early_reads.is_empty() {
+        return Err(dedup(early_reads));
+    }
     let one_dimensional = trace
         .block
         .iter()

@@ -11,7 +11,7 @@ use lang::ast::BinaryOp;
 use crate::element::{is_float, round_to};
 use crate::tensor::{Dense, shape_text};
 
-pub use attention::attention;
+pub use attention::{attention, attention_lse};
 pub use matmul::{cpu_seconds, matmul, matmul_extents};
 
 /// One operand of elementwise arithmetic.

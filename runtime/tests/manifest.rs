@@ -11,11 +11,13 @@ fn signatures(file: &str) -> Vec<kir::Signature> {
     signatures_of(&std::fs::read_to_string(path).unwrap())
 }
 
-/// Every kernel instantiation `text` compiles to.
+/// Every kernel instantiation `text` compiles to, for the target its first line names
+/// (`// target: sm_100a`), sm_90a without one.
 fn signatures_of(text: &str) -> Vec<kir::Signature> {
     let (module, errors) = grammar::parse(text);
     assert!(errors.is_empty(), "{errors:?}");
-    let lowered = typecheck::trace(&module, Target::Sm90a, |analysis, traces| {
+    let target = Target::declared_in(text).unwrap_or(Target::Sm90a);
+    let lowered = typecheck::trace(&module, target, |analysis, traces| {
         lower::lower_traces(analysis.diagnostics, &traces)
     });
     lowered

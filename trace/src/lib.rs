@@ -161,6 +161,13 @@ pub enum Mbarrier {
     ArriveExpectTx,
     /// `mbarrier_wait`: waits until the phase of the operand's parity has completed.
     Wait,
+    /// `tcgen05_commit`: one arrival once the thread's earlier tcgen05 operations
+    /// (MMAs) have completed (sm_100a); with an operand, on the barrier at the same
+    /// place in each block of the cluster in that 16-bit mask.
+    Tcgen05Commit {
+        /// Whether it is a CTA pair's (`cta_group::2`).
+        pair: bool,
+    },
 }
 
 /// An instruction of Hopper's asynchronous machinery without operands (sm_90).
@@ -205,6 +212,39 @@ pub enum AsyncSync {
         id: i64,
         /// The threads that take part, a multiple of 32.
         threads: i64,
+    },
+    /// `tcgen05_fence_before_thread_sync()`: the thread's tcgen05 operations ordered
+    /// before the next thread synchronization (sm_100a).
+    Tcgen05FenceBefore,
+    /// `tcgen05_fence_after_thread_sync()`: the thread's tcgen05 operations ordered
+    /// after the last thread synchronization (sm_100a).
+    Tcgen05FenceAfter,
+    /// `tcgen05_wait_ld()`: the warp's tensor-memory loads have completed (sm_100a).
+    Tcgen05WaitLd,
+    /// `tcgen05_wait_st()`: the warp's tensor-memory stores have completed (sm_100a).
+    Tcgen05WaitSt,
+    /// `tmem_relinquish_alloc_permit()`: the block allocates no more tensor memory.
+    TmemRelinquish {
+        /// Whether it is a CTA pair's (`cta_group::2`).
+        pair: bool,
+    },
+}
+
+/// What a tensor-memory allocation instruction does (sm_100a, a whole warp).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Tmem {
+    /// `tmem_alloc(slots, coord, columns)`: allocates the columns and writes their
+    /// address to the shared `u32` at this layout value of `slot`.
+    Alloc {
+        /// The shared tensor the address goes to.
+        slot: Rc<Tensor>,
+        /// The layout's value of its element.
+        index: SymInt,
+    },
+    /// `tmem_dealloc(address, columns)`: frees the columns at this address.
+    Dealloc {
+        /// The address (an integer).
+        address: Rc<Term>,
     },
 }
 
@@ -403,6 +443,48 @@ pub enum Effect {
     },
     /// A fence or a wgmma group instruction.
     AsyncSync(AsyncSync, Span),
+    /// `tcgen05_mma(taddr, a, b, accumulate)`: one thread issues `D += A Bᵀ` (kind::f16,
+    /// f32 D in tensor memory at `taddr`; A `M x 16` and B `N x 16` shared tiles).
+    Tcgen05Mma {
+        /// Whether it is a CTA pair's (`cta_group::2`): M = 256, A's rows and half of
+        /// B's in each block of the pair.
+        pair: bool,
+        /// D's tensor-memory address (an integer).
+        taddr: Rc<Term>,
+        /// A's shared tile, `(M, 16)`.
+        a: Rc<Tensor>,
+        /// B's shared tile, `(N, 16)`.
+        b: Rc<Tensor>,
+        /// Whether D is added to (else `D = A Bᵀ`), a boolean or integer.
+        accumulate: Rc<Term>,
+        /// The call.
+        span: Span,
+    },
+    /// `tcgen05_ld_32x32b(fragment, taddr)` / `tcgen05_st_32x32b(taddr, fragment)` and
+    /// the 16-lane shapes: the warp moves lanes of tensor memory and `fragment`'s values.
+    TmemCopy {
+        /// Whether it loads into the fragment (else stores from it).
+        load: bool,
+        /// The shape: `32x32b`, `16x64b`, `16x128b` or `16x256b`.
+        shape: &'static str,
+        /// The thread's register fragment of 32-bit values.
+        fragment: Rc<Tensor>,
+        /// The tensor-memory address of the warp's first lane and column.
+        taddr: Rc<Term>,
+        /// The call.
+        span: Span,
+    },
+    /// A tensor-memory allocation or release of a constant number of columns.
+    Tmem {
+        /// Which.
+        action: Tmem,
+        /// Whether it is a CTA pair's (`cta_group::2`).
+        pair: bool,
+        /// The columns, a power of two from 32 to 512.
+        columns: i64,
+        /// The call.
+        span: Span,
+    },
     /// A TMA load of one box into shared memory, completing on an mbarrier.
     TmaLoad {
         /// The tensor-map parameter's index.
@@ -418,6 +500,9 @@ pub enum Effect {
         /// The blocks of the cluster it goes to, a 16-bit mask of ranks (the same tile
         /// and barrier in each); `None`: this block.
         multicast: Option<Rc<Term>>,
+        /// Whether it is a CTA pair's (`cta_group::2`): the box lands in this block and
+        /// its bytes complete on the barrier's place in the pair's even block.
+        pair: bool,
         /// The call.
         span: Span,
     },
@@ -467,6 +552,9 @@ macro_rules! span_of {
             | Effect::Atomic { span, .. }
             | Effect::Mbarrier { span, .. }
             | Effect::AsyncSync(_, span)
+            | Effect::Tmem { span, .. }
+            | Effect::Tcgen05Mma { span, .. }
+            | Effect::TmemCopy { span, .. }
             | Effect::TmaLoad { span, .. }
             | Effect::TmaStore { span, .. }
             | Effect::TmaPrefetch { span, .. }

@@ -3,6 +3,8 @@
 //! indented. Tensors print as their memory and evaluated layout (`param 2 (4):(1) @
 //! offset 8`), run-time values as the variables, loads and cells that hold them.
 
+mod blackwell;
+
 use std::fmt::Write;
 
 use cute::{Base, Tensor};
@@ -241,6 +243,9 @@ fn header(effect: &Effect) -> String {
                 Mbarrier::ArriveCluster => "arrive_cluster",
                 Mbarrier::ArriveExpectTx => "arrive_expect_tx",
                 Mbarrier::Wait => "wait",
+                Mbarrier::Tcgen05Commit { pair } => {
+                    return blackwell::commit((barriers, index), operand.as_deref(), *pair);
+                }
             };
             let operand = operand
                 .as_ref()
@@ -273,7 +278,15 @@ fn header(effect: &Effect) -> String {
                 let way = if *arrive { "arrive" } else { "sync" };
                 format!("named_barrier_{way}({id}, {threads})")
             }
+            AsyncSync::Tcgen05FenceBefore => "tcgen05_fence_before_thread_sync()".to_owned(),
+            AsyncSync::Tcgen05FenceAfter => "tcgen05_fence_after_thread_sync()".to_owned(),
+            AsyncSync::Tcgen05WaitLd => "tcgen05_wait_ld()".to_owned(),
+            AsyncSync::Tcgen05WaitSt => "tcgen05_wait_st()".to_owned(),
+            AsyncSync::TmemRelinquish { pair } => blackwell::relinquish(*pair),
         },
+        Effect::Tcgen05Mma { .. } | Effect::TmemCopy { .. } | Effect::Tmem { .. } => {
+            blackwell::header(effect)
+        }
         Effect::TmaLoad {
             map,
             coords,
@@ -281,14 +294,16 @@ fn header(effect: &Effect) -> String {
             barriers,
             barrier,
             multicast,
+            pair,
             ..
         } => {
             let coords: Vec<String> = coords.iter().map(ToString::to_string).collect();
             let multicast = multicast
                 .as_ref()
                 .map_or(String::new(), |mask| format!(", multicast {}", term(mask)));
+            let pair = blackwell::pair_text(*pair);
             format!(
-                "tma_load(param {map}, ({}) -> {}, {}[{barrier}]{multicast})",
+                "tma_load(param {map}, ({}) -> {}, {}[{barrier}]{multicast}{pair})",
                 coords.join(", "),
                 tensor(destination),
                 tensor(barriers)

@@ -37,11 +37,7 @@ fn corpus() -> Vec<(String, String)> {
 
 /// The target a file asks for on its first line, sm_80 by default.
 fn target_of(text: &str) -> Target {
-    text.lines()
-        .next()
-        .and_then(|line| line.strip_prefix("// target: "))
-        .and_then(|name| name.trim().parse().ok())
-        .unwrap_or(Target::Sm80)
+    Target::declared_in(text).unwrap_or(Target::Sm80)
 }
 
 /// Parses and typechecks as `cukc check` does.

@@ -29,6 +29,10 @@ pub enum Hopper {
         /// Whether it goes to every block of the cluster in the 16-bit `{mask}`, at the
         /// same offsets, completing on each one's barrier (else to this block).
         multicast: bool,
+        /// Whether it is a CTA pair's (`.cta_group::2`, `mapa` to the even block): the
+        /// box lands in this block, its bytes complete on the barrier at the same offset
+        /// in the even block of the pair.
+        pair: bool,
     },
     /// `barrier.cluster.arrive`: the thread arrives at the cluster barrier.
     ClusterArrive,
@@ -74,7 +78,7 @@ pub fn parse(template: &str) -> Option<Hopper> {
     if template.contains("mbarrier.try_wait.parity") {
         return Some(Hopper::MbarrierWait);
     }
-    if template.contains("mapa.shared::cluster") {
+    if template.contains("mapa.shared::cluster") && template.contains("mbarrier.arrive") {
         return Some(Hopper::MbarrierArriveRemote);
     }
     // A multicast load converts its mask in a block of its own.
@@ -127,11 +131,20 @@ fn bulk_tensor(head: &str) -> Option<Hopper> {
     if !(1..=5).contains(&rank) {
         return None;
     }
+    let (pair, direction) = match direction.strip_prefix("cta_group::2.") {
+        Some(direction) => (true, direction),
+        None => (false, direction),
+    };
     if let Some(rest) =
         direction.strip_prefix("shared::cluster.global.mbarrier::complete_tx::bytes")
     {
         let multicast = rest == ".multicast::cluster";
-        (rest.is_empty() || multicast).then_some(Hopper::TmaLoad { rank, multicast })
+        let load = Hopper::TmaLoad {
+            rank,
+            multicast,
+            pair,
+        };
+        (rest.is_empty() || multicast && !pair).then_some(load)
     } else if direction.starts_with("global.shared::cta") {
         Some(Hopper::TmaStore { rank })
     } else {
@@ -202,7 +215,17 @@ mod tests {
             parse(load),
             Some(Hopper::TmaLoad {
                 rank: 2,
-                multicast: false
+                multicast: false,
+                pair: false
+            })
+        );
+        let pair = "{{ .reg .b32 %even; .reg .b32 %leader; mov.u32 %even, %cluster_ctarank; and.b32 %even, %even, 0xFFFFFFFE; mapa.shared::cluster.u32 %leader, {bar}, %even; cp.async.bulk.tensor.2d.cta_group::2.shared::cluster.global.mbarrier::complete_tx::bytes [{dst}], [{map}, {{coords}}], [%leader]; }}";
+        assert_eq!(
+            parse(pair),
+            Some(Hopper::TmaLoad {
+                rank: 2,
+                multicast: false,
+                pair: true
             })
         );
         let multicast = "{{ .reg .b16 %mask; cvt.u16.u32 %mask, {mask}; cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [{dst}], [{map}, {{coords}}], [{bar}], %mask; }}";
@@ -210,7 +233,8 @@ mod tests {
             parse(multicast),
             Some(Hopper::TmaLoad {
                 rank: 2,
-                multicast: true
+                multicast: true,
+                pair: false
             })
         );
         let remote = "{{ .reg .b32 %remote; mapa.shared::cluster.u32 %remote, {bar}, {cta}; mbarrier.arrive.shared::cluster.b64 _, [%remote]; }}";

@@ -28,48 +28,123 @@ use crate::fault::{FaultKind, Trap};
 use crate::shared::SharedMemory;
 use crate::thread::Thread;
 
-/// Reads operand element `(row, k)` (a 16-bit value) through `descriptor`.
-fn element_address(descriptor: u64, row: u64, k: u64, transposed: bool) -> Result<u64, Trap> {
+/// An operand tile's place in shared memory, as a descriptor gives it: byte offsets
+/// and the swizzle span (0, 32, 64 or 128 bytes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SharedTile {
+    /// The start address.
+    pub start: u64,
+    /// The leading byte offset.
+    pub lbo: u64,
+    /// The stride byte offset.
+    pub sbo: u64,
+    /// The swizzle span in bytes, 0 for none.
+    pub swizzle: u64,
+}
+
+impl SharedTile {
+    /// The byte address of element `(row, k)` (a 16-bit value) of the tile, K-major or
+    /// (`transposed`) MN-major.
+    pub fn address(&self, row: u64, k: u64, transposed: bool) -> Result<u64, Trap> {
+        let SharedTile {
+            start,
+            lbo,
+            sbo,
+            swizzle,
+        } = *self;
+        let offset = match (swizzle, transposed) {
+            (0, false) => (row / 8) * sbo + (k / 8) * lbo + (row % 8) * 16 + 2 * (k % 8),
+            (0, true) => return Err(unsupported("an MN-major operand without a swizzle")),
+            (x, false) => (row / 8) * sbo + (row % 8) * x + 2 * k,
+            (x, true) => {
+                let w = x / 2;
+                (row / w) * lbo + (k / 8) * sbo + (k % 8) * x + 2 * (row % w)
+            }
+        };
+        Ok(swizzled(start + offset, swizzle as u32))
+    }
+}
+
+/// The tile a wgmma descriptor (sm_90) names.
+fn decode(descriptor: u64) -> Result<SharedTile, Trap> {
     let field = |shift: u32| ((descriptor >> shift) & 0x3FFF) << 4;
-    let (start, lbo, sbo) = (field(0), field(16), field(32));
     let swizzle = match descriptor >> 62 {
         1 => 128,
         2 => 64,
         3 => 32,
         _ => 0,
     };
-    let unsupported = |what: &str| Trap::Fault(FaultKind::Unsupported(what.to_owned()));
     if (descriptor >> 49) & 7 != 0 {
         return Err(unsupported("a wgmma descriptor with a base offset"));
     }
-    let offset = match (swizzle, transposed) {
-        (0, false) => (row / 8) * sbo + (k / 8) * lbo + (row % 8) * 16 + 2 * (k % 8),
-        (0, true) => return Err(unsupported("an MN-major wgmma operand without a swizzle")),
-        (x, false) => (row / 8) * sbo + (row % 8) * x + 2 * k,
-        (x, true) => {
-            let w = x / 2;
-            (row / w) * lbo + (k / 8) * sbo + (k % 8) * x + 2 * (row % w)
-        }
-    };
-    Ok(swizzled(start + offset, swizzle as u32))
+    Ok(SharedTile {
+        start: field(0),
+        lbo: field(16),
+        sbo: field(32),
+        swizzle,
+    })
 }
 
-/// The `rows x 16` operand a descriptor names, row-major, as f64.
-fn operand(
+pub(crate) fn unsupported(what: &str) -> Trap {
+    Trap::Fault(FaultKind::Unsupported(what.to_owned()))
+}
+
+/// An operand's element type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Element {
+    /// bf16.
+    Bf16,
+    /// f16.
+    F16,
+    /// 32-bit floats read as tf32 (their 13 low mantissa bits ignored).
+    Tf32,
+}
+
+impl Element {
+    /// bf16 or f16.
+    pub fn half(bf16: bool) -> Element {
+        if bf16 { Element::Bf16 } else { Element::F16 }
+    }
+
+    /// The elements along K of one instruction's 32-byte rows.
+    pub fn k(self) -> u64 {
+        if self == Element::Tf32 { 8 } else { 16 }
+    }
+}
+
+/// The `rows x K` operand `tile` holds, row-major, as f64. A tf32 element `(row, k)` is
+/// the four bytes at 16-bit element `(row, 2k)` (K-major only).
+pub fn operand(
     shared: &SharedMemory,
-    descriptor: u64,
+    tile: &SharedTile,
     rows: u64,
     transposed: bool,
-    bf16: bool,
+    element: Element,
 ) -> Result<Vec<f64>, Trap> {
-    let mut values = Vec::with_capacity((rows * 16) as usize);
+    if element == Element::Tf32 && transposed {
+        return Err(unsupported("an MN-major tf32 operand"));
+    }
+    let k_extent = element.k();
+    let mut values = Vec::with_capacity((rows * k_extent) as usize);
     for row in 0..rows {
-        for k in 0..16 {
-            let address = element_address(descriptor, row, k, transposed)?;
+        for k in 0..k_extent {
+            let half = if element == Element::Tf32 { 2 * k } else { k };
+            let address = tile.address(row, half, transposed)?;
             let address = u32::try_from(address).unwrap_or(u32::MAX);
-            let mut bytes = [0u8; 2];
-            shared.peek(address, &mut bytes)?;
-            values.push(half_value(u16::from_le_bytes(bytes), bf16));
+            let value = match element {
+                Element::Tf32 => {
+                    let mut bytes = [0u8; 4];
+                    shared.peek(address, &mut bytes)?;
+                    let bits = u32::from_le_bytes(bytes) & !0x1FFF;
+                    f64::from(f32::from_bits(bits))
+                }
+                half => {
+                    let mut bytes = [0u8; 2];
+                    shared.peek(address, &mut bytes)?;
+                    half_value(u16::from_le_bytes(bytes), half == Element::Bf16)
+                }
+            };
+            values.push(value);
         }
     }
     Ok(values)
@@ -162,7 +237,13 @@ pub fn execute(
     };
     let accumulators: &[ValueId] = list("d").unwrap_or(&[]);
     let a = match (a_in_registers, operand_value("desc_a"), list("a")) {
-        (false, Some(desc_a), _) => operand(shared, lanes[0].get(desc_a), 64, transposed[0], bf16)?,
+        (false, Some(desc_a), _) => operand(
+            shared,
+            &decode(lanes[0].get(desc_a))?,
+            64,
+            transposed[0],
+            Element::half(bf16),
+        )?,
         (true, _, Some(words)) => register_operand(lanes, words, bf16)?,
         _ => {
             return Err(Trap::Fault(FaultKind::Unsupported(
@@ -182,7 +263,13 @@ pub fn execute(
     }
     // scale-d false: D = A·B, the old D ignored.
     let add_d = operand_value("scale_d").is_none_or(|flag| lanes[0].get(flag) != 0);
-    let b = operand(shared, lanes[0].get(desc_b), n as u64, transposed[1], bf16)?;
+    let b = operand(
+        shared,
+        &decode(lanes[0].get(desc_b))?,
+        n as u64,
+        transposed[1],
+        Element::half(bf16),
+    )?;
     for (thread, lane) in lanes.iter_mut().enumerate() {
         for (v, (input, result)) in accumulators.iter().zip(&inst.results).enumerate() {
             let (row, column) = fragment_position(thread, v);
@@ -205,27 +292,36 @@ mod tests {
     fn descriptors_place_elements_as_the_ptx_isa_says() {
         // K-major, 128-byte swizzle, SBO 1024: row 1, k 0 is at 128 ^ (1 << 4) = 144.
         let sw128 = (1u64 << 62) | (64 << 32) | (1 << 16);
-        assert_eq!(element_address(sw128, 1, 0, false).unwrap(), 144);
-        assert_eq!(element_address(sw128, 8, 3, false).unwrap(), 1024 + 6);
+        assert_eq!(decode(sw128).unwrap().address(1, 0, false).unwrap(), 144);
+        assert_eq!(
+            decode(sw128).unwrap().address(8, 3, false).unwrap(),
+            1024 + 6
+        );
         // Start 32 bytes in (the second k-block): row 2, k 0 at (256 + 32) ^ 32 = 256.
         let shifted = sw128 | 2;
-        assert_eq!(element_address(shifted, 2, 0, false).unwrap(), 256);
+        assert_eq!(decode(shifted).unwrap().address(2, 0, false).unwrap(), 256);
         // No swizzle, core matrices: LBO 128 between k-blocks, SBO 256 between rows of 8.
         let plain = (16u64 << 32) | (8 << 16);
         assert_eq!(
-            element_address(plain, 9, 9, false).unwrap(),
+            decode(plain).unwrap().address(9, 9, false).unwrap(),
             256 + 128 + 16 + 2
         );
         // MN-major, 128-byte swizzle, LBO 8192 between 64-wide chunks, SBO 1024.
         let mn = (1u64 << 62) | (64 << 32) | (512 << 16);
         assert_eq!(
-            element_address(mn, 65, 1, true).unwrap(),
+            decode(mn).unwrap().address(65, 1, true).unwrap(),
             (8192 + 128 + 2) ^ 16
         );
         // 64 and 32-byte swizzles XOR two and one row bits.
         let sw64 = (2u64 << 62) | (32 << 32);
-        assert_eq!(element_address(sw64, 3, 0, false).unwrap(), 192 ^ 16);
+        assert_eq!(
+            decode(sw64).unwrap().address(3, 0, false).unwrap(),
+            192 ^ 16
+        );
         let sw32 = (3u64 << 62) | (16 << 32);
-        assert_eq!(element_address(sw32, 5, 0, false).unwrap(), 160 ^ 16);
+        assert_eq!(
+            decode(sw32).unwrap().address(5, 0, false).unwrap(),
+            160 ^ 16
+        );
     }
 }

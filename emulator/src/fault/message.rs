@@ -170,7 +170,9 @@ impl fmt::Display for Fault {
                 template.split_whitespace().next().unwrap_or(template)
             ),
             FaultKind::Unsupported(what) => write!(f, "the emulator cannot run {what} ({who})"),
-            FaultKind::Mbarrier(what) | FaultKind::Cluster(what) => write!(f, "{what} ({who})"),
+            FaultKind::Mbarrier(what) | FaultKind::Cluster(what) | FaultKind::Tmem(what) => {
+                write!(f, "{what} ({who})")
+            }
             FaultKind::Budget { instructions } => write!(
                 f,
                 "the launch ran more than {instructions} thread-instructions (an endless loop?); stopped at {who}"
@@ -200,6 +202,7 @@ impl Fault {
             FaultKind::Budget { .. } => "still running here",
             FaultKind::Mbarrier(_) => "this mbarrier operation",
             FaultKind::Cluster(_) => "this cluster operation",
+            FaultKind::Tmem(_) => "this tensor-memory operation",
         };
         let mut diagnostic =
             Diagnostic::error(kind.code(), self.to_string()).with_primary(self.span, label);

@@ -24,6 +24,7 @@ use lang::Span;
 
 use super::{Context, Flow, Status, Thread};
 use crate::atoms::hopper::Hopper;
+use crate::atoms::umma::Issue;
 use crate::fault::{Access, FaultKind, Trap};
 use crate::shared::{Accessor, SharedMemory};
 
@@ -66,6 +67,17 @@ pub enum RemoteKind {
         /// Who writes, for the race checks.
         who: Accessor,
     },
+    /// A CTA pair's tcgen05.mma, issued by this (even) block: it reads this block's and
+    /// the next one's shared memory and writes both blocks' tensor memory.
+    PairMma(Issue),
+    /// A CTA pair's TMA load that landed in the odd block: its bytes completing on the
+    /// mbarrier at this shared address.
+    CompleteTx {
+        /// The barrier.
+        barrier: u32,
+        /// The bytes.
+        bytes: i64,
+    },
 }
 
 impl Remote {
@@ -79,12 +91,14 @@ impl Remote {
                 barrier,
                 who,
             } => {
-                // In 16-byte pieces: the box starts at a multiple of its swizzle's period
-                // and its rows are multiples of 16 bytes.
-                for (piece, bytes) in (0u32..).zip(image.chunks(16)) {
-                    shared.write(&who, start + 16 * piece, bytes, Access::AsyncWrite)?;
-                }
+                land(shared, (start, &image), &who)?;
                 (barrier, 0, -(image.len() as i64))
+            }
+            RemoteKind::CompleteTx { barrier, bytes } => (barrier, 0, -bytes),
+            RemoteKind::PairMma(_) => {
+                return Err(Trap::Fault(FaultKind::Cluster(
+                    "a CTA pair's tcgen05.mma applied to one block".to_owned(),
+                )));
             }
         };
         if barriers.update(barrier, arrivals, bytes)? {
@@ -92,6 +106,19 @@ impl Remote {
         }
         Ok(())
     }
+}
+
+/// Writes a TMA box's `image` at `start` as `who`, in 16-byte pieces: the box starts at
+/// a multiple of its swizzle's period and its rows are multiples of 16 bytes.
+fn land(
+    shared: &mut SharedMemory,
+    (start, image): (u32, &[u8]),
+    who: &Accessor,
+) -> Result<(), Trap> {
+    for (piece, bytes) in (0u32..).zip(image.chunks(16)) {
+        shared.write(who, start + 16 * piece, bytes, Access::AsyncWrite)?;
+    }
+    Ok(())
 }
 
 /// One mbarrier's state.
@@ -125,7 +152,7 @@ impl Barriers {
 
     /// Changes the mbarrier at `address` by `arrivals` and `bytes`; whether a phase
     /// completed.
-    fn update(&mut self, address: u32, arrivals: i64, bytes: i64) -> Result<bool, Trap> {
+    pub(super) fn update(&mut self, address: u32, arrivals: i64, bytes: i64) -> Result<bool, Trap> {
         let fault = |what: String| Trap::Fault(FaultKind::Mbarrier(what));
         let Some(barrier) = self.mbarriers.get_mut(&address) else {
             return Err(fault(format!(
@@ -224,19 +251,42 @@ impl<'k> Thread<'k> {
                     false
                 }
             }
-            Hopper::TmaLoad { rank, multicast } => {
+            Hopper::TmaLoad {
+                rank, pair: true, ..
+            } => {
+                let (dst, dst_offset) = operand("dst")?;
+                let (register, offset) = operand("bar")?;
+                let address = self.shared_address(context, register, offset, 8, Access::Atomic)?;
+                let (start, image) = self.tma_load(inst, *rank, (dst, dst_offset), context)?;
+                let who = self.accessor(context, inst);
+                land(context.shared, (start, &image), &who)?;
+                let own = context.cluster_rank();
+                let even = own & !1;
+                if even + 1 >= context.cluster_dims.iter().product::<u32>() {
+                    return Err(Trap::Fault(FaultKind::Cluster(format!(
+                        "a CTA pair's TMA load by block {own}, which has no pair in its cluster"
+                    ))));
+                }
+                let bytes = image.len() as i64;
+                let kind = RemoteKind::CompleteTx {
+                    barrier: address,
+                    bytes,
+                };
+                if even == own {
+                    context.barriers.update(address, 0, -bytes)?
+                } else {
+                    self.send(inst, context, even, kind);
+                    false
+                }
+            }
+            Hopper::TmaLoad {
+                rank, multicast, ..
+            } => {
                 let (dst, dst_offset) = operand("dst")?;
                 let address = barrier(self, context)?;
                 let own = context.cluster_rank();
                 let targets = if *multicast {
-                    let mask = value(self, "mask")? as u32 & 0xffff;
-                    let blocks = context.cluster_dims.iter().product::<u32>();
-                    if mask >> blocks != 0 || mask == 0 {
-                        return Err(Trap::Fault(FaultKind::Cluster(format!(
-                            "a multicast TMA load to the blocks of mask {mask:#b}, in a cluster of {blocks}"
-                        ))));
-                    }
-                    mask
+                    self.cluster_mask(context, value(self, "mask")? as u32 & 0xffff)?
                 } else {
                     1 << own
                 };
@@ -294,6 +344,18 @@ impl<'k> Thread<'k> {
         Ok(Flow::Next)
     }
 
+    /// The multicast `mask` of blocks, checked to name some and only blocks of the
+    /// cluster.
+    pub(super) fn cluster_mask(&self, context: &Context<'_, 'k>, mask: u32) -> Result<u32, Trap> {
+        let blocks = context.cluster_dims.iter().product::<u32>();
+        if mask >> blocks != 0 || mask == 0 {
+            return Err(Trap::Fault(FaultKind::Cluster(format!(
+                "a multicast to the blocks of mask {mask:#b}, in a cluster of {blocks}"
+            ))));
+        }
+        Ok(mask)
+    }
+
     /// Block `rank` of the cluster, checked to be one.
     fn cluster_block(&self, context: &Context<'_, 'k>, rank: i64) -> Result<u32, Trap> {
         let blocks = context.cluster_dims.iter().product::<u32>();
@@ -308,7 +370,13 @@ impl<'k> Thread<'k> {
     }
 
     /// Hands `kind` to block `rank` of the cluster.
-    fn send(&self, inst: &Inst, context: &mut Context<'_, 'k>, rank: u32, kind: RemoteKind) {
+    pub(super) fn send(
+        &self,
+        inst: &Inst,
+        context: &mut Context<'_, 'k>,
+        rank: u32,
+        kind: RemoteKind,
+    ) {
         context.remote.push(Remote {
             rank,
             kind,

@@ -167,6 +167,16 @@ impl<'k> Thread<'k> {
                 Ok(Flow::Next)
             }
             Some(Model::Matrix(_) | Model::Mma(_)) => Ok(Flow::Wait(Status::Collective(inst))),
+            Some(Model::Tcgen05(tcgen05)) if tcgen05.is_warp_collective() => {
+                Ok(Flow::Wait(Status::Collective(inst)))
+            }
+            Some(Model::Tcgen05(tcgen05)) => {
+                if self.enabled(*predicate) {
+                    self.tcgen05(tcgen05, inst, context)
+                } else {
+                    Ok(Flow::Next)
+                }
+            }
             Some(Model::Hopper(hopper)) => {
                 if self.enabled(*predicate) {
                     self.hopper(hopper, inst, context)
@@ -181,7 +191,7 @@ impl<'k> Thread<'k> {
         predicate.is_none_or(|predicate| self.get(predicate) != 0)
     }
 
-    pub(super) fn accessor(&self, context: &Context<'_, 'k>, inst: &Inst) -> Accessor {
+    pub(crate) fn accessor(&self, context: &Context<'_, 'k>, inst: &Inst) -> Accessor {
         Accessor {
             thread: self.index,
             warp_epoch: context.warp_epoch,

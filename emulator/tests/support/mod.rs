@@ -16,15 +16,26 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-/// Every kernel instantiation `.cuk` text lowers to, for sm_90a; panics on a diagnostic.
+/// Every kernel instantiation `.cuk` text lowers to, for the target a `// target: `
+/// line of its header comment names (sm_90a without one); panics on a diagnostic.
 pub fn lower_source(source: &str) -> Vec<Verified> {
     let (module, errors) = grammar::parse(source);
     assert!(errors.is_empty(), "{errors:?}");
-    let lowered = typecheck::trace(&module, cute::Target::Sm90a, |analysis, traces| {
+    let lowered = typecheck::trace(&module, target_of(source), |analysis, traces| {
         lower::lower_traces(analysis.diagnostics, &traces)
     });
     assert!(!lowered.has_errors(), "{:?}", lowered.diagnostics);
     lowered.kernels
+}
+
+/// The target a `// target: ` line among the leading comment lines of `source` names,
+/// sm_90a without one.
+pub fn target_of(source: &str) -> cute::Target {
+    source
+        .lines()
+        .take_while(|line| line.starts_with("//"))
+        .find_map(|line| line.strip_prefix("// target: "))
+        .map_or(cute::Target::Sm90a, |name| name.trim().parse().unwrap())
 }
 
 /// The kernels of the `.cuk` file at `path` (from the repository's root).

@@ -260,7 +260,7 @@ impl Interpreter<'_> {
             arg.name.as_ref().is_some_and(|arg_name| {
                 !matches!(
                     (name, arg_name.text.as_str()),
-                    ("assert_close", "rtol" | "atol") | ("attention", "causal")
+                    ("assert_close", "rtol" | "atol") | ("attention" | "attention_lse", "causal")
                 )
             })
         }) {
@@ -335,8 +335,9 @@ impl Interpreter<'_> {
                 .map_err(|message| Stop::error(span, message))?;
                 Ok(self.new_tensor(Tensor::from_dense(&result)))
             }
-            "attention" => {
-                arity(3..=3)?;
+            "attention" | "attention_lse" => {
+                let operands = if name == "attention" { 3 } else { 2 };
+                arity(operands..=operands)?;
                 let causal = match named("causal") {
                     Some(arg) => match self.expr(&arg.value)? {
                         Value::Bool(flag) => flag,
@@ -349,14 +350,13 @@ impl Interpreter<'_> {
                     },
                     None => false,
                 };
-                let [q, k, v] = [0, 1, 2].map(|index| positional[index]);
-                let (q, k, v) = (
-                    self.tensor_arg(q)?,
-                    self.tensor_arg(k)?,
-                    self.tensor_arg(v)?,
-                );
-                let result = ops::attention(&q, &k, &v, causal)
-                    .map_err(|message| Stop::error(span, message))?;
+                let q = self.tensor_arg(positional[0])?;
+                let k = self.tensor_arg(positional[1])?;
+                let result = match positional.get(2) {
+                    Some(v) => ops::attention(&q, &k, &self.tensor_arg(v)?, causal),
+                    None => ops::attention_lse(&q, &k, causal),
+                }
+                .map_err(|message| Stop::error(span, message))?;
                 Ok(self.new_tensor(Tensor::from_dense(&result)))
             }
             "matmul" => {

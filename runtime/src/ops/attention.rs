@@ -3,38 +3,65 @@
 //! `causal`, query i sees keys up to i + (keys - queries), the bottom-right alignment
 //! FlashAttention uses when the lengths differ.
 
+use kir::Element;
+
 use crate::element::round_to;
 use crate::tensor::{Dense, shape_text};
 
-/// `softmax(q kᵀ / sqrt(d)) v` over the last two dimensions of q (queries, d), k
-/// (keys, d) and v (keys, dv), whose leading dimensions agree.
-pub fn attention(q: &Dense, k: &Dense, v: &Dense, causal: bool) -> Result<Dense, String> {
-    let split = |tensor: &Dense, what: &str| -> Result<(Vec<usize>, usize, usize), String> {
-        match tensor.shape.as_slice() {
-            [leading @ .., rows, columns] => Ok((leading.to_vec(), *rows, *columns)),
-            _ => Err(format!(
-                "`attention` takes {what} of rank 2 or more, not shape {}",
-                shape_text(&tensor.shape)
-            )),
-        }
-    };
+/// q (..., queries, d) and k (..., keys, d) with the same leading dimensions.
+struct Problem {
+    batch: Vec<usize>,
+    queries: usize,
+    keys: usize,
+    d: usize,
+}
+
+/// The leading dimensions, rows and columns of `tensor`, of rank 2 or more.
+fn split(tensor: &Dense, what: &str) -> Result<(Vec<usize>, usize, usize), String> {
+    match tensor.shape.as_slice() {
+        [leading @ .., rows, columns] => Ok((leading.to_vec(), *rows, *columns)),
+        _ => Err(format!(
+            "`attention` takes {what} of rank 2 or more, not shape {}",
+            shape_text(&tensor.shape)
+        )),
+    }
+}
+
+fn problem(q: &Dense, k: &Dense) -> Result<Problem, String> {
     let (batch, queries, d) = split(q, "q")?;
     let (k_batch, keys, k_d) = split(k, "k")?;
-    let (v_batch, v_keys, dv) = split(v, "v")?;
-    if k_batch != batch || v_batch != batch || k_d != d || v_keys != keys {
+    if k_batch != batch || k_d != d {
         return Err(format!(
-            "`attention` needs q (..., queries, d), k (..., keys, d) and v (..., keys, dv) with the same leading dimensions; these are {}, {} and {}",
+            "`attention` needs q (..., queries, d) and k (..., keys, d) with the same leading dimensions; these are {} and {}",
             shape_text(&q.shape),
-            shape_text(&k.shape),
-            shape_text(&v.shape)
+            shape_text(&k.shape)
         ));
     }
+    Ok(Problem {
+        batch,
+        queries,
+        keys,
+        d,
+    })
+}
+
+/// Calls `row(head, i, weights, high, total)` for each query `i` of each head: the
+/// softmax numerators `exp(s - high)` of its visible keys' scores `s = q kᵀ / sqrt(d)`,
+/// their maximum and their sum.
+fn each_row(
+    (q, k): (&Dense, &Dense),
+    problem: &Problem,
+    causal: bool,
+    mut row: impl FnMut(usize, usize, &[f64], f64, f64),
+) {
+    let Problem {
+        queries, keys, d, ..
+    } = *problem;
     let scale = 1.0 / (d as f64).sqrt();
-    let heads: usize = batch.iter().product();
-    let mut values = vec![0.0; heads * queries * dv];
+    let heads: usize = problem.batch.iter().product();
     let mut scores = vec![0.0; keys];
     for head in 0..heads {
-        let (q0, k0, v0) = (head * queries * d, head * keys * d, head * keys * dv);
+        let (q0, k0) = (head * queries * d, head * keys * d);
         for i in 0..queries {
             let visible = if causal {
                 (i + keys)
@@ -57,18 +84,40 @@ pub fn attention(q: &Dense, k: &Dense, v: &Dense, causal: bool) -> Result<Dense,
                 *score = (*score - high).exp();
                 total += *score;
             }
-            let out = &mut values[(head * queries + i) * dv..][..dv];
-            for (j, weight) in scores.iter().enumerate().take(visible) {
-                for (c, slot) in out.iter_mut().enumerate() {
-                    *slot += weight / total * v.values[v0 + j * dv + c];
-                }
-            }
+            row(head, i, &scores[..visible], high, total);
         }
     }
+}
+
+/// `softmax(q kᵀ / sqrt(d)) v` over the last two dimensions of q (queries, d), k
+/// (keys, d) and v (keys, dv), whose leading dimensions agree.
+pub fn attention(q: &Dense, k: &Dense, v: &Dense, causal: bool) -> Result<Dense, String> {
+    let problem = problem(q, k)?;
+    let (v_batch, v_keys, dv) = split(v, "v")?;
+    if v_batch != problem.batch || v_keys != problem.keys {
+        return Err(format!(
+            "`attention` needs v (..., keys, dv) with q's leading dimensions and k's keys; these are {}, {} and {}",
+            shape_text(&q.shape),
+            shape_text(&k.shape),
+            shape_text(&v.shape)
+        ));
+    }
+    let (queries, keys) = (problem.queries, problem.keys);
+    let heads: usize = problem.batch.iter().product();
+    let mut values = vec![0.0; heads * queries * dv];
+    each_row((q, k), &problem, causal, |head, i, weights, _, total| {
+        let v0 = head * keys * dv;
+        let out = &mut values[(head * queries + i) * dv..][..dv];
+        for (j, weight) in weights.iter().enumerate() {
+            for (c, slot) in out.iter_mut().enumerate() {
+                *slot += weight / total * v.values[v0 + j * dv + c];
+            }
+        }
+    });
     for value in &mut values {
         *value = round_to(q.dtype, *value);
     }
-    let mut shape = batch;
+    let mut shape = problem.batch;
     shape.extend([queries, dv]);
     Ok(Dense {
         dtype: q.dtype,
@@ -77,10 +126,27 @@ pub fn attention(q: &Dense, k: &Dense, v: &Dense, causal: bool) -> Result<Dense,
     })
 }
 
+/// The log-sum-exp of each row of attention's scores, `ln(sum_j exp(q kᵀ / sqrt(d)))`
+/// over the keys each query sees: f32 of shape (..., queries).
+pub fn attention_lse(q: &Dense, k: &Dense, causal: bool) -> Result<Dense, String> {
+    let problem = problem(q, k)?;
+    let heads: usize = problem.batch.iter().product();
+    let mut values = vec![0.0; heads * problem.queries];
+    each_row((q, k), &problem, causal, |head, i, _, high, total| {
+        values[head * problem.queries + i] = round_to(Element::F32, high + total.ln());
+    });
+    let mut shape = problem.batch.clone();
+    shape.push(problem.queries);
+    Ok(Dense {
+        dtype: Element::F32,
+        shape,
+        values,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use kir::Element;
 
     fn dense(shape: &[usize], values: &[f64]) -> Dense {
         Dense {
@@ -104,5 +170,19 @@ mod tests {
         let causal = attention(&q, &k, &v, true).unwrap();
         assert_eq!(causal.values, vec![10.0, mixed]);
         assert!(attention(&q, &dense(&[2, 2], &[0.0; 4]), &v, false).is_err());
+    }
+
+    #[test]
+    fn each_row_s_log_sum_exp_is_over_the_keys_it_sees() {
+        // Scores 0 and 1: ln(1 + e); causal query 0 sees score 0 alone: ln(1) = 0.
+        let q = dense(&[2, 1], &[1.0, 1.0]);
+        let k = dense(&[2, 1], &[0.0, 1.0]);
+        let both = round_to(Element::F32, (1.0 + std::f64::consts::E).ln());
+        assert_eq!(
+            attention_lse(&q, &k, false).unwrap().values,
+            vec![both, both]
+        );
+        assert_eq!(attention_lse(&q, &k, true).unwrap().values, vec![0.0, both]);
+        assert_eq!(attention_lse(&q, &k, true).unwrap().shape, vec![2]);
     }
 }

@@ -159,13 +159,32 @@ impl<'a> Checker<'a> {
         tensor: &Arg,
         coord: &Arg,
     ) -> Option<SymInt> {
-        let Value::Tensor(barriers) = &tensor.value else {
+        let word = SharedWord {
+            dtype: Dtype::U64,
+            what: "an mbarrier is 8 bytes of shared memory",
+            plural: "barriers",
+        };
+        self.shared_word(name, word, tensor, coord)
+    }
+
+    /// The layout value of the element `tensor[coord]` names, after checking that it is
+    /// one element of a shared tensor of `word`'s type.
+    pub(crate) fn shared_word(
+        &mut self,
+        name: &str,
+        word: SharedWord,
+        tensor: &Arg,
+        coord: &Arg,
+    ) -> Option<SymInt> {
+        let dtype = word.dtype;
+        let Value::Tensor(words) = &tensor.value else {
             if !matches!(tensor.value, Value::Unknown) {
                 self.error(
                     "E0216",
                     tensor.span,
                     format!(
-                        "`{name}` takes a shared `u64` tensor of barriers, not a {}",
+                        "`{name}` takes a shared `{dtype}` tensor of {}, not a {}",
+                        word.plural,
                         tensor.value.type_name()
                     ),
                     "not a tensor",
@@ -173,17 +192,20 @@ impl<'a> Checker<'a> {
             }
             return None;
         };
-        if barriers.space != MemorySpace::Shared || barriers.dtype != Some(Dtype::U64) {
-            let space = barriers.space.keyword();
-            let what = match barriers.dtype {
-                Some(dtype) => format!("a {dtype} tensor in {space}"),
+        if words.space != MemorySpace::Shared || words.dtype != Some(dtype) {
+            let space = words.space.keyword();
+            let found = match words.dtype {
+                Some(found) => format!("a {found} tensor in {space}"),
                 None => format!("a coordinate tensor in {space}"),
             };
             self.error(
                 "E0216",
                 tensor.span,
-                format!("an mbarrier is 8 bytes of shared memory: `{name}` takes a shared `u64` tensor, not {what}"),
-                "not shared u64",
+                format!(
+                    "{}: `{name}` takes a shared `{dtype}` tensor, not {found}",
+                    word.what
+                ),
+                &format!("not shared {dtype}"),
             );
             return None;
         }
@@ -201,7 +223,7 @@ impl<'a> Checker<'a> {
                 self.error(
                     "E0216",
                     coord.span,
-                    format!("`{name}` names one barrier; this coordinate selects a slice"),
+                    format!("`{name}` names one element; this coordinate selects a slice"),
                     "not one element",
                 );
                 return None;
@@ -209,11 +231,11 @@ impl<'a> Checker<'a> {
             _ => {}
         }
         let coordinate = self.coordinate(&coord.value, coord.span)?;
-        barriers
+        words
             .layout
             .layout
             .evaluate(&coordinate.with_free_as_zero())
-            .and_then(|index| index.add(&barriers.layout.offset))
+            .and_then(|index| index.add(&words.layout.offset))
             .ok()
     }
 
@@ -264,6 +286,17 @@ impl<'a> Checker<'a> {
         }
         term_of(&arg.value)
     }
+}
+
+/// The kind of shared-memory word a built-in names by `tensor, coord`.
+#[derive(Clone, Copy)]
+pub(crate) struct SharedWord {
+    /// Its element type.
+    pub(crate) dtype: Dtype,
+    /// Why it must be that type, for the message.
+    pub(crate) what: &'static str,
+    /// What the tensor holds, in the plural.
+    pub(crate) plural: &'static str,
 }
 
 /// "2 blocks", or "1 block (the kernel has no `cluster(...)`)".

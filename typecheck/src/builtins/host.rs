@@ -99,7 +99,7 @@ impl<'a> Checker<'a> {
     }
 
     /// `attention(q, k, v, causal = flag)`: a host tensor shaped as q with v's last
-    /// extent.
+    /// extent; `attention_lse(q, k, causal = flag)`: f32 shaped as q without its last.
     pub(crate) fn attention_reference(&mut self, args: &Args) -> Value {
         let p = args.positional();
         if let Some(flag) = args.named("causal")
@@ -112,11 +112,19 @@ impl<'a> Checker<'a> {
                 "not a bool",
             );
         }
-        let (Some((dtype, mut shape)), Some(_), Some((_, v_shape))) = (
-            self.host_tensor(p[0]),
-            self.host_tensor(p[1]),
-            self.host_tensor(p[2]),
-        ) else {
+        let (Some((dtype, mut shape)), Some(_)) = (self.host_tensor(p[0]), self.host_tensor(p[1]))
+        else {
+            return Value::Unknown;
+        };
+        // `attention_lse(q, k)`: one f32 a query.
+        let Some(v) = p.get(2) else {
+            shape.pop();
+            return Value::HostTensor {
+                dtype: Dtype::F32,
+                shape,
+            };
+        };
+        let Some((_, v_shape)) = self.host_tensor(v) else {
             return Value::Unknown;
         };
         if shape.len() < 2 || v_shape.len() != shape.len() {

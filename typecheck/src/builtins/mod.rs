@@ -10,6 +10,7 @@
 //! slices of tiled copies and MMAs, and device-function calls.
 
 mod algebra;
+mod blackwell;
 mod copies;
 mod functions;
 pub(crate) mod hopper;
@@ -18,12 +19,14 @@ mod layouts;
 mod methods;
 mod mma;
 pub(crate) mod operands;
+mod pairs;
 mod partitions;
 mod scalars;
 pub(crate) mod table;
 mod tensors;
 mod tma;
 mod tma_tiles;
+mod umma;
 mod warp;
 mod warpgroups;
 mod wgmma;

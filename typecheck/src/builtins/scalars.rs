@@ -101,6 +101,28 @@ impl<'a> Checker<'a> {
         Value::Unit
     }
 
+    /// `static_assert(condition)`: E0228 at the condition when it is false.
+    pub(crate) fn static_assert(&mut self, args: &Args) -> Value {
+        let condition = &args.positional()[0];
+        if let Some(origin) = self.dyn_origin(&condition.value) {
+            self.require_const_failed("the condition of `static_assert`", condition.span, &origin);
+            return Value::Unit;
+        }
+        match &condition.value {
+            Value::Bool(Known::Const(false)) => {
+                self.error(
+                    "E0228",
+                    condition.span,
+                    "`static_assert` failed: the condition is false for these const arguments"
+                        .to_owned(),
+                    "false",
+                );
+            }
+            other => self.expect_bool(other, condition.span, "the condition of `static_assert`"),
+        }
+        Value::Unit
+    }
+
     /// `syncthreads`, `syncwarp`, `cp_async_commit_group`, once its row of the table has
     /// checked the arguments.
     pub(crate) fn barrier(&mut self, name: &'static str, args: &Args) -> Value {

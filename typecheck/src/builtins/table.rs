@@ -219,6 +219,8 @@ builtins! {
             "The larger of two integers or floats." => min_max_call(name);
         "const_print", Anywhere, Any, [], false, "x...",
             "Prints each const argument's type and value as a note (N0201) when checking." => const_print;
+        "static_assert", Anywhere, Between(1, 1), [], false, "condition",
+            "An error (E0228) at the call when the const `condition` is false: a kernel states what its const parameters must satisfy." => static_assert;
     }
     "Tensors" {
         "make_tensor", Anywhere, Between(2, 2), [], false, "pointer, layout",
@@ -303,10 +305,44 @@ builtins! {
             "Waits until this thread's TMA stores are complete and visible in global memory, as needed before the kernel ends (`cp.async.bulk.wait_group 0`; sm_90)." => async_sync(name);
         "prefetch_tma", Device, Between(1, 1), [], true, "tma",
             "Brings `tma`'s tensor map into the cache ahead of its first copy (`prefetch.tensormap`; sm_90); one thread, once." => prefetch_tma;
-        "tma_load", Device, Between(5, 5), ["multicast"], true, "tma, coords, tile, barriers, coord, multicast = mask",
-            "One thread copies the box whose first element's coordinates `coords` (a tile of an identity tensor) gives into `tile`, completing `tma.bytes` on the mbarrier `barriers[coord]`; with `multicast = mask`, into the same tile of every block of the cluster whose rank's bit is set, completing on each one's barrier (sm_90)." => tma_load;
+        "tma_load", Device, Between(5, 5), ["multicast", "pair"], true, "tma, coords, tile, barriers, coord, multicast = mask, pair = false",
+            "One thread copies the box whose first element's coordinates `coords` (a tile of an identity tensor) gives into `tile`, completing `tma.bytes` on the mbarrier `barriers[coord]`; with `multicast = mask`, into the same tile of every block of the cluster whose rank's bit is set, completing on each one's barrier (sm_90); with `pair = true` (sm_100a, a cluster of even x extent), the box lands in this block and completes on the barrier's place in the even block of its CTA pair (`.cta_group::2`)." => tma_load;
         "wgmma_wait_group", Device, Between(1, 1), [], true, "n",
             "Waits until at most `n` committed wgmma groups are in flight (`wgmma.wait_group`; sm_90a)." => async_sync(name);
+        "tmem_alloc", Device, Between(3, 3), ["pair"], true, "slots, coord, columns, pair = false",
+            "A whole warp allocates `columns` (a power of two, 32 to 512) of the block's tensor memory and writes their address to the shared `u32` `slots[coord]` (`tcgen05.alloc`; sm_100a). Free them with `tmem_dealloc` before the block exits. Every tcgen05 instruction of a kernel is of one `cta_group`: `pair = true` everywhere for CTA pairs (`cta_group::2`)." => tmem(name);
+        "tmem_dealloc", Device, Between(2, 2), ["pair"], true, "address, columns, pair = false",
+            "A whole warp frees the `columns` of tensor memory at `address` (`tcgen05.dealloc`; sm_100a)." => tmem(name);
+        "tmem_relinquish_alloc_permit", Device, Between(0, 0), ["pair"], true, "pair = false",
+            "A whole warp gives up the block's right to allocate tensor memory; a later `tmem_alloc` is an error (`tcgen05.relinquish_alloc_permit`; sm_100a)." => tcgen05_sync(name);
+        "tcgen05_fence_before_thread_sync", Device, Between(0, 0), [], true, "",
+            "Orders this thread's tcgen05 operations before the thread synchronization that follows (a barrier, an mbarrier arrival; sm_100a)." => tcgen05_sync(name);
+        "tcgen05_fence_after_thread_sync", Device, Between(0, 0), [], true, "",
+            "Orders this thread's tcgen05 operations after the thread synchronization before it (sm_100a)." => tcgen05_sync(name);
+        "tcgen05_commit", Device, Between(2, 2), ["pair", "multicast"], true, "barriers, coord, pair = false, multicast = mask",
+            "One arrival on the mbarrier `barriers[coord]` once this thread's earlier tcgen05 MMAs have completed (`tcgen05.commit`; sm_100a): it frees a pipeline stage or says an accumulator is ready. With `multicast = mask`, on the barrier at the same place in each block of the cluster whose rank's bit is set; `pair = true` for a CTA pair's MMAs (`cta_group::2`)." => tcgen05_commit(name);
+        "tcgen05_wait_ld", Device, Between(0, 0), [], true, "",
+            "Waits until the warp's tensor-memory loads have completed; their registers are valid after it (`tcgen05.wait::ld`; sm_100a)." => tcgen05_sync(name);
+        "tcgen05_mma", Device, Between(4, 4), ["pair"], true, "taddr, a, b, accumulate, pair = false",
+            "One thread issues `D += A Bᵀ` (`D = A Bᵀ` when `accumulate` is false): D is 128 x N f32 in tensor memory at `taddr` (row m in lane m), A a shared (128, 16) and B a shared (N, 16) tile of bf16 or f16 (`kind::f16`), or (128, 8) and (N, 8) K-major tiles of f32 read as tf32 (`kind::tf32`), N 16 to 256 in steps of 16, read through descriptors computed from their layouts (`tcgen05.mma.cta_group::1`; sm_100a). Asynchronous: `tcgen05_commit` says when it is done. With `pair = true` (`cta_group::2`, a cluster of even x extent), the even block of a pair issues D (256 x N) for both: A's 128 rows and B's N / 2 rows in each block at the same shared offsets, D's rows 0-127 in its tensor memory and 128-255 in the odd block's." => tcgen05_mma(name);
+        "tcgen05_ld_32x32b", Device, Between(2, 2), [], true, "fragment, taddr",
+            "The warp loads 32 lanes of tensor memory from `taddr`: thread i lane `lane(taddr) + i`, value j of its 32-bit register `fragment` (1 to 128 values) column `column(taddr) + j`; warp w may touch lanes 32 (w % 4) to 32 (w % 4) + 31. Valid after `tcgen05_wait_ld()` (`tcgen05.ld.32x32b`; sm_100a)." => tmem_copy(name);
+        "tcgen05_st_32x32b", Device, Between(2, 2), [], true, "taddr, fragment",
+            "The warp stores its register fragments to 32 lanes of tensor memory at `taddr`, as `tcgen05_ld_32x32b` loads them (`tcgen05.st.32x32b`; sm_100a); `tcgen05_wait_st()` before an MMA reads them." => tmem_copy(name);
+        "tcgen05_ld_16x64b", Device, Between(2, 2), [], true, "fragment, taddr",
+            "The warp loads 16 lanes of tensor memory from `taddr`, 64 bits each per repetition: thread l's register r is lane `lane(taddr) + 8 (l % 2) + l / 4`, column `column(taddr) + (l / 2) % 2 + 2 r` (CuTe's SM100_TMEM_LOAD_16dp64b; sm_100a)." => tmem_copy(name);
+        "tcgen05_st_16x64b", Device, Between(2, 2), [], true, "taddr, fragment",
+            "The warp stores to 16 lanes of tensor memory as `tcgen05_ld_16x64b` loads them (sm_100a)." => tmem_copy(name);
+        "tcgen05_ld_16x128b", Device, Between(2, 2), [], true, "fragment, taddr",
+            "The warp loads 16 lanes of tensor memory from `taddr`, 128 bits each per repetition: thread l's register r is lane `lane(taddr) + l / 4 + 8 (r % 2)`, column `column(taddr) + l % 4 + 4 (r / 2)` (CuTe's SM100_TMEM_LOAD_16dp128b; sm_100a)." => tmem_copy(name);
+        "tcgen05_st_16x128b", Device, Between(2, 2), [], true, "taddr, fragment",
+            "The warp stores to 16 lanes of tensor memory as `tcgen05_ld_16x128b` loads them (sm_100a)." => tmem_copy(name);
+        "tcgen05_ld_16x256b", Device, Between(2, 2), [], true, "fragment, taddr",
+            "The warp loads 16 lanes of tensor memory from `taddr`, 256 bits each per repetition: thread l's register r is lane `lane(taddr) + l / 4 + 8 ((r / 2) % 2)`, column `column(taddr) + 2 (l % 4) + r % 2 + 8 (r / 4)` (CuTe's SM100_TMEM_LOAD_16dp256b; sm_100a)." => tmem_copy(name);
+        "tcgen05_st_16x256b", Device, Between(2, 2), [], true, "taddr, fragment",
+            "The warp stores to 16 lanes of tensor memory as `tcgen05_ld_16x256b` loads them (sm_100a)." => tmem_copy(name);
+        "tcgen05_wait_st", Device, Between(0, 0), [], true, "",
+            "Waits until the warp's tensor-memory stores have completed (`tcgen05.wait::st`; sm_100a)." => tcgen05_sync(name);
     }
     "Math" {
         "exp", Device, Between(1, 1), [], false, "x",
@@ -369,6 +405,8 @@ builtins! {
             "A host matrix transposed." => transpose;
         "attention", Host, Between(3, 3), ["causal"], false, "q, k, v, causal = false",
             "`softmax(q kᵀ / sqrt(d)) v` over the last two dimensions of q (queries, d), k (keys, d) and v (keys, dv), for each index of the leading ones (batch, heads); with `causal = true`, query i sees keys up to i + keys - queries. Computed in f64, rounded once to q's dtype." => attention_reference;
+        "attention_lse", Host, Between(2, 2), ["causal"], false, "q, k, causal = false",
+            "The log-sum-exp of each row of `attention`'s scaled scores, `ln(sum_j exp(q kᵀ / sqrt(d)))` over the keys each query sees: f32 of shape (..., queries)." => attention_reference;
         "softmax", Host, Between(1, 2), [], false, "a, dim?",
             "Softmax along `dim` (the last by default)." => reduction(name);
         "sum", Host, Between(1, 2), [], false, "a, dim?",

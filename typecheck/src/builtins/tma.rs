@@ -133,6 +133,18 @@ impl<'a> Checker<'a> {
             },
             None => None,
         };
+        let Some(pair) = self.pair_flag("tma_load", args) else {
+            return Value::Unit;
+        };
+        if pair && multicast.is_some() {
+            return self.error(
+                "E0227",
+                args.call_span,
+                "a CTA pair's `tma_load` lands in its own block: it takes no multicast mask"
+                    .to_owned(),
+                "pair and multicast",
+            );
+        }
         if let (Some(map), Value::Tensor(barriers)) = (tma.map, &p[3].value) {
             let coords = tma
                 .boxed
@@ -147,6 +159,7 @@ impl<'a> Checker<'a> {
                 barriers: barriers.clone(),
                 barrier,
                 multicast,
+                pair,
                 span: args.call_span,
             });
         }

@@ -205,6 +205,8 @@ impl<'a> Checker<'a> {
             }
         }
         self.check_cluster(kernel);
+        self.tracing.tmem_columns = 0;
+        self.tracing.cta_group = None;
         if let Some(block) = kernel
             .launch
             .iter()

@@ -225,6 +225,11 @@ pub(crate) struct Tracing {
     pub(crate) traces: Vec<KernelTrace>,
     /// The last register-fragment number given out.
     pub(crate) fragments: u32,
+    /// The tensor-memory columns the `tmem_alloc`s of the kernel being checked take.
+    pub(crate) tmem_columns: i64,
+    /// The kernel's tcgen05 `cta_group` (whether `cta_group::2`), fixed by its first
+    /// tcgen05 instruction there.
+    pub(crate) cta_group: Option<(bool, Span)>,
     /// Fragments whose element type an MMA atom chose: where, and which atom.
     pub(crate) fragment_origins: HashMap<u32, (Span, String)>,
     /// The number of loads given an identity.

@@ -1,0 +1,171 @@
+//! Blackwell's tcgen05 machinery (`tests/blackwell/*.cuk`, sm_100a): the KIR of each
+//! file (insta snapshots) with the instructions it must hold and its PTX assembled by
+//! the real ptxas for sm_100a without local memory (their test blocks run on the CPU
+//! emulator in `emulated.rs`); the SM100 GEMM example's golden PTX, assembled. No
+//! Blackwell GPU runs them: ptxas and the emulator are the evidence.
+
+#[path = "support/build.rs"]
+mod build;
+
+use build::{assemble_without_local_memory, cukc, emit};
+
+/// The files that build, with what their KIR must show.
+const FILES: [(&str, &[&str]); 6] = [
+    (
+        "tmem_alloc",
+        &[
+            "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [{slot}], 128;",
+            "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [{slot}], 256;",
+            "tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;",
+            "tcgen05.fence::before_thread_sync;",
+            "tcgen05.fence::after_thread_sync;",
+            "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [{bar}];",
+            "tcgen05.wait::ld.sync.aligned;",
+            "tcgen05.wait::st.sync.aligned;",
+            "tcgen05.dealloc.cta_group::1.sync.aligned.b32 {taddr}, 256;",
+        ],
+    ),
+    (
+        "umma_tile",
+        &[
+            "tcgen05.mma.cta_group::1.kind::f16 [{taddr}], {desc_a}, {desc_b}, {idesc}, %accumulate;",
+            // The instruction descriptor of bf16, f32, K-major, M = 128, N = 128.
+            "const 136316048",
+            "tcgen05.ld.sync.aligned.32x32b.x32.b32 {{r}}, [{taddr}];",
+        ],
+    ),
+    (
+        "umma_tf32",
+        &[
+            "tcgen05.mma.cta_group::1.kind::tf32 [{taddr}], {desc_a}, {desc_b}, {idesc}, %accumulate;",
+            // The instruction descriptor of tf32, f32, K-major, M = 128, N = 64.
+            "const 135268624",
+        ],
+    ),
+    (
+        "umma_pair",
+        &[
+            "tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 [{slot}], 128;",
+            "tcgen05.mma.cta_group::2.kind::f16 [{taddr}], {desc_a}, {desc_b}, {idesc}, %accumulate;",
+            // The instruction descriptor of bf16, f32, K-major, M = 256, N = 128.
+            "const 270533776",
+            "tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [{bar}], %mask;",
+            "tcgen05.dealloc.cta_group::2.sync.aligned.b32 {taddr}, 128;",
+            "tcgen05.relinquish_alloc_permit.cta_group::2.sync.aligned;",
+        ],
+    ),
+    (
+        "tmem_shapes",
+        &[
+            "tcgen05.ld.sync.aligned.16x64b.x4.b32 {{r}}, [{taddr}];",
+            "tcgen05.ld.sync.aligned.16x128b.x2.b32 {{r}}, [{taddr}];",
+            "tcgen05.ld.sync.aligned.16x256b.x1.b32 {{r}}, [{taddr}];",
+            "tcgen05.st.sync.aligned.16x64b.x4.b32 [{taddr}], {{r}};",
+            "tcgen05.st.sync.aligned.16x128b.x2.b32 [{taddr}], {{r}};",
+            "tcgen05.st.sync.aligned.16x256b.x1.b32 [{taddr}], {{r}};",
+        ],
+    ),
+    (
+        "tmem_copy",
+        &[
+            "tcgen05.st.sync.aligned.32x32b.x8.b32 [{taddr}], {{r}};",
+            "tcgen05.ld.sync.aligned.32x32b.x4.b32 {{r}}, [{taddr}];",
+        ],
+    ),
+];
+
+#[test]
+fn blackwell_files_lower_to_ptx_that_ptxas_assembles() {
+    for (name, expected) in FILES {
+        let file = format!("tests/blackwell/{name}.cuk");
+        let kir = emit(&file, "sm_100a", "kir");
+        for needle in expected {
+            assert!(kir.contains(needle), "{file}: no `{needle}` in\n{kir}");
+        }
+        insta::assert_snapshot!(name, kir);
+        let ptx = emit(&file, "sm_100a", "ptx");
+        assemble_without_local_memory(&ptx, "sm_100a", &file);
+    }
+}
+
+#[test]
+fn the_sm100_gemm_assembles_without_local_memory() {
+    let example = "cuk-examples/gemm_sm100.cuk";
+    let ptx = emit(example, "sm_100a", "ptx");
+    for needle in [
+        "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32",
+        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes",
+        "tcgen05.mma.cta_group::1.kind::f16",
+        "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64",
+        "tcgen05.ld.sync.aligned.32x32b.x32.b32",
+        "tcgen05.dealloc.cta_group::1.sync.aligned.b32",
+        "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group",
+        // The CTA-pair variant.
+        ".reqnctapercluster 2, 1, 1",
+        "cp.async.bulk.tensor.2d.cta_group::2.shared::cluster.global.mbarrier::complete_tx::bytes",
+        "tcgen05.mma.cta_group::2.kind::f16",
+        "tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64",
+    ] {
+        assert!(ptx.contains(needle), "no `{needle}` in the example's PTX");
+    }
+    insta::assert_snapshot!("gemm_sm100.sm_100a", ptx);
+    assemble_without_local_memory(&ptx, "sm_100a", example);
+    let output = cukc(&[
+        "build", example, "--target", "sm_90a", "--emit", "kir", "-o", "-",
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("[E0212]"), "{stderr}");
+}
+
+#[test]
+fn an_sm90_build_names_each_tcgen05_instruction_at_its_line() {
+    let output = cukc(&[
+        "build",
+        "tests/blackwell/tmem_alloc.cuk",
+        "--target",
+        "sm_90a",
+        "--emit",
+        "kir",
+        "-o",
+        "-",
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    for (line, name) in [
+        (15, "tmem_alloc"),
+        (17, "tmem_relinquish_alloc_permit"),
+        (23, "tcgen05_fence_before_thread_sync"),
+        (29, "tcgen05_commit"),
+        (38, "tmem_dealloc"),
+    ] {
+        assert!(
+            stderr.contains(&format!("tmem_alloc.cuk:{line}:")) && stderr.contains(name),
+            "no E0212 for `{name}` at line {line}: {stderr}"
+        );
+    }
+    assert!(stderr.contains("[E0212]"), "{stderr}");
+}
+
+#[test]
+fn a_register_read_before_its_loads_wait_is_an_error_at_the_read() {
+    let output = cukc(&[
+        "build",
+        "tests/blackwell/tmem_read_before_wait.cuk",
+        "--target",
+        "sm_100a",
+        "--emit",
+        "kir",
+        "-o",
+        "-",
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(stderr.matches("[E0227]").count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("tmem_read_before_wait.cuk:24:")
+            && stderr.contains("loaded here")
+            && stderr.contains(" 22 │"),
+        "{stderr}"
+    );
+}

@@ -1,0 +1,290 @@
+//! Blackwell's (sm_100a) tcgen05 instructions, recognised from the templates
+//! `lower/src/blackwell.rs` writes: tensor-memory allocation (a whole warp, executed by
+//! the block once all 32 lanes are there, on the block's [`crate::tmem::TensorMemory`]),
+//! `tcgen05.commit` (one thread; an arrival on an mbarrier), and the fences and waits,
+//! whose ordering the emulator's execution already gives: every tcgen05 operation
+//! completes when it is issued here. A CTA pair's (`cta_group::2`) allocation and
+//! release are modelled as each block's own, on its own tensor memory.
+
+/// A tcgen05 instruction.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Tcgen05 {
+    /// `tcgen05.alloc`: the warp allocates this many columns, the address to `{slot}`.
+    Alloc {
+        /// The columns.
+        columns: u32,
+    },
+    /// `tcgen05.dealloc`: the warp frees this many columns at `{taddr}`.
+    Dealloc {
+        /// The columns.
+        columns: u32,
+    },
+    /// `tcgen05.relinquish_alloc_permit`: the block allocates no more.
+    Relinquish,
+    /// `tcgen05.commit` to the mbarrier at `{bar}`: one arrival, the thread's earlier
+    /// tcgen05 operations being complete.
+    Commit {
+        /// Whether it is a CTA pair's (`cta_group::2`): its arrivals follow the pair's
+        /// MMAs, which the cluster's scheduler runs.
+        pair: bool,
+        /// Whether it arrives at the barrier's place in each block of the 16-bit
+        /// `{mask}` (else in this block).
+        multicast: bool,
+    },
+    /// The fences and `tcgen05.wait::st`.
+    Ordering,
+    /// `tcgen05.wait::ld`: the thread's loaded registers become valid.
+    WaitLd,
+    /// `tcgen05.mma` from shared memory, by one thread ([`crate::atoms::umma`]).
+    Mma {
+        /// Whether it is kind::tf32 (else kind::f16).
+        tf32: bool,
+        /// Whether it is a CTA pair's (`cta_group::2`, M = 256).
+        pair: bool,
+    },
+    /// `tcgen05.ld` (`load`) or `tcgen05.st` by the warp: `repetitions` of `shape`.
+    Copy {
+        /// Whether it loads (into `{{r}}`), else stores.
+        load: bool,
+        /// The lanes and bits one repetition moves.
+        shape: TmemShape,
+        /// The repetitions (`.xN`).
+        repetitions: u32,
+    },
+}
+
+/// A tensor-memory move's shape (PTX ISA, tcgen05 "Matrix fragments"; the thread-value
+/// layouts of CUTLASS's `SM100_TMEM_LOAD_32dp32b*`, `_16dp64b*`, `_16dp128b*` and
+/// `_16dp256b*` copy traits, read from `cute/atom/copy_traits_sm100.hpp`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TmemShape {
+    /// 32 lanes of 32 bits: thread l, register r at lane l, column r.
+    S32x32b,
+    /// 16 lanes of 64 bits: lane 8 (l % 2) + l / 4, column (l / 2) % 2 + 2 r.
+    S16x64b,
+    /// 16 lanes of 128 bits: lane l / 4 + 8 (r % 2), column l % 4 + 4 (r / 2).
+    S16x128b,
+    /// 16 lanes of 256 bits: lane l / 4 + 8 ((r / 2) % 2), column 2 (l % 4) + r % 2 + 8
+    /// (r / 4).
+    S16x256b,
+}
+
+impl TmemShape {
+    /// The shape named in a template (`16x256b`).
+    fn named(name: &str) -> Option<TmemShape> {
+        Some(match name {
+            "32x32b" => TmemShape::S32x32b,
+            "16x64b" => TmemShape::S16x64b,
+            "16x128b" => TmemShape::S16x128b,
+            "16x256b" => TmemShape::S16x256b,
+            _ => return None,
+        })
+    }
+
+    /// The lanes it moves.
+    pub fn lanes(self) -> u32 {
+        if self == TmemShape::S32x32b { 32 } else { 16 }
+    }
+
+    /// The registers per thread of one repetition.
+    pub fn registers(self) -> u32 {
+        match self {
+            TmemShape::S16x128b => 2,
+            TmemShape::S16x256b => 4,
+            _ => 1,
+        }
+    }
+
+    /// The lane and column, from the address's, of thread `l`'s register `r`.
+    pub fn position(self, l: u32, r: u32) -> (u32, u32) {
+        match self {
+            TmemShape::S32x32b => (l, r),
+            TmemShape::S16x64b => (8 * (l % 2) + l / 4, (l / 2) % 2 + 2 * r),
+            TmemShape::S16x128b => (l / 4 + 8 * (r % 2), l % 4 + 4 * (r / 2)),
+            TmemShape::S16x256b => (l / 4 + 8 * ((r / 2) % 2), 2 * (l % 4) + r % 2 + 8 * (r / 4)),
+        }
+    }
+}
+
+impl Tcgen05 {
+    /// Whether the whole warp executes it at once.
+    pub fn is_warp_collective(&self) -> bool {
+        matches!(
+            self,
+            Tcgen05::Alloc { .. }
+                | Tcgen05::Dealloc { .. }
+                | Tcgen05::Relinquish
+                | Tcgen05::Copy { .. }
+        )
+    }
+}
+
+/// The tcgen05 instruction `template` is, if it is one.
+pub fn parse(template: &str) -> Option<Tcgen05> {
+    let pair = template.contains("cta_group::2");
+    let template = &template.replace("cta_group::2", "cta_group::1");
+    if template.contains("tcgen05.mma.cta_group::1.kind::f16 ") {
+        return Some(Tcgen05::Mma { tf32: false, pair });
+    }
+    if template.contains("tcgen05.mma.cta_group::1.kind::tf32 ") {
+        return Some(Tcgen05::Mma { tf32: true, pair });
+    }
+    let commit = "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster";
+    if template.contains(&format!(
+        "{commit}.multicast::cluster.b64 [{{bar}}], %mask;"
+    )) {
+        return Some(Tcgen05::Commit {
+            pair,
+            multicast: true,
+        });
+    }
+    let mut words = template.split_whitespace();
+    let head = words.next()?;
+    let tcgen05 = match head {
+        "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32" => Tcgen05::Alloc {
+            columns: last_immediate(template)?,
+        },
+        "tcgen05.dealloc.cta_group::1.sync.aligned.b32" => Tcgen05::Dealloc {
+            columns: last_immediate(template)?,
+        },
+        "tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;" => Tcgen05::Relinquish,
+        _ if head == format!("{commit}.b64") => Tcgen05::Commit {
+            pair,
+            multicast: false,
+        },
+        "tcgen05.fence::before_thread_sync;"
+        | "tcgen05.fence::after_thread_sync;"
+        | "tcgen05.wait::st.sync.aligned;" => Tcgen05::Ordering,
+        "tcgen05.wait::ld.sync.aligned;" => Tcgen05::WaitLd,
+        _ => return copy(head),
+    };
+    Some(tcgen05)
+}
+
+/// `tcgen05.ld.sync.aligned.16x256b.x2.b32` or the `st` form: repetitions a power of
+/// two, 128 registers per thread at most.
+fn copy(head: &str) -> Option<Tcgen05> {
+    let (load, rest) = match head.strip_prefix("tcgen05.ld.sync.aligned.") {
+        Some(rest) => (true, rest),
+        None => (false, head.strip_prefix("tcgen05.st.sync.aligned.")?),
+    };
+    let (shape, rest) = rest.split_once(".x")?;
+    let shape = TmemShape::named(shape)?;
+    let repetitions: u32 = rest.strip_suffix(".b32")?.parse().ok()?;
+    let fits = repetitions.is_power_of_two() && repetitions * shape.registers() <= 128;
+    fits.then_some(Tcgen05::Copy {
+        load,
+        shape,
+        repetitions,
+    })
+}
+
+/// The immediate after a template's last comma: `..., 128;` is 128.
+fn last_immediate(template: &str) -> Option<u32> {
+    let (_, last) = template.trim().trim_end_matches(';').rsplit_once(',')?;
+    last.trim().parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_lowered_templates_are_recognised() {
+        let alloc = "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [{slot}], 128;";
+        assert_eq!(parse(alloc), Some(Tcgen05::Alloc { columns: 128 }));
+        let dealloc = "tcgen05.dealloc.cta_group::1.sync.aligned.b32 {taddr}, 512;";
+        assert_eq!(parse(dealloc), Some(Tcgen05::Dealloc { columns: 512 }));
+        let commit =
+            "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [{bar}];";
+        let single = Tcgen05::Commit {
+            pair: false,
+            multicast: false,
+        };
+        assert_eq!(parse(commit), Some(single.clone()));
+        let multicast = "{{ .reg .b16 %mask; cvt.u16.u32 %mask, {mask}; tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [{bar}], %mask; }}";
+        let pair = Tcgen05::Commit {
+            pair: true,
+            multicast: true,
+        };
+        assert_eq!(parse(multicast), Some(pair));
+        assert_eq!(
+            parse("tcgen05.wait::ld.sync.aligned;"),
+            Some(Tcgen05::WaitLd)
+        );
+        assert!(Tcgen05::Relinquish.is_warp_collective() && !single.is_warp_collective());
+        let mma = "{{ .reg .pred %accumulate; setp.ne.b32 %accumulate, {accumulate}, 0; tcgen05.mma.cta_group::1.kind::f16 [{taddr}], {desc_a}, {desc_b}, {idesc}, %accumulate; }}";
+        let f16 = Tcgen05::Mma {
+            tf32: false,
+            pair: false,
+        };
+        assert_eq!(parse(mma), Some(f16));
+        let tf32 = mma.replace("kind::f16", "kind::tf32");
+        let tf32_model = Tcgen05::Mma {
+            tf32: true,
+            pair: false,
+        };
+        assert_eq!(parse(&tf32), Some(tf32_model));
+        let pair = mma.replace("cta_group::1", "cta_group::2");
+        let pair_model = Tcgen05::Mma {
+            tf32: false,
+            pair: true,
+        };
+        assert_eq!(parse(&pair), Some(pair_model));
+        let load = "tcgen05.ld.sync.aligned.32x32b.x32.b32 {{r}}, [{taddr}];";
+        assert_eq!(
+            parse(load),
+            Some(Tcgen05::Copy {
+                load: true,
+                shape: TmemShape::S32x32b,
+                repetitions: 32
+            })
+        );
+        let store = "tcgen05.st.sync.aligned.32x32b.x4.b32 [{taddr}], {{r}};";
+        assert_eq!(
+            parse(store),
+            Some(Tcgen05::Copy {
+                load: false,
+                shape: TmemShape::S32x32b,
+                repetitions: 4
+            })
+        );
+        assert_eq!(
+            parse("tcgen05.ld.sync.aligned.32x32b.x3.b32 {{r}}, [{taddr}];"),
+            None
+        );
+        assert_eq!(
+            parse("tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 [{slot}], 32;"),
+            Some(Tcgen05::Alloc { columns: 32 })
+        );
+        assert_eq!(parse("tcgen05.shift.cta_group::1.down [0];"), None);
+    }
+
+    #[test]
+    fn sixteen_lane_shapes_place_registers_as_cutes_layouts() {
+        // 16dp256b1x: DstLayout ((4,8),(64,2)):((64,256),(1,2048)) in bits; thread 5
+        // (t0 1, t1 1), register 3 (bits 32-63 of the second 64-bit half): bit 64 + 256 +
+        // 32 + 2048 = 2400, lane 2400 / 256 = 9, column (2400 % 256) / 32 = 3.
+        assert_eq!(TmemShape::S16x256b.position(5, 3), (9, 3));
+        // 16dp256b2x: register 4 is the second repetition, 8 columns on.
+        assert_eq!(TmemShape::S16x256b.position(5, 4), (1, 10));
+        // 16dp128b1x: ((4,8),(32,2)):((32,128),(1,1024)); thread 6, register 1: bit 64 +
+        // 128 + 1024 = 1216, lane 9, column 2.
+        assert_eq!(TmemShape::S16x128b.position(6, 1), (9, 2));
+        // 16dp64b1x: ((2,2,8),32):((512,32,64),1); thread 7 (1, 1, 1): bit 512 + 32 + 64 =
+        // 608, lane 608 / 64 = 9, column 1. 16dp64b2x adds 2 columns per register.
+        assert_eq!(TmemShape::S16x64b.position(7, 0), (9, 1));
+        assert_eq!(TmemShape::S16x64b.position(7, 1), (9, 3));
+        let load = "tcgen05.ld.sync.aligned.16x256b.x2.b32 {{r}}, [{taddr}];";
+        let copy = Tcgen05::Copy {
+            load: true,
+            shape: TmemShape::S16x256b,
+            repetitions: 2,
+        };
+        assert_eq!(parse(load), Some(copy));
+        assert_eq!(
+            parse("tcgen05.ld.sync.aligned.16x256b.x64.b32 {{r}}, [{taddr}];"),
+            None
+        );
+    }
+}

@@ -1,0 +1,116 @@
+//! tcgen05 instructions one thread executes (sm_100a; HOPPER-BLACKWELL.md D.3, D.6, D.8):
+//! a block's `tcgen05.mma` runs to completion at issue ([`crate::atoms::umma`]), so a
+//! `tcgen05.commit` is one arrival on its mbarrier at once; a CTA pair's MMA (issued by
+//! the pair's even block) and its commits, and multicast commits, go to the cluster's
+//! scheduler, which applies them in issue order (the MMA first); the fences and
+//! `tcgen05.wait::st` order nothing the emulator's execution does not already order.
+//! The registers a `tcgen05.ld` writes are not valid until the thread's
+//! `tcgen05.wait::ld` (PTX ISA, `tcgen05.wait`): an instruction that reads one before
+//! it is E0413.
+
+use kir::{Inst, Op, ValueId};
+
+use super::{Context, Flow, RemoteKind, Thread};
+use crate::atoms::tcgen05::Tcgen05;
+use crate::atoms::umma;
+use crate::fault::{Access, FaultKind, Trap};
+
+impl<'k> Thread<'k> {
+    /// Executes the one-thread tcgen05 instruction `inst`, modelled as `tcgen05`.
+    pub(super) fn tcgen05(
+        &mut self,
+        tcgen05: &Tcgen05,
+        inst: &'k Inst,
+        context: &mut Context<'_, 'k>,
+    ) -> Result<Flow<'k>, Trap> {
+        let value = |thread: &Self, name: &str| -> Result<u64, Trap> {
+            let (register, _) = atom_operand(inst, name)?;
+            Ok(thread.get(register))
+        };
+        match *tcgen05 {
+            Tcgen05::Commit { pair, multicast } => {
+                let (register, offset) = atom_operand(inst, "bar")?;
+                let address = self.shared_address(context, register, offset, 8, Access::Atomic)?;
+                let own = context.cluster_rank();
+                if !pair && !multicast {
+                    if context.barriers.update(address, 1, 0)? {
+                        context.shared.barrier();
+                    }
+                    return Ok(Flow::Next);
+                }
+                // After the pair's MMAs, which the cluster's scheduler runs in issue order.
+                let mask = match multicast {
+                    true => self.cluster_mask(context, value(self, "mask")? as u32 & 0xFFFF)?,
+                    false => 1 << own,
+                };
+                for rank in (0..16).filter(|rank| mask >> rank & 1 != 0) {
+                    let kind = RemoteKind::Arrive { barrier: address };
+                    self.send(inst, context, rank, kind);
+                }
+            }
+            Tcgen05::Mma { tf32, pair } => {
+                let issue = umma::Issue {
+                    taddr: value(self, "taddr")? as u32,
+                    desc: [value(self, "desc_a")?, value(self, "desc_b")?],
+                    idesc: value(self, "idesc")? as u32,
+                    tf32,
+                    accumulate: value(self, "accumulate")? as u32 != 0,
+                };
+                if !pair {
+                    umma::execute(context.shared, context.tmem, issue)?;
+                    return Ok(Flow::Next);
+                }
+                let own = context.cluster_rank();
+                let blocks = context.cluster_dims.iter().product::<u32>();
+                if !own.is_multiple_of(2) || own + 1 >= blocks {
+                    return Err(Trap::Fault(FaultKind::Cluster(format!(
+                        "a CTA pair's tcgen05.mma issued by block {own} of a cluster of {blocks}: the even block of a pair (2i, 2i + 1) issues it"
+                    ))));
+                }
+                self.send(inst, context, own, RemoteKind::PairMma(issue));
+            }
+            Tcgen05::WaitLd => self.unwaited.clear(),
+            _ => {}
+        }
+        Ok(Flow::Next)
+    }
+
+    /// Marks `value`, written by a `tcgen05.ld`, invalid until `tcgen05.wait::ld`.
+    pub(crate) fn load_from_tmem(&mut self, value: ValueId) {
+        self.unwaited.push(value);
+    }
+
+    /// E0413 if `inst` reads a register of a `tcgen05.ld` before `tcgen05.wait::ld`.
+    pub(super) fn check_waited(&self, inst: &Inst) -> Result<(), Trap> {
+        if inst
+            .op
+            .operands()
+            .iter()
+            .any(|value| self.unwaited.contains(value))
+        {
+            return Err(Trap::Fault(FaultKind::Tmem(
+                "a read of a register tcgen05.ld loaded, before `tcgen05_wait_ld()` made it valid"
+                    .to_owned(),
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// The register and immediate offset of atom `inst`'s operand `name`.
+pub(crate) fn atom_operand(inst: &Inst, name: &str) -> Result<(ValueId, i64), Trap> {
+    let Op::Atom { operands, .. } = &inst.op else {
+        return Err(missing(name));
+    };
+    operands
+        .iter()
+        .find(|(operand, _, _)| operand == name)
+        .map(|(_, value, offset)| (*value, *offset))
+        .ok_or_else(|| missing(name))
+}
+
+fn missing(name: &str) -> Trap {
+    Trap::Fault(FaultKind::Unsupported(format!(
+        "a tcgen05 instruction without its `{name}` operand"
+    )))
+}
