@@ -108,6 +108,25 @@ pub fn run(args: &RunArgs, mode: Mode) -> ExitCode {
     let mut total = Summary::default();
     let mut work = Emulated::default();
     for file in &files {
+        // Without `--target`, a file whose first line declares its target is built for
+        // it; one the GPU cannot run (another architecture's `a` features) is emulated.
+        let declared = (args.target.is_none())
+            .then(|| std::fs::read_to_string(file).ok())
+            .flatten()
+            .and_then(|text| cute::Target::declared_in(&text));
+        let (target, code) = match declared {
+            Some(declared) if emulate => (declared, code),
+            Some(declared) if declared != target && declared != cute::Target::Sm80 => {
+                errln!(
+                    "cukc: {} is for {}, not this GPU's {}: its tests run on the emulator, its benches are skipped",
+                    file.display(),
+                    declared.name(),
+                    target.name()
+                );
+                (declared, Code::Kir)
+            }
+            _ => (target, code),
+        };
         let summary = run_file(file, target, code, &args.ptxas, &selection, &mut work);
         if interrupt::happened() {
             return ExitCode::from(interrupt::EXIT_CODE);

@@ -169,3 +169,27 @@ fn a_register_read_before_its_loads_wait_is_an_error_at_the_read() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_file_runs_for_the_target_its_first_line_declares() {
+    // No --target: the emulator builds the sm_100a example for sm_100a, not the
+    // default sm_90a, so `cukc test cuk-examples/` runs every example.
+    let output = cukc(&["test", "--emulate", "cuk-examples/gemm_sm100.cuk"]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(stdout.contains("5 passed, 0 failed"), "{stdout}");
+    // A --target still decides: tcgen05 does not exist on sm_90a.
+    let output = cukc(&[
+        "test",
+        "--emulate",
+        "--target",
+        "sm_90a",
+        "cuk-examples/gemm_sm100.cuk",
+    ]);
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("[E0212]"));
+}
