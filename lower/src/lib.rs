@@ -171,7 +171,7 @@ pub fn lower_trace(trace: &KernelTrace) -> Result<kir::Verified, Vec<Diagnostic>
 }
 
 fn dedup(mut diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = rustc_hash::FxHashSet::default();
     diagnostics.retain(|diagnostic| seen.insert((diagnostic.span(), diagnostic.message.clone())));
     diagnostics
 }

@@ -16,7 +16,7 @@
 //! written (its *home*): a fragment allocated in a loop's body is new in every
 //! iteration, so the loop neither carries nor returns it.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use kir::{Inst, Op, Region, Ty, ValueId};
 use trace::CellId;
@@ -66,7 +66,7 @@ pub(crate) struct Frame {
     kind: Kind,
     insts: Vec<Inst>,
     /// Each slot's current value here.
-    state: HashMap<Slot, ValueId>,
+    state: FxHashMap<Slot, ValueId>,
     /// The loop parameters made for slots, in order.
     params: Vec<(Slot, ValueId)>,
 }
@@ -76,7 +76,7 @@ impl Frame {
         Frame {
             kind,
             insts: Vec::new(),
-            state: HashMap::new(),
+            state: FxHashMap::default(),
             params: Vec::new(),
         }
     }
@@ -87,7 +87,7 @@ impl Frame {
 pub(crate) struct Closed {
     pub(crate) region: Region,
     pub(crate) carried: Vec<(Slot, ValueId)>,
-    state: HashMap<Slot, ValueId>,
+    state: FxHashMap<Slot, ValueId>,
 }
 
 impl Builder<'_> {
@@ -224,7 +224,7 @@ impl Builder<'_> {
             return Closed {
                 region: Region::default(),
                 carried: Vec::new(),
-                state: HashMap::new(),
+                state: FxHashMap::default(),
             };
         };
         self.forget_from(depth);
