@@ -8,6 +8,7 @@
 
 use std::cmp::Ordering;
 use std::fmt;
+use std::sync::Arc;
 
 use crate::LayoutError;
 use crate::int::{Int, overflow};
@@ -44,13 +45,15 @@ struct Term {
     factors: Vec<Factor>,
 }
 
-/// A factor of a term that arithmetic could not fold further.
+/// A factor of a term that arithmetic could not fold further. Its parts are shared,
+/// not owned: index arithmetic copies terms in every sum and product, and a copy of
+/// a factor is then a reference count, not a string or a nested expression.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 enum Factor {
-    Variable(String),
-    CeilDiv(Box<SymInt>, Box<SymInt>),
-    Div(Box<SymInt>, Box<SymInt>),
-    Mod(Box<SymInt>, Box<SymInt>),
+    Variable(Arc<str>),
+    CeilDiv(Arc<SymInt>, Arc<SymInt>),
+    Div(Arc<SymInt>, Arc<SymInt>),
+    Mod(Arc<SymInt>, Arc<SymInt>),
 }
 
 impl PartialOrd for SymInt {
@@ -95,7 +98,7 @@ impl SymInt {
 
     /// The run-time variable `name`.
     pub fn variable(name: &str) -> SymInt {
-        SymInt::from_factor(Factor::Variable(name.to_owned()))
+        SymInt::from_factor(Factor::Variable(name.into()))
     }
 
     fn from_factor(factor: Factor) -> SymInt {
@@ -167,7 +170,7 @@ impl SymInt {
     fn collect_variables(&self, names: &mut Vec<String>) {
         for factor in self.terms.iter().flat_map(|term| &term.factors) {
             match factor {
-                Factor::Variable(name) => names.push(name.clone()),
+                Factor::Variable(name) => names.push(name.to_string()),
                 Factor::CeilDiv(a, b) | Factor::Div(a, b) | Factor::Mod(a, b) => {
                     a.collect_variables(names);
                     b.collect_variables(names);
@@ -193,7 +196,7 @@ impl SymInt {
             for factor in &term.factors {
                 match factor {
                     Factor::Variable(name) if is_basis(name) => {
-                        if basis.replace(name.clone()).is_some() {
+                        if basis.replace(name.to_string()).is_some() {
                             return None;
                         }
                     }
@@ -361,7 +364,7 @@ impl SymInt {
         divisor: &SymInt,
         operation: &'static str,
         fold: fn(&i64, &i64) -> Result<i64, LayoutError>,
-        make: fn(Box<SymInt>, Box<SymInt>) -> Factor,
+        make: fn(Arc<SymInt>, Arc<SymInt>) -> Factor,
     ) -> Result<SymInt, LayoutError> {
         if divisor.as_constant() == Some(0) {
             return Err(LayoutError::DivisionByZero { operation });
@@ -370,8 +373,8 @@ impl SymInt {
             return fold(&a, &b).map(SymInt::constant);
         }
         Ok(SymInt::from_factor(make(
-            Box::new(self.clone()),
-            Box::new(divisor.clone()),
+            Arc::new(self.clone()),
+            Arc::new(divisor.clone()),
         )))
     }
 }
@@ -399,6 +402,13 @@ impl Int for SymInt {
     }
 
     fn add(&self, other: &Self) -> Result<Self, LayoutError> {
+        // Index arithmetic adds zero offsets often; a canonical form plus zero is itself.
+        if other.terms.is_empty() {
+            return Ok(self.clone());
+        }
+        if self.terms.is_empty() {
+            return Ok(other.clone());
+        }
         SymInt::normalized(self.terms.iter().chain(&other.terms).cloned().collect())
     }
 
@@ -408,6 +418,13 @@ impl Int for SymInt {
     }
 
     fn mul(&self, other: &Self) -> Result<Self, LayoutError> {
+        // Unit strides are the common case; a canonical form times one is itself.
+        if other.as_constant() == Some(1) {
+            return Ok(self.clone());
+        }
+        if self.as_constant() == Some(1) {
+            return Ok(other.clone());
+        }
         let products = self.terms.len().saturating_mul(other.terms.len());
         if products > MAX_SYMBOLIC_TERMS {
             return Err(LayoutError::TooManyTerms {
