@@ -359,6 +359,39 @@ impl SymInt {
         SymInt::normalized(terms).ok()
     }
 
+    /// `self + constant` (`constant` not 0) without sorting: the constant term is the
+    /// last of a canonical form. `constant_first` orders an overflow's message as
+    /// the sorted sum would (the left operand's term first).
+    fn plus_constant(&self, constant: i64, constant_first: bool) -> Result<SymInt, LayoutError> {
+        let mut terms = self.terms.clone();
+        match terms.last_mut() {
+            Some(last) if last.factors.is_empty() => {
+                let (a, b) = if constant_first {
+                    (constant, last.coefficient)
+                } else {
+                    (last.coefficient, constant)
+                };
+                last.coefficient = a
+                    .checked_add(b)
+                    .ok_or_else(|| overflow("symbolic addition", format!("{a} + {b}")))?;
+                if last.coefficient == 0 {
+                    terms.pop();
+                }
+            }
+            _ => terms.push(Term {
+                coefficient: constant,
+                factors: Vec::new(),
+            }),
+        }
+        Ok(SymInt { terms })
+    }
+
+    /// Whether both operands are constants: arithmetic on them folds at once, where
+    /// the symbolic paths (exact quotients, normal forms) would allocate and sort.
+    fn is_constant_pair(&self, other: &SymInt) -> bool {
+        self.as_constant().is_some() && other.as_constant().is_some()
+    }
+
     fn binary(
         &self,
         divisor: &SymInt,
@@ -409,6 +442,12 @@ impl Int for SymInt {
         if self.terms.is_empty() {
             return Ok(other.clone());
         }
+        if let Some(constant) = other.as_constant() {
+            return self.plus_constant(constant, false);
+        }
+        if let Some(constant) = self.as_constant() {
+            return other.plus_constant(constant, true);
+        }
         SymInt::normalized(self.terms.iter().chain(&other.terms).cloned().collect())
     }
 
@@ -424,6 +463,12 @@ impl Int for SymInt {
         }
         if self.as_constant() == Some(1) {
             return Ok(other.clone());
+        }
+        if let (Some(a), Some(b)) = (self.as_constant(), other.as_constant()) {
+            return a
+                .checked_mul(b)
+                .map(SymInt::constant)
+                .ok_or_else(|| overflow("symbolic multiplication", format!("{a} * {b}")));
         }
         let products = self.terms.len().saturating_mul(other.terms.len());
         if products > MAX_SYMBOLIC_TERMS {
@@ -455,6 +500,9 @@ impl Int for SymInt {
     }
 
     fn div(&self, other: &Self) -> Result<Self, LayoutError> {
+        if self.is_constant_pair(other) {
+            return self.binary(other, "division", <i64 as Int>::div, Factor::Div);
+        }
         if let Some(quotient) = self.exact_quotient(other) {
             return Ok(quotient);
         }
@@ -462,6 +510,9 @@ impl Int for SymInt {
     }
 
     fn rem(&self, other: &Self) -> Result<Self, LayoutError> {
+        if self.is_constant_pair(other) {
+            return self.binary(other, "modulo", <i64 as Int>::rem, Factor::Mod);
+        }
         if other.as_constant() != Some(0) && self.exact_quotient(other).is_some() {
             return Ok(SymInt::constant(0));
         }
@@ -469,6 +520,9 @@ impl Int for SymInt {
     }
 
     fn ceil_div(&self, other: &Self) -> Result<Self, LayoutError> {
+        if self.is_constant_pair(other) {
+            return self.binary(other, "ceil_div", <i64 as Int>::ceil_div, Factor::CeilDiv);
+        }
         if let Some(quotient) = self.exact_quotient(other) {
             return Ok(quotient);
         }
