@@ -150,8 +150,7 @@ impl<'a> Checker<'a> {
         coordinate_span: Span,
         span: Span,
     ) -> Value {
-        let shape = tensor.shape().clone();
-        if !self.check_coordinate(coord, &shape, coordinate_span) {
+        if !self.check_coordinate(coord, tensor.shape(), coordinate_span) {
             return Value::Unknown;
         }
         let layout = &tensor.layout.layout;
@@ -229,8 +228,13 @@ impl<'a> Checker<'a> {
         match (coord, shape) {
             (Coord::Free, _) => true,
             (Coord::Int(index), _) => {
+                // Only a const index has a range to check; the shape's size is a
+                // product worth skipping for the dyn indices of unrolled loops.
+                let Some(index) = index.as_constant() else {
+                    return true;
+                };
                 let size = shape.product().ok().and_then(|size| size.as_constant());
-                if let (Some(index), Some(size)) = (index.as_constant(), size)
+                if let Some(size) = size
                     && !(0..size).contains(&index)
                 {
                     self.error(
