@@ -11,7 +11,7 @@ use std::rc::Rc;
 
 use cute::{Dtype, MemorySpace};
 use lang::Diagnostic;
-use layout::{Int, SymInt};
+use layout::SymInt;
 
 use crate::builtins::{Arg, Args};
 use crate::check::Checker;
@@ -188,7 +188,7 @@ impl<'a> Checker<'a> {
             return None;
         }
         self.tracing.target_only = true;
-        let element = self.index(
+        let (element, index) = self.index_element(
             tensor.value.clone(),
             (coord.value.clone(), coord.span),
             tensor.span,
@@ -208,13 +208,7 @@ impl<'a> Checker<'a> {
             }
             _ => {}
         }
-        let coordinate = self.coordinate(&coord.value, coord.span)?;
-        barriers
-            .layout
-            .layout
-            .evaluate(&coordinate.with_free_as_zero())
-            .and_then(|index| index.add(&barriers.layout.offset))
-            .ok()
+        index
     }
 
     /// A block of the kernel's cluster named by `arg` (`what` says which argument): an
