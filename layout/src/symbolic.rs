@@ -124,6 +124,16 @@ impl SymInt {
         }
     }
 
+    /// Each term of the canonical form as an expression of its own: keys for code
+    /// that computes the terms one by one and shares them between expressions.
+    pub fn split_terms(&self) -> Vec<SymInt> {
+        (self.terms.iter())
+            .map(|term| SymInt {
+                terms: vec![term.clone()],
+            })
+            .collect()
+    }
+
     /// The terms of the canonical form, each a coefficient and its factors (none for
     /// the constant term), for code that evaluates the expression at run time.
     pub fn terms(&self) -> Vec<(i64, Vec<SymFactor<'_>>)> {

@@ -60,10 +60,12 @@ pub(crate) struct Builder<'t> {
     pub(crate) packed: FxHashMap<ValueId, [ValueId; 2]>,
     /// The halves of each word already unpacked, by element type.
     pub(crate) unpacked: FxHashMap<(ValueId, Ty), [ValueId; 2]>,
-    /// Partial sums of symbolic terms already emitted, by their terms.
-    pub(crate) sums: FxHashMap<Vec<String>, ValueId>,
-    /// Symbolic terms in the order they were first computed.
-    pub(crate) seen_terms: FxHashMap<String, usize>,
+    /// Partial sums of symbolic terms already emitted, by the numbers `seen_terms`
+    /// gives their terms (each partial sum's key extends the last one's, so it is
+    /// copied once per term: numbers keep that cheap).
+    pub(crate) sums: FxHashMap<Vec<usize>, ValueId>,
+    /// Symbolic terms in the order they were first computed, each numbered by it.
+    pub(crate) seen_terms: FxHashMap<SymInt, usize>,
     /// Recently computed addresses per memory base: their run-time byte offset and
     /// register, so that the next element's address adds a stride to one of them.
     pub(crate) recent: FxHashMap<Base, Vec<(SymInt, ValueId)>>,
