@@ -212,6 +212,9 @@ pub(crate) struct Evaluated {
     pub(crate) instantiated: FxHashSet<String>,
     /// The functions called at least once, by (module, item).
     pub(crate) called_functions: FxHashSet<(usize, usize)>,
+    /// The cosize of each swizzled layout allocated or placed: each kernel
+    /// instantiation allocates its buffers again, and a cosize walks every offset.
+    pub(crate) cosizes: FxHashMap<layout::ComposedLayout, Option<i64>>,
 }
 
 /// Tracing: what is recorded for lowering and editors.
