@@ -115,6 +115,9 @@ fn class(ty: Ty) -> (&'static str, &'static str) {
 impl<'k, 'o> Emitter<'k, 'o> {
     fn new(kernel: &'k Kernel, options: &'k EmitOptions<'o>) -> Self {
         let mut counts: FxHashMap<&'static str, usize> = FxHashMap::default();
+        // One name per value, tens of thousands in a GEMM: written with itoa into a
+        // string of the right size rather than through `format!`.
+        let mut digits = itoa::Buffer::new();
         let mut names: Vec<String> = kernel
             .values
             .iter()
@@ -122,7 +125,12 @@ impl<'k, 'o> Emitter<'k, 'o> {
                 let (prefix, _) = class(*ty);
                 let count = counts.entry(prefix).or_insert(0);
                 *count += 1;
-                format!("%{prefix}{}", *count)
+                let number = digits.format(*count);
+                let mut name = String::with_capacity(1 + prefix.len() + number.len());
+                name.push('%');
+                name.push_str(prefix);
+                name.push_str(number);
+                name
             })
             .collect();
         tied::tie_in_place_results(kernel, &mut names);
