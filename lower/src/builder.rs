@@ -15,6 +15,10 @@ use trace::{Effect, KernelTrace, LoadId};
 use crate::regions::{Frame, Kind};
 use crate::signature::shared_layout;
 
+/// Swizzled offsets of every thread, by thread terms, shift and swizzled layout.
+type PerThreadOffsets =
+    FxHashMap<(SymInt, i64, layout::ComposedLayout), Option<std::rc::Rc<Vec<i64>>>>;
+
 /// The lowering state of one kernel.
 pub(crate) struct Builder<'t> {
     pub(crate) trace: &'t KernelTrace,
@@ -54,6 +58,9 @@ pub(crate) struct Builder<'t> {
     pub(crate) thread_splits: FxHashMap<SymInt, Option<std::rc::Rc<crate::swizzled::ThreadSplit>>>,
     /// The inner layout's offsets of each swizzled allocation, when not too many.
     pub(crate) inner_tables: FxHashMap<layout::ComposedLayout, Option<std::rc::Rc<Vec<i64>>>>,
+    /// Each thread's swizzled offset of a swizzled allocation's elements, by their
+    /// thread terms, the constant added to those and the allocation's layout.
+    pub(crate) per_thread_offsets: PerThreadOffsets,
     /// The word and half each unpacked 16-bit value came from.
     pub(crate) halves: FxHashMap<ValueId, (ValueId, u8)>,
     /// The halves each packed word was made of.
@@ -99,6 +106,7 @@ impl<'t> Builder<'t> {
             swizzle_anchors: FxHashMap::default(),
             thread_values: FxHashMap::default(),
             inner_tables: FxHashMap::default(),
+            per_thread_offsets: FxHashMap::default(),
             thread_splits: FxHashMap::default(),
             halves: FxHashMap::default(),
             packed: FxHashMap::default(),
