@@ -15,6 +15,9 @@ use trace::{Effect, KernelTrace, LoadId};
 use crate::regions::{Frame, Kind};
 use crate::signature::shared_layout;
 
+/// Swizzled allocations' inner-layout tables by layout: shared by a file's kernels.
+pub(crate) type InnerTables = FxHashMap<layout::ComposedLayout, Option<std::rc::Rc<Vec<i64>>>>;
+
 /// Swizzled offsets of every thread, by thread terms, shift and swizzled layout.
 type PerThreadOffsets =
     FxHashMap<(SymInt, i64, layout::ComposedLayout), Option<std::rc::Rc<Vec<i64>>>>;
@@ -57,7 +60,7 @@ pub(crate) struct Builder<'t> {
     /// Each swizzled index's variable part split into thread terms and the rest.
     pub(crate) thread_splits: FxHashMap<SymInt, Option<std::rc::Rc<crate::swizzled::ThreadSplit>>>,
     /// The inner layout's offsets of each swizzled allocation, when not too many.
-    pub(crate) inner_tables: FxHashMap<layout::ComposedLayout, Option<std::rc::Rc<Vec<i64>>>>,
+    pub(crate) inner_tables: InnerTables,
     /// Each thread's swizzled offset of a swizzled allocation's elements, by their
     /// thread terms, the constant added to those and the allocation's layout.
     pub(crate) per_thread_offsets: PerThreadOffsets,
