@@ -15,7 +15,7 @@ mod division;
 mod memory;
 mod tied;
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::fmt::Write;
 
 use cute::Target;
@@ -92,10 +92,10 @@ struct Emitter<'k, 'o> {
     kernel: &'k Kernel,
     options: &'k EmitOptions<'o>,
     names: Vec<String>,
-    counts: HashMap<&'static str, usize>,
+    counts: FxHashMap<&'static str, usize>,
     /// The values defined by integer constants: only an instruction's result can be
     /// one, never a region's parameter or a loop's or branch's result.
-    constants: HashMap<ValueId, i64>,
+    constants: FxHashMap<ValueId, i64>,
     labels: usize,
     body: String,
     line: Option<u32>,
@@ -114,7 +114,10 @@ fn class(ty: Ty) -> (&'static str, &'static str) {
 
 impl<'k, 'o> Emitter<'k, 'o> {
     fn new(kernel: &'k Kernel, options: &'k EmitOptions<'o>) -> Self {
-        let mut counts: HashMap<&'static str, usize> = HashMap::new();
+        let mut counts: FxHashMap<&'static str, usize> = FxHashMap::default();
+        // One name per value, tens of thousands in a GEMM: written with itoa into a
+        // string of the right size rather than through `format!`.
+        let mut digits = itoa::Buffer::new();
         let mut names: Vec<String> = kernel
             .values
             .iter()
@@ -122,11 +125,16 @@ impl<'k, 'o> Emitter<'k, 'o> {
                 let (prefix, _) = class(*ty);
                 let count = counts.entry(prefix).or_insert(0);
                 *count += 1;
-                format!("%{prefix}{}", *count)
+                let number = digits.format(*count);
+                let mut name = String::with_capacity(1 + prefix.len() + number.len());
+                name.push('%');
+                name.push_str(prefix);
+                name.push_str(number);
+                name
             })
             .collect();
         tied::tie_in_place_results(kernel, &mut names);
-        let mut constants = HashMap::new();
+        let mut constants = FxHashMap::default();
         each_instruction(&kernel.body, &mut |inst| {
             if let (Op::ConstInt(value), [result]) = (&inst.op, inst.results.as_slice()) {
                 constants.insert(*result, *value);

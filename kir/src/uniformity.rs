@@ -16,7 +16,7 @@
 //! where some lanes of the warp would not reach them, and the wgmma instructions under
 //! control that may differ between the warps of a warpgroup.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use lang::Span;
 
@@ -48,7 +48,7 @@ pub struct Collective {
 /// Sets the `uniform` flags of `kernel`'s regions; `one_dimensional` says whether
 /// the block has only an x extent. Returns the collectives under divergent control.
 pub fn mark_uniform(kernel: &mut Kernel, one_dimensional: bool) -> Vec<Collective> {
-    let mut constants = HashMap::new();
+    let mut constants = FxHashMap::default();
     collect_constants(&kernel.body, &mut constants);
     let mut analysis = Analysis {
         constants,
@@ -70,7 +70,7 @@ pub fn mark_uniform(kernel: &mut Kernel, one_dimensional: bool) -> Vec<Collectiv
 }
 
 /// The integer constants the body defines, by value.
-fn collect_constants(body: &[Inst], constants: &mut HashMap<ValueId, i64>) {
+fn collect_constants(body: &[Inst], constants: &mut FxHashMap<ValueId, i64>) {
     for inst in body {
         if let (Op::ConstInt(value), [result]) = (&inst.op, inst.results.as_slice()) {
             constants.insert(*result, *value);
@@ -83,7 +83,7 @@ fn collect_constants(body: &[Inst], constants: &mut HashMap<ValueId, i64>) {
 
 struct Analysis {
     /// Integer constants, to tell `thread_idx.x / 32` (whole warps) from `/ 2`.
-    constants: HashMap<ValueId, i64>,
+    constants: FxHashMap<ValueId, i64>,
     classes: Vec<Class>,
     one_dimensional: bool,
     changed: bool,

@@ -124,8 +124,7 @@ impl CoordinateLayout {
         let (components, rest) = value
             .split_linear(&|name| name.starts_with('@'))
             .ok_or_else(not_a_coordinate)?;
-        let leaf_names = leaf_basis_names(&self.codomain);
-        let known = |name: &String| leaf_names.contains(name);
+        let known = |name: &String| is_leaf_basis(&self.codomain, name);
         if !rest.is_static(0) || !components.iter().all(|(name, _)| known(name)) {
             return Err(not_a_coordinate());
         }
@@ -177,13 +176,31 @@ fn congruent(
     }
 }
 
-/// The basis variable names of every leaf of `shape`.
-fn leaf_basis_names(shape: &IntTuple<SymInt>) -> Vec<String> {
-    basis_like(shape, &mut Vec::new())
-        .leaves()
-        .iter()
-        .flat_map(SymInt::variables)
-        .collect()
+/// Whether `name` is the basis variable of a leaf of `shape` (as [`basis_name`]
+/// writes it), read from the name instead of naming every leaf: element accesses of
+/// an identity tensor ask this once per access.
+fn is_leaf_basis(shape: &IntTuple<SymInt>, name: &str) -> bool {
+    let Some(path) = name.strip_prefix('@') else {
+        return false;
+    };
+    if let IntTuple::Int(_) = shape {
+        return path == "0";
+    }
+    let mut node = shape;
+    for index in path.split('@') {
+        // Decimal without leading zeros, as `basis_name` writes it.
+        let canonical = index.bytes().all(|byte| byte.is_ascii_digit())
+            && (index == "0" || !index.starts_with('0'));
+        let (IntTuple::Tuple(modes), true, Ok(index)) = (node, canonical, index.parse::<usize>())
+        else {
+            return false;
+        };
+        let Some(mode) = modes.get(index) else {
+            return false;
+        };
+        node = mode;
+    }
+    matches!(node, IntTuple::Int(_))
 }
 
 /// Writes a basis stride as CuTe does: `1@0`, `4@1`, `(m*2)@0`, a sum of such

@@ -8,6 +8,7 @@
 
 use std::cmp::Ordering;
 use std::fmt;
+use std::sync::Arc;
 
 use crate::LayoutError;
 use crate::int::{Int, overflow};
@@ -44,13 +45,15 @@ struct Term {
     factors: Vec<Factor>,
 }
 
-/// A factor of a term that arithmetic could not fold further.
+/// A factor of a term that arithmetic could not fold further. Its parts are shared,
+/// not owned: index arithmetic copies terms in every sum and product, and a copy of
+/// a factor is then a reference count, not a string or a nested expression.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 enum Factor {
-    Variable(String),
-    CeilDiv(Box<SymInt>, Box<SymInt>),
-    Div(Box<SymInt>, Box<SymInt>),
-    Mod(Box<SymInt>, Box<SymInt>),
+    Variable(Arc<str>),
+    CeilDiv(Arc<SymInt>, Arc<SymInt>),
+    Div(Arc<SymInt>, Arc<SymInt>),
+    Mod(Arc<SymInt>, Arc<SymInt>),
 }
 
 impl PartialOrd for SymInt {
@@ -95,7 +98,7 @@ impl SymInt {
 
     /// The run-time variable `name`.
     pub fn variable(name: &str) -> SymInt {
-        SymInt::from_factor(Factor::Variable(name.to_owned()))
+        SymInt::from_factor(Factor::Variable(name.into()))
     }
 
     fn from_factor(factor: Factor) -> SymInt {
@@ -119,6 +122,16 @@ impl SymInt {
             ] if factors.is_empty() => Some(*coefficient),
             _ => None,
         }
+    }
+
+    /// Each term of the canonical form as an expression of its own: keys for code
+    /// that computes the terms one by one and shares them between expressions.
+    pub fn split_terms(&self) -> Vec<SymInt> {
+        (self.terms.iter())
+            .map(|term| SymInt {
+                terms: vec![term.clone()],
+            })
+            .collect()
     }
 
     /// The terms of the canonical form, each a coefficient and its factors (none for
@@ -167,7 +180,7 @@ impl SymInt {
     fn collect_variables(&self, names: &mut Vec<String>) {
         for factor in self.terms.iter().flat_map(|term| &term.factors) {
             match factor {
-                Factor::Variable(name) => names.push(name.clone()),
+                Factor::Variable(name) => names.push(name.to_string()),
                 Factor::CeilDiv(a, b) | Factor::Div(a, b) | Factor::Mod(a, b) => {
                     a.collect_variables(names);
                     b.collect_variables(names);
@@ -193,7 +206,7 @@ impl SymInt {
             for factor in &term.factors {
                 match factor {
                     Factor::Variable(name) if is_basis(name) => {
-                        if basis.replace(name.clone()).is_some() {
+                        if basis.replace(name.to_string()).is_some() {
                             return None;
                         }
                     }
@@ -356,12 +369,45 @@ impl SymInt {
         SymInt::normalized(terms).ok()
     }
 
+    /// `self + constant` (`constant` not 0) without sorting: the constant term is the
+    /// last of a canonical form. `constant_first` orders an overflow's message as
+    /// the sorted sum would (the left operand's term first).
+    fn plus_constant(&self, constant: i64, constant_first: bool) -> Result<SymInt, LayoutError> {
+        let mut terms = self.terms.clone();
+        match terms.last_mut() {
+            Some(last) if last.factors.is_empty() => {
+                let (a, b) = if constant_first {
+                    (constant, last.coefficient)
+                } else {
+                    (last.coefficient, constant)
+                };
+                last.coefficient = a
+                    .checked_add(b)
+                    .ok_or_else(|| overflow("symbolic addition", format!("{a} + {b}")))?;
+                if last.coefficient == 0 {
+                    terms.pop();
+                }
+            }
+            _ => terms.push(Term {
+                coefficient: constant,
+                factors: Vec::new(),
+            }),
+        }
+        Ok(SymInt { terms })
+    }
+
+    /// Whether both operands are constants: arithmetic on them folds at once, where
+    /// the symbolic paths (exact quotients, normal forms) would allocate and sort.
+    fn is_constant_pair(&self, other: &SymInt) -> bool {
+        self.as_constant().is_some() && other.as_constant().is_some()
+    }
+
     fn binary(
         &self,
         divisor: &SymInt,
         operation: &'static str,
         fold: fn(&i64, &i64) -> Result<i64, LayoutError>,
-        make: fn(Box<SymInt>, Box<SymInt>) -> Factor,
+        make: fn(Arc<SymInt>, Arc<SymInt>) -> Factor,
     ) -> Result<SymInt, LayoutError> {
         if divisor.as_constant() == Some(0) {
             return Err(LayoutError::DivisionByZero { operation });
@@ -370,8 +416,8 @@ impl SymInt {
             return fold(&a, &b).map(SymInt::constant);
         }
         Ok(SymInt::from_factor(make(
-            Box::new(self.clone()),
-            Box::new(divisor.clone()),
+            Arc::new(self.clone()),
+            Arc::new(divisor.clone()),
         )))
     }
 }
@@ -399,6 +445,19 @@ impl Int for SymInt {
     }
 
     fn add(&self, other: &Self) -> Result<Self, LayoutError> {
+        // Index arithmetic adds zero offsets often; a canonical form plus zero is itself.
+        if other.terms.is_empty() {
+            return Ok(self.clone());
+        }
+        if self.terms.is_empty() {
+            return Ok(other.clone());
+        }
+        if let Some(constant) = other.as_constant() {
+            return self.plus_constant(constant, false);
+        }
+        if let Some(constant) = self.as_constant() {
+            return other.plus_constant(constant, true);
+        }
         SymInt::normalized(self.terms.iter().chain(&other.terms).cloned().collect())
     }
 
@@ -408,6 +467,19 @@ impl Int for SymInt {
     }
 
     fn mul(&self, other: &Self) -> Result<Self, LayoutError> {
+        // Unit strides are the common case; a canonical form times one is itself.
+        if other.as_constant() == Some(1) {
+            return Ok(self.clone());
+        }
+        if self.as_constant() == Some(1) {
+            return Ok(other.clone());
+        }
+        if let (Some(a), Some(b)) = (self.as_constant(), other.as_constant()) {
+            return a
+                .checked_mul(b)
+                .map(SymInt::constant)
+                .ok_or_else(|| overflow("symbolic multiplication", format!("{a} * {b}")));
+        }
         let products = self.terms.len().saturating_mul(other.terms.len());
         if products > MAX_SYMBOLIC_TERMS {
             return Err(LayoutError::TooManyTerms {
@@ -438,6 +510,9 @@ impl Int for SymInt {
     }
 
     fn div(&self, other: &Self) -> Result<Self, LayoutError> {
+        if self.is_constant_pair(other) {
+            return self.binary(other, "division", <i64 as Int>::div, Factor::Div);
+        }
         if let Some(quotient) = self.exact_quotient(other) {
             return Ok(quotient);
         }
@@ -445,6 +520,9 @@ impl Int for SymInt {
     }
 
     fn rem(&self, other: &Self) -> Result<Self, LayoutError> {
+        if self.is_constant_pair(other) {
+            return self.binary(other, "modulo", <i64 as Int>::rem, Factor::Mod);
+        }
         if other.as_constant() != Some(0) && self.exact_quotient(other).is_some() {
             return Ok(SymInt::constant(0));
         }
@@ -452,6 +530,9 @@ impl Int for SymInt {
     }
 
     fn ceil_div(&self, other: &Self) -> Result<Self, LayoutError> {
+        if self.is_constant_pair(other) {
+            return self.binary(other, "ceil_div", <i64 as Int>::ceil_div, Factor::CeilDiv);
+        }
         if let Some(quotient) = self.exact_quotient(other) {
             return Ok(quotient);
         }

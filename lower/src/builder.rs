@@ -3,7 +3,7 @@
 //! computed once, `integers.rs`), what each load read and what each variable holds;
 //! and the effects, lowered one by one in program order.
 
-use std::collections::HashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use cute::Base;
 use cute::{Dtype, Tensor};
@@ -14,6 +14,13 @@ use trace::{Effect, KernelTrace, LoadId, Term};
 
 use crate::regions::{Frame, Kind};
 use crate::signature::shared_layout;
+
+/// Swizzled allocations' inner-layout tables by layout: shared by a file's kernels.
+pub(crate) type InnerTables = FxHashMap<layout::ComposedLayout, Option<std::rc::Rc<Vec<i64>>>>;
+
+/// Swizzled offsets of every thread, by thread terms, shift and swizzled layout.
+type PerThreadOffsets =
+    FxHashMap<(SymInt, i64, layout::ComposedLayout), Option<std::rc::Rc<Vec<i64>>>>;
 
 /// The lowering state of one kernel.
 pub(crate) struct Builder<'t> {
@@ -29,49 +36,54 @@ pub(crate) struct Builder<'t> {
     /// The conditions of the branches being lowered, each with the side taken.
     pub(crate) branch_conditions: Vec<(Term, bool)>,
     /// The depth of the region each fragment and cell lives in.
-    pub(crate) homes: HashMap<crate::regions::Owner, usize>,
+    pub(crate) homes: FxHashMap<crate::regions::Owner, usize>,
     pub(crate) shared_offsets: Vec<i64>,
-    pub(crate) ints: HashMap<SymInt, ValueId>,
-    pub(crate) constants: HashMap<(i64, Ty), ValueId>,
-    pub(crate) variables: HashMap<String, ValueId>,
+    pub(crate) ints: FxHashMap<SymInt, ValueId>,
+    pub(crate) constants: FxHashMap<(i64, Ty), ValueId>,
+    pub(crate) variables: FxHashMap<String, ValueId>,
     /// The variables that may be negative: integers loaded from memory, cells,
     /// shuffles' and atomics' results, counters of loops that may start below zero.
-    pub(crate) signed_variables: std::collections::HashSet<String>,
-    pub(crate) param_addresses: HashMap<usize, ValueId>,
+    pub(crate) signed_variables: FxHashSet<String>,
+    pub(crate) param_addresses: FxHashMap<usize, ValueId>,
     pub(crate) shared_base: Option<ValueId>,
     /// What each load read, by its identity: one value, or a fragment's values.
-    pub(crate) loads: HashMap<LoadId, Vec<ValueId>>,
+    pub(crate) loads: FxHashMap<LoadId, Vec<ValueId>>,
     /// Pure instructions already emitted, by operation and type: computed once.
-    pub(crate) pure_cache: HashMap<(crate::integers::PureOp, Ty), ValueId>,
+    pub(crate) pure_cache: FxHashMap<(crate::integers::PureOp, Ty), ValueId>,
     /// Each traced tensor's layout values, tabulated when it has no run-time extent,
     /// by the tensor's address (the trace outlives the builder).
-    pub(crate) static_tables: HashMap<usize, Option<std::rc::Rc<Vec<i64>>>>,
+    pub(crate) static_tables: FxHashMap<usize, Option<std::rc::Rc<Vec<i64>>>>,
     /// The unswizzled offset of each swizzled index already computed (evaluating a
     /// layout at a run-time index is symbolic division, and copies ask twice).
-    pub(crate) unswizzled_cache: HashMap<(layout::ComposedLayout, SymInt), SymInt>,
+    pub(crate) unswizzled_cache: FxHashMap<(layout::ComposedLayout, SymInt), SymInt>,
     /// The addresses computed for swizzled shared elements, per buffer and element
     /// size, that other elements reach with an immediate offset.
-    pub(crate) swizzle_anchors: HashMap<(usize, i64), Vec<crate::swizzled::Anchor>>,
+    pub(crate) swizzle_anchors: FxHashMap<(usize, i64), Vec<crate::swizzled::Anchor>>,
     /// Each thread-index expression's value in every thread of the block (`None`
     /// when the block is not a known size).
-    pub(crate) thread_values: HashMap<SymInt, Option<std::rc::Rc<Vec<i64>>>>,
+    pub(crate) thread_values: FxHashMap<SymInt, Option<std::rc::Rc<Vec<i64>>>>,
     /// Each swizzled index's variable part split into thread terms and the rest.
-    pub(crate) thread_splits: HashMap<SymInt, Option<std::rc::Rc<crate::swizzled::ThreadSplit>>>,
+    pub(crate) thread_splits: FxHashMap<SymInt, Option<std::rc::Rc<crate::swizzled::ThreadSplit>>>,
     /// The inner layout's offsets of each swizzled allocation, when not too many.
-    pub(crate) inner_tables: HashMap<layout::ComposedLayout, Option<std::rc::Rc<Vec<i64>>>>,
+    pub(crate) inner_tables: InnerTables,
+    /// Each thread's swizzled offset of a swizzled allocation's elements, by their
+    /// thread terms, the constant added to those and the allocation's layout.
+    pub(crate) per_thread_offsets: PerThreadOffsets,
     /// The word and half each unpacked 16-bit value came from.
-    pub(crate) halves: HashMap<ValueId, (ValueId, u8)>,
+    pub(crate) halves: FxHashMap<ValueId, (ValueId, u8)>,
     /// The halves each packed word was made of.
-    pub(crate) packed: HashMap<ValueId, [ValueId; 2]>,
+    pub(crate) packed: FxHashMap<ValueId, [ValueId; 2]>,
     /// The halves of each word already unpacked, by element type.
-    pub(crate) unpacked: HashMap<(ValueId, Ty), [ValueId; 2]>,
-    /// Partial sums of symbolic terms already emitted, by their terms.
-    pub(crate) sums: HashMap<Vec<String>, ValueId>,
-    /// Symbolic terms in the order they were first computed.
-    pub(crate) seen_terms: HashMap<String, usize>,
+    pub(crate) unpacked: FxHashMap<(ValueId, Ty), [ValueId; 2]>,
+    /// Partial sums of symbolic terms already emitted, by the numbers `seen_terms`
+    /// gives their terms (each partial sum's key extends the last one's, so it is
+    /// copied once per term: numbers keep that cheap).
+    pub(crate) sums: FxHashMap<Vec<usize>, ValueId>,
+    /// Symbolic terms in the order they were first computed, each numbered by it.
+    pub(crate) seen_terms: FxHashMap<SymInt, usize>,
     /// Recently computed addresses per memory base: their run-time byte offset and
     /// register, so that the next element's address adds a stride to one of them.
-    pub(crate) recent: HashMap<Base, Vec<(SymInt, ValueId)>>,
+    pub(crate) recent: FxHashMap<Base, Vec<(SymInt, ValueId)>>,
     pub(crate) assumptions: Vec<Assumption>,
     pub(crate) alignments: Vec<Alignment>,
     pub(crate) diagnostics: Vec<Diagnostic>,
@@ -89,28 +101,29 @@ impl<'t> Builder<'t> {
             depths: Vec::new(),
             per_thread: Vec::new(),
             branch_conditions: Vec::new(),
-            homes: HashMap::new(),
+            homes: FxHashMap::default(),
             shared_offsets,
-            ints: HashMap::new(),
-            constants: HashMap::new(),
-            variables: HashMap::new(),
-            signed_variables: std::collections::HashSet::new(),
-            param_addresses: HashMap::new(),
+            ints: FxHashMap::default(),
+            constants: FxHashMap::default(),
+            variables: FxHashMap::default(),
+            signed_variables: FxHashSet::default(),
+            param_addresses: FxHashMap::default(),
             shared_base: None,
-            loads: HashMap::new(),
-            pure_cache: HashMap::new(),
-            unswizzled_cache: HashMap::new(),
-            static_tables: HashMap::new(),
-            swizzle_anchors: HashMap::new(),
-            thread_values: HashMap::new(),
-            inner_tables: HashMap::new(),
-            thread_splits: HashMap::new(),
-            halves: HashMap::new(),
-            packed: HashMap::new(),
-            unpacked: HashMap::new(),
-            sums: HashMap::new(),
-            seen_terms: HashMap::new(),
-            recent: HashMap::new(),
+            loads: FxHashMap::default(),
+            pure_cache: FxHashMap::default(),
+            unswizzled_cache: FxHashMap::default(),
+            static_tables: FxHashMap::default(),
+            swizzle_anchors: FxHashMap::default(),
+            thread_values: FxHashMap::default(),
+            inner_tables: FxHashMap::default(),
+            per_thread_offsets: FxHashMap::default(),
+            thread_splits: FxHashMap::default(),
+            halves: FxHashMap::default(),
+            packed: FxHashMap::default(),
+            unpacked: FxHashMap::default(),
+            sums: FxHashMap::default(),
+            seen_terms: FxHashMap::default(),
+            recent: FxHashMap::default(),
             assumptions: Vec::new(),
             alignments: Vec::new(),
             diagnostics: Vec::new(),

@@ -199,7 +199,9 @@ fn consecutive(tensor: &Tensor, indices: &[&SymInt]) -> bool {
         let Some(start) = at(indices[0]) else {
             return false;
         };
-        (indices.iter().enumerate()).all(|(step, index)| at(index) == Some(start + step as i64))
+        // The first index is `start` itself.
+        (indices.iter().enumerate().skip(1))
+            .all(|(step, index)| at(index) == Some(start + step as i64))
     })
 }
 

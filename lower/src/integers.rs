@@ -109,25 +109,21 @@ impl Builder<'_> {
         if let Some(known) = self.ints.get(value) {
             return Some(*known);
         }
-        let mut terms: Vec<(String, i64, Vec<SymFactor<'_>>)> = value
-            .terms()
-            .into_iter()
-            .map(|(coefficient, factors)| {
-                (format!("{coefficient}:{factors:?}"), coefficient, factors)
-            })
-            .collect();
+        let mut terms = value.split_terms();
         let next = self.seen_terms.len();
-        terms.sort_by_key(|(key, ..)| self.seen_terms.get(key).copied().unwrap_or(next));
+        terms.sort_by_key(|term| self.seen_terms.get(term).copied().unwrap_or(next));
         let mut keys = Vec::with_capacity(terms.len());
         let mut sum: Option<ValueId> = None;
-        for (key, coefficient, factors) in terms {
+        for term in terms {
             let order = self.seen_terms.len();
-            self.seen_terms.entry(key.clone()).or_insert(order);
-            keys.push(key);
+            keys.push(*self.seen_terms.entry(term.clone()).or_insert(order));
             if let Some(known) = self.sums.get(&keys) {
                 sum = Some(*known);
                 continue;
             }
+            let Some((coefficient, factors)) = term.terms().pop() else {
+                continue;
+            };
             let mut product: Option<ValueId> = None;
             for factor in factors {
                 let operand = self.factor(factor)?;
@@ -136,13 +132,13 @@ impl Builder<'_> {
                     Some(product) => self.binary(BinOp::Mul, product, operand),
                 });
             }
-            let term = match product {
+            let computed = match product {
                 None => self.constant(coefficient, Ty::I64),
                 Some(product) => self.scale(product, coefficient),
             };
             let total = match sum {
-                None => term,
-                Some(sum) => self.binary(BinOp::Add, sum, term),
+                None => computed,
+                Some(sum) => self.binary(BinOp::Add, sum, computed),
             };
             self.sums.insert(keys.clone(), total);
             sum = Some(total);

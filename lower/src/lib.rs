@@ -82,8 +82,11 @@ pub fn lower_traces(diagnostics: Vec<Diagnostic>, traces: &[KernelTrace]) -> Low
     if lowered.has_errors() {
         return lowered;
     }
+    // The instantiations of a file allocate the same swizzled buffers; their tables
+    // are numbers, not values of one kernel, so every instantiation shares them.
+    let mut tables = builder::InnerTables::default();
     for trace in traces {
-        match lower_trace(trace) {
+        match lower_trace_with(trace, &mut tables) {
             Ok(kernel) => lowered.kernels.push(kernel),
             Err(diagnostics) => lowered.diagnostics.extend(diagnostics),
         }
@@ -93,6 +96,14 @@ pub fn lower_traces(diagnostics: Vec<Diagnostic>, traces: &[KernelTrace]) -> Low
 
 /// Lowers one traced kernel instantiation.
 pub fn lower_trace(trace: &KernelTrace) -> Result<kir::Verified, Vec<Diagnostic>> {
+    lower_trace_with(trace, &mut builder::InnerTables::default())
+}
+
+/// [`lower_trace`], with the swizzled allocations' tables built so far.
+fn lower_trace_with(
+    trace: &KernelTrace,
+    tables: &mut builder::InnerTables,
+) -> Result<kir::Verified, Vec<Diagnostic>> {
     let mut effects = Vec::new();
     budget::flatten(&trace.effects, &mut effects);
     let unsupported: Vec<Diagnostic> = effects
@@ -126,9 +137,11 @@ pub fn lower_trace(trace: &KernelTrace) -> Result<kir::Verified, Vec<Diagnostic>
     })?;
     budget::check(trace)?;
     let mut builder = builder::Builder::new(trace, signature);
+    builder.inner_tables = std::mem::take(tables);
     for effect in &trace.effects {
         builder.effect(effect);
     }
+    *tables = std::mem::take(&mut builder.inner_tables);
     let mut kernel = builder.finish()?;
     let early_reads = tmem_waits::reads_before_wait(&kernel);
     if !early_reads.is_empty() {
@@ -179,7 +192,7 @@ pub fn lower_trace(trace: &KernelTrace) -> Result<kir::Verified, Vec<Diagnostic>
 }
 
 fn dedup(mut diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = rustc_hash::FxHashSet::default();
     diagnostics.retain(|diagnostic| seen.insert((diagnostic.span(), diagnostic.message.clone())));
     diagnostics
 }

@@ -16,7 +16,7 @@
 //! written (its *home*): a fragment allocated in a loop's body is new in every
 //! iteration, so the loop neither carries nor returns it.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use kir::{Inst, Op, Region, Ty, ValueId};
 use trace::CellId;
@@ -67,7 +67,7 @@ pub(crate) struct Frame {
     pub(crate) kind: Kind,
     insts: Vec<Inst>,
     /// Each slot's current value here.
-    state: HashMap<Slot, ValueId>,
+    state: FxHashMap<Slot, ValueId>,
     /// The loop parameters made for slots, in order.
     params: Vec<(Slot, ValueId)>,
 }
@@ -77,7 +77,7 @@ impl Frame {
         Frame {
             kind,
             insts: Vec::new(),
-            state: HashMap::new(),
+            state: FxHashMap::default(),
             params: Vec::new(),
         }
     }
@@ -88,7 +88,7 @@ impl Frame {
 pub(crate) struct Closed {
     pub(crate) region: Region,
     pub(crate) carried: Vec<(Slot, ValueId)>,
-    state: HashMap<Slot, ValueId>,
+    state: FxHashMap<Slot, ValueId>,
 }
 
 impl Builder<'_> {
@@ -206,7 +206,7 @@ impl Builder<'_> {
             return Closed {
                 region: Region::default(),
                 carried: Vec::new(),
-                state: HashMap::new(),
+                state: FxHashMap::default(),
             };
         };
         self.forget_from(depth);

@@ -24,6 +24,8 @@
 //! Anything else takes the general path: the inner layout and the swizzle evaluated
 //! on the run-time index.
 
+use std::rc::Rc;
+
 use cute::{Base, Tensor};
 use kir::{BinOp, Ty, ValueId};
 use layout::{ComposedLayout, Int, IntTuple, Layout, SymFactor, SymInt};
@@ -37,7 +39,7 @@ const MAX_ENUMERATED_THREADS: i64 = 1024;
 /// An address computed at run time for a family of elements: the swizzled element
 /// offset of each thread of the block, and the 32-bit address holding it.
 pub(crate) struct Anchor {
-    per_thread: Vec<i64>,
+    per_thread: Rc<Vec<i64>>,
     address: ValueId,
 }
 
@@ -54,7 +56,7 @@ struct Split {
     /// The thread part of the index, constant included.
     thread_part: SymInt,
     /// `swizzle(inner(thread_part) + offset)` for each thread of the block.
-    per_thread: Vec<i64>,
+    per_thread: Rc<Vec<i64>>,
     /// The elements the run-time rest adds after the swizzle.
     rest: SymInt,
 }
@@ -177,28 +179,21 @@ impl Builder<'_> {
         if firsts.iter().any(|first| *first < 0) {
             return None;
         }
-        let thread_part = Int::add(
-            thread_terms,
-            &SymInt::constant(firsts[0] - thread_values[0]),
-        )
-        .ok()?;
-        let swizzle = composed.swizzle();
-        let table = self.inner_table(composed);
-        let per_thread: Vec<i64> = firsts
-            .iter()
-            .map(|first| {
-                let tabulated = table.as_ref().and_then(|table| {
-                    usize::try_from(*first)
-                        .ok()
-                        .and_then(|at| table.get(at).copied())
-                });
-                let inner_offset = match tabulated {
-                    Some(offset) => offset,
-                    None => inner.evaluate_index(first).ok()?,
-                };
-                Some(swizzle.apply(inner_offset.checked_add(composed.offset())?))
-            })
-            .collect::<Option<_>>()?;
+        let shift = firsts[0] - thread_values[0];
+        let thread_part = Int::add(thread_terms, &SymInt::constant(shift)).ok()?;
+        // The elements of a tile share their thread terms and, mostly, the shift: the
+        // offsets of every thread are computed once for each.
+        let key = (thread_terms.clone(), shift, composed.clone());
+        let per_thread = match self.per_thread_offsets.get(&key) {
+            Some(known) => known.clone()?,
+            None => {
+                let offsets = self
+                    .swizzled_offsets(&firsts, composed, &inner)
+                    .map(Rc::new);
+                self.per_thread_offsets.insert(key, offsets.clone());
+                offsets?
+            }
+        };
         Some(Split {
             thread_part,
             per_thread,
@@ -209,7 +204,7 @@ impl Builder<'_> {
     /// `variable` (an index without its constant) as its terms over thread indices
     /// alone and the rest, computed once per expression: the elements of a tile
     /// differ only in their constants.
-    fn thread_split(&mut self, variable: SymInt) -> Option<std::rc::Rc<ThreadSplit>> {
+    fn thread_split(&mut self, variable: SymInt) -> Option<Rc<ThreadSplit>> {
         if let Some(known) = self.thread_splits.get(&variable) {
             return known.clone();
         }
@@ -223,7 +218,7 @@ impl Builder<'_> {
             }
             let rest = Int::sub(&variable, &thread_terms).ok()?;
             let divisor = i64::try_from(rest.provable_divisor(&|_| false)).ok()?;
-            Some(std::rc::Rc::new(ThreadSplit {
+            Some(Rc::new(ThreadSplit {
                 thread_terms,
                 rest,
                 divisor,
@@ -235,7 +230,7 @@ impl Builder<'_> {
 
     /// The value of `terms` (over thread indices) in each thread of the block, computed
     /// once per expression.
-    fn thread_values(&mut self, terms: &SymInt) -> Option<std::rc::Rc<Vec<i64>>> {
+    fn thread_values(&mut self, terms: &SymInt) -> Option<Rc<Vec<i64>>> {
         if let Some(known) = self.thread_values.get(terms) {
             return known.clone();
         }
@@ -244,17 +239,43 @@ impl Builder<'_> {
                 .iter()
                 .map(|thread| terms.evaluate(&|name| thread_value(name, *thread)))
                 .collect();
-            values.map(std::rc::Rc::new)
+            values.map(Rc::new)
         });
         self.thread_values.insert(terms.clone(), values.clone());
         values
     }
 
+    /// `swizzle(inner(first) + offset)` for each thread's first element, `inner` the
+    /// flattened inner layout.
+    fn swizzled_offsets(
+        &mut self,
+        firsts: &[i64],
+        composed: &ComposedLayout,
+        inner: &Layout<i64>,
+    ) -> Option<Vec<i64>> {
+        let swizzle = composed.swizzle();
+        let table = self.inner_table(composed);
+        (firsts.iter())
+            .map(|first| {
+                let tabulated = table.as_ref().and_then(|table| {
+                    usize::try_from(*first)
+                        .ok()
+                        .and_then(|at| table.get(at).copied())
+                });
+                let inner_offset = match tabulated {
+                    Some(offset) => offset,
+                    None => inner.evaluate_index(first).ok()?,
+                };
+                Some(swizzle.apply(inner_offset.checked_add(composed.offset())?))
+            })
+            .collect()
+    }
+
     /// The inner layout's offsets of a swizzled allocation, tabulated once.
-    fn inner_table(&mut self, composed: &ComposedLayout) -> Option<std::rc::Rc<Vec<i64>>> {
+    fn inner_table(&mut self, composed: &ComposedLayout) -> Option<Rc<Vec<i64>>> {
         self.inner_tables
             .entry(composed.clone())
-            .or_insert_with(|| composed.inner().table(1 << 16).ok().map(std::rc::Rc::new))
+            .or_insert_with(|| composed.inner().table(1 << 16).ok().map(Rc::new))
             .clone()
     }
 

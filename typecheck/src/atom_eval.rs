@@ -1,7 +1,7 @@
 //! Instantiating `atom` items: binding their const parameters, evaluating their
 //! properties and checking them against what the atom's kind needs.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::rc::Rc;
 
 use cute::{Atom, AtomKind};
@@ -241,7 +241,7 @@ impl<'a> Checker<'a> {
                     "unknown kind",
                 );
             };
-            let mut properties: HashMap<String, (Value, Span)> = HashMap::new();
+            let mut properties: FxHashMap<String, (Value, Span)> = FxHashMap::default();
             let required = match kind {
                 AtomKind::Copy => COPY_KEYS,
                 AtomKind::Mma => MMA_KEYS,

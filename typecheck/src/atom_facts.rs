@@ -2,7 +2,7 @@
 //! spaces, threads, thread-value layouts, `shape_mnk`), each checked, and the
 //! consistency of its layouts with each other.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use cute::{
     AtomDetail, AtomKind, CopyAtom, Dtype, MmaAtom, SpaceRule, check_copy_shapes, check_mma_shapes,
@@ -21,7 +21,7 @@ impl<'a> Checker<'a> {
     pub(crate) fn atom_facts(
         &mut self,
         kind: AtomKind,
-        properties: &HashMap<String, (Value, Span)>,
+        properties: &FxHashMap<String, (Value, Span)>,
         name_span: Span,
     ) -> Option<(u32, String, AtomDetail)> {
         let arch = match properties.get("arch")? {
@@ -178,7 +178,7 @@ impl<'a> Checker<'a> {
 
     pub(crate) fn atom_layout(
         &mut self,
-        properties: &HashMap<String, (Value, Span)>,
+        properties: &FxHashMap<String, (Value, Span)>,
         key: &str,
     ) -> Option<Layout<i64>> {
         let (value, span) = properties.get(key)?;
@@ -203,7 +203,7 @@ impl<'a> Checker<'a> {
 
     pub(crate) fn atom_dtypes<const N: usize>(
         &mut self,
-        properties: &HashMap<String, (Value, Span)>,
+        properties: &FxHashMap<String, (Value, Span)>,
     ) -> Option<[Dtype; N]> {
         let (value, span) = properties.get("dtypes")?;
         let dtypes: Option<Vec<Dtype>> = match value {

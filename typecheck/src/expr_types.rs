@@ -7,8 +7,8 @@
 //! function shows the value of its first instantiation. Stdlib code is not recorded.
 //! Without the recorder (plain [`crate::check`]) evaluation costs nothing extra.
 
+use rustc_hash::FxHashSet;
 use std::cell::RefCell;
-use std::collections::HashSet;
 use std::rc::Rc;
 
 use cute::Target;
@@ -36,7 +36,7 @@ pub struct ExprType {
 /// The recorder [`Checker::eval`] feeds while it is attached.
 #[derive(Debug, Default)]
 pub(crate) struct ExprTypes {
-    recorded: HashSet<Span>,
+    recorded: FxHashSet<Span>,
     types: Vec<ExprType>,
 }
 

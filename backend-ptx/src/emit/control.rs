@@ -19,6 +19,7 @@
 //! uniform are `bra.uni`.
 
 use kir::{Inst, Op, Region, Ty, ValueId};
+use rustc_hash::FxHashSet;
 
 use super::{Emitter, class};
 
@@ -178,11 +179,17 @@ impl Emitter<'_, '_> {
             .zip(sources.iter().copied())
             .filter(|(destination, source)| self.name(*destination) != self.name(*source))
             .collect();
+        // A loop's carried values are copied all at once (hundreds of accumulators in a
+        // GEMM): a set of the destinations' names keeps the test linear.
+        let written: FxHashSet<&str> = (pairs.iter())
+            .map(|(destination, _)| self.name(*destination))
+            .collect();
+        let overwritten: Vec<bool> = (pairs.iter())
+            .map(|(_, source)| written.contains(self.name(*source)))
+            .collect();
         let mut read_from = Vec::with_capacity(pairs.len());
-        for (_, source) in &pairs {
+        for ((_, source), overwritten) in pairs.iter().zip(overwritten) {
             let ty = self.kernel.ty(*source);
-            let overwritten = (pairs.iter())
-                .any(|(destination, _)| self.name(*destination) == self.name(*source));
             if overwritten {
                 let scratch = self.scratch(ty);
                 let text = format!("mov{} {scratch}, {};", class(ty).1, self.operand(*source));

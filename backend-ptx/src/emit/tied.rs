@@ -8,14 +8,14 @@
 //! `wgmma.fence` after the copies, which the PTX ISA requires between a register write
 //! and the wgmma that reads it.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use kir::{Inst, Kernel, Op, ValueId};
 
 /// Renames the results of in-place atoms to their inputs' registers where the input
 /// has no other use.
 pub(super) fn tie_in_place_results(kernel: &Kernel, names: &mut [String]) {
-    let mut uses: HashMap<ValueId, usize> = HashMap::new();
+    let mut uses: FxHashMap<ValueId, usize> = FxHashMap::default();
     count_uses(&kernel.body, &mut uses);
     tie(&kernel.body, &uses, names);
 }
@@ -35,7 +35,7 @@ pub(super) fn in_place_inputs(op: &Op) -> Option<&[ValueId]> {
         .map(|(_, values)| values.as_slice())
 }
 
-fn count_uses(body: &[Inst], uses: &mut HashMap<ValueId, usize>) {
+fn count_uses(body: &[Inst], uses: &mut FxHashMap<ValueId, usize>) {
     for inst in body {
         for operand in inst.op.operands() {
             *uses.entry(operand).or_insert(0) += 1;
@@ -52,7 +52,7 @@ fn count_uses(body: &[Inst], uses: &mut HashMap<ValueId, usize>) {
     }
 }
 
-fn tie(body: &[Inst], uses: &HashMap<ValueId, usize>, names: &mut [String]) {
+fn tie(body: &[Inst], uses: &FxHashMap<ValueId, usize>, names: &mut [String]) {
     for inst in body {
         if let Some(inputs) = in_place_inputs(&inst.op) {
             for (input, result) in inputs.iter().zip(&inst.results) {

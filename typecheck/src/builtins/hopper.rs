@@ -11,7 +11,7 @@ use std::rc::Rc;
 
 use cute::{Dtype, MemorySpace};
 use lang::Diagnostic;
-use layout::{Int, SymInt};
+use layout::SymInt;
 
 use crate::builtins::{Arg, Args};
 use crate::check::Checker;
@@ -210,7 +210,7 @@ impl<'a> Checker<'a> {
             return None;
         }
         self.tracing.target_only = true;
-        let element = self.index(
+        let (element, index) = self.index_element(
             tensor.value.clone(),
             (coord.value.clone(), coord.span),
             tensor.span,
@@ -230,13 +230,7 @@ impl<'a> Checker<'a> {
             }
             _ => {}
         }
-        let coordinate = self.coordinate(&coord.value, coord.span)?;
-        words
-            .layout
-            .layout
-            .evaluate(&coordinate.with_free_as_zero())
-            .and_then(|index| index.add(&words.layout.offset))
-            .ok()
+        index
     }
 
     /// A block of the kernel's cluster named by `arg` (`what` says which argument): an

@@ -344,7 +344,7 @@ impl<'a> Checker<'a> {
 
     /// Rejects a kernel whose shared memory exceeds the target's per-block limit.
     pub(crate) fn check_shared_budget(&mut self, kernel: &Kernel, buffers: &[SharedBuffer]) {
-        let mut seen = std::collections::HashSet::new();
+        let mut seen = rustc_hash::FxHashSet::default();
         let buffers: Vec<&SharedBuffer> = buffers
             .iter()
             .filter(|buffer| seen.insert(buffer.span))

@@ -79,7 +79,9 @@ impl<'a> Checker<'a> {
             );
         }
         let bits = pointer.dtype.map_or(8, Dtype::bits);
-        let needed = crate::eval::memory::composed_cosize(composed).map(|cosize| cosize * bits / 8);
+        let needed = self
+            .composed_cosize(composed)
+            .map(|cosize| cosize * bits / 8);
         let available = self.frame.shared.get(buffer).map(|shared| shared.bytes);
         if let (Some(needed), Some(available)) = (needed, available)
             && needed > available

@@ -5,7 +5,7 @@
 use std::rc::Rc;
 
 use cute::{Dtype, MemorySpace};
-use layout::{Int, SymInt};
+use layout::SymInt;
 
 use crate::builtins::{Arg, Args};
 use crate::check::Checker;
@@ -192,7 +192,7 @@ impl<'a> Checker<'a> {
             );
         }
         self.tracing.target_only = true;
-        let element = self.index(
+        let (element, index) = self.index_element(
             p[0].value.clone(),
             (p[1].value.clone(), p[1].span),
             p[0].span,
@@ -219,14 +219,6 @@ impl<'a> Checker<'a> {
         };
         let old = returns.then(|| self.unique_variable(name, origin.clone()));
         if self.tracing_kernel() {
-            let index = self.coordinate(&p[1].value, p[1].span).and_then(|coord| {
-                tensor
-                    .layout
-                    .layout
-                    .evaluate(&coord.with_free_as_zero())
-                    .and_then(|index| index.add(&tensor.layout.offset))
-                    .ok()
-            });
             match (index, term_of(&p[2].value)) {
                 (Some(index), Some(value)) => self.emit(Effect::Atomic {
                     op,

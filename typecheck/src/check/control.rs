@@ -10,7 +10,7 @@
 //! static value: assigning it another one under run-time control flow is `E0226`
 //! (`eval/assign.rs`).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::rc::Rc;
 
 use cute::Dtype;
@@ -50,7 +50,7 @@ impl<'a> Checker<'a> {
         let effects = self.traced(|checker| {
             checker.read_cells(&entry, body.span);
             checker.frame.loops += 1;
-            checker.scopes.push(HashMap::new());
+            checker.scopes.push(FxHashMap::default());
             checker.bind(variable, counter_value, false, BindingKind::Local);
             checker.eval_block(body);
             checker.scopes.pop();

@@ -23,7 +23,7 @@ mod scopes;
 mod statements;
 pub(crate) mod types;
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::rc::Rc;
 
 use cute::{Target, Tensor};
@@ -77,9 +77,9 @@ pub(crate) struct ModuleEntry<'a> {
     name: &'static str,
     module: &'a Module,
     /// Item index by name.
-    items: HashMap<String, usize>,
+    items: FxHashMap<String, usize>,
     /// Names brought in by `use`: name to (module, item).
-    imports: HashMap<String, (usize, usize)>,
+    imports: FxHashMap<String, (usize, usize)>,
 }
 
 /// A shared-memory buffer of the kernel being checked.
@@ -152,9 +152,9 @@ pub(crate) struct Checker<'a> {
     /// What lowering and editors are given: kernel traces and expression types.
     pub(crate) tracing: Tracing,
     /// Local scopes, innermost last.
-    pub(crate) scopes: Vec<HashMap<String, Local>>,
+    pub(crate) scopes: Vec<FxHashMap<String, Local>>,
     /// Why each run-time variable is dyn.
-    pub(crate) origins: HashMap<String, Origin>,
+    pub(crate) origins: FxHashMap<String, Origin>,
     /// The function, kernel or test being evaluated.
     pub(crate) frame: Frame,
     /// The last number given to a fresh run-time variable.
@@ -175,13 +175,13 @@ pub(crate) struct Reporting {
     /// Every diagnostic, in the order found.
     pub(crate) diagnostics: Vec<Diagnostic>,
     /// The (code, span, message) of each diagnostic reported, to report it once.
-    pub(crate) seen: HashSet<(&'static str, Span, String)>,
+    pub(crate) seen: FxHashSet<(&'static str, Span, String)>,
     /// While evaluating stdlib code: the user-file span responsible for it.
     pub(crate) anchor: Option<Span>,
     /// Every binding, for `--dump-types` and hovers.
     pub(crate) bindings: Vec<Binding>,
     /// The (span, name) of each binding recorded, to record it once.
-    pub(crate) recorded: HashSet<(Span, String)>,
+    pub(crate) recorded: FxHashSet<(Span, String)>,
 }
 
 /// Budgets: the work done and the nesting reached, against their limits.
@@ -203,15 +203,18 @@ pub(crate) struct Budgets {
 #[derive(Default)]
 pub(crate) struct Evaluated {
     /// Each `const` item's state, by (module, item).
-    pub(crate) consts: HashMap<(usize, usize), ConstState>,
+    pub(crate) consts: FxHashMap<(usize, usize), ConstState>,
     /// Each atom instantiation, by name and const arguments.
-    pub(crate) atoms: HashMap<String, Value>,
+    pub(crate) atoms: FxHashMap<String, Value>,
     /// The atom instantiations being evaluated, to catch one that needs itself.
-    pub(crate) atoms_in_progress: HashSet<String>,
+    pub(crate) atoms_in_progress: FxHashSet<String>,
     /// The kernel instantiations checked, by name and const arguments.
-    pub(crate) instantiated: HashSet<String>,
+    pub(crate) instantiated: FxHashSet<String>,
     /// The functions called at least once, by (module, item).
-    pub(crate) called_functions: HashSet<(usize, usize)>,
+    pub(crate) called_functions: FxHashSet<(usize, usize)>,
+    /// The cosize of each swizzled layout allocated or placed: each kernel
+    /// instantiation allocates its buffers again, and a cosize walks every offset.
+    pub(crate) cosizes: FxHashMap<layout::ComposedLayout, Option<i64>>,
 }
 
 /// Tracing: what is recorded for lowering and editors.
@@ -231,7 +234,7 @@ pub(crate) struct Tracing {
     /// tcgen05 instruction there.
     pub(crate) cta_group: Option<(bool, Span)>,
     /// Fragments whose element type an MMA atom chose: where, and which atom.
-    pub(crate) fragment_origins: HashMap<u32, (Span, String)>,
+    pub(crate) fragment_origins: FxHashMap<u32, (Span, String)>,
     /// The number of loads given an identity.
     pub(crate) loads: u32,
     /// The number of cells given out.
@@ -249,15 +252,15 @@ impl<'a> Checker<'a> {
         let mut modules = vec![ModuleEntry {
             name: "",
             module,
-            items: HashMap::new(),
-            imports: HashMap::new(),
+            items: FxHashMap::default(),
+            imports: FxHashMap::default(),
         }];
         for std_module in stdlib::modules() {
             modules.push(ModuleEntry {
                 name: std_module.name,
                 module: &std_module.module,
-                items: HashMap::new(),
-                imports: HashMap::new(),
+                items: FxHashMap::default(),
+                imports: FxHashMap::default(),
             });
         }
         Checker {
@@ -270,8 +273,8 @@ impl<'a> Checker<'a> {
             budgets: Budgets::default(),
             evaluated: Evaluated::default(),
             tracing: Tracing::default(),
-            scopes: vec![HashMap::new()],
-            origins: HashMap::new(),
+            scopes: vec![FxHashMap::default()],
+            origins: FxHashMap::default(),
             frame: Frame::new(Context::Const, "file".to_owned()),
             fresh: 0,
         }

@@ -1,7 +1,7 @@
 //! Names: the items of every module, `use` imports, and resolving a name to an item
 //! or a module member, with "did you mean" when it is not found.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use cute::Dtype;
 use lang::ast::{Item, ItemKind, Name, UseTree};
@@ -18,7 +18,7 @@ use crate::value::Value;
 impl<'a> Checker<'a> {
     pub(crate) fn index_items(&mut self, module: usize) {
         let items = &self.names.modules[module].module.items;
-        let mut names: HashMap<String, usize> = HashMap::new();
+        let mut names: FxHashMap<String, usize> = FxHashMap::default();
         let mut duplicates = Vec::new();
         for (index, item) in items.iter().enumerate() {
             for name in item_names(item) {

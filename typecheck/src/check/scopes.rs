@@ -1,7 +1,7 @@
 //! Scopes and stages: local bindings and what `--dump-types` records about them, and
 //! the run-time variables that make a value dyn, with their origins.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use lang::Span;
 use lang::ast::Name;
@@ -57,7 +57,7 @@ impl<'a> Checker<'a> {
         frame: Frame,
         body: impl FnOnce(&mut Self) -> T,
     ) -> (T, Frame) {
-        let saved_scopes = std::mem::replace(&mut self.scopes, vec![HashMap::new()]);
+        let saved_scopes = std::mem::replace(&mut self.scopes, vec![FxHashMap::default()]);
         let saved_frame = std::mem::replace(&mut self.frame, frame);
         let saved_module = std::mem::replace(&mut self.names.current_module, module);
         let result = body(self);

@@ -1,7 +1,7 @@
 //! Statements: blocks, `let` and patterns, `static` loops unrolled, `if const`
 //! decided; run-time loops and branches are `control.rs`.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use lang::Span;
 use lang::ast::{Block, Name, Pattern, PatternKind, Stmt, StmtKind};
@@ -15,7 +15,7 @@ use crate::value::{IntType, Known, Value};
 
 impl<'a> Checker<'a> {
     pub(crate) fn eval_block(&mut self, block: &'a Block) -> Value {
-        self.scopes.push(HashMap::new());
+        self.scopes.push(FxHashMap::default());
         for statement in &block.statements {
             self.eval_statement(statement);
         }
@@ -175,7 +175,7 @@ impl<'a> Checker<'a> {
             }
             self.frame.loops += 1;
             for index in first..last {
-                self.scopes.push(HashMap::new());
+                self.scopes.push(FxHashMap::default());
                 self.bind(variable, Value::int(index), false, BindingKind::Local);
                 self.eval_block(body);
                 self.scopes.pop();

@@ -4,7 +4,6 @@
 use cute::{Codomain, Tensor};
 use lang::ast::{AssignOp, BinaryOp, Expr, ExprKind};
 use lang::{Diagnostic, Span};
-use layout::Int;
 
 use crate::check::Checker;
 use crate::check::control::cell_dtype;
@@ -87,12 +86,8 @@ impl<'a> Checker<'a> {
                     }
                     // A plain store's target is a place, not a load; `+=` reads it.
                     self.tracing.target_only = op.binary().is_none();
-                    let element = self.index(
-                        base_value.clone(),
-                        coordinate.clone(),
-                        base.span,
-                        target.span,
-                    );
+                    let (element, index) =
+                        self.index_element(base_value.clone(), coordinate, base.span, target.span);
                     self.tracing.target_only = false;
                     if let Value::Tensor(_) = element {
                         self.error(
@@ -115,16 +110,6 @@ impl<'a> Checker<'a> {
                         None => value,
                     };
                     self.check_element_store(&element, &stored, value_expr.span);
-                    let index = self
-                        .coordinate(&coordinate.0, coordinate.1)
-                        .and_then(|coord| {
-                            tensor
-                                .layout
-                                .layout
-                                .evaluate(&coord.with_free_as_zero())
-                                .and_then(|index| index.add(&tensor.layout.offset))
-                                .ok()
-                        });
                     self.emit(match (index, term_of(&stored)) {
                         (Some(index), Some(value)) => Effect::StoreElement {
                             tensor: tensor.clone(),

@@ -89,16 +89,31 @@ impl<'a> Checker<'a> {
     pub(crate) fn index(
         &mut self,
         base: Value,
-        (coordinate, coordinate_span): (Value, Span),
+        coordinate: (Value, Span),
         base_span: Span,
         span: Span,
     ) -> Value {
+        self.index_element(base, coordinate, base_span, span).0
+    }
+
+    /// [`Checker::index`], with the element's layout value plus the tensor's offset
+    /// when the coordinate has no `_`: a store needs both, and evaluating the layout
+    /// once instead of twice matters in unrolled epilogues.
+    pub(crate) fn index_element(
+        &mut self,
+        base: Value,
+        (coordinate, coordinate_span): (Value, Span),
+        base_span: Span,
+        span: Span,
+    ) -> (Value, Option<SymInt>) {
         let Some(coord) = self.coordinate(&coordinate, coordinate_span) else {
-            return Value::Unknown;
+            return (Value::Unknown, None);
         };
-        match base {
+        let value = match base {
             Value::Unknown => Value::Unknown,
-            Value::Tensor(tensor) => self.index_tensor(&tensor, &coord, coordinate_span, span),
+            Value::Tensor(tensor) => {
+                return self.index_tensor(&tensor, &coord, coordinate_span, span);
+            }
             Value::HostTensor { .. } => self.error(
                 "E0220",
                 span,
@@ -114,7 +129,8 @@ impl<'a> Checker<'a> {
                 ),
                 "not a tensor",
             ),
-        }
+        };
+        (value, None)
     }
 
     /// A coordinate from a value: integers, `_` and tuples of them.
@@ -143,43 +159,45 @@ impl<'a> Checker<'a> {
         }
     }
 
-    pub(crate) fn index_tensor(
+    /// A tensor's element or slice, with the element's layout value (plus the
+    /// tensor's offset) where the coordinate has no `_` and evaluates.
+    fn index_tensor(
         &mut self,
         tensor: &Rc<Tensor>,
         coord: &Coord<SymInt>,
         coordinate_span: Span,
         span: Span,
-    ) -> Value {
-        let shape = tensor.shape().clone();
-        if !self.check_coordinate(coord, &shape, coordinate_span) {
-            return Value::Unknown;
+    ) -> (Value, Option<SymInt>) {
+        if !self.check_coordinate(coord, tensor.shape(), coordinate_span) {
+            return (Value::Unknown, element_offset(tensor, coord).ok());
         }
-        let layout = &tensor.layout.layout;
         if coord.has_free() {
-            let (sliced, offset) = match layout.slice(coord) {
-                Ok(result) => result,
-                Err(error) => return self.layout_error(span, "this slice", &error),
-            };
-            return match tensor.relaid(sliced, &offset) {
-                Ok(sliced) => Value::Tensor(Rc::new(sliced)),
-                Err(error) => self.layout_error(span, "this slice", &error),
-            };
+            return (self.slice_at(tensor, coord, span), None);
         }
-        let index = coord.with_free_as_zero();
-        let value = match layout
-            .evaluate(&index)
-            .and_then(|value| value.add(&tensor.layout.offset))
-        {
+        let value = match element_offset(tensor, coord) {
             Ok(value) => value,
-            Err(error) => return self.layout_error(span, "this element access", &error),
+            Err(error) => return (self.layout_error(span, "this element access", &error), None),
         };
-        match (&tensor.layout.codomain, tensor.dtype) {
+        let element = match (&tensor.layout.codomain, tensor.dtype) {
             (Codomain::Coordinates(identity), _) => match identity.coordinate_of(&value) {
                 Ok(coordinate) => Value::from_int_tuple(&coordinate),
                 Err(error) => self.layout_error(span, "this coordinate access", &error),
             },
-            (_, Some(dtype)) => self.load_element(tensor, value, dtype, span),
+            (_, Some(dtype)) => self.load_element(tensor, value.clone(), dtype, span),
             (_, None) => Value::Unknown,
+        };
+        (element, Some(value))
+    }
+
+    /// The slice of `tensor` under the `_` of `coord`.
+    fn slice_at(&mut self, tensor: &Tensor, coord: &Coord<SymInt>, span: Span) -> Value {
+        let (sliced, offset) = match tensor.layout.layout.slice(coord) {
+            Ok(result) => result,
+            Err(error) => return self.layout_error(span, "this slice", &error),
+        };
+        match tensor.relaid(sliced, &offset) {
+            Ok(sliced) => Value::Tensor(Rc::new(sliced)),
+            Err(error) => self.layout_error(span, "this slice", &error),
         }
     }
 
@@ -229,8 +247,13 @@ impl<'a> Checker<'a> {
         match (coord, shape) {
             (Coord::Free, _) => true,
             (Coord::Int(index), _) => {
+                // Only a const index has a range to check; the shape's size is a
+                // product worth skipping for the dyn indices of unrolled loops.
+                let Some(index) = index.as_constant() else {
+                    return true;
+                };
                 let size = shape.product().ok().and_then(|size| size.as_constant());
-                if let (Some(index), Some(size)) = (index.as_constant(), size)
+                if let Some(size) = size
                     && !(0..size).contains(&index)
                 {
                     self.error(
@@ -269,4 +292,11 @@ impl<'a> Checker<'a> {
             }
         }
     }
+}
+
+/// The layout value of `tensor` at `coord` (`_` as zero) plus the tensor's offset.
+fn element_offset(tensor: &Tensor, coord: &Coord<SymInt>) -> Result<SymInt, layout::LayoutError> {
+    (tensor.layout.layout)
+        .evaluate(&coord.with_free_as_zero())
+        .and_then(|value| value.add(&tensor.layout.offset))
 }

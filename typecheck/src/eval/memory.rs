@@ -55,7 +55,7 @@ impl<'a> Checker<'a> {
                     Ok(domain) => domain,
                     Err(error) => return self.layout_error(layout_expr.span, what, &error),
                 };
-                let cosize = composed_cosize(&composed);
+                let cosize = self.composed_cosize(&composed);
                 (domain.to_symbolic(), Codomain::Swizzled(composed), cosize)
             }
             Value::Layout(layout) => {
@@ -115,8 +115,16 @@ impl<'a> Checker<'a> {
     }
 }
 
-/// The extent of memory a swizzled layout touches: one past its largest offset.
-pub(crate) fn composed_cosize(composed: &layout::ComposedLayout) -> Option<i64> {
-    let table = composed.table(1 << 20).ok()?;
-    table.iter().max().map(|max| max + 1)
+impl Checker<'_> {
+    /// The extent of memory a swizzled layout touches: one past its largest offset,
+    /// computed once per layout.
+    pub(crate) fn composed_cosize(&mut self, composed: &layout::ComposedLayout) -> Option<i64> {
+        if let Some(known) = self.evaluated.cosizes.get(composed) {
+            return *known;
+        }
+        let cosize =
+            (composed.table(1 << 20).ok()).and_then(|table| table.iter().max().map(|max| max + 1));
+        (self.evaluated.cosizes).insert(composed.clone(), cosize);
+        cosize
+    }
 }
