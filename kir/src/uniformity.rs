@@ -7,8 +7,10 @@
 //! condition runs for some threads of a warp and not others, so the values it yields
 //! are divergent too. One level finer, a value is the same for a whole warpgroup (128
 //! threads, wgmma's unit) unless it depends on the thread index divided into less than
-//! whole warpgroups (`thread_idx.x / 32` is per warp). The analysis runs to a fixed
-//! point over loops' carried values.
+//! whole warpgroups (`thread_idx.x / 32` is per warp). The thread index moved by whole
+//! warpgroups (`thread_idx.x - 128`) keeps these properties, and compared with a
+//! boundary between warpgroups (`thread_idx.x >= 128`) or warps it is the same across
+//! each. The analysis runs to a fixed point over loops' carried values.
 //!
 //! [`mark_uniform`] sets each region instruction's `uniform` flag (the emitter then
 //! branches with `bra.uni`) and returns the warp-collective instructions (shuffles,
@@ -20,7 +22,7 @@ use rustc_hash::FxHashMap;
 
 use lang::Span;
 
-use crate::ir::{BinOp, Inst, Kernel, Op, Special, ValueId};
+use crate::ir::{BinOp, CmpOp, Inst, Kernel, Op, Special, ValueId};
 
 /// What is known about a value across the threads of a warp.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -160,6 +162,7 @@ impl Analysis {
                 other => other,
             },
             Op::Binary(op, a, b) => self.binary(*op, *a, *b),
+            Op::Compare(op, a, b) => self.compare(*op, *a, *b),
             Op::For {
                 start,
                 end,
@@ -215,8 +218,16 @@ impl Analysis {
     }
 
     /// `thread_idx.x` divided into whole warpgroups is uniform, into whole warps the
-    /// same per warp; otherwise the join.
+    /// same per warp; moved by whole warpgroups (`thread_idx.x - 128`, a consumer's index
+    /// in a warp-specialized kernel) it keeps those properties; otherwise the join.
     fn binary(&self, op: BinOp, a: ValueId, b: ValueId) -> Class {
+        let whole_warpgroups = self.constants.get(&b).is_some_and(|moved| moved % 128 == 0);
+        if self.class(a) == Class::ThreadX
+            && matches!(op, BinOp::Add | BinOp::Sub)
+            && whole_warpgroups
+        {
+            return Class::ThreadX;
+        }
         if self.class(a) == Class::ThreadX {
             // A division by a multiple of 128 (32), a shift by 7 (5) or more.
             let threads = match (op, self.constants.get(&b)) {
@@ -231,6 +242,24 @@ impl Analysis {
             };
         }
         self.join(&[a, b])
+    }
+
+    /// `thread_idx.x` compared with a boundary between warpgroups (`thread_idx.x >= 128`)
+    /// is the same across each warpgroup, with one between warps the same per warp;
+    /// otherwise the join.
+    fn compare(&self, op: CmpOp, a: ValueId, b: ValueId) -> Class {
+        let boundary = match (op, self.constants.get(&b)) {
+            (CmpOp::Lt | CmpOp::Ge, Some(bound)) => Some(*bound),
+            (CmpOp::Le | CmpOp::Gt, Some(bound)) => bound.checked_add(1),
+            _ => None,
+        };
+        match boundary {
+            Some(boundary) if self.class(a) == Class::ThreadX && boundary % 128 == 0 => {
+                Class::Uniform
+            }
+            Some(boundary) if self.class(a) == Class::ThreadX && boundary % 32 == 0 => Class::Warp,
+            _ => self.join(&[a, b]),
+        }
     }
 
     /// A loop's carried values: each parameter joins its initial value and its yield
