@@ -64,16 +64,9 @@ impl Builder<'_> {
     /// Whether the results of `op` may differ between the threads of a block.
     pub(crate) fn may_differ_between_threads(&self, op: &Op) -> bool {
         match op {
-            Op::ConstInt(_) | Op::ConstFloat(_) | Op::Param(_) | Op::SharedBase => false,
             Op::Special(special) => matches!(special, Special::ThreadIndex(_)),
-            Op::Unary(..)
-            | Op::Binary(..)
-            | Op::Fma(..)
-            | Op::Compare(..)
-            | Op::Select(..)
-            | Op::Convert(_)
-            | Op::Pack(..)
-            | Op::Unpack(_) => op.operands().into_iter().any(|value| self.differs(value)),
+            // Constants and parameters read nothing; arithmetic follows its operands.
+            op if op.is_pure() => op.operands().into_iter().any(|value| self.differs(value)),
             _ => true,
         }
     }

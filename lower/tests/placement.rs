@@ -4,7 +4,10 @@
 //! subroutine on the GPU; placed outside thread 0's `if`, every thread of the block ran
 //! it in every iteration (the SM90 GEMM's producer, 3x slower).
 
-use cute::Target;
+#[path = "support/lower.rs"]
+mod support;
+
+use support::kir_text;
 
 const SOURCE: &str = "kernel placement(
     n: i32,
@@ -25,20 +28,7 @@ const SOURCE: &str = "kernel placement(
 ";
 
 fn kir_lines() -> Vec<String> {
-    let (module, errors) = grammar::parse(SOURCE);
-    assert!(errors.is_empty(), "{errors:?}");
-    let lowered = typecheck::trace(&module, Target::Sm90a, |analysis, traces| {
-        lower::lower_traces(analysis.diagnostics, &traces)
-    });
-    assert!(!lowered.has_errors(), "{:#?}", lowered.diagnostics);
-    let [kernel] = lowered.kernels.as_slice() else {
-        panic!("one kernel, not {}", lowered.kernels.len());
-    };
-    let line_of = |offset: u32| 1 + SOURCE[..offset as usize].matches('\n').count() as u32;
-    kir::to_text(kernel, &line_of)
-        .lines()
-        .map(str::to_owned)
-        .collect()
+    kir_text(SOURCE).lines().map(str::to_owned).collect()
 }
 
 /// The index of the first line containing `pattern` (after line `from`).

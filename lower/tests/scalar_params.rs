@@ -2,7 +2,10 @@
 //! at the kernel's entry with its register type, and a bool arrives as a 32-bit
 //! integer that the kernel compares with 0.
 
-use cute::Target;
+#[path = "support/lower.rs"]
+mod support;
+
+use support::kir_text;
 
 const SOURCE: &str = "kernel axpy_if(
     n: i32,
@@ -24,17 +27,7 @@ const SOURCE: &str = "kernel axpy_if(
 ";
 
 fn kir() -> String {
-    let (module, errors) = grammar::parse(SOURCE);
-    assert!(errors.is_empty(), "{errors:?}");
-    let lowered = typecheck::trace(&module, Target::Sm90a, |analysis, traces| {
-        lower::lower_traces(analysis.diagnostics, &traces)
-    });
-    assert!(!lowered.has_errors(), "{:#?}", lowered.diagnostics);
-    let [kernel] = lowered.kernels.as_slice() else {
-        panic!("one kernel, not {}", lowered.kernels.len());
-    };
-    let line_of = |offset: u32| 1 + SOURCE[..offset as usize].matches('\n').count() as u32;
-    kir::to_text(kernel, &line_of)
+    kir_text(SOURCE)
 }
 
 #[test]

@@ -5,7 +5,10 @@
 //! form. The branch around the gemm says warpgroup 0 never runs it, so lowering derives
 //! the descriptors from warpgroups 1 and 2 alone.
 
-use cute::Target;
+#[path = "support/lower.rs"]
+mod support;
+
+use support::{kir_text, lowered};
 
 const SOURCE: &str = "use sm90::wgmma_m64k16;
 kernel two_panels(j: i32) launch grid(1) block(384) smem(auto) {
@@ -31,16 +34,7 @@ kernel two_panels(j: i32) launch grid(1) block(384) smem(auto) {
 
 #[test]
 fn the_producer_warpgroup_is_not_taken_to_run_the_consumers_wgmma() {
-    let (module, errors) = grammar::parse(SOURCE);
-    assert!(errors.is_empty(), "{errors:?}");
-    let lowered = typecheck::trace(&module, Target::Sm90a, |analysis, traces| {
-        lower::lower_traces(analysis.diagnostics, &traces)
-    });
-    assert!(!lowered.has_errors(), "{:#?}", lowered.diagnostics);
-    let [kernel] = lowered.kernels.as_slice() else {
-        panic!("one kernel, not {}", lowered.kernels.len());
-    };
-    let text = kir::to_text(kernel, &|_| 0);
+    let text = kir_text(SOURCE);
     // Eight k-steps of m64n128k16, four in each panel.
     assert_eq!(text.matches("wgmma.mma_async").count(), 8, "{text}");
 }
@@ -69,18 +63,10 @@ kernel compared(j: i32) launch grid(1) block(384) smem(auto) {
 
 #[test]
 fn a_comparison_at_a_warpgroup_boundary_is_the_same_across_each_warpgroup() {
-    let (module, errors) = grammar::parse(COMPARED);
-    assert!(errors.is_empty(), "{errors:?}");
-    let lowered = typecheck::trace(&module, Target::Sm90a, |analysis, traces| {
-        lower::lower_traces(analysis.diagnostics, &traces)
-    });
-    assert!(!lowered.has_errors(), "{:#?}", lowered.diagnostics);
+    kir_text(COMPARED);
     // One more thread, and the boundary splits a warpgroup and a warp.
     let split = COMPARED.replace("thread_idx.x >= 128", "thread_idx.x >= 129");
-    let (module, _) = grammar::parse(&split);
-    let lowered = typecheck::trace(&module, Target::Sm90a, |analysis, traces| {
-        lower::lower_traces(analysis.diagnostics, &traces)
-    });
+    let lowered = lowered(&split);
     assert!(
         lowered.diagnostics.iter().any(|d| d.code == "E0302"),
         "{:#?}",
