@@ -171,6 +171,42 @@ fn a_register_read_before_its_loads_wait_is_an_error_at_the_read() {
 }
 
 #[test]
+fn tensor_memory_breaches_are_errors_at_their_lines() {
+    let output = cukc(&[
+        "build",
+        "tests/blackwell/tmem_breaches.cuk",
+        "--target",
+        "sm_100a",
+        "--emit",
+        "kir",
+        "-o",
+        "-",
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(stderr.matches("[E0227]").count(), 3, "{stderr}");
+    for (line, message) in [
+        (
+            17,
+            "warp 0 moves tensor-memory lanes 24 to 39, but warp w may reach only lanes 32 (w % 4) to 32 (w % 4) + 31: 0 to 31",
+        ),
+        (
+            39,
+            "the lanes of warp 0 give one tensor-memory move different addresses (0x0 and 0x10000)",
+        ),
+        (
+            54,
+            "kernel `never_freed` allocates 64 columns of tensor memory and never frees them",
+        ),
+    ] {
+        assert!(
+            stderr.contains(message) && stderr.contains(&format!("tmem_breaches.cuk:{line}:")),
+            "no E0227 at line {line}: {stderr}"
+        );
+    }
+}
+
+#[test]
 fn a_file_runs_for_the_target_its_first_line_declares() {
     // No --target: the emulator builds the sm_100a example for sm_100a, not the
     // default sm_90a, so `cukc test cuk-examples/` runs every example.

@@ -48,8 +48,12 @@ fn every_test_block_passes_on_the_emulator() {
         &["wgmma_split_warpgroup.cuk", "wgmma_serialized.cuk"],
     ));
     // Blackwell's (sm_100a); the planted bugs are in tests/emulator, and a register read
-    // before its load's wait is a build error by design (cli/tests/blackwell.rs).
-    files.extend(cuk_files("tests/blackwell", &["tmem_read_before_wait.cuk"]));
+    // before its load's wait and the tensor-memory breaches are build errors by design
+    // (cli/tests/blackwell.rs).
+    files.extend(cuk_files(
+        "tests/blackwell",
+        &["tmem_read_before_wait.cuk", "tmem_breaches.cuk"],
+    ));
     let mut blocks = 0;
     for file in &files {
         let text = std::fs::read_to_string(root().join(file)).unwrap();

@@ -217,7 +217,7 @@ fn a_cluster_barrier_one_warp_skips_is_never_released() {
 #[test]
 fn tensor_memory_still_allocated_at_exit_is_reported_at_its_allocation() {
     let fault = planted("tmem_not_freed.cuk", |device| {
-        vec![Arg::Tensor(device.empty(4))]
+        vec![Arg::Int(0), Arg::Tensor(device.empty(4))]
     });
     let message = fault.to_string();
     assert!(
@@ -256,7 +256,7 @@ fn an_allocation_beyond_the_blocks_columns_is_reported() {
 #[test]
 fn a_warp_loading_another_warps_lanes_is_reported() {
     let fault = planted("tmem_load_outside_quadrant.cuk", |device| {
-        vec![Arg::Tensor(device.empty(64 * 4))]
+        vec![Arg::Int(0), Arg::Tensor(device.empty(64 * 4))]
     });
     assert!(
         fault

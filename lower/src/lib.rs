@@ -42,6 +42,7 @@ mod regions;
 mod signature;
 mod swizzled;
 mod terms;
+mod tmem_checks;
 mod tmem_waits;
 mod tv;
 mod umma;
@@ -136,6 +137,10 @@ fn lower_trace_with(
         ]
     })?;
     budget::check(trace)?;
+    let tmem_breaches = tmem_checks::tmem_breaches(trace);
+    if !tmem_breaches.is_empty() {
+        return Err(dedup(tmem_breaches));
+    }
     let mut builder = builder::Builder::new(trace, signature);
     builder.inner_tables = std::mem::take(tables);
     for effect in &trace.effects {
