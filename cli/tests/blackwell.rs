@@ -10,7 +10,7 @@ mod build;
 use build::{assemble_without_local_memory, cukc, emit};
 
 /// The files that build, with what their KIR must show.
-const FILES: [(&str, &[&str]); 6] = [
+const FILES: [(&str, &[&str]); 7] = [
     (
         "tmem_alloc",
         &[
@@ -40,6 +40,14 @@ const FILES: [(&str, &[&str]); 6] = [
             "tcgen05.mma.cta_group::1.kind::tf32 [{taddr}], {desc_a}, {desc_b}, {idesc}, %accumulate;",
             // The instruction descriptor of tf32, f32, K-major, M = 128, N = 64.
             "const 135268624",
+        ],
+    ),
+    (
+        "umma_fp8",
+        &[
+            "tcgen05.mma.cta_group::1.kind::f8f6f4 [{taddr}], {desc_a}, {desc_b}, {idesc}, %accumulate;",
+            // The instruction descriptor of e4m3 A and B, f32, K-major, M = 128, N = 64.
+            "const 135266320",
         ],
     ),
     (

@@ -8,15 +8,17 @@
 //! 46-48, base offset 0 in bits 49-51, and the layout in bits 61-63: 0 none, 2 a
 //! 128-byte swizzle, 4 a 64-byte one, 6 a 32-byte one.
 //!
-//! The instruction descriptor (kind::f16 and kind::tf32, dense): D's format in bits 4-5
-//! (f32 = 1), A's and B's in bits 7-9 and 10-12 (f16 = 0, bf16 = 1 for kind::f16; tf32
-//! = 2 for kind::tf32), A's and B's majorness in bits 15 and 16 (0 K-major, 1
-//! MN-major), N >> 3 in bits 17-22, M >> 4 in bits 24-28.
+//! The instruction descriptor (kind::f16, kind::tf32 and kind::f8f6f4, dense): D's
+//! format in bits 4-5 (f32 = 1), A's and B's in bits 7-9 and 10-12 (f16 = 0, bf16 = 1
+//! for kind::f16; tf32 = 2 for kind::tf32; e4m3 = 0, e5m2 = 1 for kind::f8f6f4, CUTLASS's
+//! `MXF8F6F4Format`), A's and B's majorness in bits 15 and 16 (0 K-major, 1 MN-major),
+//! N >> 3 in bits 17-22, M >> 4 in bits 24-28.
 //!
-//! One MMA reads 32 bytes of each row along K: 16 elements of bf16 or f16, 8 of tf32.
-//! A tf32 tile's element `(r, k)` is the pair of 16-bit halves `(r, 2k)` and
-//! `(r, 2k + 1)` of a 16-bit tile with the same bytes, so K-major tf32 tiles have
-//! wgmma's canonical forms; an MN-major one is not taken here.
+//! One MMA reads 32 bytes of each row along K: 16 elements of bf16 or f16, 8 of tf32,
+//! 32 of e4m3 or e5m2. A tf32 tile's element `(r, k)` is the pair of 16-bit halves
+//! `(r, 2k)` and `(r, 2k + 1)` of a 16-bit tile with the same bytes, and an 8-bit tile's
+//! elements `(r, 2h)` and `(r, 2h + 1)` are the two bytes of half `(r, h)`, so K-major
+//! tiles of either have wgmma's canonical forms; MN-major ones are not taken here.
 
 use crate::{Dtype, Error, GmmaDescriptor, Major, Tensor, operand_bytes};
 
@@ -34,12 +36,13 @@ impl GmmaDescriptor {
     }
 }
 
-/// A kind::f16 or kind::tf32 tcgen05.mma with f32 accumulators: `D (M x N) += A (M x
-/// K) B (N x K)ᵀ`, K = 16 (bf16, f16) or 8 (tf32).
+/// A kind::f16, kind::tf32 or kind::f8f6f4 tcgen05.mma with f32 accumulators: `D (M x
+/// N) += A (M x K) B (N x K)ᵀ`, K = 16 (bf16, f16), 8 (tf32) or 32 (e4m3, e5m2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct UmmaShape {
-    /// A's and B's element type: bf16, f16, or f32 (or tf32) read as tf32.
-    pub input: Dtype,
+    /// A's and B's element types: both bf16 or both f16, f32 (or tf32) read as tf32,
+    /// or e4m3 and e5m2 in any pairing.
+    pub inputs: [Dtype; 2],
     /// M: 64 or 128 for one block.
     pub m: i64,
     /// N: 8 to 256.
@@ -51,15 +54,15 @@ pub struct UmmaShape {
 impl UmmaShape {
     /// The instruction descriptor.
     pub fn instruction_descriptor(&self) -> u32 {
-        let format = match self.input {
-            Dtype::Bf16 => 1,
+        let format = |side: usize| match self.inputs[side] {
+            Dtype::Bf16 | Dtype::E5m2 => 1,
             Dtype::F32 | Dtype::Tf32 => 2,
             _ => 0,
         };
         let major = |side: usize| u32::from(self.major[side] == Major::Mn);
         (1 << 4)
-            | (format << 7)
-            | (format << 10)
+            | (format(0) << 7)
+            | (format(1) << 10)
             | (major(0) << 15)
             | (major(1) << 16)
             | ((self.n as u32 >> 3) << 17)
@@ -68,18 +71,19 @@ impl UmmaShape {
 }
 
 /// The MMA kind and K of operands of `dtype`: `("f16", 16)` for bf16 and f16,
-/// `("tf32", 8)` for f32 and tf32.
+/// `("tf32", 8)` for f32 and tf32, `("f8f6f4", 32)` for e4m3 and e5m2.
 pub fn umma_kind(dtype: Dtype) -> Option<(&'static str, i64)> {
     match dtype {
         Dtype::Bf16 | Dtype::F16 => Some(("f16", 16)),
         Dtype::F32 | Dtype::Tf32 => Some(("tf32", 8)),
+        Dtype::E4m3 | Dtype::E5m2 => Some(("f8f6f4", 32)),
         _ => None,
     }
 }
 
 /// The descriptor of the `rows x K` tile whose element `(r, k)` is `tensor`'s layout
 /// value `first + values[r + rows k]` (one block's, its thread indices at zero), read
-/// as a 16-bit tile of the same bytes; 32-bit elements must be K-major.
+/// as a 16-bit tile of the same bytes; 32-bit and 8-bit elements must be K-major.
 pub fn umma_descriptor(
     tensor: &Tensor,
     (first, values): (&layout::SymInt, &[i64]),
@@ -87,22 +91,36 @@ pub fn umma_descriptor(
 ) -> Result<GmmaDescriptor, Error> {
     let thread = |name: &str| name.starts_with("thread_idx.").then_some(0);
     let bytes = operand_bytes(tensor, (first, values), 1024, &thread)?;
-    let wide = tensor.dtype.is_some_and(|dtype| dtype.bits() == 32);
-    if !wide {
-        return GmmaDescriptor::derive(&bytes, rows);
-    }
-    // Halves (r, 2k) and (r, 2k + 1) of element (r, k), column-major over 16 halves.
-    let halves: Vec<i64> = (0..16)
-        .flat_map(|half| (0..rows).map(move |r| (r, half)))
-        .map(|(r, half)| bytes[r + rows * (half / 2)] + 2 * (half % 2) as i64)
-        .collect();
+    let bits = tensor.dtype.map_or(16, |dtype| dtype.bits());
+    let halves: Vec<i64> = match bits {
+        16 => return GmmaDescriptor::derive(&bytes, rows),
+        // Halves (r, 2k) and (r, 2k + 1) of element (r, k), column-major over 16 halves.
+        32 => (0..16)
+            .flat_map(|half| (0..rows).map(move |r| (r, half)))
+            .map(|(r, half)| bytes[r + rows * (half / 2)] + 2 * (half % 2) as i64)
+            .collect(),
+        // Half (r, h) holds elements (r, 2h) and (r, 2h + 1), which must be adjacent.
+        _ => {
+            let pairs = (0..16).flat_map(|half| (0..rows).map(move |r| (r, half)));
+            let adjacent = |(r, half): (usize, usize)| {
+                let first = bytes[r + rows * 2 * half];
+                (bytes[r + rows * (2 * half + 1)] == first + 1).then_some(first)
+            };
+            let halves: Option<Vec<i64>> = pairs.map(adjacent).collect();
+            halves.ok_or_else(|| k_major_only(bits))?
+        }
+    };
     let descriptor = GmmaDescriptor::derive(&halves, rows)?;
     if descriptor.major == Major::Mn {
-        return Err(Error::Inconsistent(
-            "a tf32 tile must be K-major (K contiguous) here".to_owned(),
-        ));
+        return Err(k_major_only(bits));
     }
     Ok(descriptor)
+}
+
+/// Why an MN-major tile of `bits`-bit elements has no descriptor here.
+fn k_major_only(bits: i64) -> Error {
+    let what = if bits == 32 { "a tf32" } else { "an 8-bit" };
+    Error::Inconsistent(format!("{what} tile must be K-major (K contiguous) here"))
 }
 
 /// The layout values of every element of the `(rows, cols)` tile `tensor`, relative
@@ -170,7 +188,7 @@ mod tests {
     fn instruction_descriptors_match_the_worked_values() {
         // D.4's worked values (assembled into PTX there): bf16, f32, K-major.
         let shape = |m, n| UmmaShape {
-            input: Dtype::Bf16,
+            inputs: [Dtype::Bf16; 2],
             m,
             n,
             major: [Major::K, Major::K],
@@ -178,7 +196,7 @@ mod tests {
         assert_eq!(shape(128, 256).instruction_descriptor(), 0x0840_0490);
         assert_eq!(shape(128, 128).instruction_descriptor(), 0x0820_0490);
         let f16_mn = UmmaShape {
-            input: Dtype::F16,
+            inputs: [Dtype::F16; 2],
             m: 64,
             n: 8,
             major: [Major::Mn, Major::K],
@@ -188,10 +206,17 @@ mod tests {
             (1 << 4) | (1 << 15) | (1 << 17) | (4 << 24)
         );
         let tf32 = UmmaShape {
-            input: Dtype::F32,
+            inputs: [Dtype::F32; 2],
             ..shape(128, 64)
         };
         let expected = (1 << 4) | (2 << 7) | (2 << 10) | (8 << 17) | (8 << 24);
         assert_eq!(tf32.instruction_descriptor(), expected);
+        // kind::f8f6f4: e4m3 is format 0 and e5m2 format 1, each side its own.
+        let fp8 = UmmaShape {
+            inputs: [Dtype::E5m2, Dtype::E4m3],
+            ..shape(128, 256)
+        };
+        let expected = (1 << 4) | (1 << 7) | (32 << 17) | (8 << 24);
+        assert_eq!(fp8.instruction_descriptor(), expected);
     }
 }

@@ -284,6 +284,10 @@ pub enum Element {
     F32,
     /// IEEE double.
     F64,
+    /// 8-bit float, 4 exponent and 3 mantissa bits (no infinities; OCP FP8 E4M3).
+    E4M3,
+    /// 8-bit float, 5 exponent and 2 mantissa bits (OCP FP8 E5M2).
+    E5M2,
     /// Signed 8-bit.
     I8,
     /// Unsigned 8-bit.
@@ -300,11 +304,13 @@ pub enum Element {
 
 impl Element {
     /// Every element type.
-    pub const ALL: [Element; 10] = [
+    pub const ALL: [Element; 12] = [
         Element::F16,
         Element::BF16,
         Element::F32,
         Element::F64,
+        Element::E4M3,
+        Element::E5M2,
         Element::I8,
         Element::U8,
         Element::I32,
@@ -323,7 +329,7 @@ impl Element {
     /// The size in bytes.
     pub fn bytes(self) -> usize {
         match self {
-            Element::I8 | Element::U8 => 1,
+            Element::E4M3 | Element::E5M2 | Element::I8 | Element::U8 => 1,
             Element::F16 | Element::BF16 => 2,
             Element::F32 | Element::I32 | Element::U32 => 4,
             Element::F64 | Element::I64 | Element::U64 => 8,
@@ -337,6 +343,8 @@ impl Element {
             Element::BF16 => "bf16",
             Element::F32 => "f32",
             Element::F64 => "f64",
+            Element::E4M3 => "e4m3",
+            Element::E5M2 => "e5m2",
             Element::I8 => "i8",
             Element::U8 => "u8",
             Element::I32 => "i32",

@@ -209,6 +209,8 @@ pub(crate) fn element(dtype: Dtype) -> Option<Element> {
         Dtype::Bf16 => Element::BF16,
         Dtype::F32 => Element::F32,
         Dtype::F64 => Element::F64,
+        Dtype::E4m3 => Element::E4M3,
+        Dtype::E5m2 => Element::E5M2,
         Dtype::I8 => Element::I8,
         Dtype::U8 => Element::U8,
         Dtype::I32 => Element::I32,

@@ -1,7 +1,7 @@
 //! tcgen05's MMA and tensor-memory moves (sm_100a) as atom instructions, in the forms
 //! `../shared/design/HOPPER-BLACKWELL.md` (D.3, D.6) lists as assembled by ptxas:
 //! - `tcgen05.mma.cta_group::1.kind::f16 [{taddr}], {desc_a}, {desc_b}, {idesc}, p`
-//!   (or `kind::tf32`),
+//!   (or `kind::tf32`, `kind::f8f6f4`),
 //!   one thread's, with `p` set from `{accumulate}` in the instruction's own block; the
 //!   shared-memory descriptors are wgmma's canonical forms in the SM100 encoding
 //!   (`cute::GmmaDescriptor::umma_constant_bits`, the start address at run time, as
@@ -19,8 +19,8 @@ use trace::Term;
 
 use crate::builder::Builder;
 
-/// `tcgen05.mma` of `kind` (`f16` or `tf32`), D in tensor memory, A and B from shared
-/// memory.
+/// `tcgen05.mma` of `kind` (`f16`, `tf32` or `f8f6f4`), D in tensor memory, A and B
+/// from shared memory.
 pub fn tcgen05_mma_template(kind: &str, pair: bool) -> String {
     let group = crate::blackwell::cta_group(pair);
     format!(
@@ -52,13 +52,15 @@ impl Builder<'_> {
         else {
             return;
         };
-        let Some((input, (kind, _))) = a.dtype.and_then(|dtype| Some((dtype, umma_kind(dtype)?)))
-        else {
+        let (Some(a_type), Some(b_type)) = (a.dtype, b.dtype) else {
+            return;
+        };
+        let Some((kind, _)) = umma_kind(a_type) else {
             return;
         };
         let blocks = if pair { 2 } else { 1 };
         let shape = UmmaShape {
-            input,
+            inputs: [a_type, b_type],
             m: m * blocks,
             n: n * blocks,
             major: [major_a, major_b],

@@ -24,6 +24,8 @@ impl Tolerance {
             Element::BF16 => (1.6e-2, 1e-5),
             Element::F32 => (1.3e-6, 1e-5),
             Element::F64 => (1e-7, 1e-7),
+            Element::E4M3 => (0.125, 1e-5),
+            Element::E5M2 => (0.25, 1e-5),
             _ => (0.0, 0.0),
         };
         Tolerance { rtol, atol }

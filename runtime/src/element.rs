@@ -17,6 +17,9 @@ pub fn encode(element: Element, value: f64, out: &mut [u8]) {
         Element::BF16 => out.copy_from_slice(&f32_to_bf16(f64_to_f32_odd(value)).to_le_bytes()),
         Element::F32 => out.copy_from_slice(&(value as f32).to_le_bytes()),
         Element::F64 => out.copy_from_slice(&value.to_le_bytes()),
+        // Saturated to the largest finite value, as `cvt.rn.satfinite` does.
+        Element::E4M3 => out[0] = float8::F8E4M3::from_f64(value).to_bits(),
+        Element::E5M2 => out[0] = float8::F8E5M2::from_f64(value).to_bits(),
         Element::I8 => out.copy_from_slice(&(value as i8).to_le_bytes()),
         Element::U8 => out.copy_from_slice(&(value as u8).to_le_bytes()),
         Element::I32 => out.copy_from_slice(&(value as i32).to_le_bytes()),
@@ -42,6 +45,8 @@ pub fn decode(element: Element, bytes: &[u8]) -> f64 {
         )),
         Element::F32 => f64::from(f32::from_le_bytes(array(bytes))),
         Element::F64 => f64::from_le_bytes(array(bytes)),
+        Element::E4M3 => f64::from(float8::F8E4M3::from_bits(bytes[0]).to_f32()),
+        Element::E5M2 => f64::from(float8::F8E5M2::from_bits(bytes[0]).to_f32()),
         Element::I8 => f64::from(i8::from_le_bytes(array(bytes))),
         Element::U8 => f64::from(u8::from_le_bytes(array(bytes))),
         Element::I32 => f64::from(i32::from_le_bytes(array(bytes))),
@@ -63,7 +68,7 @@ pub fn round_to(element: Element, value: f64) -> f64 {
 pub fn is_float(element: Element) -> bool {
     matches!(
         element,
-        Element::F16 | Element::BF16 | Element::F32 | Element::F64
+        Element::F16 | Element::BF16 | Element::F32 | Element::F64 | Element::E4M3 | Element::E5M2
     )
 }
 
@@ -128,6 +133,18 @@ mod tests {
     }
 
     #[test]
+    fn fp8_rounds_to_nearest_even_and_saturates() {
+        // e4m3 keeps 3 mantissa bits: 1.0625 is a tie between 1.0 and 1.125.
+        assert_eq!(round_to(Element::E4M3, 1.0625), 1.0);
+        assert_eq!(round_to(Element::E4M3, 1.07), 1.125);
+        assert_eq!(round_to(Element::E4M3, -1000.0), -448.0);
+        assert_eq!(round_to(Element::E4M3, 2f64.powi(-9)), 2f64.powi(-9));
+        // e5m2 keeps 2: 1.125 is a tie between 1.0 and 1.25.
+        assert_eq!(round_to(Element::E5M2, 1.125), 1.0);
+        assert_eq!(round_to(Element::E5M2, 1e6), 57344.0);
+    }
+
+    #[test]
     fn integers_saturate_and_truncate() {
         assert_eq!(round_to(Element::I8, 300.0), 127.0);
         assert_eq!(round_to(Element::U8, -5.0), 0.0);
@@ -137,7 +154,8 @@ mod tests {
 
     #[test]
     fn poison_reads_as_nan_in_every_float_type() {
-        for element in [Element::F16, Element::BF16, Element::F32, Element::F64] {
+        let floats = [Element::F16, Element::BF16, Element::F32, Element::F64];
+        for element in floats.into_iter().chain([Element::E4M3, Element::E5M2]) {
             let bytes = vec![POISON_BYTE; element.bytes()];
             assert!(decode(element, &bytes).is_nan(), "{}", element.name());
         }
@@ -147,7 +165,7 @@ mod tests {
     #[test]
     fn names_round_trip() {
         for name in [
-            "f16", "bf16", "f32", "f64", "i8", "u8", "i32", "u32", "i64", "u64",
+            "f16", "bf16", "f32", "f64", "e4m3", "e5m2", "i8", "u8", "i32", "u32", "i64", "u64",
         ] {
             assert_eq!(Element::from_name(name).map(Element::name), Some(name));
         }

@@ -39,7 +39,8 @@ impl TensorMapArgs {
     /// The driver's `CUtensorMapDataType` for the element type.
     pub fn data_type(&self) -> u32 {
         match self.dtype {
-            Element::U8 | Element::I8 => 0,
+            // FP8 moves as bytes.
+            Element::U8 | Element::I8 | Element::E4M3 | Element::E5M2 => 0,
             Element::F16 => 6,
             Element::BF16 => 9,
             Element::F32 => 7,

@@ -6,6 +6,8 @@
 //! completes when it is issued here. A CTA pair's (`cta_group::2`) allocation and
 //! release are modelled as each block's own, on its own tensor memory.
 
+use crate::atoms::umma::Kind;
+
 /// A tcgen05 instruction.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Tcgen05 {
@@ -37,8 +39,8 @@ pub enum Tcgen05 {
     WaitLd,
     /// `tcgen05.mma` from shared memory, by one thread ([`crate::atoms::umma`]).
     Mma {
-        /// Whether it is kind::tf32 (else kind::f16).
-        tf32: bool,
+        /// Its kind.
+        kind: Kind,
         /// Whether it is a CTA pair's (`cta_group::2`, M = 256).
         pair: bool,
     },
@@ -123,11 +125,13 @@ impl Tcgen05 {
 pub fn parse(template: &str) -> Option<Tcgen05> {
     let pair = template.contains("cta_group::2");
     let template = &template.replace("cta_group::2", "cta_group::1");
-    if template.contains("tcgen05.mma.cta_group::1.kind::f16 ") {
-        return Some(Tcgen05::Mma { tf32: false, pair });
-    }
-    if template.contains("tcgen05.mma.cta_group::1.kind::tf32 ") {
-        return Some(Tcgen05::Mma { tf32: true, pair });
+    let mma = "tcgen05.mma.cta_group::1.kind::";
+    if let Some(at) = template.find(mma) {
+        let name = template[at + mma.len()..].split(' ').next()?;
+        return Some(Tcgen05::Mma {
+            kind: Kind::named(name)?,
+            pair,
+        });
     }
     let commit = "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster";
     if template.contains(&format!(
@@ -215,19 +219,25 @@ mod tests {
         assert!(Tcgen05::Relinquish.is_warp_collective() && !single.is_warp_collective());
         let mma = "{{ .reg .pred %accumulate; setp.ne.b32 %accumulate, {accumulate}, 0; tcgen05.mma.cta_group::1.kind::f16 [{taddr}], {desc_a}, {desc_b}, {idesc}, %accumulate; }}";
         let f16 = Tcgen05::Mma {
-            tf32: false,
+            kind: Kind::F16,
             pair: false,
         };
         assert_eq!(parse(mma), Some(f16));
         let tf32 = mma.replace("kind::f16", "kind::tf32");
         let tf32_model = Tcgen05::Mma {
-            tf32: true,
+            kind: Kind::Tf32,
             pair: false,
         };
         assert_eq!(parse(&tf32), Some(tf32_model));
+        let fp8 = mma.replace("kind::f16", "kind::f8f6f4");
+        let fp8_model = Tcgen05::Mma {
+            kind: Kind::F8f6f4,
+            pair: false,
+        };
+        assert_eq!(parse(&fp8), Some(fp8_model));
         let pair = mma.replace("cta_group::1", "cta_group::2");
         let pair_model = Tcgen05::Mma {
-            tf32: false,
+            kind: Kind::F16,
             pair: true,
         };
         assert_eq!(parse(&pair), Some(pair_model));

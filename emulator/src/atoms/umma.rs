@@ -1,7 +1,8 @@
-//! `tcgen05.mma.cta_group::1.kind::f16` (and `kind::tf32`) with A and B in shared
-//! memory, by one thread: `D (M x N, f32, tensor memory) += A (M x K) · B (N x K)ᵀ` (`=`
-//! when its enable operand is false), K = 16 (bf16, f16) or 8 (tf32), run to completion when it is issued (so a `tcgen05.commit`
-//! after it arrives at once).
+//! `tcgen05.mma.cta_group::1.kind::f16` (and `kind::tf32`, `kind::f8f6f4`) with A and B
+//! in shared memory, by one thread: `D (M x N, f32, tensor memory) += A (M x K) · B (N x
+//! K)ᵀ` (`=` when its enable operand is false), K = 16 (bf16, f16), 8 (tf32) or 32
+//! (e4m3, e5m2), run to completion when it is issued (so a `tcgen05.commit` after it
+//! arrives at once).
 //!
 //! Facts, from the PTX ISA (tcgen05 "Instruction descriptor", "Shared memory
 //! descriptor", "Matrix fragments") and CUTLASS's `cute/arch/mma_sm100_desc.hpp`
@@ -10,7 +11,9 @@
 //! - the instruction descriptor: bits 0-3 (sparsity, saturation) 0; D's format in
 //!   bits 4-5, 1 for f32; A's and B's formats in bits 7-9 and 10-12, 0 f16 and 1 bf16
 //!   (kind::f16), 2 tf32 (kind::tf32; a tf32 element `(r, k)` is the four bytes at the
-//!   16-bit element `(r, 2k)` of the canonical layout, its 13 low mantissa bits ignored);
+//!   16-bit element `(r, 2k)` of the canonical layout, its 13 low mantissa bits ignored),
+//!   0 e4m3 and 1 e5m2 (kind::f8f6f4, CUTLASS's `MXF8F6F4Format`, A's and B's each their
+//!   own; an 8-bit element `(r, k)` is byte `k % 2` of the 16-bit element `(r, k / 2)`);
 //!   negation bits 13 and 14 clear; A MN-major if bit 15, B if bit 16; N = 8 × bits
 //!   17-22; M = 16 × bits 24-28;
 //! - a shared-memory descriptor: start `(d & 0x3FFF) << 4`, LBO `((d >> 16) & 0x3FFF)
@@ -32,6 +35,41 @@ use crate::fault::Trap;
 use crate::shared::SharedMemory;
 use crate::tmem::TensorMemory;
 
+/// A tcgen05.mma's kind: which element formats its descriptor's fields name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// `kind::f16`: f16 or bf16.
+    F16,
+    /// `kind::tf32`.
+    Tf32,
+    /// `kind::f8f6f4`, of which the model takes the 8-bit formats.
+    F8f6f4,
+}
+
+impl Kind {
+    /// The kind a template's `kind::...` names.
+    pub fn named(name: &str) -> Option<Kind> {
+        Some(match name {
+            "f16" => Kind::F16,
+            "tf32" => Kind::Tf32,
+            "f8f6f4" => Kind::F8f6f4,
+            _ => return None,
+        })
+    }
+
+    /// The element of format field value `format`, if the kind has it.
+    fn element(self, format: u32) -> Option<Element> {
+        Some(match (self, format) {
+            (Kind::F16, 0) => Element::F16,
+            (Kind::F16, 1) => Element::Bf16,
+            (Kind::Tf32, 2) => Element::Tf32,
+            (Kind::F8f6f4, 0) => Element::E4m3,
+            (Kind::F8f6f4, 1) => Element::E5m2,
+            _ => return None,
+        })
+    }
+}
+
 /// The shape and types an instruction descriptor gives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Instruction {
@@ -39,28 +77,23 @@ pub struct Instruction {
     pub m: u64,
     /// N.
     pub n: u64,
-    /// A's and B's element type.
-    pub element: Element,
+    /// A's and B's element types.
+    pub elements: [Element; 2],
     /// Whether A and B are MN-major.
     pub transposed: [bool; 2],
 }
 
-/// The MMA of kind `tf32` (else kind::f16) an instruction descriptor describes, if the
-/// model runs it: M = 128 for a block's, 256 for a CTA pair's (`pair`).
-pub fn instruction(idesc: u32, (tf32, pair): (bool, bool)) -> Result<Instruction, Trap> {
+/// The MMA of `kind` an instruction descriptor describes, if the model runs it: M = 128
+/// for a block's, 256 for a CTA pair's (`pair`).
+pub fn instruction(idesc: u32, (kind, pair): (Kind, bool)) -> Result<Instruction, Trap> {
     let bits = |shift: u32, width: u32| (idesc >> shift) & ((1 << width) - 1);
     let (d_format, a_format, b_format) = (bits(4, 2), bits(7, 3), bits(10, 3));
-    let element = match (tf32, a_format) {
-        (false, 0) => Some(Element::F16),
-        (false, 1) => Some(Element::Bf16),
-        (true, 2) => Some(Element::Tf32),
-        _ => None,
-    };
-    let plain = bits(0, 4) == 0 && bits(13, 2) == 0 && d_format == 1 && a_format == b_format;
-    let (true, Some(element)) = (plain, element) else {
-        let kind = if tf32 { "tf32" } else { "f16" };
+    let elements = (kind.element(a_format), kind.element(b_format));
+    let one_format = a_format == b_format || kind == Kind::F8f6f4;
+    let plain = bits(0, 4) == 0 && bits(13, 2) == 0 && d_format == 1 && one_format;
+    let (true, (Some(a), Some(b))) = (plain, elements) else {
         return Err(unsupported(&format!(
-            "a kind::{kind} tcgen05.mma with instruction descriptor {idesc:#010x} (the model takes f32 D, A and B of one format the kind has, no sparsity or negation)"
+            "a {kind:?} tcgen05.mma with instruction descriptor {idesc:#010x} (the model takes f32 D, A and B of formats the kind has, of one format but in kind::f8f6f4, no sparsity or negation)"
         )));
     };
     let (m, n) = (u64::from(bits(24, 5)) * 16, u64::from(bits(17, 6)) * 8);
@@ -73,7 +106,7 @@ pub fn instruction(idesc: u32, (tf32, pair): (bool, bool)) -> Result<Instruction
     Ok(Instruction {
         m,
         n,
-        element,
+        elements: [a, b],
         transposed: [bits(15, 1) == 1, bits(16, 1) == 1],
     })
 }
@@ -106,7 +139,7 @@ pub fn decode(descriptor: u64) -> Result<SharedTile, Trap> {
 }
 
 /// An issued MMA: D's tensor-memory address, A's and B's descriptors, the
-/// instruction descriptor, and whether it is kind::tf32 and adds to D.
+/// instruction descriptor, its kind, and whether it adds to D.
 #[derive(Clone, Copy, Debug)]
 pub struct Issue {
     /// D's tensor-memory address.
@@ -115,18 +148,18 @@ pub struct Issue {
     pub desc: [u64; 2],
     /// The instruction descriptor.
     pub idesc: u32,
-    /// Whether it is kind::tf32 (else kind::f16).
-    pub tf32: bool,
+    /// Its kind.
+    pub kind: Kind,
     /// Whether D is added to (else overwritten).
     pub accumulate: bool,
 }
 
 /// Executes a block's `D += A Bᵀ` (or `=` unless it accumulates).
 pub fn execute(shared: &SharedMemory, tmem: &mut TensorMemory, issue: Issue) -> Result<(), Trap> {
-    let shape = instruction(issue.idesc, (issue.tf32, false))?;
+    let shape = instruction(issue.idesc, (issue.kind, false))?;
     let a = read(shared, issue.desc[0], shape.m, 0, shape)?;
     let b = read(shared, issue.desc[1], shape.n, 1, shape)?;
-    multiply(tmem, issue, (&a, &b), shape.element)
+    multiply(tmem, issue, (&a, &b), shape.elements[0])
 }
 
 /// Executes a CTA pair's `D += A Bᵀ` (M = 256): each block holds 128 rows of A and N /
@@ -137,12 +170,12 @@ pub fn execute_pair(
     tmem: [&mut TensorMemory; 2],
     issue: Issue,
 ) -> Result<(), Trap> {
-    let shape = instruction(issue.idesc, (issue.tf32, true))?;
+    let shape = instruction(issue.idesc, (issue.kind, true))?;
     let mut b = read(shared[0], issue.desc[1], shape.n / 2, 1, shape)?;
     b.extend(read(shared[1], issue.desc[1], shape.n / 2, 1, shape)?);
     for (shared, tmem) in shared.into_iter().zip(tmem) {
         let a = read(shared, issue.desc[0], shape.m / 2, 0, shape)?;
-        multiply(tmem, issue, (&a, &b), shape.element)?;
+        multiply(tmem, issue, (&a, &b), shape.elements[0])?;
     }
     Ok(())
 }
@@ -156,7 +189,13 @@ fn read(
     shape: Instruction,
 ) -> Result<Vec<f64>, Trap> {
     let tile = decode(descriptor)?;
-    operand(shared, &tile, rows, shape.transposed[side], shape.element)
+    operand(
+        shared,
+        &tile,
+        rows,
+        shape.transposed[side],
+        shape.elements[side],
+    )
 }
 
 /// D's rows (as many as `a` has) `+= a bᵀ` in `tmem` from `issue.taddr`'s lane and
@@ -192,33 +231,46 @@ mod tests {
     #[test]
     fn instruction_descriptors_decode_as_the_ptx_isa_says() {
         // HOPPER-BLACKWELL.md D.4's worked value: bf16, f32, K-major, M = 128, N = 256.
-        let bf16 = instruction(0x0840_0490, (false, false)).unwrap();
-        assert_eq!((bf16.m, bf16.n, bf16.element), (128, 256, Element::Bf16));
+        let bf16 = instruction(0x0840_0490, (Kind::F16, false)).unwrap();
+        assert_eq!(
+            (bf16.m, bf16.n, bf16.elements),
+            (128, 256, [Element::Bf16; 2])
+        );
         assert_eq!(bf16.transposed, [false, false]);
         // f16 inputs (formats 0), B MN-major, N = 64.
-        let f16 =
-            instruction((1 << 4) | (1 << 16) | (8 << 17) | (8 << 24), (false, false)).unwrap();
+        let f16 = instruction(
+            (1 << 4) | (1 << 16) | (8 << 17) | (8 << 24),
+            (Kind::F16, false),
+        )
+        .unwrap();
         assert_eq!(
-            (f16.n, f16.element, f16.transposed),
-            (64, Element::F16, [false, true])
+            (f16.n, f16.elements, f16.transposed),
+            (64, [Element::F16; 2], [false, true])
         );
         // tf32 (formats 2) in kind::tf32 only.
         let tf32 = (1 << 4) | (2 << 7) | (2 << 10) | (16 << 17) | (8 << 24);
         assert_eq!(
-            instruction(tf32, (true, false)).unwrap().element,
-            Element::Tf32
+            instruction(tf32, (Kind::Tf32, false)).unwrap().elements,
+            [Element::Tf32; 2]
         );
+        // e4m3 (0) and e5m2 (1) in kind::f8f6f4, where A and B may differ.
+        let fp8 = (1 << 4) | (1 << 10) | (32 << 17) | (8 << 24);
+        assert_eq!(
+            instruction(fp8, (Kind::F8f6f4, false)).unwrap().elements,
+            [Element::E4m3, Element::E5m2]
+        );
+        assert!(instruction(fp8, (Kind::F16, false)).is_err());
         assert!(
-            instruction(tf32, (false, false)).is_err()
-                && instruction(0x0840_0490, (true, false)).is_err()
+            instruction(tf32, (Kind::F16, false)).is_err()
+                && instruction(0x0840_0490, (Kind::Tf32, false)).is_err()
         );
         // M = 256 (D.4's worked value 0x10400490) for a CTA pair only.
-        assert_eq!(instruction(0x1040_0490, (false, true)).unwrap().m, 256);
-        assert!(instruction(0x1040_0490, (false, false)).is_err());
-        assert!(instruction(0x0840_0490, (false, true)).is_err());
+        assert_eq!(instruction(0x1040_0490, (Kind::F16, true)).unwrap().m, 256);
+        assert!(instruction(0x1040_0490, (Kind::F16, false)).is_err());
+        assert!(instruction(0x0840_0490, (Kind::F16, true)).is_err());
         // M = 64 and f16 D are outside the model.
-        let m64 = instruction(0x0440_0490, (false, false));
-        assert!(m64.is_err() && instruction(0x0840_0480, (false, false)).is_err());
+        let m64 = instruction(0x0440_0490, (Kind::F16, false));
+        assert!(m64.is_err() && instruction(0x0840_0480, (Kind::F16, false)).is_err());
     }
 
     #[test]

@@ -98,6 +98,10 @@ pub enum Element {
     F16,
     /// 32-bit floats read as tf32 (their 13 low mantissa bits ignored).
     Tf32,
+    /// FP8 E4M3 (tcgen05.mma kind::f8f6f4).
+    E4m3,
+    /// FP8 E5M2 (tcgen05.mma kind::f8f6f4).
+    E5m2,
 }
 
 impl Element {
@@ -108,12 +112,17 @@ impl Element {
 
     /// The elements along K of one instruction's 32-byte rows.
     pub fn k(self) -> u64 {
-        if self == Element::Tf32 { 8 } else { 16 }
+        match self {
+            Element::Tf32 => 8,
+            Element::Bf16 | Element::F16 => 16,
+            Element::E4m3 | Element::E5m2 => 32,
+        }
     }
 }
 
 /// The `rows x K` operand `tile` holds, row-major, as f64. A tf32 element `(row, k)` is
-/// the four bytes at 16-bit element `(row, 2k)` (K-major only).
+/// the four bytes at 16-bit element `(row, 2k)`, an 8-bit one the byte `k % 2` of 16-bit
+/// element `(row, k / 2)` (K-major only, both).
 pub fn operand(
     shared: &SharedMemory,
     tile: &SharedTile,
@@ -121,17 +130,29 @@ pub fn operand(
     transposed: bool,
     element: Element,
 ) -> Result<Vec<f64>, Trap> {
-    if element == Element::Tf32 && transposed {
-        return Err(unsupported("an MN-major tf32 operand"));
+    if matches!(element, Element::Tf32 | Element::E4m3 | Element::E5m2) && transposed {
+        return Err(unsupported(&format!("an MN-major {element:?} operand")));
     }
     let k_extent = element.k();
     let mut values = Vec::with_capacity((rows * k_extent) as usize);
     for row in 0..rows {
         for k in 0..k_extent {
-            let half = if element == Element::Tf32 { 2 * k } else { k };
-            let address = tile.address(row, half, transposed)?;
+            let (half, byte) = match element {
+                Element::Tf32 => (2 * k, 0),
+                Element::E4m3 | Element::E5m2 => (k / 2, k % 2),
+                Element::Bf16 | Element::F16 => (k, 0),
+            };
+            let address = tile.address(row, half, transposed)? + byte;
             let address = u32::try_from(address).unwrap_or(u32::MAX);
             let value = match element {
+                Element::E4m3 | Element::E5m2 => {
+                    let mut bits = [0u8; 1];
+                    shared.peek(address, &mut bits)?;
+                    f64::from(match element {
+                        Element::E4m3 => float8::F8E4M3::from_bits(bits[0]).to_f32(),
+                        _ => float8::F8E5M2::from_bits(bits[0]).to_f32(),
+                    })
+                }
                 Element::Tf32 => {
                     let mut bytes = [0u8; 4];
                     shared.peek(address, &mut bytes)?;

@@ -48,12 +48,12 @@ impl<'k> Thread<'k> {
                     self.send(inst, context, rank, kind);
                 }
             }
-            Tcgen05::Mma { tf32, pair } => {
+            Tcgen05::Mma { kind, pair } => {
                 let issue = umma::Issue {
                     taddr: value(self, "taddr")? as u32,
                     desc: [value(self, "desc_a")?, value(self, "desc_b")?],
                     idesc: value(self, "idesc")? as u32,
-                    tf32,
+                    kind,
                     accumulate: value(self, "accumulate")? as u32 != 0,
                 };
                 if !pair {

@@ -95,6 +95,8 @@ fn dtypes(py: Python<'_>) -> PyResult<&Vec<(Py<PyAny>, Element)>> {
             ("bfloat16", Element::BF16),
             ("float32", Element::F32),
             ("float64", Element::F64),
+            ("float8_e4m3fn", Element::E4M3),
+            ("float8_e5m2", Element::E5M2),
             ("int8", Element::I8),
             ("uint8", Element::U8),
             ("int32", Element::I32),

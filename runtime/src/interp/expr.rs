@@ -91,11 +91,26 @@ impl Interpreter<'_> {
                     None => self.builtin(&name.text, args, span),
                 }
             }
+            ExprKind::MethodCall {
+                receiver,
+                method,
+                args,
+            } if method.text == "to" && args.len() == 1 => self.converted(receiver, &args[0]),
             _ => Err(Stop::error(
                 span,
                 "this expression does not run in host code",
             )),
         }
+    }
+
+    /// `tensor.to(dtype)`: a new tensor of the values rounded to `dtype`.
+    fn converted(&mut self, receiver: &Expr, dtype: &Argument) -> Eval<Value> {
+        let mut dense = self.tensor_arg(receiver)?;
+        let Value::Dtype(element) = self.expr(&dtype.value)? else {
+            return Err(Stop::error(dtype.value.span, "`to` takes a dtype"));
+        };
+        dense.dtype = element;
+        Ok(self.new_tensor(Tensor::from_dense(&dense)))
     }
 
     fn name(&mut self, name: &str, span: Span) -> Eval<Value> {

@@ -73,7 +73,9 @@ impl Interpreter<'_> {
         }
         let (input, output) = match dtype {
             Element::F16 | Element::BF16 => (dtype, Element::F32),
-            Element::F32 | Element::F64 => (Element::F64, Element::F64),
+            Element::F32 | Element::F64 | Element::E4M3 | Element::E5M2 => {
+                (Element::F64, Element::F64)
+            }
             _ => return Ok(Err("integers are exact on the CPU".to_owned())),
         };
         if let Err(reason) = self.open_blas() {

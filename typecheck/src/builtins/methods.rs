@@ -102,6 +102,23 @@ impl<'a> Checker<'a> {
                     ),
                 }
             }
+            (Value::HostTensor { shape, .. }, "to") => {
+                if !self.arity(name, &args, 1..=1, &[]) {
+                    return Value::Unknown;
+                }
+                match &args.items[0].value {
+                    Value::Dtype(dtype) => Value::HostTensor {
+                        dtype: *dtype,
+                        shape: shape.clone(),
+                    },
+                    other => self.error(
+                        "E0216",
+                        args.items[0].span,
+                        format!("`to` takes a dtype, not a {}", other.type_name()),
+                        "not a dtype",
+                    ),
+                }
+            }
             (Value::Int { .. } | Value::Float { .. }, "to") => {
                 if !self.arity(name, &args, 1..=1, &[]) {
                     return Value::Unknown;
@@ -156,7 +173,10 @@ impl<'a> Checker<'a> {
             _ => {
                 let methods: &[&str] = match &receiver {
                     Value::Tensor(_) => &["load", "store", "fill"],
-                    Value::Vector { .. } | Value::Int { .. } | Value::Float { .. } => &["to"],
+                    Value::Vector { .. }
+                    | Value::HostTensor { .. }
+                    | Value::Int { .. }
+                    | Value::Float { .. } => &["to"],
                     Value::TiledCopy(_) | Value::TiledMma(_) => &["slice", "get_slice"],
                     Value::ThreadCopy { .. } => {
                         &["partition_S", "partition_D", "retile_S", "retile_D"]

@@ -5,10 +5,11 @@
 //! column n in column n), A and B are shared tiles read through descriptors the
 //! compiler computes from their layouts (the canonical forms wgmma reads,
 //! `cute::umma_descriptor`; none is E0227 at the operand, and the tile's buffer is
-//! aligned to its swizzle's period): K = 16 of bf16 or f16 (kind::f16) or K = 8 of f32
-//! read as tf32 (kind::tf32, K-major). The checks (E0227): M = 128 (the one shape whose
-//! tensor-memory rows are its lanes; M = 64 is not supported), N a multiple of 16 from
-//! 16 to 256, A and B of one type.
+//! aligned to its swizzle's period): K = 16 of bf16 or f16 (kind::f16), K = 8 of f32
+//! read as tf32 (kind::tf32, K-major) or K = 32 of e4m3 or e5m2 (kind::f8f6f4,
+//! K-major). The checks (E0227): M = 128 (the one shape whose tensor-memory rows are its
+//! lanes; M = 64 is not supported), N a multiple of 16 from 16 to 256, A and B of one
+//! type (kind::f8f6f4: of one kind, so e4m3 with e5m2 is allowed).
 //!
 //! `tcgen05_ld_32x32b(fragment, taddr)` and `tcgen05_st_32x32b(taddr, fragment)`: a
 //! whole warp moves 32 lanes of tensor memory, thread `i` lane `lane(taddr) + i`, its
@@ -71,11 +72,13 @@ impl<'a> Checker<'a> {
         }
         if let (Some(a_type), Some(b_type)) = (a.dtype, b.dtype)
             && a_type != b_type
+            && !(umma_kind(a_type).is_some_and(|(kind, _)| kind == "f8f6f4")
+                && umma_kind(a_type) == umma_kind(b_type))
         {
             return self.error(
                 "E0227",
                 p[2].span,
-                format!("`{name}` takes A and B of one type; A is {a_type}, B {b_type}"),
+                format!("`{name}` takes A and B of one type (or e4m3 with e5m2); A is {a_type}, B {b_type}"),
                 "another type than A's",
             );
         }
@@ -197,7 +200,7 @@ impl<'a> Checker<'a> {
             self.error(
                 "E0227",
                 arg.span,
-                format!("tcgen05.mma reads {side} as a shared (rows, 16) tile of bf16 or f16, or (rows, 8) of f32 (tf32); this is {}", tensor.layout),
+                format!("tcgen05.mma reads {side} as a shared (rows, 16) tile of bf16 or f16, (rows, 8) of f32 (tf32) or (rows, 32) of e4m3 or e5m2; this is {}", tensor.layout),
                 "not a shared (rows, K) tile",
             );
             return None;
