@@ -10,7 +10,7 @@ mod build;
 use build::{assemble_without_local_memory, cukc, emit};
 
 /// The files that build, with what their KIR must show.
-const FILES: [(&str, &[&str]); 7] = [
+const FILES: [(&str, &[&str]); 10] = [
     (
         "tmem_alloc",
         &[
@@ -48,6 +48,28 @@ const FILES: [(&str, &[&str]); 7] = [
             "tcgen05.mma.cta_group::1.kind::f8f6f4 [{taddr}], {desc_a}, {desc_b}, {idesc}, %accumulate;",
             // The instruction descriptor of e4m3 A and B, f32, K-major, M = 128, N = 64.
             "const 135266320",
+        ],
+    ),
+    (
+        "umma_tmem_a",
+        &[
+            "tcgen05.mma.cta_group::1.kind::f16 [{taddr}], [{a_taddr}], {desc_b}, {idesc}, %accumulate;",
+            // 64 bf16 a thread, packed in pairs.
+            "tcgen05.st.sync.aligned.32x32b.x32.b32 [{taddr}], {{r}};",
+        ],
+    ),
+    (
+        "umma_pair_tmem_a",
+        &[
+            "tcgen05.mma.cta_group::2.kind::f16 [{taddr}], [{a_taddr}], {desc_b}, {idesc}, %accumulate;",
+        ],
+    ),
+    (
+        "pair_forms",
+        &[
+            "tcgen05.mma.cta_group::2.kind::tf32 [{taddr}], {desc_a}, {desc_b}, {idesc}, %accumulate;",
+            "tcgen05.mma.cta_group::2.kind::f8f6f4 [{taddr}], {desc_a}, {desc_b}, {idesc}, %accumulate;",
+            "tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.b64 [{bar}];",
         ],
     ),
     (

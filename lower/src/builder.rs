@@ -277,7 +277,7 @@ impl<'t> Builder<'t> {
                 b,
                 accumulate,
                 ..
-            } => self.tcgen05_mma(taddr, [a, b], accumulate, *pair),
+            } => self.tcgen05_mma(taddr, (a, b), accumulate, *pair),
             Effect::TmemCopy {
                 load,
                 shape,

@@ -15,16 +15,17 @@ use cute::{
     Tensor, UmmaShape, tile_extents, tile_values, tmem_shape_registers, umma_descriptor, umma_kind,
 };
 use kir::{BinOp, Op, Ty, ValueId};
-use trace::Term;
+use trace::{Term, UmmaA};
 
 use crate::builder::Builder;
 
-/// `tcgen05.mma` of `kind` (`f16`, `tf32` or `f8f6f4`), D in tensor memory, A and B
-/// from shared memory.
-pub fn tcgen05_mma_template(kind: &str, pair: bool) -> String {
+/// `tcgen05.mma` of `kind` (`f16`, `tf32` or `f8f6f4`), D in tensor memory, B from
+/// shared memory, A from shared memory or (`a_in_tmem`) tensor memory.
+pub fn tcgen05_mma_template(kind: &str, pair: bool, a_in_tmem: bool) -> String {
     let group = crate::blackwell::cta_group(pair);
+    let a = if a_in_tmem { "[{a_taddr}]" } else { "{desc_a}" };
     format!(
-        "{{{{ .reg .pred %accumulate; setp.ne.b32 %accumulate, {{accumulate}}, 0; tcgen05.mma.{group}.kind::{kind} [{{taddr}}], {{desc_a}}, {{desc_b}}, {{idesc}}, %accumulate; }}}}"
+        "{{{{ .reg .pred %accumulate; setp.ne.b32 %accumulate, {{accumulate}}, 0; tcgen05.mma.{group}.kind::{kind} [{{taddr}}], {a}, {{desc_b}}, {{idesc}}, %accumulate; }}}}"
     )
 }
 
@@ -43,16 +44,29 @@ impl Builder<'_> {
     pub(crate) fn tcgen05_mma(
         &mut self,
         taddr: &Term,
-        [a, b]: [&Tensor; 2],
+        (a, b): (&UmmaA, &Tensor),
         accumulate: &Term,
         pair: bool,
     ) {
-        let (Some((desc_a, major_a, m)), Some((desc_b, major_b, n))) =
-            (self.umma_operand(a), self.umma_operand(b))
-        else {
+        let Some((desc_b, major_b, n)) = self.umma_operand(b) else {
             return;
         };
-        let (Some(a_type), Some(b_type)) = (a.dtype, b.dtype) else {
+        // A in tensor memory: 128 lanes, K-major, of B's type.
+        let (a_operand, major_a, m, a_type) = match a {
+            UmmaA::Shared(a) => {
+                let Some((desc_a, major_a, m)) = self.umma_operand(a) else {
+                    return;
+                };
+                (("desc_a", desc_a), major_a, m, a.dtype)
+            }
+            UmmaA::Tmem(address) => {
+                let Some(address) = self.tmem_address(address) else {
+                    return;
+                };
+                (("a_taddr", address), cute::Major::K, 128, b.dtype)
+            }
+        };
+        let (Some(a_type), Some(b_type)) = (a_type, b.dtype) else {
             return;
         };
         let Some((kind, _)) = umma_kind(a_type) else {
@@ -72,13 +86,13 @@ impl Builder<'_> {
         let flag = self.convert(flag, Ty::I32);
         let operands = [
             ("taddr", taddr),
-            ("desc_a", desc_a),
+            a_operand,
             ("desc_b", desc_b),
             ("idesc", idesc),
             ("accumulate", flag),
         ];
         self.push_effect(Op::Atom {
-            template: tcgen05_mma_template(kind, pair),
+            template: tcgen05_mma_template(kind, pair, matches!(a, UmmaA::Tmem(_))),
             operands: (operands.iter())
                 .map(|(name, value)| ((*name).to_owned(), *value, 0))
                 .collect(),
@@ -126,8 +140,13 @@ impl Builder<'_> {
         let Some(indices) = indices else {
             return;
         };
+        // A store's 16-bit values travel in pairs, the first in a register's low half.
+        let Some(ty) = self.element_ty(fragment) else {
+            return;
+        };
+        let registers = count * i64::from(ty.bits()) / 32;
         let per_repetition = tmem_shape_registers(shape).unwrap_or(1);
-        let template = tmem_copy_template(load, shape, count / per_repetition);
+        let template = tmem_copy_template(load, shape, registers / per_repetition);
         let operands = vec![("taddr".to_owned(), taddr, 0)];
         if !load {
             let values: Option<Vec<ValueId>> = (indices.iter())
@@ -136,19 +155,17 @@ impl Builder<'_> {
             let Some(values) = values else {
                 return;
             };
+            let words = self.pack(&values, Ty::B32);
             self.push_effect(Op::Atom {
                 template,
                 operands,
-                registers: vec![("r".to_owned(), values)],
+                registers: vec![("r".to_owned(), words)],
                 output: None,
                 warp: None,
                 predicate: None,
             });
             return;
         }
-        let Some(ty) = self.element_ty(fragment) else {
-            return;
-        };
         let op = Op::Atom {
             template,
             operands,
@@ -157,6 +174,8 @@ impl Builder<'_> {
             warp: None,
             predicate: None,
         };
+        // Loads are of 32-bit values only: unpacking halves would read the registers
+        // before `tcgen05_wait_ld()`.
         let results = self.push_many(op, &vec![ty; indices.len()]);
         for (index, value) in indices.iter().zip(results) {
             self.write_element(fragment, index, value, None);

@@ -16,6 +16,7 @@
 //! expression in the kernel's run-time integers ([`SymInt`] variables: parameters,
 //! `thread_idx.x`, `block_idx.y`, loop counters, cell reads).
 
+mod asynchronous;
 mod text;
 
 use std::rc::Rc;
@@ -144,108 +145,6 @@ pub enum Atomic {
     Max,
     /// `atomic_min`.
     Min,
-}
-
-/// What an mbarrier operation does to the 8-byte barrier it names (sm_90).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mbarrier {
-    /// `mbarrier_init`: one thread sets the arrival count (the operand); phase 0.
-    Init,
-    /// `mbarrier_arrive`: one arrival.
-    Arrive,
-    /// `mbarrier_arrive(..., cta = rank)`: one arrival on the barrier at the same place
-    /// in block `rank` (the operand) of the cluster.
-    ArriveCluster,
-    /// `mbarrier_arrive_expect_tx`: the transaction bytes (the operand) to expect,
-    /// then one arrival.
-    ArriveExpectTx,
-    /// `mbarrier_wait`: waits until the phase of the operand's parity has completed.
-    Wait,
-    /// `tcgen05_commit`: one arrival once the thread's earlier tcgen05 operations
-    /// (MMAs) have completed (sm_100a); with an operand, on the barrier at the same
-    /// place in each block of the cluster in that 16-bit mask.
-    Tcgen05Commit {
-        /// Whether it is a CTA pair's (`cta_group::2`).
-        pair: bool,
-    },
-}
-
-/// An instruction of Hopper's asynchronous machinery without operands (sm_90).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AsyncSync {
-    /// `fence_barrier_init()`: mbarrier inits visible to the async proxy and the cluster.
-    FenceBarrierInit,
-    /// `fence_proxy_async()`: this thread's shared-memory writes visible to the async
-    /// proxy (TMA stores, wgmma operands).
-    FenceProxyAsync,
-    /// `wgmma_fence()`: orders register accesses before the next wgmma.
-    WgmmaFence,
-    /// `wgmma_commit_group()`: the wgmmas issued since the last commit form a group.
-    WgmmaCommit,
-    /// `wgmma_wait_group(n)`: waits until at most `n` wgmma groups are in flight.
-    WgmmaWait(i64),
-    /// `setmaxnreg_inc(n)` / `setmaxnreg_dec(n)`: the warpgroup's registers per thread.
-    SetMaxNReg {
-        /// Whether it raises the count (else lowers it).
-        increase: bool,
-        /// The new count.
-        registers: i64,
-    },
-    /// `tma_store_commit_group()`: the thread's TMA stores since the last commit form a
-    /// bulk group.
-    BulkCommit,
-    /// `tma_store_wait_group(n)`: waits until at most `n` bulk groups still read
-    /// shared memory (`.read`: their sources may be reused).
-    BulkWaitRead(i64),
-    /// `tma_store_wait_all()`: waits until every bulk group has completed, its writes
-    /// visible in global memory.
-    BulkWaitAll,
-    /// `cluster_arrive()`: the thread arrives at the cluster barrier (release).
-    ClusterArrive,
-    /// `cluster_wait()`: waits until every thread of the cluster has arrived (acquire).
-    ClusterWait,
-    /// `named_barrier_sync(id, threads)` / `named_barrier_arrive(id, threads)`.
-    NamedBarrier {
-        /// Whether the thread only arrives (else it waits too).
-        arrive: bool,
-        /// The barrier, 0 to 15.
-        id: i64,
-        /// The threads that take part, a multiple of 32.
-        threads: i64,
-    },
-    /// `tcgen05_fence_before_thread_sync()`: the thread's tcgen05 operations ordered
-    /// before the next thread synchronization (sm_100a).
-    Tcgen05FenceBefore,
-    /// `tcgen05_fence_after_thread_sync()`: the thread's tcgen05 operations ordered
-    /// after the last thread synchronization (sm_100a).
-    Tcgen05FenceAfter,
-    /// `tcgen05_wait_ld()`: the warp's tensor-memory loads have completed (sm_100a).
-    Tcgen05WaitLd,
-    /// `tcgen05_wait_st()`: the warp's tensor-memory stores have completed (sm_100a).
-    Tcgen05WaitSt,
-    /// `tmem_relinquish_alloc_permit()`: the block allocates no more tensor memory.
-    TmemRelinquish {
-        /// Whether it is a CTA pair's (`cta_group::2`).
-        pair: bool,
-    },
-}
-
-/// What a tensor-memory allocation instruction does (sm_100a, a whole warp).
-#[derive(Clone, Debug, PartialEq)]
-pub enum Tmem {
-    /// `tmem_alloc(slots, coord, columns)`: allocates the columns and writes their
-    /// address to the shared `u32` at this layout value of `slot`.
-    Alloc {
-        /// The shared tensor the address goes to.
-        slot: Rc<Tensor>,
-        /// The layout's value of its element.
-        index: SymInt,
-    },
-    /// `tmem_dealloc(address, columns)`: frees the columns at this address.
-    Dealloc {
-        /// The address (an integer).
-        address: Rc<Term>,
-    },
 }
 
 /// One thing a kernel does at run time, in program order.
@@ -451,8 +350,8 @@ pub enum Effect {
         pair: bool,
         /// D's tensor-memory address (an integer).
         taddr: Rc<Term>,
-        /// A's shared tile, `(M, 16)`.
-        a: Rc<Tensor>,
+        /// A: a shared `(M, K)` tile or an address in tensor memory.
+        a: UmmaA,
         /// B's shared tile, `(N, 16)`.
         b: Rc<Tensor>,
         /// Whether D is added to (else `D = A Bᵀ`), a boolean or integer.
@@ -667,4 +566,5 @@ pub struct KernelTrace {
     pub is_default: bool,
 }
 
+pub use asynchronous::{AsyncSync, Mbarrier, Tmem, UmmaA};
 pub use text::to_text;

@@ -41,6 +41,8 @@ pub enum Tcgen05 {
     Mma {
         /// Its kind.
         kind: Kind,
+        /// Whether A is in tensor memory (`[{a_taddr}]`), else shared.
+        a_in_tmem: bool,
         /// Whether it is a CTA pair's (`cta_group::2`, M = 256).
         pair: bool,
     },
@@ -131,6 +133,7 @@ pub fn parse(template: &str) -> Option<Tcgen05> {
         return Some(Tcgen05::Mma {
             kind: Kind::named(name)?,
             pair,
+            a_in_tmem: template.contains("[{a_taddr}]"),
         });
     }
     let commit = "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster";
@@ -221,26 +224,37 @@ mod tests {
         let f16 = Tcgen05::Mma {
             kind: Kind::F16,
             pair: false,
+            a_in_tmem: false,
         };
         assert_eq!(parse(mma), Some(f16));
         let tf32 = mma.replace("kind::f16", "kind::tf32");
         let tf32_model = Tcgen05::Mma {
             kind: Kind::Tf32,
             pair: false,
+            a_in_tmem: false,
         };
         assert_eq!(parse(&tf32), Some(tf32_model));
         let fp8 = mma.replace("kind::f16", "kind::f8f6f4");
         let fp8_model = Tcgen05::Mma {
             kind: Kind::F8f6f4,
             pair: false,
+            a_in_tmem: false,
         };
         assert_eq!(parse(&fp8), Some(fp8_model));
         let pair = mma.replace("cta_group::1", "cta_group::2");
         let pair_model = Tcgen05::Mma {
             kind: Kind::F16,
             pair: true,
+            a_in_tmem: false,
         };
         assert_eq!(parse(&pair), Some(pair_model));
+        let from_tmem = mma.replace("{desc_a}", "[{a_taddr}]");
+        let from_tmem_model = Tcgen05::Mma {
+            kind: Kind::F16,
+            pair: false,
+            a_in_tmem: true,
+        };
+        assert_eq!(parse(&from_tmem), Some(from_tmem_model));
         let load = "tcgen05.ld.sync.aligned.32x32b.x32.b32 {{r}}, [{taddr}];";
         assert_eq!(
             parse(load),

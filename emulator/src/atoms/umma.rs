@@ -26,7 +26,12 @@
 //! - a CTA pair's (`cta_group::2`, M = 256, HOPPER-BLACKWELL.md D.8): each block of the
 //!   pair holds 128 rows of A and N / 2 rows of B at the same shared offsets (the even
 //!   block's first), and D's rows 0-127 land in the even block's tensor memory, rows
-//!   128-255 in the odd one's, each at `taddr`.
+//!   128-255 in the odd one's, each at `taddr`;
+//! - A in tensor memory (`[a_taddr]`, K-major, B's format): row m is lane m from
+//!   `lane(a_taddr)` (each block of a pair its own 128 rows), its K elements packed
+//!   into 32-bit columns from `column(a_taddr)`, as many a column as fit, the first in
+//!   the low bits (as `tcgen05.st` of packed registers leaves them; the form
+//!   FlashAttention-4 feeds P through).
 //!
 //! Arithmetic as the wgmma model's: exact products, summed in f64, rounded once.
 
@@ -138,14 +143,25 @@ pub fn decode(descriptor: u64) -> Result<SharedTile, Trap> {
     })
 }
 
-/// An issued MMA: D's tensor-memory address, A's and B's descriptors, the
+/// Where an MMA reads A.
+#[derive(Clone, Copy, Debug)]
+pub enum OperandA {
+    /// Shared memory, through this descriptor.
+    Shared(u64),
+    /// Tensor memory from this address.
+    Tmem(u32),
+}
+
+/// An issued MMA: D's tensor-memory address, A's source and B's descriptor, the
 /// instruction descriptor, its kind, and whether it adds to D.
 #[derive(Clone, Copy, Debug)]
 pub struct Issue {
     /// D's tensor-memory address.
     pub taddr: u32,
-    /// A's and B's shared-memory descriptors.
-    pub desc: [u64; 2],
+    /// Where A is.
+    pub a: OperandA,
+    /// B's shared-memory descriptor.
+    pub desc_b: u64,
     /// The instruction descriptor.
     pub idesc: u32,
     /// Its kind.
@@ -157,8 +173,8 @@ pub struct Issue {
 /// Executes a block's `D += A Bᵀ` (or `=` unless it accumulates).
 pub fn execute(shared: &SharedMemory, tmem: &mut TensorMemory, issue: Issue) -> Result<(), Trap> {
     let shape = instruction(issue.idesc, (issue.kind, false))?;
-    let a = read(shared, issue.desc[0], shape.m, 0, shape)?;
-    let b = read(shared, issue.desc[1], shape.n, 1, shape)?;
+    let a = read_a(shared, tmem, issue.a, shape.m, shape)?;
+    let b = read(shared, issue.desc_b, shape.n, 1, shape)?;
     multiply(tmem, issue, (&a, &b), shape.elements[0])
 }
 
@@ -171,13 +187,43 @@ pub fn execute_pair(
     issue: Issue,
 ) -> Result<(), Trap> {
     let shape = instruction(issue.idesc, (issue.kind, true))?;
-    let mut b = read(shared[0], issue.desc[1], shape.n / 2, 1, shape)?;
-    b.extend(read(shared[1], issue.desc[1], shape.n / 2, 1, shape)?);
+    let mut b = read(shared[0], issue.desc_b, shape.n / 2, 1, shape)?;
+    b.extend(read(shared[1], issue.desc_b, shape.n / 2, 1, shape)?);
     for (shared, tmem) in shared.into_iter().zip(tmem) {
-        let a = read(shared, issue.desc[0], shape.m / 2, 0, shape)?;
+        let a = read_a(shared, tmem, issue.a, shape.m / 2, shape)?;
         multiply(tmem, issue, (&a, &b), shape.elements[0])?;
     }
     Ok(())
+}
+
+/// `rows` rows of A, row-major, from shared or tensor memory.
+fn read_a(
+    shared: &SharedMemory,
+    tmem: &TensorMemory,
+    a: OperandA,
+    rows: u64,
+    shape: Instruction,
+) -> Result<Vec<f64>, Trap> {
+    let address = match a {
+        OperandA::Shared(descriptor) => return read(shared, descriptor, rows, 0, shape),
+        OperandA::Tmem(address) => address,
+    };
+    let element = shape.elements[0];
+    if shape.transposed[0] {
+        return Err(unsupported("an MN-major A in tensor memory"));
+    }
+    let bits = element.bits();
+    let per_column = u64::from(32 / bits);
+    let (lane, column) = (address >> 16, address & 0xFFFF);
+    let mut values = Vec::new();
+    for row in 0..rows as u32 {
+        for k in 0..element.k() {
+            let word = tmem.read(lane + row, column + (k / per_column) as u32)?;
+            let shift = bits * (k % per_column) as u32;
+            values.push(element.value(word.checked_shr(shift).unwrap_or(0)));
+        }
+    }
+    Ok(values)
 }
 
 /// `rows` rows of operand `side` (0 A, 1 B) through `descriptor`, row-major.

@@ -110,6 +110,26 @@ impl Element {
         if bf16 { Element::Bf16 } else { Element::F16 }
     }
 
+    /// The bits an element occupies.
+    pub fn bits(self) -> u32 {
+        match self {
+            Element::Tf32 => 32,
+            Element::Bf16 | Element::F16 => 16,
+            Element::E4m3 | Element::E5m2 => 8,
+        }
+    }
+
+    /// The value of an element with these bits (the low [`Element::bits`] of `bits`);
+    /// tf32 ignores the 13 low mantissa bits.
+    pub fn value(self, bits: u32) -> f64 {
+        match self {
+            Element::Tf32 => f64::from(f32::from_bits(bits & !0x1FFF)),
+            Element::Bf16 | Element::F16 => half_value(bits as u16, self == Element::Bf16),
+            Element::E4m3 => f64::from(float8::F8E4M3::from_bits(bits as u8).to_f32()),
+            Element::E5m2 => f64::from(float8::F8E5M2::from_bits(bits as u8).to_f32()),
+        }
+    }
+
     /// The elements along K of one instruction's 32-byte rows.
     pub fn k(self) -> u64 {
         match self {
@@ -144,28 +164,10 @@ pub fn operand(
             };
             let address = tile.address(row, half, transposed)? + byte;
             let address = u32::try_from(address).unwrap_or(u32::MAX);
-            let value = match element {
-                Element::E4m3 | Element::E5m2 => {
-                    let mut bits = [0u8; 1];
-                    shared.peek(address, &mut bits)?;
-                    f64::from(match element {
-                        Element::E4m3 => float8::F8E4M3::from_bits(bits[0]).to_f32(),
-                        _ => float8::F8E5M2::from_bits(bits[0]).to_f32(),
-                    })
-                }
-                Element::Tf32 => {
-                    let mut bytes = [0u8; 4];
-                    shared.peek(address, &mut bytes)?;
-                    let bits = u32::from_le_bytes(bytes) & !0x1FFF;
-                    f64::from(f32::from_bits(bits))
-                }
-                half => {
-                    let mut bytes = [0u8; 2];
-                    shared.peek(address, &mut bytes)?;
-                    half_value(u16::from_le_bytes(bytes), half == Element::Bf16)
-                }
-            };
-            values.push(value);
+            let mut bytes = [0u8; 4];
+            let width = element.bits() as usize / 8;
+            shared.peek(address, &mut bytes[..width])?;
+            values.push(element.value(u32::from_le_bytes(bytes)));
         }
     }
     Ok(values)

@@ -48,10 +48,19 @@ impl<'k> Thread<'k> {
                     self.send(inst, context, rank, kind);
                 }
             }
-            Tcgen05::Mma { kind, pair } => {
+            Tcgen05::Mma {
+                kind,
+                pair,
+                a_in_tmem,
+            } => {
+                let a = match a_in_tmem {
+                    true => umma::OperandA::Tmem(value(self, "a_taddr")? as u32),
+                    false => umma::OperandA::Shared(value(self, "desc_a")?),
+                };
                 let issue = umma::Issue {
                     taddr: value(self, "taddr")? as u32,
-                    desc: [value(self, "desc_a")?, value(self, "desc_b")?],
+                    a,
+                    desc_b: value(self, "desc_b")?,
                     idesc: value(self, "idesc")? as u32,
                     kind,
                     accumulate: value(self, "accumulate")? as u32 != 0,

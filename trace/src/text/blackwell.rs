@@ -6,7 +6,7 @@ use cute::Tensor;
 use layout::SymInt;
 
 use super::{tensor, term};
-use crate::{Effect, Term, Tmem};
+use crate::{Effect, Term, Tmem, UmmaA};
 
 /// A tcgen05 MMA, a tensor-memory move or a tensor-memory allocation or release.
 pub(super) fn header(effect: &Effect) -> String {
@@ -21,7 +21,10 @@ pub(super) fn header(effect: &Effect) -> String {
         } => format!(
             "tcgen05_mma({}, {}, {}, {}{})",
             term(taddr),
-            tensor(a),
+            match a {
+                UmmaA::Shared(a) => tensor(a),
+                UmmaA::Tmem(address) => format!("tmem {}", term(address)),
+            },
             tensor(b),
             term(accumulate),
             pair_text(*pair)

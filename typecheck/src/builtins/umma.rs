@@ -9,13 +9,16 @@
 //! read as tf32 (kind::tf32, K-major) or K = 32 of e4m3 or e5m2 (kind::f8f6f4,
 //! K-major). The checks (E0227): M = 128 (the one shape whose tensor-memory rows are its
 //! lanes; M = 64 is not supported), N a multiple of 16 from 16 to 256, A and B of one
-//! type (kind::f8f6f4: of one kind, so e4m3 with e5m2 is allowed).
+//! type (kind::f8f6f4: of one kind, so e4m3 with e5m2 is allowed). A may instead be
+//! an integer, its address in tensor memory: 128 lanes (row m in lane `lane + m`) of
+//! B's type, K-major, packed into 32-bit columns (`tcgen05.mma ... [a_taddr]`).
 //!
 //! `tcgen05_ld_32x32b(fragment, taddr)` and `tcgen05_st_32x32b(taddr, fragment)`: a
 //! whole warp moves 32 lanes of tensor memory, thread `i` lane `lane(taddr) + i`, its
 //! fragment's value `j` column `column(taddr) + j`; `tcgen05_ld_16x64b`, `_16x128b`
 //! and `_16x256b` (and `st`) move 16 lanes in CuTe's patterns (the emulator's
-//! `block/tcgen05.rs`). The fragment is 32-bit values in registers, a power of two
+//! `block/tcgen05.rs`). The fragment is registers of 32-bit values (a store's may be
+//! 16-bit values, packed in pairs, the first in a register's low half), a power of two
 //! times the shape's registers per repetition (1, 1, 2, 4), 128 at most (E0227
 //! otherwise). Loaded values are valid after `tcgen05_wait_ld()`.
 
@@ -28,7 +31,7 @@ use cute::{
 
 use crate::builtins::{Arg, Args};
 use crate::check::Checker;
-use crate::trace::{Effect, term_of};
+use crate::trace::{Effect, UmmaA, term_of};
 use crate::value::Value;
 
 impl<'a> Checker<'a> {
@@ -44,10 +47,15 @@ impl<'a> Checker<'a> {
         if !self.tmem_address(p[0]) {
             return Value::Unit;
         }
-        let (Some(a), Some(b)) = (self.umma_tile(p[1], "A"), self.umma_tile(p[2], "B")) else {
+        // A in tensor memory is an address there (`None`): 128 lanes of B's type.
+        let a = match &p[1].value {
+            Value::Int { .. } => Some(None),
+            _ => self.umma_tile(p[1], "A").map(Some),
+        };
+        let (Some(a), Some(b)) = (a, self.umma_tile(p[2], "B")) else {
             return Value::Unit;
         };
-        let m = tile_rows(&a);
+        let m = a.as_deref().map_or(128, tile_rows);
         if m != 128 {
             return self.error(
                 "E0227",
@@ -70,7 +78,7 @@ impl<'a> Checker<'a> {
                 "not an MMA's N",
             );
         }
-        if let (Some(a_type), Some(b_type)) = (a.dtype, b.dtype)
+        if let (Some(a_type), Some(b_type)) = (a.as_ref().and_then(|a| a.dtype), b.dtype)
             && a_type != b_type
             && !(umma_kind(a_type).is_some_and(|(kind, _)| kind == "f8f6f4")
                 && umma_kind(a_type) == umma_kind(b_type))
@@ -96,9 +104,14 @@ impl<'a> Checker<'a> {
                 "not a boolean",
             );
         }
-        if let (true, Some(taddr), Some(accumulate)) = (
+        let a = match a {
+            Some(tile) => Some(UmmaA::Shared(tile)),
+            None => term_of(&p[1].value).map(UmmaA::Tmem),
+        };
+        if let (true, Some(taddr), Some(a), Some(accumulate)) = (
             self.tracing_kernel(),
             term_of(&p[0].value),
+            a,
             term_of(&p[3].value),
         ) {
             self.emit(Effect::Tcgen05Mma {
@@ -166,17 +179,26 @@ impl<'a> Checker<'a> {
             .size()
             .ok()
             .and_then(|size| size.as_constant());
-        let words = tensor.dtype.is_some_and(|dtype| dtype.bits() == 32);
+        // A store packs 16-bit values in pairs, the first in a register's low half.
+        let load = name.starts_with("tcgen05_ld_");
+        let bits = tensor.dtype.map_or(0, |dtype| dtype.bits());
+        let packed = bits == 16 && !load;
+        let registers = size.map(|size| if packed { size / 2 } else { size });
         let per_repetition = tmem_shape_registers(shape).unwrap_or(1);
-        let repetitions = size.map_or(0, |size| size / per_repetition);
-        let fits = size.is_some_and(|size| {
-            size <= 128 && size == repetitions * per_repetition && repetitions > 0
-        }) && repetitions & (repetitions - 1) == 0;
-        if tensor.space != MemorySpace::Register || !words || !fits {
+        let repetitions = registers.map_or(0, |registers| registers / per_repetition);
+        let fits = registers.is_some_and(|registers| {
+            registers <= 128 && registers == repetitions * per_repetition && repetitions > 0
+        }) && repetitions & (repetitions - 1) == 0
+            && size.is_some_and(|size| !packed || size % 2 == 0);
+        if tensor.space != MemorySpace::Register || !(bits == 32 || packed) || !fits {
+            let what = match load {
+                true => "32-bit values",
+                false => "32-bit values (or twice as many 16-bit ones, packed in pairs)",
+            };
             self.error(
                 "E0227",
                 arg.span,
-                format!("`{name}` moves {per_repetition} times a power of two 32-bit values in registers per thread, 128 at most; this is {}", tensor.layout),
+                format!("`{name}` moves {per_repetition} times a power of two registers of {what} per thread, 128 registers at most; this is {} {}", tensor.element_name(), tensor.layout),
                 "not a fragment of 32-bit words",
             );
             return None;
