@@ -48,9 +48,6 @@ impl Builder<'_> {
         accumulate: &Term,
         pair: bool,
     ) {
-        let Some((desc_b, major_b, n)) = self.umma_operand(b) else {
-            return;
-        };
         // A in tensor memory: 128 lanes, K-major, of B's type.
         let (a_operand, major_a, m, a_type) = match a {
             UmmaA::Shared(a) => {
@@ -65,6 +62,9 @@ impl Builder<'_> {
                 };
                 (("a_taddr", address), cute::Major::K, 128, b.dtype)
             }
+        };
+        let Some((desc_b, major_b, n)) = self.umma_operand(b) else {
+            return;
         };
         let (Some(a_type), Some(b_type)) = (a_type, b.dtype) else {
             return;
