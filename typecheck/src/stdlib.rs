@@ -10,6 +10,7 @@ pub const SOURCES: &[(&str, &str)] = &[
     ("universal", include_str!("../../stdlib/universal.cuk")),
     ("sm80", include_str!("../../stdlib/sm80.cuk")),
     ("sm90", include_str!("../../stdlib/sm90.cuk")),
+    ("sm100", include_str!("../../stdlib/sm100.cuk")),
     ("reduce", include_str!("../../stdlib/reduce.cuk")),
     ("pipeline", include_str!("../../stdlib/pipeline.cuk")),
 ];
