@@ -28,9 +28,10 @@ use crate::outputs::{self, Destination};
 pub struct BuildArgs {
     /// The `.cuk` file to build.
     file: PathBuf,
-    /// The architecture: `sm_80`, `sm_90a` or `sm_100a`.
-    #[arg(long, default_value = "sm_90a", value_parser = crate::check::parse_target)]
-    target: cute::Target,
+    /// The architecture: `sm_80`, `sm_90a` or `sm_100a`; by default the one the file's
+    /// first line names (`// target: sm_100a`), else sm_90a.
+    #[arg(long, value_parser = crate::check::parse_target)]
+    target: Option<cute::Target>,
     /// What to produce: a `cubin` (and its PTX beside it), `ptx` or `kir` text, the
     /// `trace` (the residual program the checker leaves for the GPU), or a
     /// `manifest`: the cubin and its PTX with `FILE.manifest.json` beside them, the
@@ -170,6 +171,13 @@ pub fn report(file: &SourceFile, diagnostics: &[Diagnostic]) {
     );
 }
 
+impl BuildArgs {
+    /// The target: `--target`'s, else the file's own.
+    fn target(&self) -> cute::Target {
+        (self.target).unwrap_or_else(|| crate::check::declared_target(&self.file))
+    }
+}
+
 /// Runs `cukc build`: the destinations are settled first (exit 2 when they cannot
 /// be), and a build that fails removes what an earlier one left there, except that
 /// the PTX ptxas rejected is kept for the report.
@@ -192,7 +200,7 @@ pub fn run(args: &BuildArgs) -> ExitCode {
         outputs::remove_stale(plan.files());
         ExitCode::from(code)
     };
-    let compiled = compile_with(&args.file, args.target, args.emit == Emit::Trace);
+    let compiled = compile_with(&args.file, args.target(), args.emit == Emit::Trace);
     report(&compiled.file, &compiled.diagnostics);
     if compiled.diagnostics.iter().any(Diagnostic::is_error) {
         return failed(1);
@@ -212,7 +220,7 @@ pub fn run(args: &BuildArgs) -> ExitCode {
     let emit_start = Instant::now();
     let ptx = match ptx(
         &compiled,
-        args.target,
+        args.target(),
         args.lineinfo,
         args.lineinfo_source.as_deref(),
     ) {
@@ -243,7 +251,7 @@ pub fn run(args: &BuildArgs) -> ExitCode {
     let assembled = assemble::find_ptxas(&args.ptxas)
         .map_err(|reason| Box::new(assemble::no_ptxas(&reason, at)))
         .and_then(|found| {
-            assemble::assemble(&found, &ptx, args.target, args.lineinfo, &args.ptxas, at)
+            assemble::assemble(&found, &ptx, args.target(), args.lineinfo, &args.ptxas, at)
         });
     match assembled {
         Ok(assembled) => {
@@ -265,7 +273,7 @@ pub fn run(args: &BuildArgs) -> ExitCode {
                         let manifest = manifest(
                             &args.file,
                             cubin_path,
-                            args.target,
+                            args.target(),
                             &compiled,
                             &assembled.cubin,
                         );
@@ -301,11 +309,11 @@ pub fn run(args: &BuildArgs) -> ExitCode {
 /// PTX emitted again with line info.
 fn rejected_line(compiled: &Compiled, args: &BuildArgs) -> Option<lang::Span> {
     let found = assemble::find_ptxas(&args.ptxas).ok()?;
-    let with_lines = ptx(compiled, args.target, true, None).ok()?;
+    let with_lines = ptx(compiled, args.target(), true, None).ok()?;
     assemble::locate_rejection(
         &found,
         &with_lines,
-        args.target,
+        args.target(),
         &args.ptxas,
         &compiled.file,
     )

@@ -167,7 +167,7 @@ pub fn load_and_parse(path: &Path) -> Parsed {
 }
 
 /// The target `path`'s first line names (`// target: sm_100a`), sm_90a without one.
-fn declared_target(path: &Path) -> cute::Target {
+pub(crate) fn declared_target(path: &Path) -> cute::Target {
     let text = std::fs::read_to_string(path).unwrap_or_default();
     cute::Target::declared_in(&text).unwrap_or(cute::Target::Sm90a)
 }

@@ -237,6 +237,22 @@ fn tensor_memory_breaches_are_errors_at_their_lines() {
 }
 
 #[test]
+fn a_file_builds_for_the_target_its_first_line_declares() {
+    // No --target: gemm_sm100.cuk's first line says sm_100a, which its tcgen05 needs.
+    let output = cukc(&[
+        "build",
+        "cuk-examples/gemm_sm100.cuk",
+        "--emit",
+        "ptx",
+        "-o",
+        "-",
+    ]);
+    let ptx = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(ptx.contains(".target sm_100a"), "{ptx}");
+}
+
+#[test]
 fn a_file_runs_for_the_target_its_first_line_declares() {
     // No --target: the emulator builds the sm_100a example for sm_100a, not the
     // default sm_90a, so `cukc test cuk-examples/` runs every example.
