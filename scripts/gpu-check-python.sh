@@ -12,7 +12,9 @@
 #   scripts/gpu-check-python.sh [OUT]
 #
 # OUT is the folder for the logs (default $OUT, else ./gpu-check-out): python.txt (pytest's
-# report) and python-bench.txt (the launch times).
+# report) and python-bench.txt (the launch times). With CUKC naming a cukc binary, the
+# driver's own floor for the same launch (scripts/launch-floor.c, built with gcc against
+# the toolkit's cuda.h) is timed too and added to python-bench.txt.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 LOGS=${1:-${OUT:-gpu-check-out}}
@@ -43,6 +45,18 @@ rm -f "$LOGS/python-bench.txt"
 CUK_BENCH_REPORT="$LOGS/python-bench.txt" PYTHONPATH="$ENV_DIR" \
     python3 -m pytest -v -s -p no:cacheprovider python/tests >"$LOGS/python.txt" 2>&1
 status=$?
+if [ -n "${CUKC:-}" ] && [ -f /usr/local/cuda/include/cuda.h ]; then
+    FLOOR_DIR=$(mktemp -d)
+    if gcc -O2 -o "$FLOOR_DIR/floor" scripts/launch-floor.c -I/usr/local/cuda/include \
+        -L/usr/local/cuda/lib64/stubs -lcuda >"$FLOOR_DIR/gcc.txt" 2>&1 &&
+        "$CUKC" build cuk-examples/copy_vectorized.cuk --emit manifest -o "$FLOOR_DIR/copy.cubin" >/dev/null 2>&1; then
+        shared=$(grep -o '"shared_bytes": *[0-9]*' "$FLOOR_DIR/copy.manifest.json" | grep -o '[0-9]*$')
+        "$FLOOR_DIR/floor" "$FLOOR_DIR/copy.cubin" copy_vectorized "$shared" >>"$LOGS/python-bench.txt" 2>&1
+    else
+        echo "driver floor: not measured (gcc or cukc failed)" >>"$LOGS/python-bench.txt"
+    fi
+    rm -rf "$FLOOR_DIR"
+fi
 tail -n 1 "$LOGS/python.txt"
 cat "$LOGS/python-bench.txt" 2>/dev/null
 exit $status

@@ -58,7 +58,7 @@ cat "$summary"
 echo
 if ! ls target/wheels/cuk-*.whl >/dev/null 2>&1; then
     python="skipped (no wheel in target/wheels)"
-elif scripts/gpu-check-python.sh "$LOGS"; then
+elif CUKC="$CUKC" scripts/gpu-check-python.sh "$LOGS"; then
     python=pass
 else
     python=FAIL
