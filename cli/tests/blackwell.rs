@@ -7,7 +7,7 @@
 #[path = "support/build.rs"]
 mod build;
 
-use build::{assemble_without_local_memory, cukc, emit};
+use build::{assemble_without_local_memory, build_errors, cukc, emit};
 
 /// The files that build, with what their KIR must show.
 const FILES: [(&str, &[&str]); 10] = [
@@ -140,28 +140,13 @@ fn the_sm100_gemm_assembles_without_local_memory() {
     }
     insta::assert_snapshot!("gemm_sm100.sm_100a", ptx);
     assemble_without_local_memory(&ptx, "sm_100a", example);
-    let output = cukc(&[
-        "build", example, "--target", "sm_90a", "--emit", "kir", "-o", "-",
-    ]);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    let stderr = build_errors(example, "sm_90a");
     assert!(stderr.contains("[E0212]"), "{stderr}");
 }
 
 #[test]
 fn an_sm90_build_names_each_tcgen05_instruction_at_its_line() {
-    let output = cukc(&[
-        "build",
-        "tests/blackwell/tmem_alloc.cuk",
-        "--target",
-        "sm_90a",
-        "--emit",
-        "kir",
-        "-o",
-        "-",
-    ]);
-    assert_eq!(output.status.code(), Some(1));
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let stderr = build_errors("tests/blackwell/tmem_alloc.cuk", "sm_90a");
     for (line, name) in [
         (15, "tmem_alloc"),
         (17, "tmem_relinquish_alloc_permit"),
@@ -179,18 +164,7 @@ fn an_sm90_build_names_each_tcgen05_instruction_at_its_line() {
 
 #[test]
 fn a_register_read_before_its_loads_wait_is_an_error_at_the_read() {
-    let output = cukc(&[
-        "build",
-        "tests/blackwell/tmem_read_before_wait.cuk",
-        "--target",
-        "sm_100a",
-        "--emit",
-        "kir",
-        "-o",
-        "-",
-    ]);
-    assert_eq!(output.status.code(), Some(1));
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let stderr = build_errors("tests/blackwell/tmem_read_before_wait.cuk", "sm_100a");
     assert_eq!(stderr.matches("[E0227]").count(), 1, "{stderr}");
     assert!(
         stderr.contains("tmem_read_before_wait.cuk:24:")
@@ -202,18 +176,7 @@ fn a_register_read_before_its_loads_wait_is_an_error_at_the_read() {
 
 #[test]
 fn tensor_memory_breaches_are_errors_at_their_lines() {
-    let output = cukc(&[
-        "build",
-        "tests/blackwell/tmem_breaches.cuk",
-        "--target",
-        "sm_100a",
-        "--emit",
-        "kir",
-        "-o",
-        "-",
-    ]);
-    assert_eq!(output.status.code(), Some(1));
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let stderr = build_errors("tests/blackwell/tmem_breaches.cuk", "sm_100a");
     assert_eq!(stderr.matches("[E0227]").count(), 3, "{stderr}");
     for (line, message) in [
         (
@@ -248,7 +211,12 @@ fn a_file_builds_for_the_target_its_first_line_declares() {
         "-",
     ]);
     let ptx = String::from_utf8_lossy(&output.stdout);
-    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     assert!(ptx.contains(".target sm_100a"), "{ptx}");
 }
 

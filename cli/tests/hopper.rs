@@ -8,7 +8,7 @@
 #[path = "support/build.rs"]
 mod build;
 
-use build::{assemble, assemble_without_local_memory, cukc, emit};
+use build::{assemble, assemble_without_local_memory, build_errors, cukc, emit};
 
 /// The files that build, with what their KIR must show.
 const FILES: [(&str, &[&str]); 8] = [
@@ -106,18 +106,7 @@ fn hopper_files_lower_to_ptx_that_ptxas_assembles() {
 
 #[test]
 fn an_sm80_build_names_each_hopper_instruction_at_its_line() {
-    let output = cukc(&[
-        "build",
-        "tests/hopper/mbarrier_phases.cuk",
-        "--target",
-        "sm_80",
-        "--emit",
-        "kir",
-        "-o",
-        "-",
-    ]);
-    assert_eq!(output.status.code(), Some(1));
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let stderr = build_errors("tests/hopper/mbarrier_phases.cuk", "sm_80");
     for (line, name) in [
         (12, "mbarrier_init"),
         (13, "fence_barrier_init"),
@@ -133,18 +122,7 @@ fn an_sm80_build_names_each_hopper_instruction_at_its_line() {
 
 #[test]
 fn wgmma_in_an_sm100_build_is_an_error_at_the_atom() {
-    let output = cukc(&[
-        "build",
-        "tests/hopper/wgmma_tile.cuk",
-        "--target",
-        "sm_100a",
-        "--emit",
-        "kir",
-        "-o",
-        "-",
-    ]);
-    assert_eq!(output.status.code(), Some(1));
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let stderr = build_errors("tests/hopper/wgmma_tile.cuk", "sm_100a");
     assert!(
         stderr.contains("wgmma_tile.cuk:23:") && stderr.contains("exists on sm_90a only"),
         "{stderr}"
@@ -153,16 +131,7 @@ fn wgmma_in_an_sm100_build_is_an_error_at_the_atom() {
 
 #[test]
 fn a_wgmma_under_a_branch_that_splits_a_warpgroup_is_an_error_at_the_gemm() {
-    let output = cukc(&[
-        "build",
-        "tests/hopper/wgmma_split_warpgroup.cuk",
-        "--emit",
-        "kir",
-        "-o",
-        "-",
-    ]);
-    assert_eq!(output.status.code(), Some(1));
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let stderr = build_errors("tests/hopper/wgmma_split_warpgroup.cuk", "sm_90a");
     assert_eq!(stderr.matches("[E0302]").count(), 1, "{stderr}");
     assert!(
         stderr.contains("wgmma_split_warpgroup.cuk:19:") && stderr.contains("warpgroup"),
@@ -194,11 +163,7 @@ fn the_sm90_gemms_assemble_and_the_example_uses_no_local_memory() {
         ptx.contains(".minnctapersm 1") && ptx.contains("setmaxnreg.inc.sync.aligned.u32 232;")
     );
     assemble(&ptx, "sm_90a", specialized, false);
-    let output = cukc(&[
-        "build", example, "--target", "sm_80", "--emit", "kir", "-o", "-",
-    ]);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    let stderr = build_errors(example, "sm_80");
     assert!(stderr.contains("[E0212]"), "{stderr}");
 }
 
@@ -233,11 +198,8 @@ fn the_attention_example_assembles_with_both_wgmma_forms() {
     assert_eq!(count("m64n128k16", 2), 12);
     // head_dim 256 spills a few bytes at the 168-register cap for 384 threads.
     assemble(&ptx, "sm_90a", example, false);
-    let output = cukc(&[
-        "build", example, "--target", "sm_80", "--emit", "kir", "-o", "-",
-    ]);
-    assert_eq!(output.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&output.stderr).contains("[E0212]"));
+    let stderr = build_errors(example, "sm_80");
+    assert!(stderr.contains("[E0212]"), "{stderr}");
 }
 
 #[test]

@@ -32,6 +32,21 @@ pub fn cukc(args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
+/// The diagnostics of `cukc build file --target target --emit kir -o -`, which must
+/// fail with exit code 1 (errors in the file).
+pub fn build_errors(file: &str, target: &str) -> String {
+    let output = cukc(&[
+        "build", file, "--target", target, "--emit", "kir", "-o", "-",
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{file} for {target}: {stderr}"
+    );
+    stderr
+}
+
 /// What `cukc build file --target target --emit emit -o -` prints, which must succeed.
 pub fn emit(file: &str, target: &str, emit: &str) -> String {
     let output = cukc(&["build", file, "--target", target, "--emit", emit, "-o", "-"]);
