@@ -9,7 +9,7 @@ import time
 import pytest
 
 import cuk
-from conftest import EXAMPLES, KERNELS
+from conftest import EXAMPLES, KERNELS, ROOT
 
 pytestmark = pytest.mark.gpu
 LAUNCHES = 10_000
@@ -30,6 +30,19 @@ def copy_mod():
 def test_the_module_targets_this_gpu(torch, copy_mod):
     major, _ = torch.cuda.get_device_capability()
     assert copy_mod.target == {8: "sm_80", 9: "sm_90a", 10: "sm_100a"}[major]
+
+
+def test_the_readme_quick_start_runs(torch, monkeypatch):
+    # The README's Python block, as written, from the repository's root.
+    with open(os.path.join(ROOT, "README.md")) as file:
+        readme = file.read()
+    start = readme.index("```python\n") + len("```python\n")
+    block = readme[start : readme.index("```", start)]
+    monkeypatch.chdir(ROOT)
+    names = {}
+    exec(compile(block, "README.md", "exec"), names)
+    torch.cuda.synchronize()
+    assert torch.equal(names["out"], names["a"])
 
 
 def test_the_vectorized_copy_matches_torch(torch, copy_mod):
