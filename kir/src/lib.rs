@@ -13,6 +13,7 @@
 
 mod dead;
 pub mod ir;
+mod pure_key;
 mod read;
 mod select;
 pub mod signature;
@@ -26,6 +27,7 @@ pub use ir::{
     AtomicOp, BinOp, CmpOp, Inst, Kernel, Op, Region, ShuffleMode, Space, Special, Ty, UnOp,
     ValueId,
 };
+pub use pure_key::PureKey;
 pub use read::from_text;
 pub use select::branches_to_selects;
 pub use signature::{

@@ -49,7 +49,7 @@ pub(crate) struct Builder<'t> {
     /// What each load read, by its identity: one value, or a fragment's values.
     pub(crate) loads: FxHashMap<LoadId, Vec<ValueId>>,
     /// Pure instructions already emitted, by operation and type: computed once.
-    pub(crate) pure_cache: FxHashMap<(crate::integers::PureOp, Ty), ValueId>,
+    pub(crate) pure_cache: FxHashMap<(kir::PureKey, Ty), ValueId>,
     /// Each traced tensor's layout values, tabulated when it has no run-time extent,
     /// by the tensor's address (the trace outlives the builder).
     pub(crate) static_tables: FxHashMap<usize, Option<std::rc::Rc<Vec<i64>>>>,

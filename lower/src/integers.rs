@@ -2,50 +2,11 @@
 //! integers (`SymInt`) as sums of products of variables, each term computed once.
 
 use cute::Dtype;
-use kir::{BinOp, CmpOp, Op, Special, Ty, UnOp, ValueId};
+use kir::{BinOp, Op, Special, Ty, ValueId};
 use layout::{SymFactor, SymInt};
 use trace::TraceParamKind;
 
 use crate::builder::Builder;
-
-/// What makes two pure instructions the same: the operation on the same values (a
-/// float constant by its bits). The key of [`Builder::pure`]'s cache, with the type.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) enum PureOp {
-    Int(i64),
-    Float(u64),
-    Param(usize),
-    Special(Special),
-    SharedBase,
-    Unary(UnOp, ValueId),
-    Binary(BinOp, ValueId, ValueId),
-    Fma(ValueId, ValueId, ValueId),
-    Compare(CmpOp, ValueId, ValueId),
-    Select(ValueId, ValueId, ValueId),
-    Convert(ValueId),
-    Pack(ValueId, ValueId),
-}
-
-impl PureOp {
-    /// The key of `op`, or `None` for an operation with effects or several results.
-    fn of(op: &Op) -> Option<PureOp> {
-        Some(match *op {
-            Op::ConstInt(value) => PureOp::Int(value),
-            Op::ConstFloat(value) => PureOp::Float(value.to_bits()),
-            Op::Param(index) => PureOp::Param(index),
-            Op::Special(special) => PureOp::Special(special),
-            Op::SharedBase => PureOp::SharedBase,
-            Op::Unary(op, a) => PureOp::Unary(op, a),
-            Op::Binary(op, a, b) => PureOp::Binary(op, a, b),
-            Op::Fma(a, b, c) => PureOp::Fma(a, b, c),
-            Op::Compare(op, a, b) => PureOp::Compare(op, a, b),
-            Op::Select(condition, a, b) => PureOp::Select(condition, a, b),
-            Op::Convert(a) => PureOp::Convert(a),
-            Op::Pack(low, high) => PureOp::Pack(low, high),
-            _ => return None,
-        })
-    }
-}
 
 impl Builder<'_> {
     pub(crate) fn constant(&mut self, value: i64, ty: Ty) -> ValueId {
@@ -61,7 +22,7 @@ impl Builder<'_> {
     /// are defined (see [`Builder::hoisting_depth`]): the same operation on the same
     /// values reuses the first result.
     pub(crate) fn pure(&mut self, op: Op, ty: Ty) -> ValueId {
-        let key = PureOp::of(&op).map(|key| (key, ty));
+        let key = op.pure_key().map(|key| (key, ty));
         if let Some(known) = key.and_then(|key| self.pure_cache.get(&key)) {
             return *known;
         }
