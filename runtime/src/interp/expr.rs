@@ -8,9 +8,13 @@ use lang::ast::{Argument, BinaryOp, Expr, ExprKind, ItemKind, UnaryOp};
 
 use super::{Eval, Interpreter, Stop, Value};
 use crate::compare::{Tolerance, assert_close};
+use crate::device::Device;
 use crate::ops::{self, Operand};
 use crate::random::mix;
 use crate::tensor::{Creation, Dense, Tensor};
+
+/// Why a block that calls `gpu_only()` is skipped on the emulator.
+const GPU_ONLY: &str = "gpu_only(): the block runs only on a GPU";
 
 impl Interpreter<'_> {
     /// Evaluates an expression.
@@ -377,6 +381,14 @@ impl Interpreter<'_> {
             "matmul" => {
                 arity(2..=2)?;
                 self.matmul(positional[0], positional[1], span)
+            }
+            "gpu_only" => {
+                arity(0..=0)?;
+                match &self.device {
+                    Ok(Device::Gpu(_)) => Ok(Value::Unit),
+                    Ok(_) => Err(Stop::Skip(GPU_ONLY.to_owned())),
+                    Err(reason) => Err(Stop::Skip(format!("{GPU_ONLY} ({reason})"))),
+                }
             }
             "assert_close" => {
                 arity(2..=2)?;

@@ -204,6 +204,25 @@ fn selection_filters_by_kind_and_name() {
 }
 
 #[test]
+fn a_gpu_only_block_is_skipped_off_the_gpu() {
+    let source = "
+        test large {
+            gpu_only();
+            assert_close(zeros(f32, 4), ones(f32, 4));
+        }
+    ";
+    // A block that calls no kernel has no GPU either, so it is skipped everywhere, before
+    // the assertion that would fail.
+    match outcome(source) {
+        Outcome::Skipped(reason) => assert_eq!(
+            reason,
+            "gpu_only(): the block runs only on a GPU (this block calls no kernel)"
+        ),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
 fn kernel_calls_without_a_gpu_skip_with_the_reason() {
     let source = "
         kernel touch(n: i32, x: gmem f32[n:1]) launch grid(1) block(32) { }

@@ -4,6 +4,7 @@
 //! FlashAttention uses when the lengths differ.
 
 use kir::Element;
+use rayon::prelude::*;
 
 use crate::element::round_to;
 use crate::tensor::{Dense, shape_text};
@@ -45,24 +46,26 @@ fn problem(q: &Dense, k: &Dense) -> Result<Problem, String> {
     })
 }
 
-/// Calls `row(head, i, weights, high, total)` for each query `i` of each head: the
-/// softmax numerators `exp(s - high)` of its visible keys' scores `s = q kᵀ / sqrt(d)`,
-/// their maximum and their sum.
+/// Fills `out`, one chunk of `width` per query of each head in order, with
+/// `row(head, i, weights, high, total, chunk)`: the softmax numerators `exp(s - high)` of
+/// query `i`'s visible keys' scores `s = q kᵀ / sqrt(d)`, their maximum and their sum.
+/// Rows run in parallel on every core (seqlen 8192 is 67 M scores a head).
 fn each_row(
     (q, k): (&Dense, &Dense),
     problem: &Problem,
     causal: bool,
-    mut row: impl FnMut(usize, usize, &[f64], f64, f64),
+    (out, width): (&mut [f64], usize),
+    row: impl Fn(usize, usize, &[f64], f64, f64, &mut [f64]) + Sync,
 ) {
     let Problem {
         queries, keys, d, ..
     } = *problem;
     let scale = 1.0 / (d as f64).sqrt();
-    let heads: usize = problem.batch.iter().product();
-    let mut scores = vec![0.0; keys];
-    for head in 0..heads {
-        let (q0, k0) = (head * queries * d, head * keys * d);
-        for i in 0..queries {
+    out.par_chunks_mut(width).enumerate().for_each_init(
+        || vec![0.0; keys],
+        |scores, (index, chunk)| {
+            let (head, i) = (index / queries, index % queries);
+            let (q0, k0) = (head * queries * d, head * keys * d);
             let visible = if causal {
                 (i + keys)
                     .saturating_sub(queries)
@@ -71,11 +74,11 @@ fn each_row(
             } else {
                 keys
             };
+            let query = &q.values[q0 + i * d..][..d];
             let mut high = f64::NEG_INFINITY;
             for (j, score) in scores.iter_mut().enumerate().take(visible) {
-                let dot: f64 = (0..d)
-                    .map(|c| q.values[q0 + i * d + c] * k.values[k0 + j * d + c])
-                    .sum();
+                let key = &k.values[k0 + j * d..][..d];
+                let dot: f64 = query.iter().zip(key).map(|(a, b)| a * b).sum();
                 *score = dot * scale;
                 high = high.max(*score);
             }
@@ -84,9 +87,9 @@ fn each_row(
                 *score = (*score - high).exp();
                 total += *score;
             }
-            row(head, i, &scores[..visible], high, total);
-        }
-    }
+            row(head, i, &scores[..visible], high, total, chunk);
+        },
+    );
 }
 
 /// `softmax(q kᵀ / sqrt(d)) v` over the last two dimensions of q (queries, d), k
@@ -105,15 +108,22 @@ pub fn attention(q: &Dense, k: &Dense, v: &Dense, causal: bool) -> Result<Dense,
     let (queries, keys) = (problem.queries, problem.keys);
     let heads: usize = problem.batch.iter().product();
     let mut values = vec![0.0; heads * queries * dv];
-    each_row((q, k), &problem, causal, |head, i, weights, _, total| {
-        let v0 = head * keys * dv;
-        let out = &mut values[(head * queries + i) * dv..][..dv];
-        for (j, weight) in weights.iter().enumerate() {
-            for (c, slot) in out.iter_mut().enumerate() {
-                *slot += weight / total * v.values[v0 + j * dv + c];
+    let rows = (values.as_mut_slice(), dv);
+    each_row(
+        (q, k),
+        &problem,
+        causal,
+        rows,
+        |head, _, weights, _, total, out| {
+            let v0 = head * keys * dv;
+            for (j, weight) in weights.iter().enumerate() {
+                let value = &v.values[v0 + j * dv..][..dv];
+                for (slot, x) in out.iter_mut().zip(value) {
+                    *slot += weight / total * x;
+                }
             }
-        }
-    });
+        },
+    );
     for value in &mut values {
         *value = round_to(q.dtype, *value);
     }
@@ -132,9 +142,16 @@ pub fn attention_lse(q: &Dense, k: &Dense, causal: bool) -> Result<Dense, String
     let problem = problem(q, k)?;
     let heads: usize = problem.batch.iter().product();
     let mut values = vec![0.0; heads * problem.queries];
-    each_row((q, k), &problem, causal, |head, i, _, high, total| {
-        values[head * problem.queries + i] = round_to(Element::F32, high + total.ln());
-    });
+    let rows = (values.as_mut_slice(), 1);
+    each_row(
+        (q, k),
+        &problem,
+        causal,
+        rows,
+        |_, _, _, high, total, out| {
+            out[0] = round_to(Element::F32, high + total.ln());
+        },
+    );
     let mut shape = problem.batch.clone();
     shape.push(problem.queries);
     Ok(Dense {

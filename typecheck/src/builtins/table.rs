@@ -404,7 +404,7 @@ builtins! {
         "transpose", Host, Between(1, 1), [], false, "a",
             "A host matrix transposed." => transpose;
         "attention", Host, Between(3, 3), ["causal"], false, "q, k, v, causal = false",
-            "`softmax(q kᵀ / sqrt(d)) v` over the last two dimensions of q (queries, d), k (keys, d) and v (keys, dv), for each index of the leading ones (batch, heads); with `causal = true`, query i sees keys up to i + keys - queries. Computed in f64, rounded once to q's dtype." => attention_reference;
+            "`softmax(q kᵀ / sqrt(d)) v` over the last two dimensions of q (queries, d), k (keys, d) and v (keys, dv), for each index of the leading ones (batch, heads); with `causal = true`, query i sees keys up to i + keys - queries. Computed in f64 on every CPU core, rounded once to q's dtype." => attention_reference;
         "attention_lse", Host, Between(2, 2), ["causal"], false, "q, k, causal = false",
             "The log-sum-exp of each row of `attention`'s scaled scores, `ln(sum_j exp(q kᵀ / sqrt(d)))` over the keys each query sees: f32 of shape (..., queries)." => attention_reference;
         "softmax", Host, Between(1, 2), [], false, "a, dim?",
@@ -413,6 +413,8 @@ builtins! {
             "The sum along `dim` (the last by default), which is removed." => reduction(name);
         "assert_close", Host, Between(2, 2), ["rtol", "atol"], true, "actual, expected, rtol = r, atol = a",
             "Fails the test unless the tensors agree within the tolerances." => assert_close;
+        "gpu_only", Host, Between(0, 0), [], true, "",
+            "Skips the block, as a skip and not a failure, unless its kernels run on a GPU: for a test too large for the emulator (attention at seqlen 8192, say), which `cukc test` then runs only where there is a GPU." => gpu_only;
     }
 }
 
