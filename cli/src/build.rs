@@ -103,16 +103,16 @@ pub fn compile_with(path: &Path, target: cute::Target, with_traces: bool) -> Com
     let mut traces = None;
     if parsed {
         let line_of = |offset: u32| file.line_column(offset).line;
-        let (lowered, text) = typecheck::trace(&module, target, |analysis, kernel_traces| {
+        let (lowered, text) = std::thread::scope(|scope| {
+            let mut lowering = lower::ConcurrentLowering::new(scope);
+            let (analysis, kernel_traces) =
+                typecheck::trace_each(&module, target, |trace| lowering.start(trace));
             let text = with_traces.then(|| {
                 (kernel_traces.iter())
                     .map(|kernel| trace::to_text(kernel, &line_of))
                     .collect::<String>()
             });
-            (
-                lower::lower_traces(analysis.diagnostics, &kernel_traces),
-                text,
-            )
+            (lowering.finish(analysis.diagnostics), text)
         });
         diagnostics.extend(lowered.diagnostics);
         kernels = lowered.kernels;
@@ -154,7 +154,7 @@ pub fn ptx(
     let options = EmitOptions {
         source_name: Some(compiled.file.path().to_owned()),
         line_info_path: Some(line_info_path.display().to_string()),
-        line_info: lineinfo.then_some(&line_of as &dyn Fn(u32) -> (u32, u32)),
+        line_info: lineinfo.then_some(&line_of as &(dyn Fn(u32) -> (u32, u32) + Sync)),
     };
     backend_ptx::emit_module(&compiled.kernels, target, &options)
 }

@@ -30,6 +30,7 @@ mod atoms;
 pub mod blackwell;
 mod budget;
 mod builder;
+mod concurrent;
 mod control;
 mod copy;
 mod fragments;
@@ -51,6 +52,7 @@ use lang::{Diagnostic, Severity};
 use trace::{Effect, KernelTrace};
 
 pub use budget::MAX_EXPANDED_VALUES;
+pub use concurrent::ConcurrentLowering;
 pub use signature::entry_name;
 
 /// The result of lowering a file.
@@ -75,6 +77,21 @@ impl Lowered {
 /// default const parameters and with each set a test passes), after the
 /// typechecker's `diagnostics`; kernels are lowered only when there is no error.
 pub fn lower_traces(diagnostics: Vec<Diagnostic>, traces: &[KernelTrace]) -> Lowered {
+    // The instantiations of a file allocate the same swizzled buffers; their tables
+    // are numbers, not values of one kernel, so every instantiation shares them.
+    let mut tables = builder::InnerTables::default();
+    gather(
+        diagnostics,
+        (traces.iter()).map(|trace| lower_trace_with(trace, &mut tables)),
+    )
+}
+
+/// The typechecker's `diagnostics`, then each kernel of `lowerings` or why it could not
+/// be built, in order; `lowerings` is not drawn from when `diagnostics` has an error.
+fn gather(
+    diagnostics: Vec<Diagnostic>,
+    lowerings: impl Iterator<Item = Result<kir::Verified, Vec<Diagnostic>>>,
+) -> Lowered {
     let mut lowered = Lowered {
         diagnostics,
         kernels: Vec::new(),
@@ -82,11 +99,8 @@ pub fn lower_traces(diagnostics: Vec<Diagnostic>, traces: &[KernelTrace]) -> Low
     if lowered.has_errors() {
         return lowered;
     }
-    // The instantiations of a file allocate the same swizzled buffers; their tables
-    // are numbers, not values of one kernel, so every instantiation shares them.
-    let mut tables = builder::InnerTables::default();
-    for trace in traces {
-        match lower_trace_with(trace, &mut tables) {
+    for lowering in lowerings {
+        match lowering {
             Ok(kernel) => lowered.kernels.push(kernel),
             Err(diagnostics) => lowered.diagnostics.extend(diagnostics),
         }

@@ -2,7 +2,7 @@
 //! layout among its threads (`tidfrg_S`/`tidfrg_D`, `partition_S`/`partition_D`,
 //! `retile`).
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use layout::{
     Coord, Int, IntTuple, Layout, LayoutError, SymInt, Tiler, coalesce_by, composition,
@@ -19,7 +19,7 @@ impl TiledCopy {
     /// instance whole instructions: the thread count and the values per thread must be
     /// multiples of the atom's.
     pub fn new(
-        atom: Rc<Atom>,
+        atom: Arc<Atom>,
         layout_tv: Layout<i64>,
         tiler: IntTuple<i64>,
     ) -> Result<TiledCopy, Error> {

@@ -16,7 +16,7 @@
 mod copy;
 mod mma;
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use layout::{Coord, IntTuple, Layout, LayoutError, SymInt, Tiler};
 
@@ -38,7 +38,7 @@ pub enum Side {
 #[derive(Clone, Debug, PartialEq)]
 pub struct TiledCopy {
     /// The instruction.
-    pub atom: Rc<Atom>,
+    pub atom: Arc<Atom>,
     /// `(thread, value) -> column-major index into the tile`.
     pub layout_tv: Layout<i64>,
     /// The tile the copy covers, one extent per mode.
@@ -49,7 +49,7 @@ pub struct TiledCopy {
 #[derive(Clone, Debug, PartialEq)]
 pub struct TiledMma {
     /// The instruction.
-    pub atom: Rc<Atom>,
+    pub atom: Arc<Atom>,
     /// `(atom thread, M, N, K)` arrangement of the threads.
     pub thr_layout_vmnk: Layout<i64>,
     /// The permutation of each of M, N and K (`_` keeps the mode as is).

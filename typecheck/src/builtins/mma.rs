@@ -1,7 +1,7 @@
 //! `gemm`, vector stores and loads through a tiled copy's access width, and the
 //! shared-memory budget of a kernel.
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use cute::{Codomain, Side, Tensor, TiledCopy};
 use lang::ast::Kernel;
@@ -183,7 +183,7 @@ impl<'a> Checker<'a> {
     }
 
     /// `tensor.store(vector)`.
-    pub(crate) fn store_vector(&mut self, tensor: &Rc<Tensor>, arg: &Arg, span: Span) {
+    pub(crate) fn store_vector(&mut self, tensor: &Arc<Tensor>, arg: &Arg, span: Span) {
         match &arg.value {
             Value::Vector { dtype, shape, term } => {
                 self.emit(match term {

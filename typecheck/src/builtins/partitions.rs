@@ -4,7 +4,7 @@
 //! partitioning fits: a tile dividing each static extent it splits (E0224) and a block
 //! with the threads a slice needs (E0225).
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use cute::{Operand, Side, Tensor, TensorLayout, TiledCopy, TiledMma};
 use lang::ast::Name;
@@ -18,7 +18,7 @@ use crate::value::Value;
 impl<'a> Checker<'a> {
     pub(crate) fn thread_copy_method(
         &mut self,
-        copy: &Rc<TiledCopy>,
+        copy: &Arc<TiledCopy>,
         thread: &SymInt,
         name: &str,
         arg: &Arg,
@@ -34,7 +34,7 @@ impl<'a> Checker<'a> {
         };
         if name.starts_with("retile") {
             return match copy.retile(&tensor.layout.layout) {
-                Ok(layout) => Value::Tensor(Rc::new(Tensor {
+                Ok(layout) => Value::Tensor(Arc::new(Tensor {
                     layout: TensorLayout {
                         layout,
                         ..tensor.layout.clone()
@@ -75,7 +75,7 @@ impl<'a> Checker<'a> {
         self.check_vector_access(copy, tensor, side, arg.span);
         match copy.partition(&tensor.layout.layout, side, thread) {
             Ok((layout, offset)) => match tensor.relaid(layout, &offset) {
-                Ok(partitioned) => Value::Tensor(Rc::new(partitioned)),
+                Ok(partitioned) => Value::Tensor(Arc::new(partitioned)),
                 Err(error) => self.layout_error(span, name, &error),
             },
             Err(error) => self.layout_error(
@@ -91,7 +91,7 @@ impl<'a> Checker<'a> {
 
     pub(crate) fn thread_mma_method(
         &mut self,
-        mma: &Rc<TiledMma>,
+        mma: &Arc<TiledMma>,
         thread: &SymInt,
         method: &Name,
         arg: &Arg,
@@ -154,7 +154,7 @@ impl<'a> Checker<'a> {
         }
         let partitioned = match mma.partition(operand, &tensor.layout.layout, thread) {
             Ok((layout, offset)) => match tensor.relaid(layout, &offset) {
-                Ok(partitioned) => Value::Tensor(Rc::new(partitioned)),
+                Ok(partitioned) => Value::Tensor(Arc::new(partitioned)),
                 Err(error) => return self.layout_error(span, name, &error),
             },
             Err(error) => {

@@ -1,7 +1,7 @@
 //! Fields, indices and slices: `t.layout`, `l(i, j)`, `t[i, _]`, coordinates checked
 //! against a shape, and a tensor's element read.
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use cute::{Codomain, Dtype, Tensor};
 use lang::ast::{Expr, Name};
@@ -163,7 +163,7 @@ impl<'a> Checker<'a> {
     /// tensor's offset) where the coordinate has no `_` and evaluates.
     fn index_tensor(
         &mut self,
-        tensor: &Rc<Tensor>,
+        tensor: &Arc<Tensor>,
         coord: &Coord<SymInt>,
         coordinate_span: Span,
         span: Span,
@@ -196,7 +196,7 @@ impl<'a> Checker<'a> {
             Err(error) => return self.layout_error(span, "this slice", &error),
         };
         match tensor.relaid(sliced, &offset) {
-            Ok(sliced) => Value::Tensor(Rc::new(sliced)),
+            Ok(sliced) => Value::Tensor(Arc::new(sliced)),
             Err(error) => self.layout_error(span, "this slice", &error),
         }
     }
@@ -206,7 +206,7 @@ impl<'a> Checker<'a> {
     /// memory may change between them), recorded as a load in program order.
     fn load_element(
         &mut self,
-        tensor: &Rc<Tensor>,
+        tensor: &Arc<Tensor>,
         index: SymInt,
         dtype: Dtype,
         span: Span,
