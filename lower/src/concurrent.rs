@@ -3,8 +3,9 @@
 //! lowering one overlaps checking the next and lowering the others.
 //!
 //! The result is what [`lower_traces`](crate::lower_traces) gives for the same traces:
-//! each instantiation is lowered alone, and the results are gathered in the order the
-//! instantiations were traced. An instantiation whose check found errors is not
+//! each instantiation is lowered on its own (sharing only the tables of swizzled
+//! buffers, which are numbers, whichever thread makes them), and the results are
+//! gathered in the order the instantiations were traced. An instantiation whose check found errors is not
 //! lowered, as the file's errors stop every lowering anyway.
 
 use std::sync::Arc;
@@ -14,6 +15,7 @@ use lang::Diagnostic;
 use trace::KernelTrace;
 
 use crate::Lowered;
+use crate::builder::InnerTables;
 
 /// Bytes of stack for a lowering thread: lowering recurses as deep as the checker's
 /// walk did, so it gets as much as the checker's thread. The memory is reserved, not
@@ -23,11 +25,20 @@ const LOWERING_STACK_BYTES: usize = 512 << 20;
 /// A kernel instantiation lowered, or why it could not be.
 type Lowering = Result<kir::Verified, Vec<Diagnostic>>;
 
-/// The kernel instantiations started, in the order they were traced, each with the
-/// thread lowering it (none when its check found errors or no thread could be made).
+/// The kernel instantiations started, in the order they were traced.
 pub struct ConcurrentLowering<'scope, 'env> {
     scope: &'scope Scope<'scope, 'env>,
-    started: Vec<(Arc<KernelTrace>, Option<ScopedJoinHandle<'scope, Lowering>>)>,
+    /// The swizzled allocations' tables, which every instantiation shares.
+    tables: Arc<InnerTables>,
+    started: Vec<Started<'scope>>,
+}
+
+/// A kernel instantiation started.
+enum Started<'scope> {
+    /// The thread lowering it, which holds its trace.
+    Lowering(ScopedJoinHandle<'scope, Lowering>),
+    /// Its trace, not lowered yet: its check found errors, or no thread could be made.
+    Waiting(Arc<KernelTrace>),
 }
 
 impl<'scope, 'env> ConcurrentLowering<'scope, 'env> {
@@ -35,6 +46,7 @@ impl<'scope, 'env> ConcurrentLowering<'scope, 'env> {
     pub fn new(scope: &'scope Scope<'scope, 'env>) -> ConcurrentLowering<'scope, 'env> {
         ConcurrentLowering {
             scope,
+            tables: Arc::default(),
             started: Vec::new(),
         }
     }
@@ -43,26 +55,29 @@ impl<'scope, 'env> ConcurrentLowering<'scope, 'env> {
     pub fn start(&mut self, trace: &Arc<KernelTrace>) {
         let thread = (!trace.has_errors)
             .then(|| {
-                let trace = Arc::clone(trace);
+                let (trace, tables) = (Arc::clone(trace), Arc::clone(&self.tables));
                 std::thread::Builder::new()
                     .name("cukc-lower".to_owned())
                     .stack_size(LOWERING_STACK_BYTES)
-                    .spawn_scoped(self.scope, move || crate::lower_trace(&trace))
+                    .spawn_scoped(self.scope, move || crate::lower_trace_with(&trace, &tables))
                     .ok()
             })
             .flatten();
-        self.started.push((Arc::clone(trace), thread));
+        self.started.push(match thread {
+            Some(thread) => Started::Lowering(thread),
+            None => Started::Waiting(Arc::clone(trace)),
+        });
     }
 
     /// The typechecker's `diagnostics`, then every instantiation started, lowered (or
     /// why it could not be), as [`lower_traces`](crate::lower_traces) gives them. One
     /// no thread lowered is lowered here; a panic while lowering is resumed here.
     pub fn finish(self, diagnostics: Vec<Diagnostic>) -> Lowered {
-        let lowerings = (self.started.into_iter()).map(|(trace, thread)| match thread {
-            Some(thread) => thread
+        let lowerings = (self.started.into_iter()).map(|started| match started {
+            Started::Lowering(thread) => thread
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            None => crate::lower_trace(&trace),
+            Started::Waiting(trace) => crate::lower_trace_with(&trace, &self.tables),
         });
         crate::gather(diagnostics, lowerings)
     }

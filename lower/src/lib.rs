@@ -79,10 +79,10 @@ impl Lowered {
 pub fn lower_traces(diagnostics: Vec<Diagnostic>, traces: &[KernelTrace]) -> Lowered {
     // The instantiations of a file allocate the same swizzled buffers; their tables
     // are numbers, not values of one kernel, so every instantiation shares them.
-    let mut tables = builder::InnerTables::default();
+    let tables = builder::InnerTables::default();
     gather(
         diagnostics,
-        (traces.iter()).map(|trace| lower_trace_with(trace, &mut tables)),
+        (traces.iter()).map(|trace| lower_trace_with(trace, &tables)),
     )
 }
 
@@ -110,13 +110,13 @@ fn gather(
 
 /// Lowers one traced kernel instantiation.
 pub fn lower_trace(trace: &KernelTrace) -> Result<kir::Verified, Vec<Diagnostic>> {
-    lower_trace_with(trace, &mut builder::InnerTables::default())
+    lower_trace_with(trace, &builder::InnerTables::default())
 }
 
 /// [`lower_trace`], with the swizzled allocations' tables built so far.
 fn lower_trace_with(
     trace: &KernelTrace,
-    tables: &mut builder::InnerTables,
+    tables: &builder::InnerTables,
 ) -> Result<kir::Verified, Vec<Diagnostic>> {
     let mut effects = Vec::new();
     budget::flatten(&trace.effects, &mut effects);
@@ -150,12 +150,10 @@ fn lower_trace_with(
         ]
     })?;
     budget::check(trace)?;
-    let mut builder = builder::Builder::new(trace, signature);
-    builder.inner_tables = std::mem::take(tables);
+    let mut builder = builder::Builder::new(trace, signature, tables);
     for effect in &trace.effects {
         builder.effect(effect);
     }
-    *tables = std::mem::take(&mut builder.inner_tables);
     let mut kernel = builder.finish()?;
     let early_reads = tmem_waits::reads_before_wait(&kernel);
     if !early_reads.is_empty() {
