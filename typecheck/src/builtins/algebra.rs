@@ -271,8 +271,8 @@ pub(crate) fn elem_less_term(x: &IntTuple<SymInt>, y: &IntTuple<SymInt>) -> Opti
         .map(|(a, b)| Term::Binary {
             op: lang::ast::BinaryOp::Less,
             dtype: Dtype::I64,
-            left: Arc::new(Term::Int(a.clone(), Dtype::I64)),
-            right: Arc::new(Term::Int(b.clone(), Dtype::I64)),
+            left: Arc::new(Term::Int(a, Dtype::I64)),
+            right: Arc::new(Term::Int(b, Dtype::I64)),
         })
         .reduce(|all, next| Term::Binary {
             op: lang::ast::BinaryOp::And,

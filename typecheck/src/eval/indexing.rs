@@ -252,7 +252,8 @@ impl<'a> Checker<'a> {
                 let Some(index) = index.as_constant() else {
                     return true;
                 };
-                let size = shape.product().ok().and_then(|size| size.as_constant());
+                let size = constant_product(shape)
+                    .or_else(|| shape.product().ok().and_then(|size| size.as_constant()));
                 if let Some(size) = size
                     && !(0..size).contains(&index)
                 {
@@ -291,6 +292,17 @@ impl<'a> Checker<'a> {
                 false
             }
         }
+    }
+}
+
+/// The product of a shape whose every extent is a constant, multiplied without
+/// symbolic intermediates (`None` when an extent is symbolic or the product overflows).
+fn constant_product(shape: &IntTuple<SymInt>) -> Option<i64> {
+    match shape {
+        IntTuple::Int(extent) => extent.as_constant(),
+        IntTuple::Tuple(modes) => modes.iter().try_fold(1_i64, |product, mode| {
+            product.checked_mul(constant_product(mode)?)
+        }),
     }
 }
 
