@@ -92,6 +92,11 @@ pub fn compile(path: &Path, target: cute::Target) -> Compiled {
 /// [`compile`], also printing the kernels' traces when `with_traces`.
 pub fn compile_with(path: &Path, target: cute::Target, with_traces: bool) -> Compiled {
     let start = Instant::now();
+    // The stdlib's modules are parsed while the file is, on a thread of their own (the
+    // checker waits for them if it needs them first; without a thread, it parses them).
+    let _detached = std::thread::Builder::new()
+        .name("cukc-stdlib".to_owned())
+        .spawn(typecheck::stdlib::modules);
     let crate::check::Parsed {
         file,
         mut diagnostics,
@@ -112,6 +117,7 @@ pub fn compile_with(path: &Path, target: cute::Target, with_traces: bool) -> Com
                     .map(|kernel| trace::to_text(kernel, &line_of))
                     .collect::<String>()
             });
+            drop_in_background(kernel_traces);
             (lowering.finish(analysis.diagnostics), text)
         });
         diagnostics.extend(lowered.diagnostics);
@@ -129,6 +135,15 @@ pub fn compile_with(path: &Path, target: cute::Target, with_traces: bool) -> Com
         traces,
         front_end: start.elapsed(),
     }
+}
+
+/// Frees `traces` on a thread of its own: they are large trees, which the build need
+/// not wait for (the lowering threads free those they hold last, as they finish).
+fn drop_in_background(traces: Vec<std::sync::Arc<trace::KernelTrace>>) {
+    // When no thread can be made, the closure, and the traces with it, is dropped here.
+    let _detached = std::thread::Builder::new()
+        .name("cukc-free".to_owned())
+        .spawn(move || drop(traces));
 }
 
 /// The PTX of compiled kernels; with `lineinfo`, `.loc` lines and a `.file` naming
