@@ -14,6 +14,7 @@
 //! share are here.
 
 mod copy;
+pub use copy::thread_slice;
 mod mma;
 
 use std::sync::Arc;
@@ -26,7 +27,7 @@ use crate::atom::Atom;
 type SymLayout = Layout<SymInt>;
 
 /// Which side of a copy a tensor is on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Side {
     /// The tensor read from (`partition_S`).
     Source,

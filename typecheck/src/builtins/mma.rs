@@ -237,7 +237,7 @@ impl<'a> Checker<'a> {
     /// the runtime checks them when it launches the kernel.
     pub(crate) fn check_vector_access(
         &mut self,
-        copy: &TiledCopy,
+        copy: &Arc<TiledCopy>,
         tensor: &Tensor,
         side: Side,
         span: Span,
@@ -249,7 +249,7 @@ impl<'a> Checker<'a> {
         if vector <= 1 {
             return;
         }
-        let Ok(fragment) = copy.thread_value_fragment(&tensor.layout.layout, side) else {
+        let Ok(fragment) = self.thread_value_fragment(copy, &tensor.layout.layout, side) else {
             return;
         };
         let (fragment, offset, swizzle) = match &tensor.layout.codomain {

@@ -12,7 +12,7 @@ use lang::{Diagnostic, Span};
 use layout::SymInt;
 
 use crate::builtins::Arg;
-use crate::check::Checker;
+use crate::check::{Checker, Fragment};
 use crate::value::Value;
 
 impl<'a> Checker<'a> {
@@ -73,7 +73,8 @@ impl<'a> Checker<'a> {
             Side::Destination
         };
         self.check_vector_access(copy, tensor, side, arg.span);
-        match copy.partition(&tensor.layout.layout, side, thread) {
+        let fragment = self.thread_value_fragment(copy, &tensor.layout.layout, side);
+        match fragment.and_then(|fragment| cute::thread_slice(&fragment, thread)) {
             Ok((layout, offset)) => match tensor.relaid(layout, &offset) {
                 Ok(partitioned) => Value::Tensor(Arc::new(partitioned)),
                 Err(error) => self.layout_error(span, name, &error),
@@ -87,6 +88,26 @@ impl<'a> Checker<'a> {
                 &error,
             ),
         }
+    }
+
+    /// `copy.thread_value_fragment(layout, side)`, computed once per checker (for
+    /// every tiled copy that [partitions like](TiledCopy::partitions_like) this one).
+    pub(crate) fn thread_value_fragment(
+        &mut self,
+        copy: &Arc<TiledCopy>,
+        layout: &layout::Layout<SymInt>,
+        side: Side,
+    ) -> Fragment {
+        let key = (layout.clone(), side);
+        let known = (self.evaluated.fragments.get(&key))
+            .and_then(|known| known.iter().find(|(other, _)| other.partitions_like(copy)));
+        if let Some((_, fragment)) = known {
+            return fragment.clone();
+        }
+        let fragment = copy.thread_value_fragment(layout, side);
+        (self.evaluated.fragments.entry(key).or_default())
+            .push((Arc::clone(copy), fragment.clone()));
+        fragment
     }
 
     pub(crate) fn thread_mma_method(

@@ -215,7 +215,17 @@ pub(crate) struct Evaluated {
     /// The cosize of each swizzled layout allocated or placed: each kernel
     /// instantiation allocates its buffers again, and a cosize walks every offset.
     pub(crate) cosizes: FxHashMap<layout::ComposedLayout, Option<i64>>,
+    /// Each tiled copy's thread-value fragment of a layout, by layout and side of the
+    /// copy (then by tiled copy): a partition and its vector-access check both need
+    /// it, and a file's kernel instantiations partition many of the same tiles again.
+    pub(crate) fragments: FxHashMap<FragmentKey, Vec<(Arc<cute::TiledCopy>, Fragment)>>,
 }
+
+/// The layout a tiled copy partitions and the side of the copy.
+pub(crate) type FragmentKey = (layout::Layout<SymInt>, cute::Side);
+
+/// A thread-value fragment of a layout, or why there is none.
+pub(crate) type Fragment = Result<layout::Layout<SymInt>, layout::LayoutError>;
 
 /// Where each finished trace goes as soon as it is finished (`trace_each`).
 pub(crate) type Traced<'a> = &'a mut dyn FnMut(&Arc<KernelTrace>);
