@@ -1,6 +1,7 @@
 //! Verified KIR to PTX text.
 //!
-//! One module holds every kernel of a file. Every value, a region's parameters and an
+//! One module holds every kernel of a file; each kernel's text is written on its own
+//! (in parallel) and the texts are joined in order. Every value, a region's parameters and an
 //! instruction's results alike, has one register, numbered per class in value order;
 //! labels are numbered in emission order; so the same KIR always gives the same text.
 //! Integer operands that are constants become immediates; with line info on, a
@@ -15,6 +16,7 @@ mod division;
 mod memory;
 mod tied;
 
+use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use std::fmt::Write;
 
@@ -33,7 +35,7 @@ pub struct EmitOptions<'a> {
     /// profiler run from another folder finds it.
     pub line_info_path: Option<String>,
     /// With line info: a byte offset to its 1-based line and column (`-lineinfo`).
-    pub line_info: Option<&'a dyn Fn(u32) -> (u32, u32)>,
+    pub line_info: Option<&'a (dyn Fn(u32) -> (u32, u32) + Sync)>,
 }
 
 /// The PTX module for `kernels`, or what could not be emitted.
@@ -72,8 +74,18 @@ pub fn emit_module(
         // absolute shared addresses (lowering aligns such buffers to it).
         out.push_str(".extern .shared .align 1024 .b8 cuk_shared[];\n\n");
     }
-    for kernel in kernels {
-        Emitter::new(kernel, options).kernel(&mut out)?;
+    // Each kernel's text depends on that kernel alone: they are written in parallel
+    // and joined in order (the first kernel that cannot be emitted says why).
+    let texts: Vec<Result<String, String>> = kernels
+        .par_iter()
+        .map(|kernel| {
+            let mut text = String::new();
+            Emitter::new(kernel, options).kernel(&mut text)?;
+            Ok(text)
+        })
+        .collect();
+    for text in texts {
+        out.push_str(&text?);
     }
     Ok(out)
 }

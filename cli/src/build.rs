@@ -93,6 +93,11 @@ pub fn compile(path: &Path, target: cute::Target) -> Compiled {
 /// [`compile`], also printing the kernels' traces when `with_traces`.
 pub fn compile_with(path: &Path, target: cute::Target, with_traces: bool) -> Compiled {
     let start = Instant::now();
+    // The stdlib's modules are parsed while the file is, on a thread of their own (the
+    // checker waits for them if it needs them first; without a thread, it parses them).
+    let _detached = std::thread::Builder::new()
+        .name("cukc-stdlib".to_owned())
+        .spawn(typecheck::stdlib::modules);
     let crate::check::Parsed {
         file,
         mut diagnostics,
@@ -104,16 +109,17 @@ pub fn compile_with(path: &Path, target: cute::Target, with_traces: bool) -> Com
     let mut traces = None;
     if parsed {
         let line_of = |offset: u32| file.line_column(offset).line;
-        let (lowered, text) = typecheck::trace(&module, target, |analysis, kernel_traces| {
+        let (lowered, text) = std::thread::scope(|scope| {
+            let mut lowering = lower::ConcurrentLowering::new(scope);
+            let (analysis, kernel_traces) =
+                typecheck::trace_each(&module, target, |trace| lowering.start(trace));
             let text = with_traces.then(|| {
                 (kernel_traces.iter())
                     .map(|kernel| trace::to_text(kernel, &line_of))
                     .collect::<String>()
             });
-            (
-                lower::lower_traces(analysis.diagnostics, &kernel_traces),
-                text,
-            )
+            drop_in_background(kernel_traces);
+            (lowering.finish(analysis.diagnostics), text)
         });
         diagnostics.extend(lowered.diagnostics);
         kernels = lowered.kernels;
@@ -130,6 +136,15 @@ pub fn compile_with(path: &Path, target: cute::Target, with_traces: bool) -> Com
         traces,
         front_end: start.elapsed(),
     }
+}
+
+/// Frees `traces` on a thread of its own: they are large trees, which the build need
+/// not wait for (the lowering threads free those they hold last, as they finish).
+fn drop_in_background(traces: Vec<std::sync::Arc<trace::KernelTrace>>) {
+    // When no thread can be made, the closure, and the traces with it, is dropped here.
+    let _detached = std::thread::Builder::new()
+        .name("cukc-free".to_owned())
+        .spawn(move || drop(traces));
 }
 
 /// The PTX of compiled kernels; with `lineinfo`, `.loc` lines and a `.file` naming
@@ -155,7 +170,7 @@ pub fn ptx(
     let options = EmitOptions {
         source_name: Some(compiled.file.path().to_owned()),
         line_info_path: Some(line_info_path.display().to_string()),
-        line_info: lineinfo.then_some(&line_of as &dyn Fn(u32) -> (u32, u32)),
+        line_info: lineinfo.then_some(&line_of as &(dyn Fn(u32) -> (u32, u32) + Sync)),
     };
     backend_ptx::emit_module(&compiled.kernels, target, &options)
 }

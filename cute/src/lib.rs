@@ -29,7 +29,7 @@ pub use target::Target;
 pub use tensor::{
     Base, Codomain, MemorySpace, Tensor, TensorLayout, local_partition, tile_coordinate,
 };
-pub use tiled::{Operand, Side, TiledCopy, TiledMma};
+pub use tiled::{Operand, Side, TiledCopy, TiledMma, thread_slice};
 pub use tma::{MAX_BOX_EXTENT, TMA_SWIZZLES, TmaBox, swizzled};
 pub use umma::{
     TMEM_SHAPES, UmmaShape, tile_extents, tile_values, tmem_shape_registers, umma_descriptor,

@@ -15,8 +15,10 @@ use trace::{Effect, KernelTrace, LoadId, Term};
 use crate::regions::{Frame, Kind};
 use crate::signature::shared_layout;
 
-/// Swizzled allocations' inner-layout tables by layout: shared by a file's kernels.
-pub(crate) type InnerTables = FxHashMap<layout::ComposedLayout, Option<std::rc::Rc<Vec<i64>>>>;
+/// Swizzled allocations' inner-layout tables by layout: shared by a file's kernels,
+/// which may be lowered at the same time.
+pub(crate) type InnerTables =
+    std::sync::Mutex<FxHashMap<layout::ComposedLayout, Option<std::sync::Arc<Vec<i64>>>>>;
 
 /// Swizzled offsets of every thread, by thread terms, shift and swizzled layout.
 type PerThreadOffsets =
@@ -65,7 +67,7 @@ pub(crate) struct Builder<'t> {
     /// Each swizzled index's variable part split into thread terms and the rest.
     pub(crate) thread_splits: FxHashMap<SymInt, Option<std::rc::Rc<crate::swizzled::ThreadSplit>>>,
     /// The inner layout's offsets of each swizzled allocation, when not too many.
-    pub(crate) inner_tables: InnerTables,
+    pub(crate) inner_tables: &'t InnerTables,
     /// Each thread's swizzled offset of a swizzled allocation's elements, by their
     /// thread terms, the constant added to those and the allocation's layout.
     pub(crate) per_thread_offsets: PerThreadOffsets,
@@ -92,7 +94,11 @@ pub(crate) struct Builder<'t> {
 }
 
 impl<'t> Builder<'t> {
-    pub(crate) fn new(trace: &'t KernelTrace, signature: Signature) -> Self {
+    pub(crate) fn new(
+        trace: &'t KernelTrace,
+        signature: Signature,
+        inner_tables: &'t InnerTables,
+    ) -> Self {
         let (shared_offsets, _) = shared_layout(trace);
         Builder {
             trace,
@@ -115,7 +121,7 @@ impl<'t> Builder<'t> {
             static_tables: FxHashMap::default(),
             swizzle_anchors: FxHashMap::default(),
             thread_values: FxHashMap::default(),
-            inner_tables: FxHashMap::default(),
+            inner_tables,
             per_thread_offsets: FxHashMap::default(),
             thread_splits: FxHashMap::default(),
             halves: FxHashMap::default(),

@@ -21,7 +21,7 @@ impl Builder<'_> {
         atom: Option<&Atom>,
         source: &Tensor,
         destination: &Tensor,
-        predicate: Option<&std::rc::Rc<Tensor>>,
+        predicate: Option<&std::sync::Arc<Tensor>>,
     ) {
         let Some(size) = self.static_size(source) else {
             return;

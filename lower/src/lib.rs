@@ -30,6 +30,7 @@ mod atoms;
 pub mod blackwell;
 mod budget;
 mod builder;
+mod concurrent;
 mod control;
 mod copy;
 mod fragments;
@@ -52,6 +53,7 @@ use lang::{Diagnostic, Severity};
 use trace::{Effect, KernelTrace};
 
 pub use budget::MAX_EXPANDED_VALUES;
+pub use concurrent::ConcurrentLowering;
 pub use signature::entry_name;
 
 /// The result of lowering a file.
@@ -76,6 +78,21 @@ impl Lowered {
 /// default const parameters and with each set a test passes), after the
 /// typechecker's `diagnostics`; kernels are lowered only when there is no error.
 pub fn lower_traces(diagnostics: Vec<Diagnostic>, traces: &[KernelTrace]) -> Lowered {
+    // The instantiations of a file allocate the same swizzled buffers; their tables
+    // are numbers, not values of one kernel, so every instantiation shares them.
+    let tables = builder::InnerTables::default();
+    gather(
+        diagnostics,
+        (traces.iter()).map(|trace| lower_trace_with(trace, &tables)),
+    )
+}
+
+/// The typechecker's `diagnostics`, then each kernel of `lowerings` or why it could not
+/// be built, in order; `lowerings` is not drawn from when `diagnostics` has an error.
+fn gather(
+    diagnostics: Vec<Diagnostic>,
+    lowerings: impl Iterator<Item = Result<kir::Verified, Vec<Diagnostic>>>,
+) -> Lowered {
     let mut lowered = Lowered {
         diagnostics,
         kernels: Vec::new(),
@@ -83,11 +100,8 @@ pub fn lower_traces(diagnostics: Vec<Diagnostic>, traces: &[KernelTrace]) -> Low
     if lowered.has_errors() {
         return lowered;
     }
-    // The instantiations of a file allocate the same swizzled buffers; their tables
-    // are numbers, not values of one kernel, so every instantiation shares them.
-    let mut tables = builder::InnerTables::default();
-    for trace in traces {
-        match lower_trace_with(trace, &mut tables) {
+    for lowering in lowerings {
+        match lowering {
             Ok(kernel) => lowered.kernels.push(kernel),
             Err(diagnostics) => lowered.diagnostics.extend(diagnostics),
         }
@@ -97,13 +111,13 @@ pub fn lower_traces(diagnostics: Vec<Diagnostic>, traces: &[KernelTrace]) -> Low
 
 /// Lowers one traced kernel instantiation.
 pub fn lower_trace(trace: &KernelTrace) -> Result<kir::Verified, Vec<Diagnostic>> {
-    lower_trace_with(trace, &mut builder::InnerTables::default())
+    lower_trace_with(trace, &builder::InnerTables::default())
 }
 
 /// [`lower_trace`], with the swizzled allocations' tables built so far.
 fn lower_trace_with(
     trace: &KernelTrace,
-    tables: &mut builder::InnerTables,
+    tables: &builder::InnerTables,
 ) -> Result<kir::Verified, Vec<Diagnostic>> {
     let mut effects = Vec::new();
     budget::flatten(&trace.effects, &mut effects);
@@ -141,12 +155,10 @@ fn lower_trace_with(
     if !tmem_breaches.is_empty() {
         return Err(dedup(tmem_breaches));
     }
-    let mut builder = builder::Builder::new(trace, signature);
-    builder.inner_tables = std::mem::take(tables);
+    let mut builder = builder::Builder::new(trace, signature, tables);
     for effect in &trace.effects {
         builder.effect(effect);
     }
-    *tables = std::mem::take(&mut builder.inner_tables);
     let mut kernel = builder.finish()?;
     let early_reads = tmem_waits::reads_before_wait(&kernel);
     if !early_reads.is_empty() {

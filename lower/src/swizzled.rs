@@ -25,6 +25,7 @@
 //! on the run-time index.
 
 use std::rc::Rc;
+use std::sync::{Arc, PoisonError};
 
 use cute::{Base, Tensor};
 use kir::{BinOp, Ty, ValueId};
@@ -272,10 +273,11 @@ impl Builder<'_> {
     }
 
     /// The inner layout's offsets of a swizzled allocation, tabulated once.
-    fn inner_table(&mut self, composed: &ComposedLayout) -> Option<Rc<Vec<i64>>> {
-        self.inner_tables
+    fn inner_table(&mut self, composed: &ComposedLayout) -> Option<Arc<Vec<i64>>> {
+        let mut tables = (self.inner_tables.lock()).unwrap_or_else(PoisonError::into_inner);
+        tables
             .entry(composed.clone())
-            .or_insert_with(|| composed.inner().table(1 << 16).ok().map(Rc::new))
+            .or_insert_with(|| composed.inner().table(1 << 16).ok().map(Arc::new))
             .clone()
     }
 

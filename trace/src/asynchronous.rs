@@ -2,7 +2,7 @@
 //! mbarrier operations, operand-free fences and group instructions, tensor-memory
 //! allocation, and where a tcgen05 MMA reads its A operand.
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use cute::Tensor;
 use layout::SymInt;
@@ -100,14 +100,14 @@ pub enum Tmem {
     /// address to the shared `u32` at this layout value of `slot`.
     Alloc {
         /// The shared tensor the address goes to.
-        slot: Rc<Tensor>,
+        slot: Arc<Tensor>,
         /// The layout's value of its element.
         index: SymInt,
     },
     /// `tmem_dealloc(address, columns)`: frees the columns at this address.
     Dealloc {
         /// The address (an integer).
-        address: Rc<Term>,
+        address: Arc<Term>,
     },
 }
 
@@ -115,9 +115,9 @@ pub enum Tmem {
 #[derive(Clone, Debug, PartialEq)]
 pub enum UmmaA {
     /// A shared `(M, K)` tile, through a descriptor the compiler computes.
-    Shared(Rc<Tensor>),
+    Shared(Arc<Tensor>),
     /// Tensor memory at this address (an integer): row m in lane `lane + m`, its K
     /// elements packed into consecutive 32-bit columns from `column`, first in the low
     /// bits; the element type is B's.
-    Tmem(Rc<Term>),
+    Tmem(Arc<Term>),
 }

@@ -19,7 +19,7 @@
 mod asynchronous;
 mod text;
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use cute::{Atom, Dtype, Tensor};
 use lang::Span;
@@ -42,7 +42,7 @@ pub enum Term {
     /// the term is the `i`-th).
     Loaded(LoadId),
     /// `op a`.
-    Unary(UnaryOp, Rc<Term>),
+    Unary(UnaryOp, Arc<Term>),
     /// The value of a named run-time variable that is not an integer: a float or bool
     /// cell's read, a shuffle's or an atomic's result.
     Variable(String, Dtype),
@@ -53,12 +53,12 @@ pub enum Term {
         /// The operands' type.
         dtype: Dtype,
         /// The left operand.
-        left: Rc<Term>,
+        left: Arc<Term>,
         /// The right operand.
-        right: Rc<Term>,
+        right: Arc<Term>,
     },
     /// A conversion to `Dtype`.
-    Convert(Dtype, Rc<Term>),
+    Convert(Dtype, Arc<Term>),
     /// A math function of floats of type `dtype`: one operand, two for `min` and `max`.
     Math {
         /// The function.
@@ -66,7 +66,7 @@ pub enum Term {
         /// The operands' and the result's type.
         dtype: Dtype,
         /// The operands.
-        operands: Vec<Rc<Term>>,
+        operands: Vec<Arc<Term>>,
     },
 }
 
@@ -153,13 +153,13 @@ pub enum Effect {
     /// `copy(atom?, src, dst, pred = ...)`: partitions already made, modes congruent.
     Copy {
         /// The atom, or `None` for an element-by-element copy.
-        atom: Option<Rc<Atom>>,
+        atom: Option<Arc<Atom>>,
         /// The source.
-        source: Rc<Tensor>,
+        source: Arc<Tensor>,
         /// The destination.
-        destination: Rc<Tensor>,
+        destination: Arc<Tensor>,
         /// A bool tensor of the source's size: which values move.
-        predicate: Option<Rc<Tensor>>,
+        predicate: Option<Arc<Tensor>>,
         /// The call.
         span: Span,
     },
@@ -170,7 +170,7 @@ pub enum Effect {
         /// Its identity.
         id: LoadId,
         /// The tensor.
-        tensor: Rc<Tensor>,
+        tensor: Arc<Tensor>,
         /// The layout's value of the element, or `None` for the whole fragment.
         index: Option<SymInt>,
         /// For an integer element: the [`SymInt`] variable that stands for it.
@@ -181,20 +181,20 @@ pub enum Effect {
     /// `tensor[i] = value`.
     StoreElement {
         /// The tensor.
-        tensor: Rc<Tensor>,
+        tensor: Arc<Tensor>,
         /// The layout's value of the element.
         index: SymInt,
         /// What is stored.
-        value: Rc<Term>,
+        value: Arc<Term>,
         /// The assignment.
         span: Span,
     },
     /// `tensor.store(value)`, a fragment value element by element.
     StoreFragment {
         /// The tensor.
-        tensor: Rc<Tensor>,
+        tensor: Arc<Tensor>,
         /// What is stored: a term whose fragments have the tensor's size.
-        value: Rc<Term>,
+        value: Arc<Term>,
         /// The call.
         span: Span,
     },
@@ -216,7 +216,7 @@ pub enum Effect {
         /// The variable.
         variable: String,
         /// Its value.
-        value: Rc<Term>,
+        value: Arc<Term>,
         /// The expression.
         span: Span,
     },
@@ -227,7 +227,7 @@ pub enum Effect {
         /// The cell's type (integers are carried as `i64`).
         dtype: Dtype,
         /// The value.
-        value: Rc<Term>,
+        value: Arc<Term>,
         /// The assignment, or the control flow the cell enters.
         span: Span,
     },
@@ -259,7 +259,7 @@ pub enum Effect {
     /// `if condition { then } else { otherwise }` at run time.
     If {
         /// A bool.
-        condition: Rc<Term>,
+        condition: Arc<Term>,
         /// Runs when it is true.
         then: Vec<Effect>,
         /// Runs when it is false.
@@ -273,7 +273,7 @@ pub enum Effect {
         /// What each iteration does.
         body: Vec<Effect>,
         /// A bool computed in the body.
-        condition: Rc<Term>,
+        condition: Arc<Term>,
         /// The loop.
         span: Span,
     },
@@ -281,18 +281,18 @@ pub enum Effect {
     /// fragments, one MMA atom instruction per (m, n, k) step.
     Gemm {
         /// The MMA atom.
-        atom: Rc<Atom>,
+        atom: Arc<Atom>,
         /// `(V, M, N)` results.
-        d: Rc<Tensor>,
+        d: Arc<Tensor>,
         /// `(V, M)` or `(V, M, K)`.
-        a: Rc<Tensor>,
+        a: Arc<Tensor>,
         /// `(V, N)` or `(V, N, K)`.
-        b: Rc<Tensor>,
+        b: Arc<Tensor>,
         /// `(V, M, N)` accumulators.
-        c: Rc<Tensor>,
+        c: Arc<Tensor>,
         /// `accumulate = ...`: a bool; when false the first k step ignores C
         /// (wgmma's scale-d), so no branch needs to zero the accumulators.
-        accumulate: Option<Rc<Term>>,
+        accumulate: Option<Arc<Term>>,
         /// The call.
         span: Span,
     },
@@ -302,9 +302,9 @@ pub enum Effect {
         /// The pattern.
         mode: Shuffle,
         /// What is sent (32 bits).
-        value: Rc<Term>,
+        value: Arc<Term>,
         /// The delta, mask or source lane.
-        lane: Rc<Term>,
+        lane: Arc<Term>,
         /// The value received.
         variable: String,
         /// Its type.
@@ -317,11 +317,11 @@ pub enum Effect {
         /// The operation.
         op: Atomic,
         /// The tensor.
-        tensor: Rc<Tensor>,
+        tensor: Arc<Tensor>,
         /// The layout's value of the element.
         index: SymInt,
         /// The operand.
-        value: Rc<Term>,
+        value: Arc<Term>,
         /// The variable that holds the old value, when it is used.
         old: Option<String>,
         /// The call.
@@ -332,11 +332,11 @@ pub enum Effect {
         /// Which.
         action: Mbarrier,
         /// The tensor of barriers.
-        tensor: Rc<Tensor>,
+        tensor: Arc<Tensor>,
         /// The layout's value of the barrier.
         index: SymInt,
         /// The arrival count, the transaction bytes or the parity (an integer).
-        operand: Option<Rc<Term>>,
+        operand: Option<Arc<Term>>,
         /// The call.
         span: Span,
     },
@@ -349,13 +349,13 @@ pub enum Effect {
         /// B's in each block of the pair.
         pair: bool,
         /// D's tensor-memory address (an integer).
-        taddr: Rc<Term>,
+        taddr: Arc<Term>,
         /// A: a shared `(M, K)` tile or an address in tensor memory.
         a: UmmaA,
         /// B's shared tile, `(N, 16)`.
-        b: Rc<Tensor>,
+        b: Arc<Tensor>,
         /// Whether D is added to (else `D = A Bᵀ`), a boolean or integer.
-        accumulate: Rc<Term>,
+        accumulate: Arc<Term>,
         /// The call.
         span: Span,
     },
@@ -367,9 +367,9 @@ pub enum Effect {
         /// The shape: `32x32b`, `16x64b`, `16x128b` or `16x256b`.
         shape: &'static str,
         /// The thread's register fragment of 32-bit values.
-        fragment: Rc<Tensor>,
+        fragment: Arc<Tensor>,
         /// The tensor-memory address of the warp's first lane and column.
-        taddr: Rc<Term>,
+        taddr: Arc<Term>,
         /// The call.
         span: Span,
     },
@@ -391,14 +391,14 @@ pub enum Effect {
         /// The box's first element's coordinates, in the map's order (innermost first).
         coords: Vec<SymInt>,
         /// The shared tile it fills (its first element is the destination).
-        destination: Rc<Tensor>,
+        destination: Arc<Tensor>,
         /// The tensor of barriers.
-        barriers: Rc<Tensor>,
+        barriers: Arc<Tensor>,
         /// The layout's value of the barrier the bytes complete on.
         barrier: SymInt,
         /// The blocks of the cluster it goes to, a 16-bit mask of ranks (the same tile
         /// and barrier in each); `None`: this block.
-        multicast: Option<Rc<Term>>,
+        multicast: Option<Arc<Term>>,
         /// Whether it is a CTA pair's (`cta_group::2`): the box lands in this block and
         /// its bytes complete on the barrier's place in the pair's even block.
         pair: bool,
@@ -419,7 +419,7 @@ pub enum Effect {
         /// The box's first element's coordinates, in the map's order.
         coords: Vec<SymInt>,
         /// The shared tile it stores.
-        source: Rc<Tensor>,
+        source: Arc<Tensor>,
         /// The call.
         span: Span,
     },

@@ -2,7 +2,7 @@
 //! properties and checking them against what the atom's kind needs.
 
 use rustc_hash::FxHashMap;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use cute::{Atom, AtomKind};
 use lang::ast::ItemKind;
@@ -333,7 +333,7 @@ impl<'a> Checker<'a> {
             let Some((arch, ptx, detail)) = built else {
                 return Value::Unknown;
             };
-            Value::Atom(Rc::new(Atom {
+            Value::Atom(Arc::new(Atom {
                 name: id.name.clone(),
                 arguments,
                 kind,

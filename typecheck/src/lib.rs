@@ -36,6 +36,8 @@ pub mod trace;
 mod value;
 
 pub use builtins::table::{Arity, BUILTINS, Builtin, Place, reference as builtins_reference};
+use std::sync::Arc;
+
 use cute::Target;
 use lang::ast::Module;
 use lang::{Diagnostic, Span};
@@ -110,8 +112,8 @@ pub fn check(module: &Module, target: Target) -> Analysis {
 
 /// [`check`], also tracing every kernel instantiation the file uses (the defaults,
 /// and each set of const arguments a test passes) for lowering; `then` gets the
-/// analysis and the traces. The traces share their tensors, so they stay on the
-/// checker's thread: `then` runs there too, with the same deep stack.
+/// analysis and the traces. `then` runs on the checker's thread, with its deep stack
+/// (lowering recurses as deep as the checker did).
 pub fn trace<R: Send>(
     module: &Module,
     target: Target,
@@ -157,7 +159,32 @@ pub fn trace_with<R: Send>(
             diagnostics,
             bindings,
         };
-        then(analysis, traces)
+        then(
+            analysis,
+            traces.into_iter().map(Arc::unwrap_or_clone).collect(),
+        )
+    })
+}
+
+/// [`trace`] for a caller that lowers each kernel instantiation while the checker goes
+/// on to the next: `traced` gets each trace, on the checker's thread, as soon as its
+/// instantiation is checked (a trace whose `has_errors` is set included), and the
+/// analysis comes back with every trace, in the order `traced` got them.
+pub fn trace_each(
+    module: &Module,
+    target: Target,
+    mut traced: impl FnMut(&Arc<trace::KernelTrace>) + Send,
+) -> (Analysis, Vec<Arc<trace::KernelTrace>>) {
+    stack::on_checker_stack(move || {
+        let (diagnostics, bindings, traces) = check::Checker::new(module, target)
+            .with_tracing()
+            .with_traced(&mut traced)
+            .run_traced();
+        let analysis = Analysis {
+            diagnostics,
+            bindings,
+        };
+        (analysis, traces)
     })
 }
 

@@ -1,7 +1,7 @@
 //! The terms of checked values: how the GPU computes a dyn scalar or fragment value,
 //! and the [`::trace`] types re-exported for the checker's use.
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use cute::Dtype;
 
@@ -12,22 +12,23 @@ use crate::value::{IntType, Known, Value};
 /// The term that computes `value` on the GPU, when there is one: integers are their
 /// [`SymInt`], constants are themselves, and dyn scalars and fragment values carry the
 /// term they were computed by.
-pub(crate) fn term_of(value: &Value) -> Option<Rc<Term>> {
+pub(crate) fn term_of(value: &Value) -> Option<Arc<Term>> {
     match value {
         Value::Int { ty, value } => {
             let dtype = match ty {
                 IntType::Sized(dtype) => *dtype,
                 IntType::Int => Dtype::I64,
             };
-            Some(Rc::new(Term::Int(value.clone(), dtype)))
+            Some(Arc::new(Term::Int(value.clone(), dtype)))
         }
         Value::Float { dtype, value } => match value {
-            Known::Const(constant) => {
-                Some(Rc::new(Term::Float(*constant, dtype.unwrap_or(Dtype::F32))))
-            }
+            Known::Const(constant) => Some(Arc::new(Term::Float(
+                *constant,
+                dtype.unwrap_or(Dtype::F32),
+            ))),
             Known::Dyn(origin) => origin.term.clone(),
         },
-        Value::Bool(Known::Const(constant)) => Some(Rc::new(Term::Bool(*constant))),
+        Value::Bool(Known::Const(constant)) => Some(Arc::new(Term::Bool(*constant))),
         Value::Bool(Known::Dyn(origin)) => origin.term.clone(),
         Value::Vector { term, .. } => term.clone(),
         _ => None,
@@ -68,7 +69,7 @@ pub(crate) fn with_term(value: Value, term: Option<Term>) -> Value {
         Value::Vector { dtype, shape, .. } => Value::Vector {
             dtype,
             shape,
-            term: term.map(Rc::new),
+            term: term.map(Arc::new),
         },
         other => other,
     }

@@ -10,7 +10,7 @@
 //! CuTe would compute, and its stage follows from the variables it mentions.
 
 use std::fmt;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use cute::{Atom, Dtype, Tensor, TiledCopy, TiledMma, TmaBox};
 use lang::Span;
@@ -42,14 +42,14 @@ pub struct Origin {
     pub span: Option<Span>,
     /// How the GPU computes it, when lowering can (a float or bool scalar; integers
     /// are their [`SymInt`]).
-    pub term: Option<Rc<Term>>,
+    pub term: Option<Arc<Term>>,
 }
 
 impl Origin {
     /// This origin for a value computed as `term`.
     pub fn computing(&self, term: Option<Term>) -> Origin {
         Origin {
-            term: term.map(Rc::new),
+            term: term.map(Arc::new),
             ..self.clone()
         }
     }
@@ -103,9 +103,9 @@ pub enum Value {
     /// A swizzle composed with a layout.
     Composed(ComposedLayout),
     /// A tensor.
-    Tensor(Rc<Tensor>),
+    Tensor(Arc<Tensor>),
     /// A tensor without its layout (`t.iterator`).
-    Pointer(Rc<Tensor>),
+    Pointer(Arc<Tensor>),
     /// Whole-fragment values (`t.load()` and arithmetic on it).
     Vector {
         /// The element type.
@@ -113,28 +113,28 @@ pub enum Value {
         /// The fragment's shape.
         shape: IntTuple<SymInt>,
         /// How the GPU computes it, element by element, when lowering can.
-        term: Option<Rc<Term>>,
+        term: Option<Arc<Term>>,
     },
     /// An instantiated atom.
-    Atom(Rc<Atom>),
+    Atom(Arc<Atom>),
     /// A tiled copy.
-    TiledCopy(Rc<TiledCopy>),
+    TiledCopy(Arc<TiledCopy>),
     /// A tiled MMA.
-    TiledMma(Rc<TiledMma>),
+    TiledMma(Arc<TiledMma>),
     /// `make_tma_load`'s or `make_tma_store`'s result: a TMA box over a global tensor
     /// parameter.
-    Tma(Rc<TmaCopy>),
+    Tma(Arc<TmaCopy>),
     /// A tiled copy sliced for one thread.
     ThreadCopy {
         /// The tiled copy.
-        copy: Rc<TiledCopy>,
+        copy: Arc<TiledCopy>,
         /// The thread index.
         thread: SymInt,
     },
     /// A tiled MMA sliced for one thread.
     ThreadMma {
         /// The tiled MMA.
-        mma: Rc<TiledMma>,
+        mma: Arc<TiledMma>,
         /// The thread index.
         thread: SymInt,
     },

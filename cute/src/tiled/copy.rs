@@ -2,7 +2,7 @@
 //! layout among its threads (`tidfrg_S`/`tidfrg_D`, `partition_S`/`partition_D`,
 //! `retile`).
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use layout::{
     Coord, Int, IntTuple, Layout, LayoutError, SymInt, Tiler, coalesce_by, composition,
@@ -19,7 +19,7 @@ impl TiledCopy {
     /// instance whole instructions: the thread count and the values per thread must be
     /// multiples of the atom's.
     pub fn new(
-        atom: Rc<Atom>,
+        atom: Arc<Atom>,
         layout_tv: Layout<i64>,
         tiler: IntTuple<i64>,
     ) -> Result<TiledCopy, Error> {
@@ -60,6 +60,20 @@ impl TiledCopy {
         self.atom
             .as_copy()
             .unwrap_or_else(|| unreachable!("TiledCopy::new accepts copy atoms only"))
+    }
+
+    /// Whether [`TiledCopy::partition`] gives the same for `self` and `other`: the
+    /// atoms' threads and source, destination and reference layouts, the thread-value
+    /// layouts and the tiles agree (the atoms' names, element types, memory spaces
+    /// and PTX may differ).
+    pub fn partitions_like(&self, other: &TiledCopy) -> bool {
+        let (atom, other_atom) = (self.copy_atom(), other.copy_atom());
+        atom.threads == other_atom.threads
+            && atom.src_layout == other_atom.src_layout
+            && atom.dst_layout == other_atom.dst_layout
+            && atom.ref_layout == other_atom.ref_layout
+            && self.layout_tv == other.layout_tv
+            && self.tiler == other.tiler
     }
 
     /// Threads the tiled copy needs.
@@ -129,14 +143,7 @@ impl TiledCopy {
         side: Side,
         thread: &SymInt,
     ) -> Result<(SymLayout, SymInt), LayoutError> {
-        let fragment = self.thread_value_fragment(layout, side)?;
-        let rest = fragment.mode(2)?;
-        let coord = Coord::Tuple(vec![
-            Coord::Int(thread.clone()),
-            Coord::Free,
-            free_like(&rest),
-        ]);
-        slice_and_offset(&coord, &fragment)
+        thread_slice(&self.thread_value_fragment(layout, side)?, thread)
     }
 
     /// CuTe's `ThrCopy::retile_S` / `retile_D`: a thread's register fragment (as some
@@ -170,4 +177,20 @@ impl TiledCopy {
         let coord = Coord::Tuple(vec![Coord::Free, Coord::Tuple(rest_coord)]);
         layout::slice(&coord, &viewed)
     }
+}
+
+/// `thread`'s values of a [`TiledCopy::thread_value_fragment`], shaped
+/// `(CPY, CPY_M, CPY_N, ...)`, and the offset where they start: the rest of
+/// [`TiledCopy::partition`].
+pub fn thread_slice(
+    fragment: &SymLayout,
+    thread: &SymInt,
+) -> Result<(SymLayout, SymInt), LayoutError> {
+    let rest = fragment.mode(2)?;
+    let coord = Coord::Tuple(vec![
+        Coord::Int(thread.clone()),
+        Coord::Free,
+        free_like(&rest),
+    ]);
+    slice_and_offset(&coord, fragment)
 }

@@ -1,7 +1,7 @@
 //! CuTe's `TiledMMA`: atoms arranged over (M, N, K) and permuted, each operand's
 //! thread-value layout, and the partitioning of a tensor's layout among its threads.
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use layout::{
     Coord, IntTuple, Layout, LayoutError, SymInt, Tiler, composition, idx2crd_strided,
@@ -27,7 +27,7 @@ impl Operand {
 impl TiledMma {
     /// CuTe's `make_tiled_mma(atom, atom_layout, permutation)`.
     pub fn new(
-        atom: Rc<Atom>,
+        atom: Arc<Atom>,
         atom_layout: &Layout<i64>,
         permutation: [Tiler<i64>; 3],
     ) -> Result<TiledMma, Error> {

@@ -14,9 +14,10 @@
 //! share are here.
 
 mod copy;
+pub use copy::thread_slice;
 mod mma;
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use layout::{Coord, IntTuple, Layout, LayoutError, SymInt, Tiler};
 
@@ -26,7 +27,7 @@ use crate::atom::Atom;
 type SymLayout = Layout<SymInt>;
 
 /// Which side of a copy a tensor is on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Side {
     /// The tensor read from (`partition_S`).
     Source,
@@ -38,7 +39,7 @@ pub enum Side {
 #[derive(Clone, Debug, PartialEq)]
 pub struct TiledCopy {
     /// The instruction.
-    pub atom: Rc<Atom>,
+    pub atom: Arc<Atom>,
     /// `(thread, value) -> column-major index into the tile`.
     pub layout_tv: Layout<i64>,
     /// The tile the copy covers, one extent per mode.
@@ -49,7 +50,7 @@ pub struct TiledCopy {
 #[derive(Clone, Debug, PartialEq)]
 pub struct TiledMma {
     /// The instruction.
-    pub atom: Rc<Atom>,
+    pub atom: Arc<Atom>,
     /// `(atom thread, M, N, K)` arrangement of the threads.
     pub thr_layout_vmnk: Layout<i64>,
     /// The permutation of each of M, N and K (`_` keeps the mode as is).

@@ -1,7 +1,7 @@
 //! CuTe's layout algebra as built-ins: composition, complement, inverses, the divides
 //! and products, `make_layout_tv`, shape division, swizzles, recasts and `elem_less`.
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use cute::Dtype;
 use layout::{
@@ -271,13 +271,13 @@ pub(crate) fn elem_less_term(x: &IntTuple<SymInt>, y: &IntTuple<SymInt>) -> Opti
         .map(|(a, b)| Term::Binary {
             op: lang::ast::BinaryOp::Less,
             dtype: Dtype::I64,
-            left: Rc::new(Term::Int(a.clone(), Dtype::I64)),
-            right: Rc::new(Term::Int(b.clone(), Dtype::I64)),
+            left: Arc::new(Term::Int(a, Dtype::I64)),
+            right: Arc::new(Term::Int(b, Dtype::I64)),
         })
         .reduce(|all, next| Term::Binary {
             op: lang::ast::BinaryOp::And,
             dtype: Dtype::Bool,
-            left: Rc::new(all),
-            right: Rc::new(next),
+            left: Arc::new(all),
+            right: Arc::new(next),
         })
 }

@@ -1,7 +1,7 @@
 //! Tiled copies and MMAs as built-ins: `make_tiled_copy*` and `make_tiled_mma`, and
 //! `copy` with its atom, space and shape checks.
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use cute::{Atom, Dtype, Operand, SpaceRule, Tensor, TiledCopy, TiledMma};
 use lang::{Diagnostic, Span};
@@ -83,7 +83,7 @@ impl<'a> Checker<'a> {
             }
         };
         match built {
-            Ok(tiled) => Value::TiledCopy(Rc::new(tiled)),
+            Ok(tiled) => Value::TiledCopy(Arc::new(tiled)),
             Err(message) => self.error(
                 "E0210",
                 args.call_span,
@@ -129,7 +129,7 @@ impl<'a> Checker<'a> {
             }
         }
         match TiledMma::new(atom, &atom_layout, permutation) {
-            Ok(tiled) => Value::TiledMma(Rc::new(tiled)),
+            Ok(tiled) => Value::TiledMma(Arc::new(tiled)),
             Err(message) => self.error(
                 "E0205",
                 args.call_span,

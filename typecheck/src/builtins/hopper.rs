@@ -7,7 +7,7 @@
 //! one and the coordinate to pick one element (E0216), and a constant arrival count
 //! within the hardware's range, 1 to 2^20 - 1 (E0227).
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use cute::{Dtype, MemorySpace};
 use lang::Diagnostic;
@@ -236,7 +236,7 @@ impl<'a> Checker<'a> {
     /// A block of the kernel's cluster named by `arg` (`what` says which argument): an
     /// integer, below the cluster's size when constant (E0227). A kernel without
     /// `cluster(...)` is a cluster of one block.
-    pub(crate) fn cluster_rank(&mut self, what: &str, arg: &Arg) -> Option<Rc<Term>> {
+    pub(crate) fn cluster_rank(&mut self, what: &str, arg: &Arg) -> Option<Arc<Term>> {
         let value = self.expect_int(&arg.value, arg.span, "a block's rank in the cluster")?;
         let blocks: u32 = self.frame.cluster.iter().product();
         if let Some(rank) = value.as_constant()
@@ -259,7 +259,7 @@ impl<'a> Checker<'a> {
 
     /// The integer operand of an mbarrier operation: the arrival count (checked when
     /// constant), the transaction bytes or the parity.
-    fn mbarrier_operand(&mut self, name: &str, action: Mbarrier, arg: &Arg) -> Option<Rc<Term>> {
+    fn mbarrier_operand(&mut self, name: &str, action: Mbarrier, arg: &Arg) -> Option<Arc<Term>> {
         let what = match action {
             Mbarrier::Init => "the arrival count",
             Mbarrier::ArriveExpectTx => "the transaction bytes",

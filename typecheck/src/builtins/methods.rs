@@ -1,7 +1,7 @@
 //! Method calls: `t.load()`, `t.store(v)`, `x.to(dtype)`, the thread slices of tiled
 //! copies and MMAs, and the scalar conversions they need.
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use cute::Dtype;
 use lang::ast::{Argument, Name};
@@ -40,7 +40,7 @@ impl<'a> Checker<'a> {
                     Some(dtype) => Value::Vector {
                         dtype,
                         shape: tensor.shape().clone(),
-                        term: self.record_load(tensor, None, None, span).map(Rc::new),
+                        term: self.record_load(tensor, None, None, span).map(Arc::new),
                     },
                     None => self.error(
                         "E0216",
@@ -92,7 +92,7 @@ impl<'a> Checker<'a> {
                         shape: shape.clone(),
                         term: term
                             .clone()
-                            .map(|term| Rc::new(Term::Convert(*dtype, term))),
+                            .map(|term| Arc::new(Term::Convert(*dtype, term))),
                     },
                     other => self.error(
                         "E0216",

@@ -1,7 +1,7 @@
 //! `gemm`, vector stores and loads through a tiled copy's access width, and the
 //! shared-memory budget of a kernel.
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use cute::{Codomain, Side, Tensor, TiledCopy};
 use lang::ast::Kernel;
@@ -183,7 +183,7 @@ impl<'a> Checker<'a> {
     }
 
     /// `tensor.store(vector)`.
-    pub(crate) fn store_vector(&mut self, tensor: &Rc<Tensor>, arg: &Arg, span: Span) {
+    pub(crate) fn store_vector(&mut self, tensor: &Arc<Tensor>, arg: &Arg, span: Span) {
         match &arg.value {
             Value::Vector { dtype, shape, term } => {
                 self.emit(match term {
@@ -237,7 +237,7 @@ impl<'a> Checker<'a> {
     /// the runtime checks them when it launches the kernel.
     pub(crate) fn check_vector_access(
         &mut self,
-        copy: &TiledCopy,
+        copy: &Arc<TiledCopy>,
         tensor: &Tensor,
         side: Side,
         span: Span,
@@ -249,7 +249,7 @@ impl<'a> Checker<'a> {
         if vector <= 1 {
             return;
         }
-        let Ok(fragment) = copy.thread_value_fragment(&tensor.layout.layout, side) else {
+        let Ok(fragment) = self.thread_value_fragment(copy, &tensor.layout.layout, side) else {
             return;
         };
         let (fragment, offset, swizzle) = match &tensor.layout.codomain {

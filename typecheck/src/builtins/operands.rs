@@ -2,7 +2,7 @@
 //! tensor's layout or a swizzled layout's domain; tilers; const tuples; and
 //! `composition` with a layout or a tiler on the right.
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use lang::Span;
 use layout::{ComposedLayout, Int, IntTuple, Layout, LayoutError, SymInt, Tiler, composition};
@@ -47,7 +47,7 @@ impl<'a> Checker<'a> {
                 Err(error) => self.layout_error(span, &call(layout), &error),
             },
             Value::Tensor(tensor) => match op(&tensor.layout.layout) {
-                Ok(result) => Value::Tensor(Rc::new(cute::Tensor {
+                Ok(result) => Value::Tensor(Arc::new(cute::Tensor {
                     layout: cute::TensorLayout {
                         layout: result,
                         ..tensor.layout.clone()

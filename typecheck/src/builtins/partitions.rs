@@ -4,7 +4,7 @@
 //! partitioning fits: a tile dividing each static extent it splits (E0224) and a block
 //! with the threads a slice needs (E0225).
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use cute::{Operand, Side, Tensor, TensorLayout, TiledCopy, TiledMma};
 use lang::ast::Name;
@@ -12,13 +12,13 @@ use lang::{Diagnostic, Span};
 use layout::SymInt;
 
 use crate::builtins::Arg;
-use crate::check::Checker;
+use crate::check::{Checker, Fragment};
 use crate::value::Value;
 
 impl<'a> Checker<'a> {
     pub(crate) fn thread_copy_method(
         &mut self,
-        copy: &Rc<TiledCopy>,
+        copy: &Arc<TiledCopy>,
         thread: &SymInt,
         name: &str,
         arg: &Arg,
@@ -34,7 +34,7 @@ impl<'a> Checker<'a> {
         };
         if name.starts_with("retile") {
             return match copy.retile(&tensor.layout.layout) {
-                Ok(layout) => Value::Tensor(Rc::new(Tensor {
+                Ok(layout) => Value::Tensor(Arc::new(Tensor {
                     layout: TensorLayout {
                         layout,
                         ..tensor.layout.clone()
@@ -73,9 +73,10 @@ impl<'a> Checker<'a> {
             Side::Destination
         };
         self.check_vector_access(copy, tensor, side, arg.span);
-        match copy.partition(&tensor.layout.layout, side, thread) {
+        let fragment = self.thread_value_fragment(copy, &tensor.layout.layout, side);
+        match fragment.and_then(|fragment| cute::thread_slice(&fragment, thread)) {
             Ok((layout, offset)) => match tensor.relaid(layout, &offset) {
-                Ok(partitioned) => Value::Tensor(Rc::new(partitioned)),
+                Ok(partitioned) => Value::Tensor(Arc::new(partitioned)),
                 Err(error) => self.layout_error(span, name, &error),
             },
             Err(error) => self.layout_error(
@@ -89,9 +90,29 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// `copy.thread_value_fragment(layout, side)`, computed once per checker (for
+    /// every tiled copy that [partitions like](TiledCopy::partitions_like) this one).
+    pub(crate) fn thread_value_fragment(
+        &mut self,
+        copy: &Arc<TiledCopy>,
+        layout: &layout::Layout<SymInt>,
+        side: Side,
+    ) -> Fragment {
+        let key = (layout.clone(), side);
+        let known = (self.evaluated.fragments.get(&key))
+            .and_then(|known| known.iter().find(|(other, _)| other.partitions_like(copy)));
+        if let Some((_, fragment)) = known {
+            return fragment.clone();
+        }
+        let fragment = copy.thread_value_fragment(layout, side);
+        (self.evaluated.fragments.entry(key).or_default())
+            .push((Arc::clone(copy), fragment.clone()));
+        fragment
+    }
+
     pub(crate) fn thread_mma_method(
         &mut self,
-        mma: &Rc<TiledMma>,
+        mma: &Arc<TiledMma>,
         thread: &SymInt,
         method: &Name,
         arg: &Arg,
@@ -154,7 +175,7 @@ impl<'a> Checker<'a> {
         }
         let partitioned = match mma.partition(operand, &tensor.layout.layout, thread) {
             Ok((layout, offset)) => match tensor.relaid(layout, &offset) {
-                Ok(partitioned) => Value::Tensor(Rc::new(partitioned)),
+                Ok(partitioned) => Value::Tensor(Arc::new(partitioned)),
                 Err(error) => return self.layout_error(span, name, &error),
             },
             Err(error) => {

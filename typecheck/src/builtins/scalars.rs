@@ -1,7 +1,7 @@
 //! Scalar built-ins: `bits`, `min`/`max`, `const_print`, the barriers and `cp.async`
 //! group operations, and the math functions evaluated on the GPU.
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use cute::Dtype;
 use lang::{Diagnostic, Span};
@@ -232,8 +232,8 @@ impl<'a> Checker<'a> {
                             },
                             dtype: Dtype::I64,
                             operands: vec![
-                                Rc::new(Term::Int(x.clone(), Dtype::I64)),
-                                Rc::new(Term::Int(y.clone(), Dtype::I64)),
+                                Arc::new(Term::Int(x.clone(), Dtype::I64)),
+                                Arc::new(Term::Int(y.clone(), Dtype::I64)),
                             ],
                         };
                         let variable = format!("{name}({x},{y})");

@@ -1,7 +1,7 @@
 //! Tensor built-ins: `make_tensor`, `make_identity_tensor`, `local_tile`,
 //! `local_partition` and `make_fragment_like`, over the layout arithmetic in `cute`.
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use cute::{Atom, Dtype, MemorySpace, Tensor, TensorLayout, local_partition, tile_coordinate};
 use lang::Span;
@@ -41,7 +41,7 @@ impl<'a> Checker<'a> {
             );
             return Value::Unknown;
         }
-        Value::Tensor(Rc::new(Tensor {
+        Value::Tensor(Arc::new(Tensor {
             layout: TensorLayout {
                 layout,
                 ..pointer.layout.clone()
@@ -97,7 +97,7 @@ impl<'a> Checker<'a> {
             Ok(domain) => domain,
             Err(error) => return self.layout_error(span, "make_tensor", &error),
         };
-        Value::Tensor(Rc::new(Tensor {
+        Value::Tensor(Arc::new(Tensor {
             layout: TensorLayout {
                 layout: domain.to_symbolic(),
                 offset: SymInt::constant(0),
@@ -113,7 +113,7 @@ impl<'a> Checker<'a> {
             return Value::Unknown;
         };
         match Tensor::identity(&shape) {
-            Ok(tensor) => Value::Tensor(Rc::new(tensor)),
+            Ok(tensor) => Value::Tensor(Arc::new(tensor)),
             Err(error) => self.layout_error(args.call_span, "make_identity_tensor", &error),
         }
     }
@@ -245,7 +245,7 @@ impl<'a> Checker<'a> {
         span: Span,
     ) -> Value {
         match tensor.sliced(layout, coord) {
-            Ok(sliced) => Value::Tensor(Rc::new(sliced)),
+            Ok(sliced) => Value::Tensor(Arc::new(sliced)),
             Err(error) => self.layout_error(span, "this tile", &error),
         }
     }
@@ -286,7 +286,7 @@ impl<'a> Checker<'a> {
             return Value::Unknown;
         }
         match tensor.fragment_like(dtype, || self.next_fragment(span)) {
-            Ok(fragment) => Value::Tensor(Rc::new(fragment)),
+            Ok(fragment) => Value::Tensor(Arc::new(fragment)),
             Err(error) => self.layout_error(span, "this fragment", &error),
         }
     }
@@ -307,7 +307,7 @@ impl<'a> Checker<'a> {
         self.expect_layout(&arg.value, arg.span)?.to_static().ok()
     }
 
-    pub(crate) fn atom_argument(&mut self, arg: &Arg) -> Option<Rc<Atom>> {
+    pub(crate) fn atom_argument(&mut self, arg: &Arg) -> Option<Arc<Atom>> {
         match &arg.value {
             Value::Atom(atom) => Some(atom.clone()),
             Value::Unknown => None,

@@ -15,7 +15,7 @@
 //! multiple of the swizzle's period, and its buffer is aligned to that period
 //! (`tma_tiles.rs`); a multicast mask names blocks of the cluster.
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use cute::{Base, Codomain, MemorySpace, TmaBox};
 use layout::SymInt;
@@ -100,7 +100,7 @@ impl<'a> Checker<'a> {
             });
             trace.params.len() - 1
         });
-        Value::Tma(Rc::new(TmaCopy {
+        Value::Tma(Arc::new(TmaCopy {
             store: name == "make_tma_store",
             boxed,
             tensor,
@@ -169,7 +169,7 @@ impl<'a> Checker<'a> {
     /// A multicast's mask of the cluster's blocks: an integer, naming at least one
     /// block and none outside the cluster when constant (E0227; a kernel without
     /// `cluster(...)` is a cluster of one block).
-    fn multicast_mask(&mut self, mask: &Arg) -> Option<Rc<crate::trace::Term>> {
+    fn multicast_mask(&mut self, mask: &Arg) -> Option<Arc<crate::trace::Term>> {
         let value = self.expect_int(&mask.value, mask.span, "a multicast mask")?;
         let blocks: u32 = self.frame.cluster.iter().product();
         if let Some(bits) = value.as_constant()
@@ -255,7 +255,7 @@ impl<'a> Checker<'a> {
 
     /// The TMA copy `arg` given to `name`, which stores when `store` (else loads): E0216
     /// for another value, E0227 for a copy the other way.
-    fn tma_copy(&mut self, name: &str, arg: &Arg, store: bool) -> Option<Rc<TmaCopy>> {
+    fn tma_copy(&mut self, name: &str, arg: &Arg, store: bool) -> Option<Arc<TmaCopy>> {
         let (maker, other) = if store {
             ("make_tma_store", "make_tma_load")
         } else {

@@ -4,7 +4,7 @@
 //! inner layout; it is proved aligned through the layout's modes, so a run-time stage
 //! index works when its stride moves whole periods.
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use cute::{Base, Codomain, MemorySpace, Tensor, TmaBox};
 use layout::{Layout, SymInt};
@@ -16,7 +16,7 @@ use crate::value::Value;
 impl<'a> Checker<'a> {
     /// The shared tile `arg` after checking that it is laid out as the box's tile and
     /// starts at a multiple of the swizzle's period.
-    pub(crate) fn tma_tile(&mut self, boxed: &TmaBox, arg: &Arg) -> Option<Rc<Tensor>> {
+    pub(crate) fn tma_tile(&mut self, boxed: &TmaBox, arg: &Arg) -> Option<Arc<Tensor>> {
         let Value::Tensor(tile) = &arg.value else {
             if !matches!(arg.value, Value::Unknown) {
                 self.error(

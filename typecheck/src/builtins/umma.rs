@@ -22,7 +22,7 @@
 //! times the shape's registers per repetition (1, 1, 2, 4), 128 at most (E0227
 //! otherwise). Loaded values are valid after `tcgen05_wait_ld()`.
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use cute::{
     MemorySpace, Tensor, tile_extents, tile_values, tmem_shape_registers, umma_descriptor,
@@ -160,7 +160,7 @@ impl<'a> Checker<'a> {
 
     /// The register fragment a tensor-memory move fills or reads: 32-bit values, a
     /// power of two from 1 to 128 of them.
-    fn tmem_fragment(&mut self, name: &str, arg: &Arg, shape: &str) -> Option<Rc<Tensor>> {
+    fn tmem_fragment(&mut self, name: &str, arg: &Arg, shape: &str) -> Option<Arc<Tensor>> {
         let Value::Tensor(tensor) = &arg.value else {
             self.error(
                 "E0216",
@@ -209,7 +209,7 @@ impl<'a> Checker<'a> {
     /// A tcgen05.mma operand: a shared `(rows, K)` tile that a descriptor reads, K 16
     /// of bf16 or f16 (kind::f16) or 8 of f32 read as tf32 (kind::tf32); E0227 at `arg`
     /// otherwise. Its buffer is aligned to the swizzle.
-    fn umma_tile(&mut self, arg: &Arg, side: &str) -> Option<Rc<Tensor>> {
+    fn umma_tile(&mut self, arg: &Arg, side: &str) -> Option<Arc<Tensor>> {
         let Value::Tensor(tensor) = &arg.value else {
             return None;
         };

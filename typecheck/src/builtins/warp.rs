@@ -2,7 +2,7 @@
 //! with an identity (another lane's value, memory's old value), each traced as an
 //! effect in program order.
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use cute::{Dtype, MemorySpace};
 use layout::SymInt;
@@ -130,7 +130,7 @@ impl<'a> Checker<'a> {
                 value: SymInt::variable(variable),
             };
         }
-        let term = Some(Rc::new(Term::Variable(variable.to_owned(), dtype)));
+        let term = Some(Arc::new(Term::Variable(variable.to_owned(), dtype)));
         Value::Float {
             dtype: Some(dtype),
             value: Known::Dyn(Origin { term, ..origin }),

@@ -5,7 +5,7 @@
 //! there is none, with the tile's layout; it also aligns the tile's buffer to the
 //! swizzle's period, which the hardware applies to absolute addresses.
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use cute::{Tensor, TiledMma, first_mode_values, warpgroup_descriptor};
 
@@ -20,7 +20,7 @@ impl<'a> Checker<'a> {
         mma: &TiledMma,
         index: usize,
         arg: &Arg,
-        tensor: &Rc<Tensor>,
+        tensor: &Arc<Tensor>,
     ) -> bool {
         let atom = mma.mma_atom();
         let [m, n, _] = atom.shape_mnk;

@@ -11,7 +11,7 @@
 //! (`eval/assign.rs`).
 
 use rustc_hash::FxHashMap;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use cute::Dtype;
 use lang::ast::{Block, Expr, IfBranch, Name};
@@ -80,12 +80,12 @@ impl<'a> Checker<'a> {
             checker.expect_bool(&value, condition.span, "a `while` condition");
             test = checker.condition_term(&value, condition.span);
             checker.frame.loops += 1;
-            let term = test.clone().unwrap_or(Rc::new(Term::Bool(false)));
+            let term = test.clone().unwrap_or(Arc::new(Term::Bool(false)));
             checker.run_time_branches(term, body, None, span);
             checker.frame.loops -= 1;
         });
         self.leave_region();
-        let condition = test.unwrap_or(Rc::new(Term::Bool(false)));
+        let condition = test.unwrap_or(Arc::new(Term::Bool(false)));
         self.emit_region(
             Effect::Loop {
                 body: effects,
@@ -109,14 +109,14 @@ impl<'a> Checker<'a> {
         self.expect_bool(condition, branch.condition.span, "an `if` condition");
         let term = self
             .condition_term(condition, branch.condition.span)
-            .unwrap_or(Rc::new(Term::Bool(false)));
+            .unwrap_or(Arc::new(Term::Bool(false)));
         self.run_time_branches(term, &branch.body, Some(rest), span);
     }
 
     /// `if term { then } else { rest of the chain }`, traced as one region.
     fn run_time_branches(
         &mut self,
-        condition: Rc<Term>,
+        condition: Arc<Term>,
         then: &'a Block,
         rest: Option<(&'a [IfBranch], Option<&'a Block>)>,
         span: Span,
@@ -157,7 +157,7 @@ impl<'a> Checker<'a> {
 
     /// The term a run-time condition is computed by; `None` (with lowering told it
     /// cannot compute it) when there is none.
-    fn condition_term(&mut self, value: &Value, span: Span) -> Option<Rc<Term>> {
+    fn condition_term(&mut self, value: &Value, span: Span) -> Option<Arc<Term>> {
         if !self.tracing_kernel() {
             return None;
         }
@@ -245,7 +245,7 @@ impl<'a> Checker<'a> {
     /// Records `value` as the new content of `cell`.
     pub(crate) fn write_cell(&mut self, cell: CellId, dtype: Dtype, value: &Value, span: Span) {
         let value = match (term_of(value), value) {
-            (_, Value::Int { value, .. }) => Rc::new(Term::Int(value.clone(), Dtype::I64)),
+            (_, Value::Int { value, .. }) => Arc::new(Term::Int(value.clone(), Dtype::I64)),
             (Some(term), _) => term,
             (None, _) => {
                 self.emit(Effect::Unsupported(
@@ -287,7 +287,7 @@ impl<'a> Checker<'a> {
                     span,
                 });
             }
-            let term = Some(Rc::new(Term::Variable(variable.clone(), dtype)));
+            let term = Some(Arc::new(Term::Variable(variable.clone(), dtype)));
             let value = match &local.value {
                 Value::Int { ty, .. } => Value::Int {
                     ty: *ty,

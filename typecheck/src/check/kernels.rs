@@ -1,7 +1,7 @@
 //! Kernels: each instantiation checked with its const parameters bound, its launch
 //! clause, its run-time parameters, and the trace lowering reads.
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use cute::{Base, Codomain, Dtype, Tensor, TensorLayout};
 use lang::Span;
@@ -74,6 +74,10 @@ impl<'a> Checker<'a> {
                     && other.const_args == trace.const_args
             });
             if !known {
+                let trace = Arc::new(trace);
+                if let Some(traced) = &mut self.tracing.traced {
+                    traced(&trace);
+                }
                 self.tracing.traces.push(trace);
             }
         }
@@ -328,7 +332,7 @@ impl<'a> Checker<'a> {
     pub(crate) fn bind_kernel_params(&mut self, params: &'a [Param]) {
         for (index, param) in params.iter().enumerate() {
             let value = match self.param_value(param, "a kernel argument") {
-                Value::Tensor(tensor) => Value::Tensor(Rc::new(Tensor {
+                Value::Tensor(tensor) => Value::Tensor(Arc::new(Tensor {
                     base: Base::Param(index),
                     ..(*tensor).clone()
                 })),
@@ -409,7 +413,7 @@ impl<'a> Checker<'a> {
                 let Some(layout) = self.expect_layout(&layout_value, layout.span) else {
                     return Value::Unknown;
                 };
-                Value::Tensor(Rc::new(Tensor {
+                Value::Tensor(Arc::new(Tensor {
                     space: *space,
                     dtype: Some(dtype),
                     layout: TensorLayout {

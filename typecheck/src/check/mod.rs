@@ -24,7 +24,7 @@ mod statements;
 pub(crate) mod types;
 
 use rustc_hash::{FxHashMap, FxHashSet};
-use std::rc::Rc;
+use std::sync::Arc;
 
 use cute::{Target, Tensor};
 use lang::ast::{ItemKind, Module};
@@ -150,7 +150,7 @@ pub(crate) struct Checker<'a> {
     /// Items evaluated once and remembered: consts, atoms, instantiations.
     pub(crate) evaluated: Evaluated,
     /// What lowering and editors are given: kernel traces and expression types.
-    pub(crate) tracing: Tracing,
+    pub(crate) tracing: Tracing<'a>,
     /// Local scopes, innermost last.
     pub(crate) scopes: Vec<FxHashMap<String, Local>>,
     /// Why each run-time variable is dyn.
@@ -215,17 +215,32 @@ pub(crate) struct Evaluated {
     /// The cosize of each swizzled layout allocated or placed: each kernel
     /// instantiation allocates its buffers again, and a cosize walks every offset.
     pub(crate) cosizes: FxHashMap<layout::ComposedLayout, Option<i64>>,
+    /// Each tiled copy's thread-value fragment of a layout, by layout and side of the
+    /// copy (then by tiled copy): a partition and its vector-access check both need
+    /// it, and a file's kernel instantiations partition many of the same tiles again.
+    pub(crate) fragments: FxHashMap<FragmentKey, Vec<(Arc<cute::TiledCopy>, Fragment)>>,
 }
+
+/// The layout a tiled copy partitions and the side of the copy.
+pub(crate) type FragmentKey = (layout::Layout<SymInt>, cute::Side);
+
+/// A thread-value fragment of a layout, or why there is none.
+pub(crate) type Fragment = Result<layout::Layout<SymInt>, layout::LayoutError>;
+
+/// Where each finished trace goes as soon as it is finished (`trace_each`).
+pub(crate) type Traced<'a> = &'a mut dyn FnMut(&Arc<KernelTrace>);
 
 /// Tracing: what is recorded for lowering and editors.
 #[derive(Default)]
-pub(crate) struct Tracing {
+pub(crate) struct Tracing<'a> {
     /// Whether kernels are traced for lowering.
     pub(crate) enabled: bool,
     /// The trace of the kernel instantiation being checked, when tracing.
     pub(crate) trace: Option<KernelTrace>,
     /// The finished traces.
-    pub(crate) traces: Vec<KernelTrace>,
+    pub(crate) traces: Vec<Arc<KernelTrace>>,
+    /// Given each finished trace as soon as it is finished (`trace_each`).
+    pub(crate) traced: Option<Traced<'a>>,
     /// The last register-fragment number given out.
     pub(crate) fragments: u32,
     /// The tensor-memory columns the `tmem_alloc`s of the kernel being checked take.
@@ -244,7 +259,7 @@ pub(crate) struct Tracing {
     /// Instantiations a host asks for besides the file's own (`trace_with`).
     pub(crate) requested: Vec<crate::Instantiation>,
     /// Where expression types go, for editors (`expr_types.rs`).
-    pub(crate) expr_types: Option<Rc<std::cell::RefCell<crate::expr_types::ExprTypes>>>,
+    pub(crate) expr_types: Option<std::rc::Rc<std::cell::RefCell<crate::expr_types::ExprTypes>>>,
 }
 
 impl<'a> Checker<'a> {
@@ -283,6 +298,12 @@ impl<'a> Checker<'a> {
     /// Makes [`Checker::run`] also trace every kernel instantiation it checks.
     pub(crate) fn with_tracing(mut self) -> Checker<'a> {
         self.tracing.enabled = true;
+        self
+    }
+
+    /// Makes [`Checker::run_traced`] hand each trace to `traced` as soon as it is finished.
+    pub(crate) fn with_traced(mut self, traced: Traced<'a>) -> Checker<'a> {
+        self.tracing.traced = Some(traced);
         self
     }
 
@@ -327,7 +348,7 @@ impl<'a> Checker<'a> {
     /// traced here (the value then has no term, and lowering refuses its uses).
     pub(crate) fn record_load(
         &mut self,
-        tensor: &Rc<Tensor>,
+        tensor: &Arc<Tensor>,
         index: Option<SymInt>,
         variable: Option<String>,
         span: Span,
@@ -357,7 +378,7 @@ impl<'a> Checker<'a> {
     }
 
     /// [`Checker::run`], also returning the kernel traces when tracing.
-    pub(crate) fn run_traced(mut self) -> (Vec<Diagnostic>, Vec<Binding>, Vec<KernelTrace>) {
+    pub(crate) fn run_traced(mut self) -> (Vec<Diagnostic>, Vec<Binding>, Vec<Arc<KernelTrace>>) {
         for module in 0..self.names.modules.len() {
             self.index_items(module);
         }

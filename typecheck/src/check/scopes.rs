@@ -101,7 +101,7 @@ impl<'a> Checker<'a> {
         let variable = self.unique_variable(base, origin);
         self.emit(crate::trace::Effect::Define {
             variable: variable.clone(),
-            value: std::rc::Rc::new(term),
+            value: std::sync::Arc::new(term),
             span,
         });
         SymInt::variable(&variable)

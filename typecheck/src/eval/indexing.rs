@@ -1,7 +1,7 @@
 //! Fields, indices and slices: `t.layout`, `l(i, j)`, `t[i, _]`, coordinates checked
 //! against a shape, and a tensor's element read.
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use cute::{Codomain, Dtype, Tensor};
 use lang::ast::{Expr, Name};
@@ -163,7 +163,7 @@ impl<'a> Checker<'a> {
     /// tensor's offset) where the coordinate has no `_` and evaluates.
     fn index_tensor(
         &mut self,
-        tensor: &Rc<Tensor>,
+        tensor: &Arc<Tensor>,
         coord: &Coord<SymInt>,
         coordinate_span: Span,
         span: Span,
@@ -196,7 +196,7 @@ impl<'a> Checker<'a> {
             Err(error) => return self.layout_error(span, "this slice", &error),
         };
         match tensor.relaid(sliced, &offset) {
-            Ok(sliced) => Value::Tensor(Rc::new(sliced)),
+            Ok(sliced) => Value::Tensor(Arc::new(sliced)),
             Err(error) => self.layout_error(span, "this slice", &error),
         }
     }
@@ -206,7 +206,7 @@ impl<'a> Checker<'a> {
     /// memory may change between them), recorded as a load in program order.
     fn load_element(
         &mut self,
-        tensor: &Rc<Tensor>,
+        tensor: &Arc<Tensor>,
         index: SymInt,
         dtype: Dtype,
         span: Span,
@@ -252,7 +252,8 @@ impl<'a> Checker<'a> {
                 let Some(index) = index.as_constant() else {
                     return true;
                 };
-                let size = shape.product().ok().and_then(|size| size.as_constant());
+                let size = constant_product(shape)
+                    .or_else(|| shape.product().ok().and_then(|size| size.as_constant()));
                 if let Some(size) = size
                     && !(0..size).contains(&index)
                 {
@@ -291,6 +292,17 @@ impl<'a> Checker<'a> {
                 false
             }
         }
+    }
+}
+
+/// The product of a shape whose every extent is a constant, multiplied without
+/// symbolic intermediates (`None` when an extent is symbolic or the product overflows).
+fn constant_product(shape: &IntTuple<SymInt>) -> Option<i64> {
+    match shape {
+        IntTuple::Int(extent) => extent.as_constant(),
+        IntTuple::Tuple(modes) => modes.iter().try_fold(1_i64, |product, mode| {
+            product.checked_mul(constant_product(mode)?)
+        }),
     }
 }
 

@@ -69,8 +69,8 @@ impl<'a> Checker<'a> {
                 let term = Term::Binary {
                     op,
                     dtype: cute::Dtype::I64,
-                    left: std::rc::Rc::new(Term::Int(x.clone(), cute::Dtype::I64)),
-                    right: std::rc::Rc::new(Term::Int(y.clone(), cute::Dtype::I64)),
+                    left: std::sync::Arc::new(Term::Int(x.clone(), cute::Dtype::I64)),
+                    right: std::sync::Arc::new(Term::Int(y.clone(), cute::Dtype::I64)),
                 };
                 let name = format!("({x}{}{y})", op.symbol());
                 Value::Int {

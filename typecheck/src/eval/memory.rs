@@ -1,7 +1,7 @@
 //! Allocations: `smem T[layout]`, `rmem T[layout]`, `tmem T[layout]`, with the
 //! shared buffer or register fragment they become.
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use cute::{Base, Codomain, Target, Tensor, TensorLayout};
 use lang::Span;
@@ -101,7 +101,7 @@ impl<'a> Checker<'a> {
                 "needs sm_100a",
             );
         }
-        Value::Tensor(Rc::new(Tensor {
+        Value::Tensor(Arc::new(Tensor {
             space,
             dtype: Some(dtype),
             layout: TensorLayout {
