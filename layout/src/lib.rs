@@ -67,6 +67,7 @@ mod methods;
 mod product;
 pub mod recast;
 mod slice;
+mod static_index;
 pub mod swizzle;
 mod symbolic;
 mod text;

@@ -251,6 +251,11 @@ fn int_crd2idx<I: Int>(
     shape: &IntTuple<I>,
     stride: &IntTuple<I>,
 ) -> Result<I, LayoutError> {
+    if let Some(index) = index.as_static()
+        && let Some(offset) = crate::static_index::static_int_crd2idx(index, shape, stride)
+    {
+        return offset;
+    }
     match (shape, stride) {
         (IntTuple::Int(_), IntTuple::Int(d)) => index.mul(d),
         (IntTuple::Tuple(ss), IntTuple::Tuple(ds)) if ss.len() == ds.len() && !ss.is_empty() => {
