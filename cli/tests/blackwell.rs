@@ -231,7 +231,7 @@ fn a_file_runs_for_the_target_its_first_line_declares() {
         "{stdout}{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    assert!(stdout.contains("5 passed, 0 failed"), "{stdout}");
+    assert!(stdout.contains("7 passed, 0 failed"), "{stdout}");
     // A --target still decides: tcgen05 does not exist on sm_90a.
     let output = cukc(&[
         "test",
