@@ -17,102 +17,15 @@
 //! `thread_idx.x`, `block_idx.y`, loop counters, cell reads).
 
 mod asynchronous;
+mod kernel;
+mod term;
 mod text;
 
 use std::sync::Arc;
 
 use cute::{Atom, Dtype, Tensor};
 use lang::Span;
-use lang::ast::{BinaryOp, UnaryOp};
-use layout::{Layout, SymInt};
-
-/// A run-time scalar (or, for fragment values, one element of it), as a computation.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Term {
-    /// An integer over the kernel's run-time variables.
-    Int(SymInt, Dtype),
-    /// A float constant.
-    Float(f64, Dtype),
-    /// A bool constant.
-    Bool(bool),
-    /// A scalar kernel parameter (float or bool) at this index.
-    Param(usize, Dtype),
-    /// What the [`Effect::Load`] with this identity read: one value, or for a
-    /// whole-fragment load the values in its layout's coordinate order (element `i` of
-    /// the term is the `i`-th).
-    Loaded(LoadId),
-    /// `op a`.
-    Unary(UnaryOp, Arc<Term>),
-    /// The value of a named run-time variable that is not an integer: a float or bool
-    /// cell's read, a shuffle's or an atomic's result.
-    Variable(String, Dtype),
-    /// `a op b`, arithmetic, comparison or logic; `dtype` is the operands' type.
-    Binary {
-        /// The operator.
-        op: BinaryOp,
-        /// The operands' type.
-        dtype: Dtype,
-        /// The left operand.
-        left: Arc<Term>,
-        /// The right operand.
-        right: Arc<Term>,
-    },
-    /// A conversion to `Dtype`.
-    Convert(Dtype, Arc<Term>),
-    /// A math function of floats of type `dtype`: one operand, two for `min` and `max`.
-    Math {
-        /// The function.
-        function: MathFn,
-        /// The operands' and the result's type.
-        dtype: Dtype,
-        /// The operands.
-        operands: Vec<Arc<Term>>,
-    },
-}
-
-/// A math function on floats.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum MathFn {
-    /// `exp(x)`.
-    Exp,
-    /// `exp2(x)`.
-    Exp2,
-    /// `log(x)`, the natural logarithm.
-    Log,
-    /// `log2(x)`.
-    Log2,
-    /// `sqrt(x)`.
-    Sqrt,
-    /// `rsqrt(x)`, `1 / sqrt(x)`.
-    Rsqrt,
-    /// `abs(x)`.
-    Abs,
-    /// `min(x, y)`.
-    Min,
-    /// `max(x, y)`.
-    Max,
-    /// `fma(x, y, z)`, `x * y + z` rounded once.
-    Fma,
-}
-
-impl MathFn {
-    /// The function a built-in's name calls.
-    pub fn named(name: &str) -> Option<MathFn> {
-        Some(match name {
-            "exp" => MathFn::Exp,
-            "exp2" => MathFn::Exp2,
-            "log" => MathFn::Log,
-            "log2" => MathFn::Log2,
-            "sqrt" => MathFn::Sqrt,
-            "rsqrt" => MathFn::Rsqrt,
-            "abs" => MathFn::Abs,
-            "min" => MathFn::Min,
-            "max" => MathFn::Max,
-            "fma" => MathFn::Fma,
-            _ => return None,
-        })
-    }
-}
+use layout::SymInt;
 
 /// The identity of one evaluation of a load: each evaluation, a loop's unrolled
 /// iterations included, gets its own.
@@ -472,99 +385,7 @@ pub fn effect_span_mut(effect: &mut Effect) -> &mut Span {
     span_of!(effect)
 }
 
-/// The value of a kernel's const parameter.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ConstArg {
-    /// An integer.
-    Int(i64),
-    /// A dtype.
-    Dtype(Dtype),
-}
-
-/// A run-time parameter of a traced kernel.
-#[derive(Clone, Debug, PartialEq)]
-pub struct TraceParam {
-    /// Its name.
-    pub name: String,
-    /// Its type.
-    pub kind: TraceParamKind,
-}
-
-/// The type of a traced kernel's parameter.
-#[derive(Clone, Debug, PartialEq)]
-pub enum TraceParamKind {
-    /// An integer; the variable that stands for it in [`SymInt`]s.
-    Int(Dtype, String),
-    /// A float or bool scalar.
-    Scalar(Dtype),
-    /// A global tensor with this element type and layout.
-    Tensor(Dtype, Layout<SymInt>),
-    /// A TMA tensor map the host encodes over the tensor parameter `tensor` (hidden:
-    /// callers do not pass it), as `make_tma_load` found it.
-    TensorMap {
-        /// The tensor parameter's index.
-        tensor: usize,
-        /// The tensor's modes, innermost first.
-        modes: Vec<usize>,
-        /// The box's extent per map dimension.
-        box_shape: Vec<u32>,
-        /// The swizzle span in bytes (0: none).
-        swizzle: u32,
-    },
-    /// A parameter whose type the checker could not establish.
-    Unknown,
-}
-
-impl KernelTrace {
-    /// The index of the integer parameter that `variable` stands for in [`SymInt`]s.
-    pub fn int_param(&self, variable: &str) -> Option<usize> {
-        self.params.iter().position(
-            |param| matches!(&param.kind, TraceParamKind::Int(_, name) if name == variable),
-        )
-    }
-}
-
-/// A shared-memory buffer of a traced kernel.
-#[derive(Clone, Debug, PartialEq)]
-pub struct TraceBuffer {
-    /// The `let` name, or `buffer`.
-    pub name: String,
-    /// The allocation.
-    pub span: Span,
-    /// Its size.
-    pub bytes: i64,
-    /// The alignment its start needs, in bytes (a power of two, at least 128).
-    pub align: i64,
-}
-
-/// One kernel instantiation as the checker found it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct KernelTrace {
-    /// The kernel's name.
-    pub name: String,
-    /// Its name's span.
-    pub span: Span,
-    /// Its const parameters' values, in declaration order; `None` for one that is
-    /// neither an integer nor a dtype.
-    pub const_args: Vec<(String, Option<ConstArg>)>,
-    /// Its run-time parameters.
-    pub params: Vec<TraceParam>,
-    /// `grid(...)`, up to three extents over the integer parameters' variables.
-    pub grid: Vec<SymInt>,
-    /// `block(...)`, up to three constant extents.
-    pub block: Vec<SymInt>,
-    /// `cluster(...)`: blocks per cluster, x y z (`[1, 1, 1]` without a cluster).
-    pub cluster: [u32; 3],
-    /// The shared-memory buffers.
-    pub shared: Vec<TraceBuffer>,
-    /// What it does.
-    pub effects: Vec<Effect>,
-    /// Whether the checker found errors in this instantiation.
-    pub has_errors: bool,
-    /// Whether this is the kernel with its default const parameters (no const
-    /// argument given).
-    pub is_default: bool,
-}
-
 pub use asynchronous::{AsyncSync, Mbarrier, Tmem, UmmaA};
+pub use kernel::{ConstArg, KernelTrace, TraceBuffer, TraceParam, TraceParamKind};
+pub use term::{MathFn, Term};
 pub use text::to_text;

@@ -1,0 +1,102 @@
+//! One kernel instantiation's trace ([`KernelTrace`]): its const arguments, run-time
+//! parameters, launch, shared buffers and effects.
+
+use cute::Dtype;
+use lang::Span;
+use layout::{Layout, SymInt};
+
+use crate::Effect;
+
+/// The value of a kernel's const parameter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConstArg {
+    /// An integer.
+    Int(i64),
+    /// A dtype.
+    Dtype(Dtype),
+}
+
+/// A run-time parameter of a traced kernel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TraceParam {
+    /// Its name.
+    pub name: String,
+    /// Its type.
+    pub kind: TraceParamKind,
+}
+
+/// The type of a traced kernel's parameter.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TraceParamKind {
+    /// An integer; the variable that stands for it in [`SymInt`]s.
+    Int(Dtype, String),
+    /// A float or bool scalar.
+    Scalar(Dtype),
+    /// A global tensor with this element type and layout.
+    Tensor(Dtype, Layout<SymInt>),
+    /// A TMA tensor map the host encodes over the tensor parameter `tensor` (hidden:
+    /// callers do not pass it), as `make_tma_load` found it.
+    TensorMap {
+        /// The tensor parameter's index.
+        tensor: usize,
+        /// The tensor's modes, innermost first.
+        modes: Vec<usize>,
+        /// The box's extent per map dimension.
+        box_shape: Vec<u32>,
+        /// The swizzle span in bytes (0: none).
+        swizzle: u32,
+    },
+    /// A parameter whose type the checker could not establish.
+    Unknown,
+}
+
+impl KernelTrace {
+    /// The index of the integer parameter that `variable` stands for in [`SymInt`]s.
+    pub fn int_param(&self, variable: &str) -> Option<usize> {
+        self.params.iter().position(
+            |param| matches!(&param.kind, TraceParamKind::Int(_, name) if name == variable),
+        )
+    }
+}
+
+/// A shared-memory buffer of a traced kernel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TraceBuffer {
+    /// The `let` name, or `buffer`.
+    pub name: String,
+    /// The allocation.
+    pub span: Span,
+    /// Its size.
+    pub bytes: i64,
+    /// The alignment its start needs, in bytes (a power of two, at least 128).
+    pub align: i64,
+}
+
+/// One kernel instantiation as the checker found it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KernelTrace {
+    /// The kernel's name.
+    pub name: String,
+    /// Its name's span.
+    pub span: Span,
+    /// Its const parameters' values, in declaration order; `None` for one that is
+    /// neither an integer nor a dtype.
+    pub const_args: Vec<(String, Option<ConstArg>)>,
+    /// Its run-time parameters.
+    pub params: Vec<TraceParam>,
+    /// `grid(...)`, up to three extents over the integer parameters' variables.
+    pub grid: Vec<SymInt>,
+    /// `block(...)`, up to three constant extents.
+    pub block: Vec<SymInt>,
+    /// `cluster(...)`: blocks per cluster, x y z (`[1, 1, 1]` without a cluster).
+    pub cluster: [u32; 3],
+    /// The shared-memory buffers.
+    pub shared: Vec<TraceBuffer>,
+    /// What it does.
+    pub effects: Vec<Effect>,
+    /// Whether the checker found errors in this instantiation.
+    pub has_errors: bool,
+    /// Whether this is the kernel with its default const parameters (no const
+    /// argument given).
+    pub is_default: bool,
+}
