@@ -37,6 +37,7 @@ mod fragments;
 mod gmma;
 pub mod hopper;
 mod integers;
+mod known;
 mod memory;
 mod placement;
 mod regions;

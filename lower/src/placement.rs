@@ -22,10 +22,9 @@
 //! descriptors need only fit the warpgroups that run it.
 
 use kir::{Op, Special, ValueId};
-use lang::ast::{BinaryOp, UnaryOp};
-use trace::Term;
 
 use crate::builder::Builder;
+use crate::known;
 use crate::regions::Kind;
 
 impl Builder<'_> {
@@ -74,73 +73,9 @@ impl Builder<'_> {
     /// Whether thread `thread` (its x index) may reach what is being lowered: no
     /// enclosing branch's condition decides, for that thread, against the side taken.
     pub(crate) fn may_run(&self, thread: i64) -> bool {
-        self.branch_conditions
-            .iter()
-            .all(|(condition, side)| truth_for_thread(condition, thread) != Some(!side))
-    }
-}
-
-/// What `term` is for the thread whose x index is `thread`, when that decides it.
-enum Known {
-    Int(i64),
-    Bool(bool),
-}
-
-fn known_for_thread(term: &Term, thread: i64) -> Option<Known> {
-    match term {
-        Term::Bool(value) => Some(Known::Bool(*value)),
-        Term::Int(value, _) => {
+        self.branch_conditions.iter().all(|(condition, side)| {
             let value_of = |name: &str| (name == "thread_idx.x").then_some(thread);
-            Some(Known::Int(value.substitute(&value_of).ok()?.as_constant()?))
-        }
-        Term::Unary(UnaryOp::Not, operand) => {
-            truth_for_thread(operand, thread).map(|value| Known::Bool(!value))
-        }
-        Term::Binary {
-            op, left, right, ..
-        } => binary_for_thread(*op, left, right, thread),
-        _ => None,
-    }
-}
-
-fn truth_for_thread(term: &Term, thread: i64) -> Option<bool> {
-    match known_for_thread(term, thread)? {
-        Known::Bool(value) => Some(value),
-        Known::Int(_) => None,
-    }
-}
-
-fn binary_for_thread(op: BinaryOp, left: &Term, right: &Term, thread: i64) -> Option<Known> {
-    let truth = |term| truth_for_thread(term, thread);
-    match op {
-        // Either side may decide alone.
-        BinaryOp::And => match (truth(left), truth(right)) {
-            (Some(false), _) | (_, Some(false)) => Some(Known::Bool(false)),
-            (Some(true), Some(true)) => Some(Known::Bool(true)),
-            _ => None,
-        },
-        BinaryOp::Or => match (truth(left), truth(right)) {
-            (Some(true), _) | (_, Some(true)) => Some(Known::Bool(true)),
-            (Some(false), Some(false)) => Some(Known::Bool(false)),
-            _ => None,
-        },
-        _ => {
-            let (Some(Known::Int(a)), Some(Known::Int(b))) = (
-                known_for_thread(left, thread),
-                known_for_thread(right, thread),
-            ) else {
-                return None;
-            };
-            let compared = match op {
-                BinaryOp::Equal => a == b,
-                BinaryOp::NotEqual => a != b,
-                BinaryOp::Less => a < b,
-                BinaryOp::LessEqual => a <= b,
-                BinaryOp::Greater => a > b,
-                BinaryOp::GreaterEqual => a >= b,
-                _ => return None,
-            };
-            Some(Known::Bool(compared))
-        }
+            known::truth(condition, &value_of) != Some(!side)
+        })
     }
 }

@@ -14,10 +14,11 @@
 
 use std::collections::HashSet;
 
-use lang::ast::{BinaryOp, UnaryOp};
 use lang::{Diagnostic, Span};
 use layout::SymInt;
 use trace::{Effect, KernelTrace, Term, Tmem};
+
+use crate::known::truth;
 
 /// E0227 for each tensor-memory move outside its warp's quadrant, or not one address
 /// for the warp, and each allocation the kernel never frees.
@@ -225,45 +226,6 @@ fn thread_variable(name: &str) -> Option<usize> {
     ]
     .iter()
     .position(|known| *known == name)
-}
-
-/// A branch condition's value where `value_of` settles it.
-fn truth(term: &Term, value_of: &dyn Fn(&str) -> Option<i64>) -> Option<bool> {
-    let int = |term: &Term| match term {
-        Term::Int(value, _) => value.evaluate(value_of),
-        _ => None,
-    };
-    match term {
-        Term::Bool(value) => Some(*value),
-        Term::Unary(UnaryOp::Not, inner) => truth(inner, value_of).map(|value| !value),
-        Term::Binary {
-            op, left, right, ..
-        } => match op {
-            BinaryOp::And => match (truth(left, value_of), truth(right, value_of)) {
-                (Some(false), _) | (_, Some(false)) => Some(false),
-                (Some(true), Some(true)) => Some(true),
-                _ => None,
-            },
-            BinaryOp::Or => match (truth(left, value_of), truth(right, value_of)) {
-                (Some(true), _) | (_, Some(true)) => Some(true),
-                (Some(false), Some(false)) => Some(false),
-                _ => None,
-            },
-            comparison => {
-                let (left, right) = (int(left)?, int(right)?);
-                Some(match comparison {
-                    BinaryOp::Equal => left == right,
-                    BinaryOp::NotEqual => left != right,
-                    BinaryOp::Less => left < right,
-                    BinaryOp::LessEqual => left <= right,
-                    BinaryOp::Greater => left > right,
-                    BinaryOp::GreaterEqual => left >= right,
-                    _ => return None,
-                })
-            }
-        },
-        _ => None,
-    }
 }
 
 #[cfg(test)]
