@@ -215,7 +215,8 @@ pub fn run(args: &BuildArgs) -> ExitCode {
         outputs::remove_stale(plan.files());
         ExitCode::from(code)
     };
-    let compiled = compile_with(&args.file, args.target(), args.emit == Emit::Trace);
+    let target = args.target();
+    let compiled = compile_with(&args.file, target, args.emit == Emit::Trace);
     report(&compiled.file, &compiled.diagnostics);
     if compiled.diagnostics.iter().any(Diagnostic::is_error) {
         return failed(1);
@@ -235,7 +236,7 @@ pub fn run(args: &BuildArgs) -> ExitCode {
     let emit_start = Instant::now();
     let ptx = match ptx(
         &compiled,
-        args.target(),
+        target,
         args.lineinfo,
         args.lineinfo_source.as_deref(),
     ) {
@@ -265,9 +266,7 @@ pub fn run(args: &BuildArgs) -> ExitCode {
         .map_or(lang::Span::empty(0), |kernel| kernel.span);
     let assembled = assemble::find_ptxas(&args.ptxas)
         .map_err(|reason| Box::new(assemble::no_ptxas(&reason, at)))
-        .and_then(|found| {
-            assemble::assemble(&found, &ptx, args.target(), args.lineinfo, &args.ptxas, at)
-        });
+        .and_then(|found| assemble::assemble(&found, &ptx, target, args.lineinfo, &args.ptxas, at));
     match assembled {
         Ok(assembled) => {
             report(
@@ -285,13 +284,8 @@ pub fn run(args: &BuildArgs) -> ExitCode {
                 .and_then(|_| write_output(&plan.main, &assembled.cubin))
                 .and_then(|written| match &plan.manifest_beside {
                     Some(path) => {
-                        let manifest = manifest(
-                            &args.file,
-                            cubin_path,
-                            args.target(),
-                            &compiled,
-                            &assembled.cubin,
-                        );
+                        let manifest =
+                            manifest(&args.file, cubin_path, target, &compiled, &assembled.cubin);
                         write_output(&Destination::File(path.clone()), manifest.as_bytes())
                     }
                     None => Ok(written),
@@ -304,7 +298,7 @@ pub fn run(args: &BuildArgs) -> ExitCode {
         }
         Err(diagnostic) => {
             let mut diagnostic = *diagnostic;
-            if let Some(span) = rejected_line(&compiled, args) {
+            if let Some(span) = rejected_line(&compiled, args, target) {
                 diagnostic = diagnostic.with_primary(span, "ptxas rejected the code of this line");
             }
             outputs::remove_stale([cubin_path.as_path()]);
@@ -322,16 +316,14 @@ pub fn run(args: &BuildArgs) -> ExitCode {
 
 /// The source line whose PTX ptxas rejected, found through the `.loc` lines of the
 /// PTX emitted again with line info.
-fn rejected_line(compiled: &Compiled, args: &BuildArgs) -> Option<lang::Span> {
+fn rejected_line(
+    compiled: &Compiled,
+    args: &BuildArgs,
+    target: cute::Target,
+) -> Option<lang::Span> {
     let found = assemble::find_ptxas(&args.ptxas).ok()?;
-    let with_lines = ptx(compiled, args.target(), true, None).ok()?;
-    assemble::locate_rejection(
-        &found,
-        &with_lines,
-        args.target(),
-        &args.ptxas,
-        &compiled.file,
-    )
+    let with_lines = ptx(compiled, target, true, None).ok()?;
+    assemble::locate_rejection(&found, &with_lines, target, &args.ptxas, &compiled.file)
 }
 
 /// The launch manifest of `compiled`, whose cubin `cubin` is written at `cubin_path`.
