@@ -124,7 +124,8 @@ impl Element {
     pub fn value(self, bits: u32) -> f64 {
         match self {
             Element::Tf32 => f64::from(f32::from_bits(bits & !0x1FFF)),
-            Element::Bf16 | Element::F16 => half_value(bits as u16, self == Element::Bf16),
+            Element::Bf16 => f64::from(f32::from_bits(bits << 16)),
+            Element::F16 => f64::from(half::f16::from_bits(bits as u16).to_f32()),
             Element::E4m3 => f64::from(float8::F8E4M3::from_bits(bits as u8).to_f32()),
             Element::E5m2 => f64::from(float8::F8E5M2::from_bits(bits as u8).to_f32()),
         }
@@ -209,20 +210,12 @@ fn register_operand(lanes: &[Thread<'_>], words: &[ValueId], bf16: bool) -> Resu
     for (thread, lane) in lanes.iter().enumerate() {
         for v in 0..8 {
             let word = lane.get(words[v / 2]) as u32;
-            let bits = (word >> (16 * (v % 2))) as u16;
+            let bits = (word >> (16 * (v % 2))) & 0xFFFF;
             let (row, k) = fragment_position(thread, v);
-            values[row * 16 + k] = half_value(bits, bf16);
+            values[row * 16 + k] = Element::half(bf16).value(bits);
         }
     }
     Ok(values)
-}
-
-/// A 16-bit bf16 or f16 value as f64.
-fn half_value(bits: u16, bf16: bool) -> f64 {
-    match bf16 {
-        true => f64::from(f32::from_bits(u32::from(bits) << 16)),
-        false => f64::from(half::f16::from_bits(bits).to_f32()),
-    }
 }
 
 /// Executes the wgmma `inst` for the warpgroup's 128 `lanes`.
