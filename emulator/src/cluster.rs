@@ -141,6 +141,16 @@ impl Grid<'_, '_> {
             });
         }
         if exited {
+            if let Some(store) = block.shared.pending_store() {
+                return Err(Fault {
+                    kind: FaultKind::StoreOutlivesBlock,
+                    span: store.span,
+                    location: Some(Location {
+                        thread: coordinates(u64::from(store.thread), self.block),
+                        block: block.coordinates,
+                    }),
+                });
+            }
             if let Some((kind, span, thread)) = block.tmem.leak() {
                 let location = Location {
                     thread,

@@ -45,6 +45,9 @@ pub enum Access {
     AsyncRead,
     /// A cp.async copy landing in shared memory (at the thread's wait).
     AsyncWrite,
+    /// A TMA store reading its shared tile, from its issue until a wait covers its bulk
+    /// group (`cp.async.bulk.wait_group.read`).
+    BulkRead,
 }
 
 /// Where a thread that kept a collective from completing is.
@@ -175,6 +178,9 @@ pub enum FaultKind {
     /// block exiting with columns allocated, an access outside the allocations or the
     /// warp's lanes, a register of `tcgen05.ld` read before `tcgen05.wait::ld`.
     Tmem(String),
+    /// `E0414`: a block exiting while a TMA store still reads its shared memory: no
+    /// wait (`cp.async.bulk.wait_group.read`) covered the store's bulk group.
+    StoreOutlivesBlock,
     /// `E0410`: more thread-instructions than the launch may run.
     Budget {
         /// The budget.
@@ -201,6 +207,7 @@ impl FaultKind {
             FaultKind::Mbarrier(_) => "E0411",
             FaultKind::Cluster(_) => "E0412",
             FaultKind::Tmem(_) => "E0413",
+            FaultKind::StoreOutlivesBlock => "E0414",
         }
     }
 }

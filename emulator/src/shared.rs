@@ -18,9 +18,13 @@
 //! (as a transpose without its barrier is: the reader merely ran first); only when the
 //! epoch ends without such a write is it a read of uninitialized memory.
 
+mod bulk;
+
 use lang::Span;
 
 use crate::fault::{Access, FaultKind, Trap};
+use bulk::BulkReads;
+pub use bulk::PendingStore;
 
 /// One access as the shadow remembers it. `epoch` 0 means none.
 #[derive(Clone, Copy, Debug, Default)]
@@ -76,6 +80,7 @@ pub struct SharedMemory {
     shadow: Vec<Shadow>,
     epoch: u32,
     unwritten_read: Option<UnwrittenRead>,
+    bulk_reads: BulkReads,
 }
 
 impl SharedMemory {
@@ -86,6 +91,7 @@ impl SharedMemory {
             shadow: vec![Shadow::default(); size as usize],
             epoch: 1,
             unwritten_read: None,
+            bulk_reads: BulkReads::default(),
         }
     }
 
@@ -222,8 +228,37 @@ impl SharedMemory {
         Ok(())
     }
 
+    /// `who`'s TMA store reads `len` bytes from `address` for its bulk group `group`,
+    /// until its wait for that group ([`Self::bulk_groups_complete`]).
+    pub fn bulk_store(&mut self, who: &Accessor, group: u32, address: u32, len: u32) {
+        (self.bulk_reads).start(who.thread, group, address, len, who.span);
+    }
+
+    /// `thread`'s bulk groups before `group` are complete: their stores' tiles may be
+    /// written again.
+    pub fn bulk_groups_complete(&mut self, thread: u32, group: u32) {
+        self.bulk_reads.complete(thread, group);
+    }
+
+    /// A TMA store that no wait has covered (at the block's end, its tile is about to
+    /// go away).
+    pub fn pending_store(&self) -> Option<PendingStore> {
+        self.bulk_reads.any()
+    }
+
     /// Checks a write of byte `index` and records it.
     fn claim(&mut self, who: &Accessor, index: usize, access: Access) -> Result<(), Trap> {
+        if !self.bulk_reads.is_empty()
+            && let Some(store) = self.bulk_reads.reading(index as u32)
+        {
+            return Err(Trap::Race {
+                access,
+                address: index as u32,
+                other_thread: store.thread,
+                other_span: store.span,
+                other_access: Access::BulkRead,
+            });
+        }
         let shadow = self.shadow[index];
         let atomic = access == Access::Atomic;
         let write_races =

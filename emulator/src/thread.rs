@@ -171,6 +171,9 @@ pub struct Thread<'k> {
     scratch: Vec<u64>,
     /// The registers a `tcgen05.ld` wrote that no `tcgen05.wait::ld` has made valid.
     unwaited: Vec<ValueId>,
+    /// Its bulk-group commits so far (`cp.async.bulk.commit_group`): the group its next
+    /// TMA store joins.
+    bulk_groups: u32,
 }
 
 impl<'k> Thread<'k> {
@@ -190,6 +193,7 @@ impl<'k> Thread<'k> {
             copies: AsyncCopies::default(),
             scratch: Vec::new(),
             unwaited: Vec::new(),
+            bulk_groups: 0,
         }
     }
 

@@ -278,3 +278,27 @@ fn a_pair_mma_from_the_odd_block_is_reported() {
         "{fault}"
     );
 }
+
+#[test]
+fn a_tile_written_again_before_its_tma_store_is_waited_for_is_a_race() {
+    let fault = planted("tma_store_tile_overwritten.cuk", |device| {
+        let out = device.empty(128 * 64 * 4);
+        // The hidden tensor map's argument: the emulator reads the map from the signature.
+        vec![Arg::Int(64), Arg::Tensor(out), Arg::Tensor(out)]
+    });
+    let message = fault.to_string();
+    assert!(
+        message.contains("which a TMA store of thread (0, 0, 0) may still be reading"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_block_exiting_before_its_tma_store_is_waited_for_is_reported_at_the_store() {
+    let fault = planted("tma_store_without_wait.cuk", |device| {
+        let out = device.empty(64 * 64 * 4);
+        vec![Arg::Int(64), Arg::Tensor(out), Arg::Tensor(out)]
+    });
+    assert_eq!(fault.kind, FaultKind::StoreOutlivesBlock);
+    assert_eq!(fault.location.unwrap().thread, [0, 0, 0]);
+}

@@ -106,6 +106,10 @@ const CODES_TESTED_ELSEWHERE: &[(&str, &str)] = &[
         "tensor memory misused: emulator/tests/planted.rs, tensor_memory_still_allocated_at_exit_is_reported_at_its_allocation",
     ),
     (
+        "E0414",
+        "a TMA store outliving its block: emulator/tests/planted.rs, a_block_exiting_before_its_tma_store_is_waited_for_is_reported_at_the_store",
+    ),
+    (
         "W0301",
         "ptxas's wgmma serialization advice: cli/tests/hopper.rs, accumulators_touched_in_the_k_loop_are_a_warning_at_the_kernel",
     ),

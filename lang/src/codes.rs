@@ -212,6 +212,10 @@ pub const REGISTRY: &[CodeInfo] = &[
         "tensor memory misused on the emulator: an allocation after the permit was relinquished or beyond 512 columns, a release of what is not one allocation, a block exiting with columns allocated, an access outside the allocations or the warp's lanes, or a register of tcgen05.ld read before tcgen05.wait::ld",
     ),
     entry(
+        "E0414",
+        "a block exiting while a TMA store still reads its shared memory: no `tma_store_wait_group` or `tma_store_wait_all` covered the store, found by the emulator",
+    ),
+    entry(
         "N0001",
         "more diagnostics than are shown for one file (`render::MAX_DIAGNOSTICS`)",
     ),

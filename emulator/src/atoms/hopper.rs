@@ -53,11 +53,20 @@ pub enum Hopper {
         /// The threads it counts.
         threads: u32,
     },
+    /// `cp.async.bulk.commit_group`: the thread's TMA stores since its last commit form
+    /// a bulk group.
+    BulkCommit,
+    /// `cp.async.bulk.wait_group(.read) pending`: all but the thread's `pending` latest
+    /// bulk groups are complete (have read their shared tiles).
+    BulkWait {
+        /// The groups that may still be pending.
+        pending: u32,
+    },
     /// `wgmma.mma_async` by a warpgroup: B from a shared-memory descriptor, A from one
     /// too or from registers.
     Wgmma(WgmmaShape),
-    /// Ordering the emulator's execution already gives: fences, wgmma and bulk group
-    /// commits and waits (their work completes at issue here), `setmaxnreg`, and
+    /// Ordering the emulator's execution already gives: fences, wgmma commits and waits
+    /// (their work completes at issue here), `setmaxnreg`, and
     /// `prefetch.tensormap` (a cache hint).
     Ordering,
 }
@@ -95,10 +104,16 @@ pub fn parse(template: &str) -> Option<Hopper> {
         | "fence.proxy.async.shared::cta;"
         | "wgmma.fence.sync.aligned;"
         | "wgmma.commit_group.sync.aligned;"
-        | "wgmma.wait_group.sync.aligned"
-        | "cp.async.bulk.commit_group;"
-        | "cp.async.bulk.wait_group"
-        | "cp.async.bulk.wait_group.read" => Hopper::Ordering,
+        | "wgmma.wait_group.sync.aligned" => Hopper::Ordering,
+        "cp.async.bulk.commit_group;" => Hopper::BulkCommit,
+        "cp.async.bulk.wait_group" | "cp.async.bulk.wait_group.read" => Hopper::BulkWait {
+            pending: template
+                .split_whitespace()
+                .nth(1)?
+                .trim_end_matches(';')
+                .parse()
+                .ok()?,
+        },
         "bar.sync" | "bar.arrive" => named_barrier(template, head == "bar.sync")?,
         "barrier.cluster.arrive.release.aligned;" => Hopper::ClusterArrive,
         "prefetch.tensormap" => Hopper::Ordering,
@@ -272,10 +287,21 @@ mod tests {
             threads: 256,
         };
         assert_eq!(parse("bar.sync 1, 256;"), Some(named));
+        assert_eq!(
+            parse("cp.async.bulk.commit_group;"),
+            Some(Hopper::BulkCommit)
+        );
+        assert_eq!(
+            parse("cp.async.bulk.wait_group.read 1;"),
+            Some(Hopper::BulkWait { pending: 1 })
+        );
+        assert_eq!(
+            parse("cp.async.bulk.wait_group 0;"),
+            Some(Hopper::BulkWait { pending: 0 })
+        );
         for ordering in [
             "wgmma.wait_group.sync.aligned 1;",
             "setmaxnreg.inc.sync.aligned.u32 232;",
-            "cp.async.bulk.wait_group.read 0;",
             "prefetch.tensormap [{map}];",
         ] {
             assert_eq!(parse(ordering), Some(Hopper::Ordering), "{ordering}");

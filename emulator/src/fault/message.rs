@@ -16,11 +16,12 @@ impl Access {
             Access::Atomic => "updates atomically",
             Access::AsyncRead => "copies (cp.async) from",
             Access::AsyncWrite => "copies (cp.async) into",
+            Access::BulkRead => "stores with TMA from",
         }
     }
 
     fn writes(self) -> bool {
-        !matches!(self, Access::Load | Access::AsyncRead)
+        !matches!(self, Access::Load | Access::AsyncRead | Access::BulkRead)
     }
 }
 
@@ -116,6 +117,18 @@ impl fmt::Display for Fault {
                 other_access,
                 other,
                 ..
+            } if *other_access == Access::BulkRead => write!(
+                f,
+                "data race in shared memory: {who} {} byte {address:#x}, which a TMA store of thread {} may still be reading: no wait for its bulk group lies between them",
+                access.verb(),
+                triple(*other),
+            ),
+            FaultKind::Race {
+                access,
+                address,
+                other_access,
+                other,
+                ..
             } => write!(
                 f,
                 "data race in shared memory: {who} {} byte {address:#x}, which thread {} {} with no barrier between them",
@@ -170,6 +183,10 @@ impl fmt::Display for Fault {
                 template.split_whitespace().next().unwrap_or(template)
             ),
             FaultKind::Unsupported(what) => write!(f, "the emulator cannot run {what} ({who})"),
+            FaultKind::StoreOutlivesBlock => write!(
+                f,
+                "a TMA store by {who} may still be reading shared memory when its block exits"
+            ),
             FaultKind::Mbarrier(what) | FaultKind::Cluster(what) | FaultKind::Tmem(what) => {
                 write!(f, "{what} ({who})")
             }
@@ -203,10 +220,26 @@ impl Fault {
             FaultKind::Mbarrier(_) => "this mbarrier operation",
             FaultKind::Cluster(_) => "this cluster operation",
             FaultKind::Tmem(_) => "this tensor-memory operation",
+            FaultKind::StoreOutlivesBlock => "no wait covers this store",
         };
         let mut diagnostic =
             Diagnostic::error(kind.code(), self.to_string()).with_primary(self.span, label);
         match kind {
+            FaultKind::Race {
+                other_access: Access::BulkRead,
+                other,
+                other_span,
+                ..
+            } => {
+                diagnostic = diagnostic
+                    .with_secondary(
+                        *other_span,
+                        format!("thread {} stores from it with TMA here", triple(*other)),
+                    )
+                    .with_help(
+                        "the TMA store reads its shared tile after it is issued: before the tile is written again, the issuing thread waits for the store's bulk group (`tma_store_wait_group(n)`), then a barrier orders that wait before the other threads' writes",
+                    );
+            }
             FaultKind::Race {
                 other_access,
                 other,
@@ -242,6 +275,11 @@ impl Fault {
             }
             FaultKind::UnmodeledAtom { template } => {
                 diagnostic = diagnostic.with_note(format!("the atom's PTX: `{template}`"));
+            }
+            FaultKind::StoreOutlivesBlock => {
+                diagnostic = diagnostic.with_help(
+                    "the store reads its shared tile after it is issued, and the block's shared memory goes to the next block when it exits: the issuing thread waits for it first (`tma_store_wait_all()`)",
+                );
             }
             _ => {}
         }

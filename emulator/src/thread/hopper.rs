@@ -325,7 +325,18 @@ impl<'k> Thread<'k> {
             }
             Hopper::TmaStore { rank } => {
                 let (src, src_offset) = operand("src")?;
-                self.tma(inst, *rank, (src, src_offset), None, context)?;
+                let (start, len) = self.tma(inst, *rank, (src, src_offset), None, context)?;
+                let who = self.accessor(context, inst);
+                (context.shared).bulk_store(&who, self.bulk_groups, start, len);
+                false
+            }
+            Hopper::BulkCommit => {
+                self.bulk_groups += 1;
+                false
+            }
+            Hopper::BulkWait { pending } => {
+                let complete = self.bulk_groups.saturating_sub(*pending);
+                (context.shared).bulk_groups_complete(self.index, complete);
                 false
             }
             Hopper::NamedBarrier { wait, id, .. } => {

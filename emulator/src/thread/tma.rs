@@ -22,14 +22,14 @@ impl<'k> Thread<'k> {
         context: &mut Context<'_, 'k>,
     ) -> Result<(u32, Vec<u8>), Trap> {
         let mut image = Vec::new();
-        let start = self.tma(inst, rank, tile, Some(&mut image), context)?;
+        let (start, _) = self.tma(inst, rank, tile, Some(&mut image), context)?;
         Ok((start, image))
     }
 
     /// Moves a TMA box between the shared tile at `tile` and global memory: a load
     /// (`image` given) reads the whole box into `image` as it lands in shared memory,
     /// zeros outside the tensor; a store writes the elements inside. Returns the tile's
-    /// first shared byte.
+    /// first shared byte and its size in bytes.
     pub(super) fn tma(
         &mut self,
         inst: &'k Inst,
@@ -37,7 +37,7 @@ impl<'k> Thread<'k> {
         (tile, tile_offset): (ValueId, i64),
         mut image: Option<&mut Vec<u8>>,
         context: &mut Context<'_, 'k>,
-    ) -> Result<u32, Trap> {
+    ) -> Result<(u32, u32), Trap> {
         let unsupported = |what: String| Trap::Fault(FaultKind::Unsupported(what));
         let Op::Atom {
             operands,
@@ -45,7 +45,7 @@ impl<'k> Thread<'k> {
             ..
         } = &inst.op
         else {
-            return Ok(0);
+            return Ok((0, 0));
         };
         let map_value = (operands.iter().find(|(name, _, _)| name == "map"))
             .map(|(_, value, _)| self.get(*value))
@@ -151,7 +151,7 @@ impl<'k> Thread<'k> {
                 }
             }
         }
-        Ok(start)
+        Ok((start, (size * bytes) as u32))
     }
 }
 
