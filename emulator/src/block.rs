@@ -288,7 +288,7 @@ fn elsewhere(thread: &Thread<'_>) -> Other {
         Status::Barrier(inst)
         | Status::Collective(inst)
         | Status::Mbarrier(inst, ..)
-        | Status::Named(inst)
+        | Status::Named(inst, _)
         | Status::Cluster(inst, _) => Elsewhere::Waiting {
             what: collective_name(inst),
             span: inst.span,

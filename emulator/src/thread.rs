@@ -43,8 +43,8 @@ pub enum Status<'k> {
     /// It waits at this `mbarrier_wait` for the phase of a parity (the second number)
     /// of the mbarrier at a shared address (the first).
     Mbarrier(&'k Inst, u32, u32),
-    /// It waits at this named barrier (`bar.sync id, threads`).
-    Named(&'k Inst),
+    /// It waits at this named barrier (`bar.sync id, threads`), whose id is the number.
+    Named(&'k Inst, u32),
     /// It waits at this `barrier.cluster.wait` until every thread of the cluster has
     /// arrived this many times.
     Cluster(&'k Inst, u32),
@@ -60,7 +60,7 @@ impl PartialEq for Status<'_> {
             (Status::Runnable, Status::Runnable) | (Status::Exited, Status::Exited) => true,
             (Status::Barrier(a), Status::Barrier(b))
             | (Status::Collective(a), Status::Collective(b))
-            | (Status::Named(a), Status::Named(b))
+            | (Status::Named(a, _), Status::Named(b, _))
             | (Status::Cluster(a, _), Status::Cluster(b, _))
             | (Status::Mbarrier(a, ..), Status::Mbarrier(b, ..)) => std::ptr::eq(*a, *b),
             _ => false,

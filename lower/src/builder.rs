@@ -270,6 +270,12 @@ impl<'t> Builder<'t> {
                 ..
             } => self.mbarrier(*action, (tensor, index), operand.as_deref()),
             Effect::AsyncSync(sync, _) => self.async_sync(*sync),
+            Effect::NamedBarrier {
+                arrive,
+                id,
+                threads,
+                ..
+            } => self.named_barrier(*arrive, id, *threads),
             Effect::Tmem {
                 action,
                 pair,

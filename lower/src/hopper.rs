@@ -256,6 +256,35 @@ impl Builder<'_> {
         Some((self.pure(Op::Param(map), Ty::I64), words))
     }
 
+    /// `bar.sync` / `bar.arrive`: the id a literal when it is a constant, else a
+    /// register (PTX takes either).
+    pub(crate) fn named_barrier(&mut self, arrive: bool, id: &Term, threads: i64) {
+        let way = if arrive { "arrive" } else { "sync" };
+        let constant = match id {
+            Term::Int(value, _) => value.as_constant(),
+            _ => None,
+        };
+        let (template, operands) = match constant {
+            Some(id) => (format!("bar.{way} {id}, {threads};"), Vec::new()),
+            None => {
+                let Some(value) = self.term(id, 0) else {
+                    return;
+                };
+                let value = self.convert(value, Ty::I32);
+                let template = format!("bar.{way} {{id}}, {threads};");
+                (template, vec![("id".to_owned(), value, 0)])
+            }
+        };
+        self.push_effect(Op::Atom {
+            template,
+            operands,
+            registers: Vec::new(),
+            output: None,
+            warp: None,
+            predicate: None,
+        });
+    }
+
     /// A fence, a wgmma group instruction or a tcgen05 wait.
     pub(crate) fn async_sync(&mut self, sync: AsyncSync) {
         let template = match sync {
@@ -275,14 +304,6 @@ impl Builder<'_> {
             } => {
                 let way = if increase { "inc" } else { "dec" };
                 format!("setmaxnreg.{way}.sync.aligned.u32 {registers};")
-            }
-            AsyncSync::NamedBarrier {
-                arrive,
-                id,
-                threads,
-            } => {
-                let way = if arrive { "arrive" } else { "sync" };
-                format!("bar.{way} {id}, {threads};")
             }
             AsyncSync::Tcgen05FenceBefore => blackwell::TCGEN05_FENCE_BEFORE.to_owned(),
             AsyncSync::Tcgen05FenceAfter => blackwell::TCGEN05_FENCE_AFTER.to_owned(),

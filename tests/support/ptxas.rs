@@ -38,8 +38,8 @@ pub fn assemble_without_local_memory(ptx: &str, target: &str, what: &str) {
 }
 
 /// Assembles `ptx` for `target`, asserting that ptxas accepts it, and that no entry
-/// uses local memory when `no_local_memory`.
-pub fn assemble(ptx: &str, target: &str, what: &str, no_local_memory: bool) {
+/// uses local memory when `no_local_memory`; returns ptxas's log.
+pub fn assemble(ptx: &str, target: &str, what: &str, no_local_memory: bool) -> String {
     let options = AssembleOptions {
         verbose: true,
         ..AssembleOptions::default()
@@ -57,4 +57,5 @@ pub fn assemble(ptx: &str, target: &str, what: &str, no_local_memory: bool) {
             entry.name
         );
     }
+    assembled.log
 }

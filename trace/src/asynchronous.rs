@@ -67,15 +67,6 @@ pub enum AsyncSync {
     ClusterArrive,
     /// `cluster_wait()`: waits until every thread of the cluster has arrived (acquire).
     ClusterWait,
-    /// `named_barrier_sync(id, threads)` / `named_barrier_arrive(id, threads)`.
-    NamedBarrier {
-        /// Whether the thread only arrives (else it waits too).
-        arrive: bool,
-        /// The barrier, 0 to 15.
-        id: i64,
-        /// The threads that take part, a multiple of 32.
-        threads: i64,
-    },
     /// `tcgen05_fence_before_thread_sync()`: the thread's tcgen05 operations ordered
     /// before the next thread synchronization (sm_100a).
     Tcgen05FenceBefore,

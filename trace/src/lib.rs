@@ -255,6 +255,17 @@ pub enum Effect {
     },
     /// A fence or a wgmma group instruction.
     AsyncSync(AsyncSync, Span),
+    /// `named_barrier_sync(id, threads)` / `named_barrier_arrive(id, threads)`.
+    NamedBarrier {
+        /// Whether the thread only arrives (else it waits too).
+        arrive: bool,
+        /// The barrier, 0 to 15: an integer, constant or not (the same in a warp).
+        id: Arc<Term>,
+        /// The threads that take part, a multiple of 32.
+        threads: i64,
+        /// The call.
+        span: Span,
+    },
     /// `tcgen05_mma(taddr, a, b, accumulate)`: one thread issues `D += A Bᵀ` (kind::f16,
     /// f32 D in tensor memory at `taddr`; A `M x 16` and B `N x 16` shared tiles).
     Tcgen05Mma {
@@ -364,6 +375,7 @@ macro_rules! span_of {
             | Effect::Atomic { span, .. }
             | Effect::Mbarrier { span, .. }
             | Effect::AsyncSync(_, span)
+            | Effect::NamedBarrier { span, .. }
             | Effect::Tmem { span, .. }
             | Effect::Tcgen05Mma { span, .. }
             | Effect::TmemCopy { span, .. }

@@ -252,6 +252,15 @@ fn header(effect: &Effect) -> String {
                 .map_or(String::new(), |operand| format!(", {}", term(operand)));
             format!("mbarrier_{name}({}[{index}]{operand})", tensor(barriers))
         }
+        Effect::NamedBarrier {
+            arrive,
+            id,
+            threads,
+            ..
+        } => {
+            let way = if *arrive { "arrive" } else { "sync" };
+            format!("named_barrier_{way}({}, {threads})", term(id))
+        }
         Effect::AsyncSync(sync, _) => match sync {
             AsyncSync::FenceBarrierInit => "fence_barrier_init()".to_owned(),
             AsyncSync::FenceProxyAsync => "fence_proxy_async()".to_owned(),
@@ -269,14 +278,6 @@ fn header(effect: &Effect) -> String {
             } => {
                 let way = if *increase { "inc" } else { "dec" };
                 format!("setmaxnreg_{way}({registers})")
-            }
-            AsyncSync::NamedBarrier {
-                arrive,
-                id,
-                threads,
-            } => {
-                let way = if *arrive { "arrive" } else { "sync" };
-                format!("named_barrier_{way}({id}, {threads})")
             }
             AsyncSync::Tcgen05FenceBefore => "tcgen05_fence_before_thread_sync()".to_owned(),
             AsyncSync::Tcgen05FenceAfter => "tcgen05_fence_after_thread_sync()".to_owned(),

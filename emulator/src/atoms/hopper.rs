@@ -48,8 +48,8 @@ pub enum Hopper {
     NamedBarrier {
         /// Whether the thread waits (else it only arrives).
         wait: bool,
-        /// The barrier.
-        id: u32,
+        /// The barrier, when a literal names it (else the `id` operand does).
+        id: Option<u32>,
         /// The threads it counts.
         threads: u32,
     },
@@ -126,13 +126,18 @@ pub fn parse(template: &str) -> Option<Hopper> {
     Some(hopper)
 }
 
-/// `bar.sync 1, 256;`: the id and thread count are literals.
+/// `bar.sync 1, 256;` or `bar.sync {id}, 256;`: the id a literal or an operand, the
+/// thread count a literal.
 fn named_barrier(template: &str, wait: bool) -> Option<Hopper> {
     let operands = template.split_once(' ')?.1.trim().trim_end_matches(';');
     let (id, threads) = operands.split_once(',')?;
+    let id = match id.trim() {
+        "{id}" => None,
+        literal => Some(literal.parse().ok()?),
+    };
     Some(Hopper::NamedBarrier {
         wait,
-        id: id.trim().parse().ok()?,
+        id,
         threads: threads.trim().parse().ok()?,
     })
 }
@@ -283,10 +288,16 @@ mod tests {
         assert_eq!(parse(rs), Some(want));
         let named = Hopper::NamedBarrier {
             wait: true,
-            id: 1,
+            id: Some(1),
             threads: 256,
         };
         assert_eq!(parse("bar.sync 1, 256;"), Some(named));
+        let run_time = Hopper::NamedBarrier {
+            wait: false,
+            id: None,
+            threads: 128,
+        };
+        assert_eq!(parse("bar.arrive {id}, 128;"), Some(run_time));
         assert_eq!(
             parse("cp.async.bulk.commit_group;"),
             Some(Hopper::BulkCommit)

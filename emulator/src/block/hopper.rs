@@ -30,10 +30,8 @@ impl Grid<'_, '_> {
         }
         for id in 0..16 {
             let waiting = threads.iter().find_map(|thread| match thread.status {
-                Status::Named(inst) => match self.models.get(inst) {
-                    Some(Model::Hopper(Hopper::NamedBarrier {
-                        id: at, threads, ..
-                    })) if *at == id => Some(*threads),
+                Status::Named(inst, at) if at == id => match self.models.get(inst) {
+                    Some(Model::Hopper(Hopper::NamedBarrier { threads, .. })) => Some(*threads),
                     _ => None,
                 },
                 _ => None,
@@ -44,8 +42,8 @@ impl Grid<'_, '_> {
             }
             *context.barriers.named(id) -= count;
             for thread in threads.iter_mut() {
-                if let Status::Named(inst) = thread.status
-                    && matches!(self.models.get(inst), Some(Model::Hopper(Hopper::NamedBarrier { id: at, .. })) if *at == id)
+                if let Status::Named(_, at) = thread.status
+                    && at == id
                 {
                     thread.status = Status::Runnable;
                 }
@@ -132,9 +130,9 @@ impl Grid<'_, '_> {
         }
         if let Some(thread) = threads
             .iter()
-            .find(|thread| matches!(thread.status, Status::Named(_)))
+            .find(|thread| matches!(thread.status, Status::Named(..)))
         {
-            let Status::Named(inst) = thread.status else {
+            let Status::Named(inst, _) = thread.status else {
                 return Ok(());
             };
             let missing = threads.iter().find(|other| other.status != thread.status);

@@ -340,9 +340,18 @@ impl<'k> Thread<'k> {
                 false
             }
             Hopper::NamedBarrier { wait, id, .. } => {
-                *context.barriers.named(*id) += 1;
+                let id = match id {
+                    Some(id) => i64::from(*id),
+                    None => value(self, "id")?,
+                };
+                let Ok(id @ 0..16) = u32::try_from(id) else {
+                    return Err(Trap::Fault(FaultKind::Unsupported(format!(
+                        "a named barrier {id}: a block has barriers 0 to 15"
+                    ))));
+                };
+                *context.barriers.named(id) += 1;
                 if *wait {
-                    return Ok(Flow::Wait(Status::Named(inst)));
+                    return Ok(Flow::Wait(Status::Named(inst, id)));
                 }
                 false
             }

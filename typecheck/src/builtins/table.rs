@@ -288,7 +288,7 @@ builtins! {
         "cluster_wait", Device, Between(0, 0), [], true, "",
             "Waits until every thread of the cluster has arrived at the cluster barrier as often as this one (`barrier.cluster.wait.acquire`; sm_90)." => async_sync(name);
         "named_barrier_sync", Device, Between(2, 2), [], true, "id, threads",
-            "Waits at named barrier `id` (0 to 15) until `threads` threads (whole warps) have arrived (`bar.sync id, threads`)." => named_barrier(name);
+            "Waits at named barrier `id` (0 to 15; a constant, or a run-time integer the same in every thread of a warp) until `threads` threads (whole warps) have arrived (`bar.sync id, threads`)." => named_barrier(name);
         "named_barrier_arrive", Device, Between(2, 2), [], true, "id, threads",
             "Arrives at named barrier `id` without waiting (`bar.arrive id, threads`)." => named_barrier(name);
         "make_tma_load", Device, Between(2, 2), [], false, "tensor, tile",

@@ -6,12 +6,13 @@
 //! The checks (E0227 at the argument): a register count from 24 to 256 in steps of 8;
 //! an increase that leaves the block's other warpgroups less than the register file
 //! holds (65536 32-bit registers: with `W` warpgroups, `n x 128 x (W - 1)` plus the
-//! least one warpgroup can keep, 24 x 128); barrier ids 0 to 15 and thread counts that
-//! are whole warps within the block.
+//! least one warpgroup can keep, 24 x 128); a constant barrier id 0 to 15 (a run-time
+//! id, such as `2 + warpgroup` for turns between warpgroups, is the emulator's to check)
+//! and thread counts that are whole warps within the block.
 
 use crate::builtins::Args;
 use crate::check::Checker;
-use crate::trace::{AsyncSync, Effect};
+use crate::trace::{AsyncSync, Effect, term_of};
 use crate::value::Value;
 
 /// 32-bit registers in an SM's register file, all a block's threads share.
@@ -66,14 +67,16 @@ impl<'a> Checker<'a> {
     pub(crate) fn named_barrier(&mut self, name: &'static str, args: &Args) -> Value {
         let p = args.positional();
         let id_what = "a named barrier's id";
-        let Some(id) = self.expect_const_int(&p[0].value, p[0].span, id_what) else {
+        let Some(id_value) = self.expect_int(&p[0].value, p[0].span, id_what) else {
             return Value::Unit;
         };
         let threads_what = "the threads a named barrier waits for";
         let Some(threads) = self.expect_const_int(&p[1].value, p[1].span, threads_what) else {
             return Value::Unit;
         };
-        if !(0..16).contains(&id) {
+        if let Some(id) = id_value.as_constant()
+            && !(0..16).contains(&id)
+        {
             return self.error(
                 "E0227",
                 p[0].span,
@@ -92,15 +95,15 @@ impl<'a> Checker<'a> {
                 "not whole warps of the block",
             );
         }
-        let arrive = name == "named_barrier_arrive";
-        self.emit(Effect::AsyncSync(
-            AsyncSync::NamedBarrier {
-                arrive,
-                id,
-                threads,
-            },
-            args.call_span,
-        ));
+        let Some(id) = term_of(&p[0].value) else {
+            return Value::Unit;
+        };
+        self.emit(Effect::NamedBarrier {
+            arrive: name == "named_barrier_arrive",
+            id,
+            threads,
+            span: args.call_span,
+        });
         Value::Unit
     }
 }
