@@ -173,7 +173,7 @@ fn the_attention_example_assembles_with_both_wgmma_forms() {
     let ptx = emit(example, "sm_90a", "ptx");
     for needle in [
         "setmaxnreg.inc.sync.aligned.u32 240;",
-        "ex2.approx.f32",
+        "ex2.approx.ftz.f32",
         "bar.arrive 2, 256;",
         "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes",
     ] {

@@ -61,7 +61,7 @@ pub fn unary(op: UnOp, ty: Ty, a: u64) -> Result<u64, String> {
         // The approximate functions: the exact value rounded once to f32, which the
         // hardware's approximations are within a few ulp of (see the crate's docs).
         (UnOp::Rsqrt, Ty::F32) => f32_bits((1.0 / f64::from(as_f32(a)).sqrt()) as f32),
-        (UnOp::Exp2, Ty::F32) => f32_bits(f64::from(as_f32(a)).exp2() as f32),
+        (UnOp::Exp2, Ty::F32) => f32_bits(flush_subnormal(f64::from(as_f32(a)).exp2() as f32)),
         (UnOp::Log2, Ty::F32) => f32_bits(f64::from(as_f32(a)).log2() as f32),
         (op, ty) => {
             return Err(format!("{} of {}", kir::unary_name(op), ty.name()));
@@ -292,6 +292,15 @@ pub fn atomic(op: AtomicOp, ty: Ty, old: u64, value: u64) -> Result<u64, String>
     }
 }
 
+/// `.ftz`'s result: a subnormal f32 becomes zero of its sign.
+fn flush_subnormal(x: f32) -> f32 {
+    if x.is_subnormal() {
+        0.0f32.copysign(x)
+    } else {
+        x
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -364,6 +373,12 @@ mod tests {
     #[test]
     fn math_functions_approximate_within_an_ulp() {
         assert_eq!(as_f32(unary(UnOp::Exp2, Ty::F32, f(-2.0)).unwrap()), 0.25);
+        // `.ftz`: 2^-130 is subnormal in f32, so 0; 2^-126 is the least normal.
+        assert_eq!(as_f32(unary(UnOp::Exp2, Ty::F32, f(-130.0)).unwrap()), 0.0);
+        assert_eq!(
+            as_f32(unary(UnOp::Exp2, Ty::F32, f(-126.0)).unwrap()),
+            f32::MIN_POSITIVE
+        );
         assert_eq!(as_f32(unary(UnOp::Log2, Ty::F32, f(8.0)).unwrap()), 3.0);
         assert_eq!(as_f32(unary(UnOp::Rsqrt, Ty::F32, f(4.0)).unwrap()), 0.5);
         assert_eq!(unary(UnOp::Neg, Ty::F32, f(1.0)).unwrap(), f(-1.0));

@@ -21,7 +21,8 @@
 //! saturating to integers, f32 to f16/bf16 to nearest even); loads and stores of 1, 2
 //! or 4 little-endian words; shuffles by `shfl.sync`'s rules; atomics on global or
 //! shared memory. Approximations, each within the hardware's documented error:
-//! `ex2.approx.f32` is the exact 2^x rounded to f32, `lg2.approx.f32` the exact log2,
+//! `ex2.approx.ftz.f32` is the exact 2^x rounded to f32, subnormal results flushed to
+//! zero, `lg2.approx.f32` the exact log2,
 //! `rsqrt.approx.f32` the exact 1/sqrt(x) (the hardware is within 2 ulp for ex2 and
 //! 2^-22.9 relative for lg2 and rsqrt); an integer division by zero, which PTX leaves
 //! unspecified, gives -1 (remainder: the dividend); a skipped predicated load leaves

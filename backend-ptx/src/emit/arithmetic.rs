@@ -198,7 +198,7 @@ fn math_instruction(op: UnOp, ty: Ty) -> Result<&'static str, String> {
         (UnOp::Sqrt, Ty::F32) => "sqrt.rn.f32",
         (UnOp::Sqrt, Ty::F64) => "sqrt.rn.f64",
         (UnOp::Rsqrt, Ty::F32) => "rsqrt.approx.f32",
-        (UnOp::Exp2, Ty::F32) => "ex2.approx.f32",
+        (UnOp::Exp2, Ty::F32) => "ex2.approx.ftz.f32",
         (UnOp::Log2, Ty::F32) => "lg2.approx.f32",
         (op, ty) => return Err(format!("{} of {}", kir::unary_name(op), ty.name())),
     })
