@@ -26,6 +26,9 @@ use crate::check::{
 use crate::trace::KernelTrace;
 use crate::value::Value;
 
+#[cfg(test)]
+mod tests;
+
 /// A kernel instantiation called, to be checked later from the state at the call.
 pub(crate) struct Deferred<'a> {
     id: ItemId,
