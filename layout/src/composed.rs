@@ -17,6 +17,8 @@
 //! The text form is CuTe's print: `Sw<3,3,3> o 0 o (8,64):(64,1)`, parsed back with
 //! any whitespace around the parts.
 
+mod cosize;
+
 use std::fmt;
 use std::str::FromStr;
 

@@ -174,7 +174,7 @@ proptest! {
             return Ok(());
         };
         let composed = ComposedLayout::new(swizzle, offset, inner);
-        let _ = (composed.size(), composed.evaluate(&coord), composed.table(1 << 12));
+        let _ = (composed.size(), composed.evaluate(&coord), composed.table(1 << 12), composed.cosize(1 << 12));
         let _ = (composed.mode(0), composed.slice(&Coord::from(&coord)));
         if let Some(b) = b {
             let _ = composed.compose(&b);

@@ -1,6 +1,7 @@
 //! Lowering a file's kernel instantiations concurrently: each on a thread of its own,
-//! started as soon as the typechecker has traced it (`typecheck::trace_each`), so
-//! lowering one overlaps checking the next and lowering the others.
+//! started as soon as the typechecker gives its trace (`typecheck::trace_each`), so
+//! lowering one overlaps lowering the others (and checking the next, when the
+//! typechecker checks them one after another).
 //!
 //! The result is what [`lower_traces`](crate::lower_traces) gives for the same traces:
 //! each instantiation is lowered on its own (sharing only the tables of swizzled

@@ -14,6 +14,7 @@ use layout::SymInt;
 
 use crate::builder::Builder;
 use crate::memory::Place;
+use crate::swizzled::inner_offset;
 
 impl Builder<'_> {
     pub(crate) fn copy(
@@ -72,12 +73,12 @@ impl Builder<'_> {
                         let side_indices: Vec<&SymInt> = (indices.iter())
                             .map(|pair| if side == 0 { &pair.0 } else { &pair.1 })
                             .collect();
-                        sides[side].1 || consecutive(sides[side].0, &side_indices)
+                        sides[side].1 || self.consecutive(sides[side].0, &side_indices)
                     });
                     self.template_copy(atom, [source, destination], &indices, contiguous, guard);
                 }
                 None => {
-                    let contiguous = contiguous([source, destination], &indices);
+                    let contiguous = self.contiguous([source, destination], &indices);
                     self.move_values(source, destination, &indices, contiguous, guard);
                 }
             }
@@ -171,38 +172,54 @@ fn is_template_atom(atom: &Atom) -> bool {
     !atom.ptx.trim_start().starts_with("mov.")
 }
 
-/// Whether both sides' values are consecutive elements (offsets before any swizzle).
-fn contiguous(tensors: [&Tensor; 2], indices: &[(SymInt, SymInt)]) -> bool {
-    let sources: Vec<&SymInt> = indices.iter().map(|(source, _)| source).collect();
-    let destinations: Vec<&SymInt> = indices.iter().map(|(_, destination)| destination).collect();
-    consecutive(tensors[0], &sources) && consecutive(tensors[1], &destinations)
-}
+impl Builder<'_> {
+    /// Whether both sides' values are consecutive elements (offsets before any swizzle).
+    fn contiguous(&self, tensors: [&Tensor; 2], indices: &[(SymInt, SymInt)]) -> bool {
+        let sources: Vec<&SymInt> = indices.iter().map(|(source, _)| source).collect();
+        let destinations: Vec<&SymInt> =
+            indices.iter().map(|(_, destination)| destination).collect();
+        self.consecutive(tensors[0], &sources) && self.consecutive(tensors[1], &destinations)
+    }
 
-/// Whether the elements of `tensor` at layout values `indices` are consecutive before
-/// any swizzle, compared at several values of their variables (`div` and `mod` of a
-/// thread index do not cancel symbolically), each evaluated as a number: a swizzled
-/// allocation's inner layout then applies to the number, not to the symbolic index.
-fn consecutive(tensor: &Tensor, indices: &[&SymInt]) -> bool {
-    let inner = match &tensor.layout.codomain {
-        Codomain::Swizzled(composed) => Some(composed.inner()),
-        _ => None,
-    };
-    SAMPLES.iter().all(|&sample| {
-        let at = |index: &SymInt| {
-            let value =
-                index.evaluate(&|name: &str| Some(sample.wrapping_add(name.len() as i64 * 7)))?;
-            match inner {
-                Some(inner) => inner.evaluate_index(&value).ok(),
-                None => Some(value),
-            }
+    /// Whether the elements of `tensor` at layout values `indices` are consecutive before
+    /// any swizzle, compared at several values of their variables (`div` and `mod` of a
+    /// thread index do not cancel symbolically), each evaluated as a number: a swizzled
+    /// allocation's inner layout then applies to the number, not to the symbolic index.
+    /// An index that differs from the first by a constant alone is the first's value
+    /// plus that constant, which evaluating it would give too (its constant term is
+    /// added last).
+    fn consecutive(&self, tensor: &Tensor, indices: &[&SymInt]) -> bool {
+        let inner = match &tensor.layout.codomain {
+            Codomain::Swizzled(composed) => Some((composed.inner(), self.inner_table(composed))),
+            _ => None,
         };
-        let Some(start) = at(indices[0]) else {
-            return false;
+        let offset = |value: i64| match &inner {
+            Some((inner, table)) => inner_offset(inner, table.as_deref(), value),
+            None => Some(value),
         };
-        // The first index is `start` itself.
-        (indices.iter().enumerate().skip(1))
-            .all(|(step, index)| at(index) == Some(start + step as i64))
-    })
+        let from_first: Vec<Option<i64>> = (indices.iter())
+            .map(|index| index.constant_difference(indices[0]))
+            .collect();
+        SAMPLES.iter().all(|&sample| {
+            let value_of = |name: &str| Some(sample.wrapping_add(name.len() as i64 * 7));
+            let Some(first) = indices[0].evaluate(&value_of) else {
+                return false;
+            };
+            let Some(start) = offset(first) else {
+                return false;
+            };
+            // The first index is `start` itself.
+            (indices.iter().zip(&from_first).enumerate().skip(1)).all(
+                |(step, (index, difference))| {
+                    let value = match difference {
+                        Some(difference) => first.checked_add(*difference),
+                        None => index.evaluate(&value_of),
+                    };
+                    value.and_then(offset) == Some(start + step as i64)
+                },
+            )
+        })
+    }
 }
 
 /// Values run-time variables take when contiguity is checked.

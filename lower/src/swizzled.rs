@@ -258,22 +258,14 @@ impl Builder<'_> {
         let table = self.inner_table(composed);
         (firsts.iter())
             .map(|first| {
-                let tabulated = table.as_ref().and_then(|table| {
-                    usize::try_from(*first)
-                        .ok()
-                        .and_then(|at| table.get(at).copied())
-                });
-                let inner_offset = match tabulated {
-                    Some(offset) => offset,
-                    None => inner.evaluate_index(first).ok()?,
-                };
+                let inner_offset = inner_offset(inner, table.as_deref(), *first)?;
                 Some(swizzle.apply(inner_offset.checked_add(composed.offset())?))
             })
             .collect()
     }
 
     /// The inner layout's offsets of a swizzled allocation, tabulated once.
-    fn inner_table(&mut self, composed: &ComposedLayout) -> Option<Arc<Vec<i64>>> {
+    pub(crate) fn inner_table(&self, composed: &ComposedLayout) -> Option<Arc<Vec<i64>>> {
         let mut tables = (self.inner_tables.lock()).unwrap_or_else(PoisonError::into_inner);
         tables
             .entry(composed.clone())
@@ -388,6 +380,20 @@ fn constant_difference(values: &[i64], anchor: &[i64]) -> Option<i64> {
     (same && values.len() == anchor.len()).then_some(delta)
 }
 
+/// The offset of a swizzled allocation's inner layout at `index`: read from `table`
+/// (the layout's offsets, [`Builder::inner_table`]) where it covers `index`, evaluated
+/// otherwise.
+pub(crate) fn inner_offset(
+    inner: &Layout<i64>,
+    table: Option<&Vec<i64>>,
+    index: i64,
+) -> Option<i64> {
+    let tabulated = table.and_then(|table| table.get(usize::try_from(index).ok()?).copied());
+    match tabulated {
+        Some(offset) => Some(offset),
+        None => inner.evaluate_index(&index).ok(),
+    }
+}
 #[cfg(test)]
 mod tests {
     use super::constant_difference;

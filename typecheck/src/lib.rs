@@ -143,7 +143,8 @@ pub enum ConstArgument {
 }
 
 /// [`trace`], also checking and tracing the kernel instantiations in `requested`
-/// (after the file's own; one the file already uses is traced once).
+/// (after the file's own; one the file already uses is traced once). The
+/// instantiations are checked in parallel where that gives what a serial check gives.
 pub fn trace_with<R: Send>(
     module: &Module,
     target: Target,
@@ -151,10 +152,13 @@ pub fn trace_with<R: Send>(
     then: impl FnOnce(Analysis, Vec<trace::KernelTrace>) -> R + Send,
 ) -> R {
     stack::on_checker_stack(|| {
-        let (diagnostics, bindings, traces) = check::Checker::new(module, target)
-            .with_tracing()
-            .with_requested(requested)
-            .run_traced();
+        let checker = || {
+            check::Checker::new(module, target)
+                .with_tracing()
+                .with_requested(requested)
+        };
+        let (diagnostics, bindings, traces) =
+            (checker().run_in_parallel()).unwrap_or_else(|| checker().run_traced());
         let analysis = Analysis {
             diagnostics,
             bindings,
@@ -166,20 +170,26 @@ pub fn trace_with<R: Send>(
     })
 }
 
-/// [`trace`] for a caller that lowers each kernel instantiation while the checker goes
-/// on to the next: `traced` gets each trace, on the checker's thread, as soon as its
-/// instantiation is checked (a trace whose `has_errors` is set included), and the
-/// analysis comes back with every trace, in the order `traced` got them.
+/// [`trace`] for a caller that lowers each kernel instantiation as soon as it can:
+/// `traced` gets each trace, on the checker's thread (a trace whose `has_errors` is set
+/// included), and the analysis comes back with every trace, in the order `traced` got
+/// them. The instantiations are checked in parallel and their traces given once all
+/// are checked; when only a serial check gives the result exactly (an instantiation
+/// reports a diagnostic), each trace is given as soon as its instantiation is checked.
 pub fn trace_each(
     module: &Module,
     target: Target,
     mut traced: impl FnMut(&Arc<trace::KernelTrace>) + Send,
 ) -> (Analysis, Vec<Arc<trace::KernelTrace>>) {
     stack::on_checker_stack(move || {
-        let (diagnostics, bindings, traces) = check::Checker::new(module, target)
-            .with_tracing()
-            .with_traced(&mut traced)
-            .run_traced();
+        let checker = || check::Checker::new(module, target).with_tracing();
+        let (diagnostics, bindings, traces) = match checker().run_in_parallel() {
+            Some(checked) => {
+                checked.2.iter().for_each(&mut traced);
+                checked
+            }
+            None => checker().with_traced(&mut traced).run_traced(),
+        };
         let analysis = Analysis {
             diagnostics,
             bindings,

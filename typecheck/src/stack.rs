@@ -8,7 +8,7 @@
 
 /// Bytes of stack for one check: room for the deepest evaluation the limits allow, in
 /// an unoptimised build, with a margin. The memory is reserved, not touched, until used.
-const CHECKER_STACK_BYTES: usize = 512 << 20;
+pub(crate) const CHECKER_STACK_BYTES: usize = 512 << 20;
 
 /// Runs `check` on a thread with [`CHECKER_STACK_BYTES`] of stack and returns what it
 /// returns. When no such thread can be made, runs it on the caller's thread. A panic

@@ -51,6 +51,22 @@ impl SymInt {
         (rest, constant)
     }
 
+    /// `self - other` when the two differ in their constant terms alone (`8*t+3` and
+    /// `8*t-1` by 4), without building the difference.
+    pub fn constant_difference(&self, other: &SymInt) -> Option<i64> {
+        let (rest, constant) = self.rest_and_constant();
+        let (other_rest, other_constant) = other.rest_and_constant();
+        (rest == other_rest).then(|| constant.checked_sub(other_constant))?
+    }
+
+    /// The terms other than the constant one, and the constant (0 when there is none).
+    fn rest_and_constant(&self) -> (&[Term], i64) {
+        match self.terms.split_last() {
+            Some((last, rest)) if last.factors.is_empty() => (rest, last.coefficient),
+            _ => (&self.terms, 0),
+        }
+    }
+
     /// The names of the variables this expression mentions, sorted, without repeats.
     pub fn variables(&self) -> Vec<String> {
         let mut names = Vec::new();

@@ -25,6 +25,26 @@ fn terms_and_the_constant_split_off() {
 }
 
 #[test]
+fn expressions_that_differ_in_their_constant_alone_give_the_difference() {
+    let eight_t = var("t").mul(&SymInt::constant(8)).unwrap();
+    let plus = |constant: i64| eight_t.add(&SymInt::constant(constant)).unwrap();
+    assert_eq!(plus(3).constant_difference(&plus(-1)), Some(4));
+    assert_eq!(eight_t.constant_difference(&plus(2)), Some(-2));
+    assert_eq!(
+        SymInt::constant(7).constant_difference(&SymInt::constant(0)),
+        Some(7)
+    );
+    assert_eq!(
+        plus(3).constant_difference(&var("t").add(&SymInt::constant(3)).unwrap()),
+        None
+    );
+    assert_eq!(
+        SymInt::constant(i64::MIN).constant_difference(&SymInt::constant(1)),
+        None
+    );
+}
+
+#[test]
 fn provable_divisor_skips_assumed_terms() {
     let offset = Int::add(
         &Int::mul(

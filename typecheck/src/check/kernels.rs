@@ -1,5 +1,6 @@
-//! Kernels: each instantiation checked with its const parameters bound, its launch
-//! clause, its run-time parameters, and the trace lowering reads.
+//! Kernels: an instantiation's const parameters bound, its launch clause, its
+//! run-time parameters, and the trace lowering reads (`instantiations.rs` checks each
+//! instantiation).
 
 use std::sync::Arc;
 
@@ -9,7 +10,6 @@ use lang::ast::{GenericParam, Kernel, LaunchKind, Param, TypeKind};
 use layout::SymInt;
 
 use crate::BindingKind;
-use crate::callee::ItemId;
 use crate::check::types::type_name;
 use crate::check::{Checker, Context};
 use crate::trace::{
@@ -18,79 +18,6 @@ use crate::trace::{
 use crate::value::{IntType, Known, Origin, Value};
 
 impl<'a> Checker<'a> {
-    /// Checks a kernel with the given const arguments (the defaults for the rest).
-    pub(crate) fn check_kernel(
-        &mut self,
-        id: &ItemId,
-        kernel: &'a Kernel,
-        const_arguments: &[(String, Value)],
-        call_span: Span,
-    ) {
-        let key = format!(
-            "{}<{}>",
-            id.name,
-            const_arguments
-                .iter()
-                .map(|(name, value)| format!("{name}={value}"))
-                .collect::<Vec<_>>()
-                .join(",")
-        );
-        if !self.evaluated.instantiated.insert(key) {
-            return;
-        }
-        let frame = self.frame_for(Context::Device, format!("kernel {}", kernel.name.text));
-        let errors_before = self.error_count();
-        let (trace, frame) = self.isolated(id.module, frame, |checker| {
-            checker.bind_generics(&kernel.generics, const_arguments, call_span);
-            checker.bind_kernel_params(&kernel.params);
-            checker.check_launch(kernel);
-            let trace = checker.tracing.enabled.then(|| {
-                let mut trace = checker.start_trace(kernel);
-                trace.is_default = const_arguments.is_empty();
-                trace
-            });
-            checker.tracing.trace = trace;
-            checker.eval_block(&kernel.body);
-            checker.tracing.trace.take()
-        });
-        self.check_shared_budget(kernel, &frame.shared);
-        if let Some(mut trace) = trace {
-            trace.shared = frame
-                .shared
-                .iter()
-                .map(|buffer| crate::trace::TraceBuffer {
-                    name: buffer.name.clone(),
-                    span: buffer.span,
-                    bytes: buffer.bytes,
-                    align: buffer.align,
-                })
-                .collect();
-            trace.has_errors = self.error_count() > errors_before;
-            // Calls that spell the same instantiation differently (a const argument
-            // given its default value) compile it once.
-            let known = self.tracing.traces.iter().any(|other| {
-                other.name == trace.name
-                    && other.is_default == trace.is_default
-                    && other.const_args == trace.const_args
-            });
-            if !known {
-                let trace = Arc::new(trace);
-                if let Some(traced) = &mut self.tracing.traced {
-                    traced(&trace);
-                }
-                self.tracing.traces.push(trace);
-            }
-        }
-    }
-
-    pub(crate) fn error_count(&self) -> usize {
-        self.reporting
-            .diagnostics
-            .iter()
-            .filter(|diagnostic| diagnostic.severity == lang::Severity::Error)
-            .count()
-    }
-
     /// A trace with the kernel's bound const parameters, parameters and launch clause.
     pub(crate) fn start_trace(&mut self, kernel: &'a Kernel) -> KernelTrace {
         let const_args = kernel

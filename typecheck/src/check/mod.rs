@@ -9,15 +9,19 @@
 //! variables they assign made dyn.
 //!
 //! The walk is split by concern: `names` (modules, items, `use`), `scopes` (locals,
-//! bindings, stages of values), `items` (consts, functions, tests), `kernels`
-//! (instantiations, launches, parameters, traces), `statements`, `types` (declared
-//! types) and `reporting` (diagnostics and budgets).
+//! bindings, stages of values), `items` (consts, functions, tests), `instantiations`
+//! (each kernel instantiation checked once, in an id space of its own), `parallel`
+//! (the instantiations checked at once, for a build), `kernels` (launches, parameters,
+//! traces), `statements`, `types` (declared types) and `reporting` (diagnostics and
+//! budgets).
 
 mod cluster;
 pub(crate) mod control;
+mod instantiations;
 mod items;
 mod kernels;
 mod names;
+mod parallel;
 pub(crate) mod reporting;
 mod scopes;
 mod statements;
@@ -72,6 +76,7 @@ pub(crate) struct Local {
 }
 
 /// One module the checker resolves names in.
+#[derive(Clone)]
 pub(crate) struct ModuleEntry<'a> {
     /// Path prefix (`sm80`); empty for the user's file.
     name: &'static str,
@@ -162,6 +167,7 @@ pub(crate) struct Checker<'a> {
 }
 
 /// Names: the user's module and the stdlib's, and the one being evaluated.
+#[derive(Clone)]
 pub(crate) struct Names<'a> {
     /// The user's file first, then each stdlib module.
     pub(crate) modules: Vec<ModuleEntry<'a>>,
@@ -185,7 +191,7 @@ pub(crate) struct Reporting {
 }
 
 /// Budgets: the work done and the nesting reached, against their limits.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct Budgets {
     /// Statements evaluated, against [`WORK_LIMIT`].
     pub(crate) work: u64,
@@ -200,7 +206,7 @@ pub(crate) struct Budgets {
 }
 
 /// Items evaluated once and remembered.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct Evaluated {
     /// Each `const` item's state, by (module, item).
     pub(crate) consts: FxHashMap<(usize, usize), ConstState>,
@@ -226,6 +232,10 @@ pub(crate) type FragmentKey = (layout::Layout<SymInt>, cute::Side);
 
 /// A thread-value fragment of a layout, or why there is none.
 pub(crate) type Fragment = Result<layout::Layout<SymInt>, layout::LayoutError>;
+
+/// What checking a file gives: its diagnostics in source order, every binding, and
+/// the traces of its kernel instantiations when tracing.
+pub(crate) type CheckedFile = (Vec<Diagnostic>, Vec<Binding>, Vec<Arc<KernelTrace>>);
 
 /// Where each finished trace goes as soon as it is finished (`trace_each`).
 pub(crate) type Traced<'a> = &'a mut dyn FnMut(&Arc<KernelTrace>);
@@ -256,6 +266,9 @@ pub(crate) struct Tracing<'a> {
     pub(crate) cells: u32,
     /// Whether the element being indexed is an assignment's target, not a load.
     pub(crate) target_only: bool,
+    /// The kernel instantiations called so far, when they are checked in parallel
+    /// once the file is (`parallel.rs`).
+    pub(crate) deferred: Option<Vec<parallel::Deferred<'a>>>,
     /// Instantiations a host asks for besides the file's own (`trace_with`).
     pub(crate) requested: Vec<crate::Instantiation>,
     /// Where expression types go, for editors (`expr_types.rs`).
@@ -378,7 +391,14 @@ impl<'a> Checker<'a> {
     }
 
     /// [`Checker::run`], also returning the kernel traces when tracing.
-    pub(crate) fn run_traced(mut self) -> (Vec<Diagnostic>, Vec<Binding>, Vec<Arc<KernelTrace>>) {
+    pub(crate) fn run_traced(mut self) -> CheckedFile {
+        self.check_items_and_requests();
+        self.check_uncalled_functions();
+        self.finish()
+    }
+
+    /// Checks the file's items, then the instantiations a host asks for.
+    fn check_items_and_requests(&mut self) {
         for module in 0..self.names.modules.len() {
             self.index_items(module);
         }
@@ -429,6 +449,11 @@ impl<'a> Checker<'a> {
                 self.check_kernel(&id, kernel, &arguments, kernel.name.span);
             }
         }
+    }
+
+    /// Checks the functions no check called, with their parameters unknown.
+    fn check_uncalled_functions(&mut self) {
+        let module = self.names.modules[0].module;
         for (index, item) in module.items.iter().enumerate() {
             if let ItemKind::Function(function) = &item.kind
                 && !self.evaluated.called_functions.contains(&(0, index))
@@ -436,6 +461,10 @@ impl<'a> Checker<'a> {
                 self.check_function_alone(function);
             }
         }
+    }
+
+    /// The diagnostics in source order, the bindings and the traces.
+    fn finish(self) -> CheckedFile {
         let mut diagnostics = self.reporting.diagnostics;
         diagnostics.sort_by_key(|diagnostic| (diagnostic.span().start, diagnostic.span().end));
         (diagnostics, self.reporting.bindings, self.tracing.traces)

@@ -122,8 +122,7 @@ impl Checker<'_> {
         if let Some(known) = self.evaluated.cosizes.get(composed) {
             return *known;
         }
-        let cosize =
-            (composed.table(1 << 20).ok()).and_then(|table| table.iter().max().map(|max| max + 1));
+        let cosize = composed.cosize(1 << 20).ok().flatten();
         (self.evaluated.cosizes).insert(composed.clone(), cosize);
         cosize
     }

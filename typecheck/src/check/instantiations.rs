@@ -1,0 +1,147 @@
+//! Kernel instantiations, each checked once and apart from the others: in an id space
+//! of its own (the names, loads, cells and fragments it gives out start where the
+//! file's own code left them), so that its trace is the same whichever instantiations
+//! were checked before it, and so that `parallel.rs` may check them all at once.
+
+use std::sync::Arc;
+
+use lang::Span;
+use lang::ast::Kernel;
+use rustc_hash::FxHashMap;
+
+use crate::callee::ItemId;
+use crate::check::{Checker, Context};
+use crate::trace::KernelTrace;
+use crate::value::{Origin, Value};
+
+/// The numbers and names the checker gives out while tracing: what an instantiation's
+/// check takes from and gives back to the check around it.
+#[derive(Clone)]
+pub(crate) struct IdSpace {
+    fresh: u64,
+    origins: FxHashMap<String, Origin>,
+    loads: u32,
+    cells: u32,
+    fragments: u32,
+    fragment_origins: FxHashMap<u32, (Span, String)>,
+}
+
+impl<'a> Checker<'a> {
+    /// Checks a kernel with the given const arguments (the defaults for the rest).
+    pub(crate) fn check_kernel(
+        &mut self,
+        id: &ItemId,
+        kernel: &'a Kernel,
+        const_arguments: &[(String, Value)],
+        call_span: Span,
+    ) {
+        let key = format!(
+            "{}<{}>",
+            id.name,
+            const_arguments
+                .iter()
+                .map(|(name, value)| format!("{name}={value}"))
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        if !self.evaluated.instantiated.insert(key) {
+            return;
+        }
+        if self.tracing.deferred.is_some() {
+            self.defer_instantiation(id, kernel, const_arguments, call_span);
+        } else {
+            self.check_instantiation(id, kernel, const_arguments, call_span);
+        }
+    }
+
+    /// Checks one kernel instantiation, in an id space of its own: the names, loads,
+    /// cells and fragments it gives out are forgotten when it is done, so what it
+    /// traces does not depend on which instantiations were checked before it.
+    pub(crate) fn check_instantiation(
+        &mut self,
+        id: &ItemId,
+        kernel: &'a Kernel,
+        const_arguments: &[(String, Value)],
+        call_span: Span,
+    ) {
+        let ids = self.id_space();
+        let frame = self.frame_for(Context::Device, format!("kernel {}", kernel.name.text));
+        let errors_before = self.error_count();
+        let (trace, frame) = self.isolated(id.module, frame, |checker| {
+            checker.bind_generics(&kernel.generics, const_arguments, call_span);
+            checker.bind_kernel_params(&kernel.params);
+            checker.check_launch(kernel);
+            let trace = checker.tracing.enabled.then(|| {
+                let mut trace = checker.start_trace(kernel);
+                trace.is_default = const_arguments.is_empty();
+                trace
+            });
+            checker.tracing.trace = trace;
+            checker.eval_block(&kernel.body);
+            checker.tracing.trace.take()
+        });
+        self.restore_id_space(ids);
+        self.check_shared_budget(kernel, &frame.shared);
+        if let Some(mut trace) = trace {
+            trace.shared = frame
+                .shared
+                .iter()
+                .map(|buffer| crate::trace::TraceBuffer {
+                    name: buffer.name.clone(),
+                    span: buffer.span,
+                    bytes: buffer.bytes,
+                    align: buffer.align,
+                })
+                .collect();
+            trace.has_errors = self.error_count() > errors_before;
+            self.record_trace(trace);
+        }
+    }
+
+    /// Keeps a finished trace, unless calls that spell the same instantiation
+    /// differently (a const argument given its default value) already traced it.
+    pub(crate) fn record_trace(&mut self, trace: KernelTrace) {
+        let known = self.tracing.traces.iter().any(|other| {
+            other.name == trace.name
+                && other.is_default == trace.is_default
+                && other.const_args == trace.const_args
+        });
+        if !known {
+            let trace = Arc::new(trace);
+            if let Some(traced) = &mut self.tracing.traced {
+                traced(&trace);
+            }
+            self.tracing.traces.push(trace);
+        }
+    }
+
+    pub(crate) fn error_count(&self) -> usize {
+        self.reporting
+            .diagnostics
+            .iter()
+            .filter(|diagnostic| diagnostic.severity == lang::Severity::Error)
+            .count()
+    }
+
+    /// The id space as it is now.
+    pub(crate) fn id_space(&self) -> IdSpace {
+        IdSpace {
+            fresh: self.fresh,
+            origins: self.origins.clone(),
+            loads: self.tracing.loads,
+            cells: self.tracing.cells,
+            fragments: self.tracing.fragments,
+            fragment_origins: self.tracing.fragment_origins.clone(),
+        }
+    }
+
+    /// Puts back an id space [`Checker::id_space`] gave.
+    pub(crate) fn restore_id_space(&mut self, ids: IdSpace) {
+        self.fresh = ids.fresh;
+        self.origins = ids.origins;
+        self.tracing.loads = ids.loads;
+        self.tracing.cells = ids.cells;
+        self.tracing.fragments = ids.fragments;
+        self.tracing.fragment_origins = ids.fragment_origins;
+    }
+}
