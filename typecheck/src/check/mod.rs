@@ -11,7 +11,8 @@
 //! The walk is split by concern: `names` (modules, items, `use`), `scopes` (locals,
 //! bindings, stages of values), `items` (consts, functions, tests), `instantiations`
 //! (each kernel instantiation checked once, in an id space of its own), `parallel`
-//! (the instantiations checked at once, for a build), `kernels` (launches, parameters,
+//! (the instantiations checked at once, for a build), `run` (the order a file's items
+//! and requested instantiations are checked in), `kernels` (launches, parameters,
 //! traces), `statements`, `types` (declared types) and `reporting` (diagnostics and
 //! budgets).
 
@@ -23,6 +24,7 @@ mod kernels;
 mod names;
 mod parallel;
 pub(crate) mod reporting;
+mod run;
 mod scopes;
 mod statements;
 pub(crate) mod types;
@@ -31,7 +33,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use std::sync::Arc;
 
 use cute::{Target, Tensor};
-use lang::ast::{ItemKind, Module};
+use lang::ast::Module;
 use lang::{Diagnostic, Span};
 use layout::SymInt;
 
@@ -382,91 +384,5 @@ impl<'a> Checker<'a> {
             span,
         });
         Some(Term::Loaded(id))
-    }
-
-    /// Checks the user's module; returns the diagnostics in source order.
-    pub(crate) fn run(self) -> (Vec<Diagnostic>, Vec<Binding>) {
-        let (diagnostics, bindings, _) = self.run_traced();
-        (diagnostics, bindings)
-    }
-
-    /// [`Checker::run`], also returning the kernel traces when tracing.
-    pub(crate) fn run_traced(mut self) -> CheckedFile {
-        self.check_items_and_requests();
-        self.check_uncalled_functions();
-        self.finish()
-    }
-
-    /// Checks the file's items, then the instantiations a host asks for.
-    fn check_items_and_requests(&mut self) {
-        for module in 0..self.names.modules.len() {
-            self.index_items(module);
-        }
-        self.resolve_uses();
-        let module = self.names.modules[0].module;
-        for (index, item) in module.items.iter().enumerate() {
-            match &item.kind {
-                ItemKind::Const(_) => {
-                    self.const_item(0, index);
-                }
-                ItemKind::Atom(atom) if atom.generics.is_empty() => {
-                    let id = self.item_id(0, index);
-                    self.instantiate_atom(&id, &[], atom.name.span);
-                }
-                ItemKind::Atom(atom) => self.check_atom_defaults(0, index, atom.name.span),
-                ItemKind::Kernel(kernel) => {
-                    let id = self.item_id(0, index);
-                    self.check_kernel(&id, kernel, &[], kernel.name.span);
-                }
-                ItemKind::Test(test) => self.check_test(test, false),
-                ItemKind::Bench(bench) => self.check_test(bench, true),
-                ItemKind::Function(_) | ItemKind::Use(_) | ItemKind::Error => {}
-            }
-        }
-        for request in std::mem::take(&mut self.tracing.requested) {
-            let kernel =
-                module
-                    .items
-                    .iter()
-                    .enumerate()
-                    .find_map(|(index, item)| match &item.kind {
-                        ItemKind::Kernel(kernel) if kernel.name.text == request.kernel => {
-                            Some((index, kernel))
-                        }
-                        _ => None,
-                    });
-            if let Some((index, kernel)) = kernel {
-                let id = self.item_id(0, index);
-                let arguments: Vec<(String, Value)> = (request.const_args.iter())
-                    .map(|(name, argument)| {
-                        let value = match argument {
-                            crate::ConstArgument::Int(value) => Value::int(*value),
-                            crate::ConstArgument::Dtype(dtype) => Value::Dtype(*dtype),
-                        };
-                        (name.clone(), value)
-                    })
-                    .collect();
-                self.check_kernel(&id, kernel, &arguments, kernel.name.span);
-            }
-        }
-    }
-
-    /// Checks the functions no check called, with their parameters unknown.
-    fn check_uncalled_functions(&mut self) {
-        let module = self.names.modules[0].module;
-        for (index, item) in module.items.iter().enumerate() {
-            if let ItemKind::Function(function) = &item.kind
-                && !self.evaluated.called_functions.contains(&(0, index))
-            {
-                self.check_function_alone(function);
-            }
-        }
-    }
-
-    /// The diagnostics in source order, the bindings and the traces.
-    fn finish(self) -> CheckedFile {
-        let mut diagnostics = self.reporting.diagnostics;
-        diagnostics.sort_by_key(|diagnostic| (diagnostic.span().start, diagnostic.span().end));
-        (diagnostics, self.reporting.bindings, self.tracing.traces)
     }
 }
