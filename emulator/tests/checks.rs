@@ -176,6 +176,32 @@ fn an_atom_without_a_model_is_named() {
     );
 }
 
+/// A block of one warp at `bar.sync` on the barrier a register names.
+fn named_barrier_kernel(id: i32) -> String {
+    format!(
+        "kernel k {{\n{HEADER}  launch grid(1, 1, 1) block(32, 1, 1) smem(0 bytes)
+  %0:i32 = const {id}
+  atom \"bar.sync {{id}}, 32;\" id=%0+0
+}}"
+    )
+}
+
+#[test]
+fn a_named_barrier_a_register_names_is_run_and_checked_at_run_time() {
+    let kernel = from_kir(&named_barrier_kernel(15));
+    let launch = launch_of(&kernel, &[Arg::Tensor(0)]);
+    let run = emulator::run(
+        &kernel,
+        &launch,
+        &mut GlobalMemory::new(),
+        &Options::default(),
+    );
+    assert!(run.is_ok(), "{:?}", run.err());
+    let fault = kir_fault(&named_barrier_kernel(16), |_| vec![Arg::Tensor(0)]);
+    assert_eq!(fault.kind.code(), "E0409");
+    assert!(fault.to_string().contains("a named barrier 16"), "{fault}");
+}
+
 #[test]
 fn an_endless_loop_stops_at_the_budget() {
     let text = format!(
@@ -230,7 +256,7 @@ fn a_launch_that_does_not_fit_the_kernel_is_refused() {
 
 #[test]
 fn every_fault_code_is_registered() {
-    for number in 401..=410 {
+    for number in 401..=414 {
         let code = format!("E0{number}");
         assert!(lang::codes::summary(&code).is_some(), "{code}");
     }
