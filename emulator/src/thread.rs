@@ -11,6 +11,7 @@
 //! ([`crate::block`]).
 //! Regions are entered and left in [`control`], memory instructions are in [`memory`].
 
+mod barriers;
 mod control;
 mod hopper;
 mod memory;
@@ -28,7 +29,8 @@ use crate::global::GlobalMemory;
 use crate::shared::SharedMemory;
 use crate::tmem::TensorMemory;
 
-pub use hopper::{Barriers, Remote, RemoteKind, TENSOR_MAP_TOKEN};
+pub use barriers::Barriers;
+pub use hopper::{Remote, RemoteKind, TENSOR_MAP_TOKEN};
 pub(crate) use tcgen05::atom_operand;
 
 /// Where a thread is.

@@ -27,39 +27,6 @@ use cute::{Atom, Dtype, Tensor};
 use lang::Span;
 use layout::SymInt;
 
-/// The identity of one evaluation of a load: each evaluation, a loop's unrolled
-/// iterations included, gets its own.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct LoadId(pub u32);
-
-/// A mutable local that changes under run-time control flow.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct CellId(pub u32);
-
-/// A warp shuffle's pattern.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Shuffle {
-    /// `shfl_up(value, delta)`.
-    Up,
-    /// `shfl_down(value, delta)`.
-    Down,
-    /// `shfl_xor(value, mask)`.
-    Xor,
-    /// `shfl_idx(value, lane)`.
-    Index,
-}
-
-/// An atomic read-modify-write.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Atomic {
-    /// `atomic_add`.
-    Add,
-    /// `atomic_max`.
-    Max,
-    /// `atomic_min`.
-    Min,
-}
-
 /// One thing a kernel does at run time, in program order.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Effect {
@@ -399,5 +366,5 @@ pub fn effect_span_mut(effect: &mut Effect) -> &mut Span {
 
 pub use asynchronous::{AsyncSync, Mbarrier, Tmem, UmmaA};
 pub use kernel::{ConstArg, KernelTrace, TraceBuffer, TraceParam, TraceParamKind};
-pub use term::{MathFn, Term};
+pub use term::{Atomic, CellId, LoadId, MathFn, Shuffle, Term};
 pub use text::to_text;

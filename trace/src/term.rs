@@ -1,4 +1,6 @@
-//! Run-time scalars as computations ([`Term`]) and the float math functions they call.
+//! Run-time scalars as computations ([`Term`]), the float math functions they call, and
+//! the identities of the values that are not pure functions of others (loads, cells,
+//! shuffles, atomics).
 
 use std::sync::Arc;
 
@@ -6,7 +8,38 @@ use cute::Dtype;
 use lang::ast::{BinaryOp, UnaryOp};
 use layout::SymInt;
 
-use crate::LoadId;
+/// The identity of one evaluation of a load: each evaluation, a loop's unrolled
+/// iterations included, gets its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct LoadId(pub u32);
+
+/// A mutable local that changes under run-time control flow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CellId(pub u32);
+
+/// A warp shuffle's pattern.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shuffle {
+    /// `shfl_up(value, delta)`.
+    Up,
+    /// `shfl_down(value, delta)`.
+    Down,
+    /// `shfl_xor(value, mask)`.
+    Xor,
+    /// `shfl_idx(value, lane)`.
+    Index,
+}
+
+/// An atomic read-modify-write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Atomic {
+    /// `atomic_add`.
+    Add,
+    /// `atomic_max`.
+    Max,
+    /// `atomic_min`.
+    Min,
+}
 
 /// A run-time scalar (or, for fragment values, one element of it), as a computation.
 #[derive(Clone, Debug, PartialEq)]

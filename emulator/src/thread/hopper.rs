@@ -17,12 +17,10 @@
 //!   waits until every thread of the cluster has arrived as often
 //!   ([`crate::cluster`] releases it).
 
-use std::collections::HashMap;
-
 use kir::{Inst, Op};
 use lang::Span;
 
-use super::{Context, Flow, Status, Thread};
+use super::{Barriers, Context, Flow, Status, Thread};
 use crate::atoms::hopper::Hopper;
 use crate::atoms::umma::Issue;
 use crate::fault::{Access, FaultKind, Trap};
@@ -121,61 +119,6 @@ fn land(
     Ok(())
 }
 
-/// One mbarrier's state.
-#[derive(Clone, Copy, Debug)]
-struct Mbarrier {
-    expected: i64,
-    pending: i64,
-    tx: i64,
-    phase: u32,
-}
-
-/// The block's mbarriers and named-barrier arrivals.
-#[derive(Default)]
-pub struct Barriers {
-    mbarriers: HashMap<u32, Mbarrier>,
-    named: [u32; 16],
-}
-
-impl Barriers {
-    /// Whether the phase of `parity` of the mbarrier at `address` has completed.
-    pub fn passed(&self, address: u32, parity: u32) -> bool {
-        self.mbarriers
-            .get(&address)
-            .is_some_and(|barrier| barrier.phase != parity & 1)
-    }
-
-    /// Arrivals counted at named barrier `id`.
-    pub fn named(&mut self, id: u32) -> &mut u32 {
-        &mut self.named[id as usize % 16]
-    }
-
-    /// Changes the mbarrier at `address` by `arrivals` and `bytes`; whether a phase
-    /// completed.
-    pub(super) fn update(&mut self, address: u32, arrivals: i64, bytes: i64) -> Result<bool, Trap> {
-        let fault = |what: String| Trap::Fault(FaultKind::Mbarrier(what));
-        let Some(barrier) = self.mbarriers.get_mut(&address) else {
-            return Err(fault(format!(
-                "the mbarrier at shared address {address:#x} is used before `mbarrier_init`"
-            )));
-        };
-        barrier.pending -= arrivals;
-        barrier.tx += bytes;
-        if barrier.pending < 0 {
-            return Err(fault(format!(
-                "the mbarrier at shared address {address:#x} gets more arrivals than the {} its phase expects",
-                barrier.expected
-            )));
-        }
-        if barrier.pending == 0 && barrier.tx == 0 {
-            barrier.phase ^= 1;
-            barrier.pending = barrier.expected;
-            return Ok(true);
-        }
-        Ok(false)
-    }
-}
-
 impl<'k> Thread<'k> {
     /// Executes the Hopper instruction `inst`, modelled as `hopper`.
     pub(super) fn hopper(
@@ -210,13 +153,7 @@ impl<'k> Thread<'k> {
             Hopper::MbarrierInit => {
                 let address = barrier(self, context)?;
                 let count = value(self, "count")?;
-                let state = Mbarrier {
-                    expected: count,
-                    pending: count,
-                    tx: 0,
-                    phase: 0,
-                };
-                context.barriers.mbarriers.insert(address, state);
+                context.barriers.init(address, count);
                 false
             }
             Hopper::MbarrierArrive { expect_tx } => {
@@ -227,7 +164,7 @@ impl<'k> Thread<'k> {
             Hopper::MbarrierWait => {
                 let address = barrier(self, context)?;
                 let parity = value(self, "parity")? as u32;
-                if !context.barriers.mbarriers.contains_key(&address) {
+                if !context.barriers.initialized(address) {
                     context.barriers.update(address, 0, 0)?;
                 }
                 if context.barriers.passed(address, parity) {

@@ -1,0 +1,102 @@
+//! Tests of `arith.rs`.
+
+use super::*;
+
+fn f(value: f32) -> u64 {
+    f32_bits(value)
+}
+
+#[test]
+fn integers_wrap_shift_and_divide_as_ptx_does() {
+    let i32_of = |value: i32| from_int(Ty::I32, i64::from(value));
+    let add = binary(BinOp::Add, Ty::I32, i32_of(i32::MAX), i32_of(1)).unwrap();
+    assert_eq!(as_i32(add), i32::MIN);
+    let shr = binary(BinOp::Shr, Ty::I32, i32_of(-8), i32_of(1)).unwrap();
+    assert_eq!(as_i32(shr), -4);
+    let far = binary(BinOp::Shr, Ty::I32, i32_of(-8), i32_of(40)).unwrap();
+    assert_eq!(as_i32(far), -1);
+    let gone = binary(BinOp::Shl, Ty::I64, 1, 64).unwrap();
+    assert_eq!(gone, 0);
+    let div = binary(BinOp::Div, Ty::I64, (-7i64) as u64, 2).unwrap();
+    assert_eq!(div as i64, -3);
+    let rem = binary(BinOp::Rem, Ty::I32, i32_of(-7), i32_of(2)).unwrap();
+    assert_eq!(as_i32(rem), -1);
+    let min = binary(BinOp::Min, Ty::I32, i32_of(-1), i32_of(3)).unwrap();
+    assert_eq!(as_i32(min), -1);
+    assert!(binary(BinOp::Xor, Ty::F32, 0, 0).is_err());
+}
+
+#[test]
+fn float_comparisons_with_nan_are_false() {
+    let nan = f(f32::NAN);
+    for op in [CmpOp::Eq, CmpOp::Ne, CmpOp::Lt, CmpOp::Ge] {
+        assert!(!compare(op, Ty::F32, nan, f(1.0)).unwrap());
+    }
+    assert!(compare(CmpOp::Ne, Ty::F32, f(2.0), f(1.0)).unwrap());
+    assert!(compare(CmpOp::Lt, Ty::I32, from_int(Ty::I32, -1), 0).unwrap());
+}
+
+#[test]
+fn min_and_max_prefer_numbers_and_order_zeros() {
+    let max = binary(BinOp::Max, Ty::F32, f(f32::NAN), f(2.0)).unwrap();
+    assert_eq!(as_f32(max), 2.0);
+    let min = binary(BinOp::Min, Ty::F32, f(0.0), f(-0.0)).unwrap();
+    assert!(as_f32(min).is_sign_negative());
+    let max = binary(BinOp::Max, Ty::F32, f(-0.0), f(0.0)).unwrap();
+    assert!(as_f32(max).is_sign_positive());
+    let max = binary(BinOp::Max, Ty::F32, f(f32::NEG_INFINITY), f(-3.0)).unwrap();
+    assert_eq!(as_f32(max), -3.0);
+}
+
+#[test]
+fn conversions_round_to_nearest_even_and_truncate_toward_zero() {
+    assert_eq!(f32_to_bf16(1.0), 0x3F80);
+    // 1 + 2^-8 is halfway between two bf16 values: ties go to the even one.
+    assert_eq!(f32_to_bf16(1.0 + 1.0 / 256.0), 0x3F80);
+    assert_eq!(f32_to_bf16(1.0 + 3.0 / 256.0), 0x3F82);
+    assert_eq!(convert(Ty::BF16, Ty::F32, 0x3F80).unwrap(), f(1.0));
+    assert_eq!(convert(Ty::F32, Ty::F16, f(1.5)).unwrap(), 0x3E00);
+    let truncated = convert(Ty::F32, Ty::I32, f(-2.7)).unwrap();
+    assert_eq!(as_i32(truncated), -2);
+    let saturated = convert(Ty::F32, Ty::I32, f(1e20)).unwrap();
+    assert_eq!(as_i32(saturated), i32::MAX);
+    assert_eq!(convert(Ty::F32, Ty::I32, f(f32::NAN)).unwrap(), 0);
+    let narrowed = convert(Ty::I64, Ty::I32, (-1i64) as u64).unwrap();
+    assert_eq!(as_i32(narrowed), -1);
+    assert_eq!(convert(Ty::I64, Ty::I32, 1 << 32).unwrap(), 0);
+    assert!(convert(Ty::F16, Ty::F64, 0).is_err());
+}
+
+#[test]
+fn math_functions_approximate_within_an_ulp() {
+    assert_eq!(as_f32(unary(UnOp::Exp2, Ty::F32, f(-2.0)).unwrap()), 0.25);
+    // `.ftz`: 2^-130 is subnormal in f32, so 0; 2^-126 is the least normal.
+    assert_eq!(as_f32(unary(UnOp::Exp2, Ty::F32, f(-130.0)).unwrap()), 0.0);
+    assert_eq!(
+        as_f32(unary(UnOp::Exp2, Ty::F32, f(-126.0)).unwrap()),
+        f32::MIN_POSITIVE
+    );
+    assert_eq!(as_f32(unary(UnOp::Log2, Ty::F32, f(8.0)).unwrap()), 3.0);
+    assert_eq!(as_f32(unary(UnOp::Rsqrt, Ty::F32, f(4.0)).unwrap()), 0.5);
+    assert_eq!(unary(UnOp::Neg, Ty::F32, f(1.0)).unwrap(), f(-1.0));
+    assert_eq!(unary(UnOp::Not, Ty::Pred, 1).unwrap(), 0);
+    assert!(unary(UnOp::Exp2, Ty::F64, 0).is_err());
+}
+
+#[test]
+fn float_atomics_follow_the_backend() {
+    let max =
+        |old: f32, value: f32| as_f32(atomic(AtomicOp::Max, Ty::F32, f(old), f(value)).unwrap());
+    assert_eq!(max(-3.0, -1.0), -1.0);
+    assert_eq!(max(-1.0, -3.0), -1.0);
+    assert_eq!(max(2.0, -3.0), 2.0);
+    assert_eq!(max(-2.0, 3.0), 3.0);
+    let min =
+        |old: f32, value: f32| as_f32(atomic(AtomicOp::Min, Ty::F32, f(old), f(value)).unwrap());
+    assert_eq!(min(-3.0, -1.0), -3.0);
+    assert_eq!(min(2.0, -3.0), -3.0);
+    assert_eq!(min(2.0, 1.0), 1.0);
+    let tiny = f32::MIN_POSITIVE / 4.0;
+    let sum = atomic(AtomicOp::Add, Ty::F32, f(tiny), f(0.0)).unwrap();
+    assert_eq!(as_f32(sum), 0.0);
+}

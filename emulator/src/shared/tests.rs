@@ -1,0 +1,106 @@
+//! Tests of `shared.rs`.
+
+use super::*;
+
+fn who(thread: u32, warp_epoch: u32) -> Accessor {
+    Accessor {
+        thread,
+        warp_epoch,
+        span: Span::empty(thread),
+    }
+}
+
+fn race(result: Result<(), Trap>) -> Option<u32> {
+    match result {
+        Err(Trap::Race { other_thread, .. }) => Some(other_thread),
+        _ => None,
+    }
+}
+
+#[test]
+fn a_barrier_orders_a_write_and_another_threads_read() {
+    let mut shared = SharedMemory::new(64);
+    shared
+        .write(&who(0, 0), 0, &[1, 2, 3, 4], Access::Store)
+        .unwrap();
+    let mut out = [0; 4];
+    assert_eq!(race(shared.read(&who(1, 0), 0, &mut out)), Some(0));
+    shared.barrier();
+    shared.read(&who(1, 0), 0, &mut out).unwrap();
+    assert_eq!(out, [1, 2, 3, 4]);
+    // Thread 2 also reads; thread 1 writing now races with thread 2's read.
+    shared.read(&who(2, 0), 0, &mut out).unwrap();
+    assert_eq!(
+        race(shared.write(&who(1, 0), 0, &[0; 4], Access::Store)),
+        Some(2)
+    );
+}
+
+#[test]
+fn a_thread_may_reread_and_overwrite_its_own_bytes() {
+    let mut shared = SharedMemory::new(8);
+    shared.write(&who(5, 0), 4, &[7; 4], Access::Store).unwrap();
+    let mut out = [0; 4];
+    shared.read(&who(5, 0), 4, &mut out).unwrap();
+    shared.write(&who(5, 0), 4, &[8; 4], Access::Store).unwrap();
+    assert_eq!(
+        race(shared.write(&who(6, 0), 4, &[9; 4], Access::Store)),
+        Some(5)
+    );
+}
+
+#[test]
+fn a_warp_barrier_orders_lanes_of_one_warp_only() {
+    let mut shared = SharedMemory::new(8);
+    shared.write(&who(0, 0), 0, &[1; 4], Access::Store).unwrap();
+    let mut out = [0; 4];
+    shared.read(&who(31, 1), 0, &mut out).unwrap();
+    assert_eq!(race(shared.read(&who(32, 0), 0, &mut out)), Some(0));
+}
+
+#[test]
+fn unwritten_bytes_bounds_and_alignment_are_faults() {
+    let mut shared = SharedMemory::new(8);
+    shared.write(&who(0, 0), 0, &[1; 2], Access::Store).unwrap();
+    let mut out = [0; 4];
+    shared.read(&who(0, 0), 0, &mut out).unwrap();
+    let unwritten = shared.unwritten_read().unwrap();
+    assert_eq!((unwritten.thread, unwritten.address), (0, 2));
+    assert_eq!(shared.unwritten_read(), None);
+    let outside = shared.read(&who(0, 0), 8, &mut out);
+    assert!(matches!(
+        outside,
+        Err(Trap::Fault(FaultKind::SharedOutOfBounds { .. }))
+    ));
+    let misaligned = shared.write(&who(0, 0), 2, &[0; 4], Access::Store);
+    assert!(matches!(
+        misaligned,
+        Err(Trap::Fault(FaultKind::Misaligned { .. }))
+    ));
+}
+
+#[test]
+fn a_read_before_another_threads_write_is_a_race_not_an_unwritten_read() {
+    let mut shared = SharedMemory::new(4);
+    let mut out = [0; 4];
+    shared.read(&who(0, 0), 0, &mut out).unwrap();
+    assert_eq!(
+        race(shared.write(&who(1, 0), 0, &[1; 4], Access::Store)),
+        Some(0)
+    );
+}
+
+#[test]
+fn atomics_race_only_with_plain_accesses() {
+    let mut shared = SharedMemory::new(4);
+    shared.write(&who(0, 0), 0, &[0; 4], Access::Store).unwrap();
+    shared.barrier();
+    let add = |old: &[u8]| vec![old[0] + 1, old[1], old[2], old[3]];
+    shared.atomic(&who(1, 0), 0, 4, add).unwrap();
+    shared.atomic(&who(2, 0), 0, 4, add).unwrap();
+    let mut out = [0; 4];
+    assert_eq!(race(shared.read(&who(3, 0), 0, &mut out)), Some(2));
+    shared.barrier();
+    shared.read(&who(3, 0), 0, &mut out).unwrap();
+    assert_eq!(out[0], 2);
+}

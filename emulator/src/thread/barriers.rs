@@ -1,0 +1,79 @@
+//! A block's barrier state: its mbarriers by shared address (arrivals and transaction
+//! bytes still expected, the phase bit; HOPPER-BLACKWELL.md A.4) and the arrivals
+//! counted at each of its 16 named barriers.
+
+use std::collections::HashMap;
+
+use crate::fault::{FaultKind, Trap};
+
+/// One mbarrier's state.
+#[derive(Clone, Copy, Debug)]
+struct Mbarrier {
+    expected: i64,
+    pending: i64,
+    tx: i64,
+    phase: u32,
+}
+
+/// The block's mbarriers and named-barrier arrivals.
+#[derive(Default)]
+pub struct Barriers {
+    mbarriers: HashMap<u32, Mbarrier>,
+    named: [u32; 16],
+}
+
+impl Barriers {
+    /// `mbarrier.init`: the mbarrier at `address` expects `count` arrivals a phase, in
+    /// phase 0.
+    pub(super) fn init(&mut self, address: u32, count: i64) {
+        let state = Mbarrier {
+            expected: count,
+            pending: count,
+            tx: 0,
+            phase: 0,
+        };
+        self.mbarriers.insert(address, state);
+    }
+
+    /// Whether the mbarrier at `address` has been initialized.
+    pub(super) fn initialized(&self, address: u32) -> bool {
+        self.mbarriers.contains_key(&address)
+    }
+
+    /// Whether the phase of `parity` of the mbarrier at `address` has completed.
+    pub fn passed(&self, address: u32, parity: u32) -> bool {
+        self.mbarriers
+            .get(&address)
+            .is_some_and(|barrier| barrier.phase != parity & 1)
+    }
+
+    /// Arrivals counted at named barrier `id`.
+    pub fn named(&mut self, id: u32) -> &mut u32 {
+        &mut self.named[id as usize % 16]
+    }
+
+    /// Changes the mbarrier at `address` by `arrivals` and `bytes`; whether a phase
+    /// completed.
+    pub(super) fn update(&mut self, address: u32, arrivals: i64, bytes: i64) -> Result<bool, Trap> {
+        let fault = |what: String| Trap::Fault(FaultKind::Mbarrier(what));
+        let Some(barrier) = self.mbarriers.get_mut(&address) else {
+            return Err(fault(format!(
+                "the mbarrier at shared address {address:#x} is used before `mbarrier_init`"
+            )));
+        };
+        barrier.pending -= arrivals;
+        barrier.tx += bytes;
+        if barrier.pending < 0 {
+            return Err(fault(format!(
+                "the mbarrier at shared address {address:#x} gets more arrivals than the {} its phase expects",
+                barrier.expected
+            )));
+        }
+        if barrier.pending == 0 && barrier.tx == 0 {
+            barrier.phase ^= 1;
+            barrier.pending = barrier.expected;
+            return Ok(true);
+        }
+        Ok(false)
+    }
+}
