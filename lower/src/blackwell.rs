@@ -5,7 +5,7 @@
 //! (the CPU emulator) recognises them by these templates.
 
 use cute::Tensor;
-use kir::{Op, Ty};
+use kir::Ty;
 use layout::SymInt;
 use trace::{Term, Tmem};
 
@@ -81,14 +81,7 @@ impl Builder<'_> {
             }
         };
         let (name, value, offset) = operand;
-        self.push_effect(Op::Atom {
-            template,
-            operands: vec![(name.to_owned(), value, offset)],
-            registers: Vec::new(),
-            output: None,
-            warp: None,
-            predicate: None,
-        });
+        self.push_effect_atom(template, vec![(name.to_owned(), value, offset)]);
     }
 
     /// A tensor-memory address term as a 32-bit register.

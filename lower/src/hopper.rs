@@ -130,14 +130,7 @@ impl Builder<'_> {
             let value = self.convert(value, Ty::I32);
             operands.push((name.to_owned(), value, 0));
         }
-        self.push_effect(Op::Atom {
-            template,
-            operands,
-            registers: Vec::new(),
-            output: None,
-            warp: None,
-            predicate: None,
-        });
+        self.push_effect_atom(template, operands);
     }
 
     /// A TMA load of the box at `coords` (map order) through the tensor map `map`
@@ -204,14 +197,10 @@ impl Builder<'_> {
     /// `prefetch.tensormap` of the tensor map `map`.
     pub(crate) fn tma_prefetch(&mut self, map: usize) {
         let map = self.pure(Op::Param(map), Ty::I64);
-        self.push_effect(Op::Atom {
-            template: PREFETCH_TENSOR_MAP.to_owned(),
-            operands: vec![("map".to_owned(), map, 0)],
-            registers: Vec::new(),
-            output: None,
-            warp: None,
-            predicate: None,
-        });
+        self.push_effect_atom(
+            PREFETCH_TENSOR_MAP.to_owned(),
+            vec![("map".to_owned(), map, 0)],
+        );
     }
 
     /// A TMA store of `source`'s tile through the tensor map `map` to the box at
@@ -275,6 +264,16 @@ impl Builder<'_> {
                 (template, vec![("id".to_owned(), value, 0)])
             }
         };
+        self.push_effect_atom(template, operands);
+    }
+
+    /// Appends an atom instruction that only reads `operands` (a barrier, a fence, a
+    /// prefetch): no register lists, no result, not a warp collective.
+    pub(crate) fn push_effect_atom(
+        &mut self,
+        template: String,
+        operands: Vec<(String, ValueId, i64)>,
+    ) {
         self.push_effect(Op::Atom {
             template,
             operands,
@@ -311,13 +310,6 @@ impl Builder<'_> {
             AsyncSync::Tcgen05WaitSt => blackwell::TCGEN05_WAIT_ST.to_owned(),
             AsyncSync::TmemRelinquish { pair } => blackwell::tmem_relinquish_template(pair),
         };
-        self.push_effect(Op::Atom {
-            template,
-            operands: Vec::new(),
-            registers: Vec::new(),
-            output: None,
-            warp: None,
-            predicate: None,
-        });
+        self.push_effect_atom(template, Vec::new());
     }
 }
