@@ -8,7 +8,7 @@ mod build;
 use build::{TARGETS, assemble_without_local_memory, cukc, emit};
 
 /// The files that build, with what their KIR must show.
-const FILES: [(&str, &[&str]); 4] = [
+const FILES: [(&str, &[&str]); 5] = [
     (
         "loops",
         &["for %", "loop carry(", " while %", "if %", "rem %"],
@@ -19,6 +19,16 @@ const FILES: [(&str, &[&str]); 4] = [
     ),
     ("integers", &["min %", "and %", "xor %", "loop carry("]),
     ("dtype_params", &["kernel fill__T_bf16", "const T = f16"]),
+    // i32 operands that provably fit divide in 32 bits, others in 64.
+    (
+        "division",
+        &[
+            ":i32 = div %",
+            ":i32 = rem %",
+            ":i64 = div %",
+            ":i64 = rem %",
+        ],
+    ),
 ];
 
 #[test]
@@ -63,4 +73,17 @@ fn a_shuffle_under_a_divergent_branch_is_an_error_at_the_shuffle() {
         !stderr.contains("divergent_shuffle.cuk:31:"),
         "t / 64 is whole warps: {stderr}"
     );
+}
+
+#[test]
+fn a_64_bit_division_tries_32_bits_first_and_a_provably_narrow_one_is_32_bits() {
+    let ptx = emit("tests/control/division.cuk", "sm_90a", "ptx");
+    for needle in [
+        "div.s32", "rem.s32", "div.u32", "rem.u32", "div.s64", "rem.s64",
+    ] {
+        assert!(ptx.contains(needle), "no `{needle}` in\n{ptx}");
+    }
+    let guard = ptx.find("shr.u64").expect("the operands' test");
+    let wide = ptx.find("div.s64").expect("the 64-bit division");
+    assert!(guard < wide, "the test comes first:\n{ptx}");
 }

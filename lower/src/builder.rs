@@ -12,6 +12,7 @@ use lang::{Diagnostic, Span};
 use layout::SymInt;
 use trace::{Effect, KernelTrace, LoadId, Term};
 
+use crate::ranges::Interval;
 use crate::regions::{Frame, Kind};
 use crate::signature::shared_layout;
 
@@ -46,6 +47,10 @@ pub(crate) struct Builder<'t> {
     /// The variables that may be negative: integers loaded from memory, cells,
     /// shuffles' and atomics' results, counters of loops that may start below zero.
     pub(crate) signed_variables: FxHashSet<String>,
+    /// The interval each run-time integer variable lies in, where it is known.
+    pub(crate) ranges: FxHashMap<String, Interval>,
+    /// The i32 each sign-extension to i64 was made from.
+    pub(crate) widened: FxHashMap<ValueId, ValueId>,
     pub(crate) param_addresses: FxHashMap<usize, ValueId>,
     pub(crate) shared_base: Option<ValueId>,
     /// What each load read, by its identity: one value, or a fragment's values.
@@ -113,6 +118,8 @@ impl<'t> Builder<'t> {
             constants: FxHashMap::default(),
             variables: FxHashMap::default(),
             signed_variables: FxHashSet::default(),
+            ranges: FxHashMap::default(),
+            widened: FxHashMap::default(),
             param_addresses: FxHashMap::default(),
             shared_base: None,
             loads: FxHashMap::default(),
@@ -208,8 +215,11 @@ impl<'t> Builder<'t> {
             Effect::Define {
                 variable, value, ..
             } => {
-                if let Some(value) = self.term(value, 0) {
-                    self.define_variable(variable, value);
+                if let Some(computed) = self.term(value, 0) {
+                    self.define_variable(variable, computed);
+                    if let Some(interval) = self.term_range(value) {
+                        self.bound(variable, interval);
+                    }
                 }
             }
             Effect::WriteCell {
@@ -330,6 +340,9 @@ impl<'t> Builder<'t> {
     /// atomic's result, a definition): integers as the 64-bit values symbolic integers
     /// use.
     pub(crate) fn define_variable(&mut self, variable: &str, value: ValueId) {
+        if self.kernel.ty(value) == Ty::I32 {
+            self.bound(variable, Interval::I32);
+        }
         let value = if self.kernel.ty(value).is_integer() {
             self.convert(value, Ty::I64)
         } else {
@@ -362,9 +375,7 @@ impl<'t> Builder<'t> {
         };
         let Some(values) = values else { return };
         if let (Some(name), [value]) = (variable, values.as_slice()) {
-            let wide = self.convert(*value, Ty::I64);
-            self.variables.insert(name.to_owned(), wide);
-            self.signed_variables.insert(name.to_owned());
+            self.define_variable(name, *value);
         }
         self.loads.insert(id, values);
     }

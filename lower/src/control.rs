@@ -10,6 +10,7 @@ use layout::SymInt;
 use trace::{CellId, Effect, Term};
 
 use crate::builder::{Builder, dtype_ty};
+use crate::ranges::Interval;
 use crate::regions::{Kind, Slot};
 
 impl Builder<'_> {
@@ -59,9 +60,15 @@ impl Builder<'_> {
         if start.as_constant().is_none_or(|first| first < 0) {
             self.signed_variables.insert(counter.to_owned());
         }
-        let (Some(start), Some(end)) = (self.int(start), self.int(end)) else {
+        let (Some(first), Some(last)) = (self.int(start), self.int(end)) else {
             return;
         };
+        // The counter runs from the least start to below the greatest end.
+        if let (Some(start), Some(end)) = (self.range(start), self.range(end)) {
+            let interval = Interval::new(start.lo, (end.hi - 1).max(start.lo));
+            self.bound(counter, interval);
+        }
+        let (start, end) = (first, last);
         self.open(Kind::Loop);
         let index = self.region_parameter(Ty::I64);
         self.per_thread[index.0 as usize] = self.differs(start) || self.differs(end);

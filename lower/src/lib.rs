@@ -40,6 +40,7 @@ mod integers;
 mod known;
 mod memory;
 mod placement;
+mod ranges;
 mod regions;
 mod signature;
 mod swizzled;

@@ -89,7 +89,20 @@ impl Builder<'_> {
                 operands,
             } => {
                 let ty = self.scalar_ty(*dtype)?;
-                let work = arithmetic_ty(ty);
+                // An i32 `min` or `max` of operands that provably fit is the same in 64
+                // bits, where symbolic integers (and so its operands) are computed.
+                let exact = ty == Ty::I32
+                    && (operands.iter()).all(|operand| match operand.as_ref() {
+                        Term::Int(value, _) => {
+                            self.range(value).is_some_and(|range| range.fits_i32())
+                        }
+                        _ => true,
+                    });
+                let (ty, work) = if exact {
+                    (Ty::I64, Ty::I64)
+                } else {
+                    (ty, arithmetic_ty(ty))
+                };
                 let mut values = Vec::with_capacity(operands.len());
                 for operand in operands {
                     let value = self.term(operand, element)?;

@@ -3,6 +3,7 @@
 
 use kir::{BinOp, CmpOp, Ty, UnOp, ValueId};
 
+use super::division::Divisor;
 use super::{Emitter, class};
 
 impl Emitter<'_, '_> {
@@ -80,6 +81,15 @@ impl Emitter<'_, '_> {
                 && let Some(&divisor) = self.constants.get(&b)
                 && self.divide_by_constant(&d, &a_name, divisor, op == BinOp::Rem)
             {
+                return Ok(());
+            }
+            if ty == Ty::I64 && matches!(op, BinOp::Div | BinOp::Rem) {
+                let b_name = self.name(b).to_owned();
+                let divisor = match self.constants.get(&b) {
+                    Some(&value) => Divisor::Constant(value),
+                    None => Divisor::Register(&b_name),
+                };
+                self.divide_wide(&d, (&a_name, divisor), op == BinOp::Rem);
                 return Ok(());
             }
             let (signed, bits) = if ty == Ty::I32 {

@@ -158,13 +158,13 @@ impl Emitter<'_, '_> {
     }
 
     /// A new label, numbered in emission order.
-    fn label(&mut self) -> String {
+    pub(super) fn label(&mut self) -> String {
         self.labels += 1;
         format!("$L_cuk_{}", self.labels)
     }
 
     /// `label` at the current point.
-    fn place(&mut self, label: &str) {
+    pub(super) fn place(&mut self, label: &str) {
         self.body.push_str(label);
         self.body.push_str(":\n");
     }

@@ -10,7 +10,7 @@ use layout::SymInt;
 use crate::builtins::{Arg, Args};
 use crate::check::Checker;
 use crate::trace::{Effect, MathFn, Term, term_of, with_term};
-use crate::value::{Known, Origin, Value};
+use crate::value::{IntType, Known, Origin, Value};
 
 impl<'a> Checker<'a> {
     /// `bits(dtype)`, once its row of the table has checked the arguments.
@@ -74,7 +74,7 @@ impl<'a> Checker<'a> {
             );
         };
         Value::Int {
-            ty: crate::value::IntType::Sized(*dtype),
+            ty: IntType::Sized(*dtype),
             value: SymInt::constant(limit),
         }
     }
@@ -224,16 +224,21 @@ impl<'a> Checker<'a> {
                                 span: Some(span),
                                 term: None,
                             });
+                        // An i32 is computed in 32 bits, as an i32 cell holds it.
+                        let dtype = match ty {
+                            IntType::Sized(Dtype::I32) => Dtype::I32,
+                            _ => Dtype::I64,
+                        };
                         let term = Term::Math {
                             function: if name == "min" {
                                 MathFn::Min
                             } else {
                                 MathFn::Max
                             },
-                            dtype: Dtype::I64,
+                            dtype,
                             operands: vec![
-                                Arc::new(Term::Int(x.clone(), Dtype::I64)),
-                                Arc::new(Term::Int(y.clone(), Dtype::I64)),
+                                Arc::new(Term::Int(x.clone(), dtype)),
+                                Arc::new(Term::Int(y.clone(), dtype)),
                             ],
                         };
                         let variable = format!("{name}({x},{y})");

@@ -66,11 +66,16 @@ impl<'a> Checker<'a> {
                         span: Some(span),
                         term: None,
                     });
+                // An i32 is computed in 32 bits, as an i32 cell holds it.
+                let dtype = match ty {
+                    IntType::Sized(cute::Dtype::I32) => cute::Dtype::I32,
+                    _ => cute::Dtype::I64,
+                };
                 let term = Term::Binary {
                     op,
-                    dtype: cute::Dtype::I64,
-                    left: std::sync::Arc::new(Term::Int(x.clone(), cute::Dtype::I64)),
-                    right: std::sync::Arc::new(Term::Int(y.clone(), cute::Dtype::I64)),
+                    dtype,
+                    left: std::sync::Arc::new(Term::Int(x.clone(), dtype)),
+                    right: std::sync::Arc::new(Term::Int(y.clone(), dtype)),
                 };
                 let name = format!("({x}{}{y})", op.symbol());
                 Value::Int {

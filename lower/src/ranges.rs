@@ -1,0 +1,219 @@
+//! The values a run-time integer may take, as an interval, so that a division whose
+//! operands provably fit in 32 bits is done in 32 bits.
+//!
+//! Symbolic integers are exact (lowering computes them in 64 bits), and a 64-bit
+//! division by a run-time value costs a subroutine call in SASS that also keeps ptxas
+//! from using uniform registers downstream. Each run-time variable has an interval: the
+//! hardware's bounds for thread and block indices, its type's for 32-bit parameters and
+//! values, its bounds for a loop counter. A sum of products of them is bounded by
+//! interval arithmetic, in i128 so that nothing overflows; a bound past 64 bits is
+//! unknown.
+
+use cute::Dtype;
+use layout::{SymFactor, SymInt};
+use trace::{MathFn, Term};
+
+use crate::builder::Builder;
+
+/// The closed interval `lo ..= hi`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Interval {
+    pub(crate) lo: i128,
+    pub(crate) hi: i128,
+}
+
+/// What a 64-bit value may hold; bounds past it are not tracked.
+const LIMIT: i128 = i64::MAX as i128;
+
+impl Interval {
+    pub(crate) const I32: Interval = Interval::new(i32::MIN as i128, i32::MAX as i128);
+
+    pub(crate) const fn new(lo: i128, hi: i128) -> Interval {
+        Interval { lo, hi }
+    }
+
+    pub(crate) const fn point(value: i64) -> Interval {
+        Interval::new(value as i128, value as i128)
+    }
+
+    /// Within a signed 32-bit integer.
+    pub(crate) fn fits_i32(self) -> bool {
+        Interval::I32.lo <= self.lo && self.hi <= Interval::I32.hi
+    }
+
+    fn bounded(self) -> Option<Interval> {
+        (-LIMIT <= self.lo && self.hi <= LIMIT).then_some(self)
+    }
+
+    fn add(self, other: Interval) -> Option<Interval> {
+        Interval::new(self.lo + other.lo, self.hi + other.hi).bounded()
+    }
+
+    fn mul(self, other: Interval) -> Option<Interval> {
+        let corners = [
+            self.lo * other.lo,
+            self.lo * other.hi,
+            self.hi * other.lo,
+            self.hi * other.hi,
+        ];
+        Interval::new(*corners.iter().min()?, *corners.iter().max()?).bounded()
+    }
+
+    /// The largest magnitude in the interval.
+    fn magnitude(self) -> i128 {
+        self.lo.abs().max(self.hi.abs())
+    }
+
+    /// Division rounding toward zero. By a divisor of one sign the quotient is
+    /// monotonic in each operand, so the corners bound it; a divisor that may be zero
+    /// leaves only `|a / b| <= |a|`.
+    fn div(self, divisor: Interval) -> Interval {
+        if divisor.lo > 0 || divisor.hi < 0 {
+            let corners = [
+                self.lo / divisor.lo,
+                self.lo / divisor.hi,
+                self.hi / divisor.lo,
+                self.hi / divisor.hi,
+            ];
+            let (lo, hi) = (corners.iter().min(), corners.iter().max());
+            if let (Some(&lo), Some(&hi)) = (lo, hi) {
+                return Interval::new(lo, hi);
+            }
+        }
+        Interval::new(-self.magnitude(), self.magnitude())
+    }
+
+    /// The remainder, which takes the dividend's sign and is smaller than the
+    /// divisor's magnitude (and than the dividend's).
+    fn rem(self, divisor: Interval) -> Interval {
+        let largest = (divisor.magnitude() - 1).max(0);
+        let lo = if self.lo >= 0 {
+            0
+        } else {
+            self.lo.max(-largest)
+        };
+        let hi = if self.hi <= 0 {
+            0
+        } else {
+            self.hi.min(largest)
+        };
+        Interval::new(lo, hi)
+    }
+}
+
+impl Builder<'_> {
+    /// The interval `value` lies in, when every variable in it is bounded.
+    pub(crate) fn range(&self, value: &SymInt) -> Option<Interval> {
+        let mut total = Interval::point(0);
+        for (coefficient, factors) in value.terms() {
+            let mut product = Interval::point(coefficient);
+            for factor in factors {
+                product = product.mul(self.factor_range(factor)?)?;
+            }
+            total = total.add(product)?;
+        }
+        Some(total)
+    }
+
+    fn factor_range(&self, factor: SymFactor<'_>) -> Option<Interval> {
+        match factor {
+            SymFactor::Variable(name) => {
+                (self.ranges.get(name).copied()).or_else(|| self.hardware_range(name))
+            }
+            SymFactor::Div(a, b) => Some(self.range(a)?.div(self.range(b)?)),
+            SymFactor::CeilDiv(a, b) => {
+                let b = self.range(b)?;
+                let bump = b.add(Interval::point(-1))?;
+                Some(self.range(a)?.add(bump)?.div(b))
+            }
+            SymFactor::Mod(a, b) => Some(self.range(a)?.rem(self.range(b)?)),
+        }
+    }
+
+    /// The interval a defined variable's term lies in: an integer's, where its type
+    /// holds it (an i32 that may not fit wraps to anything in i32), or the bounds of a
+    /// `min` or `max` of such.
+    pub(crate) fn term_range(&self, term: &Term) -> Option<Interval> {
+        match term {
+            Term::Int(value, dtype) => {
+                let exact = self.range(value);
+                match dtype {
+                    Dtype::I32 => Some(
+                        exact
+                            .filter(|exact| exact.fits_i32())
+                            .unwrap_or(Interval::I32),
+                    ),
+                    Dtype::I64 => exact,
+                    _ => None,
+                }
+            }
+            Term::Math {
+                function: function @ (MathFn::Min | MathFn::Max),
+                operands,
+                ..
+            } => {
+                let [a, b] = operands.as_slice() else {
+                    return None;
+                };
+                let (a, b) = (self.term_range(a)?, self.term_range(b)?);
+                Some(if *function == MathFn::Min {
+                    Interval::new(a.lo.min(b.lo), a.hi.min(b.hi))
+                } else {
+                    Interval::new(a.lo.max(b.lo), a.hi.max(b.hi))
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// Records the interval a run-time variable lies in.
+    pub(crate) fn bound(&mut self, name: &str, interval: Interval) {
+        self.ranges.insert(name.to_owned(), interval);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Interval;
+
+    #[test]
+    fn quotients_are_bounded_by_the_corners_for_a_divisor_of_one_sign() {
+        let a = Interval::new(-7, 20);
+        assert_eq!(a.div(Interval::new(2, 4)), Interval::new(-3, 10));
+        assert_eq!(a.div(Interval::new(-4, -2)), Interval::new(-10, 3));
+        // A divisor that may be zero: only the dividend's magnitude bounds it.
+        assert_eq!(a.div(Interval::new(-1, 3)), Interval::new(-20, 20));
+    }
+
+    #[test]
+    fn remainders_take_the_dividends_sign_and_stay_below_the_divisor() {
+        assert_eq!(
+            Interval::new(0, 100).rem(Interval::point(8)),
+            Interval::new(0, 7)
+        );
+        assert_eq!(
+            Interval::new(-100, 3).rem(Interval::point(8)),
+            Interval::new(-7, 3)
+        );
+        assert_eq!(
+            Interval::new(0, 5).rem(Interval::new(1, 64)),
+            Interval::new(0, 5)
+        );
+    }
+
+    #[test]
+    fn products_past_64_bits_are_unknown() {
+        let big = Interval::new(0, i64::MAX as i128);
+        assert_eq!(big.mul(Interval::point(2)), None);
+        assert_eq!(
+            Interval::I32.mul(Interval::I32).map(Interval::fits_i32),
+            Some(false)
+        );
+        assert!(
+            Interval::new(0, 1023)
+                .mul(Interval::point(64))
+                .unwrap()
+                .fits_i32()
+        );
+    }
+}
