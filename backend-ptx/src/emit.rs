@@ -11,6 +11,7 @@
 //! ([`control`]).
 
 mod arithmetic;
+mod broadcast;
 mod control;
 mod division;
 mod memory;
@@ -335,7 +336,13 @@ impl<'k, 'o> Emitter<'k, 'o> {
                 self.emit(&text);
             }
             Op::Unary(op, a) => self.unary(*op, *a, result.ok_or("no result")?)?,
-            Op::Binary(op, a, b) => self.binary(*op, *a, *b, result.ok_or("no result")?)?,
+            Op::Binary(op, a, b) => {
+                let result = result.ok_or("no result")?;
+                self.binary(*op, *a, *b, result)?;
+                if self.kernel.broadcast.binary_search(&result).is_ok() {
+                    self.broadcast(result);
+                }
+            }
             Op::Compare(op, a, b) => self.compare(*op, *a, *b, result.ok_or("no result")?)?,
             Op::Select(c, a, b) => {
                 let ty = ty.ok_or("a select without a result")?;

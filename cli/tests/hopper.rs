@@ -200,6 +200,9 @@ fn the_attention_example_assembles_with_both_wgmma_forms() {
     // The warpgroups' turns: named barriers a register names.
     let turns = ["bar.sync %r", "bar.arrive %r"];
     assert!(turns.iter().all(|turn| default_kernel.contains(turn)));
+    // The warpgroup index comes from lane 0, so ptxas keeps what depends on it (the
+    // wgmma descriptors of q's rows) in uniform registers.
+    assert!(default_kernel.contains("shfl.sync.idx.b32"));
     // Some instantiations spill a few bytes at 240 registers; none has ptxas serialize
     // its wgmmas.
     let log = assemble(&ptx, "sm_90a", example, false);

@@ -421,6 +421,11 @@ pub struct Kernel {
     pub body: Vec<Inst>,
     /// Where the kernel is declared.
     pub span: Span,
+    /// Values computed from the thread index that are the same across each warp
+    /// (`thread_idx.x / 128`), under control that keeps warps whole: the emitter
+    /// broadcasts lane 0's, so that ptxas knows them to be uniform (an emission hint,
+    /// not part of the text form; set by [`crate::mark_uniform`]).
+    pub broadcast: Vec<ValueId>,
 }
 
 impl Kernel {
@@ -431,6 +436,7 @@ impl Kernel {
             values: Vec::new(),
             body: Vec::new(),
             span,
+            broadcast: Vec::new(),
         }
     }
 

@@ -35,6 +35,6 @@ pub use signature::{
     ScalarParam, Signature, TensorMap,
 };
 pub use text::{binary_name, compare_name, to_text, unary_name};
-pub use uniformity::{Collective, mark_uniform};
+pub use uniformity::{BlockShape, Collective, mark_uniform};
 pub use verify::{MAX_CLUSTER_BLOCKS, Verified, operands, verify};
 pub use warp::{Mode, TvLayout, WARP_LANES, WarpAtom};

@@ -12,6 +12,11 @@
 //! boundary between warpgroups (`thread_idx.x >= 128`) or warps it is the same across
 //! each. The analysis runs to a fixed point over loops' carried values.
 //!
+//! A value that becomes the same per warp here (`thread_idx.x / 128`), where control
+//! keeps warps whole and the block is whole warps, is listed in
+//! [`Kernel::broadcast`]: ptxas cannot see that it is uniform, and values it cannot
+//! see as uniform (a warpgroup's wgmma descriptors) stay out of uniform registers.
+//!
 //! [`mark_uniform`] sets each region instruction's `uniform` flag (the emitter then
 //! branches with `bra.uni`) and returns the warp-collective instructions (shuffles,
 //! `bar.warp.sync`, `.aligned` and `.sync` atoms) that sit under divergent control,
@@ -47,27 +52,42 @@ pub struct Collective {
     pub unit: &'static str,
 }
 
-/// Sets the `uniform` flags of `kernel`'s regions; `one_dimensional` says whether
-/// the block has only an x extent. Returns the collectives under divergent control.
-pub fn mark_uniform(kernel: &mut Kernel, one_dimensional: bool) -> Vec<Collective> {
+/// The block's shape, as the analysis needs it.
+#[derive(Clone, Copy, Debug)]
+pub struct BlockShape {
+    /// Only an x extent.
+    pub one_dimensional: bool,
+    /// A multiple of 32 threads, so every warp is full.
+    pub whole_warps: bool,
+}
+
+/// Sets the `uniform` flags of `kernel`'s regions and its [`Kernel::broadcast`] list.
+/// Returns the collectives under divergent control.
+pub fn mark_uniform(kernel: &mut Kernel, block: BlockShape) -> Vec<Collective> {
     let mut constants = FxHashMap::default();
     collect_constants(&kernel.body, &mut constants);
     let mut analysis = Analysis {
         constants,
         classes: vec![Class::Uniform; kernel.values.len()],
-        one_dimensional,
+        one_dimensional: block.one_dimensional,
+        whole_warps: block.whole_warps,
         changed: true,
         collectives: Vec::new(),
+        broadcast: Vec::new(),
     };
     let mut body = std::mem::take(&mut kernel.body);
     let mut rounds = 0;
     while analysis.changed && rounds <= kernel.values.len() {
         analysis.changed = false;
         analysis.collectives.clear();
+        analysis.broadcast.clear();
         analysis.block(&mut body, Class::Uniform);
         rounds += 1;
     }
     kernel.body = body;
+    analysis.broadcast.sort();
+    analysis.broadcast.dedup();
+    kernel.broadcast = analysis.broadcast;
     analysis.collectives
 }
 
@@ -88,8 +108,10 @@ struct Analysis {
     constants: FxHashMap<ValueId, i64>,
     classes: Vec<Class>,
     one_dimensional: bool,
+    whole_warps: bool,
     changed: bool,
     collectives: Vec<Collective>,
+    broadcast: Vec<ValueId>,
 }
 
 impl Analysis {
@@ -161,7 +183,18 @@ impl Analysis {
                 Class::ThreadX => Class::ThreadX,
                 other => other,
             },
-            Op::Binary(op, a, b) => self.binary(*op, *a, *b),
+            Op::Binary(op, a, b) => {
+                let class = self.binary(*op, *a, *b);
+                let per_warp = matches!(class, Class::Uniform | Class::Warp);
+                if per_warp
+                    && self.class(*a) == Class::ThreadX
+                    && self.whole_warps
+                    && !control.splits_warp()
+                {
+                    self.broadcast.extend(inst.results.iter().copied());
+                }
+                class
+            }
             Op::Compare(op, a, b) => self.compare(*op, *a, *b),
             Op::For {
                 start,

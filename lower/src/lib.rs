@@ -171,7 +171,15 @@ fn lower_trace_with(
         .iter()
         .skip(1)
         .all(|extent| extent.as_constant() == Some(1));
-    let collectives = kir::mark_uniform(&mut kernel, one_dimensional);
+    let whole_warps = (trace.block.iter())
+        .map(|extent| extent.as_constant())
+        .try_fold(1_i64, |threads, extent| Some(threads * extent?))
+        .is_some_and(|threads| threads % 32 == 0);
+    let block = kir::BlockShape {
+        one_dimensional,
+        whole_warps,
+    };
+    let collectives = kir::mark_uniform(&mut kernel, block);
     if !collectives.is_empty() {
         return Err(dedup(
             collectives

@@ -1,0 +1,33 @@
+//! Lane 0's value of a warp-uniform integer, so that ptxas knows it is uniform.
+//!
+//! `thread_idx.x / 128` is the same in every lane of a warp, but ptxas sees only a
+//! per-thread value, and keeps what is computed from it per thread: a warpgroup's
+//! wgmma descriptors, in ordinary registers, moved to uniform ones before each wgmma.
+//! A `shfl.sync.idx` from lane 0 changes no value and tells ptxas the result is the
+//! same across the warp (CUTLASS's `canonical_warp_group_idx` does the same). The
+//! analysis in `kir::uniformity` lists the values, only where control keeps warps
+//! whole and every warp of the block is full, as `shfl.sync` with all 32 lanes needs.
+
+use kir::{Ty, ValueId};
+
+use super::Emitter;
+
+impl Emitter<'_, '_> {
+    /// Replaces `value` (32 or 64 bits) with lane 0's, in place.
+    pub(super) fn broadcast(&mut self, value: ValueId) {
+        let name = self.name(value).to_owned();
+        let shuffle =
+            |register: &str| format!("shfl.sync.idx.b32 {register}, {register}, 0, 0x1f, -1;");
+        match self.kernel.ty(value) {
+            Ty::I32 => self.emit(&shuffle(&name)),
+            Ty::I64 => {
+                let (low, high) = (self.scratch(Ty::I32), self.scratch(Ty::I32));
+                self.emit(&format!("mov.b64 {{{low}, {high}}}, {name};"));
+                self.emit(&shuffle(&low));
+                self.emit(&shuffle(&high));
+                self.emit(&format!("mov.b64 {name}, {{{low}, {high}}};"));
+            }
+            _ => {}
+        }
+    }
+}
