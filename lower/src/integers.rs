@@ -150,11 +150,12 @@ impl Builder<'_> {
                     }
                     _ => a.clone(),
                 };
-                let signed = numerator
-                    .variables()
-                    .iter()
-                    .any(|name| self.signed_variables.contains(name));
                 let a = self.int(&numerator)?;
+                // A value that may be negative: one with a variable that may be, unless
+                // its bounds say otherwise (`max(j - 1, 0)`).
+                let signed = (numerator.variables().iter())
+                    .any(|name| self.signed_variables.contains(name))
+                    && self.range(&numerator).is_none_or(|range| range.lo < 0);
                 // Indices and extents are non-negative, so a power of two divides by a
                 // shift and reduces by a mask; a value that may be negative divides as
                 // C does (toward zero), as the checker's constants do.
