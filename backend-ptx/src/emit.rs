@@ -11,18 +11,18 @@
 //! ([`control`]).
 
 mod arithmetic;
-mod broadcast;
 mod control;
 mod division;
 mod memory;
 mod tied;
+mod warp;
 
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use std::fmt::Write;
 
 use cute::Target;
-use kir::{Inst, Kernel, Op, ParamKind, ScalarParam, ShuffleMode, Special, Ty, ValueId, Verified};
+use kir::{Inst, Kernel, Op, ParamKind, ScalarParam, Special, Ty, ValueId, Verified};
 
 pub use memory::fill_template;
 
@@ -388,51 +388,10 @@ impl<'k, 'o> Emitter<'k, 'o> {
                 self.emit(&text);
             }
             Op::Shuffle { mode, value, lane } => {
-                // `c` packs the clamp lane and segment mask: the whole warp is one
-                // segment, clamped at lane 0 going up and at lane 31 otherwise.
-                let (mode, clamp) = match mode {
-                    ShuffleMode::Up => ("up", "0"),
-                    ShuffleMode::Down => ("down", "0x1f"),
-                    ShuffleMode::Xor => ("bfly", "0x1f"),
-                    ShuffleMode::Index => ("idx", "0x1f"),
-                };
-                let text = format!(
-                    "shfl.sync.{mode}.b32 {}, {}, {}, {clamp}, 0xffffffff;",
-                    d(self),
-                    self.name(*value),
-                    self.operand(*lane)
-                );
-                self.emit(&text);
+                self.shuffle(*mode, (*value, *lane), result.ok_or("no result")?);
             }
             Op::For { .. } | Op::If { .. } | Op::Loop { .. } => self.control(inst)?,
         }
         Ok(())
-    }
-
-    /// Loads the kernel's parameter `index` into `result`; a tensor's address is
-    /// converted to a global one; a tensor map's value is its generic address.
-    fn parameter(&mut self, index: usize, result: ValueId) {
-        let entry = &self.kernel.signature.entry;
-        let kind = (self.kernel.signature.params.get(index)).map(|param| &param.kind);
-        let is_tensor = matches!(kind, Some(ParamKind::Tensor { .. }));
-        let d = self.name(result).to_owned();
-        if let Some(ParamKind::TensorMap(_)) = kind {
-            let text = format!("mov.b64 {d}, {entry}_param_{index};");
-            self.emit(&text);
-            self.emit(&format!("cvta.param.u64 {d}, {d};"));
-            return;
-        }
-        let width = match self.kernel.ty(result) {
-            Ty::I64 => "u64",
-            Ty::F32 => "f32",
-            Ty::F64 => "f64",
-            Ty::F16 | Ty::BF16 => "b16",
-            _ => "u32",
-        };
-        let text = format!("ld.param.{width} {d}, [{entry}_param_{index}];");
-        self.emit(&text);
-        if is_tensor {
-            self.emit(&format!("cvta.to.global.u64 {d}, {d};"));
-        }
     }
 }

@@ -1,8 +1,8 @@
-//! Memory instructions in PTX: loads and stores with their vector width and
-//! immediate offset, atoms' templates filled with their operands, and atomic
+//! Memory instructions in PTX: kernel parameters, loads and stores with their vector
+//! width and immediate offset, atoms' templates filled with their operands, and atomic
 //! read-modify-writes (`red` when the old value is unused, `atom` when it is).
 
-use kir::{AtomicOp, Inst, Op, Space, Ty, ValueId};
+use kir::{AtomicOp, Inst, Op, ParamKind, Space, Ty, ValueId};
 
 use super::Emitter;
 
@@ -207,6 +207,33 @@ impl Emitter<'_, '_> {
             self.emit(&text);
         }
         Ok(())
+    }
+
+    /// Loads the kernel's parameter `index` into `result`; a tensor's address is
+    /// converted to a global one; a tensor map's value is its generic address.
+    pub(super) fn parameter(&mut self, index: usize, result: ValueId) {
+        let entry = &self.kernel.signature.entry;
+        let kind = (self.kernel.signature.params.get(index)).map(|param| &param.kind);
+        let is_tensor = matches!(kind, Some(ParamKind::Tensor { .. }));
+        let d = self.name(result).to_owned();
+        if let Some(ParamKind::TensorMap(_)) = kind {
+            let text = format!("mov.b64 {d}, {entry}_param_{index};");
+            self.emit(&text);
+            self.emit(&format!("cvta.param.u64 {d}, {d};"));
+            return;
+        }
+        let width = match self.kernel.ty(result) {
+            Ty::I64 => "u64",
+            Ty::F32 => "f32",
+            Ty::F64 => "f64",
+            Ty::F16 | Ty::BF16 => "b16",
+            _ => "u32",
+        };
+        let text = format!("ld.param.{width} {d}, [{entry}_param_{index}];");
+        self.emit(&text);
+        if is_tensor {
+            self.emit(&format!("cvta.to.global.u64 {d}, {d};"));
+        }
     }
 }
 

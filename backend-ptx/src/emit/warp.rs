@@ -1,4 +1,7 @@
-//! Lane 0's value of a warp-uniform integer, so that ptxas knows it is uniform.
+//! Warp shuffles, and lane 0's value of a warp-uniform integer.
+//!
+//! A shuffle's `c` operand packs the clamp lane and segment mask: the whole warp is
+//! one segment, clamped at lane 0 going up and at lane 31 otherwise.
 //!
 //! `thread_idx.x / 128` is the same in every lane of a warp, but ptxas sees only a
 //! per-thread value, and keeps what is computed from it per thread: a warpgroup's
@@ -8,11 +11,33 @@
 //! analysis in `kir::uniformity` lists the values, only where control keeps warps
 //! whole and every warp of the block is full, as `shfl.sync` with all 32 lanes needs.
 
-use kir::{Ty, ValueId};
+use kir::{ShuffleMode, Ty, ValueId};
 
 use super::Emitter;
 
 impl Emitter<'_, '_> {
+    /// `result = shfl.sync` of `value` from the lane `lane` names, in `mode`.
+    pub(super) fn shuffle(
+        &mut self,
+        mode: ShuffleMode,
+        (value, lane): (ValueId, ValueId),
+        result: ValueId,
+    ) {
+        let (mode, clamp) = match mode {
+            ShuffleMode::Up => ("up", "0"),
+            ShuffleMode::Down => ("down", "0x1f"),
+            ShuffleMode::Xor => ("bfly", "0x1f"),
+            ShuffleMode::Index => ("idx", "0x1f"),
+        };
+        let text = format!(
+            "shfl.sync.{mode}.b32 {}, {}, {}, {clamp}, 0xffffffff;",
+            self.name(result),
+            self.name(value),
+            self.operand(lane)
+        );
+        self.emit(&text);
+    }
+
     /// Replaces `value` (32 or 64 bits) with lane 0's, in place.
     pub(super) fn broadcast(&mut self, value: ValueId) {
         let name = self.name(value).to_owned();
