@@ -83,6 +83,16 @@ fn a_64_bit_division_tries_32_bits_first_and_a_provably_narrow_one_is_32_bits() 
     ] {
         assert!(ptx.contains(needle), "no `{needle}` in\n{ptx}");
     }
+    let kir = emit("tests/control/division.cuk", "sm_90a", "kir");
+    let counter = kir
+        .split("kernel divide_counter")
+        .nth(1)
+        .expect("the counter kernel");
+    let counter = counter.split("kernel ").next().unwrap_or(counter);
+    assert!(
+        counter.contains(":i32 = div %") && !counter.contains(":i64 = div %"),
+        "{counter}"
+    );
     let guard = ptx.find("shr.u64").expect("the operands' test");
     let wide = ptx.find("div.s64").expect("the 64-bit division");
     assert!(guard < wide, "the test comes first:\n{ptx}");
