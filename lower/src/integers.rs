@@ -7,7 +7,6 @@ use layout::{SymFactor, SymInt};
 use trace::TraceParamKind;
 
 use crate::builder::Builder;
-use crate::ranges::Interval;
 
 impl Builder<'_> {
     pub(crate) fn constant(&mut self, value: i64, ty: Ty) -> ValueId {
@@ -195,16 +194,6 @@ impl Builder<'_> {
         }
     }
 
-    /// Whether `a / b` and `a % b` give the same result in 32 bits: both operands
-    /// provably fit, and the one quotient that does not (`i32::MIN / -1`) cannot occur.
-    fn divides_in_32_bits(&self, a: &SymInt, b: &SymInt) -> bool {
-        let (Some(a), Some(b)) = (self.range(a), self.range(b)) else {
-            return false;
-        };
-        let overflows = a.lo == Interval::I32.lo && b.lo <= -1 && -1 <= b.hi;
-        a.fits_i32() && b.fits_i32() && !overflows
-    }
-
     /// A run-time variable: a hardware index or an integer parameter, as 64 bits.
     fn variable(&mut self, name: &str) -> Option<ValueId> {
         if let Some(known) = self.variables.get(name) {
@@ -237,39 +226,6 @@ impl Builder<'_> {
         };
         self.variables.insert(name.to_owned(), value);
         Some(value)
-    }
-
-    /// The interval a hardware index or an integer parameter lies in: the limits of
-    /// CUDA's launch configuration, a 32-bit parameter's type (`u32` arrives
-    /// sign-extended, as lowering reads it).
-    pub(crate) fn hardware_range(&self, name: &str) -> Option<Interval> {
-        const BLOCK_THREADS: i128 = 1024;
-        const GRID_X: i128 = i32::MAX as i128;
-        const GRID_YZ: i128 = 65535;
-        if let Some(index) = self.trace.int_param(name) {
-            return match &self.trace.params[index].kind {
-                TraceParamKind::Int(Dtype::I64 | Dtype::U64, _) => None,
-                _ => Some(Interval::I32),
-            };
-        }
-        let (base, axis) = name.split_once('.').unwrap_or((name, ""));
-        let extent = ["x", "y", "z"]
-            .iter()
-            .position(|each| *each == axis)
-            .and_then(|axis| self.trace.block.get(axis))
-            .and_then(SymInt::as_constant)
-            .map_or(BLOCK_THREADS, i128::from);
-        let grid = if axis == "x" { GRID_X } else { GRID_YZ };
-        Some(match base {
-            "lane_idx" => Interval::new(0, 31),
-            "warp_idx" => Interval::new(0, BLOCK_THREADS / 32 - 1),
-            "thread_idx" => Interval::new(0, extent - 1),
-            "block_dim" => Interval::new(1, extent),
-            "block_idx" | "cluster_idx" => Interval::new(0, grid - 1),
-            "grid_dim" => Interval::new(1, grid),
-            "block_idx_in_cluster" | "block_rank_in_cluster" => Interval::new(0, 15),
-            _ => return None,
-        })
     }
 }
 
