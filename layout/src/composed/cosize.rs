@@ -20,7 +20,14 @@ impl ComposedLayout {
         if let Some(cosize) = self.cosize_by_last_block(limit)? {
             return Ok(cosize);
         }
-        Ok(self.table(limit)?.iter().max().map(|max| max + 1))
+        let Some(&max) = self.table(limit)?.iter().max() else {
+            return Ok(None);
+        };
+        let cosize = max.checked_add(1).ok_or_else(|| LayoutError::Overflow {
+            operation: "cosize",
+            expression: format!("{max} + 1"),
+        })?;
+        Ok(Some(cosize))
     }
 
     /// [`ComposedLayout::cosize`] by the walk of the last block; `None` when the
@@ -148,6 +155,17 @@ mod tests {
             tile.cosize(1 << 20).ok().flatten(),
             cosize_from_table(&tile)
         );
+    }
+
+    /// Found by `swizzled_layouts_never_panic`: one past an offset of `i64::MAX` is an
+    /// overflow, not a panic.
+    #[test]
+    fn a_cosize_past_i64_is_an_overflow_error() {
+        let layout = layout(&[(1, 0)], (0, 0, 0), i64::MAX);
+        assert!(matches!(
+            layout.cosize(1 << 20),
+            Err(crate::LayoutError::Overflow { .. })
+        ));
     }
 
     proptest! {
