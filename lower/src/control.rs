@@ -60,15 +60,14 @@ impl Builder<'_> {
         if start.as_constant().is_none_or(|first| first < 0) {
             self.signed_variables.insert(counter.to_owned());
         }
-        let (Some(first), Some(last)) = (self.int(start), self.int(end)) else {
-            return;
-        };
         // The counter runs from the least start to below the greatest end.
-        if let (Some(start), Some(end)) = (self.range(start), self.range(end)) {
-            let interval = Interval::new(start.lo, (end.hi - 1).max(start.lo));
+        if let (Some(first), Some(last)) = (self.range(start), self.range(end)) {
+            let interval = Interval::new(first.lo, (last.hi - 1).max(first.lo));
             self.bound(counter, interval);
         }
-        let (start, end) = (first, last);
+        let (Some(start), Some(end)) = (self.int(start), self.int(end)) else {
+            return;
+        };
         self.open(Kind::Loop);
         let index = self.region_parameter(Ty::I64);
         self.per_thread[index.0 as usize] = self.differs(start) || self.differs(end);

@@ -35,6 +35,16 @@ pub(crate) fn term_of(value: &Value) -> Option<Arc<Term>> {
     }
 }
 
+/// The dtype the GPU holds a dyn integer of type `ty` in, where it must compute one
+/// rather than fold it (a `min`, a bitwise operator): an i32 in 32 bits, as an i32
+/// cell holds it; anything else in 64.
+pub(crate) fn held_dtype(ty: IntType) -> Dtype {
+    match ty {
+        IntType::Sized(Dtype::I32) => Dtype::I32,
+        _ => Dtype::I64,
+    }
+}
+
 /// The type of the values `value` computes, for the operands of a term.
 pub(crate) fn term_dtype(value: &Value) -> Option<Dtype> {
     match value {

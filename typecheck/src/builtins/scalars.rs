@@ -9,7 +9,7 @@ use layout::SymInt;
 
 use crate::builtins::{Arg, Args};
 use crate::check::Checker;
-use crate::trace::{Effect, MathFn, Term, term_of, with_term};
+use crate::trace::{Effect, MathFn, Term, held_dtype, term_of, with_term};
 use crate::value::{IntType, Known, Origin, Value};
 
 impl<'a> Checker<'a> {
@@ -224,11 +224,7 @@ impl<'a> Checker<'a> {
                                 span: Some(span),
                                 term: None,
                             });
-                        // An i32 is computed in 32 bits, as an i32 cell holds it.
-                        let dtype = match ty {
-                            IntType::Sized(Dtype::I32) => Dtype::I32,
-                            _ => Dtype::I64,
-                        };
+                        let dtype = held_dtype(ty);
                         let term = Term::Math {
                             function: if name == "min" {
                                 MathFn::Min

@@ -6,7 +6,7 @@ use lang::ast::{BinaryOp, UnaryOp};
 use layout::{Int, IntTuple, LayoutError, SymInt};
 
 use crate::check::Checker;
-use crate::trace::{Term, term_of, with_term};
+use crate::trace::{Term, held_dtype, term_of, with_term};
 use crate::value::{IntType, Known, Origin, Value};
 
 impl<'a> Checker<'a> {
@@ -66,11 +66,7 @@ impl<'a> Checker<'a> {
                         span: Some(span),
                         term: None,
                     });
-                // An i32 is computed in 32 bits, as an i32 cell holds it.
-                let dtype = match ty {
-                    IntType::Sized(cute::Dtype::I32) => cute::Dtype::I32,
-                    _ => cute::Dtype::I64,
-                };
+                let dtype = held_dtype(ty);
                 let term = Term::Binary {
                     op,
                     dtype,
