@@ -38,6 +38,8 @@ pub(crate) struct Builder<'t> {
     pub(crate) per_thread: Vec<bool>,
     /// The conditions of the branches being lowered, each with the side taken.
     pub(crate) branch_conditions: Vec<(Term, bool)>,
+    /// The `for` loops being lowered, the outermost first.
+    pub(crate) loops: Vec<crate::likely::OpenLoop>,
     /// The depth of the region each fragment and cell lives in.
     pub(crate) homes: FxHashMap<crate::regions::Owner, usize>,
     pub(crate) shared_offsets: Vec<i64>,
@@ -112,6 +114,7 @@ impl<'t> Builder<'t> {
             depths: Vec::new(),
             per_thread: Vec::new(),
             branch_conditions: Vec::new(),
+            loops: Vec::new(),
             homes: FxHashMap::default(),
             shared_offsets,
             ints: FxHashMap::default(),

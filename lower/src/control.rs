@@ -5,11 +5,12 @@
 //! wrote, a do-while `loop` whose condition its body computes.
 
 use cute::Dtype;
-use kir::{Op, Ty};
+use kir::{Op, Ty, ValueId};
 use layout::SymInt;
 use trace::{CellId, Effect, Term};
 
 use crate::builder::{Builder, dtype_ty};
+use crate::likely::OpenLoop;
 use crate::ranges::Interval;
 use crate::regions::{Kind, Slot};
 
@@ -65,6 +66,10 @@ impl Builder<'_> {
             let interval = Interval::new(first.lo, (last.hi - 1).max(first.lo));
             self.bound(counter, interval);
         }
+        let open_loop = OpenLoop {
+            counter: counter.to_owned(),
+            end: end.clone(),
+        };
         let (Some(start), Some(end)) = (self.int(start), self.int(end)) else {
             return;
         };
@@ -72,7 +77,9 @@ impl Builder<'_> {
         let index = self.region_parameter(Ty::I64);
         self.per_thread[index.0 as usize] = self.differs(start) || self.differs(end);
         self.variables.insert(counter.to_owned(), index);
+        self.loops.push(open_loop);
         self.effects(body);
+        self.loops.pop();
         let closed = self.close(vec![index]);
         let inits = self.inits(&closed);
         let (slots, tys) = self.carried_types(&closed.carried);
@@ -90,9 +97,8 @@ impl Builder<'_> {
         let Some(condition) = self.condition(term) else {
             return;
         };
-        let divergent = self.differs(condition);
-        let mut then = self.lower_side((term, true), divergent, then);
-        let mut otherwise = self.lower_side((term, false), divergent, otherwise);
+        let mut then = self.lower_side((term, true), condition, then);
+        let mut otherwise = self.lower_side((term, false), condition, otherwise);
         let slots = self.join(&mut then, &mut otherwise);
         let tys: Vec<Ty> = (then.region.yields.iter())
             .map(|value| self.kernel.ty(*value))
@@ -111,11 +117,12 @@ impl Builder<'_> {
     fn lower_side(
         &mut self,
         (term, side): (&Term, bool),
-        divergent: bool,
+        condition: ValueId,
         effects: &[Effect],
     ) -> crate::regions::Closed {
+        let kind = self.branch_side(condition, term, side);
         self.branch_conditions.push((term.clone(), side));
-        self.open(Kind::Branch { divergent });
+        self.open(kind);
         self.effects(effects);
         let closed = self.close(Vec::new());
         self.branch_conditions.pop();
@@ -142,7 +149,7 @@ impl Builder<'_> {
     }
 
     /// A condition as a pred.
-    fn condition(&mut self, condition: &Term) -> Option<kir::ValueId> {
+    fn condition(&mut self, condition: &Term) -> Option<ValueId> {
         let value = self.term(condition, 0)?;
         if self.kernel.ty(value) == Ty::Pred {
             Some(value)
@@ -152,7 +159,7 @@ impl Builder<'_> {
         }
     }
 
-    fn carried_types(&self, carried: &[(Slot, kir::ValueId)]) -> (Vec<Slot>, Vec<Ty>) {
+    fn carried_types(&self, carried: &[(Slot, ValueId)]) -> (Vec<Slot>, Vec<Ty>) {
         carried
             .iter()
             .map(|(slot, value)| (*slot, self.kernel.ty(*value)))

@@ -38,6 +38,7 @@ mod gmma;
 pub mod hopper;
 mod integers;
 mod known;
+mod likely;
 mod memory;
 mod placement;
 mod ranges;

@@ -2,13 +2,17 @@
 //!
 //! A pure instruction is computed once, as far out as its operands allow, so that a
 //! tile's base address is computed before the k-loop and `8192 * (k % 3)` inside it.
-//! Leaving a loop saves its iterations. Leaving a branch whose condition is the same
-//! for every thread (`if k < k_tiles`) costs at most the work the branch does, and lets
-//! ptxas schedule it among what comes before. Leaving a *divergent* branch (`if
-//! thread_idx.x == 0`) makes every thread do what one does: a 64-bit division there is
-//! a long subroutine on each of the block's threads, in every iteration (the SM90
-//! GEMM's producer, 3x slower). So a pure instruction leaves a divergent branch only
-//! when it also leaves a loop around that branch.
+//! Leaving a loop saves its iterations. Leaving a branch makes every pass do what only
+//! the passes that take it need: a *divergent* branch (`if thread_idx.x == 0`) makes
+//! every thread do what one does (a 64-bit division there is a long subroutine on each
+//! of the block's threads, in every iteration: the SM90 GEMM's producer, 3x slower), and
+//! a rarely taken one makes every iteration do its work (the attention example's
+//! causal mask, taken only on the diagonal tiles, put its 400 comparisons in every
+//! tile). So a pure instruction leaves a branch only when it also leaves a loop around
+//! that branch, or when the branch's condition is the same for every thread and is
+//! foreseen true on nearly every iteration of a loop around it (`likely.rs`): the SM80
+//! GEMM's refill (`if k + STAGES - 1 < k_tiles`) then keeps only its copies, which
+//! ptxas predicates and schedules among the MMAs.
 //!
 //! Whether a value may differ between threads is tracked as it is defined: thread
 //! indices, loads and the values of collective instructions may; parameters, block
@@ -22,9 +26,11 @@
 //! descriptors need only fit the warpgroups that run it.
 
 use kir::{Op, Special, ValueId};
+use trace::Term;
 
 use crate::builder::Builder;
 use crate::known;
+use crate::likely;
 use crate::regions::Kind;
 
 impl Builder<'_> {
@@ -47,9 +53,24 @@ impl Builder<'_> {
             .unwrap_or(self.frames.len());
         let innermost_kept_branch = open
             .take_while(|&depth| depth < outermost_loop_left)
-            .filter(|&depth| self.frames[depth].kind == Kind::Branch { divergent: true })
+            .filter(|&depth| {
+                self.frames[depth].kind
+                    == Kind::Branch {
+                        keeps_pure_work: true,
+                    }
+            })
             .last();
         innermost_kept_branch.unwrap_or(operands)
+    }
+
+    /// The kind of region for the side of a branch on `condition` (its value, and its
+    /// term) where the condition is `taken`: whether it keeps the pure instructions only
+    /// it needs (see the module docs).
+    pub(crate) fn branch_side(&self, condition: ValueId, term: &Term, taken: bool) -> Kind {
+        let nearly_always = likely::foreseen(term, &self.loops) == Some(taken);
+        Kind::Branch {
+            keeps_pure_work: self.differs(condition) || !nearly_always,
+        }
     }
 
     /// Whether `value` may differ between the threads of a block.

@@ -2,10 +2,9 @@
 //! branches.
 //!
 //! The builder keeps a stack of open regions, the kernel's body at the bottom. An
-//! instruction with effects goes to the innermost region; a pure one goes to the
-//! outermost region where all its operands are defined (so a tile's base address is
-//! computed before the k-loop and `8192 * (k % 3)` inside it), and is computed once
-//! there. When a region closes, what was computed inside it is forgotten.
+//! instruction with effects goes to the innermost region; a pure one as far out as
+//! `placement.rs` lets it, computed once there. When a region closes, what was
+//! computed inside it is forgotten.
 //!
 //! Mutable state (each register-fragment element, each cell) is a [`Slot`] whose
 //! current value each region tracks. Reading a slot inside a loop that has not
@@ -89,9 +88,9 @@ pub(crate) enum Kind {
     Body,
     /// A loop's body: slots read before they are written become parameters.
     Loop,
-    /// One side of a branch: slots it does not write are read from outside.
-    /// `divergent`: its condition may differ between the threads of a block.
-    Branch { divergent: bool },
+    /// One side of a branch: slots it does not write are read from outside. Whether the
+    /// pure instructions only it needs stay in it is `placement.rs`'s choice.
+    Branch { keeps_pure_work: bool },
 }
 
 /// An open region.

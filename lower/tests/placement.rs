@@ -2,7 +2,8 @@
 //! before the loop) and out of branches every thread takes alike, but not out of a
 //! divergent branch merely to run on every thread. A 64-bit division is a long
 //! subroutine on the GPU; placed outside thread 0's `if`, every thread of the block ran
-//! it in every iteration (the SM90 GEMM's producer, 3x slower).
+//! it in every iteration (the SM90 GEMM's producer, 3x slower). A uniform branch keeps
+//! its work too, unless a loop around it takes it on all but a few iterations.
 
 #[path = "support/lower.rs"]
 mod support;
@@ -68,7 +69,7 @@ fn a_branch_keeps_the_work_only_it_needs() {
 }
 
 #[test]
-fn a_uniform_branch_lets_its_work_out() {
+fn a_uniform_branch_keeps_its_work() {
     let lines = kir_lines();
     let the_loop = find(&lines, "for %", 0);
     let uniform_branch = lines
@@ -78,13 +79,48 @@ fn a_uniform_branch_lets_its_work_out() {
         .find(|(_, line)| line.contains("if %") && line.contains(" uniform {"))
         .map(|(index, _)| index)
         .unwrap_or_else(|| panic!("no uniform branch:\n{}", lines.join("\n")));
-    // i % width is needed only under `if n > 4`, which every thread takes alike: it is
-    // computed in the loop's body, before the branch, where ptxas may schedule it
-    // among the rest.
+    // i % width is needed only under `if n > 4`, and changes every iteration: it is
+    // computed inside the branch, so iterations that skip it do not pay for it.
     let remainder = find(&lines, " rem ", the_loop);
     assert!(
-        remainder < uniform_branch,
-        "the remainder at line {remainder} is inside the branch at line {uniform_branch}:\n{}",
+        remainder > uniform_branch,
+        "the remainder at line {remainder} is outside the branch at line {uniform_branch}:\n{}",
+        lines.join("\n")
+    );
+}
+
+/// A refill guard: `i + 2 < n` holds on all but the last two iterations of the loop.
+const REFILL: &str =
+    "kernel refill(n: i32, width: i32, y: gmem i32[n:1]) launch grid(1) block(128) {
+    for i in 0..n {
+        if i + 2 >= n {
+            y[i] = i / width;
+        } else {
+            y[i] = i % width;
+        }
+    }
+}
+";
+
+#[test]
+fn a_branch_taken_on_nearly_every_iteration_lets_its_work_out() {
+    let lines: Vec<String> = kir_text(REFILL).lines().map(str::to_owned).collect();
+    let the_loop = find(&lines, "for %", 0);
+    let branch = find(&lines, "if %", the_loop);
+    let otherwise = find(&lines, "} else {", branch);
+    // i % width is needed on the side taken on nearly every iteration: it is computed
+    // before the branch, where ptxas may schedule it among the rest of the loop.
+    let remainder = find(&lines, " rem ", the_loop);
+    assert!(
+        remainder < branch,
+        "the remainder at line {remainder} is inside the branch at line {branch}:\n{}",
+        lines.join("\n")
+    );
+    // i / width is needed only on the last two iterations: it stays on its side.
+    let division = find(&lines, " div ", the_loop);
+    assert!(
+        branch < division && division < otherwise,
+        "the division at line {division} is not on the branch's first side:\n{}",
         lines.join("\n")
     );
 }
