@@ -49,7 +49,13 @@ impl TmaBox {
     pub fn new(global: &Tensor, tile: &Tensor) -> Result<TmaBox, Error> {
         let fail = |sentence: String| Err(Error::Inconsistent(sentence));
         let Some(dtype) = global.dtype.filter(|_| tile.dtype == global.dtype) else {
-            return fail("the shared tile's element type is not the global tensor's".to_owned());
+            let name =
+                |dtype: Option<Dtype>| dtype.map_or("no known type".to_owned(), |d| d.to_string());
+            return fail(format!(
+                "the shared tile holds {} and the global tensor {}: a TMA copy moves bytes, it does not convert",
+                name(tile.dtype),
+                name(global.dtype)
+            ));
         };
         let rank = global.layout.layout.rank();
         if !(1..=5).contains(&rank) {

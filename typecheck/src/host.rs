@@ -2,14 +2,13 @@
 //! kernel's parameters, extents inferred), element-wise host arithmetic and `report`.
 
 use cute::Dtype;
-use lang::ast::{ExprKind, ItemKind, Kernel, ReportPart, TypeKind};
+use lang::ast::{ItemKind, ReportPart, TypeKind};
 use lang::{Diagnostic, Span};
-use layout::IntTuple;
 
-use crate::builtins::operands::static_tuple;
 use crate::builtins::{Arg, Args};
 use crate::callee::ItemId;
 use crate::check::{Checker, Context};
+use crate::host_tensors::{HostTensor, shape_text};
 use crate::value::{IntType, Value};
 
 impl<'a> Checker<'a> {
@@ -245,123 +244,18 @@ impl<'a> Checker<'a> {
                         }
                         continue;
                     };
-                    if let Some(expected) = Dtype::from_name(&element.text).or_else(|| {
-                        consts
-                            .iter()
-                            .find(|(name, _)| *name == element.text)
-                            .and_then(|(_, value)| match value {
-                                Value::Dtype(dtype) => Some(*dtype),
-                                _ => None,
-                            })
-                    }) && expected != *dtype
-                    {
-                        self.report(
-                            Diagnostic::error(
-                                "E0216",
-                                format!(
-                                    "`{}` holds {expected}, but this tensor holds {dtype}",
-                                    param.name.text
-                                ),
-                            )
-                            .with_primary(arg.span, format!("{dtype} tensor"))
-                            .with_secondary(param.span, "parameter declared here"),
-                        );
-                    }
-                    self.check_host_extent(kernel, &bound, &consts, layout, param, arg, shape);
+                    let tensor = HostTensor {
+                        param,
+                        arg,
+                        dtype: *dtype,
+                        shape,
+                    };
+                    self.check_host_tensor(kernel, (&bound, &consts), element, layout, tensor);
                 }
             }
         }
         self.check_kernel(id, kernel, &consts, span);
         Value::Unit
-    }
-
-    /// Compares a host tensor's shape with the parameter layout's shape, with the
-    /// kernel's integer arguments substituted.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn check_host_extent(
-        &mut self,
-        kernel: &'a Kernel,
-        bound: &[(String, Value)],
-        consts: &[(String, Value)],
-        layout: &'a lang::ast::Expr,
-        param: &lang::ast::Param,
-        arg: &Arg,
-        shape: &[Option<i64>],
-    ) {
-        let frame = self.frame_for(Context::Const, "signature".to_owned());
-        let (expected, _) = self.isolated(0, frame, |checker| {
-            for generic in &kernel.generics {
-                let value = consts
-                    .iter()
-                    .find(|(name, _)| *name == generic.name.text)
-                    .map(|(_, value)| value.clone())
-                    .or_else(|| {
-                        generic
-                            .default
-                            .as_ref()
-                            .map(|default| checker.eval_quiet(default))
-                    })
-                    .unwrap_or(Value::Unknown);
-                checker.scopes[0].insert(
-                    generic.name.text.clone(),
-                    crate::check::Local {
-                        value,
-                        mutable: false,
-                        span: generic.name.span,
-                        cell: None,
-                    },
-                );
-            }
-            for (name, value) in bound {
-                checker.scopes[0].insert(
-                    name.clone(),
-                    crate::check::Local {
-                        value: value.clone(),
-                        mutable: false,
-                        span: param.span,
-                        cell: None,
-                    },
-                );
-            }
-            if matches!(layout.kind, ExprKind::Wildcard) {
-                return None;
-            }
-            match checker.eval_quiet(layout) {
-                Value::Layout(layout) => static_tuple(layout.shape()),
-                _ => None,
-            }
-        });
-        let Some(expected) = expected else { return };
-        let expected: Vec<i64> = match &expected {
-            IntTuple::Int(extent) => vec![*extent],
-            IntTuple::Tuple(items) => items
-                .iter()
-                .map(|item| item.product().unwrap_or(0))
-                .collect(),
-        };
-        let matches = expected.len() == shape.len()
-            && expected
-                .iter()
-                .zip(shape)
-                .all(|(want, have)| have.is_none_or(|have| have == *want));
-        if !matches {
-            let wanted = format!(
-                "({})",
-                expected
-                    .iter()
-                    .map(ToString::to_string)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            );
-            self.report(
-                Diagnostic::error(
-                    "E0216",
-                    format!("`{}` needs a tensor of shape {wanted} with these arguments, but this one has shape {}", param.name.text, shape_text(shape)),
-                )
-                .with_primary(arg.span, format!("shape {}", shape_text(shape)))
-                .with_secondary(param.span, "the parameter's layout"),
-            );
-        }
     }
 
     /// `report NAME = EXPR, ..., against EXPR;` in a bench.
@@ -410,15 +304,4 @@ impl<'a> Checker<'a> {
             }
         }
     }
-}
-
-pub(crate) fn shape_text(shape: &[Option<i64>]) -> String {
-    format!(
-        "({})",
-        shape
-            .iter()
-            .map(|extent| extent.map_or("?".to_owned(), |extent| extent.to_string()))
-            .collect::<Vec<_>>()
-            .join(", ")
-    )
 }

@@ -29,6 +29,7 @@ mod check;
 mod eval;
 pub mod expr_types;
 mod host;
+mod host_tensors;
 mod report;
 mod stack;
 pub mod stdlib;

@@ -10,7 +10,7 @@ use lang::ast::{Argument, Expr, ExprKind};
 
 use crate::builtins::{Arg, Args};
 use crate::check::Checker;
-use crate::host::shape_text;
+use crate::host_tensors::shape_text;
 
 /// How to write the GEMM's operands, for diagnostics.
 const CUBLAS_FORM: &str = "write the product the kernel computes as `matmul` takes it: `against cublas(a, transpose(b))` is C = A · Bᵀ with A stored (M, K) and B stored (N, K)";

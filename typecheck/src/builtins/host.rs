@@ -7,7 +7,7 @@ use layout::IntTuple;
 
 use crate::builtins::{Arg, Args};
 use crate::check::Checker;
-use crate::host::shape_text;
+use crate::host_tensors::shape_text;
 use crate::value::Value;
 
 impl<'a> Checker<'a> {
