@@ -190,6 +190,9 @@ pub(crate) struct Reporting {
     pub(crate) bindings: Vec<Binding>,
     /// The (span, name) of each binding recorded, to record it once.
     pub(crate) recorded: FxHashSet<(Span, String)>,
+    /// What kernel instantiations found, by kernel, code and place: the index of the
+    /// one diagnostic kept, and how many other instantiations found it too.
+    pub(crate) per_kernel: FxHashMap<(String, &'static str, Span), (usize, usize)>,
 }
 
 /// Budgets: the work done and the nesting reached, against their limits.
