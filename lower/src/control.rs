@@ -68,6 +68,7 @@ impl Builder<'_> {
         }
         let open_loop = OpenLoop {
             counter: counter.to_owned(),
+            start: start.clone(),
             end: end.clone(),
         };
         let (Some(start), Some(end)) = (self.int(start), self.int(end)) else {

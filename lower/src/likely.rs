@@ -3,10 +3,11 @@
 //! A condition that compares a loop's counter, offset by a constant, with that loop's
 //! end, offset by a constant, is the same on all but a constant number of the loop's
 //! iterations: `k + STAGES - 1 < k_tiles` in `for k in 0..k_tiles` is true on all
-//! but the last `STAGES - 1`. Such a branch is taken nearly always (or nearly never),
-//! whatever the extents, which no other condition promises. `&&`, `||` and `!` combine
-//! what their operands foresee. Only a loop whose end is a run-time extent counts: its
-//! iterations are taken to outnumber the constant.
+//! but the last `STAGES - 1`. Such a branch is taken nearly always (or nearly never)
+//! when the loop runs long, which no other condition promises. `&&`, `||` and `!`
+//! combine what their operands foresee. Only a loop whose trip count is a run-time
+//! value counts (`0..k_tiles`, not `0..4` or `n - 2..n`): its iterations are taken to
+//! outnumber the constant.
 //!
 //! Placement uses this: work that leaves a branch taken nearly always costs nothing
 //! extra, and leaves a block that ptxas can turn into predicated instructions
@@ -17,9 +18,10 @@ use lang::ast::{BinaryOp, UnaryOp};
 use layout::SymInt;
 use trace::Term;
 
-/// A `for` loop around what is being lowered: its counter's name and its end.
+/// A `for` loop around what is being lowered: its counter's name and its bounds.
 pub(crate) struct OpenLoop {
     pub(crate) counter: String,
+    pub(crate) start: SymInt,
     pub(crate) end: SymInt,
 }
 
@@ -56,8 +58,9 @@ fn comparison(op: BinaryOp, left: &Term, right: &Term, loops: &[OpenLoop]) -> Op
     let (Term::Int(left, _), Term::Int(right, _)) = (left, right) else {
         return None;
     };
-    let mut run_time_ends = loops.iter().filter(|open| open.end.as_constant().is_none());
-    let counter_below_end = run_time_ends.find_map(|open| {
+    let mut run_time_trips =
+        (loops.iter()).filter(|open| open.end.constant_difference(&open.start).is_none());
+    let counter_below_end = run_time_trips.find_map(|open| {
         let counter = SymInt::variable(&open.counter);
         let offset_from = |value: &SymInt, base: &SymInt| value.constant_difference(base);
         if offset_from(left, &counter).is_some() && offset_from(right, &open.end).is_some() {
@@ -104,11 +107,16 @@ mod tests {
 
     /// `for k in 0..tiles` (a run-time end) around `for c in 0..4`.
     fn loops() -> Vec<OpenLoop> {
-        let open = |counter: &str, end: &str| OpenLoop {
+        let open = |counter: &str, start: &str, end: &str| OpenLoop {
             counter: counter.into(),
+            start: start.parse().expect("a symbolic integer"),
             end: end.parse().expect("a symbolic integer"),
         };
-        vec![open("k", "tiles"), open("c", "4")]
+        vec![
+            open("k", "0", "tiles"),
+            open("c", "0", "4"),
+            open("j", "n-2", "n"),
+        ]
     }
 
     fn foresee(condition: &Arc<Term>) -> Option<bool> {
@@ -125,6 +133,12 @@ mod tests {
         assert_eq!(foresee(&end_first), Some(true));
         let last = binary(BinaryOp::Equal, int("k+1"), int("tiles"));
         assert_eq!(foresee(&last), Some(false));
+        let not_last = binary(BinaryOp::NotEqual, int("tiles"), int("k+1"));
+        assert_eq!(foresee(&not_last), Some(true));
+        let end_at_most = binary(BinaryOp::LessEqual, int("tiles"), int("k"));
+        assert_eq!(foresee(&end_at_most), Some(false));
+        let end_at_least = binary(BinaryOp::GreaterEqual, int("tiles+1"), int("k+3"));
+        assert_eq!(foresee(&end_at_least), Some(true));
         assert_eq!(
             foresee(&Arc::new(Term::Unary(UnaryOp::Not, below))),
             Some(false)
@@ -132,9 +146,11 @@ mod tests {
     }
 
     #[test]
-    fn only_a_run_time_end_and_a_constant_offset_count() {
-        // `c + 1 < 4` holds on 3 of the 4 iterations: too few to say.
+    fn only_a_run_time_trip_count_and_a_constant_offset_count() {
+        // `c + 1 < 4` holds on 3 of the 4 iterations, `j + 1 < n` on 1 of 2: too few
+        // to say.
         assert_eq!(foresee(&binary(BinaryOp::Less, int("c+1"), int("4"))), None);
+        assert_eq!(foresee(&binary(BinaryOp::Less, int("j+1"), int("n"))), None);
         // `2 * k < tiles` holds on half of them; `k < w` on any number.
         assert_eq!(
             foresee(&binary(BinaryOp::Less, int("2*k"), int("tiles"))),

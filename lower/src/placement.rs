@@ -9,10 +9,10 @@
 //! a rarely taken one makes every iteration do its work (the attention example's
 //! causal mask, taken only on the diagonal tiles, put its 400 comparisons in every
 //! tile). So a pure instruction leaves a branch only when it also leaves a loop around
-//! that branch, or when the branch's condition is the same for every thread and is
-//! foreseen true on nearly every iteration of a loop around it (`likely.rs`): the SM80
-//! GEMM's refill (`if k + STAGES - 1 < k_tiles`) then keeps only its copies, which
-//! ptxas predicates and schedules among the MMAs.
+//! that branch, or when the branch's condition is the same for every thread and its
+//! side is foreseen taken on nearly every iteration of a loop around it
+//! (`likely.rs`): the SM80 GEMM's refill (`if k + STAGES - 1 < k_tiles`) then keeps
+//! only its copies, which ptxas predicates and schedules among the MMAs.
 //!
 //! Whether a value may differ between threads is tracked as it is defined: thread
 //! indices, loads and the values of collective instructions may; parameters, block

@@ -1,9 +1,9 @@
 //! Where pure instructions go: out of the loops they do not depend on (computed once,
-//! before the loop) and out of branches every thread takes alike, but not out of a
-//! divergent branch merely to run on every thread. A 64-bit division is a long
-//! subroutine on the GPU; placed outside thread 0's `if`, every thread of the block ran
-//! it in every iteration (the SM90 GEMM's producer, 3x slower). A uniform branch keeps
-//! its work too, unless a loop around it takes it on all but a few iterations.
+//! before the loop), but not out of a branch merely to run where the branch is not
+//! taken. A 64-bit division is a long subroutine on the GPU; placed outside thread 0's
+//! `if`, every thread of the block ran it in every iteration (the SM90 GEMM's producer,
+//! 3x slower). A uniform branch keeps its work too, unless a loop around it takes it
+//! on all but a few iterations.
 
 #[path = "support/lower.rs"]
 mod support;

@@ -10,6 +10,7 @@ use lang::ast::Kernel;
 use rustc_hash::FxHashMap;
 
 use crate::callee::ItemId;
+use crate::check::findings::Instantiation;
 use crate::check::{Checker, Context};
 use crate::trace::KernelTrace;
 use crate::value::{Origin, Value};
@@ -68,6 +69,7 @@ impl<'a> Checker<'a> {
         let frame = self.frame_for(Context::Device, format!("kernel {}", kernel.name.text));
         let errors_before = self.error_count();
         let reported_before = self.reporting.diagnostics.len();
+        let outer_repeats = self.reporting.repeated.replace(Vec::new());
         let (trace, frame) = self.isolated(id.module, frame, |checker| {
             checker.bind_generics(&kernel.generics, const_arguments, call_span);
             checker.bind_kernel_params(&kernel.params);
@@ -97,58 +99,17 @@ impl<'a> Checker<'a> {
             trace.has_errors = self.error_count() > errors_before;
             self.record_trace(trace);
         }
-        self.merge_findings(kernel, const_arguments, call_span, reported_before);
-    }
-
-    /// Keeps one diagnostic per code and place for all of a kernel's instantiations
-    /// (a wrong TMA tile is wrong for every head_dim a file launches), the first found:
-    /// those since `reported_before` that an earlier instantiation found are dropped
-    /// and counted in its note. A kernel with const parameters says which
-    /// instantiation, at the call that launched it.
-    fn merge_findings(
-        &mut self,
-        kernel: &Kernel,
-        const_arguments: &[(String, Value)],
-        call_span: Span,
-        reported_before: usize,
-    ) {
-        let name = &kernel.name.text;
-        let found = self.reporting.diagnostics.split_off(reported_before);
-        for mut diagnostic in found {
-            let key = (name.clone(), diagnostic.code, diagnostic.primary.span);
-            if let Some((index, others)) = self.reporting.per_kernel.get_mut(&key)
-                // Still there: a quiet evaluation drops what it reported.
-                && let Some(kept) = self.reporting.diagnostics.get_mut(*index)
-                && (kept.code, kept.primary.span) == (key.1, key.2)
-            {
-                *others += 1;
-                let note = match *others {
-                    1 => format!("1 other instantiation of `{name}` finds this too"),
-                    others => format!("{others} other instantiations of `{name}` find this too"),
-                };
-                kept.notes
-                    .retain(|note| !note.contains(" other instantiation"));
-                kept.notes.push(note);
-                continue;
-            }
-            if !kernel.generics.is_empty() {
-                let arguments: Vec<String> = (const_arguments.iter())
-                    .map(|(name, value)| format!("{name} = {value}"))
-                    .collect();
-                let instantiation = match arguments.is_empty() {
-                    true => format!("`{name}` with its const parameters' defaults"),
-                    false => format!("`{name}<{}>`", arguments.join(", ")),
-                };
-                if call_span != kernel.name.span {
-                    let label = format!("{instantiation} launched here");
-                    diagnostic = diagnostic.with_secondary(call_span, label);
-                }
-                diagnostic.notes.push(format!("found in {instantiation}"));
-            }
-            let index = self.reporting.diagnostics.len();
-            self.reporting.per_kernel.insert(key, (index, 0));
-            self.reporting.diagnostics.push(diagnostic);
-        }
+        let repeated = std::mem::replace(&mut self.reporting.repeated, outer_repeats);
+        let instantiation = Instantiation {
+            kernel,
+            const_arguments,
+            call_span,
+        };
+        self.merge_findings(
+            &instantiation,
+            reported_before,
+            repeated.unwrap_or_default(),
+        );
     }
 
     /// Keeps a finished trace, unless calls that spell the same instantiation

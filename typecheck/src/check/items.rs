@@ -67,6 +67,7 @@ impl<'a> Checker<'a> {
         let saved_bindings = self.reporting.bindings.len();
         let value = self.eval(expr);
         self.reporting.diagnostics.truncate(saved_diagnostics);
+        (self.reporting.per_kernel).retain(|_, finding| finding.index < saved_diagnostics);
         self.reporting.seen = saved_seen;
         self.reporting.bindings.truncate(saved_bindings);
         value

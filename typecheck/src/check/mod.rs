@@ -18,6 +18,7 @@
 
 mod cluster;
 pub(crate) mod control;
+mod findings;
 mod instantiations;
 mod items;
 mod kernels;
@@ -190,9 +191,11 @@ pub(crate) struct Reporting {
     pub(crate) bindings: Vec<Binding>,
     /// The (span, name) of each binding recorded, to record it once.
     pub(crate) recorded: FxHashSet<(Span, String)>,
-    /// What kernel instantiations found, by kernel, code and place: the index of the
-    /// one diagnostic kept, and how many other instantiations found it too.
-    pub(crate) per_kernel: FxHashMap<(String, &'static str, Span), (usize, usize)>,
+    /// What kernel instantiations found, by kernel, code and place (`findings.rs`).
+    pub(crate) per_kernel: FxHashMap<findings::Place, findings::Finding>,
+    /// While a kernel instantiation is checked: the (code, span) of each diagnostic it
+    /// reported again, which `seen` kept out.
+    pub(crate) repeated: Option<Vec<(&'static str, Span)>>,
 }
 
 /// Budgets: the work done and the nesting reached, against their limits.

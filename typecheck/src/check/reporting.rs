@@ -28,6 +28,8 @@ impl<'a> Checker<'a> {
         );
         if self.reporting.seen.insert(key) {
             self.reporting.diagnostics.push(diagnostic);
+        } else if let Some(repeated) = &mut self.reporting.repeated {
+            repeated.push((diagnostic.code, diagnostic.span()));
         }
     }
 
