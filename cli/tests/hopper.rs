@@ -197,6 +197,23 @@ fn the_attention_example_assembles_with_both_wgmma_forms() {
     };
     assert_eq!(count("m64n192k16", 1), 8);
     assert_eq!(count("m64n128k16", 2), 24);
+    // Within each 64-column panel of head_dim 128 (4 k-steps), each k-step's
+    // descriptor is the panel's first plus an immediate: nothing but an add between
+    // consecutive wgmmas of S (the swizzle is undone once, before the loop).
+    let lines: Vec<&str> = default_kernel.lines().collect();
+    let s_steps: Vec<usize> = (0..lines.len())
+        .filter(|&line| lines[line].contains("wgmma.mma_async.sync.aligned.m64n192k16"))
+        .collect();
+    for panel in s_steps.chunks(4) {
+        for pair in panel.windows(2) {
+            let between = &lines[pair[0] + 1..pair[1]];
+            assert!(
+                between.len() == 1 && between[0].trim().starts_with("add.s64"),
+                "a k-step's descriptor computed anew:\n{}",
+                between.join("\n")
+            );
+        }
+    }
     // The warpgroups' turns: named barriers a register names.
     let turns = ["bar.sync %r", "bar.arrive %r"];
     assert!(turns.iter().all(|turn| default_kernel.contains(turn)));

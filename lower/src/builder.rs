@@ -66,8 +66,8 @@ pub(crate) struct Builder<'t> {
     /// layout at a run-time index is symbolic division, and copies ask twice).
     pub(crate) unswizzled_cache: FxHashMap<(layout::ComposedLayout, SymInt), SymInt>,
     /// The addresses computed for swizzled shared elements, per buffer and element
-    /// size, that other elements reach with an immediate offset.
-    pub(crate) swizzle_anchors: FxHashMap<(usize, i64), Vec<crate::swizzled::Anchor>>,
+    /// size, that others reach with an immediate; size 0: descriptors' (`gmma.rs`).
+    pub(crate) swizzle_anchors: FxHashMap<(usize, i64), Vec<crate::anchors::Anchor>>,
     /// Each thread-index expression's value in every thread of the block (`None`
     /// when the block is not a known size).
     pub(crate) thread_values: FxHashMap<SymInt, Option<std::rc::Rc<Vec<i64>>>>,

@@ -8,10 +8,13 @@
 //! addresses) applied to the address the compiler places that element at, so a tile
 //! may start anywhere in the swizzle pattern.
 
-use cute::{Atom, GmmaDescriptor, Tensor, first_mode_values, warpgroup_descriptor};
+use std::rc::Rc;
+
+use cute::{Atom, Base, Codomain, GmmaDescriptor, Tensor, first_mode_values, warpgroup_descriptor};
 use kir::{BinOp, Op, Ty, ValueId};
 use layout::SymInt;
 
+use crate::anchors::{Anchor, SplitAddress, constant_difference};
 use crate::builder::Builder;
 use crate::memory::Place;
 
@@ -50,20 +53,20 @@ impl Builder<'_> {
             warpgroup_descriptor(tensor, (first, &values), rows, threads / 128, &runs)
         });
         let name = format!("`{}`", atom.display_name());
-        let (descriptor, start) = self.shared_descriptor(derived, tensor, first, &name)?;
-        let constant = self.constant(descriptor.constant_bits() as i64, Ty::I64);
-        let value = self.pure(Op::Binary(BinOp::Or, start, constant), Ty::I64);
+        let bits = GmmaDescriptor::constant_bits;
+        let (descriptor, value) = self.shared_descriptor(derived, (tensor, first), bits, &name)?;
         Some((value, descriptor.transpose_flag().to_string()))
     }
 
     /// The descriptor `derived` for `tensor`'s tile whose first element is at layout
-    /// value `first`, with its start-address field (bits 0-13, as i64) computed at run
-    /// time; what cannot be one is unsupported, `what` naming the instruction.
+    /// value `first`: its `constant_bits` and its start-address field (bits 0-13)
+    /// computed at run time; what cannot be one is unsupported, `what` naming the
+    /// instruction.
     pub(crate) fn shared_descriptor(
         &mut self,
         derived: Result<GmmaDescriptor, cute::Error>,
-        tensor: &Tensor,
-        first: &SymInt,
+        (tensor, first): (&Tensor, &SymInt),
+        constant_bits: fn(&GmmaDescriptor) -> u64,
         what: &str,
     ) -> Option<(GmmaDescriptor, ValueId)> {
         let descriptor = match derived {
@@ -73,6 +76,10 @@ impl Builder<'_> {
                 return None;
             }
         };
+        let bits = constant_bits(&descriptor) as i64;
+        if let Some(value) = self.descriptor_from_anchor(tensor, first, descriptor.swizzle, bits) {
+            return Some((descriptor, value));
+        }
         let Some(Place::Memory {
             address, offset, ..
         }) = self.place(tensor, first)
@@ -91,6 +98,112 @@ impl Builder<'_> {
         let units = self.pure(Op::Binary(BinOp::Shr, start, four), Ty::I32);
         let mask = self.constant(0x3FFF, Ty::I32);
         let field = self.pure(Op::Binary(BinOp::And, units, mask), Ty::I32);
-        Some((descriptor, self.convert(field, Ty::I64)))
+        let field = self.convert(field, Ty::I64);
+        let constant = self.constant(bits, Ty::I64);
+        Some((
+            descriptor,
+            self.pure(Op::Binary(BinOp::Or, field, constant), Ty::I64),
+        ))
     }
+
+    /// The descriptor of a swizzled tile whose first element is an anchor's address
+    /// plus whole swizzle periods plus a constant (`swizzled.rs`): the anchor
+    /// un-swizzled once, and each tile of the family its descriptor plus an immediate,
+    /// as CUTLASS's descriptor iterators step. `None` when that does not hold for every
+    /// thread.
+    ///
+    /// The swizzle acts on bits 4-9 of an address (128-byte span; fewer for less), so
+    /// adding a multiple of its period (`8 * span`) commutes with it; the buffer starts
+    /// on a period, and shared addresses are below 2^18, so the 14-bit field never
+    /// carries into the constant bits.
+    fn descriptor_from_anchor(
+        &mut self,
+        tensor: &Tensor,
+        first: &SymInt,
+        swizzle: u32,
+        bits: i64,
+    ) -> Option<ValueId> {
+        let Codomain::Swizzled(composed) = &tensor.layout.codomain else {
+            return None;
+        };
+        let bytes = tensor.dtype?.bits() / 8;
+        let period = i64::from(swizzle) * 8;
+        if swizzle == 0 || bytes == 0 {
+            return None;
+        }
+        let parts = self.split_address(tensor, first, composed, bytes)?;
+        let rest_divisor = i64::try_from(parts.rest.provable_divisor(&|_| false)).ok()?;
+        let whole_periods = parts.rest.as_constant() == Some(0)
+            || (rest_divisor != 0 && (rest_divisor * bytes) % period == 0);
+        let within = parts.offset.rem_euclid(period);
+        let periods = parts.offset - within;
+        let mut steps = parts.anchor_offsets.iter().map(|&anchor| {
+            (anchor % 16 == 0)
+                .then(|| unswizzle(anchor + within, swizzle) - unswizzle(anchor, swizzle))
+        });
+        let step = steps.next()??;
+        if !whole_periods || !steps.all(|other| other == Some(step)) {
+            return None;
+        }
+        let immediate = periods + step;
+        if immediate % 16 != 0 {
+            return None;
+        }
+        let (anchor, shift) = self.descriptor_anchor(tensor, &parts, swizzle)?;
+        let immediate = immediate + shift;
+        let base = if parts.rest.as_constant() == Some(0) {
+            anchor
+        } else {
+            let rest = self.int(&parts.rest)?;
+            let scaled = self.scale(rest, bytes);
+            let narrow = self.convert(scaled, Ty::I32);
+            self.pure(Op::Binary(BinOp::Add, anchor, narrow), Ty::I32)
+        };
+        let four = self.constant(4, Ty::I32);
+        let units = self.pure(Op::Binary(BinOp::Shr, base, four), Ty::I32);
+        let field = self.convert(units, Ty::I64);
+        let constant = self.constant(bits, Ty::I64);
+        let descriptor = self.pure(Op::Binary(BinOp::Or, field, constant), Ty::I64);
+        if immediate == 0 {
+            return Some(descriptor);
+        }
+        let immediate = self.constant(immediate >> 4, Ty::I64);
+        Some(self.pure(Op::Binary(BinOp::Add, descriptor, immediate), Ty::I64))
+    }
+
+    /// The un-swizzled address of `parts`' anchor, as an earlier descriptor's anchor
+    /// still in scope and the bytes to add to it, when every thread finds the same
+    /// difference; else the anchor un-swizzled anew.
+    fn descriptor_anchor(
+        &mut self,
+        tensor: &Tensor,
+        parts: &SplitAddress,
+        swizzle: u32,
+    ) -> Option<(ValueId, i64)> {
+        let Base::Shared(buffer) = tensor.base else {
+            return None;
+        };
+        let unswizzled: Vec<i64> = (parts.anchor_offsets.iter())
+            .map(|&offset| unswizzle(offset, swizzle))
+            .collect();
+        let anchors = self.swizzle_anchors.entry((buffer, 0)).or_default();
+        for anchor in anchors.iter() {
+            if let Some(shift) = constant_difference(&unswizzled, &anchor.per_thread) {
+                return Some((anchor.address, shift));
+            }
+        }
+        let address = self.descriptor_start(parts.anchor, swizzle);
+        let anchors = self.swizzle_anchors.entry((buffer, 0)).or_default();
+        anchors.push(Anchor {
+            per_thread: Rc::new(unswizzled),
+            address,
+        });
+        Some((address, 0))
+    }
+}
+
+/// The byte offset the hardware swizzles into `offset` (an involution), for a swizzle
+/// span of `swizzle` bytes: bits 4-6 (fewer for a narrower span) xor bits 7-9.
+fn unswizzle(offset: i64, swizzle: u32) -> i64 {
+    offset ^ (((offset >> 7) & i64::from(swizzle / 16 - 1)) << 4)
 }

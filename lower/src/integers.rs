@@ -9,6 +9,18 @@ use trace::TraceParamKind;
 use crate::builder::Builder;
 
 impl Builder<'_> {
+    /// A zero of type `ty`, the value of a slot never written.
+    pub(crate) fn zero(&mut self, ty: Ty) -> ValueId {
+        match ty {
+            Ty::F32 | Ty::F64 => self.pure(Op::ConstFloat(0.0), ty),
+            Ty::F16 | Ty::BF16 => {
+                let zero = self.pure(Op::ConstFloat(0.0), Ty::F32);
+                self.convert(zero, ty)
+            }
+            _ => self.constant(0, ty),
+        }
+    }
+
     pub(crate) fn constant(&mut self, value: i64, ty: Ty) -> ValueId {
         if let Some(known) = self.constants.get(&(value, ty)) {
             return *known;

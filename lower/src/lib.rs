@@ -26,6 +26,7 @@
 //! What lowering cannot do yet (`break`) is an `E0301` at the source line.
 //! Lowering never panics; a kernel it builds passes [`kir::verify`].
 
+mod anchors;
 mod atoms;
 pub mod blackwell;
 mod budget;

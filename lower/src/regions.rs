@@ -332,18 +332,6 @@ impl Builder<'_> {
         }
     }
 
-    /// A zero of type `ty`, the value of a slot never written.
-    pub(crate) fn zero(&mut self, ty: Ty) -> ValueId {
-        match ty {
-            Ty::F32 | Ty::F64 => self.pure(Op::ConstFloat(0.0), ty),
-            Ty::F16 | Ty::BF16 => {
-                let zero = self.pure(Op::ConstFloat(0.0), Ty::F32);
-                self.convert(zero, ty)
-            }
-            _ => self.constant(0, ty),
-        }
-    }
-
     /// Forgets every cached value defined at `depth` or deeper (the region closing).
     fn forget_from(&mut self, depth: usize) {
         let depths = &self.depths;
@@ -354,6 +342,9 @@ impl Builder<'_> {
         self.variables.retain(|_, value| live(value));
         for list in self.recent.values_mut() {
             list.retain(|(_, value)| live(value));
+        }
+        for list in self.swizzle_anchors.values_mut() {
+            list.retain(|anchor| live(&anchor.address));
         }
         self.param_addresses.retain(|_, value| live(value));
         self.halves

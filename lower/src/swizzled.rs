@@ -18,8 +18,8 @@
 //! - What is left, `swizzle(inner(a) + offset)`, is known for every thread of the
 //!   block: the compiler evaluates it for each, and when it differs from an address
 //!   already computed by the same constant for all of them, the element is that
-//!   address plus an immediate. Only the first of each family is computed at run
-//!   time, once per thread, before any loop.
+//!   address plus an immediate. Only the first of each family, its anchor
+//!   (`anchors.rs`), is computed at run time, once per thread.
 //!
 //! Anything else takes the general path: the inner layout and the swizzle evaluated
 //! on the run-time index.
@@ -37,13 +37,6 @@ use crate::memory::Place;
 /// Most threads of a block whose addresses the compiler evaluates one by one.
 const MAX_ENUMERATED_THREADS: i64 = 1024;
 
-/// An address computed at run time for a family of elements: the swizzled element
-/// offset of each thread of the block, and the 32-bit address holding it.
-pub(crate) struct Anchor {
-    per_thread: Rc<Vec<i64>>,
-    address: ValueId,
-}
-
 /// An index without its constant, split into its terms over thread indices and the
 /// rest, with the largest number the rest is provably a multiple of.
 pub(crate) struct ThreadSplit {
@@ -53,13 +46,13 @@ pub(crate) struct ThreadSplit {
 }
 
 /// A swizzled element split into its per-thread offset and its run-time rest.
-struct Split {
+pub(crate) struct Split {
     /// The thread part of the index, constant included.
-    thread_part: SymInt,
+    pub(crate) thread_part: SymInt,
     /// `swizzle(inner(thread_part) + offset)` for each thread of the block.
-    per_thread: Rc<Vec<i64>>,
+    pub(crate) per_thread: Rc<Vec<i64>>,
     /// The elements the run-time rest adds after the swizzle.
-    rest: SymInt,
+    pub(crate) rest: SymInt,
 }
 
 impl Builder<'_> {
@@ -85,57 +78,26 @@ impl Builder<'_> {
             let base = self.shared_base();
             return Some(shared(base, start + offset));
         }
-        let Some(split) = self.split(index, composed) else {
+        let Some(split) = self.split_address(tensor, index, composed, bytes) else {
             let unswizzled = self.unswizzled(tensor, index)?;
             let address = self.swizzled_address(&unswizzled, composed, bytes)?;
             return Some(shared(address, start));
         };
-        let (anchor, delta) = self.anchor(buffer, bytes, &split, composed)?;
-        let (rest, immediate) = split.rest.split_constant();
-        let delta = delta + immediate;
-        let address = if rest.as_constant() == Some(0) {
-            anchor
+        let address = if split.rest.as_constant() == Some(0) {
+            split.anchor
         } else {
-            let rest = self.int(&rest)?;
+            let rest = self.int(&split.rest)?;
             let scaled = self.scale(rest, bytes);
             let narrow = self.convert(scaled, Ty::I32);
-            self.binary(BinOp::Add, anchor, narrow)
+            self.binary(BinOp::Add, split.anchor, narrow)
         };
-        Some(shared(address, start + delta * bytes))
-    }
-
-    /// The anchor address for `split` and the elements its offset adds: an existing
-    /// anchor of the buffer that differs by the same amount for every thread, or a new
-    /// one.
-    fn anchor(
-        &mut self,
-        buffer: usize,
-        bytes: i64,
-        split: &Split,
-        composed: &ComposedLayout,
-    ) -> Option<(ValueId, i64)> {
-        let anchors = self.swizzle_anchors.entry((buffer, bytes)).or_default();
-        for anchor in anchors.iter() {
-            if let Some(delta) = constant_difference(&split.per_thread, &anchor.per_thread) {
-                return Some((anchor.address, delta));
-            }
-        }
-        let unswizzled = self.unswizzled_index(composed, &split.thread_part)?;
-        let address = self.swizzled_address(&unswizzled, composed, bytes)?;
-        if self.depth_of(address) == 0 {
-            let anchors = self.swizzle_anchors.entry((buffer, bytes)).or_default();
-            anchors.push(Anchor {
-                per_thread: split.per_thread.clone(),
-                address,
-            });
-        }
-        Some((address, 0))
+        Some(shared(address, split.offset))
     }
 
     /// `index` split as the module's documentation describes, if it can be. The
     /// constant term goes to the thread part modulo the boundary, the rest of it to
     /// the run-time part (where it becomes an immediate offset).
-    fn split(&mut self, index: &SymInt, composed: &ComposedLayout) -> Option<Split> {
+    pub(crate) fn split(&mut self, index: &SymInt, composed: &ComposedLayout) -> Option<Split> {
         let (variable, constant) = index.split_constant();
         let parts = self.thread_split(variable)?;
         let (thread_terms, rest, divisor) = (&parts.thread_terms, &parts.rest, parts.divisor);
@@ -297,7 +259,7 @@ impl Builder<'_> {
 
     /// The 32-bit shared address of `swizzle(unswizzled)` in elements of `bytes`,
     /// relative to the buffer's start: the swizzle's mask, shift and xor at run time.
-    fn swizzled_address(
+    pub(crate) fn swizzled_address(
         &mut self,
         unswizzled: &SymInt,
         composed: &ComposedLayout,
@@ -373,13 +335,6 @@ fn thread_value(name: &str, [x, y, z]: [i64; 3]) -> Option<i64> {
     }
 }
 
-/// `d` when `values[t] = anchor[t] + d` for every thread `t`.
-fn constant_difference(values: &[i64], anchor: &[i64]) -> Option<i64> {
-    let delta = values.first()? - anchor.first()?;
-    let same = values.iter().zip(anchor).all(|(v, a)| v - a == delta);
-    (same && values.len() == anchor.len()).then_some(delta)
-}
-
 /// The offset of a swizzled allocation's inner layout at `index`: read from `table`
 /// (the layout's offsets, [`Builder::inner_table`]) where it covers `index`, evaluated
 /// otherwise.
@@ -392,16 +347,5 @@ pub(crate) fn inner_offset(
     match tabulated {
         Some(offset) => Some(offset),
         None => inner.evaluate_index(&index).ok(),
-    }
-}
-#[cfg(test)]
-mod tests {
-    use super::constant_difference;
-
-    #[test]
-    fn a_constant_difference_must_hold_for_every_thread() {
-        assert_eq!(constant_difference(&[5, 9, 13], &[1, 5, 9]), Some(4));
-        assert_eq!(constant_difference(&[5, 9, 14], &[1, 5, 9]), None);
-        assert_eq!(constant_difference(&[5, 9], &[1, 5, 9]), None);
     }
 }

@@ -12,9 +12,10 @@
 //!   order.
 
 use cute::{
-    Tensor, UmmaShape, tile_extents, tile_values, tmem_shape_registers, umma_descriptor, umma_kind,
+    GmmaDescriptor, Tensor, UmmaShape, tile_extents, tile_values, tmem_shape_registers,
+    umma_descriptor, umma_kind,
 };
-use kir::{BinOp, Op, Ty, ValueId};
+use kir::{Op, Ty, ValueId};
 use trace::{Term, UmmaA};
 
 use crate::builder::Builder;
@@ -109,9 +110,9 @@ impl Builder<'_> {
         let first = &tile.layout.offset;
         let derived = tile_values(tile, rows * k)
             .and_then(|values| umma_descriptor(tile, (first, &values), rows as usize));
-        let (descriptor, start) = self.shared_descriptor(derived, tile, first, "tcgen05.mma")?;
-        let constant = self.constant(descriptor.umma_constant_bits() as i64, Ty::I64);
-        let value = self.pure(Op::Binary(BinOp::Or, start, constant), Ty::I64);
+        let bits = GmmaDescriptor::umma_constant_bits;
+        let (descriptor, value) =
+            self.shared_descriptor(derived, (tile, first), bits, "tcgen05.mma")?;
         Some((value, descriptor.major, rows))
     }
 
