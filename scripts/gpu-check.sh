@@ -9,8 +9,8 @@
 #
 # CUKC is a cukc built elsewhere (default target/release/cukc); OUT is a folder for
 # the logs (default $OUT, else ./gpu-check-out). The benches end with PyTorch's
-# scaled_dot_product_attention per backend (scripts/sdpa-baseline.py), the attention
-# example's baseline, when torch is installed. The Python package's tests and launch
+# scaled_dot_product_attention per backend at head_dim 64, 128 and 256
+# (scripts/sdpa-baseline.py), the attention example's baseline, when torch is installed. The Python package's tests and launch
 # benchmark run last, from a wheel in target/wheels (scripts/gpu-check-python.sh; skipped
 # without one). Needs an NVIDIA driver; compute-sanitizer
 # (from the CUDA toolkit) is used when present. ptxas comes from the toolkit or, failing
@@ -49,9 +49,13 @@ done
 for file in cuk-examples/*.cuk; do
     "$CUKC" bench "$file" 2>&1
 done | tee "$LOGS/bench.txt"
-# The attention example's baseline, in the same run: PyTorch's SDPA per backend.
+# The attention example's baseline, in the same run: PyTorch's SDPA per backend, at each
+# head_dim the example benches.
 if python3 -c "import torch" 2>/dev/null; then
-    python3 scripts/sdpa-baseline.py 2>&1 | tee -a "$LOGS/bench.txt"
+    for head_dim in 64 128 256; do
+        echo "head_dim $head_dim:"
+        python3 scripts/sdpa-baseline.py --head-dim "$head_dim" 2>&1
+    done | tee -a "$LOGS/bench.txt"
 fi
 echo
 cat "$summary"
