@@ -7,7 +7,7 @@
 use std::rc::Rc;
 
 use cute::{Base, Tensor};
-use kir::ValueId;
+use kir::{BinOp, Ty, ValueId};
 use layout::{ComposedLayout, SymInt};
 
 use crate::builder::Builder;
@@ -68,20 +68,58 @@ impl Builder<'_> {
         split: &Split,
         composed: &ComposedLayout,
     ) -> Option<(ValueId, i64)> {
-        let anchors = self.swizzle_anchors.entry((buffer, bytes)).or_default();
-        for anchor in anchors.iter() {
-            if let Some(delta) = constant_difference(&split.per_thread, &anchor.per_thread) {
-                return Some((anchor.address, delta));
-            }
+        if let Some(known) = self.known_anchor((buffer, bytes), &split.per_thread) {
+            return Some(known);
         }
         let unswizzled = self.unswizzled_index(composed, &split.thread_part)?;
         let address = self.swizzled_address(&unswizzled, composed, bytes)?;
-        let anchors = self.swizzle_anchors.entry((buffer, bytes)).or_default();
+        self.remember_anchor((buffer, bytes), split.per_thread.clone(), address);
+        Some((address, 0))
+    }
+
+    /// An anchor kept under `key` (a buffer and element size) that every thread's
+    /// `per_thread` value exceeds by the same amount, with that amount.
+    pub(crate) fn known_anchor(
+        &self,
+        key: (usize, i64),
+        per_thread: &[i64],
+    ) -> Option<(ValueId, i64)> {
+        self.swizzle_anchors.get(&key)?.iter().find_map(|anchor| {
+            constant_difference(per_thread, &anchor.per_thread)
+                .map(|difference| (anchor.address, difference))
+        })
+    }
+
+    /// Keeps `address`, whose value in each thread is `per_thread`, as an anchor under
+    /// `key` while its region is open.
+    pub(crate) fn remember_anchor(
+        &mut self,
+        key: (usize, i64),
+        per_thread: Rc<Vec<i64>>,
+        address: ValueId,
+    ) {
+        let anchors = self.swizzle_anchors.entry(key).or_default();
         anchors.push(Anchor {
-            per_thread: split.per_thread.clone(),
+            per_thread,
             address,
         });
-        Some((address, 0))
+    }
+
+    /// `base + rest * bytes`, 32-bit: a split address's run-time periods added to its
+    /// anchor (or to a value derived from it).
+    pub(crate) fn plus_rest(
+        &mut self,
+        base: ValueId,
+        rest: &SymInt,
+        bytes: i64,
+    ) -> Option<ValueId> {
+        if rest.as_constant() == Some(0) {
+            return Some(base);
+        }
+        let rest = self.int(rest)?;
+        let scaled = self.scale(rest, bytes);
+        let narrow = self.convert(scaled, Ty::I32);
+        Some(self.binary(BinOp::Add, base, narrow))
     }
 }
 

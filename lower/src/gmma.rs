@@ -10,11 +10,13 @@
 
 use std::rc::Rc;
 
-use cute::{Atom, Base, Codomain, GmmaDescriptor, Tensor, first_mode_values, warpgroup_descriptor};
+use cute::{
+    Atom, Base, Codomain, GmmaDescriptor, Tensor, first_mode_values, swizzled, warpgroup_descriptor,
+};
 use kir::{BinOp, Op, Ty, ValueId};
 use layout::SymInt;
 
-use crate::anchors::{Anchor, SplitAddress, constant_difference};
+use crate::anchors::SplitAddress;
 use crate::builder::Builder;
 use crate::memory::Place;
 
@@ -98,12 +100,15 @@ impl Builder<'_> {
         let units = self.pure(Op::Binary(BinOp::Shr, start, four), Ty::I32);
         let mask = self.constant(0x3FFF, Ty::I32);
         let field = self.pure(Op::Binary(BinOp::And, units, mask), Ty::I32);
+        Some((descriptor, self.with_constant_bits(field, bits)))
+    }
+
+    /// The 64-bit descriptor of a start-address `field` (an i32 below 2^14) and the
+    /// descriptor's other `bits`.
+    fn with_constant_bits(&mut self, field: ValueId, bits: i64) -> ValueId {
         let field = self.convert(field, Ty::I64);
         let constant = self.constant(bits, Ty::I64);
-        Some((
-            descriptor,
-            self.pure(Op::Binary(BinOp::Or, field, constant), Ty::I64),
-        ))
+        self.pure(Op::Binary(BinOp::Or, field, constant), Ty::I64)
     }
 
     /// The descriptor of a swizzled tile whose first element is an anchor's address
@@ -139,7 +144,7 @@ impl Builder<'_> {
         let periods = parts.offset - within;
         let mut steps = parts.anchor_offsets.iter().map(|&anchor| {
             (anchor % 16 == 0)
-                .then(|| unswizzle(anchor + within, swizzle) - unswizzle(anchor, swizzle))
+                .then(|| swizzled(anchor + within, swizzle) - swizzled(anchor, swizzle))
         });
         let step = steps.next()??;
         if !whole_periods || !steps.all(|other| other == Some(step)) {
@@ -151,19 +156,10 @@ impl Builder<'_> {
         }
         let (anchor, shift) = self.descriptor_anchor(tensor, &parts, swizzle)?;
         let immediate = immediate + shift;
-        let base = if parts.rest.as_constant() == Some(0) {
-            anchor
-        } else {
-            let rest = self.int(&parts.rest)?;
-            let scaled = self.scale(rest, bytes);
-            let narrow = self.convert(scaled, Ty::I32);
-            self.pure(Op::Binary(BinOp::Add, anchor, narrow), Ty::I32)
-        };
+        let base = self.plus_rest(anchor, &parts.rest, bytes)?;
         let four = self.constant(4, Ty::I32);
         let units = self.pure(Op::Binary(BinOp::Shr, base, four), Ty::I32);
-        let field = self.convert(units, Ty::I64);
-        let constant = self.constant(bits, Ty::I64);
-        let descriptor = self.pure(Op::Binary(BinOp::Or, field, constant), Ty::I64);
+        let descriptor = self.with_constant_bits(units, bits);
         if immediate == 0 {
             return Some(descriptor);
         }
@@ -184,26 +180,13 @@ impl Builder<'_> {
             return None;
         };
         let unswizzled: Vec<i64> = (parts.anchor_offsets.iter())
-            .map(|&offset| unswizzle(offset, swizzle))
+            .map(|&offset| swizzled(offset, swizzle))
             .collect();
-        let anchors = self.swizzle_anchors.entry((buffer, 0)).or_default();
-        for anchor in anchors.iter() {
-            if let Some(shift) = constant_difference(&unswizzled, &anchor.per_thread) {
-                return Some((anchor.address, shift));
-            }
+        if let Some(known) = self.known_anchor((buffer, 0), &unswizzled) {
+            return Some(known);
         }
         let address = self.descriptor_start(parts.anchor, swizzle);
-        let anchors = self.swizzle_anchors.entry((buffer, 0)).or_default();
-        anchors.push(Anchor {
-            per_thread: Rc::new(unswizzled),
-            address,
-        });
+        self.remember_anchor((buffer, 0), Rc::new(unswizzled), address);
         Some((address, 0))
     }
-}
-
-/// The byte offset the hardware swizzles into `offset` (an involution), for a swizzle
-/// span of `swizzle` bytes: bits 4-6 (fewer for a narrower span) xor bits 7-9.
-fn unswizzle(offset: i64, swizzle: u32) -> i64 {
-    offset ^ (((offset >> 7) & i64::from(swizzle / 16 - 1)) << 4)
 }

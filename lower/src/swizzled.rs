@@ -83,14 +83,7 @@ impl Builder<'_> {
             let address = self.swizzled_address(&unswizzled, composed, bytes)?;
             return Some(shared(address, start));
         };
-        let address = if split.rest.as_constant() == Some(0) {
-            split.anchor
-        } else {
-            let rest = self.int(&split.rest)?;
-            let scaled = self.scale(rest, bytes);
-            let narrow = self.convert(scaled, Ty::I32);
-            self.binary(BinOp::Add, split.anchor, narrow)
-        };
+        let address = self.plus_rest(split.anchor, &split.rest, bytes)?;
         Some(shared(address, split.offset))
     }
 
