@@ -118,8 +118,8 @@ fn class(ty: Ty) -> (&'static str, &'static str) {
     match ty {
         Ty::Pred => ("p", ".pred"),
         Ty::F16 | Ty::BF16 | Ty::B16 => ("h", ".b16"),
-        Ty::I32 | Ty::B32 => ("r", ".b32"),
-        Ty::I64 | Ty::B64 => ("rd", ".b64"),
+        Ty::I32 | Ty::U32 | Ty::B32 => ("r", ".b32"),
+        Ty::I64 | Ty::U64 | Ty::B64 => ("rd", ".b64"),
         Ty::F32 => ("f", ".f32"),
         Ty::F64 => ("fd", ".f64"),
     }

@@ -172,9 +172,10 @@ pub(crate) fn declared_target(path: &Path) -> cute::Target {
     cute::Target::declared_in(&text).unwrap_or(cute::Target::Sm90a)
 }
 
-/// Loads, parses and typechecks the file at `path` for `target`; never fails, every
-/// problem becomes a diagnostic against the returned file. Also returns the
-/// typechecker's bindings (empty when the file did not parse).
+/// Loads, parses, typechecks and lowers the file at `path` for `target` (so `check`
+/// reports everything `build` would before ptxas); never fails, every problem becomes
+/// a diagnostic against the returned file. Also returns the typechecker's bindings
+/// (empty when the file did not parse).
 pub fn check_file(
     path: &Path,
     target: cute::Target,
@@ -191,9 +192,15 @@ pub fn check_file(
         diagnostics.extend(source::no_items_warning(&module, &diagnostics));
     }
     if parsed {
-        let analysis = typecheck::check(&module, target);
-        diagnostics.extend(analysis.diagnostics);
-        bindings = analysis.bindings;
+        let lowered = std::thread::scope(|scope| {
+            let mut lowering = lower::ConcurrentLowering::new(scope);
+            let (analysis, traces) =
+                typecheck::trace_each(&module, target, |trace| lowering.start(trace));
+            drop(traces);
+            bindings = analysis.bindings;
+            lowering.finish(analysis.diagnostics)
+        });
+        diagnostics.extend(lowered.diagnostics);
     }
     (file, diagnostics, bindings)
 }

@@ -3,8 +3,9 @@
 //!
 //! A register is 64 raw bits whose meaning its [`Ty`] gives: a pred is 0 or 1; an
 //! `i32`, `f32` or `b32` sits in the low 32 bits and a 16-bit type in the low 16, the
-//! rest zero. Integer arithmetic is signed and wraps (`add.s32`, `mul.lo.s64`,
-//! `div.s32`, `shr.s64` arithmetic, `min.s32`); float arithmetic rounds to nearest even
+//! rest zero. Integer arithmetic wraps; `i32` and `i64` are signed (`div.s32`, `shr.s64`
+//! arithmetic, `min.s32`, `setp.lt.s64`), `u32` and `u64` unsigned (`div.u32`, `shr.u64`
+//! logical, `setp.lt.u32`, `cvt.rn.f32.u32`); float arithmetic rounds to nearest even
 //! with subnormals kept, as the `.rn` instructions without `.ftz` do. An operation the
 //! PTX backend cannot emit either (a float `xor`, a conversion it has no instruction
 //! for) is an error naming it.
@@ -15,8 +16,8 @@ use kir::{AtomicOp, BinOp, CmpOp, Ty, UnOp};
 pub fn from_int(ty: Ty, value: i64) -> u64 {
     match ty {
         Ty::Pred => u64::from(value != 0),
-        Ty::I64 | Ty::B64 | Ty::F64 => value as u64,
-        Ty::I32 | Ty::B32 | Ty::F32 => u64::from(value as u32),
+        Ty::I64 | Ty::U64 | Ty::B64 | Ty::F64 => value as u64,
+        Ty::I32 | Ty::U32 | Ty::B32 | Ty::F32 => u64::from(value as u32),
         Ty::F16 | Ty::BF16 | Ty::B16 => u64::from(value as u16),
     }
 }
@@ -50,7 +51,8 @@ pub fn unary(op: UnOp, ty: Ty, a: u64) -> Result<u64, String> {
         (UnOp::Not, Ty::Pred) => u64::from(a == 0),
         (UnOp::Not, _) => from_int(ty, !(a as i64)),
         (UnOp::Neg, Ty::I32) => from_int(ty, i64::from(as_i32(a).wrapping_neg())),
-        (UnOp::Neg, Ty::I64) => (a as i64).wrapping_neg() as u64,
+        (UnOp::Neg, Ty::I64 | Ty::U64) => (a as i64).wrapping_neg() as u64,
+        (UnOp::Neg, Ty::U32) => from_int(ty, (a as i64).wrapping_neg()),
         // `neg.f32` flips the sign bit, of a NaN too.
         (UnOp::Neg, Ty::F32) => a ^ (1 << 31),
         (UnOp::Neg, Ty::F64) => a ^ (1 << 63),
@@ -83,6 +85,8 @@ pub fn binary(op: BinOp, ty: Ty, a: u64, b: u64) -> Result<u64, String> {
             integer(op, i64::from(as_i32(a)), i64::from(as_i32(b)), 32),
         )),
         Ty::I64 => Ok(integer(op, a as i64, b as i64, 64) as u64),
+        Ty::U32 => Ok(unsigned(op, a & 0xFFFF_FFFF, b & 0xFFFF_FFFF, 32)),
+        Ty::U64 => Ok(unsigned(op, a, b, 64)),
         Ty::F32 => {
             let (x, y) = (as_f32(a), as_f32(b));
             let value = match op {
@@ -163,18 +167,46 @@ fn integer(op: BinOp, a: i64, b: i64, bits: u32) -> i64 {
     })
 }
 
-/// `a cmp b` for operands of type `ty`: signed for integers, ordered for floats (every
-/// comparison with a NaN is false, `ne` included, as `setp.ne.f32` is).
+/// Unsigned integer arithmetic of `bits` bits, wrapping; shifts as for signed ones,
+/// `shr` logical. Division by zero gives all ones and a remainder of `a`.
+fn unsigned(op: BinOp, a: u64, b: u64, bits: u32) -> u64 {
+    let mask = if bits == 32 { 0xFFFF_FFFF } else { u64::MAX };
+    let amount = (b as u32).min(bits - 1);
+    let over = b as u32 >= bits;
+    mask & match op {
+        BinOp::Add => a.wrapping_add(b),
+        BinOp::Sub => a.wrapping_sub(b),
+        BinOp::Mul => a.wrapping_mul(b),
+        BinOp::Div if b == 0 => u64::MAX,
+        BinOp::Rem if b == 0 => a,
+        BinOp::Div => a / b,
+        BinOp::Rem => a % b,
+        BinOp::And => a & b,
+        BinOp::Or => a | b,
+        BinOp::Xor => a ^ b,
+        BinOp::Shl | BinOp::Shr if over => 0,
+        BinOp::Shl => a << amount,
+        BinOp::Shr => a >> amount,
+        BinOp::Min => a.min(b),
+        BinOp::Max => a.max(b),
+    }
+}
+
+/// `a cmp b` for operands of type `ty`: signed or unsigned for integers, ordered for
+/// floats (every comparison with a NaN is false) but `ne`, which is true with a NaN, as
+/// C's `!=` and the backend's `setp.neu.f32` are.
 pub fn compare(op: CmpOp, ty: Ty, a: u64, b: u64) -> Result<bool, String> {
     let ordering = match ty {
         Ty::I32 => Some(as_i32(a).cmp(&as_i32(b))),
         Ty::I64 => Some((a as i64).cmp(&(b as i64))),
+        Ty::U32 => Some((a as u32).cmp(&(b as u32))),
+        Ty::U64 => Some(a.cmp(&b)),
         Ty::F32 => as_f32(a).partial_cmp(&as_f32(b)),
         Ty::F64 => f64::from_bits(a).partial_cmp(&f64::from_bits(b)),
         other => return Err(format!("a comparison of {}", other.name())),
     };
     let Some(ordering) = ordering else {
-        return Ok(false);
+        return Ok(op == CmpOp::Ne);
     };
     Ok(match op {
         CmpOp::Eq => ordering.is_eq(),
@@ -204,27 +236,45 @@ pub fn convert(from: Ty, to: Ty, a: u64) -> Result<u64, String> {
         Ty::F32 => f32_bits(value as f32),
         _ => value.to_bits(),
     };
+    if from.is_integer() && to.is_integer() {
+        // Widening extends by the source's signedness; narrowing keeps the low bits.
+        let value = match from {
+            Ty::I32 => i128::from(as_i32(a)),
+            Ty::U32 => i128::from(a as u32),
+            Ty::I64 => i128::from(a as i64),
+            _ => i128::from(a),
+        };
+        return Ok(from_int(to, value as i64));
+    }
+    let float_of = |bits: u64| match from {
+        Ty::F32 => Some(f64::from(as_f32(bits))),
+        Ty::F64 => Some(f64::from_bits(bits)),
+        _ => None,
+    };
     Ok(match (from, to) {
-        (Ty::I32, Ty::I64) => i64::from(as_i32(a)) as u64,
-        (Ty::I64, Ty::I32) => a & 0xFFFF_FFFF,
         // `cvt.rn`: Rust's integer-to-float casts round to nearest even too.
         (Ty::I32, Ty::F32) => f32_bits(as_i32(a) as f32),
         (Ty::I64, Ty::F32) => f32_bits(a as i64 as f32),
+        (Ty::U32, Ty::F32) => f32_bits(a as u32 as f32),
+        (Ty::U64, Ty::F32) => f32_bits(a as f32),
         (Ty::I32, Ty::F64) => f64::from(as_i32(a)).to_bits(),
         (Ty::I64, Ty::F64) => (a as i64 as f64).to_bits(),
-        // `cvt.rzi`: toward zero, saturating, NaN to 0, as Rust's casts.
-        (Ty::F32, Ty::I32) => from_int(to, i64::from(as_f32(a) as i32)),
-        (Ty::F32, Ty::I64) => as_f32(a) as i64 as u64,
-        (Ty::F64, Ty::I32) => from_int(to, i64::from(f64::from_bits(a) as i32)),
-        (Ty::F64, Ty::I64) => f64::from_bits(a) as i64 as u64,
+        (Ty::U32, Ty::F64) => f64::from(a as u32).to_bits(),
+        (Ty::U64, Ty::F64) => (a as f64).to_bits(),
+        // `cvt.rzi`: toward zero, saturating, NaN to 0, as Rust's casts (an f32 is
+        // exact in f64, so going through it changes nothing).
+        (Ty::F32 | Ty::F64, Ty::I32) => from_int(to, i64::from(float_of(a).unwrap_or(0.0) as i32)),
+        (Ty::F32 | Ty::F64, Ty::U32) => u64::from(float_of(a).unwrap_or(0.0) as u32),
+        (Ty::F32 | Ty::F64, Ty::I64) => float_of(a).unwrap_or(0.0) as i64 as u64,
+        (Ty::F32 | Ty::F64, Ty::U64) => float_of(a).unwrap_or(0.0) as u64,
         (Ty::F32, Ty::F64) => float(f64::from(as_f32(a))),
         (Ty::F64, Ty::F32) => float(f64::from_bits(a)),
         (Ty::F32, Ty::BF16) => u64::from(f32_to_bf16(as_f32(a))),
         (Ty::F32, Ty::F16) => u64::from(f32_to_f16(as_f32(a))),
         (Ty::F16, Ty::F32) => f32_bits(half::f16::from_bits(a as u16).to_f32()),
         (Ty::BF16, Ty::F32) => (a & 0xFFFF) << 16,
-        (Ty::Pred, Ty::I32 | Ty::I64) => a,
-        (Ty::I32 | Ty::I64, Ty::Pred) => u64::from(a != 0),
+        (Ty::Pred, Ty::I32 | Ty::I64 | Ty::U32 | Ty::U64) => a,
+        (Ty::I32 | Ty::I64 | Ty::U32 | Ty::U64, Ty::Pred) => u64::from(a != 0),
         (from, to) if from.bits() == to.bits() => a,
         (from, to) => {
             return Err(format!(
@@ -285,9 +335,9 @@ pub fn atomic(op: AtomicOp, ty: Ty, old: u64, value: u64) -> Result<u64, String>
             };
             Ok(u64::from(chosen))
         }
-        (AtomicOp::Add, Ty::I32 | Ty::I64) => binary(BinOp::Add, ty, old, value),
-        (AtomicOp::Max, Ty::I32 | Ty::I64) => binary(BinOp::Max, ty, old, value),
-        (AtomicOp::Min, Ty::I32 | Ty::I64) => binary(BinOp::Min, ty, old, value),
+        (AtomicOp::Add, _) if ty.is_integer() => binary(BinOp::Add, ty, old, value),
+        (AtomicOp::Max, _) if ty.is_integer() => binary(BinOp::Max, ty, old, value),
+        (AtomicOp::Min, _) if ty.is_integer() => binary(BinOp::Min, ty, old, value),
         (op, ty) => Err(format!("an atomic {} of {}", op.name(), ty.name())),
     }
 }

@@ -23,6 +23,11 @@ pub enum Ty {
     I32,
     /// A signed 64-bit integer (also global addresses).
     I64,
+    /// An unsigned 32-bit integer: C's `unsigned`, compared, divided, shifted and
+    /// widened as unsigned.
+    U32,
+    /// An unsigned 64-bit integer.
+    U64,
     /// IEEE single.
     F32,
     /// IEEE double.
@@ -45,8 +50,8 @@ impl Ty {
         match self {
             Ty::Pred => 1,
             Ty::F16 | Ty::BF16 | Ty::B16 => 16,
-            Ty::I32 | Ty::F32 | Ty::B32 => 32,
-            Ty::I64 | Ty::F64 | Ty::B64 => 64,
+            Ty::I32 | Ty::U32 | Ty::F32 | Ty::B32 => 32,
+            Ty::I64 | Ty::U64 | Ty::F64 | Ty::B64 => 64,
         }
     }
 
@@ -56,6 +61,8 @@ impl Ty {
             Ty::Pred => "pred",
             Ty::I32 => "i32",
             Ty::I64 => "i64",
+            Ty::U32 => "u32",
+            Ty::U64 => "u64",
             Ty::F32 => "f32",
             Ty::F64 => "f64",
             Ty::F16 => "f16",
@@ -68,7 +75,12 @@ impl Ty {
 
     /// Whether arithmetic on it is integer arithmetic.
     pub fn is_integer(self) -> bool {
-        matches!(self, Ty::I32 | Ty::I64)
+        matches!(self, Ty::I32 | Ty::I64 | Ty::U32 | Ty::U64)
+    }
+
+    /// Whether it is an unsigned integer.
+    pub fn is_unsigned(self) -> bool {
+        matches!(self, Ty::U32 | Ty::U64)
     }
 }
 

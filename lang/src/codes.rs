@@ -154,6 +154,10 @@ pub const REGISTRY: &[CodeInfo] = &[
         "a `static_assert` whose condition is false for the const arguments",
     ),
     entry(
+        "E0229",
+        "work the right operand of `&&` or `||` cannot skip (a shuffle, an atomic's result, a barrier)",
+    ),
+    entry(
         "E0301",
         "a construct lowering does not handle yet (`gemm`, `break`, ...)",
     ),

@@ -185,8 +185,18 @@ impl<'t> Builder<'t> {
                 tensor,
                 index,
                 variable,
+                guard,
                 ..
-            } => self.load(*id, tensor, index.as_ref(), variable.as_deref()),
+            } => {
+                let predicate = match guard {
+                    Some(guard) => match self.term(guard, 0) {
+                        Some(predicate) => Some(predicate),
+                        None => return,
+                    },
+                    None => None,
+                };
+                self.load(*id, tensor, index.as_ref(), variable.as_deref(), predicate);
+            }
             Effect::StoreElement {
                 tensor,
                 index,
@@ -343,35 +353,40 @@ impl<'t> Builder<'t> {
     /// atomic's result, a definition): integers as the 64-bit values symbolic integers
     /// use.
     pub(crate) fn define_variable(&mut self, variable: &str, value: ValueId) {
-        if self.kernel.ty(value) == Ty::I32 {
-            self.bound(variable, Interval::I32);
+        let ty = self.kernel.ty(value);
+        if let Some(held) = Interval::of_ty(ty) {
+            self.bound(variable, held);
         }
-        let value = if self.kernel.ty(value).is_integer() {
+        let value = if ty.is_integer() {
             self.convert(value, Ty::I64)
         } else {
             value
         };
         self.variables.insert(variable.to_owned(), value);
-        self.signed_variables.insert(variable.to_owned());
+        if !ty.is_unsigned() {
+            self.signed_variables.insert(variable.to_owned());
+        }
     }
 
-    /// Reads a loaded element, or all of a fragment, here in program order.
+    /// Reads a loaded element, or all of a fragment, here in program order (only where
+    /// `predicate` holds, when there is one).
     fn load(
         &mut self,
         id: LoadId,
         tensor: &Tensor,
         index: Option<&SymInt>,
         variable: Option<&str>,
+        predicate: Option<ValueId>,
     ) {
         let values = match index {
             Some(index) => self
-                .read_element(tensor, index, None)
+                .read_element(tensor, index, predicate)
                 .map(|value| vec![value]),
             None => self.static_size(tensor).and_then(|size| {
                 (0..size)
                     .map(|element| {
                         let index = self.element_index(tensor, element)?;
-                        self.read_element(tensor, &index, None)
+                        self.read_element(tensor, &index, predicate)
                     })
                     .collect()
             }),
@@ -384,15 +399,18 @@ impl<'t> Builder<'t> {
     }
 }
 
-/// The register type of a dtype's values.
+/// The register type that holds a value of `dtype`: integers narrower than 32 bits in
+/// 32, sign- or zero-extended by their signedness.
 pub(crate) fn dtype_ty(dtype: Dtype) -> Option<Ty> {
     Some(match dtype {
         Dtype::Bf16 => Ty::BF16,
         Dtype::F16 => Ty::F16,
         Dtype::F32 => Ty::F32,
         Dtype::F64 => Ty::F64,
-        Dtype::I32 | Dtype::U32 => Ty::I32,
-        Dtype::I64 | Dtype::U64 => Ty::I64,
+        Dtype::I8 | Dtype::I16 | Dtype::I32 => Ty::I32,
+        Dtype::U8 | Dtype::U16 | Dtype::U32 => Ty::U32,
+        Dtype::I64 => Ty::I64,
+        Dtype::U64 => Ty::U64,
         Dtype::Bool => Ty::Pred,
         _ => return None,
     })

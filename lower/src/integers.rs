@@ -69,14 +69,14 @@ impl Builder<'_> {
             let constant = constant.0;
             return self.constant(constant, ty);
         }
-        // Narrowing a widened i32 gives the i32 back.
-        if ty == Ty::I32
-            && let Some(&narrow) = self.widened.get(&value)
+        // Narrowing a widened i32 (u32) gives the i32 (u32) back.
+        if let Some(&narrow) = self.widened.get(&value)
+            && self.kernel.ty(narrow) == ty
         {
             return narrow;
         }
         let converted = self.pure(Op::Convert(value), ty);
-        if ty == Ty::I64 && self.kernel.ty(value) == Ty::I32 {
+        if ty == Ty::I64 && matches!(self.kernel.ty(value), Ty::I32 | Ty::U32) {
             self.widened.insert(converted, value);
         }
         converted
@@ -225,7 +225,9 @@ impl Builder<'_> {
             self.convert(raw, Ty::I64)
         } else if let Some(index) = self.trace.int_param(name) {
             let ty = match &self.trace.params[index].kind {
-                TraceParamKind::Int(Dtype::I64 | Dtype::U64, _) => Ty::I64,
+                TraceParamKind::Int(Dtype::I64, _) => Ty::I64,
+                TraceParamKind::Int(Dtype::U64, _) => Ty::U64,
+                TraceParamKind::Int(Dtype::U32, _) => Ty::U32,
                 _ => Ty::I32,
             };
             let raw = self.pure(Op::Param(index), ty);

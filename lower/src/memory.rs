@@ -83,7 +83,12 @@ impl Builder<'_> {
     }
 
     pub(crate) fn element_ty(&mut self, tensor: &Tensor) -> Option<Ty> {
-        let ty = tensor.dtype.and_then(dtype_ty);
+        // An element narrower than its register (i8, u16) needs a load that extends it,
+        // which KIR does not have yet.
+        let ty = (tensor.dtype).and_then(|dtype| {
+            let narrow = |ty: &Ty| ty.is_integer() && dtype.bits() < i64::from(ty.bits());
+            dtype_ty(dtype).filter(|ty| !narrow(ty))
+        });
         if ty.is_none() {
             self.unsupported(format!("elements of type {}", tensor.element_name()));
         }

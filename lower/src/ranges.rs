@@ -10,6 +10,7 @@
 //! unknown.
 
 use cute::Dtype;
+use kir::Ty;
 use layout::{SymFactor, SymInt};
 use trace::{MathFn, Term, TraceParamKind};
 
@@ -27,6 +28,23 @@ const LIMIT: i128 = i64::MAX as i128;
 
 impl Interval {
     pub(crate) const I32: Interval = Interval::new(i32::MIN as i128, i32::MAX as i128);
+    pub(crate) const U32: Interval = Interval::new(0, u32::MAX as i128);
+
+    /// The values a register of type `ty` holds, for the integer types narrower than
+    /// 64 bits.
+    pub(crate) fn of_ty(ty: Ty) -> Option<Interval> {
+        match ty {
+            Ty::I32 => Some(Interval::I32),
+            Ty::U32 => Some(Interval::U32),
+            _ => None,
+        }
+    }
+
+    /// The values of an integer dtype narrower than 64 bits.
+    pub(crate) fn of_dtype(dtype: Dtype) -> Option<Interval> {
+        let (lo, hi) = dtype.integer_range()?;
+        (dtype.bits() < 64).then(|| Interval::new(lo, hi))
+    }
 
     pub(crate) const fn new(lo: i128, hi: i128) -> Interval {
         Interval { lo, hi }
@@ -137,14 +155,14 @@ impl Builder<'_> {
         match term {
             Term::Int(value, dtype) => {
                 let exact = self.range(value);
-                match dtype {
-                    Dtype::I32 => Some(
+                match Interval::of_dtype(*dtype) {
+                    Some(held) => Some(
                         exact
-                            .filter(|exact| exact.fits_i32())
-                            .unwrap_or(Interval::I32),
+                            .filter(|exact| held.lo <= exact.lo && exact.hi <= held.hi)
+                            .unwrap_or(held),
                     ),
-                    Dtype::I64 => exact,
-                    _ => None,
+                    None if *dtype == Dtype::I64 => exact,
+                    None => None,
                 }
             }
             Term::Math {
@@ -167,8 +185,7 @@ impl Builder<'_> {
     }
 
     /// The interval a hardware index or an integer parameter lies in: the limits of
-    /// CUDA's launch configuration, a 32-bit parameter's type (`u32` arrives
-    /// sign-extended, as lowering reads it).
+    /// CUDA's launch configuration, a 32-bit parameter's type.
     fn hardware_range(&self, name: &str) -> Option<Interval> {
         const BLOCK_THREADS: i128 = 1024;
         const GRID_X: i128 = i32::MAX as i128;
@@ -176,6 +193,7 @@ impl Builder<'_> {
         if let Some(index) = self.trace.int_param(name) {
             return match &self.trace.params[index].kind {
                 TraceParamKind::Int(Dtype::I64 | Dtype::U64, _) => None,
+                TraceParamKind::Int(Dtype::U32, _) => Some(Interval::U32),
                 _ => Some(Interval::I32),
             };
         }

@@ -58,7 +58,17 @@ impl Builder<'_> {
                 let value = self.term(operand, element)?;
                 let ty = self.scalar_ty(*dtype)?;
                 let value = self.via_f32(value, ty);
-                Some(self.convert(value, ty))
+                let from = self.kernel.ty(value);
+                if from.is_integer() && matches!(ty, Ty::F16 | Ty::BF16) {
+                    let single = self.convert(value, Ty::F32);
+                    return Some(self.convert(single, ty));
+                }
+                let converted = self.convert(value, ty);
+                Some(if from.is_integer() {
+                    self.wrap(converted, *dtype)
+                } else {
+                    self.saturate(converted, *dtype)
+                })
             }
             Term::Binary {
                 op,
@@ -183,6 +193,42 @@ impl Builder<'_> {
             self.unsupported(format!("{dtype} arithmetic"));
         }
         ty
+    }
+
+    /// `value`, held in a 32-bit register, wrapped to the width of the narrower
+    /// integer `dtype` (i8, u16): a mask for an unsigned one, a shift up and an
+    /// arithmetic shift down for a signed one.
+    pub(crate) fn wrap(&mut self, value: ValueId, dtype: cute::Dtype) -> ValueId {
+        let ty = self.kernel.ty(value);
+        let bits = dtype.bits();
+        if !ty.is_integer() || bits >= i64::from(ty.bits()) {
+            return value;
+        }
+        if ty.is_unsigned() {
+            let mask = self.constant((1 << bits) - 1, ty);
+            return self.binary(BinOp::And, value, mask);
+        }
+        let shift = self.constant(i64::from(ty.bits()) - bits, ty);
+        let up = self.binary(BinOp::Shl, value, shift);
+        self.binary(BinOp::Shr, up, shift)
+    }
+
+    /// An integer converted from a float into a 32-bit register, clamped to the range
+    /// of the narrower `dtype` (i8, u16), as `cvt.rzi` to that type saturates.
+    fn saturate(&mut self, value: ValueId, dtype: cute::Dtype) -> ValueId {
+        let ty = self.kernel.ty(value);
+        let Some((low, high)) = dtype.integer_range() else {
+            return value;
+        };
+        if !ty.is_integer() || dtype.bits() >= i64::from(ty.bits()) {
+            return value;
+        }
+        let (low, high) = (
+            self.constant(low as i64, ty),
+            self.constant(high as i64, ty),
+        );
+        let above = self.binary(BinOp::Max, value, low);
+        self.binary(BinOp::Min, above, high)
     }
 
     /// Converts a 16-bit float to f32 first when it is headed for another type, so

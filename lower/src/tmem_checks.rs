@@ -97,6 +97,17 @@ impl<'t> Walk<'t> {
                 } if (self.slots.iter()).any(|(slot, at)| **slot == **tensor && *at == index) => {
                     self.bases.insert(variable);
                 }
+                // `slot[0].to(i32)`: an allocation's address (below 2^31) converted.
+                Effect::Define {
+                    variable, value, ..
+                } if matches!(value.as_ref(), Term::Convert(_, operand)
+                    if matches!(operand.as_ref(), Term::Int(base, _)
+                        if base.variables().iter().all(|name| self.bases.contains(name.as_str()))
+                            && base.split_constant() == (base.clone(), 0)
+                            && !base.variables().is_empty())) =>
+                {
+                    self.bases.insert(variable);
+                }
                 Effect::TmemCopy {
                     shape, taddr, span, ..
                 } => self.check_move(shape, taddr, *span, conditions),

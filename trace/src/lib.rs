@@ -55,6 +55,10 @@ pub enum Effect {
         index: Option<SymInt>,
         /// For an integer element: the [`SymInt`] variable that stands for it.
         variable: Option<String>,
+        /// A bool: the load happens only where it is true (a load in the right operand
+        /// of `&&` or `||`, which C evaluates only where the left one requires it);
+        /// elsewhere its values are unspecified and unused.
+        guard: Option<Arc<Term>>,
         /// The expression.
         span: Span,
     },

@@ -132,6 +132,7 @@ fn header(effect: &Effect) -> String {
             tensor: loaded,
             index,
             variable,
+            guard,
             ..
         } => {
             let place = match index {
@@ -141,7 +142,10 @@ fn header(effect: &Effect) -> String {
             let name = variable
                 .as_ref()
                 .map_or(String::new(), |variable| format!(" `{variable}`"));
-            format!("load#{}{name} = {place}", id.0)
+            let guard = guard
+                .as_ref()
+                .map_or(String::new(), |guard| format!(" where {}", term(guard)));
+            format!("load#{}{name} = {place}{guard}", id.0)
         }
         Effect::StoreElement {
             tensor: stored,

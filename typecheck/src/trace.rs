@@ -14,13 +14,7 @@ use crate::value::{IntType, Known, Value};
 /// term they were computed by.
 pub(crate) fn term_of(value: &Value) -> Option<Arc<Term>> {
     match value {
-        Value::Int { ty, value } => {
-            let dtype = match ty {
-                IntType::Sized(dtype) => *dtype,
-                IntType::Int => Dtype::I64,
-            };
-            Some(Arc::new(Term::Int(value.clone(), dtype)))
-        }
+        Value::Int { ty, value } => Some(Arc::new(Term::Int(value.clone(), held_dtype(*ty)))),
         Value::Float { dtype, value } => match value {
             Known::Const(constant) => Some(Arc::new(Term::Float(
                 *constant,
@@ -35,28 +29,32 @@ pub(crate) fn term_of(value: &Value) -> Option<Arc<Term>> {
     }
 }
 
-/// The dtype the GPU holds a dyn integer of type `ty` in, where it must compute one
-/// rather than fold it (a `min`, a bitwise operator): an i32 in 32 bits, as an i32
-/// cell holds it; anything else in 64.
+/// The dtype the GPU computes a dyn integer of type `ty` in, where it must compute one
+/// rather than fold it (a comparison, a `min`, a bitwise operator): C's promotions, so
+/// i8, i16, u8, u16 and i32 in i32; u32, u64 and i64 in themselves; `int` in i64.
 pub(crate) fn held_dtype(ty: IntType) -> Dtype {
     match ty {
-        IntType::Sized(Dtype::I32) => Dtype::I32,
+        IntType::Sized(Dtype::I8 | Dtype::I16 | Dtype::U8 | Dtype::U16 | Dtype::I32) => Dtype::I32,
+        IntType::Sized(dtype @ (Dtype::U32 | Dtype::U64)) => dtype,
         _ => Dtype::I64,
     }
+}
+
+/// Whether C computes arithmetic on `ty` modulo its width: u32 and u64 (the narrower
+/// unsigned types promote to int, as signed ones do). Their symbolic integers are exact
+/// and their terms ([`Term::Int`] in the type) the value wrapped.
+pub(crate) fn wraps_modulo(ty: IntType) -> bool {
+    matches!(ty, IntType::Sized(Dtype::U32 | Dtype::U64))
 }
 
 /// The type of the values `value` computes, for the operands of a term.
 pub(crate) fn term_dtype(value: &Value) -> Option<Dtype> {
     match value {
-        Value::Int {
-            ty: IntType::Sized(dtype),
-            ..
-        }
-        | Value::Vector { dtype, .. }
+        Value::Int { ty, .. } => Some(held_dtype(*ty)),
+        Value::Vector { dtype, .. }
         | Value::Float {
             dtype: Some(dtype), ..
         } => Some(*dtype),
-        Value::Int { .. } => Some(Dtype::I64),
         Value::Float { dtype: None, .. } => None,
         Value::Bool(_) => Some(Dtype::Bool),
         _ => None,

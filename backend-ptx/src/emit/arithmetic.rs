@@ -30,9 +30,13 @@ impl Emitter<'_, '_> {
         let operand_ty = self.kernel.ty(a);
         let suffix = arithmetic_suffix(operand_ty)
             .map_err(|_| format!("a comparison of {}", operand_ty.name()))?;
+        // C's `!=` is true when either operand is a NaN: PTX's unordered `neu`.
+        let name = match op {
+            CmpOp::Ne if matches!(operand_ty, Ty::F32 | Ty::F64) => "neu",
+            op => kir::compare_name(op),
+        };
         let text = format!(
-            "setp.{}{suffix} {}, {}, {};",
-            kir::compare_name(op),
+            "setp.{name}{suffix} {}, {}, {};",
             self.name(result),
             self.name(a),
             self.operand(b)
@@ -92,14 +96,11 @@ impl Emitter<'_, '_> {
                 self.divide_wide(&d, (&a_name, divisor), op == BinOp::Rem);
                 return Ok(());
             }
-            let (signed, bits) = if ty == Ty::I32 {
-                (".s32", ".b32")
-            } else {
-                (".s64", ".b64")
-            };
+            let signed = arithmetic_suffix(ty)?;
+            let bits = class(ty).1;
             let b_text = if matches!(op, BinOp::Shl | BinOp::Shr)
                 && !self.constants.contains_key(&b)
-                && ty == Ty::I64
+                && ty.bits() == 64
             {
                 let scratch = self.scratch(Ty::I32);
                 let text = format!("cvt.u32.u64 {scratch}, {};", self.name(b));
@@ -148,17 +149,11 @@ impl Emitter<'_, '_> {
     pub(super) fn convert(&mut self, a: ValueId, result: ValueId) -> Result<(), String> {
         let (from, to) = (self.kernel.ty(a), self.kernel.ty(result));
         let (d, s) = (self.name(result).to_owned(), self.name(a).to_owned());
+        if let Some(text) = integer_conversion(from, to, &d, &s) {
+            self.emit(&text);
+            return Ok(());
+        }
         let text = match (from, to) {
-            (Ty::I32, Ty::I64) => format!("cvt.s64.s32 {d}, {s};"),
-            (Ty::I64, Ty::I32) => format!("cvt.u32.u64 {d}, {s};"),
-            (Ty::I32, Ty::F32) => format!("cvt.rn.f32.s32 {d}, {s};"),
-            (Ty::I64, Ty::F32) => format!("cvt.rn.f32.s64 {d}, {s};"),
-            (Ty::I32, Ty::F64) => format!("cvt.rn.f64.s32 {d}, {s};"),
-            (Ty::I64, Ty::F64) => format!("cvt.rn.f64.s64 {d}, {s};"),
-            (Ty::F32, Ty::I32) => format!("cvt.rzi.s32.f32 {d}, {s};"),
-            (Ty::F32, Ty::I64) => format!("cvt.rzi.s64.f32 {d}, {s};"),
-            (Ty::F64, Ty::I32) => format!("cvt.rzi.s32.f64 {d}, {s};"),
-            (Ty::F64, Ty::I64) => format!("cvt.rzi.s64.f64 {d}, {s};"),
             (Ty::F32, Ty::F64) => format!("cvt.f64.f32 {d}, {s};"),
             (Ty::F64, Ty::F32) => format!("cvt.rn.f32.f64 {d}, {s};"),
             (Ty::F32, Ty::BF16) => format!("cvt.rn.bf16.f32 {d}, {s};"),
@@ -171,10 +166,10 @@ impl Emitter<'_, '_> {
                     "cvt.u32.u16 {wide}, {s};\n    shl.b32 {wide}, {wide}, 16;\n    mov.b32 {d}, {wide};"
                 )
             }
-            (Ty::Pred, Ty::I32) => format!("selp.u32 {d}, 1, 0, {s};"),
-            (Ty::Pred, Ty::I64) => format!("selp.u64 {d}, 1, 0, {s};"),
-            (Ty::I32, Ty::Pred) => format!("setp.ne.s32 {d}, {s}, 0;"),
-            (Ty::I64, Ty::Pred) => format!("setp.ne.s64 {d}, {s}, 0;"),
+            (Ty::Pred, Ty::I32 | Ty::U32) => format!("selp.u32 {d}, 1, 0, {s};"),
+            (Ty::Pred, Ty::I64 | Ty::U64) => format!("selp.u64 {d}, 1, 0, {s};"),
+            (Ty::I32 | Ty::U32, Ty::Pred) => format!("setp.ne.s32 {d}, {s}, 0;"),
+            (Ty::I64 | Ty::U64, Ty::Pred) => format!("setp.ne.s64 {d}, {s}, 0;"),
             (from, to) if from.bits() == to.bits() => {
                 format!("mov{} {d}, {s};", raw_suffix(to.bits()))
             }
@@ -189,6 +184,28 @@ impl Emitter<'_, '_> {
         self.emit(&text);
         Ok(())
     }
+}
+
+/// A conversion between integers or between an integer and a float, as C converts:
+/// widening extends by the source's signedness, narrowing keeps the low bits, a float
+/// rounds to nearest even and an integer from a float truncates toward zero
+/// (`cvt.rzi` saturates out-of-range values and gives 0 for NaN).
+fn integer_conversion(from: Ty, to: Ty, d: &str, s: &str) -> Option<String> {
+    let integer_or_float = |ty: Ty| ty.is_integer() || matches!(ty, Ty::F32 | Ty::F64);
+    if !integer_or_float(from) || !integer_or_float(to) || !(from.is_integer() || to.is_integer()) {
+        return None;
+    }
+    let name = |ty: Ty| arithmetic_suffix(ty).ok();
+    let (to_name, from_name) = (name(to)?, name(from)?);
+    Some(match (from.is_integer(), to.is_integer()) {
+        (true, true) if from.bits() == to.bits() => {
+            format!("mov{} {d}, {s};", raw_suffix(to.bits()))
+        }
+        (true, true) if from.bits() > to.bits() => format!("cvt.u32.u64 {d}, {s};"),
+        (true, true) => format!("cvt{to_name}{from_name} {d}, {s};"),
+        (true, false) => format!("cvt.rn{to_name}{from_name} {d}, {s};"),
+        _ => format!("cvt.rzi{to_name}{from_name} {d}, {s};"),
+    })
 }
 
 fn raw_suffix(bits: u32) -> &'static str {
@@ -218,6 +235,8 @@ fn arithmetic_suffix(ty: Ty) -> Result<&'static str, String> {
     Ok(match ty {
         Ty::I32 => ".s32",
         Ty::I64 => ".s64",
+        Ty::U32 => ".u32",
+        Ty::U64 => ".u64",
         Ty::F32 => ".f32",
         Ty::F64 => ".f64",
         other => return Err(format!("arithmetic on {}", other.name())),

@@ -147,6 +147,8 @@ impl Emitter<'_, '_> {
             // PTX has no signed 64-bit add; in two's complement it is the unsigned one.
             (AtomicOp::Add, Ty::I64) => ".u64",
             (_, Ty::I64) => ".s64",
+            (_, Ty::U32) => ".u32",
+            (_, Ty::U64) => ".u64",
             (AtomicOp::Add, Ty::F32) => ".f32",
             (AtomicOp::Max | AtomicOp::Min, Ty::F32) => {
                 return self.float_extremum(op, instruction, space, target, value, result);
@@ -223,7 +225,7 @@ impl Emitter<'_, '_> {
             return;
         }
         let width = match self.kernel.ty(result) {
-            Ty::I64 => "u64",
+            Ty::I64 | Ty::U64 => "u64",
             Ty::F32 => "f32",
             Ty::F64 => "f64",
             Ty::F16 | Ty::BF16 => "b16",
@@ -241,8 +243,8 @@ fn memory_suffix(word: Ty) -> &'static str {
     match word {
         Ty::F32 => ".f32",
         Ty::F64 => ".f64",
-        Ty::I32 | Ty::B32 => ".b32",
-        Ty::I64 | Ty::B64 => ".b64",
+        Ty::I32 | Ty::U32 | Ty::B32 => ".b32",
+        Ty::I64 | Ty::U64 | Ty::B64 => ".b64",
         Ty::F16 | Ty::BF16 | Ty::B16 | Ty::Pred => ".b16",
     }
 }

@@ -44,8 +44,8 @@ impl Emitter<'_, '_> {
         let shuffle =
             |register: &str| format!("shfl.sync.idx.b32 {register}, {register}, 0, 0x1f, -1;");
         match self.kernel.ty(value) {
-            Ty::I32 => self.emit(&shuffle(&name)),
-            Ty::I64 => {
+            Ty::I32 | Ty::U32 => self.emit(&shuffle(&name)),
+            Ty::I64 | Ty::U64 => {
                 let (low, high) = (self.scratch(Ty::I32), self.scratch(Ty::I32));
                 self.emit(&format!("mov.b64 {{{low}, {high}}}, {name};"));
                 self.emit(&shuffle(&low));

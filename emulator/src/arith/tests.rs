@@ -27,11 +27,13 @@ fn integers_wrap_shift_and_divide_as_ptx_does() {
 }
 
 #[test]
-fn float_comparisons_with_nan_are_false() {
+fn float_comparisons_with_nan_are_false_but_not_equal_is_true() {
     let nan = f(f32::NAN);
-    for op in [CmpOp::Eq, CmpOp::Ne, CmpOp::Lt, CmpOp::Ge] {
+    for op in [CmpOp::Eq, CmpOp::Lt, CmpOp::Le, CmpOp::Gt, CmpOp::Ge] {
         assert!(!compare(op, Ty::F32, nan, f(1.0)).unwrap());
     }
+    assert!(compare(CmpOp::Ne, Ty::F32, nan, f(1.0)).unwrap());
+    assert!(compare(CmpOp::Ne, Ty::F64, f64::NAN.to_bits(), f64::NAN.to_bits()).unwrap());
     assert!(compare(CmpOp::Ne, Ty::F32, f(2.0), f(1.0)).unwrap());
     assert!(compare(CmpOp::Lt, Ty::I32, from_int(Ty::I32, -1), 0).unwrap());
 }
@@ -99,4 +101,38 @@ fn float_atomics_follow_the_backend() {
     let tiny = f32::MIN_POSITIVE / 4.0;
     let sum = atomic(AtomicOp::Add, Ty::F32, f(tiny), f(0.0)).unwrap();
     assert_eq!(as_f32(sum), 0.0);
+}
+
+#[test]
+fn unsigned_arithmetic_divides_shifts_and_compares_as_unsigned() {
+    let big = 3_548_625_185u64;
+    assert_eq!(binary(BinOp::Div, Ty::U32, big, 7).unwrap(), 506_946_455);
+    assert_eq!(binary(BinOp::Rem, Ty::U32, big, 10).unwrap(), 5);
+    assert_eq!(binary(BinOp::Shr, Ty::U32, big, 4).unwrap(), 221_789_074);
+    assert_eq!(binary(BinOp::Sub, Ty::U32, 7, big).unwrap(), 746_342_118);
+    assert_eq!(binary(BinOp::Max, Ty::U32, big, 7).unwrap(), big);
+    assert_eq!(binary(BinOp::Shr, Ty::U64, u64::MAX, 60).unwrap(), 15);
+    assert_eq!(
+        binary(BinOp::Div, Ty::U64, u64::MAX, 3).unwrap(),
+        u64::MAX / 3
+    );
+    assert!(compare(CmpOp::Gt, Ty::U32, big, 7).unwrap());
+    assert!(compare(CmpOp::Lt, Ty::U64, 1, u64::MAX).unwrap());
+    assert_eq!(unary(UnOp::Neg, Ty::U32, 1).unwrap(), 0xFFFF_FFFF);
+}
+
+#[test]
+fn integer_conversions_extend_by_the_source_and_floats_by_unsigned_rules() {
+    assert_eq!(convert(Ty::U32, Ty::I64, 0xFFFF_FFFF).unwrap(), 0xFFFF_FFFF);
+    assert_eq!(convert(Ty::I32, Ty::U64, 0xFFFF_FFFF).unwrap(), u64::MAX);
+    assert_eq!(convert(Ty::U64, Ty::U32, u64::MAX).unwrap(), 0xFFFF_FFFF);
+    assert_eq!(
+        as_f32(convert(Ty::U32, Ty::F32, 0xFFFF_FFFF).unwrap()),
+        4_294_967_296.0
+    );
+    assert_eq!(convert(Ty::F32, Ty::U32, f(-3.5)).unwrap(), 0);
+    assert_eq!(
+        convert(Ty::F64, Ty::U64, 1e30f64.to_bits()).unwrap(),
+        u64::MAX
+    );
 }

@@ -15,10 +15,12 @@ pub(super) struct Cursor<'t> {
 }
 
 /// Every type's text name.
-const TYPES: [Ty; 10] = [
+const TYPES: [Ty; 12] = [
     Ty::Pred,
     Ty::I32,
     Ty::I64,
+    Ty::U32,
+    Ty::U64,
     Ty::F32,
     Ty::F64,
     Ty::F16,

@@ -3,7 +3,7 @@
 //! of a region's initial values, parameters, yields and results.
 
 use crate::ir::{Inst, Kernel, Op, Ty, ValueId};
-use crate::signature::{ParamKind, ScalarParam};
+use crate::signature::{IntParam, ParamKind, ScalarParam};
 
 pub(super) fn check_types(kernel: &Kernel, inst: &Inst) -> Result<(), String> {
     let ty = |value: ValueId| kernel.ty(value);
@@ -163,7 +163,7 @@ pub(super) fn check_types(kernel: &Kernel, inst: &Inst) -> Result<(), String> {
             if inst.results.len() > 1 || result.is_some_and(|result| result != ty(*value)) {
                 return Err("an atomic returns nothing or the old value".to_owned());
             }
-            if !matches!(ty(*value), Ty::I32 | Ty::I64 | Ty::F32) {
+            if !matches!(ty(*value), Ty::I32 | Ty::I64 | Ty::U32 | Ty::U64 | Ty::F32) {
                 return Err(format!("an atomic on {}", ty(*value).name()));
             }
             check_access(kernel, *space, *address, None, &[*value])
@@ -206,6 +206,8 @@ pub(super) fn check_types(kernel: &Kernel, inst: &Inst) -> Result<(), String> {
 /// address, a float's own type, a bool's 32-bit integer.
 fn param_ty(kind: &ParamKind) -> Ty {
     match kind {
+        ParamKind::Int(IntParam::U32) => Ty::U32,
+        ParamKind::Int(IntParam::U64) => Ty::U64,
         ParamKind::Int(int) if int.bytes() == 8 => Ty::I64,
         ParamKind::Int(_) | ParamKind::Scalar(ScalarParam::Bool) => Ty::I32,
         ParamKind::Tensor { .. } | ParamKind::TensorMap(_) => Ty::I64,

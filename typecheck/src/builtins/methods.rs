@@ -6,11 +6,12 @@ use std::sync::Arc;
 use cute::Dtype;
 use lang::ast::{Argument, Name};
 use lang::{Diagnostic, Span};
+use layout::SymInt;
 
 use crate::builtins::Arg;
 use crate::check::Checker;
 use crate::check::reporting::closest;
-use crate::trace::{Effect, Term, term_of};
+use crate::trace::{Effect, Term, term_of, wraps_modulo};
 use crate::value::{IntType, Known, Origin, Value};
 
 impl<'a> Checker<'a> {
@@ -248,24 +249,67 @@ impl<'a> Checker<'a> {
                     value: Known::Const(constant),
                 }
             }
-            (dtype, _) => match value {
-                Value::Int { value, .. } => Value::Int {
-                    ty: IntType::Sized(dtype),
-                    value: value.clone(),
-                },
-                _ => {
-                    let origin = Origin {
-                        reason: "it is converted on the GPU".to_owned(),
-                        span: Some(span),
-                        term: None,
-                    };
-                    Value::Int {
-                        ty: IntType::Sized(dtype),
-                        value: self.fresh_variable("converted", origin),
-                    }
-                }
-            },
+            (dtype, origin) => self.convert_to_integer(value, dtype, origin, span),
         }
+    }
+
+    /// `value.to(dtype)` for an integer `dtype`, as C converts: a value every value of
+    /// the source type keeps (a widening of the same signedness, or unsigned into
+    /// wider) is the same symbolic integer; any other is computed on the GPU (wrapped to
+    /// the new width, or a float truncated toward zero) and a constant is converted here.
+    fn convert_to_integer(
+        &mut self,
+        value: &Value,
+        dtype: Dtype,
+        origin: Option<Origin>,
+        span: Span,
+    ) -> Value {
+        let sized = |value: SymInt| Value::Int {
+            ty: IntType::Sized(dtype),
+            value,
+        };
+        let Some((low, high)) = dtype.integer_range() else {
+            return self.error(
+                "E0216",
+                span,
+                format!("`to` converts numbers to numbers, not to {dtype}"),
+                "not a number type",
+            );
+        };
+        if let Value::Int { ty, value: integer } = value {
+            // A u32 or u64 sum may exceed its type until it is wrapped; a variable is
+            // a value the type holds.
+            let in_range = !wraps_modulo(*ty) || is_plain_variable(integer);
+            let keeps = match ty {
+                IntType::Sized(from) => from
+                    .integer_range()
+                    .is_some_and(|(from_low, from_high)| low <= from_low && from_high <= high),
+                IntType::Int => false,
+            } && in_range;
+            if let Some(constant) = integer.as_constant() {
+                return sized(SymInt::constant(wrap_integer(i128::from(constant), dtype)));
+            }
+            if keeps {
+                return sized(integer.clone());
+            }
+        }
+        if let Value::Float {
+            value: Known::Const(constant),
+            ..
+        } = value
+        {
+            return sized(SymInt::constant(truncate_float(*constant, dtype)));
+        }
+        let origin = origin.unwrap_or(Origin {
+            reason: "it is converted on the GPU".to_owned(),
+            span: Some(span),
+            term: None,
+        });
+        let Some(operand) = term_of(value) else {
+            return sized(self.fresh_variable("converted", origin));
+        };
+        let term = Term::Convert(dtype, operand);
+        sized(self.defined_variable("converted", origin, term, span))
     }
 
     pub(crate) fn check_scalar_for(&mut self, dtype: Dtype, arg: &Arg) {
@@ -297,4 +341,42 @@ impl<'a> Checker<'a> {
             );
         }
     }
+}
+
+/// `value` wrapped to the width of the integer `dtype` (two's complement), as C converts
+/// to an unsigned type and as CUDA converts to a signed one.
+fn wrap_integer(value: i128, dtype: Dtype) -> i64 {
+    let bits = u32::try_from(dtype.bits()).unwrap_or(64).min(64);
+    let modulus = 1i128 << bits;
+    let mut wrapped = value.rem_euclid(modulus);
+    if dtype.integer_range().is_some_and(|(low, _)| low < 0) && wrapped >= modulus / 2 {
+        wrapped -= modulus;
+    }
+    // A u64 above i64::MAX keeps its bits.
+    wrapped as i64
+}
+
+/// A float converted to the integer `dtype` as the GPU's `cvt.rzi` does: toward zero,
+/// saturating at the type's range, NaN to 0.
+fn truncate_float(value: f64, dtype: Dtype) -> i64 {
+    let (low, high) = dtype.integer_range().unwrap_or((0, 0));
+    if value.is_nan() {
+        return 0;
+    }
+    let truncated = value.trunc();
+    let clamped = if truncated <= low as f64 {
+        low
+    } else if truncated >= high as f64 {
+        high
+    } else {
+        truncated as i128
+    };
+    clamped as i64
+}
+
+/// Whether `value` is one run-time variable (a parameter, a load, a computed value),
+/// which holds a value of its type, rather than arithmetic on some.
+fn is_plain_variable(value: &SymInt) -> bool {
+    matches!(value.terms().as_slice(),
+        [(1, factors)] if matches!(factors.as_slice(), [layout::SymFactor::Variable(_)]))
 }

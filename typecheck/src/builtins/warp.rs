@@ -60,6 +60,7 @@ impl<'a> Checker<'a> {
             term: None,
         };
         let variable = self.unique_variable(name, origin.clone());
+        self.check_unguarded(span);
         if self.tracing_kernel() {
             let (Some(sent), Some(lane)) = (term_of(&value.value), term_of(&lane_value)) else {
                 self.emit(Effect::Unsupported(
@@ -218,6 +219,9 @@ impl<'a> Checker<'a> {
             term: None,
         };
         let old = returns.then(|| self.unique_variable(name, origin.clone()));
+        if returns {
+            self.check_unguarded(span);
+        }
         if self.tracing_kernel() {
             match (index, term_of(&p[2].value)) {
                 (Some(index), Some(value)) => self.emit(Effect::Atomic {

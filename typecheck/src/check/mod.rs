@@ -274,6 +274,9 @@ pub(crate) struct Tracing<'a> {
     pub(crate) cells: u32,
     /// Whether the element being indexed is an assignment's target, not a load.
     pub(crate) target_only: bool,
+    /// While the right operand of `&&` or `||` is evaluated: the bool under which C
+    /// evaluates it (`short_circuit.rs`).
+    pub(crate) guard: Option<Arc<Term>>,
     /// The kernel instantiations called so far, when they are checked in parallel
     /// once the file is (`parallel.rs`).
     pub(crate) deferred: Option<Vec<parallel::Deferred<'a>>>,
@@ -359,6 +362,9 @@ impl<'a> Checker<'a> {
         {
             *crate::trace::effect_span_mut(&mut effect) = anchor;
         }
+        let Some(effect) = self.guarded(effect) else {
+            return;
+        };
         if let Some(trace) = &mut self.tracing.trace {
             trace.effects.push(effect);
         }
@@ -387,6 +393,7 @@ impl<'a> Checker<'a> {
             tensor: tensor.clone(),
             index,
             variable,
+            guard: self.tracing.guard.clone(),
             span,
         });
         Some(Term::Loaded(id))

@@ -1,12 +1,13 @@
 //! Integer, tuple and unary operators: symbolic integer arithmetic (overflow and
 //! division by zero checked), element-wise tuple arithmetic, negation and `!`.
 
+use cute::Dtype;
 use lang::Span;
 use lang::ast::{BinaryOp, UnaryOp};
 use layout::{Int, IntTuple, LayoutError, SymInt};
 
 use crate::check::Checker;
-use crate::trace::{Term, held_dtype, term_of, with_term};
+use crate::trace::{Term, held_dtype, term_of, with_term, wraps_modulo};
 use crate::value::{IntType, Known, Origin, Value};
 
 impl<'a> Checker<'a> {
@@ -19,7 +20,25 @@ impl<'a> Checker<'a> {
         span: Span,
     ) -> Value {
         use BinaryOp as B;
+        if let Some(shift) = y.as_constant()
+            && matches!(op, B::ShiftLeft | B::ShiftRight)
+            && let Some(bits) = shift_width(ty)
+            && !(0..bits).contains(&shift)
+        {
+            return self.error(
+                "E0223",
+                span,
+                format!("a shift by {shift} is outside 0..{bits}, the width of the shifted type"),
+                "shift out of range",
+            );
+        }
+        let both_constant = x.as_constant().is_some() && y.as_constant().is_some();
         let folded: Option<Result<SymInt, LayoutError>> = match op {
+            // u32 and u64 values wrap (C's unsigned rules): sums and products fold
+            // exactly and are wrapped where they are observed (compared, converted,
+            // stored: `Term::Int` in its type), but a quotient or remainder of the
+            // exact value would differ, so one is computed in the type.
+            B::Divide | B::Remainder if wraps_modulo(ty) && !both_constant => None,
             B::Add => Some(x.add(y)),
             B::Subtract => Some(x.sub(y)),
             B::Multiply => Some(x.mul(y)),
@@ -159,6 +178,15 @@ impl<'a> Checker<'a> {
                 "unsupported operand",
             ),
         }
+    }
+}
+
+/// The width a shift of a value of type `ty` must stay below: the type C computes it
+/// in (32 bits for the promoted i8..i32 and u32, 64 for the rest).
+fn shift_width(ty: IntType) -> Option<i64> {
+    match held_dtype(ty) {
+        Dtype::I32 | Dtype::U32 => Some(32),
+        _ => Some(64),
     }
 }
 

@@ -11,6 +11,7 @@ mod expect;
 mod indexing;
 mod integers;
 pub(crate) mod memory;
+mod short_circuit;
 
 use cute::Dtype;
 use lang::ast::{Expr, ExprKind, Name};
@@ -71,7 +72,7 @@ impl<'a> Checker<'a> {
             ExprKind::Layout { shape, stride } => self.layout_literal(shape, stride, expr.span),
             ExprKind::Binary { op, lhs, rhs } => {
                 let left = self.eval(lhs);
-                let right = self.eval(rhs);
+                let right = self.eval_short_circuit(*op, &left, rhs);
                 self.binary(*op, left, right, lhs.span, rhs.span, expr.span)
             }
             ExprKind::Unary { op, operand } => {
