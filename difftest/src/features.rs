@@ -90,6 +90,54 @@ impl fmt::Display for Feature {
     }
 }
 
+/// What the generator leaves out until the compiler gets it right (issue 33), and
+/// why: the CI test and `cuk-difftest` leave these out unless told otherwise. Remove
+/// each as its fix lands.
+pub const KNOWN_FAILING: [(Feature, &str); 10] = [
+    (
+        Feature::Unsigned,
+        "u32/u64 division, remainder, shifts, comparisons and `.to(f32)` are signed, and \
+         u64 sums of run-time values are refused with E0223",
+    ),
+    (
+        Feature::SmallInts,
+        "arithmetic on i8/i16/u8/u16 values fails `build` with E0301 (\"cannot be built yet\")",
+    ),
+    (
+        Feature::SmallIntMemory,
+        "loads of i8/u8 tensors fail `build` with E0301",
+    ),
+    (
+        Feature::Narrowing,
+        "integer `.to()` to a narrower integer does not wrap (i64 -> i32 keeps the i64 value)",
+    ),
+    (
+        Feature::FloatToInt,
+        "float -> int `.to()` fails `build` with E0301",
+    ),
+    (
+        Feature::IntToHalf,
+        "the emulator cannot run an integer -> f16/bf16 conversion (E0409)",
+    ),
+    (
+        Feature::DoubleToHalf,
+        "the emulator cannot run an f64 -> f16/bf16 conversion (E0409)",
+    ),
+    (
+        Feature::ShortCircuit,
+        "`&&` and `||` evaluate both sides: a guarded load runs out of bounds (E0401)",
+    ),
+    (
+        Feature::FloatNotEqual,
+        "float `!=` with a NaN operand is false (ordered `setp.ne`)",
+    ),
+    (
+        Feature::SignedWrap,
+        "i32 values are not wrapped where they are widened (`(-x).to(i64)` of i32::MIN), \
+         and i64 overflow of run-time values is refused with E0223",
+    ),
+];
+
 /// A set of features.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Features(Vec<Feature>);
@@ -100,11 +148,26 @@ impl Features {
         Features(Feature::ALL.to_vec())
     }
 
+    /// Every feature but the [`KNOWN_FAILING`] ones.
+    pub fn working() -> Features {
+        let failing: Vec<Feature> = KNOWN_FAILING.iter().map(|(feature, _)| *feature).collect();
+        Features::all_but(&failing)
+    }
+
     /// Every feature but `disabled`.
     pub fn all_but(disabled: &[Feature]) -> Features {
         Features(
             Feature::ALL
                 .into_iter()
+                .filter(|feature| !disabled.contains(feature))
+                .collect(),
+        )
+    }
+
+    /// This set without `disabled`.
+    pub fn without(&self, disabled: &[Feature]) -> Features {
+        Features(
+            (self.0.iter().copied())
                 .filter(|feature| !disabled.contains(feature))
                 .collect(),
         )

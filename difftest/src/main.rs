@@ -33,9 +33,16 @@ struct Args {
     target: String,
     /// A feature the generator leaves out (repeatable): unsigned, small-ints,
     /// small-int-memory, half-floats, narrowing, float-to-int, int-to-half, double-to-half,
-    /// short-circuit, branches, loops, float-ne, math.
+    /// short-circuit, branches, loops, float-ne, math, signed-wrap.
     #[arg(long = "disable")]
     disabled: Vec<String>,
+    /// Use every feature, also those the compiler is known to get wrong (without it,
+    /// `difftest::features::KNOWN_FAILING` are left out, as in CI).
+    #[arg(long)]
+    all_features: bool,
+    /// List the features and which are left out by default, with why.
+    #[arg(long)]
+    list_features: bool,
     /// Programs compiled together in one module.
     #[arg(long, default_value_t = 50)]
     batch: usize,
@@ -52,6 +59,17 @@ struct Args {
 
 fn main() -> ExitCode {
     let args = Args::parse();
+    if args.list_features {
+        for feature in Feature::ALL {
+            let why = (difftest::features::KNOWN_FAILING.iter())
+                .find(|(failing, _)| *failing == feature)
+                .map_or(String::new(), |(_, why)| {
+                    format!(" (off by default: {why})")
+                });
+            println!("{feature}{why}");
+        }
+        return ExitCode::SUCCESS;
+    }
     let mut disabled = Vec::new();
     for name in &args.disabled {
         match Feature::parse(name) {
@@ -66,7 +84,12 @@ fn main() -> ExitCode {
         seed: args.seed,
         first: args.first,
         count: args.count,
-        features: Features::all_but(&disabled),
+        features: if args.all_features {
+            Features::all()
+        } else {
+            Features::working()
+        }
+        .without(&disabled),
         batch: args.batch.max(1),
         minimise_per_class: args.minimise,
     };

@@ -1,67 +1,21 @@
 //! The differential tester in CI: 2,400 generated programs run on the emulator agree
 //! with the C reference bit for bit, with the features the compiler still gets wrong
-//! left out (each listed with why); and the reference itself is checked on values C
-//! fixes.
+//! left out (`difftest::features::KNOWN_FAILING`, each with why); the reference itself
+//! is checked on values C fixes, and programs mixing dtypes are refused.
 
 use difftest::dtype::Dtype;
 use difftest::harness::{self, Backend, Runner};
 use difftest::program::Value;
 use difftest::reference::convert;
-use difftest::{Feature, Features, RunConfig};
-
-/// What the generator leaves out until the compiler gets it right (issue 33); enable
-/// each as its fix lands.
-const DISABLED: [(Feature, &str); 10] = [
-    (
-        Feature::Unsigned,
-        "u32/u64 division, remainder, shifts, comparisons and `.to(f32)` are signed, and u64 sums of run-time values are refused with E0223",
-    ),
-    (
-        Feature::SmallInts,
-        "arithmetic on i8/i16/u8/u16 values fails `build` with E0301 (\"cannot be built yet\")",
-    ),
-    (
-        Feature::SmallIntMemory,
-        "loads of i8/u8 tensors fail `build` with E0301",
-    ),
-    (
-        Feature::Narrowing,
-        "integer `.to()` to a narrower integer does not wrap (i64 -> i32 keeps the i64 value)",
-    ),
-    (
-        Feature::FloatToInt,
-        "float -> int `.to()` fails `build` with E0301",
-    ),
-    (
-        Feature::IntToHalf,
-        "the emulator cannot run an integer -> f16/bf16 conversion (E0409)",
-    ),
-    (
-        Feature::DoubleToHalf,
-        "the emulator cannot run an f64 -> f16/bf16 conversion (E0409)",
-    ),
-    (
-        Feature::ShortCircuit,
-        "`&&` and `||` evaluate both sides: a guarded load runs out of bounds (E0401)",
-    ),
-    (
-        Feature::FloatNotEqual,
-        "float `!=` with a NaN operand is false (ordered `setp.ne`)",
-    ),
-    (
-        Feature::SignedWrap,
-        "i32 values are not wrapped where they are widened (`(-x).to(i64)` of i32::MIN), and i64 overflow of run-time values is refused with E0223",
-    ),
-];
+use difftest::{Features, RunConfig};
 
 #[test]
 fn generated_programs_agree_with_the_c_reference_on_the_emulator() {
-    let disabled: Vec<Feature> = DISABLED.iter().map(|(feature, _)| *feature).collect();
     let config = RunConfig {
         seed: 20_261_128,
         first: 0,
         count: 2_400,
-        features: Features::all_but(&disabled),
+        features: Features::working(),
         batch: 60,
         minimise_per_class: 1,
     };
