@@ -32,6 +32,10 @@ pub enum Feature {
     FloatNotEqual,
     /// `abs`, `sqrt` and `fma` of floats.
     Math,
+    /// Integer literals beyond ±2^62.
+    BigLiterals,
+    /// `/` and `%` of integers by a constant power of two.
+    PowerOfTwoDivision,
     /// i32 and i64 arithmetic that overflows (C leaves it undefined; CuK documents
     /// that it wraps).
     SignedWrap,
@@ -39,7 +43,7 @@ pub enum Feature {
 
 impl Feature {
     /// Every feature.
-    pub const ALL: [Feature; 14] = [
+    pub const ALL: [Feature; 16] = [
         Feature::Unsigned,
         Feature::SmallInts,
         Feature::SmallIntMemory,
@@ -53,6 +57,8 @@ impl Feature {
         Feature::Loops,
         Feature::FloatNotEqual,
         Feature::Math,
+        Feature::BigLiterals,
+        Feature::PowerOfTwoDivision,
         Feature::SignedWrap,
     ];
 
@@ -72,6 +78,8 @@ impl Feature {
             Feature::Loops => "loops",
             Feature::FloatNotEqual => "float-ne",
             Feature::Math => "math",
+            Feature::BigLiterals => "big-literals",
+            Feature::PowerOfTwoDivision => "pow2-division",
             Feature::SignedWrap => "signed-wrap",
         }
     }
@@ -93,7 +101,7 @@ impl fmt::Display for Feature {
 /// What the generator leaves out until the compiler gets it right (issue 33), and
 /// why: the CI test and `cuk-difftest` leave these out unless told otherwise. Remove
 /// each as its fix lands.
-pub const KNOWN_FAILING: [(Feature, &str); 10] = [
+pub const KNOWN_FAILING: [(Feature, &str); 12] = [
     (
         Feature::Unsigned,
         "u32/u64 division, remainder, shifts, comparisons and `.to(f32)` are signed, and \
@@ -130,6 +138,16 @@ pub const KNOWN_FAILING: [(Feature, &str); 10] = [
     (
         Feature::FloatNotEqual,
         "float `!=` with a NaN operand is false (ordered `setp.ne`)",
+    ),
+    (
+        Feature::BigLiterals,
+        "constants are summed apart from the run-time terms: `(a - 3) - 9223372036854775807` \
+         is refused with E0223 though no value it computes overflows",
+    ),
+    (
+        Feature::PowerOfTwoDivision,
+        "a negative run-time value divided by a constant power of two rounds toward -inf \
+         (`(t - n) / 64` is -1 for t < n = 32), not toward zero",
     ),
     (
         Feature::SignedWrap,

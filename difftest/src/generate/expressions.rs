@@ -129,24 +129,43 @@ impl Generator<'_> {
             let count = self.operand(dtype, depth);
             let mask = literal(Value::Int(i128::from(dtype.bits()) - 1), dtype);
             binary(Binary::And, count, mask, dtype)
+        } else if matches!(op, Binary::Div | Binary::Rem) && dtype.is_int() && self.chance(60) {
+            // A run-time divisor no folding can make zero: `(y | 1)`.
+            let divisor = self.expr(dtype, depth);
+            binary(Binary::Or, divisor, literal(Value::Int(1), dtype), dtype)
         } else {
             self.operand(dtype, depth)
         };
-        // `x - x`, `x * 0` and the like fold to constants the compiler knows, which
-        // it may then refuse to divide by; C only divides by what runs.
-        let folds = (right == left
-            && matches!(op, Binary::Sub | Binary::Xor | Binary::Div | Binary::Rem))
-            || (matches!(right.kind, ExprKind::Literal(Value::Int(0)))
-                && matches!(op, Binary::Mul | Binary::And | Binary::Div | Binary::Rem))
+        // `x - x`, `x * 0`, `x % 1` and the like fold to constants the compiler knows,
+        // which it refuses to divide by even where the division never runs (E0223);
+        // C only divides by what runs. A power-of-two divisor is a feature of its own.
+        let literal_int = match right.kind {
+            ExprKind::Literal(Value::Int(value)) => Some(value),
+            _ => None,
+        };
+        let dividing = matches!(op, Binary::Div | Binary::Rem);
+        // A run-time divisor that is not `(y | 1)` may fold to zero.
+        let dividing_by_run_time = dividing
+            && dtype.is_int()
+            && literal_int.is_none()
+            && !matches!(right.kind, ExprKind::Binary(Binary::Or, _, _));
+        let folds = dividing_by_run_time
+            || (right == left
+                && matches!(op, Binary::Sub | Binary::Xor | Binary::Div | Binary::Rem))
+            || (literal_int == Some(0) && matches!(op, Binary::Mul | Binary::And))
+            || (dividing && matches!(literal_int, Some(-1..=1)))
+            || (dividing
+                && !self.has(Feature::PowerOfTwoDivision)
+                && literal_int.is_some_and(|value| value.unsigned_abs().is_power_of_two()))
             || (matches!(right.kind, ExprKind::Literal(Value::Float(zero)) if zero == 0.0)
                 && matches!(op, Binary::Mul | Binary::Div));
         let right = if folds {
-            let one = if dtype.is_int() {
-                Value::Int(1)
+            let other = if dtype.is_int() {
+                Value::Int(3)
             } else {
                 Value::Float(1.0)
             };
-            literal(one, dtype)
+            literal(other, dtype)
         } else {
             right
         };
@@ -176,6 +195,11 @@ impl Generator<'_> {
             let max = dtype.int_max().min(i128::from(i64::MAX));
             let min = dtype.int_min().max(-i128::from(i64::MAX));
             self.pick(&[max, min, max / 2 + 1, 3, 1000, 65_535, 1 << 31])
+        };
+        let value = if value.unsigned_abs() > 1 << 62 && !self.has(Feature::BigLiterals) {
+            value.signum() * 1_000_000_007
+        } else {
+            value
         };
         Value::Int(dtype.wrap(value).clamp(
             dtype.int_min().max(-i128::from(i64::MAX)),

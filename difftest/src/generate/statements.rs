@@ -30,6 +30,7 @@ impl Generator<'_> {
                 row.stored.resize(self.program.outputs.len(), None);
                 row.run(&self.program, &stmts).is_ok()
                     && (!row.signed_overflow || self.features.has(Feature::SignedWrap))
+                    && !row.zero_sign_open
             });
             if defined {
                 self.rows = rows;
