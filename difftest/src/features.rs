@@ -32,6 +32,8 @@ pub enum Feature {
     FloatNotEqual,
     /// `abs`, `sqrt` and `fma` of floats.
     Math,
+    /// `atomic_add`, `atomic_max` and `atomic_min` of integers from every thread.
+    Atomics,
     /// Integer literals beyond ±2^62.
     BigLiterals,
     /// `/` and `%` of integers by a constant power of two.
@@ -43,7 +45,7 @@ pub enum Feature {
 
 impl Feature {
     /// Every feature.
-    pub const ALL: [Feature; 16] = [
+    pub const ALL: [Feature; 17] = [
         Feature::Unsigned,
         Feature::SmallInts,
         Feature::SmallIntMemory,
@@ -57,6 +59,7 @@ impl Feature {
         Feature::Loops,
         Feature::FloatNotEqual,
         Feature::Math,
+        Feature::Atomics,
         Feature::BigLiterals,
         Feature::PowerOfTwoDivision,
         Feature::SignedWrap,
@@ -78,6 +81,7 @@ impl Feature {
             Feature::Loops => "loops",
             Feature::FloatNotEqual => "float-ne",
             Feature::Math => "math",
+            Feature::Atomics => "atomics",
             Feature::BigLiterals => "big-literals",
             Feature::PowerOfTwoDivision => "pow2-division",
             Feature::SignedWrap => "signed-wrap",

@@ -42,6 +42,7 @@ pub fn generate(seed: u64, index: u64, features: &Features) -> Program {
             inputs: Vec::new(),
             body: Vec::new(),
             outputs: Vec::new(),
+            atomics: Vec::new(),
         },
         scope: vec![THREAD, ROW_COUNT],
         rows: Vec::new(),
@@ -147,6 +148,9 @@ impl Generator<'_> {
             .collect();
         for _ in 0..2 + self.below(5) {
             self.statement();
+        }
+        if self.has(Feature::Atomics) && self.chance(40) {
+            self.atomic();
         }
         for _ in 0..1 + self.below(3) {
             self.output();

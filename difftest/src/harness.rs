@@ -21,8 +21,8 @@ pub enum Verdict {
     Agree,
     /// A stored value differs.
     Wrong {
-        /// The output tensor.
-        output: usize,
+        /// The tensor (`out0`, `acc1`).
+        tensor: String,
         /// The row (thread).
         row: usize,
         /// What the kernel stored.
@@ -249,7 +249,11 @@ fn launch(
         }
     }
     let inputs = buffers.len();
-    for dtype in &program.outputs {
+    let memory_outputs = program
+        .outputs
+        .iter()
+        .chain(program.atomics.iter().map(|(dtype, _)| dtype));
+    for dtype in memory_outputs {
         let bytes = vec![0xFF; ROWS * (dtype.bits() / 8) as usize];
         match device.upload(&bytes) {
             Ok(buffer) => buffers.push((*dtype, buffer)),
@@ -282,7 +286,7 @@ fn launch(
             (Source::Argument, Value::Bool(value)) => CallArg::Bool(value),
         });
     }
-    for output in 0..program.outputs.len() {
+    for output in 0..program.outputs.len() + program.atomics.len() {
         args.push(tensor(inputs + output));
     }
     let plan = match runtime::marshal::plan(&kernel.signature, &args) {
@@ -307,10 +311,31 @@ fn launch(
             let want = state.stored[output].expect("every output is stored");
             if !same(got, want, state) {
                 return Verdict::Wrong {
-                    output,
+                    tensor: format!("out{output}"),
                     row,
                     got: show(got, *dtype),
                     want: show(want, *dtype),
+                };
+            }
+        }
+    }
+    let results = reference::atomic_results(program, &rows);
+    for (target, want) in results.iter().enumerate() {
+        let dtype = program.atomics[target].0;
+        let slot = inputs + program.outputs.len() + target;
+        let bytes = match device.download(&buffers[slot].1) {
+            Ok(bytes) => bytes,
+            Err(message) => return fault(message),
+        };
+        let width = (dtype.bits() / 8) as usize;
+        for (row, want) in want.iter().enumerate() {
+            let got = value_of(dtype, &bytes[row * width..(row + 1) * width]);
+            if got != *want {
+                return Verdict::Wrong {
+                    tensor: format!("acc{target}"),
+                    row,
+                    got: show(got, dtype),
+                    want: show(*want, dtype),
                 };
             }
         }

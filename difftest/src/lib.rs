@@ -130,11 +130,11 @@ pub fn verdict_text(verdict: &Verdict) -> String {
     match verdict {
         Verdict::Agree => "agrees".to_owned(),
         Verdict::Wrong {
-            output,
+            tensor,
             row,
             got,
             want,
-        } => format!("out{output}[{row}]: CuK stored {got}, C computes {want}"),
+        } => format!("{tensor}[{row}]: CuK stored {got}, C computes {want}"),
         Verdict::Refused { code, message } => format!("refused: {code}: {message}"),
         Verdict::Panicked(message) => format!("compiler panic: {message}"),
         Verdict::Faulted { code, message } => format!("launch failed: {code}: {message}"),

@@ -33,7 +33,7 @@ struct Args {
     target: String,
     /// A feature the generator leaves out (repeatable): unsigned, small-ints,
     /// small-int-memory, half-floats, narrowing, float-to-int, int-to-half, double-to-half,
-    /// short-circuit, branches, loops, float-ne, math, big-literals, pow2-division, signed-wrap.
+    /// short-circuit, branches, loops, float-ne, math, atomics, big-literals, pow2-division, signed-wrap.
     #[arg(long = "disable")]
     disabled: Vec<String>,
     /// Use every feature, also those the compiler is known to get wrong (without it,
@@ -52,6 +52,9 @@ struct Args {
     /// Disagreements printed in full.
     #[arg(long, default_value_t = 10)]
     show: usize,
+    /// Print each program's source (with its inputs) instead of running them.
+    #[arg(long)]
+    print: bool,
     /// A folder for the minimised programs (`seed-index.cuk`).
     #[arg(long)]
     out: Option<PathBuf>,
@@ -93,6 +96,13 @@ fn main() -> ExitCode {
         batch: args.batch.max(1),
         minimise_per_class: args.minimise,
     };
+    if args.print {
+        for index in args.first..args.first + args.count {
+            let program = difftest::generate::generate(args.seed, index, &config.features);
+            println!("{}", difftest::with_inputs(&program));
+        }
+        return ExitCode::SUCCESS;
+    }
     let mut gpu;
     let backend = if args.gpu {
         let target = match args.target.parse::<cute::Target>() {

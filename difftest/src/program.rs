@@ -219,6 +219,15 @@ pub enum Stmt {
         /// The body.
         body: Vec<Stmt>,
     },
+    /// `atomic_OP(acc, slot, value);` on atomic target `target`.
+    Atomic {
+        /// Which atomic target.
+        target: usize,
+        /// The element updated, an i32 in `0..8`.
+        slot: Expr,
+        /// The operand.
+        value: Expr,
+    },
     /// `out[t] = value;`
     Store {
         /// Which output.
@@ -241,6 +250,30 @@ pub struct Program {
     pub body: Vec<Stmt>,
     /// The dtype of each output tensor.
     pub outputs: Vec<Dtype>,
+    /// The tensors every thread updates atomically, with the operation of each.
+    pub atomics: Vec<(Dtype, Atomic)>,
+}
+
+/// An atomic read-modify-write whose result does not depend on the threads' order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Atomic {
+    /// `atomic_add`, of integers (wrapping).
+    Add,
+    /// `atomic_max`.
+    Max,
+    /// `atomic_min`.
+    Min,
+}
+
+impl Atomic {
+    /// The built-in's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Atomic::Add => "atomic_add",
+            Atomic::Max => "atomic_max",
+            Atomic::Min => "atomic_min",
+        }
+    }
 }
 
 /// The variable of the thread index.
@@ -270,6 +303,9 @@ impl Program {
         }
         for (index, dtype) in self.outputs.iter().enumerate() {
             params.push(format!("out{index}: gmem {}[n:1]", dtype.name()));
+        }
+        for (index, (dtype, _)) in self.atomics.iter().enumerate() {
+            params.push(format!("acc{index}: gmem {}[n:1]", dtype.name()));
         }
         let mut text = format!(
             "kernel {}({}) launch grid(1) block({ROWS}) {{\n    let t = thread_idx.x;\n    if t < n {{\n",
@@ -356,6 +392,15 @@ impl Program {
             }
             Stmt::Store { output, value } => {
                 let _ = writeln!(text, "{pad}out{output}[t] = {};", self.expr(value));
+            }
+            Stmt::Atomic {
+                target,
+                slot,
+                value,
+            } => {
+                let name = self.atomics[*target].1.name();
+                let (slot, value) = (self.expr(slot), self.expr(value));
+                let _ = writeln!(text, "{pad}{name}(acc{target}, {slot}, {value});");
             }
         }
     }

@@ -18,6 +18,8 @@
 //! - Conversions: int to int wraps; int to float rounds once to nearest even; float to
 //!   float rounds to nearest even; float to int truncates toward zero and saturates
 //!   out-of-range values to the dtype's range with NaN giving 0 (PTX `cvt.rzi`).
+//! - Atomics: integer `atomic_add` (wrapping), `atomic_max` and `atomic_min` commute, so
+//!   the threads' order does not matter.
 //! - `&&` and `||` evaluate their right operand only when the left one requires it:
 //!   a load behind a false guard is never made.
 
@@ -59,6 +61,8 @@ pub struct Row {
     pub signed_overflow: bool,
     /// What the row stored to each output.
     pub stored: Vec<Option<Value>>,
+    /// The row's atomic updates: target, slot and operand.
+    pub updates: Vec<(usize, usize, Value)>,
 }
 
 impl Row {
@@ -79,6 +83,7 @@ impl Row {
             loop_budget: LOOP_BUDGET,
             signed_overflow: false,
             stored: vec![None; program.outputs.len()],
+            updates: Vec::new(),
         }
     }
 
@@ -132,6 +137,21 @@ impl Row {
             Stmt::Store { output, value } => {
                 let value = self.eval(value)?;
                 self.stored[*output] = Some(value);
+            }
+            Stmt::Atomic {
+                target,
+                slot,
+                value,
+            } => {
+                let Value::Int(slot) = self.eval(slot)? else {
+                    unreachable!("a slot is an integer")
+                };
+                let slot = usize::try_from(slot)
+                    .ok()
+                    .filter(|slot| *slot < ROWS)
+                    .ok_or(Undefined::OutOfBounds)?;
+                let value = self.eval(value)?;
+                self.updates.push((*target, slot, value));
             }
         }
         Ok(())
@@ -370,6 +390,29 @@ pub fn convert(value: Value, dtype: Dtype) -> Value {
         }),
         Value::Bool(_) => unreachable!("a bool has no `.to`"),
     }
+}
+
+/// What the atomic targets of `program` hold once every row has updated them, each
+/// starting as all-ones bytes (-1, or the largest unsigned value) as the harness fills
+/// it: the operations commute, so the threads' order does not matter.
+pub fn atomic_results(program: &Program, rows: &[Row]) -> Vec<Vec<Value>> {
+    let mut results: Vec<Vec<Value>> = (program.atomics.iter())
+        .map(|(dtype, _)| vec![Value::Int(dtype.wrap(-1)); ROWS])
+        .collect();
+    for row in rows {
+        for (target, slot, value) in &row.updates {
+            let (dtype, op) = program.atomics[*target];
+            let (Value::Int(old), Value::Int(value)) = (results[*target][*slot], *value) else {
+                unreachable!("atomics are of integers")
+            };
+            results[*target][*slot] = Value::Int(match op {
+                crate::program::Atomic::Add => dtype.wrap(old + value),
+                crate::program::Atomic::Max => old.max(value),
+                crate::program::Atomic::Min => old.min(value),
+            });
+        }
+    }
+    results
 }
 
 /// What every row of `program` stores, or why a row is undefined.

@@ -6,7 +6,9 @@ use super::expressions::{binary, literal, unary, var_expr};
 use super::{ATTEMPTS, Generator};
 use crate::dtype::Dtype;
 use crate::features::Feature;
-use crate::program::{Binary, Expr, ExprKind, ROW_COUNT, Source, Stmt, THREAD, Unary, Value};
+use crate::program::{
+    Atomic, Binary, Expr, ExprKind, ROW_COUNT, Source, Stmt, THREAD, Unary, Value,
+};
 
 impl Generator<'_> {
     /// Adds a statement that every row runs without undefined behaviour, if one is
@@ -315,6 +317,46 @@ impl Generator<'_> {
                     Vec::new(),
                 )
             });
+        }
+    }
+
+    /// An atomic target and the statement that updates it: a slot of `0..8` each
+    /// thread picks, sometimes under a branch.
+    pub(super) fn atomic(&mut self) {
+        let mut dtypes = vec![Dtype::I32, Dtype::I64];
+        if self.has(Feature::Unsigned) {
+            dtypes.extend([Dtype::U32, Dtype::U64]);
+        }
+        let dtype = self.pick(&dtypes);
+        let op = self.pick(&[Atomic::Add, Atomic::Max, Atomic::Min]);
+        self.program.atomics.push((dtype, op));
+        let target = self.program.atomics.len() - 1;
+        let added = self.statement_with(|generator| {
+            let slot = binary(
+                Binary::And,
+                generator.expr(Dtype::I32, 1),
+                literal(Value::Int(7), Dtype::I32),
+                Dtype::I32,
+            );
+            let value = generator.expr(dtype, 2);
+            let update = Stmt::Atomic {
+                target,
+                slot,
+                value,
+            };
+            let stmt = if generator.has(Feature::Branches) && generator.chance(40) {
+                Stmt::If {
+                    cond: generator.condition(2),
+                    then: vec![update],
+                    otherwise: Vec::new(),
+                }
+            } else {
+                update
+            };
+            (vec![stmt], Vec::new())
+        });
+        if !added {
+            self.program.atomics.pop();
         }
     }
 }
