@@ -32,9 +32,11 @@ pub enum Feature {
     FloatNotEqual,
     /// `abs`, `sqrt` and `fma` of floats.
     Math,
+    /// `shfl_xor`, `shfl_down`, `shfl_up` and `shfl_idx` of 32-bit values.
+    Shuffles,
     /// `atomic_add`, `atomic_max` and `atomic_min` of integers from every thread.
     Atomics,
-    /// Integer literals beyond ±2^62.
+    /// Integer literals beyond ±2^32.
     BigLiterals,
     /// `/` and `%` of integers by a constant power of two.
     PowerOfTwoDivision,
@@ -45,7 +47,7 @@ pub enum Feature {
 
 impl Feature {
     /// Every feature.
-    pub const ALL: [Feature; 17] = [
+    pub const ALL: [Feature; 18] = [
         Feature::Unsigned,
         Feature::SmallInts,
         Feature::SmallIntMemory,
@@ -59,6 +61,7 @@ impl Feature {
         Feature::Loops,
         Feature::FloatNotEqual,
         Feature::Math,
+        Feature::Shuffles,
         Feature::Atomics,
         Feature::BigLiterals,
         Feature::PowerOfTwoDivision,
@@ -81,6 +84,7 @@ impl Feature {
             Feature::Loops => "loops",
             Feature::FloatNotEqual => "float-ne",
             Feature::Math => "math",
+            Feature::Shuffles => "shuffles",
             Feature::Atomics => "atomics",
             Feature::BigLiterals => "big-literals",
             Feature::PowerOfTwoDivision => "pow2-division",
@@ -146,7 +150,8 @@ pub const KNOWN_FAILING: [(Feature, &str); 12] = [
     (
         Feature::BigLiterals,
         "constants are summed apart from the run-time terms: `(a - 3) - 9223372036854775807` \
-         is refused with E0223 though no value it computes overflows",
+         and `(a + 1000) * 4611686018427387904` are refused with E0223 (symbolic overflow), \
+         also where they never run",
     ),
     (
         Feature::PowerOfTwoDivision,

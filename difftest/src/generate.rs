@@ -147,6 +147,9 @@ impl Generator<'_> {
             .map(|row| Row::start(&self.program, row))
             .collect();
         for _ in 0..2 + self.below(5) {
+            if self.has(Feature::Shuffles) && self.chance(20) {
+                self.shuffle();
+            }
             self.statement();
         }
         if self.has(Feature::Atomics) && self.chance(40) {

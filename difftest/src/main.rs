@@ -2,6 +2,7 @@
 //! the GPU and prints every disagreement (seed, program, values, minimised program).
 //! Exits with failure when any program disagrees.
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -33,7 +34,7 @@ struct Args {
     target: String,
     /// A feature the generator leaves out (repeatable): unsigned, small-ints,
     /// small-int-memory, half-floats, narrowing, float-to-int, int-to-half, double-to-half,
-    /// short-circuit, branches, loops, float-ne, math, atomics, big-literals, pow2-division, signed-wrap.
+    /// short-circuit, branches, loops, float-ne, math, shuffles, atomics, big-literals, pow2-division, signed-wrap.
     #[arg(long = "disable")]
     disabled: Vec<String>,
     /// Use every feature, also those the compiler is known to get wrong (without it,
@@ -97,9 +98,13 @@ fn main() -> ExitCode {
         minimise_per_class: args.minimise,
     };
     if args.print {
+        let mut out = std::io::stdout().lock();
         for index in args.first..args.first + args.count {
             let program = difftest::generate::generate(args.seed, index, &config.features);
-            println!("{}", difftest::with_inputs(&program));
+            // A closed pipe (`| head`) ends the listing.
+            if writeln!(out, "{}", difftest::with_inputs(&program)).is_err() {
+                break;
+            }
         }
         return ExitCode::SUCCESS;
     }

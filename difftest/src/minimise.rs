@@ -191,6 +191,7 @@ fn for_each_expr(stmts: &mut [Stmt], visit: &mut dyn FnMut(&mut Expr)) {
             Stmt::Let { value, .. } | Stmt::Assign { value, .. } | Stmt::Store { value, .. } => {
                 walk(value, visit);
             }
+            Stmt::Shuffle { lane, .. } => walk(lane, visit),
             Stmt::Atomic { slot, value, .. } => {
                 walk(slot, visit);
                 walk(value, visit);

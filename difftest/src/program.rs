@@ -219,6 +219,18 @@ pub enum Stmt {
         /// The body.
         body: Vec<Stmt>,
     },
+    /// `let var = shfl_KIND(source, lane);` at the kernel's top level, where every lane
+    /// of the warp runs it.
+    Shuffle {
+        /// The variable bound.
+        var: usize,
+        /// Which shuffle.
+        kind: Shuffle,
+        /// The 32-bit variable exchanged.
+        source: usize,
+        /// The mask, delta or lane: an i32.
+        lane: Expr,
+    },
     /// `atomic_OP(acc, slot, value);` on atomic target `target`.
     Atomic {
         /// Which atomic target.
@@ -252,6 +264,42 @@ pub struct Program {
     pub outputs: Vec<Dtype>,
     /// The tensors every thread updates atomically, with the operation of each.
     pub atomics: Vec<(Dtype, Atomic)>,
+}
+
+/// A warp shuffle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shuffle {
+    /// `shfl_xor`: lane `lane ^ mask`.
+    Xor,
+    /// `shfl_down`: lane `lane + delta`, or the own value past lane 31.
+    Down,
+    /// `shfl_up`: lane `lane - delta`, or the own value below lane 0.
+    Up,
+    /// `shfl_idx`: the lane given.
+    Idx,
+}
+
+impl Shuffle {
+    /// The built-in's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Shuffle::Xor => "shfl_xor",
+            Shuffle::Down => "shfl_down",
+            Shuffle::Up => "shfl_up",
+            Shuffle::Idx => "shfl_idx",
+        }
+    }
+
+    /// The lane whose value lane `lane` receives for argument `argument` (in `0..32`).
+    pub fn source_lane(self, lane: usize, argument: usize) -> usize {
+        match self {
+            Shuffle::Xor => lane ^ argument,
+            Shuffle::Down if lane + argument < ROWS => lane + argument,
+            Shuffle::Up if lane >= argument => lane - argument,
+            Shuffle::Down | Shuffle::Up => lane,
+            Shuffle::Idx => argument,
+        }
+    }
 }
 
 /// An atomic read-modify-write whose result does not depend on the threads' order.
@@ -308,7 +356,7 @@ impl Program {
             params.push(format!("acc{index}: gmem {}[n:1]", dtype.name()));
         }
         let mut text = format!(
-            "kernel {}({}) launch grid(1) block({ROWS}) {{\n    let t = thread_idx.x;\n    if t < n {{\n",
+            "kernel {}({}) launch grid(1) block({ROWS}) {{\n    let t = thread_idx.x;\n",
             self.name,
             params.join(", ")
         );
@@ -316,16 +364,16 @@ impl Program {
             if input.source == Source::Tensor {
                 let _ = writeln!(
                     text,
-                    "        let {} = {}[t];",
+                    "    let {} = {}[t];",
                     self.vars[input.var].name,
                     self.tensor_name(index)
                 );
             }
         }
         for stmt in &self.body {
-            self.write_stmt(&mut text, stmt, 2);
+            self.write_stmt(&mut text, stmt, 1);
         }
-        text.push_str("    }\n}\n");
+        text.push_str("}\n");
         text
     }
 
@@ -392,6 +440,16 @@ impl Program {
             }
             Stmt::Store { output, value } => {
                 let _ = writeln!(text, "{pad}out{output}[t] = {};", self.expr(value));
+            }
+            Stmt::Shuffle {
+                var,
+                kind,
+                source,
+                lane,
+            } => {
+                let (name, source) = (&self.vars[*var].name, &self.vars[*source].name);
+                let call = format!("{}({source}, {})", kind.name(), self.expr(lane));
+                let _ = writeln!(text, "{pad}let {name} = {call};");
             }
             Stmt::Atomic {
                 target,

@@ -18,6 +18,9 @@
 //! - Conversions: int to int wraps; int to float rounds once to nearest even; float to
 //!   float rounds to nearest even; float to int truncates toward zero and saturates
 //!   out-of-range values to the dtype's range with NaN giving 0 (PTX `cvt.rzi`).
+//! - Shuffles (`__shfl_*_sync` over the whole warp): a lane receives the value its
+//!   source lane held at that statement; `down` and `up` past the warp's ends keep the
+//!   lane's own value. The rows run each top-level statement in step for this.
 //! - Atomics: integer `atomic_add` (wrapping), `atomic_max` and `atomic_min` commute, so
 //!   the threads' order does not matter.
 //! - `&&` and `||` evaluate their right operand only when the left one requires it:
@@ -44,6 +47,8 @@ pub enum Undefined {
     EndlessLoop,
     /// A variable read before it was assigned.
     Unassigned,
+    /// A shuffle where not every lane runs it.
+    DivergentShuffle,
 }
 
 /// One row's state: the variables' values.
@@ -138,6 +143,7 @@ impl Row {
                 let value = self.eval(value)?;
                 self.stored[*output] = Some(value);
             }
+            Stmt::Shuffle { .. } => return Err(Undefined::DivergentShuffle),
             Stmt::Atomic {
                 target,
                 slot,
@@ -415,13 +421,46 @@ pub fn atomic_results(program: &Program, rows: &[Row]) -> Vec<Vec<Value>> {
     results
 }
 
+/// Runs top-level statements in every row, in step: each statement in all rows before
+/// the next, so a shuffle reads the other lanes' values of its moment.
+pub fn run_in_step(rows: &mut [Row], program: &Program, stmts: &[Stmt]) -> Result<(), Undefined> {
+    for stmt in stmts {
+        if let Stmt::Shuffle {
+            var,
+            kind,
+            source,
+            lane,
+        } = stmt
+        {
+            let mut received = Vec::with_capacity(rows.len());
+            for (index, row) in rows.iter_mut().enumerate() {
+                let Value::Int(argument) = row.eval(lane)? else {
+                    unreachable!("a lane is an integer")
+                };
+                let argument = usize::try_from(argument)
+                    .ok()
+                    .filter(|argument| *argument < ROWS)
+                    .ok_or(Undefined::OutOfBounds)?;
+                received.push(kind.source_lane(index, argument));
+            }
+            let values: Vec<Option<Value>> = (received.iter())
+                .map(|from| rows[*from].values[*source])
+                .collect();
+            for (row, value) in rows.iter_mut().zip(values) {
+                row.values[*var] = Some(value.ok_or(Undefined::Unassigned)?);
+            }
+        } else {
+            for row in rows.iter_mut() {
+                row.run(program, std::slice::from_ref(stmt))?;
+            }
+        }
+    }
+    Ok(())
+}
+
 /// What every row of `program` stores, or why a row is undefined.
 pub fn evaluate(program: &Program) -> Result<Vec<Row>, Undefined> {
-    (0..ROWS)
-        .map(|row| {
-            let mut state = Row::start(program, row);
-            state.run(program, &program.body)?;
-            Ok(state)
-        })
-        .collect()
+    let mut rows: Vec<Row> = (0..ROWS).map(|row| Row::start(program, row)).collect();
+    run_in_step(&mut rows, program, &program.body)?;
+    Ok(rows)
 }

@@ -196,7 +196,7 @@ impl Generator<'_> {
             let min = dtype.int_min().max(-i128::from(i64::MAX));
             self.pick(&[max, min, max / 2 + 1, 3, 1000, 65_535, 1 << 31])
         };
-        let value = if value.unsigned_abs() > 1 << 62 && !self.has(Feature::BigLiterals) {
+        let value = if value.unsigned_abs() > 1 << 32 && !self.has(Feature::BigLiterals) {
             value.signum() * 1_000_000_007
         } else {
             value

@@ -7,8 +7,9 @@ use super::{ATTEMPTS, Generator};
 use crate::dtype::Dtype;
 use crate::features::Feature;
 use crate::program::{
-    Atomic, Binary, Expr, ExprKind, ROW_COUNT, Source, Stmt, THREAD, Unary, Value,
+    Atomic, Binary, Expr, ExprKind, ROW_COUNT, Shuffle, Source, Stmt, THREAD, Unary, Value,
 };
+use crate::reference;
 
 impl Generator<'_> {
     /// Adds a statement that every row runs without undefined behaviour, if one is
@@ -27,13 +28,15 @@ impl Generator<'_> {
             let vars = self.program.vars.len();
             let (stmts, bound) = draw(self);
             let mut rows = self.rows.clone();
-            let defined = rows.iter_mut().all(|row| {
+            for row in &mut rows {
                 row.values.resize(self.program.vars.len(), None);
                 row.stored.resize(self.program.outputs.len(), None);
-                row.run(&self.program, &stmts).is_ok()
-                    && (!row.signed_overflow || self.features.has(Feature::SignedWrap))
-                    && !row.zero_sign_open
-            });
+            }
+            let defined = reference::run_in_step(&mut rows, &self.program, &stmts).is_ok()
+                && rows.iter().all(|row| {
+                    (!row.signed_overflow || self.features.has(Feature::SignedWrap))
+                        && !row.zero_sign_open
+                });
             if defined {
                 self.rows = rows;
                 self.program.body.extend(stmts);
@@ -358,5 +361,40 @@ impl Generator<'_> {
         if !added {
             self.program.atomics.pop();
         }
+    }
+
+    /// `let v = shfl_KIND(x, lane);` of a 32-bit variable, at the top level.
+    pub(super) fn shuffle(&mut self) {
+        self.statement_with(|generator| {
+            let mut dtypes = vec![Dtype::I32, Dtype::F32];
+            if generator.has(Feature::Unsigned) {
+                dtypes.push(Dtype::U32);
+            }
+            let dtype = generator.pick(&dtypes);
+            let sources = generator.vars_of(dtype);
+            let kind = generator.pick(&[Shuffle::Xor, Shuffle::Down, Shuffle::Up, Shuffle::Idx]);
+            let lane = if generator.chance(50) {
+                literal(Value::Int(generator.below(32) as i128), Dtype::I32)
+            } else {
+                let lane = generator.expr(Dtype::I32, 1);
+                binary(
+                    Binary::And,
+                    lane,
+                    literal(Value::Int(31), Dtype::I32),
+                    Dtype::I32,
+                )
+            };
+            let Some(&source) = sources.first() else {
+                return (Vec::new(), Vec::new());
+            };
+            let var = generator.new_var("s", dtype);
+            let stmt = Stmt::Shuffle {
+                var,
+                kind,
+                source,
+                lane,
+            };
+            (vec![stmt], vec![var])
+        });
     }
 }
