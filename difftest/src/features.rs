@@ -32,6 +32,9 @@ pub enum Feature {
     FloatNotEqual,
     /// `abs`, `sqrt` and `fma` of floats.
     Math,
+    /// Cells that start as an untyped literal (`let mut c = 0.0;`) and are assigned f32
+    /// or i32 values under run-time control flow.
+    UntypedCells,
     /// `shfl_xor`, `shfl_down`, `shfl_up` and `shfl_idx` of 32-bit values.
     Shuffles,
     /// `atomic_add`, `atomic_max` and `atomic_min` of integers from every thread.
@@ -47,7 +50,7 @@ pub enum Feature {
 
 impl Feature {
     /// Every feature.
-    pub const ALL: [Feature; 18] = [
+    pub const ALL: [Feature; 19] = [
         Feature::Unsigned,
         Feature::SmallInts,
         Feature::SmallIntMemory,
@@ -61,6 +64,7 @@ impl Feature {
         Feature::Loops,
         Feature::FloatNotEqual,
         Feature::Math,
+        Feature::UntypedCells,
         Feature::Shuffles,
         Feature::Atomics,
         Feature::BigLiterals,
@@ -84,6 +88,7 @@ impl Feature {
             Feature::Loops => "loops",
             Feature::FloatNotEqual => "float-ne",
             Feature::Math => "math",
+            Feature::UntypedCells => "untyped-cells",
             Feature::Shuffles => "shuffles",
             Feature::Atomics => "atomics",
             Feature::BigLiterals => "big-literals",
@@ -109,7 +114,7 @@ impl fmt::Display for Feature {
 /// What the generator leaves out until the compiler gets it right (issue 33), and
 /// why: the CI test and `cuk-difftest` leave these out unless told otherwise. Remove
 /// each as its fix lands.
-pub const KNOWN_FAILING: [(Feature, &str); 12] = [
+pub const KNOWN_FAILING: [(Feature, &str); 13] = [
     (
         Feature::Unsigned,
         "u32/u64 division, remainder, shifts, comparisons and `.to(f32)` are signed, and \
@@ -146,6 +151,11 @@ pub const KNOWN_FAILING: [(Feature, &str); 12] = [
     (
         Feature::FloatNotEqual,
         "float `!=` with a NaN operand is false (ordered `setp.ne`)",
+    ),
+    (
+        Feature::UntypedCells,
+        "`let mut c = -1.0;` assigned an f32 under a run-time `if` fails `build` with E0301 \
+         (\"a value computed in a way lowering does not know\")",
     ),
     (
         Feature::BigLiterals,

@@ -34,7 +34,7 @@ struct Args {
     target: String,
     /// A feature the generator leaves out (repeatable): unsigned, small-ints,
     /// small-int-memory, half-floats, narrowing, float-to-int, int-to-half, double-to-half,
-    /// short-circuit, branches, loops, float-ne, math, shuffles, atomics, big-literals, pow2-division, signed-wrap.
+    /// short-circuit, branches, loops, float-ne, math, untyped-cells, shuffles, atomics, big-literals, pow2-division, signed-wrap.
     #[arg(long = "disable")]
     disabled: Vec<String>,
     /// Use every feature, also those the compiler is known to get wrong (without it,

@@ -73,11 +73,21 @@ impl Generator<'_> {
             );
         }
         let var = self.new_var("c", dtype);
+        // `let mut c = 0.0;`: an untyped literal whose dtype the cell's later
+        // assignments give (f32 and i32, the defaults of float and int literals).
+        let untyped = matches!(dtype, Dtype::F32 | Dtype::I32)
+            && self.has(Feature::UntypedCells)
+            && self.chance(30);
         let init = Stmt::Let {
             var,
             mutable: true,
-            typed: true,
-            value: self.operand(dtype, 2),
+            typed: !untyped,
+            value: if untyped {
+                let value = self.literal_value(dtype);
+                literal(value, dtype)
+            } else {
+                self.operand(dtype, 2)
+            },
         };
         let assign = if kind < 6 {
             self.branch(var, dtype)
