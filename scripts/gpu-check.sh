@@ -12,7 +12,9 @@
 # scaled_dot_product_attention per backend at head_dim 64, 128 and 256
 # (scripts/sdpa-baseline.py), the attention example's baseline, when torch is installed. The Python package's tests and launch
 # benchmark run last, from a wheel in target/wheels (scripts/gpu-check-python.sh; skipped
-# without one). Needs an NVIDIA driver; compute-sanitizer
+# without one), then the differential tester: 20,000 generated scalar programs run on the
+# GPU against the C reference (`cuk-difftest --gpu`, built here with
+# `cargo build --release -p difftest`; DIFFTEST names another; skipped without one). Needs an NVIDIA driver; compute-sanitizer
 # (from the CUDA toolkit) is used when present. ptxas comes from the toolkit or, failing
 # that, cukc's usual search.
 set -uo pipefail
@@ -68,3 +70,15 @@ else
     python=FAIL
 fi
 echo "python package: $python (python.txt, python-bench.txt)" | tee -a "$summary"
+# The differential tester (difftest/): the programs CI runs on the emulator, and many more,
+# on the GPU through PTX; a disagreement CI's emulator run does not have is a PTX-emission
+# bug. Minimised disagreements land in difftest/ under the logs.
+DIFFTEST=${DIFFTEST:-target/release/cuk-difftest}
+if [ ! -x "$DIFFTEST" ]; then
+    difftest="skipped (no $DIFFTEST)"
+elif "$DIFFTEST" --gpu --seed 33 --count 20000 --out "$LOGS/difftest" >"$LOGS/difftest.txt" 2>&1; then
+    difftest=pass
+else
+    difftest=FAIL
+fi
+echo "difftest, 20,000 programs on the GPU: $difftest ($(grep '^cuk-difftest: seed' "$LOGS/difftest.txt" 2>/dev/null); difftest.txt)" | tee -a "$summary"

@@ -54,8 +54,8 @@ mod tensor;
 pub mod tensor_map;
 
 pub use compare::Tolerance;
-pub use device::Emulated;
-pub use driver::{DeviceInfo, HostImage, HostImages, gpu_count, gpu_status};
+pub use device::{Device, DeviceBuffer, Emulated, Emulator, LaunchError};
+pub use driver::{DeviceInfo, Gpu, HostImage, HostImages, gpu_count, gpu_status};
 pub use harness::{
     BenchConfig, BenchResult, BlockKind, Event, Metric, Outcome, Reference, Selection, Summary,
     run_blocks,
