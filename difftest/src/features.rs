@@ -114,43 +114,10 @@ impl fmt::Display for Feature {
 /// What the generator leaves out until the compiler gets it right (issue 33), and
 /// why: the CI test and `cuk-difftest` leave these out unless told otherwise. Remove
 /// each as its fix lands.
-pub const KNOWN_FAILING: [(Feature, &str); 13] = [
-    (
-        Feature::Unsigned,
-        "u32/u64 division, remainder, shifts, comparisons and `.to(f32)` are signed, and \
-         u64 sums of run-time values are refused with E0223",
-    ),
-    (
-        Feature::SmallInts,
-        "arithmetic on i8/i16/u8/u16 values fails `build` with E0301 (\"cannot be built yet\")",
-    ),
+pub const KNOWN_FAILING: [(Feature, &str); 5] = [
     (
         Feature::SmallIntMemory,
         "loads of i8/u8 tensors fail `build` with E0301",
-    ),
-    (
-        Feature::Narrowing,
-        "integer `.to()` to a narrower integer does not wrap (i64 -> i32 keeps the i64 value)",
-    ),
-    (
-        Feature::FloatToInt,
-        "float -> int `.to()` fails `build` with E0301",
-    ),
-    (
-        Feature::IntToHalf,
-        "the emulator cannot run an integer -> f16/bf16 conversion (E0409)",
-    ),
-    (
-        Feature::DoubleToHalf,
-        "the emulator cannot run an f64 -> f16/bf16 conversion (E0409)",
-    ),
-    (
-        Feature::ShortCircuit,
-        "`&&` and `||` evaluate both sides: a guarded load runs out of bounds (E0401)",
-    ),
-    (
-        Feature::FloatNotEqual,
-        "float `!=` with a NaN operand is false (ordered `setp.ne`)",
     ),
     (
         Feature::UntypedCells,

@@ -2,13 +2,14 @@
 //! for what C leaves to the implementation), written from those rules and
 //! docs/language.md, not from the compiler.
 //!
-//! - Integers: every operator computes the exact result and wraps it to its dtype,
-//!   which is C's result for the 8- and 16-bit types after the integer promotions and
-//!   the conversion back (CuK gives `i8 + i8` the dtype i8), and CuK's documented
-//!   wrapping for i32 and i64. Unsigned and signed division, remainder, right shift
-//!   and comparison are told apart by the dtype. What C leaves undefined is never
-//!   generated: division by zero, `MIN / -1` at 32 and 64 bits, and shift counts
-//!   outside `0..bits`.
+//! - Integers: C's integer promotions: an operator on 8- or 16-bit values computes in
+//!   `int` (exactly, since the operands fit; a result past `int` is C's signed overflow),
+//!   and the value is wrapped to its dtype where it is held (a variable, a store, a
+//!   `.to()`), though CuK gives `i8 + i8` the dtype i8. i32 and i64 wrap as CuK
+//!   documents, u32 and u64 modulo their width. Unsigned and signed division,
+//!   remainder, right shift and comparison are told apart by the dtype. What C leaves
+//!   undefined is never generated: division by zero, `MIN / -1` at 32 and 64 bits,
+//!   shift counts outside `0..bits` (32 for the promoted types), signed overflow.
 //! - Floats: IEEE 754 to nearest even in the operands' format (16-bit formats
 //!   computed exactly and rounded once, which double rounding through f32 cannot
 //!   change for `+ - * /` and `sqrt`); comparisons with a NaN are false but `!=`,
@@ -103,7 +104,11 @@ impl Row {
     fn run_one(&mut self, program: &Program, stmt: &Stmt) -> Result<(), Undefined> {
         match stmt {
             Stmt::Let { var, value, .. } | Stmt::Assign { var, value } => {
-                let value = self.eval(value)?;
+                let dtype = value.dtype;
+                let value = match self.eval(value)? {
+                    Value::Int(value) => Value::Int(dtype.wrap(value)),
+                    other => other,
+                };
                 self.values[*var] = Some(value);
             }
             Stmt::If {
@@ -218,10 +223,12 @@ impl Row {
         })
     }
 
-    /// An operation's exact result wrapped to `dtype`, noting a signed overflow.
+    /// An operation's exact result wrapped to `dtype` (or for an 8- or 16-bit dtype, to
+    /// C's `int`, which it is promoted to), noting a signed overflow.
     fn wrap(&mut self, dtype: Dtype, exact: i128) -> i128 {
-        let wrapped = dtype.wrap(exact);
-        self.signed_overflow |= wrapped != exact && dtype.is_signed() && !dtype.is_small_int();
+        let held = promoted(dtype);
+        let wrapped = held.wrap(exact);
+        self.signed_overflow |= wrapped != exact && held.is_signed();
         wrapped
     }
 
@@ -284,7 +291,8 @@ fn binary(
                 if op.is_comparison() {
                     return Ok((Value::Bool(compare(op, a.cmp(&b))), false));
                 }
-                let bits = i128::from(operands.bits());
+                let held = promoted(operands);
+                let bits = i128::from(held.bits());
                 let exact = match op {
                     Binary::Add => a + b,
                     Binary::Sub => a - b,
@@ -314,10 +322,9 @@ fn binary(
                     }
                     _ => unreachable!("{op:?} of integers"),
                 };
-                let wrapped = operands.wrap(exact);
+                let wrapped = held.wrap(exact);
                 // A left shift's overflow is undefined for signed values in C too.
-                let overflowed =
-                    wrapped != exact && operands.is_signed() && !operands.is_small_int();
+                let overflowed = wrapped != exact && held.is_signed();
                 return Ok((Value::Int(wrapped), overflowed));
             }
             (Value::Float(a), Value::Float(b)) => {
@@ -381,9 +388,16 @@ fn float_arithmetic(op: Binary, dtype: Dtype, a: f64, b: f64) -> f64 {
 
 /// `value.to(dtype)`.
 pub fn convert(value: Value, dtype: Dtype) -> Value {
+    // docs/language.md: an integer or an f64 becomes an f16 or bf16 through f32, rounded
+    // twice (exact for f32, f16 and bf16 sources, whose values f32 holds).
+    let half = matches!(dtype, Dtype::F16 | Dtype::BF16);
     match value {
         Value::Int(value) if dtype.is_int() => Value::Int(dtype.wrap(value)),
+        Value::Int(value) if half => {
+            Value::Float(round(dtype, Dtype::F32.format().round_int(value)))
+        }
         Value::Int(value) => Value::Float(dtype.format().round_int(value)),
+        Value::Float(value) if half => Value::Float(round(dtype, round(Dtype::F32, value))),
         Value::Float(value) if dtype.is_float() => Value::Float(round(dtype, value)),
         Value::Float(value) => Value::Int(if value.is_nan() {
             0
@@ -463,4 +477,10 @@ pub fn evaluate(program: &Program) -> Result<Vec<Row>, Undefined> {
     let mut rows: Vec<Row> = (0..ROWS).map(|row| Row::start(program, row)).collect();
     run_in_step(&mut rows, program, &program.body)?;
     Ok(rows)
+}
+
+/// The dtype C computes an operator on `dtype` in: `int` for the 8- and 16-bit
+/// integers (the integer promotions), the dtype itself otherwise.
+fn promoted(dtype: Dtype) -> Dtype {
+    if dtype.is_small_int() { Dtype::I32 } else { dtype }
 }

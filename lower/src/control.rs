@@ -29,6 +29,7 @@ impl Builder<'_> {
             return;
         };
         let value = self.convert(value, ty);
+        let value = self.wrap(value, dtype);
         self.write_slot(Slot::Cell(cell), value);
     }
 

@@ -59,7 +59,8 @@ impl Builder<'_> {
                 let ty = self.scalar_ty(*dtype)?;
                 let value = self.via_f32(value, ty);
                 let from = self.kernel.ty(value);
-                if from.is_integer() && matches!(ty, Ty::F16 | Ty::BF16) {
+                // An integer or an f64 becomes a 16-bit float through f32.
+                if (from.is_integer() || from == Ty::F64) && matches!(ty, Ty::F16 | Ty::BF16) {
                     let single = self.convert(value, Ty::F32);
                     return Some(self.convert(single, ty));
                 }

@@ -47,6 +47,13 @@ pub(crate) fn wraps_modulo(ty: IntType) -> bool {
     matches!(ty, IntType::Sized(Dtype::U32 | Dtype::U64))
 }
 
+/// Whether `value` is one run-time variable (a parameter, a load, a computed value),
+/// which holds a value of its type, rather than arithmetic on some.
+pub(crate) fn is_plain_variable(value: &layout::SymInt) -> bool {
+    matches!(value.terms().as_slice(),
+        [(1, factors)] if matches!(factors.as_slice(), [layout::SymFactor::Variable(_)]))
+}
+
 /// The type of the values `value` computes, for the operands of a term.
 pub(crate) fn term_dtype(value: &Value) -> Option<Dtype> {
     match value {

@@ -11,7 +11,7 @@ use layout::SymInt;
 use crate::builtins::Arg;
 use crate::check::Checker;
 use crate::check::reporting::closest;
-use crate::trace::{Effect, Term, term_of, wraps_modulo};
+use crate::trace::{Effect, Term, is_plain_variable, term_of, wraps_modulo};
 use crate::value::{IntType, Known, Origin, Value};
 
 impl<'a> Checker<'a> {
@@ -277,9 +277,11 @@ impl<'a> Checker<'a> {
             );
         };
         if let Value::Int { ty, value: integer } = value {
-            // A u32 or u64 sum may exceed its type until it is wrapped; a variable is
-            // a value the type holds.
-            let in_range = !wraps_modulo(*ty) || is_plain_variable(integer);
+            // A u32 or u64 sum may exceed its type until it is wrapped (a variable is a
+            // value the type holds), and arithmetic on 8- and 16-bit integers is C's,
+            // in `int`, so any of it may exceed its type.
+            let small = matches!(ty, IntType::Sized(from) if from.bits() < 32);
+            let in_range = !small && (!wraps_modulo(*ty) || is_plain_variable(integer));
             let keeps = match ty {
                 IntType::Sized(from) => from
                     .integer_range()
@@ -372,11 +374,4 @@ fn truncate_float(value: f64, dtype: Dtype) -> i64 {
         truncated as i128
     };
     clamped as i64
-}
-
-/// Whether `value` is one run-time variable (a parameter, a load, a computed value),
-/// which holds a value of its type, rather than arithmetic on some.
-fn is_plain_variable(value: &SymInt) -> bool {
-    matches!(value.terms().as_slice(),
-        [(1, factors)] if matches!(factors.as_slice(), [layout::SymFactor::Variable(_)]))
 }

@@ -350,6 +350,11 @@ impl<'a> Checker<'a> {
 /// a local that is not a scalar.
 pub(crate) fn cell_dtype(value: &Value) -> Option<Dtype> {
     match value {
+        // A sized integer's cell holds its type, wrapping as C's variables do.
+        Value::Int {
+            ty: IntType::Sized(dtype),
+            ..
+        } => Some(*dtype),
         Value::Int { .. } => Some(Dtype::I64),
         Value::Float { dtype, .. } => Some(dtype.unwrap_or(Dtype::F32)),
         Value::Bool(_) => Some(Dtype::Bool),

@@ -41,6 +41,13 @@ impl<'a> Checker<'a> {
                 let mut evaluated = self.eval(value);
                 if let Some(ty) = ty {
                     evaluated = self.check_declared_type(evaluated, ty, value.span);
+                } else if let Value::Int {
+                    ty: IntType::Sized(dtype),
+                    ..
+                } = evaluated
+                {
+                    // A local holds a value of its type, an 8- or 16-bit one too.
+                    evaluated = self.coerce_literal(dtype, evaluated, value.span);
                 }
                 if let (PatternKind::Name(name), lang::ast::ExprKind::Alloc { space, .. }) =
                     (&pattern.kind, &value.kind)

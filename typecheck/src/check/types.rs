@@ -7,7 +7,10 @@ use lang::{Diagnostic, Span};
 
 use crate::check::Checker;
 use crate::check::reporting::closest;
-use crate::value::{IntType, Value};
+use std::sync::Arc;
+
+use crate::trace::{Term, held_dtype};
+use crate::value::{IntType, Origin, Value};
 
 impl<'a> Checker<'a> {
     /// The dtype a name spells: a dtype name or a `dtype` const parameter.
@@ -109,16 +112,57 @@ impl<'a> Checker<'a> {
                 &format!("this is a {}", value.type_name()),
             );
         }
-        match (Dtype::from_name(name), value) {
-            (Some(dtype), Value::Int { value, .. }) if dtype.is_integer() => Value::Int {
-                ty: IntType::Sized(dtype),
-                value,
-            },
-            (Some(dtype), Value::Float { value, .. }) => Value::Float {
+        match Dtype::from_name(name) {
+            Some(dtype) => self.coerce_literal(dtype, value, span),
+            None => value,
+        }
+    }
+
+    /// `value` given the dtype of the place it goes (a typed `let`, an assignment to a
+    /// typed local): an `int` literal becomes a `dtype` integer, an untyped float a
+    /// `dtype` float, as C converts on assignment. A constant outside the integer type's
+    /// range is E0223 (C would wrap it silently). An 8- or 16-bit integer, which C
+    /// computes in `int`, is wrapped to its width here, where it is held.
+    pub(crate) fn coerce_literal(&mut self, dtype: Dtype, value: Value, span: Span) -> Value {
+        match value {
+            Value::Int { ty, value }
+                if dtype.bits() < 32 && dtype.is_integer() && value.as_constant().is_none() =>
+            {
+                let origin = self.symbolic_origin(&value).unwrap_or(Origin {
+                    reason: "it is computed on the GPU".to_owned(),
+                    span: Some(span),
+                    term: None,
+                });
+                let term = Term::Convert(dtype, Arc::new(Term::Int(value, held_dtype(ty))));
+                Value::Int {
+                    ty: IntType::Sized(dtype),
+                    value: self.defined_variable("held", origin, term, span),
+                }
+            }
+            Value::Int { ty, value } if dtype.is_integer() => {
+                // A literal (of the `int` kind) must fit; a constant computed in the
+                // type is already its value (a u64's above 2^63 as its bits).
+                if let (IntType::Int, Some(constant), Some((low, high))) =
+                    (ty, value.as_constant(), dtype.integer_range())
+                    && !(low..=high).contains(&i128::from(constant))
+                {
+                    return self.error(
+                        "E0223",
+                        span,
+                        format!("{constant} does not fit in {dtype}"),
+                        "out of range",
+                    );
+                }
+                Value::Int {
+                    ty: IntType::Sized(dtype),
+                    value,
+                }
+            }
+            Value::Float { value, .. } if dtype.is_float() => Value::Float {
                 dtype: Some(dtype),
                 value,
             },
-            (_, value) => value,
+            value => value,
         }
     }
 

@@ -53,6 +53,28 @@ impl<'a> Checker<'a> {
                         value
                     }
                 };
+                let new_value = match &local.value {
+                    Value::Int {
+                        ty: IntType::Sized(dtype),
+                        ..
+                    }
+                    | Value::Float {
+                        dtype: Some(dtype),
+                        ..
+                    } => self.coerce_literal(*dtype, new_value, value_expr.span),
+                    // A local of the `int` kind keeps it (and its cell's type): the
+                    // value is the same exact integer.
+                    Value::Int {
+                        ty: IntType::Int, ..
+                    } => match new_value {
+                        Value::Int { value, .. } => Value::Int {
+                            ty: IntType::Int,
+                            value,
+                        },
+                        other => other,
+                    },
+                    _ => new_value,
+                };
                 if self.frame.dyn_control > 0
                     && cell_dtype(&new_value).is_none()
                     && !matches!(new_value, Value::Unknown | Value::Vector { .. })

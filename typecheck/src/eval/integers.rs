@@ -49,16 +49,32 @@ impl<'a> Checker<'a> {
                 _ => None,
             },
         };
+        // An unsigned sum of run-time values past 64 bits wraps in its register.
+        let folded = match folded {
+            Some(Err(LayoutError::Overflow { .. })) if wraps_modulo(ty) && !both_constant => None,
+            folded => folded,
+        };
         match folded {
             Some(Ok(value)) => {
-                if let (IntType::Sized(dtype), Some(constant)) = (ty, value.as_constant())
-                    && let Some((low, high)) = dtype.integer_range()
+                // 8- and 16-bit arithmetic is C's, in `int`.
+                if let (IntType::Sized(_), Some(constant)) = (ty, value.as_constant())
+                    && let Some((low, high)) = held_dtype(ty).integer_range()
                     && !(low..=high).contains(&i128::from(constant))
                 {
+                    // Unsigned arithmetic wraps, in C and here; signed overflow is an
+                    // error while compiling.
+                    if wraps_modulo(ty) {
+                        let modulus = high + 1;
+                        let wrapped = i128::from(constant).rem_euclid(modulus);
+                        return Value::Int {
+                            ty,
+                            value: SymInt::constant(wrapped as i64),
+                        };
+                    }
                     return self.error(
                         "E0223",
                         span,
-                        format!("{constant} does not fit in {dtype}"),
+                        format!("{constant} does not fit in {}", held_dtype(ty)),
                         "overflows",
                     );
                 }
