@@ -114,7 +114,7 @@ impl fmt::Display for Feature {
 /// What the generator leaves out until the compiler gets it right (issue 33), and
 /// why: the CI test and `cuk-difftest` leave these out unless told otherwise. Remove
 /// each as its fix lands.
-pub const KNOWN_FAILING: [(Feature, &str); 5] = [
+pub const KNOWN_FAILING: [(Feature, &str); 4] = [
     (
         Feature::SmallIntMemory,
         "loads of i8/u8 tensors fail `build` with E0301",
@@ -129,11 +129,6 @@ pub const KNOWN_FAILING: [(Feature, &str); 5] = [
         "constants are summed apart from the run-time terms: `(a - 3) - 9223372036854775807` \
          and `(a + 1000) * 4611686018427387904` are refused with E0223 (symbolic overflow), \
          also where they never run",
-    ),
-    (
-        Feature::PowerOfTwoDivision,
-        "a negative run-time value divided by a constant power of two rounds toward -inf \
-         (`(t - n) / 64` is -1 for t < n = 32), not toward zero",
     ),
     (
         Feature::SignedWrap,

@@ -482,5 +482,9 @@ pub fn evaluate(program: &Program) -> Result<Vec<Row>, Undefined> {
 /// The dtype C computes an operator on `dtype` in: `int` for the 8- and 16-bit
 /// integers (the integer promotions), the dtype itself otherwise.
 fn promoted(dtype: Dtype) -> Dtype {
-    if dtype.is_small_int() { Dtype::I32 } else { dtype }
+    if dtype.is_small_int() {
+        Dtype::I32
+    } else {
+        dtype
+    }
 }

@@ -162,10 +162,16 @@ impl Builder<'_> {
                     _ => a.clone(),
                 };
                 let a = self.int(&numerator)?;
-                // A value that may be negative: one with a variable that may be, unless
-                // its bounds say otherwise (`max(j - 1, 0)`).
-                let signed = (numerator.variables().iter())
+                // A value that may be negative: one with a variable that may be (a
+                // signed parameter that is no tensor's extent, a loaded or computed
+                // value) or that subtracts a variable, unless its bounds say otherwise
+                // (`max(j - 1, 0)`). A hardware index less a constant is not: `(t - 128)
+                // / 128` under `t >= 128` stays a shift (docs/language.md).
+                let subtracts = (numerator.terms().iter())
+                    .any(|(coefficient, factors)| *coefficient < 0 && !factors.is_empty());
+                let signed = ((numerator.variables().iter())
                     .any(|name| self.signed_variables.contains(name))
+                    || subtracts)
                     && self.range(&numerator).is_none_or(|range| range.lo < 0);
                 // Indices and extents are non-negative, so a power of two divides by a
                 // shift and reduces by a mask; a value that may be negative divides as
@@ -185,6 +191,23 @@ impl Builder<'_> {
                     {
                         let shift = self.constant(i64::from(d.trailing_zeros()), Ty::I64);
                         Some(self.binary(BinOp::Shr, a, shift))
+                    }
+                    // A value that may be negative by a power of two: C truncates toward
+                    // zero, so a negative numerator is biased by d - 1 before the shift
+                    // (the remainder is what the quotient leaves), as compilers do.
+                    (_, Some(d)) if signed && d > 1 && (d as u64).is_power_of_two() => {
+                        let shift = self.constant(i64::from(d.trailing_zeros()), Ty::I64);
+                        let sign_bits = self.constant(63, Ty::I64);
+                        let sign = self.binary(BinOp::Shr, a, sign_bits);
+                        let mask = self.constant(d - 1, Ty::I64);
+                        let bias = self.binary(BinOp::And, sign, mask);
+                        let biased = self.binary(BinOp::Add, a, bias);
+                        let quotient = self.binary(BinOp::Shr, biased, shift);
+                        if !matches!(factor, SymFactor::Mod(..)) {
+                            return Some(quotient);
+                        }
+                        let multiple = self.binary(BinOp::Shl, quotient, shift);
+                        Some(self.binary(BinOp::Sub, a, multiple))
                     }
                     _ => {
                         let op = if matches!(factor, SymFactor::Mod(..)) {
@@ -231,6 +254,9 @@ impl Builder<'_> {
                 _ => Ty::I32,
             };
             let raw = self.pure(Op::Param(index), ty);
+            if !ty.is_unsigned() && !self.is_extent(name) {
+                self.signed_variables.insert(name.to_owned());
+            }
             self.convert(raw, Ty::I64)
         } else {
             self.unsupported(format!(

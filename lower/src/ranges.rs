@@ -184,6 +184,17 @@ impl Builder<'_> {
         }
     }
 
+    /// Whether the integer parameter `name` is an extent of a tensor parameter (a leaf
+    /// of its shape): the host refuses a launch whose tensor does not have that shape,
+    /// so it is never negative.
+    pub(crate) fn is_extent(&self, name: &str) -> bool {
+        let variable = SymInt::variable(name);
+        (self.trace.params.iter()).any(|param| match &param.kind {
+            TraceParamKind::Tensor(_, layout) => layout.shape().leaves().contains(&variable),
+            _ => false,
+        })
+    }
+
     /// The interval a hardware index or an integer parameter lies in: the limits of
     /// CUDA's launch configuration, a 32-bit parameter's type.
     fn hardware_range(&self, name: &str) -> Option<Interval> {
@@ -191,9 +202,14 @@ impl Builder<'_> {
         const GRID_X: i128 = i32::MAX as i128;
         const GRID_YZ: i128 = 65535;
         if let Some(index) = self.trace.int_param(name) {
+            let extent = self.is_extent(name);
             return match &self.trace.params[index].kind {
+                TraceParamKind::Int(Dtype::I64, _) if extent => {
+                    Some(Interval::new(0, i64::MAX as i128))
+                }
                 TraceParamKind::Int(Dtype::I64 | Dtype::U64, _) => None,
                 TraceParamKind::Int(Dtype::U32, _) => Some(Interval::U32),
+                _ if extent => Some(Interval::new(0, Interval::I32.hi)),
                 _ => Some(Interval::I32),
             };
         }

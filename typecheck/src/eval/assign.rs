@@ -59,8 +59,7 @@ impl<'a> Checker<'a> {
                         ..
                     }
                     | Value::Float {
-                        dtype: Some(dtype),
-                        ..
+                        dtype: Some(dtype), ..
                     } => self.coerce_literal(*dtype, new_value, value_expr.span),
                     // A local of the `int` kind keeps it (and its cell's type): the
                     // value is the same exact integer.
