@@ -43,6 +43,22 @@ pub fn read(path: &Path) -> Result<Vec<u8>, String> {
     Ok(bytes)
 }
 
+/// The first `cute::Target::HEADER_BYTES` bytes of the regular file at `path`, as
+/// text, where a `// target:` line is looked for; empty for anything [`read`]
+/// refuses (which `check` then reports), so that the lookup never blocks on a FIFO
+/// or reads `/dev/zero`.
+pub fn header(path: &Path) -> String {
+    use std::io::Read;
+    let regular = std::fs::metadata(path).is_ok_and(|metadata| metadata.is_file());
+    let mut bytes = Vec::new();
+    if regular && let Ok(file) = std::fs::File::open(path) {
+        let _partial_is_enough = file
+            .take(cute::Target::HEADER_BYTES as u64)
+            .read_to_end(&mut bytes);
+    }
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
 /// The `.cuk` files named by `paths`, folders expanded (sorted), the current folder
 /// when there are none.
 pub fn files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
@@ -75,7 +91,7 @@ pub fn files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{files, read};
+    use super::{files, header, read};
     use std::path::{Path, PathBuf};
 
     #[test]
@@ -98,6 +114,9 @@ mod tests {
         let file = std::fs::File::create(&huge).expect("a scratch file");
         file.set_len(lang::source::MAX_FILE_BYTES + 1)
             .expect("a sparse file");
+        for special in [fifo.as_path(), Path::new("/dev/zero"), folder.path()] {
+            assert_eq!(header(special), "");
+        }
         let refused = read(&huge).expect_err("too large");
         assert!(refused.contains("at most 16777216 bytes"), "{refused}");
         assert!(started.elapsed() < std::time::Duration::from_secs(5));

@@ -74,6 +74,14 @@ pub const REGISTRY: &[CodeInfo] = &[
         "E0115",
         "malformed launch clause (unknown or missing part, duplicate or out of order)",
     ),
+    entry(
+        "E0116",
+        "too many lexical errors: the lexer stopped reading the file",
+    ),
+    entry(
+        "E0117",
+        "too many tokens (over 2^20): the lexer stopped reading the file",
+    ),
     entry("E0201", "unknown name or type"),
     entry(
         "E0202",

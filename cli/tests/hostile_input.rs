@@ -1,0 +1,134 @@
+//! Inputs that once crashed, hung or exhausted memory (issue 34), each run through
+//! `cukc` under a 1 GiB address-space limit (`ulimit -v`): every one ends promptly
+//! with a diagnostic, never a signal.
+
+use std::path::Path;
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+#[path = "support/build.rs"]
+mod support;
+
+/// `cukc ARGS` under `ulimit -v 1048576` (1 GiB), in the repository's root; the
+/// output and how long it took.
+fn capped_cukc(args: &[&str]) -> (Output, Duration) {
+    let started = Instant::now();
+    let output = Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 1048576 && exec \"$0\" \"$@\"")
+        .arg(env!("CARGO_BIN_EXE_cukc"))
+        .args(args)
+        .current_dir(support::root())
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("cukc runs");
+    (output, started.elapsed())
+}
+
+fn stderr_of(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn write(folder: &Path, name: &str, text: &str) -> String {
+    let path = folder.join(name);
+    std::fs::write(&path, text).expect("written");
+    path.display().to_string()
+}
+
+#[test]
+fn three_hundred_thousand_comment_lines_check_and_build() {
+    let folder = tempfile::tempdir().expect("a scratch folder");
+    let comments = write(folder.path(), "comments.cuk", &"// x\n".repeat(300_000));
+    let (output, _) = capped_cukc(&["check", &comments]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr_of(&output));
+    assert!(stderr_of(&output).contains("W0001"));
+    let kernel = format!(
+        "{}kernel k(a: gmem f32[32:1]) launch grid(1) block(32) {{ a[thread_idx.x] = 1.0; }}\n",
+        "// x\n".repeat(300_000)
+    );
+    let kernel = write(folder.path(), "kernel.cuk", &kernel);
+    let (output, _) = capped_cukc(&["build", &kernel, "--emit", "kir", "-o", "-"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr_of(&output));
+}
+
+#[test]
+fn sixteen_mebibytes_of_stray_characters_stop_at_the_error_limit() {
+    let folder = tempfile::tempdir().expect("a scratch folder");
+    let strays = write(folder.path(), "strays.cuk", &"@\n".repeat(8 << 20));
+    let (output, elapsed) = capped_cukc(&["check", &strays]);
+    let stderr = stderr_of(&output);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("[E0116]"), "{stderr}");
+    assert!(stderr.contains("cukc check: 101 errors"), "{stderr}");
+    assert!(elapsed < Duration::from_secs(30), "{elapsed:?}");
+}
+
+#[test]
+fn six_megabytes_of_statements_are_refused_past_the_token_limit() {
+    let folder = tempfile::tempdir().expect("a scratch folder");
+    let statements = "let x = (a + b) * c;\n".repeat(300_000);
+    let path = write(folder.path(), "statements.cuk", &statements);
+    let (output, _) = capped_cukc(&["check", &path]);
+    let stderr = stderr_of(&output);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("[E0117]"), "{stderr}");
+}
+
+#[test]
+fn a_fifo_and_dev_zero_are_refused_promptly_by_every_command() {
+    let folder = tempfile::tempdir().expect("a scratch folder");
+    let fifo = folder.path().join("pipe.cuk");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    assert!(made.is_ok_and(|status| status.success()), "mkfifo failed");
+    let fifo = fifo.display().to_string();
+    for special in [fifo.as_str(), "/dev/zero"] {
+        for args in [
+            vec!["check", special],
+            vec!["build", special, "--emit", "kir", "-o", "-"],
+            vec!["test", "--emulate", special],
+        ] {
+            let (output, elapsed) = capped_cukc(&args);
+            let stderr = stderr_of(&output);
+            assert_eq!(output.status.code(), Some(1), "{args:?}: {stderr}");
+            assert!(
+                stderr.contains("not a regular file") || stderr.contains("does not build"),
+                "{args:?}: {stderr}"
+            );
+            assert!(elapsed < Duration::from_secs(10), "{args:?}: {elapsed:?}");
+        }
+    }
+}
+
+#[test]
+fn a_huge_tcgen05_operand_is_an_error_not_an_allocation() {
+    let (output, _) = capped_cukc(&["check", "tests/hostile/umma_huge_operand.cuk"]);
+    let stderr = stderr_of(&output);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("[E0227]"), "{stderr}");
+    assert!(stderr.contains("more than any MMA operand"), "{stderr}");
+}
+
+#[test]
+fn a_target_on_the_second_comment_line_is_the_files_target() {
+    let folder = support::root().join("tests/emulator");
+    let mut declared = 0;
+    for entry in std::fs::read_dir(folder).expect("tests/emulator") {
+        let path = entry.expect("an entry").path();
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        if text
+            .lines()
+            .nth(1)
+            .is_none_or(|line| !line.starts_with("// target: "))
+        {
+            continue;
+        }
+        declared += 1;
+        let (output, _) = capped_cukc(&["check", &path.display().to_string()]);
+        let stderr = stderr_of(&output);
+        assert!(!stderr.contains("[E0212]"), "{}: {stderr}", path.display());
+    }
+    assert!(
+        declared >= 7,
+        "only {declared} files declare a target on line 2"
+    );
+}
