@@ -169,7 +169,8 @@ pub fn load_and_parse(path: &Path) -> Parsed {
 /// The target `path`'s opening comment lines name (`// target: sm_100a`), sm_90a
 /// without one; only the file's first bytes are read, and only from a regular file.
 pub(crate) fn declared_target(path: &Path) -> cute::Target {
-    cute::Target::declared_in(&sources::header(path)).unwrap_or(cute::Target::Sm90a)
+    cute::Target::declared_in(&sources::header(path, cute::Target::HEADER_BYTES))
+        .unwrap_or(cute::Target::Sm90a)
 }
 
 /// Loads, parses and typechecks the file at `path` for `target`; never fails, every

@@ -111,7 +111,7 @@ pub fn run(args: &RunArgs, mode: Mode) -> ExitCode {
         // Without `--target`, a file whose opening comments declare its target is built for
         // it; one the GPU cannot run (another architecture's `a` features) is emulated.
         let declared = (args.target.is_none())
-            .then(|| cute::Target::declared_in(&sources::header(file)))
+            .then(|| cute::Target::declared_in(&sources::header(file, cute::Target::HEADER_BYTES)))
             .flatten();
         let (target, code) = match declared {
             Some(declared) if emulate => (declared, code),
