@@ -132,3 +132,31 @@ fn a_target_on_the_second_comment_line_is_the_files_target() {
         "only {declared} files declare a target on line 2"
     );
 }
+
+#[test]
+fn an_empty_path_entry_runs_nothing_planted_in_the_working_folder() {
+    use std::os::unix::fs::PermissionsExt;
+    let folder = tempfile::tempdir().expect("a scratch folder");
+    let cache = tempfile::tempdir().expect("an empty cache");
+    let marker = folder.path().join("planted-ran");
+    for name in ["python3", "ptxas"] {
+        let planted = folder.path().join(name);
+        std::fs::write(&planted, format!("#!/bin/sh\ntouch '{}'\n", marker.display()))
+            .expect("planted");
+        std::fs::set_permissions(&planted, std::fs::Permissions::from_mode(0o755))
+            .expect("executable");
+    }
+    let source = support::root().join("cuk-examples").join("copy_basic.cuk");
+    let output = Command::new(env!("CARGO_BIN_EXE_cukc"))
+        .args(["build", &source.display().to_string(), "--emit", "cubin", "-o"])
+        .arg(folder.path().join("out.cubin"))
+        .current_dir(folder.path())
+        .env("PATH", "::/usr/bin:/bin:.")
+        .env("CUKC_CACHE_DIR", cache.path())
+        .env("CUKC_OFFLINE", "1")
+        .env_remove("CUKC_PTXAS")
+        .env_remove("CUDA_HOME")
+        .output()
+        .expect("cukc runs");
+    assert!(!marker.exists(), "{}", stderr_of(&output));
+}
