@@ -141,14 +141,23 @@ fn an_empty_path_entry_runs_nothing_planted_in_the_working_folder() {
     let marker = folder.path().join("planted-ran");
     for name in ["python3", "ptxas"] {
         let planted = folder.path().join(name);
-        std::fs::write(&planted, format!("#!/bin/sh\ntouch '{}'\n", marker.display()))
-            .expect("planted");
+        std::fs::write(
+            &planted,
+            format!("#!/bin/sh\ntouch '{}'\n", marker.display()),
+        )
+        .expect("planted");
         std::fs::set_permissions(&planted, std::fs::Permissions::from_mode(0o755))
             .expect("executable");
     }
     let source = support::root().join("cuk-examples").join("copy_basic.cuk");
     let output = Command::new(env!("CARGO_BIN_EXE_cukc"))
-        .args(["build", &source.display().to_string(), "--emit", "cubin", "-o"])
+        .args([
+            "build",
+            &source.display().to_string(),
+            "--emit",
+            "cubin",
+            "-o",
+        ])
         .arg(folder.path().join("out.cubin"))
         .current_dir(folder.path())
         .env("PATH", "::/usr/bin:/bin:.")

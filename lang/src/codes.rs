@@ -100,7 +100,10 @@ pub const REGISTRY: &[CodeInfo] = &[
         "E0206",
         "shapes that do not match in copy, gemm, store or a comparison",
     ),
-    entry("E0207", "shared memory over the target's per-block limit"),
+    entry(
+        "E0207",
+        "shared memory over the target's per-block limit (or buffers over `smem(N)`)",
+    ),
     entry("E0208", "a const coordinate or mode index out of range"),
     entry("E0209", "a coordinate, slice or tiler of the wrong rank"),
     entry(
