@@ -12,13 +12,15 @@ use crate::source::MAX_FILE_BYTES;
 /// before it is read, so that `check` never blocks on a pipe or fills memory from
 /// `/dev/zero`. The error is a sentence for `E0001`.
 pub fn read(path: &Path) -> Result<Vec<u8>, String> {
+    read_at_most(path, MAX_FILE_BYTES)
+}
+
+/// [`read`] with another limit than [`MAX_FILE_BYTES`]: the bytes of the regular file
+/// at `path`, refused before reading when it is not one or holds more than `limit`.
+pub fn read_at_most(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
     use std::io::Read;
-    let limit = MAX_FILE_BYTES;
-    let too_large = |size: u64| {
-        format!(
-            "it is {size} bytes or more; source files of at most {limit} bytes (16 MiB) are read"
-        )
-    };
+    let too_large =
+        |size: u64| format!("it is {size} bytes or more; files of at most {limit} bytes are read");
     let metadata = std::fs::metadata(path).map_err(|error| error.to_string())?;
     if !metadata.is_file() {
         let kind = if metadata.is_dir() {
@@ -84,6 +86,8 @@ mod tests {
         }
         let refused = read(&huge).expect_err("too large");
         assert!(refused.contains("at most 16777216 bytes"), "{refused}");
+        let refused = read_at_most(&fifo, 1 << 30).expect_err("not a regular file");
+        assert!(refused.contains("not a regular file"), "{refused}");
         assert!(started.elapsed() < std::time::Duration::from_secs(5));
     }
 }

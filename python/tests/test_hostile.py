@@ -1,8 +1,8 @@
 """Inputs that once crashed the interpreter, hung or exhausted memory (issue 34): each is
 refused promptly, or compiles, with an exception rather than a signal."""
 
+import json
 import os
-import threading
 import time
 
 import pytest
@@ -49,3 +49,54 @@ def test_a_huge_tcgen05_operand_is_a_compile_error(cache_dir):
     with pytest.raises(cuk.CompileError) as raised:
         cuk.load(path, target="sm_100a", cache_dir=cache_dir, emulate=True)
     assert "E0227" in raised.value.codes
+
+
+COPY = os.path.join(ROOT, "cuk-examples", "copy_vectorized.cuk")
+
+
+def _entry(cache_dir):
+    (entry,) = os.listdir(cache_dir)
+    return os.path.join(cache_dir, entry)
+
+
+def test_an_edited_manifest_is_a_miss_and_the_entry_is_rewritten(cache_dir):
+    first = cuk.load(COPY, target="sm_90a", cache_dir=cache_dir)
+    manifest_path = os.path.join(_entry(cache_dir), "manifest.json")
+    with open(manifest_path) as file:
+        manifest = json.load(file)
+    kernel = manifest["kernels"][0]
+    assert kernel["params"], manifest
+    # Parameters swapped and the host's checks removed: the hashes still match.
+    kernel["params"].reverse()
+    kernel["assumptions"] = []
+    with open(manifest_path, "w") as file:
+        json.dump(manifest, file)
+    again = cuk.load(COPY, target="sm_90a", cache_dir=cache_dir)
+    assert not again.from_cache
+    assert again.manifest == first.manifest
+    assert cuk.load(COPY, target="sm_90a", cache_dir=cache_dir).from_cache
+
+
+def test_a_manifest_that_parses_but_does_not_fit_is_rewritten(cache_dir):
+    cuk.load(COPY, target="sm_90a", cache_dir=cache_dir)
+    manifest_path = os.path.join(_entry(cache_dir), "manifest.json")
+    with open(manifest_path) as file:
+        manifest = json.load(file)
+    manifest["kernels"][0]["params"] = [{"name": "x", "kind": "no such kind"}]
+    with open(manifest_path, "w") as file:
+        json.dump(manifest, file)
+    assert not cuk.load(COPY, target="sm_90a", cache_dir=cache_dir).from_cache
+    assert cuk.load(COPY, target="sm_90a", cache_dir=cache_dir).from_cache
+
+
+def test_a_fifo_planted_as_a_cache_entry_file_is_a_miss_not_a_wait(cache_dir):
+    cuk.load(COPY, target="sm_90a", cache_dir=cache_dir)
+    entry = _entry(cache_dir)
+    for name in ("manifest.json", "kernels.cubin"):
+        path = os.path.join(entry, name)
+        os.remove(path)
+        os.mkfifo(path)
+        started = time.monotonic()
+        assert not cuk.load(COPY, target="sm_90a", cache_dir=cache_dir).from_cache
+        assert time.monotonic() - started < 30
+        assert cuk.load(COPY, target="sm_90a", cache_dir=cache_dir).from_cache
