@@ -100,3 +100,49 @@ def test_a_fifo_planted_as_a_cache_entry_file_is_a_miss_not_a_wait(cache_dir):
         assert not cuk.load(COPY, target="sm_90a", cache_dir=cache_dir).from_cache
         assert time.monotonic() - started < 30
         assert cuk.load(COPY, target="sm_90a", cache_dir=cache_dir).from_cache
+
+
+@pytest.fixture
+def axpy(cache_dir):
+    module = cuk.load(os.path.join(ROOT, "cuk-examples", "axpy.cuk"), target="sm_90a", cache_dir=cache_dir)
+    return module.axpy
+
+
+def test_numpy_scalars_are_numbers(axpy):
+    numpy = pytest.importorskip("numpy")
+    from conftest import CudaArray
+
+    x, y = CudaArray((1000,)), CudaArray((1000,), address=0x7F0000100000)
+    expected = axpy.check(1000, 2.0, x, y)
+    assert axpy.check(numpy.int64(1000), numpy.float32(2), x, y) == expected
+    assert axpy.check(numpy.int32(1000), numpy.float64(2.0), x, y) == expected
+    with pytest.raises(ValueError, match=r"`n` is an integer, but a value of type `float` was given"):
+        axpy.check(1000.0, 2.0, x, y)
+    with pytest.raises(ValueError, match=r"`alpha` is a float \(f32\), but a value of type `bool_?` was given"):
+        axpy.check(1000, numpy.bool_(True), x, y)
+
+
+def test_a_float_beyond_range_says_so(axpy):
+    from conftest import CudaArray
+
+    x, y = CudaArray((1000,)), CudaArray((1000,), address=0x7F0000100000)
+    with pytest.raises(ValueError, match=r"`alpha` = 1000000000000000000000000000000000000000\.\.\. \(401 characters\) is beyond a float's range \(f32\)"):
+        axpy.check(x, y, alpha=10**400)
+
+
+def test_an_argument_by_position_and_by_name_counts_both(copy_f32):
+    from conftest import CudaArray
+
+    a, out = CudaArray((64, 256)), CudaArray((64, 256), address=0x7F0000100000)
+    with pytest.raises(TypeError, match=r"; 3 were given"):
+        copy_f32.copy_f32.check(a, out, a=a)
+
+
+def test_an_empty_tensor_is_not_refused_for_its_own_shape(copy_f32):
+    from conftest import CudaArray
+
+    a, out = CudaArray((0, 256)), CudaArray((0, 256), address=0x7F0000100000)
+    try:
+        copy_f32.copy_f32.check(a, out)
+    except ValueError as error:
+        assert "but this one has shape (0, 256)" not in str(error)
