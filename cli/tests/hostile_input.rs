@@ -169,3 +169,60 @@ fn an_empty_path_entry_runs_nothing_planted_in_the_working_folder() {
         .expect("cukc runs");
     assert!(!marker.exists(), "{}", stderr_of(&output));
 }
+
+#[test]
+fn a_two_gibibyte_host_tensor_under_a_three_gigabyte_limit_is_a_failed_test() {
+    let output = Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 3000000 && exec \"$0\" \"$@\"")
+        .arg(env!("CARGO_BIN_EXE_cukc"))
+        .args(["test", "--emulate", "tests/hostile/host_tensor_2gib.cuk"])
+        .current_dir(support::root())
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("cukc runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = stderr_of(&output);
+    assert_eq!(output.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(stdout.contains("more than the"), "{stdout}\n{stderr}");
+    assert!(stdout.contains("1 failed"), "{stdout}");
+}
+
+#[test]
+fn sigint_and_sigterm_end_a_long_emulated_run_at_once() {
+    for signal in ["INT", "TERM"] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_cukc"))
+            .args(["test", "--emulate", "tests/hostile/endless_emulation.cuk"])
+            .current_dir(support::root())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("cukc runs");
+        std::thread::sleep(Duration::from_millis(1500));
+        assert!(
+            child.try_wait().expect("a status").is_none(),
+            "cukc ended early"
+        );
+        let sent = Instant::now();
+        let killed = Command::new("kill")
+            .args([format!("-{signal}"), child.id().to_string()])
+            .status();
+        assert!(killed.is_ok_and(|status| status.success()));
+        let status = loop {
+            if let Some(status) = child.try_wait().expect("a status") {
+                break status;
+            }
+            if sent.elapsed() > Duration::from_secs(5) {
+                let _ = child.kill();
+                panic!("SIG{signal}: cukc still ran 5 s later");
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        assert_eq!(status.code(), Some(130), "SIG{signal}");
+        assert!(
+            sent.elapsed() < Duration::from_secs(1),
+            "SIG{signal}: {:?}",
+            sent.elapsed()
+        );
+    }
+}

@@ -146,3 +146,34 @@ def test_an_empty_tensor_is_not_refused_for_its_own_shape(copy_f32):
         copy_f32.copy_f32.check(a, out)
     except ValueError as error:
         assert "but this one has shape (0, 256)" not in str(error)
+
+
+def test_ctrl_c_interrupts_a_long_emulated_call(tmp_path):
+    import signal
+    import subprocess
+    import sys
+
+    script = f"""
+import numpy, cuk, sys
+module = cuk.load({os.path.join(ROOT, 'tests', 'hostile', 'endless_emulation.cuk')!r}, emulate=True, cache_dir={str(tmp_path)!r})
+print("calling", flush=True)
+try:
+    module.spin(1000000000, numpy.zeros(1024, dtype=numpy.float32))
+except KeyboardInterrupt:
+    print("interrupted", flush=True)
+    sys.exit(3)
+"""
+    child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
+                             env=dict(os.environ))
+    assert child.stdout.readline().strip() == "calling"
+    time.sleep(1.5)
+    assert child.poll() is None, "the call ended early"
+    sent = time.monotonic()
+    child.send_signal(signal.SIGINT)
+    try:
+        child.wait(timeout=5)
+    finally:
+        child.kill()
+    assert time.monotonic() - sent < 1.5
+    assert child.returncode == 3
+    assert child.stdout.read().strip() == "interrupted"
