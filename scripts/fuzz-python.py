@@ -165,6 +165,11 @@ def tamper(rng, cache):
     entry = rng.choice(entries)
     manifest = entry / "manifest.json"
     choice = rng.randrange(4)
+    # An earlier round may have left a FIFO here: writing one would block this script.
+    for name in ["manifest.json", "kernels.cubin"]:
+        path = entry / name
+        if path.exists() and not path.is_file():
+            path.unlink()
     try:
         if choice == 0 and manifest.is_file():
             data = json.loads(manifest.read_text())

@@ -226,3 +226,19 @@ fn sigint_and_sigterm_end_a_long_emulated_run_at_once() {
         );
     }
 }
+
+#[test]
+fn a_cluster_whose_block_count_overflows_is_an_error_not_a_panic() {
+    // Found by scripts/fuzz-cli.py (seed 3402): the product of the extents overflowed.
+    let folder = tempfile::tempdir().expect("a scratch folder");
+    let path = write(
+        folder.path(),
+        "cluster.cuk",
+        "kernel k(a: gmem f32[32:1]) launch grid(2) block(32) cluster(4611686018427387904, 4) {\n    \
+         a[thread_idx.x] = 1.0;\n}\n",
+    );
+    let (output, _) = capped_cukc(&["check", &path]);
+    let stderr = stderr_of(&output);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("[E0227]"), "{stderr}");
+}
