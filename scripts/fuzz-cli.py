@@ -6,8 +6,12 @@ address-space cap, and fails if the process crashes (a signal, or exit 101: a Ru
 panic), runs past the time limit, or runs out of memory. Exit codes 0, 1 and 2 are
 answers. The inputs are the examples mutated (tokens deleted, duplicated, swapped,
 numbers and names replaced) plus generated extremes (deep nesting, long chains, long
-names, huge literals, many mistakes on one line, odd line endings), and for
-`layout --batch` random queries with random and extreme operands.
+names, huge literals, many mistakes on one line, odd line endings, long runs of comment
+and blank lines, huge MMA operand tiles, huge shared buffers and `smem(N)`), special
+files (a FIFO, `/dev/zero`, a folder, a link to a device) given as sources, `cukc build`
+under a hostile `PATH` (empty and relative entries, with a `python3` and a `ptxas`
+planted in the working folder that must never run), and for `layout --batch` random
+queries with random and extreme operands.
 
     python3 scripts/fuzz-cli.py --cukc target/release/cukc --cases 2000 [--seed 7]
 
@@ -16,6 +20,7 @@ prints, per entry point, how many cases ran and every failure with a file to rep
 
 import argparse
 import json
+import os
 import random
 import re
 import resource
@@ -32,17 +37,16 @@ NUMBERS = ["0", "1", "3", "7", "-1", "1000000", "4611686018427387904", "2.5", "0
 
 
 def cap_memory():
-    # Thread stacks are reserved address space too: leave room for the checker's.
-    limit = MEMORY_LIMIT_BYTES * 2
-    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    # The address space, thread stacks included: RSS cannot pass it.
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT_BYTES, MEMORY_LIMIT_BYTES))
 
 
-def run(args, stdin=b""):
+def run(args, stdin=b"", **options):
     """(exit code or -signal, seconds, stderr tail) of one cukc run."""
     started = time.monotonic()
     try:
         done = subprocess.run(args, input=stdin, capture_output=True, timeout=TIME_LIMIT_S,
-                              preexec_fn=cap_memory)
+                              preexec_fn=cap_memory, **options)
     except subprocess.TimeoutExpired:
         return "timeout", time.monotonic() - started, b""
     return done.returncode, time.monotonic() - started, done.stderr[-400:]
@@ -76,9 +80,44 @@ def mutate(text, rng):
     return "".join(tokens)
 
 
+HUGE = ["1073741824", "4294967296", "65536", "4611686018427387904", "257", "0"]
+
+
+def huge_tiles(rng):
+    """An MMA operand, a shared buffer or an `smem(N)` of an extreme size."""
+    rows, big = rng.choice(HUGE), rng.choice(HUGE)
+    kind = rng.randrange(4)
+    if kind == 0:
+        return ("// target: sm_100a\nkernel k(a: gmem f32[1:1]) launch grid(1) block(128) {\n"
+                "    let slot = smem u32[1:1];\n    let sA = smem bf16[(128, 16):(16, 1)];\n"
+                f"    let sB = smem bf16[({rows}, 16):(16, 1)];\n"
+                "    if thread_idx.x == 0 { tcgen05_mma(slot[0].to(i32), sA, sB, false); }\n}\n")
+    if kind == 1:
+        return ("kernel k(a: gmem f32[32:1]) launch grid(1) block(32) {\n"
+                f"    let s = smem f32[composition(swizzle(3, 4, 3), ({rows}, {big}):({big}, 1))];\n"
+                "    s[thread_idx.x, 0] = a[thread_idx.x];\n    a[thread_idx.x] = s[thread_idx.x, 0];\n}\n")
+    if kind == 2:
+        return (f"kernel k(a: gmem f32[32:1]) launch grid(1) block(32) smem({big}) {{\n"
+                "    a[thread_idx.x] = 1.0;\n}\n")
+    return (f"kernel k(a: gmem f32[32:1]) launch grid(1) block(32) {{\n    let r = rmem f32[({rows}, {big}):(1, 0)];\n"
+            "    r[0, 0] = a[thread_idx.x];\n    a[thread_idx.x] = r[0, 0];\n}\n")
+
+
+def long_runs(rng):
+    """Long runs of comment or blank lines, stray characters or tokens around a kernel."""
+    lines = rng.choice([10_000, 300_000, 1_000_000])
+    run_of = rng.choice(["// x\n", "\n", "\r\n", "  \t\n", "/* */\n", "@\n", "x\n", "; "])
+    kernel = "kernel k(a: gmem f32[32:1]) launch grid(1) block(32) { a[thread_idx.x] = 1.0; }\n"
+    return run_of * lines + kernel if rng.random() < 0.5 else kernel + run_of * lines
+
+
 def extreme(rng):
     n = rng.choice([10, 1000, 5000, 30000])
-    kind = rng.randrange(10)
+    kind = rng.randrange(12)
+    if kind == 10:
+        return huge_tiles(rng)
+    if kind == 11:
+        return long_runs(rng)
     if kind == 0:
         return "".join(f"const C{i}: int = C{i + 1} + 1;\n" for i in range(n)) + f"const C{n}: int = 0;\n"
     if kind == 1:
@@ -136,6 +175,67 @@ def batch_lines(rng, count):
     return ("\n".join(lines) + "\n").encode()
 
 
+def special_files(cukc, scratch, rounds):
+    """`check`, `build` and `test` of a FIFO, /dev/zero, a folder and a link to a device:
+    each must answer (exit 1 or 2) within the time limit, never block."""
+    fifo = scratch / "pipe.cuk"
+    if not fifo.exists():
+        os.mkfifo(fifo)
+    folder = scratch / "folder.cuk"
+    folder.mkdir(exist_ok=True)
+    link = scratch / "zero.cuk"
+    if not link.exists():
+        link.symlink_to("/dev/zero")
+    for _ in range(rounds):
+        for special in [fifo, Path("/dev/zero"), folder, link, Path("/dev/null")]:
+            for entry, command in [
+                ("special check", [cukc, "check", str(special)]),
+                ("special build", [cukc, "build", "--emit", "kir", "-o", "-", str(special)]),
+                ("special test", [cukc, "test", "--emulate", str(special)]),
+            ]:
+                code, seconds, stderr = run(command)
+                failure = None
+                if code not in (0, 1, 2):
+                    failure = f"{entry}: {code} after {seconds:.1f}s on {special}: {stderr.decode(errors='replace')}"
+                yield entry, failure
+
+
+SMALL_KERNELS = [
+    "kernel k(a: gmem f32[32:1]) launch grid(1) block(32) { a[thread_idx.x] = 1.0; }\n",
+    (ROOT / "cuk-examples" / "copy_basic.cuk").read_text(),
+    (ROOT / "cuk-examples" / "axpy.cuk").read_text(),
+]
+
+
+def hostile_path(cukc, scratch, rng, rounds):
+    """`cukc build` with empty and relative PATH entries, in a folder where a python3 and a
+    ptxas are planted: neither may run."""
+    folder = scratch / "hostile"
+    folder.mkdir(exist_ok=True)
+    marker = folder / "planted-ran"
+    for name in ["python3", "ptxas", "pip", "sh"]:
+        planted = folder / name
+        planted.write_text(f"#!/bin/sh\ntouch '{marker}'\n")
+        planted.chmod(0o755)
+    paths = ["::/usr/bin:/bin", ".:/usr/bin:/bin", "/usr/bin:/bin:", "hostile:/usr/bin", ""]
+    for case in range(rounds):
+        source = folder / f"case{case}.cuk"
+        # A small kernel: the case is about which programs run, and the attention
+        # example alone takes ptxas 10-30 s in a debug build on a busy machine.
+        source.write_text(rng.choice(SMALL_KERNELS))
+        environment = dict(os.environ, PATH=rng.choice(paths), CUKC_OFFLINE="1")
+        environment.pop("CUKC_PTXAS", None)
+        code, seconds, stderr = run([cukc, "build", str(source), "-o", str(folder / "out.cubin")],
+                                    cwd=folder, env=environment)
+        failure = None
+        if marker.exists():
+            marker.unlink()
+            failure = f"hostile PATH: a planted program ran ({environment['PATH']!r}) on {source}"
+        elif code not in (0, 1, 2):
+            failure = f"hostile PATH: {code} after {seconds:.1f}s: {stderr.decode(errors='replace')}"
+        yield "hostile PATH build", failure
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cukc", default=str(ROOT / "target" / "release" / "cukc"))
@@ -143,6 +243,7 @@ def main():
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--keep", default=str(ROOT / "target" / "fuzz-cli"), help="where failures are kept")
     args = parser.parse_args()
+    args.cukc = str(Path(args.cukc).resolve())
     rng = random.Random(args.seed)
     corpus = seeds()
     keep = Path(args.keep)
@@ -166,6 +267,14 @@ def main():
                     kept = keep / f"{entry}-{args.seed}-{case}.cuk"
                     kept.write_text(text, errors="surrogatepass")
                     failures.append(f"{entry}: {code} after {seconds:.1f}s on {kept}: {stderr.decode(errors='replace')}")
+        for entry, failure in special_files(args.cukc, Path(scratch), max(1, args.cases // 20)):
+            counts[entry] = counts.get(entry, 0) + 1
+            if failure:
+                failures.append(failure)
+        for entry, failure in hostile_path(args.cukc, Path(scratch), rng, max(1, args.cases // 20)):
+            counts[entry] = counts.get(entry, 0) + 1
+            if failure:
+                failures.append(failure)
         for case in range(max(1, args.cases // 10)):
             lines = batch_lines(rng, 100)
             code, seconds, stderr = run([args.cukc, "layout", "--batch"], lines)
@@ -176,7 +285,7 @@ def main():
                 kept.write_bytes(lines)
                 failures.append(f"layout --batch: {code} after {seconds:.1f}s on {kept}: {stderr.decode(errors='replace')}")
     for entry, count in counts.items():
-        print(f"{entry}: {count} inputs, slowest {slowest[entry]:.2f}s")
+        print(f"{entry}: {count} inputs, slowest {slowest.get(entry, 0.0):.2f}s")
     for failure in failures:
         print("FAIL", failure)
     print(f"{len(failures)} failures")

@@ -5,7 +5,9 @@ Starts `cukc lsp`, initialises it and opens a document, then sends generated
 hostile inputs one after another: valid messages mutated anywhere (header or body),
 bodies mutated under a correct header, unframed JSON, random bytes, extreme
 `Content-Length`s (0, 10^11, 2^64, just over the 16 MiB cap) with short bodies,
-documents of random tricky text, and JSON that is no message. After each input it
+documents of random tricky text, documents of long runs of comment or blank lines or
+stray characters, documents with huge MMA operand tiles, shared buffers or `smem(N)`,
+and JSON that is no message. The server runs under a 1 GiB address-space cap. After each input it
 sends a line break and a hover, which must be answered within 10 s; a process that
 exits or stops answering is a failure. A `Content-Length` longer than the bytes that
 follow legitimately swallows what comes next (up to the cap), so when the first hover
@@ -21,6 +23,7 @@ memory, and how many inputs needed the padding.
 import argparse
 import json
 import random
+import resource
 import subprocess
 import threading
 import time
@@ -82,7 +85,7 @@ def mutate(rng, data):
 
 def hostile(rng):
     valid = rng.choice(VALID)
-    kind = rng.randrange(7)
+    kind = rng.randrange(9)
     if kind == 0:
         return mutate(rng, frame(valid))
     if kind == 1:
@@ -98,7 +101,37 @@ def hostile(rng):
         text = "".join(rng.choice(PIECES) for _ in range(rng.randint(1, 300)))
         return frame(message(method="textDocument/didOpen", params={"textDocument": {
             "uri": "file:///g.cuk", "languageId": "cuk", "version": 1, "text": text}}))
+    if kind == 7:
+        run_of = rng.choice(["// x\n", "\n", "\r\n", "@\n", "x ", "/* */\n"])
+        text = run_of * rng.choice([10_000, 100_000, 300_000]) + TEXT
+        return open_other(text)
+    if kind == 8:
+        return open_other(rng.choice(HUGE_TILES).format(n=rng.choice(HUGE)))
     return frame(json.dumps(rng.choice(NOT_MESSAGES)).encode())
+
+
+HUGE = ["1073741824", "4294967296", "65536", "4611686018427387904", "0"]
+HUGE_TILES = [
+    "// target: sm_100a\nkernel k(a: gmem f32[1:1]) launch grid(1) block(128) {{\n"
+    "    let slot = smem u32[1:1];\n    let sA = smem bf16[(128, 16):(16, 1)];\n"
+    "    let sB = smem bf16[({n}, 16):(16, 1)];\n"
+    "    if thread_idx.x == 0 {{ tcgen05_mma(slot[0].to(i32), sA, sB, false); }}\n}}\n",
+    "kernel k(a: gmem f32[32:1]) launch grid(1) block(32) {{\n"
+    "    let s = smem f32[composition(swizzle(3, 4, 3), ({n}, 1024):(1024, 1))];\n"
+    "    s[thread_idx.x, 0] = a[thread_idx.x];\n}}\n",
+    "kernel k(a: gmem f32[32:1]) launch grid(1) block(32) smem({n}) {{ a[thread_idx.x] = 1.0; }}\n",
+]
+
+
+def open_other(text):
+    """A didOpen of a second document holding `text`."""
+    return frame(message(method="textDocument/didOpen", params={"textDocument": {
+        "uri": "file:///h.cuk", "languageId": "cuk", "version": 1, "text": text}}))
+
+
+def cap_memory():
+    limit = 1 << 30
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 
 class Server:
@@ -106,7 +139,8 @@ class Server:
 
     def __init__(self, cukc):
         self.process = subprocess.Popen([cukc, "lsp"], stdin=subprocess.PIPE,
-                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                        preexec_fn=cap_memory)
         self.output = bytearray()
         self.lock = threading.Lock()
         threading.Thread(target=self._read, daemon=True).start()

@@ -37,7 +37,7 @@ fn fake_python(dir: &Path, site: &Path, pip_fails: bool) -> OsString {
             .to_owned()
     };
     let body = format!(
-        "if [ \"$1\" = -c ]; then echo '{}'; exit 0; fi\n\
+        "if [ \"$2\" = -c ]; then echo '{}'; exit 0; fi\n\
          while [ $# -gt 0 ]; do [ \"$1\" = --target ] && target=\"$2\"; shift; done\n{pip}",
         site.display()
     );
@@ -288,4 +288,52 @@ fn a_failed_install_reports_pip_and_the_ways_out() {
         "{text}"
     );
     assert!(text.contains("--ptxas /path/to/ptxas"), "{text}");
+}
+
+#[test]
+fn python_runs_only_when_no_earlier_rule_finds_a_ptxas_and_only_from_an_absolute_folder() {
+    let _turn = TURN.lock();
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let root = dir.path();
+    let marker = root.join("python-ran");
+    // A python3 that leaves a mark, alone in its folder.
+    script(
+        &root.join("bin").join("python3"),
+        &format!("touch '{}'; exit 1", marker.display()),
+    );
+    fake_ptxas(&root.join("path"), 8, 3);
+    let mut env = Environment {
+        path: Some(
+            std::env::join_paths([root.join("path"), root.join("bin")]).expect("paths join"),
+        ),
+        python: Some(OsString::from("python3")),
+        offline: true,
+        ..Environment::default()
+    };
+    assert_eq!(found(&env), (Source::Path, 3));
+    assert!(!marker.exists(), "python3 ran though PATH had a ptxas");
+    std::fs::remove_file(root.join("path").join("ptxas")).expect("removed");
+    assert!(matches!(locate(&env), Ok(None)));
+    assert!(
+        marker.exists(),
+        "python3 was not asked for its site-packages"
+    );
+    std::fs::remove_file(&marker).expect("removed");
+    // Relative and empty entries are never searched, for python3 as for ptxas: the
+    // relative entry names the folder of the marking python3 from the working folder.
+    let working = std::env::current_dir().expect("a working folder");
+    let up = working.components().count() - 1;
+    let relative = (0..up)
+        .fold(PathBuf::new(), |path, _| path.join(".."))
+        .join(
+            root.strip_prefix("/")
+                .expect("an absolute temporary folder"),
+        );
+    assert!(relative.join("bin").join("python3").is_file());
+    env.path = Some(OsString::from(format!(
+        ":{}:.",
+        relative.join("bin").display()
+    )));
+    assert!(matches!(locate(&env), Ok(None)));
+    assert!(!marker.exists(), "a python3 in a relative PATH folder ran");
 }

@@ -29,7 +29,7 @@ pub struct BuildArgs {
     /// The `.cuk` file to build.
     file: PathBuf,
     /// The architecture: `sm_80`, `sm_90a` or `sm_100a`; by default the one the file's
-    /// first line names (`// target: sm_100a`), else sm_90a.
+    /// opening comment lines name (`// target: sm_100a`), else sm_90a.
     #[arg(long, value_parser = crate::check::parse_target)]
     target: Option<cute::Target>,
     /// What to produce: a `cubin` (and its PTX beside it), `ptx` or `kir` text, the

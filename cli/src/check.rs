@@ -39,7 +39,7 @@ pub struct CheckArgs {
     color: ColorWhen,
     /// The architecture to check for: `sm_80`, `sm_90a` or `sm_100a`. Atoms newer
     /// than it and shared memory beyond its limit are errors. Without it, each file's
-    /// own: the one its first line names (`// target: sm_100a`), else sm_90a.
+    /// own: the one its opening comment lines name (`// target: sm_100a`), else sm_90a.
     #[arg(long, value_parser = parse_target)]
     target: Option<cute::Target>,
     /// Print every binding with its type and evaluated value (what an editor hover
@@ -166,10 +166,11 @@ pub fn load_and_parse(path: &Path) -> Parsed {
     }
 }
 
-/// The target `path`'s first line names (`// target: sm_100a`), sm_90a without one.
+/// The target `path`'s opening comment lines name (`// target: sm_100a`), sm_90a
+/// without one; only the file's first bytes are read, and only from a regular file.
 pub(crate) fn declared_target(path: &Path) -> cute::Target {
-    let text = std::fs::read_to_string(path).unwrap_or_default();
-    cute::Target::declared_in(&text).unwrap_or(cute::Target::Sm90a)
+    cute::Target::declared_in(&sources::header(path, cute::Target::HEADER_BYTES))
+        .unwrap_or(cute::Target::Sm90a)
 }
 
 /// Loads, parses, typechecks and lowers the file at `path` for `target` (so `check`

@@ -126,6 +126,15 @@ fn same_file(a: &Path, b: &Path) -> bool {
 /// and is not a regular file (`/dev/null`, `/dev/stdout`, a FIFO) is written directly,
 /// never replaced. The error is a sentence naming the path.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    let folder = folder_of(path);
+    std::fs::create_dir_all(folder)
+        .map_err(|error| format!("cannot create the folder {}: {error}", folder.display()))?;
+    replace_atomically(path, bytes)
+}
+
+/// [`write_atomically`] into a folder that must exist: a symbolic link at `path` is
+/// replaced, not followed, and a write that fails leaves `path` as it was.
+pub fn replace_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
     use std::os::unix::fs::PermissionsExt;
     let cannot_write = |error: std::io::Error| format!("cannot write {}: {error}", path.display());
     if std::fs::metadata(path).is_ok_and(|found| !found.is_file() && !found.is_dir()) {
@@ -135,21 +144,23 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
             .map_err(cannot_write)?;
         return special.write_all(bytes).map_err(cannot_write);
     }
-    let folder = match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent,
-        _ => Path::new("."),
-    };
-    std::fs::create_dir_all(folder)
-        .map_err(|error| format!("cannot create the folder {}: {error}", folder.display()))?;
     let mut file = tempfile::Builder::new()
         .prefix(".cukc-")
         .permissions(std::fs::Permissions::from_mode(0o666))
-        .tempfile_in(folder)
+        .tempfile_in(folder_of(path))
         .map_err(cannot_write)?;
     file.write_all(bytes).map_err(cannot_write)?;
     file.persist(path)
         .map_err(|error| cannot_write(error.error))?;
     Ok(())
+}
+
+/// The folder `path` is in (`.` for a bare name).
+fn folder_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    }
 }
 
 /// Removes whatever an earlier build left at `paths` (missing files are fine), so

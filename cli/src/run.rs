@@ -108,12 +108,11 @@ pub fn run(args: &RunArgs, mode: Mode) -> ExitCode {
     let mut total = Summary::default();
     let mut work = Emulated::default();
     for file in &files {
-        // Without `--target`, a file whose first line declares its target is built for
+        // Without `--target`, a file whose opening comments declare its target is built for
         // it; one the GPU cannot run (another architecture's `a` features) is emulated.
         let declared = (args.target.is_none())
-            .then(|| std::fs::read_to_string(file).ok())
-            .flatten()
-            .and_then(|text| cute::Target::declared_in(&text));
+            .then(|| cute::Target::declared_in(&sources::header(file, cute::Target::HEADER_BYTES)))
+            .flatten();
         let (target, code) = match declared {
             Some(declared) if emulate => (declared, code),
             Some(declared) if declared != target && declared != cute::Target::Sm80 => {

@@ -1,47 +1,12 @@
 //! Which files a command takes, and reading them. `check`, `test`, `bench` and `run`
 //! expand a folder to the `.cuk` files directly in it ([`files`]); a source is read
-//! only when it is a regular file of at most `lang::source::MAX_FILE_BYTES` (16 MiB),
-//! so a FIFO, a device such as `/dev/zero` or a huge file is refused before reading
-//! ([`read`]), never blocking or filling memory.
+//! through `lang::read`, only when it is a regular file of at most
+//! `lang::source::MAX_FILE_BYTES` (16 MiB), so a FIFO, a device such as `/dev/zero` or
+//! a huge file is refused before reading, never blocking or filling memory.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use lang::source::MAX_FILE_BYTES;
-
-/// The bytes of the regular file at `path`, at most [`MAX_FILE_BYTES`] of
-/// them; anything else (a folder, a FIFO, a device, a larger file) is refused
-/// before it is read, so that `check` never blocks on a pipe or fills memory from
-/// `/dev/zero`. The error is a sentence for `E0001`.
-pub fn read(path: &Path) -> Result<Vec<u8>, String> {
-    use std::io::Read;
-    let limit = MAX_FILE_BYTES;
-    let too_large = |size: u64| {
-        format!(
-            "it is {size} bytes or more; source files of at most {limit} bytes (16 MiB) are read"
-        )
-    };
-    let metadata = std::fs::metadata(path).map_err(|error| error.to_string())?;
-    if !metadata.is_file() {
-        let kind = if metadata.is_dir() {
-            "a folder"
-        } else {
-            "not a regular file (a FIFO, socket or device)"
-        };
-        return Err(format!("it is {kind}"));
-    }
-    if metadata.len() > limit {
-        return Err(too_large(metadata.len()));
-    }
-    // The size may lie (files in /proc say 0) or change: read one byte past the limit.
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .and_then(|file| file.take(limit + 1).read_to_end(&mut bytes))
-        .map_err(|error| error.to_string())?;
-    if bytes.len() as u64 > limit {
-        return Err(too_large(limit + 1));
-    }
-    Ok(bytes)
-}
+pub use lang::read::{header, read};
 
 /// The `.cuk` files named by `paths`, folders expanded (sorted), the current folder
 /// when there are none.
@@ -75,33 +40,8 @@ pub fn files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{files, read};
-    use std::path::{Path, PathBuf};
-
-    #[test]
-    fn special_and_oversized_files_are_refused_before_reading() {
-        let started = std::time::Instant::now();
-        let folder = tempfile::tempdir().expect("a scratch folder");
-        let fifo = folder.path().join("pipe.cuk");
-        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
-        assert!(made.is_ok_and(|status| status.success()), "mkfifo failed");
-        for special in [fifo.as_path(), Path::new("/dev/zero")] {
-            let refused = read(special).expect_err("not a regular file");
-            assert!(refused.contains("not a regular file"), "{refused}");
-        }
-        assert!(
-            read(folder.path())
-                .expect_err("a folder")
-                .contains("a folder")
-        );
-        let huge = folder.path().join("huge.cuk");
-        let file = std::fs::File::create(&huge).expect("a scratch file");
-        file.set_len(lang::source::MAX_FILE_BYTES + 1)
-            .expect("a sparse file");
-        let refused = read(&huge).expect_err("too large");
-        assert!(refused.contains("at most 16777216 bytes"), "{refused}");
-        assert!(started.elapsed() < std::time::Duration::from_secs(5));
-    }
+    use super::files;
+    use std::path::PathBuf;
 
     #[test]
     fn folders_expand_to_their_cuk_files_in_order() {

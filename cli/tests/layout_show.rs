@@ -218,3 +218,22 @@ fn banks_of_a_swizzled_tile_are_labelled_and_coloured() {
         "{symbolic}"
     );
 }
+
+#[test]
+fn the_svg_replaces_a_symbolic_link_and_leaves_its_target_alone() {
+    let folder = tempfile::tempdir().expect("a scratch folder");
+    let victim = folder.path().join("victim.txt");
+    std::fs::write(&victim, "precious").expect("written");
+    let link = folder.path().join("picture.svg");
+    std::os::unix::fs::symlink(&victim, &link).expect("a symbolic link");
+    let link_text = link.to_str().expect("a UTF-8 path");
+    show(&["(2,3):(1,2)", "--svg", link_text]);
+    assert_eq!(std::fs::read_to_string(&victim).expect("read"), "precious");
+    let written = std::fs::symlink_metadata(&link).expect("the picture");
+    assert!(written.is_file(), "the link was followed, not replaced");
+    assert!(
+        std::fs::read_to_string(&link)
+            .expect("read")
+            .contains("<svg")
+    );
+}

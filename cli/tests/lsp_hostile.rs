@@ -241,3 +241,55 @@ fn exit_without_shutdown_ends_the_server_unsuccessfully() {
     server.notify("exit", Value::Null);
     assert_eq!(server.exit_status().code(), Some(1));
 }
+
+/// The server's resident memory, in KiB (`VmRSS`).
+fn resident_kib(server: &LspProcess) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{}/status", server.pid()))
+        .expect("the server's /proc status");
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("a VmRSS line")
+}
+
+#[test]
+fn long_documents_are_checked_and_their_memory_goes_when_they_do() {
+    let mut server = LspProcess::start();
+    let uri = test_uri("long.cuk");
+    let comments = "// x\n".repeat(300_000);
+    let statements = "let x = (a + b) * c;\n".repeat(300_000);
+    for (version, text) in [(1, comments), (2, statements)] {
+        let method = if version == 1 {
+            "textDocument/didOpen"
+        } else {
+            "textDocument/didChange"
+        };
+        let params = if version == 1 {
+            json!({"textDocument": {"uri": uri, "languageId": "cuk", "version": 1, "text": text}})
+        } else {
+            json!({"textDocument": {"uri": uri, "version": version}, "contentChanges": [{"text": text}]})
+        };
+        server.notify(method, params);
+        let expected = if version == 1 { "W0001" } else { "E0117" };
+        let published = server.diagnostics_where(&uri, |diagnostics| {
+            diagnostics
+                .iter()
+                .any(|diagnostic| diagnostic["code"] == expected)
+        });
+        assert_eq!(published.len(), 1, "version {version}: {published:?}");
+    }
+    open_document(&mut server, &test_uri("small.cuk"));
+    server.notify(
+        "textDocument/didClose",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    assert!(hover_answers(&mut server, &test_uri("small.cuk")));
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let resident = resident_kib(&server);
+    assert!(
+        resident < 100 * 1024,
+        "{resident} KiB after the document closed"
+    );
+    assert!(server.shut_down().success());
+}

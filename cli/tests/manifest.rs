@@ -167,3 +167,41 @@ fn a_tma_kernel_lists_its_hidden_tensor_maps_after_its_parameters() {
     );
     assert_eq!(again.kernels, manifest.kernels);
 }
+
+#[test]
+fn smem_n_is_the_shared_bytes_the_block_is_launched_with() {
+    let dir = tempfile::tempdir().expect("a scratch folder");
+    let source = dir.path().join("smem.cuk");
+    std::fs::write(
+        &source,
+        "kernel k(a: gmem f32[32:1]) launch grid(1) block(32) smem(4096) {\n    \
+         let s = smem f32[32:1];\n    s[thread_idx.x] = a[thread_idx.x];\n    \
+         a[thread_idx.x] = s[thread_idx.x];\n}\n",
+    )
+    .expect("written");
+    let output = build(&[
+        source.to_str().expect("a UTF-8 path"),
+        "--emit",
+        "kir",
+        "-o",
+        "-",
+    ]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(stdout.contains("smem(4096 bytes)"), "{stdout}");
+    std::fs::write(&source, "kernel k(a: gmem f32[32:1]) launch grid(1) block(32) smem(1073741824) { a[thread_idx.x] = 1.0; }\n").expect("written");
+    let output = build(&[
+        source.to_str().expect("a UTF-8 path"),
+        "--emit",
+        "kir",
+        "-o",
+        "-",
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("[E0207]"), "{stderr}");
+}

@@ -257,7 +257,9 @@ pub fn warpgroup_descriptor(
 /// The layout values of the first mode of `tensor` (an MMA partition's values of one
 /// atom), relative to the tensor's start: the same at every position of the other
 /// modes, which add to the start.
+/// `count` above `MAX_OPERAND_VALUES` is an error before any table is built.
 pub fn first_mode_values(tensor: &Tensor, count: i64) -> Result<Vec<i64>, Error> {
+    crate::umma::too_many_for_an_operand(count)?;
     let mode = tensor.layout.layout.mode(0)?.to_static()?;
     if mode.size()? != count {
         return Err(Error::Inconsistent(format!(

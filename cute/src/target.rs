@@ -18,13 +18,22 @@ impl Target {
     /// Every target, oldest first.
     pub const ALL: [Target; 3] = [Target::Sm80, Target::Sm90a, Target::Sm100a];
 
-    /// The target a `.cuk` file's first line names (`// target: sm_100a`), if it names
-    /// one: a file for one architecture says so there.
+    /// The target a `.cuk` file declares (`// target: sm_100a`), if it names one: a
+    /// file for one architecture says so in one of the `//` comment lines that open
+    /// it, within its first [`Target::HEADER_BYTES`] bytes. A line after the first
+    /// line that is not a `//` comment declares nothing.
     pub fn declared_in(text: &str) -> Option<Target> {
-        (text.lines().next())
-            .and_then(|line| line.strip_prefix("// target: "))
+        let header = &text[..text.floor_char_boundary(Self::HEADER_BYTES)];
+        header
+            .lines()
+            .take_while(|line| line.starts_with("//"))
+            .find_map(|line| line.strip_prefix("// target: "))
             .and_then(|name| name.trim().parse().ok())
     }
+
+    /// How much of a file may hold its `// target:` line: a driver reads no more
+    /// than this to find it.
+    pub const HEADER_BYTES: usize = 4096;
 
     /// The name used on the command line and by ptxas: `sm_80`, `sm_90a`, `sm_100a`.
     pub fn name(self) -> &'static str {
@@ -85,11 +94,20 @@ mod tests {
     use super::Target;
 
     #[test]
-    fn a_file_declares_its_target_on_its_first_line_only() {
+    fn a_file_declares_its_target_in_its_opening_comment_lines_only() {
         let text = "// target: sm_100a\nkernel k() {}";
         assert_eq!(Target::declared_in(text), Some(Target::Sm100a));
-        assert_eq!(Target::declared_in("// a comment\n// target: sm_80"), None);
+        let second = "// expect: error[E0413] at line 14\n// target: sm_100a\n";
+        assert_eq!(Target::declared_in(second), Some(Target::Sm100a));
+        assert_eq!(
+            Target::declared_in("// a comment\n// target: sm_80"),
+            Some(Target::Sm80)
+        );
+        assert_eq!(Target::declared_in("const X = 1;\n// target: sm_80"), None);
+        assert_eq!(Target::declared_in("// a\n\n// target: sm_80"), None);
         assert_eq!(Target::declared_in("// target: sm_70"), None);
+        let deep = format!("{}// target: sm_80\n", "// padding\n".repeat(400));
+        assert_eq!(Target::declared_in(&deep), None);
     }
 
     #[test]

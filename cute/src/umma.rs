@@ -125,7 +125,9 @@ fn k_major_only(bits: i64) -> Error {
 
 /// The layout values of every element of the `(rows, cols)` tile `tensor`, relative
 /// to its start, column-major (`r + rows * c`), as a descriptor reads them.
+/// `count` above [`MAX_OPERAND_VALUES`] is an error before any table is built.
 pub fn tile_values(tensor: &Tensor, count: i64) -> Result<Vec<i64>, Error> {
+    too_many_for_an_operand(count)?;
     let layout = tensor.layout.layout.to_static()?;
     if layout.size()? != count {
         return Err(Error::Inconsistent(format!(
@@ -134,6 +136,22 @@ pub fn tile_values(tensor: &Tensor, count: i64) -> Result<Vec<i64>, Error> {
         )));
     }
     Ok(layout.table(count.unsigned_abs())?)
+}
+
+/// The most elements an MMA operand tile holds, with room to spare: 256 rows of
+/// K = 32 (tcgen05.mma's widest B of 8-bit elements) is 8,192. A tile claimed
+/// larger is refused before its table is built: a 334-byte file once asked for a
+/// 256 GiB table here.
+pub const MAX_OPERAND_VALUES: i64 = 1 << 14;
+
+/// An error when `count` elements are more than any MMA operand holds.
+pub(crate) fn too_many_for_an_operand(count: i64) -> Result<(), Error> {
+    if count > MAX_OPERAND_VALUES {
+        return Err(Error::Inconsistent(format!(
+            "it holds {count} elements, more than any MMA operand ({MAX_OPERAND_VALUES} at most)"
+        )));
+    }
+    Ok(())
 }
 
 /// The tensor-memory move shapes (`tcgen05.ld` / `st`) and the 32-bit registers per
@@ -172,6 +190,37 @@ mod tests {
             sbo,
             start: 0,
         }
+    }
+
+    #[test]
+    fn a_huge_tile_is_refused_before_its_table_is_built() {
+        let rows = 1_i64 << 30;
+        let layout = layout::Layout::<i64>::new(
+            layout::IntTuple::ints(&[rows, 16]),
+            layout::IntTuple::ints(&[16, 1]),
+        )
+        .expect("a layout");
+        let tile = Tensor {
+            space: crate::MemorySpace::Shared,
+            dtype: Some(Dtype::Bf16),
+            layout: crate::TensorLayout {
+                layout: layout.to_symbolic(),
+                offset: layout::SymInt::constant(0),
+                codomain: crate::Codomain::Offsets,
+            },
+            read_only: false,
+            base: crate::Base::Shared(0),
+        };
+        let refused = tile_values(&tile, rows * 16).expect_err("too large");
+        assert!(
+            refused.to_string().contains("more than any MMA operand"),
+            "{refused}"
+        );
+        let refused = crate::first_mode_values(&tile, rows).expect_err("too large");
+        assert!(
+            refused.to_string().contains("more than any MMA operand"),
+            "{refused}"
+        );
     }
 
     #[test]

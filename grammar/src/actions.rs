@@ -4,7 +4,7 @@
 
 use std::convert::Infallible;
 
-use lalrpop_util::ErrorRecovery;
+use lalrpop_util::{ErrorRecovery, ParseError};
 use lang::ast::{
     Argument, BinaryOp, Block, Expr, ExprKind, GenericParam, IfBranch, Kernel, LaunchKind,
     LaunchPart, Name, Param, ReportPart, StmtKind, UnaryOp,
@@ -21,15 +21,16 @@ pub type Recovery<'input> = ErrorRecovery<usize, Token<'input>, Infallible>;
 #[derive(Default)]
 pub struct Context<'input> {
     /// Syntax errors the parser recovered from, in the order it met them.
-    pub recovered: Vec<Recovery<'input>>,
+    pub recovered: Vec<ParseError<usize, Token<'input>, Infallible>>,
     /// Diagnostics from the checks made while building nodes.
     pub diagnostics: Vec<Diagnostic>,
 }
 
 impl<'input> Context<'input> {
-    /// Records a syntax error the parser recovered from.
-    pub fn recover(&mut self, error: Recovery<'input>) {
-        self.recovered.push(error);
+    /// Records a syntax error the parser recovered from. The tokens it
+    /// skipped are let go: kept, a long unreadable stretch would be held twice.
+    pub fn recover(&mut self, recovery: Recovery<'input>) {
+        self.recovered.push(recovery.error);
     }
 }
 

@@ -27,9 +27,15 @@ enum RawError {
 /// Token kinds as logos sees them, before keywords and literal values.
 #[derive(Clone, Copy, Debug, Logos, PartialEq)]
 #[logos(error = RawError)]
-#[logos(skip r"[ \t\r\n\f]+")]
-#[logos(skip(r"//[^\r\n]*", allow_greedy = true))]
 enum Raw {
+    /// Blanks between tokens. Blanks and line comments are tokens that
+    /// [`lex`] drops, not logos skips: logos re-enters its state machine
+    /// once per skipped stretch, so 300,000 comment lines overflowed the stack.
+    #[regex(r"[ \t\r\n\f]+")]
+    Blank,
+    /// `// ...` to the end of the line.
+    #[regex(r"//[^\r\n]*", allow_greedy = true)]
+    LineComment,
     #[regex(r"[A-Za-z_][A-Za-z0-9_]*", continue_identifier)]
     #[regex(r"[^\x00-\x7F]", unicode_identifier)]
     Identifier,
@@ -188,8 +194,38 @@ fn block_comment(lexer: &mut logos::Lexer<'_, Raw>) -> Result<(), RawError> {
     Err(RawError::UnterminatedComment)
 }
 
-/// Lexes `source` completely: the tokens for the parser (comments removed,
-/// bad text as [`Token::Error`]) and one diagnostic per piece of bad text.
+/// The most lexical errors reported before the lexer gives up on a file: past
+/// it the text is not a `.cuk` file gone slightly wrong, and a token and a
+/// diagnostic for each of its bad characters would cost hundreds of bytes
+/// per source byte.
+pub const MAX_LEXICAL_ERRORS: usize = 100;
+
+/// The code of the diagnostic that says the lexer gave up (see
+/// [`MAX_LEXICAL_ERRORS`]).
+pub const GAVE_UP: &str = "E0116";
+
+/// The most tokens a file may have: about a million, fifty times the largest
+/// kernel file here. Every token is held (40 bytes) while the parser runs, and
+/// lalrpop's recovery copies the tokens it skips, so a 6 MB file of valid
+/// tokens cost 360 MB; past this limit the file is refused.
+pub const MAX_TOKENS: usize = 1 << 20;
+
+/// The code of the diagnostic that says a file has more than [`MAX_TOKENS`].
+pub const TOO_MANY_TOKENS: &str = "E0117";
+
+/// Whether the lexer stopped early ([`GAVE_UP`] or [`TOO_MANY_TOKENS`]): the
+/// tokens it returned are not the file's, and are not worth parsing.
+pub fn stopped(diagnostics: &[Diagnostic]) -> bool {
+    diagnostics
+        .last()
+        .is_some_and(|last| last.code == GAVE_UP || last.code == TOO_MANY_TOKENS)
+}
+
+/// Lexes `source`: the tokens for the parser (comments removed, bad text as
+/// [`Token::Error`]) and one diagnostic per piece of bad text. After
+/// [`MAX_LEXICAL_ERRORS`] diagnostics it stops with a [`GAVE_UP`] diagnostic
+/// at the place it stopped, and after [`MAX_TOKENS`] tokens with a
+/// [`TOO_MANY_TOKENS`] one.
 pub fn lex(source: &str) -> (Vec<Spanned<'_>>, Vec<Diagnostic>) {
     let mut tokens = Vec::new();
     let mut diagnostics = Vec::new();
@@ -222,9 +258,38 @@ pub fn lex(source: &str) -> (Vec<Spanned<'_>>, Vec<Diagnostic>) {
                 Token::Error
             }
         };
+        if diagnostics.len() > MAX_LEXICAL_ERRORS {
+            diagnostics.truncate(MAX_LEXICAL_ERRORS);
+            diagnostics.push(gave_up(Span::from_range(range.start..range.start)));
+            break;
+        }
+        if tokens.len() == MAX_TOKENS {
+            diagnostics.push(too_many_tokens(span));
+            break;
+        }
         tokens.push((range.start, token, range.end));
     }
     (tokens, diagnostics)
+}
+
+/// The diagnostic for a file with too many lexical errors to go on.
+fn gave_up(at: Span) -> Diagnostic {
+    Diagnostic::error(
+        GAVE_UP,
+        format!("more than {MAX_LEXICAL_ERRORS} lexical errors; the rest of the file is not read"),
+    )
+    .with_primary(at, "reading stopped here")
+    .with_note("is this a `.cuk` file? fix the errors above and check again")
+}
+
+/// The diagnostic for the token past [`MAX_TOKENS`].
+fn too_many_tokens(at: Span) -> Diagnostic {
+    Diagnostic::error(
+        TOO_MANY_TOKENS,
+        format!("the file has more than {MAX_TOKENS} tokens"),
+    )
+    .with_primary(at, "reading stopped here")
+    .with_help("split the file: `use` brings in the items of another file")
 }
 
 /// Turns a raw token into a parser token, reporting malformed literals;
@@ -236,7 +301,7 @@ fn cook<'input>(
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Option<Token<'input>> {
     let token = match raw {
-        Raw::BlockComment => return None,
+        Raw::Blank | Raw::LineComment | Raw::BlockComment => return None,
         Raw::Identifier => keyword(text).unwrap_or(Token::Name(text)),
         Raw::Integer => integer(text, span, diagnostics),
         Raw::Float => float(text, span, diagnostics),

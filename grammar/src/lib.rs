@@ -45,6 +45,10 @@ use crate::token::Token;
 pub fn parse(source: &str) -> (Module, Vec<Diagnostic>) {
     let (mut tokens, mut diagnostics) = lexer::lex(source);
     keyword_names::rename_misused_keywords(source, &mut tokens, &mut diagnostics);
+    if lexer::stopped(&diagnostics) {
+        sort(&mut diagnostics);
+        return (Module::default(), diagnostics);
+    }
     let scan = nesting::scan(&tokens);
     if let Some(too_deep) = scan.too_deep {
         diagnostics.push(too_deep);
@@ -53,13 +57,15 @@ pub fn parse(source: &str) -> (Module, Vec<Diagnostic>) {
     }
     let end_of_input = source.len();
     let boundaries = statement_boundaries(&tokens);
-    let parsed_tokens = tokens.clone();
     let mut context = Context::default();
-    let result = parser::ModuleParser::new().parse(&mut context, tokens.into_iter().map(Ok));
+    // The parser takes its tokens one at a time from the list, which
+    // `syntax_error` reads afterwards: no second copy of the token list.
+    let result = parser::ModuleParser::new().parse(&mut context, tokens.iter().cloned().map(Ok));
+    let parsed_tokens = tokens;
     let mut syntax_errors: Vec<Diagnostic> = context
         .recovered
         .into_iter()
-        .filter_map(|recovery| syntax_error::describe(recovery.error, source, &parsed_tokens))
+        .filter_map(|error| syntax_error::describe(error, source, &parsed_tokens))
         .collect();
     let module = match result {
         Ok(module) => module,

@@ -118,6 +118,14 @@ const CODES_TESTED_ELSEWHERE: &[(&str, &str)] = &[
         "an mbarrier no thread can complete: emulator/tests/planted.rs, a_tma_load_whose_barrier_expects_nothing_never_completes_its_phase",
     ),
     (
+        "E0116",
+        "a file past the lexical error limit: grammar/tests/limits.rs, a_file_of_stray_characters_stops_at_the_lexical_error_limit",
+    ),
+    (
+        "E0117",
+        "a file of more than 2^20 tokens: grammar/tests/limits.rs, a_file_past_the_token_limit_is_refused_at_the_first_token_past_it",
+    ),
+    (
         "E0001",
         "an unreadable path: cli/src/check.rs, unreadable_binary_and_non_utf8_files_become_diagnostics",
     ),

@@ -180,3 +180,63 @@ fn a_launch_clause_without_launch_gets_a_hint() {
             .is_some_and(|help| help.contains("starts with `launch`"))
     );
 }
+
+#[test]
+fn a_file_of_stray_characters_stops_at_the_lexical_error_limit() {
+    let limit = grammar::lexer::MAX_LEXICAL_ERRORS;
+    let text = "@\n".repeat(1_000_000);
+    let (module, diagnostics) = grammar::parse(&text);
+    assert!(module.items.is_empty());
+    assert_eq!(diagnostics.len(), limit + 1);
+    assert!(
+        diagnostics[..limit]
+            .iter()
+            .all(|diagnostic| diagnostic.code == "E0101")
+    );
+    let gave_up = &diagnostics[limit];
+    assert_eq!(gave_up.code, "E0116");
+    assert_eq!(gave_up.primary.span.range(), 2 * limit..2 * limit);
+}
+
+#[test]
+fn errors_up_to_the_limit_are_all_reported_and_parsing_goes_on() {
+    let limit = grammar::lexer::MAX_LEXICAL_ERRORS;
+    let text = format!("{}fn f() {{ let x = 1 +; }}\n", "@\n".repeat(limit));
+    let found = codes(&text);
+    assert_eq!(found.len(), limit + 1, "{found:?}");
+    assert_eq!(found.last(), Some(&"E0107"));
+}
+
+#[test]
+fn three_hundred_thousand_comment_lines_lex_without_recursion() {
+    let (module, diagnostics) = grammar::parse(&"// x\n".repeat(300_000));
+    assert!(module.items.is_empty());
+    assert!(diagnostics.is_empty(), "{diagnostics:?}");
+    let blanks = format!("{}const X: int = 1;\n", "\n \t// c\n".repeat(300_000));
+    assert_eq!(codes(&blanks), Vec::<&str>::new());
+}
+
+#[test]
+fn a_file_past_the_token_limit_is_refused_at_the_first_token_past_it() {
+    let limit = grammar::lexer::MAX_TOKENS;
+    // Eleven tokens a line; the limit falls inside line `limit / 11`.
+    let text = "let x = (a + b) * c;\n".repeat(limit / 11 + 1);
+    let (module, diagnostics) = grammar::parse(&text);
+    assert!(module.items.is_empty());
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
+    assert_eq!(diagnostics[0].code, "E0117");
+    let line_start = (limit / 11) * 21;
+    let token_in_line = limit % 11;
+    let offsets = [0, 4, 6, 8, 9, 11, 13, 14, 16, 18, 19];
+    assert_eq!(
+        diagnostics[0].primary.span.start as usize,
+        line_start + offsets[token_in_line]
+    );
+    let just_under = "let x = (a + b) * c;\n".repeat(limit / 11);
+    assert!(
+        grammar::parse(&just_under)
+            .1
+            .iter()
+            .all(|d| d.code != "E0117")
+    );
+}

@@ -74,6 +74,14 @@ pub const REGISTRY: &[CodeInfo] = &[
         "E0115",
         "malformed launch clause (unknown or missing part, duplicate or out of order)",
     ),
+    entry(
+        "E0116",
+        "too many lexical errors: the lexer stopped reading the file",
+    ),
+    entry(
+        "E0117",
+        "too many tokens (over 2^20): the lexer stopped reading the file",
+    ),
     entry("E0201", "unknown name or type"),
     entry(
         "E0202",
@@ -92,7 +100,10 @@ pub const REGISTRY: &[CodeInfo] = &[
         "E0206",
         "shapes that do not match in copy, gemm, store or a comparison",
     ),
-    entry("E0207", "shared memory over the target's per-block limit"),
+    entry(
+        "E0207",
+        "shared memory over the target's per-block limit (or buffers over `smem(N)`)",
+    ),
     entry("E0208", "a const coordinate or mode index out of range"),
     entry("E0209", "a coordinate, slice or tiler of the wrong rank"),
     entry(

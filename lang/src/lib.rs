@@ -1,6 +1,7 @@
 //! Source files, spans, the `.cuk` AST and the one `Diagnostic` type.
 //!
-//! Everything here is pure data and pure functions: no file or terminal I/O.
+//! Everything here is pure data and pure functions, no file or terminal I/O, except
+//! [`read`]: the guarded read of a source file every front end shares.
 //! [`Span`] locates text by byte offsets, [`SourceFile`] and [`LineIndex`] turn
 //! offsets into lines and columns, [`Diagnostic`] carries one problem,
 //! [`codes`] lists every diagnostic code, [`render`] turns diagnostics into
@@ -11,6 +12,7 @@ pub mod ast;
 pub mod codes;
 mod diagnostic;
 mod line_index;
+pub mod read;
 pub mod render;
 pub mod source;
 mod span;

@@ -218,3 +218,33 @@ fn a_file_shows_at_most_two_hundred_diagnostics_then_how_many_more() {
     assert!(rendered.contains(more));
     assert!(rendered.len() < 100_000);
 }
+
+#[test]
+fn excerpts_are_numbered_by_file_line_and_deep_lines_render_without_one() {
+    let depth = lang::render::MAX_EXCERPT_DEPTH;
+    let text = format!(
+        "{}x = 1;\n{}y = 2;\n",
+        "\n".repeat(depth - 1),
+        "\n".repeat(10)
+    );
+    let file = SourceFile::new("deep.cuk", text.as_str());
+    let at = |needle: &str| {
+        Diagnostic::error("E0107", "unexpected").with_primary(span_of(&text, needle), "here")
+    };
+    let shown = human(&[at("x")], &file, Style::Plain);
+    assert!(shown.contains(&format!("deep.cuk:{depth}:1")), "{shown}");
+    assert!(shown.contains(&format!("{depth} │ x = 1;")), "{shown}");
+    let deep = human(&[at("y")], &file, Style::Plain);
+    let line = depth + 11;
+    assert!(
+        deep.contains(&format!("deep.cuk:{line}:1: error[E0107]")),
+        "{deep}"
+    );
+    assert!(
+        deep.contains(&format!(
+            "= line {line} is past line {depth}, too deep to show"
+        )),
+        "{deep}"
+    );
+    assert!(!deep.contains("y = 2;"), "{deep}");
+}

@@ -127,7 +127,12 @@ pub(crate) fn signature(trace: &KernelTrace) -> Result<Signature, String> {
         }
         Ok(dims)
     };
-    let (_, shared_bytes) = shared_layout(trace);
+    // `smem(N)` launches with N bytes; the checker made sure the buffers fit in them.
+    let (_, buffers_bytes) = shared_layout(trace);
+    let shared_bytes = trace
+        .requested_shared
+        .unwrap_or(buffers_bytes)
+        .max(buffers_bytes);
     let is_default = trace.is_default;
     Ok(Signature {
         name: trace.name.clone(),

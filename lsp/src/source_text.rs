@@ -107,8 +107,9 @@ pub fn remove_stdlib_copies() {
 /// and replace what is written there.
 fn locate_stdlib(repository: &Path) -> (Vec<StdlibFile>, Option<TempDir>) {
     let in_repository = stdlib::modules().iter().all(|module| {
-        std::fs::read_to_string(repository.join(format!("{}.cuk", module.name)))
-            .is_ok_and(|text| text == module.source)
+        // Read as every source is: a FIFO planted there is refused, not waited on.
+        lang::read::read(&repository.join(format!("{}.cuk", module.name)))
+            .is_ok_and(|bytes| bytes == module.source.as_bytes())
     });
     let copies = if in_repository {
         None

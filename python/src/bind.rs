@@ -156,7 +156,10 @@ impl Binder {
             }
         }
         if positional.next().is_some() {
-            return Err(CallError::typed(None, self.arity(signature, args.len())));
+            return Err(CallError::typed(
+                None,
+                self.arity(signature, args.len() + named),
+            ));
         }
         // Every value given is read (and its errors raised) before a missing one is
         // looked for; a missing one holds 0 until then.
@@ -178,7 +181,7 @@ impl Binder {
             else {
                 return Err(CallError::typed(
                     Some(index),
-                    self.arity(signature, args.len()),
+                    self.arity(signature, args.len() + named),
                 ));
             };
             let extent = match &bound[tensor] {
@@ -203,7 +206,7 @@ impl Binder {
     }
 
     /// "`copy` takes 4 arguments (m, k, a, out), or 2 (a, out) with m, k read from the
-    /// tensors; 3 were given".
+    /// tensors; 3 were given" (`given` counts positional and keyword arguments).
     fn arity(&self, signature: &Signature, given: usize) -> String {
         let kernel = &signature.name;
         let all = self.names.len();
@@ -227,6 +230,16 @@ impl Binder {
         let verb = if given == 1 { "was" } else { "were" };
         format!("{text}; {given} {verb} given")
     }
+}
+
+/// `text`, cut to its first 40 characters and a count of the rest when longer.
+fn shortened(text: &str) -> String {
+    let count = text.chars().count();
+    if count <= 40 {
+        return text.to_owned();
+    }
+    let head: String = text.chars().take(40).collect();
+    format!("{head}... ({count} characters)")
 }
 
 /// Where integer parameter `index` can be read when it is left out: the first tensor
@@ -262,8 +275,19 @@ fn read_arg(
             .map_or_else(|_| "?".to_owned(), |name| name.to_string());
         CallError::value(
             index,
-            format!("`{kernel}`: `{name}` is {what}, but a {given} was given"),
+            format!("`{kernel}`: `{name}` is {what}, but a value of type `{given}` was given"),
         )
+    };
+    // Python's numbers (and NumPy's scalars, which register with them): an
+    // `Integral` reads as an integer through `__index__`, a `Real` as a float.
+    let is_number = |kind: &str| {
+        !value.is_instance_of::<PyBool>()
+            && value
+                .py()
+                .import("numbers")
+                .and_then(|numbers| numbers.getattr(kind))
+                .and_then(|class| value.is_instance(&class))
+                .unwrap_or(false)
     };
     match &param.kind {
         ParamKind::TensorMap(_) => Err(CallError::value(
@@ -273,10 +297,17 @@ fn read_arg(
             ),
         )),
         ParamKind::Int(_) => {
-            if value.is_instance_of::<PyBool>() || !value.is_instance_of::<PyInt>() {
+            let plain = value.is_instance_of::<PyInt>() && !value.is_instance_of::<PyBool>();
+            let integer = if plain {
+                value.clone()
+            } else if is_number("Integral") {
+                value
+                    .call_method0("__index__")
+                    .map_err(|_| wrong("an integer"))?
+            } else {
                 return Err(wrong("an integer"));
-            }
-            value.extract::<i64>().map(Arg::Int).map_err(|_| {
+            };
+            integer.extract::<i64>().map(Arg::Int).map_err(|_| {
                 CallError::value(
                     index,
                     format!("`{kernel}`: `{name}` = {value} does not fit 64 bits"),
@@ -288,12 +319,23 @@ fn read_arg(
             Err(_) => Err(wrong("a bool")),
         },
         ParamKind::Scalar(scalar) => {
-            if value.is_instance_of::<PyBool>()
-                || !(value.is_instance_of::<PyFloat>() || value.is_instance_of::<PyInt>())
-            {
+            let plain = value.is_instance_of::<PyFloat>()
+                || (value.is_instance_of::<PyInt>() && !value.is_instance_of::<PyBool>());
+            if !plain && !is_number("Real") {
                 return Err(wrong(&format!("a float ({})", scalar.name())));
             }
-            value
+            // An integer past a double's range (10**400) has no float value.
+            let float = value.call_method0("__float__").map_err(|_| {
+                CallError::value(
+                    index,
+                    format!(
+                        "`{kernel}`: `{name}` = {} is beyond a float's range ({})",
+                        shortened(&value.to_string()),
+                        scalar.name()
+                    ),
+                )
+            })?;
+            float
                 .extract::<f64>()
                 .map(Arg::Float)
                 .map_err(|_| wrong("a float"))

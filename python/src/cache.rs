@@ -7,8 +7,9 @@
 //! `$CUKC_CACHE_DIR/kernels`, else `$XDG_CACHE_HOME/cukc/kernels`, else
 //! `~/.cache/cukc/kernels`, unless `cache_dir=` names another folder. An entry is
 //! written into a private folder and renamed into place, so readers never see half of
-//! one; an entry that cannot be read (or whose cubin does not match its manifest's hash)
-//! is a miss, and is compiled and written again. The compiler's identity is its version
+//! one; an entry that cannot be read (not regular files, or too large), whose cubin does
+//! not match its manifest's hash, or whose manifest is not the one the source gives
+//! (the front end runs on every load) is a miss, and is compiled and written again. The compiler's identity is its version
 //! with the size and modification time of the extension module, so a rebuilt package
 //! never reads cubins an older build wrote.
 
@@ -56,12 +57,18 @@ pub fn key(compiler: &str, target: &str, requested: &[Instantiation], source: &s
         .collect()
 }
 
-/// The cubin and manifest of entry `key` in `dir`, when there is a sound one.
+/// The largest cubin an entry is read with (256 MiB).
+const MAX_CUBIN_BYTES: u64 = 256 << 20;
+
+/// The cubin and manifest of entry `key` in `dir`, when there is a sound one: both
+/// regular files (a FIFO planted there is refused, never waited on), of bounded size,
+/// the cubin the one the manifest hashes. The caller also checks that the manifest
+/// is the one the source gives.
 pub fn read(dir: &Path, key: &str) -> Option<(Vec<u8>, Manifest)> {
     let entry = dir.join(key);
-    let manifest =
-        Manifest::from_json(&std::fs::read_to_string(entry.join(MANIFEST)).ok()?).ok()?;
-    let cubin = std::fs::read(entry.join(CUBIN)).ok()?;
+    let manifest_bytes = lang::read::read(&entry.join(MANIFEST)).ok()?;
+    let manifest = Manifest::from_json(std::str::from_utf8(&manifest_bytes).ok()?).ok()?;
+    let cubin = lang::read::read_at_most(&entry.join(CUBIN), MAX_CUBIN_BYTES).ok()?;
     manifest.matches_image(&cubin).then_some((cubin, manifest))
 }
 

@@ -80,7 +80,7 @@ pub fn run(
         shared_bytes: plan.shared_bytes,
         args: plan.args.iter().map(|arg| bits(*arg)).collect(),
     };
-    let result = py.detach(|| emulator::run(kernel, &launch, &mut memory, &Options::default()));
+    let (result, memory) = emulate_interruptibly(py, kernel, launch, memory)?;
     if let Err(fault) = result {
         let diagnostic = fault.to_diagnostic();
         let text = lang::render::human(&[diagnostic], &program.file, lang::render::Style::Plain);
@@ -98,6 +98,46 @@ pub fn run(
         bytes.call_method1("write_back", (view, PyBytes::new(py, &result)))?;
     }
     Ok(())
+}
+
+/// How often a waiting call looks for Ctrl-C.
+const SIGNAL_POLL: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// Runs the launch on a thread of its own while this one waits with the GIL released,
+/// looking every [`SIGNAL_POLL`] for a signal Python must act on: Ctrl-C raises
+/// `KeyboardInterrupt` at once (the abandoned emulation runs on, at the latest to its
+/// instruction budget, and its memory is dropped with it).
+fn emulate_interruptibly(
+    py: Python<'_>,
+    kernel: &kir::Verified,
+    launch: Launch,
+    memory: GlobalMemory,
+) -> PyResult<(Result<emulator::Stats, emulator::Fault>, GlobalMemory)> {
+    let (sender, receiver) = std::sync::mpsc::channel();
+    let kernel = kernel.clone();
+    std::thread::spawn(move || {
+        let mut memory = memory;
+        let result = emulator::run(&kernel, &launch, &mut memory, &Options::default());
+        let _ = sender.send((result, memory));
+    });
+    let mut receiver = receiver;
+    loop {
+        // The receiver goes into the GIL-free wait and comes back (it is `Send`, not `Sync`).
+        let (returned, received) = py.detach(move || {
+            let received = receiver.recv_timeout(SIGNAL_POLL);
+            (receiver, received)
+        });
+        receiver = returned;
+        match received {
+            Ok(done) => return Ok(done),
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => py.check_signals()?,
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                return Err(PyRuntimeError::new_err(
+                    "the emulator stopped without a result",
+                ));
+            }
+        }
+    }
 }
 
 /// An argument as the bits the kernel's parameter holds: its little-endian bytes.

@@ -168,8 +168,16 @@ pub fn load(
     cache_dir: Option<PathBuf>,
     emulate: bool,
 ) -> PyResult<Module> {
-    let source = std::fs::read_to_string(&path)
+    // Only a regular file of at most 16 MiB is read: a FIFO or `/dev/zero` is refused
+    // at once, as `cukc check` refuses it.
+    let bytes = lang::read::read(&path)
         .map_err(|error| PyOSError::new_err(format!("cannot read {}: {error}", path.display())))?;
+    let source = String::from_utf8(bytes).map_err(|error| {
+        PyOSError::new_err(format!(
+            "cannot read {}: it is not UTF-8 text ({error})",
+            path.display()
+        ))
+    })?;
     module_of(
         py,
         Origin {

@@ -113,28 +113,31 @@ impl Program {
             requested,
             &origin.source,
         );
-        let cached = origin
-            .cache_dir
-            .as_deref()
-            .and_then(|dir| cache::read(dir, &key));
+        // The front end runs on every load: an entry is used only when its manifest
+        // is the one this source gives with its cubin, so an edited manifest (an
+        // assumption removed, parameters swapped) or one that no longer fits is a
+        // miss, compiled and written again. Only ptxas is saved.
+        let kernels = py
+            .detach(|| compile::front_end(&parsed, target, requested))
+            .map_err(|diagnostics| errors::compile_error(py, &parsed.file, &diagnostics))?;
+        let signatures: Vec<kir::Signature> = kernels
+            .iter()
+            .map(|kernel| kernel.signature.clone())
+            .collect();
+        let cached = (origin.cache_dir.as_deref())
+            .and_then(|dir| cache::read(dir, &key))
+            .filter(|(_, stored)| stored.signatures().is_ok_and(|found| found == signatures));
         let from_cache = cached.is_some();
-        let (cubin, manifest) = match cached {
-            Some(found) => {
+        let cubin = match cached {
+            Some((cubin, _)) => {
                 CACHE_HITS.fetch_add(1, Ordering::Relaxed);
-                found
+                cubin
             }
             None => {
-                let kernels = py
-                    .detach(|| compile::front_end(&parsed, target, requested))
-                    .map_err(|diagnostics| errors::compile_error(py, &parsed.file, &diagnostics))?;
                 let cubin = py
                     .detach(|| compile::assemble(&parsed, &kernels, target))
                     .map_err(PyRuntimeError::new_err)?;
                 COMPILED.fetch_add(1, Ordering::Relaxed);
-                let signatures: Vec<kir::Signature> = kernels
-                    .iter()
-                    .map(|kernel| kernel.signature.clone())
-                    .collect();
                 let manifest = cache::manifest(&origin.path, target.name(), &cubin, &signatures);
                 if let Some(dir) = &origin.cache_dir
                     && let Err(problem) = cache::write(dir, &key, &cubin, &manifest)
@@ -145,12 +148,10 @@ impl Program {
                     let category = py.get_type::<PyRuntimeWarning>();
                     PyErr::warn(py, &category, &message, 1)?;
                 }
-                (cubin, manifest)
+                cubin
             }
         };
-        let signatures = manifest.signatures().map_err(|problem| {
-            PyRuntimeError::new_err(format!("the cached manifest of {}: {problem}", origin.path))
-        })?;
+        let manifest = cache::manifest(&origin.path, target.name(), &cubin, &signatures);
         let kernels = signatures
             .into_iter()
             .map(|signature| CompiledKernel {

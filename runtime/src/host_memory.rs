@@ -4,8 +4,9 @@
 //! process being killed (or aborting on a failed allocation) half-way through.
 //!
 //! A tensor counts its bytes and the `f64` copy reference math makes of it (see
-//! [`tensor_bytes`]); where `/proc/meminfo` cannot be read, only
-//! [`crate::tensor::MAX_TENSOR_BYTES`] applies.
+//! [`tensor_bytes`]); under an address-space limit (`ulimit -v`), what is left of it
+//! counts too; where `/proc` cannot be read, only [`crate::tensor::MAX_TENSOR_BYTES`]
+//! applies.
 
 /// The host bytes a tensor of `count` elements of `width` bytes may need: its own bytes
 /// and the `f64` values of a reference computation over it.
@@ -13,9 +14,44 @@ pub fn tensor_bytes(count: u64, width: u64) -> u64 {
     count.saturating_mul(width.saturating_add(8))
 }
 
-/// The bytes available to new allocations now, or `None` when unknown.
+/// The bytes available to new allocations now, or `None` when unknown: the machine's
+/// `MemAvailable`, and under an address-space limit (`ulimit -v`) what is left of it,
+/// whichever is smaller. A 2 GiB tensor under a 3 GB limit aborted the process on its
+/// failed allocation; it is refused before allocating instead.
 pub fn available() -> Option<u64> {
-    parse_mem_available(&std::fs::read_to_string("/proc/meminfo").ok()?)
+    let machine = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|meminfo| parse_mem_available(&meminfo));
+    let address_space = address_space_left();
+    match (machine, address_space) {
+        (Some(machine), Some(left)) => Some(machine.min(left)),
+        (machine, left) => machine.or(left),
+    }
+}
+
+/// What is left of this process's address-space limit, or `None` without one.
+fn address_space_left() -> Option<u64> {
+    let limit = parse_address_space_limit(&std::fs::read_to_string("/proc/self/limits").ok()?)?;
+    let used = parse_vm_size(&std::fs::read_to_string("/proc/self/status").ok()?)?;
+    Some(limit.saturating_sub(used))
+}
+
+/// The soft `Max address space` of a `/proc/self/limits` text, in bytes; `None` when
+/// unlimited.
+fn parse_address_space_limit(limits: &str) -> Option<u64> {
+    let line = limits
+        .lines()
+        .find_map(|line| line.strip_prefix("Max address space"))?;
+    line.split_whitespace().next()?.parse().ok()
+}
+
+/// `VmSize:  123456 kB` of a `/proc/self/status` text, in bytes.
+fn parse_vm_size(status: &str) -> Option<u64> {
+    let line = status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmSize:"))?;
+    let kib: u64 = line.split_whitespace().next()?.parse().ok()?;
+    kib.checked_mul(1024)
 }
 
 /// `MemAvailable:  23257432 kB` of a `/proc/meminfo` text, in bytes.
@@ -38,7 +74,7 @@ pub fn check(needed: u64, available: Option<u64>, what: &str) -> Result<(), Stri
     match available {
         Some(available) if needed > available => Err(format!(
             "{what} needs {:.1} GiB of host memory (with the f64 copy reference math \
-             makes), more than the {:.1} GiB this machine has available",
+             makes), more than the {:.1} GiB this process may still allocate (the machine's free memory, or what its address-space limit leaves)",
             gib(needed),
             gib(available)
         )),
@@ -52,7 +88,24 @@ fn gib(bytes: u64) -> f64 {
 
 #[cfg(test)]
 mod tests {
-    use super::{check, parse_mem_available, tensor_bytes};
+    use super::{
+        check, parse_address_space_limit, parse_mem_available, parse_vm_size, tensor_bytes,
+    };
+
+    #[test]
+    fn the_address_space_limit_and_size_are_read_in_bytes() {
+        let limits = "Limit                     Soft Limit           Hard Limit           Units     \n\
+                      Max stack size            8388608              unlimited            bytes     \n\
+                      Max address space         3000000000           unlimited            bytes     \n";
+        assert_eq!(parse_address_space_limit(limits), Some(3_000_000_000));
+        let unlimited =
+            "Max address space         unlimited            unlimited            bytes\n";
+        assert_eq!(parse_address_space_limit(unlimited), None);
+        assert_eq!(
+            parse_vm_size("Name:\tcukc\nVmSize:\t  204800 kB\n"),
+            Some(204_800 * 1024)
+        );
+    }
 
     #[test]
     fn mem_available_is_read_in_bytes() {
@@ -74,7 +127,7 @@ mod tests {
         assert_eq!(
             refused,
             "a f32 tensor of shape (1073741824) needs 12.0 GiB of host memory (with the f64 \
-             copy reference math makes), more than the 8.0 GiB this machine has available"
+             copy reference math makes), more than the 8.0 GiB this process may still allocate (the machine's free memory, or what its address-space limit leaves)"
         );
         assert!(check(needed, Some(16 << 30), "it").is_ok());
         assert!(check(needed, None, "it").is_ok());

@@ -92,6 +92,10 @@ pub struct KernelTrace {
     pub cluster: [u32; 3],
     /// The shared-memory buffers.
     pub shared: Vec<TraceBuffer>,
+    /// `smem(N)`: the bytes of shared memory the block is launched with (at least
+    /// what the buffers take); `None` for `smem(auto)` or no `smem` part, where the
+    /// buffers decide.
+    pub requested_shared: Option<i64>,
     /// What it does.
     pub effects: Vec<Effect>,
     /// Whether the checker found errors in this instantiation.

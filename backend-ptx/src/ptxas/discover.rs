@@ -23,7 +23,8 @@ pub struct Environment {
     /// The toolkit's usual home, `/usr/local/cuda/bin`.
     pub system_cuda_bin: Option<PathBuf>,
     /// The Python interpreter (`python3`) asked for its site-packages directories
-    /// and used to run pip; `None` skips both.
+    /// and used to run pip, only when no earlier rule finds a ptxas; `None` skips
+    /// both. A bare name is looked for in the absolute folders of `path` only.
     pub python: Option<OsString>,
     /// cukc's cache directory ([`cache_dir_from`]); pip installs into its
     /// `python/` subdirectory.
@@ -252,30 +253,61 @@ fn how_to_get_ptxas(cache_dir: Option<&Path>) -> String {
     )
 }
 
-/// The rules after `--ptxas` and `CUKC_PTXAS`, as candidate paths in order. The
-/// site-packages rule asks `env.python` for its directories.
-fn candidates(env: &Environment) -> Vec<(Source, PathBuf)> {
-    let mut found = Vec::new();
-    if let Some(path) = &env.path {
-        for dir in std::env::split_paths(path) {
-            if !dir.as_os_str().is_empty() {
-                found.push((Source::Path, dir.join("ptxas")));
-            }
-        }
+/// The rules after `--ptxas` and `CUKC_PTXAS`, as candidate paths in order. Only
+/// absolute `PATH` entries count: an empty or relative one would find a ptxas planted
+/// in whatever folder cukc runs in. The site-packages rule runs `env.python` for its
+/// directories only when the iteration reaches it, that is when no earlier rule found
+/// a ptxas.
+fn candidates(env: &Environment) -> impl Iterator<Item = (Source, PathBuf)> + '_ {
+    let path_dirs = absolute_dirs(env.path.as_deref());
+    let fixed = path_dirs
+        .into_iter()
+        .map(|dir| (Source::Path, dir.join("ptxas")))
+        .chain(
+            (env.cuda_home.iter()).map(|home| (Source::CudaHome, home.join("bin").join("ptxas"))),
+        )
+        .chain((env.system_cuda_bin.iter()).map(|bin| (Source::SystemCuda, bin.join("ptxas"))));
+    let site_packages = std::iter::once(()).flat_map(move |()| {
+        site_dirs(env)
+            .into_iter()
+            .map(|dir| (Source::SitePackages, install::ptxas_in(&dir)))
+    });
+    let cache = (env.cache_dir.iter())
+        .map(|cache| (Source::Cache, install::ptxas_in(&cache.join("python"))));
+    fixed.chain(site_packages).chain(cache)
+}
+
+/// The absolute folders of a `PATH`-like list, in order.
+fn absolute_dirs(path: Option<&std::ffi::OsStr>) -> Vec<PathBuf> {
+    path.map(std::env::split_paths)
+        .into_iter()
+        .flatten()
+        .filter(|dir| dir.is_absolute())
+        .collect()
+}
+
+/// The program `name` as cukc runs it: a path as given when it is absolute, else the
+/// first executable file of that name in an absolute folder of `path`; `None`
+/// otherwise. `Command::new("python3")` would search the process's `PATH` itself,
+/// where an empty entry is the current folder: with `PATH=/usr/bin::/bin`, a `python3`
+/// planted where cukc runs was run.
+pub(super) fn resolve_program(
+    name: &std::ffi::OsStr,
+    path: Option<&std::ffi::OsStr>,
+) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let given = Path::new(name);
+    if given.components().count() > 1 {
+        return given.is_absolute().then(|| given.to_owned());
     }
-    if let Some(home) = &env.cuda_home {
-        found.push((Source::CudaHome, home.join("bin").join("ptxas")));
-    }
-    if let Some(bin) = &env.system_cuda_bin {
-        found.push((Source::SystemCuda, bin.join("ptxas")));
-    }
-    for dir in site_dirs(env) {
-        found.push((Source::SitePackages, install::ptxas_in(&dir)));
-    }
-    if let Some(cache) = &env.cache_dir {
-        found.push((Source::Cache, install::ptxas_in(&cache.join("python"))));
-    }
-    found
+    absolute_dirs(path)
+        .into_iter()
+        .map(|dir| dir.join(name))
+        .find(|candidate| {
+            std::fs::metadata(candidate).is_ok_and(|metadata| {
+                metadata.is_file() && metadata.permissions().mode() & 0o111 != 0
+            })
+        })
 }
 
 /// python3's site-packages directories (the user's included) and the rest of
@@ -288,10 +320,14 @@ fn site_dirs(env: &Environment) -> Vec<PathBuf> {
         try: dirs.append(site.getusersitepackages())\n\
         except Exception: pass\n\
         print('\\n'.join(d for d in dirs + sys.path if d))\n";
-    let Some(python) = &env.python else {
+    let Some(python) =
+        (env.python.as_deref()).and_then(|name| resolve_program(name, env.path.as_deref()))
+    else {
         return Vec::new();
     };
-    let Ok(output) = Command::new(python).args(["-c", SCRIPT]).output() else {
+    // `-I`: the current folder is not on `sys.path`, so a `site.py` planted where
+    // cukc runs is not imported.
+    let Ok(output) = Command::new(python).args(["-I", "-c", SCRIPT]).output() else {
         return Vec::new();
     };
     let mut dirs: Vec<PathBuf> = Vec::new();
@@ -350,12 +386,15 @@ pub fn find(env: &Environment, progress: &mut dyn FnMut(&Progress)) -> Result<Pt
         detail,
         cache_dir: env.cache_dir.clone(),
     };
-    let (Some(python), Some(cache)) = (&env.python, &env.cache_dir) else {
+    let python =
+        (env.python.as_deref()).and_then(|name| resolve_program(name, env.path.as_deref()));
+    let (Some(python), Some(cache)) = (python, &env.cache_dir) else {
         return Err(failed(
-            "no python3 or no cache directory (set CUKC_CACHE_DIR or HOME)".to_owned(),
+            "no python3 in an absolute PATH folder, or no cache directory (set CUKC_CACHE_DIR or HOME)"
+                .to_owned(),
         ));
     };
-    let path = install::install(python, cache, progress).map_err(failed)?;
+    let path = install::install(python.as_os_str(), cache, progress).map_err(failed)?;
     let found = Ptxas::probe(&path, Source::Installed)?;
     progress(&Progress::Installed {
         path: found.path.clone(),

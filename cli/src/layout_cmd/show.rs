@@ -87,10 +87,10 @@ fn show(args: &ShowArgs) -> Result<(), ShowError> {
         ),
         None => out!("{}", grid.to_text()),
         Some(path) => {
-            std::fs::write(path, svg::render(&grid)).map_err(|error| ShowError::Write {
-                path: path.display().to_string(),
-                reason: error.to_string(),
-            })?
+            // As builds write: a temporary file renamed over the path, so a symbolic
+            // link there is replaced, not followed, and a failed write truncates nothing.
+            crate::outputs::replace_atomically(path, svg::render(&grid).as_bytes())
+                .map_err(ShowError::Write)?
         }
     }
     Ok(())

@@ -11,6 +11,10 @@
 //! copy of the text in which the other terminators are replaced by
 //! non-breaking characters of the same UTF-8 length, and the text after a
 //! leading byte-order mark, which takes no column (see [`LineIndex`]).
+//!
+//! Each report is shown only the lines its labels touch, after as many empty
+//! lines as precede them ([`MAX_EXCERPT_DEPTH`] at most), never the whole file:
+//! ariadne indexes every line it is given.
 
 use std::borrow::Cow;
 
@@ -30,13 +34,6 @@ pub enum Style {
 /// Renders each diagnostic as an ariadne report, separated by blank lines.
 pub fn human(diagnostics: &[Diagnostic], file: &SourceFile, style: Style) -> String {
     let diagnostics = super::capped(diagnostics);
-    // ariadne would count a byte-order mark as a column of line 1: it is
-    // shown the text after the mark, with every span moved back by its length.
-    let (text, skipped) = match file.text().strip_prefix(BYTE_ORDER_MARK) {
-        Some(rest) => (rest, BYTE_ORDER_MARK.len_utf8()),
-        None => (file.text(), 0),
-    };
-    let source = Source::from(without_extra_line_breaks(text));
     let path = file.path().to_owned();
     let config = Config::new()
         .with_index_type(IndexType::Byte)
@@ -51,12 +48,26 @@ pub fn human(diagnostics: &[Diagnostic], file: &SourceFile, style: Style) -> Str
             if !rendered.is_empty() {
                 rendered.push('\n');
             }
-            rendered.push_str(&without_excerpt(diagnostic, file, line));
+            let reason = format!("line {} is {} bytes long, too long to show", line.0, line.1);
+            rendered.push_str(&without_excerpt(diagnostic, file, &reason));
             continue;
         }
+        let window = excerpt_window(diagnostic, file);
+        if window.first_line > MAX_EXCERPT_DEPTH {
+            if !rendered.is_empty() {
+                rendered.push('\n');
+            }
+            let reason = format!(
+                "line {} is past line {MAX_EXCERPT_DEPTH}, too deep to show",
+                window.first_line + 1
+            );
+            rendered.push_str(&without_excerpt(diagnostic, file, &reason));
+            continue;
+        }
+        let source = Source::from(excerpt_text(file, &window));
         let located = |span: Span| {
             let range = file.clamp_span(span);
-            let shift = |offset: usize| offset.saturating_sub(skipped);
+            let shift = |offset: usize| offset.saturating_sub(window.start) + window.first_line;
             (path.clone(), shift(range.start)..shift(range.end))
         };
         let mut report =
@@ -107,6 +118,64 @@ pub fn human(diagnostics: &[Diagnostic], file: &SourceFile, style: Style) -> Str
     rendered
 }
 
+/// The lines a diagnostic's labels touch, as byte offsets into the file, and
+/// the number of lines above them.
+struct Window {
+    start: usize,
+    end: usize,
+    first_line: usize,
+}
+
+/// The deepest line, counted from 0, shown as a source excerpt (100,000).
+/// ariadne indexes every line of the text it is given (32 bytes a line) and
+/// numbers its gutter from the text's first line, so the excerpt is the
+/// diagnostic's lines after as many empty lines as come before them: given
+/// the whole file, one diagnostic in a file of 8 million short lines cost
+/// 256 MB; a diagnostic deeper than this is rendered without its excerpt.
+pub const MAX_EXCERPT_DEPTH: usize = 100_000;
+
+/// The [`Window`] of `diagnostic`'s labels. ariadne would count a byte-order
+/// mark as a column of line 1, so a window on line 1 starts after it.
+fn excerpt_window(diagnostic: &Diagnostic, file: &SourceFile) -> Window {
+    let index = file.line_index();
+    let line_of_offset = |offset: usize| {
+        file.line_column(u32::try_from(offset).unwrap_or(u32::MAX))
+            .line as usize
+            - 1
+    };
+    let mut first = usize::MAX;
+    let mut last = 0;
+    for label in diagnostic.labels() {
+        let range = file.clamp_span(label.span);
+        first = first.min(line_of_offset(range.start));
+        last = last.max(line_of_offset(range.end));
+    }
+    let first = first.min(last);
+    let skipped = if file.text().starts_with(BYTE_ORDER_MARK) {
+        BYTE_ORDER_MARK.len_utf8()
+    } else {
+        0
+    };
+    let start = (index.line_start(first).unwrap_or(0) as usize).max(skipped);
+    let end = index
+        .line_start(last + 1)
+        .map_or(file.text().len(), |next| next as usize);
+    Window {
+        start,
+        end: end.max(start),
+        first_line: first,
+    }
+}
+
+/// The text ariadne is shown for `window`: its lines after `first_line` empty ones.
+fn excerpt_text(file: &SourceFile, window: &Window) -> String {
+    let mut text = "\n".repeat(window.first_line);
+    text.push_str(&without_extra_line_breaks(
+        &file.text()[window.start..window.end],
+    ));
+    text
+}
+
 /// The longest line, in bytes, shown as a source excerpt (1,000). ariadne prints
 /// each labelled line whole for each diagnostic, so a diagnostic on a longer line
 /// is rendered as its `path:line:col` line, notes and help, without the excerpt:
@@ -127,13 +196,10 @@ fn line_of(file: &SourceFile, span: Span) -> (u32, usize) {
     (line, next.saturating_sub(line_start))
 }
 
-/// `diagnostic` without its source excerpt, for a line of `line.1` bytes.
-fn without_excerpt(diagnostic: &Diagnostic, file: &SourceFile, line: (u32, usize)) -> String {
+/// `diagnostic` without its source excerpt, saying why (`reason`).
+fn without_excerpt(diagnostic: &Diagnostic, file: &SourceFile, reason: &str) -> String {
     let mut text = super::short(std::slice::from_ref(diagnostic), file);
-    text.push_str(&format!(
-        "  = line {} is {} bytes long, too long to show\n",
-        line.0, line.1
-    ));
+    text.push_str(&format!("  = {reason}\n"));
     for note in &diagnostic.notes {
         text.push_str(&format!("  = note: {note}\n"));
     }

@@ -24,7 +24,7 @@ use std::borrow::Cow;
 
 use crate::Diagnostic;
 
-pub use human::{Style, human};
+pub use human::{MAX_EXCERPT_DEPTH, Style, human};
 pub use json::json;
 pub use short::short;
 

@@ -205,7 +205,9 @@ impl Layout {
                 reach.checked_add((extent - 1).checked_mul((*stride).max(0))?)
             });
         let count: usize = shape.iter().product();
-        if reach.is_none_or(|reach| reach > count as i64) {
+        // An empty tensor: the layout has an empty mode and reaches nothing.
+        let empty = self.extents.contains(&0);
+        if !empty && reach.is_none_or(|reach| reach > count as i64) {
             return Err(format!(
                 "`{kernel}`: `{name}`'s layout reaches past the {count} elements of its tensor"
             ));
@@ -288,8 +290,13 @@ fn arg_text(arg: &CallArg<'_>) -> &'static str {
 fn shape_fits(extents: &[i64], shape: &[usize]) -> bool {
     let mut kernel = extents.iter();
     for extent in shape {
+        let wanted = *extent as i64;
         let mut product: i64 = 1;
-        while product < *extent as i64 {
+        // Modes multiply up to the dimension: up to 0 for an empty one (0 < 1).
+        while product != wanted {
+            if wanted != 0 && product > wanted {
+                return false;
+            }
             let Some(next) = kernel.next() else {
                 return false;
             };
@@ -297,9 +304,6 @@ fn shape_fits(extents: &[i64], shape: &[usize]) -> bool {
                 return false;
             };
             product = grown;
-        }
-        if product != *extent as i64 {
-            return false;
         }
     }
     // Extents of 1 may remain; anything else is a mode the tensor does not have.
@@ -309,4 +313,22 @@ fn shape_fits(extents: &[i64], shape: &[usize]) -> bool {
 fn i64_shape_text(shape: &[i64]) -> String {
     let extents: Vec<String> = shape.iter().map(ToString::to_string).collect();
     format!("({})", extents.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shape_fits;
+
+    #[test]
+    fn shapes_fit_the_modes_they_multiply_to_empty_ones_included() {
+        assert!(shape_fits(&[64, 256], &[64, 256]));
+        assert!(shape_fits(&[8, 8, 256], &[64, 256]));
+        assert!(shape_fits(&[0, 256], &[0, 256]));
+        assert!(shape_fits(&[64, 0], &[64, 0]));
+        assert!(shape_fits(&[1, 64, 1], &[64]));
+        assert!(!shape_fits(&[64, 256], &[64, 128]));
+        assert!(!shape_fits(&[0, 256], &[0, 128]));
+        assert!(!shape_fits(&[64, 256], &[0, 256]));
+        assert!(!shape_fits(&[3, 5], &[4, 4]));
+    }
 }

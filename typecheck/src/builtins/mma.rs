@@ -343,7 +343,14 @@ impl<'a> Checker<'a> {
     }
 
     /// Rejects a kernel whose shared memory exceeds the target's per-block limit.
-    pub(crate) fn check_shared_budget(&mut self, kernel: &Kernel, buffers: &[SharedBuffer]) {
+    /// `requested` is `smem(N)`'s byte count: the block is launched with N bytes,
+    /// which must hold the buffers and fit the target's limit.
+    pub(crate) fn check_shared_budget(
+        &mut self,
+        kernel: &Kernel,
+        buffers: &[SharedBuffer],
+        requested: Option<i64>,
+    ) {
         let mut seen = rustc_hash::FxHashSet::default();
         let buffers: Vec<&SharedBuffer> = buffers
             .iter()
@@ -351,6 +358,39 @@ impl<'a> Checker<'a> {
             .collect();
         let total: i64 = buffers.iter().map(|buffer| buffer.bytes).sum();
         let limit = self.target.shared_memory_limit();
+        let smem_span = (kernel.launch.iter())
+            .find(|part| part.kind == lang::ast::LaunchKind::Smem)
+            .map(|part| part.span);
+        if let (Some(bytes), Some(span)) = (requested, smem_span) {
+            if bytes > limit {
+                self.error(
+                    "E0207",
+                    span,
+                    format!(
+                        "kernel `{}` asks for {bytes} bytes ({}) of shared memory, over the {} a block may have on {}",
+                        kernel.name.text,
+                        kib(bytes),
+                        kib(limit),
+                        self.target
+                    ),
+                    "over the target's limit",
+                );
+                return;
+            }
+            if total > bytes {
+                self.error(
+                    "E0207",
+                    span,
+                    format!(
+                        "kernel `{}`'s shared buffers take {total} bytes ({}), more than the {bytes} bytes of `smem({bytes})`",
+                        kernel.name.text,
+                        kib(total),
+                    ),
+                    "too little for the buffers",
+                );
+                return;
+            }
+        }
         if total <= limit {
             return;
         }

@@ -228,7 +228,7 @@ impl<'a> Checker<'a> {
             return None;
         };
         let k = kind.map_or(16, |(_, k)| k);
-        let derived = tile_values(tensor, rows * k).and_then(|values| {
+        let derived = tile_values(tensor, rows.saturating_mul(k)).and_then(|values| {
             umma_descriptor(tensor, (&tensor.layout.offset, &values), rows as usize)
         });
         match derived {

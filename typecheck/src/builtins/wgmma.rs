@@ -26,7 +26,7 @@ impl<'a> Checker<'a> {
         let [m, n, _] = atom.shape_mnk;
         let rows = if index == 1 { m } else { n };
         let name = if index == 1 { "A" } else { "B" };
-        let derived = first_mode_values(tensor, rows * 16).and_then(|values| {
+        let derived = first_mode_values(tensor, rows.saturating_mul(16)).and_then(|values| {
             let warpgroups = mma.threads() / 128;
             let first = &tensor.layout.offset;
             warpgroup_descriptor(tensor, (first, &values), rows as usize, warpgroups, &|_| {

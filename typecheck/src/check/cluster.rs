@@ -36,7 +36,8 @@ impl<'a> Checker<'a> {
                 _ => return,
             }
         }
-        let blocks: i64 = cluster.iter().product();
+        // Saturating: cluster(2^62, 4) is too many blocks, not an overflow.
+        let blocks = (cluster.iter()).fold(1i64, |product, extent| product.saturating_mul(*extent));
         if blocks > MAX_CLUSTER_BLOCKS {
             self.error(
                 "E0227",

@@ -73,18 +73,20 @@ impl<'a> Checker<'a> {
         let (trace, frame) = self.isolated(id.module, frame, |checker| {
             checker.bind_generics(&kernel.generics, const_arguments, call_span);
             checker.bind_kernel_params(&kernel.params);
-            checker.check_launch(kernel);
+            let requested_shared = checker.check_launch(kernel);
             let trace = checker.tracing.enabled.then(|| {
                 let mut trace = checker.start_trace(kernel);
                 trace.is_default = const_arguments.is_empty();
+                trace.requested_shared = requested_shared;
                 trace
             });
             checker.tracing.trace = trace;
             checker.eval_block(&kernel.body);
-            checker.tracing.trace.take()
+            (checker.tracing.trace.take(), requested_shared)
         });
+        let (trace, requested_shared) = trace;
         self.restore_id_space(ids);
-        self.check_shared_budget(kernel, &frame.shared);
+        self.check_shared_budget(kernel, &frame.shared, requested_shared);
         if let Some(mut trace) = trace {
             trace.shared = frame
                 .shared

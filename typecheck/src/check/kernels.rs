@@ -90,13 +90,17 @@ impl<'a> Checker<'a> {
             block,
             cluster,
             shared: Vec::new(),
+            requested_shared: None,
             effects: Vec::new(),
             has_errors: false,
             is_default: true,
         }
     }
 
-    pub(crate) fn check_launch(&mut self, kernel: &'a Kernel) {
+    /// Checks the launch clause; returns the byte count of `smem(N)` (`None` for
+    /// `smem(auto)`, no `smem` part, or a count that is not a constant).
+    pub(crate) fn check_launch(&mut self, kernel: &'a Kernel) -> Option<i64> {
+        let mut requested_shared = None;
         for part in &kernel.launch {
             for arg in &part.args {
                 if part.kind == LaunchKind::Smem
@@ -131,7 +135,23 @@ impl<'a> Checker<'a> {
                             );
                         }
                     }
-                    LaunchKind::Grid | LaunchKind::Smem => {}
+                    LaunchKind::Smem => {
+                        if let Some(origin) = self.symbolic_origin(&extent) {
+                            self.require_const_failed("the `smem` byte count", arg.span, &origin);
+                        } else if let Some(bytes) = extent.as_constant() {
+                            if bytes < 0 {
+                                self.error(
+                                    "E0216",
+                                    arg.span,
+                                    format!("`smem` takes a byte count or `auto`, not {bytes}"),
+                                    "a negative size",
+                                );
+                            } else {
+                                requested_shared = Some(bytes);
+                            }
+                        }
+                    }
+                    LaunchKind::Grid => {}
                 }
             }
         }
@@ -166,6 +186,7 @@ impl<'a> Checker<'a> {
                 );
             }
         }
+        requested_shared
     }
 
     pub(crate) fn bind_generics(

@@ -55,7 +55,16 @@ impl<'a> Checker<'a> {
                     Ok(domain) => domain,
                     Err(error) => return self.layout_error(layout_expr.span, what, &error),
                 };
-                let cosize = self.composed_cosize(&composed);
+                // A swizzle moves offsets only within its aligned blocks: past the
+                // walk's limit (2^20 elements), the unswizzled cosize stands in, so a
+                // huge swizzled buffer still meets the shared-memory budget (E0207).
+                let cosize = self.composed_cosize(&composed).or_else(|| {
+                    composed
+                        .inner()
+                        .cosize()
+                        .ok()
+                        .map(|inner| inner.saturating_add(composed.offset()))
+                });
                 (domain.to_symbolic(), Codomain::Swizzled(composed), cosize)
             }
             Value::Layout(layout) => {

@@ -67,13 +67,8 @@ pub enum ShowError {
     },
     /// A (thread, value) maps outside the `--tv` tile.
     OutsideTile(OffsetOutsideTile),
-    /// The SVG file could not be written.
-    Write {
-        /// The path given.
-        path: String,
-        /// The operating system's reason.
-        reason: String,
-    },
+    /// The SVG file could not be written: the sentence saying why, naming the path.
+    Write(String),
 }
 
 impl ShowError {
@@ -81,7 +76,7 @@ impl ShowError {
     /// cannot be written), as `cukc` documents its exit codes.
     pub fn exit_code(&self) -> u8 {
         match self {
-            ShowError::Write { .. } => 2,
+            ShowError::Write(_) => 2,
             _ => 1,
         }
     }
@@ -112,7 +107,7 @@ impl fmt::Display for ShowError {
                 "--tv needs a rank-2 layout, (thread, value) -> offset, but {layout} has rank {rank}"
             ),
             ShowError::OutsideTile(outside) => write!(formatter, "{outside}"),
-            ShowError::Write { path, reason } => write!(formatter, "cannot write {path}: {reason}"),
+            ShowError::Write(sentence) => formatter.write_str(sentence),
         }
     }
 }
