@@ -17,14 +17,23 @@
 //! when another thread writes the byte later in the same epoch the two are a race
 //! (as a transpose without its barrier is: the reader merely ran first); only when the
 //! epoch ends without such a write is it a read of uninitialized memory.
+//!
+//! Asynchronous operations stretch over time: a TMA load's box is the program's only
+//! once its mbarrier phase completed and the reader observed it ([`flight`]), and a TMA
+//! store's or a wgmma's shared operands are read until the issuing thread's wait for
+//! their group ([`bulk`]).
 
 mod bulk;
+mod flight;
+
+use std::cell::RefCell;
 
 use lang::Span;
 
-use crate::fault::{Access, FaultKind, Trap};
+use crate::fault::{Access, FaultKind, Pending, Trap};
 use bulk::BulkReads;
-pub use bulk::PendingStore;
+pub use bulk::{PendingStore, Reader};
+use flight::{Flights, Landing};
 
 /// One access as the shadow remembers it. `epoch` 0 means none.
 #[derive(Clone, Copy, Debug, Default)]
@@ -42,6 +51,8 @@ struct Shadow {
     read: Record,
     /// The latest read by a thread other than `read`'s.
     other_read: Record,
+    /// The TMA box that last wrote the byte, if that was the last write ([`flight`]).
+    landing: u32,
 }
 
 impl Record {
@@ -81,6 +92,12 @@ pub struct SharedMemory {
     epoch: u32,
     unwritten_read: Option<UnwrittenRead>,
     bulk_reads: BulkReads,
+    flights: Flights,
+    /// The threads on whose behalf the asynchronous proxy reads ([`Self::peek`]).
+    readers: Vec<u32>,
+    /// The bytes [`Self::peek`] read since [`Self::read_for`], first and last of each
+    /// operand ([`Self::next_operand`]).
+    peeked: RefCell<Vec<(u32, u32)>>,
 }
 
 impl SharedMemory {
@@ -92,6 +109,9 @@ impl SharedMemory {
             epoch: 1,
             unwritten_read: None,
             bulk_reads: BulkReads::default(),
+            flights: Flights::default(),
+            readers: Vec::new(),
+            peeked: RefCell::new(Vec::new()),
         }
     }
 
@@ -166,13 +186,160 @@ impl SharedMemory {
         }
     }
 
+    /// The asynchronous proxy reads for `threads` (a wgmma's warpgroup, a tcgen05.mma's
+    /// issuing thread) until the next call: [`Self::peek`] checks that each observed
+    /// the TMA boxes it reads.
+    pub fn read_for(&mut self, threads: impl IntoIterator<Item = u32>) {
+        self.readers.clear();
+        self.readers.extend(threads);
+        self.peeked.borrow_mut().clear();
+    }
+
+    /// The asynchronous proxy starts reading another operand.
+    pub fn next_operand(&self) {
+        self.peeked.borrow_mut().push((u32::MAX, 0));
+    }
+
+    /// The first and last byte of each operand [`Self::peek`] read since
+    /// [`Self::read_for`].
+    pub fn peeked(&self) -> Vec<(u32, u32)> {
+        let peeked = self.peeked.borrow();
+        peeked
+            .iter()
+            .copied()
+            .filter(|(first, last)| first <= last)
+            .collect()
+    }
+
     /// Reads `out.len()` bytes at `address` as the asynchronous proxy does (wgmma's
-    /// operands): bounds only, not recorded for the race checks, which the mbarriers
-    /// and wgmma waits that order it are outside of.
+    /// operands): bounds and TMA boxes the readers have not observed only, not recorded
+    /// for the race checks, which the mbarriers and wgmma waits that order it are
+    /// outside of.
     pub fn peek(&self, address: u32, out: &mut [u8]) -> Result<(), Trap> {
         let start = self.range(address, out.len(), Access::AsyncRead)?;
+        let last = address + out.len() as u32 - 1;
+        if let Some((first, end)) = self.peeked.borrow_mut().last_mut() {
+            (*first, *end) = ((*first).min(address), (*end).max(last));
+        }
+        for index in start..start + out.len() {
+            let landing = self.shadow[index].landing;
+            if landing != 0 {
+                for reader in &self.readers {
+                    self.landed(*reader, landing, Access::AsyncRead, index)?;
+                }
+            }
+        }
         out.copy_from_slice(&self.bytes[start..start + out.len()]);
         Ok(())
+    }
+
+    /// Checks that TMA box `landing`, which last wrote byte `index`, is `thread`'s to
+    /// access: landed, and its phase observed.
+    fn landed(&self, thread: u32, landing: u32, access: Access, index: usize) -> Result<(), Trap> {
+        let box_ = self.flights.get(landing);
+        let pending = match box_.phase {
+            None => Pending::TmaInFlight,
+            Some(phase) if !self.flights.observes(thread, box_.barrier, phase) => {
+                Pending::TmaUnobserved
+            }
+            Some(_) => return Ok(()),
+        };
+        Err(Trap::Early {
+            access,
+            address: index as u32,
+            pending,
+            other_thread: box_.thread,
+            other_span: box_.span,
+        })
+    }
+
+    /// `who` issues a TMA load of `image` to `start`, whose bytes complete on the
+    /// mbarrier at `barrier`: in flight until its phase completes
+    /// ([`Self::phase_completed`]); checked now against what may still read or write
+    /// the box, and, when `who` is a thread of this block (`local`), against an earlier
+    /// box it has not seen delivered (nothing orders the two writes).
+    pub fn tma_load(
+        &mut self,
+        who: &Accessor,
+        (start, image): (u32, Vec<u8>),
+        barrier: u32,
+        local: bool,
+    ) -> Result<(), Trap> {
+        // In 16-byte pieces: a box starts at a multiple of its swizzle's period and its
+        // rows are multiples of 16 bytes.
+        for piece in (0..image.len()).step_by(16) {
+            let len = (image.len() - piece).min(16);
+            self.range(start + piece as u32, len, Access::TmaWrite)?;
+        }
+        let first = start as usize;
+        let end = first + image.len();
+        for index in first..end {
+            let landing = self.shadow[index].landing;
+            if landing != 0 && (local || self.flights.get(landing).phase.is_none()) {
+                (self.landed(who.thread, landing, Access::TmaWrite, index)).map_err(|trap| {
+                    match trap {
+                        Trap::Early {
+                            pending: Pending::TmaUnobserved,
+                            access,
+                            address,
+                            other_thread,
+                            other_span,
+                        } => Trap::Early {
+                            pending: Pending::TmaOverwrite,
+                            access,
+                            address,
+                            other_thread,
+                            other_span,
+                        },
+                        trap => trap,
+                    }
+                })?;
+            }
+            self.shadow[index].landing = 0;
+            self.claim(who, index, Access::TmaWrite)?;
+        }
+        let number = self.flights.issue(Landing {
+            start,
+            image,
+            barrier,
+            thread: who.thread,
+            span: who.span,
+            phase: None,
+        });
+        for shadow in &mut self.shadow[first..end] {
+            shadow.landing = number;
+        }
+        Ok(())
+    }
+
+    /// The mbarrier at `barrier` has completed `phase` phases: the TMA boxes in flight
+    /// on it land.
+    pub fn phase_completed(&mut self, barrier: u32, phase: u32) {
+        for (start, image) in self.flights.land(barrier, phase) {
+            let start = start as usize;
+            self.bytes[start..start + image.len()].copy_from_slice(&image);
+        }
+    }
+
+    /// `thread`'s wait on the mbarrier at `barrier` passed after `phase` completed
+    /// phases.
+    pub fn acquire(&mut self, thread: u32, barrier: u32, phase: u32) {
+        self.flights.acquire(thread, barrier, phase);
+    }
+
+    /// `thread` arrives on the mbarrier at `barrier`.
+    pub fn release(&mut self, thread: u32, barrier: u32) {
+        self.flights.release(thread, barrier);
+    }
+
+    /// Every thread of the block passed one barrier (`bar.sync`, the cluster barrier).
+    pub fn share_all(&mut self) {
+        self.flights.share_all();
+    }
+
+    /// `threads` passed one named barrier.
+    pub fn share(&mut self, threads: &[u32]) {
+        self.flights.share(threads);
     }
 
     /// Reads `out.len()` bytes at `address` (a load: checked for races with writes and
@@ -189,6 +356,9 @@ impl SharedMemory {
     /// Checks a read of byte `index` and records it.
     fn observe(&mut self, who: &Accessor, index: usize, access: Access) -> Result<(), Trap> {
         let shadow = self.shadow[index];
+        if shadow.landing != 0 {
+            self.landed(who.thread, shadow.landing, access, index)?;
+        }
         if shadow.write.epoch == 0 && self.unwritten_read.is_none() {
             self.unwritten_read = Some(UnwrittenRead {
                 thread: who.thread,
@@ -228,16 +398,22 @@ impl SharedMemory {
         Ok(())
     }
 
-    /// `who`'s TMA store reads `len` bytes from `address` for its bulk group `group`,
-    /// until its wait for that group ([`Self::bulk_groups_complete`]).
-    pub fn bulk_store(&mut self, who: &Accessor, group: u32, address: u32, len: u32) {
-        (self.bulk_reads).start(who.thread, group, address, len, who.span);
+    /// `thread`'s `reader` (at `span`) reads `len` bytes from `address` for its group
+    /// `group`, until its wait for that group ([`Self::groups_complete`]).
+    pub fn async_read(
+        &mut self,
+        (reader, thread, group): (Reader, u32, u32),
+        address: u32,
+        len: u32,
+        span: Span,
+    ) {
+        (self.bulk_reads).start((reader, thread, group), address, len, span);
     }
 
-    /// `thread`'s bulk groups before `group` are complete: their stores' tiles may be
-    /// written again.
-    pub fn bulk_groups_complete(&mut self, thread: u32, group: u32) {
-        self.bulk_reads.complete(thread, group);
+    /// `thread`'s groups of `reader`'s kind before `group` are complete: their tiles may
+    /// be written again.
+    pub fn groups_complete(&mut self, reader: Reader, thread: u32, group: u32) {
+        self.bulk_reads.complete(reader, thread, group);
     }
 
     /// A TMA store that no wait has covered (at the block's end, its tile is about to
@@ -256,10 +432,17 @@ impl SharedMemory {
                 address: index as u32,
                 other_thread: store.thread,
                 other_span: store.span,
-                other_access: Access::BulkRead,
+                other_access: match store.reader {
+                    Reader::TmaStore => Access::BulkRead,
+                    Reader::Wgmma => Access::WgmmaRead,
+                },
             });
         }
         let shadow = self.shadow[index];
+        if shadow.landing != 0 {
+            self.landed(who.thread, shadow.landing, access, index)?;
+            self.shadow[index].landing = 0;
+        }
         let atomic = access == Access::Atomic;
         let write_races =
             self.concurrent(&shadow.write, who) && !(atomic && shadow.write.is_atomic());

@@ -6,7 +6,7 @@ use std::fmt;
 
 use lang::Diagnostic;
 
-use super::{Access, Elsewhere, Fault, FaultKind};
+use super::{Access, Elsewhere, Fault, FaultKind, Pending};
 
 impl Access {
     fn verb(self) -> &'static str {
@@ -17,11 +17,42 @@ impl Access {
             Access::AsyncRead => "copies (cp.async) from",
             Access::AsyncWrite => "copies (cp.async) into",
             Access::BulkRead => "stores with TMA from",
+            Access::TmaWrite => "loads with TMA into",
+            Access::WgmmaRead => "reads as a wgmma operand",
         }
     }
 
     fn writes(self) -> bool {
-        !matches!(self, Access::Load | Access::AsyncRead | Access::BulkRead)
+        !matches!(
+            self,
+            Access::Load | Access::AsyncRead | Access::BulkRead | Access::WgmmaRead
+        )
+    }
+}
+
+impl Pending {
+    /// What the other side is, for the secondary label.
+    fn issued(self) -> &'static str {
+        match self {
+            Pending::TmaInFlight | Pending::TmaUnobserved | Pending::TmaOverwrite => {
+                "loads it with TMA here"
+            }
+            Pending::WgmmaAccumulator => "issues the wgmma that writes it here",
+        }
+    }
+
+    fn help(self) -> &'static str {
+        match self {
+            Pending::TmaInFlight | Pending::TmaUnobserved => {
+                "a TMA load's bytes belong to the program only once its mbarrier phase completes and the thread's `mbarrier_wait` on that phase returns (or a barrier orders it after a thread whose wait did): wait on the barrier before touching the tile"
+            }
+            Pending::TmaOverwrite => {
+                "a stage of a pipeline is loaded again only after the threads that read it released it: the producer waits on the stage's `empty` barrier (`producer_acquire`), which the consumers arrive on once done"
+            }
+            Pending::WgmmaAccumulator => {
+                "a wgmma writes its accumulators asynchronously: `wgmma_commit_group()` then `wgmma_wait_group(n)` with n no more than the groups issued after this one, before reading them"
+            }
+        }
     }
 }
 
@@ -110,6 +141,48 @@ impl fmt::Display for Fault {
                 access.verb(),
                 size(*bytes),
                 space.name()
+            ),
+            FaultKind::Early {
+                access,
+                address,
+                pending,
+                other,
+                ..
+            } => match pending {
+                Pending::TmaInFlight => write!(
+                    f,
+                    "{who} {} byte {address:#x} of shared memory while a TMA load of thread {} is still writing it: the load's mbarrier phase has not completed",
+                    access.verb(),
+                    triple(*other)
+                ),
+                Pending::TmaUnobserved => write!(
+                    f,
+                    "{who} {} byte {address:#x} of shared memory, which a TMA load of thread {} wrote, without having waited for the mbarrier phase that delivers it",
+                    access.verb(),
+                    triple(*other)
+                ),
+                Pending::TmaOverwrite => write!(
+                    f,
+                    "{who} {} byte {address:#x} of shared memory, which an earlier TMA load of thread {} delivered, without having seen that delivery or the release of the threads that read it: nothing orders the two writes",
+                    access.verb(),
+                    triple(*other)
+                ),
+                Pending::WgmmaAccumulator => write!(
+                    f,
+                    "{who} reads a wgmma's accumulator register before `wgmma_wait_group` completed its group"
+                ),
+            },
+            FaultKind::Race {
+                access,
+                address,
+                other_access,
+                other,
+                ..
+            } if *other_access == Access::WgmmaRead => write!(
+                f,
+                "data race in shared memory: {who} {} byte {address:#x}, which a wgmma of thread {} may still be reading: no `wgmma_wait_group` covering it lies between them",
+                access.verb(),
+                triple(*other),
             ),
             FaultKind::Race {
                 access,
@@ -221,6 +294,7 @@ impl Fault {
             FaultKind::Cluster(_) => "this cluster operation",
             FaultKind::Tmem(_) => "this tensor-memory operation",
             FaultKind::StoreOutlivesBlock => "no wait covers this store",
+            FaultKind::Early { .. } => "too early",
         };
         let mut diagnostic =
             Diagnostic::error(kind.code(), self.to_string()).with_primary(self.span, label);
@@ -238,6 +312,34 @@ impl Fault {
                     )
                     .with_help(
                         "the TMA store reads its shared tile after it is issued: before the tile is written again, the issuing thread waits for the store's bulk group (`tma_store_wait_group(n)`), then a barrier orders that wait before the other threads' writes",
+                    );
+            }
+            FaultKind::Early {
+                pending,
+                other,
+                other_span,
+                ..
+            } => {
+                diagnostic = diagnostic
+                    .with_secondary(
+                        *other_span,
+                        format!("thread {} {}", triple(*other), pending.issued()),
+                    )
+                    .with_help(pending.help());
+            }
+            FaultKind::Race {
+                other_access: Access::WgmmaRead,
+                other,
+                other_span,
+                ..
+            } => {
+                diagnostic = diagnostic
+                    .with_secondary(
+                        *other_span,
+                        format!("a wgmma of thread {} reads it here", triple(*other)),
+                    )
+                    .with_help(
+                        "a wgmma reads its shared operands after it is issued: `wgmma_wait_group(n)` must complete its group before the tile is written again (a TMA load included)",
                     );
             }
             FaultKind::Race {

@@ -33,9 +33,8 @@ impl<'k> Thread<'k> {
                 let address = self.shared_address(context, register, offset, 8, Access::Atomic)?;
                 let own = context.cluster_rank();
                 if !pair && !multicast {
-                    if context.barriers.update(address, 1, 0)? {
-                        context.shared.barrier();
-                    }
+                    context.shared.release(self.index, address);
+                    (context.barriers).advance(context.shared, address, 1, 0)?;
                     return Ok(Flow::Next);
                 }
                 // After the pair's MMAs, which the cluster's scheduler runs in issue order.
