@@ -282,6 +282,9 @@ fn pair_mma(issue: Issue, leader: usize, blocks: &mut [Block<'_>]) -> Result<(),
             leader + 1
         ))));
     }
+    // The pair's TMA boxes land at issue: no reader's observations to check.
+    lead.shared.read_for([]);
+    peer.shared.read_for([]);
     umma::execute_pair(
         [&lead.shared, &peer.shared],
         [&mut lead.tmem, &mut peer.tmem],

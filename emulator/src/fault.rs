@@ -6,6 +6,7 @@
 //! barrier a straggler waits at); the wording is in [`message`].
 
 mod message;
+mod pending;
 
 use kir::Space;
 use lang::Span;
@@ -54,6 +55,9 @@ pub enum Access {
     /// A wgmma reading its shared operands, from its issue until `wgmma.wait_group`
     /// completes its group.
     WgmmaRead,
+    /// A tcgen05.mma reading its shared operands, from its issue until its commit's
+    /// mbarrier phase completes.
+    UmmaRead,
 }
 
 /// What an asynchronous operation had not yet handed over when a thread used its data.
@@ -69,6 +73,10 @@ pub enum Pending {
     /// thread has not observed the first's delivery (nor the release of the threads that
     /// read it): nothing orders the two writes.
     TmaOverwrite,
+    /// A generic-proxy write (a store, a cp.async) that the asynchronous proxy (a TMA
+    /// store, a wgmma, a tcgen05.mma) reads with no `fence.proxy.async` by the writing
+    /// thread between them.
+    ProxyFence,
     /// A wgmma's accumulator register, before `wgmma.wait_group` completed its group.
     WgmmaAccumulator,
 }

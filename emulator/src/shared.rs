@@ -23,6 +23,7 @@
 //! store's or a wgmma's shared operands are read until the issuing thread's wait for
 //! their group ([`bulk`]).
 
+mod asynchronous;
 mod bulk;
 mod flight;
 
@@ -30,10 +31,10 @@ use std::cell::RefCell;
 
 use lang::Span;
 
-use crate::fault::{Access, FaultKind, Pending, Trap};
+use crate::fault::{Access, FaultKind, Trap};
 use bulk::BulkReads;
 pub use bulk::{PendingStore, Reader};
-use flight::{Flights, Landing};
+use flight::Flights;
 
 /// One access as the shadow remembers it. `epoch` 0 means none.
 #[derive(Clone, Copy, Debug, Default)]
@@ -43,6 +44,8 @@ struct Record {
     thread: u32,
     access: Option<Access>,
     span: Span,
+    /// The thread's `fence.proxy.async`s before the access.
+    fences: u32,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -95,6 +98,8 @@ pub struct SharedMemory {
     flights: Flights,
     /// The threads on whose behalf the asynchronous proxy reads ([`Self::peek`]).
     readers: Vec<u32>,
+    /// Each thread's `fence.proxy.async`s so far (by linear index).
+    fences: Vec<u32>,
     /// The bytes [`Self::peek`] read since [`Self::read_for`], first and last of each
     /// operand ([`Self::next_operand`]).
     peeked: RefCell<Vec<(u32, u32)>>,
@@ -111,6 +116,7 @@ impl SharedMemory {
             bulk_reads: BulkReads::default(),
             flights: Flights::default(),
             readers: Vec::new(),
+            fences: Vec::new(),
             peeked: RefCell::new(Vec::new()),
         }
     }
@@ -173,6 +179,7 @@ impl SharedMemory {
             thread: who.thread,
             access: Some(access),
             span: who.span,
+            fences: self.fences.get(who.thread as usize).copied().unwrap_or(0),
         }
     }
 
@@ -184,162 +191,6 @@ impl SharedMemory {
             other_span: other.span,
             other_access: other.access.unwrap_or(Access::Store),
         }
-    }
-
-    /// The asynchronous proxy reads for `threads` (a wgmma's warpgroup, a tcgen05.mma's
-    /// issuing thread) until the next call: [`Self::peek`] checks that each observed
-    /// the TMA boxes it reads.
-    pub fn read_for(&mut self, threads: impl IntoIterator<Item = u32>) {
-        self.readers.clear();
-        self.readers.extend(threads);
-        self.peeked.borrow_mut().clear();
-    }
-
-    /// The asynchronous proxy starts reading another operand.
-    pub fn next_operand(&self) {
-        self.peeked.borrow_mut().push((u32::MAX, 0));
-    }
-
-    /// The first and last byte of each operand [`Self::peek`] read since
-    /// [`Self::read_for`].
-    pub fn peeked(&self) -> Vec<(u32, u32)> {
-        let peeked = self.peeked.borrow();
-        peeked
-            .iter()
-            .copied()
-            .filter(|(first, last)| first <= last)
-            .collect()
-    }
-
-    /// Reads `out.len()` bytes at `address` as the asynchronous proxy does (wgmma's
-    /// operands): bounds and TMA boxes the readers have not observed only, not recorded
-    /// for the race checks, which the mbarriers and wgmma waits that order it are
-    /// outside of.
-    pub fn peek(&self, address: u32, out: &mut [u8]) -> Result<(), Trap> {
-        let start = self.range(address, out.len(), Access::AsyncRead)?;
-        let last = address + out.len() as u32 - 1;
-        if let Some((first, end)) = self.peeked.borrow_mut().last_mut() {
-            (*first, *end) = ((*first).min(address), (*end).max(last));
-        }
-        for index in start..start + out.len() {
-            let landing = self.shadow[index].landing;
-            if landing != 0 {
-                for reader in &self.readers {
-                    self.landed(*reader, landing, Access::AsyncRead, index)?;
-                }
-            }
-        }
-        out.copy_from_slice(&self.bytes[start..start + out.len()]);
-        Ok(())
-    }
-
-    /// Checks that TMA box `landing`, which last wrote byte `index`, is `thread`'s to
-    /// access: landed, and its phase observed.
-    fn landed(&self, thread: u32, landing: u32, access: Access, index: usize) -> Result<(), Trap> {
-        let box_ = self.flights.get(landing);
-        let pending = match box_.phase {
-            None => Pending::TmaInFlight,
-            Some(phase) if !self.flights.observes(thread, box_.barrier, phase) => {
-                Pending::TmaUnobserved
-            }
-            Some(_) => return Ok(()),
-        };
-        Err(Trap::Early {
-            access,
-            address: index as u32,
-            pending,
-            other_thread: box_.thread,
-            other_span: box_.span,
-        })
-    }
-
-    /// `who` issues a TMA load of `image` to `start`, whose bytes complete on the
-    /// mbarrier at `barrier`: in flight until its phase completes
-    /// ([`Self::phase_completed`]); checked now against what may still read or write
-    /// the box, and, when `who` is a thread of this block (`local`), against an earlier
-    /// box it has not seen delivered (nothing orders the two writes).
-    pub fn tma_load(
-        &mut self,
-        who: &Accessor,
-        (start, image): (u32, Vec<u8>),
-        barrier: u32,
-        local: bool,
-    ) -> Result<(), Trap> {
-        // In 16-byte pieces: a box starts at a multiple of its swizzle's period and its
-        // rows are multiples of 16 bytes.
-        for piece in (0..image.len()).step_by(16) {
-            let len = (image.len() - piece).min(16);
-            self.range(start + piece as u32, len, Access::TmaWrite)?;
-        }
-        let first = start as usize;
-        let end = first + image.len();
-        for index in first..end {
-            let landing = self.shadow[index].landing;
-            if landing != 0 && (local || self.flights.get(landing).phase.is_none()) {
-                (self.landed(who.thread, landing, Access::TmaWrite, index)).map_err(|trap| {
-                    match trap {
-                        Trap::Early {
-                            pending: Pending::TmaUnobserved,
-                            access,
-                            address,
-                            other_thread,
-                            other_span,
-                        } => Trap::Early {
-                            pending: Pending::TmaOverwrite,
-                            access,
-                            address,
-                            other_thread,
-                            other_span,
-                        },
-                        trap => trap,
-                    }
-                })?;
-            }
-            self.shadow[index].landing = 0;
-            self.claim(who, index, Access::TmaWrite)?;
-        }
-        let number = self.flights.issue(Landing {
-            start,
-            image,
-            barrier,
-            thread: who.thread,
-            span: who.span,
-            phase: None,
-        });
-        for shadow in &mut self.shadow[first..end] {
-            shadow.landing = number;
-        }
-        Ok(())
-    }
-
-    /// The mbarrier at `barrier` has completed `phase` phases: the TMA boxes in flight
-    /// on it land.
-    pub fn phase_completed(&mut self, barrier: u32, phase: u32) {
-        for (start, image) in self.flights.land(barrier, phase) {
-            let start = start as usize;
-            self.bytes[start..start + image.len()].copy_from_slice(&image);
-        }
-    }
-
-    /// `thread`'s wait on the mbarrier at `barrier` passed after `phase` completed
-    /// phases.
-    pub fn acquire(&mut self, thread: u32, barrier: u32, phase: u32) {
-        self.flights.acquire(thread, barrier, phase);
-    }
-
-    /// `thread` arrives on the mbarrier at `barrier`.
-    pub fn release(&mut self, thread: u32, barrier: u32) {
-        self.flights.release(thread, barrier);
-    }
-
-    /// Every thread of the block passed one barrier (`bar.sync`, the cluster barrier).
-    pub fn share_all(&mut self) {
-        self.flights.share_all();
-    }
-
-    /// `threads` passed one named barrier.
-    pub fn share(&mut self, threads: &[u32]) {
-        self.flights.share(threads);
     }
 
     /// Reads `out.len()` bytes at `address` (a load: checked for races with writes and
@@ -424,9 +275,15 @@ impl SharedMemory {
 
     /// Checks a write of byte `index` and records it.
     fn claim(&mut self, who: &Accessor, index: usize, access: Access) -> Result<(), Trap> {
-        if !self.bulk_reads.is_empty()
+        while !self.bulk_reads.is_empty()
             && let Some(store) = self.bulk_reads.reading(index as u32)
         {
+            let flights = &self.flights;
+            let observes = |barrier, phase| flights.observes(who.thread, barrier, phase);
+            if self.bulk_reads.ended_for(store.position, observes) {
+                self.bulk_reads.end(store.position);
+                continue;
+            }
             return Err(Trap::Race {
                 access,
                 address: index as u32,
@@ -435,6 +292,7 @@ impl SharedMemory {
                 other_access: match store.reader {
                     Reader::TmaStore => Access::BulkRead,
                     Reader::Wgmma => Access::WgmmaRead,
+                    Reader::Umma => Access::UmmaRead,
                 },
             });
         }

@@ -73,6 +73,9 @@ pub enum Hopper {
         /// The groups that may still be pending.
         pending: u32,
     },
+    /// `fence.proxy.async.shared::cta`: the thread's generic writes to shared memory so
+    /// far are visible to the asynchronous proxy.
+    ProxyFence,
     /// Ordering the emulator's execution already gives: fences, `setmaxnreg`, and
     /// `prefetch.tensormap` (a cache hint).
     Ordering,
@@ -107,9 +110,8 @@ pub fn parse(template: &str) -> Option<Hopper> {
         "mbarrier.init.shared::cta.b64" => Hopper::MbarrierInit,
         "mbarrier.arrive.shared::cta.b64" => Hopper::MbarrierArrive { expect_tx: false },
         "mbarrier.arrive.expect_tx.shared::cta.b64" => Hopper::MbarrierArrive { expect_tx: true },
-        "fence.mbarrier_init.release.cluster;"
-        | "fence.proxy.async.shared::cta;"
-        | "wgmma.fence.sync.aligned;" => Hopper::Ordering,
+        "fence.mbarrier_init.release.cluster;" | "wgmma.fence.sync.aligned;" => Hopper::Ordering,
+        "fence.proxy.async.shared::cta;" => Hopper::ProxyFence,
         "wgmma.commit_group.sync.aligned;" => Hopper::WgmmaCommit,
         "wgmma.wait_group.sync.aligned" => Hopper::WgmmaWait {
             pending: group_count(template)?,
@@ -327,6 +329,10 @@ mod tests {
         assert_eq!(
             parse("wgmma.commit_group.sync.aligned;"),
             Some(Hopper::WgmmaCommit)
+        );
+        assert_eq!(
+            parse("fence.proxy.async.shared::cta;"),
+            Some(Hopper::ProxyFence)
         );
         for ordering in [
             "wgmma.fence.sync.aligned;",

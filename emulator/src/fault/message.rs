@@ -18,41 +18,20 @@ impl Access {
             Access::AsyncWrite => "copies (cp.async) into",
             Access::BulkRead => "stores with TMA from",
             Access::TmaWrite => "loads with TMA into",
-            Access::WgmmaRead => "reads as a wgmma operand",
+            Access::WgmmaRead => "reads as an MMA operand (wgmma, tcgen05.mma)",
+            Access::UmmaRead => "reads as a tcgen05.mma operand",
         }
     }
 
     fn writes(self) -> bool {
         !matches!(
             self,
-            Access::Load | Access::AsyncRead | Access::BulkRead | Access::WgmmaRead
+            Access::Load
+                | Access::AsyncRead
+                | Access::BulkRead
+                | Access::WgmmaRead
+                | Access::UmmaRead
         )
-    }
-}
-
-impl Pending {
-    /// What the other side is, for the secondary label.
-    fn issued(self) -> &'static str {
-        match self {
-            Pending::TmaInFlight | Pending::TmaUnobserved | Pending::TmaOverwrite => {
-                "loads it with TMA here"
-            }
-            Pending::WgmmaAccumulator => "issues the wgmma that writes it here",
-        }
-    }
-
-    fn help(self) -> &'static str {
-        match self {
-            Pending::TmaInFlight | Pending::TmaUnobserved => {
-                "a TMA load's bytes belong to the program only once its mbarrier phase completes and the thread's `mbarrier_wait` on that phase returns (or a barrier orders it after a thread whose wait did): wait on the barrier before touching the tile"
-            }
-            Pending::TmaOverwrite => {
-                "a stage of a pipeline is loaded again only after the threads that read it released it: the producer waits on the stage's `empty` barrier (`producer_acquire`), which the consumers arrive on once done"
-            }
-            Pending::WgmmaAccumulator => {
-                "a wgmma writes its accumulators asynchronously: `wgmma_commit_group()` then `wgmma_wait_group(n)` with n no more than the groups issued after this one, before reading them"
-            }
-        }
     }
 }
 
@@ -167,11 +146,29 @@ impl fmt::Display for Fault {
                     access.verb(),
                     triple(*other)
                 ),
+                Pending::ProxyFence => write!(
+                    f,
+                    "{who} {} byte {address:#x} of shared memory through the asynchronous proxy, which thread {} wrote through the generic proxy with no `fence.proxy.async` after the write",
+                    access.verb(),
+                    triple(*other)
+                ),
                 Pending::WgmmaAccumulator => write!(
                     f,
                     "{who} reads a wgmma's accumulator register before `wgmma_wait_group` completed its group"
                 ),
             },
+            FaultKind::Race {
+                access,
+                address,
+                other_access,
+                other,
+                ..
+            } if *other_access == Access::UmmaRead => write!(
+                f,
+                "data race in shared memory: {who} {} byte {address:#x}, which a tcgen05.mma of thread {} may still be reading: the writer has not waited for the phase its commit completes",
+                access.verb(),
+                triple(*other),
+            ),
             FaultKind::Race {
                 access,
                 address,
@@ -326,6 +323,21 @@ impl Fault {
                         format!("thread {} {}", triple(*other), pending.issued()),
                     )
                     .with_help(pending.help());
+            }
+            FaultKind::Race {
+                other_access: Access::UmmaRead,
+                other,
+                other_span,
+                ..
+            } => {
+                diagnostic = diagnostic
+                    .with_secondary(
+                        *other_span,
+                        format!("a tcgen05.mma of thread {} reads it here", triple(*other)),
+                    )
+                    .with_help(
+                        "a tcgen05.mma reads its shared operands after it is issued, until the mbarrier its `tcgen05_commit` arrives on completes: wait on that barrier (the stage's `empty` one) before writing the tile again",
+                    );
             }
             FaultKind::Race {
                 other_access: Access::WgmmaRead,

@@ -16,13 +16,19 @@ pub enum Reader {
     TmaStore,
     /// A wgmma (wgmma groups).
     Wgmma,
+    /// A tcgen05.mma (its thread's commits): read until its commit's mbarrier phase
+    /// completes, for a writer that observed that phase.
+    Umma,
 }
 
 /// One read's tile: bytes `start..end`, read for `thread`'s group `group` (its count of
 /// commits when it issued the read) of `reader`'s kind.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 struct BulkRead {
     reader: Reader,
+    /// For a tcgen05.mma, the commits after it: each an mbarrier and the count of its
+    /// completed phases whose observer may write the bytes again (one per mbarrier).
+    until: Vec<(u32, u32)>,
     thread: u32,
     group: u32,
     start: u32,
@@ -41,6 +47,8 @@ pub(super) struct BulkReads {
 pub struct PendingStore {
     /// What reads.
     pub reader: Reader,
+    /// Where it is in the list ([`BulkReads::ended_for`], [`BulkReads::end`]).
+    pub position: usize,
     /// The issuing thread's linear index.
     pub thread: u32,
     /// The store.
@@ -57,8 +65,16 @@ impl BulkReads {
         len: u32,
         span: Span,
     ) {
+        if reader == Reader::Umma {
+            // A later read of the same bytes ends after the earlier: it stands for both.
+            self.pending.retain(|read| {
+                (read.reader, read.thread, read.start, read.end)
+                    != (reader, thread, start, start + len)
+            });
+        }
         self.pending.push(BulkRead {
             reader,
+            until: Vec::new(),
             thread,
             group,
             start,
@@ -74,12 +90,37 @@ impl BulkReads {
             .retain(|read| read.reader != reader || read.thread != thread || read.group >= group);
     }
 
-    /// The pending store that reads byte `index`, if any.
+    /// `thread`'s tcgen05.mma reads so far are committed to the mbarrier at `barrier`,
+    /// whose `phase`-th completion ends them.
+    pub(super) fn commit(&mut self, thread: u32, (barrier, phase): (u32, u32)) {
+        for read in &mut self.pending {
+            if read.reader == Reader::Umma
+                && read.thread == thread
+                && !read.until.iter().any(|(at, _)| *at == barrier)
+            {
+                read.until.push((barrier, phase));
+            }
+        }
+    }
+
+    /// Whether the read at `position` is over for a writer that `observes` one of the
+    /// phases its commits complete.
+    pub(super) fn ended_for(&self, position: usize, observes: impl Fn(u32, u32) -> bool) -> bool {
+        (self.pending[position].until.iter()).any(|(barrier, phase)| observes(*barrier, *phase))
+    }
+
+    /// Ends the read at `position` (a writer observed its commit's phase).
+    pub(super) fn end(&mut self, position: usize) {
+        self.pending.remove(position);
+    }
+
+    /// The pending read of byte `index`, if any.
     pub(super) fn reading(&self, index: u32) -> Option<PendingStore> {
-        (self.pending.iter())
-            .find(|read| (read.start..read.end).contains(&index))
-            .map(|read| PendingStore {
+        (self.pending.iter().enumerate())
+            .find(|(_, read)| (read.start..read.end).contains(&index))
+            .map(|(position, read)| PendingStore {
                 reader: read.reader,
+                position,
                 thread: read.thread,
                 span: read.span,
             })
@@ -93,6 +134,7 @@ impl BulkReads {
             .filter(|read| read.reader == Reader::TmaStore);
         stores.next().map(|read| PendingStore {
             reader: read.reader,
+            position: 0,
             thread: read.thread,
             span: read.span,
         })

@@ -130,7 +130,7 @@ fn land(
     who: &Accessor,
 ) -> Result<(), Trap> {
     for (piece, bytes) in (0u32..).zip(image.chunks(16)) {
-        shared.write(who, start + 16 * piece, bytes, Access::AsyncWrite)?;
+        shared.write(who, start + 16 * piece, bytes, Access::TmaWrite)?;
     }
     Ok(())
 }
@@ -300,6 +300,7 @@ impl<'k> Thread<'k> {
             Hopper::Wgmma(_) => return Ok(Flow::Wait(Status::Collective(inst))),
             Hopper::WgmmaCommit => self.wgmma_groups += 1,
             Hopper::WgmmaWait { pending } => self.wgmma_wait(*pending, context),
+            Hopper::ProxyFence => context.shared.proxy_fence(self.index),
             Hopper::Ordering => {}
         }
         Ok(Flow::Next)

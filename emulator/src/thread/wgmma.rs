@@ -8,7 +8,7 @@
 //! until the same wait ([`crate::shared::Reader::Wgmma`], held by the warpgroup's first
 //! thread).
 
-use kir::{Inst, ValueId};
+use kir::{Inst, Op, ValueId};
 use lang::Span;
 
 use super::{Context, Thread};
@@ -85,19 +85,26 @@ impl<'k> Thread<'k> {
             return Ok(());
         }
         let flight = &self.in_flight;
-        for value in inst.op.operands() {
-            let issue = flight.issue_of[value.0 as usize];
-            if issue != 0 {
-                return Err(Trap::Early {
-                    access: Access::Load,
-                    address: 0,
-                    pending: Pending::WgmmaAccumulator,
-                    other_thread: self.index,
-                    other_span: flight.issues[issue as usize - 1].1,
-                });
+        let check = |value: &ValueId| match flight.issue_of[value.0 as usize] {
+            0 => Ok(()),
+            issue => Err(Trap::Early {
+                access: Access::Load,
+                address: 0,
+                pending: Pending::WgmmaAccumulator,
+                other_thread: self.index,
+                other_span: flight.issues[issue as usize - 1].1,
+            }),
+        };
+        // The common operations without the operand list's allocation.
+        match &inst.op {
+            Op::ConstInt(_) | Op::ConstFloat(_) | Op::Param(_) | Op::Special(_) => Ok(()),
+            Op::Unary(_, a) | Op::Convert(a) | Op::Unpack(a) => check(a),
+            Op::Binary(_, a, b) | Op::Compare(_, a, b) | Op::Pack(a, b) => {
+                check(a).and_then(|()| check(b))
             }
+            Op::Fma(a, b, c) | Op::Select(a, b, c) => [a, b, c].into_iter().try_for_each(check),
+            op => op.operands().iter().try_for_each(check),
         }
-        Ok(())
     }
 
     /// A region's `from` values are copied to `to`: the marks go with them.
