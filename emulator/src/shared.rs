@@ -275,7 +275,20 @@ impl SharedMemory {
 
     /// Checks a write of byte `index` and records it.
     fn claim(&mut self, who: &Accessor, index: usize, access: Access) -> Result<(), Trap> {
-        while !self.bulk_reads.is_empty()
+        self.claim_read(who, index, access, true)
+    }
+
+    /// [`Self::claim`], checking the pending asynchronous reads only if `reads` (a
+    /// caller that found none over a whole range passes false).
+    fn claim_read(
+        &mut self,
+        who: &Accessor,
+        index: usize,
+        access: Access,
+        reads: bool,
+    ) -> Result<(), Trap> {
+        while reads
+            && !self.bulk_reads.is_empty()
             && let Some(store) = self.bulk_reads.reading(index as u32)
         {
             let flights = &self.flights;

@@ -103,6 +103,7 @@ impl SharedMemory {
         }
         let first = start as usize;
         let end = first + image.len();
+        let reads = self.bulk_reads.overlaps(start, start + image.len() as u32);
         for index in first..end {
             let landing = self.shadow[index].landing;
             if landing != 0 && (local || self.flights.get(landing).phase.is_none()) {
@@ -126,7 +127,7 @@ impl SharedMemory {
                 })?;
             }
             self.shadow[index].landing = 0;
-            self.claim(who, index, Access::TmaWrite)?;
+            self.claim_read(who, index, Access::TmaWrite, reads)?;
         }
         let number = self.flights.issue(Landing {
             start,

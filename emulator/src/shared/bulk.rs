@@ -140,6 +140,11 @@ impl BulkReads {
         })
     }
 
+    /// Whether a pending read covers any of bytes `start..end`.
+    pub(super) fn overlaps(&self, start: u32, end: u32) -> bool {
+        (self.pending.iter()).any(|read| read.start < end && start < read.end)
+    }
+
     /// Whether no store is pending.
     pub(super) fn is_empty(&self) -> bool {
         self.pending.is_empty()

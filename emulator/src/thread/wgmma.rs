@@ -81,9 +81,6 @@ impl<'k> Thread<'k> {
         inst: &Inst,
         context: &Context<'_, 'k>,
     ) -> Result<(), Trap> {
-        if let Some(Model::Hopper(Hopper::Wgmma(_))) = context.models.get(inst) {
-            return Ok(());
-        }
         let flight = &self.in_flight;
         let check = |value: &ValueId| match flight.issue_of[value.0 as usize] {
             0 => Ok(()),
@@ -95,7 +92,8 @@ impl<'k> Thread<'k> {
                 other_span: flight.issues[issue as usize - 1].1,
             }),
         };
-        // The common operations without the operand list's allocation.
+        // The common operations without the operand list's allocation; an atom's
+        // operands are checked unless it is a wgmma (found only then: a model lookup).
         match &inst.op {
             Op::ConstInt(_) | Op::ConstFloat(_) | Op::Param(_) | Op::Special(_) => Ok(()),
             Op::Unary(_, a) | Op::Convert(a) | Op::Unpack(a) => check(a),
@@ -103,6 +101,10 @@ impl<'k> Thread<'k> {
                 check(a).and_then(|()| check(b))
             }
             Op::Fma(a, b, c) | Op::Select(a, b, c) => [a, b, c].into_iter().try_for_each(check),
+            Op::Atom { .. } => match context.models.get(inst) {
+                Some(Model::Hopper(Hopper::Wgmma(_))) => Ok(()),
+                _ => inst.op.operands().iter().try_for_each(check),
+            },
             op => op.operands().iter().try_for_each(check),
         }
     }
