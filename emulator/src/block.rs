@@ -256,6 +256,19 @@ impl<'k> Grid<'_, 'k> {
                 other: coordinates(u64::from(other_thread), self.block),
                 other_span,
             },
+            Trap::Early {
+                access,
+                address,
+                pending,
+                other_thread,
+                other_span,
+            } => FaultKind::Early {
+                access,
+                address,
+                pending,
+                other: coordinates(u64::from(other_thread), self.block),
+                other_span,
+            },
         };
         Fault {
             kind,

@@ -168,6 +168,7 @@ impl Grid<'_, '_> {
         for thread in &mut block.threads {
             thread.status = Status::Runnable;
         }
+        block.shared.share_all();
         block.shared.barrier();
         Ok(true)
     }
@@ -230,6 +231,7 @@ fn release_cluster_barrier(blocks: &mut [Block<'_>]) -> Result<bool, Fault> {
     }
     if released {
         for block in blocks.iter_mut() {
+            block.shared.share_all();
             block.shared.barrier();
         }
         return Ok(true);
@@ -280,6 +282,9 @@ fn pair_mma(issue: Issue, leader: usize, blocks: &mut [Block<'_>]) -> Result<(),
             leader + 1
         ))));
     }
+    // The pair's TMA boxes land at issue: no reader's observations to check.
+    lead.shared.read_for([]);
+    peer.shared.read_for([]);
     umma::execute_pair(
         [&lead.shared, &peer.shared],
         [&mut lead.tmem, &mut peer.tmem],

@@ -1,11 +1,12 @@
 //! What stops a launch: a [`Fault`], at the KIR instruction's span (the `.cuk` line that
 //! produced it), with the thread and block that hit it and, for memory, the address.
-//! Each kind has its diagnostic code (`E0401`-`E0410`, registered in `lang::codes`);
+//! Each kind has its diagnostic code (`E0401`-`E0415`, registered in `lang::codes`);
 //! [`Fault::to_diagnostic`] gives the one `Diagnostic` every front-end renders, with a
 //! second label where another thread's instruction is involved (a race's other side, the
 //! barrier a straggler waits at); the wording is in [`message`].
 
 mod message;
+mod pending;
 
 use kir::Space;
 use lang::Span;
@@ -48,6 +49,36 @@ pub enum Access {
     /// A TMA store reading its shared tile, from its issue until a wait covers its bulk
     /// group (`cp.async.bulk.wait_group.read`).
     BulkRead,
+    /// A TMA load writing its box into shared memory, from its issue until its mbarrier
+    /// phase completes.
+    TmaWrite,
+    /// A wgmma reading its shared operands, from its issue until `wgmma.wait_group`
+    /// completes its group.
+    WgmmaRead,
+    /// A tcgen05.mma reading its shared operands, from its issue until its commit's
+    /// mbarrier phase completes.
+    UmmaRead,
+}
+
+/// What an asynchronous operation had not yet handed over when a thread used its data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pending {
+    /// A TMA load's box, before its mbarrier phase completed.
+    TmaInFlight,
+    /// A TMA load's box, landed, but the accessing thread has not observed the phase
+    /// that delivered it (no wait on the mbarrier, nor a barrier with a thread that
+    /// waited).
+    TmaUnobserved,
+    /// A TMA load's box, landed, that another TMA load overwrites though its issuing
+    /// thread has not observed the first's delivery (nor the release of the threads that
+    /// read it): nothing orders the two writes.
+    TmaOverwrite,
+    /// A generic-proxy write (a store, a cp.async) that the asynchronous proxy (a TMA
+    /// store, a wgmma, a tcgen05.mma) reads with no `fence.proxy.async` by the writing
+    /// thread between them.
+    ProxyFence,
+    /// A wgmma's accumulator register, before `wgmma.wait_group` completed its group.
+    WgmmaAccumulator,
 }
 
 /// Where a thread that kept a collective from completing is.
@@ -121,6 +152,21 @@ pub enum FaultKind {
         /// The other thread (`at` is its instruction).
         other: [u32; 3],
         /// The other thread's instruction.
+        other_span: Span,
+    },
+    /// `E0415`: a thread accesses data an asynchronous operation has not handed over to
+    /// it yet: a TMA box before the thread observed its mbarrier phase, a wgmma's
+    /// accumulators before its `wgmma.wait_group`.
+    Early {
+        /// What this thread does.
+        access: Access,
+        /// The shared byte (0 for a register).
+        address: u32,
+        /// What was still pending.
+        pending: Pending,
+        /// The thread that issued the asynchronous operation.
+        other: [u32; 3],
+        /// The asynchronous operation.
         other_span: Span,
     },
     /// `E0405`: a read of shared memory nothing wrote.
@@ -208,6 +254,7 @@ impl FaultKind {
             FaultKind::Cluster(_) => "E0412",
             FaultKind::Tmem(_) => "E0413",
             FaultKind::StoreOutlivesBlock => "E0414",
+            FaultKind::Early { .. } => "E0415",
         }
     }
 }
@@ -229,5 +276,19 @@ pub(crate) enum Trap {
         other_span: Span,
         /// What it did.
         other_access: Access,
+    },
+    /// Data an asynchronous operation of a thread of the block (a linear index) has not
+    /// handed over yet ([`FaultKind::Early`]).
+    Early {
+        /// What this thread does.
+        access: Access,
+        /// The shared byte (0 for a register).
+        address: u32,
+        /// What was pending.
+        pending: Pending,
+        /// The issuing thread's linear index.
+        other_thread: u32,
+        /// The asynchronous operation.
+        other_span: Span,
     },
 }

@@ -38,14 +38,16 @@
 //! `atoms/wgmma.rs`, `block/hopper.rs`): an mbarrier counts arrivals and transaction
 //! bytes, and a completed phase flips its parity, wakes its waiters and ends the block's
 //! shared-memory epoch for the race checks (what it orders is ordered; what it does not
-//! is missed, not reported falsely); a TMA load copies its box at issue (zeros outside
-//! the tensor, swizzled as its map says) and completes its bytes on its mbarrier, a TMA
-//! store reads the tile and writes the elements inside the tensor; a named barrier
-//! releases once its count of threads has arrived (a new epoch too); a wgmma runs when
-//! the whole warpgroup is there, reading A and B through its descriptors by the PTX
-//! ISA's formulas (written here apart from the compiler's), so its wait has nothing left
-//! to do. A read of a TMA destination before the wait is therefore not seen as stale.
-//! An atom without a model is an error naming it.
+//! is missed, not reported falsely); a TMA load reads its box at issue (zeros outside
+//! the tensor, swizzled as its map says) and completes its bytes on its mbarrier, but the
+//! box is in flight until the phase completes, lands then, and is visible only to the
+//! threads that observed that phase (`shared/flight.rs`); a TMA store reads the tile and
+//! writes the elements inside the tensor; a named barrier releases once its count of
+//! threads has arrived (a new epoch too); a wgmma runs when the whole warpgroup is there,
+//! reading A and B through its descriptors by the PTX ISA's formulas (written here apart
+//! from the compiler's), and its accumulators stay in flight, its shared operands read,
+//! until the wait for its group (`thread/wgmma.rs`). An atom without a model is an error
+//! naming it.
 //!
 //! # Checks
 //! Each a [`Fault`] at the instruction's span (the `.cuk` line), with the thread and
@@ -57,9 +59,11 @@
 //! a shuffle, `bar.warp.sync` or warp-collective atom that not every lane reaches, or
 //! that a short warp or a predicate true in some lanes only runs (`E0407`), an atom with no
 //! model (`E0408`), an operation or launch the emulator cannot run (`E0409`), a
-//! launch past its instruction budget (`E0410`), and an mbarrier used before its init,
-//! over-arrived, or waited on when no thread can complete its phase (`E0411`); a wgmma
-//! some warp of its warpgroup does not reach is `E0407`. The first fault in block order stops
+//! launch past its instruction budget (`E0410`), an mbarrier used before its init,
+//! over-arrived, or waited on when no thread can complete its phase (`E0411`), and data
+//! an asynchronous operation has not handed over (`E0415`: a TMA box read or overwritten
+//! before the thread observed its phase, a wgmma's accumulators read before their
+//! wait); a wgmma some warp of its warpgroup does not reach is `E0407`. The first fault in block order stops
 //! the launch; within a block, threads run round-robin in index order, so the same
 //! launch always reports the same fault.
 //!
@@ -79,6 +83,6 @@ mod shared;
 mod thread;
 mod tmem;
 
-pub use fault::{Access, Elsewhere, Fault, FaultKind, Location, Other};
+pub use fault::{Access, Elsewhere, Fault, FaultKind, Location, Other, Pending};
 pub use global::{Extent, FIRST_ADDRESS, GAP, GlobalMemory, OutOfBounds};
 pub use launch::{Launch, MAX_BLOCK_THREADS, MAX_GRID, MAX_SHARED_BYTES, Options, Stats, run};

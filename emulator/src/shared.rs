@@ -17,14 +17,24 @@
 //! when another thread writes the byte later in the same epoch the two are a race
 //! (as a transpose without its barrier is: the reader merely ran first); only when the
 //! epoch ends without such a write is it a read of uninitialized memory.
+//!
+//! Asynchronous operations stretch over time: a TMA load's box is the program's only
+//! once its mbarrier phase completed and the reader observed it ([`flight`]), and a TMA
+//! store's or a wgmma's shared operands are read until the issuing thread's wait for
+//! their group ([`bulk`]).
 
+mod asynchronous;
 mod bulk;
+mod flight;
+
+use std::cell::RefCell;
 
 use lang::Span;
 
 use crate::fault::{Access, FaultKind, Trap};
 use bulk::BulkReads;
-pub use bulk::PendingStore;
+pub use bulk::{PendingStore, Reader};
+use flight::Flights;
 
 /// One access as the shadow remembers it. `epoch` 0 means none.
 #[derive(Clone, Copy, Debug, Default)]
@@ -34,6 +44,8 @@ struct Record {
     thread: u32,
     access: Option<Access>,
     span: Span,
+    /// The thread's `fence.proxy.async`s before the access.
+    fences: u32,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -42,6 +54,8 @@ struct Shadow {
     read: Record,
     /// The latest read by a thread other than `read`'s.
     other_read: Record,
+    /// The TMA box that last wrote the byte, if that was the last write ([`flight`]).
+    landing: u32,
 }
 
 impl Record {
@@ -81,6 +95,14 @@ pub struct SharedMemory {
     epoch: u32,
     unwritten_read: Option<UnwrittenRead>,
     bulk_reads: BulkReads,
+    flights: Flights,
+    /// The threads on whose behalf the asynchronous proxy reads ([`Self::peek`]).
+    readers: Vec<u32>,
+    /// Each thread's `fence.proxy.async`s so far (by linear index).
+    fences: Vec<u32>,
+    /// The bytes [`Self::peek`] read since [`Self::read_for`], first and last of each
+    /// operand ([`Self::next_operand`]).
+    peeked: RefCell<Vec<(u32, u32)>>,
 }
 
 impl SharedMemory {
@@ -92,6 +114,10 @@ impl SharedMemory {
             epoch: 1,
             unwritten_read: None,
             bulk_reads: BulkReads::default(),
+            flights: Flights::default(),
+            readers: Vec::new(),
+            fences: Vec::new(),
+            peeked: RefCell::new(Vec::new()),
         }
     }
 
@@ -153,6 +179,7 @@ impl SharedMemory {
             thread: who.thread,
             access: Some(access),
             span: who.span,
+            fences: self.fences.get(who.thread as usize).copied().unwrap_or(0),
         }
     }
 
@@ -164,15 +191,6 @@ impl SharedMemory {
             other_span: other.span,
             other_access: other.access.unwrap_or(Access::Store),
         }
-    }
-
-    /// Reads `out.len()` bytes at `address` as the asynchronous proxy does (wgmma's
-    /// operands): bounds only, not recorded for the race checks, which the mbarriers
-    /// and wgmma waits that order it are outside of.
-    pub fn peek(&self, address: u32, out: &mut [u8]) -> Result<(), Trap> {
-        let start = self.range(address, out.len(), Access::AsyncRead)?;
-        out.copy_from_slice(&self.bytes[start..start + out.len()]);
-        Ok(())
     }
 
     /// Reads `out.len()` bytes at `address` (a load: checked for races with writes and
@@ -189,6 +207,9 @@ impl SharedMemory {
     /// Checks a read of byte `index` and records it.
     fn observe(&mut self, who: &Accessor, index: usize, access: Access) -> Result<(), Trap> {
         let shadow = self.shadow[index];
+        if shadow.landing != 0 {
+            self.landed(who.thread, shadow.landing, access, index)?;
+        }
         if shadow.write.epoch == 0 && self.unwritten_read.is_none() {
             self.unwritten_read = Some(UnwrittenRead {
                 thread: who.thread,
@@ -228,16 +249,22 @@ impl SharedMemory {
         Ok(())
     }
 
-    /// `who`'s TMA store reads `len` bytes from `address` for its bulk group `group`,
-    /// until its wait for that group ([`Self::bulk_groups_complete`]).
-    pub fn bulk_store(&mut self, who: &Accessor, group: u32, address: u32, len: u32) {
-        (self.bulk_reads).start(who.thread, group, address, len, who.span);
+    /// `thread`'s `reader` (at `span`) reads `len` bytes from `address` for its group
+    /// `group`, until its wait for that group ([`Self::groups_complete`]).
+    pub fn async_read(
+        &mut self,
+        (reader, thread, group): (Reader, u32, u32),
+        address: u32,
+        len: u32,
+        span: Span,
+    ) {
+        (self.bulk_reads).start((reader, thread, group), address, len, span);
     }
 
-    /// `thread`'s bulk groups before `group` are complete: their stores' tiles may be
-    /// written again.
-    pub fn bulk_groups_complete(&mut self, thread: u32, group: u32) {
-        self.bulk_reads.complete(thread, group);
+    /// `thread`'s groups of `reader`'s kind before `group` are complete: their tiles may
+    /// be written again.
+    pub fn groups_complete(&mut self, reader: Reader, thread: u32, group: u32) {
+        self.bulk_reads.complete(reader, thread, group);
     }
 
     /// A TMA store that no wait has covered (at the block's end, its tile is about to
@@ -248,18 +275,45 @@ impl SharedMemory {
 
     /// Checks a write of byte `index` and records it.
     fn claim(&mut self, who: &Accessor, index: usize, access: Access) -> Result<(), Trap> {
-        if !self.bulk_reads.is_empty()
+        self.claim_read(who, index, access, true)
+    }
+
+    /// [`Self::claim`], checking the pending asynchronous reads only if `reads` (a
+    /// caller that found none over a whole range passes false).
+    fn claim_read(
+        &mut self,
+        who: &Accessor,
+        index: usize,
+        access: Access,
+        reads: bool,
+    ) -> Result<(), Trap> {
+        while reads
+            && !self.bulk_reads.is_empty()
             && let Some(store) = self.bulk_reads.reading(index as u32)
         {
+            let flights = &self.flights;
+            let observes = |barrier, phase| flights.observes(who.thread, barrier, phase);
+            if self.bulk_reads.ended_for(store.position, observes) {
+                self.bulk_reads.end(store.position);
+                continue;
+            }
             return Err(Trap::Race {
                 access,
                 address: index as u32,
                 other_thread: store.thread,
                 other_span: store.span,
-                other_access: Access::BulkRead,
+                other_access: match store.reader {
+                    Reader::TmaStore => Access::BulkRead,
+                    Reader::Wgmma => Access::WgmmaRead,
+                    Reader::Umma => Access::UmmaRead,
+                },
             });
         }
         let shadow = self.shadow[index];
+        if shadow.landing != 0 {
+            self.landed(who.thread, shadow.landing, access, index)?;
+            self.shadow[index].landing = 0;
+        }
         let atomic = access == Access::Atomic;
         let write_races =
             self.concurrent(&shadow.write, who) && !(atomic && shadow.write.is_atomic());

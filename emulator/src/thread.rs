@@ -17,6 +17,7 @@ mod hopper;
 mod memory;
 mod tcgen05;
 mod tma;
+mod wgmma;
 
 use kir::{Inst, Kernel, Op, Region, Special, Ty, ValueId};
 use lang::Span;
@@ -176,6 +177,11 @@ pub struct Thread<'k> {
     /// Its bulk-group commits so far (`cp.async.bulk.commit_group`): the group its next
     /// TMA store joins.
     bulk_groups: u32,
+    /// Its wgmma-group commits so far (`wgmma.commit_group`): the group its next wgmma
+    /// joins.
+    wgmma_groups: u32,
+    /// The registers its wgmmas still write.
+    in_flight: wgmma::InFlight,
 }
 
 impl<'k> Thread<'k> {
@@ -196,6 +202,8 @@ impl<'k> Thread<'k> {
             scratch: Vec::new(),
             unwaited: Vec::new(),
             bulk_groups: 0,
+            wgmma_groups: 0,
+            in_flight: wgmma::InFlight::default(),
         }
     }
 
@@ -220,6 +228,9 @@ impl<'k> Thread<'k> {
 
     /// Copies `from`'s values into `to`, all read before any is written.
     fn copy(&mut self, from: &[ValueId], to: &[ValueId]) {
+        if self.wgmma_in_flight() {
+            self.carry_in_flight(from, to);
+        }
         self.scratch.clear();
         for value in from {
             self.scratch.push(self.registers[value.0 as usize]);
@@ -266,6 +277,9 @@ impl<'k> Thread<'k> {
     fn execute(&mut self, inst: &'k Inst, context: &mut Context<'_, 'k>) -> Result<Flow<'k>, Trap> {
         if !self.unwaited.is_empty() {
             self.check_waited(inst)?;
+        }
+        if self.wgmma_in_flight() {
+            self.check_in_flight(inst, context)?;
         }
         let kernel = context.kernel;
         let result = inst.results.first().copied();

@@ -110,6 +110,10 @@ const CODES_TESTED_ELSEWHERE: &[(&str, &str)] = &[
         "a TMA store outliving its block: emulator/tests/planted.rs, a_block_exiting_before_its_tma_store_is_waited_for_is_reported_at_the_store",
     ),
     (
+        "E0415",
+        "asynchronous data used before it is handed over: cli/tests/emulated.rs, planted_bugs_fail_with_the_expected_diagnostic (tests/emulator/tma_read_without_wait.cuk and the other E0415 files)",
+    ),
+    (
         "W0301",
         "ptxas's wgmma serialization advice: cli/tests/hopper.rs, accumulators_touched_in_the_k_loop_are_a_warning_at_the_kernel",
     ),

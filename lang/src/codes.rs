@@ -231,6 +231,10 @@ pub const REGISTRY: &[CodeInfo] = &[
         "a block exiting while a TMA store still reads its shared memory: no `tma_store_wait_group` or `tma_store_wait_all` covered the store, found by the emulator",
     ),
     entry(
+        "E0415",
+        "data an asynchronous operation has not handed over yet, found by the emulator: a TMA box read or overwritten before its mbarrier phase completed and the thread observed it, or a wgmma's accumulators read before `wgmma_wait_group` completed their group",
+    ),
+    entry(
         "N0001",
         "more diagnostics than are shown for one file (`render::MAX_DIAGNOSTICS`)",
     ),

@@ -65,8 +65,18 @@ pub enum Hopper {
     /// `wgmma.mma_async` by a warpgroup: B from a shared-memory descriptor, A from one
     /// too or from registers.
     Wgmma(WgmmaShape),
-    /// Ordering the emulator's execution already gives: fences, wgmma commits and waits
-    /// (their work completes at issue here), `setmaxnreg`, and
+    /// `wgmma.commit_group`: the thread's wgmmas since its last commit form a group.
+    WgmmaCommit,
+    /// `wgmma.wait_group pending`: all but the thread's `pending` latest wgmma groups
+    /// are complete (their accumulators written, their shared operands read).
+    WgmmaWait {
+        /// The groups that may still be pending.
+        pending: u32,
+    },
+    /// `fence.proxy.async.shared::cta`: the thread's generic writes to shared memory so
+    /// far are visible to the asynchronous proxy.
+    ProxyFence,
+    /// Ordering the emulator's execution already gives: fences, `setmaxnreg`, and
     /// `prefetch.tensormap` (a cache hint).
     Ordering,
 }
@@ -100,19 +110,15 @@ pub fn parse(template: &str) -> Option<Hopper> {
         "mbarrier.init.shared::cta.b64" => Hopper::MbarrierInit,
         "mbarrier.arrive.shared::cta.b64" => Hopper::MbarrierArrive { expect_tx: false },
         "mbarrier.arrive.expect_tx.shared::cta.b64" => Hopper::MbarrierArrive { expect_tx: true },
-        "fence.mbarrier_init.release.cluster;"
-        | "fence.proxy.async.shared::cta;"
-        | "wgmma.fence.sync.aligned;"
-        | "wgmma.commit_group.sync.aligned;"
-        | "wgmma.wait_group.sync.aligned" => Hopper::Ordering,
+        "fence.mbarrier_init.release.cluster;" | "wgmma.fence.sync.aligned;" => Hopper::Ordering,
+        "fence.proxy.async.shared::cta;" => Hopper::ProxyFence,
+        "wgmma.commit_group.sync.aligned;" => Hopper::WgmmaCommit,
+        "wgmma.wait_group.sync.aligned" => Hopper::WgmmaWait {
+            pending: group_count(template)?,
+        },
         "cp.async.bulk.commit_group;" => Hopper::BulkCommit,
         "cp.async.bulk.wait_group" | "cp.async.bulk.wait_group.read" => Hopper::BulkWait {
-            pending: template
-                .split_whitespace()
-                .nth(1)?
-                .trim_end_matches(';')
-                .parse()
-                .ok()?,
+            pending: group_count(template)?,
         },
         "bar.sync" | "bar.arrive" => named_barrier(template, head == "bar.sync")?,
         "barrier.cluster.arrive.release.aligned;" => Hopper::ClusterArrive,
@@ -124,6 +130,12 @@ pub fn parse(template: &str) -> Option<Hopper> {
         _ => return None,
     };
     Some(hopper)
+}
+
+/// The count of a group wait (`wait_group 1;`).
+fn group_count(template: &str) -> Option<u32> {
+    let count = template.split_whitespace().nth(1)?;
+    count.trim_end_matches(';').parse().ok()
 }
 
 /// `bar.sync 1, 256;` or `bar.sync {id}, 256;`: the id a literal or an operand, the
@@ -310,8 +322,20 @@ mod tests {
             parse("cp.async.bulk.wait_group 0;"),
             Some(Hopper::BulkWait { pending: 0 })
         );
+        assert_eq!(
+            parse("wgmma.wait_group.sync.aligned 1;"),
+            Some(Hopper::WgmmaWait { pending: 1 })
+        );
+        assert_eq!(
+            parse("wgmma.commit_group.sync.aligned;"),
+            Some(Hopper::WgmmaCommit)
+        );
+        assert_eq!(
+            parse("fence.proxy.async.shared::cta;"),
+            Some(Hopper::ProxyFence)
+        );
         for ordering in [
-            "wgmma.wait_group.sync.aligned 1;",
+            "wgmma.fence.sync.aligned;",
             "setmaxnreg.inc.sync.aligned.u32 232;",
             "prefetch.tensormap [{map}];",
         ] {

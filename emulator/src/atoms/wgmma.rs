@@ -155,6 +155,7 @@ pub fn operand(
         return Err(unsupported(&format!("an MN-major {element:?} operand")));
     }
     let k_extent = element.k();
+    shared.next_operand();
     let mut values = Vec::with_capacity((rows * k_extent) as usize);
     for row in 0..rows {
         for k in 0..k_extent {

@@ -10,6 +10,7 @@ use crate::atoms::Model;
 use crate::atoms::hopper::Hopper;
 use crate::atoms::wgmma::execute;
 use crate::fault::{Fault, FaultKind, Location};
+use crate::shared::Reader;
 use crate::thread::{Context, Status, Thread};
 
 impl Grid<'_, '_> {
@@ -41,6 +42,11 @@ impl Grid<'_, '_> {
                 continue;
             }
             *context.barriers.named(id) -= count;
+            let met: Vec<u32> = (threads.iter())
+                .filter(|thread| matches!(thread.status, Status::Named(_, at) if at == id))
+                .map(|thread| thread.index)
+                .collect();
+            context.shared.share(&met);
             for thread in threads.iter_mut() {
                 if let Status::Named(_, at) = thread.status
                     && at == id
@@ -61,6 +67,7 @@ impl Grid<'_, '_> {
             if lanes.len() < 128 || lanes.iter().any(|lane| lane.status != lanes[0].status) {
                 continue;
             }
+            (context.shared).read_for(lanes.iter().step_by(32).map(|lane| lane.index));
             execute(inst, lanes, context.shared, shape).map_err(|trap| {
                 let location = Location {
                     thread: lanes[0].coordinates,
@@ -68,7 +75,14 @@ impl Grid<'_, '_> {
                 };
                 self.fault(trap, inst.span, location)
             })?;
+            // Its shared operands are read, and its accumulators written, until the
+            // warpgroup's wait for its group.
+            for (first, last) in context.shared.peeked() {
+                let group = (Reader::Wgmma, lanes[0].index, lanes[0].wgmma_groups());
+                (context.shared).async_read(group, first, last - first + 1, inst.span);
+            }
             for lane in lanes.iter_mut() {
+                lane.wgmma_issued(&inst.results, inst.span);
                 lane.status = Status::Runnable;
             }
             moved = true;

@@ -6,7 +6,7 @@ use std::fmt;
 
 use lang::Diagnostic;
 
-use super::{Access, Elsewhere, Fault, FaultKind};
+use super::{Access, Elsewhere, Fault, FaultKind, Pending};
 
 impl Access {
     fn verb(self) -> &'static str {
@@ -17,11 +17,21 @@ impl Access {
             Access::AsyncRead => "copies (cp.async) from",
             Access::AsyncWrite => "copies (cp.async) into",
             Access::BulkRead => "stores with TMA from",
+            Access::TmaWrite => "loads with TMA into",
+            Access::WgmmaRead => "reads as an MMA operand (wgmma, tcgen05.mma)",
+            Access::UmmaRead => "reads as a tcgen05.mma operand",
         }
     }
 
     fn writes(self) -> bool {
-        !matches!(self, Access::Load | Access::AsyncRead | Access::BulkRead)
+        !matches!(
+            self,
+            Access::Load
+                | Access::AsyncRead
+                | Access::BulkRead
+                | Access::WgmmaRead
+                | Access::UmmaRead
+        )
     }
 }
 
@@ -110,6 +120,66 @@ impl fmt::Display for Fault {
                 access.verb(),
                 size(*bytes),
                 space.name()
+            ),
+            FaultKind::Early {
+                access,
+                address,
+                pending,
+                other,
+                ..
+            } => match pending {
+                Pending::TmaInFlight => write!(
+                    f,
+                    "{who} {} byte {address:#x} of shared memory while a TMA load of thread {} is still writing it: the load's mbarrier phase has not completed",
+                    access.verb(),
+                    triple(*other)
+                ),
+                Pending::TmaUnobserved => write!(
+                    f,
+                    "{who} {} byte {address:#x} of shared memory, which a TMA load of thread {} wrote, without having waited for the mbarrier phase that delivers it",
+                    access.verb(),
+                    triple(*other)
+                ),
+                Pending::TmaOverwrite => write!(
+                    f,
+                    "{who} {} byte {address:#x} of shared memory, which an earlier TMA load of thread {} delivered, without having seen that delivery or the release of the threads that read it: nothing orders the two writes",
+                    access.verb(),
+                    triple(*other)
+                ),
+                Pending::ProxyFence => write!(
+                    f,
+                    "{who} {} byte {address:#x} of shared memory through the asynchronous proxy, which thread {} wrote through the generic proxy with no `fence.proxy.async` after the write",
+                    access.verb(),
+                    triple(*other)
+                ),
+                Pending::WgmmaAccumulator => write!(
+                    f,
+                    "{who} reads a wgmma's accumulator register before `wgmma_wait_group` completed its group"
+                ),
+            },
+            FaultKind::Race {
+                access,
+                address,
+                other_access,
+                other,
+                ..
+            } if *other_access == Access::UmmaRead => write!(
+                f,
+                "data race in shared memory: {who} {} byte {address:#x}, which a tcgen05.mma of thread {} may still be reading: the writer has not waited for the phase its commit completes",
+                access.verb(),
+                triple(*other),
+            ),
+            FaultKind::Race {
+                access,
+                address,
+                other_access,
+                other,
+                ..
+            } if *other_access == Access::WgmmaRead => write!(
+                f,
+                "data race in shared memory: {who} {} byte {address:#x}, which a wgmma of thread {} may still be reading: no `wgmma_wait_group` covering it lies between them",
+                access.verb(),
+                triple(*other),
             ),
             FaultKind::Race {
                 access,
@@ -221,6 +291,7 @@ impl Fault {
             FaultKind::Cluster(_) => "this cluster operation",
             FaultKind::Tmem(_) => "this tensor-memory operation",
             FaultKind::StoreOutlivesBlock => "no wait covers this store",
+            FaultKind::Early { .. } => "too early",
         };
         let mut diagnostic =
             Diagnostic::error(kind.code(), self.to_string()).with_primary(self.span, label);
@@ -238,6 +309,49 @@ impl Fault {
                     )
                     .with_help(
                         "the TMA store reads its shared tile after it is issued: before the tile is written again, the issuing thread waits for the store's bulk group (`tma_store_wait_group(n)`), then a barrier orders that wait before the other threads' writes",
+                    );
+            }
+            FaultKind::Early {
+                pending,
+                other,
+                other_span,
+                ..
+            } => {
+                diagnostic = diagnostic
+                    .with_secondary(
+                        *other_span,
+                        format!("thread {} {}", triple(*other), pending.issued()),
+                    )
+                    .with_help(pending.help());
+            }
+            FaultKind::Race {
+                other_access: Access::UmmaRead,
+                other,
+                other_span,
+                ..
+            } => {
+                diagnostic = diagnostic
+                    .with_secondary(
+                        *other_span,
+                        format!("a tcgen05.mma of thread {} reads it here", triple(*other)),
+                    )
+                    .with_help(
+                        "a tcgen05.mma reads its shared operands after it is issued, until the mbarrier its `tcgen05_commit` arrives on completes: wait on that barrier (the stage's `empty` one) before writing the tile again",
+                    );
+            }
+            FaultKind::Race {
+                other_access: Access::WgmmaRead,
+                other,
+                other_span,
+                ..
+            } => {
+                diagnostic = diagnostic
+                    .with_secondary(
+                        *other_span,
+                        format!("a wgmma of thread {} reads it here", triple(*other)),
+                    )
+                    .with_help(
+                        "a wgmma reads its shared operands after it is issued: `wgmma_wait_group(n)` must complete its group before the tile is written again (a TMA load included)",
                     );
             }
             FaultKind::Race {

@@ -1,6 +1,7 @@
 //! Tests of `shared.rs`.
 
 use super::*;
+use crate::fault::Pending;
 
 fn who(thread: u32, warp_epoch: u32) -> Accessor {
     Accessor {
@@ -103,4 +104,53 @@ fn atomics_race_only_with_plain_accesses() {
     shared.barrier();
     shared.read(&who(3, 0), 0, &mut out).unwrap();
     assert_eq!(out[0], 2);
+}
+
+fn pending(result: Result<(), Trap>) -> Option<Pending> {
+    match result {
+        Err(Trap::Early { pending, .. }) => Some(pending),
+        _ => None,
+    }
+}
+
+#[test]
+fn a_tma_box_lands_at_its_phase_and_only_for_threads_that_observed_it() {
+    let mut shared = SharedMemory::new(64);
+    let mut out = [0; 4];
+    shared
+        .tma_load(&who(0, 0), (16, vec![7; 16]), 0, true)
+        .unwrap();
+    // In flight: not even the issuing thread may read it, nor anyone write it.
+    let early = shared.read(&who(0, 0), 16, &mut out);
+    assert_eq!(pending(early), Some(Pending::TmaInFlight));
+    let write = shared.write(&who(3, 0), 20, &[1; 4], Access::Store);
+    assert_eq!(pending(write), Some(Pending::TmaInFlight));
+    shared.phase_completed(0, 1);
+    shared.barrier();
+    // Landed: thread 1's wait observed the phase, thread 2 did not wait.
+    shared.acquire(1, 0, 1);
+    shared.read(&who(1, 0), 16, &mut out).unwrap();
+    assert_eq!(out, [7; 4]);
+    let unseen = shared.read(&who(2, 0), 16, &mut out);
+    assert_eq!(pending(unseen), Some(Pending::TmaUnobserved));
+    // A second load into the box by a producer that never saw the first delivered.
+    let overwrite = shared.tma_load(&who(0, 0), (16, vec![8; 16]), 0, true);
+    assert_eq!(pending(overwrite), Some(Pending::TmaOverwrite));
+    // After a barrier of the whole block, every thread has observed it.
+    shared.share_all();
+    shared.read(&who(2, 0), 16, &mut out).unwrap();
+}
+
+#[test]
+fn the_async_proxy_reads_a_generic_write_only_after_the_writers_fence() {
+    let mut shared = SharedMemory::new(64);
+    shared.write(&who(5, 0), 0, &[1; 4], Access::Store).unwrap();
+    shared.barrier();
+    let unfenced = shared.check_fenced(0, 4, Access::BulkRead);
+    assert_eq!(pending(unfenced), Some(Pending::ProxyFence));
+    // Another thread's fence does not cover thread 5's write; its own does.
+    shared.proxy_fence(4);
+    assert!(shared.check_fenced(0, 4, Access::BulkRead).is_err());
+    shared.proxy_fence(5);
+    shared.check_fenced(0, 4, Access::BulkRead).unwrap();
 }

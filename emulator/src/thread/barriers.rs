@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 
 use crate::fault::{FaultKind, Trap};
+use crate::shared::SharedMemory;
 
 /// One mbarrier's state.
 #[derive(Clone, Copy, Debug)]
@@ -13,6 +14,8 @@ struct Mbarrier {
     pending: i64,
     tx: i64,
     phase: u32,
+    /// Phases completed since the first `mbarrier.init` at its address.
+    completed: u32,
 }
 
 /// The block's mbarriers and named-barrier arrivals.
@@ -26,11 +29,13 @@ impl Barriers {
     /// `mbarrier.init`: the mbarrier at `address` expects `count` arrivals a phase, in
     /// phase 0.
     pub(super) fn init(&mut self, address: u32, count: i64) {
+        let completed = self.completed(address);
         let state = Mbarrier {
             expected: count,
             pending: count,
             tx: 0,
             phase: 0,
+            completed,
         };
         self.mbarriers.insert(address, state);
     }
@@ -47,9 +52,33 @@ impl Barriers {
             .is_some_and(|barrier| barrier.phase != parity & 1)
     }
 
+    /// The phases the mbarrier at `address` has completed (0 before its init).
+    pub fn completed(&self, address: u32) -> u32 {
+        self.mbarriers
+            .get(&address)
+            .map_or(0, |barrier| barrier.completed)
+    }
+
     /// Arrivals counted at named barrier `id`.
     pub fn named(&mut self, id: u32) -> &mut u32 {
         &mut self.named[id as usize % 16]
+    }
+
+    /// Changes the mbarrier at `address` by `arrivals` and `bytes`; a phase that
+    /// completes lands the TMA boxes in flight on it and ends the block's shared-memory
+    /// epoch.
+    pub(crate) fn advance(
+        &mut self,
+        shared: &mut SharedMemory,
+        address: u32,
+        arrivals: i64,
+        bytes: i64,
+    ) -> Result<(), Trap> {
+        if self.update(address, arrivals, bytes)? {
+            shared.phase_completed(address, self.completed(address));
+            shared.barrier();
+        }
+        Ok(())
     }
 
     /// Changes the mbarrier at `address` by `arrivals` and `bytes`; whether a phase
@@ -71,6 +100,7 @@ impl Barriers {
         }
         if barrier.pending == 0 && barrier.tx == 0 {
             barrier.phase ^= 1;
+            barrier.completed += 1;
             barrier.pending = barrier.expected;
             return Ok(true);
         }

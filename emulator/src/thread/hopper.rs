@@ -6,12 +6,17 @@
 //!   block's shared-memory epoch (what the phase orders is then ordered; accesses it
 //!   does not order are missed, never reported falsely). `mbarrier_wait(parity)` passes
 //!   once the phase bit differs from `parity`, else the thread waits;
-//! - a TMA load copies its whole box at issue (`tma.rs`), then completes the box's bytes
-//!   on its mbarrier; a multicast one lands in each block of its mask, this block's at
-//!   once and the others' as [`Remote`]s the cluster's scheduler applies; a TMA store
+//! - a TMA load reads its whole box at issue (`tma.rs`) and completes the box's bytes on
+//!   its mbarrier; the box is in flight until the mbarrier's phase completes and lands
+//!   then, for the threads that observe the phase ([`SharedMemory::tma_load`]); a
+//!   multicast one goes to each block of its mask, this block's at once and the others'
+//!   as [`Remote`]s the cluster's scheduler applies (a CTA pair's lands at issue); a
+//!   TMA store
 //!   reads the shared tile (checked for races) and writes the elements inside the
 //!   tensor;
-//! - an arrival on a peer block's mbarrier (`mapa`) is a [`Remote`] too;
+//! - an arrival on a peer block's mbarrier (`mapa`) is a [`Remote`] too; an arrival
+//!   releases what its thread observed to the threads whose wait passes the barrier
+//!   next;
 //! - a named barrier counts arrivals per id; a `bar.sync` waits until its count is met;
 //! - `barrier.cluster.arrive` counts the thread's arrivals, and `barrier.cluster.wait`
 //!   waits until every thread of the cluster has arrived as often
@@ -24,7 +29,7 @@ use super::{Barriers, Context, Flow, Status, Thread};
 use crate::atoms::hopper::Hopper;
 use crate::atoms::umma::Issue;
 use crate::fault::{Access, FaultKind, Trap};
-use crate::shared::{Accessor, SharedMemory};
+use crate::shared::{Accessor, Reader, SharedMemory};
 
 /// The bits a tensor-map parameter reads as, plus its index.
 pub const TENSOR_MAP_TOKEN: u64 = 0x7E45_0000_0000_0000;
@@ -41,8 +46,12 @@ pub struct Remote {
     pub span: Span,
     /// The thread that issued it (`thread_idx`, in its own block).
     pub thread: [u32; 3],
+    /// That thread's linear index in its block.
+    pub index: u32,
     /// Its block (`block_idx`).
     pub block: [u32; 3],
+    /// Its block's rank in the cluster.
+    pub from: u32,
 }
 
 /// What a [`Remote`] does.
@@ -79,18 +88,28 @@ pub enum RemoteKind {
 }
 
 impl Remote {
-    /// Applies it to the block whose shared memory and barriers these are.
+    /// Applies it to the block whose shared memory and barriers these are. Within the
+    /// issuing block, an arrival releases what the thread observed
+    /// ([`SharedMemory::release`]) and a TMA box must not overwrite one the thread has
+    /// not seen delivered.
     pub fn apply(self, shared: &mut SharedMemory, barriers: &mut Barriers) -> Result<(), Trap> {
+        let local = self.rank == self.from;
         let (barrier, arrivals, bytes) = match self.kind {
-            RemoteKind::Arrive { barrier } => (barrier, 1, 0),
+            RemoteKind::Arrive { barrier } => {
+                if local {
+                    shared.release(self.index, barrier);
+                }
+                (barrier, 1, 0)
+            }
             RemoteKind::Tma {
                 start,
                 image,
                 barrier,
                 who,
             } => {
-                land(shared, (start, &image), &who)?;
-                (barrier, 0, -(image.len() as i64))
+                let bytes = image.len() as i64;
+                shared.tma_load(&who, (start, image), barrier, local)?;
+                (barrier, 0, -bytes)
             }
             RemoteKind::CompleteTx { barrier, bytes } => (barrier, 0, -bytes),
             RemoteKind::PairMma(_) => {
@@ -99,10 +118,7 @@ impl Remote {
                 )));
             }
         };
-        if barriers.update(barrier, arrivals, bytes)? {
-            shared.barrier();
-        }
-        Ok(())
+        barriers.advance(shared, barrier, arrivals, bytes)
     }
 }
 
@@ -114,7 +130,7 @@ fn land(
     who: &Accessor,
 ) -> Result<(), Trap> {
     for (piece, bytes) in (0u32..).zip(image.chunks(16)) {
-        shared.write(who, start + 16 * piece, bytes, Access::AsyncWrite)?;
+        shared.write(who, start + 16 * piece, bytes, Access::TmaWrite)?;
     }
     Ok(())
 }
@@ -149,17 +165,17 @@ impl<'k> Thread<'k> {
             let (register, offset) = operand("bar")?;
             thread.shared_address(context, register, offset, 8, Access::Atomic)
         };
-        let completed = match hopper {
+        match hopper {
             Hopper::MbarrierInit => {
                 let address = barrier(self, context)?;
                 let count = value(self, "count")?;
                 context.barriers.init(address, count);
-                false
             }
             Hopper::MbarrierArrive { expect_tx } => {
                 let address = barrier(self, context)?;
                 let bytes = if *expect_tx { value(self, "bytes")? } else { 0 };
-                context.barriers.update(address, 1, bytes)?
+                context.shared.release(self.index, address);
+                (context.barriers).advance(context.shared, address, 1, bytes)?;
             }
             Hopper::MbarrierWait => {
                 let address = barrier(self, context)?;
@@ -168,6 +184,8 @@ impl<'k> Thread<'k> {
                     context.barriers.update(address, 0, 0)?;
                 }
                 if context.barriers.passed(address, parity) {
+                    let phase = context.barriers.completed(address);
+                    context.shared.acquire(self.index, address, phase);
                     return Ok(Flow::Next);
                 }
                 self.retry();
@@ -177,15 +195,11 @@ impl<'k> Thread<'k> {
                 let address = barrier(self, context)?;
                 let target = self.cluster_block(context, value(self, "cta")?)?;
                 if target == context.cluster_rank() {
-                    context.barriers.update(address, 1, 0)?
+                    context.shared.release(self.index, address);
+                    (context.barriers).advance(context.shared, address, 1, 0)?;
                 } else {
-                    self.send(
-                        inst,
-                        context,
-                        target,
-                        RemoteKind::Arrive { barrier: address },
-                    );
-                    false
+                    let kind = RemoteKind::Arrive { barrier: address };
+                    self.send(inst, context, target, kind);
                 }
             }
             Hopper::TmaLoad {
@@ -210,10 +224,9 @@ impl<'k> Thread<'k> {
                     bytes,
                 };
                 if even == own {
-                    context.barriers.update(address, 0, -bytes)?
+                    (context.barriers).advance(context.shared, address, 0, -bytes)?;
                 } else {
                     self.send(inst, context, even, kind);
-                    false
                 }
             }
             Hopper::TmaLoad {
@@ -244,37 +257,30 @@ impl<'k> Thread<'k> {
                             kind,
                             span: inst.span,
                             thread: self.coordinates,
+                            index: self.index,
                             block: context.block,
+                            from: own,
                         };
                         remote.apply(context.shared, context.barriers)?;
                     } else {
                         self.send(inst, context, target, kind);
                     }
                 }
-                false
             }
-            Hopper::ClusterArrive => {
-                self.cluster_arrivals += 1;
-                false
-            }
+            Hopper::ClusterArrive => self.cluster_arrivals += 1,
             Hopper::ClusterWait => {
                 return Ok(Flow::Wait(Status::Cluster(inst, self.cluster_arrivals)));
             }
             Hopper::TmaStore { rank } => {
                 let (src, src_offset) = operand("src")?;
                 let (start, len) = self.tma(inst, *rank, (src, src_offset), None, context)?;
-                let who = self.accessor(context, inst);
-                (context.shared).bulk_store(&who, self.bulk_groups, start, len);
-                false
+                let group = (Reader::TmaStore, self.index, self.bulk_groups);
+                (context.shared).async_read(group, start, len, inst.span);
             }
-            Hopper::BulkCommit => {
-                self.bulk_groups += 1;
-                false
-            }
+            Hopper::BulkCommit => self.bulk_groups += 1,
             Hopper::BulkWait { pending } => {
                 let complete = self.bulk_groups.saturating_sub(*pending);
-                (context.shared).bulk_groups_complete(self.index, complete);
-                false
+                (context.shared).groups_complete(Reader::TmaStore, self.index, complete);
             }
             Hopper::NamedBarrier { wait, id, .. } => {
                 let id = match id {
@@ -290,13 +296,12 @@ impl<'k> Thread<'k> {
                 if *wait {
                     return Ok(Flow::Wait(Status::Named(inst, id)));
                 }
-                false
             }
             Hopper::Wgmma(_) => return Ok(Flow::Wait(Status::Collective(inst))),
-            Hopper::Ordering => false,
-        };
-        if completed {
-            context.shared.barrier();
+            Hopper::WgmmaCommit => self.wgmma_groups += 1,
+            Hopper::WgmmaWait { pending } => self.wgmma_wait(*pending, context),
+            Hopper::ProxyFence => context.shared.proxy_fence(self.index),
+            Hopper::Ordering => {}
         }
         Ok(Flow::Next)
     }
@@ -334,12 +339,15 @@ impl<'k> Thread<'k> {
         rank: u32,
         kind: RemoteKind,
     ) {
+        let from = context.cluster_rank();
         context.remote.push(Remote {
             rank,
             kind,
             span: inst.span,
             thread: self.coordinates,
+            index: self.index,
             block: context.block,
+            from,
         });
     }
 

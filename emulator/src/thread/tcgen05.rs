@@ -14,6 +14,7 @@ use super::{Context, Flow, RemoteKind, Thread};
 use crate::atoms::tcgen05::Tcgen05;
 use crate::atoms::umma;
 use crate::fault::{Access, FaultKind, Trap};
+use crate::shared::Reader;
 
 impl<'k> Thread<'k> {
     /// Executes the one-thread tcgen05 instruction `inst`, modelled as `tcgen05`.
@@ -31,11 +32,12 @@ impl<'k> Thread<'k> {
             Tcgen05::Commit { pair, multicast } => {
                 let (register, offset) = atom_operand(inst, "bar")?;
                 let address = self.shared_address(context, register, offset, 8, Access::Atomic)?;
+                let completed = context.barriers.completed(address);
+                (context.shared).umma_commit(self.index, address, completed);
                 let own = context.cluster_rank();
                 if !pair && !multicast {
-                    if context.barriers.update(address, 1, 0)? {
-                        context.shared.barrier();
-                    }
+                    context.shared.release(self.index, address);
+                    (context.barriers).advance(context.shared, address, 1, 0)?;
                     return Ok(Flow::Next);
                 }
                 // After the pair's MMAs, which the cluster's scheduler runs in issue order.
@@ -66,7 +68,13 @@ impl<'k> Thread<'k> {
                     accumulate: value(self, "accumulate")? as u32 != 0,
                 };
                 if !pair {
+                    context.shared.read_for([self.index]);
                     umma::execute(context.shared, context.tmem, issue)?;
+                    // Its operands are read until its commit's barrier completes.
+                    for (first, last) in context.shared.peeked() {
+                        let group = (Reader::Umma, self.index, 0);
+                        (context.shared).async_read(group, first, last - first + 1, inst.span);
+                    }
                     return Ok(Flow::Next);
                 }
                 let own = context.cluster_rank();

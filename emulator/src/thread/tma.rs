@@ -103,10 +103,10 @@ impl<'k> Thread<'k> {
             .iter()
             .map(|extent| i64::from(*extent))
             .product();
-        let start = self.shared_address(context, tile, tile_offset, 16, Access::AsyncWrite)?;
+        let start = self.shared_address(context, tile, tile_offset, 16, Access::TmaWrite)?;
         if i64::from(start) % period != 0 {
             return Err(Trap::Fault(FaultKind::Misaligned {
-                access: Access::AsyncWrite,
+                access: Access::TmaWrite,
                 space: kir::Space::Shared,
                 address: u64::from(start),
                 bytes: period as u32,
@@ -141,6 +141,9 @@ impl<'k> Thread<'k> {
                     })?;
                 }
             } else {
+                context
+                    .shared
+                    .check_fenced(shared, element.len(), Access::BulkRead)?;
                 context.shared.read(&who, shared, &mut element)?;
                 if inside {
                     context.global.store(global as u64, &element).map_err(|_| {
