@@ -114,15 +114,10 @@ impl fmt::Display for Feature {
 /// What the generator leaves out until the compiler gets it right (issue 33), and
 /// why: the CI test and `cuk-difftest` leave these out unless told otherwise. Remove
 /// each as its fix lands.
-pub const KNOWN_FAILING: [(Feature, &str); 4] = [
+pub const KNOWN_FAILING: [(Feature, &str); 3] = [
     (
         Feature::SmallIntMemory,
         "loads of i8/u8 tensors fail `build` with E0301",
-    ),
-    (
-        Feature::UntypedCells,
-        "`let mut c = -1.0;` assigned an f32 under a run-time `if` fails `build` with E0301 \
-         (\"a value computed in a way lowering does not know\")",
     ),
     (
         Feature::BigLiterals,

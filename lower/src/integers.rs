@@ -167,11 +167,9 @@ impl Builder<'_> {
                 // value) or that subtracts a variable, unless its bounds say otherwise
                 // (`max(j - 1, 0)`). A hardware index less a constant is not: `(t - 128)
                 // / 128` under `t >= 128` stays a shift (docs/language.md).
-                let subtracts = (numerator.terms().iter())
-                    .any(|(coefficient, factors)| *coefficient < 0 && !factors.is_empty());
                 let signed = ((numerator.variables().iter())
                     .any(|name| self.signed_variables.contains(name))
-                    || subtracts)
+                    || subtracts_a_variable(&numerator))
                     && self.range(&numerator).is_none_or(|range| range.lo < 0);
                 // Indices and extents are non-negative, so a power of two divides by a
                 // shift and reduces by a mask; a value that may be negative divides as
@@ -288,6 +286,20 @@ impl Builder<'_> {
         }
         self.int(&index)
     }
+}
+
+/// Whether `value` subtracts a term with a variable, at its top or inside a quotient or
+/// remainder (`(-n) / 3`): such a value may be negative whatever its variables are.
+fn subtracts_a_variable(value: &SymInt) -> bool {
+    value.terms().iter().any(|(coefficient, factors)| {
+        (*coefficient < 0 && !factors.is_empty())
+            || factors.iter().any(|factor| match factor {
+                SymFactor::Variable(_) => false,
+                SymFactor::Div(a, b) | SymFactor::CeilDiv(a, b) | SymFactor::Mod(a, b) => {
+                    subtracts_a_variable(a) || subtracts_a_variable(b)
+                }
+            })
+    })
 }
 
 fn special(name: &str) -> Option<Special> {

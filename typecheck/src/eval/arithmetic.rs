@@ -23,7 +23,11 @@ impl<'a> Checker<'a> {
             return self.binary_value(op, left, right, left_span, right_span, span);
         }
         let operands = (term_of(&left), term_of(&right));
-        let dtype = term_dtype(&left).or_else(|| term_dtype(&right));
+        // Untyped float operands on both sides (`total + 0.5` of an untyped `total`)
+        // compute in f32, the type an untyped float literal defaults to.
+        let untyped_float = |value: &Value| matches!(value, Value::Float { dtype: None, .. });
+        let dtype = (term_dtype(&left).or_else(|| term_dtype(&right)))
+            .or_else(|| (untyped_float(&left) || untyped_float(&right)).then_some(Dtype::F32));
         let result = self.binary_value(op, left, right, left_span, right_span, span);
         let term = match (operands, dtype) {
             ((Some(left), Some(right)), Some(dtype)) => Some(Term::Binary {
