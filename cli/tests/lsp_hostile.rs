@@ -286,9 +286,12 @@ fn long_documents_are_checked_and_their_memory_goes_when_they_do() {
     );
     assert!(hover_answers(&mut server, &test_uri("small.cuk")));
     std::thread::sleep(std::time::Duration::from_millis(500));
+    // The allocator keeps some freed pages (120 MB was seen on a loaded CI machine);
+    // before the fix the server kept 731 MB after the close and 1.29 GB after the
+    // replacement, which this bound still catches.
     let resident = resident_kib(&server);
     assert!(
-        resident < 100 * 1024,
+        resident < 256 * 1024,
         "{resident} KiB after the document closed"
     );
     assert!(server.shut_down().success());

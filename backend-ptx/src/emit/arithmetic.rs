@@ -151,6 +151,15 @@ impl Emitter<'_, '_> {
         let (d, s) = (self.name(result).to_owned(), self.name(a).to_owned());
         if let Some(text) = integer_conversion(from, to, &d, &s) {
             self.emit(&text);
+            if matches!(from, Ty::F32 | Ty::F64) && to.is_integer() {
+                // `cvt.rzi` of a NaN gives the most negative integer on the hardware
+                // (seen on an H200: 0x80000000 from f64 to s32); docs/language.md
+                // promises 0, as the emulator gives.
+                let nan = self.scratch(Ty::Pred);
+                let suffix = arithmetic_suffix(from)?;
+                self.emit(&format!("setp.nan{suffix} {nan}, {s}, {s};"));
+                self.emit(&format!("selp{} {d}, 0, {d}, {nan};", class(to).1));
+            }
             return Ok(());
         }
         let text = match (from, to) {
