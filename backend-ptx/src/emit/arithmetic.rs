@@ -211,7 +211,12 @@ fn integer_conversion(from: Ty, to: Ty, d: &str, s: &str) -> Option<String> {
             format!("mov{} {d}, {s};", raw_suffix(to.bits()))
         }
         (true, true) if from.bits() > to.bits() => format!("cvt.u32.u64 {d}, {s};"),
-        (true, true) => format!("cvt{to_name}{from_name} {d}, {s};"),
+        // Widening extends by the source's signedness, written with the source's
+        // signedness on both sides (`cvt.u64.u32`, `cvt.s64.s32`), as nvcc writes it.
+        (true, true) => {
+            let wide = if from.is_unsigned() { ".u64" } else { ".s64" };
+            format!("cvt{wide}{from_name} {d}, {s};")
+        }
         (true, false) => format!("cvt.rn{to_name}{from_name} {d}, {s};"),
         _ => format!("cvt.rzi{to_name}{from_name} {d}, {s};"),
     })
