@@ -173,7 +173,10 @@ except KeyboardInterrupt:
     # The call raises KeyboardInterrupt at once; the interpreter's exit afterwards once
     # took longer than 5 s on a loaded CI machine, so it gets 30 s (the abandoned
     # emulation alone would run for minutes).
+    import select
     try:
+        ready, _, _ = select.select([child.stdout], [], [], 5)
+        assert ready, "no KeyboardInterrupt within 5 s"
         assert child.stdout.readline().strip() == "interrupted"
         interrupted = time.monotonic() - sent
         child.wait(timeout=30)
