@@ -347,7 +347,7 @@ impl<'a> Checker<'a> {
 
 /// `value` wrapped to the width of the integer `dtype` (two's complement), as C converts
 /// to an unsigned type and as CUDA converts to a signed one.
-fn wrap_integer(value: i128, dtype: Dtype) -> i64 {
+pub(crate) fn wrap_integer(value: i128, dtype: Dtype) -> i64 {
     let bits = u32::try_from(dtype.bits()).unwrap_or(64).min(64);
     let modulus = 1i128 << bits;
     let mut wrapped = value.rem_euclid(modulus);

@@ -16,7 +16,7 @@ mod functions;
 pub(crate) mod hopper;
 mod host;
 mod layouts;
-mod methods;
+pub(crate) mod methods;
 mod mma;
 pub(crate) mod operands;
 mod pairs;

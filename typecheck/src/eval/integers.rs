@@ -6,6 +6,7 @@ use lang::Span;
 use lang::ast::{BinaryOp, UnaryOp};
 use layout::{Int, IntTuple, LayoutError, SymInt};
 
+use crate::builtins::methods::wrap_integer;
 use crate::check::Checker;
 use crate::trace::{Term, held_dtype, term_of, with_term, wraps_modulo};
 use crate::value::{IntType, Known, Origin, Value};
@@ -64,11 +65,10 @@ impl<'a> Checker<'a> {
                     // Unsigned arithmetic wraps, in C and here; signed overflow is an
                     // error while compiling.
                     if wraps_modulo(ty) {
-                        let modulus = high + 1;
-                        let wrapped = i128::from(constant).rem_euclid(modulus);
+                        let wrapped = wrap_integer(i128::from(constant), held_dtype(ty));
                         return Value::Int {
                             ty,
-                            value: SymInt::constant(wrapped as i64),
+                            value: SymInt::constant(wrapped),
                         };
                     }
                     return self.error(
