@@ -114,23 +114,10 @@ impl fmt::Display for Feature {
 /// What the generator leaves out until the compiler gets it right (issue 33), and
 /// why: the CI test and `cuk-difftest` leave these out unless told otherwise. Remove
 /// each as its fix lands.
-pub const KNOWN_FAILING: [(Feature, &str); 3] = [
-    (
-        Feature::SmallIntMemory,
-        "loads of i8/u8 tensors fail `build` with E0301",
-    ),
-    (
-        Feature::BigLiterals,
-        "constants are summed apart from the run-time terms: `(a - 3) - 9223372036854775807` \
-         and `(a + 1000) * 4611686018427387904` are refused with E0223 (symbolic overflow), \
-         also where they never run",
-    ),
-    (
-        Feature::SignedWrap,
-        "i32 values are not wrapped where they are widened (`(-x).to(i64)` of i32::MIN), \
-         and i64 overflow of run-time values is refused with E0223",
-    ),
-];
+pub const KNOWN_FAILING: [(Feature, &str); 1] = [(
+    Feature::SmallIntMemory,
+    "loads of i8/u8 tensors fail `build` with E0301",
+)];
 
 /// A set of features.
 #[derive(Clone, Debug, PartialEq, Eq)]

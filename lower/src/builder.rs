@@ -53,6 +53,10 @@ pub(crate) struct Builder<'t> {
     pub(crate) ranges: FxHashMap<String, Interval>,
     /// The i32 each sign-extension to i64 was made from.
     pub(crate) widened: FxHashMap<ValueId, ValueId>,
+    /// Variables the checker defined as an integer held in its type (a quotient's
+    /// operand) whose bounds prove it fits: the exact integer each stands for, which
+    /// divisions analyse as they would the integer itself.
+    pub(crate) exact_values: FxHashMap<String, SymInt>,
     pub(crate) param_addresses: FxHashMap<usize, ValueId>,
     pub(crate) shared_base: Option<ValueId>,
     /// What each load read, by its identity: one value, or a fragment's values.
@@ -123,6 +127,7 @@ impl<'t> Builder<'t> {
             signed_variables: FxHashSet::default(),
             ranges: FxHashMap::default(),
             widened: FxHashMap::default(),
+            exact_values: FxHashMap::default(),
             param_addresses: FxHashMap::default(),
             shared_base: None,
             loads: FxHashMap::default(),
@@ -228,7 +233,16 @@ impl<'t> Builder<'t> {
             Effect::Define {
                 variable, value, ..
             } => {
-                if let Some(computed) = self.term(value, 0) {
+                // An integer its type holds as computed (its bounds say so) needs no
+                // wrapping: the 64-bit value is the variable.
+                let computed = match value.as_ref() {
+                    Term::Int(exact, dtype) if self.fits(exact, *dtype) => {
+                        self.exact_values.insert(variable.clone(), exact.clone());
+                        self.int(exact)
+                    }
+                    _ => self.term(value, 0),
+                };
+                if let Some(computed) = computed {
                     self.define_variable(variable, computed);
                     if let Some(interval) = self.term_range(value) {
                         self.bound(variable, interval);

@@ -153,6 +153,7 @@ impl Builder<'_> {
         match factor {
             SymFactor::Variable(name) => self.variable(name),
             SymFactor::Div(a, b) | SymFactor::CeilDiv(a, b) | SymFactor::Mod(a, b) => {
+                let (a, b) = (&self.exact_value(a), &self.exact_value(b));
                 let divisor = b.as_constant();
                 let numerator = match factor {
                     SymFactor::CeilDiv(..) => {
@@ -224,6 +225,18 @@ impl Builder<'_> {
                     }
                 }
             }
+        }
+    }
+
+    /// `value`, or the exact integer it stands for where it is one variable that holds
+    /// an integer its type proved to fit (see `Builder::exact_values`).
+    fn exact_value(&self, value: &SymInt) -> SymInt {
+        let variables = value.variables();
+        match variables.as_slice() {
+            [name] if *value == SymInt::variable(name) => {
+                (self.exact_values.get(name).cloned()).unwrap_or_else(|| value.clone())
+            }
+            _ => value.clone(),
         }
     }
 

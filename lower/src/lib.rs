@@ -137,7 +137,10 @@ fn lower_trace_with(
                     ),
                 )
                 .with_primary(*span, "not lowered yet")
-                .with_note("`cukc check` accepts it; code generation for it is still missing"),
+                .with_note(
+                    "docs/language.md lists what kernels cannot compute yet \
+                     (\"What a kernel computes on the GPU\")",
+                ),
             ),
             _ => None,
         })

@@ -184,6 +184,13 @@ impl Builder<'_> {
         }
     }
 
+    /// Whether every value `value` may take is one of `dtype`'s.
+    pub(crate) fn fits(&self, value: &SymInt, dtype: Dtype) -> bool {
+        let held = Interval::of_dtype(dtype);
+        (self.range(value).zip(held))
+            .is_some_and(|(exact, held)| held.lo <= exact.lo && exact.hi <= held.hi)
+    }
+
     /// Whether the integer parameter `name` is an extent of a tensor parameter (a leaf
     /// of its shape): the host refuses a launch whose tensor does not have that shape,
     /// so it is never negative.

@@ -43,9 +43,10 @@ pub(crate) struct ExprTypes {
 /// [`crate::check`], also returning every expression's type and value, in the
 /// order first evaluated.
 pub fn check_with_expr_types(module: &Module, target: Target) -> (Analysis, Vec<ExprType>) {
+    let module = crate::early_returns::rewrite(module);
     crate::stack::on_checker_stack(|| {
         let recorder = Rc::new(RefCell::new(ExprTypes::default()));
-        let mut checker = Checker::new(module, target);
+        let mut checker = Checker::new(&module, target);
         checker.tracing.expr_types = Some(Rc::clone(&recorder));
         let (diagnostics, bindings) = checker.run();
         let types = std::mem::take(&mut recorder.borrow_mut().types);

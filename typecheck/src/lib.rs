@@ -26,6 +26,7 @@ mod atom_facts;
 mod builtins;
 mod callee;
 mod check;
+mod early_returns;
 mod eval;
 pub mod expr_types;
 mod host;
@@ -102,8 +103,9 @@ pub struct Analysis {
 /// diagnostic. Runs on a thread of its own, with a stack sized for the checker's
 /// depth limits.
 pub fn check(module: &Module, target: Target) -> Analysis {
+    let module = early_returns::rewrite(module);
     stack::on_checker_stack(|| {
-        let (diagnostics, bindings) = check::Checker::new(module, target).run();
+        let (diagnostics, bindings) = check::Checker::new(&module, target).run();
         Analysis {
             diagnostics,
             bindings,
@@ -152,9 +154,10 @@ pub fn trace_with<R: Send>(
     requested: &[Instantiation],
     then: impl FnOnce(Analysis, Vec<trace::KernelTrace>) -> R + Send,
 ) -> R {
+    let module = early_returns::rewrite(module);
     stack::on_checker_stack(|| {
         let checker = || {
-            check::Checker::new(module, target)
+            check::Checker::new(&module, target)
                 .with_tracing()
                 .with_requested(requested)
         };
@@ -182,8 +185,9 @@ pub fn trace_each(
     target: Target,
     mut traced: impl FnMut(&Arc<trace::KernelTrace>) + Send,
 ) -> (Analysis, Vec<Arc<trace::KernelTrace>>) {
+    let module = early_returns::rewrite(module);
     stack::on_checker_stack(move || {
-        let checker = || check::Checker::new(module, target).with_tracing();
+        let checker = || check::Checker::new(&module, target).with_tracing();
         let (diagnostics, bindings, traces) = match checker().run_in_parallel() {
             Some(checked) => {
                 checked.2.iter().for_each(&mut traced);

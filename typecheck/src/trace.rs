@@ -54,6 +54,23 @@ pub(crate) fn is_plain_variable(value: &layout::SymInt) -> bool {
         [(1, factors)] if matches!(factors.as_slice(), [layout::SymFactor::Variable(_)]))
 }
 
+/// Whether `value` holds a value of its operands' type whatever they are: a variable,
+/// or a quotient or remainder of one such by a positive constant (never larger in
+/// magnitude than what it divides), so wrapping it to that type changes nothing.
+pub(crate) fn stays_in_type(value: &layout::SymInt) -> bool {
+    use layout::SymFactor;
+    match value.terms().as_slice() {
+        [(1, factors)] => match factors.as_slice() {
+            [SymFactor::Variable(_)] => true,
+            [SymFactor::Div(a, b) | SymFactor::Mod(a, b)] => {
+                b.as_constant().is_some_and(|b| b > 0) && stays_in_type(a)
+            }
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
 /// The type of the values `value` computes, for the operands of a term.
 pub(crate) fn term_dtype(value: &Value) -> Option<Dtype> {
     match value {

@@ -277,11 +277,13 @@ impl<'a> Checker<'a> {
             );
         };
         if let Value::Int { ty, value: integer } = value {
-            // A u32 or u64 sum may exceed its type until it is wrapped (a variable is a
-            // value the type holds), and arithmetic on 8- and 16-bit integers is C's,
-            // in `int`, so any of it may exceed its type.
+            // A sum may exceed its type until it is wrapped where it is held (a variable
+            // is a value the type holds): a u32 or u64 one always, an i32 one widened to
+            // 64 bits (CuK's i32 wraps); arithmetic on 8- and 16-bit integers is C's, in
+            // `int`, so any of it may exceed its type.
             let small = matches!(ty, IntType::Sized(from) if from.bits() < 32);
-            let in_range = !small && (!wraps_modulo(*ty) || is_plain_variable(integer));
+            let widens = matches!(ty, IntType::Sized(from) if from.bits() < dtype.bits());
+            let in_range = !small && (is_plain_variable(integer) || !(wraps_modulo(*ty) || widens));
             let keeps = match ty {
                 IntType::Sized(from) => from
                     .integer_range()

@@ -3,6 +3,7 @@
 
 use rustc_hash::FxHashMap;
 
+use cute::Dtype;
 use lang::Span;
 use lang::ast::{Block, Name, Pattern, PatternKind, Stmt, StmtKind};
 
@@ -48,6 +49,24 @@ impl<'a> Checker<'a> {
                 {
                     // A local holds a value of its type, an 8- or 16-bit one too.
                     evaluated = self.coerce_literal(dtype, evaluated, value.span);
+                } else if *mutable
+                    && let Value::Int {
+                        ty: IntType::Int,
+                        value: integer,
+                    } = &evaluated
+                    && let Some(constant) = integer.as_constant()
+                {
+                    // A variable from an untyped integer has C's type for its literal:
+                    // `let mut c = 0` is an `int`, a literal past 32 bits a `long long`.
+                    let dtype = if i32::try_from(constant).is_ok() {
+                        Dtype::I32
+                    } else {
+                        Dtype::I64
+                    };
+                    evaluated = Value::Int {
+                        ty: IntType::Sized(dtype),
+                        value: integer.clone(),
+                    };
                 }
                 if let (PatternKind::Name(name), lang::ast::ExprKind::Alloc { space, .. }) =
                     (&pattern.kind, &value.kind)

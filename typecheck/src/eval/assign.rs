@@ -7,7 +7,7 @@ use lang::{Diagnostic, Span};
 
 use crate::check::Checker;
 use crate::check::control::cell_dtype;
-use crate::trace::{Effect, term_of};
+use crate::trace::{Effect, held_dtype, term_of};
 use crate::value::{IntType, Value};
 
 impl<'a> Checker<'a> {
@@ -62,13 +62,14 @@ impl<'a> Checker<'a> {
                         dtype: Some(dtype), ..
                     } => self.coerce_literal(*dtype, new_value, value_expr.span),
                     // A local of the `int` kind keeps it (and its cell's type): the
-                    // value is the same exact integer.
+                    // value is the integer its own type held (a sum of i32 values
+                    // wrapped to 32 bits, as C's `int` local would hold it).
                     Value::Int {
                         ty: IntType::Int, ..
                     } => match new_value {
-                        Value::Int { value, .. } => Value::Int {
+                        Value::Int { ty, value } => Value::Int {
                             ty: IntType::Int,
-                            value,
+                            value: self.held_in(&value, held_dtype(ty), value_expr.span),
                         },
                         other => other,
                     },

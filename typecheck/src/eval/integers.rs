@@ -8,7 +8,7 @@ use layout::{Int, IntTuple, LayoutError, SymInt};
 
 use crate::builtins::methods::wrap_integer;
 use crate::check::Checker;
-use crate::trace::{Term, held_dtype, term_of, with_term, wraps_modulo};
+use crate::trace::{Term, held_dtype, stays_in_type, term_of, with_term, wraps_modulo};
 use crate::value::{IntType, Known, Origin, Value};
 
 impl<'a> Checker<'a> {
@@ -34,6 +34,18 @@ impl<'a> Checker<'a> {
             );
         }
         let both_constant = x.as_constant().is_some() && y.as_constant().is_some();
+        // A quotient or remainder of signed operands is C's of the operands wrapped to
+        // their width; an exact sum or product that passed it would give another one
+        // (`(3 * x) / 3` is not `x` where `3 * x` overflows).
+        let (x, y) = &if matches!(op, B::Divide | B::Remainder)
+            && !both_constant
+            && matches!(held_dtype(ty), Dtype::I32 | Dtype::I64)
+        {
+            let held = held_dtype(ty);
+            (self.held_in(x, held, span), self.held_in(y, held, span))
+        } else {
+            (x.clone(), y.clone())
+        };
         let folded: Option<Result<SymInt, LayoutError>> = match op {
             // u32 and u64 values wrap (C's unsigned rules): sums and products fold
             // exactly and are wrapped where they are observed (compared, converted,
@@ -50,9 +62,11 @@ impl<'a> Checker<'a> {
                 _ => None,
             },
         };
-        // An unsigned sum of run-time values past 64 bits wraps in its register.
+        // Arithmetic of run-time values whose exact form passes 64 bits (a sum with a
+        // large constant, a product of two) is computed on the GPU, where it wraps in
+        // its register: C's rule for unsigned types and CuK's documented one for signed.
         let folded = match folded {
-            Some(Err(LayoutError::Overflow { .. })) if wraps_modulo(ty) && !both_constant => None,
+            Some(Err(LayoutError::Overflow { .. })) if !both_constant => None,
             folded => folded,
         };
         match folded {
@@ -117,6 +131,23 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// `value` as a register of `dtype` holds it: the value itself where it is a
+    /// constant or cannot leave the type (a variable, `i / 2`), else a value defined as
+    /// its low bits (which lowering computes only where the bounds of `value` do not
+    /// prove it fits).
+    pub(crate) fn held_in(&mut self, value: &SymInt, dtype: Dtype, span: Span) -> SymInt {
+        if value.as_constant().is_some() || stays_in_type(value) {
+            return value.clone();
+        }
+        let origin = self.symbolic_origin(value).unwrap_or(Origin {
+            reason: "it is computed on the GPU".to_owned(),
+            span: Some(span),
+            term: None,
+        });
+        let term = Term::Int(value.clone(), dtype);
+        self.defined_variable("held", origin, term, span)
+    }
+
     pub(crate) fn tuple_arithmetic(
         &mut self,
         op: BinaryOp,
@@ -164,6 +195,10 @@ impl<'a> Checker<'a> {
             (_, Value::Unknown) => Value::Unknown,
             (UnaryOp::Negate, Value::Int { ty, value }) => match value.mul(&SymInt::constant(-1)) {
                 Ok(value) => Value::Int { ty, value },
+                // `-x` of a run-time value with an i64::MIN term: computed as `0 - x`
+                // on the GPU, where it wraps.
+                Err(LayoutError::Overflow { .. }) if value.as_constant().is_none() => self
+                    .integer_arithmetic(BinaryOp::Subtract, ty, &SymInt::constant(0), &value, span),
                 Err(error) => self.error(
                     "E0223",
                     span,
