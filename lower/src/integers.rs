@@ -302,15 +302,19 @@ impl Builder<'_> {
 }
 
 /// Whether `value` subtracts a term with a variable, at its top or inside a quotient or
-/// remainder (`(-n) / 3`): such a value may be negative whatever its variables are.
+/// remainder (`(-n) / 3`), or divides by a negative constant (`t / -2`): such a value
+/// may be negative whatever its variables are.
 fn subtracts_a_variable(value: &SymInt) -> bool {
+    let negative = |divisor: &SymInt| divisor.as_constant().is_some_and(|d| d < 0);
     value.terms().iter().any(|(coefficient, factors)| {
         (*coefficient < 0 && !factors.is_empty())
             || factors.iter().any(|factor| match factor {
                 SymFactor::Variable(_) => false,
-                SymFactor::Div(a, b) | SymFactor::CeilDiv(a, b) | SymFactor::Mod(a, b) => {
-                    subtracts_a_variable(a) || subtracts_a_variable(b)
+                // `t / -2` is at most zero; a remainder takes the dividend's sign.
+                SymFactor::Div(a, b) | SymFactor::CeilDiv(a, b) => {
+                    negative(b) || subtracts_a_variable(a) || subtracts_a_variable(b)
                 }
+                SymFactor::Mod(a, _) => subtracts_a_variable(a),
             })
     })
 }

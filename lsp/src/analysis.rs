@@ -6,7 +6,8 @@
 //! without items, and [`typecheck`]. Diagnostics are published only from the stages
 //! `cukc check` reports: when the parse failed, the typechecker's diagnostics are
 //! dropped, but it still runs on the partial tree so that hovers keep answering
-//! while the user types.
+//! while the user types. A module the checker accepts is lowered too, for the
+//! diagnostics only lowering gives (`E03xx`), as `cukc check` does.
 
 use lang::ast::Module;
 use lang::{Diagnostic, Span, source};
@@ -74,6 +75,12 @@ impl FileAnalysis {
         if parsed {
             diagnostics.extend(analysis.diagnostics);
         }
+        if let Some(target) = target
+            && parsed
+            && !diagnostics.iter().any(Diagnostic::is_error)
+        {
+            diagnostics.extend(lowering_diagnostics(&module, target));
+        }
         let names = Names::of(&module, text.len());
         FileAnalysis {
             text,
@@ -108,6 +115,22 @@ impl FileAnalysis {
     }
 }
 
+/// What lowering finds in a module the checker accepts (`E03xx`: a construct kernels
+/// cannot compute yet), as `cukc check` reports it: the module is traced and each
+/// kernel instantiation lowered on a thread of its own.
+fn lowering_diagnostics(module: &Module, target: cute::Target) -> Vec<Diagnostic> {
+    std::thread::scope(|scope| {
+        let mut lowering = lower::ConcurrentLowering::new(scope);
+        let (analysis, traces) =
+            typecheck::trace_each(module, target, |trace| lowering.start(trace));
+        drop(traces);
+        lowering.finish(analysis.diagnostics).diagnostics
+    })
+    .into_iter()
+    .filter(|diagnostic| diagnostic.code.starts_with("E03"))
+    .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::FileAnalysis;
@@ -123,6 +146,22 @@ mod tests {
         );
         assert!(broken.diagnostics.iter().all(|d| d.code.starts_with("E01")));
         assert!(!broken.diagnostics.is_empty());
+    }
+
+    #[test]
+    fn what_lowering_refuses_is_published_at_its_line() {
+        let text = "kernel k(n: i32, x: gmem f32[n:1], out: gmem i32[1:1]) launch grid(1) block(1) {\n\
+                    \x20   let mut found = -1;\n\
+                    \x20   for i in 0..n {\n\
+                    \x20       if x[i] < 0.0 { found = i; break; }\n\
+                    \x20   }\n\
+                    \x20   out[0] = found;\n\
+                    }\n";
+        let analysis = FileAnalysis::new(text.to_owned(), cute::Target::Sm90a);
+        let codes: Vec<&str> = analysis.diagnostics.iter().map(|d| d.code).collect();
+        assert_eq!(codes, ["E0301"]);
+        let span = analysis.diagnostics[0].span();
+        assert_eq!(&text[span.range()], "break;");
     }
 
     #[test]

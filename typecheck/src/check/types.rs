@@ -4,7 +4,9 @@
 use cute::Dtype;
 use lang::ast::{Name, Type, TypeKind};
 use lang::{Diagnostic, Span};
+use layout::SymInt;
 
+use crate::builtins::methods::wrap_integer;
 use crate::check::Checker;
 use crate::check::reporting::closest;
 use std::sync::Arc;
@@ -140,19 +142,25 @@ impl<'a> Checker<'a> {
                 }
             }
             Value::Int { ty, value } if dtype.is_integer() => {
-                // A literal (of the `int` kind) must fit; a constant computed in the
-                // type is already its value (a u64's above 2^63 as its bits).
-                if let (IntType::Int, Some(constant), Some((low, high))) =
-                    (ty, value.as_constant(), dtype.integer_range())
-                    && !(low..=high).contains(&i128::from(constant))
-                {
-                    return self.error(
-                        "E0223",
-                        span,
-                        format!("{constant} does not fit in {dtype}"),
-                        "out of range",
-                    );
-                }
+                // A literal (of the `int` kind) must fit; a constant computed in a type
+                // is held wrapped to it (an 8-bit one computed in `int`; a u64's above
+                // 2^63 is its bits already).
+                let value = match (value.as_constant(), dtype.integer_range()) {
+                    (Some(constant), Some((low, high)))
+                        if !(low..=high).contains(&i128::from(constant)) =>
+                    {
+                        if ty == IntType::Int {
+                            return self.error(
+                                "E0223",
+                                span,
+                                format!("{constant} does not fit in {dtype}"),
+                                "out of range",
+                            );
+                        }
+                        SymInt::constant(wrap_integer(i128::from(constant), dtype))
+                    }
+                    _ => value,
+                };
                 Value::Int {
                     ty: IntType::Sized(dtype),
                     value,

@@ -76,21 +76,15 @@ impl<'a> Checker<'a> {
                     && let Some((low, high)) = held_dtype(ty).integer_range()
                     && !(low..=high).contains(&i128::from(constant))
                 {
-                    // Unsigned arithmetic wraps, in C and here; signed overflow is an
-                    // error while compiling.
-                    if wraps_modulo(ty) {
-                        let wrapped = wrap_integer(i128::from(constant), held_dtype(ty));
-                        return Value::Int {
-                            ty,
-                            value: SymInt::constant(wrapped),
-                        };
-                    }
-                    return self.error(
-                        "E0223",
-                        span,
-                        format!("{constant} does not fit in {}", held_dtype(ty)),
-                        "overflows",
-                    );
+                    // Arithmetic on a typed value wraps, unsigned as in C and signed as
+                    // CuK defines it, also where the value is known while compiling
+                    // (`let a: i32 = 2147483647; a + 1`, or `n - (n - 2147483648)`);
+                    // a literal that does not fit the type it is given is E0223.
+                    let wrapped = wrap_integer(i128::from(constant), held_dtype(ty));
+                    return Value::Int {
+                        ty,
+                        value: SymInt::constant(wrapped),
+                    };
                 }
                 Value::Int { ty, value }
             }
