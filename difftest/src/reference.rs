@@ -28,7 +28,9 @@
 //!   a load behind a false guard is never made.
 
 use crate::dtype::Dtype;
-use crate::program::{Binary, Builtin, Expr, ExprKind, Program, ROWS, Stmt, Unary, Value};
+use crate::program::{
+    Binary, Builtin, Expr, ExprKind, Program, ROW_COUNT, ROWS, Stmt, THREAD, Unary, Value,
+};
 
 /// Iterations a row may run in all its loops before the program is refused.
 const LOOP_BUDGET: usize = 10_000;
@@ -65,6 +67,10 @@ pub struct Row {
     loop_budget: usize,
     /// An i32 or i64 operation overflowed (undefined in C, wrapping in CuK).
     pub signed_overflow: bool,
+    /// A negative index expression was divided by a power of two: docs/language.md
+    /// ("Division") lists that CuK takes `t - 128` of a hardware index or extent as
+    /// non-negative there, where C truncates toward zero.
+    pub index_taken_non_negative: bool,
     /// What the row stored to each output.
     pub stored: Vec<Option<Value>>,
     /// The row's atomic updates: target, slot and operand.
@@ -75,8 +81,8 @@ impl Row {
     /// Row `row` of `program` before its body runs: the inputs read.
     pub fn start(program: &Program, row: usize) -> Row {
         let mut values = vec![None; program.vars.len()];
-        values[crate::program::THREAD] = Some(Value::Int(row as i128));
-        values[crate::program::ROW_COUNT] = Some(Value::Int(ROWS as i128));
+        values[THREAD] = Some(Value::Int(row as i128));
+        values[ROW_COUNT] = Some(Value::Int(ROWS as i128));
         let mut tensors = Vec::new();
         for input in &program.inputs {
             values[input.var] = Some(input.values[row]);
@@ -88,6 +94,7 @@ impl Row {
             zero_sign_open: false,
             loop_budget: LOOP_BUDGET,
             signed_overflow: false,
+            index_taken_non_negative: false,
             stored: vec![None; program.outputs.len()],
             updates: Vec::new(),
         }
@@ -194,10 +201,17 @@ impl Row {
             ExprKind::Binary(Binary::LogicOr, left, right) => {
                 Value::Bool(bool_of(self.eval(left)?) || bool_of(self.eval(right)?))
             }
-            ExprKind::Binary(op, left, right) => {
-                let operands = left.dtype;
-                let left = self.eval(left)?;
+            ExprKind::Binary(op, left_expr, right) => {
+                let operands = left_expr.dtype;
+                let left = self.eval(left_expr)?;
                 let right = self.eval(right)?;
+                if matches!(op, Binary::Div | Binary::Rem)
+                    && matches!((left, right), (Value::Int(a), Value::Int(b))
+                        if a < 0 && b > 1 && (b as u128).is_power_of_two())
+                    && taken_as_non_negative(left_expr)
+                {
+                    self.index_taken_non_negative = true;
+                }
                 let (value, overflowed) = binary(*op, operands, left, right)?;
                 self.signed_overflow |= overflowed;
                 value
@@ -262,6 +276,31 @@ impl Row {
             }
             _ => unreachable!("{builtin:?} of {values:?}"),
         }
+    }
+}
+
+/// Whether the compiler takes `expr` as non-negative where it divides by a power of
+/// two (docs/language.md, "Division"): the hardware index `t` and the extent `n`,
+/// summed, scaled by non-negative constants, less a constant.
+fn taken_as_non_negative(expr: &Expr) -> bool {
+    let literal = |expr: &Expr, non_negative: bool| match expr.kind {
+        ExprKind::Literal(Value::Int(value)) => !non_negative || value >= 0,
+        _ => false,
+    };
+    match &expr.kind {
+        ExprKind::Var(var) => *var == THREAD || *var == ROW_COUNT,
+        ExprKind::Binary(Binary::Add, left, right) => {
+            (taken_as_non_negative(left) || literal(left, false))
+                && (taken_as_non_negative(right) || literal(right, false))
+        }
+        ExprKind::Binary(Binary::Sub, left, right) => {
+            taken_as_non_negative(left) && literal(right, false)
+        }
+        ExprKind::Binary(Binary::Mul, left, right) => {
+            (taken_as_non_negative(left) || literal(left, true))
+                && (taken_as_non_negative(right) || literal(right, true))
+        }
+        _ => false,
     }
 }
 

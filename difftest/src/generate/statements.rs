@@ -36,6 +36,7 @@ impl Generator<'_> {
                 && rows.iter().all(|row| {
                     (!row.signed_overflow || self.features.has(Feature::SignedWrap))
                         && !row.zero_sign_open
+                        && !row.index_taken_non_negative
                 });
             if defined {
                 self.rows = rows;
