@@ -91,37 +91,20 @@ fn line_info_maps_instructions_to_source_lines() {
 }
 
 #[test]
-fn a_kernel_lowering_cannot_build_is_an_error_at_its_line() {
-    let output = cukc(&[
-        "build",
-        "tests/lowering/break_not_lowered.cuk",
-        "--emit",
-        "ptx",
-        "-o",
-        "-",
-    ]);
-    assert_eq!(output.status.code(), Some(1));
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("[E0301]"), "{stderr}");
-    assert!(stderr.contains("break_not_lowered.cuk:9:"), "{stderr}");
-    assert!(stderr.contains("`break`"), "{stderr}");
-    let checked = cukc(&["check", "tests/lowering/break_not_lowered.cuk"]);
-    assert_eq!(checked.status.code(), Some(1));
-    let stderr = String::from_utf8_lossy(&checked.stderr);
-    assert!(stderr.contains("[E0301]"), "{stderr}");
-    assert!(stderr.contains("break_not_lowered.cuk:9:"), "{stderr}");
-}
-
-#[test]
-fn a_tensor_returned_from_run_time_control_flow_is_an_error_at_check() {
-    let checked = cukc(&["check", "tests/lowering/tensor_return_not_lowered.cuk"]);
-    assert_eq!(checked.status.code(), Some(1));
-    let stderr = String::from_utf8_lossy(&checked.stderr);
-    assert!(stderr.contains("[E0301]"), "{stderr}");
-    assert!(
-        stderr.contains("tensor_return_not_lowered.cuk:6:"),
-        "{stderr}"
-    );
+fn what_lowering_cannot_build_is_an_error_at_its_line_from_check_and_build() {
+    let file = "tests/lowering/tensor_return_not_lowered.cuk";
+    let built = cukc(&["build", file, "--emit", "ptx", "-o", "-"]);
+    let checked = cukc(&["check", file]);
+    for output in [built, checked] {
+        assert_eq!(output.status.code(), Some(1));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains("[E0301]"), "{stderr}");
+        assert!(
+            stderr.contains("tensor_return_not_lowered.cuk:6:"),
+            "{stderr}"
+        );
+        assert!(stderr.contains("`return`"), "{stderr}");
+    }
 }
 
 #[test]

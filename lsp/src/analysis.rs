@@ -150,18 +150,20 @@ mod tests {
 
     #[test]
     fn what_lowering_refuses_is_published_at_its_line() {
-        let text = "kernel k(n: i32, x: gmem f32[n:1], out: gmem i32[1:1]) launch grid(1) block(1) {\n\
-                    \x20   let mut found = -1;\n\
-                    \x20   for i in 0..n {\n\
-                    \x20       if x[i] < 0.0 { found = i; break; }\n\
-                    \x20   }\n\
-                    \x20   out[0] = found;\n\
+        let text = "fn pick(x: i32, a: gmem f32[_], b: gmem f32[_]) -> gmem f32[_] {\n\
+                    \x20   if x < 0 { return a; }\n\
+                    \x20   b\n\
+                    }\n\
+                    kernel k(a: gmem f32[32:1], b: gmem f32[32:1]) launch grid(1) block(32) {\n\
+                    \x20   let t = thread_idx.x;\n\
+                    \x20   let chosen = pick(t - 4, a, b);\n\
+                    \x20   chosen[t] = 1.0;\n\
                     }\n";
         let analysis = FileAnalysis::new(text.to_owned(), cute::Target::Sm90a);
         let codes: Vec<&str> = analysis.diagnostics.iter().map(|d| d.code).collect();
         assert_eq!(codes, ["E0301"]);
         let span = analysis.diagnostics[0].span();
-        assert_eq!(&text[span.range()], "break;");
+        assert_eq!(&text[span.range()], "return a;");
     }
 
     #[test]

@@ -43,7 +43,7 @@ pub(crate) struct ExprTypes {
 /// [`crate::check`], also returning every expression's type and value, in the
 /// order first evaluated.
 pub fn check_with_expr_types(module: &Module, target: Target) -> (Analysis, Vec<ExprType>) {
-    let module = crate::early_returns::rewrite(module);
+    let module = crate::jumps::rewrite(module);
     crate::stack::on_checker_stack(|| {
         let recorder = Rc::new(RefCell::new(ExprTypes::default()));
         let mut checker = Checker::new(&module, target);

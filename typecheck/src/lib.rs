@@ -26,11 +26,11 @@ mod atom_facts;
 mod builtins;
 mod callee;
 mod check;
-mod early_returns;
 mod eval;
 pub mod expr_types;
 mod host;
 mod host_tensors;
+mod jumps;
 mod report;
 mod stack;
 pub mod stdlib;
@@ -103,7 +103,7 @@ pub struct Analysis {
 /// diagnostic. Runs on a thread of its own, with a stack sized for the checker's
 /// depth limits.
 pub fn check(module: &Module, target: Target) -> Analysis {
-    let module = early_returns::rewrite(module);
+    let module = jumps::rewrite(module);
     stack::on_checker_stack(|| {
         let (diagnostics, bindings) = check::Checker::new(&module, target).run();
         Analysis {
@@ -154,7 +154,7 @@ pub fn trace_with<R: Send>(
     requested: &[Instantiation],
     then: impl FnOnce(Analysis, Vec<trace::KernelTrace>) -> R + Send,
 ) -> R {
-    let module = early_returns::rewrite(module);
+    let module = jumps::rewrite(module);
     stack::on_checker_stack(|| {
         let checker = || {
             check::Checker::new(&module, target)
@@ -185,7 +185,7 @@ pub fn trace_each(
     target: Target,
     mut traced: impl FnMut(&Arc<trace::KernelTrace>) + Send,
 ) -> (Analysis, Vec<Arc<trace::KernelTrace>>) {
-    let module = early_returns::rewrite(module);
+    let module = jumps::rewrite(module);
     stack::on_checker_stack(move || {
         let checker = || check::Checker::new(&module, target).with_tracing();
         let (diagnostics, bindings, traces) = match checker().run_in_parallel() {

@@ -35,7 +35,7 @@ pub fn modules() -> &'static [StdModule] {
             .map(|&(name, source)| StdModule {
                 name,
                 source,
-                module: crate::early_returns::rewrite(&grammar::parse(source).0).into_owned(),
+                module: crate::jumps::rewrite(&grammar::parse(source).0).into_owned(),
             })
             .collect()
     })

@@ -33,7 +33,7 @@ impl<'a> Checker<'a> {
 
     /// Records a binding for `--dump-types` and hovers: the first evaluation wins.
     pub(crate) fn record(&mut self, name: &str, span: Span, value: &Value, kind: BindingKind) {
-        // The locals `early_returns` adds are not the user's.
+        // The locals `jumps` adds are not the user's.
         if self.names.current_module != 0
             || name.starts_with('$')
             || !self.reporting.recorded.insert((span, name.to_owned()))

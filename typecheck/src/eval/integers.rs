@@ -58,7 +58,10 @@ impl<'a> Checker<'a> {
             B::Divide => Some(Int::div(x, y)),
             B::Remainder => Some(Int::rem(x, y)),
             _ => match (x.as_constant(), y.as_constant()) {
-                (Some(a), Some(b)) => Some(bitwise(op, a, b)),
+                (Some(a), Some(b)) => Some(match ty {
+                    IntType::Sized(_) => Ok(typed_bitwise(op, a, b, held_dtype(ty))),
+                    IntType::Int => bitwise(op, a, b),
+                }),
                 _ => None,
             },
         };
@@ -269,6 +272,26 @@ pub(crate) fn zip_tuples(
             right: y.to_string(),
         }),
     }
+}
+
+/// A bitwise operator or shift of constants of `dtype` (whose shift counts the checker
+/// has bounded by its width), as the GPU computes it: a u64 is its bits, `>>` is
+/// logical for unsigned types, and a left shift wraps.
+fn typed_bitwise(op: BinaryOp, a: i64, b: i64, dtype: Dtype) -> SymInt {
+    let of_type = |value: i64| match dtype {
+        Dtype::U64 => i128::from(value as u64),
+        _ => i128::from(value),
+    };
+    let (a, b) = (of_type(a), of_type(b));
+    let shift = u32::try_from(b).unwrap_or(0).min(127);
+    let value = match op {
+        BinaryOp::BitAnd => a & b,
+        BinaryOp::BitOr => a | b,
+        BinaryOp::BitXor => a ^ b,
+        BinaryOp::ShiftLeft => a << shift,
+        _ => a >> shift,
+    };
+    SymInt::constant(wrap_integer(value, dtype))
 }
 
 pub(crate) fn bitwise(op: BinaryOp, a: i64, b: i64) -> Result<SymInt, LayoutError> {
