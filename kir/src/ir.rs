@@ -130,6 +130,45 @@ impl Space {
     }
 }
 
+/// The width in memory of each element a load or store moves, where it is narrower
+/// than its 32-bit integer register (an `i8` or `u16` element): a load sign-extends it
+/// into an `i32` register and zero-extends it into a `u32` one, as C converts a
+/// `signed char` or `unsigned short` to `int`; a store writes the register's low bits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Narrow {
+    /// 8 bits.
+    B8,
+    /// 16 bits.
+    B16,
+}
+
+impl Narrow {
+    /// The width for an integer of `bits` bits, if it is 8 or 16.
+    pub fn of_bits(bits: i64) -> Option<Narrow> {
+        match bits {
+            8 => Some(Narrow::B8),
+            16 => Some(Narrow::B16),
+            _ => None,
+        }
+    }
+
+    /// The size in bits.
+    pub fn bits(self) -> u32 {
+        match self {
+            Narrow::B8 => 8,
+            Narrow::B16 => 16,
+        }
+    }
+
+    /// The name in the text form.
+    pub fn name(self) -> &'static str {
+        match self {
+            Narrow::B8 => "b8",
+            Narrow::B16 => "b16",
+        }
+    }
+}
+
 /// A two-operand operation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BinOp {
@@ -293,7 +332,8 @@ pub enum Op {
     /// The two 16-bit halves of 32 bits, low first: two results.
     Unpack(ValueId),
     /// Loads one result per word from `address + offset` bytes (a vector load when
-    /// there are 2 or 4 results), skipped where `predicate` is false.
+    /// there are 2 or 4 results), skipped where `predicate` is false. With `narrow`,
+    /// each word is that many bits in memory, extended into its 32-bit result.
     Load {
         /// The memory space.
         space: Space,
@@ -301,11 +341,14 @@ pub enum Op {
         address: ValueId,
         /// A byte offset folded into the instruction.
         offset: i64,
+        /// The width in memory of each word, where narrower than its register.
+        narrow: Option<Narrow>,
         /// Whether to load at all.
         predicate: Option<ValueId>,
     },
     /// Stores `values` (one word each, a vector store for 2 or 4) at
-    /// `address + offset` bytes, skipped where `predicate` is false.
+    /// `address + offset` bytes, skipped where `predicate` is false. With `narrow`,
+    /// each word's low bits of that width.
     Store {
         /// The memory space.
         space: Space,
@@ -313,6 +356,8 @@ pub enum Op {
         address: ValueId,
         /// A byte offset folded into the instruction.
         offset: i64,
+        /// The width in memory of each word, where narrower than its register.
+        narrow: Option<Narrow>,
         /// The words.
         values: Vec<ValueId>,
         /// Whether to store at all.

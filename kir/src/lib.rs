@@ -24,7 +24,7 @@ pub mod warp;
 
 pub use dead::remove_dead_values;
 pub use ir::{
-    AtomicOp, BinOp, CmpOp, Inst, Kernel, Op, Region, ShuffleMode, Space, Special, Ty, UnOp,
+    AtomicOp, BinOp, CmpOp, Inst, Kernel, Narrow, Op, Region, ShuffleMode, Space, Special, Ty, UnOp,
     ValueId,
 };
 pub use pure_key::PureKey;
