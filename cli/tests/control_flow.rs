@@ -33,10 +33,13 @@ const FILES: [(&str, &[&str]); 6] = [
     (
         "small_int_memory",
         &[
-            "load.global.b8 [",
-            "store.global.b8 [",
-            "load.shared.b8 [",
-            "store.shared.b16 [",
+            "load.global.s8 [",
+            "load.global.u8 [",
+            "load.global.s16 [",
+            "load.global.u16 [",
+            "store.global.u8 [",
+            "load.shared.s8 [",
+            "store.shared.u16 [",
         ],
     ),
 ];
@@ -124,7 +127,7 @@ fn narrow_elements_load_extended_and_store_truncated() {
         "ld.shared.s8 %r",
         "st.shared.u16 [",
         "ld.global.v4.s16 {%r",
-        "st.global.v4.u16 [",
+        "st.global.v4.s16 [",
         // Four i8 between global and shared memory move as one 32-bit word.
         "ld.global.b32 %r",
         "st.shared.b32 [",

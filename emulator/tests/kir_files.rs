@@ -170,16 +170,27 @@ fn narrow_loads_extend_and_narrow_stores_truncate() {
         let (low, high) = (halves[2 * t], halves[2 * t + 1]);
         assert_eq!(&words[0..4], signed.as_slice(), "thread {t}");
         assert_eq!(&words[4..8], unsigned.as_slice(), "thread {t}");
-        assert_eq!(&words[8..10], &[i32::from(low), i32::from(high)], "thread {t}");
+        assert_eq!(
+            &words[8..10],
+            &[i32::from(low), i32::from(high)],
+            "thread {t}"
+        );
         assert_eq!(
             &words[10..12],
             &[i32::from(low as i16), i32::from(high as i16)],
             "thread {t}"
         );
-        assert_eq!(words[12], i32::from(low.wrapping_mul(3) as i16), "thread {t}");
+        assert_eq!(
+            words[12],
+            i32::from(low.wrapping_mul(3) as i16),
+            "thread {t}"
+        );
     }
     let stored = device.memory.read(z, 128).unwrap();
-    let want: Vec<u8> = bytes.iter().map(|byte| (i32::from(*byte) + 300) as u8).collect();
+    let want: Vec<u8> = bytes
+        .iter()
+        .map(|byte| (i32::from(*byte) + 300) as u8)
+        .collect();
     assert_eq!(stored, want);
 }
 

@@ -131,23 +131,33 @@ impl Space {
 }
 
 /// The width in memory of each element a load or store moves, where it is narrower
-/// than its 32-bit integer register (an `i8` or `u16` element): a load sign-extends it
-/// into an `i32` register and zero-extends it into a `u32` one, as C converts a
-/// `signed char` or `unsigned short` to `int`; a store writes the register's low bits.
+/// than its 32-bit integer register (an `i8` or `u16` element), and how a load extends
+/// it: by its sign for `S8` and `S16`, by zeros for `U8` and `U16`, as C converts a
+/// `signed char` or `unsigned short` to `int`. A store writes the register's low bits,
+/// whichever the signedness.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Narrow {
-    /// 8 bits.
-    B8,
-    /// 16 bits.
-    B16,
+    /// A signed byte.
+    S8,
+    /// An unsigned byte.
+    U8,
+    /// A signed 16-bit integer.
+    S16,
+    /// An unsigned 16-bit integer.
+    U16,
 }
 
 impl Narrow {
-    /// The width for an integer of `bits` bits, if it is 8 or 16.
-    pub fn of_bits(bits: i64) -> Option<Narrow> {
-        match bits {
-            8 => Some(Narrow::B8),
-            16 => Some(Narrow::B16),
+    /// Every narrow width.
+    pub const ALL: [Narrow; 4] = [Narrow::S8, Narrow::U8, Narrow::S16, Narrow::U16];
+
+    /// The width for an integer of `bits` bits (8 or 16) and that signedness.
+    pub fn of(bits: i64, signed: bool) -> Option<Narrow> {
+        match (bits, signed) {
+            (8, true) => Some(Narrow::S8),
+            (8, false) => Some(Narrow::U8),
+            (16, true) => Some(Narrow::S16),
+            (16, false) => Some(Narrow::U16),
             _ => None,
         }
     }
@@ -155,16 +165,23 @@ impl Narrow {
     /// The size in bits.
     pub fn bits(self) -> u32 {
         match self {
-            Narrow::B8 => 8,
-            Narrow::B16 => 16,
+            Narrow::S8 | Narrow::U8 => 8,
+            Narrow::S16 | Narrow::U16 => 16,
         }
     }
 
-    /// The name in the text form.
+    /// Whether a load extends it by its sign.
+    pub fn is_signed(self) -> bool {
+        matches!(self, Narrow::S8 | Narrow::S16)
+    }
+
+    /// The name in the text form, which is also PTX's type (`ld.global.s8`).
     pub fn name(self) -> &'static str {
         match self {
-            Narrow::B8 => "b8",
-            Narrow::B16 => "b16",
+            Narrow::S8 => "s8",
+            Narrow::U8 => "u8",
+            Narrow::S16 => "s16",
+            Narrow::U16 => "u16",
         }
     }
 }
@@ -333,7 +350,8 @@ pub enum Op {
     Unpack(ValueId),
     /// Loads one result per word from `address + offset` bytes (a vector load when
     /// there are 2 or 4 results), skipped where `predicate` is false. With `narrow`,
-    /// each word is that many bits in memory, extended into its 32-bit result.
+    /// each word is that many bits in memory, extended into its 32-bit result as its
+    /// signedness says.
     Load {
         /// The memory space.
         space: Space,

@@ -159,7 +159,7 @@ fn region_header(kernel: &Kernel, op: &Op) -> Option<String> {
     Some(format!("{text} {{"))
 }
 
-/// `.b8` or `.b16` after a narrow access's space.
+/// `.s8`, `.u16`, ... after a narrow access's space.
 fn narrow_suffix(narrow: Option<Narrow>) -> String {
     narrow.map_or(String::new(), |narrow| format!(".{}", narrow.name()))
 }

@@ -179,7 +179,7 @@ impl Builder<'_> {
     /// Moves narrow integer elements (i8, u16) between memory and registers, where each
     /// element has a 32-bit register of its own: narrow vector loads and stores of up
     /// to 4 elements when the memory side is contiguous (`ld.global.v4.s8` extends each
-    /// into its register, `st.global.v4.u8` truncates each), element by element
+    /// into its register, `st.global.v4.s8` truncates each), element by element
     /// otherwise.
     fn move_narrow(
         &mut self,
@@ -231,6 +231,7 @@ impl Builder<'_> {
                     &vec![ty; chunk],
                 );
                 for ((_, index), value) in group.iter().zip(values) {
+                    (self.narrow_values).insert(value, (narrow.bits(), narrow.is_signed()));
                     self.write_element(destination, index, value, guard);
                 }
             } else {

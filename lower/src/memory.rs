@@ -100,13 +100,14 @@ impl Builder<'_> {
     }
 
     /// The register type of an element, and its width in memory where narrower (an i8
-    /// element is loaded into an `i32` register by sign extension, a u16 one into a
-    /// `u32` by zeros, and stored by truncation).
+    /// element is loaded into an `i32` register by sign extension, a u16 one by zeros,
+    /// and stored by truncation).
     pub(crate) fn memory_element(&mut self, tensor: &Tensor) -> Option<(Ty, Option<Narrow>)> {
         let element = (tensor.dtype).and_then(|dtype| {
             let ty = dtype_ty(dtype)?;
             let narrow = if ty.is_integer() && dtype.bits() < i64::from(ty.bits()) {
-                Some(Narrow::of_bits(dtype.bits())?)
+                let signed = dtype.integer_range().is_some_and(|(low, _)| low < 0);
+                Some(Narrow::of(dtype.bits(), signed)?)
             } else {
                 None
             };
@@ -281,16 +282,22 @@ impl Builder<'_> {
                 space,
                 address,
                 offset,
-            } => Some(self.push(
-                Op::Load {
-                    space,
-                    address,
-                    offset,
-                    narrow,
-                    predicate,
-                },
-                ty,
-            )),
+            } => {
+                let value = self.push(
+                    Op::Load {
+                        space,
+                        address,
+                        offset,
+                        narrow,
+                        predicate,
+                    },
+                    ty,
+                );
+                if let Some(narrow) = narrow {
+                    (self.narrow_values).insert(value, (narrow.bits(), narrow.is_signed()));
+                }
+                Some(value)
+            }
         }
     }
 

@@ -33,7 +33,7 @@ impl Emitter<'_, '_> {
                     guard(predicate, self),
                     space.name(),
                     vector(inst.results.len()),
-                    narrow.map_or(memory_suffix(word), |narrow| narrow_load_suffix(narrow, word)),
+                    narrow.map_or(memory_suffix(word), narrow_suffix),
                     braced(&registers),
                     address_text(self.name(*address), *offset)
                 )
@@ -53,7 +53,7 @@ impl Emitter<'_, '_> {
                     guard(predicate, self),
                     space.name(),
                     vector(values.len()),
-                    narrow.map_or(memory_suffix(word), narrow_store_suffix),
+                    narrow.map_or(memory_suffix(word), narrow_suffix),
                     address_text(self.name(*address), *offset),
                     braced(&registers)
                 )
@@ -252,24 +252,16 @@ fn memory_suffix(word: Ty) -> &'static str {
     }
 }
 
-/// A narrow load into 32-bit registers: `ld` may name a register wider than its type,
-/// and then sign-extends an `.s8`/`.s16` value and zero-extends a `.u8`/`.u16` one
-/// (PTX ISA, "Operand Size Exceeding Instruction-Type Size").
-fn narrow_load_suffix(narrow: Narrow, word: Ty) -> &'static str {
-    match (narrow, word.is_unsigned()) {
-        (Narrow::B8, false) => ".s8",
-        (Narrow::B8, true) => ".u8",
-        (Narrow::B16, false) => ".s16",
-        (Narrow::B16, true) => ".u16",
-    }
-}
-
-/// A narrow store from 32-bit registers: `st` writes the register's low bits (the same
-/// section of the PTX ISA).
-fn narrow_store_suffix(narrow: Narrow) -> &'static str {
+/// A narrow access of 32-bit registers: `ld` and `st` may name a register wider than
+/// their type; a load then sign-extends an `.s8`/`.s16` value and zero-extends a
+/// `.u8`/`.u16` one, and a store writes the register's low bits (PTX ISA, "Operand
+/// Size Exceeding Instruction-Type Size").
+fn narrow_suffix(narrow: Narrow) -> &'static str {
     match narrow {
-        Narrow::B8 => ".u8",
-        Narrow::B16 => ".u16",
+        Narrow::S8 => ".s8",
+        Narrow::U8 => ".u8",
+        Narrow::S16 => ".s16",
+        Narrow::U16 => ".u16",
     }
 }
 

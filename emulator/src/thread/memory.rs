@@ -1,7 +1,7 @@
 //! A thread's memory instructions: loads and stores of 1, 2 or 4 words (little-endian,
 //! the vector aligned to its whole size, as PTX requires; a narrow word is 1 or 2 bytes
-//! in memory, extended by sign into an `i32` register and by zeros into a `u32`, and
-//! truncated by a store), atomics, and atom
+//! in memory, extended into its 32-bit register by sign or by zeros as its width says,
+//! and truncated by a store), atomics, and atom
 //! instructions through their models (a warp-collective one waits for its warp, which
 //! the block then executes); and the landing of its cp.async copies.
 //!
@@ -373,14 +373,13 @@ impl<'k> Thread<'k> {
 }
 
 /// Up to 8 little-endian bytes as the low bits of a register.
-/// A narrow value's `bits` in a 32-bit register of type `ty`: sign-extended into an
-/// `i32`, zero-extended into a `u32` (as `ld.s8` and `ld.u8` do).
+/// A narrow value's `bits` in a 32-bit register: sign-extended for a signed width,
+/// zero-extended otherwise (as `ld.s8` and `ld.u8` do).
 fn extend(bits: u64, narrow: Narrow, ty: Ty) -> u64 {
-    let width = narrow.bits();
-    if ty.is_unsigned() {
+    if !narrow.is_signed() {
         return bits;
     }
-    let shift = 64 - width;
+    let shift = 64 - narrow.bits();
     arith::from_int(ty, ((bits << shift) as i64) >> shift)
 }
 

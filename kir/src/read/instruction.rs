@@ -362,7 +362,7 @@ fn atom(cursor: &mut Cursor<'_>) -> Result<Op, String> {
     })
 }
 
-/// A load's or store's `global`, `shared.b8`, ...: its space and narrow width.
+/// A load's or store's `global`, `shared.s8`, ...: its space and narrow width.
 fn access(suffix: &str) -> Option<(Space, Option<Narrow>)> {
     let (name, width) = match suffix.split_once('.') {
         Some((name, width)) => (name, Some(width)),
@@ -370,11 +370,7 @@ fn access(suffix: &str) -> Option<(Space, Option<Narrow>)> {
     };
     let narrow = match width {
         None => None,
-        Some(width) => Some(
-            [Narrow::B8, Narrow::B16]
-                .into_iter()
-                .find(|narrow| narrow.name() == width)?,
-        ),
+        Some(width) => Some((Narrow::ALL.into_iter()).find(|narrow| narrow.name() == width)?),
     };
     Some((space(name)?, narrow))
 }

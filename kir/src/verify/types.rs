@@ -248,7 +248,7 @@ fn carried(
     }
 }
 
-/// A narrow access moves 32-bit integers (`i32` extended by sign, `u32` by zeros).
+/// A narrow access moves 32-bit integers.
 fn check_narrow(kernel: &Kernel, narrow: Option<Narrow>, words: &[ValueId]) -> Result<(), String> {
     let (Some(narrow), Some(first)) = (narrow, words.first()) else {
         return Ok(());
