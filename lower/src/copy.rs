@@ -194,7 +194,7 @@ impl Builder<'_> {
         let chunk = indices.len().min(NARROW_VECTOR);
         let vector = contiguous
             && chunk > 1
-            && indices.len() % chunk == 0
+            && indices.len().is_multiple_of(chunk)
             && chunk.is_power_of_two()
             && in_registers(source) != in_registers(destination);
         if !vector {
