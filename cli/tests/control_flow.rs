@@ -128,6 +128,8 @@ fn narrow_elements_load_extended_and_store_truncated() {
         "st.shared.u16 [",
         "ld.global.v4.s16 {%r",
         "st.global.v4.s16 [",
+        "ld.global.v4.u8 {%r",
+        "st.global.v4.u8 [",
         // Four i8 between global and shared memory move as one 32-bit word.
         "ld.global.b32 %r",
         "st.shared.b32 [",
