@@ -8,7 +8,7 @@ mod build;
 use build::{TARGETS, assemble_without_local_memory, cukc, emit};
 
 /// The files that build, with what their KIR must show.
-const FILES: [(&str, &[&str]); 5] = [
+const FILES: [(&str, &[&str]); 6] = [
     (
         "loops",
         &["for %", "loop carry(", " while %", "if %", "rem %"],
@@ -27,6 +27,19 @@ const FILES: [(&str, &[&str]); 5] = [
             ":i32 = rem %",
             ":i64 = div %",
             ":i64 = rem %",
+        ],
+    ),
+    // 8- and 16-bit elements move through narrow accesses.
+    (
+        "small_int_memory",
+        &[
+            "load.global.s8 [",
+            "load.global.u8 [",
+            "load.global.s16 [",
+            "load.global.u16 [",
+            "store.global.u8 [",
+            "load.shared.s8 [",
+            "store.shared.u16 [",
         ],
     ),
 ];
@@ -96,4 +109,31 @@ fn a_64_bit_division_tries_32_bits_first_and_a_provably_narrow_one_is_32_bits() 
     let guard = ptx.find("shr.u64").expect("the operands' test");
     let wide = ptx.find("div.s64").expect("the 64-bit division");
     assert!(guard < wide, "the test comes first:\n{ptx}");
+}
+
+/// Narrow elements load into 32-bit registers with the extension their signedness
+/// gives and store their low bits, one at a time or four to an instruction where a
+/// copy moves them into or out of registers (ptxas accepts each: the test above).
+#[test]
+fn narrow_elements_load_extended_and_store_truncated() {
+    let ptx = emit("tests/control/small_int_memory.cuk", "sm_90a", "ptx");
+    for needle in [
+        "ld.global.s8 %r",
+        "ld.global.u8 %r",
+        "ld.global.s16 %r",
+        "ld.global.u16 %r",
+        "st.global.u8 [",
+        "st.global.u16 [",
+        "ld.shared.s8 %r",
+        "st.shared.u16 [",
+        "ld.global.v4.s16 {%r",
+        "st.global.v4.s16 [",
+        "ld.global.v4.u8 {%r",
+        "st.global.v4.u8 [",
+        // Four i8 between global and shared memory move as one 32-bit word.
+        "ld.global.b32 %r",
+        "st.shared.b32 [",
+    ] {
+        assert!(ptx.contains(needle), "no `{needle}` in\n{ptx}");
+    }
 }

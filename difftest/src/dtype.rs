@@ -149,6 +149,8 @@ impl Dtype {
         Some(match self {
             Dtype::I8 => kir::Element::I8,
             Dtype::U8 => kir::Element::U8,
+            Dtype::I16 => kir::Element::I16,
+            Dtype::U16 => kir::Element::U16,
             Dtype::I32 => kir::Element::I32,
             Dtype::U32 => kir::Element::U32,
             Dtype::I64 => kir::Element::I64,
@@ -157,7 +159,7 @@ impl Dtype {
             Dtype::BF16 => kir::Element::BF16,
             Dtype::F32 => kir::Element::F32,
             Dtype::F64 => kir::Element::F64,
-            Dtype::I16 | Dtype::U16 | Dtype::Bool => return None,
+            Dtype::Bool => return None,
         })
     }
 }

@@ -10,7 +10,7 @@ pub enum Feature {
     Unsigned,
     /// i8, i16, u8 and u16 values (made by `.to()`).
     SmallInts,
-    /// i8 and u8 tensors (loads and stores).
+    /// i8, u8, i16 and u16 tensors (loads and stores).
     SmallIntMemory,
     /// f16 and bf16 values.
     HalfFloats,
@@ -114,10 +114,7 @@ impl fmt::Display for Feature {
 /// What the generator leaves out until the compiler gets it right (issue 33), and
 /// why: the CI test and `cuk-difftest` leave these out unless told otherwise. Remove
 /// each as its fix lands.
-pub const KNOWN_FAILING: [(Feature, &str); 1] = [(
-    Feature::SmallIntMemory,
-    "loads of i8/u8 tensors fail `build` with E0301",
-)];
+pub const KNOWN_FAILING: [(Feature, &str); 0] = [];
 
 /// A set of features.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -152,7 +152,13 @@ impl Row {
                 }
             }
             Stmt::Store { output, value } => {
-                let value = self.eval(value)?;
+                // Assignment to an 8- or 16-bit element keeps the low bits of the
+                // promoted value (C's conversion to the element type).
+                let dtype = value.dtype;
+                let value = match self.eval(value)? {
+                    Value::Int(value) => Value::Int(dtype.wrap(value)),
+                    other => other,
+                };
                 self.stored[*output] = Some(value);
             }
             Stmt::Shuffle { .. } => return Err(Undefined::DivergentShuffle),

@@ -5,8 +5,8 @@
 
 use difftest::dtype::Dtype;
 use difftest::harness::{self, Backend, Runner};
-use difftest::program::Value;
-use difftest::reference::convert;
+use difftest::program::{Binary, Expr, ExprKind, Input, Program, ROWS, Source, Stmt, Value, Var};
+use difftest::reference::{convert, evaluate};
 use difftest::{Features, RunConfig};
 
 #[test]
@@ -67,6 +67,57 @@ fn the_reference_converts_as_c_and_ptx_do() {
         convert(Value::Int(3_548_625_185), Dtype::U64),
         Value::Int(3_548_625_185)
     );
+}
+
+/// A store to an 8- or 16-bit output keeps the low bits of the promoted value, as C's
+/// assignment converts it: the reference once kept `a + 100` of a u8 `a` = 200 as 300
+/// (the first runs with i8/u8/i16/u16 tensors disagreed on every such store).
+#[test]
+fn the_reference_stores_the_low_bits_of_a_narrow_value() {
+    let var = |name: &str, dtype| Var {
+        name: name.to_owned(),
+        dtype,
+    };
+    let a = |dtype| Expr {
+        dtype,
+        kind: ExprKind::Var(2),
+    };
+    let literal = |value, dtype| Expr {
+        dtype,
+        kind: ExprKind::Literal(Value::Int(value)),
+    };
+    let sum = |dtype, value| Expr {
+        dtype,
+        kind: ExprKind::Binary(
+            Binary::Add,
+            Box::new(a(dtype)),
+            Box::new(literal(value, dtype)),
+        ),
+    };
+    for (dtype, input, added, stored) in [
+        (Dtype::U8, 200, 100, 44),
+        (Dtype::I8, -128, -1, 127),
+        (Dtype::I16, 30_000, 30_000, -5536),
+        (Dtype::U16, 40_000, 40_000, 14_464),
+    ] {
+        let program = Program {
+            name: "narrow".to_owned(),
+            vars: vec![var("t", Dtype::I32), var("n", Dtype::I32), var("a", dtype)],
+            inputs: vec![Input {
+                var: 2,
+                source: Source::Tensor,
+                values: vec![Value::Int(input); ROWS],
+            }],
+            body: vec![Stmt::Store {
+                output: 0,
+                value: sum(dtype, added),
+            }],
+            outputs: vec![dtype],
+            atomics: Vec::new(),
+        };
+        let rows = evaluate(&program).expect("a defined program");
+        assert_eq!(rows[0].stored[0], Some(Value::Int(stored)), "{dtype:?}");
+    }
 }
 
 #[test]

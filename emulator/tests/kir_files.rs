@@ -139,6 +139,61 @@ fn shuffles_sum_a_warp() {
     assert_close(&device.read_f32(total, 1), &[sum + 0.5], 1e-5, 1e-5);
 }
 
+/// Narrow loads extend each byte or half by the register's signedness, and narrow
+/// stores keep its low bits, in global and shared memory.
+#[test]
+fn narrow_loads_extend_and_narrow_stores_truncate() {
+    let bytes: Vec<i8> = (0..128).map(|i| (i * 37 - 128) as i8).collect();
+    let halves: Vec<u16> = (0..64).map(|i| (i * 1021 + 30000) as u16).collect();
+    let mut device = Device::default();
+    let x = device
+        .memory
+        .allocate(&bytes.iter().map(|byte| *byte as u8).collect::<Vec<_>>());
+    let y = device.memory.allocate(
+        &halves
+            .iter()
+            .flat_map(|half| half.to_le_bytes())
+            .collect::<Vec<_>>(),
+    );
+    let out = device.i32s(&[0; 512]);
+    let z = device.empty(128);
+    device.run(
+        &kernel("narrow_memory.kir"),
+        &[x, y, out, z].map(Arg::Tensor),
+    );
+    let got = device.read_i32(out, 512);
+    for t in 0..32 {
+        let words = &got[16 * t..16 * t + 16];
+        let mine = &bytes[4 * t..4 * t + 4];
+        let signed: Vec<i32> = mine.iter().map(|byte| i32::from(*byte)).collect();
+        let unsigned: Vec<i32> = mine.iter().map(|byte| i32::from(*byte as u8)).collect();
+        let (low, high) = (halves[2 * t], halves[2 * t + 1]);
+        assert_eq!(&words[0..4], signed.as_slice(), "thread {t}");
+        assert_eq!(&words[4..8], unsigned.as_slice(), "thread {t}");
+        assert_eq!(
+            &words[8..10],
+            &[i32::from(low), i32::from(high)],
+            "thread {t}"
+        );
+        assert_eq!(
+            &words[10..12],
+            &[i32::from(low as i16), i32::from(high as i16)],
+            "thread {t}"
+        );
+        assert_eq!(
+            words[12],
+            i32::from(low.wrapping_mul(3) as i16),
+            "thread {t}"
+        );
+    }
+    let stored = device.memory.read(z, 128).unwrap();
+    let want: Vec<u8> = bytes
+        .iter()
+        .map(|byte| (i32::from(*byte) + 300) as u8)
+        .collect();
+    assert_eq!(stored, want);
+}
+
 /// The atomics kernel adds to shared memory it never initialised: the emulator says so,
 /// at the first shared atomic, once the block's threads are done; its global atomics have
 /// run by then.

@@ -130,6 +130,62 @@ impl Space {
     }
 }
 
+/// The width in memory of each element a load or store moves, where it is narrower
+/// than its 32-bit integer register (an `i8` or `u16` element), and how a load extends
+/// it: by its sign for `S8` and `S16`, by zeros for `U8` and `U16`, as C converts a
+/// `signed char` or `unsigned short` to `int`. A store writes the register's low bits,
+/// whichever the signedness.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Narrow {
+    /// A signed byte.
+    S8,
+    /// An unsigned byte.
+    U8,
+    /// A signed 16-bit integer.
+    S16,
+    /// An unsigned 16-bit integer.
+    U16,
+}
+
+impl Narrow {
+    /// Every narrow width.
+    pub const ALL: [Narrow; 4] = [Narrow::S8, Narrow::U8, Narrow::S16, Narrow::U16];
+
+    /// The width for an integer of `bits` bits (8 or 16) and that signedness.
+    pub fn of(bits: i64, signed: bool) -> Option<Narrow> {
+        match (bits, signed) {
+            (8, true) => Some(Narrow::S8),
+            (8, false) => Some(Narrow::U8),
+            (16, true) => Some(Narrow::S16),
+            (16, false) => Some(Narrow::U16),
+            _ => None,
+        }
+    }
+
+    /// The size in bits.
+    pub fn bits(self) -> u32 {
+        match self {
+            Narrow::S8 | Narrow::U8 => 8,
+            Narrow::S16 | Narrow::U16 => 16,
+        }
+    }
+
+    /// Whether a load extends it by its sign.
+    pub fn is_signed(self) -> bool {
+        matches!(self, Narrow::S8 | Narrow::S16)
+    }
+
+    /// The name in the text form, which is also PTX's type (`ld.global.s8`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Narrow::S8 => "s8",
+            Narrow::U8 => "u8",
+            Narrow::S16 => "s16",
+            Narrow::U16 => "u16",
+        }
+    }
+}
+
 /// A two-operand operation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BinOp {
@@ -293,7 +349,9 @@ pub enum Op {
     /// The two 16-bit halves of 32 bits, low first: two results.
     Unpack(ValueId),
     /// Loads one result per word from `address + offset` bytes (a vector load when
-    /// there are 2 or 4 results), skipped where `predicate` is false.
+    /// there are 2 or 4 results), skipped where `predicate` is false. With `narrow`,
+    /// each word is that many bits in memory, extended into its 32-bit result as its
+    /// signedness says.
     Load {
         /// The memory space.
         space: Space,
@@ -301,11 +359,14 @@ pub enum Op {
         address: ValueId,
         /// A byte offset folded into the instruction.
         offset: i64,
+        /// The width in memory of each word, where narrower than its register.
+        narrow: Option<Narrow>,
         /// Whether to load at all.
         predicate: Option<ValueId>,
     },
     /// Stores `values` (one word each, a vector store for 2 or 4) at
-    /// `address + offset` bytes, skipped where `predicate` is false.
+    /// `address + offset` bytes, skipped where `predicate` is false. With `narrow`,
+    /// each word's low bits of that width.
     Store {
         /// The memory space.
         space: Space,
@@ -313,6 +374,8 @@ pub enum Op {
         address: ValueId,
         /// A byte offset folded into the instruction.
         offset: i64,
+        /// The width in memory of each word, where narrower than its register.
+        narrow: Option<Narrow>,
         /// The words.
         values: Vec<ValueId>,
         /// Whether to store at all.

@@ -292,6 +292,10 @@ pub enum Element {
     I8,
     /// Unsigned 8-bit.
     U8,
+    /// Signed 16-bit.
+    I16,
+    /// Unsigned 16-bit.
+    U16,
     /// Signed 32-bit.
     I32,
     /// Unsigned 32-bit.
@@ -304,7 +308,7 @@ pub enum Element {
 
 impl Element {
     /// Every element type.
-    pub const ALL: [Element; 12] = [
+    pub const ALL: [Element; 14] = [
         Element::F16,
         Element::BF16,
         Element::F32,
@@ -313,6 +317,8 @@ impl Element {
         Element::E5M2,
         Element::I8,
         Element::U8,
+        Element::I16,
+        Element::U16,
         Element::I32,
         Element::U32,
         Element::I64,
@@ -330,7 +336,7 @@ impl Element {
     pub fn bytes(self) -> usize {
         match self {
             Element::E4M3 | Element::E5M2 | Element::I8 | Element::U8 => 1,
-            Element::F16 | Element::BF16 => 2,
+            Element::F16 | Element::BF16 | Element::I16 | Element::U16 => 2,
             Element::F32 | Element::I32 | Element::U32 => 4,
             Element::F64 | Element::I64 | Element::U64 => 8,
         }
@@ -347,6 +353,8 @@ impl Element {
             Element::E5M2 => "e5m2",
             Element::I8 => "i8",
             Element::U8 => "u8",
+            Element::I16 => "i16",
+            Element::U16 => "u16",
             Element::I32 => "i32",
             Element::U32 => "u32",
             Element::I64 => "i64",

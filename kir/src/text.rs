@@ -5,7 +5,7 @@
 
 use std::fmt::Write;
 
-use crate::ir::{BinOp, CmpOp, Inst, Kernel, Op, Special, UnOp, ValueId};
+use crate::ir::{BinOp, CmpOp, Inst, Kernel, Narrow, Op, Special, UnOp, ValueId};
 
 /// `kernel` as text; `line_of` turns a byte offset into a 1-based source line.
 pub fn to_text(kernel: &Kernel, line_of: &dyn Fn(u32) -> u32) -> String {
@@ -159,6 +159,11 @@ fn region_header(kernel: &Kernel, op: &Op) -> Option<String> {
     Some(format!("{text} {{"))
 }
 
+/// `.s8`, `.u16`, ... after a narrow access's space.
+fn narrow_suffix(narrow: Option<Narrow>) -> String {
+    narrow.map_or(String::new(), |narrow| format!(".{}", narrow.name()))
+}
+
 fn instruction(kernel: &Kernel, inst: &Inst) -> String {
     let results = inst
         .results
@@ -196,10 +201,12 @@ fn instruction(kernel: &Kernel, inst: &Inst) -> String {
             space,
             address,
             offset,
+            narrow,
             predicate,
         } => format!(
-            "load.{} [{}+{offset}]{}",
+            "load.{}{} [{}+{offset}]{}",
             space.name(),
+            narrow_suffix(*narrow),
             v(address),
             predicated(predicate)
         ),
@@ -207,11 +214,13 @@ fn instruction(kernel: &Kernel, inst: &Inst) -> String {
             space,
             address,
             offset,
+            narrow,
             values,
             predicate,
         } => format!(
-            "store.{} [{}+{offset}], {}{}",
+            "store.{}{} [{}+{offset}], {}{}",
             space.name(),
+            narrow_suffix(*narrow),
             v(address),
             values.iter().map(v).collect::<Vec<_>>().join(", "),
             predicated(predicate)

@@ -88,6 +88,9 @@ pub(crate) struct Builder<'t> {
     pub(crate) packed: FxHashMap<ValueId, [ValueId; 2]>,
     /// The halves of each word already unpacked, by element type.
     pub(crate) unpacked: FxHashMap<(ValueId, Ty), [ValueId; 2]>,
+    /// The width and signedness each value a narrow load read, or a wrap made,
+    /// already fits: wrapping it to a type that holds every such value is nothing to do.
+    pub(crate) narrow_values: FxHashMap<ValueId, (u32, bool)>,
     /// Partial sums of symbolic terms already emitted, by the numbers `seen_terms`
     /// gives their terms (each partial sum's key extends the last one's, so it is
     /// copied once per term: numbers keep that cheap).
@@ -142,6 +145,7 @@ impl<'t> Builder<'t> {
             halves: FxHashMap::default(),
             packed: FxHashMap::default(),
             unpacked: FxHashMap::default(),
+            narrow_values: FxHashMap::default(),
             sums: FxHashMap::default(),
             seen_terms: FxHashMap::default(),
             recent: FxHashMap::default(),
@@ -414,15 +418,16 @@ impl<'t> Builder<'t> {
 }
 
 /// The register type that holds a value of `dtype`: integers narrower than 32 bits in
-/// 32, sign- or zero-extended by their signedness.
+/// an `i32`, as C's integer promotions compute them in `int` (`a - 3` of a `u8`
+/// holding 2 is -1), sign- or zero-extended by their signedness where they are loaded.
 pub(crate) fn dtype_ty(dtype: Dtype) -> Option<Ty> {
     Some(match dtype {
         Dtype::Bf16 => Ty::BF16,
         Dtype::F16 => Ty::F16,
         Dtype::F32 => Ty::F32,
         Dtype::F64 => Ty::F64,
-        Dtype::I8 | Dtype::I16 | Dtype::I32 => Ty::I32,
-        Dtype::U8 | Dtype::U16 | Dtype::U32 => Ty::U32,
+        Dtype::I8 | Dtype::I16 | Dtype::U8 | Dtype::U16 | Dtype::I32 => Ty::I32,
+        Dtype::U32 => Ty::U32,
         Dtype::I64 => Ty::I64,
         Dtype::U64 => Ty::U64,
         Dtype::Bool => Ty::Pred,

@@ -9,7 +9,7 @@
 //! value at an application's first element guards the whole application.
 
 use cute::{Atom, Base, Codomain, Tensor};
-use kir::{Op, Ty, ValueId};
+use kir::{Narrow, Op, Ty, ValueId};
 use layout::SymInt;
 
 use crate::builder::Builder;
@@ -95,12 +95,20 @@ impl Builder<'_> {
         contiguous: bool,
         guard: Option<ValueId>,
     ) {
-        let Some(element) = self.element_ty(source) else {
+        let Some((element, narrow)) = self.memory_element(source) else {
             return;
         };
         let width = indices.len() as i64;
         let in_registers = |tensor: &Tensor| matches!(tensor.base, Base::Registers(_));
-        let vector = width > 1 && contiguous && words(element, width).is_some();
+        if let Some(narrow) = narrow
+            && (in_registers(source) || in_registers(destination))
+        {
+            self.move_narrow(source, destination, indices, contiguous, guard, narrow);
+            return;
+        }
+        // Memory to memory, narrow elements move as raw words.
+        let bits = narrow.map_or(element.bits(), Narrow::bits);
+        let vector = width > 1 && contiguous && words(element, bits, width).is_some();
         if !vector {
             for (source_index, destination_index) in indices {
                 if let Some(value) = self.read_element(source, source_index, guard) {
@@ -109,7 +117,7 @@ impl Builder<'_> {
             }
             return;
         }
-        let Some((word, count)) = words(element, width) else {
+        let Some((word, count)) = words(element, bits, width) else {
             return;
         };
         let (source_index, destination_index) = &indices[0];
@@ -136,6 +144,7 @@ impl Builder<'_> {
                     space,
                     address,
                     offset,
+                    narrow: None,
                     predicate: guard,
                 },
                 &vec![word; count],
@@ -160,12 +169,100 @@ impl Builder<'_> {
                 space,
                 address,
                 offset,
+                narrow: None,
                 values,
                 predicate: guard,
             });
         }
     }
+
+    /// Moves narrow integer elements (i8, u16) between memory and registers, where each
+    /// element has a 32-bit register of its own: narrow vector loads and stores of up
+    /// to 4 elements when the memory side is contiguous (`ld.global.v4.s8` extends each
+    /// into its register, `st.global.v4.s8` truncates each), element by element
+    /// otherwise.
+    fn move_narrow(
+        &mut self,
+        source: &Tensor,
+        destination: &Tensor,
+        indices: &[(SymInt, SymInt)],
+        contiguous: bool,
+        guard: Option<ValueId>,
+        narrow: Narrow,
+    ) {
+        let in_registers = |tensor: &Tensor| matches!(tensor.base, Base::Registers(_));
+        let chunk = indices.len().min(NARROW_VECTOR);
+        let vector = contiguous
+            && chunk > 1
+            && indices.len().is_multiple_of(chunk)
+            && chunk.is_power_of_two()
+            && in_registers(source) != in_registers(destination);
+        if !vector {
+            for (source_index, destination_index) in indices {
+                if let Some(value) = self.read_element(source, source_index, guard) {
+                    self.write_element(destination, destination_index, value, guard);
+                }
+            }
+            return;
+        }
+        for group in indices.chunks(chunk) {
+            let (source_index, destination_index) = &group[0];
+            if in_registers(destination) {
+                let Some((ty, _)) = self.memory_element(source) else {
+                    return;
+                };
+                self.assume_aligned(source, source_index, chunk as i64);
+                let Some(Place::Memory {
+                    space,
+                    address,
+                    offset,
+                }) = self.place(source, source_index)
+                else {
+                    return;
+                };
+                let values = self.push_many(
+                    Op::Load {
+                        space,
+                        address,
+                        offset,
+                        narrow: Some(narrow),
+                        predicate: guard,
+                    },
+                    &vec![ty; chunk],
+                );
+                for ((_, index), value) in group.iter().zip(values) {
+                    (self.narrow_values).insert(value, (narrow.bits(), narrow.is_signed()));
+                    self.write_element(destination, index, value, guard);
+                }
+            } else {
+                let values: Option<Vec<ValueId>> = group
+                    .iter()
+                    .map(|(index, _)| self.read_element(source, index, None))
+                    .collect();
+                let Some(values) = values else { return };
+                self.assume_aligned(destination, destination_index, chunk as i64);
+                if let Some(Place::Memory {
+                    space,
+                    address,
+                    offset,
+                }) = self.place(destination, destination_index)
+                {
+                    self.push_effect(Op::Store {
+                        space,
+                        address,
+                        offset,
+                        narrow: Some(narrow),
+                        values,
+                        predicate: guard,
+                    });
+                }
+            }
+        }
+    }
 }
+
+/// Most narrow elements one load or store moves (`.v4`).
+const NARROW_VECTOR: usize = 4;
 
 /// Whether an atom is issued from its PTX template rather than as loads and stores.
 fn is_template_atom(atom: &Atom) -> bool {
@@ -225,14 +322,15 @@ impl Builder<'_> {
 /// Values run-time variables take when contiguity is checked.
 const SAMPLES: [i64; 5] = [0, 1, 5, 37, 130];
 
-/// How `width` elements of `element` move: the word type and the number of words
-/// (at most 4 words, at most 128 bits).
-fn words(element: Ty, width: i64) -> Option<(Ty, usize)> {
-    let bits = i64::from(element.bits()) * width;
+/// How `width` elements of `element`, each `element_bits` wide in memory, move between
+/// memory and memory or packed registers: the word type and the number of words (at
+/// most 4 words, at most 128 bits).
+fn words(element: Ty, element_bits: u32, width: i64) -> Option<(Ty, usize)> {
+    let bits = i64::from(element_bits) * width;
     if bits > 128 {
         return None;
     }
-    let (word, count) = if element.bits() >= 32 {
+    let (word, count) = if element_bits >= 32 {
         (element, width)
     } else if bits >= 32 && bits % 32 == 0 {
         (Ty::B32, bits / 32)

@@ -3,7 +3,7 @@
 //! needs the host to check.
 
 use cute::{Base, Codomain, Tensor};
-use kir::{Alignment, Assumption, BinOp, Op, Space, Ty, ValueId};
+use kir::{Alignment, Assumption, BinOp, Narrow, Op, Space, Ty, ValueId};
 use layout::{SymFactor, SymInt};
 
 use crate::builder::{Builder, dtype_ty};
@@ -82,17 +82,41 @@ impl Builder<'_> {
         }
     }
 
+    /// The register type of an element that atoms, atomics and tensor-core operands
+    /// move as it is held: an element narrower than its register (i8, u16) is refused
+    /// here, since those instructions would need it packed.
     pub(crate) fn element_ty(&mut self, tensor: &Tensor) -> Option<Ty> {
-        // An element narrower than its register (i8, u16) needs a load that extends it,
-        // which KIR does not have yet.
-        let ty = (tensor.dtype).and_then(|dtype| {
-            let narrow = |ty: &Ty| ty.is_integer() && dtype.bits() < i64::from(ty.bits());
-            dtype_ty(dtype).filter(|ty| !narrow(ty))
+        let element = self.memory_element(tensor)?;
+        match element.1 {
+            None => Some(element.0),
+            Some(_) => {
+                self.unsupported(format!(
+                    "elements of type {} in this operation (they are loaded, stored and copied)",
+                    tensor.element_name()
+                ));
+                None
+            }
+        }
+    }
+
+    /// The register type of an element, and its width in memory where narrower (an i8
+    /// element is loaded into an `i32` register by sign extension, a u16 one by zeros,
+    /// and stored by truncation).
+    pub(crate) fn memory_element(&mut self, tensor: &Tensor) -> Option<(Ty, Option<Narrow>)> {
+        let element = (tensor.dtype).and_then(|dtype| {
+            let ty = dtype_ty(dtype)?;
+            let narrow = if ty.is_integer() && dtype.bits() < i64::from(ty.bits()) {
+                let signed = dtype.integer_range().is_some_and(|(low, _)| low < 0);
+                Some(Narrow::of(dtype.bits(), signed)?)
+            } else {
+                None
+            };
+            Some((ty, narrow))
         });
-        if ty.is_none() {
+        if element.is_none() {
             self.unsupported(format!("elements of type {}", tensor.element_name()));
         }
-        ty
+        element
     }
 
     /// Where the element with layout value `index` is.
@@ -251,27 +275,36 @@ impl Builder<'_> {
         index: &SymInt,
         predicate: Option<ValueId>,
     ) -> Option<ValueId> {
-        let ty = self.element_ty(tensor)?;
+        let (ty, narrow) = self.memory_element(tensor)?;
         match self.place(tensor, index)? {
             Place::Register { fragment, index } => Some(self.register(fragment, index, ty)),
             Place::Memory {
                 space,
                 address,
                 offset,
-            } => Some(self.push(
-                Op::Load {
-                    space,
-                    address,
-                    offset,
-                    predicate,
-                },
-                ty,
-            )),
+            } => {
+                let value = self.push(
+                    Op::Load {
+                        space,
+                        address,
+                        offset,
+                        narrow,
+                        predicate,
+                    },
+                    ty,
+                );
+                if let Some(narrow) = narrow {
+                    (self.narrow_values).insert(value, (narrow.bits(), narrow.is_signed()));
+                }
+                Some(value)
+            }
         }
     }
 
     /// Stores `value` (converted to the element type) into an element, where
     /// `predicate` is true: a predicated register keeps its value where it is false.
+    /// A narrow integer element keeps the value wrapped to its width (a narrow store
+    /// truncates it in memory).
     pub(crate) fn write_element(
         &mut self,
         tensor: &Tensor,
@@ -279,12 +312,16 @@ impl Builder<'_> {
         value: ValueId,
         predicate: Option<ValueId>,
     ) {
-        let Some(ty) = self.element_ty(tensor) else {
+        let Some((ty, narrow)) = self.memory_element(tensor) else {
             return;
         };
         let value = self.convert(value, ty);
         match self.place(tensor, index) {
             Some(Place::Register { fragment, index }) => {
+                let value = match (narrow, tensor.dtype) {
+                    (Some(_), Some(dtype)) => self.wrap(value, dtype),
+                    _ => value,
+                };
                 let value = match predicate {
                     None => value,
                     Some(_) if ty == Ty::Pred => {
@@ -311,6 +348,7 @@ impl Builder<'_> {
                     space,
                     address,
                     offset,
+                    narrow,
                     values: vec![value],
                     predicate,
                 });

@@ -218,6 +218,8 @@ pub(crate) fn element(dtype: Dtype) -> Option<Element> {
         Dtype::E5m2 => Element::E5M2,
         Dtype::I8 => Element::I8,
         Dtype::U8 => Element::U8,
+        Dtype::I16 => Element::I16,
+        Dtype::U16 => Element::U16,
         Dtype::I32 => Element::I32,
         Dtype::U32 => Element::U32,
         Dtype::I64 => Element::I64,

@@ -198,20 +198,30 @@ impl Builder<'_> {
 
     /// `value`, held in a 32-bit register, wrapped to the width of the narrower
     /// integer `dtype` (i8, u16): a mask for an unsigned one, a shift up and an
-    /// arithmetic shift down for a signed one.
+    /// arithmetic shift down for a signed one. A value a narrow load or an earlier wrap
+    /// made that already fits `dtype` is itself.
     pub(crate) fn wrap(&mut self, value: ValueId, dtype: cute::Dtype) -> ValueId {
         let ty = self.kernel.ty(value);
         let bits = dtype.bits();
-        if !ty.is_integer() || bits >= i64::from(ty.bits()) {
+        let signed = dtype.integer_range().is_some_and(|(low, _)| low < 0);
+        let fits = (self.narrow_values.get(&value)).is_some_and(|&(known_bits, known_signed)| {
+            let known_bits = i64::from(known_bits);
+            (known_signed == signed && known_bits <= bits) || (!known_signed && known_bits < bits)
+        });
+        if !ty.is_integer() || bits >= i64::from(ty.bits()) || fits {
             return value;
         }
-        if ty.is_unsigned() {
+        let wrapped = if signed {
+            let shift = self.constant(i64::from(ty.bits()) - bits, ty);
+            let up = self.binary(BinOp::Shl, value, shift);
+            self.binary(BinOp::Shr, up, shift)
+        } else {
             let mask = self.constant((1 << bits) - 1, ty);
-            return self.binary(BinOp::And, value, mask);
-        }
-        let shift = self.constant(i64::from(ty.bits()) - bits, ty);
-        let up = self.binary(BinOp::Shl, value, shift);
-        self.binary(BinOp::Shr, up, shift)
+            self.binary(BinOp::And, value, mask)
+        };
+        self.narrow_values
+            .insert(wrapped, (u32::try_from(bits).unwrap_or(u32::MAX), signed));
+        wrapped
     }
 
     /// An integer converted from a float into a 32-bit register, clamped to the range

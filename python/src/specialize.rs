@@ -114,6 +114,7 @@ fn const_argument(
             "int32" => "i32",
             "int64" => "i64",
             "uint8" => "u8",
+            "uint16" => "u16",
             other => other,
         }
         .to_owned();

@@ -22,6 +22,8 @@ pub fn encode(element: Element, value: f64, out: &mut [u8]) {
         Element::E5M2 => out[0] = float8::F8E5M2::from_f64(value).to_bits(),
         Element::I8 => out.copy_from_slice(&(value as i8).to_le_bytes()),
         Element::U8 => out.copy_from_slice(&(value as u8).to_le_bytes()),
+        Element::I16 => out.copy_from_slice(&(value as i16).to_le_bytes()),
+        Element::U16 => out.copy_from_slice(&(value as u16).to_le_bytes()),
         Element::I32 => out.copy_from_slice(&(value as i32).to_le_bytes()),
         Element::U32 => out.copy_from_slice(&(value as u32).to_le_bytes()),
         Element::I64 => out.copy_from_slice(&(value as i64).to_le_bytes()),
@@ -49,6 +51,8 @@ pub fn decode(element: Element, bytes: &[u8]) -> f64 {
         Element::E5M2 => f64::from(float8::F8E5M2::from_bits(bytes[0]).to_f32()),
         Element::I8 => f64::from(i8::from_le_bytes(array(bytes))),
         Element::U8 => f64::from(u8::from_le_bytes(array(bytes))),
+        Element::I16 => f64::from(i16::from_le_bytes(array(bytes))),
+        Element::U16 => f64::from(u16::from_le_bytes(array(bytes))),
         Element::I32 => f64::from(i32::from_le_bytes(array(bytes))),
         Element::U32 => f64::from(u32::from_le_bytes(array(bytes))),
         Element::I64 => i64::from_le_bytes(array(bytes)) as f64,
@@ -148,6 +152,10 @@ mod tests {
     fn integers_saturate_and_truncate() {
         assert_eq!(round_to(Element::I8, 300.0), 127.0);
         assert_eq!(round_to(Element::U8, -5.0), 0.0);
+        assert_eq!(round_to(Element::I16, -40000.0), -32768.0);
+        assert_eq!(round_to(Element::U16, 70000.0), 65535.0);
+        assert_eq!(decode(Element::I16, &[0x00, 0x80]), -32768.0);
+        assert_eq!(decode(Element::U16, &[0xFF, 0xFF]), 65535.0);
         assert_eq!(round_to(Element::I32, -2.7), -2.0);
         assert_eq!(round_to(Element::I32, f64::NAN), 0.0);
     }
@@ -165,7 +173,8 @@ mod tests {
     #[test]
     fn names_round_trip() {
         for name in [
-            "f16", "bf16", "f32", "f64", "e4m3", "e5m2", "i8", "u8", "i32", "u32", "i64", "u64",
+            "f16", "bf16", "f32", "f64", "e4m3", "e5m2", "i8", "u8", "i16", "u16", "i32", "u32",
+            "i64", "u64",
         ] {
             assert_eq!(Element::from_name(name).map(Element::name), Some(name));
         }

@@ -41,6 +41,7 @@ impl TensorMapArgs {
         match self.dtype {
             // FP8 moves as bytes.
             Element::U8 | Element::I8 | Element::E4M3 | Element::E5M2 => 0,
+            Element::U16 | Element::I16 => 1,
             Element::F16 => 6,
             Element::BF16 => 9,
             Element::F32 => 7,

@@ -1,8 +1,9 @@
 //! Memory instructions in PTX: kernel parameters, loads and stores with their vector
-//! width and immediate offset, atoms' templates filled with their operands, and atomic
-//! read-modify-writes (`red` when the old value is unused, `atom` when it is).
+//! width, immediate offset and narrow width (`ld.global.s8` into a 32-bit register),
+//! atoms' templates filled with their operands, and atomic read-modify-writes (`red`
+//! when the old value is unused, `atom` when it is).
 
-use kir::{AtomicOp, Inst, Op, ParamKind, Space, Ty, ValueId};
+use kir::{AtomicOp, Inst, Narrow, Op, ParamKind, Space, Ty, ValueId};
 
 use super::Emitter;
 
@@ -19,6 +20,7 @@ impl Emitter<'_, '_> {
                 space,
                 address,
                 offset,
+                narrow,
                 predicate,
             } => {
                 let word = self
@@ -31,7 +33,7 @@ impl Emitter<'_, '_> {
                     guard(predicate, self),
                     space.name(),
                     vector(inst.results.len()),
-                    memory_suffix(word),
+                    narrow.map_or(memory_suffix(word), narrow_suffix),
                     braced(&registers),
                     address_text(self.name(*address), *offset)
                 )
@@ -40,6 +42,7 @@ impl Emitter<'_, '_> {
                 space,
                 address,
                 offset,
+                narrow,
                 values,
                 predicate,
             } => {
@@ -50,7 +53,7 @@ impl Emitter<'_, '_> {
                     guard(predicate, self),
                     space.name(),
                     vector(values.len()),
-                    memory_suffix(word),
+                    narrow.map_or(memory_suffix(word), narrow_suffix),
                     address_text(self.name(*address), *offset),
                     braced(&registers)
                 )
@@ -246,6 +249,19 @@ fn memory_suffix(word: Ty) -> &'static str {
         Ty::I32 | Ty::U32 | Ty::B32 => ".b32",
         Ty::I64 | Ty::U64 | Ty::B64 => ".b64",
         Ty::F16 | Ty::BF16 | Ty::B16 | Ty::Pred => ".b16",
+    }
+}
+
+/// A narrow access of 32-bit registers: `ld` and `st` may name a register wider than
+/// their type; a load then sign-extends an `.s8`/`.s16` value and zero-extends a
+/// `.u8`/`.u16` one, and a store writes the register's low bits (PTX ISA, "Operand
+/// Size Exceeding Instruction-Type Size").
+fn narrow_suffix(narrow: Narrow) -> &'static str {
+    match narrow {
+        Narrow::S8 => ".s8",
+        Narrow::U8 => ".u8",
+        Narrow::S16 => ".s16",
+        Narrow::U16 => ".u16",
     }
 }
 

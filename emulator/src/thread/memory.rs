@@ -1,5 +1,7 @@
 //! A thread's memory instructions: loads and stores of 1, 2 or 4 words (little-endian,
-//! the vector aligned to its whole size, as PTX requires), atomics, and atom
+//! the vector aligned to its whole size, as PTX requires; a narrow word is 1 or 2 bytes
+//! in memory, extended into its 32-bit register by sign or by zeros as its width says,
+//! and truncated by a store), atomics, and atom
 //! instructions through their models (a warp-collective one waits for its warp, which
 //! the block then executes); and the landing of its cp.async copies.
 //!
@@ -8,7 +10,7 @@
 //! against the block's shared size and through the race detector. A load whose
 //! predicate is false reads nothing and leaves zeros in its results.
 
-use kir::{Inst, Op, Space, ValueId};
+use kir::{Inst, Narrow, Op, Space, Ty, ValueId};
 
 use super::{Context, Flow, Status, Stopped, Thread};
 use crate::arith;
@@ -39,6 +41,7 @@ impl<'k> Thread<'k> {
                 space,
                 address,
                 offset,
+                narrow,
                 predicate,
             } => {
                 if !self.enabled(*predicate) {
@@ -47,7 +50,8 @@ impl<'k> Thread<'k> {
                     }
                     return Ok(());
                 }
-                let word = (kernel.ty(inst.results[0]).bits() / 8) as usize;
+                let ty = kernel.ty(inst.results[0]);
+                let word = (narrow.map_or(ty.bits(), Narrow::bits) / 8) as usize;
                 let mut buffer = [0u8; 16];
                 let bytes = &mut buffer[..word * inst.results.len()];
                 let at = self.address(
@@ -60,7 +64,12 @@ impl<'k> Thread<'k> {
                 )?;
                 self.read(context, at, bytes, Access::Load, inst)?;
                 for (result, chunk) in inst.results.iter().zip(bytes.chunks(word)) {
-                    self.set(*result, little_endian(chunk));
+                    let bits = little_endian(chunk);
+                    let value = match narrow {
+                        Some(narrow) => extend(bits, *narrow, ty),
+                        None => bits,
+                    };
+                    self.set(*result, value);
                 }
                 Ok(())
             }
@@ -68,13 +77,17 @@ impl<'k> Thread<'k> {
                 space,
                 address,
                 offset,
+                narrow,
                 values,
                 predicate,
             } => {
                 if !self.enabled(*predicate) {
                     return Ok(());
                 }
-                let word = (kernel.ty(values[0]).bits() / 8) as usize;
+                let ty = kernel.ty(values[0]);
+                // A narrow store keeps each register's low bytes: little-endian, the
+                // first `word` of them.
+                let word = (narrow.map_or(ty.bits(), Narrow::bits) / 8) as usize;
                 let mut buffer = [0u8; 16];
                 for (value, chunk) in values.iter().zip(buffer.chunks_mut(word)) {
                     chunk.copy_from_slice(&self.get(*value).to_le_bytes()[..word]);
@@ -360,6 +373,16 @@ impl<'k> Thread<'k> {
 }
 
 /// Up to 8 little-endian bytes as the low bits of a register.
+/// A narrow value's `bits` in a 32-bit register: sign-extended for a signed width,
+/// zero-extended otherwise (as `ld.s8` and `ld.u8` do).
+fn extend(bits: u64, narrow: Narrow, ty: Ty) -> u64 {
+    if !narrow.is_signed() {
+        return bits;
+    }
+    let shift = 64 - narrow.bits();
+    arith::from_int(ty, ((bits << shift) as i64) >> shift)
+}
+
 fn little_endian(bytes: &[u8]) -> u64 {
     bytes
         .iter()

@@ -4,7 +4,9 @@
 use super::cursor::Cursor;
 use super::warp::warp_atom;
 use super::{Reader, line_span};
-use crate::ir::{AtomicOp, BinOp, CmpOp, Inst, Op, ShuffleMode, Space, Special, UnOp, ValueId};
+use crate::ir::{
+    AtomicOp, BinOp, CmpOp, Inst, Narrow, Op, ShuffleMode, Space, Special, UnOp, ValueId,
+};
 use crate::text::{binary_name, compare_name, unary_name};
 
 const UNARY: [UnOp; 7] = [
@@ -237,18 +239,19 @@ fn operation(cursor: &mut Cursor<'_>, word: &str) -> Result<Op, String> {
         }
         "unpack" => Op::Unpack(cursor.value()?),
         "load" => {
-            let space = space(tail).ok_or_else(unknown)?;
+            let (space, narrow) = access(tail).ok_or_else(unknown)?;
             let (address, offset) = address(cursor)?;
             let predicate = predicate(cursor)?;
             Op::Load {
                 space,
                 address,
                 offset,
+                narrow,
                 predicate,
             }
         }
         "store" => {
-            let space = space(tail).ok_or_else(unknown)?;
+            let (space, narrow) = access(tail).ok_or_else(unknown)?;
             let (address, offset) = address(cursor)?;
             cursor.expect(",")?;
             let values = cursor.values()?;
@@ -257,6 +260,7 @@ fn operation(cursor: &mut Cursor<'_>, word: &str) -> Result<Op, String> {
                 space,
                 address,
                 offset,
+                narrow,
                 values,
                 predicate,
             }
@@ -356,6 +360,19 @@ fn atom(cursor: &mut Cursor<'_>) -> Result<Op, String> {
         warp,
         predicate,
     })
+}
+
+/// A load's or store's `global`, `shared.s8`, ...: its space and narrow width.
+fn access(suffix: &str) -> Option<(Space, Option<Narrow>)> {
+    let (name, width) = match suffix.split_once('.') {
+        Some((name, width)) => (name, Some(width)),
+        None => (suffix, None),
+    };
+    let narrow = match width {
+        None => None,
+        Some(width) => Some((Narrow::ALL.into_iter()).find(|narrow| narrow.name() == width)?),
+    };
+    Some((space(name)?, narrow))
 }
 
 fn space(name: &str) -> Option<Space> {

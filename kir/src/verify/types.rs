@@ -2,7 +2,7 @@
 //! and results' types, memory accesses' address and vector widths, and the agreement
 //! of a region's initial values, parameters, yields and results.
 
-use crate::ir::{Inst, Kernel, Op, Ty, ValueId};
+use crate::ir::{Inst, Kernel, Narrow, Op, Ty, ValueId};
 use crate::signature::{IntParam, ParamKind, ScalarParam};
 
 pub(super) fn check_types(kernel: &Kernel, inst: &Inst) -> Result<(), String> {
@@ -102,21 +102,24 @@ pub(super) fn check_types(kernel: &Kernel, inst: &Inst) -> Result<(), String> {
         Op::Load {
             space,
             address,
+            narrow,
             predicate,
             ..
         } => {
             check_access(kernel, *space, *address, *predicate, &inst.results)?;
-            Ok(())
+            check_narrow(kernel, *narrow, &inst.results)
         }
         Op::Store {
             space,
             address,
+            narrow,
             values,
             predicate,
             ..
         } => {
             want_results(0)?;
-            check_access(kernel, *space, *address, *predicate, values)
+            check_access(kernel, *space, *address, *predicate, values)?;
+            check_narrow(kernel, *narrow, values)
         }
         Op::Atom {
             registers,
@@ -241,6 +244,23 @@ fn carried(
             want,
             types(yields),
             types(&inst.results)
+        ))
+    }
+}
+
+/// A narrow access moves 32-bit integers.
+fn check_narrow(kernel: &Kernel, narrow: Option<Narrow>, words: &[ValueId]) -> Result<(), String> {
+    let (Some(narrow), Some(first)) = (narrow, words.first()) else {
+        return Ok(());
+    };
+    let word = kernel.ty(*first);
+    if matches!(word, Ty::I32 | Ty::U32) {
+        Ok(())
+    } else {
+        Err(format!(
+            "a {}-bit access moves i32 or u32 words, not {}",
+            narrow.bits(),
+            word.name()
         ))
     }
 }

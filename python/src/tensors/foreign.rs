@@ -92,12 +92,14 @@ fn typestr_element(typestr: &Bound<'_, PyString>) -> PyResult<Option<Element>> {
 }
 
 /// The type strings' kinds (after the byte-order character) CuK kernels take.
-const TYPESTR_KINDS: [(&str, Element); 9] = [
+const TYPESTR_KINDS: [(&str, Element); 11] = [
     ("f2", Element::F16),
     ("f4", Element::F32),
     ("f8", Element::F64),
     ("i1", Element::I8),
     ("u1", Element::U8),
+    ("i2", Element::I16),
+    ("u2", Element::U16),
     ("i4", Element::I32),
     ("u4", Element::U32),
     ("i8", Element::I64),

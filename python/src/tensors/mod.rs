@@ -172,6 +172,8 @@ fn dlpack_element(code: DLDataTypeCode, bits: u8, lanes: u16) -> Option<Element>
         (DLDataTypeCode::FLOAT, 64) => Element::F64,
         (DLDataTypeCode::INT, 8) => Element::I8,
         (DLDataTypeCode::UINT, 8) => Element::U8,
+        (DLDataTypeCode::INT, 16) => Element::I16,
+        (DLDataTypeCode::UINT, 16) => Element::U16,
         (DLDataTypeCode::INT, 32) => Element::I32,
         (DLDataTypeCode::UINT, 32) => Element::U32,
         (DLDataTypeCode::INT, 64) => Element::I64,

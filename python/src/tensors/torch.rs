@@ -99,6 +99,8 @@ fn dtypes(py: Python<'_>) -> PyResult<&Vec<(Py<PyAny>, Element)>> {
             ("float8_e5m2", Element::E5M2),
             ("int8", Element::I8),
             ("uint8", Element::U8),
+            ("int16", Element::I16),
+            ("uint16", Element::U16),
             ("int32", Element::I32),
             ("uint32", Element::U32),
             ("int64", Element::I64),
