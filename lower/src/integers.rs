@@ -2,7 +2,7 @@
 //! integers (`SymInt`) as sums of products of variables, each term computed once.
 
 use cute::Dtype;
-use kir::{BinOp, Op, Special, Ty, ValueId};
+use kir::{BinOp, Op, Special, Ty, UnOp, ValueId};
 use layout::{SymFactor, SymInt};
 use trace::TraceParamKind;
 
@@ -134,10 +134,17 @@ impl Builder<'_> {
         Some(result)
     }
 
-    /// `value * coefficient`, a shift for powers of two.
+    /// `value * coefficient`, a shift for powers of two, a negation for -1.
     pub(crate) fn scale(&mut self, value: ValueId, coefficient: i64) -> ValueId {
         match coefficient {
             1 => value,
+            // `neg`, not `mul` by -1: ptxas (CUDA 13) computed `max(-n, max(a, b * -1))`
+            // of sign-extended 16-bit values wrongly from the multiplications
+            // (tests/control/signed_wrap.cuk, `negations_in_nested_max`).
+            -1 => {
+                let ty = self.kernel.ty(value);
+                self.pure(Op::Unary(UnOp::Neg, value), ty)
+            }
             c if c > 0 && (c as u64).is_power_of_two() => {
                 let shift = self.constant(i64::from(c.trailing_zeros()), Ty::I64);
                 self.binary(BinOp::Shl, value, shift)

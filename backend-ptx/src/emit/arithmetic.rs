@@ -14,6 +14,11 @@ impl Emitter<'_, '_> {
             (UnOp::Not, Ty::Pred) => format!("not.pred {d}, {a};"),
             (UnOp::Not, _) => format!("not{} {d}, {a};", class(ty).1),
             (UnOp::Neg, _) => format!("neg{} {d}, {a};", arithmetic_suffix(ty)?),
+            // |x| clears the sign bit. Not `abs.f32`: the GPU's code generator folds
+            // `abs.f32` then `setp.ge.f32 ..., 0` to true, also for a NaN (which C's
+            // `fabsf(x) >= 0` is not); it does not fold the bit operation.
+            (UnOp::Abs, Ty::F32) => format!("and.b32 {d}, {a}, 0x7FFFFFFF;"),
+            (UnOp::Abs, Ty::F64) => format!("and.b64 {d}, {a}, 0x7FFFFFFFFFFFFFFF;"),
             (math, _) => format!("{} {d}, {a};", math_instruction(math, ty)?),
         };
         self.emit(&text);
@@ -234,8 +239,6 @@ fn raw_suffix(bits: u32) -> &'static str {
 /// accuracy).
 fn math_instruction(op: UnOp, ty: Ty) -> Result<&'static str, String> {
     Ok(match (op, ty) {
-        (UnOp::Abs, Ty::F32) => "abs.f32",
-        (UnOp::Abs, Ty::F64) => "abs.f64",
         (UnOp::Sqrt, Ty::F32) => "sqrt.rn.f32",
         (UnOp::Sqrt, Ty::F64) => "sqrt.rn.f64",
         (UnOp::Rsqrt, Ty::F32) => "rsqrt.approx.f32",
