@@ -238,9 +238,14 @@ impl<'a> Checker<'a> {
             (dtype, None) if dtype.is_float() => {
                 #[allow(clippy::cast_precision_loss)]
                 let constant = match value {
-                    Value::Int { value, .. } => {
-                        value.as_constant().map_or(0.0, |value| value as f64)
-                    }
+                    // A u64 constant past 2^63 is held as its bits.
+                    Value::Int { ty, value } => value.as_constant().map_or(0.0, |value| {
+                        if *ty == IntType::Sized(Dtype::U64) {
+                            value as u64 as f64
+                        } else {
+                            value as f64
+                        }
+                    }),
                     Value::Float { value, .. } => value.as_const().unwrap_or(0.0),
                     _ => 0.0,
                 };
