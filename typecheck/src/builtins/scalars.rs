@@ -101,22 +101,38 @@ impl<'a> Checker<'a> {
         Value::Unit
     }
 
-    /// `static_assert(condition)`: E0228 at the condition when it is false.
+    /// `static_assert(condition, message?)`: E0228 at the condition when it is false,
+    /// saying `message` (a string saying what the const parameters must satisfy, and why).
     pub(crate) fn static_assert(&mut self, args: &Args) -> Value {
-        let condition = &args.positional()[0];
+        let p = args.positional();
+        let condition = p[0];
+        let message = match p.get(1).map(|arg| (&arg.value, arg.span)) {
+            None => None,
+            Some((Value::Str(text), _)) => Some(text.clone()),
+            Some((other, span)) => {
+                return self.error(
+                    "E0216",
+                    span,
+                    format!(
+                        "the message of `static_assert` must be a string; this argument is of type {}",
+                        other.type_name()
+                    ),
+                    &format!("this is a {}", other.type_name()),
+                );
+            }
+        };
         if let Some(origin) = self.dyn_origin(&condition.value) {
             self.require_const_failed("the condition of `static_assert`", condition.span, &origin);
             return Value::Unit;
         }
         match &condition.value {
             Value::Bool(Known::Const(false)) => {
-                self.error(
-                    "E0228",
-                    condition.span,
-                    "`static_assert` failed: the condition is false for these const arguments"
+                let text = match message {
+                    Some(message) => format!("`static_assert` failed: {message}"),
+                    None => "`static_assert` failed: the condition is false for these const arguments"
                         .to_owned(),
-                    "false",
-                );
+                };
+                self.error("E0228", condition.span, text, "false");
             }
             other => self.expect_bool(other, condition.span, "the condition of `static_assert`"),
         }

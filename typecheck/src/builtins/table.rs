@@ -219,8 +219,8 @@ builtins! {
             "The larger of two integers or floats." => min_max_call(name);
         "const_print", Anywhere, Any, [], false, "x...",
             "Prints each const argument's type and value as a note (N0201) when checking." => const_print;
-        "static_assert", Anywhere, Between(1, 1), [], false, "condition",
-            "An error (E0228) at the call when the const `condition` is false: a kernel states what its const parameters must satisfy." => static_assert;
+        "static_assert", Anywhere, Between(1, 2), [], false, "condition, message?",
+            "An error (E0228) at the call when the const `condition` is false, saying the string `message`: a kernel states what its const parameters must satisfy, and why." => static_assert;
     }
     "Tensors" {
         "make_tensor", Anywhere, Between(2, 2), [], false, "pointer, layout",
