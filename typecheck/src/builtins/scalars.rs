@@ -129,8 +129,10 @@ impl<'a> Checker<'a> {
             Value::Bool(Known::Const(false)) => {
                 let text = match message {
                     Some(message) => format!("`static_assert` failed: {message}"),
-                    None => "`static_assert` failed: the condition is false for these const arguments"
-                        .to_owned(),
+                    None => {
+                        "`static_assert` failed: the condition is false for these const arguments"
+                            .to_owned()
+                    }
                 };
                 self.error("E0228", condition.span, text, "false");
             }
