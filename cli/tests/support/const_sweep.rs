@@ -106,7 +106,7 @@ pub fn rewrite(source: &str, example: &Example<'_>, point: &Point) -> String {
             .params
             .iter()
             .find(|param| param.name == *name)
-            .map_or_else(|| panic!("{}: no parameter {name}", example.file), |p| p);
+            .unwrap_or_else(|| panic!("{}: no parameter {name}", example.file));
         let (kernel, bare) = match name.split_once("::") {
             Some((kernel, bare)) => (Some(kernel), bare),
             None => (None, *name),
@@ -129,12 +129,13 @@ pub fn rewrite(source: &str, example: &Example<'_>, point: &Point) -> String {
         let mut at = 0;
         while let Some(found) = region[at..].find(&declaration) {
             let after = at + found + declaration.len();
+            at = after;
             if region[after..].starts_with([',', ';', '>']) {
                 let value_start = after - param.default.len();
                 region.replace_range(value_start..after, value);
                 replaced += 1;
+                at = value_start + value.len();
             }
-            at = after;
         }
         assert!(
             replaced > 0,

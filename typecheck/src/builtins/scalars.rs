@@ -1,5 +1,6 @@
-//! Scalar built-ins: `bits`, `min`/`max`, `const_print`, the barriers and `cp.async`
-//! group operations, and the math functions evaluated on the GPU.
+//! Scalar built-ins: `bits`, `shared_memory_limit`, `min`/`max`, `const_print`,
+//! `static_assert`, the barriers and `cp.async` group operations, and the math functions
+//! evaluated on the GPU.
 
 use std::sync::Arc;
 
@@ -25,6 +26,11 @@ impl<'a> Checker<'a> {
                 "not a dtype",
             ),
         }
+    }
+
+    /// `shared_memory_limit()`: the target's shared memory per block, in bytes.
+    pub(crate) fn shared_memory_limit(&mut self, _args: &Args) -> Value {
+        Value::int(self.target.shared_memory_limit())
     }
 
     /// `max_value(dtype)` and `min_value(dtype)`: the finite limits of a dtype.
