@@ -72,9 +72,9 @@ fn line_info_maps_instructions_to_source_lines() {
         ptx.contains(&format!(".file 1 \"{}\"", absolute.display())),
         "{ptx}"
     );
-    // The two copies are on lines 48 and 50 of the example.
-    assert!(ptx.contains(".loc 1 48 5"), "{ptx}");
-    assert!(ptx.contains(".loc 1 50 5"), "{ptx}");
+    // The two copies are on lines 70 and 72 of the example.
+    assert!(ptx.contains(".loc 1 70 5"), "{ptx}");
+    assert!(ptx.contains(".loc 1 72 5"), "{ptx}");
     let chosen = cukc(&[
         "build",
         "cuk-examples/copy_vectorized.cuk",

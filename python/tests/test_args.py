@@ -110,7 +110,7 @@ def test_scalars_are_checked(cache_dir):
     x, y = CudaArray((1000,)), CudaArray((1000,), address=0x7F0000100000)
     assert axpy.check(2.0, x, y)["grid"][0] >= 1
     assert axpy.check(x, y, alpha=2) == axpy.check(2.0, x, y)
-    with pytest.raises(ValueError, match=r"axpy\.cuk:16: `axpy`: `alpha` is a float \(f32\), but a value of type `str` was given"):
+    with pytest.raises(ValueError, match=r"axpy\.cuk:18: `axpy`: `alpha` is a float \(f32\), but a value of type `str` was given"):
         axpy.check("2", x, y)
     with pytest.raises(ValueError, match=r"does not fit `alpha: f32`"):
         axpy.check(1e300, x, y)

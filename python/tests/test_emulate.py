@@ -59,7 +59,7 @@ def test_the_emulator_checks_arguments_like_the_gpu():
     mod = emulated("axpy.cuk")
     x = numpy.arange(10, dtype=numpy.float64)
     y = numpy.ones(10, dtype=numpy.float32)
-    with pytest.raises(ValueError, match=r"axpy\.cuk:16: `axpy`: `x` holds f32, but this tensor holds f64"):
+    with pytest.raises(ValueError, match=r"axpy\.cuk:18: `axpy`: `x` holds f32, but this tensor holds f64"):
         mod.axpy(1.0, x, y)
 
 

@@ -1,5 +1,6 @@
-//! Scalar built-ins: `bits`, `min`/`max`, `const_print`, the barriers and `cp.async`
-//! group operations, and the math functions evaluated on the GPU.
+//! Scalar built-ins: `bits`, `shared_memory_limit`, `min`/`max`, `const_print`,
+//! `static_assert`, the barriers and `cp.async` group operations, and the math functions
+//! evaluated on the GPU.
 
 use std::sync::Arc;
 
@@ -25,6 +26,11 @@ impl<'a> Checker<'a> {
                 "not a dtype",
             ),
         }
+    }
+
+    /// `shared_memory_limit()`: the target's shared memory per block, in bytes.
+    pub(crate) fn shared_memory_limit(&mut self, _args: &Args) -> Value {
+        Value::int(self.target.shared_memory_limit())
     }
 
     /// `max_value(dtype)` and `min_value(dtype)`: the finite limits of a dtype.
@@ -101,22 +107,40 @@ impl<'a> Checker<'a> {
         Value::Unit
     }
 
-    /// `static_assert(condition)`: E0228 at the condition when it is false.
+    /// `static_assert(condition, message?)`: E0228 at the condition when it is false,
+    /// saying `message` (a string saying what the const parameters must satisfy, and why).
     pub(crate) fn static_assert(&mut self, args: &Args) -> Value {
-        let condition = &args.positional()[0];
+        let p = args.positional();
+        let condition = p[0];
+        let message = match p.get(1).map(|arg| (&arg.value, arg.span)) {
+            None => None,
+            Some((Value::Str(text), _)) => Some(text.clone()),
+            Some((other, span)) => {
+                return self.error(
+                    "E0216",
+                    span,
+                    format!(
+                        "the message of `static_assert` must be a string; this argument is of type {}",
+                        other.type_name()
+                    ),
+                    &format!("this is a {}", other.type_name()),
+                );
+            }
+        };
         if let Some(origin) = self.dyn_origin(&condition.value) {
             self.require_const_failed("the condition of `static_assert`", condition.span, &origin);
             return Value::Unit;
         }
         match &condition.value {
             Value::Bool(Known::Const(false)) => {
-                self.error(
-                    "E0228",
-                    condition.span,
-                    "`static_assert` failed: the condition is false for these const arguments"
-                        .to_owned(),
-                    "false",
-                );
+                let text = match message {
+                    Some(message) => format!("`static_assert` failed: {message}"),
+                    None => {
+                        "`static_assert` failed: the condition is false for these const arguments"
+                            .to_owned()
+                    }
+                };
+                self.error("E0228", condition.span, text, "false");
             }
             other => self.expect_bool(other, condition.span, "the condition of `static_assert`"),
         }

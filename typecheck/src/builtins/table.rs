@@ -209,6 +209,8 @@ builtins! {
             "Whether `coord` is inside `shape`, mode by mode (CuTe's `elem_less`)." => elem_less(name);
         "bits", Anywhere, Between(1, 1), [], false, "dtype",
             "The width of `dtype` in bits." => bits;
+        "shared_memory_limit", Anywhere, Between(0, 0), [], false, "",
+            "The bytes of shared memory a block may have on the build target (163 KiB on sm_80, 227 KiB on sm_90a and sm_100a), as E0207 counts them: for a kernel's `static_assert` on its buffers." => shared_memory_limit;
         "max_value", Anywhere, Between(1, 1), [], false, "dtype",
             "The largest finite value of `dtype` (`std::numeric_limits<T>::max()`)." => dtype_limit(name);
         "min_value", Anywhere, Between(1, 1), [], false, "dtype",
@@ -219,8 +221,8 @@ builtins! {
             "The larger of two integers or floats." => min_max_call(name);
         "const_print", Anywhere, Any, [], false, "x...",
             "Prints each const argument's type and value as a note (N0201) when checking." => const_print;
-        "static_assert", Anywhere, Between(1, 1), [], false, "condition",
-            "An error (E0228) at the call when the const `condition` is false: a kernel states what its const parameters must satisfy." => static_assert;
+        "static_assert", Anywhere, Between(1, 2), [], false, "condition, message?",
+            "An error (E0228) at the call when the const `condition` is false, saying the string `message`: a kernel states what its const parameters must satisfy, and why." => static_assert;
     }
     "Tensors" {
         "make_tensor", Anywhere, Between(2, 2), [], false, "pointer, layout",

@@ -15,6 +15,9 @@ use crate::check::{Checker, Context};
 use crate::trace::KernelTrace;
 use crate::value::{Origin, Value};
 
+/// The code of a failed `static_assert`.
+const STATIC_ASSERT: &str = "E0228";
+
 /// The numbers and names the checker gives out while tracing: what an instantiation's
 /// check takes from and gives back to the check around it.
 #[derive(Clone)]
@@ -86,7 +89,12 @@ impl<'a> Checker<'a> {
         });
         let (trace, requested_shared) = trace;
         self.restore_id_space(ids);
-        self.check_shared_budget(kernel, &frame.shared, requested_shared);
+        let mut repeated = std::mem::replace(&mut self.reporting.repeated, outer_repeats);
+        if self.refuse_failed_static_assert(reported_before, &mut repeated) {
+            // The rest are consequences of const arguments the kernel refuses.
+        } else {
+            self.check_shared_budget(kernel, &frame.shared, requested_shared);
+        }
         if let Some(mut trace) = trace {
             trace.shared = frame
                 .shared
@@ -101,7 +109,6 @@ impl<'a> Checker<'a> {
             trace.has_errors = self.error_count() > errors_before;
             self.record_trace(trace);
         }
-        let repeated = std::mem::replace(&mut self.reporting.repeated, outer_repeats);
         let instantiation = Instantiation {
             kernel,
             const_arguments,
@@ -112,6 +119,39 @@ impl<'a> Checker<'a> {
             reported_before,
             repeated.unwrap_or_default(),
         );
+    }
+
+    /// When this instantiation failed a `static_assert` (E0228), keeps only those
+    /// diagnostics of the ones it reported since `reported_before`: the kernel refuses
+    /// these const arguments, so what else went wrong (a launch clause over the limits, a
+    /// partition that does not divide) follows from arguments it never meant to support,
+    /// and the assert's message says what it does. Returns whether it refused.
+    fn refuse_failed_static_assert(
+        &mut self,
+        reported_before: usize,
+        repeated: &mut Option<Vec<(&'static str, Span)>>,
+    ) -> bool {
+        // A failure another instantiation reported first at the same place is in
+        // `repeated`, not among the diagnostics.
+        let refused = self.reporting.diagnostics[reported_before..]
+            .iter()
+            .any(|diagnostic| diagnostic.code == STATIC_ASSERT)
+            || repeated
+                .iter()
+                .flatten()
+                .any(|(code, _)| *code == STATIC_ASSERT);
+        if refused {
+            let found = self.reporting.diagnostics.split_off(reported_before);
+            self.reporting.diagnostics.extend(
+                found
+                    .into_iter()
+                    .filter(|diagnostic| diagnostic.code == STATIC_ASSERT),
+            );
+            if let Some(repeated) = repeated {
+                repeated.retain(|(code, _)| *code == STATIC_ASSERT);
+            }
+        }
+        refused
     }
 
     /// Keeps a finished trace, unless calls that spell the same instantiation

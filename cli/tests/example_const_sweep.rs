@@ -1,0 +1,332 @@
+//! Every example's const parameters, sampled: at each point (a few values of each
+//! parameter around its default, some that the example must refuse, listed
+//! combinations, and random combinations from a fixed seed) the example either fails
+//! `cukc check` with its `static_assert`s alone (E0228 at an assert's line), or checks
+//! clean and its tests pass on the emulator. A value that computed a wrong result
+//! without a word (gemm_sm90's BN = 64 stored nothing) fails here.
+//!
+//! CI runs the quick sweep: each point's check and, for an accepted point, the example's
+//! quick test blocks (`quick_filter`, else all; the other blocks and the benches are
+//! blanked out of the file, so `check` checks fewer instantiations), with 2 random
+//! combinations an example.
+//! `CUK_SWEEP=all cargo test -p cli --test example_const_sweep` runs every test block
+//! at every point, with 10 random combinations an example. The machinery is in
+//! `support/const_sweep.rs`.
+
+#[path = "support/build.rs"]
+mod build;
+#[path = "support/const_sweep.rs"]
+mod const_sweep;
+
+use build::{cukc, root};
+use const_sweep::{
+    Example, Expect, Param, describe, keep_tests, not_a_refusal, param, points, rewrite, target_of,
+    write,
+};
+
+/// Whether to run the whole sweep (`CUK_SWEEP=all`).
+fn full() -> bool {
+    std::env::var("CUK_SWEEP").is_ok_and(|value| value == "all")
+}
+
+/// Checks every point of `example`; panics with each that did neither.
+fn sweep(example: &Example<'_>) {
+    let path = root().join("cuk-examples").join(example.file);
+    let source = std::fs::read_to_string(&path).unwrap();
+    let target = target_of(&source);
+    let folder = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("const_sweep");
+    let (random, filter) = match full() {
+        true => (10, None),
+        false => (2, Some(example.quick_filter.unwrap_or(""))),
+    };
+    let (mut passed, mut refused, mut problems) = (0, 0, Vec::new());
+    let points = points(example, random);
+    for (index, (point, expect)) in points.iter().enumerate() {
+        let mut text = rewrite(&source, example, point);
+        if let Some(filter) = filter {
+            text = keep_tests(&text, filter);
+        }
+        let file = write(&folder, &format!("{index}_{}", example.file), &text);
+        let file = file.to_str().unwrap();
+        let said = |output: &std::process::Output| {
+            let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+            stdout + &String::from_utf8_lossy(&output.stderr)
+        };
+        let check = cukc(&[
+            "check",
+            file,
+            "--target",
+            target,
+            "--message-format",
+            "short",
+        ]);
+        let checked = said(&check);
+        let at = describe(point);
+        if !check.status.success() {
+            refused += 1;
+            if let Some(why) = not_a_refusal(&checked, &text) {
+                problems.push(format!("{at}: refused, but {why}"));
+            } else if *expect == Expect::Accepted {
+                problems.push(format!("{at}: must be accepted, but:\n{checked}"));
+            }
+            continue;
+        }
+        if *expect == Expect::Refused {
+            problems.push(format!("{at}: must be refused by a static_assert"));
+        }
+        if !checked.trim().is_empty() {
+            problems.push(format!("{at}: checks with diagnostics:\n{checked}"));
+        }
+        let test = cukc(&["test", "--emulate", file, "--target", target]);
+        let stdout = String::from_utf8_lossy(&test.stdout);
+        let ran = stdout
+            .lines()
+            .any(|line| line.starts_with("test ") && line.contains(" ... ok ("));
+        if test.status.success() && ran && stdout.contains(" passed, 0 failed") {
+            passed += 1;
+        } else {
+            problems.push(format!(
+                "{at}: checks, but its tests fail:\n{}",
+                said(&test)
+            ));
+        }
+        std::fs::remove_file(file).ok();
+    }
+    eprintln!(
+        "{}: {} points, {refused} refused, {passed} passed",
+        example.file,
+        points.len()
+    );
+    assert!(
+        problems.is_empty(),
+        "{}:\n{}",
+        example.file,
+        problems.join("\n")
+    );
+}
+
+/// The copy ladder's steps 2-4 share their parameters.
+const COPY_PARAMS: &[Param] = &[
+    param("BM", "128", &["16", "96", "256"], &["8"]),
+    param("BK", "64", &["128", "192"], &["32"]),
+    param("THREADS", "128", &["64", "256"], &["96", "120"]),
+    param("VALUES_PER_THREAD", "8", &[], &["4"]),
+];
+
+#[test]
+fn copy_basic() {
+    sweep(&Example {
+        file: "copy_basic.cuk",
+        params: &[
+            param("BM", "128", &["64", "96", "256"], &["2048"]),
+            param("BK", "64", &["128", "192"], &["32", "48"]),
+            param("THREADS", "64", &["16", "32"], &["128", "2048"]),
+        ],
+        accepted: &[],
+        quick_filter: None,
+    });
+}
+
+#[test]
+fn copy_vectorized() {
+    let accepted: &[&[(&str, &str)]] = &[&[("THREADS", "1024"), ("BM", "256")]];
+    sweep(&Example {
+        file: "copy_vectorized.cuk",
+        params: COPY_PARAMS,
+        accepted,
+        quick_filter: None,
+    });
+}
+
+#[test]
+fn copy_cp_async() {
+    let accepted: &[&[(&str, &str)]] = &[&[("THREADS", "1024"), ("BM", "128")]];
+    sweep(&Example {
+        file: "copy_cp_async.cuk",
+        params: COPY_PARAMS,
+        accepted,
+        quick_filter: None,
+    });
+}
+
+#[test]
+fn copy_swizzled_smem() {
+    let swizzle = param("SWIZZLE_BITS", "3", &["0", "1", "2"], &["4"]);
+    let params = [
+        COPY_PARAMS[0],
+        COPY_PARAMS[1],
+        COPY_PARAMS[2],
+        COPY_PARAMS[3],
+        swizzle,
+    ];
+    sweep(&Example {
+        file: "copy_swizzled_smem.cuk",
+        params: &params,
+        accepted: &[],
+        quick_filter: None,
+    });
+}
+
+#[test]
+fn copy_four_ways() {
+    sweep(&Example {
+        file: "copy_four_ways.cuk",
+        params: &[
+            param("CTA_M", "8", &["1", "4", "16"], &["128"]),
+            param("CTA_K", "128", &["64", "96", "256"], &["100"]),
+            param("VALUES_PER_THREAD", "8", &["4", "16"], &["3", "6"]),
+        ],
+        accepted: &[],
+        quick_filter: None,
+    });
+}
+
+#[test]
+fn transpose_smem() {
+    sweep(&Example {
+        file: "transpose_smem.cuk",
+        params: &[
+            param("TILE", "32", &["16", "64"], &["8", "48", "256"]),
+            param("THREADS", "256", &["128", "512", "1024"], &["96", "2048"]),
+        ],
+        accepted: &[
+            &[("TILE", "48"), ("THREADS", "192")],
+            &[("TILE", "8"), ("THREADS", "64")],
+        ],
+        quick_filter: None,
+    });
+}
+
+#[test]
+fn axpy() {
+    sweep(&Example {
+        file: "axpy.cuk",
+        params: &[
+            param("BLOCK_THREADS", "256", &["96", "1024"], &["2048"]),
+            param("VALUES_PER_THREAD", "4", &["1", "2"], &["3", "8"]),
+        ],
+        accepted: &[],
+        quick_filter: Some("axpy_on_a_ragged_length"),
+    });
+}
+
+#[test]
+fn elementwise_add() {
+    sweep(&Example {
+        file: "elementwise_add.cuk",
+        params: &[
+            param("THREAD_ROWS", "4", &["1", "8"], &["64"]),
+            param("THREAD_COLUMNS", "32", &["24", "64"], &["512"]),
+            param("VALUE_ROWS", "4", &["1", "3"], &[]),
+            param("VALUE_COLUMNS", "4", &["2", "8"], &[]),
+        ],
+        accepted: &[],
+        quick_filter: None,
+    });
+}
+
+#[test]
+fn row_reduce() {
+    sweep(&Example {
+        file: "row_reduce.cuk",
+        params: &[
+            param("BLOCK_THREADS", "256", &["64", "1024"], &["96", "2048"]),
+            param("VALUES_PER_THREAD", "4", &["1", "2"], &["3", "8"]),
+            param("TILE", "4096", &["1024", "8192"], &["100", "1536"]),
+        ],
+        accepted: &[],
+        quick_filter: None,
+    });
+}
+
+#[test]
+fn softmax() {
+    // COLS is at least the tests' 8192 columns: a shorter tile is the caller's mistake
+    // (n <= COLS), not a const combination.
+    sweep(&Example {
+        file: "softmax.cuk",
+        params: &[
+            param("BLOCK_THREADS", "256", &["128", "1024"], &["96"]),
+            param("VALUES_PER_THREAD", "8", &["1", "4"], &["3", "16"]),
+            param("COLS", "8192", &["10240", "16384"], &["9000"]),
+        ],
+        accepted: &[],
+        quick_filter: None,
+    });
+}
+
+// The GEMMs' and attention's T (and attention's D and CAUSAL) are fixed by their tests'
+// tensors and references, so the sweeps leave them to the tests.
+
+#[test]
+fn gemm_sm80() {
+    sweep(&Example {
+        file: "gemm_sm80.cuk",
+        params: &[
+            param("BM", "128", &["64", "96"], &["80", "256"]),
+            param("BN", "256", &["64", "128"], &["96", "192"]),
+            param("BK", "64", &[], &["16", "32", "48", "128"]),
+            param("STAGES", "3", &["2", "4"], &["1", "5"]),
+            param("WARPS_M", "2", &["4"], &["1"]),
+            param("WARPS_N", "4", &["2", "8"], &["1"]),
+        ],
+        accepted: &[
+            &[("BK", "32"), ("STAGES", "4")],
+            &[("BK", "128"), ("BN", "128"), ("BM", "64")],
+        ],
+        quick_filter: Some("gemm_tn_small_k"),
+    });
+}
+
+#[test]
+fn gemm_sm90() {
+    sweep(&Example {
+        file: "gemm_sm90.cuk",
+        params: &[
+            param("BM", "128", &["64"], &["192", "256"]),
+            param("BN", "256", &["128"], &["64", "96", "192"]),
+            param("BK", "64", &[], &["32", "128"]),
+            param("STAGES", "4", &["2", "3"], &["1", "5"]),
+            param("CM", "2", &["1", "4", "8"], &["3", "16"]),
+            param("RASTER", "3", &["0", "1", "5"], &["17"]),
+            param("EPI", "2", &["1"], &["0", "3", "4"]),
+        ],
+        accepted: &[
+            &[("BN", "64"), ("EPI", "1")],
+            &[("BN", "192"), ("EPI", "1")],
+            &[("BN", "192"), ("EPI", "1"), ("CM", "3")],
+            &[("EPI", "4"), ("STAGES", "3")],
+        ],
+        quick_filter: Some("gemm_tn_small_k"),
+    });
+}
+
+#[test]
+fn gemm_sm100() {
+    sweep(&Example {
+        file: "gemm_sm100.cuk",
+        params: &[
+            param("BN", "256", &["64", "128"], &["32", "96", "192"]),
+            param("BK", "64", &[], &["32", "128"]),
+            param("gemm_tn::STAGES", "4", &["2", "3"], &["1", "5"]),
+            param("gemm_tn_2sm::STAGES", "4", &["5"], &["3", "8"]),
+            param("CM", "1", &["2", "4", "8"], &["3", "16"]),
+        ],
+        accepted: &[],
+        quick_filter: Some("matches_reference"),
+    });
+}
+
+#[test]
+fn attention_fwd_sm90() {
+    sweep(&Example {
+        file: "attention_fwd_sm90.cuk",
+        params: &[
+            param("BN", "192", &["16", "128"], &["8", "200", "256"]),
+            param("STAGES", "2", &["1"], &["0", "3"]),
+            param("CAUSAL", "0", &[], &["2"]),
+        ],
+        accepted: &[],
+        quick_filter: Some("attention_hd64_128_causal"),
+    });
+}
