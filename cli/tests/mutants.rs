@@ -40,7 +40,7 @@ const SYNCHRONIZERS: [&str; 19] = [
 
 /// Every file with asynchronous operations whose tests run on the emulator (a file
 /// without test blocks, such as `tests/blackwell/pair_forms.cuk`, has nothing to run).
-const ALL: [&str; 26] = [
+const ALL: [&str; 27] = [
     "cuk-examples/attention_fwd_sm90.cuk",
     "cuk-examples/copy_cp_async.cuk",
     "cuk-examples/copy_swizzled_smem.cuk",
@@ -61,6 +61,7 @@ const ALL: [&str; 26] = [
     "tests/hopper/cluster_multicast.cuk",
     "tests/hopper/gemm_sm90_pingpong.cuk",
     "tests/hopper/gemm_sm90_ws.cuk",
+    "tests/hopper/mbarrier_handoff.cuk",
     "tests/hopper/mbarrier_phases.cuk",
     "tests/hopper/tma_tile_copy.cuk",
     "tests/hopper/wgmma_chain.cuk",
@@ -70,12 +71,13 @@ const ALL: [&str; 26] = [
 ];
 
 /// The files CI mutates: small, and covering TMA, wgmma (shared and register A),
-/// clusters, cp.async and tcgen05.
-const SAMPLE: [&str; 10] = [
+/// clusters, cp.async, tcgen05 and a two-barrier handoff.
+const SAMPLE: [&str; 11] = [
     "cuk-examples/copy_swizzled_smem.cuk",
     "tests/blackwell/tmem_copy.cuk",
     "tests/blackwell/umma_tile.cuk",
     "tests/hopper/cluster_multicast.cuk",
+    "tests/hopper/mbarrier_handoff.cuk",
     "tests/hopper/mbarrier_phases.cuk",
     "tests/hopper/tma_tile_copy.cuk",
     "tests/hopper/wgmma_chain.cuk",
