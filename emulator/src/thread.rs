@@ -189,8 +189,8 @@ pub struct Thread<'k> {
     wgmma_groups: u32,
     /// The registers its wgmmas still write.
     in_flight: wgmma::InFlight,
-    /// Its instructions so far that may change what any thread sees: stores, atomics,
-    /// atoms, cp.async waits, and waits for other threads.
+    /// Its instructions so far that may change what any thread sees: stores, atomics
+    /// that change memory, atoms, cp.async waits, and waits for other threads.
     effects: u64,
 }
 
@@ -369,7 +369,8 @@ impl<'k> Thread<'k> {
                 return self.atom(inst, context);
             }
             Op::Load { .. } | Op::Store { .. } | Op::Atomic { .. } => {
-                if !matches!(inst.op, Op::Load { .. }) {
+                // An atomic counts as an effect only when it changes memory (below).
+                if matches!(inst.op, Op::Store { .. }) {
                     self.effects += 1;
                 }
                 self.memory(inst, context)?;

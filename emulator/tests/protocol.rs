@@ -131,3 +131,29 @@ fn a_spin_stops_long_before_the_instruction_budget() {
     let fault = emulator::run(&kernels[0], &launch, &mut device.memory, &options).unwrap_err();
     assert_eq!(fault.kind.cause(), &FaultKind::Spin, "{fault}");
 }
+
+#[test]
+fn a_spin_polling_with_an_atomic_that_changes_nothing_is_reported() {
+    // `atomic_fetch_add(flag, 0, 0)` writes back the value it read: a poll, not a write.
+    let source = "
+kernel polls(flag: gmem i32[1:1], out: gmem i32[1:1]) launch grid(1) block(32) smem(auto) {
+    let mut seen = atomic_fetch_add(flag, 0, 0);
+    while seen == 0 {
+        seen = atomic_fetch_add(flag, 0, 0);
+    }
+    out[0] = seen;
+}
+";
+    let kernels = lower_source(source);
+    let mut device = Device::default();
+    let flag = device.i32s(&[0]);
+    let out = device.empty(4);
+    let fault = device
+        .launch(&kernels[0], &[Arg::Tensor(flag), Arg::Tensor(out)])
+        .unwrap_err();
+    assert_eq!(fault.kind.cause(), &FaultKind::Spin, "{fault}");
+    // With the flag set, the same loop ends.
+    let flag = device.i32s(&[3]);
+    device.run(&kernels[0], &[Arg::Tensor(flag), Arg::Tensor(out)]);
+    assert_eq!(device.read_i32(out, 1), vec![3]);
+}
