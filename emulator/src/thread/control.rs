@@ -1,11 +1,13 @@
 //! Entering and leaving regions: a `for` runs its body while the counter is below the
 //! end (not at all when it starts at or past it, the results then being the initial
 //! values), a do-while `loop` until its condition, read at the end of the body, is
-//! false, an `if` one side. An iteration of a `loop` that wrote nothing (no store, no
-//! atomic that changed memory, no atom or wait) and yields the values it started with leaves the thread
-//! spinning ([`Status::Spinning`]): the next iteration would do the same, so the thread
-//! stops there until another thread has moved ([`crate::block`]). At the end of a region the yields are copied all at once into
-//! the parameters (the next iteration) or the instruction's results.
+//! false, an `if` one side. At the end of a region the yields are copied all at once
+//! into the parameters (the next iteration) or the instruction's results.
+//!
+//! An iteration of a `loop` that wrote nothing (no store, no atomic that changed memory,
+//! no atom or wait) and yields the values it started with leaves the thread spinning
+//! ([`Status::Spinning`]): the next iteration would do the same, so the thread stops
+//! there until another thread has moved ([`crate::block`]).
 
 use kir::{Inst, Kernel, Op, Region};
 
