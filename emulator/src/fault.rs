@@ -1,6 +1,6 @@
 //! What stops a launch: a [`Fault`], at the KIR instruction's span (the `.cuk` line that
 //! produced it), with the thread and block that hit it and, for memory, the address.
-//! Each kind has its diagnostic code (`E0401`-`E0417`, registered in `lang::codes`);
+//! Each kind has its diagnostic code (`E0401`-`E0418`, registered in `lang::codes`);
 //! [`Fault::to_diagnostic`] gives the one `Diagnostic` every front-end renders, with a
 //! second label where another thread's instruction is involved (a race's other side, the
 //! barrier a straggler waits at); the wording is in [`message`].
@@ -251,6 +251,9 @@ pub enum FaultKind {
         /// Its instruction.
         other_span: Span,
     },
+    /// `E0418`: a wgmma issued by a thread that has not executed `wgmma.fence` (the PTX
+    /// ISA requires one before a warpgroup's first wgmma).
+    UnfencedWgmma,
     /// A launch in which no thread can make progress: the fault at the thread that
     /// shows why (`cause`, whose code the hang keeps), and every group of threads that
     /// waits.
@@ -307,6 +310,7 @@ impl FaultKind {
             FaultKind::Early { .. } => "E0415",
             FaultKind::Spin => "E0416",
             FaultKind::NamedBarrierCount { .. } => "E0417",
+            FaultKind::UnfencedWgmma => "E0418",
             FaultKind::Hang { cause, .. } => cause.code(),
         }
     }

@@ -64,7 +64,8 @@
 //! expects once every arrival came), overrun (two phases completing while a thread
 //! waits for the first), or waited on when no thread can complete its phase (`E0411`),
 //! a loop spinning on memory nothing can change (`E0416`), one named barrier given two
-//! thread counts in a round (`E0417`), and data
+//! thread counts in a round (`E0417`), a wgmma issued before any `wgmma.fence` by its
+//! thread (`E0418`), and data
 //! an asynchronous operation has not handed over (`E0415`: a TMA box read or overwritten
 //! before the thread observed its phase, a wgmma's accumulators read before their
 //! wait); a wgmma some warp of its warpgroup does not reach is `E0407`. When no thread of

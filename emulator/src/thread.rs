@@ -189,6 +189,8 @@ pub struct Thread<'k> {
     wgmma_groups: u32,
     /// The registers its wgmmas still write.
     in_flight: wgmma::InFlight,
+    /// Whether it has executed `wgmma.fence`, which must come before its first wgmma.
+    wgmma_fenced: bool,
     /// Its instructions so far that may change what any thread sees: stores, atomics
     /// that change memory, atoms, cp.async waits, and waits for other threads.
     effects: u64,
@@ -214,6 +216,7 @@ impl<'k> Thread<'k> {
             bulk_groups: 0,
             wgmma_groups: 0,
             in_flight: wgmma::InFlight::default(),
+            wgmma_fenced: false,
             effects: 0,
         }
     }

@@ -122,6 +122,10 @@ const CODES_TESTED_ELSEWHERE: &[(&str, &str)] = &[
         "one named barrier with two counts: emulator/tests/protocol.rs, two_roles_counting_one_named_barrier_differently_are_reported_at_both (tests/emulator/named_barrier_counts_differ.cuk)",
     ),
     (
+        "E0418",
+        "a wgmma with no fence before it: cli/tests/emulated.rs, planted_bugs_fail_with_the_expected_diagnostic (tests/emulator/wgmma_without_fence.cuk)",
+    ),
+    (
         "W0301",
         "ptxas's wgmma serialization advice: cli/tests/hopper.rs, accumulators_touched_in_the_k_loop_are_a_warning_at_the_kernel",
     ),

@@ -243,6 +243,10 @@ pub const REGISTRY: &[CodeInfo] = &[
         "two threads arriving at one named barrier in one round with different thread counts (`named_barrier_sync`/`named_barrier_arrive`), found by the emulator at both lines",
     ),
     entry(
+        "E0418",
+        "a wgmma issued by a thread with no `wgmma_fence()` before it (the PTX ISA requires `wgmma.fence` before a warpgroup's first wgmma), found by the emulator",
+    ),
+    entry(
         "N0001",
         "more diagnostics than are shown for one file (`render::MAX_DIAGNOSTICS`)",
     ),

@@ -279,6 +279,10 @@ impl fmt::Display for Fault {
                 "{who} arrives at named barrier {id} counting {count} threads, in a round that thread {} opened counting {other_count}: the threads of one barrier round must give one count",
                 triple(*other)
             ),
+            FaultKind::UnfencedWgmma => write!(
+                f,
+                "{who} issues a wgmma without a `wgmma_fence()` before it: the PTX ISA requires `wgmma.fence` before a warpgroup's first wgmma"
+            ),
             FaultKind::Hang { cause, waiting } => super::hang::display(f, self, cause, waiting),
         }
     }
@@ -313,6 +317,7 @@ impl Fault {
             FaultKind::Early { .. } => "too early",
             FaultKind::Spin => "loops here forever",
             FaultKind::NamedBarrierCount { .. } => "this count",
+            FaultKind::UnfencedWgmma => "no `wgmma_fence()` before this wgmma",
             FaultKind::Hang { .. } => "no thread can make progress",
         };
         let mut diagnostic =
@@ -429,6 +434,11 @@ impl Fault {
                     .with_help(
                         "give each role its own barrier id, or make every `bar.sync`/`bar.arrive` of a round count the same threads (PTX: the count must be the same in all of them)",
                     );
+            }
+            FaultKind::UnfencedWgmma => {
+                diagnostic = diagnostic.with_help(
+                    "call `wgmma_fence()` after writing the accumulators (or A's registers) and before the wgmma that reads them",
+                );
             }
             FaultKind::Spin => {
                 diagnostic = diagnostic.with_note(

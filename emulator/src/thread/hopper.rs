@@ -311,7 +311,11 @@ impl<'k> Thread<'k> {
                     return Ok(Flow::Wait(Status::Named(inst, id)));
                 }
             }
+            Hopper::Wgmma(_) if !self.wgmma_fenced => {
+                return Err(Trap::Fault(FaultKind::UnfencedWgmma));
+            }
             Hopper::Wgmma(_) => return Ok(Flow::Wait(Status::Collective(inst))),
+            Hopper::WgmmaFence => self.wgmma_fenced = true,
             Hopper::WgmmaCommit => self.wgmma_groups += 1,
             Hopper::WgmmaWait { pending } => self.wgmma_wait(*pending, context),
             Hopper::ProxyFence => context.shared.proxy_fence(self.index),
