@@ -9,7 +9,9 @@
 //! nothing can move anywhere and the block is neither done nor at one `bar.sync`, some
 //! thread waits for others that will never come: a fault at the first such thread, a
 //! lane missing from a warp collective first, else a thread missing from a barrier
-//! (exited, or waiting at another one).
+//! (exited, or waiting at another one). A thread whose loop spins
+//! ([`Status::Spinning`]) runs again each pass and counts as moving only when it leaves
+//! the loop or writes.
 
 mod hopper;
 mod tcgen05;
@@ -92,12 +94,16 @@ impl<'k> Grid<'_, 'k> {
         let warp_epochs = &mut block.warp_epochs;
         let mut moved = false;
         for thread in threads.iter_mut() {
-            if thread.status == Status::Runnable {
+            let before = (thread.status, thread.effects());
+            let spinning = matches!(before.0, Status::Spinning(_));
+            if thread.status == Status::Runnable || spinning {
                 context.warp_epoch = warp_epochs[thread.index as usize / 32];
-                moved = true;
                 if let Err((span, trap)) = thread.run(&mut context) {
                     return Err(self.fault(trap, span, locate(thread.coordinates)));
                 }
+                // A spinning thread that spins again, having written nothing, has not
+                // moved: its iteration saw what the last one saw.
+                moved |= !spinning || (thread.status, thread.effects()) != before;
             }
         }
         moved |= self.hopper_waits(threads, &mut context)?;
@@ -304,6 +310,10 @@ fn elsewhere(thread: &Thread<'_>) -> Other {
         | Status::Named(inst, _)
         | Status::Cluster(inst, _) => Elsewhere::Waiting {
             what: collective_name(inst),
+            span: inst.span,
+        },
+        Status::Spinning(inst) => Elsewhere::Waiting {
+            what: "loop that spins",
             span: inst.span,
         },
         Status::Runnable | Status::Exited => Elsewhere::Exited,

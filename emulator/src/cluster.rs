@@ -12,7 +12,7 @@
 //! reported); the cluster barrier releases the threads waiting at it once every thread
 //! of the cluster has arrived as often as each of them (a new epoch in every block);
 //! otherwise the cluster is stuck, a fault at the first waiting thread that can never
-//! go on.
+//! go on, listing every group of waiting threads ([`crate::hang`]).
 
 use crate::atoms::umma::{self, Issue};
 use crate::block::{Grid, coordinates};
@@ -80,18 +80,16 @@ impl Grid<'_, '_> {
             if blocks.iter().all(|block| block.done) {
                 return Ok(executed);
             }
-            if release_cluster_barrier(&mut blocks)? {
-                continue;
+            match release_cluster_barrier(&mut blocks) {
+                Ok(true) => continue,
+                Ok(false) => {}
+                Err(fault) => {
+                    let cause = Self::spinning(&blocks).unwrap_or(fault);
+                    return Err(self.hang(cause, &blocks));
+                }
             }
-            let Some(block) = blocks.iter().find(|block| !block.done) else {
-                return Ok(executed);
-            };
-            self.stuck(&block.threads, block.coordinates)?;
-            return Err(Fault {
-                kind: FaultKind::Unsupported("a cluster whose threads wait for nothing".to_owned()),
-                span: self.kernel.span,
-                location: None,
-            });
+            let cause = self.stuck_cluster(&blocks);
+            return Err(self.hang(cause, &blocks));
         }
     }
 

@@ -1,10 +1,11 @@
 //! What stops a launch: a [`Fault`], at the KIR instruction's span (the `.cuk` line that
 //! produced it), with the thread and block that hit it and, for memory, the address.
-//! Each kind has its diagnostic code (`E0401`-`E0415`, registered in `lang::codes`);
+//! Each kind has its diagnostic code (`E0401`-`E0418`, registered in `lang::codes`);
 //! [`Fault::to_diagnostic`] gives the one `Diagnostic` every front-end renders, with a
 //! second label where another thread's instruction is involved (a race's other side, the
 //! barrier a straggler waits at); the wording is in [`message`].
 
+mod hang;
 mod message;
 mod pending;
 
@@ -232,9 +233,61 @@ pub enum FaultKind {
         /// The budget.
         instructions: u64,
     },
+    /// `E0416`: a thread loops on memory that nothing can change any more: an iteration
+    /// left its loop's values as they were and wrote nothing, and since then no thread
+    /// of its cluster wrote, arrived or moved.
+    Spin,
+    /// `E0417`: two threads arrive at one named barrier in one round with different
+    /// thread counts.
+    NamedBarrierCount {
+        /// This thread's count.
+        count: u32,
+        /// The id.
+        id: u32,
+        /// The count of the round's first arrival.
+        other_count: u32,
+        /// Its thread.
+        other: [u32; 3],
+        /// Its instruction.
+        other_span: Span,
+    },
+    /// `E0418`: a wgmma issued by a thread that has not executed `wgmma.fence` (the PTX
+    /// ISA requires one before a warpgroup's first wgmma).
+    UnfencedWgmma,
+    /// A launch in which no thread can make progress: the fault at the thread that
+    /// shows why (`cause`, whose code the hang keeps), and every group of threads that
+    /// waits.
+    Hang {
+        /// What keeps the first stuck thread waiting.
+        cause: Box<FaultKind>,
+        /// Each group of waiting threads, in block then thread order.
+        waiting: Vec<Waiting>,
+    },
+}
+
+/// Consecutive threads of a block waiting at one instruction for one thing, when no
+/// thread can make progress.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Waiting {
+    /// `block_idx`.
+    pub block: [u32; 3],
+    /// The first and last thread (linear indices in the block).
+    pub threads: (u32, u32),
+    /// The instruction they wait at.
+    pub span: Span,
+    /// What they wait for: the barrier and its phase, parity or count.
+    pub what: String,
 }
 
 impl FaultKind {
+    /// What shows why: a hang's cause, else the fault itself.
+    pub fn cause(&self) -> &FaultKind {
+        match self {
+            FaultKind::Hang { cause, .. } => cause,
+            other => other,
+        }
+    }
+
     /// The diagnostic code.
     pub fn code(&self) -> &'static str {
         match self {
@@ -255,6 +308,10 @@ impl FaultKind {
             FaultKind::Tmem(_) => "E0413",
             FaultKind::StoreOutlivesBlock => "E0414",
             FaultKind::Early { .. } => "E0415",
+            FaultKind::Spin => "E0416",
+            FaultKind::NamedBarrierCount { .. } => "E0417",
+            FaultKind::UnfencedWgmma => "E0418",
+            FaultKind::Hang { cause, .. } => cause.code(),
         }
     }
 }

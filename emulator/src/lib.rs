@@ -60,10 +60,17 @@
 //! that a short warp or a predicate true in some lanes only runs (`E0407`), an atom with no
 //! model (`E0408`), an operation or launch the emulator cannot run (`E0409`), a
 //! launch past its instruction budget (`E0410`), an mbarrier used before its init,
-//! over-arrived, or waited on when no thread can complete its phase (`E0411`), and data
+//! over-arrived (arrivals past its count, or transaction bytes past what its phase
+//! expects once every arrival came), overrun (two phases completing while a thread
+//! waits for the first), or waited on when no thread can complete its phase (`E0411`),
+//! a loop spinning on memory nothing can change (`E0416`), one named barrier given two
+//! thread counts in a round (`E0417`), a wgmma issued before any `wgmma.fence` by its
+//! thread (`E0418`), and data
 //! an asynchronous operation has not handed over (`E0415`: a TMA box read or overwritten
 //! before the thread observed its phase, a wgmma's accumulators read before their
-//! wait); a wgmma some warp of its warpgroup does not reach is `E0407`. The first fault in block order stops
+//! wait); a wgmma some warp of its warpgroup does not reach is `E0407`. When no thread of
+//! a cluster can make progress, the fault says why and lists every group of waiting
+//! threads ([`FaultKind::Hang`], `hang.rs`). The first fault in block order stops
 //! the launch; within a block, threads run round-robin in index order, so the same
 //! launch always reports the same fault.
 //!
@@ -78,11 +85,12 @@ mod block;
 mod cluster;
 mod fault;
 mod global;
+mod hang;
 mod launch;
 mod shared;
 mod thread;
 mod tmem;
 
-pub use fault::{Access, Elsewhere, Fault, FaultKind, Location, Other, Pending};
+pub use fault::{Access, Elsewhere, Fault, FaultKind, Location, Other, Pending, Waiting};
 pub use global::{Extent, FIRST_ADDRESS, GAP, GlobalMemory, OutOfBounds};
 pub use launch::{Launch, MAX_BLOCK_THREADS, MAX_GRID, MAX_SHARED_BYTES, Options, Stats, run};

@@ -44,13 +44,17 @@ pub enum Status<'k> {
     /// It waits at this shuffle, `bar.warp.sync` or warp- or warpgroup-collective atom.
     Collective(&'k Inst),
     /// It waits at this `mbarrier_wait` for the phase of a parity (the second number)
-    /// of the mbarrier at a shared address (the first).
-    Mbarrier(&'k Inst, u32, u32),
+    /// of the mbarrier at a shared address (the first), which had completed this many
+    /// phases when the wait began (the third).
+    Mbarrier(&'k Inst, u32, u32, u32),
     /// It waits at this named barrier (`bar.sync id, threads`), whose id is the number.
     Named(&'k Inst, u32),
     /// It waits at this `barrier.cluster.wait` until every thread of the cluster has
     /// arrived this many times.
     Cluster(&'k Inst, u32),
+    /// An iteration of this do-while loop wrote nothing and left the loop's values as
+    /// they were: the next one does the same unless another thread moves first.
+    Spinning(&'k Inst),
     /// It has finished.
     Exited,
 }
@@ -65,6 +69,7 @@ impl PartialEq for Status<'_> {
             | (Status::Collective(a), Status::Collective(b))
             | (Status::Named(a, _), Status::Named(b, _))
             | (Status::Cluster(a, _), Status::Cluster(b, _))
+            | (Status::Spinning(a), Status::Spinning(b))
             | (Status::Mbarrier(a, ..), Status::Mbarrier(b, ..)) => std::ptr::eq(*a, *b),
             _ => false,
         }
@@ -141,6 +146,8 @@ enum FrameKind<'k> {
         inst: &'k Inst,
         region: &'k Region,
         condition: ValueId,
+        /// The thread's effects when the iteration began.
+        effects: u64,
     },
     Branch {
         inst: &'k Inst,
@@ -182,6 +189,11 @@ pub struct Thread<'k> {
     wgmma_groups: u32,
     /// The registers its wgmmas still write.
     in_flight: wgmma::InFlight,
+    /// Whether it has executed `wgmma.fence`, which must come before its first wgmma.
+    wgmma_fenced: bool,
+    /// Its instructions so far that may change what any thread sees: stores, atomics
+    /// that change memory, atoms, cp.async waits, and waits for other threads.
+    effects: u64,
 }
 
 impl<'k> Thread<'k> {
@@ -204,7 +216,14 @@ impl<'k> Thread<'k> {
             bulk_groups: 0,
             wgmma_groups: 0,
             in_flight: wgmma::InFlight::default(),
+            wgmma_fenced: false,
+            effects: 0,
         }
+    }
+
+    /// Its instructions so far that may change what a thread sees.
+    pub fn effects(&self) -> u64 {
+        self.effects
     }
 
     /// The bits of `value`.
@@ -250,7 +269,7 @@ impl<'k> Thread<'k> {
             let (body, next) = (frame.body, frame.next);
             let Some(inst) = body.get(next) else {
                 self.end_region(context)?;
-                if self.status == Status::Exited {
+                if matches!(self.status, Status::Exited | Status::Spinning(_)) {
                     return Ok(());
                 }
                 continue;
@@ -266,6 +285,7 @@ impl<'k> Thread<'k> {
                 Ok(Flow::Next) => {}
                 Ok(Flow::Enter(frame)) => self.frames.push(frame),
                 Ok(Flow::Wait(status)) => {
+                    self.effects += 1;
                     self.status = status;
                     return Ok(());
                 }
@@ -347,8 +367,15 @@ impl<'k> Thread<'k> {
                 self.set(inst.results[1], (packed >> 16) & 0xFFFF);
                 packed & 0xFFFF
             }
-            Op::Atom { .. } => return self.atom(inst, context),
+            Op::Atom { .. } => {
+                self.effects += 1;
+                return self.atom(inst, context);
+            }
             Op::Load { .. } | Op::Store { .. } | Op::Atomic { .. } => {
+                // An atomic counts as an effect only when it changes memory (below).
+                if matches!(inst.op, Op::Store { .. }) {
+                    self.effects += 1;
+                }
                 self.memory(inst, context)?;
                 return Ok(Flow::Next);
             }
@@ -357,6 +384,7 @@ impl<'k> Thread<'k> {
                 return Ok(Flow::Next);
             }
             Op::CpAsyncWait(newest) => {
+                self.effects += 1;
                 let copies = self.copies.wait(usize::try_from(*newest).unwrap_or(0));
                 self.land(copies, context).map_err(|(_, trap)| trap)?;
                 return Ok(Flow::Next);

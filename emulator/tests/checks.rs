@@ -77,11 +77,11 @@ fn shuffle_kernel(threads: u32, lanes: u32, from: u32) -> String {
 #[test]
 fn a_shuffle_part_of_a_warp_skips_never_completes() {
     let fault = kir_fault(&shuffle_kernel(64, 16, 0), |_| vec![Arg::Tensor(0)]);
-    let FaultKind::PartialWarp { what, other } = fault.kind else {
+    let FaultKind::PartialWarp { what, other } = fault.kind.cause() else {
         panic!("{fault}");
     };
     assert_eq!(
-        (what, other.thread, other.at),
+        (*what, other.thread, other.at),
         ("shuffle", [16, 0, 0], Elsewhere::Exited)
     );
     assert_eq!(fault.span.start, 10);
@@ -123,7 +123,8 @@ fn threads_at_different_barriers_are_a_fault_naming_both() {
     let diagnostic = fault.to_diagnostic();
     assert_eq!(diagnostic.code, "E0406");
     let lines: Vec<u32> = diagnostic.labels().map(|label| label.span.start).collect();
-    assert_eq!(lines, vec![8, 11]);
+    // The barrier, the other thread's, then each waiting group's (threads 0-31, 32-63).
+    assert_eq!(lines, vec![8, 11, 8, 11]);
 }
 
 #[test]
@@ -204,12 +205,15 @@ fn a_named_barrier_a_register_names_is_run_and_checked_at_run_time() {
 
 #[test]
 fn an_endless_loop_stops_at_the_budget() {
+    // Each iteration changes the loop's value, so it is no spin: only the budget ends it.
     let text = format!(
         "kernel k {{\n{HEADER}  launch grid(1, 1, 1) block(32, 1, 1) smem(0 bytes)
   %0:i32 = const 0
   %1:i32 = loop carry(%2:i32 = %0) {{
     %3:pred = const 1
-    yield %2 while %3
+    %4:i32 = const 1
+    %5:i32 = add %2, %4
+    yield %5 while %3
   }}
 }}"
     );
@@ -226,6 +230,28 @@ fn an_endless_loop_stops_at_the_budget() {
             instructions: 10_000
         }
     );
+}
+
+#[test]
+fn a_loop_that_changes_nothing_is_a_spin_long_before_the_budget() {
+    let text = format!(
+        "kernel k {{\n{HEADER}  launch grid(1, 1, 1) block(32, 1, 1) smem(0 bytes)
+  %0:i32 = const 0
+  %1:i32 = loop carry(%2:i32 = %0) {{
+    %3:pred = const 1
+    yield %2 while %3
+  }}
+}}"
+    );
+    let kernel = from_kir(&text);
+    let launch = launch_of(&kernel, &[Arg::Tensor(0)]);
+    let options = Options {
+        max_instructions: 10_000,
+        ..Options::default()
+    };
+    let fault = emulator::run(&kernel, &launch, &mut GlobalMemory::new(), &options).unwrap_err();
+    assert_eq!(fault.kind.cause(), &FaultKind::Spin, "{fault}");
+    assert_eq!(fault.kind.code(), "E0416");
 }
 
 #[test]

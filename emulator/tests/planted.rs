@@ -1,51 +1,14 @@
 //! The planted bugs of `tests/emulator/`, each a kernel with one mistake whose first
 //! line says the report expected (`// expect: error[CODE] at line N (and line M)`):
-//! lowered, launched, and the fault's code and labelled lines compared with it.
+//! lowered, launched, and the fault's code and labelled lines compared with it. The
+//! barrier protocol's (hangs, spins, mbarrier and named-barrier counts) are in
+//! `protocol.rs`.
 
 mod support;
 
-use emulator::{Elsewhere, Fault, FaultKind};
+use emulator::{Elsewhere, FaultKind};
+use support::planted::planted;
 use support::{Arg, Device, bf16_rounded, lower_file, randn};
-
-/// The code and the lines (primary, then the others) the first line of `path` expects.
-fn expected(path: &str) -> (String, Vec<usize>) {
-    let text = std::fs::read_to_string(support::root().join(path)).unwrap();
-    let header = text.lines().next().unwrap();
-    let code = header.split_once("error[").unwrap().1[..5].to_owned();
-    let lines = header
-        .split("line ")
-        .skip(1)
-        .map(|rest| {
-            rest.split(|c: char| !c.is_ascii_digit())
-                .next()
-                .unwrap()
-                .parse()
-                .unwrap()
-        })
-        .collect();
-    (code, lines)
-}
-
-/// Emulates the one kernel of the planted bug `name` with `args` (built on `device`) and
-/// checks the fault against the file's expectation.
-fn planted(name: &str, args: impl FnOnce(&mut Device) -> Vec<Arg>) -> Fault {
-    let path = format!("tests/emulator/{name}");
-    let kernels = lower_file(&path);
-    let mut device = Device::default();
-    let args = args(&mut device);
-    let fault = device.launch(&kernels[0], &args).unwrap_err();
-    let diagnostic = fault.to_diagnostic();
-    let lines: Vec<usize> = diagnostic
-        .labels()
-        .map(|label| support::line_of(&path, label.span.start))
-        .collect();
-    assert_eq!(
-        (diagnostic.code.to_owned(), lines),
-        expected(&path),
-        "{name}: {fault}"
-    );
-    fault
-}
 
 #[test]
 fn a_transpose_without_its_barrier_is_a_race_naming_both_lines() {
@@ -149,7 +112,7 @@ fn a_barrier_half_the_block_skips_is_never_reached() {
     let fault = planted("divergent_syncthreads.cuk", |device| {
         vec![Arg::Tensor(device.f32s(&randn(256, 36)))]
     });
-    let FaultKind::BarrierNotReached { other } = fault.kind else {
+    let FaultKind::BarrierNotReached { other } = fault.kind.cause() else {
         panic!("{fault}");
     };
     assert_eq!((other.thread, other.at), ([128, 0, 0], Elsewhere::Exited));

@@ -114,6 +114,18 @@ const CODES_TESTED_ELSEWHERE: &[(&str, &str)] = &[
         "asynchronous data used before it is handed over: cli/tests/emulated.rs, planted_bugs_fail_with_the_expected_diagnostic (tests/emulator/tma_read_without_wait.cuk and the other E0415 files)",
     ),
     (
+        "E0416",
+        "a spin on memory nothing changes: emulator/tests/protocol.rs, a_spin_on_a_flag_nothing_sets_is_reported_as_soon_as_no_thread_moves (tests/emulator/spin_on_unset_flag.cuk)",
+    ),
+    (
+        "E0417",
+        "one named barrier with two counts: emulator/tests/protocol.rs, two_roles_counting_one_named_barrier_differently_are_reported_at_both (tests/emulator/named_barrier_counts_differ.cuk)",
+    ),
+    (
+        "E0418",
+        "a wgmma with no fence before it: cli/tests/emulated.rs, planted_bugs_fail_with_the_expected_diagnostic (tests/emulator/wgmma_without_fence.cuk)",
+    ),
+    (
         "W0301",
         "ptxas's wgmma serialization advice: cli/tests/hopper.rs, accumulators_touched_in_the_k_loop_are_a_warning_at_the_kernel",
     ),

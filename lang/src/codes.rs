@@ -216,7 +216,7 @@ pub const REGISTRY: &[CodeInfo] = &[
     ),
     entry(
         "E0411",
-        "an mbarrier misused on the emulator: not initialized, over-arrived, or waited on when no thread can complete its phase",
+        "an mbarrier misused on the emulator: not initialized, over-arrived (more arrivals than its count, or more transaction bytes than its phase expects once every arrival came), a phase overrun (two phases completing while a thread waits for the first), or waited on when no thread can complete its phase (a hang, reported with every waiting group of threads)",
     ),
     entry(
         "E0412",
@@ -233,6 +233,18 @@ pub const REGISTRY: &[CodeInfo] = &[
     entry(
         "E0415",
         "data an asynchronous operation has not handed over yet, found by the emulator: a TMA box read or overwritten before its mbarrier phase completed and the thread observed it, or a wgmma's accumulators read before `wgmma_wait_group` completed their group",
+    ),
+    entry(
+        "E0416",
+        "a thread that loops forever on memory nothing can change any more (an iteration wrote nothing and left its loop's values as they were, and no other thread can move), found by the emulator as soon as no thread can make progress",
+    ),
+    entry(
+        "E0417",
+        "two threads arriving at one named barrier in one round with different thread counts (`named_barrier_sync`/`named_barrier_arrive`), found by the emulator at both lines",
+    ),
+    entry(
+        "E0418",
+        "a wgmma issued by a thread with no `wgmma_fence()` before it (the PTX ISA requires `wgmma.fence` before a warpgroup's first wgmma), found by the emulator",
     ),
     entry(
         "N0001",

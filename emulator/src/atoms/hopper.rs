@@ -76,6 +76,9 @@ pub enum Hopper {
     /// `fence.proxy.async.shared::cta`: the thread's generic writes to shared memory so
     /// far are visible to the asynchronous proxy.
     ProxyFence,
+    /// `wgmma.fence.sync.aligned`: the thread's register writes so far are ordered
+    /// before its next wgmma (the PTX ISA requires one before a warpgroup's first).
+    WgmmaFence,
     /// Ordering the emulator's execution already gives: fences, `setmaxnreg`, and
     /// `prefetch.tensormap` (a cache hint).
     Ordering,
@@ -110,7 +113,8 @@ pub fn parse(template: &str) -> Option<Hopper> {
         "mbarrier.init.shared::cta.b64" => Hopper::MbarrierInit,
         "mbarrier.arrive.shared::cta.b64" => Hopper::MbarrierArrive { expect_tx: false },
         "mbarrier.arrive.expect_tx.shared::cta.b64" => Hopper::MbarrierArrive { expect_tx: true },
-        "fence.mbarrier_init.release.cluster;" | "wgmma.fence.sync.aligned;" => Hopper::Ordering,
+        "fence.mbarrier_init.release.cluster;" => Hopper::Ordering,
+        "wgmma.fence.sync.aligned;" => Hopper::WgmmaFence,
         "fence.proxy.async.shared::cta;" => Hopper::ProxyFence,
         "wgmma.commit_group.sync.aligned;" => Hopper::WgmmaCommit,
         "wgmma.wait_group.sync.aligned" => Hopper::WgmmaWait {
@@ -334,8 +338,8 @@ mod tests {
             parse("fence.proxy.async.shared::cta;"),
             Some(Hopper::ProxyFence)
         );
+        assert_eq!(parse("wgmma.fence.sync.aligned;"), Some(Hopper::WgmmaFence));
         for ordering in [
-            "wgmma.fence.sync.aligned;",
             "setmaxnreg.inc.sync.aligned.u32 232;",
             "prefetch.tensormap [{map}];",
         ] {

@@ -22,9 +22,26 @@ impl Grid<'_, '_> {
     ) -> Result<bool, Fault> {
         let mut moved = false;
         for thread in threads.iter_mut() {
-            if let Status::Mbarrier(_, address, parity) = thread.status
-                && context.barriers.passed(address, parity)
-            {
+            let Status::Mbarrier(inst, address, parity, completed) = thread.status else {
+                continue;
+            };
+            let now = context.barriers.completed(address);
+            if now >= completed + 2 {
+                let kind = FaultKind::Mbarrier(format!(
+                    "a wait for phase {completed} (parity {parity}) of the mbarrier at shared address {address:#x}, which completed phases {completed} to {} before the waiting thread could observe the first: a wait by parity cannot tell them apart, so on a GPU it may wait forever (a phase overrun: the barrier's arrivals do not wait for its waiters)",
+                    now - 1
+                ));
+                let location = Location {
+                    thread: thread.coordinates,
+                    block: context.block,
+                };
+                return Err(Fault {
+                    kind,
+                    span: inst.span,
+                    location: Some(location),
+                });
+            }
+            if context.barriers.passed(address, parity) {
                 thread.status = Status::Runnable;
                 moved = true;
             }
@@ -38,10 +55,10 @@ impl Grid<'_, '_> {
                 _ => None,
             });
             let Some(count) = waiting else { continue };
-            if *context.barriers.named(id) < count {
+            if context.barriers.named(id) < count {
                 continue;
             }
-            *context.barriers.named(id) -= count;
+            context.barriers.release_named(id, count);
             let met: Vec<u32> = (threads.iter())
                 .filter(|thread| matches!(thread.status, Status::Named(_, at) if at == id))
                 .map(|thread| thread.index)
@@ -130,7 +147,7 @@ impl Grid<'_, '_> {
             .iter()
             .find(|thread| matches!(thread.status, Status::Mbarrier(..)))
         {
-            let Status::Mbarrier(inst, address, parity) = thread.status else {
+            let Status::Mbarrier(inst, address, parity, _) = thread.status else {
                 return Ok(());
             };
             let kind = FaultKind::Mbarrier(format!(

@@ -264,6 +264,26 @@ impl fmt::Display for Fault {
                 f,
                 "the launch ran more than {instructions} thread-instructions (an endless loop?); stopped at {who}"
             ),
+            FaultKind::Spin => write!(
+                f,
+                "{who} loops forever on memory that nothing can change any more: an iteration of its loop wrote nothing and left the loop's values as they were, and no other thread of its cluster can write, arrive or move"
+            ),
+            FaultKind::NamedBarrierCount {
+                count,
+                id,
+                other_count,
+                other,
+                ..
+            } => write!(
+                f,
+                "{who} arrives at named barrier {id} counting {count} threads, in a round that thread {} opened counting {other_count}: the threads of one barrier round must give one count",
+                triple(*other)
+            ),
+            FaultKind::UnfencedWgmma => write!(
+                f,
+                "{who} issues a wgmma without a `wgmma_fence()` before it: the PTX ISA requires `wgmma.fence` before a warpgroup's first wgmma"
+            ),
+            FaultKind::Hang { cause, waiting } => super::hang::display(f, self, cause, waiting),
         }
     }
 }
@@ -273,6 +293,9 @@ impl Fault {
     /// primary label, and another thread's instruction as a secondary one.
     pub fn to_diagnostic(&self) -> Diagnostic {
         let kind = &self.kind;
+        if let FaultKind::Hang { cause, waiting } = kind {
+            return super::hang::diagnostic(self, cause, waiting);
+        }
         let label = match kind {
             FaultKind::GlobalOutOfBounds { .. } | FaultKind::SharedOutOfBounds { .. } => {
                 "out of bounds"
@@ -292,6 +315,10 @@ impl Fault {
             FaultKind::Tmem(_) => "this tensor-memory operation",
             FaultKind::StoreOutlivesBlock => "no wait covers this store",
             FaultKind::Early { .. } => "too early",
+            FaultKind::Spin => "loops here forever",
+            FaultKind::NamedBarrierCount { .. } => "this count",
+            FaultKind::UnfencedWgmma => "no `wgmma_fence()` before this wgmma",
+            FaultKind::Hang { .. } => "no thread can make progress",
         };
         let mut diagnostic =
             Diagnostic::error(kind.code(), self.to_string()).with_primary(self.span, label);
@@ -389,6 +416,34 @@ impl Fault {
             }
             FaultKind::UnmodeledAtom { template } => {
                 diagnostic = diagnostic.with_note(format!("the atom's PTX: `{template}`"));
+            }
+            FaultKind::NamedBarrierCount {
+                other,
+                other_count,
+                other_span,
+                ..
+            } => {
+                diagnostic = diagnostic
+                    .with_secondary(
+                        *other_span,
+                        format!(
+                            "thread {} arrives here counting {other_count}",
+                            triple(*other)
+                        ),
+                    )
+                    .with_help(
+                        "give each role its own barrier id, or make every `bar.sync`/`bar.arrive` of a round count the same threads (PTX: the count must be the same in all of them)",
+                    );
+            }
+            FaultKind::UnfencedWgmma => {
+                diagnostic = diagnostic.with_help(
+                    "call `wgmma_fence()` after writing the accumulators (or A's registers) and before the wgmma that reads them",
+                );
+            }
+            FaultKind::Spin => {
+                diagnostic = diagnostic.with_note(
+                    "the emulator runs every thread of a cluster; blocks of other clusters are not guaranteed to run at the same time on a GPU, so a block waiting for another's write may wait forever there too",
+                );
             }
             FaultKind::StoreOutlivesBlock => {
                 diagnostic = diagnostic.with_help(

@@ -1,8 +1,13 @@
 //! Entering and leaving regions: a `for` runs its body while the counter is below the
 //! end (not at all when it starts at or past it, the results then being the initial
 //! values), a do-while `loop` until its condition, read at the end of the body, is
-//! false, an `if` one side. At the end of a region the yields are copied all at once into
-//! the parameters (the next iteration) or the instruction's results.
+//! false, an `if` one side. At the end of a region the yields are copied all at once
+//! into the parameters (the next iteration) or the instruction's results.
+//!
+//! An iteration of a `loop` that wrote nothing (no store, no atomic that changed memory,
+//! no atom or wait) and yields the values it started with leaves the thread spinning
+//! ([`Status::Spinning`]): the next iteration would do the same, so the thread stops
+//! there until another thread has moved ([`crate::block`]).
 
 use kir::{Inst, Kernel, Op, Region};
 
@@ -32,12 +37,18 @@ impl<'k> Thread<'k> {
                 inst,
                 region,
                 condition,
-            } => Some((
-                *inst,
-                *region,
-                self.registers[condition.0 as usize] != 0,
-                None,
-            )),
+                effects,
+            } => {
+                let again = self.registers[condition.0 as usize] != 0;
+                let registers = &self.registers;
+                let unchanged = (region.yields.iter().zip(&region.params))
+                    .all(|(next, now)| registers[next.0 as usize] == registers[now.0 as usize]);
+                if again && unchanged && *effects == self.effects {
+                    self.status = Status::Spinning(inst);
+                }
+                *effects = self.effects;
+                Some((*inst, *region, again, None))
+            }
             FrameKind::Branch { inst, region } => Some((*inst, *region, false, None)),
         };
         let Some((inst, region, again, counter)) = ending else {
@@ -109,6 +120,7 @@ impl<'k> Thread<'k> {
                         inst,
                         region: body,
                         condition: *condition,
+                        effects: self.effects,
                     },
                 ))
             }

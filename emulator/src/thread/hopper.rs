@@ -18,6 +18,7 @@
 //!   releases what its thread observed to the threads whose wait passes the barrier
 //!   next;
 //! - a named barrier counts arrivals per id; a `bar.sync` waits until its count is met;
+//!   an arrival counting other threads than the round's first is a fault (E0417);
 //! - `barrier.cluster.arrive` counts the thread's arrivals, and `barrier.cluster.wait`
 //!   waits until every thread of the cluster has arrived as often
 //!   ([`crate::cluster`] releases it).
@@ -189,7 +190,10 @@ impl<'k> Thread<'k> {
                     return Ok(Flow::Next);
                 }
                 self.retry();
-                return Ok(Flow::Wait(Status::Mbarrier(inst, address, parity)));
+                let completed = context.barriers.completed(address);
+                return Ok(Flow::Wait(Status::Mbarrier(
+                    inst, address, parity, completed,
+                )));
             }
             Hopper::MbarrierArriveRemote => {
                 let address = barrier(self, context)?;
@@ -282,7 +286,7 @@ impl<'k> Thread<'k> {
                 let complete = self.bulk_groups.saturating_sub(*pending);
                 (context.shared).groups_complete(Reader::TmaStore, self.index, complete);
             }
-            Hopper::NamedBarrier { wait, id, .. } => {
+            Hopper::NamedBarrier { wait, id, threads } => {
                 let id = match id {
                     Some(id) => i64::from(*id),
                     None => value(self, "id")?,
@@ -292,12 +296,26 @@ impl<'k> Thread<'k> {
                         "a named barrier {id}: a block has barriers 0 to 15"
                     ))));
                 };
-                *context.barriers.named(id) += 1;
+                (context.barriers)
+                    .arrive_named(id, *threads, self.index, inst.span)
+                    .map_err(|(other_count, other, other_span)| {
+                        Trap::Fault(FaultKind::NamedBarrierCount {
+                            count: *threads,
+                            id,
+                            other_count,
+                            other: crate::block::coordinates(u64::from(other), context.block_dims),
+                            other_span,
+                        })
+                    })?;
                 if *wait {
                     return Ok(Flow::Wait(Status::Named(inst, id)));
                 }
             }
+            Hopper::Wgmma(_) if !self.wgmma_fenced => {
+                return Err(Trap::Fault(FaultKind::UnfencedWgmma));
+            }
             Hopper::Wgmma(_) => return Ok(Flow::Wait(Status::Collective(inst))),
+            Hopper::WgmmaFence => self.wgmma_fenced = true,
             Hopper::WgmmaCommit => self.wgmma_groups += 1,
             Hopper::WgmmaWait { pending } => self.wgmma_wait(*pending, context),
             Hopper::ProxyFence => context.shared.proxy_fence(self.index),

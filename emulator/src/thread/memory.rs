@@ -144,6 +144,11 @@ impl<'k> Thread<'k> {
                         old
                     }
                 };
+                // A polling atomic (a failed compare-and-swap, an add of 0) writes the
+                // value it read: no other thread can see a change.
+                if update(&old).is_ok_and(|new| new != old) {
+                    self.effects += 1;
+                }
                 if let Some(result) = inst.results.first() {
                     self.set(*result, little_endian(&old));
                 }

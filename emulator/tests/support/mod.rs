@@ -6,6 +6,8 @@
 // Each test binary uses part of it.
 #![allow(dead_code)]
 
+pub mod planted;
+
 use std::path::PathBuf;
 
 use emulator::{Fault, GlobalMemory, Launch, Options, Stats};
