@@ -47,7 +47,7 @@ const CODES_TESTED_ELSEWHERE: &[(&str, &str)] = &[
     ),
     (
         "E0301",
-        "not lowered yet: cli/tests/ptx_golden.rs, a_kernel_lowering_cannot_build_is_an_error_at_its_line",
+        "not lowered yet: cli/tests/ptx_golden.rs, what_lowering_cannot_build_is_an_error_at_its_line_from_check_and_build",
     ),
     (
         "E0302",
@@ -56,6 +56,10 @@ const CODES_TESTED_ELSEWHERE: &[(&str, &str)] = &[
     (
         "E0303",
         "no ptxas: cli/tests/ptx_golden.rs, a_missing_ptxas_is_an_error_naming_it",
+    ),
+    (
+        "E0399",
+        "an internal compiler error, which no program should reach: lower/src/lib.rs, tests::invalid_kir_is_an_internal_error_at_the_kernel",
     ),
     (
         "E0401",

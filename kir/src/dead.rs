@@ -33,6 +33,11 @@ fn mark(body: &[Inst], used: &mut [bool]) {
         for region in inst.op.regions() {
             region.yields.iter().copied().for_each(&mut read);
         }
+        // A loop's condition is computed in its body, for the loop alone to read
+        // (`while x[0] > 0.0 { }`).
+        if let crate::ir::Op::Loop { condition, .. } = &inst.op {
+            read(*condition);
+        }
     }
     for inst in body {
         for region in inst.op.regions() {
@@ -97,5 +102,26 @@ mod tests {
         // `const 7` is read by the comparison, which the branch reads.
         assert!(kept.contains("const 7"), "{kept}");
         assert!(kept.contains("store.global"), "{kept}");
+    }
+
+    #[test]
+    fn a_condition_only_its_loop_reads_stays() {
+        let text = "kernel k {
+  param 0 x: tensor f32 shape(1) strides(1)
+  launch grid(1, 1, 1) block(32, 1, 1) smem(0 bytes)
+  %0:i64 = param 0
+  %1:f32 = const 0.0
+  loop {
+    %2:f32 = load.global [%0+0]
+    %3:pred = cmp.gt %2, %1
+    yield while %3
+  }
+}
+";
+        let mut kernel = from_text(text).unwrap();
+        remove_dead_values(&mut kernel);
+        let kept = to_text(&kernel, &|offset| offset);
+        assert!(kept.contains("cmp.gt"), "{kept}");
+        assert!(crate::verify(kernel).is_ok(), "{kept}");
     }
 }

@@ -181,6 +181,10 @@ pub const REGISTRY: &[CodeInfo] = &[
         "ptxas rejected the generated PTX, or could not be run",
     ),
     entry(
+        "E0399",
+        "an internal compiler error: lowering produced code its own verifier refuses (a bug in cukc: please report it)",
+    ),
+    entry(
         "E0401",
         "a global-memory access outside every allocation (out of bounds), found by the emulator",
     ),

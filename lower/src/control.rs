@@ -96,6 +96,11 @@ impl Builder<'_> {
     }
 
     pub(crate) fn lower_if(&mut self, term: &Term, then: &[Effect], otherwise: &[Effect]) {
+        // Nothing to branch around (`while c { }`'s body): the condition alone would be
+        // placed inside a region that is never emitted.
+        if then.is_empty() && otherwise.is_empty() {
+            return;
+        }
         let Some(condition) = self.condition(term) else {
             return;
         };

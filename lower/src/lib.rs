@@ -53,7 +53,7 @@ mod tv;
 mod umma;
 mod warp;
 
-use lang::{Diagnostic, Severity};
+use lang::{Diagnostic, Severity, Span};
 use trace::{Effect, KernelTrace};
 
 pub use budget::MAX_EXPANDED_VALUES;
@@ -208,17 +208,21 @@ fn lower_trace_with(
                 .collect(),
         ));
     }
+    verified(kernel, &trace.name, trace.span)
+}
+
+/// `kernel` verified; a kernel lowering built wrong is an internal error at the kernel
+/// named `name` (written at `span`), which no program should reach.
+fn verified(kernel: kir::Kernel, name: &str, span: Span) -> Result<kir::Verified, Vec<Diagnostic>> {
     kir::verify(kernel).map_err(|problem| {
         vec![
             Diagnostic::error(
-                "E0301",
-                format!(
-                    "internal error: lowering `{}` produced invalid KIR",
-                    trace.name
-                ),
+                "E0399",
+                format!("internal compiler error: lowering `{name}` produced invalid KIR"),
             )
-            .with_primary(trace.span, "while lowering this kernel")
-            .with_note(problem),
+            .with_primary(span, "while lowering this kernel")
+            .with_note(problem)
+            .with_help("this is a bug in cukc, not in the program: please report it with the file"),
         ]
     })
 }
@@ -227,4 +231,27 @@ fn dedup(mut diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
     let mut seen = rustc_hash::FxHashSet::default();
     diagnostics.retain(|diagnostic| seen.insert((diagnostic.span(), diagnostic.message.clone())));
     diagnostics
+}
+
+#[cfg(test)]
+mod tests {
+    use lang::Span;
+
+    #[test]
+    fn invalid_kir_is_an_internal_error_at_the_kernel() {
+        let text = "kernel k {
+  param 0 x: tensor f32 shape(1) strides(1)
+  launch grid(1, 1, 1) block(32, 1, 1) smem(0 bytes)
+  %0:i64 = param 0
+  store.global [%0+0], %1
+  %1:f32 = const 0.0
+}
+";
+        let kernel = kir::from_text(text).expect("the text reads");
+        let span = Span::new(7, 8);
+        let errors = super::verified(kernel, "k", span).expect_err("a use before its definition");
+        assert_eq!(errors[0].code, "E0399");
+        assert_eq!(errors[0].span(), span);
+        assert!(errors[0].message.contains("internal compiler error"));
+    }
 }
