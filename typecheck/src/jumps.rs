@@ -136,8 +136,12 @@ fn returns_inside(statement: &Stmt) -> bool {
 
 /// Whether `block` holds a `return` anywhere.
 fn returns(block: &Block) -> bool {
-    (block.statements.iter())
-        .any(|statement| matches!(statement.kind, StmtKind::Return(_)) || returns_inside(statement))
+    block.statements.iter().any(statement_returns)
+}
+
+/// Whether `statement` is a `return` or holds one.
+fn statement_returns(statement: &Stmt) -> bool {
+    matches!(statement.kind, StmtKind::Return(_)) || returns_inside(statement)
 }
 
 /// Whether `block` holds a `break` or `continue` inside a loop, at any depth.
@@ -155,20 +159,34 @@ fn breaks_anywhere(block: &Block) -> bool {
 /// Whether `block` holds a `break` of the loop it is the body of (outside the loops
 /// nested in it).
 fn breaks(block: &Block) -> bool {
-    holds_outside_loops(block, &|kind| matches!(kind, StmtKind::Break))
+    holds_outside_loops(block, &is_break)
 }
 
 /// Whether `block` holds a `continue` of the loop it is the body of.
 fn continues(block: &Block) -> bool {
-    holds_outside_loops(block, &|kind| matches!(kind, StmtKind::Continue))
+    holds_outside_loops(block, &is_continue)
+}
+
+fn is_break(kind: &StmtKind) -> bool {
+    matches!(kind, StmtKind::Break)
+}
+
+fn is_continue(kind: &StmtKind) -> bool {
+    matches!(kind, StmtKind::Continue)
 }
 
 fn holds_outside_loops(block: &Block, wanted: &dyn Fn(&StmtKind) -> bool) -> bool {
-    (block.statements.iter()).any(|statement| match &statement.kind {
+    (block.statements.iter()).any(|statement| statement_holds_outside_loops(statement, wanted))
+}
+
+/// Whether `statement` is, or holds outside the loops nested in it, a statement of the
+/// kind `wanted` accepts.
+fn statement_holds_outside_loops(statement: &Stmt, wanted: &dyn Fn(&StmtKind) -> bool) -> bool {
+    match &statement.kind {
         StmtKind::For { .. } | StmtKind::While { .. } => false,
         kind if wanted(kind) => true,
         _ => (children(statement).iter()).any(|block| holds_outside_loops(block, wanted)),
-    })
+    }
 }
 
 /// The blocks a statement holds.
@@ -190,19 +208,14 @@ fn children(statement: &Stmt) -> Vec<&Block> {
 /// The flags `statement` may set, in `context`: what the statements after it wait on.
 fn flags_set(statement: &Stmt, context: &Context) -> Vec<String> {
     let mut flags = Vec::new();
-    let as_block = Block {
-        statements: vec![statement.clone()],
-        tail: None,
-        span: statement.span,
-    };
-    if context.returns && returns(&as_block) {
+    if context.returns && statement_returns(statement) {
         flags.push(RETURNED.to_owned());
     }
     if let Some(innermost) = &context.innermost {
-        if breaks(&as_block) {
+        if statement_holds_outside_loops(statement, &is_break) {
             flags.push(innermost.broken.clone());
         }
-        if continues(&as_block) {
+        if statement_holds_outside_loops(statement, &is_continue) {
             flags.push(innermost.continued.clone());
         }
     }
