@@ -14,7 +14,8 @@
 # benchmark run last, from a wheel in target/wheels (scripts/gpu-check-python.sh; skipped
 # without one), then the differential tester: 20,000 generated scalar programs run on the
 # GPU against the C reference (`cuk-difftest --gpu`, built here with
-# `cargo build --release -p difftest`; DIFFTEST names another; skipped without one). Needs an NVIDIA driver; compute-sanitizer
+# `cargo build --release -p difftest`; DIFFTEST names another; skipped without one), and the
+# watchdog: a kernel that never finishes, under `--kernel-timeout 2` and under Ctrl-C. Needs an NVIDIA driver; compute-sanitizer
 # (from the CUDA toolkit) is used when present. ptxas comes from the toolkit or, failing
 # that, cukc's usual search.
 set -uo pipefail
@@ -82,3 +83,28 @@ else
     difftest=FAIL
 fi
 echo "difftest, 20,000 programs on the GPU: $difftest ($(grep '^cuk-difftest: seed' "$LOGS/difftest.txt" 2>/dev/null); difftest.txt)" | tee -a "$summary"
+# The watchdog (issue 34): a kernel that never finishes is reported within
+# --kernel-timeout, naming the test and the kernel, and the run stops; Ctrl-C ends a run
+# waiting for one within a second. Last, since the hung kernels occupy the GPU until
+# their processes are gone.
+HANG=tests/emulator/spin_on_a_global_flag.cuk
+started=$(date +%s%N)
+timeout 60 "$CUKC" test "$HANG" --kernel-timeout 2 >"$LOGS/watchdog.txt" 2>&1
+code=$?
+millis=$(( ($(date +%s%N) - started) / 1000000 ))
+if [ "$code" = 1 ] && grep -q 'the_flag_is_never_set .*kernel `waits_for_a_flag` did not finish within 2 s' "$LOGS/watchdog.txt"; then
+    watchdog=pass
+else
+    watchdog="FAIL (exit $code)"
+fi
+echo "watchdog, --kernel-timeout 2: $watchdog, exited after $millis ms (watchdog.txt)" | tee -a "$summary"
+"$CUKC" test "$HANG" --kernel-timeout 60 >"$LOGS/interrupt.txt" 2>&1 &
+pid=$!
+sleep 5
+started=$(date +%s%N)
+kill -INT "$pid"
+wait "$pid"
+code=$?
+millis=$(( ($(date +%s%N) - started) / 1000000 ))
+if [ "$code" = 130 ] && [ "$millis" -lt 1000 ]; then interrupt=pass; else interrupt="FAIL (exit $code)"; fi
+echo "Ctrl-C during a hung kernel: $interrupt, exited $millis ms after SIGINT (interrupt.txt)" | tee -a "$summary"

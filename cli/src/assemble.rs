@@ -28,7 +28,7 @@ pub struct PtxasArgs {
 }
 
 /// `--ptxas-timeout`'s parser: seconds, fractions allowed, more than zero.
-fn parse_seconds(text: &str) -> Result<Duration, String> {
+pub fn parse_seconds(text: &str) -> Result<Duration, String> {
     match text.parse::<f64>() {
         Ok(seconds) if seconds > 0.0 && seconds.is_finite() => {
             Duration::try_from_secs_f64(seconds).map_err(|error| error.to_string())

@@ -45,6 +45,10 @@ pub struct RunArgs {
     /// Require a GPU: fail instead of emulating when there is none.
     #[arg(long)]
     gpu: bool,
+    /// How long one kernel launch may run on the GPU before it is reported as hung and
+    /// the run stops (a bench's launches add up), in seconds; 60 by default.
+    #[arg(long = "kernel-timeout", value_name = "SECONDS", env = runtime::KERNEL_TIMEOUT_VARIABLE, value_parser = assemble::parse_seconds)]
+    kernel_timeout: Option<std::time::Duration>,
     #[command(flatten)]
     ptxas: PtxasArgs,
 }
@@ -98,6 +102,9 @@ pub fn run(args: &RunArgs, mode: Mode) -> ExitCode {
     if let Some(filter) = &args.filter {
         selection = selection.with_filter(filter.clone());
     }
+    if let Some(limit) = args.kernel_timeout {
+        selection = selection.with_kernel_timeout(limit);
+    }
     // Found once for all the files (finding it may run python3 and pip).
     let ptxas = (!args.jit && !emulate).then(|| assemble::find_ptxas(&args.ptxas));
     let code = if emulate {
@@ -134,6 +141,14 @@ pub fn run(args: &RunArgs, mode: Mode) -> ExitCode {
         total.failed += summary.failed;
         total.skipped += summary.skipped;
         total.emulated += summary.emulated;
+        if summary.hung {
+            outln!("{total}");
+            errln!(
+                "cukc: stopped: a kernel passed its time limit and may still be running on the GPU; the files after {} were not run",
+                file.display()
+            );
+            runtime::leave_process(1);
+        }
     }
     outln!("{total}");
     if work.launches > 0 {

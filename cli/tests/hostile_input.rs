@@ -242,3 +242,29 @@ fn a_cluster_whose_block_count_overflows_is_an_error_not_a_panic() {
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("[E0227]"), "{stderr}");
 }
+
+#[test]
+fn a_kernel_timeout_must_be_seconds_above_zero() {
+    let file = "tests/emulator/spin_on_a_global_flag.cuk";
+    for limit in ["0", "-2", "soon", "inf"] {
+        let flag = format!("--kernel-timeout={limit}");
+        let (output, _) = capped_cukc(&["test", "--emulate", file, &flag]);
+        assert_eq!(output.status.code(), Some(2), "{limit}");
+        assert!(
+            stderr_of(&output).contains("--kernel-timeout"),
+            "{limit}: {}",
+            stderr_of(&output)
+        );
+    }
+    let output = Command::new(env!("CARGO_BIN_EXE_cukc"))
+        .args(["test", "--emulate", file])
+        .env("CUKC_KERNEL_TIMEOUT", "later")
+        .current_dir(support::root())
+        .output()
+        .expect("cukc runs");
+    assert_eq!(output.status.code(), Some(2));
+    // A good limit is accepted (the emulator reports the spin; the limit is the GPU's).
+    let (output, _) = capped_cukc(&["test", "--emulate", file, "--kernel-timeout", "0.5"]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr_of(&output));
+    assert!(String::from_utf8_lossy(&output.stdout).contains("E0416"));
+}

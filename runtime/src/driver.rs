@@ -15,10 +15,12 @@ mod blas;
 mod host;
 mod launch;
 mod tensor_map;
+mod watchdog;
 
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
 
 use cudarc::driver::sys::{CUdevice_attribute, CUevent_flags, CUfunction_attribute};
 use cudarc::driver::{
@@ -32,6 +34,7 @@ use crate::{CompiledKernel, Image};
 
 pub use blas::Gemm;
 pub use host::{HostImage, HostImages, gpu_count};
+pub use watchdog::{DEFAULT_KERNEL_TIMEOUT, KERNEL_TIMEOUT_VARIABLE, leave_process, still_running};
 
 /// What `cukc doctor` says about the GPU.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -84,11 +87,17 @@ pub struct Gpu {
     modules: Vec<(Image, Arc<CudaModule>)>,
     /// cuBLAS, once a GEMM asked for it, or why it cannot be had.
     blas: Option<Result<blas::Blas, String>>,
+    /// How long one kernel launch may take (`watchdog.rs`).
+    kernel_timeout: Duration,
+    /// The kernel that passed its time limit, once one has.
+    hung: OnceLock<String>,
 }
 
 impl Gpu {
-    /// Opens device 0, or says why not.
+    /// Opens device 0, or says why not, with the kernel time limit
+    /// `CUKC_KERNEL_TIMEOUT` sets.
     pub fn open() -> Result<Gpu, String> {
+        let kernel_timeout = watchdog::kernel_timeout_from_environment()?;
         if !driver_library_present() {
             return Err("no CUDA driver: libcuda.so was not found (is this a machine with an NVIDIA GPU and its driver?)".to_owned());
         }
@@ -106,6 +115,8 @@ impl Gpu {
             functions: HashMap::new(),
             modules: Vec::new(),
             blas: None,
+            kernel_timeout,
+            hung: OnceLock::new(),
         })
     }
 
@@ -275,14 +286,9 @@ impl Gpu {
         }
     }
 
-    /// Waits for the stream; an error is the kernel's.
+    /// Waits for the stream, at most the kernel time limit; an error is the kernel's.
     pub fn synchronize(&self, name: &str) -> Result<(), String> {
-        self.stream.synchronize().map_err(|error| {
-            format!(
-                "kernel `{name}` failed: {} (the GPU context is unusable after this; later GPU work in this run fails too)",
-                describe(error)
-            )
-        })
+        self.wait(&format!("kernel `{name}`"), 1)
     }
 
     /// The median time in milliseconds of `runs` launches after `warmup` untimed ones.
@@ -294,9 +300,9 @@ impl Gpu {
         warmup: u32,
         runs: u32,
     ) -> Result<f64, String> {
-        let median = self.time(warmup, runs, || self.launch(name, function, plan));
-        self.synchronize(name)?;
-        median
+        self.time(&format!("kernel `{name}`"), warmup, runs, || {
+            self.launch(name, function, plan)
+        })
     }
 
     /// The median time in milliseconds of a device-to-device copy of `bytes` bytes,
@@ -320,15 +326,16 @@ impl Gpu {
             .clone_htod(&source[..bytes.min(source.len())])
             .map_err(failed)?;
         let mut to = self.stream.alloc_zeros::<u8>(from.len()).map_err(failed)?;
-        let median = self.time(warmup, runs, || {
+        self.time("the reference memcpy", warmup, runs, || {
             self.stream.memcpy_dtod(&from, &mut to).map_err(failed)
-        });
-        self.stream.synchronize().map_err(failed)?;
-        median
+        })
     }
 
+    /// The median time of `runs` calls of `body` after `warmup` untimed ones, which
+    /// launch `what`; the wait for them is under the kernel time limit.
     fn time(
         &self,
+        what: &str,
         warmup: u32,
         runs: u32,
         mut body: impl FnMut() -> Result<(), String>,
@@ -353,6 +360,7 @@ impl Gpu {
             end.record(&self.stream).map_err(failed)?;
             events.push((start, end));
         }
+        self.wait(what, warmup.saturating_add(runs.max(1)))?;
         let mut times = Vec::with_capacity(events.len());
         for (start, end) in &events {
             times.push(f64::from(start.elapsed_ms(end).map_err(failed)?));

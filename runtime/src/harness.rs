@@ -33,6 +33,9 @@ pub struct Selection {
     pub filter: Option<String>,
     /// How benches time their kernels.
     pub bench: BenchConfig,
+    /// How long one kernel launch may run on the GPU (`None`: what
+    /// `CUKC_KERNEL_TIMEOUT` says, else 60 s).
+    pub kernel_timeout: Option<Duration>,
 }
 
 impl Selection {
@@ -43,6 +46,7 @@ impl Selection {
             benches: false,
             filter: None,
             bench: BenchConfig::default(),
+            kernel_timeout: None,
         }
     }
 
@@ -66,6 +70,14 @@ impl Selection {
     pub fn with_filter(self, filter: impl Into<String>) -> Self {
         Selection {
             filter: Some(filter.into()),
+            ..self
+        }
+    }
+
+    /// The same selection, with kernels on the GPU limited to `limit` a launch.
+    pub fn with_kernel_timeout(self, limit: Duration) -> Self {
+        Selection {
+            kernel_timeout: Some(limit),
             ..self
         }
     }
@@ -243,6 +255,10 @@ pub struct Summary {
     pub skipped: usize,
     /// Blocks (passed or failed) whose kernels ran on the emulator.
     pub emulated: usize,
+    /// Whether a kernel passed its time limit: it may still be running on the GPU,
+    /// whose context this process must not touch again (not even to exit through the
+    /// driver's exit handler, which would wait for it).
+    pub hung: bool,
 }
 
 impl fmt::Display for Summary {
@@ -299,7 +315,7 @@ pub fn run_blocks(
         } else if emulate {
             Ok(Device::Emulator(Box::default()))
         } else {
-            match gpu.get_or_insert_with(|| guarded(Gpu::open).and_then(|opened| opened)) {
+            match gpu.get_or_insert_with(|| open_gpu(selection)) {
                 Ok(gpu) => Ok(Device::Gpu(gpu)),
                 Err(reason) => Err(format!("no GPU: {reason}")),
             }
@@ -334,6 +350,16 @@ pub fn run_blocks(
                 }
             }
         };
+        if let Some(Ok(opened)) = &gpu
+            && let Some(kernel) = opened.hung_kernel()
+        {
+            let reason = crate::driver::still_running(kernel);
+            // Dropping the context would wait for the kernel.
+            if let Some(Ok(opened)) = gpu.replace(Err(reason)) {
+                std::mem::forget(opened);
+            }
+            summary.hung = true;
+        }
         if emulated.is_some() && !matches!(outcome, Outcome::Skipped(_)) {
             summary.emulated += 1;
         }
@@ -352,6 +378,15 @@ pub fn run_blocks(
         });
     }
     summary
+}
+
+/// Opens the GPU with `selection`'s kernel time limit.
+fn open_gpu(selection: &Selection) -> Result<Gpu, String> {
+    let mut opened = guarded(Gpu::open).and_then(|opened| opened)?;
+    if let Some(limit) = selection.kernel_timeout {
+        opened.set_kernel_timeout(limit);
+    }
+    Ok(opened)
 }
 
 /// Runs `body`, turning a panic (a bug, or a driver library missing a symbol) into an

@@ -36,7 +36,7 @@
 //! internal error. `unsafe` lives only in `driver.rs` and the modules under it:
 //! `driver/launch.rs` (`cuLaunchKernel`), `driver/tensor_map.rs`, `driver/blas.rs` and
 //! `driver/host.rs` (a [`HostImage`] launching on a host's stream, for the Python
-//! package), in small functions with SAFETY comments.
+//! package) and `driver/watchdog.rs` (`_exit` past a hung kernel), in small functions with SAFETY comments.
 
 mod compare;
 mod deadline;
@@ -55,7 +55,10 @@ pub mod tensor_map;
 
 pub use compare::Tolerance;
 pub use device::{Device, DeviceBuffer, Emulated, Emulator, LaunchError};
-pub use driver::{DeviceInfo, Gpu, HostImage, HostImages, gpu_count, gpu_status};
+pub use driver::{
+    DEFAULT_KERNEL_TIMEOUT, DeviceInfo, Gpu, HostImage, HostImages, KERNEL_TIMEOUT_VARIABLE,
+    gpu_count, gpu_status, leave_process,
+};
 pub use harness::{
     BenchConfig, BenchResult, BlockKind, Event, Metric, Outcome, Reference, Selection, Summary,
     run_blocks,

@@ -80,6 +80,7 @@ fn kernels_compiled_for_the_emulator_run_there_and_benches_are_skipped() {
         failed: 1,
         skipped: 1,
         emulated: 2,
+        hung: false,
     };
     assert_eq!(summary, expected);
     assert_eq!(

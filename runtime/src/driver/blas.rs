@@ -119,16 +119,15 @@ impl Gpu {
         runs: u32,
     ) -> Result<f64, String> {
         let c = self.scratch(gemm)?;
-        let median = self.time(warmup, runs, || self.enqueue_gemm(gemm, a, b, &c));
-        self.synchronize_gemm(gemm)?;
-        median
+        let what = format!("the cuBLAS GEMM {}", gemm.describe());
+        self.time(&what, warmup, runs, || self.enqueue_gemm(gemm, a, b, &c))
     }
 
     /// `gemm` on `a` and `b`, waited for; the bytes of `C`.
     pub fn gemm(&mut self, gemm: &Gemm, a: &Buffer, b: &Buffer) -> Result<Vec<u8>, String> {
         let c = self.scratch(gemm)?;
         self.enqueue_gemm(gemm, a, b, &c)?;
-        self.synchronize_gemm(gemm)?;
+        self.wait(&format!("the cuBLAS GEMM {}", gemm.describe()), 1)?;
         self.download(&c)
     }
 
@@ -150,16 +149,6 @@ impl Gpu {
                     describe(error)
                 )
             })
-    }
-
-    fn synchronize_gemm(&self, gemm: &Gemm) -> Result<(), String> {
-        self.stream.synchronize().map_err(|error| {
-            format!(
-                "the cuBLAS GEMM {} failed: {}",
-                gemm.describe(),
-                describe(error)
-            )
-        })
     }
 
     /// Queues `gemm` on the handle's stream.

@@ -185,6 +185,7 @@ fn selection_filters_by_kind_and_name() {
             failed: 1,
             skipped: 0,
             emulated: 0,
+            hung: false,
         }
     );
     assert_eq!(summary.to_string(), "1 passed, 1 failed");
@@ -242,6 +243,7 @@ fn kernel_calls_without_a_gpu_skip_with_the_reason() {
                     failed: 0,
                     skipped: 1,
                     emulated: 0,
+                    hung: false,
                 }
             );
             assert!(

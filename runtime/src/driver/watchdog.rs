@@ -1,0 +1,142 @@
+//! Waiting for the GPU under a time limit. A kernel that never finishes (a spin on a
+//! flag no thread sets, a barrier a warp never reaches) would block a plain
+//! `cuStreamSynchronize` for ever, and the driver's exit handler behind it, so the
+//! harness never blocks on the stream: it records an event after the work and polls it
+//! until it completes, a kernel fails, or the limit passes. Past the limit the wait ends
+//! with a message naming the kernel, and the [`Gpu`] is marked hung: the kernel still
+//! occupies the GPU (nothing can stop one kernel of a context), so the harness stops
+//! using it, and `cukc` ends its process without the driver's exit handler.
+//!
+//! The limit is per launch waited for (a bench's warmup and timed launches multiply
+//! it): `--kernel-timeout` or `CUKC_KERNEL_TIMEOUT` seconds, 60 unless set.
+
+use std::time::{Duration, Instant};
+
+use cudarc::driver::sys::CUevent_flags;
+
+use super::{Gpu, describe};
+
+/// The environment variable that sets the limit (`cukc --kernel-timeout` sets it too).
+pub const KERNEL_TIMEOUT_VARIABLE: &str = "CUKC_KERNEL_TIMEOUT";
+
+/// The limit when neither the flag nor the variable sets one.
+pub const DEFAULT_KERNEL_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The longest pause between two polls: a finished kernel is seen within it.
+const LONGEST_POLL_PAUSE: Duration = Duration::from_millis(1);
+
+/// The limit `CUKC_KERNEL_TIMEOUT` gives, or why its value cannot be used.
+pub fn kernel_timeout_from_environment() -> Result<Duration, String> {
+    parse_kernel_timeout(std::env::var(KERNEL_TIMEOUT_VARIABLE).ok().as_deref())
+}
+
+/// The limit for a `CUKC_KERNEL_TIMEOUT` value (`None`: unset).
+fn parse_kernel_timeout(value: Option<&str>) -> Result<Duration, String> {
+    let Some(text) = value.map(str::trim).filter(|text| !text.is_empty()) else {
+        return Ok(DEFAULT_KERNEL_TIMEOUT);
+    };
+    text.parse::<f64>()
+        .ok()
+        .filter(|seconds| *seconds > 0.0)
+        .and_then(|seconds| Duration::try_from_secs_f64(seconds).ok())
+        .ok_or_else(|| {
+            format!("{KERNEL_TIMEOUT_VARIABLE}={text} is not a number of seconds above zero")
+        })
+}
+
+impl Gpu {
+    /// The time limit of one kernel launch.
+    pub fn kernel_timeout(&self) -> Duration {
+        self.kernel_timeout
+    }
+
+    /// Sets the time limit of one kernel launch.
+    pub fn set_kernel_timeout(&mut self, limit: Duration) {
+        self.kernel_timeout = limit;
+    }
+
+    /// The kernel that passed its time limit and may still be running (`kernel `name``),
+    /// if one did: after it, nothing else can run on this GPU in this process.
+    pub fn hung_kernel(&self) -> Option<&str> {
+        self.hung.get().map(String::as_str)
+    }
+
+    /// Waits until the stream's work is done, which must take at most the limit for
+    /// each of `launches` launches of `what` (`kernel `name``, or a reference's name).
+    pub(super) fn wait(&self, what: &str, launches: u32) -> Result<(), String> {
+        if let Some(kernel) = self.hung_kernel() {
+            return Err(still_running(kernel));
+        }
+        let failed = |error| {
+            format!(
+                "{what} failed: {} (the GPU context is unusable after this; later GPU work in this run fails too)",
+                describe(error)
+            )
+        };
+        let done = self
+            .context
+            .new_event(Some(CUevent_flags::CU_EVENT_DISABLE_TIMING))
+            .map_err(failed)?;
+        done.record(&self.stream).map_err(failed)?;
+        let limit = self.kernel_timeout.saturating_mul(launches.max(1));
+        let started = Instant::now();
+        let mut pause = Duration::from_micros(20);
+        while !done.try_is_complete().map_err(failed)? {
+            if started.elapsed() >= limit {
+                let _ = self.hung.set(what.to_owned());
+                return Err(format!(
+                    "{what} did not finish within {} s ({}) and is still running on the GPU: \
+                     nothing else can run on it in this process",
+                    limit.as_secs_f64(),
+                    if launches > 1 {
+                        format!("{launches} launches of the kernel time limit, --kernel-timeout")
+                    } else {
+                        "the kernel time limit, --kernel-timeout".to_owned()
+                    }
+                ));
+            }
+            std::thread::sleep(pause);
+            pause = (pause * 2).min(LONGEST_POLL_PAUSE);
+        }
+        Ok(())
+    }
+}
+
+/// Ends the process at once with exit status `code`, without the exit handlers (the
+/// CUDA driver's among them, which would wait for a hung kernel): what a process that
+/// may have a kernel running does instead of `std::process::exit`. The operating system
+/// tears the GPU context down as the process goes.
+#[allow(unsafe_code)]
+pub fn leave_process(code: u8) -> ! {
+    use std::io::Write;
+    let _ = std::io::stdout().flush();
+    let _ = std::io::stderr().flush();
+    // SAFETY: `_exit` has no preconditions; it ends the process without running the
+    // exit handlers or the destructors of other threads' data, none of which this
+    // process needs once its output is flushed.
+    unsafe { libc::_exit(i32::from(code)) }
+}
+
+/// Why nothing runs on a GPU a kernel hung on.
+pub fn still_running(what: &str) -> String {
+    format!("the GPU is still running {what}, which passed its time limit")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{DEFAULT_KERNEL_TIMEOUT, parse_kernel_timeout};
+    use std::time::Duration;
+
+    #[test]
+    fn the_limit_is_read_in_seconds() {
+        assert_eq!(parse_kernel_timeout(None), Ok(DEFAULT_KERNEL_TIMEOUT));
+        assert_eq!(parse_kernel_timeout(Some(" ")), Ok(DEFAULT_KERNEL_TIMEOUT));
+        assert_eq!(
+            parse_kernel_timeout(Some("0.25")),
+            Ok(Duration::from_millis(250))
+        );
+        for bad in ["0", "-3", "soon", "inf", "NaN"] {
+            assert!(parse_kernel_timeout(Some(bad)).is_err(), "{bad}");
+        }
+    }
+}
