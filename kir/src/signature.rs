@@ -181,6 +181,14 @@ impl fmt::Display for ConstValue {
 /// The width and signedness of an integer parameter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum IntParam {
+    /// `i8`, passed as an `i32` holding its value (sign-extended).
+    I8,
+    /// `u8`, passed as a `u32` holding its value (zero-extended).
+    U8,
+    /// `i16`, passed as an `i32` holding its value.
+    I16,
+    /// `u16`, passed as a `u32` holding its value.
+    U16,
     /// `i32`.
     I32,
     /// `i64`.
@@ -193,11 +201,24 @@ pub enum IntParam {
 
 impl IntParam {
     /// Every integer parameter type.
-    pub const ALL: [IntParam; 4] = [IntParam::I32, IntParam::I64, IntParam::U32, IntParam::U64];
+    pub const ALL: [IntParam; 8] = [
+        IntParam::I8,
+        IntParam::U8,
+        IntParam::I16,
+        IntParam::U16,
+        IntParam::I32,
+        IntParam::I64,
+        IntParam::U32,
+        IntParam::U64,
+    ];
 
     /// The name in `.cuk` source.
     pub fn name(self) -> &'static str {
         match self {
+            IntParam::I8 => "i8",
+            IntParam::U8 => "u8",
+            IntParam::I16 => "i16",
+            IntParam::U16 => "u16",
             IntParam::I32 => "i32",
             IntParam::I64 => "i64",
             IntParam::U32 => "u32",
@@ -210,9 +231,11 @@ impl IntParam {
         IntParam::ALL.into_iter().find(|width| width.name() == name)
     }
 
-    /// The size in bytes.
+    /// The size in bytes of what is passed (4 for the 8- and 16-bit types, which C's
+    /// integer promotions widen too).
     pub fn bytes(self) -> usize {
         match self {
+            IntParam::I8 | IntParam::U8 | IntParam::I16 | IntParam::U16 => 4,
             IntParam::I32 | IntParam::U32 => 4,
             IntParam::I64 | IntParam::U64 => 8,
         }

@@ -70,7 +70,7 @@ pub(crate) fn signature(trace: &KernelTrace) -> Result<Signature, String> {
     for param in &trace.params {
         let kind = match &param.kind {
             TraceParamKind::Int(dtype, _) => ParamKind::Int(int_param(*dtype).ok_or_else(|| {
-                fail(format!("the parameter `{}` is a {dtype}; integer parameters are i32, i64, u32 or u64", param.name))
+                fail(format!("the parameter `{}` is a {dtype}; integer parameters are i8, u8, i16, u16, i32, i64, u32 or u64", param.name))
             })?),
             TraceParamKind::Tensor(dtype, layout) => ParamKind::Tensor {
                 dtype: element(*dtype).ok_or_else(|| {
@@ -187,6 +187,10 @@ fn host_expr(value: &SymInt, param_of: &dyn Fn(&str) -> Option<usize>) -> Option
 
 fn int_param(dtype: Dtype) -> Option<IntParam> {
     match dtype {
+        Dtype::I8 => Some(IntParam::I8),
+        Dtype::U8 => Some(IntParam::U8),
+        Dtype::I16 => Some(IntParam::I16),
+        Dtype::U16 => Some(IntParam::U16),
         Dtype::I32 => Some(IntParam::I32),
         Dtype::I64 => Some(IntParam::I64),
         Dtype::U32 => Some(IntParam::U32),

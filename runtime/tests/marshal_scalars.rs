@@ -159,3 +159,57 @@ fn a_finite_float_too_large_for_its_parameter_is_refused() {
     );
     assert!(plan(&signature(), &args_with(4, CallArg::Float(1e38))).is_ok());
 }
+
+/// `narrow(a: i8, b: u8, c: i16, d: u16)`, one thread.
+fn narrow_signature() -> Signature {
+    let param = |name: &str, int: IntParam| Param {
+        name: name.to_owned(),
+        kind: ParamKind::Int(int),
+    };
+    Signature {
+        name: "narrow".to_owned(),
+        entry: "narrow".to_owned(),
+        params: vec![
+            param("a", IntParam::I8),
+            param("b", IntParam::U8),
+            param("c", IntParam::I16),
+            param("d", IntParam::U16),
+        ],
+        launch: Launch {
+            grid: [HostExpr::Const(1), HostExpr::Const(1), HostExpr::Const(1)],
+            block: [HostExpr::Const(1), HostExpr::Const(1), HostExpr::Const(1)],
+            cluster: [1, 1, 1],
+            shared_bytes: 0,
+        },
+        ..signature()
+    }
+}
+
+#[test]
+fn narrow_integers_are_passed_in_32_bits_and_range_checked() {
+    let args = |values: [i64; 4]| values.map(CallArg::Int);
+    let planned = plan(&narrow_signature(), &args([-128, 255, -32768, 65535])).unwrap();
+    assert_eq!(
+        planned.args[..],
+        [
+            ArgValue::I32(-128),
+            ArgValue::U32(255),
+            ArgValue::I32(-32768),
+            ArgValue::U32(65535),
+        ]
+    );
+    let bytes = param_buffer(&planned.args);
+    assert_eq!(&bytes[..4], &(-128i32).to_le_bytes());
+    assert_eq!(bytes.len(), 16);
+    for (values, message) in [
+        ([128, 0, 0, 0], "`narrow`: 128 does not fit `a: i8`"),
+        ([0, -1, 0, 0], "`narrow`: -1 does not fit `b: u8`"),
+        ([0, 0, 32768, 0], "`narrow`: 32768 does not fit `c: i16`"),
+        ([0, 0, 0, 65536], "`narrow`: 65536 does not fit `d: u16`"),
+    ] {
+        assert_eq!(
+            plan(&narrow_signature(), &args(values)).unwrap_err(),
+            message
+        );
+    }
+}

@@ -166,8 +166,10 @@ fn integer_arguments(context: &Context<'_, '_>) -> Vec<i64> {
         .iter()
         .zip(context.args)
         .map(|(param, bits)| match param.kind {
-            ParamKind::Int(IntParam::I32) => i64::from(*bits as u32 as i32),
-            ParamKind::Int(IntParam::U32) => i64::from(*bits as u32),
+            ParamKind::Int(IntParam::I32 | IntParam::I16 | IntParam::I8) => {
+                i64::from(*bits as u32 as i32)
+            }
+            ParamKind::Int(IntParam::U32 | IntParam::U16 | IntParam::U8) => i64::from(*bits as u32),
             ParamKind::Int(_) => *bits as i64,
             _ => 0,
         })

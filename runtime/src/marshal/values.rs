@@ -80,6 +80,18 @@ pub(super) fn argument_value(
                 )
             };
             Ok(match width {
+                IntParam::I8 => {
+                    ArgValue::I32(i8::try_from(*value).map_err(|_| out_of_range())?.into())
+                }
+                IntParam::U8 => {
+                    ArgValue::U32(u8::try_from(*value).map_err(|_| out_of_range())?.into())
+                }
+                IntParam::I16 => {
+                    ArgValue::I32(i16::try_from(*value).map_err(|_| out_of_range())?.into())
+                }
+                IntParam::U16 => {
+                    ArgValue::U32(u16::try_from(*value).map_err(|_| out_of_range())?.into())
+                }
                 IntParam::I32 => ArgValue::I32(i32::try_from(*value).map_err(|_| out_of_range())?),
                 IntParam::I64 => ArgValue::I64(*value),
                 IntParam::U32 => ArgValue::U32(u32::try_from(*value).map_err(|_| out_of_range())?),
