@@ -158,18 +158,33 @@ impl Builder<'_> {
             }
             return;
         }
-        self.assume_aligned(destination, destination_index, width);
+        self.store_at(destination, destination_index, width, values, None, guard);
+    }
+
+    /// Stores `values` (a vector when more than one), which hold `elements`
+    /// consecutive elements of `destination` from `index`; `narrow` truncates each
+    /// value to 8 or 16 bits.
+    fn store_at(
+        &mut self,
+        destination: &Tensor,
+        index: &SymInt,
+        elements: i64,
+        values: Vec<ValueId>,
+        narrow: Option<Narrow>,
+        guard: Option<ValueId>,
+    ) {
+        self.assume_aligned(destination, index, elements);
         if let Some(Place::Memory {
             space,
             address,
             offset,
-        }) = self.place(destination, destination_index)
+        }) = self.place(destination, index)
         {
             self.push_effect(Op::Store {
                 space,
                 address,
                 offset,
-                narrow: None,
+                narrow,
                 values,
                 predicate: guard,
             });
@@ -240,22 +255,15 @@ impl Builder<'_> {
                     .map(|(index, _)| self.read_element(source, index, None))
                     .collect();
                 let Some(values) = values else { return };
-                self.assume_aligned(destination, destination_index, chunk as i64);
-                if let Some(Place::Memory {
-                    space,
-                    address,
-                    offset,
-                }) = self.place(destination, destination_index)
-                {
-                    self.push_effect(Op::Store {
-                        space,
-                        address,
-                        offset,
-                        narrow: Some(narrow),
-                        values,
-                        predicate: guard,
-                    });
-                }
+                let elements = values.len() as i64;
+                self.store_at(
+                    destination,
+                    destination_index,
+                    elements,
+                    values,
+                    Some(narrow),
+                    guard,
+                );
             }
         }
     }
