@@ -104,18 +104,6 @@ enum Outcome {
 const EXCEPTIONS: &[(&str, &str, Outcome, &str)] = &[
     (
         "tests/blackwell/umma_pair.cuk",
-        "mbarrier_wait(done, 0, 0);",
-        Outcome::Wrong,
-        TMEM_IN_FLIGHT,
-    ),
-    (
-        "tests/blackwell/umma_pair_tmem_a.cuk",
-        "mbarrier_wait(done, 0, 0);",
-        Outcome::Wrong,
-        TMEM_IN_FLIGHT,
-    ),
-    (
-        "tests/blackwell/umma_pair.cuk",
         "mbarrier_wait(loaded, 0, 0);",
         Outcome::Passed,
         PAIR_TMA,
@@ -158,12 +146,6 @@ const EXCEPTIONS: &[(&str, &str, Outcome, &str)] = &[
     ),
     (
         "*",
-        "mbarrier_wait(done, 0, 0);",
-        Outcome::Passed,
-        TMEM_IN_FLIGHT,
-    ),
-    (
-        "*",
         "fence_barrier_init();",
         Outcome::Passed,
         "harmless where a barrier follows the init: `fence.mbarrier_init.release.cluster` is a release fence for prior `mbarrier.init`s only, and every file follows the init with `syncthreads()` (the block's threads) or `cluster_sync()` (`barrier.cluster.arrive.release`, the cluster's), which releases all prior writes; the emulator does not model the init fence apart from them",
@@ -192,21 +174,12 @@ const EXCEPTIONS: &[(&str, &str, Outcome, &str)] = &[
         Outcome::Passed,
         "harmless: before the epilogue, the groups still pending are the pipeline's empty tail commits (no cp.async in flight), which the wait only drains",
     ),
-    (
-        "tests/blackwell/umma_tile.cuk",
-        "mbarrier_wait(done, 0, 0);",
-        Outcome::Passed,
-        "not reported yet: a tcgen05.mma's tensor-memory accumulator is not held in flight until its commit's barrier",
-    ),
 ];
 
 /// A line without its comment, trimmed.
 fn code(line: &str) -> &str {
     line.split("//").next().unwrap_or_default().trim()
 }
-
-/// Why a wait for an MMA's commit before reading tensor memory is not reported yet.
-const TMEM_IN_FLIGHT: &str = "not reported yet: a tcgen05.mma writes its tensor-memory accumulator at its issue on the emulator, which does not hold it in flight until its commit's barrier";
 
 /// Why deleting the fence before a chained wgmma (A from registers) is not reported.
 const SECOND_WGMMA_FENCE: &str = "not reported yet for the second fence (the first's deletion is E0418): the emulator checks that a thread fences before its first wgmma, not the fence between registers written later (P's A registers from S) and the wgmma reading them";

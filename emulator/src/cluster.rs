@@ -14,12 +14,14 @@
 //! otherwise the cluster is stuck, a fault at the first waiting thread that can never
 //! go on, listing every group of waiting threads ([`crate::hang`]).
 
+use lang::Span;
+
 use crate::atoms::umma::{self, Issue};
 use crate::block::{Grid, coordinates};
 use crate::fault::{Fault, FaultKind, Location, Trap};
 use crate::shared::SharedMemory;
 use crate::thread::{Barriers, Remote, RemoteKind, Status, Thread};
-use crate::tmem::TensorMemory;
+use crate::tmem::{Issuer, TensorMemory};
 
 /// One block of a cluster, between passes.
 pub struct Block<'k> {
@@ -198,9 +200,21 @@ impl Grid<'_, '_> {
             ));
             return Err(self.fault(Trap::Fault(kind), span, location));
         }
+        let issuer = Issuer {
+            rank: effect.from,
+            thread: effect.index,
+        };
         if let RemoteKind::PairMma(issue) = effect.kind {
-            return pair_mma(issue, effect.rank as usize, blocks)
+            return pair_mma((issue, issuer, span), effect.rank as usize, blocks)
                 .map_err(|trap| self.fault(trap, span, location));
+        }
+        if let RemoteKind::Arrive {
+            barrier,
+            commit: true,
+        } = effect.kind
+        {
+            let phase = block.barriers.completed(barrier) + 1;
+            (block.tmem.accumulators).commit(issuer, barrier, phase);
         }
         effect
             .apply(&mut block.shared, &mut block.barriers)
@@ -266,8 +280,13 @@ fn release_cluster_barrier(blocks: &mut [Block<'_>]) -> Result<bool, Fault> {
     Ok(false)
 }
 
-/// Runs a CTA pair's MMA issued by block `leader` (even) on it and the next block.
-fn pair_mma(issue: Issue, leader: usize, blocks: &mut [Block<'_>]) -> Result<(), Trap> {
+/// Runs a CTA pair's MMA, issued at `span` by `issuer` of block `leader` (even), on it
+/// and the next block: each block's accumulator is in flight until a commit's phase.
+fn pair_mma(
+    (issue, issuer, span): (Issue, Issuer, Span),
+    leader: usize,
+    blocks: &mut [Block<'_>],
+) -> Result<(), Trap> {
     let [lead, peer] = blocks.get_disjoint_mut([leader, leader + 1]).map_err(|_| {
         Trap::Fault(FaultKind::Cluster(format!(
             "a CTA pair's tcgen05.mma issued by block {leader}, which has no block {} beside it",
@@ -287,5 +306,11 @@ fn pair_mma(issue: Issue, leader: usize, blocks: &mut [Block<'_>]) -> Result<(),
         [&lead.shared, &peer.shared],
         [&mut lead.tmem, &mut peer.tmem],
         issue,
-    )
+    )?;
+    let shape = umma::instruction(issue.idesc, (issue.kind, true))?;
+    let (lanes, columns) = umma::accumulator(issue.taddr, shape, shape.m / 2);
+    for block in [lead, peer] {
+        (block.tmem.accumulators).issue(issuer, span, lanes, columns);
+    }
+    Ok(())
 }

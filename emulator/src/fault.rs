@@ -80,6 +80,9 @@ pub enum Pending {
     ProxyFence,
     /// A wgmma's accumulator register, before `wgmma.wait_group` completed its group.
     WgmmaAccumulator,
+    /// A tcgen05.mma's accumulator in tensor memory, before the thread observed the
+    /// mbarrier phase a `tcgen05.commit` of the issuing thread completes.
+    TmemAccumulator,
 }
 
 /// Where a thread that kept a collective from completing is.

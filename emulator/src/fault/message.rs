@@ -156,6 +156,14 @@ impl fmt::Display for Fault {
                     f,
                     "{who} reads a wgmma's accumulator register before `wgmma_wait_group` completed its group"
                 ),
+                Pending::TmemAccumulator => write!(
+                    f,
+                    "{who} {} tensor memory at lane {}, column {}, which a tcgen05.mma of thread {} still writes: the thread has not observed the mbarrier phase of a `tcgen05_commit` after that MMA",
+                    access.verb(),
+                    address >> 16,
+                    address & 0xFFFF,
+                    triple(*other)
+                ),
             },
             FaultKind::Race {
                 access,

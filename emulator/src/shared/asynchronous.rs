@@ -158,6 +158,11 @@ impl SharedMemory {
         self.flights.acquire(thread, barrier, phase);
     }
 
+    /// Whether `thread` has observed the mbarrier at `barrier` complete `phase` phases.
+    pub fn observes(&self, thread: u32, barrier: u32, phase: u32) -> bool {
+        self.flights.observes(thread, barrier, phase)
+    }
+
     /// `thread` arrives on the mbarrier at `barrier`.
     pub fn release(&mut self, thread: u32, barrier: u32) {
         self.flights.release(thread, barrier);

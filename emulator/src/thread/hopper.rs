@@ -62,6 +62,9 @@ pub enum RemoteKind {
     Arrive {
         /// The barrier.
         barrier: u32,
+        /// Whether a `tcgen05.commit` makes it, handing over the issuing thread's MMAs
+        /// to the barrier's phase.
+        commit: bool,
     },
     /// A multicast TMA box landing: `image` written at `start` (as the issuing thread
     /// `who`), then its bytes completing on the mbarrier at `barrier`.
@@ -96,7 +99,7 @@ impl Remote {
     pub fn apply(self, shared: &mut SharedMemory, barriers: &mut Barriers) -> Result<(), Trap> {
         let local = self.rank == self.from;
         let (barrier, arrivals, bytes) = match self.kind {
-            RemoteKind::Arrive { barrier } => {
+            RemoteKind::Arrive { barrier, .. } => {
                 if local {
                     shared.release(self.index, barrier);
                 }
@@ -202,7 +205,10 @@ impl<'k> Thread<'k> {
                     context.shared.release(self.index, address);
                     (context.barriers).advance(context.shared, address, 1, 0)?;
                 } else {
-                    let kind = RemoteKind::Arrive { barrier: address };
+                    let kind = RemoteKind::Arrive {
+                        barrier: address,
+                        commit: false,
+                    };
                     self.send(inst, context, target, kind);
                 }
             }
