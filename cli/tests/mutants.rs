@@ -151,24 +151,6 @@ const EXCEPTIONS: &[(&str, &str, Outcome, &str)] = &[
         "harmless where a barrier follows the init: `fence.mbarrier_init.release.cluster` is a release fence for prior `mbarrier.init`s only, and every file follows the init with `syncthreads()` (the block's threads) or `cluster_sync()` (`barrier.cluster.arrive.release`, the cluster's), which releases all prior writes; the emulator does not model the init fence apart from them",
     ),
     (
-        "cuk-examples/attention_fwd_sm90.cuk",
-        "wgmma_fence();",
-        Outcome::Passed,
-        SECOND_WGMMA_FENCE,
-    ),
-    (
-        "tests/hopper/attention_tile.cuk",
-        "wgmma_fence();",
-        Outcome::Passed,
-        SECOND_WGMMA_FENCE,
-    ),
-    (
-        "tests/hopper/wgmma_chain.cuk",
-        "wgmma_fence();",
-        Outcome::Passed,
-        SECOND_WGMMA_FENCE,
-    ),
-    (
         "cuk-examples/gemm_sm80.cuk",
         "cp_async_wait_group(0);",
         Outcome::Passed,
@@ -180,9 +162,6 @@ const EXCEPTIONS: &[(&str, &str, Outcome, &str)] = &[
 fn code(line: &str) -> &str {
     line.split("//").next().unwrap_or_default().trim()
 }
-
-/// Why deleting the fence before a chained wgmma (A from registers) is not reported.
-const SECOND_WGMMA_FENCE: &str = "not reported yet for the second fence (the first's deletion is E0418): the emulator checks that a thread fences before its first wgmma, not the fence between registers written later (P's A registers from S) and the wgmma reading them";
 
 /// Why deleting a pipeline's last release of a stage is harmless.
 const LAST_RELEASE: &str = "harmless: the release of the last tile's stage, which no later load of the block or a peer waits for (the kernel ends after it)";

@@ -1,6 +1,6 @@
 //! What stops a launch: a [`Fault`], at the KIR instruction's span (the `.cuk` line that
 //! produced it), with the thread and block that hit it and, for memory, the address.
-//! Each kind has its diagnostic code (`E0401`-`E0418`, registered in `lang::codes`);
+//! Each kind has its diagnostic code (`E0401`-`E0419`, registered in `lang::codes`);
 //! [`Fault::to_diagnostic`] gives the one `Diagnostic` every front-end renders, with a
 //! second label where another thread's instruction is involved (a race's other side, the
 //! barrier a straggler waits at); the wording is in [`message`].
@@ -257,6 +257,13 @@ pub enum FaultKind {
     /// `E0418`: a wgmma issued by a thread that has not executed `wgmma.fence` (the PTX
     /// ISA requires one before a warpgroup's first wgmma).
     UnfencedWgmma,
+    /// `E0419`: a wgmma reading a register (its A fragment or accumulator) that its
+    /// thread wrote after its last `wgmma.fence` (the PTX ISA requires the fence between
+    /// a thread's register accesses and a wgmma using them).
+    UnfencedRegister {
+        /// The instruction that wrote the register.
+        write: Span,
+    },
     /// A launch in which no thread can make progress: the fault at the thread that
     /// shows why (`cause`, whose code the hang keeps), and every group of threads that
     /// waits.
@@ -314,6 +321,7 @@ impl FaultKind {
             FaultKind::Spin => "E0416",
             FaultKind::NamedBarrierCount { .. } => "E0417",
             FaultKind::UnfencedWgmma => "E0418",
+            FaultKind::UnfencedRegister { .. } => "E0419",
             FaultKind::Hang { cause, .. } => cause.code(),
         }
     }

@@ -251,6 +251,10 @@ pub const REGISTRY: &[CodeInfo] = &[
         "a wgmma issued by a thread with no `wgmma_fence()` before it (the PTX ISA requires `wgmma.fence` before a warpgroup's first wgmma), found by the emulator",
     ),
     entry(
+        "E0419",
+        "a wgmma reading a register (of its A fragment, or the accumulator it adds to) that its thread wrote after its last `wgmma_fence()` (the PTX ISA requires `wgmma.fence` between the two), found by the emulator at both lines",
+    ),
+    entry(
         "N0001",
         "more diagnostics than are shown for one file (`render::MAX_DIAGNOSTICS`)",
     ),

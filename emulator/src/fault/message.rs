@@ -291,6 +291,10 @@ impl fmt::Display for Fault {
                 f,
                 "{who} issues a wgmma without a `wgmma_fence()` before it: the PTX ISA requires `wgmma.fence` before a warpgroup's first wgmma"
             ),
+            FaultKind::UnfencedRegister { .. } => write!(
+                f,
+                "{who} issues a wgmma that reads a register (of its A fragment or accumulator) the thread wrote after its last `wgmma_fence()`"
+            ),
             FaultKind::Hang { cause, waiting } => super::hang::display(f, self, cause, waiting),
         }
     }
@@ -326,6 +330,7 @@ impl Fault {
             FaultKind::Spin => "loops here forever",
             FaultKind::NamedBarrierCount { .. } => "this count",
             FaultKind::UnfencedWgmma => "no `wgmma_fence()` before this wgmma",
+            FaultKind::UnfencedRegister { .. } => "reads a register written after the last fence",
             FaultKind::Hang { .. } => "no thread can make progress",
         };
         let mut diagnostic =
@@ -441,6 +446,13 @@ impl Fault {
                     )
                     .with_help(
                         "give each role its own barrier id, or make every `bar.sync`/`bar.arrive` of a round count the same threads (PTX: the count must be the same in all of them)",
+                    );
+            }
+            FaultKind::UnfencedRegister { write } => {
+                diagnostic = diagnostic
+                    .with_secondary(*write, "written here, after the thread's last `wgmma_fence()`")
+                    .with_help(
+                        "the PTX ISA requires `wgmma.fence` between a thread's writes to a wgmma's accumulator or A registers and the wgmma that reads them: call `wgmma_fence()` after the last write (accumulators passed from one wgmma to the next need none)",
                     );
             }
             FaultKind::UnfencedWgmma => {

@@ -317,11 +317,14 @@ impl<'k> Thread<'k> {
                     return Ok(Flow::Wait(Status::Named(inst, id)));
                 }
             }
-            Hopper::Wgmma(_) if !self.wgmma_fenced => {
+            Hopper::Wgmma(_) if !self.wgmma_fenced() => {
                 return Err(Trap::Fault(FaultKind::UnfencedWgmma));
             }
-            Hopper::Wgmma(_) => return Ok(Flow::Wait(Status::Collective(inst))),
-            Hopper::WgmmaFence => self.wgmma_fenced = true,
+            Hopper::Wgmma(_) => {
+                self.check_fenced_registers(inst)?;
+                return Ok(Flow::Wait(Status::Collective(inst)));
+            }
+            Hopper::WgmmaFence => self.wgmma_fence(),
             Hopper::WgmmaCommit => self.wgmma_groups += 1,
             Hopper::WgmmaWait { pending } => self.wgmma_wait(*pending, context),
             Hopper::ProxyFence => context.shared.proxy_fence(self.index),
