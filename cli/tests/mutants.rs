@@ -103,24 +103,6 @@ enum Outcome {
 /// what it does, why).
 const EXCEPTIONS: &[(&str, &str, Outcome, &str)] = &[
     (
-        "tests/blackwell/umma_pair.cuk",
-        "mbarrier_wait(loaded, 0, 0);",
-        Outcome::Passed,
-        PAIR_TMA,
-    ),
-    (
-        "tests/blackwell/umma_pair_tmem_a.cuk",
-        "mbarrier_wait(loaded, 0, 0);",
-        Outcome::Passed,
-        PAIR_TMA,
-    ),
-    (
-        "cuk-examples/gemm_sm100.cuk",
-        "mbarrier_wait(empty, stage, (kt / STAGES - 1) % 2);",
-        Outcome::Wrong,
-        PAIR_TMA,
-    ),
-    (
         "tests/blackwell/tmem_alloc.cuk",
         "tcgen05_wait_ld();",
         Outcome::Passed,
@@ -165,9 +147,6 @@ fn code(line: &str) -> &str {
 
 /// Why deleting a pipeline's last release of a stage is harmless.
 const LAST_RELEASE: &str = "harmless: the release of the last tile's stage, which no later load of the block or a peer waits for (the kernel ends after it)";
-
-/// Why a wait on a CTA pair's TMA load is not reported yet.
-const PAIR_TMA: &str = "not reported yet: a CTA pair's TMA load (`pair = true`) lands at its issue on the emulator, and a pair's tcgen05.mma does not hold its operands read until its commit";
 
 /// The mutants of `text`: its line number (from 1) and the text without it.
 fn mutants(text: &str) -> Vec<(usize, String)> {

@@ -19,7 +19,7 @@ use lang::Span;
 use crate::atoms::umma::{self, Issue};
 use crate::block::{Grid, coordinates};
 use crate::fault::{Fault, FaultKind, Location, Trap};
-use crate::shared::SharedMemory;
+use crate::shared::{Reader, SharedMemory};
 use crate::thread::{Barriers, Remote, RemoteKind, Status, Thread};
 use crate::tmem::{Issuer, TensorMemory};
 
@@ -213,8 +213,9 @@ impl Grid<'_, '_> {
             commit: true,
         } = effect.kind
         {
-            let phase = block.barriers.completed(barrier) + 1;
-            (block.tmem.accumulators).commit(issuer, barrier, phase);
+            let completed = block.barriers.completed(barrier);
+            (block.tmem.accumulators).commit(issuer, barrier, completed + 1);
+            (block.shared).umma_commit(issuer.thread, barrier, completed);
         }
         effect
             .apply(&mut block.shared, &mut block.barriers)
@@ -299,9 +300,12 @@ fn pair_mma(
             leader + 1
         ))));
     }
-    // The pair's TMA boxes land at issue: no reader's observations to check.
-    lead.shared.read_for([]);
-    peer.shared.read_for([]);
+    // The leader's boxes are the issuing thread's to read once it observed their phase;
+    // the peer's once every thread of the peer block did (a cluster barrier after a
+    // wait there: observations do not cross blocks otherwise), or at once for a pair's
+    // load (`pair = true`), which lands in the peer at its issue.
+    lead.shared.read_for([issuer.thread]);
+    peer.shared.read_for([u32::MAX]);
     umma::execute_pair(
         [&lead.shared, &peer.shared],
         [&mut lead.tmem, &mut peer.tmem],
@@ -311,6 +315,12 @@ fn pair_mma(
     let (lanes, columns) = umma::accumulator(issue.taddr, shape, shape.m / 2);
     for block in [lead, peer] {
         (block.tmem.accumulators).issue(issuer, span, lanes, columns);
+        block.shared.pair_boxes_read();
+        // Its operands are read until a commit's phase completes.
+        for (first, last) in block.shared.peeked() {
+            let group = (Reader::Umma, issuer.thread, 0);
+            (block.shared).async_read(group, first, last - first + 1, span);
+        }
     }
     Ok(())
 }

@@ -10,7 +10,9 @@
 //!   its mbarrier; the box is in flight until the mbarrier's phase completes and lands
 //!   then, for the threads that observe the phase ([`SharedMemory::tma_load`]); a
 //!   multicast one goes to each block of its mask, this block's at once and the others'
-//!   as [`Remote`]s the cluster's scheduler applies (a CTA pair's lands at issue); a
+//!   as [`Remote`]s the cluster's scheduler applies (a CTA pair's load is in flight
+//!   in the leader, whose barrier its bytes complete on, but lands at issue in the odd
+//!   block); a
 //!   TMA store
 //!   reads the shared tile (checked for races) and writes the elements inside the
 //!   tensor;
@@ -126,19 +128,6 @@ impl Remote {
     }
 }
 
-/// Writes a TMA box's `image` at `start` as `who`, in 16-byte pieces: the box starts at
-/// a multiple of its swizzle's period and its rows are multiples of 16 bytes.
-fn land(
-    shared: &mut SharedMemory,
-    (start, image): (u32, &[u8]),
-    who: &Accessor,
-) -> Result<(), Trap> {
-    for (piece, bytes) in (0u32..).zip(image.chunks(16)) {
-        shared.write(who, start + 16 * piece, bytes, Access::TmaWrite)?;
-    }
-    Ok(())
-}
-
 impl<'k> Thread<'k> {
     /// Executes the Hopper instruction `inst`, modelled as `hopper`.
     pub(super) fn hopper(
@@ -220,7 +209,6 @@ impl<'k> Thread<'k> {
                 let address = self.shared_address(context, register, offset, 8, Access::Atomic)?;
                 let (start, image) = self.tma_load(inst, *rank, (dst, dst_offset), context)?;
                 let who = self.accessor(context, inst);
-                land(context.shared, (start, &image), &who)?;
                 let own = context.cluster_rank();
                 let even = own & !1;
                 if even + 1 >= context.cluster_dims.iter().product::<u32>() {
@@ -229,13 +217,16 @@ impl<'k> Thread<'k> {
                     ))));
                 }
                 let bytes = image.len() as i64;
-                let kind = RemoteKind::CompleteTx {
-                    barrier: address,
-                    bytes,
-                };
                 if even == own {
+                    // In flight on the leader's own barrier, as a block's load.
+                    (context.shared).tma_load(&who, (start, image), address, true)?;
                     (context.barriers).advance(context.shared, address, 0, -bytes)?;
                 } else {
+                    context.shared.pair_load(&who, (start, &image))?;
+                    let kind = RemoteKind::CompleteTx {
+                        barrier: address,
+                        bytes,
+                    };
                     self.send(inst, context, even, kind);
                 }
             }

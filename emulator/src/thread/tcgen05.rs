@@ -35,10 +35,10 @@ impl<'k> Thread<'k> {
             Tcgen05::Commit { pair, multicast } => {
                 let (register, offset) = atom_operand(inst, "bar")?;
                 let address = self.shared_address(context, register, offset, 8, Access::Atomic)?;
-                let completed = context.barriers.completed(address);
-                (context.shared).umma_commit(self.index, address, completed);
                 let own = context.cluster_rank();
                 if !pair && !multicast {
+                    let completed = context.barriers.completed(address);
+                    (context.shared).umma_commit(self.index, address, completed);
                     let issuer = Issuer {
                         rank: own,
                         thread: self.index,
