@@ -237,7 +237,8 @@ pub enum FaultKind {
         instructions: u64,
     },
     /// `E0416`: a thread loops on memory that nothing can change any more: an iteration
-    /// left its loop's values as they were and wrote nothing, and since then no thread
+    /// left its loop's values as they were (or as an earlier one since the last write
+    /// left them) and wrote nothing, and since then no thread
     /// of its cluster wrote, arrived or moved.
     Spin,
     /// `E0417`: two threads arrive at one named barrier in one round with different

@@ -54,7 +54,8 @@ pub enum Status<'k> {
     /// arrived this many times.
     Cluster(&'k Inst, u32),
     /// An iteration of this do-while loop wrote nothing and left the loop's values as
-    /// they were: the next one does the same unless another thread moves first.
+    /// they were, or as an earlier iteration since its last write left them (a cycle):
+    /// the next ones do the same unless another thread moves first.
     Spinning(&'k Inst),
     /// It has finished.
     Exited,
@@ -149,6 +150,8 @@ enum FrameKind<'k> {
         condition: ValueId,
         /// The thread's effects when the iteration began.
         effects: u64,
+        /// Its values at the ends of iterations that wrote nothing.
+        cycle: control::Cycle,
     },
     Branch {
         inst: &'k Inst,

@@ -240,7 +240,7 @@ pub const REGISTRY: &[CodeInfo] = &[
     ),
     entry(
         "E0416",
-        "a thread that loops forever on memory nothing can change any more (an iteration wrote nothing and left its loop's values as they were, and no other thread can move), found by the emulator as soon as no thread can make progress",
+        "a thread that loops forever on memory nothing can change any more (an iteration wrote nothing and left its loop's values as they were or as an earlier such iteration left them, and no other thread can move), found by the emulator as soon as no thread can make progress",
     ),
     entry(
         "E0417",

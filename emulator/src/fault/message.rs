@@ -274,7 +274,7 @@ impl fmt::Display for Fault {
             ),
             FaultKind::Spin => write!(
                 f,
-                "{who} loops forever on memory that nothing can change any more: an iteration of its loop wrote nothing and left the loop's values as they were, and no other thread of its cluster can write, arrive or move"
+                "{who} loops forever on memory that nothing can change any more: an iteration of its loop wrote nothing and left the loop's values as they were (or as an earlier iteration since the last write left them: a cycle), and no other thread of its cluster can write, arrive or move"
             ),
             FaultKind::NamedBarrierCount {
                 count,
