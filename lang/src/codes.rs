@@ -236,7 +236,7 @@ pub const REGISTRY: &[CodeInfo] = &[
     ),
     entry(
         "E0415",
-        "data an asynchronous operation has not handed over yet, found by the emulator: a TMA box read or overwritten before its mbarrier phase completed and the thread observed it, or a wgmma's accumulators read before `wgmma_wait_group` completed their group",
+        "data an asynchronous operation has not handed over yet, found by the emulator: a TMA box read or overwritten before its mbarrier phase completed and the thread observed it, a wgmma's accumulators read before `wgmma_wait_group` completed their group, or a tcgen05.mma's tensor-memory accumulator touched before the thread observed the phase of a `tcgen05_commit` after it",
     ),
     entry(
         "E0416",
