@@ -164,7 +164,7 @@ pub enum FaultKind {
     Early {
         /// What this thread does.
         access: Access,
-        /// The shared byte (0 for a register).
+        /// The shared byte (0 for a register, lane << 16 | column in tensor memory).
         address: u32,
         /// What was still pending.
         pending: Pending,
@@ -351,7 +351,7 @@ pub(crate) enum Trap {
     Early {
         /// What this thread does.
         access: Access,
-        /// The shared byte (0 for a register).
+        /// The shared byte (0 for a register, lane << 16 | column in tensor memory).
         address: u32,
         /// What was pending.
         pending: Pending,

@@ -45,11 +45,12 @@ impl Thread<'_> {
         self.fences.count > 0
     }
 
-    /// `inst` wrote its results (a region's results are marked again as its yields
-    /// are copied to them).
+    /// `inst` wrote its results (a loop's or branch's are its region's yields, or its
+    /// initial values, whose marks [`Self::carry_written`] copies).
     pub(super) fn mark_written(&mut self, inst: &Inst) {
         let fences = &mut self.fences;
-        if fences.written.is_empty() {
+        let copied = matches!(inst.op, Op::For { .. } | Op::Loop { .. } | Op::If { .. });
+        if fences.written.is_empty() || copied {
             return;
         }
         for result in &inst.results {
