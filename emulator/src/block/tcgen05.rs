@@ -8,7 +8,8 @@
 //! warp `w` may reach only lanes `32 (w % 4)` to `32 (w % 4) + 31`, which must hold
 //! every lane the move touches. The lanes must
 //! agree on the slot or address (`.sync.aligned`: one instruction for the warp). Each
-//! breach is E0413.
+//! breach is E0413. A load or store touching an MMA's accumulator that has not been
+//! handed over to its thread ([`crate::tmem::Accumulators`]) is E0415, at that thread.
 
 use kir::{Inst, Op};
 
