@@ -154,6 +154,43 @@ fn planted_bugs_fail_with_the_expected_diagnostic() {
     );
 }
 
+/// `cukc test --emulate` on `tests/hopper/wgmma_tile.cuk` changed by `edit`: its output.
+fn wgmma_tile_edited(name: &str, edit: impl Fn(&str) -> String) -> (bool, String) {
+    let text = std::fs::read_to_string(root().join("tests/hopper/wgmma_tile.cuk")).unwrap();
+    let folder = std::env::temp_dir().join(format!("cuk-fence-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&folder).unwrap();
+    let path = folder.join("wgmma_tile.cuk");
+    std::fs::write(&path, edit(&text)).unwrap();
+    let output = cukc(&["test", "--emulate", path.to_str().unwrap()]);
+    std::fs::remove_dir_all(&folder).ok();
+    let text = String::from_utf8_lossy(&output.stdout).into_owned()
+        + &String::from_utf8_lossy(&output.stderr);
+    (output.status.success(), text)
+}
+
+#[test]
+fn accumulators_chained_through_a_loop_need_one_fence_and_a_write_after_it_is_e0419() {
+    // The fence before the k-loop only: each wgmma reads the accumulators the last one
+    // wrote, carried by the loop, which the PTX ISA orders without a fence.
+    let (passed, output) = wgmma_tile_edited("hoisted", |text| {
+        text.replacen("        wgmma_fence();\n", "", 1).replacen(
+            "    for kt in",
+            "    wgmma_fence();\n    for kt in",
+            1,
+        )
+    });
+    assert!(passed, "{output}");
+    // A write to the accumulators after the fence, before the wgmma that adds to them.
+    let (passed, output) = wgmma_tile_edited("scaled", |text| {
+        text.replacen(
+            "        wgmma_fence();\n",
+            "        wgmma_fence();\n        acc[0] = acc[0] * 2.0;\n",
+            1,
+        )
+    });
+    assert!(!passed && output.contains("error[E0419]"), "{output}");
+}
+
 #[test]
 fn emulate_and_gpu_exclude_each_other() {
     let output = cukc(&["test", "--emulate", "--gpu", "cuk-examples/axpy.cuk"]);

@@ -103,36 +103,6 @@ enum Outcome {
 /// what it does, why).
 const EXCEPTIONS: &[(&str, &str, Outcome, &str)] = &[
     (
-        "tests/blackwell/umma_pair.cuk",
-        "mbarrier_wait(done, 0, 0);",
-        Outcome::Wrong,
-        TMEM_IN_FLIGHT,
-    ),
-    (
-        "tests/blackwell/umma_pair_tmem_a.cuk",
-        "mbarrier_wait(done, 0, 0);",
-        Outcome::Wrong,
-        TMEM_IN_FLIGHT,
-    ),
-    (
-        "tests/blackwell/umma_pair.cuk",
-        "mbarrier_wait(loaded, 0, 0);",
-        Outcome::Passed,
-        PAIR_TMA,
-    ),
-    (
-        "tests/blackwell/umma_pair_tmem_a.cuk",
-        "mbarrier_wait(loaded, 0, 0);",
-        Outcome::Passed,
-        PAIR_TMA,
-    ),
-    (
-        "cuk-examples/gemm_sm100.cuk",
-        "mbarrier_wait(empty, stage, (kt / STAGES - 1) % 2);",
-        Outcome::Wrong,
-        PAIR_TMA,
-    ),
-    (
         "tests/blackwell/tmem_alloc.cuk",
         "tcgen05_wait_ld();",
         Outcome::Passed,
@@ -158,45 +128,15 @@ const EXCEPTIONS: &[(&str, &str, Outcome, &str)] = &[
     ),
     (
         "*",
-        "mbarrier_wait(done, 0, 0);",
-        Outcome::Passed,
-        TMEM_IN_FLIGHT,
-    ),
-    (
-        "*",
         "fence_barrier_init();",
         Outcome::Passed,
         "harmless where a barrier follows the init: `fence.mbarrier_init.release.cluster` is a release fence for prior `mbarrier.init`s only, and every file follows the init with `syncthreads()` (the block's threads) or `cluster_sync()` (`barrier.cluster.arrive.release`, the cluster's), which releases all prior writes; the emulator does not model the init fence apart from them",
-    ),
-    (
-        "cuk-examples/attention_fwd_sm90.cuk",
-        "wgmma_fence();",
-        Outcome::Passed,
-        SECOND_WGMMA_FENCE,
-    ),
-    (
-        "tests/hopper/attention_tile.cuk",
-        "wgmma_fence();",
-        Outcome::Passed,
-        SECOND_WGMMA_FENCE,
-    ),
-    (
-        "tests/hopper/wgmma_chain.cuk",
-        "wgmma_fence();",
-        Outcome::Passed,
-        SECOND_WGMMA_FENCE,
     ),
     (
         "cuk-examples/gemm_sm80.cuk",
         "cp_async_wait_group(0);",
         Outcome::Passed,
         "harmless: before the epilogue, the groups still pending are the pipeline's empty tail commits (no cp.async in flight), which the wait only drains",
-    ),
-    (
-        "tests/blackwell/umma_tile.cuk",
-        "mbarrier_wait(done, 0, 0);",
-        Outcome::Passed,
-        "not reported yet: a tcgen05.mma's tensor-memory accumulator is not held in flight until its commit's barrier",
     ),
 ];
 
@@ -205,17 +145,8 @@ fn code(line: &str) -> &str {
     line.split("//").next().unwrap_or_default().trim()
 }
 
-/// Why a wait for an MMA's commit before reading tensor memory is not reported yet.
-const TMEM_IN_FLIGHT: &str = "not reported yet: a tcgen05.mma writes its tensor-memory accumulator at its issue on the emulator, which does not hold it in flight until its commit's barrier";
-
-/// Why deleting the fence before a chained wgmma (A from registers) is not reported.
-const SECOND_WGMMA_FENCE: &str = "not reported yet for the second fence (the first's deletion is E0418): the emulator checks that a thread fences before its first wgmma, not the fence between registers written later (P's A registers from S) and the wgmma reading them";
-
 /// Why deleting a pipeline's last release of a stage is harmless.
 const LAST_RELEASE: &str = "harmless: the release of the last tile's stage, which no later load of the block or a peer waits for (the kernel ends after it)";
-
-/// Why a wait on a CTA pair's TMA load is not reported yet.
-const PAIR_TMA: &str = "not reported yet: a CTA pair's TMA load (`pair = true`) lands at its issue on the emulator, and a pair's tcgen05.mma does not hold its operands read until its commit";
 
 /// The mutants of `text`: its line number (from 1) and the text without it.
 fn mutants(text: &str) -> Vec<(usize, String)> {

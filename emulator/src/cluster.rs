@@ -14,12 +14,14 @@
 //! otherwise the cluster is stuck, a fault at the first waiting thread that can never
 //! go on, listing every group of waiting threads ([`crate::hang`]).
 
+use lang::Span;
+
 use crate::atoms::umma::{self, Issue};
 use crate::block::{Grid, coordinates};
 use crate::fault::{Fault, FaultKind, Location, Trap};
-use crate::shared::SharedMemory;
+use crate::shared::{Reader, SharedMemory};
 use crate::thread::{Barriers, Remote, RemoteKind, Status, Thread};
-use crate::tmem::TensorMemory;
+use crate::tmem::{Issuer, TensorMemory};
 
 /// One block of a cluster, between passes.
 pub struct Block<'k> {
@@ -198,9 +200,22 @@ impl Grid<'_, '_> {
             ));
             return Err(self.fault(Trap::Fault(kind), span, location));
         }
+        let issuer = Issuer {
+            rank: effect.from,
+            thread: effect.index,
+        };
         if let RemoteKind::PairMma(issue) = effect.kind {
-            return pair_mma(issue, effect.rank as usize, blocks)
+            return pair_mma((issue, issuer, span), effect.rank as usize, blocks)
                 .map_err(|trap| self.fault(trap, span, location));
+        }
+        if let RemoteKind::Arrive {
+            barrier,
+            commit: true,
+        } = effect.kind
+        {
+            let completed = block.barriers.completed(barrier);
+            (block.tmem.accumulators).commit(issuer, barrier, completed + 1);
+            (block.shared).umma_commit(issuer.thread, barrier, completed);
         }
         effect
             .apply(&mut block.shared, &mut block.barriers)
@@ -266,8 +281,13 @@ fn release_cluster_barrier(blocks: &mut [Block<'_>]) -> Result<bool, Fault> {
     Ok(false)
 }
 
-/// Runs a CTA pair's MMA issued by block `leader` (even) on it and the next block.
-fn pair_mma(issue: Issue, leader: usize, blocks: &mut [Block<'_>]) -> Result<(), Trap> {
+/// Runs a CTA pair's MMA, issued at `span` by `issuer` of block `leader` (even), on it
+/// and the next block: each block's accumulator is in flight until a commit's phase.
+fn pair_mma(
+    (issue, issuer, span): (Issue, Issuer, Span),
+    leader: usize,
+    blocks: &mut [Block<'_>],
+) -> Result<(), Trap> {
     let [lead, peer] = blocks.get_disjoint_mut([leader, leader + 1]).map_err(|_| {
         Trap::Fault(FaultKind::Cluster(format!(
             "a CTA pair's tcgen05.mma issued by block {leader}, which has no block {} beside it",
@@ -280,12 +300,27 @@ fn pair_mma(issue: Issue, leader: usize, blocks: &mut [Block<'_>]) -> Result<(),
             leader + 1
         ))));
     }
-    // The pair's TMA boxes land at issue: no reader's observations to check.
-    lead.shared.read_for([]);
-    peer.shared.read_for([]);
+    // The leader's boxes are the issuing thread's to read once it observed their phase;
+    // the peer's once every thread of the peer block did (a cluster barrier after a
+    // wait there: observations do not cross blocks otherwise), or at once for a pair's
+    // load (`pair = true`), which lands in the peer at its issue.
+    lead.shared.read_for([issuer.thread]);
+    peer.shared.read_for([u32::MAX]);
     umma::execute_pair(
         [&lead.shared, &peer.shared],
         [&mut lead.tmem, &mut peer.tmem],
         issue,
-    )
+    )?;
+    let shape = umma::instruction(issue.idesc, (issue.kind, true))?;
+    let (lanes, columns) = umma::accumulator(issue.taddr, shape, shape.m / 2);
+    for block in [lead, peer] {
+        (block.tmem.accumulators).issue(issuer, span, lanes, columns);
+        block.shared.pair_boxes_read();
+        // Its operands are read until a commit's phase completes.
+        for (first, last) in block.shared.peeked() {
+            let group = (Reader::Umma, issuer.thread, 0);
+            (block.shared).async_read(group, first, last - first + 1, span);
+        }
+    }
+    Ok(())
 }

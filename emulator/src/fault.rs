@@ -1,6 +1,6 @@
 //! What stops a launch: a [`Fault`], at the KIR instruction's span (the `.cuk` line that
 //! produced it), with the thread and block that hit it and, for memory, the address.
-//! Each kind has its diagnostic code (`E0401`-`E0418`, registered in `lang::codes`);
+//! Each kind has its diagnostic code (`E0401`-`E0419`, registered in `lang::codes`);
 //! [`Fault::to_diagnostic`] gives the one `Diagnostic` every front-end renders, with a
 //! second label where another thread's instruction is involved (a race's other side, the
 //! barrier a straggler waits at); the wording is in [`message`].
@@ -80,6 +80,9 @@ pub enum Pending {
     ProxyFence,
     /// A wgmma's accumulator register, before `wgmma.wait_group` completed its group.
     WgmmaAccumulator,
+    /// A tcgen05.mma's accumulator in tensor memory, before the thread observed the
+    /// mbarrier phase a `tcgen05.commit` of the issuing thread completes.
+    TmemAccumulator,
 }
 
 /// Where a thread that kept a collective from completing is.
@@ -161,7 +164,7 @@ pub enum FaultKind {
     Early {
         /// What this thread does.
         access: Access,
-        /// The shared byte (0 for a register).
+        /// The shared byte (0 for a register, lane << 16 | column in tensor memory).
         address: u32,
         /// What was still pending.
         pending: Pending,
@@ -234,7 +237,8 @@ pub enum FaultKind {
         instructions: u64,
     },
     /// `E0416`: a thread loops on memory that nothing can change any more: an iteration
-    /// left its loop's values as they were and wrote nothing, and since then no thread
+    /// left its loop's values as they were (or as an earlier one since the last write
+    /// left them) and wrote nothing, and since then no thread
     /// of its cluster wrote, arrived or moved.
     Spin,
     /// `E0417`: two threads arrive at one named barrier in one round with different
@@ -254,6 +258,13 @@ pub enum FaultKind {
     /// `E0418`: a wgmma issued by a thread that has not executed `wgmma.fence` (the PTX
     /// ISA requires one before a warpgroup's first wgmma).
     UnfencedWgmma,
+    /// `E0419`: a wgmma reading a register (its A fragment or accumulator) that its
+    /// thread wrote after its last `wgmma.fence` (the PTX ISA requires the fence between
+    /// a thread's register accesses and a wgmma using them).
+    UnfencedRegister {
+        /// The instruction that wrote the register.
+        write: Span,
+    },
     /// A launch in which no thread can make progress: the fault at the thread that
     /// shows why (`cause`, whose code the hang keeps), and every group of threads that
     /// waits.
@@ -311,6 +322,7 @@ impl FaultKind {
             FaultKind::Spin => "E0416",
             FaultKind::NamedBarrierCount { .. } => "E0417",
             FaultKind::UnfencedWgmma => "E0418",
+            FaultKind::UnfencedRegister { .. } => "E0419",
             FaultKind::Hang { cause, .. } => cause.code(),
         }
     }
@@ -339,7 +351,7 @@ pub(crate) enum Trap {
     Early {
         /// What this thread does.
         access: Access,
-        /// The shared byte (0 for a register).
+        /// The shared byte (0 for a register, lane << 16 | column in tensor memory).
         address: u32,
         /// What was pending.
         pending: Pending,

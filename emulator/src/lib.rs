@@ -65,10 +65,12 @@
 //! waits for the first), or waited on when no thread can complete its phase (`E0411`),
 //! a loop spinning on memory nothing can change (`E0416`), one named barrier given two
 //! thread counts in a round (`E0417`), a wgmma issued before any `wgmma.fence` by its
-//! thread (`E0418`), and data
+//! thread (`E0418`), a wgmma reading a register (A, or the accumulator it adds to) its
+//! thread wrote after its last `wgmma.fence` (`E0419`, `thread/fence.rs`), and data
 //! an asynchronous operation has not handed over (`E0415`: a TMA box read or overwritten
 //! before the thread observed its phase, a wgmma's accumulators read before their
-//! wait); a wgmma some warp of its warpgroup does not reach is `E0407`. When no thread of
+//! wait, a tcgen05.mma's tensor-memory accumulator touched before the thread observed
+//! the phase of a commit after it, `tmem/flight.rs`); a wgmma some warp of its warpgroup does not reach is `E0407`. When no thread of
 //! a cluster can make progress, the fault says why and lists every group of waiting
 //! threads ([`FaultKind::Hang`], `hang.rs`). The first fault in block order stops
 //! the launch; within a block, threads run round-robin in index order, so the same

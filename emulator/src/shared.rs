@@ -103,6 +103,9 @@ pub struct SharedMemory {
     /// The bytes [`Self::peek`] read since [`Self::read_for`], first and last of each
     /// operand ([`Self::next_operand`]).
     peeked: RefCell<Vec<(u32, u32)>>,
+    /// The CTA pair's TMA boxes that landed here (the odd block) and that no pair MMA
+    /// has read yet: first byte, one past the last, issuing thread, load.
+    unread_pair_boxes: Vec<(u32, u32, u32, Span)>,
 }
 
 impl SharedMemory {
@@ -118,6 +121,7 @@ impl SharedMemory {
             readers: Vec::new(),
             fences: Vec::new(),
             peeked: RefCell::new(Vec::new()),
+            unread_pair_boxes: Vec::new(),
         }
     }
 

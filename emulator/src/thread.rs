@@ -13,6 +13,7 @@
 
 mod barriers;
 mod control;
+mod fence;
 mod hopper;
 mod memory;
 mod tcgen05;
@@ -53,7 +54,8 @@ pub enum Status<'k> {
     /// arrived this many times.
     Cluster(&'k Inst, u32),
     /// An iteration of this do-while loop wrote nothing and left the loop's values as
-    /// they were: the next one does the same unless another thread moves first.
+    /// they were, or as an earlier iteration since its last write left them (a cycle):
+    /// the next ones do the same unless another thread moves first.
     Spinning(&'k Inst),
     /// It has finished.
     Exited,
@@ -148,6 +150,8 @@ enum FrameKind<'k> {
         condition: ValueId,
         /// The thread's effects when the iteration began.
         effects: u64,
+        /// Its values at the ends of iterations that wrote nothing.
+        cycle: control::Cycle,
     },
     Branch {
         inst: &'k Inst,
@@ -189,8 +193,8 @@ pub struct Thread<'k> {
     wgmma_groups: u32,
     /// The registers its wgmmas still write.
     in_flight: wgmma::InFlight,
-    /// Whether it has executed `wgmma.fence`, which must come before its first wgmma.
-    wgmma_fenced: bool,
+    /// Its `wgmma.fence`s and the register writes since the last.
+    fences: fence::Fences,
     /// Its instructions so far that may change what any thread sees: stores, atomics
     /// that change memory, atoms, cp.async waits, and waits for other threads.
     effects: u64,
@@ -216,7 +220,7 @@ impl<'k> Thread<'k> {
             bulk_groups: 0,
             wgmma_groups: 0,
             in_flight: wgmma::InFlight::default(),
-            wgmma_fenced: false,
+            fences: fence::Fences::default(),
             effects: 0,
         }
     }
@@ -250,6 +254,7 @@ impl<'k> Thread<'k> {
         if self.wgmma_in_flight() {
             self.carry_in_flight(from, to);
         }
+        self.carry_written(from, to);
         self.scratch.clear();
         for value in from {
             self.scratch.push(self.registers[value.0 as usize]);
@@ -281,7 +286,11 @@ impl<'k> Thread<'k> {
             }
             context.budget -= 1;
             context.executed += 1;
-            match self.execute(inst, context) {
+            let flow = self.execute(inst, context);
+            if flow.is_ok() {
+                self.mark_written(inst);
+            }
+            match flow {
                 Ok(Flow::Next) => {}
                 Ok(Flow::Enter(frame)) => self.frames.push(frame),
                 Ok(Flow::Wait(status)) => {

@@ -7,11 +7,17 @@
 //! that are not one live allocation, and a block that exits holding tensor memory.
 //! Where the hardware would wait for another warp to free columns, the model faults
 //! too: it places each allocation at the lowest free multiple of 32 columns that fits,
-//! and an allocation that does not fit is reported at once.
+//! and an allocation that does not fit is reported at once. The accumulators its MMAs
+//! write are in flight until a commit's phase is observed ([`flight`]).
+
+mod flight;
 
 use lang::Span;
 
-use crate::fault::{FaultKind, Trap};
+use crate::fault::{Access, FaultKind, Pending, Trap};
+use crate::shared::SharedMemory;
+
+pub use flight::{Accumulators, Issuer};
 
 /// The lanes.
 pub const LANES: u32 = 128;
@@ -35,6 +41,8 @@ pub struct TensorMemory {
     words: Vec<u32>,
     live: Vec<Allocation>,
     relinquished: bool,
+    /// The accumulators of MMAs not yet handed over.
+    pub accumulators: Accumulators,
 }
 
 impl Default for TensorMemory {
@@ -43,6 +51,7 @@ impl Default for TensorMemory {
             words: vec![0; (LANES * COLUMNS) as usize],
             live: Vec::new(),
             relinquished: false,
+            accumulators: Accumulators::default(),
         }
     }
 }
@@ -117,11 +126,38 @@ impl TensorMemory {
         match at {
             Some(at) => {
                 self.live.remove(at);
+                self.accumulators.free(first, columns);
                 Ok(())
             }
             None => Err(fault(format!(
                 "a release of {columns} columns at tensor-memory address {address:#x} (lane {lane}, column {first}), which is not an allocation of that size"
             ))),
+        }
+    }
+
+    /// E0415 if thread `reader` of the block, whose phases `shared` knows, touches
+    /// (`access`) lanes and columns (first, one past the last) holding an accumulator
+    /// in flight that has not been handed over to it.
+    pub fn handed_over(
+        &self,
+        (shared, reader): (&SharedMemory, u32),
+        lanes: (u32, u32),
+        columns: (u32, u32),
+        access: Access,
+    ) -> Result<(), Trap> {
+        if self.accumulators.is_empty() {
+            return Ok(());
+        }
+        let observes = |barrier, phase| shared.observes(reader, barrier, phase);
+        match self.accumulators.pending(lanes, columns, observes) {
+            None => Ok(()),
+            Some(accumulator) => Err(Trap::Early {
+                access,
+                address: lanes.0 << 16 | columns.0,
+                pending: Pending::TmemAccumulator,
+                other_thread: accumulator.issuer.thread,
+                other_span: accumulator.span,
+            }),
         }
     }
 

@@ -36,6 +36,16 @@ fn a_spin_on_a_flag_nothing_sets_is_reported_as_soon_as_no_thread_moves() {
 }
 
 #[test]
+fn a_spin_whose_values_cycle_is_reported_as_soon_as_no_thread_moves() {
+    let fault = planted("spin_cycling_on_unset_flag.cuk", |device| {
+        vec![Arg::Tensor(device.empty(128 * 4))]
+    });
+    assert_eq!(fault.kind.cause(), &FaultKind::Spin, "{fault}");
+    let groups = waiting(&fault.kind);
+    assert_eq!((groups[0].block, groups[0].threads), ([0, 0, 0], (0, 127)));
+}
+
+#[test]
 fn a_thread_spinning_until_a_later_thread_sets_its_flag_is_not_reported() {
     // Thread 0 polls a global flag that thread 32 sets after it: the emulator lets the
     // spinning thread wait while the others run, so the loop ends as on a GPU.

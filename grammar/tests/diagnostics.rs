@@ -130,6 +130,10 @@ const CODES_TESTED_ELSEWHERE: &[(&str, &str)] = &[
         "a wgmma with no fence before it: cli/tests/emulated.rs, planted_bugs_fail_with_the_expected_diagnostic (tests/emulator/wgmma_without_fence.cuk)",
     ),
     (
+        "E0419",
+        "a wgmma reading registers written after the last fence: cli/tests/emulated.rs, planted_bugs_fail_with_the_expected_diagnostic (tests/emulator/wgmma_register_a_without_fence.cuk)",
+    ),
+    (
         "W0301",
         "ptxas's wgmma serialization advice: cli/tests/hopper.rs, accumulators_touched_in_the_k_loop_are_a_warning_at_the_kernel",
     ),

@@ -236,11 +236,11 @@ pub const REGISTRY: &[CodeInfo] = &[
     ),
     entry(
         "E0415",
-        "data an asynchronous operation has not handed over yet, found by the emulator: a TMA box read or overwritten before its mbarrier phase completed and the thread observed it, or a wgmma's accumulators read before `wgmma_wait_group` completed their group",
+        "data an asynchronous operation has not handed over yet, found by the emulator: a TMA box read or overwritten before its mbarrier phase completed and the thread observed it, a wgmma's accumulators read before `wgmma_wait_group` completed their group, or a tcgen05.mma's tensor-memory accumulator touched before the thread observed the phase of a `tcgen05_commit` after it",
     ),
     entry(
         "E0416",
-        "a thread that loops forever on memory nothing can change any more (an iteration wrote nothing and left its loop's values as they were, and no other thread can move), found by the emulator as soon as no thread can make progress",
+        "a thread that loops forever on memory nothing can change any more (an iteration wrote nothing and left its loop's values as they were or as an earlier such iteration left them, and no other thread can move), found by the emulator as soon as no thread can make progress",
     ),
     entry(
         "E0417",
@@ -249,6 +249,10 @@ pub const REGISTRY: &[CodeInfo] = &[
     entry(
         "E0418",
         "a wgmma issued by a thread with no `wgmma_fence()` before it (the PTX ISA requires `wgmma.fence` before a warpgroup's first wgmma), found by the emulator",
+    ),
+    entry(
+        "E0419",
+        "a wgmma reading a register (of its A fragment, or the accumulator it adds to) that its thread wrote after its last `wgmma_fence()` (the PTX ISA requires `wgmma.fence` between the two), found by the emulator at both lines",
     ),
     entry(
         "N0001",

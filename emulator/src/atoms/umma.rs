@@ -170,6 +170,23 @@ pub struct Issue {
     pub accumulate: bool,
 }
 
+/// The lanes and columns (first, one past the last) of the accumulator at `taddr` an MMA
+/// of `shape` writes `rows` rows of (f32: a column per element).
+pub fn accumulator(taddr: u32, shape: Instruction, rows: u64) -> ((u32, u32), (u32, u32)) {
+    let (lane, column) = (taddr >> 16, taddr & 0xFFFF);
+    let (rows, columns) = (rows as u32, shape.n as u32);
+    ((lane, lane + rows), (column, column + columns))
+}
+
+/// The lanes and columns (first, one past the last) an MMA of `shape` reads A from at
+/// tensor-memory `address` (M rows of K elements packed into 32-bit columns).
+pub fn a_in_tmem(address: u32, shape: Instruction) -> ((u32, u32), (u32, u32)) {
+    let (lane, column) = (address >> 16, address & 0xFFFF);
+    let element = shape.elements[0];
+    let columns = (element.k() as u32 * element.bits()).div_ceil(32);
+    ((lane, lane + shape.m as u32), (column, column + columns))
+}
+
 /// Executes a block's `D += A Bᵀ` (or `=` unless it accumulates).
 pub fn execute(shared: &SharedMemory, tmem: &mut TensorMemory, issue: Issue) -> Result<(), Trap> {
     let shape = instruction(issue.idesc, (issue.kind, false))?;

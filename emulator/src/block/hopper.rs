@@ -100,6 +100,7 @@ impl Grid<'_, '_> {
             }
             for lane in lanes.iter_mut() {
                 lane.wgmma_issued(&inst.results, inst.span);
+                lane.mark_wgmma_results(&inst.results);
                 lane.status = Status::Runnable;
             }
             moved = true;

@@ -8,12 +8,13 @@
 //! warp `w` may reach only lanes `32 (w % 4)` to `32 (w % 4) + 31`, which must hold
 //! every lane the move touches. The lanes must
 //! agree on the slot or address (`.sync.aligned`: one instruction for the warp). Each
-//! breach is E0413.
+//! breach is E0413. A load or store touching an MMA's accumulator that has not been
+//! handed over to its thread ([`crate::tmem::Accumulators`]) is E0415, at that thread.
 
 use kir::{Inst, Op};
 
 use super::Grid;
-use crate::atoms::tcgen05::Tcgen05;
+use crate::atoms::tcgen05::{Tcgen05, TmemShape};
 use crate::fault::{Access, Fault, FaultKind, Location, Trap};
 use crate::thread::{Context, Thread, atom_operand};
 
@@ -26,16 +27,65 @@ impl<'k> Grid<'_, 'k> {
         lanes: &mut [Thread<'k>],
         context: &mut Context<'_, 'k>,
     ) -> Result<(), Fault> {
-        let location = Location {
-            thread: lanes[0].coordinates,
-            block: context.block,
-        };
-        warp_tcgen05(tcgen05, inst, lanes, context)
-            .map_err(|trap| self.fault(trap, inst.span, location))
+        warp_tcgen05(tcgen05, inst, lanes, context).map_err(|(trap, lane)| {
+            let location = Location {
+                thread: lanes[lane].coordinates,
+                block: context.block,
+            };
+            self.fault(trap, inst.span, location)
+        })
     }
 }
 
+/// Executes the warp's tcgen05 instruction; a fault with the lane (an index in `lanes`)
+/// that hit it.
 fn warp_tcgen05<'k>(
+    tcgen05: &Tcgen05,
+    inst: &'k Inst,
+    lanes: &mut [Thread<'k>],
+    context: &mut Context<'_, 'k>,
+) -> Result<(), (Trap, usize)> {
+    if let Tcgen05::Copy {
+        load,
+        shape,
+        repetitions,
+    } = tcgen05
+    {
+        return copy(inst, (*load, *shape, *repetitions), lanes, context);
+    }
+    warp_allocation(tcgen05, inst, lanes, context).map_err(|trap| (trap, 0))
+}
+
+/// A `tcgen05.ld` (`load`) or `tcgen05.st` of `shape`, `repetitions` times: each lane's
+/// words, which must not hold an accumulator in flight for it.
+fn copy(
+    inst: &Inst,
+    (load, shape, repetitions): (bool, TmemShape, u32),
+    lanes: &mut [Thread<'_>],
+    context: &mut Context<'_, '_>,
+) -> Result<(), (Trap, usize)> {
+    let (register, _) = atom_operand(inst, "taddr").map_err(|trap| (trap, 0))?;
+    let taddr = uniform(lanes, register, "the tensor-memory address").map_err(|trap| (trap, 0))?;
+    let taddr = lanes[0].get(taddr) as u32;
+    let (first, column) =
+        quadrant_lanes(lanes[0].index / 32, taddr, shape.lanes()).map_err(|trap| (trap, 0))?;
+    let access = if load { Access::Load } else { Access::Store };
+    for (l, lane) in (0..).zip(lanes.iter_mut()) {
+        for r in 0..repetitions * shape.registers() {
+            let (at, on) = shape.position(l, r);
+            let (at, on) = (first + at, column + on);
+            let reader = (&*context.shared, lane.index);
+            (context.tmem)
+                .handed_over(reader, (at, at + 1), (on, on + 1), access)
+                .and_then(|()| copy_word(inst, load, lane, r, (context.tmem, at, on)))
+                .map_err(|trap| (trap, l as usize))?;
+        }
+    }
+    Ok(())
+}
+
+/// The warp's allocation, release or relinquished permit.
+fn warp_allocation<'k>(
     tcgen05: &Tcgen05,
     inst: &'k Inst,
     lanes: &mut [Thread<'k>],
@@ -64,31 +114,11 @@ fn warp_tcgen05<'k>(
             context.tmem.relinquish();
             Ok(())
         }
-        Tcgen05::Copy {
-            load,
-            shape,
-            repetitions,
-        } => {
-            let (register, _) = atom_operand(inst, "taddr")?;
-            let taddr = lanes[0].get(uniform(lanes, register, "the tensor-memory address")?) as u32;
-            let (first, column) = quadrant_lanes(lanes[0].index / 32, taddr, shape.lanes())?;
-            for (l, lane) in (0..).zip(lanes.iter_mut()) {
-                for r in 0..repetitions * shape.registers() {
-                    let (at, on) = shape.position(l, r);
-                    copy_word(
-                        inst,
-                        *load,
-                        lane,
-                        r,
-                        (context.tmem, first + at, column + on),
-                    )?;
-                }
-            }
-            Ok(())
-        }
-        Tcgen05::Commit { .. } | Tcgen05::Ordering | Tcgen05::WaitLd | Tcgen05::Mma { .. } => {
-            Ok(())
-        }
+        Tcgen05::Commit { .. }
+        | Tcgen05::Ordering
+        | Tcgen05::WaitLd
+        | Tcgen05::Mma { .. }
+        | Tcgen05::Copy { .. } => Ok(()),
     }
 }
 

@@ -156,6 +156,14 @@ impl fmt::Display for Fault {
                     f,
                     "{who} reads a wgmma's accumulator register before `wgmma_wait_group` completed its group"
                 ),
+                Pending::TmemAccumulator => write!(
+                    f,
+                    "{who} {} tensor memory at lane {}, column {}, which a tcgen05.mma of thread {} still writes: the thread has not observed the mbarrier phase of a `tcgen05_commit` after that MMA",
+                    access.verb(),
+                    address >> 16,
+                    address & 0xFFFF,
+                    triple(*other)
+                ),
             },
             FaultKind::Race {
                 access,
@@ -266,7 +274,7 @@ impl fmt::Display for Fault {
             ),
             FaultKind::Spin => write!(
                 f,
-                "{who} loops forever on memory that nothing can change any more: an iteration of its loop wrote nothing and left the loop's values as they were, and no other thread of its cluster can write, arrive or move"
+                "{who} loops forever on memory that nothing can change any more: an iteration of its loop wrote nothing and left the loop's values as they were (or as an earlier iteration since the last write left them: a cycle), and no other thread of its cluster can write, arrive or move"
             ),
             FaultKind::NamedBarrierCount {
                 count,
@@ -282,6 +290,10 @@ impl fmt::Display for Fault {
             FaultKind::UnfencedWgmma => write!(
                 f,
                 "{who} issues a wgmma without a `wgmma_fence()` before it: the PTX ISA requires `wgmma.fence` before a warpgroup's first wgmma"
+            ),
+            FaultKind::UnfencedRegister { .. } => write!(
+                f,
+                "{who} issues a wgmma that reads a register (of its A fragment or accumulator) the thread wrote after its last `wgmma_fence()`"
             ),
             FaultKind::Hang { cause, waiting } => super::hang::display(f, self, cause, waiting),
         }
@@ -318,6 +330,7 @@ impl Fault {
             FaultKind::Spin => "loops here forever",
             FaultKind::NamedBarrierCount { .. } => "this count",
             FaultKind::UnfencedWgmma => "no `wgmma_fence()` before this wgmma",
+            FaultKind::UnfencedRegister { .. } => "reads a register written after the last fence",
             FaultKind::Hang { .. } => "no thread can make progress",
         };
         let mut diagnostic =
@@ -433,6 +446,13 @@ impl Fault {
                     )
                     .with_help(
                         "give each role its own barrier id, or make every `bar.sync`/`bar.arrive` of a round count the same threads (PTX: the count must be the same in all of them)",
+                    );
+            }
+            FaultKind::UnfencedRegister { write } => {
+                diagnostic = diagnostic
+                    .with_secondary(*write, "written here, after the thread's last `wgmma_fence()`")
+                    .with_help(
+                        "the PTX ISA requires `wgmma.fence` between a thread's writes to a wgmma's accumulator or A registers and the wgmma that reads them: call `wgmma_fence()` after the last write (accumulators passed from one wgmma to the next need none)",
                     );
             }
             FaultKind::UnfencedWgmma => {

@@ -11,6 +11,7 @@ impl Pending {
                 "loads it with TMA here"
             }
             Pending::WgmmaAccumulator => "issues the wgmma that writes it here",
+            Pending::TmemAccumulator => "issues the tcgen05.mma that writes it here",
             Pending::ProxyFence => "writes it here, with no `fence_proxy_async()` after",
         }
     }
@@ -25,6 +26,9 @@ impl Pending {
             }
             Pending::ProxyFence => {
                 "TMA, wgmma and tcgen05.mma read shared memory through the asynchronous proxy, which sees a thread's ordinary writes only after that thread's `fence_proxy_async()`: fence after writing, then synchronize (`syncthreads()`) before the asynchronous read"
+            }
+            Pending::TmemAccumulator => {
+                "a tcgen05.mma writes its tensor-memory accumulator asynchronously: the issuing thread's `tcgen05_commit(bar, ...)` after it, then `mbarrier_wait` on that phase of `bar` (and `tcgen05_fence_after_thread_sync()`) in the thread that touches it, or in a thread a barrier orders it after"
             }
             Pending::WgmmaAccumulator => {
                 "a wgmma writes its accumulators asynchronously: `wgmma_commit_group()` then `wgmma_wait_group(n)` with n no more than the groups issued after this one, before reading them"

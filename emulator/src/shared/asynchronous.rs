@@ -158,6 +158,11 @@ impl SharedMemory {
         self.flights.acquire(thread, barrier, phase);
     }
 
+    /// Whether `thread` has observed the mbarrier at `barrier` complete `phase` phases.
+    pub fn observes(&self, thread: u32, barrier: u32, phase: u32) -> bool {
+        self.flights.observes(thread, barrier, phase)
+    }
+
     /// `thread` arrives on the mbarrier at `barrier`.
     pub fn release(&mut self, thread: u32, barrier: u32) {
         self.flights.release(thread, barrier);
@@ -215,6 +220,43 @@ impl SharedMemory {
             other_thread: write.thread,
             other_span: write.span,
         })
+    }
+
+    /// `who` lands a CTA pair's TMA box `image` at `start` in the odd block, at issue
+    /// (its bytes complete on the leader's barrier, whose phases this block does not
+    /// see): checked for races and against an earlier pair box there that no pair MMA
+    /// has read yet, which nothing has released for the producer to overwrite.
+    pub fn pair_load(&mut self, who: &Accessor, (start, image): (u32, &[u8])) -> Result<(), Trap> {
+        let end = start + image.len() as u32;
+        let unread =
+            (self.unread_pair_boxes.iter()).find(|(first, last, ..)| *first < end && start < *last);
+        if let Some(&(first, _, other_thread, other_span)) = unread {
+            return Err(Trap::Early {
+                access: Access::TmaWrite,
+                address: first.max(start),
+                pending: Pending::TmaOverwrite,
+                other_thread,
+                other_span,
+            });
+        }
+        for (piece, bytes) in (0u32..).zip(image.chunks(16)) {
+            self.write(who, start + 16 * piece, bytes, Access::TmaWrite)?;
+        }
+        (self.unread_pair_boxes).push((start, end, who.thread, who.span));
+        Ok(())
+    }
+
+    /// A pair MMA read the bytes [`Self::peeked`] gives: the pair boxes there are read.
+    pub fn pair_boxes_read(&mut self) {
+        if self.unread_pair_boxes.is_empty() {
+            return;
+        }
+        let read = self.peeked();
+        (self.unread_pair_boxes).retain(|(first, end, ..)| {
+            !read
+                .iter()
+                .any(|(start, last)| start < end && first <= last)
+        });
     }
 
     /// `thread`'s tcgen05.mmas so far are committed to the mbarrier at `barrier`, which

@@ -7,9 +7,11 @@
 //! An iteration of a `loop` that wrote nothing (no store, no atomic that changed memory,
 //! no atom or wait) and yields the values it started with leaves the thread spinning
 //! ([`Status::Spinning`]): the next iteration would do the same, so the thread stops
-//! there until another thread has moved ([`crate::block`]).
+//! there until another thread has moved ([`crate::block`]). So does one whose values,
+//! over iterations that wrote nothing, come back to values an earlier one ended with (a
+//! cycle: a toggled turn, a counter modulo n), found by Brent's method ([`Cycle`]).
 
-use kir::{Inst, Kernel, Op, Region};
+use kir::{Inst, Kernel, Op, Region, ValueId};
 
 use super::{Context, Flow, Frame, FrameKind, Status, Stopped, Thread};
 use crate::arith;
@@ -38,13 +40,18 @@ impl<'k> Thread<'k> {
                 region,
                 condition,
                 effects,
+                cycle,
             } => {
                 let again = self.registers[condition.0 as usize] != 0;
                 let registers = &self.registers;
-                let unchanged = (region.yields.iter().zip(&region.params))
-                    .all(|(next, now)| registers[next.0 as usize] == registers[now.0 as usize]);
-                if again && unchanged && *effects == self.effects {
-                    self.status = Status::Spinning(inst);
+                let quiet = *effects == self.effects;
+                if again {
+                    let unchanged = (region.yields.iter().zip(&region.params))
+                        .all(|(next, now)| registers[next.0 as usize] == registers[now.0 as usize]);
+                    let repeats = cycle.repeats(registers, &region.yields, !quiet);
+                    if quiet && (unchanged || repeats) {
+                        self.status = Status::Spinning(inst);
+                    }
                 }
                 *effects = self.effects;
                 Some((*inst, *region, again, None))
@@ -121,6 +128,7 @@ impl<'k> Thread<'k> {
                         region: body,
                         condition: *condition,
                         effects: self.effects,
+                        cycle: Cycle::default(),
                     },
                 ))
             }
@@ -139,5 +147,62 @@ impl<'k> Thread<'k> {
             }
             _ => Flow::Next,
         }
+    }
+}
+
+/// Brent's cycle detection over a do-while loop's values at the ends of its iterations
+/// since the last that wrote: a saved state, replaced after 1, 2, 4, ... iterations, and
+/// compared with each end; a cycle of any length is found within a few of its turns.
+#[derive(Debug, Default)]
+pub(super) struct Cycle {
+    saved: Vec<u64>,
+    power: u32,
+    steps: u32,
+}
+
+impl Cycle {
+    /// Whether `next`'s values (in `registers`) repeat the saved state; `fresh` (the
+    /// iteration wrote) starts again from them.
+    fn repeats(&mut self, registers: &[u64], next: &[ValueId], fresh: bool) -> bool {
+        let value = |id: &ValueId| registers[id.0 as usize];
+        if !fresh
+            && self.power > 0
+            && (next.iter().zip(&self.saved)).all(|(id, saved)| value(id) == *saved)
+        {
+            return true;
+        }
+        self.steps += 1;
+        if fresh || self.steps >= self.power {
+            self.saved.clear();
+            self.saved.extend(next.iter().map(value));
+            self.power = if fresh {
+                1
+            } else {
+                self.power.saturating_mul(2).max(1)
+            };
+            self.steps = 0;
+        }
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cycle_of_values_is_found_and_a_changing_sequence_is_not() {
+        let ids: Vec<ValueId> = vec![ValueId(0)];
+        let mut cycle = Cycle::default();
+        let mut found = None;
+        for step in 0..100u64 {
+            if cycle.repeats(&[step % 5], &ids, step == 0) {
+                found = Some(step);
+                break;
+            }
+        }
+        assert!(found.is_some_and(|step| step < 20), "{found:?}");
+        let mut counting = Cycle::default();
+        assert!((0..1000u64).all(|step| !counting.repeats(&[step], &ids, step == 0)));
     }
 }

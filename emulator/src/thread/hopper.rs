@@ -10,7 +10,9 @@
 //!   its mbarrier; the box is in flight until the mbarrier's phase completes and lands
 //!   then, for the threads that observe the phase ([`SharedMemory::tma_load`]); a
 //!   multicast one goes to each block of its mask, this block's at once and the others'
-//!   as [`Remote`]s the cluster's scheduler applies (a CTA pair's lands at issue); a
+//!   as [`Remote`]s the cluster's scheduler applies (a CTA pair's load is in flight
+//!   in the leader, whose barrier its bytes complete on, but lands at issue in the odd
+//!   block); a
 //!   TMA store
 //!   reads the shared tile (checked for races) and writes the elements inside the
 //!   tensor;
@@ -62,6 +64,9 @@ pub enum RemoteKind {
     Arrive {
         /// The barrier.
         barrier: u32,
+        /// Whether a `tcgen05.commit` makes it, handing over the issuing thread's MMAs
+        /// to the barrier's phase.
+        commit: bool,
     },
     /// A multicast TMA box landing: `image` written at `start` (as the issuing thread
     /// `who`), then its bytes completing on the mbarrier at `barrier`.
@@ -96,7 +101,7 @@ impl Remote {
     pub fn apply(self, shared: &mut SharedMemory, barriers: &mut Barriers) -> Result<(), Trap> {
         let local = self.rank == self.from;
         let (barrier, arrivals, bytes) = match self.kind {
-            RemoteKind::Arrive { barrier } => {
+            RemoteKind::Arrive { barrier, .. } => {
                 if local {
                     shared.release(self.index, barrier);
                 }
@@ -121,19 +126,6 @@ impl Remote {
         };
         barriers.advance(shared, barrier, arrivals, bytes)
     }
-}
-
-/// Writes a TMA box's `image` at `start` as `who`, in 16-byte pieces: the box starts at
-/// a multiple of its swizzle's period and its rows are multiples of 16 bytes.
-fn land(
-    shared: &mut SharedMemory,
-    (start, image): (u32, &[u8]),
-    who: &Accessor,
-) -> Result<(), Trap> {
-    for (piece, bytes) in (0u32..).zip(image.chunks(16)) {
-        shared.write(who, start + 16 * piece, bytes, Access::TmaWrite)?;
-    }
-    Ok(())
 }
 
 impl<'k> Thread<'k> {
@@ -202,7 +194,10 @@ impl<'k> Thread<'k> {
                     context.shared.release(self.index, address);
                     (context.barriers).advance(context.shared, address, 1, 0)?;
                 } else {
-                    let kind = RemoteKind::Arrive { barrier: address };
+                    let kind = RemoteKind::Arrive {
+                        barrier: address,
+                        commit: false,
+                    };
                     self.send(inst, context, target, kind);
                 }
             }
@@ -214,7 +209,6 @@ impl<'k> Thread<'k> {
                 let address = self.shared_address(context, register, offset, 8, Access::Atomic)?;
                 let (start, image) = self.tma_load(inst, *rank, (dst, dst_offset), context)?;
                 let who = self.accessor(context, inst);
-                land(context.shared, (start, &image), &who)?;
                 let own = context.cluster_rank();
                 let even = own & !1;
                 if even + 1 >= context.cluster_dims.iter().product::<u32>() {
@@ -223,13 +217,16 @@ impl<'k> Thread<'k> {
                     ))));
                 }
                 let bytes = image.len() as i64;
-                let kind = RemoteKind::CompleteTx {
-                    barrier: address,
-                    bytes,
-                };
                 if even == own {
+                    // In flight on the leader's own barrier, as a block's load.
+                    (context.shared).tma_load(&who, (start, image), address, true)?;
                     (context.barriers).advance(context.shared, address, 0, -bytes)?;
                 } else {
+                    context.shared.pair_load(&who, (start, &image))?;
+                    let kind = RemoteKind::CompleteTx {
+                        barrier: address,
+                        bytes,
+                    };
                     self.send(inst, context, even, kind);
                 }
             }
@@ -311,11 +308,14 @@ impl<'k> Thread<'k> {
                     return Ok(Flow::Wait(Status::Named(inst, id)));
                 }
             }
-            Hopper::Wgmma(_) if !self.wgmma_fenced => {
+            Hopper::Wgmma(_) if !self.wgmma_fenced() => {
                 return Err(Trap::Fault(FaultKind::UnfencedWgmma));
             }
-            Hopper::Wgmma(_) => return Ok(Flow::Wait(Status::Collective(inst))),
-            Hopper::WgmmaFence => self.wgmma_fenced = true,
+            Hopper::Wgmma(_) => {
+                self.check_fenced_registers(inst)?;
+                return Ok(Flow::Wait(Status::Collective(inst)));
+            }
+            Hopper::WgmmaFence => self.wgmma_fence(),
             Hopper::WgmmaCommit => self.wgmma_groups += 1,
             Hopper::WgmmaWait { pending } => self.wgmma_wait(*pending, context),
             Hopper::ProxyFence => context.shared.proxy_fence(self.index),

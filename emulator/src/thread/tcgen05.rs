@@ -1,6 +1,8 @@
 //! tcgen05 instructions one thread executes (sm_100a; HOPPER-BLACKWELL.md D.3, D.6, D.8):
-//! a block's `tcgen05.mma` runs to completion at issue ([`crate::atoms::umma`]), so a
-//! `tcgen05.commit` is one arrival on its mbarrier at once; a CTA pair's MMA (issued by
+//! a block's `tcgen05.mma` runs at issue ([`crate::atoms::umma`]), but its accumulator
+//! is in flight until a thread observes the phase of a commit after it
+//! ([`crate::tmem::Accumulators`]), and a `tcgen05.commit` is one arrival on its
+//! mbarrier at once; a CTA pair's MMA (issued by
 //! the pair's even block) and its commits, and multicast commits, go to the cluster's
 //! scheduler, which applies them in issue order (the MMA first); the fences and
 //! `tcgen05.wait::st` order nothing the emulator's execution does not already order.
@@ -15,6 +17,7 @@ use crate::atoms::tcgen05::Tcgen05;
 use crate::atoms::umma;
 use crate::fault::{Access, FaultKind, Trap};
 use crate::shared::Reader;
+use crate::tmem::Issuer;
 
 impl<'k> Thread<'k> {
     /// Executes the one-thread tcgen05 instruction `inst`, modelled as `tcgen05`.
@@ -32,10 +35,15 @@ impl<'k> Thread<'k> {
             Tcgen05::Commit { pair, multicast } => {
                 let (register, offset) = atom_operand(inst, "bar")?;
                 let address = self.shared_address(context, register, offset, 8, Access::Atomic)?;
-                let completed = context.barriers.completed(address);
-                (context.shared).umma_commit(self.index, address, completed);
                 let own = context.cluster_rank();
                 if !pair && !multicast {
+                    let completed = context.barriers.completed(address);
+                    (context.shared).umma_commit(self.index, address, completed);
+                    let issuer = Issuer {
+                        rank: own,
+                        thread: self.index,
+                    };
+                    (context.tmem.accumulators).commit(issuer, address, completed + 1);
                     context.shared.release(self.index, address);
                     (context.barriers).advance(context.shared, address, 1, 0)?;
                     return Ok(Flow::Next);
@@ -46,7 +54,10 @@ impl<'k> Thread<'k> {
                     false => 1 << own,
                 };
                 for rank in (0..16).filter(|rank| mask >> rank & 1 != 0) {
-                    let kind = RemoteKind::Arrive { barrier: address };
+                    let kind = RemoteKind::Arrive {
+                        barrier: address,
+                        commit: true,
+                    };
                     self.send(inst, context, rank, kind);
                 }
             }
@@ -68,8 +79,20 @@ impl<'k> Thread<'k> {
                     accumulate: value(self, "accumulate")? as u32 != 0,
                 };
                 if !pair {
+                    let shape = umma::instruction(issue.idesc, (kind, false))?;
+                    let issuer = Issuer {
+                        rank: context.cluster_rank(),
+                        thread: self.index,
+                    };
+                    if let umma::OperandA::Tmem(address) = issue.a {
+                        let (lanes, columns) = umma::a_in_tmem(address, shape);
+                        let reader = (&*context.shared, self.index);
+                        (context.tmem).handed_over(reader, lanes, columns, Access::UmmaRead)?;
+                    }
                     context.shared.read_for([self.index]);
                     umma::execute(context.shared, context.tmem, issue)?;
+                    let (lanes, columns) = umma::accumulator(issue.taddr, shape, shape.m);
+                    (context.tmem.accumulators).issue(issuer, inst.span, lanes, columns);
                     // Its operands are read until its commit's barrier completes.
                     for (first, last) in context.shared.peeked() {
                         let group = (Reader::Umma, self.index, 0);
