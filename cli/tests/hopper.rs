@@ -15,18 +15,18 @@ const FILES: [(&str, &[&str]); 8] = [
     (
         "mbarrier_phases",
         &[
-            "mbarrier.init.shared::cta.b64",
-            "fence.mbarrier_init.release.cluster",
-            "mbarrier.arrive.shared::cta.b64",
-            "mbarrier.try_wait.parity.shared::cta.b64",
+            "mbarrier_init [",
+            "fence_barrier_init",
+            "mbarrier_arrive [",
+            "mbarrier_wait [",
         ],
     ),
     (
         "tma_tile_copy",
         &[
             "tensor_map %2 modes(1, 0) box(64, 64) swizzle(128)",
-            "prefetch.tensormap [{map}]",
-            "mbarrier.arrive.expect_tx.shared::cta.b64",
+            "prefetch_tensor_map %",
+            "mbarrier_arrive_expect_tx [",
             "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes",
             "const 8192",
         ],
@@ -36,8 +36,8 @@ const FILES: [(&str, &[&str]); 8] = [
         &[
             "launch grid(ceil_div(%0, 64), (2 * ceil_div(%1, 128)), 1) block(128, 1, 1) cluster(1, 2, 1)",
             "block_rank_in_cluster",
-            "barrier.cluster.arrive.release.aligned",
-            "barrier.cluster.wait.acquire.aligned",
+            "cluster_arrive",
+            "cluster_wait",
             ".multicast::cluster",
         ],
     ),

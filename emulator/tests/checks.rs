@@ -182,7 +182,7 @@ fn named_barrier_kernel(id: i32) -> String {
     format!(
         "kernel k {{\n{HEADER}  launch grid(1, 1, 1) block(32, 1, 1) smem(0 bytes)
   %0:i32 = const {id}
-  atom \"bar.sync {{id}}, 32;\" id=%0+0
+  named_barrier_sync_at threads=32 %0
 }}"
     )
 }

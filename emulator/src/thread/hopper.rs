@@ -23,7 +23,7 @@
 //!   waits until every thread of the cluster has arrived as often
 //!   ([`crate::cluster`] releases it).
 
-use kir::{Inst, Op};
+use kir::{Inst, Op, ValueId};
 use lang::Span;
 
 use super::{Barriers, Context, Flow, Status, Thread};
@@ -123,6 +123,21 @@ impl Remote {
     }
 }
 
+/// The operand named `name` of an atom (its placeholder) or an intrinsic (its row's
+/// role): a value and a byte offset.
+fn named_operand(op: &Op, name: &str) -> Option<(ValueId, i64)> {
+    match op {
+        Op::Atom { operands, .. } => (operands.iter())
+            .find(|(operand, _, _)| operand == name)
+            .map(|(_, value, offset)| (*value, *offset)),
+        Op::Intrinsic {
+            intrinsic,
+            operands,
+        } => operands.get(intrinsic.operand_index(name)?).copied(),
+        _ => None,
+    }
+}
+
 /// Writes a TMA box's `image` at `start` as `who`, in 16-byte pieces: the box starts at
 /// a multiple of its swizzle's period and its rows are multiples of 16 bytes.
 fn land(
@@ -144,19 +159,12 @@ impl<'k> Thread<'k> {
         inst: &'k Inst,
         context: &mut Context<'_, 'k>,
     ) -> Result<Flow<'k>, Trap> {
-        let Op::Atom { operands, .. } = &inst.op else {
-            return Ok(Flow::Next);
-        };
         let operand = |name: &str| {
-            operands
-                .iter()
-                .find(|(operand, _, _)| operand == name)
-                .map(|(_, value, offset)| (*value, *offset))
-                .ok_or_else(|| {
-                    Trap::Fault(FaultKind::Unsupported(format!(
-                        "a Hopper instruction without its `{name}` operand"
-                    )))
-                })
+            named_operand(&inst.op, name).ok_or_else(|| {
+                Trap::Fault(FaultKind::Unsupported(format!(
+                    "a Hopper instruction without its `{name}` operand"
+                )))
+            })
         };
         let value = |thread: &Self, name: &str| -> Result<i64, Trap> {
             let (value, _) = operand(name)?;

@@ -1,0 +1,112 @@
+//! The PTX of every [`Intrinsic`]: the one place its text is spelled. Forms are the
+//! ones `../shared/design/HOPPER-BLACKWELL.md` (A.3, A.4, A.7, A.10) lists as
+//! assembled by ptxas for sm_90a (PTX ISA 8.x: `mbarrier`, `fence`, `bar`,
+//! `barrier.cluster`, `cp.async.bulk`, `setmaxnreg`).
+//!
+//! `mbarrier_wait` is a loop inside its own PTX block, so its predicate and label are
+//! local to each use: `try_wait.parity` may give up after a time the hardware chooses,
+//! and the loop asks again until the phase has completed. An arrival on a peer block's
+//! barrier maps the address with `mapa` in a block of its own too; it has
+//! `mbarrier.arrive`'s default semantics (release, CTA scope), as CUTLASS's
+//! `ClusterBarrier::arrive(cta_id)` does.
+
+use kir::{Fence, Inst, Intrinsic, Op, ValueId};
+
+use super::Emitter;
+use super::memory::address_text;
+
+impl Emitter<'_, '_> {
+    /// Emits `intrinsic` on `operands` (values with their byte offsets, in its row's
+    /// order); `None` if one is missing, which the verifier rules out.
+    pub(super) fn intrinsic(
+        &mut self,
+        intrinsic: &Intrinsic,
+        operands: &[(ValueId, i64)],
+    ) -> Option<()> {
+        let operands: Vec<String> = (operands.iter())
+            .map(|(value, offset)| address_text(self.name(*value), *offset))
+            .collect();
+        let text = ptx(intrinsic, &operands)?;
+        self.emit(&text);
+        Some(())
+    }
+}
+
+/// Whether `body` sets the warpgroup's registers (`setmaxnreg`), which takes effect
+/// only when ptxas knows the register count at entry: `.maxntid` with `.minnctapersm`
+/// gives it that (HOPPER-BLACKWELL.md A.10).
+pub(super) fn sets_registers(body: &[Inst]) -> bool {
+    let mut found = false;
+    super::each_instruction(body, &mut |inst| {
+        found |= matches!(
+            &inst.op,
+            Op::Intrinsic {
+                intrinsic: Intrinsic::SetMaxNReg { .. },
+                ..
+            }
+        );
+    });
+    found
+}
+
+/// The PTX of `intrinsic` on `operands`, each already written as PTX (a register, or
+/// an address's `register+offset`), in its row's order; `None` if one is missing, which
+/// the verifier rules out.
+fn ptx(intrinsic: &Intrinsic, operands: &[String]) -> Option<String> {
+    let operand = |index: usize| operands.get(index).map(String::as_str);
+    let text = match *intrinsic {
+        Intrinsic::SetMaxNReg {
+            increase,
+            registers,
+        } => {
+            let way = if increase { "inc" } else { "dec" };
+            format!("setmaxnreg.{way}.sync.aligned.u32 {registers};")
+        }
+        Intrinsic::Fence(Fence::ProxyAsync) => "fence.proxy.async.shared::cta;".to_owned(),
+        Intrinsic::Fence(Fence::BarrierInit) => "fence.mbarrier_init.release.cluster;".to_owned(),
+        Intrinsic::NamedBarrier {
+            arrive,
+            id,
+            threads,
+        } => {
+            let way = if arrive { "arrive" } else { "sync" };
+            let id = match id {
+                Some(id) => id.to_string(),
+                None => operand(0)?.to_owned(),
+            };
+            format!("bar.{way} {id}, {threads};")
+        }
+        Intrinsic::MbarrierInit => format!(
+            "mbarrier.init.shared::cta.b64 [{}], {};",
+            operand(0)?,
+            operand(1)?
+        ),
+        Intrinsic::MbarrierArrive => {
+            format!("mbarrier.arrive.shared::cta.b64 _, [{}];", operand(0)?)
+        }
+        Intrinsic::MbarrierArriveExpectTx => format!(
+            "mbarrier.arrive.expect_tx.shared::cta.b64 _, [{}], {};",
+            operand(0)?,
+            operand(1)?
+        ),
+        Intrinsic::MbarrierArriveCluster => format!(
+            "{{ .reg .b32 %remote; mapa.shared::cluster.u32 %remote, {}, {}; mbarrier.arrive.shared::cluster.b64 _, [%remote]; }}",
+            operand(0)?,
+            operand(1)?
+        ),
+        Intrinsic::MbarrierWait => format!(
+            "{{ .reg .pred %done; $wait: mbarrier.try_wait.parity.shared::cta.b64 %done, [{}], {}; @!%done bra $wait; }}",
+            operand(0)?,
+            operand(1)?
+        ),
+        Intrinsic::ClusterArrive => "barrier.cluster.arrive.release.aligned;".to_owned(),
+        Intrinsic::ClusterWait => "barrier.cluster.wait.acquire.aligned;".to_owned(),
+        Intrinsic::BulkCommit => "cp.async.bulk.commit_group;".to_owned(),
+        Intrinsic::BulkWait { read, pending } => {
+            let read = if read { ".read" } else { "" };
+            format!("cp.async.bulk.wait_group{read} {pending};")
+        }
+        Intrinsic::PrefetchTensorMap => format!("prefetch.tensormap [{}];", operand(0)?),
+    };
+    Some(text)
+}
