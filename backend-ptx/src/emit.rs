@@ -380,7 +380,7 @@ impl<'k, 'o> Emitter<'k, 'o> {
                 intrinsic,
                 operands,
             } => self
-                .intrinsic(intrinsic, operands)
+                .intrinsic(intrinsic, operands, &inst.results)
                 .ok_or("an intrinsic lacks operands")?,
             Op::Barrier => self.emit("bar.sync 0;"),
             Op::WarpBarrier => self.emit("bar.warp.sync -1;"),

@@ -17,16 +17,18 @@ use super::memory::address_text;
 
 impl Emitter<'_, '_> {
     /// Emits `intrinsic` on `operands` (values with their byte offsets, in its row's
-    /// order); `None` if one is missing, which the verifier rules out.
+    /// order) defining `results`; `None` if one is missing, which the verifier rules out.
     pub(super) fn intrinsic(
         &mut self,
         intrinsic: &Intrinsic,
         operands: &[(ValueId, i64)],
+        results: &[ValueId],
     ) -> Option<()> {
         let operands: Vec<String> = (operands.iter())
             .map(|(value, offset)| address_text(self.name(*value), *offset))
             .collect();
-        let text = ptx(intrinsic, &operands)?;
+        let results: Vec<&str> = results.iter().map(|value| self.name(*value)).collect();
+        let text = ptx(intrinsic, &operands, &results)?;
         self.emit(&text);
         Some(())
     }
@@ -50,9 +52,9 @@ pub(super) fn sets_registers(body: &[Inst]) -> bool {
 }
 
 /// The PTX of `intrinsic` on `operands`, each already written as PTX (a register, or
-/// an address's `register+offset`), in its row's order; `None` if one is missing, which
-/// the verifier rules out.
-fn ptx(intrinsic: &Intrinsic, operands: &[String]) -> Option<String> {
+/// an address's `register+offset`), in its row's order, defining the registers
+/// `results`; `None` if one is missing, which the verifier rules out.
+fn ptx(intrinsic: &Intrinsic, operands: &[String], results: &[&str]) -> Option<String> {
     let operand = |index: usize| operands.get(index).map(String::as_str);
     let text = match *intrinsic {
         Intrinsic::SetMaxNReg {
@@ -107,6 +109,8 @@ fn ptx(intrinsic: &Intrinsic, operands: &[String]) -> Option<String> {
             format!("cp.async.bulk.wait_group{read} {pending};")
         }
         Intrinsic::PrefetchTensorMap => format!("prefetch.tensormap [{}];", operand(0)?),
+        // Every lane of the warp takes part; the elected lane's id is not kept.
+        Intrinsic::Elect => format!("elect.sync _|{}, 0xffffffff;", results.first()?),
     };
     Some(text)
 }

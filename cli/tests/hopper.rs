@@ -11,7 +11,7 @@ mod build;
 use build::{assemble, assemble_without_local_memory, build_errors, cukc, emit};
 
 /// The files that build, with what their KIR must show.
-const FILES: [(&str, &[&str]); 8] = [
+const FILES: [(&str, &[&str]); 9] = [
     (
         "mbarrier_phases",
         &[
@@ -74,6 +74,7 @@ const FILES: [(&str, &[&str]); 8] = [
         "attention_tile",
         &["{{d}}, {{a}}, {desc_b}", "shuffle.xor", "exp2"],
     ),
+    ("elect_one", &[":pred = elect_one"]),
 ];
 
 /// The wgmma kernels, for sm_90a only (wgmma does not exist on sm_100a).
@@ -118,6 +119,17 @@ fn an_sm80_build_names_each_hopper_instruction_at_its_line() {
         );
     }
     assert!(stderr.contains("[E0212]"), "{stderr}");
+}
+
+#[test]
+fn elect_one_in_an_sm80_build_is_an_error_at_the_call() {
+    let stderr = build_errors("tests/hopper/elect_one.cuk", "sm_80");
+    assert!(
+        stderr.contains("[E0212]")
+            && stderr.contains("elect_one.cuk:25:")
+            && stderr.contains("elect_one"),
+        "{stderr}"
+    );
 }
 
 #[test]

@@ -74,6 +74,9 @@ pub enum Intrinsic {
     },
     /// `prefetch.tensormap`: the tensor map at generic address `map` into the cache.
     PrefetchTensorMap,
+    /// `elect.sync` over the whole warp: a pred, true in one lane (the same one each
+    /// time; which one the PTX ISA leaves to the hardware) and false in the others.
+    Elect,
 }
 
 /// How an intrinsic instruction disagrees with its row ([`Intrinsic::check`]).
@@ -270,6 +273,7 @@ impl Intrinsic {
             Intrinsic::BulkWait { read: true, .. } => rows::BULK_WAIT_READ,
             Intrinsic::BulkWait { .. } => rows::BULK_WAIT,
             Intrinsic::PrefetchTensorMap => rows::PREFETCH_TENSOR_MAP,
+            Intrinsic::Elect => rows::ELECT,
         };
         &ROWS[index]
     }

@@ -179,7 +179,12 @@ impl Analysis {
                 } else if row.convergent {
                     self.collective(inst.span, &what, control);
                 }
-                Class::Uniform
+                // What it defines may differ between lanes (`elect_one` is one lane's).
+                if inst.results.is_empty() {
+                    Class::Uniform
+                } else {
+                    Class::Divergent
+                }
             }
             Op::Atom { template, .. } => {
                 let what = format!("`{}`", template.split_whitespace().next().unwrap_or(""));

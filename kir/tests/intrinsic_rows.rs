@@ -33,7 +33,7 @@ fn kernel_text(line: &str) -> String {
 }
 
 /// The text of the row's instruction on operands of its roles' types, its numbers
-/// sampled.
+/// sampled, defining values of its results' types.
 fn instruction_text(row: &Row) -> String {
     let numbers = row
         .numbers
@@ -54,7 +54,19 @@ fn instruction_text(row: &Row) -> String {
     } else {
         format!(" {}", operands.join(", "))
     };
-    format!("{}{}{operands}", row.name, numbers.collect::<String>())
+    let results: Vec<String> = (row.results.iter().enumerate())
+        .map(|(index, ty)| format!("%{}:{}", 10 + index, ty.name()))
+        .collect();
+    let results = if results.is_empty() {
+        String::new()
+    } else {
+        format!("{} = ", results.join(", "))
+    };
+    format!(
+        "{results}{}{}{operands}",
+        row.name,
+        numbers.collect::<String>()
+    )
 }
 
 #[test]

@@ -86,6 +86,9 @@ pub enum Hopper {
     /// Ordering the emulator's execution already gives: fences, `setmaxnreg`, and
     /// `prefetch.tensormap` (a cache hint).
     Ordering,
+    /// `elect.sync` by the whole warp: it waits for its warp, whose block elects one
+    /// lane (`block.rs`).
+    Elect,
 }
 
 /// Where TMA and wgmma put byte `address` under a `span`-byte swizzle (0: none): bits
@@ -122,6 +125,7 @@ pub fn intrinsic(intrinsic: &Intrinsic) -> Hopper {
         Intrinsic::Fence(Fence::BarrierInit)
         | Intrinsic::SetMaxNReg { .. }
         | Intrinsic::PrefetchTensorMap => Hopper::Ordering,
+        Intrinsic::Elect => Hopper::Elect,
     }
 }
 

@@ -328,6 +328,7 @@ impl<'k> Thread<'k> {
             Hopper::WgmmaWait { pending } => self.wgmma_wait(*pending, context),
             Hopper::ProxyFence => context.shared.proxy_fence(self.index),
             Hopper::Ordering => {}
+            Hopper::Elect => return Ok(Flow::Wait(Status::Collective(inst))),
         }
         Ok(Flow::Next)
     }

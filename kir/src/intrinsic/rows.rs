@@ -25,6 +25,7 @@ pub(super) const BULK_COMMIT: usize = 15;
 pub(super) const BULK_WAIT_READ: usize = 16;
 pub(super) const BULK_WAIT: usize = 17;
 pub(super) const PREFETCH_TENSOR_MAP: usize = 18;
+pub(super) const ELECT: usize = 19;
 
 const SM80: Target = Target {
     sm: 80,
@@ -149,7 +150,7 @@ fn only(numbers: &[u32], intrinsic: Intrinsic) -> Option<Intrinsic> {
 }
 
 /// Every row, at the index [`Intrinsic::row`] gives its kind.
-pub static ROWS: [Row; 19] = [
+pub static ROWS: [Row; 20] = [
     Row {
         numbers: &["registers"],
         scope: Scope::Warpgroup,
@@ -268,6 +269,12 @@ pub static ROWS: [Row; 19] = [
         ..plain("prefetch_tensor_map", |n| {
             only(n, Intrinsic::PrefetchTensorMap)
         })
+    },
+    Row {
+        results: &[Ty::Pred],
+        scope: Scope::Warp,
+        convergent: true,
+        ..plain("elect_one", |n| only(n, Intrinsic::Elect))
     },
 ];
 
