@@ -1,7 +1,9 @@
 //! The PTX of every [`Intrinsic`]: the one place its text is spelled. Forms are the
 //! ones `../shared/design/HOPPER-BLACKWELL.md` (A.3, A.4, A.7, A.10) lists as
 //! assembled by ptxas for sm_90a (PTX ISA 8.x: `mbarrier`, `fence`, `bar`,
-//! `barrier.cluster`, `cp.async.bulk`, `setmaxnreg`).
+//! `barrier.cluster`, `cp.async.bulk`, `cp.async.bulk.tensor`, `setmaxnreg`,
+//! `elect.sync`). A multicast TMA load converts its mask to 16 bits, and a CTA pair's
+//! maps its barrier to the even block, each in a PTX block of its own.
 //!
 //! `mbarrier_wait` is a loop inside its own PTX block, so its predicate and label are
 //! local to each use: `try_wait.parity` may give up after a time the hardware chooses,
@@ -10,7 +12,7 @@
 //! `mbarrier.arrive`'s default semantics (release, CTA scope), as CUTLASS's
 //! `ClusterBarrier::arrive(cta_id)` does.
 
-use kir::{Fence, Inst, Intrinsic, Op, ValueId};
+use kir::{Fence, Inst, Intrinsic, Op, TmaReach, ValueId};
 
 use super::Emitter;
 use super::memory::address_text;
@@ -109,8 +111,45 @@ fn ptx(intrinsic: &Intrinsic, operands: &[String], results: &[&str]) -> Option<S
             format!("cp.async.bulk.wait_group{read} {pending};")
         }
         Intrinsic::PrefetchTensorMap => format!("prefetch.tensormap [{}];", operand(0)?),
+        Intrinsic::TmaLoad { rank, reach } => {
+            let (dst, map, bar) = (operand(0)?, operand(1)?, operand(2)?);
+            let bytes = "mbarrier::complete_tx::bytes";
+            match reach {
+                TmaReach::Block => {
+                    let coords = coordinates(operands, 3)?;
+                    format!(
+                        "cp.async.bulk.tensor.{rank}d.shared::cluster.global.{bytes} [{dst}], [{map}, {coords}], [{bar}];"
+                    )
+                }
+                TmaReach::Multicast => {
+                    let (mask, coords) = (operand(3)?, coordinates(operands, 4)?);
+                    format!(
+                        "{{ .reg .b16 %mask; cvt.u16.u32 %mask, {mask}; cp.async.bulk.tensor.{rank}d.shared::cluster.global.{bytes}.multicast::cluster [{dst}], [{map}, {coords}], [{bar}], %mask; }}"
+                    )
+                }
+                // The barrier in the pair's even block: `mapa` from this block's rank with
+                // its low bit cleared.
+                TmaReach::Pair => {
+                    let coords = coordinates(operands, 3)?;
+                    format!(
+                        "{{ .reg .b32 %even; .reg .b32 %leader; mov.u32 %even, %cluster_ctarank; and.b32 %even, %even, 0xFFFFFFFE; mapa.shared::cluster.u32 %leader, {bar}, %even; cp.async.bulk.tensor.{rank}d.cta_group::2.shared::cluster.global.{bytes} [{dst}], [{map}, {coords}], [%leader]; }}"
+                    )
+                }
+            }
+        }
+        Intrinsic::TmaStore { rank } => {
+            let (map, src, coords) = (operand(0)?, operand(1)?, coordinates(operands, 2)?);
+            format!(
+                "cp.async.bulk.tensor.{rank}d.global.shared::cta.bulk_group [{map}, {coords}], [{src}];"
+            )
+        }
         // Every lane of the warp takes part; the elected lane's id is not kept.
         Intrinsic::Elect => format!("elect.sync _|{}, 0xffffffff;", results.first()?),
     };
     Some(text)
+}
+
+/// A TMA box's coordinates, the operands from `first` on: `{%r1, %r2}`.
+fn coordinates(operands: &[String], first: usize) -> Option<String> {
+    Some(format!("{{{}}}", operands.get(first..)?.join(", ")))
 }

@@ -2,7 +2,8 @@
 //! is read, verified and emitted for every target (or those a `// targets: ...` comment
 //! line names), with line info whose lines are the `.kir` file's, and must equal its
 //! golden `tests/kir/NAME.TARGET.ptx`; every golden is assembled by the real ptxas for
-//! its target, with no local memory. `intrinsics.kir` holds every intrinsic row. Each
+//! its target, with no local memory. `intrinsics.kir` and `intrinsics_sm100.kir` hold
+//! every intrinsic row. Each
 //! `tests/kir/reject/NAME.kir` must fail to read or verify with the message its first
 //! line gives after `// error: `.
 //!
@@ -117,20 +118,19 @@ fn targets(path: &Path) -> Vec<Target> {
 
 #[test]
 fn every_intrinsic_row_has_a_golden_ptxas_assembles() {
-    let text = std::fs::read_to_string(folder().join("intrinsics.kir")).unwrap();
-    let kernel = kir::from_text(&text).unwrap();
-    let mut named: Vec<&str> = kernel
-        .body
-        .iter()
-        .filter_map(|inst| match &inst.op {
+    let mut named: Vec<&str> = Vec::new();
+    for file in ["intrinsics.kir", "intrinsics_sm100.kir"] {
+        let text = std::fs::read_to_string(folder().join(file)).unwrap();
+        let kernel = kir::from_text(&text).unwrap();
+        named.extend(kernel.body.iter().filter_map(|inst| match &inst.op {
             kir::Op::Intrinsic { intrinsic, .. } => Some(intrinsic.row().name),
             _ => None,
-        })
-        .collect();
+        }));
+    }
     named.sort_unstable();
     let mut rows: Vec<&str> = kir::intrinsic::ROWS.iter().map(|row| row.name).collect();
     rows.sort_unstable();
-    assert_eq!(named, rows, "tests/kir/intrinsics.kir holds each row once");
+    assert_eq!(named, rows, "tests/kir/intrinsics*.kir hold each row once");
 }
 
 #[test]

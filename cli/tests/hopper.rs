@@ -27,7 +27,7 @@ const FILES: [(&str, &[&str]); 9] = [
             "tensor_map %2 modes(1, 0) box(64, 64) swizzle(128)",
             "prefetch_tensor_map %",
             "mbarrier_arrive_expect_tx [",
-            "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes",
+            "tma_load rank=2 [",
             "const 8192",
         ],
     ),
@@ -38,7 +38,7 @@ const FILES: [(&str, &[&str]); 9] = [
             "block_rank_in_cluster",
             "cluster_arrive",
             "cluster_wait",
-            ".multicast::cluster",
+            "tma_load_multicast rank=2 [",
         ],
     ),
     (

@@ -7,10 +7,10 @@
 //! `ldmatrix` and `stmatrix` ([`matrix`]) and `mma.sync` ([`mma`]), which the whole
 //! warp executes at once (the block completes them when all 32 lanes are there) and
 //! whose data movement comes from the thread-value layouts the instruction carries
-//! ([`kir::WarpAtom`]), not from a table here; Hopper's TMA ([`hopper`], executed in
-//! `thread/hopper.rs`), its mbarriers, fences and named and cluster barriers (typed
-//! [`kir::Intrinsic`]s, which [`hopper::intrinsic`] maps to the same model by their
-//! kind, never their text) and `wgmma` ([`wgmma`]), which a
+//! ([`kir::WarpAtom`]), not from a table here; Hopper's TMA, mbarriers, fences, named
+//! and cluster barriers and `elect.sync` (typed [`kir::Intrinsic`]s, which
+//! [`hopper::intrinsic`] maps to its model by their kind, never their text; executed in
+//! `thread/hopper.rs`) and `wgmma` ([`wgmma`]), which a
 //! whole warpgroup executes at once; Blackwell's tcgen05 instructions ([`tcgen05`]: tensor
 //! memory allocation by a warp, in `block/tcgen05.rs`; commits, fences and waits by one
 //! thread, in `thread/tcgen05.rs`). A new model is a module with a parser returning its

@@ -14,11 +14,11 @@
 //! hardware has no form for), which is how the reader and [`Intrinsic::check`] work for
 //! every row alike.
 
+mod check;
 mod rows;
 
+pub use check::RowMismatch;
 pub use rows::ROWS;
-
-use std::fmt;
 
 use crate::ir::{Space, Ty};
 
@@ -77,61 +77,34 @@ pub enum Intrinsic {
     /// `elect.sync` over the whole warp: a pred, true in one lane (the same one each
     /// time; which one the PTX ISA leaves to the hardware) and false in the others.
     Elect,
+    /// `cp.async.bulk.tensor` from global into shared memory: the `rank`-dimensional box
+    /// at the coordinates (`coords`, innermost first) of the tensor map `map` lands at
+    /// `dst`, its bytes completing on the mbarrier at `bar`.
+    TmaLoad {
+        /// The box's dimensions, 1 to 5.
+        rank: u32,
+        /// How far it goes.
+        reach: TmaReach,
+    },
+    /// `cp.async.bulk.tensor` from shared into global memory: the tile at `src` to the
+    /// box at `coords` of the tensor map `map`, in the thread's next bulk group.
+    TmaStore {
+        /// The box's dimensions, 1 to 5.
+        rank: u32,
+    },
 }
 
-/// How an intrinsic instruction disagrees with its row ([`Intrinsic::check`]).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum RowMismatch {
-    /// Its numbers are no form the hardware has.
-    NoForm(Vec<u32>),
-    /// It has `found` operands, not the row's `expected`.
-    OperandCount {
-        /// The row's count.
-        expected: usize,
-        /// The instruction's.
-        found: usize,
-    },
-    /// The operand of role `role` is `found`, not the role's `expected` type.
-    OperandType {
-        /// The role's name.
-        role: &'static str,
-        /// The role's type.
-        expected: Ty,
-        /// The operand's.
-        found: Ty,
-    },
-    /// The operand of this role, a value, has an offset.
-    Offset(&'static str),
-    /// It defines values of the types `found`, not the row's.
-    Results(Vec<Ty>),
-}
-
-impl fmt::Display for RowMismatch {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            RowMismatch::NoForm(numbers) => write!(f, "has no form with numbers {numbers:?}"),
-            RowMismatch::OperandCount { expected, found } => {
-                write!(f, "takes {expected} operands, not {found}")
-            }
-            RowMismatch::OperandType {
-                role,
-                expected,
-                found,
-            } => write!(
-                f,
-                "operand `{role}` is {}, not {}",
-                expected.name(),
-                found.name()
-            ),
-            RowMismatch::Offset(role) => {
-                write!(f, "operand `{role}` is a value, which takes no offset")
-            }
-            RowMismatch::Results(found) => {
-                let names: Vec<&str> = found.iter().map(|ty| ty.name()).collect();
-                write!(f, "defines the values [{}]", names.join(", "))
-            }
-        }
-    }
+/// Where a TMA load's box lands and completes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TmaReach {
+    /// In this block, on its barrier at `bar`.
+    Block,
+    /// In every block of the cluster in the 16-bit mask `mask`, at the same offset,
+    /// each completing on its barrier at `bar`'s offset.
+    Multicast,
+    /// A CTA pair's (`.cta_group::2`, sm_100a): in this block, completing on the
+    /// barrier at `bar`'s place (a plain register) in the pair's even block.
+    Pair,
 }
 
 /// What a fence orders.
@@ -154,6 +127,9 @@ pub struct Row {
     pub numbers: &'static [&'static str],
     /// Its operands, in order.
     pub operands: &'static [Role],
+    /// Then as many operands of this role as [`Intrinsic::list_len`] says (a TMA's
+    /// coordinates, one per dimension).
+    pub list: Option<Role>,
     /// The types of its results.
     pub results: &'static [Ty],
     /// The threads that execute it together.
@@ -274,6 +250,16 @@ impl Intrinsic {
             Intrinsic::BulkWait { .. } => rows::BULK_WAIT,
             Intrinsic::PrefetchTensorMap => rows::PREFETCH_TENSOR_MAP,
             Intrinsic::Elect => rows::ELECT,
+            Intrinsic::TmaLoad {
+                reach: TmaReach::Block,
+                ..
+            } => rows::TMA_LOAD,
+            Intrinsic::TmaLoad {
+                reach: TmaReach::Multicast,
+                ..
+            } => rows::TMA_LOAD_MULTICAST,
+            Intrinsic::TmaLoad { .. } => rows::TMA_LOAD_PAIR,
+            Intrinsic::TmaStore { .. } => rows::TMA_STORE,
         };
         &ROWS[index]
     }
@@ -289,7 +275,31 @@ impl Intrinsic {
             } => vec![id, threads],
             Intrinsic::NamedBarrier { threads, .. } => vec![threads],
             Intrinsic::BulkWait { pending, .. } => vec![pending],
+            Intrinsic::TmaLoad { rank, .. } | Intrinsic::TmaStore { rank } => vec![rank],
             _ => Vec::new(),
+        }
+    }
+
+    /// How many operands of its row's [`Row::list`] role follow the fixed ones.
+    pub fn list_len(&self) -> usize {
+        match *self {
+            Intrinsic::TmaLoad { rank, .. } | Intrinsic::TmaStore { rank } => rank as usize,
+            _ => 0,
+        }
+    }
+
+    /// How many operands it takes.
+    pub fn operand_count(&self) -> usize {
+        self.row().operands.len() + self.list_len()
+    }
+
+    /// The role of its operand `index`, if it has that many.
+    pub fn role(&self, index: usize) -> Option<&'static Role> {
+        let row = self.row();
+        match row.operands.get(index) {
+            Some(role) => Some(role),
+            None if index < self.operand_count() => row.list.as_ref(),
+            None => None,
         }
     }
 
@@ -301,43 +311,6 @@ impl Intrinsic {
     /// Whether its parameters are a form the hardware has (its row builds it back).
     pub fn is_valid(&self) -> bool {
         (self.row().build)(&self.numbers()) == Some(*self)
-    }
-
-    /// Checks it against its row, given its operands' types and offsets and its
-    /// results' types: parameters of a form the hardware has, one operand per role of
-    /// the role's type (an address of its space's address type, with an offset only
-    /// there), results of the row's types. What passes can be emitted.
-    pub fn check(&self, operands: &[(Ty, i64)], results: &[Ty]) -> Result<(), RowMismatch> {
-        let row = self.row();
-        if !self.is_valid() {
-            return Err(RowMismatch::NoForm(self.numbers()));
-        }
-        if operands.len() != row.operands.len() {
-            return Err(RowMismatch::OperandCount {
-                expected: row.operands.len(),
-                found: operands.len(),
-            });
-        }
-        for (role, (ty, offset)) in row.operands.iter().zip(operands) {
-            let (want, takes_offset) = match role.kind {
-                RoleKind::Address(space) => (space.address_ty(), true),
-                RoleKind::Value(ty) => (ty, false),
-            };
-            if *ty != want {
-                return Err(RowMismatch::OperandType {
-                    role: role.name,
-                    expected: want,
-                    found: *ty,
-                });
-            }
-            if *offset != 0 && !takes_offset {
-                return Err(RowMismatch::Offset(role.name));
-            }
-        }
-        if results != row.results {
-            return Err(RowMismatch::Results(results.to_vec()));
-        }
-        Ok(())
     }
 
     /// The index of its operand named `name` in its row, if it has one.

@@ -25,7 +25,9 @@ mod verify;
 pub mod warp;
 
 pub use dead::remove_dead_values;
-pub use intrinsic::{Effects, Fence, Intrinsic, Role, RoleKind, Row, RowMismatch, Scope, Target};
+pub use intrinsic::{
+    Effects, Fence, Intrinsic, Role, RoleKind, Row, RowMismatch, Scope, Target, TmaReach,
+};
 pub use ir::{
     AtomicOp, BinOp, CmpOp, Inst, Kernel, Narrow, Op, Region, ShuffleMode, Space, Special, Ty,
     UnOp, ValueId,

@@ -297,11 +297,7 @@ fn intrinsic_text(intrinsic: &Intrinsic, operands: &[(ValueId, i64)]) -> String 
     let row = intrinsic.row();
     let numbers = (row.numbers.iter().zip(intrinsic.numbers()))
         .map(|(name, value)| format!("{name}={value}"));
-    let roles = row
-        .operands
-        .iter()
-        .map(|role| Some(role.kind))
-        .chain(std::iter::repeat(None));
+    let roles = (0..).map(|index| intrinsic.role(index).map(|role| role.kind));
     let operands: Vec<String> = (operands.iter().zip(roles))
         .map(|((value, offset), role)| match role {
             Some(RoleKind::Value(_)) | None if *offset == 0 => format!("%{}", value.0),

@@ -13,6 +13,7 @@ fn sample(name: &str) -> u32 {
         "id" => 1,
         "threads" => 256,
         "pending" => 1,
+        "rank" => 2,
         other => panic!("no sample for the number `{other}`: add one"),
     }
 }
@@ -32,17 +33,15 @@ fn kernel_text(line: &str) -> String {
     )
 }
 
-/// The text of the row's instruction on operands of its roles' types, its numbers
-/// sampled, defining values of its results' types.
+/// The text of the row's instruction on operands of its roles' types (its list role
+/// repeated as it says), its numbers sampled, defining values of its results' types.
 fn instruction_text(row: &Row) -> String {
-    let numbers = row
-        .numbers
-        .iter()
-        .map(|name| format!(" {name}={}", sample(name)));
-    let operands: Vec<&str> = row
-        .operands
-        .iter()
-        .map(|role| match role.kind {
+    let numbers: Vec<u32> = row.numbers.iter().map(|name| sample(name)).collect();
+    let intrinsic = (row.build)(&numbers).unwrap();
+    let numbers =
+        (row.numbers.iter().zip(&numbers)).map(|(name, value)| format!(" {name}={value}"));
+    let operands: Vec<&str> = (0..intrinsic.operand_count())
+        .map(|index| match intrinsic.role(index).unwrap().kind {
             RoleKind::Address(Space::Shared) => "[%0+8]",
             RoleKind::Value(Ty::I32) => "%1",
             RoleKind::Value(Ty::I64) => "%2",
@@ -120,5 +119,7 @@ fn the_verifier_holds_operands_and_numbers_to_the_row() {
     assert!(refused("setmaxnreg_inc registers=12").contains("no form with [12]"));
     assert!(refused("named_barrier_sync id=16 threads=64").contains("no form"));
     assert!(refused("named_barrier_arrive_at threads=48 %1").contains("no form"));
+    assert!(refused("tma_store rank=2 %2, [%0+0], %1").contains("takes 4 operands, not 3"));
+    assert!(refused("tma_load rank=6 [%0+0], %2, [%0+8], %1").contains("no form"));
     assert!(refused("%3:i32 = cluster_wait").contains("`cluster_wait` defines the values [i32]"));
 }

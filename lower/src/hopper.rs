@@ -1,13 +1,13 @@
 //! Hopper's asynchronous machinery: the mbarrier operations on a barrier's shared
-//! address, the fences, named and cluster barriers, bulk-group commits and waits,
-//! `setmaxnreg` and the tensor-map prefetch as [`kir::Intrinsic`]s (their PTX is
-//! `backend-ptx/src/intrinsics.rs`'s); TMA loads and stores and the wgmma group
-//! instructions still as atom instructions with fixed templates, the forms
-//! `../shared/design/HOPPER-BLACKWELL.md` (A.3, A.4, A.7) lists as assembled by ptxas
-//! for sm_90a, which the CPU emulator recognises.
+//! address, the fences, named and cluster barriers, TMA loads and stores, bulk-group
+//! commits and waits, `setmaxnreg` and the tensor-map prefetch as [`kir::Intrinsic`]s
+//! (their PTX is `backend-ptx/src/intrinsics.rs`'s); the wgmma group instructions still
+//! as atom instructions with fixed templates, the forms
+//! `../shared/design/HOPPER-BLACKWELL.md` (A.4, A.7) lists as assembled by ptxas for
+//! sm_90a, which the CPU emulator recognises.
 
 use cute::Tensor;
-use kir::{Fence, Intrinsic, Op, Ty, ValueId};
+use kir::{Fence, Intrinsic, Op, TmaReach, Ty, ValueId};
 use layout::SymInt;
 use trace::{AsyncSync, Mbarrier, Term};
 
@@ -19,42 +19,6 @@ use crate::memory::Place;
 pub const WGMMA_FENCE: &str = "wgmma.fence.sync.aligned;";
 /// The wgmmas issued since the last commit become a group.
 pub const WGMMA_COMMIT: &str = "wgmma.commit_group.sync.aligned;";
-
-/// `cp.async.bulk.tensor` of a `rank`-dimensional box: `{dst}` the shared
-/// destination, `{map}` the tensor map's address, `{{coords}}` the box's first
-/// coordinates (innermost first), `{bar}` the mbarrier its bytes complete on.
-pub fn tma_load_template(rank: usize) -> String {
-    format!(
-        "cp.async.bulk.tensor.{rank}d.shared::cluster.global.mbarrier::complete_tx::bytes [{{dst}}], [{{map}}, {{{{coords}}}}], [{{bar}}];"
-    )
-}
-
-/// A TMA load multicast to the cluster's blocks in the 16-bit mask `{mask}` (given as
-/// 32 bits), otherwise as [`tma_load_template`]: the box lands at the same offset in
-/// each block and completes on each one's barrier at `{bar}`'s offset.
-pub fn tma_multicast_template(rank: usize) -> String {
-    format!(
-        "{{{{ .reg .b16 %mask; cvt.u16.u32 %mask, {{mask}}; cp.async.bulk.tensor.{rank}d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [{{dst}}], [{{map}}, {{{{coords}}}}], [{{bar}}], %mask; }}}}"
-    )
-}
-
-/// A CTA pair's TMA load (sm_100a, `.cta_group::2`): the box lands in this block, its
-/// bytes complete on the barrier at `{bar}`'s place (a plain register) in the even block
-/// of the pair, which `mapa` gives from this block's rank with its low bit cleared.
-pub fn tma_pair_template(rank: usize) -> String {
-    format!(
-        "{{{{ .reg .b32 %even; .reg .b32 %leader; mov.u32 %even, %cluster_ctarank; and.b32 %even, %even, 0xFFFFFFFE; mapa.shared::cluster.u32 %leader, {{bar}}, %even; cp.async.bulk.tensor.{rank}d.cta_group::2.shared::cluster.global.mbarrier::complete_tx::bytes [{{dst}}], [{{map}}, {{{{coords}}}}], [%leader]; }}}}"
-    )
-}
-
-/// `cp.async.bulk.tensor` store of a `rank`-dimensional box: `{map}` the tensor map's
-/// address, `{{coords}}` the box's first coordinates (innermost first), `{src}` the
-/// shared tile.
-pub fn tma_store_template(rank: usize) -> String {
-    format!(
-        "cp.async.bulk.tensor.{rank}d.global.shared::cta.bulk_group [{{map}}, {{{{coords}}}}], [{{src}}];"
-    )
-}
 
 impl Builder<'_> {
     /// An mbarrier operation on `tensor`'s element at layout value `index`. In a
@@ -148,31 +112,23 @@ impl Builder<'_> {
         let Some((map, words)) = self.tma_map_and_coords(map, coords) else {
             return;
         };
-        let mut operands = vec![
-            ("dst".to_owned(), address, offset),
-            ("map".to_owned(), map, 0),
-            ("bar".to_owned(), bar, bar_offset),
-        ];
-        let template = match multicast.filter(|_| self.trace.cluster != [1, 1, 1]) {
-            _ if pair => tma_pair_template(coords.len()),
+        let mut operands = vec![(address, offset), (map, 0), (bar, bar_offset)];
+        let reach = match multicast.filter(|_| self.trace.cluster != [1, 1, 1]) {
+            _ if pair => TmaReach::Pair,
             Some(mask) => {
                 let Some(mask) = self.term(mask, 0) else {
                     return;
                 };
-                let mask = self.convert(mask, Ty::I32);
-                operands.push(("mask".to_owned(), mask, 0));
-                tma_multicast_template(coords.len())
+                operands.push((self.convert(mask, Ty::I32), 0));
+                TmaReach::Multicast
             }
-            None => tma_load_template(coords.len()),
+            None => TmaReach::Block,
         };
-        self.push_effect(Op::Atom {
-            template,
-            operands,
-            registers: vec![("coords".to_owned(), words)],
-            output: None,
-            warp: None,
-            predicate: None,
-        });
+        operands.extend(words.into_iter().map(|word| (word, 0)));
+        let Some(rank) = self.tma_rank(coords.len()) else {
+            return;
+        };
+        self.push_intrinsic(Intrinsic::TmaLoad { rank, reach }, operands);
     }
 
     /// `prefetch.tensormap` of the tensor map `map`.
@@ -190,17 +146,25 @@ impl Builder<'_> {
         let Some((map, words)) = self.tma_map_and_coords(map, coords) else {
             return;
         };
-        self.push_effect(Op::Atom {
-            template: tma_store_template(coords.len()),
-            operands: vec![
-                ("map".to_owned(), map, 0),
-                ("src".to_owned(), address, offset),
-            ],
-            registers: vec![("coords".to_owned(), words)],
-            output: None,
-            warp: None,
-            predicate: None,
-        });
+        let Some(rank) = self.tma_rank(coords.len()) else {
+            return;
+        };
+        let operands = [(map, 0), (address, offset)]
+            .into_iter()
+            .chain(words.into_iter().map(|word| (word, 0)))
+            .collect();
+        self.push_intrinsic(Intrinsic::TmaStore { rank }, operands);
+    }
+
+    /// A TMA box's rank as an instruction parameter (the checker allows 1 to 5).
+    fn tma_rank(&mut self, rank: usize) -> Option<u32> {
+        let rank = u32::try_from(rank)
+            .ok()
+            .filter(|rank| (1..=5).contains(rank));
+        if rank.is_none() {
+            self.unsupported("a TMA box of more than 5 dimensions".to_owned());
+        }
+        rank
     }
 
     /// The shared address (register and immediate) of `tile`'s first element, whose

@@ -1,13 +1,13 @@
-//! Hopper's (sm_90) asynchronous instructions: TMA loads and stores and wgmma,
-//! recognised from the templates `lower/src/hopper.rs` and the stdlib's wgmma atom
-//! write, and the typed intrinsics (mbarrier operations, named and cluster barriers,
-//! bulk-group commits and waits, fences, `setmaxnreg`, the tensor-map prefetch), mapped
-//! by their kind ([`intrinsic`]). Instructions whose effect the emulator's order of
+//! Hopper's (sm_90) asynchronous instructions: wgmma, recognised from the templates
+//! `lower/src/hopper.rs` and the stdlib's wgmma atom write, and the typed intrinsics
+//! (mbarrier operations, named and cluster barriers, TMA loads and stores, bulk-group
+//! commits and waits, fences, `setmaxnreg`, the tensor-map prefetch, `elect.sync`),
+//! mapped by their kind ([`intrinsic`]). Instructions whose effect the emulator's order of
 //! execution already gives are [`Hopper::Ordering`].
 //!
 //! What each does is in `thread/hopper.rs` (one thread) and `wgmma.rs` (a warpgroup).
 
-use kir::{Fence, Intrinsic};
+use kir::{Fence, Intrinsic, TmaReach};
 
 use crate::atoms::wgmma::WgmmaShape;
 
@@ -126,6 +126,14 @@ pub fn intrinsic(intrinsic: &Intrinsic) -> Hopper {
         | Intrinsic::SetMaxNReg { .. }
         | Intrinsic::PrefetchTensorMap => Hopper::Ordering,
         Intrinsic::Elect => Hopper::Elect,
+        Intrinsic::TmaLoad { rank, reach } => Hopper::TmaLoad {
+            rank: rank as usize,
+            multicast: reach == TmaReach::Multicast,
+            pair: reach == TmaReach::Pair,
+        },
+        Intrinsic::TmaStore { rank } => Hopper::TmaStore {
+            rank: rank as usize,
+        },
     }
 }
 
@@ -133,19 +141,12 @@ pub fn intrinsic(intrinsic: &Intrinsic) -> Hopper {
 pub fn parse(template: &str) -> Option<Hopper> {
     let template = template.trim();
     let head = template.split_whitespace().next()?;
-    // A multicast load converts its mask in a block of its own.
-    if head == "{{" {
-        let tensor =
-            (template.split_whitespace()).find(|word| word.starts_with("cp.async.bulk.tensor."))?;
-        return bulk_tensor(tensor);
-    }
     let hopper = match head {
         "wgmma.fence.sync.aligned;" => Hopper::WgmmaFence,
         "wgmma.commit_group.sync.aligned;" => Hopper::WgmmaCommit,
         "wgmma.wait_group.sync.aligned" => Hopper::WgmmaWait {
             pending: group_count(template)?,
         },
-        _ if head.starts_with("cp.async.bulk.tensor.") => bulk_tensor(head)?,
         _ if head.starts_with("wgmma.mma_async.sync.aligned.") => wgmma(template, head)?,
         _ => return None,
     };
@@ -156,36 +157,6 @@ pub fn parse(template: &str) -> Option<Hopper> {
 fn group_count(template: &str) -> Option<u32> {
     let count = template.split_whitespace().nth(1)?;
     count.trim_end_matches(';').parse().ok()
-}
-
-/// `cp.async.bulk.tensor.2d.shared::cluster.global...` (a load) or
-/// `cp.async.bulk.tensor.2d.global.shared::cta...` (a store).
-fn bulk_tensor(head: &str) -> Option<Hopper> {
-    let rest = head.strip_prefix("cp.async.bulk.tensor.")?;
-    let (dimensions, direction) = rest.split_once('.')?;
-    let rank: usize = dimensions.strip_suffix('d')?.parse().ok()?;
-    if !(1..=5).contains(&rank) {
-        return None;
-    }
-    let (pair, direction) = match direction.strip_prefix("cta_group::2.") {
-        Some(direction) => (true, direction),
-        None => (false, direction),
-    };
-    if let Some(rest) =
-        direction.strip_prefix("shared::cluster.global.mbarrier::complete_tx::bytes")
-    {
-        let multicast = rest == ".multicast::cluster";
-        let load = Hopper::TmaLoad {
-            rank,
-            multicast,
-            pair,
-        };
-        (rest.is_empty() || multicast && !pair).then_some(load)
-    } else if direction.starts_with("global.shared::cta") {
-        Some(Hopper::TmaStore { rank })
-    } else {
-        None
-    }
 }
 
 /// `wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {{d}}, {desc_a}, {desc_b}, 1,
@@ -244,36 +215,6 @@ mod tests {
 
     #[test]
     fn the_lowered_templates_are_recognised() {
-        let load = "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [{dst}], [{map}, {{coords}}], [{bar}];";
-        assert_eq!(
-            parse(load),
-            Some(Hopper::TmaLoad {
-                rank: 2,
-                multicast: false,
-                pair: false
-            })
-        );
-        let pair = "{{ .reg .b32 %even; .reg .b32 %leader; mov.u32 %even, %cluster_ctarank; and.b32 %even, %even, 0xFFFFFFFE; mapa.shared::cluster.u32 %leader, {bar}, %even; cp.async.bulk.tensor.2d.cta_group::2.shared::cluster.global.mbarrier::complete_tx::bytes [{dst}], [{map}, {{coords}}], [%leader]; }}";
-        assert_eq!(
-            parse(pair),
-            Some(Hopper::TmaLoad {
-                rank: 2,
-                multicast: false,
-                pair: true
-            })
-        );
-        let multicast = "{{ .reg .b16 %mask; cvt.u16.u32 %mask, {mask}; cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [{dst}], [{map}, {{coords}}], [{bar}], %mask; }}";
-        assert_eq!(
-            parse(multicast),
-            Some(Hopper::TmaLoad {
-                rank: 2,
-                multicast: true,
-                pair: false
-            })
-        );
-        let store =
-            "cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [{map}, {{coords}}], [{src}];";
-        assert_eq!(parse(store), Some(Hopper::TmaStore { rank: 3 }));
         let mma = "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {{d}}, {desc_a}, {desc_b}, {scale_d}, 1, 1, 0, 1;";
         let want = Hopper::Wgmma(WgmmaShape {
             n: 256,
@@ -335,6 +276,16 @@ mod tests {
             registers: 232,
         };
         assert_eq!(intrinsic(&registers), Hopper::Ordering);
+        let pair = Intrinsic::TmaLoad {
+            rank: 2,
+            reach: TmaReach::Pair,
+        };
+        let want = Hopper::TmaLoad {
+            rank: 2,
+            multicast: false,
+            pair: true,
+        };
+        assert_eq!(intrinsic(&pair), want);
         // Their PTX is no model: nothing writes it as an atom any more.
         assert_eq!(parse("bar.sync 1, 256;"), None);
     }

@@ -123,19 +123,16 @@ impl Remote {
     }
 }
 
-/// The operand named `name` of an atom (its placeholder) or an intrinsic (its row's
-/// role): a value and a byte offset.
+/// The operand named `name` of an intrinsic (its row's role): a value and a byte offset.
 fn named_operand(op: &Op, name: &str) -> Option<(ValueId, i64)> {
-    match op {
-        Op::Atom { operands, .. } => (operands.iter())
-            .find(|(operand, _, _)| operand == name)
-            .map(|(_, value, offset)| (*value, *offset)),
-        Op::Intrinsic {
-            intrinsic,
-            operands,
-        } => operands.get(intrinsic.operand_index(name)?).copied(),
-        _ => None,
-    }
+    let Op::Intrinsic {
+        intrinsic,
+        operands,
+    } = op
+    else {
+        return None;
+    };
+    operands.get(intrinsic.operand_index(name)?).copied()
 }
 
 /// Writes a TMA box's `image` at `start` as `who`, in 16-byte pieces: the box starts at

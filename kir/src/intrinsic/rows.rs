@@ -3,7 +3,7 @@
 //! instruction's section: its scope, `.aligned` meaning converged, its target
 //! requirement).
 
-use super::{Effects, Fence, Intrinsic, Role, RoleKind, Row, Scope, Target};
+use super::{Effects, Fence, Intrinsic, Role, RoleKind, Row, Scope, Target, TmaReach};
 use crate::ir::{Space, Ty};
 
 pub(super) const SETMAXNREG_INC: usize = 0;
@@ -26,6 +26,10 @@ pub(super) const BULK_WAIT_READ: usize = 16;
 pub(super) const BULK_WAIT: usize = 17;
 pub(super) const PREFETCH_TENSOR_MAP: usize = 18;
 pub(super) const ELECT: usize = 19;
+pub(super) const TMA_LOAD: usize = 20;
+pub(super) const TMA_LOAD_MULTICAST: usize = 21;
+pub(super) const TMA_LOAD_PAIR: usize = 22;
+pub(super) const TMA_STORE: usize = 23;
 
 const SM80: Target = Target {
     sm: 80,
@@ -37,6 +41,10 @@ const SM90: Target = Target {
 };
 const SM90A: Target = Target {
     sm: 90,
+    arch_specific: true,
+};
+const SM100A: Target = Target {
+    sm: 100,
     arch_specific: true,
 };
 
@@ -77,6 +85,7 @@ const fn plain(name: &'static str, build: fn(&[u32]) -> Option<Intrinsic>) -> Ro
         name,
         numbers: &[],
         operands: &[],
+        list: None,
         results: &[],
         scope: Scope::Thread,
         convergent: false,
@@ -150,7 +159,7 @@ fn only(numbers: &[u32], intrinsic: Intrinsic) -> Option<Intrinsic> {
 }
 
 /// Every row, at the index [`Intrinsic::row`] gives its kind.
-pub static ROWS: [Row; 20] = [
+pub static ROWS: [Row; 24] = [
     Row {
         numbers: &["registers"],
         scope: Scope::Warpgroup,
@@ -276,7 +285,80 @@ pub static ROWS: [Row; 20] = [
         convergent: true,
         ..plain("elect_one", |n| only(n, Intrinsic::Elect))
     },
+    tma_load_row("tma_load", &[DST, MAP, BAR], TmaReach::Block),
+    tma_load_row(
+        "tma_load_multicast",
+        &[DST, MAP, BAR, value("mask")],
+        TmaReach::Multicast,
+    ),
+    // `mapa` takes the barrier's address in a register, without an offset.
+    Row {
+        target: SM100A,
+        ..tma_load_row("tma_load_pair", &[DST, MAP, value("bar")], TmaReach::Pair)
+    },
+    Row {
+        numbers: &["rank"],
+        operands: &[MAP, SRC],
+        list: Some(COORD),
+        effects: Effects {
+            reads: &[Space::Shared],
+            writes: &[Space::Global],
+            async_proxy: true,
+            orders: false,
+        },
+        ..plain("tma_store", |n| match *n {
+            [rank] if (1..=5).contains(&rank) => Some(Intrinsic::TmaStore { rank }),
+            _ => None,
+        })
+    },
 ];
+
+/// A TMA copy's tensor map, a generic address.
+const MAP: Role = Role {
+    name: "map",
+    kind: RoleKind::Value(Ty::I64),
+};
+/// A TMA load's destination tile.
+const DST: Role = Role {
+    name: "dst",
+    kind: RoleKind::Address(Space::Shared),
+};
+/// A TMA store's source tile.
+const SRC: Role = Role {
+    name: "src",
+    kind: RoleKind::Address(Space::Shared),
+};
+/// A TMA box's coordinate in one dimension.
+const COORD: Role = value("coords");
+
+/// A TMA load's row, of `reach`, on `operands` and then its coordinates.
+const fn tma_load_row(name: &'static str, operands: &'static [Role], reach: TmaReach) -> Row {
+    let build: fn(&[u32]) -> Option<Intrinsic> = match reach {
+        TmaReach::Block => |n| tma_load(TmaReach::Block, n),
+        TmaReach::Multicast => |n| tma_load(TmaReach::Multicast, n),
+        TmaReach::Pair => |n| tma_load(TmaReach::Pair, n),
+    };
+    Row {
+        numbers: &["rank"],
+        operands,
+        list: Some(COORD),
+        effects: Effects {
+            reads: &[Space::Global],
+            writes: &[Space::Shared],
+            async_proxy: true,
+            orders: false,
+        },
+        ..plain(name, build)
+    }
+}
+
+/// A TMA load of a box of 1 to 5 dimensions.
+fn tma_load(reach: TmaReach, numbers: &[u32]) -> Option<Intrinsic> {
+    match *numbers {
+        [rank] if (1..=5).contains(&rank) => Some(Intrinsic::TmaLoad { rank, reach }),
+        _ => None,
+    }
+}
 
 /// A bulk group wait of up to 63 pending groups (the immediate's range).
 fn bulk_wait(read: bool, numbers: &[u32]) -> Option<Intrinsic> {
