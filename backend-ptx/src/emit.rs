@@ -77,6 +77,7 @@ pub fn emit_module(
         // absolute shared addresses (lowering aligns such buffers to it).
         out.push_str(".extern .shared .align 1024 .b8 cuk_shared[];\n\n");
     }
+    intrinsics::beyond(kernels, target).map_or(Ok(()), Err)?;
     // Each kernel's text depends on that kernel alone: they are written in parallel
     // and joined in order (the first kernel that cannot be emitted says why).
     let texts: Vec<Result<String, String>> = kernels

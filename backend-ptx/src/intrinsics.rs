@@ -12,7 +12,8 @@
 //! `mbarrier.arrive`'s default semantics (release, CTA scope), as CUTLASS's
 //! `ClusterBarrier::arrive(cta_id)` does.
 
-use kir::{Fence, Inst, Intrinsic, Op, TmaReach, ValueId};
+use cute::Target;
+use kir::{Fence, Inst, Intrinsic, Op, TmaReach, ValueId, Verified};
 
 use super::Emitter;
 use super::memory::address_text;
@@ -51,6 +52,31 @@ pub(super) fn sets_registers(body: &[Inst]) -> bool {
         );
     });
     found
+}
+
+/// The first intrinsic of `kernels` that `target` lacks (its row's least target is
+/// newer), in words: the checker refuses such calls in source (E0212), so only
+/// hand-written KIR meets this.
+pub(super) fn beyond(kernels: &[Verified], target: Target) -> Option<String> {
+    let mut newer = None;
+    for kernel in kernels {
+        super::each_instruction(&kernel.body, &mut |inst| {
+            if let Op::Intrinsic { intrinsic, .. } = &inst.op {
+                let row = intrinsic.row();
+                if row.target.sm > target.arch() && newer.is_none() {
+                    newer = Some(row);
+                }
+            }
+        });
+    }
+    newer.map(|row| {
+        format!(
+            "`{}` needs sm_{} or newer, not {}",
+            row.name,
+            row.target.sm,
+            target.name()
+        )
+    })
 }
 
 /// The PTX of `intrinsic` on `operands`, each already written as PTX (a register, or

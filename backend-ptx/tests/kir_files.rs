@@ -134,6 +134,22 @@ fn every_intrinsic_row_has_a_golden_ptxas_assembles() {
 }
 
 #[test]
+fn an_intrinsic_the_target_lacks_is_not_emitted() {
+    let text = std::fs::read_to_string(folder().join("intrinsics.kir")).unwrap();
+    let verified = kir::verify(kir::from_text(&text).unwrap()).unwrap();
+    let options = EmitOptions {
+        source_name: None,
+        line_info_path: None,
+        line_info: None,
+    };
+    let error = emit_module(&[verified], Target::Sm80, &options).unwrap_err();
+    assert_eq!(
+        error,
+        "`fence_barrier_init` needs sm_90 or newer, not sm_80"
+    );
+}
+
+#[test]
 fn every_rejected_kir_file_fails_with_its_message() {
     let rejects = files(&folder().join("reject"), ".kir");
     assert!(rejects.len() >= 5, "{rejects:?}");

@@ -207,12 +207,19 @@ pub static ROWS: [Row; 24] = [
         &[value("id")],
         |n| named_barrier(true, n),
     ),
-    mbarrier_row("mbarrier_init", &[BAR, value("count")], |n| {
-        only(n, Intrinsic::MbarrierInit)
-    }),
-    mbarrier_row("mbarrier_arrive", &[BAR], |n| {
-        only(n, Intrinsic::MbarrierArrive)
-    }),
+    // Init and a local arrival are sm_80's; `try_wait`, `expect_tx` and `mapa` sm_90's.
+    Row {
+        target: SM80,
+        ..mbarrier_row("mbarrier_init", &[BAR, value("count")], |n| {
+            only(n, Intrinsic::MbarrierInit)
+        })
+    },
+    Row {
+        target: SM80,
+        ..mbarrier_row("mbarrier_arrive", &[BAR], |n| {
+            only(n, Intrinsic::MbarrierArrive)
+        })
+    },
     Row {
         effects: Effects {
             async_proxy: true,
