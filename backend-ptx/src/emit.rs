@@ -7,12 +7,14 @@
 //! Integer operands that are constants become immediates; with line info on, a
 //! `.loc` precedes each instruction (inside regions too) whose source line differs
 //! from the previous one. Straight-line instructions are here, in [`arithmetic`] and
-//! in [`memory`]; loops and branches become labels, branches and moves
-//! ([`control`]).
+//! in [`memory`], intrinsics in [`intrinsics`]; loops and branches become labels,
+//! branches and moves ([`control`]).
 
 mod arithmetic;
 mod control;
 mod division;
+#[path = "intrinsics.rs"]
+mod intrinsics;
 mod memory;
 mod tied;
 mod warp;
@@ -75,6 +77,7 @@ pub fn emit_module(
         // absolute shared addresses (lowering aligns such buffers to it).
         out.push_str(".extern .shared .align 1024 .b8 cuk_shared[];\n\n");
     }
+    intrinsics::beyond(kernels, target).map_or(Ok(()), Err)?;
     // Each kernel's text depends on that kernel alone: they are written in parallel
     // and joined in order (the first kernel that cannot be emitted says why).
     let texts: Vec<Result<String, String>> = kernels
@@ -220,13 +223,7 @@ impl<'k, 'o> Emitter<'k, 'o> {
             .collect();
         if let [x, y, z] = block.as_slice() {
             let _ = writeln!(out, ".maxntid {x}, {y}, {z}");
-            // setmaxnreg takes effect only when ptxas knows the register count at entry,
-            // which `.maxntid` with `.minnctapersm` gives it (HOPPER-BLACKWELL.md A.10).
-            let mut reconfigures = false;
-            each_instruction(&self.kernel.body, &mut |inst| {
-                reconfigures |= matches!(&inst.op, Op::Atom { template, .. } if template.starts_with("setmaxnreg"));
-            });
-            if reconfigures {
+            if intrinsics::sets_registers(&self.kernel.body) {
                 out.push_str(".minnctapersm 1\n");
             }
         }
@@ -380,6 +377,12 @@ impl<'k, 'o> Emitter<'k, 'o> {
             Op::Load { .. } | Op::Store { .. } | Op::Atom { .. } | Op::Atomic { .. } => {
                 self.memory(inst)?;
             }
+            Op::Intrinsic {
+                intrinsic,
+                operands,
+            } => self
+                .intrinsic(intrinsic, operands, &inst.results)
+                .ok_or("an intrinsic lacks operands")?,
             Op::Barrier => self.emit("bar.sync 0;"),
             Op::WarpBarrier => self.emit("bar.warp.sync -1;"),
             Op::CpAsyncCommit => self.emit("cp.async.commit_group;"),

@@ -1,7 +1,9 @@
 //! KIR to PTX as data: each `tests/kir/NAME.kir` (KIR's text form, written by hand)
-//! is read, verified and emitted for every target, with line info whose lines are the
-//! `.kir` file's, and must equal its golden `tests/kir/NAME.TARGET.ptx`; every golden
-//! is assembled by the real ptxas for its target, with no local memory. Each
+//! is read, verified and emitted for every target (or those a `// targets: ...` comment
+//! line names), with line info whose lines are the `.kir` file's, and must equal its
+//! golden `tests/kir/NAME.TARGET.ptx`; every golden is assembled by the real ptxas for
+//! its target, with no local memory. `intrinsics.kir` and `intrinsics_sm100.kir` hold
+//! every intrinsic row. Each
 //! `tests/kir/reject/NAME.kir` must fail to read or verify with the message its first
 //! line gives after `// error: `.
 //!
@@ -60,7 +62,7 @@ fn every_kir_file_emits_its_golden_ptx_which_ptxas_assembles() {
     assert!(kir_files.len() >= 10, "{kir_files:?}");
     let mut stale = Vec::new();
     for path in &kir_files {
-        for target in Target::ALL {
+        for target in targets(path) {
             let ptx = emit(path, target);
             let golden = folder().join(format!("{}.{}.ptx", stem(path), target.name()));
             if bless {
@@ -89,6 +91,61 @@ fn every_kir_file_emits_its_golden_ptx_which_ptxas_assembles() {
         "these goldens are stale or missing; check the change and rewrite them with \
          `CUK_BLESS=1 cargo test -p backend-ptx --test kir_files`:\n{}",
         stale.join("\n")
+    );
+}
+
+/// The targets the file's `// targets: sm_90a sm_100a` line names, else every target.
+fn targets(path: &Path) -> Vec<Target> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let Some(names) = text
+        .lines()
+        .find_map(|line| line.strip_prefix("// targets: "))
+    else {
+        return Target::ALL.to_vec();
+    };
+    let targets: Vec<Target> = Target::ALL
+        .into_iter()
+        .filter(|target| names.split_whitespace().any(|name| name == target.name()))
+        .collect();
+    assert_eq!(
+        targets.len(),
+        names.split_whitespace().count(),
+        "{}: `{names}` names a target cukc does not have",
+        path.display()
+    );
+    targets
+}
+
+#[test]
+fn every_intrinsic_row_has_a_golden_ptxas_assembles() {
+    let mut named: Vec<&str> = Vec::new();
+    for file in ["intrinsics.kir", "intrinsics_sm100.kir"] {
+        let text = std::fs::read_to_string(folder().join(file)).unwrap();
+        let kernel = kir::from_text(&text).unwrap();
+        named.extend(kernel.body.iter().filter_map(|inst| match &inst.op {
+            kir::Op::Intrinsic { intrinsic, .. } => Some(intrinsic.row().name),
+            _ => None,
+        }));
+    }
+    named.sort_unstable();
+    let mut rows: Vec<&str> = kir::intrinsic::ROWS.iter().map(|row| row.name).collect();
+    rows.sort_unstable();
+    assert_eq!(named, rows, "tests/kir/intrinsics*.kir hold each row once");
+}
+
+#[test]
+fn an_intrinsic_the_target_lacks_is_not_emitted() {
+    let text = std::fs::read_to_string(folder().join("intrinsics.kir")).unwrap();
+    let verified = kir::verify(kir::from_text(&text).unwrap()).unwrap();
+    let options = EmitOptions {
+        source_name: None,
+        line_info_path: None,
+        line_info: None,
+    };
+    let error = emit_module(&[verified], Target::Sm80, &options).unwrap_err();
+    assert_eq!(
+        error,
+        "`fence_barrier_init` needs sm_90 or newer, not sm_80"
     );
 }
 

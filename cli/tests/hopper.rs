@@ -11,23 +11,23 @@ mod build;
 use build::{assemble, assemble_without_local_memory, build_errors, cukc, emit};
 
 /// The files that build, with what their KIR must show.
-const FILES: [(&str, &[&str]); 8] = [
+const FILES: [(&str, &[&str]); 9] = [
     (
         "mbarrier_phases",
         &[
-            "mbarrier.init.shared::cta.b64",
-            "fence.mbarrier_init.release.cluster",
-            "mbarrier.arrive.shared::cta.b64",
-            "mbarrier.try_wait.parity.shared::cta.b64",
+            "mbarrier_init [",
+            "fence_barrier_init",
+            "mbarrier_arrive [",
+            "mbarrier_wait [",
         ],
     ),
     (
         "tma_tile_copy",
         &[
             "tensor_map %2 modes(1, 0) box(64, 64) swizzle(128)",
-            "prefetch.tensormap [{map}]",
-            "mbarrier.arrive.expect_tx.shared::cta.b64",
-            "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes",
+            "prefetch_tensor_map %",
+            "mbarrier_arrive_expect_tx [",
+            "tma_load rank=2 [",
             "const 8192",
         ],
     ),
@@ -36,9 +36,9 @@ const FILES: [(&str, &[&str]); 8] = [
         &[
             "launch grid(ceil_div(%0, 64), (2 * ceil_div(%1, 128)), 1) block(128, 1, 1) cluster(1, 2, 1)",
             "block_rank_in_cluster",
-            "barrier.cluster.arrive.release.aligned",
-            "barrier.cluster.wait.acquire.aligned",
-            ".multicast::cluster",
+            "cluster_arrive",
+            "cluster_wait",
+            "tma_load_multicast rank=2 [",
         ],
     ),
     (
@@ -74,6 +74,7 @@ const FILES: [(&str, &[&str]); 8] = [
         "attention_tile",
         &["{{d}}, {{a}}, {desc_b}", "shuffle.xor", "exp2"],
     ),
+    ("elect_one", &[":pred = elect_one"]),
 ];
 
 /// The wgmma kernels, for sm_90a only (wgmma does not exist on sm_100a).
@@ -118,6 +119,17 @@ fn an_sm80_build_names_each_hopper_instruction_at_its_line() {
         );
     }
     assert!(stderr.contains("[E0212]"), "{stderr}");
+}
+
+#[test]
+fn elect_one_in_an_sm80_build_is_an_error_at_the_call() {
+    let stderr = build_errors("tests/hopper/elect_one.cuk", "sm_80");
+    assert!(
+        stderr.contains("[E0212]")
+            && stderr.contains("elect_one.cuk:25:")
+            && stderr.contains("elect_one"),
+        "{stderr}"
+    );
 }
 
 #[test]

@@ -7,8 +7,10 @@
 //! `ldmatrix` and `stmatrix` ([`matrix`]) and `mma.sync` ([`mma`]), which the whole
 //! warp executes at once (the block completes them when all 32 lanes are there) and
 //! whose data movement comes from the thread-value layouts the instruction carries
-//! ([`kir::WarpAtom`]), not from a table here; Hopper's mbarriers, TMA and named
-//! barriers ([`hopper`], executed in `thread/hopper.rs`) and `wgmma` ([`wgmma`]), which a
+//! ([`kir::WarpAtom`]), not from a table here; Hopper's TMA, mbarriers, fences, named
+//! and cluster barriers and `elect.sync` (typed [`kir::Intrinsic`]s, which
+//! [`hopper::intrinsic`] maps to its model by their kind, never their text; executed in
+//! `thread/hopper.rs`) and `wgmma` ([`wgmma`]), which a
 //! whole warpgroup executes at once; Blackwell's tcgen05 instructions ([`tcgen05`]: tensor
 //! memory allocation by a warp, in `block/tcgen05.rs`; commits, fences and waits by one
 //! thread, in `thread/tcgen05.rs`). A new model is a module with a parser returning its
@@ -71,7 +73,8 @@ pub fn model(template: &str, warp: Option<&WarpAtom>) -> Option<Model> {
     }
 }
 
-/// Every atom instruction of a kernel with its model, read once before a launch.
+/// Every atom instruction (and intrinsic) of a kernel with its model, read once before
+/// a launch.
 #[derive(Default)]
 pub struct Models {
     /// By the instruction's address (the kernel is borrowed for the whole launch).
@@ -79,7 +82,7 @@ pub struct Models {
 }
 
 impl Models {
-    /// The models of `kernel`'s atoms.
+    /// The models of `kernel`'s atoms and intrinsics.
     pub fn of(kernel: &Kernel) -> Models {
         let mut models = Models::default();
         models.collect(&kernel.body);
@@ -88,9 +91,16 @@ impl Models {
 
     fn collect(&mut self, body: &[Inst]) {
         for inst in body {
-            if let Op::Atom { template, warp, .. } = &inst.op {
-                self.by_instruction
-                    .insert(key(inst), model(template, warp.as_deref()));
+            match &inst.op {
+                Op::Atom { template, warp, .. } => {
+                    let model = model(template, warp.as_deref());
+                    self.by_instruction.insert(key(inst), model);
+                }
+                Op::Intrinsic { intrinsic, .. } => {
+                    let model = Model::Hopper(hopper::intrinsic(intrinsic));
+                    self.by_instruction.insert(key(inst), Some(model));
+                }
+                _ => {}
             }
             for region in inst.op.regions() {
                 self.collect(&region.body);
@@ -98,7 +108,7 @@ impl Models {
         }
     }
 
-    /// The model of atom instruction `inst`.
+    /// The model of atom instruction or intrinsic `inst`.
     pub fn get(&self, inst: &Inst) -> Option<&Model> {
         self.by_instruction.get(&key(inst)).and_then(Option::as_ref)
     }

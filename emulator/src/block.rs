@@ -16,7 +16,7 @@
 mod hopper;
 mod tcgen05;
 
-use kir::{Inst, Kernel, Op, ShuffleMode};
+use kir::{Inst, Intrinsic, Kernel, Op, ShuffleMode};
 use lang::Span;
 
 use crate::atoms::hopper::Hopper;
@@ -297,6 +297,7 @@ fn collective_name(inst: &Inst) -> &'static str {
         Op::Shuffle { .. } => "shuffle",
         Op::Barrier => "barrier",
         Op::Atom { .. } => "warp-collective atom",
+        Op::Intrinsic { intrinsic, .. } => intrinsic.row().name,
         _ => "syncwarp",
     }
 }
@@ -360,6 +361,18 @@ fn complete(
                 });
             };
             thread.set(inst.results[0], *bits);
+        }
+    } else if let Op::Intrinsic {
+        intrinsic: Intrinsic::Elect,
+        ..
+    } = &inst.op
+    {
+        // The PTX ISA leaves the leader to the hardware (the same lane each time): the
+        // emulator elects the warp's last lane, so that code taking lane 0 for the
+        // leader fails here. No memory ordering: the warp's epoch stays.
+        let last = lanes.len() - 1;
+        for (index, thread) in lanes.iter_mut().enumerate() {
+            thread.set(inst.results[0], u64::from(index == last));
         }
     } else {
         *warp_epoch += 1;

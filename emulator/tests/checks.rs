@@ -182,7 +182,7 @@ fn named_barrier_kernel(id: i32) -> String {
     format!(
         "kernel k {{\n{HEADER}  launch grid(1, 1, 1) block(32, 1, 1) smem(0 bytes)
   %0:i32 = const {id}
-  atom \"bar.sync {{id}}, 32;\" id=%0+0
+  named_barrier_sync_at threads=32 %0
 }}"
     )
 }
@@ -347,4 +347,43 @@ fn a_register_read_before_the_tmem_load_wait_faults() {
         fault.to_string().contains("before `tcgen05_wait_ld()`"),
         "{fault}"
     );
+}
+
+/// Each lane of a block of `threads` stores whether `elect_one` chose it.
+fn elect_kernel(threads: u32) -> String {
+    format!(
+        "kernel k {{
+  param 0 out: tensor i32 shape(64) strides(1)
+  launch grid(1, 1, 1) block({threads}, 1, 1) smem(0 bytes)
+  %0:i64 = param 0
+  %1:i32 = thread_idx.x
+  %2:pred = elect_one
+  %3:i32 = const 1
+  %4:i32 = const 0
+  %5:i32 = select %2, %3, %4
+  %6:i64 = convert %1
+  %7:i64 = const 2
+  %8:i64 = shl %6, %7
+  %9:i64 = add %0, %8
+  store.global [%9+0], %5
+}}"
+    )
+}
+
+#[test]
+fn elect_one_chooses_one_lane_of_each_warp_and_not_lane_zero() {
+    // The PTX ISA leaves the lane to the hardware; the emulator takes each warp's last,
+    // so that a kernel assuming lane 0 fails under emulation.
+    for threads in [64, 48] {
+        let kernel = from_kir(&elect_kernel(threads));
+        let mut device = Device::default();
+        let out = device.i32s(&[-1; 64]);
+        device.run(&kernel, &[Arg::Tensor(out)]);
+        let chosen: Vec<usize> = (device.read_i32(out, threads as usize).iter())
+            .enumerate()
+            .filter_map(|(lane, elected)| (*elected == 1).then_some(lane))
+            .collect();
+        let last = threads as usize - 1;
+        assert_eq!(chosen, [31, last], "{threads} threads");
+    }
 }

@@ -7,6 +7,7 @@
 
 use lang::Span;
 
+use crate::intrinsic::Intrinsic;
 use crate::signature::Signature;
 use crate::warp::WarpAtom;
 
@@ -398,6 +399,15 @@ pub enum Op {
         warp: Option<Box<WarpAtom>>,
         /// Whether to issue it at all.
         predicate: Option<ValueId>,
+    },
+    /// A hardware instruction described by its [`crate::intrinsic::Row`]: its operands
+    /// in the row's order, each a value and a byte offset (nonzero only for an address
+    /// role); its results are the instruction's.
+    Intrinsic {
+        /// The instruction and its parameters.
+        intrinsic: Intrinsic,
+        /// The operands.
+        operands: Vec<(ValueId, i64)>,
     },
     /// `bar.sync 0`: every thread of the block.
     Barrier,

@@ -5,13 +5,15 @@
 //! only known at run time (thread and block indices, parameters), loads and stores
 //! with their memory space, vector width and a byte offset folded in, atom
 //! instructions from the stdlib's PTX templates (a warp-collective one with its
-//! thread-value layouts, [`warp`]), warp shuffles, atomics, barriers. Values live in one
+//! thread-value layouts, [`warp`]), hardware instructions as typed data, each described
+//! once by a static row ([`intrinsic`]), warp shuffles, atomics, barriers. Values live in one
 //! arena indexed by [`ValueId`]; every instruction carries the span of the source that
 //! produced it. Control flow is structured: a loop or branch is one instruction
 //! holding regions with parameters and yields ([`Region`]). [`verify`] checks the
 //! invariants; [`to_text`] prints a kernel and [`from_text`] reads it back.
 
 mod dead;
+pub mod intrinsic;
 pub mod ir;
 mod pure_key;
 mod read;
@@ -23,6 +25,9 @@ mod verify;
 pub mod warp;
 
 pub use dead::remove_dead_values;
+pub use intrinsic::{
+    Effects, Fence, Intrinsic, Role, RoleKind, Row, RowMismatch, Scope, Target, TmaReach,
+};
 pub use ir::{
     AtomicOp, BinOp, CmpOp, Inst, Kernel, Narrow, Op, Region, ShuffleMode, Space, Special, Ty,
     UnOp, ValueId,

@@ -5,6 +5,7 @@
 
 use std::fmt::Write;
 
+use crate::intrinsic::{Intrinsic, RoleKind};
 use crate::ir::{BinOp, CmpOp, Inst, Kernel, Narrow, Op, Special, UnOp, ValueId};
 
 /// `kernel` as text; `line_of` turns a byte offset into a 1-based source line.
@@ -254,6 +255,10 @@ fn instruction(kernel: &Kernel, inst: &Inst) -> String {
                 predicated(predicate)
             )
         }
+        Op::Intrinsic {
+            intrinsic,
+            operands,
+        } => intrinsic_text(intrinsic, operands),
         Op::Barrier => "barrier".to_owned(),
         Op::WarpBarrier => "warp_barrier".to_owned(),
         Op::CpAsyncCommit => "cp_async_commit".to_owned(),
@@ -283,6 +288,29 @@ fn instruction(kernel: &Kernel, inst: &Inst) -> String {
     } else {
         format!("{results} = {op}")
     }
+}
+
+/// `name number=N ... operands`, from the intrinsic's row: an operand is `[%3+8]` where
+/// its role is an address (or it has an offset, which only the verifier refuses), else
+/// `%3`.
+fn intrinsic_text(intrinsic: &Intrinsic, operands: &[(ValueId, i64)]) -> String {
+    let row = intrinsic.row();
+    let numbers = (row.numbers.iter().zip(intrinsic.numbers()))
+        .map(|(name, value)| format!("{name}={value}"));
+    let roles = (0..).map(|index| intrinsic.role(index).map(|role| role.kind));
+    let operands: Vec<String> = (operands.iter().zip(roles))
+        .map(|((value, offset), role)| match role {
+            Some(RoleKind::Value(_)) | None if *offset == 0 => format!("%{}", value.0),
+            _ => format!("[%{}+{offset}]", value.0),
+        })
+        .collect();
+    let mut parts: Vec<String> = std::iter::once(row.name.to_owned())
+        .chain(numbers)
+        .collect();
+    if !operands.is_empty() {
+        parts.push(operands.join(", "));
+    }
+    parts.join(" ")
 }
 
 fn axis(dimension: u8) -> char {

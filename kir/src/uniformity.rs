@@ -19,14 +19,16 @@
 //!
 //! [`mark_uniform`] sets each region instruction's `uniform` flag (the emitter then
 //! branches with `bra.uni`) and returns the warp-collective instructions (shuffles,
-//! `bar.warp.sync`, `.aligned` and `.sync` atoms) that sit under divergent control,
-//! where some lanes of the warp would not reach them, and the wgmma instructions under
-//! control that may differ between the warps of a warpgroup.
+//! `bar.warp.sync`, `.aligned` and `.sync` atoms, intrinsics their row says are
+//! convergent) that sit under divergent control, where some lanes of the warp would not
+//! reach them, and the wgmma instructions and warpgroup-convergent intrinsics
+//! (`setmaxnreg`) under control that may differ between the warps of a warpgroup.
 
 use rustc_hash::FxHashMap;
 
 use lang::Span;
 
+use crate::intrinsic::Scope;
 use crate::ir::{BinOp, CmpOp, Inst, Kernel, Op, Special, ValueId};
 
 /// What is known about a value across the threads of a warp.
@@ -165,9 +167,28 @@ impl Analysis {
                 self.collective(inst.span, "`syncwarp`", control);
                 Class::Uniform
             }
+            Op::Intrinsic { intrinsic, .. } => {
+                let row = intrinsic.row();
+                let what = format!("`{}`", row.name);
+                if row.convergent && row.scope == Scope::Warpgroup && control != Class::Uniform {
+                    self.collectives.push(Collective {
+                        span: inst.span,
+                        what,
+                        unit: "warpgroup",
+                    });
+                } else if row.convergent {
+                    self.collective(inst.span, &what, control);
+                }
+                // What it defines may differ between lanes (`elect_one` is one lane's).
+                if inst.results.is_empty() {
+                    Class::Uniform
+                } else {
+                    Class::Divergent
+                }
+            }
             Op::Atom { template, .. } => {
                 let what = format!("`{}`", template.split_whitespace().next().unwrap_or(""));
-                let warpgroup = template.starts_with("wgmma") || template.starts_with("setmaxnreg");
+                let warpgroup = template.starts_with("wgmma");
                 if warpgroup && control != Class::Uniform {
                     self.collectives.push(Collective {
                         span: inst.span,

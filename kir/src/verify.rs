@@ -225,6 +225,7 @@ impl Op {
                 )
                 .chain(*predicate)
                 .collect(),
+            Op::Intrinsic { operands, .. } => operands.iter().map(|(value, _)| *value).collect(),
             Op::For {
                 start, end, inits, ..
             } => [*start, *end]

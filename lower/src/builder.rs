@@ -295,6 +295,7 @@ impl<'t> Builder<'t> {
                 dtype,
                 ..
             } => self.shuffle(*mode, (value, lane), variable, *dtype),
+            Effect::Elect { variable, .. } => self.elect(variable),
             Effect::Atomic {
                 op,
                 tensor,

@@ -1,15 +1,13 @@
-//! Hopper's asynchronous machinery as atom instructions with fixed templates: the
-//! mbarrier operations on a barrier's shared address, the fences, and the wgmma group
-//! instructions. Their PTX forms are the ones `../shared/design/HOPPER-BLACKWELL.md`
-//! (A.3, A.4, A.7) lists as assembled by ptxas for sm_90a; anything that executes KIR
-//! (the CPU emulator) recognises them by these templates.
-//!
-//! `mbarrier_wait` is a loop inside its own PTX block, so its predicate and label are
-//! local to each use: `try_wait.parity` may give up after a time the hardware chooses,
-//! and the loop asks again until the phase has completed.
+//! Hopper's asynchronous machinery: the mbarrier operations on a barrier's shared
+//! address, the fences, named and cluster barriers, TMA loads and stores, bulk-group
+//! commits and waits, `setmaxnreg` and the tensor-map prefetch as [`kir::Intrinsic`]s
+//! (their PTX is `backend-ptx/src/intrinsics.rs`'s); the wgmma group instructions still
+//! as atom instructions with fixed templates, the forms
+//! `../shared/design/HOPPER-BLACKWELL.md` (A.4, A.7) lists as assembled by ptxas for
+//! sm_90a, which the CPU emulator recognises.
 
 use cute::Tensor;
-use kir::{Op, Ty, ValueId};
+use kir::{Fence, Intrinsic, Op, TmaReach, Ty, ValueId};
 use layout::SymInt;
 use trace::{AsyncSync, Mbarrier, Term};
 
@@ -17,72 +15,10 @@ use crate::blackwell;
 use crate::builder::Builder;
 use crate::memory::Place;
 
-/// `mbarrier.init`: `{bar}` the barrier, `{count}` the arrivals per phase.
-pub const MBARRIER_INIT: &str = "mbarrier.init.shared::cta.b64 [{bar}], {count};";
-/// `mbarrier.arrive`: one arrival on `{bar}`.
-pub const MBARRIER_ARRIVE: &str = "mbarrier.arrive.shared::cta.b64 _, [{bar}];";
-/// One arrival on the barrier at `{bar}`'s place in block `{cta}` of the cluster: `mapa`
-/// gives that block's `shared::cluster` address (`{bar}` a plain register, no offset).
-/// The arrival has `mbarrier.arrive`'s default semantics (release, CTA scope), as
-/// CUTLASS's `ClusterBarrier::arrive(cta_id)` does: a cluster-scope release on every
-/// consumer warp's arrival would cost the pipeline's throughput.
-pub const MBARRIER_ARRIVE_CLUSTER: &str = "{{ .reg .b32 %remote; mapa.shared::cluster.u32 %remote, {bar}, {cta}; mbarrier.arrive.shared::cluster.b64 _, [%remote]; }}";
-/// `mbarrier.arrive.expect_tx`: `{bytes}` more transaction bytes, then one arrival.
-pub const MBARRIER_ARRIVE_EXPECT_TX: &str =
-    "mbarrier.arrive.expect_tx.shared::cta.b64 _, [{bar}], {bytes};";
-/// `mbarrier.try_wait.parity` until the phase of parity `{parity}` has completed.
-pub const MBARRIER_WAIT: &str = "{{ .reg .pred %done; $wait: mbarrier.try_wait.parity.shared::cta.b64 %done, [{bar}], {parity}; @!%done bra $wait; }}";
-/// The thread arrives at the cluster barrier, its earlier writes released to the cluster.
-pub const CLUSTER_ARRIVE: &str = "barrier.cluster.arrive.release.aligned;";
-/// The thread waits until every thread of the cluster has arrived.
-pub const CLUSTER_WAIT: &str = "barrier.cluster.wait.acquire.aligned;";
-/// Barrier inits visible to the async proxy and the cluster.
-pub const FENCE_BARRIER_INIT: &str = "fence.mbarrier_init.release.cluster;";
-/// This thread's generic shared-memory writes visible to the async proxy.
-pub const FENCE_PROXY_ASYNC: &str = "fence.proxy.async.shared::cta;";
 /// Register accesses ordered before the following wgmmas.
 pub const WGMMA_FENCE: &str = "wgmma.fence.sync.aligned;";
 /// The wgmmas issued since the last commit become a group.
 pub const WGMMA_COMMIT: &str = "wgmma.commit_group.sync.aligned;";
-
-/// `cp.async.bulk.tensor` of a `rank`-dimensional box: `{dst}` the shared
-/// destination, `{map}` the tensor map's address, `{{coords}}` the box's first
-/// coordinates (innermost first), `{bar}` the mbarrier its bytes complete on.
-pub fn tma_load_template(rank: usize) -> String {
-    format!(
-        "cp.async.bulk.tensor.{rank}d.shared::cluster.global.mbarrier::complete_tx::bytes [{{dst}}], [{{map}}, {{{{coords}}}}], [{{bar}}];"
-    )
-}
-
-/// A TMA load multicast to the cluster's blocks in the 16-bit mask `{mask}` (given as
-/// 32 bits), otherwise as [`tma_load_template`]: the box lands at the same offset in
-/// each block and completes on each one's barrier at `{bar}`'s offset.
-pub fn tma_multicast_template(rank: usize) -> String {
-    format!(
-        "{{{{ .reg .b16 %mask; cvt.u16.u32 %mask, {{mask}}; cp.async.bulk.tensor.{rank}d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [{{dst}}], [{{map}}, {{{{coords}}}}], [{{bar}}], %mask; }}}}"
-    )
-}
-
-/// A CTA pair's TMA load (sm_100a, `.cta_group::2`): the box lands in this block, its
-/// bytes complete on the barrier at `{bar}`'s place (a plain register) in the even block
-/// of the pair, which `mapa` gives from this block's rank with its low bit cleared.
-pub fn tma_pair_template(rank: usize) -> String {
-    format!(
-        "{{{{ .reg .b32 %even; .reg .b32 %leader; mov.u32 %even, %cluster_ctarank; and.b32 %even, %even, 0xFFFFFFFE; mapa.shared::cluster.u32 %leader, {{bar}}, %even; cp.async.bulk.tensor.{rank}d.cta_group::2.shared::cluster.global.mbarrier::complete_tx::bytes [{{dst}}], [{{map}}, {{{{coords}}}}], [%leader]; }}}}"
-    )
-}
-
-/// The tensor map at generic address `{map}` into the cache.
-pub const PREFETCH_TENSOR_MAP: &str = "prefetch.tensormap [{map}];";
-
-/// `cp.async.bulk.tensor` store of a `rank`-dimensional box: `{map}` the tensor map's
-/// address, `{{coords}}` the box's first coordinates (innermost first), `{src}` the
-/// shared tile.
-pub fn tma_store_template(rank: usize) -> String {
-    format!(
-        "cp.async.bulk.tensor.{rank}d.global.shared::cta.bulk_group [{{map}}, {{{{coords}}}}], [{{src}}];"
-    )
-}
 
 impl Builder<'_> {
     /// An mbarrier operation on `tensor`'s element at layout value `index`. In a
@@ -105,32 +41,41 @@ impl Builder<'_> {
             self.unsupported("an mbarrier outside shared memory".to_owned());
             return;
         };
-        let (template, name) = match action {
-            Mbarrier::Init => (MBARRIER_INIT.to_owned(), "count"),
-            Mbarrier::Arrive => (MBARRIER_ARRIVE.to_owned(), ""),
-            Mbarrier::ArriveCluster => (MBARRIER_ARRIVE_CLUSTER.to_owned(), "cta"),
-            Mbarrier::ArriveExpectTx => (MBARRIER_ARRIVE_EXPECT_TX.to_owned(), "bytes"),
-            Mbarrier::Wait => (MBARRIER_WAIT.to_owned(), "parity"),
-            Mbarrier::Tcgen05Commit { pair } => (
-                blackwell::tcgen05_commit_template(pair, operand.is_some()),
-                "mask",
-            ),
-        };
+        // `mapa` takes the barrier's address in a register, without an offset.
         let (address, offset) = if action == Mbarrier::ArriveCluster && offset != 0 {
             let offset = self.constant(offset, Ty::I32);
             (self.binary(kir::BinOp::Add, address, offset), 0)
         } else {
             (address, offset)
         };
-        let mut operands = vec![("bar".to_owned(), address, offset)];
-        if let Some(operand) = operand {
-            let Some(value) = self.term(operand, 0) else {
+        let value = match operand {
+            Some(operand) => {
+                let Some(value) = self.term(operand, 0) else {
+                    return;
+                };
+                Some(self.convert(value, Ty::I32))
+            }
+            None => None,
+        };
+        let intrinsic = match action {
+            Mbarrier::Init => Intrinsic::MbarrierInit,
+            Mbarrier::Arrive => Intrinsic::MbarrierArrive,
+            Mbarrier::ArriveCluster => Intrinsic::MbarrierArriveCluster,
+            Mbarrier::ArriveExpectTx => Intrinsic::MbarrierArriveExpectTx,
+            Mbarrier::Wait => Intrinsic::MbarrierWait,
+            Mbarrier::Tcgen05Commit { pair } => {
+                let template = blackwell::tcgen05_commit_template(pair, value.is_some());
+                let operands = std::iter::once(("bar".to_owned(), address, offset))
+                    .chain(value.map(|mask| ("mask".to_owned(), mask, 0)))
+                    .collect();
+                self.push_effect_atom(template, operands);
                 return;
-            };
-            let value = self.convert(value, Ty::I32);
-            operands.push((name.to_owned(), value, 0));
-        }
-        self.push_effect_atom(template, operands);
+            }
+        };
+        let operands = std::iter::once((address, offset))
+            .chain(value.map(|value| (value, 0)))
+            .collect();
+        self.push_intrinsic(intrinsic, operands);
     }
 
     /// A TMA load of the box at `coords` (map order) through the tensor map `map`
@@ -167,40 +112,29 @@ impl Builder<'_> {
         let Some((map, words)) = self.tma_map_and_coords(map, coords) else {
             return;
         };
-        let mut operands = vec![
-            ("dst".to_owned(), address, offset),
-            ("map".to_owned(), map, 0),
-            ("bar".to_owned(), bar, bar_offset),
-        ];
-        let template = match multicast.filter(|_| self.trace.cluster != [1, 1, 1]) {
-            _ if pair => tma_pair_template(coords.len()),
+        let mut operands = vec![(address, offset), (map, 0), (bar, bar_offset)];
+        let reach = match multicast.filter(|_| self.trace.cluster != [1, 1, 1]) {
+            _ if pair => TmaReach::Pair,
             Some(mask) => {
                 let Some(mask) = self.term(mask, 0) else {
                     return;
                 };
-                let mask = self.convert(mask, Ty::I32);
-                operands.push(("mask".to_owned(), mask, 0));
-                tma_multicast_template(coords.len())
+                operands.push((self.convert(mask, Ty::I32), 0));
+                TmaReach::Multicast
             }
-            None => tma_load_template(coords.len()),
+            None => TmaReach::Block,
         };
-        self.push_effect(Op::Atom {
-            template,
-            operands,
-            registers: vec![("coords".to_owned(), words)],
-            output: None,
-            warp: None,
-            predicate: None,
-        });
+        operands.extend(words.into_iter().map(|word| (word, 0)));
+        let Some(rank) = self.tma_rank(coords.len()) else {
+            return;
+        };
+        self.push_intrinsic(Intrinsic::TmaLoad { rank, reach }, operands);
     }
 
     /// `prefetch.tensormap` of the tensor map `map`.
     pub(crate) fn tma_prefetch(&mut self, map: usize) {
         let map = self.pure(Op::Param(map), Ty::I64);
-        self.push_effect_atom(
-            PREFETCH_TENSOR_MAP.to_owned(),
-            vec![("map".to_owned(), map, 0)],
-        );
+        self.push_intrinsic(Intrinsic::PrefetchTensorMap, vec![(map, 0)]);
     }
 
     /// A TMA store of `source`'s tile through the tensor map `map` to the box at
@@ -212,17 +146,25 @@ impl Builder<'_> {
         let Some((map, words)) = self.tma_map_and_coords(map, coords) else {
             return;
         };
-        self.push_effect(Op::Atom {
-            template: tma_store_template(coords.len()),
-            operands: vec![
-                ("map".to_owned(), map, 0),
-                ("src".to_owned(), address, offset),
-            ],
-            registers: vec![("coords".to_owned(), words)],
-            output: None,
-            warp: None,
-            predicate: None,
-        });
+        let Some(rank) = self.tma_rank(coords.len()) else {
+            return;
+        };
+        let operands = [(map, 0), (address, offset)]
+            .into_iter()
+            .chain(words.into_iter().map(|word| (word, 0)))
+            .collect();
+        self.push_intrinsic(Intrinsic::TmaStore { rank }, operands);
+    }
+
+    /// A TMA box's rank as an instruction parameter (the checker allows 1 to 5).
+    fn tma_rank(&mut self, rank: usize) -> Option<u32> {
+        let rank = u32::try_from(rank)
+            .ok()
+            .filter(|rank| (1..=5).contains(rank));
+        if rank.is_none() {
+            self.unsupported("a TMA box of more than 5 dimensions".to_owned());
+        }
+        rank
     }
 
     /// The shared address (register and immediate) of `tile`'s first element, whose
@@ -245,26 +187,46 @@ impl Builder<'_> {
         Some((self.pure(Op::Param(map), Ty::I64), words))
     }
 
-    /// `bar.sync` / `bar.arrive`: the id a literal when it is a constant, else a
-    /// register (PTX takes either).
+    /// A named barrier: its id a parameter when it is a constant, else an operand
+    /// (PTX takes either).
     pub(crate) fn named_barrier(&mut self, arrive: bool, id: &Term, threads: i64) {
-        let way = if arrive { "arrive" } else { "sync" };
         let constant = match id {
             Term::Int(value, _) => value.as_constant(),
             _ => None,
         };
-        let (template, operands) = match constant {
-            Some(id) => (format!("bar.{way} {id}, {threads};"), Vec::new()),
+        let Ok(threads) = u32::try_from(threads) else {
+            self.unsupported(format!("a named barrier of {threads} threads"));
+            return;
+        };
+        let (id, operands) = match constant {
+            Some(id) => {
+                let Ok(id) = u32::try_from(id) else {
+                    self.unsupported(format!("named barrier {id}"));
+                    return;
+                };
+                (Some(id), Vec::new())
+            }
             None => {
                 let Some(value) = self.term(id, 0) else {
                     return;
                 };
-                let value = self.convert(value, Ty::I32);
-                let template = format!("bar.{way} {{id}}, {threads};");
-                (template, vec![("id".to_owned(), value, 0)])
+                (None, vec![(self.convert(value, Ty::I32), 0)])
             }
         };
-        self.push_effect_atom(template, operands);
+        let intrinsic = Intrinsic::NamedBarrier {
+            arrive,
+            id,
+            threads,
+        };
+        self.push_intrinsic(intrinsic, operands);
+    }
+
+    /// Appends the intrinsic `intrinsic` on `operands`, defining nothing.
+    pub(crate) fn push_intrinsic(&mut self, intrinsic: Intrinsic, operands: Vec<(ValueId, i64)>) {
+        self.push_effect(Op::Intrinsic {
+            intrinsic,
+            operands,
+        });
     }
 
     /// Appends an atom instruction that only reads `operands` (a barrier, a fence, a
@@ -284,32 +246,60 @@ impl Builder<'_> {
         });
     }
 
-    /// A fence, a wgmma group instruction or a tcgen05 wait.
+    /// A fence, a barrier, a group instruction or a tcgen05 wait.
     pub(crate) fn async_sync(&mut self, sync: AsyncSync) {
+        if let Some(intrinsic) = self.sync_intrinsic(sync) {
+            self.push_intrinsic(intrinsic, Vec::new());
+            return;
+        }
         let template = match sync {
-            AsyncSync::FenceBarrierInit => FENCE_BARRIER_INIT.to_owned(),
-            AsyncSync::FenceProxyAsync => FENCE_PROXY_ASYNC.to_owned(),
             AsyncSync::WgmmaFence => WGMMA_FENCE.to_owned(),
             AsyncSync::WgmmaCommit => WGMMA_COMMIT.to_owned(),
             AsyncSync::WgmmaWait(groups) => format!("wgmma.wait_group.sync.aligned {groups};"),
-            AsyncSync::BulkCommit => "cp.async.bulk.commit_group;".to_owned(),
-            AsyncSync::BulkWaitRead(groups) => format!("cp.async.bulk.wait_group.read {groups};"),
-            AsyncSync::BulkWaitAll => "cp.async.bulk.wait_group 0;".to_owned(),
-            AsyncSync::ClusterArrive => CLUSTER_ARRIVE.to_owned(),
-            AsyncSync::ClusterWait => CLUSTER_WAIT.to_owned(),
-            AsyncSync::SetMaxNReg {
-                increase,
-                registers,
-            } => {
-                let way = if increase { "inc" } else { "dec" };
-                format!("setmaxnreg.{way}.sync.aligned.u32 {registers};")
-            }
             AsyncSync::Tcgen05FenceBefore => blackwell::TCGEN05_FENCE_BEFORE.to_owned(),
             AsyncSync::Tcgen05FenceAfter => blackwell::TCGEN05_FENCE_AFTER.to_owned(),
             AsyncSync::Tcgen05WaitLd => blackwell::TCGEN05_WAIT_LD.to_owned(),
             AsyncSync::Tcgen05WaitSt => blackwell::TCGEN05_WAIT_ST.to_owned(),
             AsyncSync::TmemRelinquish { pair } => blackwell::tmem_relinquish_template(pair),
+            _ => return,
         };
         self.push_effect_atom(template, Vec::new());
+    }
+
+    /// The intrinsic `sync` is, where it is one (the wgmma and tcgen05 ones are still
+    /// atoms).
+    fn sync_intrinsic(&mut self, sync: AsyncSync) -> Option<Intrinsic> {
+        let intrinsic = match sync {
+            AsyncSync::FenceBarrierInit => Intrinsic::Fence(Fence::BarrierInit),
+            AsyncSync::FenceProxyAsync => Intrinsic::Fence(Fence::ProxyAsync),
+            AsyncSync::BulkCommit => Intrinsic::BulkCommit,
+            AsyncSync::BulkWaitRead(groups) => Intrinsic::BulkWait {
+                read: true,
+                pending: self.small_count(groups, "bulk groups"),
+            },
+            AsyncSync::BulkWaitAll => Intrinsic::BulkWait {
+                read: false,
+                pending: 0,
+            },
+            AsyncSync::ClusterArrive => Intrinsic::ClusterArrive,
+            AsyncSync::ClusterWait => Intrinsic::ClusterWait,
+            AsyncSync::SetMaxNReg {
+                increase,
+                registers,
+            } => Intrinsic::SetMaxNReg {
+                increase,
+                registers: self.small_count(registers, "registers"),
+            },
+            _ => return None,
+        };
+        Some(intrinsic)
+    }
+
+    /// A count the checker bounded (registers, groups), as an instruction parameter.
+    fn small_count(&mut self, count: i64, what: &str) -> u32 {
+        u32::try_from(count).unwrap_or_else(|_| {
+            self.unsupported(format!("{count} {what}"));
+            0
+        })
     }
 }

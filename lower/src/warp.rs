@@ -1,8 +1,8 @@
-//! Warp shuffles and atomics: run-time values with an identity that other threads'
-//! values or memory decide.
+//! Warp shuffles, `elect_one` and atomics: run-time values with an identity that other
+//! threads' values, the warp or memory decide.
 
 use cute::{Dtype, Tensor};
-use kir::{AtomicOp, Op, ShuffleMode, Ty};
+use kir::{AtomicOp, Intrinsic, Op, ShuffleMode, Ty};
 use layout::SymInt;
 use trace::{Atomic, Shuffle, Term};
 
@@ -35,6 +35,16 @@ impl Builder<'_> {
         };
         let received = self.push(Op::Shuffle { mode, value, lane }, ty);
         self.define_variable(variable, received);
+    }
+
+    /// `elect_one()`, defining `variable`: a pred true in one lane of the warp.
+    pub(crate) fn elect(&mut self, variable: &str) {
+        let elect = Op::Intrinsic {
+            intrinsic: Intrinsic::Elect,
+            operands: Vec::new(),
+        };
+        let elected = self.push(elect, Ty::Pred);
+        self.define_variable(variable, elected);
     }
 
     /// `atomic_*(tensor[index], value)`, defining `old` when the old value is used.

@@ -196,6 +196,14 @@ pub enum Effect {
         /// The call.
         span: Span,
     },
+    /// `elect_one()`: every lane of the warp takes part; `variable`, a bool, is true in
+    /// one of them.
+    Elect {
+        /// The bool defined.
+        variable: String,
+        /// The call.
+        span: Span,
+    },
     /// An atomic read-modify-write of one element of a global or shared tensor.
     Atomic {
         /// The operation.
@@ -342,6 +350,7 @@ macro_rules! span_of {
             | Effect::If { span, .. }
             | Effect::Loop { span, .. }
             | Effect::Shuffle { span, .. }
+            | Effect::Elect { span, .. }
             | Effect::Gemm { span, .. }
             | Effect::Atomic { span, .. }
             | Effect::Mbarrier { span, .. }

@@ -212,6 +212,7 @@ fn header(effect: &Effect) -> String {
             };
             format!("`{variable}` = {name}({}, {})", term(value), term(lane))
         }
+        Effect::Elect { variable, .. } => format!("`{variable}` = elect_one()"),
         Effect::Atomic {
             op,
             tensor: target,

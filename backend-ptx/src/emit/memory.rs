@@ -283,7 +283,7 @@ fn braced(registers: &[&str]) -> String {
 
 /// `[register+offset]`'s inside; PTX writes a negative offset `+-4` (`%r1-4` is a
 /// syntax error to ptxas).
-fn address_text(register: &str, offset: i64) -> String {
+pub(super) fn address_text(register: &str, offset: i64) -> String {
     match offset {
         0 => register.to_owned(),
         offset => format!("{register}+{offset}"),

@@ -25,7 +25,7 @@
 //!   waits until every thread of the cluster has arrived as often
 //!   ([`crate::cluster`] releases it).
 
-use kir::{Inst, Op};
+use kir::{Inst, Op, ValueId};
 use lang::Span;
 
 use super::{Barriers, Context, Flow, Status, Thread};
@@ -128,6 +128,18 @@ impl Remote {
     }
 }
 
+/// The operand named `name` of an intrinsic (its row's role): a value and a byte offset.
+fn named_operand(op: &Op, name: &str) -> Option<(ValueId, i64)> {
+    let Op::Intrinsic {
+        intrinsic,
+        operands,
+    } = op
+    else {
+        return None;
+    };
+    operands.get(intrinsic.operand_index(name)?).copied()
+}
+
 impl<'k> Thread<'k> {
     /// Executes the Hopper instruction `inst`, modelled as `hopper`.
     pub(super) fn hopper(
@@ -136,19 +148,12 @@ impl<'k> Thread<'k> {
         inst: &'k Inst,
         context: &mut Context<'_, 'k>,
     ) -> Result<Flow<'k>, Trap> {
-        let Op::Atom { operands, .. } = &inst.op else {
-            return Ok(Flow::Next);
-        };
         let operand = |name: &str| {
-            operands
-                .iter()
-                .find(|(operand, _, _)| operand == name)
-                .map(|(_, value, offset)| (*value, *offset))
-                .ok_or_else(|| {
-                    Trap::Fault(FaultKind::Unsupported(format!(
-                        "a Hopper instruction without its `{name}` operand"
-                    )))
-                })
+            named_operand(&inst.op, name).ok_or_else(|| {
+                Trap::Fault(FaultKind::Unsupported(format!(
+                    "a Hopper instruction without its `{name}` operand"
+                )))
+            })
         };
         let value = |thread: &Self, name: &str| -> Result<i64, Trap> {
             let (value, _) = operand(name)?;
@@ -320,6 +325,7 @@ impl<'k> Thread<'k> {
             Hopper::WgmmaWait { pending } => self.wgmma_wait(*pending, context),
             Hopper::ProxyFence => context.shared.proxy_fence(self.index),
             Hopper::Ordering => {}
+            Hopper::Elect => return Ok(Flow::Wait(Status::Collective(inst))),
         }
         Ok(Flow::Next)
     }

@@ -39,16 +39,16 @@ impl<'k> Thread<'k> {
         context: &mut Context<'_, 'k>,
     ) -> Result<(u32, u32), Trap> {
         let unsupported = |what: String| Trap::Fault(FaultKind::Unsupported(what));
-        let Op::Atom {
+        let Op::Intrinsic {
+            intrinsic,
             operands,
-            registers,
-            ..
         } = &inst.op
         else {
             return Ok((0, 0));
         };
-        let map_value = (operands.iter().find(|(name, _, _)| name == "map"))
-            .map(|(_, value, _)| self.get(*value))
+        let map_value = (intrinsic.operand_index("map"))
+            .and_then(|index| operands.get(index))
+            .map(|(value, _)| self.get(*value))
             .ok_or_else(|| unsupported("a TMA copy without its tensor map".to_owned()))?;
         let signature = &context.kernel.signature;
         let map_index = map_value.wrapping_sub(TENSOR_MAP_TOKEN) as usize;
@@ -82,16 +82,12 @@ impl<'k> Thread<'k> {
             .iter()
             .map(|mode| strides.get(*mode).map_or(0, evaluate))
             .collect();
-        let coords: Vec<i64> = registers
+        // The coordinates follow the row's fixed operands.
+        let coords: Vec<i64> = (operands.get(intrinsic.row().operands.len()..))
+            .unwrap_or_default()
             .iter()
-            .find(|(name, _)| name == "coords")
-            .map(|(_, values)| {
-                values
-                    .iter()
-                    .map(|value| i64::from(crate::arith::as_i32(self.get(*value))))
-                    .collect()
-            })
-            .unwrap_or_default();
+            .map(|(value, _)| i64::from(crate::arith::as_i32(self.get(*value))))
+            .collect();
         if coords.len() != rank || map.box_shape.len() != rank || extents.len() != rank {
             return Err(unsupported(
                 "a TMA copy whose coordinates do not match its map".to_owned(),

@@ -4,6 +4,7 @@
 use super::cursor::Cursor;
 use super::warp::warp_atom;
 use super::{Reader, line_span};
+use crate::intrinsic::{Intrinsic, Row};
 use crate::ir::{
     AtomicOp, BinOp, CmpOp, Inst, Narrow, Op, ShuffleMode, Space, Special, UnOp, ValueId,
 };
@@ -160,6 +161,9 @@ fn header_end(cursor: &mut Cursor<'_>) -> Result<bool, String> {
 
 /// An instruction without regions, named by `word`.
 fn operation(cursor: &mut Cursor<'_>, word: &str) -> Result<Op, String> {
+    if let Some(row) = Intrinsic::row_named(word) {
+        return intrinsic(cursor, row);
+    }
     let (head, tail) = word.split_once('.').unwrap_or((word, ""));
     let unknown = || cursor.error(format!("`{word}` is not an operation"));
     let takes_suffix = matches!(
@@ -359,6 +363,37 @@ fn atom(cursor: &mut Cursor<'_>) -> Result<Op, String> {
         output,
         warp,
         predicate,
+    })
+}
+
+/// An intrinsic named by `row`: its numbers (`threads=256`, in the row's order) and
+/// its operands (`[%3+8]` or `%4`), as the printer writes them for every row.
+fn intrinsic(cursor: &mut Cursor<'_>, row: &'static Row) -> Result<Op, String> {
+    let mut numbers = Vec::with_capacity(row.numbers.len());
+    for name in row.numbers {
+        if !cursor.eat_word(name) {
+            return Err(cursor.expected(&format!("`{name}=N`")));
+        }
+        cursor.expect("=")?;
+        numbers.push(cursor.integer(name)?);
+    }
+    let intrinsic = (row.build)(&numbers)
+        .ok_or_else(|| cursor.error(format!("`{}` has no form with {numbers:?}", row.name)))?;
+    let mut operands = Vec::new();
+    while cursor.peek("%") || cursor.peek("[") {
+        let operand = if cursor.peek("[") {
+            address(cursor)?
+        } else {
+            (cursor.value()?, 0)
+        };
+        operands.push(operand);
+        if !cursor.eat(",") {
+            break;
+        }
+    }
+    Ok(Op::Intrinsic {
+        intrinsic,
+        operands,
     })
 }
 

@@ -1,6 +1,7 @@
 //! The verifier's type rules: what each instruction requires of its operands'
-//! and results' types, memory accesses' address and vector widths, and the agreement
-//! of a region's initial values, parameters, yields and results.
+//! and results' types, memory accesses' address and vector widths, an intrinsic's
+//! parameters, operands and results against its row, and the agreement of a region's
+//! initial values, parameters, yields and results.
 
 use crate::ir::{Inst, Kernel, Narrow, Op, Ty, ValueId};
 use crate::signature::{IntParam, ParamKind, ScalarParam};
@@ -148,6 +149,17 @@ pub(super) fn check_types(kernel: &Kernel, inst: &Inst) -> Result<(), String> {
                 }
                 _ => Ok(()),
             }
+        }
+        Op::Intrinsic {
+            intrinsic,
+            operands,
+        } => {
+            let operands: Vec<(Ty, i64)> = (operands.iter())
+                .map(|(value, offset)| (ty(*value), *offset))
+                .collect();
+            let results: Vec<Ty> = inst.results.iter().map(|value| ty(*value)).collect();
+            (intrinsic.check(&operands, &results))
+                .map_err(|error| format!("`{}` {error}", intrinsic.row().name))
         }
         Op::Barrier | Op::WarpBarrier | Op::CpAsyncCommit | Op::CpAsyncWait(_) => want_results(0),
         Op::Shuffle { value, lane, .. } => {

@@ -373,6 +373,8 @@ builtins! {
             "The `value` of lane `lane_idx - delta`, or the lane's own below lane `delta` (`__shfl_up_sync`)." => shuffle(name);
         "shfl_idx", Device, Between(2, 2), [], false, "value, lane",
             "The `value` of lane `lane` (`__shfl_sync`)." => shuffle(name);
+        "elect_one", Device, Between(0, 0), [], false, "",
+            "True in one lane of the warp, the same one each call, and false in the others (`elect.sync`; sm_90); every lane must call it. Which lane the hardware picks is not said: the emulator picks the last." => elect_one(name);
         "atomic_add", Device, Between(3, 3), [], true, "tensor, coord, value",
             "Adds `value` to `tensor[coord]` (global or shared) atomically." => atomic(name);
         "atomic_max", Device, Between(3, 3), [], true, "tensor, coord, value",

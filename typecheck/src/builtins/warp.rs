@@ -1,6 +1,6 @@
-//! Warp shuffles, atomics and `fma`: run-time operations whose result is a new value
-//! with an identity (another lane's value, memory's old value), each traced as an
-//! effect in program order.
+//! Warp shuffles, `elect_one`, atomics and `fma`: run-time operations whose result is a
+//! new value with an identity (another lane's value, the warp's choice, memory's old
+//! value), each traced as an effect in program order.
 
 use std::sync::Arc;
 
@@ -85,6 +85,29 @@ impl<'a> Checker<'a> {
             });
         }
         self.named_value(&variable, dtype, origin)
+    }
+
+    /// `elect_one()`: a run-time bool, true in one lane of the warp (sm_90).
+    pub(crate) fn elect_one(&mut self, name: &'static str, args: &Args) -> Value {
+        let span = args.call_span;
+        if !self.require_arch(name, 90, span) {
+            return Value::Unknown;
+        }
+        let origin = Origin {
+            reason: format!("`{name}` is true in one lane of the warp"),
+            span: Some(span),
+            term: None,
+        };
+        let variable = self.unique_variable(name, origin.clone());
+        self.check_unguarded(span);
+        if self.tracing_kernel() {
+            self.emit(Effect::Elect {
+                variable: variable.clone(),
+                span,
+            });
+        }
+        let term = Some(Arc::new(Term::Variable(variable, Dtype::Bool)));
+        Value::Bool(Known::Dyn(Origin { term, ..origin }))
     }
 
     /// A lane argument: an integer from 0 to 31 when it is const.

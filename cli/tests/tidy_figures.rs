@@ -1,0 +1,366 @@
+//! The figures issue 36 tracks, printed and bounded as a ratchet: each may only go
+//! down. `cargo test -p cli --test tidy_figures -- --nocapture` prints them. When a
+//! figure drops, lower its bound here to the new value in the same commit, so that it
+//! cannot creep back.
+//!
+//! What is counted, in the non-test Rust code of the workspace's member crates (files
+//! under a `tests/` or `benches/` folder are left out, and so is everything in a file
+//! from its first `#[cfg(test)]` line on, where this workspace keeps its unit tests):
+//! - **PTX mnemonic literals** outside `backend-ptx` (the stdlib holds `.cuk` files, not
+//!   Rust): string literals whose first word, after leading spaces and braces, is a
+//!   PTX opcode of [`DOTTED_OPCODES`] followed by a `.` (`"mbarrier.init..."`,
+//!   `"bar.sync {id}, 256;"`), or is `.reg` (a PTX block's register declaration:
+//!   `"{{ .reg .pred %p; ..."`), or is exactly one of
+//!   [`BARE_OPCODES`] (`starts_with("wgmma")`). Prose that names an instruction
+//!   further on (`"a tcgen05.mma reads..."`) is not counted.
+//! - **Files spelling `setmaxnreg`**: files whose code (comment lines left out) holds
+//!   `setmaxnreg` other than in the language's built-in names `setmaxnreg_inc` and
+//!   `setmaxnreg_dec`.
+//! - **`lower::Builder`'s fields**: the fields of `struct Builder` in
+//!   `lower/src/builder.rs`.
+//! - **`Result<_, String>`**: `Result<...>` types whose last argument is `String`, in
+//!   every member crate, `backend-ptx` included.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// Opcodes counted when the literal's first word is the opcode and a `.` (a PTX
+/// instruction or directive).
+const DOTTED_OPCODES: &[&str] = &[
+    "setmaxnreg",
+    "mbarrier",
+    "fence",
+    "membar",
+    "bar",
+    "barrier",
+    "wgmma",
+    "tcgen05",
+    "cp.async",
+    "cp.reduce",
+    "ld",
+    "st",
+    "elect",
+    "mapa",
+    "prefetch",
+    "mma",
+    "ldmatrix",
+    "stmatrix",
+    "shfl",
+    "red",
+    "atom",
+    "cvt",
+    "cvta",
+    "mov",
+    "griddepcontrol",
+];
+
+/// Opcodes counted when the literal's first word is exactly the opcode (a prefix a
+/// crate sniffs templates by).
+const BARE_OPCODES: &[&str] = &["setmaxnreg", "mbarrier", "wgmma", "tcgen05"];
+
+/// The crates whose literals may spell PTX.
+const PTX_CRATES: &[&str] = &["backend-ptx"];
+
+// The bounds: each figure's value after the last change that moved it. Lower a bound
+// when its figure drops. Before `kir::Intrinsic` (issue 36's first step) they were 84,
+// 6, 38 and 183; the step moved the mbarrier, fence, named and cluster barrier, TMA,
+// bulk-group, prefetch and `setmaxnreg` instructions out of `lower` and the emulator
+// (84 -> 43, 6 -> 3) and added one `Result<_, String>` (the KIR reader's, whose
+// functions all return one).
+/// PTX mnemonic literals outside `backend-ptx`.
+const MAX_PTX_LITERALS: usize = 43;
+/// Files spelling `setmaxnreg`.
+const MAX_SETMAXNREG_FILES: usize = 3;
+/// `lower::Builder`'s fields.
+const MAX_BUILDER_FIELDS: usize = 38;
+/// `Result<_, String>` types in non-test code.
+const MAX_STRING_RESULTS: usize = 184;
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// The workspace's member crates, as the root `Cargo.toml` lists them.
+fn members(root: &Path) -> Vec<String> {
+    let manifest = fs::read_to_string(root.join("Cargo.toml")).unwrap_or_default();
+    let members = manifest
+        .lines()
+        .find_map(|line| line.trim().strip_prefix("members = ["))
+        .unwrap_or_default();
+    let members: Vec<String> = members
+        .split(',')
+        .map(|member| member.trim().trim_end_matches(']').trim().trim_matches('"'))
+        .filter(|member| !member.is_empty())
+        .map(str::to_owned)
+        .collect();
+    assert!(members.len() >= 10, "found only {members:?} as members");
+    members
+}
+
+/// The non-test Rust files under `dir`.
+fn source_files(dir: &Path, found: &mut Vec<PathBuf>) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = entry.file_name();
+        if path.is_dir() {
+            if !["target", "tests", "benches"]
+                .iter()
+                .any(|skip| name == *skip)
+            {
+                source_files(&path, found);
+            }
+        } else if path.extension().is_some_and(|ext| ext == "rs") {
+            found.push(path);
+        }
+    }
+}
+
+/// A file's code up to its first `#[cfg(test)]` line.
+fn non_test_code(path: &Path) -> String {
+    let text = fs::read_to_string(path).unwrap_or_default();
+    let end = text
+        .lines()
+        .scan(0, |offset, line| {
+            let start = *offset;
+            *offset += line.len() + 1;
+            Some((start, line))
+        })
+        .find(|(_, line)| line.trim() == "#[cfg(test)]")
+        .map_or(text.len(), |(start, _)| start);
+    text[..end].to_owned()
+}
+
+/// Each member crate's name with its non-test code, file by file.
+fn crates_code(root: &Path) -> Vec<(String, PathBuf, String)> {
+    let mut code = Vec::new();
+    for member in members(root) {
+        let mut files = Vec::new();
+        source_files(&root.join(&member), &mut files);
+        files.sort();
+        for file in files {
+            let text = non_test_code(&file);
+            code.push((member.clone(), file, text));
+        }
+    }
+    assert!(code.len() > 50, "found only {} source files", code.len());
+    code
+}
+
+/// The string literals of Rust `code` (plain and raw), comments and char literals
+/// skipped. Escapes are kept as written: only a literal's first word matters here.
+fn string_literals(code: &str) -> Vec<&str> {
+    let bytes = code.as_bytes();
+    let mut literals = Vec::new();
+    let mut at = 0;
+    while at < bytes.len() {
+        match bytes[at] {
+            b'/' if bytes.get(at + 1) == Some(&b'/') => {
+                at = code[at..].find('\n').map_or(bytes.len(), |end| at + end);
+            }
+            b'/' if bytes.get(at + 1) == Some(&b'*') => {
+                at = code[at + 2..]
+                    .find("*/")
+                    .map_or(bytes.len(), |end| at + end + 4);
+            }
+            b'\'' => {
+                // A char literal ('x', '\n', '"') or a lifetime ('a).
+                at += match (bytes.get(at + 1), bytes.get(at + 2)) {
+                    (Some(b'\\'), _) => code[at + 2..].find('\'').map_or(1, |end| end + 3),
+                    (Some(_), Some(b'\'')) => 3,
+                    _ => 1,
+                };
+            }
+            b'r' if raw_string_start(&bytes[at..]).is_some() => {
+                let hashes = raw_string_start(&bytes[at..]).unwrap_or(0);
+                let start = at + 2 + hashes;
+                let close = format!("\"{}", "#".repeat(hashes));
+                let end = code[start..]
+                    .find(&close)
+                    .map_or(bytes.len(), |end| start + end);
+                literals.push(&code[start..end]);
+                at = end + close.len();
+            }
+            b'"' => {
+                let start = at + 1;
+                let mut end = start;
+                while end < bytes.len() && bytes[end] != b'"' {
+                    end += if bytes[end] == b'\\' { 2 } else { 1 };
+                }
+                let end = end.min(bytes.len());
+                literals.push(&code[start..end]);
+                at = end + 1;
+            }
+            _ => at += 1,
+        }
+    }
+    literals
+}
+
+/// The count of `#`s of a raw string starting at `bytes` (`r"`, `r#"`), if one does
+/// (and is not the end of an identifier such as `for"`: callers see `r` only at a
+/// token's start or inside one, which `r` then does not follow a letter).
+fn raw_string_start(bytes: &[u8]) -> Option<usize> {
+    let hashes = bytes[1..].iter().take_while(|byte| **byte == b'#').count();
+    (bytes.get(1 + hashes) == Some(&b'"')).then_some(hashes)
+}
+
+/// Whether a literal's first word is a PTX opcode (see the module doc).
+fn is_ptx_mnemonic(literal: &str) -> bool {
+    let trimmed = literal.trim_start_matches([' ', '\t', '{', '}']);
+    let word = trimmed.split_whitespace().next().unwrap_or("");
+    let dotted = DOTTED_OPCODES.iter().any(|opcode| {
+        word.strip_prefix(opcode)
+            .is_some_and(|rest| rest.len() > 1 && rest.starts_with('.'))
+    });
+    dotted || word == ".reg" || BARE_OPCODES.contains(&word)
+}
+
+/// Whether a line of code (not a comment) spells `setmaxnreg` other than in the
+/// built-ins' names.
+fn spells_setmaxnreg(line: &str) -> bool {
+    let line = line.trim_start();
+    !line.starts_with("//")
+        && line
+            .match_indices("setmaxnreg")
+            .any(|(at, _)| !line[at + "setmaxnreg".len()..].starts_with('_'))
+}
+
+/// How many `Result<...>` types in `code` have `String` as their last argument.
+fn string_results(code: &str) -> usize {
+    let mut count = 0;
+    for (at, _) in code.match_indices("Result<") {
+        let preceded = code[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_');
+        if preceded {
+            continue;
+        }
+        let inner = &code[at + "Result<".len()..];
+        let mut depth = 0usize;
+        let mut last_argument = 0;
+        for (index, c) in inner.char_indices() {
+            match c {
+                '<' | '(' | '[' => depth += 1,
+                ',' if depth == 0 => last_argument = index + 1,
+                '>' | ')' | ']' if depth > 0 => depth -= 1,
+                '>' => {
+                    if inner[last_argument..index].trim() == "String" && last_argument > 0 {
+                        count += 1;
+                    }
+                    break;
+                }
+                ';' | '{' => break,
+                _ => {}
+            }
+        }
+    }
+    count
+}
+
+/// The fields of `struct Builder` in `lower/src/builder.rs`.
+fn builder_fields(root: &Path) -> usize {
+    let text = fs::read_to_string(root.join("lower/src/builder.rs")).unwrap_or_default();
+    let start = text
+        .find("struct Builder")
+        .expect("lower/src/builder.rs declares `struct Builder`");
+    let body = &text[start..];
+    let open = body.find('{').unwrap_or(0);
+    let mut depth = 0usize;
+    let mut fields = 0;
+    for line in body[open..].lines() {
+        let trimmed = line.trim();
+        let declares = depth == 1
+            && !trimmed.starts_with("//")
+            && !trimmed.starts_with('#')
+            && trimmed
+                .trim_start_matches("pub(crate) ")
+                .trim_start_matches("pub ")
+                .split_once(':')
+                .is_some_and(|(name, _)| name.chars().all(|c| c.is_alphanumeric() || c == '_'));
+        fields += usize::from(declares);
+        depth += line.matches('{').count();
+        depth = depth.saturating_sub(line.matches('}').count());
+        if depth == 0 {
+            break;
+        }
+    }
+    fields
+}
+
+#[test]
+fn issue_36_figures_only_go_down() {
+    let root = workspace_root();
+    let code = crates_code(&root);
+    let mut literals = Vec::new();
+    for (member, file, text) in &code {
+        if PTX_CRATES.contains(&member.as_str()) {
+            continue;
+        }
+        for literal in string_literals(text)
+            .into_iter()
+            .filter(|l| is_ptx_mnemonic(l))
+        {
+            literals.push(format!("{}: {literal}", file.display()));
+        }
+    }
+    let setmaxnreg: Vec<String> = (code.iter())
+        .filter(|(_, _, text)| text.lines().any(spells_setmaxnreg))
+        .map(|(_, file, _)| file.display().to_string())
+        .collect();
+    let fields = builder_fields(&root);
+    let results: usize = code.iter().map(|(_, _, text)| string_results(text)).sum();
+    println!(
+        "PTX mnemonic literals outside backend-ptx: {}",
+        literals.len()
+    );
+    for literal in &literals {
+        println!("    {literal}");
+    }
+    println!("files spelling setmaxnreg: {}", setmaxnreg.len());
+    for file in &setmaxnreg {
+        println!("    {file}");
+    }
+    println!("fields of lower::Builder: {fields}");
+    println!("Result<_, String> in non-test code: {results}");
+    let figures = [
+        ("PTX mnemonic literals", literals.len(), MAX_PTX_LITERALS),
+        (
+            "files spelling setmaxnreg",
+            setmaxnreg.len(),
+            MAX_SETMAXNREG_FILES,
+        ),
+        ("lower::Builder fields", fields, MAX_BUILDER_FIELDS),
+        ("Result<_, String>", results, MAX_STRING_RESULTS),
+    ];
+    for (what, value, bound) in figures {
+        assert!(
+            value <= bound,
+            "{what}: {value}, above its bound {bound}; issue 36 wants it to go down"
+        );
+    }
+}
+
+#[test]
+fn the_counters_see_what_they_count() {
+    let code = r##"
+        // "mbarrier.init in a comment" is not code
+        let a = "mbarrier.init.shared::cta.b64 [{bar}], {count};";
+        let b = format!("{{ .reg .pred %done; $wait: mbarrier.try_wait; }}");
+        let c = template.starts_with("wgmma");
+        let d = "a tcgen05.mma reads its operands"; let e = "setmaxnreg_inc";
+        let f = 'x'; let g: &'static str = r#"bar.sync 1, 256;"#; let h = "atom";
+        fn f() -> Result<Vec<(u32, String)>, String> {}
+        fn g() -> Result<String, Error> {}
+    "##;
+    let literals = string_literals(code);
+    let mnemonics: Vec<&str> = literals
+        .into_iter()
+        .filter(|l| is_ptx_mnemonic(l))
+        .collect();
+    assert_eq!(mnemonics.len(), 4, "{mnemonics:?}");
+    assert_eq!(string_results(code), 1);
+    assert!(spells_setmaxnreg("if t.starts_with(\"setmaxnreg\") {"));
+    assert!(!spells_setmaxnreg("\"setmaxnreg_inc\" => 1,"));
+    assert!(!spells_setmaxnreg("// setmaxnreg.inc"));
+}

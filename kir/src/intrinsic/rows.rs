@@ -1,0 +1,376 @@
+//! The rows: one static description of each kind of [`Intrinsic`], and the index of
+//! each in [`ROWS`] that [`Intrinsic::row`] picks. Facts are the PTX ISA's (the
+//! instruction's section: its scope, `.aligned` meaning converged, its target
+//! requirement).
+
+use super::{Effects, Fence, Intrinsic, Role, RoleKind, Row, Scope, Target, TmaReach};
+use crate::ir::{Space, Ty};
+
+pub(super) const SETMAXNREG_INC: usize = 0;
+pub(super) const SETMAXNREG_DEC: usize = 1;
+pub(super) const FENCE_PROXY_ASYNC: usize = 2;
+pub(super) const FENCE_BARRIER_INIT: usize = 3;
+pub(super) const NAMED_BARRIER_SYNC: usize = 4;
+pub(super) const NAMED_BARRIER_ARRIVE: usize = 5;
+pub(super) const NAMED_BARRIER_SYNC_AT: usize = 6;
+pub(super) const NAMED_BARRIER_ARRIVE_AT: usize = 7;
+pub(super) const MBARRIER_INIT: usize = 8;
+pub(super) const MBARRIER_ARRIVE: usize = 9;
+pub(super) const MBARRIER_ARRIVE_EXPECT_TX: usize = 10;
+pub(super) const MBARRIER_ARRIVE_CLUSTER: usize = 11;
+pub(super) const MBARRIER_WAIT: usize = 12;
+pub(super) const CLUSTER_ARRIVE: usize = 13;
+pub(super) const CLUSTER_WAIT: usize = 14;
+pub(super) const BULK_COMMIT: usize = 15;
+pub(super) const BULK_WAIT_READ: usize = 16;
+pub(super) const BULK_WAIT: usize = 17;
+pub(super) const PREFETCH_TENSOR_MAP: usize = 18;
+pub(super) const ELECT: usize = 19;
+pub(super) const TMA_LOAD: usize = 20;
+pub(super) const TMA_LOAD_MULTICAST: usize = 21;
+pub(super) const TMA_LOAD_PAIR: usize = 22;
+pub(super) const TMA_STORE: usize = 23;
+
+const SM80: Target = Target {
+    sm: 80,
+    arch_specific: false,
+};
+const SM90: Target = Target {
+    sm: 90,
+    arch_specific: false,
+};
+const SM90A: Target = Target {
+    sm: 90,
+    arch_specific: true,
+};
+const SM100A: Target = Target {
+    sm: 100,
+    arch_specific: true,
+};
+
+/// Nothing read or written, nothing ordered.
+const NO_EFFECTS: Effects = Effects {
+    reads: &[],
+    writes: &[],
+    async_proxy: false,
+    orders: false,
+};
+/// A barrier or fence: orders the memory accesses around it.
+const ORDERS: Effects = Effects {
+    orders: true,
+    ..NO_EFFECTS
+};
+/// An mbarrier operation: reads and writes the barrier's shared word.
+const MBARRIER: Effects = Effects {
+    reads: &[Space::Shared],
+    writes: &[Space::Shared],
+    async_proxy: false,
+    orders: true,
+};
+
+const BAR: Role = Role {
+    name: "bar",
+    kind: RoleKind::Address(Space::Shared),
+};
+const fn value(name: &'static str) -> Role {
+    Role {
+        name,
+        kind: RoleKind::Value(Ty::I32),
+    }
+}
+
+/// A row with no numbers, operands or results, executed by each thread on its own.
+const fn plain(name: &'static str, build: fn(&[u32]) -> Option<Intrinsic>) -> Row {
+    Row {
+        name,
+        numbers: &[],
+        operands: &[],
+        list: None,
+        results: &[],
+        scope: Scope::Thread,
+        convergent: false,
+        effects: NO_EFFECTS,
+        target: SM90,
+        build,
+    }
+}
+
+/// A register count for the warpgroup: 24 to 256 registers, a multiple of 8.
+fn max_registers(increase: bool, numbers: &[u32]) -> Option<Intrinsic> {
+    match *numbers {
+        [registers] if (24..=256).contains(&registers) && registers % 8 == 0 => {
+            Some(Intrinsic::SetMaxNReg {
+                increase,
+                registers,
+            })
+        }
+        _ => None,
+    }
+}
+
+/// A named barrier: ids 0 to 15, a positive count of whole warps.
+fn named_barrier(arrive: bool, numbers: &[u32]) -> Option<Intrinsic> {
+    let (id, threads) = match *numbers {
+        [id, threads] if id < 16 => (Some(id), threads),
+        [threads] => (None, threads),
+        _ => return None,
+    };
+    (threads > 0 && threads % 32 == 0).then_some(Intrinsic::NamedBarrier {
+        arrive,
+        id,
+        threads,
+    })
+}
+
+/// A named barrier's row.
+const fn named_barrier_row(
+    name: &'static str,
+    numbers: &'static [&'static str],
+    operands: &'static [Role],
+    build: fn(&[u32]) -> Option<Intrinsic>,
+) -> Row {
+    Row {
+        numbers,
+        operands,
+        scope: Scope::Block,
+        convergent: true,
+        effects: ORDERS,
+        target: SM80,
+        ..plain(name, build)
+    }
+}
+
+/// An mbarrier operation's row on `operands`.
+const fn mbarrier_row(
+    name: &'static str,
+    operands: &'static [Role],
+    build: fn(&[u32]) -> Option<Intrinsic>,
+) -> Row {
+    Row {
+        operands,
+        effects: MBARRIER,
+        ..plain(name, build)
+    }
+}
+
+/// The instruction `intrinsic` when there are no numbers.
+fn only(numbers: &[u32], intrinsic: Intrinsic) -> Option<Intrinsic> {
+    numbers.is_empty().then_some(intrinsic)
+}
+
+/// Every row, at the index [`Intrinsic::row`] gives its kind.
+pub static ROWS: [Row; 24] = [
+    Row {
+        numbers: &["registers"],
+        scope: Scope::Warpgroup,
+        convergent: true,
+        target: SM90A,
+        ..plain("setmaxnreg_inc", |n| max_registers(true, n))
+    },
+    Row {
+        numbers: &["registers"],
+        scope: Scope::Warpgroup,
+        convergent: true,
+        target: SM90A,
+        ..plain("setmaxnreg_dec", |n| max_registers(false, n))
+    },
+    Row {
+        effects: Effects {
+            async_proxy: true,
+            ..ORDERS
+        },
+        ..plain("fence_proxy_async", |n| {
+            only(n, Intrinsic::Fence(Fence::ProxyAsync))
+        })
+    },
+    Row {
+        effects: Effects {
+            async_proxy: true,
+            ..ORDERS
+        },
+        ..plain("fence_barrier_init", |n| {
+            only(n, Intrinsic::Fence(Fence::BarrierInit))
+        })
+    },
+    named_barrier_row("named_barrier_sync", &["id", "threads"], &[], |n| {
+        named_barrier(false, n)
+    }),
+    named_barrier_row("named_barrier_arrive", &["id", "threads"], &[], |n| {
+        named_barrier(true, n)
+    }),
+    named_barrier_row("named_barrier_sync_at", &["threads"], &[value("id")], |n| {
+        named_barrier(false, n)
+    }),
+    named_barrier_row(
+        "named_barrier_arrive_at",
+        &["threads"],
+        &[value("id")],
+        |n| named_barrier(true, n),
+    ),
+    // Init and a local arrival are sm_80's; `try_wait`, `expect_tx` and `mapa` sm_90's.
+    Row {
+        target: SM80,
+        ..mbarrier_row("mbarrier_init", &[BAR, value("count")], |n| {
+            only(n, Intrinsic::MbarrierInit)
+        })
+    },
+    Row {
+        target: SM80,
+        ..mbarrier_row("mbarrier_arrive", &[BAR], |n| {
+            only(n, Intrinsic::MbarrierArrive)
+        })
+    },
+    Row {
+        effects: Effects {
+            async_proxy: true,
+            ..MBARRIER
+        },
+        ..mbarrier_row("mbarrier_arrive_expect_tx", &[BAR, value("bytes")], |n| {
+            only(n, Intrinsic::MbarrierArriveExpectTx)
+        })
+    },
+    // `mapa` takes the barrier's address in a register, without an offset.
+    mbarrier_row(
+        "mbarrier_arrive_cluster",
+        &[value("bar"), value("cta")],
+        |n| only(n, Intrinsic::MbarrierArriveCluster),
+    ),
+    mbarrier_row("mbarrier_wait", &[BAR, value("parity")], |n| {
+        only(n, Intrinsic::MbarrierWait)
+    }),
+    Row {
+        scope: Scope::Cluster,
+        convergent: true,
+        effects: ORDERS,
+        ..plain("cluster_arrive", |n| only(n, Intrinsic::ClusterArrive))
+    },
+    Row {
+        scope: Scope::Cluster,
+        convergent: true,
+        effects: ORDERS,
+        ..plain("cluster_wait", |n| only(n, Intrinsic::ClusterWait))
+    },
+    Row {
+        effects: Effects {
+            async_proxy: true,
+            ..NO_EFFECTS
+        },
+        ..plain("bulk_commit", |n| only(n, Intrinsic::BulkCommit))
+    },
+    Row {
+        numbers: &["pending"],
+        effects: Effects {
+            async_proxy: true,
+            ..ORDERS
+        },
+        ..plain("bulk_wait_read", |n| bulk_wait(true, n))
+    },
+    Row {
+        numbers: &["pending"],
+        effects: Effects {
+            async_proxy: true,
+            ..ORDERS
+        },
+        ..plain("bulk_wait", |n| bulk_wait(false, n))
+    },
+    Row {
+        operands: &[Role {
+            name: "map",
+            kind: RoleKind::Value(Ty::I64),
+        }],
+        effects: Effects {
+            reads: &[Space::Global],
+            ..NO_EFFECTS
+        },
+        ..plain("prefetch_tensor_map", |n| {
+            only(n, Intrinsic::PrefetchTensorMap)
+        })
+    },
+    Row {
+        results: &[Ty::Pred],
+        scope: Scope::Warp,
+        convergent: true,
+        ..plain("elect_one", |n| only(n, Intrinsic::Elect))
+    },
+    tma_load_row("tma_load", &[DST, MAP, BAR], TmaReach::Block),
+    tma_load_row(
+        "tma_load_multicast",
+        &[DST, MAP, BAR, value("mask")],
+        TmaReach::Multicast,
+    ),
+    // `mapa` takes the barrier's address in a register, without an offset.
+    Row {
+        target: SM100A,
+        ..tma_load_row("tma_load_pair", &[DST, MAP, value("bar")], TmaReach::Pair)
+    },
+    Row {
+        numbers: &["rank"],
+        operands: &[MAP, SRC],
+        list: Some(COORD),
+        effects: Effects {
+            reads: &[Space::Shared],
+            writes: &[Space::Global],
+            async_proxy: true,
+            orders: false,
+        },
+        ..plain("tma_store", |n| match *n {
+            [rank] if (1..=5).contains(&rank) => Some(Intrinsic::TmaStore { rank }),
+            _ => None,
+        })
+    },
+];
+
+/// A TMA copy's tensor map, a generic address.
+const MAP: Role = Role {
+    name: "map",
+    kind: RoleKind::Value(Ty::I64),
+};
+/// A TMA load's destination tile.
+const DST: Role = Role {
+    name: "dst",
+    kind: RoleKind::Address(Space::Shared),
+};
+/// A TMA store's source tile.
+const SRC: Role = Role {
+    name: "src",
+    kind: RoleKind::Address(Space::Shared),
+};
+/// A TMA box's coordinate in one dimension.
+const COORD: Role = value("coords");
+
+/// A TMA load's row, of `reach`, on `operands` and then its coordinates.
+const fn tma_load_row(name: &'static str, operands: &'static [Role], reach: TmaReach) -> Row {
+    let build: fn(&[u32]) -> Option<Intrinsic> = match reach {
+        TmaReach::Block => |n| tma_load(TmaReach::Block, n),
+        TmaReach::Multicast => |n| tma_load(TmaReach::Multicast, n),
+        TmaReach::Pair => |n| tma_load(TmaReach::Pair, n),
+    };
+    Row {
+        numbers: &["rank"],
+        operands,
+        list: Some(COORD),
+        effects: Effects {
+            reads: &[Space::Global],
+            writes: &[Space::Shared],
+            async_proxy: true,
+            orders: false,
+        },
+        ..plain(name, build)
+    }
+}
+
+/// A TMA load of a box of 1 to 5 dimensions.
+fn tma_load(reach: TmaReach, numbers: &[u32]) -> Option<Intrinsic> {
+    match *numbers {
+        [rank] if (1..=5).contains(&rank) => Some(Intrinsic::TmaLoad { rank, reach }),
+        _ => None,
+    }
+}
+
+/// A bulk group wait of up to 63 pending groups (the immediate's range).
+fn bulk_wait(read: bool, numbers: &[u32]) -> Option<Intrinsic> {
+    match *numbers {
+        [pending] if pending < 64 => Some(Intrinsic::BulkWait { read, pending }),
+        _ => None,
+    }
+}
