@@ -35,6 +35,52 @@ impl Access {
     }
 }
 
+/// What a race with an asynchronous reader of shared memory says: which operation
+/// still reads, what wait is missing, the label at the operation, and the fix.
+struct AsyncReader {
+    /// The reading operation, as in "which a wgmma of thread ... may still be reading".
+    operation: &'static str,
+    /// Why it may still read.
+    missing: &'static str,
+    /// The label at the reading instruction, given the thread.
+    label: fn(&str) -> String,
+    /// What to do.
+    help: &'static str,
+}
+
+impl AsyncReader {
+    /// The reader behind `access`, when it is an asynchronous one.
+    fn of(access: Access) -> Option<&'static AsyncReader> {
+        match access {
+            Access::UmmaRead => Some(&UMMA_READER),
+            Access::WgmmaRead => Some(&WGMMA_READER),
+            Access::BulkRead => Some(&TMA_STORE_READER),
+            _ => None,
+        }
+    }
+}
+
+const UMMA_READER: AsyncReader = AsyncReader {
+    operation: "a tcgen05.mma",
+    missing: "the writer has not waited for the phase its commit completes",
+    label: |thread| format!("a tcgen05.mma of thread {thread} reads it here"),
+    help: "a tcgen05.mma reads its shared operands after it is issued, until the mbarrier its `tcgen05_commit` arrives on completes: wait on that barrier (the stage's `empty` one) before writing the tile again",
+};
+
+const WGMMA_READER: AsyncReader = AsyncReader {
+    operation: "a wgmma",
+    missing: "no `wgmma_wait_group` covering it lies between them",
+    label: |thread| format!("a wgmma of thread {thread} reads it here"),
+    help: "a wgmma reads its shared operands after it is issued: `wgmma_wait_group(n)` must complete its group before the tile is written again (a TMA load included)",
+};
+
+const TMA_STORE_READER: AsyncReader = AsyncReader {
+    operation: "a TMA store",
+    missing: "no wait for its bulk group lies between them",
+    label: |thread| format!("thread {thread} stores from it with TMA here"),
+    help: "the TMA store reads its shared tile after it is issued: before the tile is written again, the issuing thread waits for the store's bulk group (`tma_store_wait_group(n)`), then a barrier orders that wait before the other threads' writes",
+};
+
 fn triple(value: [u32; 3]) -> String {
     format!("({}, {}, {})", value[0], value[1], value[2])
 }
@@ -171,35 +217,13 @@ impl fmt::Display for Fault {
                 other_access,
                 other,
                 ..
-            } if *other_access == Access::UmmaRead => write!(
+            } if let Some(reader) = AsyncReader::of(*other_access) => write!(
                 f,
-                "data race in shared memory: {who} {} byte {address:#x}, which a tcgen05.mma of thread {} may still be reading: the writer has not waited for the phase its commit completes",
+                "data race in shared memory: {who} {} byte {address:#x}, which {} of thread {} may still be reading: {}",
                 access.verb(),
+                reader.operation,
                 triple(*other),
-            ),
-            FaultKind::Race {
-                access,
-                address,
-                other_access,
-                other,
-                ..
-            } if *other_access == Access::WgmmaRead => write!(
-                f,
-                "data race in shared memory: {who} {} byte {address:#x}, which a wgmma of thread {} may still be reading: no `wgmma_wait_group` covering it lies between them",
-                access.verb(),
-                triple(*other),
-            ),
-            FaultKind::Race {
-                access,
-                address,
-                other_access,
-                other,
-                ..
-            } if *other_access == Access::BulkRead => write!(
-                f,
-                "data race in shared memory: {who} {} byte {address:#x}, which a TMA store of thread {} may still be reading: no wait for its bulk group lies between them",
-                access.verb(),
-                triple(*other),
+                reader.missing,
             ),
             FaultKind::Race {
                 access,
@@ -336,21 +360,6 @@ impl Fault {
         let mut diagnostic =
             Diagnostic::error(kind.code(), self.to_string()).with_primary(self.span, label);
         match kind {
-            FaultKind::Race {
-                other_access: Access::BulkRead,
-                other,
-                other_span,
-                ..
-            } => {
-                diagnostic = diagnostic
-                    .with_secondary(
-                        *other_span,
-                        format!("thread {} stores from it with TMA here", triple(*other)),
-                    )
-                    .with_help(
-                        "the TMA store reads its shared tile after it is issued: before the tile is written again, the issuing thread waits for the store's bulk group (`tma_store_wait_group(n)`), then a barrier orders that wait before the other threads' writes",
-                    );
-            }
             FaultKind::Early {
                 pending,
                 other,
@@ -365,34 +374,14 @@ impl Fault {
                     .with_help(pending.help());
             }
             FaultKind::Race {
-                other_access: Access::UmmaRead,
+                other_access,
                 other,
                 other_span,
                 ..
-            } => {
+            } if let Some(reader) = AsyncReader::of(*other_access) => {
                 diagnostic = diagnostic
-                    .with_secondary(
-                        *other_span,
-                        format!("a tcgen05.mma of thread {} reads it here", triple(*other)),
-                    )
-                    .with_help(
-                        "a tcgen05.mma reads its shared operands after it is issued, until the mbarrier its `tcgen05_commit` arrives on completes: wait on that barrier (the stage's `empty` one) before writing the tile again",
-                    );
-            }
-            FaultKind::Race {
-                other_access: Access::WgmmaRead,
-                other,
-                other_span,
-                ..
-            } => {
-                diagnostic = diagnostic
-                    .with_secondary(
-                        *other_span,
-                        format!("a wgmma of thread {} reads it here", triple(*other)),
-                    )
-                    .with_help(
-                        "a wgmma reads its shared operands after it is issued: `wgmma_wait_group(n)` must complete its group before the tile is written again (a TMA load included)",
-                    );
+                    .with_secondary(*other_span, (reader.label)(&triple(*other)))
+                    .with_help(reader.help);
             }
             FaultKind::Race {
                 other_access,
