@@ -2,7 +2,8 @@
 //! so the load runs on its own thread and the caller stops waiting after the limit:
 //! the block that needed the module ends with a message, and the abandoned JIT keeps
 //! running until it finishes or the process exits. The limit is `CUKC_JIT_TIMEOUT`
-//! seconds (fractions allowed), 300 unless set.
+//! seconds (fractions allowed), 300 unless set. The kernel time limit
+//! (`driver/watchdog.rs`) is read from its variable the same way.
 
 use std::sync::mpsc;
 use std::time::Duration;
@@ -15,22 +16,28 @@ pub const DEFAULT_JIT_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// The limit this process was given, or why `CUKC_JIT_TIMEOUT` cannot be used.
 pub fn jit_timeout() -> Result<Duration, String> {
-    parse_limit(std::env::var(JIT_TIMEOUT_VARIABLE).ok().as_deref())
+    limit_from_environment(JIT_TIMEOUT_VARIABLE, DEFAULT_JIT_TIMEOUT)
 }
 
-/// The limit for a `CUKC_JIT_TIMEOUT` value (`None`: unset).
-fn parse_limit(value: Option<&str>) -> Result<Duration, String> {
-    let Some(text) = value.filter(|text| !text.trim().is_empty()) else {
-        return Ok(DEFAULT_JIT_TIMEOUT);
+/// The limit environment variable `variable` sets in seconds (fractions allowed),
+/// `default` when it is unset or blank, or why its value cannot be used.
+pub(crate) fn limit_from_environment(
+    variable: &str,
+    default: Duration,
+) -> Result<Duration, String> {
+    parse_limit(variable, std::env::var(variable).ok().as_deref(), default)
+}
+
+/// The limit for a value of `variable` (`None`: unset).
+fn parse_limit(variable: &str, value: Option<&str>, default: Duration) -> Result<Duration, String> {
+    let Some(text) = value.map(str::trim).filter(|text| !text.is_empty()) else {
+        return Ok(default);
     };
-    text.trim()
-        .parse::<f64>()
+    text.parse::<f64>()
         .ok()
         .filter(|seconds| *seconds > 0.0)
         .and_then(|seconds| Duration::try_from_secs_f64(seconds).ok())
-        .ok_or_else(|| {
-            format!("{JIT_TIMEOUT_VARIABLE}={text} is not a number of seconds above zero")
-        })
+        .ok_or_else(|| format!("{variable}={text} is not a number of seconds above zero"))
 }
 
 /// Runs `work` on its own thread; `None` when it has not finished within `limit`.
@@ -50,11 +57,16 @@ mod tests {
 
     #[test]
     fn the_limit_is_read_in_seconds() {
-        assert_eq!(parse_limit(None), Ok(DEFAULT_JIT_TIMEOUT));
-        assert_eq!(parse_limit(Some("")), Ok(DEFAULT_JIT_TIMEOUT));
-        assert_eq!(parse_limit(Some("2.5")), Ok(Duration::from_millis(2500)));
-        assert!(parse_limit(Some("0")).is_err());
-        assert!(parse_limit(Some("soon")).is_err());
+        let parse = |value| parse_limit("LIMIT", value, DEFAULT_JIT_TIMEOUT);
+        assert_eq!(parse(None), Ok(DEFAULT_JIT_TIMEOUT));
+        assert_eq!(parse(Some(" ")), Ok(DEFAULT_JIT_TIMEOUT));
+        assert_eq!(parse(Some("2.5")), Ok(Duration::from_millis(2500)));
+        for bad in ["0", "-3", "soon", "inf", "NaN"] {
+            assert_eq!(
+                parse(Some(bad)),
+                Err(format!("LIMIT={bad} is not a number of seconds above zero"))
+            );
+        }
     }
 
     #[test]

@@ -27,21 +27,7 @@ const LONGEST_POLL_PAUSE: Duration = Duration::from_millis(1);
 
 /// The limit `CUKC_KERNEL_TIMEOUT` gives, or why its value cannot be used.
 pub fn kernel_timeout_from_environment() -> Result<Duration, String> {
-    parse_kernel_timeout(std::env::var(KERNEL_TIMEOUT_VARIABLE).ok().as_deref())
-}
-
-/// The limit for a `CUKC_KERNEL_TIMEOUT` value (`None`: unset).
-fn parse_kernel_timeout(value: Option<&str>) -> Result<Duration, String> {
-    let Some(text) = value.map(str::trim).filter(|text| !text.is_empty()) else {
-        return Ok(DEFAULT_KERNEL_TIMEOUT);
-    };
-    text.parse::<f64>()
-        .ok()
-        .filter(|seconds| *seconds > 0.0)
-        .and_then(|seconds| Duration::try_from_secs_f64(seconds).ok())
-        .ok_or_else(|| {
-            format!("{KERNEL_TIMEOUT_VARIABLE}={text} is not a number of seconds above zero")
-        })
+    crate::deadline::limit_from_environment(KERNEL_TIMEOUT_VARIABLE, DEFAULT_KERNEL_TIMEOUT)
 }
 
 impl Gpu {
@@ -120,23 +106,4 @@ pub fn leave_process(code: u8) -> ! {
 /// Why nothing runs on a GPU a kernel hung on.
 pub fn still_running(what: &str) -> String {
     format!("the GPU is still running {what}, which passed its time limit")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{DEFAULT_KERNEL_TIMEOUT, parse_kernel_timeout};
-    use std::time::Duration;
-
-    #[test]
-    fn the_limit_is_read_in_seconds() {
-        assert_eq!(parse_kernel_timeout(None), Ok(DEFAULT_KERNEL_TIMEOUT));
-        assert_eq!(parse_kernel_timeout(Some(" ")), Ok(DEFAULT_KERNEL_TIMEOUT));
-        assert_eq!(
-            parse_kernel_timeout(Some("0.25")),
-            Ok(Duration::from_millis(250))
-        );
-        for bad in ["0", "-3", "soon", "inf", "NaN"] {
-            assert!(parse_kernel_timeout(Some(bad)).is_err(), "{bad}");
-        }
-    }
 }
