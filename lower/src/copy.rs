@@ -306,7 +306,15 @@ impl Builder<'_> {
             .map(|index| index.constant_difference(indices[0]))
             .collect();
         SAMPLES.iter().all(|&sample| {
-            let value_of = |name: &str| Some(sample.wrapping_add(name.len() as i64 * 7));
+            // A thread index takes a value inside the block: past it, a partition's
+            // row leaves its tile and is no evidence either way.
+            let value_of = |name: &str| {
+                let value = sample.wrapping_add(name.len() as i64 * 7);
+                Some(match self.thread_extent(name) {
+                    Some(extent) => value.rem_euclid(extent),
+                    None => value,
+                })
+            };
             let Some(first) = indices[0].evaluate(&value_of) else {
                 return false;
             };
@@ -324,6 +332,17 @@ impl Builder<'_> {
                 },
             )
         })
+    }
+}
+
+impl Builder<'_> {
+    /// The block's extent along the axis `name` (`thread_idx.x`) indexes, when it is
+    /// a constant.
+    fn thread_extent(&self, name: &str) -> Option<i64> {
+        let axis = ["thread_idx.x", "thread_idx.y", "thread_idx.z"]
+            .iter()
+            .position(|axis| *axis == name)?;
+        (self.trace.block.get(axis)?.as_constant()).filter(|extent| *extent > 0)
     }
 }
 
