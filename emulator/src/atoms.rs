@@ -14,7 +14,8 @@
 //! whole warpgroup executes at once; Blackwell's tcgen05 instructions ([`tcgen05`]: tensor
 //! memory allocation by a warp, in `block/tcgen05.rs`; commits, fences and waits by one
 //! thread, in `thread/tcgen05.rs`; those that are typed intrinsics mapped by their kind,
-//! the MMA and tensor-memory moves still read from their templates). A new model is a module with a parser returning its
+//! the MMA and tensor-memory moves still read from their templates). [`intrinsic`] gives
+//! each typed intrinsic its model. A new model is a module with a parser returning its
 //! variant of [`Model`], and an arm in the thread's atom dispatch or the block's warp
 //! completion.
 
