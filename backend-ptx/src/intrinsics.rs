@@ -2,8 +2,10 @@
 //! ones `../shared/design/HOPPER-BLACKWELL.md` (A.3, A.4, A.7, A.10) lists as
 //! assembled by ptxas for sm_90a (PTX ISA 8.x: `mbarrier`, `fence`, `bar`,
 //! `barrier.cluster`, `cp.async.bulk`, `cp.async.bulk.tensor`, `setmaxnreg`,
-//! `elect.sync`). A multicast TMA load converts its mask to 16 bits, and a CTA pair's
-//! maps its barrier to the even block, each in a PTX block of its own.
+//! `elect.sync`), and (D.2, D.6, D.8) for sm_100a (tcgen05's fences, waits, commit and
+//! tensor-memory allocation). A multicast TMA load or commit converts its mask to 16
+//! bits, and a CTA pair's TMA load maps its barrier to the even block, each in a PTX
+//! block of its own.
 //!
 //! `mbarrier_wait` is a loop inside its own PTX block, so its predicate and label are
 //! local to each use: `try_wait.parity` may give up after a time the hardware chooses,
@@ -171,8 +173,50 @@ fn ptx(intrinsic: &Intrinsic, operands: &[String], results: &[&str]) -> Option<S
         }
         // Every lane of the warp takes part; the elected lane's id is not kept.
         Intrinsic::Elect => format!("elect.sync _|{}, 0xffffffff;", results.first()?),
+        Intrinsic::Tcgen05Fence { after } => {
+            let when = if after { "after" } else { "before" };
+            format!("tcgen05.fence::{when}_thread_sync;")
+        }
+        Intrinsic::Tcgen05Wait { store } => {
+            let what = if store { "st" } else { "ld" };
+            format!("tcgen05.wait::{what}.sync.aligned;")
+        }
+        Intrinsic::Tcgen05Commit { pair, multicast } => {
+            let commit = format!(
+                "tcgen05.commit.{}.mbarrier::arrive::one.shared::cluster",
+                cta_group(pair)
+            );
+            let bar = operand(0)?;
+            match multicast {
+                false => format!("{commit}.b64 [{bar}];"),
+                true => format!(
+                    "{{ .reg .b16 %mask; cvt.u16.u32 %mask, {}; {commit}.multicast::cluster.b64 [{bar}], %mask; }}",
+                    operand(1)?
+                ),
+            }
+        }
+        Intrinsic::TmemAlloc { columns, pair } => format!(
+            "tcgen05.alloc.{}.sync.aligned.shared::cta.b32 [{}], {columns};",
+            cta_group(pair),
+            operand(0)?
+        ),
+        Intrinsic::TmemDealloc { columns, pair } => format!(
+            "tcgen05.dealloc.{}.sync.aligned.b32 {}, {columns};",
+            cta_group(pair),
+            operand(0)?
+        ),
+        Intrinsic::TmemRelinquish { pair } => format!(
+            "tcgen05.relinquish_alloc_permit.{}.sync.aligned;",
+            cta_group(pair)
+        ),
     };
     Some(text)
+}
+
+/// The `cta_group` qualifier of a block's (`::1`) or a CTA pair's (`::2`) tcgen05
+/// instruction.
+fn cta_group(pair: bool) -> &'static str {
+    if pair { "cta_group::2" } else { "cta_group::1" }
 }
 
 /// A TMA box's coordinates, the operands from `first` on: `{%r1, %r2}`.

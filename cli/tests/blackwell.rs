@@ -14,15 +14,15 @@ const FILES: [(&str, &[&str]); 10] = [
     (
         "tmem_alloc",
         &[
-            "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [{slot}], 128;",
-            "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [{slot}], 256;",
-            "tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;",
-            "tcgen05.fence::before_thread_sync;",
-            "tcgen05.fence::after_thread_sync;",
-            "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [{bar}];",
-            "tcgen05.wait::ld.sync.aligned;",
-            "tcgen05.wait::st.sync.aligned;",
-            "tcgen05.dealloc.cta_group::1.sync.aligned.b32 {taddr}, 256;",
+            "tmem_alloc columns=128 cta_group=1 [",
+            "tmem_alloc columns=256 cta_group=1 [",
+            "tmem_relinquish_alloc_permit cta_group=1",
+            "tcgen05_fence_before_thread_sync",
+            "tcgen05_fence_after_thread_sync",
+            "tcgen05_commit cta_group=1 [",
+            "tcgen05_wait_ld",
+            "tcgen05_wait_st",
+            "tmem_dealloc columns=256 cta_group=1 %",
         ],
     ),
     (
@@ -69,19 +69,19 @@ const FILES: [(&str, &[&str]); 10] = [
         &[
             "tcgen05.mma.cta_group::2.kind::tf32 [{taddr}], {desc_a}, {desc_b}, {idesc}, %accumulate;",
             "tcgen05.mma.cta_group::2.kind::f8f6f4 [{taddr}], {desc_a}, {desc_b}, {idesc}, %accumulate;",
-            "tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.b64 [{bar}];",
+            "tcgen05_commit cta_group=2 [",
         ],
     ),
     (
         "umma_pair",
         &[
-            "tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 [{slot}], 128;",
+            "tmem_alloc columns=128 cta_group=2 [",
             "tcgen05.mma.cta_group::2.kind::f16 [{taddr}], {desc_a}, {desc_b}, {idesc}, %accumulate;",
             // The instruction descriptor of bf16, f32, K-major, M = 256, N = 128.
             "const 270533776",
-            "tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [{bar}], %mask;",
-            "tcgen05.dealloc.cta_group::2.sync.aligned.b32 {taddr}, 128;",
-            "tcgen05.relinquish_alloc_permit.cta_group::2.sync.aligned;",
+            "tcgen05_commit_multicast cta_group=2 [",
+            "tmem_dealloc columns=128 cta_group=2 %",
+            "tmem_relinquish_alloc_permit cta_group=2",
         ],
     ),
     (

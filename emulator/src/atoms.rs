@@ -13,7 +13,9 @@
 //! `thread/hopper.rs`) and `wgmma` ([`wgmma`]), which a
 //! whole warpgroup executes at once; Blackwell's tcgen05 instructions ([`tcgen05`]: tensor
 //! memory allocation by a warp, in `block/tcgen05.rs`; commits, fences and waits by one
-//! thread, in `thread/tcgen05.rs`). A new model is a module with a parser returning its
+//! thread, in `thread/tcgen05.rs`; those that are typed intrinsics mapped by their kind,
+//! the MMA and tensor-memory moves still read from their templates). [`intrinsic`] gives
+//! each typed intrinsic its model. A new model is a module with a parser returning its
 //! variant of [`Model`], and an arm in the thread's atom dispatch or the block's warp
 //! completion.
 
@@ -27,7 +29,7 @@ pub mod wgmma;
 
 use std::collections::HashMap;
 
-use kir::{Inst, Kernel, Op, WarpAtom};
+use kir::{Inst, Intrinsic, Kernel, Op, WarpAtom};
 
 pub use cp_async::CpAsync;
 pub use matrix::MatrixCopy;
@@ -73,6 +75,15 @@ pub fn model(template: &str, warp: Option<&WarpAtom>) -> Option<Model> {
     }
 }
 
+/// The model of a typed intrinsic, by its kind: Hopper's ([`hopper::intrinsic`]) or a
+/// tcgen05 one's ([`tcgen05::intrinsic`]).
+pub fn intrinsic(intrinsic: &Intrinsic) -> Option<Model> {
+    match hopper::intrinsic(intrinsic) {
+        Some(hopper) => Some(Model::Hopper(hopper)),
+        None => tcgen05::intrinsic(intrinsic).map(Model::Tcgen05),
+    }
+}
+
 /// Every atom instruction (and intrinsic) of a kernel with its model, read once before
 /// a launch.
 #[derive(Default)]
@@ -97,8 +108,8 @@ impl Models {
                     self.by_instruction.insert(key(inst), model);
                 }
                 Op::Intrinsic { intrinsic, .. } => {
-                    let model = Model::Hopper(hopper::intrinsic(intrinsic));
-                    self.by_instruction.insert(key(inst), Some(model));
+                    self.by_instruction
+                        .insert(key(inst), self::intrinsic(intrinsic));
                 }
                 _ => {}
             }

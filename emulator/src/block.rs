@@ -116,7 +116,8 @@ impl<'k> Grid<'_, 'k> {
             }
             if lanes.iter().all(|lane| lane.status == lanes[0].status) {
                 context.warp_epoch = warp_epochs[warp];
-                if matches!(inst.op, Op::Atom { .. }) {
+                let warp_model = matches!(self.models.get(inst), Some(Model::Tcgen05(_)));
+                if matches!(inst.op, Op::Atom { .. }) || warp_model {
                     self.warp_atom(inst, lanes, &mut context)?;
                 } else {
                     complete(inst, lanes, &mut warp_epochs[warp], at)?;
@@ -187,21 +188,22 @@ impl<'k> Grid<'_, 'k> {
         }
     }
 
-    /// Executes the warp-collective atom `inst` that every lane of a warp waits at:
-    /// all 32 lanes, with one predicate, or a fault.
+    /// Executes the warp-collective atom (or tcgen05 intrinsic) `inst` that every lane
+    /// of a warp waits at: all 32 lanes, with one predicate, or a fault.
     fn warp_atom(
         &self,
         inst: &'k Inst,
         lanes: &mut [Thread<'k>],
         context: &mut Context<'_, 'k>,
     ) -> Result<(), Fault> {
-        let Op::Atom {
-            template,
-            predicate,
-            ..
-        } = &inst.op
-        else {
-            return Ok(());
+        let (template, predicate) = match &inst.op {
+            Op::Atom {
+                template,
+                predicate,
+                ..
+            } => (template.as_str(), predicate),
+            Op::Intrinsic { intrinsic, .. } => (intrinsic.row().name, &None),
+            _ => return Ok(()),
         };
         let enabled = lanes
             .iter()
@@ -212,7 +214,7 @@ impl<'k> Grid<'_, 'k> {
         }
         if enabled < 32 {
             let kind = FaultKind::IncompleteWarp {
-                template: template.clone(),
+                template: template.to_owned(),
                 lanes: enabled,
                 predicated: lanes.len() == 32,
             };

@@ -380,10 +380,9 @@ impl<'k> Thread<'k> {
                 self.effects += 1;
                 return self.atom(inst, context);
             }
-            Op::Intrinsic { intrinsic, .. } => {
+            Op::Intrinsic { .. } => {
                 self.effects += 1;
-                let model = crate::atoms::hopper::intrinsic(intrinsic);
-                return self.hopper(&model, inst, context);
+                return self.intrinsic(inst, context);
             }
             Op::Load { .. } | Op::Store { .. } | Op::Atomic { .. } => {
                 // An atomic counts as an effect only when it changes memory (below).

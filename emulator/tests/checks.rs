@@ -332,14 +332,14 @@ fn a_register_read_before_the_tmem_load_wait_faults() {
   param 0 out: tensor f32 shape(64) strides(1)
   launch grid(1, 1, 1) block(32, 1, 1) smem(4 bytes)
   %0:i32 = shared_base
-  atom \"tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [{slot}], 32;\" slot=%0+0
+  tmem_alloc columns=32 cta_group=1 [%0+0]
   barrier
   %1:i32 = load.shared [%0+0]
   %2:f32 = atom \"tcgen05.ld.sync.aligned.32x32b.x1.b32 {{r}}, [{taddr}];\" taddr=%1+0 -> r
   %3:i64 = param 0
   store.global [%3+0], %2
-  atom \"tcgen05.wait::ld.sync.aligned;\"
-  atom \"tcgen05.dealloc.cta_group::1.sync.aligned.b32 {taddr}, 32;\" taddr=%1+0
+  tcgen05_wait_ld
+  tmem_dealloc columns=32 cta_group=1 %1
 }";
     let fault = kir_fault(text, |device| vec![Arg::Tensor(device.empty(256))]);
     assert_eq!(fault.kind.code(), "E0413");

@@ -12,7 +12,8 @@
 //! `name=value` after its name: [`Intrinsic::numbers`] lists them in the row's order,
 //! and the row's `build` makes the instruction back from them (refusing values the
 //! hardware has no form for), which is how the reader and [`Intrinsic::check`] work for
-//! every row alike.
+//! every row alike. A tcgen05 instruction's `cta_group` (1, a block's; 2, a CTA
+//! pair's) is one of its numbers.
 
 mod check;
 mod rows;
@@ -92,6 +93,54 @@ pub enum Intrinsic {
         /// The box's dimensions, 1 to 5.
         rank: u32,
     },
+    /// `tcgen05.fence::before_thread_sync` (else `::after_thread_sync`): the thread's
+    /// tcgen05 operations ordered before its next thread synchronization (after its
+    /// last).
+    Tcgen05Fence {
+        /// Whether it orders them after the synchronization.
+        after: bool,
+    },
+    /// `tcgen05.wait::ld` (else `::st`): the warp's tensor-memory loads have completed,
+    /// their registers valid (its stores have).
+    Tcgen05Wait {
+        /// Whether it waits for stores.
+        store: bool,
+    },
+    /// `tcgen05.commit`: one arrival on the mbarrier at `bar` once the thread's earlier
+    /// tcgen05 operations have completed; with `multicast`, on the barrier at that
+    /// offset in each block of the cluster in the 16-bit mask `mask`.
+    Tcgen05Commit {
+        /// Whether it is a CTA pair's (`cta_group::2`).
+        pair: bool,
+        /// Whether it arrives in the blocks of `mask`.
+        multicast: bool,
+    },
+    /// `tcgen05.alloc`: the warp allocates `columns` columns of tensor memory (a power
+    /// of two, 32 to 512), writing their address to the shared `slot`.
+    TmemAlloc {
+        /// The columns.
+        columns: u32,
+        /// Whether it is a CTA pair's (`cta_group::2`).
+        pair: bool,
+    },
+    /// `tcgen05.dealloc`: the warp frees the `columns` columns at `taddr`.
+    TmemDealloc {
+        /// The columns.
+        columns: u32,
+        /// Whether it is a CTA pair's (`cta_group::2`).
+        pair: bool,
+    },
+    /// `tcgen05.relinquish_alloc_permit`: the block (or the pair) allocates no more
+    /// tensor memory.
+    TmemRelinquish {
+        /// Whether it is a CTA pair's (`cta_group::2`).
+        pair: bool,
+    },
+}
+
+/// A tcgen05 instruction's `cta_group` number: 1 for a block's, 2 for a CTA pair's.
+fn cta_group(pair: bool) -> u32 {
+    if pair { 2 } else { 1 }
 }
 
 /// Where a TMA load's box lands and completes.
@@ -260,6 +309,17 @@ impl Intrinsic {
             } => rows::TMA_LOAD_MULTICAST,
             Intrinsic::TmaLoad { .. } => rows::TMA_LOAD_PAIR,
             Intrinsic::TmaStore { .. } => rows::TMA_STORE,
+            Intrinsic::Tcgen05Fence { after: false } => rows::TCGEN05_FENCE_BEFORE,
+            Intrinsic::Tcgen05Fence { after: true } => rows::TCGEN05_FENCE_AFTER,
+            Intrinsic::Tcgen05Wait { store: false } => rows::TCGEN05_WAIT_LD,
+            Intrinsic::Tcgen05Wait { store: true } => rows::TCGEN05_WAIT_ST,
+            Intrinsic::Tcgen05Commit {
+                multicast: false, ..
+            } => rows::TCGEN05_COMMIT,
+            Intrinsic::Tcgen05Commit { .. } => rows::TCGEN05_COMMIT_MULTICAST,
+            Intrinsic::TmemAlloc { .. } => rows::TMEM_ALLOC,
+            Intrinsic::TmemDealloc { .. } => rows::TMEM_DEALLOC,
+            Intrinsic::TmemRelinquish { .. } => rows::TMEM_RELINQUISH,
         };
         &ROWS[index]
     }
@@ -276,6 +336,12 @@ impl Intrinsic {
             Intrinsic::NamedBarrier { threads, .. } => vec![threads],
             Intrinsic::BulkWait { pending, .. } => vec![pending],
             Intrinsic::TmaLoad { rank, .. } | Intrinsic::TmaStore { rank } => vec![rank],
+            Intrinsic::TmemAlloc { columns, pair } | Intrinsic::TmemDealloc { columns, pair } => {
+                vec![columns, cta_group(pair)]
+            }
+            Intrinsic::Tcgen05Commit { pair, .. } | Intrinsic::TmemRelinquish { pair } => {
+                vec![cta_group(pair)]
+            }
             _ => Vec::new(),
         }
     }

@@ -14,6 +14,8 @@ fn sample(name: &str) -> u32 {
         "threads" => 256,
         "pending" => 1,
         "rank" => 2,
+        "columns" => 128,
+        "cta_group" => 2,
         other => panic!("no sample for the number `{other}`: add one"),
     }
 }
@@ -122,4 +124,10 @@ fn the_verifier_holds_operands_and_numbers_to_the_row() {
     assert!(refused("tma_store rank=2 %2, [%0+0], %1").contains("takes 4 operands, not 3"));
     assert!(refused("tma_load rank=6 [%0+0], %2, [%0+8], %1").contains("no form"));
     assert!(refused("%3:i32 = cluster_wait").contains("`cluster_wait` defines the values [i32]"));
+    assert!(refused("tmem_alloc columns=96 cta_group=1 [%0+0]").contains("no form"));
+    assert!(refused("tmem_alloc columns=1024 cta_group=1 [%0+0]").contains("no form"));
+    assert!(refused("tmem_dealloc columns=64 cta_group=3 %1").contains("no form"));
+    assert!(refused("tmem_dealloc columns=64 cta_group=1 [%0+8]").contains("takes no offset"));
+    assert!(refused("tcgen05_commit cta_group=0 [%0+8]").contains("no form"));
+    assert!(refused("tcgen05_commit_multicast cta_group=1 [%0+8]").contains("takes 2 operands"));
 }

@@ -11,7 +11,6 @@ use kir::{Fence, Intrinsic, Op, TmaReach, Ty, ValueId};
 use layout::SymInt;
 use trace::{AsyncSync, Mbarrier, Term};
 
-use crate::blackwell;
 use crate::builder::Builder;
 use crate::memory::Place;
 
@@ -63,14 +62,10 @@ impl Builder<'_> {
             Mbarrier::ArriveCluster => Intrinsic::MbarrierArriveCluster,
             Mbarrier::ArriveExpectTx => Intrinsic::MbarrierArriveExpectTx,
             Mbarrier::Wait => Intrinsic::MbarrierWait,
-            Mbarrier::Tcgen05Commit { pair } => {
-                let template = blackwell::tcgen05_commit_template(pair, value.is_some());
-                let operands = std::iter::once(("bar".to_owned(), address, offset))
-                    .chain(value.map(|mask| ("mask".to_owned(), mask, 0)))
-                    .collect();
-                self.push_effect_atom(template, operands);
-                return;
-            }
+            Mbarrier::Tcgen05Commit { pair } => Intrinsic::Tcgen05Commit {
+                pair,
+                multicast: value.is_some(),
+            },
         };
         let operands = std::iter::once((address, offset))
             .chain(value.map(|value| (value, 0)))
@@ -246,7 +241,8 @@ impl Builder<'_> {
         });
     }
 
-    /// A fence, a barrier, a group instruction or a tcgen05 wait.
+    /// A fence, a barrier, a group instruction, a tcgen05 fence or wait, or the
+    /// relinquished tensor-memory permit.
     pub(crate) fn async_sync(&mut self, sync: AsyncSync) {
         if let Some(intrinsic) = self.sync_intrinsic(sync) {
             self.push_intrinsic(intrinsic, Vec::new());
@@ -256,18 +252,12 @@ impl Builder<'_> {
             AsyncSync::WgmmaFence => WGMMA_FENCE.to_owned(),
             AsyncSync::WgmmaCommit => WGMMA_COMMIT.to_owned(),
             AsyncSync::WgmmaWait(groups) => format!("wgmma.wait_group.sync.aligned {groups};"),
-            AsyncSync::Tcgen05FenceBefore => blackwell::TCGEN05_FENCE_BEFORE.to_owned(),
-            AsyncSync::Tcgen05FenceAfter => blackwell::TCGEN05_FENCE_AFTER.to_owned(),
-            AsyncSync::Tcgen05WaitLd => blackwell::TCGEN05_WAIT_LD.to_owned(),
-            AsyncSync::Tcgen05WaitSt => blackwell::TCGEN05_WAIT_ST.to_owned(),
-            AsyncSync::TmemRelinquish { pair } => blackwell::tmem_relinquish_template(pair),
             _ => return,
         };
         self.push_effect_atom(template, Vec::new());
     }
 
-    /// The intrinsic `sync` is, where it is one (the wgmma and tcgen05 ones are still
-    /// atoms).
+    /// The intrinsic `sync` is, where it is one (the wgmma ones are still atoms).
     fn sync_intrinsic(&mut self, sync: AsyncSync) -> Option<Intrinsic> {
         let intrinsic = match sync {
             AsyncSync::FenceBarrierInit => Intrinsic::Fence(Fence::BarrierInit),
@@ -290,6 +280,11 @@ impl Builder<'_> {
                 increase,
                 registers: self.small_count(registers, "registers"),
             },
+            AsyncSync::Tcgen05FenceBefore => Intrinsic::Tcgen05Fence { after: false },
+            AsyncSync::Tcgen05FenceAfter => Intrinsic::Tcgen05Fence { after: true },
+            AsyncSync::Tcgen05WaitLd => Intrinsic::Tcgen05Wait { store: false },
+            AsyncSync::Tcgen05WaitSt => Intrinsic::Tcgen05Wait { store: true },
+            AsyncSync::TmemRelinquish { pair } => Intrinsic::TmemRelinquish { pair },
             _ => return None,
         };
         Some(intrinsic)

@@ -10,13 +10,11 @@
 
 use std::collections::HashMap;
 
-use kir::{Inst, Kernel, Op, Region, ValueId};
+use kir::{Inst, Intrinsic, Kernel, Op, Region, ValueId};
 use lang::{Diagnostic, Span};
 
-/// The template prefix of every tensor-memory load.
+/// The template prefix of every tensor-memory load (still an atom instruction).
 const LOAD: &str = "tcgen05.ld.";
-/// The wait that makes loaded registers valid.
-const WAIT: &str = "tcgen05.wait::ld.sync.aligned;";
 
 /// E0227 for each read of a `tcgen05.ld` register before a `tcgen05.wait::ld`.
 pub(crate) fn reads_before_wait(kernel: &Kernel) -> Vec<Diagnostic> {
@@ -48,7 +46,10 @@ fn walk(body: &[Inst], pending: &mut HashMap<ValueId, Span>, reads: &mut Vec<(Sp
             Op::Atom { template, .. } if template.starts_with(LOAD) => {
                 pending.extend(inst.results.iter().map(|value| (*value, inst.span)));
             }
-            Op::Atom { template, .. } if template == WAIT => pending.clear(),
+            Op::Intrinsic {
+                intrinsic: Intrinsic::Tcgen05Wait { store: false },
+                ..
+            } => pending.clear(),
             op => {
                 for region in op.regions() {
                     let mut inside = pending.clone();

@@ -100,9 +100,10 @@ pub fn swizzled(address: u64, span: u32) -> u64 {
     }
 }
 
-/// The model of a typed intrinsic, by its kind.
-pub fn intrinsic(intrinsic: &Intrinsic) -> Hopper {
-    match *intrinsic {
+/// The model of a typed intrinsic, by its kind; `None` for Blackwell's tcgen05 ones
+/// ([`crate::atoms::tcgen05::intrinsic`]).
+pub fn intrinsic(intrinsic: &Intrinsic) -> Option<Hopper> {
+    let hopper = match *intrinsic {
         Intrinsic::MbarrierInit => Hopper::MbarrierInit,
         Intrinsic::MbarrierArrive => Hopper::MbarrierArrive { expect_tx: false },
         Intrinsic::MbarrierArriveExpectTx => Hopper::MbarrierArrive { expect_tx: true },
@@ -134,7 +135,14 @@ pub fn intrinsic(intrinsic: &Intrinsic) -> Hopper {
         Intrinsic::TmaStore { rank } => Hopper::TmaStore {
             rank: rank as usize,
         },
-    }
+        Intrinsic::Tcgen05Fence { .. }
+        | Intrinsic::Tcgen05Wait { .. }
+        | Intrinsic::Tcgen05Commit { .. }
+        | Intrinsic::TmemAlloc { .. }
+        | Intrinsic::TmemDealloc { .. }
+        | Intrinsic::TmemRelinquish { .. } => return None,
+    };
+    Some(hopper)
 }
 
 /// The Hopper instruction `template` is, if it is one.
@@ -248,7 +256,7 @@ mod tests {
 
     #[test]
     fn intrinsics_are_modelled_by_their_kind() {
-        // `intrinsic` matches every kind: a new one has no build until it has a model.
+        // `intrinsic` matches every kind: a new one has no build until it is decided.
         let named = Intrinsic::NamedBarrier {
             arrive: true,
             id: None,
@@ -259,23 +267,23 @@ mod tests {
             id: None,
             threads: 128,
         };
-        assert_eq!(intrinsic(&named), want);
+        assert_eq!(intrinsic(&named), Some(want));
         assert_eq!(
             intrinsic(&Intrinsic::MbarrierArriveExpectTx),
-            Hopper::MbarrierArrive { expect_tx: true }
+            Some(Hopper::MbarrierArrive { expect_tx: true })
         );
         let wait = Intrinsic::BulkWait {
             read: true,
             pending: 1,
         };
-        assert_eq!(intrinsic(&wait), Hopper::BulkWait { pending: 1 });
+        assert_eq!(intrinsic(&wait), Some(Hopper::BulkWait { pending: 1 }));
         let fence = Intrinsic::Fence(Fence::ProxyAsync);
-        assert_eq!(intrinsic(&fence), Hopper::ProxyFence);
+        assert_eq!(intrinsic(&fence), Some(Hopper::ProxyFence));
         let registers = Intrinsic::SetMaxNReg {
             increase: true,
             registers: 232,
         };
-        assert_eq!(intrinsic(&registers), Hopper::Ordering);
+        assert_eq!(intrinsic(&registers), Some(Hopper::Ordering));
         let pair = Intrinsic::TmaLoad {
             rank: 2,
             reach: TmaReach::Pair,
@@ -285,7 +293,13 @@ mod tests {
             multicast: false,
             pair: true,
         };
-        assert_eq!(intrinsic(&pair), want);
+        assert_eq!(intrinsic(&pair), Some(want));
+        // Blackwell's are the tcgen05 model's.
+        let commit = Intrinsic::Tcgen05Commit {
+            pair: false,
+            multicast: false,
+        };
+        assert_eq!(intrinsic(&commit), None);
         // Their PTX is no model: nothing writes it as an atom any more.
         assert_eq!(parse("bar.sync 1, 256;"), None);
     }

@@ -1,10 +1,14 @@
-//! Blackwell's (sm_100a) tcgen05 instructions, recognised from the templates
-//! `lower/src/blackwell.rs` writes: tensor-memory allocation (a whole warp, executed by
-//! the block once all 32 lanes are there, on the block's [`crate::tmem::TensorMemory`]),
+//! Blackwell's (sm_100a) tcgen05 instructions: the typed intrinsics mapped by their
+//! kind ([`intrinsic`]), the MMA and the tensor-memory moves recognised from the
+//! templates `lower/src/umma.rs` writes ([`parse`]). Tensor-memory allocation (a whole
+//! warp, executed by the block once all 32 lanes are there, on the block's
+//! [`crate::tmem::TensorMemory`]),
 //! `tcgen05.commit` (one thread; an arrival on an mbarrier), and the fences and waits,
 //! whose ordering the emulator's execution already gives: every tcgen05 operation
 //! completes when it is issued here. A CTA pair's (`cta_group::2`) allocation and
 //! release are modelled as each block's own, on its own tensor memory.
+
+use kir::Intrinsic;
 
 use crate::atoms::umma::Kind;
 
@@ -123,7 +127,23 @@ impl Tcgen05 {
     }
 }
 
-/// The tcgen05 instruction `template` is, if it is one.
+/// The model of a typed tcgen05 intrinsic, by its kind; `None` for the others.
+pub fn intrinsic(intrinsic: &Intrinsic) -> Option<Tcgen05> {
+    let tcgen05 = match *intrinsic {
+        Intrinsic::Tcgen05Fence { .. } | Intrinsic::Tcgen05Wait { store: true } => {
+            Tcgen05::Ordering
+        }
+        Intrinsic::Tcgen05Wait { store: false } => Tcgen05::WaitLd,
+        Intrinsic::Tcgen05Commit { pair, multicast } => Tcgen05::Commit { pair, multicast },
+        Intrinsic::TmemAlloc { columns, .. } => Tcgen05::Alloc { columns },
+        Intrinsic::TmemDealloc { columns, .. } => Tcgen05::Dealloc { columns },
+        Intrinsic::TmemRelinquish { .. } => Tcgen05::Relinquish,
+        _ => return None,
+    };
+    Some(tcgen05)
+}
+
+/// The tcgen05 MMA or tensor-memory move `template` is, if it is one.
 pub fn parse(template: &str) -> Option<Tcgen05> {
     let pair = template.contains("cta_group::2");
     let template = &template.replace("cta_group::2", "cta_group::1");
@@ -136,36 +156,7 @@ pub fn parse(template: &str) -> Option<Tcgen05> {
             a_in_tmem: template.contains("[{a_taddr}]"),
         });
     }
-    let commit = "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster";
-    if template.contains(&format!(
-        "{commit}.multicast::cluster.b64 [{{bar}}], %mask;"
-    )) {
-        return Some(Tcgen05::Commit {
-            pair,
-            multicast: true,
-        });
-    }
-    let mut words = template.split_whitespace();
-    let head = words.next()?;
-    let tcgen05 = match head {
-        "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32" => Tcgen05::Alloc {
-            columns: last_immediate(template)?,
-        },
-        "tcgen05.dealloc.cta_group::1.sync.aligned.b32" => Tcgen05::Dealloc {
-            columns: last_immediate(template)?,
-        },
-        "tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;" => Tcgen05::Relinquish,
-        _ if head == format!("{commit}.b64") => Tcgen05::Commit {
-            pair,
-            multicast: false,
-        },
-        "tcgen05.fence::before_thread_sync;"
-        | "tcgen05.fence::after_thread_sync;"
-        | "tcgen05.wait::st.sync.aligned;" => Tcgen05::Ordering,
-        "tcgen05.wait::ld.sync.aligned;" => Tcgen05::WaitLd,
-        _ => return copy(head),
-    };
-    Some(tcgen05)
+    copy(template.split_whitespace().next()?)
 }
 
 /// `tcgen05.ld.sync.aligned.16x256b.x2.b32` or the `st` form: repetitions a power of
@@ -186,40 +177,35 @@ fn copy(head: &str) -> Option<Tcgen05> {
     })
 }
 
-/// The immediate after a template's last comma: `..., 128;` is 128.
-fn last_immediate(template: &str) -> Option<u32> {
-    let (_, last) = template.trim().trim_end_matches(';').rsplit_once(',')?;
-    last.trim().parse().ok()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn the_lowered_templates_are_recognised() {
-        let alloc = "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [{slot}], 128;";
-        assert_eq!(parse(alloc), Some(Tcgen05::Alloc { columns: 128 }));
-        let dealloc = "tcgen05.dealloc.cta_group::1.sync.aligned.b32 {taddr}, 512;";
-        assert_eq!(parse(dealloc), Some(Tcgen05::Dealloc { columns: 512 }));
-        let commit =
-            "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [{bar}];";
-        let single = Tcgen05::Commit {
-            pair: false,
-            multicast: false,
+    fn the_lowered_templates_and_intrinsics_are_recognised() {
+        let alloc = Intrinsic::TmemAlloc {
+            columns: 128,
+            pair: true,
         };
-        assert_eq!(parse(commit), Some(single.clone()));
-        let multicast = "{{ .reg .b16 %mask; cvt.u16.u32 %mask, {mask}; tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [{bar}], %mask; }}";
+        assert_eq!(intrinsic(&alloc), Some(Tcgen05::Alloc { columns: 128 }));
+        let dealloc = Intrinsic::TmemDealloc {
+            columns: 512,
+            pair: false,
+        };
+        assert_eq!(intrinsic(&dealloc), Some(Tcgen05::Dealloc { columns: 512 }));
+        let commit = Intrinsic::Tcgen05Commit {
+            pair: true,
+            multicast: true,
+        };
         let pair = Tcgen05::Commit {
             pair: true,
             multicast: true,
         };
-        assert_eq!(parse(multicast), Some(pair));
-        assert_eq!(
-            parse("tcgen05.wait::ld.sync.aligned;"),
-            Some(Tcgen05::WaitLd)
-        );
-        assert!(Tcgen05::Relinquish.is_warp_collective() && !single.is_warp_collective());
+        assert_eq!(intrinsic(&commit), Some(pair.clone()));
+        let wait = Intrinsic::Tcgen05Wait { store: false };
+        assert_eq!(intrinsic(&wait), Some(Tcgen05::WaitLd));
+        assert_eq!(intrinsic(&Intrinsic::Elect), None);
+        assert!(Tcgen05::Relinquish.is_warp_collective() && !pair.is_warp_collective());
         let mma = "{{ .reg .pred %accumulate; setp.ne.b32 %accumulate, {accumulate}, 0; tcgen05.mma.cta_group::1.kind::f16 [{taddr}], {desc_a}, {desc_b}, {idesc}, %accumulate; }}";
         let f16 = Tcgen05::Mma {
             kind: Kind::F16,
@@ -276,10 +262,6 @@ mod tests {
         assert_eq!(
             parse("tcgen05.ld.sync.aligned.32x32b.x3.b32 {{r}}, [{taddr}];"),
             None
-        );
-        assert_eq!(
-            parse("tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 [{slot}], 32;"),
-            Some(Tcgen05::Alloc { columns: 32 })
         );
         assert_eq!(parse("tcgen05.shift.cta_group::1.down [0];"), None);
     }

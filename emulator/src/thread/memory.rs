@@ -205,6 +205,25 @@ impl<'k> Thread<'k> {
         }
     }
 
+    /// An [`Op::Intrinsic`]: a warp's tcgen05 instruction waits for its warp (the block
+    /// executes it), any other is executed by this thread now.
+    pub(super) fn intrinsic(
+        &mut self,
+        inst: &'k Inst,
+        context: &mut Context<'_, 'k>,
+    ) -> Result<Flow<'k>, Trap> {
+        match context.models.get(inst) {
+            Some(Model::Tcgen05(tcgen05)) if tcgen05.is_warp_collective() => {
+                Ok(Flow::Wait(Status::Collective(inst)))
+            }
+            Some(Model::Tcgen05(tcgen05)) => self.tcgen05(tcgen05, inst, context),
+            Some(Model::Hopper(hopper)) => self.hopper(hopper, inst, context),
+            _ => Err(Trap::Fault(FaultKind::Unsupported(
+                "an intrinsic without a model".to_owned(),
+            ))),
+        }
+    }
+
     fn enabled(&self, predicate: Option<ValueId>) -> bool {
         predicate.is_none_or(|predicate| self.get(predicate) != 0)
     }

@@ -137,16 +137,21 @@ impl<'k> Thread<'k> {
     }
 }
 
-/// The register and immediate offset of atom `inst`'s operand `name`.
+/// The register and immediate offset of the operand `name` of atom `inst` (or of
+/// intrinsic `inst`: its row's role of that name).
 pub(crate) fn atom_operand(inst: &Inst, name: &str) -> Result<(ValueId, i64), Trap> {
-    let Op::Atom { operands, .. } = &inst.op else {
-        return Err(missing(name));
+    let operand = match &inst.op {
+        Op::Atom { operands, .. } => operands
+            .iter()
+            .find(|(operand, _, _)| operand == name)
+            .map(|(_, value, offset)| (*value, *offset)),
+        Op::Intrinsic {
+            intrinsic,
+            operands,
+        } => (intrinsic.operand_index(name)).and_then(|index| operands.get(index).copied()),
+        _ => None,
     };
-    operands
-        .iter()
-        .find(|(operand, _, _)| operand == name)
-        .map(|(_, value, offset)| (*value, *offset))
-        .ok_or_else(|| missing(name))
+    operand.ok_or_else(|| missing(name))
 }
 
 fn missing(name: &str) -> Trap {

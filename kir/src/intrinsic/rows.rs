@@ -3,6 +3,8 @@
 //! instruction's section: its scope, `.aligned` meaning converged, its target
 //! requirement).
 
+mod tcgen05;
+
 use super::{Effects, Fence, Intrinsic, Role, RoleKind, Row, Scope, Target, TmaReach};
 use crate::ir::{Space, Ty};
 
@@ -30,6 +32,15 @@ pub(super) const TMA_LOAD: usize = 20;
 pub(super) const TMA_LOAD_MULTICAST: usize = 21;
 pub(super) const TMA_LOAD_PAIR: usize = 22;
 pub(super) const TMA_STORE: usize = 23;
+pub(super) const TCGEN05_FENCE_BEFORE: usize = 24;
+pub(super) const TCGEN05_FENCE_AFTER: usize = 25;
+pub(super) const TCGEN05_WAIT_LD: usize = 26;
+pub(super) const TCGEN05_WAIT_ST: usize = 27;
+pub(super) const TCGEN05_COMMIT: usize = 28;
+pub(super) const TCGEN05_COMMIT_MULTICAST: usize = 29;
+pub(super) const TMEM_ALLOC: usize = 30;
+pub(super) const TMEM_DEALLOC: usize = 31;
+pub(super) const TMEM_RELINQUISH: usize = 32;
 
 const SM80: Target = Target {
     sm: 80,
@@ -159,7 +170,7 @@ fn only(numbers: &[u32], intrinsic: Intrinsic) -> Option<Intrinsic> {
 }
 
 /// Every row, at the index [`Intrinsic::row`] gives its kind.
-pub static ROWS: [Row; 24] = [
+pub static ROWS: [Row; 33] = [
     Row {
         numbers: &["registers"],
         scope: Scope::Warpgroup,
@@ -318,6 +329,15 @@ pub static ROWS: [Row; 24] = [
             _ => None,
         })
     },
+    tcgen05::FENCE_BEFORE,
+    tcgen05::FENCE_AFTER,
+    tcgen05::WAIT_LD,
+    tcgen05::WAIT_ST,
+    tcgen05::COMMIT,
+    tcgen05::COMMIT_MULTICAST,
+    tcgen05::ALLOC,
+    tcgen05::DEALLOC,
+    tcgen05::RELINQUISH,
 ];
 
 /// A TMA copy's tensor map, a generic address.
