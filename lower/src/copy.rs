@@ -130,25 +130,9 @@ impl Builder<'_> {
             let Some(elements) = elements else { return };
             self.pack(&elements, word)
         } else {
-            self.assume_aligned(source, source_index, width);
-            let Some(Place::Memory {
-                space,
-                address,
-                offset,
-            }) = self.place(source, source_index)
-            else {
-                return;
-            };
-            self.push_many(
-                Op::Load {
-                    space,
-                    address,
-                    offset,
-                    narrow: None,
-                    predicate: guard,
-                },
-                &vec![word; count],
-            )
+            let loaded = self.load_at(source, source_index, width, &vec![word; count], None, guard);
+            let Some(loaded) = loaded else { return };
+            loaded
         };
         // Write them.
         if in_registers(destination) {
@@ -159,6 +143,37 @@ impl Builder<'_> {
             return;
         }
         self.store_at(destination, destination_index, width, values, None, guard);
+    }
+
+    /// Loads `elements` consecutive elements of `source` from `index` as values of
+    /// `tys` (a vector when more than one); `narrow` extends each from 8 or 16 bits.
+    /// `None` when `source` is not in memory.
+    fn load_at(
+        &mut self,
+        source: &Tensor,
+        index: &SymInt,
+        elements: i64,
+        tys: &[Ty],
+        narrow: Option<Narrow>,
+        guard: Option<ValueId>,
+    ) -> Option<Vec<ValueId>> {
+        self.assume_aligned(source, index, elements);
+        let Some(Place::Memory {
+            space,
+            address,
+            offset,
+        }) = self.place(source, index)
+        else {
+            return None;
+        };
+        let load = Op::Load {
+            space,
+            address,
+            offset,
+            narrow,
+            predicate: guard,
+        };
+        Some(self.push_many(load, tys))
     }
 
     /// Stores `values` (a vector when more than one), which hold `elements`
@@ -226,25 +241,16 @@ impl Builder<'_> {
                 let Some((ty, _)) = self.memory_element(source) else {
                     return;
                 };
-                self.assume_aligned(source, source_index, chunk as i64);
-                let Some(Place::Memory {
-                    space,
-                    address,
-                    offset,
-                }) = self.place(source, source_index)
-                else {
-                    return;
-                };
-                let values = self.push_many(
-                    Op::Load {
-                        space,
-                        address,
-                        offset,
-                        narrow: Some(narrow),
-                        predicate: guard,
-                    },
-                    &vec![ty; chunk],
+                let tys = vec![ty; chunk];
+                let loaded = self.load_at(
+                    source,
+                    source_index,
+                    chunk as i64,
+                    &tys,
+                    Some(narrow),
+                    guard,
                 );
+                let Some(values) = loaded else { return };
                 for ((_, index), value) in group.iter().zip(values) {
                     (self.narrow_values).insert(value, (narrow.bits(), narrow.is_signed()));
                     self.write_element(destination, index, value, guard);
