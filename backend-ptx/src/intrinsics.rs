@@ -2,8 +2,9 @@
 //! ones `../shared/design/HOPPER-BLACKWELL.md` (A.3, A.4, A.7, A.10) lists as
 //! assembled by ptxas for sm_90a (PTX ISA 8.x: `mbarrier`, `fence`, `bar`,
 //! `barrier.cluster`, `cp.async.bulk`, `cp.async.bulk.tensor`, `setmaxnreg`,
-//! `elect.sync`), and (D.2, D.6, D.8) for sm_100a (tcgen05's fences, waits, commit and
-//! tensor-memory allocation). A multicast TMA load or commit converts its mask to 16
+//! `elect.sync`, the wgmma group instructions), and (D.2, D.3, D.6, D.8) for sm_100a
+//! (tcgen05's fences, waits, commit, tensor-memory allocation, loads and stores, and
+//! the MMA, whose accumulate flag becomes a predicate in a PTX block of its own). A multicast TMA load or commit converts its mask to 16
 //! bits, and a CTA pair's TMA load maps its barrier to the even block, each in a PTX
 //! block of its own.
 //!
@@ -208,6 +209,43 @@ fn ptx(intrinsic: &Intrinsic, operands: &[String], results: &[&str]) -> Option<S
         Intrinsic::TmemRelinquish { pair } => format!(
             "tcgen05.relinquish_alloc_permit.{}.sync.aligned;",
             cta_group(pair)
+        ),
+        Intrinsic::WgmmaFence => "wgmma.fence.sync.aligned;".to_owned(),
+        Intrinsic::WgmmaCommit => "wgmma.commit_group.sync.aligned;".to_owned(),
+        Intrinsic::WgmmaWait { pending } => format!("wgmma.wait_group.sync.aligned {pending};"),
+        // The accumulate flag is a predicate of the instruction's own block.
+        Intrinsic::Tcgen05Mma {
+            kind,
+            pair,
+            a_in_tmem,
+        } => {
+            let [taddr, a, desc_b, idesc, flag] = [0, 1, 2, 3, 4].map(operand);
+            let a = if a_in_tmem {
+                format!("[{}]", a?)
+            } else {
+                a?.to_owned()
+            };
+            format!(
+                "{{ .reg .pred %accumulate; setp.ne.b32 %accumulate, {}, 0; tcgen05.mma.{}.kind::{} [{}], {a}, {}, {}, %accumulate; }}",
+                flag?,
+                cta_group(pair),
+                kind.name(),
+                taddr?,
+                desc_b?,
+                idesc?
+            )
+        }
+        Intrinsic::TmemLoad { shape, repetitions } => format!(
+            "tcgen05.ld.sync.aligned.{}.x{repetitions}.b32 {{{}}}, [{}];",
+            shape.name(),
+            results.join(", "),
+            operand(0)?
+        ),
+        Intrinsic::TmemStore { shape, repetitions } => format!(
+            "tcgen05.st.sync.aligned.{}.x{repetitions}.b32 [{}], {{{}}};",
+            shape.name(),
+            operand(0)?,
+            operands.get(1..)?.join(", ")
         ),
     };
     Some(text)

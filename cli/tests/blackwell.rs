@@ -28,16 +28,16 @@ const FILES: [(&str, &[&str]); 10] = [
     (
         "umma_tile",
         &[
-            "tcgen05.mma.cta_group::1.kind::f16 [{taddr}], {desc_a}, {desc_b}, {idesc}, %accumulate;",
+            "tcgen05_mma_f16 cta_group=1 %",
             // The instruction descriptor of bf16, f32, K-major, M = 128, N = 128.
             "const 136316048",
-            "tcgen05.ld.sync.aligned.32x32b.x32.b32 {{r}}, [{taddr}];",
+            "tmem_load lanes=32 bits=32 repetitions=32 %",
         ],
     ),
     (
         "umma_tf32",
         &[
-            "tcgen05.mma.cta_group::1.kind::tf32 [{taddr}], {desc_a}, {desc_b}, {idesc}, %accumulate;",
+            "tcgen05_mma_tf32 cta_group=1 %",
             // The instruction descriptor of tf32, f32, K-major, M = 128, N = 64.
             "const 135268624",
         ],
@@ -45,7 +45,7 @@ const FILES: [(&str, &[&str]); 10] = [
     (
         "umma_fp8",
         &[
-            "tcgen05.mma.cta_group::1.kind::f8f6f4 [{taddr}], {desc_a}, {desc_b}, {idesc}, %accumulate;",
+            "tcgen05_mma_f8f6f4 cta_group=1 %",
             // The instruction descriptor of e4m3 A and B, f32, K-major, M = 128, N = 64.
             "const 135266320",
         ],
@@ -53,22 +53,20 @@ const FILES: [(&str, &[&str]); 10] = [
     (
         "umma_tmem_a",
         &[
-            "tcgen05.mma.cta_group::1.kind::f16 [{taddr}], [{a_taddr}], {desc_b}, {idesc}, %accumulate;",
+            "tcgen05_mma_f16_tmem_a cta_group=1 %",
             // 64 bf16 a thread, packed in pairs.
-            "tcgen05.st.sync.aligned.32x32b.x32.b32 [{taddr}], {{r}};",
+            "tmem_store lanes=32 bits=32 repetitions=32 %",
         ],
     ),
     (
         "umma_pair_tmem_a",
-        &[
-            "tcgen05.mma.cta_group::2.kind::f16 [{taddr}], [{a_taddr}], {desc_b}, {idesc}, %accumulate;",
-        ],
+        &["tcgen05_mma_f16_tmem_a cta_group=2 %"],
     ),
     (
         "pair_forms",
         &[
-            "tcgen05.mma.cta_group::2.kind::tf32 [{taddr}], {desc_a}, {desc_b}, {idesc}, %accumulate;",
-            "tcgen05.mma.cta_group::2.kind::f8f6f4 [{taddr}], {desc_a}, {desc_b}, {idesc}, %accumulate;",
+            "tcgen05_mma_tf32 cta_group=2 %",
+            "tcgen05_mma_f8f6f4 cta_group=2 %",
             "tcgen05_commit cta_group=2 [",
         ],
     ),
@@ -76,7 +74,7 @@ const FILES: [(&str, &[&str]); 10] = [
         "umma_pair",
         &[
             "tmem_alloc columns=128 cta_group=2 [",
-            "tcgen05.mma.cta_group::2.kind::f16 [{taddr}], {desc_a}, {desc_b}, {idesc}, %accumulate;",
+            "tcgen05_mma_f16 cta_group=2 %",
             // The instruction descriptor of bf16, f32, K-major, M = 256, N = 128.
             "const 270533776",
             "tcgen05_commit_multicast cta_group=2 [",
@@ -87,19 +85,19 @@ const FILES: [(&str, &[&str]); 10] = [
     (
         "tmem_shapes",
         &[
-            "tcgen05.ld.sync.aligned.16x64b.x4.b32 {{r}}, [{taddr}];",
-            "tcgen05.ld.sync.aligned.16x128b.x2.b32 {{r}}, [{taddr}];",
-            "tcgen05.ld.sync.aligned.16x256b.x1.b32 {{r}}, [{taddr}];",
-            "tcgen05.st.sync.aligned.16x64b.x4.b32 [{taddr}], {{r}};",
-            "tcgen05.st.sync.aligned.16x128b.x2.b32 [{taddr}], {{r}};",
-            "tcgen05.st.sync.aligned.16x256b.x1.b32 [{taddr}], {{r}};",
+            "tmem_load lanes=16 bits=64 repetitions=4 %",
+            "tmem_load lanes=16 bits=128 repetitions=2 %",
+            "tmem_load lanes=16 bits=256 repetitions=1 %",
+            "tmem_store lanes=16 bits=64 repetitions=4 %",
+            "tmem_store lanes=16 bits=128 repetitions=2 %",
+            "tmem_store lanes=16 bits=256 repetitions=1 %",
         ],
     ),
     (
         "tmem_copy",
         &[
-            "tcgen05.st.sync.aligned.32x32b.x8.b32 [{taddr}], {{r}};",
-            "tcgen05.ld.sync.aligned.32x32b.x4.b32 {{r}}, [{taddr}];",
+            "tmem_store lanes=32 bits=32 repetitions=8 %",
+            "tmem_load lanes=32 bits=32 repetitions=4 %",
         ],
     ),
 ];

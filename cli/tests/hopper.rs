@@ -44,11 +44,11 @@ const FILES: [(&str, &[&str]); 9] = [
     (
         "wgmma_tile",
         &[
-            "wgmma.fence.sync.aligned",
+            "wgmma_fence",
             "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{d}}",
             "1, 1, 1, 0, 0;",
-            "wgmma.commit_group.sync.aligned",
-            "wgmma.wait_group.sync.aligned 0",
+            "wgmma_commit",
+            "wgmma_wait pending=0",
             "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16",
         ],
     ),

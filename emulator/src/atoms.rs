@@ -11,11 +11,10 @@
 //! and cluster barriers and `elect.sync` (typed [`kir::Intrinsic`]s, which
 //! [`hopper::intrinsic`] maps to its model by their kind, never their text; executed in
 //! `thread/hopper.rs`) and `wgmma` ([`wgmma`]), which a
-//! whole warpgroup executes at once; Blackwell's tcgen05 instructions ([`tcgen05`]: tensor
-//! memory allocation by a warp, in `block/tcgen05.rs`; commits, fences and waits by one
-//! thread, in `thread/tcgen05.rs`; those that are typed intrinsics mapped by their kind,
-//! the MMA and tensor-memory moves still read from their templates). [`intrinsic`] gives
-//! each typed intrinsic its model. A new model is a module with a parser returning its
+//! whole warpgroup executes at once; Blackwell's tcgen05 instructions ([`tcgen05`], all
+//! typed intrinsics mapped by their kind: tensor-memory allocation, loads and stores by
+//! a warp, in `block/tcgen05.rs`; the MMA, commits, fences and waits by one thread, in
+//! `thread/tcgen05.rs`). [`intrinsic`] gives each typed intrinsic its model. A new model is a module with a parser returning its
 //! variant of [`Model`], and an arm in the thread's atom dispatch or the block's warp
 //! completion.
 
@@ -57,9 +56,6 @@ pub fn model(template: &str, warp: Option<&WarpAtom>) -> Option<Model> {
     }
     if let Some(hopper) = hopper::parse(template) {
         return Some(Model::Hopper(hopper));
-    }
-    if let Some(tcgen05) = tcgen05::parse(template) {
-        return Some(Model::Tcgen05(tcgen05));
     }
     match warp? {
         WarpAtom::Copy { element, src, dst } => {

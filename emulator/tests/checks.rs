@@ -335,7 +335,7 @@ fn a_register_read_before_the_tmem_load_wait_faults() {
   tmem_alloc columns=32 cta_group=1 [%0+0]
   barrier
   %1:i32 = load.shared [%0+0]
-  %2:f32 = atom \"tcgen05.ld.sync.aligned.32x32b.x1.b32 {{r}}, [{taddr}];\" taddr=%1+0 -> r
+  %2:f32 = tmem_load lanes=32 bits=32 repetitions=1 %1
   %3:i64 = param 0
   store.global [%3+0], %2
   tcgen05_wait_ld

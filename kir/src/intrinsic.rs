@@ -16,12 +16,14 @@
 //! pair's) is one of its numbers.
 
 mod check;
+mod params;
+mod row;
 mod rows;
 
 pub use check::RowMismatch;
+pub use params::{Fence, MmaKind, TmaReach, TmemShape};
+pub use row::{Effects, Role, RoleKind, Row, Scope, Target};
 pub use rows::ROWS;
-
-use crate::ir::{Space, Ty};
 
 /// A hardware instruction and its parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -136,135 +138,51 @@ pub enum Intrinsic {
         /// Whether it is a CTA pair's (`cta_group::2`).
         pair: bool,
     },
+    /// `wgmma.fence`: the warpgroup's register writes so far (accumulators, A's
+    /// registers) ordered before its next wgmma.
+    WgmmaFence,
+    /// `wgmma.commit_group`: the warpgroup's wgmmas since its last commit form a group.
+    WgmmaCommit,
+    /// `wgmma.wait_group`: waits until at most `pending` of the warpgroup's wgmma groups
+    /// are incomplete (their accumulators written, their shared operands read).
+    WgmmaWait {
+        /// The groups that may still be pending.
+        pending: u32,
+    },
+    /// `tcgen05.mma` of `kind`, by one thread: D in tensor memory at `taddr` is
+    /// `A Bᵀ`, plus D when `accumulate` is nonzero; B through the shared-memory
+    /// descriptor `desc_b`, A through `desc_a` or (`a_in_tmem`) at `a_taddr` in tensor
+    /// memory; `idesc` the instruction descriptor (shape, types, majorness).
+    Tcgen05Mma {
+        /// What it multiplies.
+        kind: MmaKind,
+        /// Whether it is a CTA pair's (`cta_group::2`, M twice one block's).
+        pair: bool,
+        /// Whether A is in tensor memory (else shared memory).
+        a_in_tmem: bool,
+    },
+    /// `tcgen05.ld`: the warp loads `repetitions` of `shape` from tensor memory at
+    /// `taddr` into each thread's registers (its results), valid after
+    /// `tcgen05.wait::ld`.
+    TmemLoad {
+        /// What one repetition moves.
+        shape: TmemShape,
+        /// The repetitions (`.xN`, a power of two).
+        repetitions: u32,
+    },
+    /// `tcgen05.st`: the warp stores each thread's registers (the `words` operands) as
+    /// `repetitions` of `shape` to tensor memory at `taddr`.
+    TmemStore {
+        /// What one repetition moves.
+        shape: TmemShape,
+        /// The repetitions (`.xN`, a power of two).
+        repetitions: u32,
+    },
 }
 
 /// A tcgen05 instruction's `cta_group` number: 1 for a block's, 2 for a CTA pair's.
 fn cta_group(pair: bool) -> u32 {
     if pair { 2 } else { 1 }
-}
-
-/// Where a TMA load's box lands and completes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum TmaReach {
-    /// In this block, on its barrier at `bar`.
-    Block,
-    /// In every block of the cluster in the 16-bit mask `mask`, at the same offset,
-    /// each completing on its barrier at `bar`'s offset.
-    Multicast,
-    /// A CTA pair's (`.cta_group::2`, sm_100a): in this block, completing on the
-    /// barrier at `bar`'s place (a plain register) in the pair's even block.
-    Pair,
-}
-
-/// What a fence orders.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Fence {
-    /// `fence.proxy.async.shared::cta`: the thread's generic-proxy writes to shared
-    /// memory before it, visible to the asynchronous proxy (TMA, wgmma) after it.
-    ProxyAsync,
-    /// `fence.mbarrier_init.release.cluster`: the thread's mbarrier inits visible to
-    /// the cluster and the asynchronous proxy.
-    BarrierInit,
-}
-
-/// The static description of one kind of [`Intrinsic`].
-#[derive(Debug)]
-pub struct Row {
-    /// The name in KIR's text form.
-    pub name: &'static str,
-    /// The names of its integer parameters, in [`Intrinsic::numbers`]' order.
-    pub numbers: &'static [&'static str],
-    /// Its operands, in order.
-    pub operands: &'static [Role],
-    /// Then as many operands of this role as [`Intrinsic::list_len`] says (a TMA's
-    /// coordinates, one per dimension).
-    pub list: Option<Role>,
-    /// The types of its results.
-    pub results: &'static [Ty],
-    /// The threads that execute it together.
-    pub scope: Scope,
-    /// Whether every thread of its scope (at least of its warp) must execute it
-    /// converged: under control that may differ within the scope it is an error.
-    pub convergent: bool,
-    /// What it does to memory.
-    pub effects: Effects,
-    /// The least target that has it.
-    pub target: Target,
-    /// Makes the instruction from its numbers, if they are a form the hardware has.
-    pub build: fn(&[u32]) -> Option<Intrinsic>,
-}
-
-/// An operand's name (for the text form and readers) and what it must be.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Role {
-    /// Its name.
-    pub name: &'static str,
-    /// What it is.
-    pub kind: RoleKind,
-}
-
-/// What an operand must be.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RoleKind {
-    /// An address in this space (a register of its address type), with a byte offset
-    /// folded into the instruction.
-    Address(Space),
-    /// A value of this type, in a register; no offset.
-    Value(Ty),
-}
-
-/// Which threads execute an instruction together.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Scope {
-    /// Each thread on its own.
-    Thread,
-    /// The threads of a warp.
-    Warp,
-    /// The four warps of a warpgroup.
-    Warpgroup,
-    /// Threads of the block (a named barrier's count of them).
-    Block,
-    /// The threads of every block of the cluster.
-    Cluster,
-    /// Every thread of the grid and the host.
-    System,
-}
-
-impl Scope {
-    /// Its name in words (`"warpgroup"`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Scope::Thread => "thread",
-            Scope::Warp => "warp",
-            Scope::Warpgroup => "warpgroup",
-            Scope::Block => "block",
-            Scope::Cluster => "cluster",
-            Scope::System => "system",
-        }
-    }
-}
-
-/// What an instruction does to memory.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Effects {
-    /// The spaces it reads.
-    pub reads: &'static [Space],
-    /// The spaces it writes.
-    pub writes: &'static [Space],
-    /// Whether it involves the asynchronous proxy (TMA, wgmma, tcgen05).
-    pub async_proxy: bool,
-    /// Whether it orders other threads' or proxies' memory accesses (a fence or a
-    /// barrier): no access moves across it.
-    pub orders: bool,
-}
-
-/// The least target an instruction needs: `sm_{sm}`, with `a` when `arch_specific`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Target {
-    /// The compute capability times ten (90: sm_90).
-    pub sm: u32,
-    /// Whether only the architecture-specific target has it (sm_90a, not sm_90).
-    pub arch_specific: bool,
 }
 
 impl Intrinsic {
@@ -320,6 +238,14 @@ impl Intrinsic {
             Intrinsic::TmemAlloc { .. } => rows::TMEM_ALLOC,
             Intrinsic::TmemDealloc { .. } => rows::TMEM_DEALLOC,
             Intrinsic::TmemRelinquish { .. } => rows::TMEM_RELINQUISH,
+            Intrinsic::WgmmaFence => rows::WGMMA_FENCE,
+            Intrinsic::WgmmaCommit => rows::WGMMA_COMMIT,
+            Intrinsic::WgmmaWait { .. } => rows::WGMMA_WAIT,
+            Intrinsic::Tcgen05Mma {
+                kind, a_in_tmem, ..
+            } => rows::tcgen05_mma(*kind, *a_in_tmem),
+            Intrinsic::TmemLoad { .. } => rows::TMEM_LOAD,
+            Intrinsic::TmemStore { .. } => rows::TMEM_STORE,
         };
         &ROWS[index]
     }
@@ -334,29 +260,44 @@ impl Intrinsic {
                 ..
             } => vec![id, threads],
             Intrinsic::NamedBarrier { threads, .. } => vec![threads],
-            Intrinsic::BulkWait { pending, .. } => vec![pending],
+            Intrinsic::BulkWait { pending, .. } | Intrinsic::WgmmaWait { pending } => vec![pending],
             Intrinsic::TmaLoad { rank, .. } | Intrinsic::TmaStore { rank } => vec![rank],
             Intrinsic::TmemAlloc { columns, pair } | Intrinsic::TmemDealloc { columns, pair } => {
                 vec![columns, cta_group(pair)]
             }
-            Intrinsic::Tcgen05Commit { pair, .. } | Intrinsic::TmemRelinquish { pair } => {
-                vec![cta_group(pair)]
+            Intrinsic::Tcgen05Commit { pair, .. }
+            | Intrinsic::TmemRelinquish { pair }
+            | Intrinsic::Tcgen05Mma { pair, .. } => vec![cta_group(pair)],
+            Intrinsic::TmemLoad { shape, repetitions }
+            | Intrinsic::TmemStore { shape, repetitions } => {
+                vec![shape.lanes(), shape.bits(), repetitions]
             }
             _ => Vec::new(),
         }
     }
 
-    /// How many operands of its row's [`Row::list`] role follow the fixed ones.
+    /// How many operands of its row's [`Row::list`] role follow the fixed ones (and
+    /// how many results its [`Row::result_words`] are).
     pub fn list_len(&self) -> usize {
         match *self {
             Intrinsic::TmaLoad { rank, .. } | Intrinsic::TmaStore { rank } => rank as usize,
+            Intrinsic::TmemLoad { shape, repetitions }
+            | Intrinsic::TmemStore { shape, repetitions } => {
+                (shape.registers() * repetitions) as usize
+            }
             _ => 0,
         }
     }
 
     /// How many operands it takes.
     pub fn operand_count(&self) -> usize {
-        self.row().operands.len() + self.list_len()
+        let row = self.row();
+        let list = if row.list.is_some() {
+            self.list_len()
+        } else {
+            0
+        };
+        row.operands.len() + list
     }
 
     /// The role of its operand `index`, if it has that many.

@@ -7,7 +7,7 @@
 
 use lang::Span;
 
-use crate::intrinsic::Intrinsic;
+use crate::intrinsic::{Intrinsic, Scope};
 use crate::signature::Signature;
 use crate::warp::WarpAtom;
 
@@ -399,6 +399,9 @@ pub enum Op {
         warp: Option<Box<WarpAtom>>,
         /// Whether to issue it at all.
         predicate: Option<ValueId>,
+        /// The threads that execute it together (its stdlib atom's `threads`): each
+        /// thread alone, a warp or a warpgroup, converged.
+        scope: Scope,
     },
     /// A hardware instruction described by its [`crate::intrinsic::Row`]: its operands
     /// in the row's order, each a value and a byte offset (nonzero only for an address

@@ -26,7 +26,8 @@ pub mod warp;
 
 pub use dead::remove_dead_values;
 pub use intrinsic::{
-    Effects, Fence, Intrinsic, Role, RoleKind, Row, RowMismatch, Scope, Target, TmaReach,
+    Effects, Fence, Intrinsic, MmaKind, Role, RoleKind, Row, RowMismatch, Scope, Target, TmaReach,
+    TmemShape,
 };
 pub use ir::{
     AtomicOp, BinOp, CmpOp, Inst, Kernel, Narrow, Op, Region, ShuffleMode, Space, Special, Ty,

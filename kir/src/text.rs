@@ -5,7 +5,7 @@
 
 use std::fmt::Write;
 
-use crate::intrinsic::{Intrinsic, RoleKind};
+use crate::intrinsic::{Intrinsic, RoleKind, Scope};
 use crate::ir::{BinOp, CmpOp, Inst, Kernel, Narrow, Op, Special, UnOp, ValueId};
 
 /// `kernel` as text; `line_of` turns a byte offset into a 1-based source line.
@@ -233,6 +233,7 @@ fn instruction(kernel: &Kernel, inst: &Inst) -> String {
             output,
             warp,
             predicate,
+            scope,
         } => {
             let lists = registers.iter().map(|(name, values)| {
                 let values: Vec<String> = values.iter().map(v).collect();
@@ -249,8 +250,12 @@ fn instruction(kernel: &Kernel, inst: &Inst) -> String {
             let warp = warp
                 .as_ref()
                 .map_or(String::new(), |warp| format!(" warp {warp}"));
+            let scope = match scope {
+                Scope::Thread => String::new(),
+                scope => format!(".{}", scope.name()),
+            };
             format!(
-                "atom {template:?} {}{output}{warp}{}",
+                "atom{scope} {template:?} {}{output}{warp}{}",
                 parts.join(", "),
                 predicated(predicate)
             )
@@ -300,7 +305,9 @@ fn intrinsic_text(intrinsic: &Intrinsic, operands: &[(ValueId, i64)]) -> String 
     let roles = (0..).map(|index| intrinsic.role(index).map(|role| role.kind));
     let operands: Vec<String> = (operands.iter().zip(roles))
         .map(|((value, offset), role)| match role {
-            Some(RoleKind::Value(_)) | None if *offset == 0 => format!("%{}", value.0),
+            Some(RoleKind::Value(_) | RoleKind::Word) | None if *offset == 0 => {
+                format!("%{}", value.0)
+            }
             _ => format!("[%{}+{offset}]", value.0),
         })
         .collect();

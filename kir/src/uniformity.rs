@@ -186,17 +186,20 @@ impl Analysis {
                     Class::Divergent
                 }
             }
-            Op::Atom { template, .. } => {
+            Op::Atom {
+                template, scope, ..
+            } => {
                 let what = format!("`{}`", template.split_whitespace().next().unwrap_or(""));
-                let warpgroup = template.starts_with("wgmma");
-                if warpgroup && control != Class::Uniform {
-                    self.collectives.push(Collective {
-                        span: inst.span,
-                        what,
-                        unit: "warpgroup",
-                    });
-                } else if template.contains(".aligned") || template.contains(".sync") {
-                    self.collective(inst.span, &what, control);
+                match scope {
+                    Scope::Warpgroup if control != Class::Uniform => {
+                        self.collectives.push(Collective {
+                            span: inst.span,
+                            what,
+                            unit: "warpgroup",
+                        });
+                    }
+                    Scope::Thread | Scope::Warpgroup => {}
+                    _ => self.collective(inst.span, &what, control),
                 }
                 Class::Uniform
             }

@@ -16,12 +16,15 @@ fn sample(name: &str) -> u32 {
         "rank" => 2,
         "columns" => 128,
         "cta_group" => 2,
+        "lanes" => 16,
+        "bits" => 256,
+        "repetitions" => 2,
         other => panic!("no sample for the number `{other}`: add one"),
     }
 }
 
-/// A kernel whose only effect is `line`, with `%0` a shared address, `%1` an i32 and
-/// `%2` an i64 to use as operands.
+/// A kernel whose only effect is `line`, with `%0` a shared address, `%1` an i32,
+/// `%2` an i64 and `%3` a b32 to use as operands.
 fn kernel_text(line: &str) -> String {
     format!(
         "kernel k {{
@@ -29,6 +32,7 @@ fn kernel_text(line: &str) -> String {
   %0:i32 = shared_base
   %1:i32 = const 1
   %2:i64 = const 0
+  %3:b32 = load.shared [%0+0]
   {line}
 }}
 "
@@ -47,6 +51,7 @@ fn instruction_text(row: &Row) -> String {
             RoleKind::Address(Space::Shared) => "[%0+8]",
             RoleKind::Value(Ty::I32) => "%1",
             RoleKind::Value(Ty::I64) => "%2",
+            RoleKind::Word => "%3",
             other => panic!("no sample operand for {other:?}: add one"),
         })
         .collect();
@@ -55,7 +60,13 @@ fn instruction_text(row: &Row) -> String {
     } else {
         format!(" {}", operands.join(", "))
     };
-    let results: Vec<String> = (row.results.iter().enumerate())
+    let words = if row.result_words {
+        intrinsic.list_len()
+    } else {
+        0
+    };
+    let types = (row.results.iter().copied()).chain(std::iter::repeat_n(Ty::F32, words));
+    let results: Vec<String> = (types.enumerate())
         .map(|(index, ty)| format!("%{}:{}", 10 + index, ty.name()))
         .collect();
     let results = if results.is_empty() {
@@ -123,11 +134,24 @@ fn the_verifier_holds_operands_and_numbers_to_the_row() {
     assert!(refused("named_barrier_arrive_at threads=48 %1").contains("no form"));
     assert!(refused("tma_store rank=2 %2, [%0+0], %1").contains("takes 4 operands, not 3"));
     assert!(refused("tma_load rank=6 [%0+0], %2, [%0+8], %1").contains("no form"));
-    assert!(refused("%3:i32 = cluster_wait").contains("`cluster_wait` defines the values [i32]"));
+    assert!(refused("%4:i32 = cluster_wait").contains("`cluster_wait` defines the values [i32]"));
     assert!(refused("tmem_alloc columns=96 cta_group=1 [%0+0]").contains("no form"));
     assert!(refused("tmem_alloc columns=1024 cta_group=1 [%0+0]").contains("no form"));
     assert!(refused("tmem_dealloc columns=64 cta_group=3 %1").contains("no form"));
     assert!(refused("tmem_dealloc columns=64 cta_group=1 [%0+8]").contains("takes no offset"));
     assert!(refused("tcgen05_commit cta_group=0 [%0+8]").contains("no form"));
     assert!(refused("tcgen05_commit_multicast cta_group=1 [%0+8]").contains("takes 2 operands"));
+    assert!(refused("wgmma_wait pending=8").contains("no form"));
+    assert!(refused("%10:f32 = tmem_load lanes=32 bits=32 repetitions=3 %1").contains("no form"));
+    assert!(refused("%10:f32 = tmem_load lanes=32 bits=64 repetitions=1 %1").contains("no form"));
+    let two = "%10:f32, %11:f32 = tmem_load lanes=32 bits=32 repetitions=1 %1";
+    assert!(refused(two).contains("defines the values [f32, f32]"));
+    let half = "%10:f16 = tmem_load lanes=32 bits=32 repetitions=1 %1";
+    assert!(refused(half).contains("defines the values [f16]"));
+    let store = "tmem_store lanes=32 bits=32 repetitions=2 %1, %3";
+    assert!(refused(store).contains("takes 3 operands, not 2"));
+    let wide = "tmem_store lanes=32 bits=32 repetitions=1 %1, %2";
+    assert!(refused(wide).contains("operand `words` is b32, not i64"));
+    let mma = "tcgen05_mma_f16 cta_group=1 %1, %1, %2, %1, %1";
+    assert!(refused(mma).contains("operand `desc_a` is i64, not i32"));
 }

@@ -6,8 +6,8 @@
 
 use kir::{
     AtomicOp, BinOp, CmpOp, Element, HostExpr, Inst, IntParam, Kernel, Launch, Op, Param,
-    ParamKind, Region, ScalarParam, ShuffleMode, Signature, Space, Special, Ty, UnOp, ValueId,
-    from_text, to_text,
+    ParamKind, Region, ScalarParam, Scope, ShuffleMode, Signature, Space, Special, Ty, UnOp,
+    ValueId, from_text, to_text,
 };
 use lang::Span;
 
@@ -158,6 +158,7 @@ fn everything() -> Kernel {
             output: None,
             warp: None,
             predicate: Some(less),
+            scope: Scope::Thread,
         },
         Span::empty(21),
     );
@@ -173,6 +174,7 @@ fn everything() -> Kernel {
             output: Some("d".to_owned()),
             warp: None,
             predicate: None,
+            scope: Scope::Warp,
         },
         &[Ty::B32, Ty::B32],
         21,

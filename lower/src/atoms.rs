@@ -89,6 +89,9 @@ impl Builder<'_> {
             operands.push(("src_bytes".to_owned(), size, 0));
             predicate = None;
         }
+        let Some(scope) = self.atom_scope(atom) else {
+            return;
+        };
         let op = Op::Atom {
             template: atom.ptx.clone(),
             operands,
@@ -96,6 +99,7 @@ impl Builder<'_> {
             output: output.as_ref().map(|(name, ..)| name.clone()),
             warp: crate::tv::warp_copy(atom),
             predicate,
+            scope,
         };
         let Some((_, tys, element)) = output else {
             self.push_effect(op);
@@ -155,6 +159,9 @@ impl Builder<'_> {
             words(self, tb, vb),
             words(self, tc, vc),
         ) else {
+            return;
+        };
+        let Some(scope) = self.atom_scope(atom) else {
             return;
         };
         let scale = match accumulate {
@@ -236,6 +243,7 @@ impl Builder<'_> {
                                 crate::tv::warp_mma(atom)
                             },
                             predicate: None,
+                            scope,
                         },
                         &vec![wc; count],
                     );
@@ -283,5 +291,18 @@ impl Builder<'_> {
                 None
             }
         }
+    }
+
+    /// The threads that execute `atom` together, or an error at the call for a count
+    /// other than one thread, a warp or a warpgroup.
+    fn atom_scope(&mut self, atom: &Atom) -> Option<kir::Scope> {
+        let scope = crate::tv::atom_scope(atom);
+        if scope.is_none() {
+            self.unsupported(format!(
+                "`{}` is executed by a number of threads other than 1, 32 (a warp) or 128 (a warpgroup)",
+                atom.display_name()
+            ));
+        }
+        scope
     }
 }

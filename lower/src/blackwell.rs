@@ -10,11 +10,6 @@ use trace::{Term, Tmem};
 use crate::builder::Builder;
 use crate::memory::Place;
 
-/// The `cta_group` qualifier of a block's (`::1`) or a CTA pair's (`::2`) instruction.
-pub fn cta_group(pair: bool) -> &'static str {
-    if pair { "cta_group::2" } else { "cta_group::1" }
-}
-
 impl Builder<'_> {
     /// A tensor-memory allocation into a shared slot, or a release of an address.
     pub(crate) fn tmem(&mut self, action: &Tmem, columns: i64, pair: bool) {

@@ -1,10 +1,7 @@
 //! Hopper's asynchronous machinery: the mbarrier operations on a barrier's shared
 //! address, the fences, named and cluster barriers, TMA loads and stores, bulk-group
-//! commits and waits, `setmaxnreg` and the tensor-map prefetch as [`kir::Intrinsic`]s
-//! (their PTX is `backend-ptx/src/intrinsics.rs`'s); the wgmma group instructions still
-//! as atom instructions with fixed templates, the forms
-//! `../shared/design/HOPPER-BLACKWELL.md` (A.4, A.7) lists as assembled by ptxas for
-//! sm_90a, which the CPU emulator recognises.
+//! commits and waits, `setmaxnreg`, the tensor-map prefetch and the wgmma group
+//! instructions as [`kir::Intrinsic`]s (their PTX is `backend-ptx/src/intrinsics.rs`'s).
 
 use cute::Tensor;
 use kir::{Fence, Intrinsic, Op, TmaReach, Ty, ValueId};
@@ -13,11 +10,6 @@ use trace::{AsyncSync, Mbarrier, Term};
 
 use crate::builder::Builder;
 use crate::memory::Place;
-
-/// Register accesses ordered before the following wgmmas.
-pub const WGMMA_FENCE: &str = "wgmma.fence.sync.aligned;";
-/// The wgmmas issued since the last commit become a group.
-pub const WGMMA_COMMIT: &str = "wgmma.commit_group.sync.aligned;";
 
 impl Builder<'_> {
     /// An mbarrier operation on `tensor`'s element at layout value `index`. In a
@@ -224,42 +216,16 @@ impl Builder<'_> {
         });
     }
 
-    /// Appends an atom instruction that only reads `operands` (a barrier, a fence, a
-    /// prefetch): no register lists, no result, not a warp collective.
-    pub(crate) fn push_effect_atom(
-        &mut self,
-        template: String,
-        operands: Vec<(String, ValueId, i64)>,
-    ) {
-        self.push_effect(Op::Atom {
-            template,
-            operands,
-            registers: Vec::new(),
-            output: None,
-            warp: None,
-            predicate: None,
-        });
-    }
-
     /// A fence, a barrier, a group instruction, a tcgen05 fence or wait, or the
     /// relinquished tensor-memory permit.
     pub(crate) fn async_sync(&mut self, sync: AsyncSync) {
-        if let Some(intrinsic) = self.sync_intrinsic(sync) {
-            self.push_intrinsic(intrinsic, Vec::new());
-            return;
-        }
-        let template = match sync {
-            AsyncSync::WgmmaFence => WGMMA_FENCE.to_owned(),
-            AsyncSync::WgmmaCommit => WGMMA_COMMIT.to_owned(),
-            AsyncSync::WgmmaWait(groups) => format!("wgmma.wait_group.sync.aligned {groups};"),
-            _ => return,
-        };
-        self.push_effect_atom(template, Vec::new());
+        let intrinsic = self.sync_intrinsic(sync);
+        self.push_intrinsic(intrinsic, Vec::new());
     }
 
-    /// The intrinsic `sync` is, where it is one (the wgmma ones are still atoms).
-    fn sync_intrinsic(&mut self, sync: AsyncSync) -> Option<Intrinsic> {
-        let intrinsic = match sync {
+    /// The intrinsic `sync` is.
+    fn sync_intrinsic(&mut self, sync: AsyncSync) -> Intrinsic {
+        match sync {
             AsyncSync::FenceBarrierInit => Intrinsic::Fence(Fence::BarrierInit),
             AsyncSync::FenceProxyAsync => Intrinsic::Fence(Fence::ProxyAsync),
             AsyncSync::BulkCommit => Intrinsic::BulkCommit,
@@ -285,9 +251,12 @@ impl Builder<'_> {
             AsyncSync::Tcgen05WaitLd => Intrinsic::Tcgen05Wait { store: false },
             AsyncSync::Tcgen05WaitSt => Intrinsic::Tcgen05Wait { store: true },
             AsyncSync::TmemRelinquish { pair } => Intrinsic::TmemRelinquish { pair },
-            _ => return None,
-        };
-        Some(intrinsic)
+            AsyncSync::WgmmaFence => Intrinsic::WgmmaFence,
+            AsyncSync::WgmmaCommit => Intrinsic::WgmmaCommit,
+            AsyncSync::WgmmaWait(groups) => Intrinsic::WgmmaWait {
+                pending: self.small_count(groups, "pending groups of wgmmas"),
+            },
+        }
     }
 
     /// A count the checker bounded (registers, groups), as an instruction parameter.

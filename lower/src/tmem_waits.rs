@@ -13,9 +13,6 @@ use std::collections::HashMap;
 use kir::{Inst, Intrinsic, Kernel, Op, Region, ValueId};
 use lang::{Diagnostic, Span};
 
-/// The template prefix of every tensor-memory load (still an atom instruction).
-const LOAD: &str = "tcgen05.ld.";
-
 /// E0227 for each read of a `tcgen05.ld` register before a `tcgen05.wait::ld`.
 pub(crate) fn reads_before_wait(kernel: &Kernel) -> Vec<Diagnostic> {
     let mut reads = Vec::new();
@@ -43,7 +40,10 @@ fn walk(body: &[Inst], pending: &mut HashMap<ValueId, Span>, reads: &mut Vec<(Sp
     for inst in body {
         read(&inst.op.operands(), inst.span, pending, reads);
         match &inst.op {
-            Op::Atom { template, .. } if template.starts_with(LOAD) => {
+            Op::Intrinsic {
+                intrinsic: Intrinsic::TmemLoad { .. },
+                ..
+            } => {
                 pending.extend(inst.results.iter().map(|value| (*value, inst.span)));
             }
             Op::Intrinsic {

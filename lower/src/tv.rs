@@ -7,7 +7,7 @@
 //! reports the atom as one it has no model of.
 
 use cute::Atom;
-use kir::{Mode, TvLayout, WARP_LANES, WarpAtom};
+use kir::{Mode, Scope, TvLayout, WARP_LANES, WarpAtom};
 use layout::Layout;
 
 use crate::builder::dtype_ty;
@@ -23,6 +23,22 @@ pub(crate) fn warp_copy(atom: &Atom) -> Option<Box<WarpAtom>> {
         src: tv_layout(&copy.src_layout)?,
         dst: tv_layout(&copy.dst_layout)?,
     }))
+}
+
+/// The threads that execute `atom` together, from its `threads` (one, a warp's 32 or a
+/// warpgroup's 128); `None` for another count.
+pub(crate) fn atom_scope(atom: &Atom) -> Option<Scope> {
+    let threads = match (atom.as_copy(), atom.as_mma()) {
+        (Some(copy), _) => &copy.threads,
+        (None, Some(mma)) => &mma.threads,
+        (None, None) => return None,
+    };
+    match threads.size().ok()? {
+        1 => Some(Scope::Thread),
+        32 => Some(Scope::Warp),
+        128 => Some(Scope::Warpgroup),
+        _ => None,
+    }
 }
 
 /// The description of an MMA atom.

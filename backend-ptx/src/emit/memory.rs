@@ -3,7 +3,7 @@
 //! atoms' templates filled with their operands, and atomic read-modify-writes (`red`
 //! when the old value is unused, `atom` when it is).
 
-use kir::{AtomicOp, Inst, Narrow, Op, ParamKind, Space, Ty, ValueId};
+use kir::{AtomicOp, Inst, Intrinsic, Narrow, Op, ParamKind, Scope, Space, Ty, ValueId};
 
 use super::Emitter;
 
@@ -64,6 +64,7 @@ impl Emitter<'_, '_> {
                 registers,
                 output,
                 predicate,
+                scope,
                 ..
             } => {
                 let operands: Vec<(String, String)> = operands
@@ -87,7 +88,8 @@ impl Emitter<'_, '_> {
                     lists.push((output.clone(), names(&inst.results)));
                 }
                 if let Some(inputs) = super::tied::in_place_inputs(&inst.op) {
-                    self.copy_in_place_inputs(inputs, &inst.results, template);
+                    self.copy_in_place_inputs(inputs, &inst.results, *scope)
+                        .ok_or("an in-place atom's fence has no PTX")?;
                 }
                 format!(
                     "{}{}",
@@ -112,8 +114,14 @@ impl Emitter<'_, '_> {
     }
 
     /// Copies each input of an in-place atom into its result's register where the two
-    /// differ (the input is used again later); a wgmma then needs a fence after them.
-    fn copy_in_place_inputs(&mut self, inputs: &[ValueId], results: &[ValueId], template: &str) {
+    /// differ (the input is used again later); a warpgroup's atom (wgmma) then needs a
+    /// fence after them.
+    fn copy_in_place_inputs(
+        &mut self,
+        inputs: &[ValueId],
+        results: &[ValueId],
+        scope: Scope,
+    ) -> Option<()> {
         let mut copied = false;
         for (input, result) in inputs.iter().zip(results) {
             if self.name(*input) != self.name(*result) {
@@ -128,9 +136,10 @@ impl Emitter<'_, '_> {
                 copied = true;
             }
         }
-        if copied && template.starts_with("wgmma") {
-            self.emit("wgmma.fence.sync.aligned;");
+        if copied && scope == Scope::Warpgroup {
+            self.intrinsic(&Intrinsic::WgmmaFence, &[], &[])?;
         }
+        Some(())
     }
 
     /// `red` (no result) or `atom` (the old value into `result`) at `target`.

@@ -1,8 +1,8 @@
-//! Hopper's (sm_90) asynchronous instructions: wgmma, recognised from the templates
-//! `lower/src/hopper.rs` and the stdlib's wgmma atom write, and the typed intrinsics
+//! Hopper's (sm_90) asynchronous instructions: wgmma, recognised from the template of
+//! the stdlib's wgmma atoms (which users may write too), and the typed intrinsics
 //! (mbarrier operations, named and cluster barriers, TMA loads and stores, bulk-group
-//! commits and waits, fences, `setmaxnreg`, the tensor-map prefetch, `elect.sync`),
-//! mapped by their kind ([`intrinsic`]). Instructions whose effect the emulator's order of
+//! commits and waits, fences, `setmaxnreg`, the tensor-map prefetch, `elect.sync`, the
+//! wgmma group instructions), mapped by their kind ([`intrinsic`]). Instructions whose effect the emulator's order of
 //! execution already gives are [`Hopper::Ordering`].
 //!
 //! What each does is in `thread/hopper.rs` (one thread) and `wgmma.rs` (a warpgroup).
@@ -135,36 +135,28 @@ pub fn intrinsic(intrinsic: &Intrinsic) -> Option<Hopper> {
         Intrinsic::TmaStore { rank } => Hopper::TmaStore {
             rank: rank as usize,
         },
+        Intrinsic::WgmmaFence => Hopper::WgmmaFence,
+        Intrinsic::WgmmaCommit => Hopper::WgmmaCommit,
+        Intrinsic::WgmmaWait { pending } => Hopper::WgmmaWait { pending },
         Intrinsic::Tcgen05Fence { .. }
         | Intrinsic::Tcgen05Wait { .. }
         | Intrinsic::Tcgen05Commit { .. }
         | Intrinsic::TmemAlloc { .. }
         | Intrinsic::TmemDealloc { .. }
-        | Intrinsic::TmemRelinquish { .. } => return None,
+        | Intrinsic::TmemRelinquish { .. }
+        | Intrinsic::Tcgen05Mma { .. }
+        | Intrinsic::TmemLoad { .. }
+        | Intrinsic::TmemStore { .. } => return None,
     };
     Some(hopper)
 }
 
-/// The Hopper instruction `template` is, if it is one.
+/// The wgmma `template` is, if it is one.
 pub fn parse(template: &str) -> Option<Hopper> {
     let template = template.trim();
     let head = template.split_whitespace().next()?;
-    let hopper = match head {
-        "wgmma.fence.sync.aligned;" => Hopper::WgmmaFence,
-        "wgmma.commit_group.sync.aligned;" => Hopper::WgmmaCommit,
-        "wgmma.wait_group.sync.aligned" => Hopper::WgmmaWait {
-            pending: group_count(template)?,
-        },
-        _ if head.starts_with("wgmma.mma_async.sync.aligned.") => wgmma(template, head)?,
-        _ => return None,
-    };
-    Some(hopper)
-}
-
-/// The count of a group wait (`wait_group 1;`).
-fn group_count(template: &str) -> Option<u32> {
-    let count = template.split_whitespace().nth(1)?;
-    count.trim_end_matches(';').parse().ok()
+    head.strip_prefix("wgmma.mma_async.sync.aligned.")
+        .and_then(|_| wgmma(template, head))
 }
 
 /// `wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {{d}}, {desc_a}, {desc_b}, 1,
@@ -240,15 +232,6 @@ mod tests {
         });
         assert_eq!(parse(rs), Some(want));
         assert_eq!(
-            parse("wgmma.wait_group.sync.aligned 1;"),
-            Some(Hopper::WgmmaWait { pending: 1 })
-        );
-        assert_eq!(
-            parse("wgmma.commit_group.sync.aligned;"),
-            Some(Hopper::WgmmaCommit)
-        );
-        assert_eq!(parse("wgmma.fence.sync.aligned;"), Some(Hopper::WgmmaFence));
-        assert_eq!(
             parse("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {{d}};"),
             None
         );
@@ -294,6 +277,9 @@ mod tests {
             pair: true,
         };
         assert_eq!(intrinsic(&pair), Some(want));
+        let wait = Intrinsic::WgmmaWait { pending: 1 };
+        assert_eq!(intrinsic(&wait), Some(Hopper::WgmmaWait { pending: 1 }));
+        assert_eq!(intrinsic(&Intrinsic::WgmmaFence), Some(Hopper::WgmmaFence));
         // Blackwell's are the tcgen05 model's.
         let commit = Intrinsic::Tcgen05Commit {
             pair: false,

@@ -1,6 +1,5 @@
-//! Blackwell's (sm_100a) tcgen05 instructions: the typed intrinsics mapped by their
-//! kind ([`intrinsic`]), the MMA and the tensor-memory moves recognised from the
-//! templates `lower/src/umma.rs` writes ([`parse`]). Tensor-memory allocation (a whole
+//! Blackwell's (sm_100a) tcgen05 instructions, the typed intrinsics mapped by their
+//! kind ([`intrinsic`]): the MMA, the tensor-memory moves, allocation (a whole
 //! warp, executed by the block once all 32 lanes are there, on the block's
 //! [`crate::tmem::TensorMemory`]),
 //! `tcgen05.commit` (one thread; an arrival on an mbarrier), and the fences and waits,
@@ -8,9 +7,7 @@
 //! completes when it is issued here. A CTA pair's (`cta_group::2`) allocation and
 //! release are modelled as each block's own, on its own tensor memory.
 
-use kir::Intrinsic;
-
-use crate::atoms::umma::Kind;
+use kir::{Intrinsic, MmaKind, TmemShape};
 
 /// A tcgen05 instruction.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -44,7 +41,7 @@ pub enum Tcgen05 {
     /// `tcgen05.mma` from shared memory, by one thread ([`crate::atoms::umma`]).
     Mma {
         /// Its kind.
-        kind: Kind,
+        kind: MmaKind,
         /// Whether A is in tensor memory (`[{a_taddr}]`), else shared.
         a_in_tmem: bool,
         /// Whether it is a CTA pair's (`cta_group::2`, M = 256).
@@ -61,56 +58,20 @@ pub enum Tcgen05 {
     },
 }
 
-/// A tensor-memory move's shape (PTX ISA, tcgen05 "Matrix fragments"; the thread-value
-/// layouts of CUTLASS's `SM100_TMEM_LOAD_32dp32b*`, `_16dp64b*`, `_16dp128b*` and
-/// `_16dp256b*` copy traits, read from `cute/atom/copy_traits_sm100.hpp`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TmemShape {
-    /// 32 lanes of 32 bits: thread l, register r at lane l, column r.
-    S32x32b,
-    /// 16 lanes of 64 bits: lane 8 (l % 2) + l / 4, column (l / 2) % 2 + 2 r.
-    S16x64b,
-    /// 16 lanes of 128 bits: lane l / 4 + 8 (r % 2), column l % 4 + 4 (r / 2).
-    S16x128b,
-    /// 16 lanes of 256 bits: lane l / 4 + 8 ((r / 2) % 2), column 2 (l % 4) + r % 2 + 8
-    /// (r / 4).
-    S16x256b,
-}
-
-impl TmemShape {
-    /// The shape named in a template (`16x256b`).
-    fn named(name: &str) -> Option<TmemShape> {
-        Some(match name {
-            "32x32b" => TmemShape::S32x32b,
-            "16x64b" => TmemShape::S16x64b,
-            "16x128b" => TmemShape::S16x128b,
-            "16x256b" => TmemShape::S16x256b,
-            _ => return None,
-        })
-    }
-
-    /// The lanes it moves.
-    pub fn lanes(self) -> u32 {
-        if self == TmemShape::S32x32b { 32 } else { 16 }
-    }
-
-    /// The registers per thread of one repetition.
-    pub fn registers(self) -> u32 {
-        match self {
-            TmemShape::S16x128b => 2,
-            TmemShape::S16x256b => 4,
-            _ => 1,
-        }
-    }
-
-    /// The lane and column, from the address's, of thread `l`'s register `r`.
-    pub fn position(self, l: u32, r: u32) -> (u32, u32) {
-        match self {
-            TmemShape::S32x32b => (l, r),
-            TmemShape::S16x64b => (8 * (l % 2) + l / 4, (l / 2) % 2 + 2 * r),
-            TmemShape::S16x128b => (l / 4 + 8 * (r % 2), l % 4 + 4 * (r / 2)),
-            TmemShape::S16x256b => (l / 4 + 8 * ((r / 2) % 2), 2 * (l % 4) + r % 2 + 8 * (r / 4)),
-        }
+/// The lane and column, from the address's, of thread `l`'s register `r` in a move of
+/// `shape` (PTX ISA, tcgen05 "Matrix fragments"; the thread-value layouts of CUTLASS's
+/// `SM100_TMEM_LOAD_32dp32b*`, `_16dp64b*`, `_16dp128b*` and `_16dp256b*` copy traits,
+/// read from `cute/atom/copy_traits_sm100.hpp`):
+/// - `32x32b`: thread l, register r at lane l, column r;
+/// - `16x64b`: lane 8 (l % 2) + l / 4, column (l / 2) % 2 + 2 r;
+/// - `16x128b`: lane l / 4 + 8 (r % 2), column l % 4 + 4 (r / 2);
+/// - `16x256b`: lane l / 4 + 8 ((r / 2) % 2), column 2 (l % 4) + r % 2 + 8 (r / 4).
+pub fn position(shape: TmemShape, l: u32, r: u32) -> (u32, u32) {
+    match shape {
+        TmemShape::S32x32b => (l, r),
+        TmemShape::S16x64b => (8 * (l % 2) + l / 4, (l / 2) % 2 + 2 * r),
+        TmemShape::S16x128b => (l / 4 + 8 * (r % 2), l % 4 + 4 * (r / 2)),
+        TmemShape::S16x256b => (l / 4 + 8 * ((r / 2) % 2), 2 * (l % 4) + r % 2 + 8 * (r / 4)),
     }
 }
 
@@ -138,43 +99,28 @@ pub fn intrinsic(intrinsic: &Intrinsic) -> Option<Tcgen05> {
         Intrinsic::TmemAlloc { columns, .. } => Tcgen05::Alloc { columns },
         Intrinsic::TmemDealloc { columns, .. } => Tcgen05::Dealloc { columns },
         Intrinsic::TmemRelinquish { .. } => Tcgen05::Relinquish,
+        Intrinsic::Tcgen05Mma {
+            kind,
+            pair,
+            a_in_tmem,
+        } => Tcgen05::Mma {
+            kind,
+            pair,
+            a_in_tmem,
+        },
+        Intrinsic::TmemLoad { shape, repetitions } => Tcgen05::Copy {
+            load: true,
+            shape,
+            repetitions,
+        },
+        Intrinsic::TmemStore { shape, repetitions } => Tcgen05::Copy {
+            load: false,
+            shape,
+            repetitions,
+        },
         _ => return None,
     };
     Some(tcgen05)
-}
-
-/// The tcgen05 MMA or tensor-memory move `template` is, if it is one.
-pub fn parse(template: &str) -> Option<Tcgen05> {
-    let pair = template.contains("cta_group::2");
-    let template = &template.replace("cta_group::2", "cta_group::1");
-    let mma = "tcgen05.mma.cta_group::1.kind::";
-    if let Some(at) = template.find(mma) {
-        let name = template[at + mma.len()..].split(' ').next()?;
-        return Some(Tcgen05::Mma {
-            kind: Kind::named(name)?,
-            pair,
-            a_in_tmem: template.contains("[{a_taddr}]"),
-        });
-    }
-    copy(template.split_whitespace().next()?)
-}
-
-/// `tcgen05.ld.sync.aligned.16x256b.x2.b32` or the `st` form: repetitions a power of
-/// two, 128 registers per thread at most.
-fn copy(head: &str) -> Option<Tcgen05> {
-    let (load, rest) = match head.strip_prefix("tcgen05.ld.sync.aligned.") {
-        Some(rest) => (true, rest),
-        None => (false, head.strip_prefix("tcgen05.st.sync.aligned.")?),
-    };
-    let (shape, rest) = rest.split_once(".x")?;
-    let shape = TmemShape::named(shape)?;
-    let repetitions: u32 = rest.strip_suffix(".b32")?.parse().ok()?;
-    let fits = repetitions.is_power_of_two() && repetitions * shape.registers() <= 128;
-    fits.then_some(Tcgen05::Copy {
-        load,
-        shape,
-        repetitions,
-    })
 }
 
 #[cfg(test)]
@@ -182,7 +128,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_lowered_templates_and_intrinsics_are_recognised() {
+    fn intrinsics_are_modelled_by_their_kind() {
         let alloc = Intrinsic::TmemAlloc {
             columns: 128,
             pair: true,
@@ -205,65 +151,43 @@ mod tests {
         let wait = Intrinsic::Tcgen05Wait { store: false };
         assert_eq!(intrinsic(&wait), Some(Tcgen05::WaitLd));
         assert_eq!(intrinsic(&Intrinsic::Elect), None);
+        assert_eq!(intrinsic(&Intrinsic::WgmmaCommit), None);
         assert!(Tcgen05::Relinquish.is_warp_collective() && !pair.is_warp_collective());
-        let mma = "{{ .reg .pred %accumulate; setp.ne.b32 %accumulate, {accumulate}, 0; tcgen05.mma.cta_group::1.kind::f16 [{taddr}], {desc_a}, {desc_b}, {idesc}, %accumulate; }}";
-        let f16 = Tcgen05::Mma {
-            kind: Kind::F16,
-            pair: false,
-            a_in_tmem: false,
+        for kind in MmaKind::ALL {
+            let mma = Intrinsic::Tcgen05Mma {
+                kind,
+                pair: true,
+                a_in_tmem: true,
+            };
+            let model = Tcgen05::Mma {
+                kind,
+                pair: true,
+                a_in_tmem: true,
+            };
+            assert_eq!(intrinsic(&mma), Some(model.clone()));
+            assert!(!model.is_warp_collective());
+        }
+        let load = Intrinsic::TmemLoad {
+            shape: TmemShape::S16x256b,
+            repetitions: 2,
         };
-        assert_eq!(parse(mma), Some(f16));
-        let tf32 = mma.replace("kind::f16", "kind::tf32");
-        let tf32_model = Tcgen05::Mma {
-            kind: Kind::Tf32,
-            pair: false,
-            a_in_tmem: false,
+        let copy = Tcgen05::Copy {
+            load: true,
+            shape: TmemShape::S16x256b,
+            repetitions: 2,
         };
-        assert_eq!(parse(&tf32), Some(tf32_model));
-        let fp8 = mma.replace("kind::f16", "kind::f8f6f4");
-        let fp8_model = Tcgen05::Mma {
-            kind: Kind::F8f6f4,
-            pair: false,
-            a_in_tmem: false,
+        assert_eq!(intrinsic(&load), Some(copy.clone()));
+        assert!(copy.is_warp_collective());
+        let store = Intrinsic::TmemStore {
+            shape: TmemShape::S32x32b,
+            repetitions: 4,
         };
-        assert_eq!(parse(&fp8), Some(fp8_model));
-        let pair = mma.replace("cta_group::1", "cta_group::2");
-        let pair_model = Tcgen05::Mma {
-            kind: Kind::F16,
-            pair: true,
-            a_in_tmem: false,
+        let copy = Tcgen05::Copy {
+            load: false,
+            shape: TmemShape::S32x32b,
+            repetitions: 4,
         };
-        assert_eq!(parse(&pair), Some(pair_model));
-        let from_tmem = mma.replace("{desc_a}", "[{a_taddr}]");
-        let from_tmem_model = Tcgen05::Mma {
-            kind: Kind::F16,
-            pair: false,
-            a_in_tmem: true,
-        };
-        assert_eq!(parse(&from_tmem), Some(from_tmem_model));
-        let load = "tcgen05.ld.sync.aligned.32x32b.x32.b32 {{r}}, [{taddr}];";
-        assert_eq!(
-            parse(load),
-            Some(Tcgen05::Copy {
-                load: true,
-                shape: TmemShape::S32x32b,
-                repetitions: 32
-            })
-        );
-        let store = "tcgen05.st.sync.aligned.32x32b.x4.b32 [{taddr}], {{r}};";
-        assert_eq!(
-            parse(store),
-            Some(Tcgen05::Copy {
-                load: false,
-                shape: TmemShape::S32x32b,
-                repetitions: 4
-            })
-        );
-        assert_eq!(
-            parse("tcgen05.ld.sync.aligned.32x32b.x3.b32 {{r}}, [{taddr}];"),
-            None
-        );
-        assert_eq!(parse("tcgen05.shift.cta_group::1.down [0];"), None);
+        assert_eq!(intrinsic(&store), Some(copy));
     }
 
     #[test]
@@ -271,26 +195,17 @@ mod tests {
         // 16dp256b1x: DstLayout ((4,8),(64,2)):((64,256),(1,2048)) in bits; thread 5
         // (t0 1, t1 1), register 3 (bits 32-63 of the second 64-bit half): bit 64 + 256 +
         // 32 + 2048 = 2400, lane 2400 / 256 = 9, column (2400 % 256) / 32 = 3.
-        assert_eq!(TmemShape::S16x256b.position(5, 3), (9, 3));
+        assert_eq!(position(TmemShape::S16x256b, 5, 3), (9, 3));
         // 16dp256b2x: register 4 is the second repetition, 8 columns on.
-        assert_eq!(TmemShape::S16x256b.position(5, 4), (1, 10));
+        assert_eq!(position(TmemShape::S16x256b, 5, 4), (1, 10));
         // 16dp128b1x: ((4,8),(32,2)):((32,128),(1,1024)); thread 6, register 1: bit 64 +
         // 128 + 1024 = 1216, lane 9, column 2.
-        assert_eq!(TmemShape::S16x128b.position(6, 1), (9, 2));
+        assert_eq!(position(TmemShape::S16x128b, 6, 1), (9, 2));
         // 16dp64b1x: ((2,2,8),32):((512,32,64),1); thread 7 (1, 1, 1): bit 512 + 32 + 64 =
         // 608, lane 608 / 64 = 9, column 1. 16dp64b2x adds 2 columns per register.
-        assert_eq!(TmemShape::S16x64b.position(7, 0), (9, 1));
-        assert_eq!(TmemShape::S16x64b.position(7, 1), (9, 3));
-        let load = "tcgen05.ld.sync.aligned.16x256b.x2.b32 {{r}}, [{taddr}];";
-        let copy = Tcgen05::Copy {
-            load: true,
-            shape: TmemShape::S16x256b,
-            repetitions: 2,
-        };
-        assert_eq!(parse(load), Some(copy));
-        assert_eq!(
-            parse("tcgen05.ld.sync.aligned.16x256b.x64.b32 {{r}}, [{taddr}];"),
-            None
-        );
+        assert_eq!(position(TmemShape::S16x64b, 7, 0), (9, 1));
+        assert_eq!(position(TmemShape::S16x64b, 7, 1), (9, 3));
+        // 32dp32b: thread l's register r at lane l, column r.
+        assert_eq!(position(TmemShape::S32x32b, 7, 3), (7, 3));
     }
 }

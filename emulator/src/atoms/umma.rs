@@ -35,44 +35,23 @@
 //!
 //! Arithmetic as the wgmma model's: exact products, summed in f64, rounded once.
 
+use kir::MmaKind;
+
 use crate::atoms::wgmma::{Element, SharedTile, operand, unsupported};
 use crate::fault::Trap;
 use crate::shared::SharedMemory;
 use crate::tmem::TensorMemory;
 
-/// A tcgen05.mma's kind: which element formats its descriptor's fields name.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
-    /// `kind::f16`: f16 or bf16.
-    F16,
-    /// `kind::tf32`.
-    Tf32,
-    /// `kind::f8f6f4`, of which the model takes the 8-bit formats.
-    F8f6f4,
-}
-
-impl Kind {
-    /// The kind a template's `kind::...` names.
-    pub fn named(name: &str) -> Option<Kind> {
-        Some(match name {
-            "f16" => Kind::F16,
-            "tf32" => Kind::Tf32,
-            "f8f6f4" => Kind::F8f6f4,
-            _ => return None,
-        })
-    }
-
-    /// The element of format field value `format`, if the kind has it.
-    fn element(self, format: u32) -> Option<Element> {
-        Some(match (self, format) {
-            (Kind::F16, 0) => Element::F16,
-            (Kind::F16, 1) => Element::Bf16,
-            (Kind::Tf32, 2) => Element::Tf32,
-            (Kind::F8f6f4, 0) => Element::E4m3,
-            (Kind::F8f6f4, 1) => Element::E5m2,
-            _ => return None,
-        })
-    }
+/// The element of format field value `format` in an MMA of `kind`, if the kind has it.
+fn element(kind: MmaKind, format: u32) -> Option<Element> {
+    Some(match (kind, format) {
+        (MmaKind::F16, 0) => Element::F16,
+        (MmaKind::F16, 1) => Element::Bf16,
+        (MmaKind::Tf32, 2) => Element::Tf32,
+        (MmaKind::F8f6f4, 0) => Element::E4m3,
+        (MmaKind::F8f6f4, 1) => Element::E5m2,
+        _ => return None,
+    })
 }
 
 /// The shape and types an instruction descriptor gives.
@@ -90,11 +69,11 @@ pub struct Instruction {
 
 /// The MMA of `kind` an instruction descriptor describes, if the model runs it: M = 128
 /// for a block's, 256 for a CTA pair's (`pair`).
-pub fn instruction(idesc: u32, (kind, pair): (Kind, bool)) -> Result<Instruction, Trap> {
+pub fn instruction(idesc: u32, (kind, pair): (MmaKind, bool)) -> Result<Instruction, Trap> {
     let bits = |shift: u32, width: u32| (idesc >> shift) & ((1 << width) - 1);
     let (d_format, a_format, b_format) = (bits(4, 2), bits(7, 3), bits(10, 3));
-    let elements = (kind.element(a_format), kind.element(b_format));
-    let one_format = a_format == b_format || kind == Kind::F8f6f4;
+    let elements = (element(kind, a_format), element(kind, b_format));
+    let one_format = a_format == b_format || kind == MmaKind::F8f6f4;
     let plain = bits(0, 4) == 0 && bits(13, 2) == 0 && d_format == 1 && one_format;
     let (true, (Some(a), Some(b))) = (plain, elements) else {
         return Err(unsupported(&format!(
@@ -165,7 +144,7 @@ pub struct Issue {
     /// The instruction descriptor.
     pub idesc: u32,
     /// Its kind.
-    pub kind: Kind,
+    pub kind: MmaKind,
     /// Whether D is added to (else overwritten).
     pub accumulate: bool,
 }
@@ -294,7 +273,7 @@ mod tests {
     #[test]
     fn instruction_descriptors_decode_as_the_ptx_isa_says() {
         // HOPPER-BLACKWELL.md D.4's worked value: bf16, f32, K-major, M = 128, N = 256.
-        let bf16 = instruction(0x0840_0490, (Kind::F16, false)).unwrap();
+        let bf16 = instruction(0x0840_0490, (MmaKind::F16, false)).unwrap();
         assert_eq!(
             (bf16.m, bf16.n, bf16.elements),
             (128, 256, [Element::Bf16; 2])
@@ -303,7 +282,7 @@ mod tests {
         // f16 inputs (formats 0), B MN-major, N = 64.
         let f16 = instruction(
             (1 << 4) | (1 << 16) | (8 << 17) | (8 << 24),
-            (Kind::F16, false),
+            (MmaKind::F16, false),
         )
         .unwrap();
         assert_eq!(
@@ -313,27 +292,30 @@ mod tests {
         // tf32 (formats 2) in kind::tf32 only.
         let tf32 = (1 << 4) | (2 << 7) | (2 << 10) | (16 << 17) | (8 << 24);
         assert_eq!(
-            instruction(tf32, (Kind::Tf32, false)).unwrap().elements,
+            instruction(tf32, (MmaKind::Tf32, false)).unwrap().elements,
             [Element::Tf32; 2]
         );
         // e4m3 (0) and e5m2 (1) in kind::f8f6f4, where A and B may differ.
         let fp8 = (1 << 4) | (1 << 10) | (32 << 17) | (8 << 24);
         assert_eq!(
-            instruction(fp8, (Kind::F8f6f4, false)).unwrap().elements,
+            instruction(fp8, (MmaKind::F8f6f4, false)).unwrap().elements,
             [Element::E4m3, Element::E5m2]
         );
-        assert!(instruction(fp8, (Kind::F16, false)).is_err());
+        assert!(instruction(fp8, (MmaKind::F16, false)).is_err());
         assert!(
-            instruction(tf32, (Kind::F16, false)).is_err()
-                && instruction(0x0840_0490, (Kind::Tf32, false)).is_err()
+            instruction(tf32, (MmaKind::F16, false)).is_err()
+                && instruction(0x0840_0490, (MmaKind::Tf32, false)).is_err()
         );
         // M = 256 (D.4's worked value 0x10400490) for a CTA pair only.
-        assert_eq!(instruction(0x1040_0490, (Kind::F16, true)).unwrap().m, 256);
-        assert!(instruction(0x1040_0490, (Kind::F16, false)).is_err());
-        assert!(instruction(0x0840_0490, (Kind::F16, true)).is_err());
+        assert_eq!(
+            instruction(0x1040_0490, (MmaKind::F16, true)).unwrap().m,
+            256
+        );
+        assert!(instruction(0x1040_0490, (MmaKind::F16, false)).is_err());
+        assert!(instruction(0x0840_0490, (MmaKind::F16, true)).is_err());
         // M = 64 and f16 D are outside the model.
-        let m64 = instruction(0x0440_0490, (Kind::F16, false));
-        assert!(m64.is_err() && instruction(0x0840_0480, (Kind::F16, false)).is_err());
+        let m64 = instruction(0x0440_0490, (MmaKind::F16, false));
+        assert!(m64.is_err() && instruction(0x0840_0480, (MmaKind::F16, false)).is_err());
     }
 
     #[test]

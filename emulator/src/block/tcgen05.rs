@@ -3,7 +3,7 @@
 //! once all 32 lanes are there on the block's [`crate::tmem::TensorMemory`]. An
 //! allocation writes its address (lane 0 in bits 31-16, the first column in bits 15-0)
 //! to the shared 32-bit slot, as the warp's first lane for the race checks. A move puts
-//! each thread's registers where its shape says ([`crate::atoms::tcgen05::TmemShape::position`]: 32x32b gives
+//! each thread's registers where its shape says ([`crate::atoms::tcgen05::position`]: 32x32b gives
 //! thread `i` lane `lane(taddr) + i` and its register `j` column `column(taddr) + j`);
 //! warp `w` may reach only lanes `32 (w % 4)` to `32 (w % 4) + 31`, which must hold
 //! every lane the move touches. The lanes must
@@ -14,7 +14,9 @@
 use kir::{Inst, Op};
 
 use super::Grid;
-use crate::atoms::tcgen05::{Tcgen05, TmemShape};
+use kir::TmemShape;
+
+use crate::atoms::tcgen05::{Tcgen05, position};
 use crate::fault::{Access, Fault, FaultKind, Location, Trap};
 use crate::thread::{Context, Thread, atom_operand};
 
@@ -72,7 +74,7 @@ fn copy(
     let access = if load { Access::Load } else { Access::Store };
     for (l, lane) in (0..).zip(lanes.iter_mut()) {
         for r in 0..repetitions * shape.registers() {
-            let (at, on) = shape.position(l, r);
+            let (at, on) = position(shape, l, r);
             let (at, on) = (first + at, column + on);
             let reader = (&*context.shared, lane.index);
             (context.tmem)
@@ -137,8 +139,8 @@ fn quadrant_lanes(warp: u32, taddr: u32, count: u32) -> Result<(u32, u32), Trap>
     Ok((lane, column))
 }
 
-/// Moves register `j` of `lane` (the instruction's result `j`, or its `{{r}}` list's
-/// `j`th value) from or to tensor memory at (lane, column).
+/// Moves register `j` of `lane` (the load's result `j`, or the store's word operand
+/// `j`) from or to tensor memory at (lane, column).
 fn copy_word(
     inst: &Inst,
     load: bool,
@@ -153,13 +155,11 @@ fn copy_word(
         lane.load_from_tmem(result);
         return Ok(());
     }
-    let Op::Atom { registers, .. } = &inst.op else {
+    // The store's words are its operands after the address.
+    let Op::Intrinsic { operands, .. } = &inst.op else {
         return Err(missing_register());
     };
-    let list = registers.iter().find(|(name, _)| name == "r");
-    let value = list
-        .and_then(|(_, values)| values.get(j))
-        .ok_or_else(missing_register)?;
+    let (value, _) = operands.get(1 + j).ok_or_else(missing_register)?;
     tmem.write(at, column, lane.get(*value) as u32)
 }
 

@@ -66,7 +66,7 @@ impl Intrinsic {
     /// Checks it against its row, given its operands' types and offsets and its
     /// results' types: parameters of a form the hardware has, one operand per role (the
     /// list role repeated as it says) of the role's type (an address of its space's address type, with an offset only
-    /// there), results of the row's types. What passes can be emitted.
+    /// there), results of the row's types (then its words, 32 bits each). What passes can be emitted.
     pub fn check(&self, operands: &[(Ty, i64)], results: &[Ty]) -> Result<(), RowMismatch> {
         let row = self.row();
         if !self.is_valid() {
@@ -80,11 +80,12 @@ impl Intrinsic {
         }
         let roles = (0..operands.len()).filter_map(|index| self.role(index));
         for (role, (ty, offset)) in roles.zip(operands) {
-            let (want, takes_offset) = match role.kind {
-                RoleKind::Address(space) => (space.address_ty(), true),
-                RoleKind::Value(ty) => (ty, false),
+            let (fits, want, takes_offset) = match role.kind {
+                RoleKind::Address(space) => (*ty == space.address_ty(), space.address_ty(), true),
+                RoleKind::Value(want) => (*ty == want, want, false),
+                RoleKind::Word => (is_word(*ty), Ty::B32, false),
             };
-            if *ty != want {
+            if !fits {
                 return Err(RowMismatch::OperandType {
                     role: role.name,
                     expected: want,
@@ -95,9 +96,22 @@ impl Intrinsic {
                 return Err(RowMismatch::Offset(role.name));
             }
         }
-        if results != row.results {
+        let words = if row.result_words { self.list_len() } else { 0 };
+        let fixed = results
+            .len()
+            .checked_sub(words)
+            .map(|at| results.split_at(at));
+        let agrees = fixed.is_some_and(|(fixed, words)| {
+            fixed == row.results && words.iter().all(|ty| is_word(*ty))
+        });
+        if !agrees {
             return Err(RowMismatch::Results(results.to_vec()));
         }
         Ok(())
     }
+}
+
+/// Whether a value of type `ty` is a 32-bit word ([`RoleKind::Word`]).
+fn is_word(ty: Ty) -> bool {
+    ty != Ty::Pred && ty.bits() == 32
 }

@@ -4,8 +4,10 @@
 //! requirement).
 
 mod tcgen05;
+mod tma;
+mod wgmma;
 
-use super::{Effects, Fence, Intrinsic, Role, RoleKind, Row, Scope, Target, TmaReach};
+use super::{Effects, Fence, Intrinsic, MmaKind, Role, RoleKind, Row, Scope, Target};
 use crate::ir::{Space, Ty};
 
 pub(super) const SETMAXNREG_INC: usize = 0;
@@ -41,6 +43,19 @@ pub(super) const TCGEN05_COMMIT_MULTICAST: usize = 29;
 pub(super) const TMEM_ALLOC: usize = 30;
 pub(super) const TMEM_DEALLOC: usize = 31;
 pub(super) const TMEM_RELINQUISH: usize = 32;
+pub(super) const WGMMA_FENCE: usize = 33;
+pub(super) const WGMMA_COMMIT: usize = 34;
+pub(super) const WGMMA_WAIT: usize = 35;
+pub(super) const TMEM_LOAD: usize = 36;
+pub(super) const TMEM_STORE: usize = 37;
+/// The first of the six `tcgen05.mma` rows: by kind, A in shared then tensor memory.
+const TCGEN05_MMA: usize = 38;
+
+/// The index of the `tcgen05.mma` row of `kind` with A in tensor memory or shared.
+pub(super) fn tcgen05_mma(kind: MmaKind, a_in_tmem: bool) -> usize {
+    let kind = MmaKind::ALL.iter().position(|each| *each == kind);
+    TCGEN05_MMA + 2 * kind.unwrap_or(0) + usize::from(a_in_tmem)
+}
 
 const SM80: Target = Target {
     sm: 80,
@@ -98,6 +113,7 @@ const fn plain(name: &'static str, build: fn(&[u32]) -> Option<Intrinsic>) -> Ro
         operands: &[],
         list: None,
         results: &[],
+        result_words: false,
         scope: Scope::Thread,
         convergent: false,
         effects: NO_EFFECTS,
@@ -170,7 +186,7 @@ fn only(numbers: &[u32], intrinsic: Intrinsic) -> Option<Intrinsic> {
 }
 
 /// Every row, at the index [`Intrinsic::row`] gives its kind.
-pub static ROWS: [Row; 33] = [
+pub static ROWS: [Row; 44] = [
     Row {
         numbers: &["registers"],
         scope: Scope::Warpgroup,
@@ -303,32 +319,10 @@ pub static ROWS: [Row; 33] = [
         convergent: true,
         ..plain("elect_one", |n| only(n, Intrinsic::Elect))
     },
-    tma_load_row("tma_load", &[DST, MAP, BAR], TmaReach::Block),
-    tma_load_row(
-        "tma_load_multicast",
-        &[DST, MAP, BAR, value("mask")],
-        TmaReach::Multicast,
-    ),
-    // `mapa` takes the barrier's address in a register, without an offset.
-    Row {
-        target: SM100A,
-        ..tma_load_row("tma_load_pair", &[DST, MAP, value("bar")], TmaReach::Pair)
-    },
-    Row {
-        numbers: &["rank"],
-        operands: &[MAP, SRC],
-        list: Some(COORD),
-        effects: Effects {
-            reads: &[Space::Shared],
-            writes: &[Space::Global],
-            async_proxy: true,
-            orders: false,
-        },
-        ..plain("tma_store", |n| match *n {
-            [rank] if (1..=5).contains(&rank) => Some(Intrinsic::TmaStore { rank }),
-            _ => None,
-        })
-    },
+    tma::LOAD,
+    tma::LOAD_MULTICAST,
+    tma::LOAD_PAIR,
+    tma::STORE,
     tcgen05::FENCE_BEFORE,
     tcgen05::FENCE_AFTER,
     tcgen05::WAIT_LD,
@@ -338,54 +332,18 @@ pub static ROWS: [Row; 33] = [
     tcgen05::ALLOC,
     tcgen05::DEALLOC,
     tcgen05::RELINQUISH,
+    wgmma::FENCE,
+    wgmma::COMMIT,
+    wgmma::WAIT,
+    tcgen05::TMEM_LOAD,
+    tcgen05::TMEM_STORE,
+    tcgen05::mma_row("tcgen05_mma_f16", MmaKind::F16, false),
+    tcgen05::mma_row("tcgen05_mma_f16_tmem_a", MmaKind::F16, true),
+    tcgen05::mma_row("tcgen05_mma_tf32", MmaKind::Tf32, false),
+    tcgen05::mma_row("tcgen05_mma_tf32_tmem_a", MmaKind::Tf32, true),
+    tcgen05::mma_row("tcgen05_mma_f8f6f4", MmaKind::F8f6f4, false),
+    tcgen05::mma_row("tcgen05_mma_f8f6f4_tmem_a", MmaKind::F8f6f4, true),
 ];
-
-/// A TMA copy's tensor map, a generic address.
-const MAP: Role = Role {
-    name: "map",
-    kind: RoleKind::Value(Ty::I64),
-};
-/// A TMA load's destination tile.
-const DST: Role = Role {
-    name: "dst",
-    kind: RoleKind::Address(Space::Shared),
-};
-/// A TMA store's source tile.
-const SRC: Role = Role {
-    name: "src",
-    kind: RoleKind::Address(Space::Shared),
-};
-/// A TMA box's coordinate in one dimension.
-const COORD: Role = value("coords");
-
-/// A TMA load's row, of `reach`, on `operands` and then its coordinates.
-const fn tma_load_row(name: &'static str, operands: &'static [Role], reach: TmaReach) -> Row {
-    let build: fn(&[u32]) -> Option<Intrinsic> = match reach {
-        TmaReach::Block => |n| tma_load(TmaReach::Block, n),
-        TmaReach::Multicast => |n| tma_load(TmaReach::Multicast, n),
-        TmaReach::Pair => |n| tma_load(TmaReach::Pair, n),
-    };
-    Row {
-        numbers: &["rank"],
-        operands,
-        list: Some(COORD),
-        effects: Effects {
-            reads: &[Space::Global],
-            writes: &[Space::Shared],
-            async_proxy: true,
-            orders: false,
-        },
-        ..plain(name, build)
-    }
-}
-
-/// A TMA load of a box of 1 to 5 dimensions.
-fn tma_load(reach: TmaReach, numbers: &[u32]) -> Option<Intrinsic> {
-    match *numbers {
-        [rank] if (1..=5).contains(&rank) => Some(Intrinsic::TmaLoad { rank, reach }),
-        _ => None,
-    }
-}
 
 /// A bulk group wait of up to 63 pending groups (the immediate's range).
 fn bulk_wait(read: bool, numbers: &[u32]) -> Option<Intrinsic> {

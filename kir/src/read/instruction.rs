@@ -4,7 +4,7 @@
 use super::cursor::Cursor;
 use super::warp::warp_atom;
 use super::{Reader, line_span};
-use crate::intrinsic::{Intrinsic, Row};
+use crate::intrinsic::{Intrinsic, Row, Scope};
 use crate::ir::{
     AtomicOp, BinOp, CmpOp, Inst, Narrow, Op, ShuffleMode, Space, Special, UnOp, ValueId,
 };
@@ -178,7 +178,8 @@ fn operation(cursor: &mut Cursor<'_>, word: &str) -> Result<Op, String> {
             | "load"
             | "store"
     ) || matches!(head, "shuffle" | "atomic");
-    if tail.is_empty() == takes_suffix {
+    // An atom's suffix, its scope, is optional.
+    if tail.is_empty() == takes_suffix && head != "atom" {
         return Err(unknown());
     }
     let op = match head {
@@ -269,7 +270,7 @@ fn operation(cursor: &mut Cursor<'_>, word: &str) -> Result<Op, String> {
                 predicate,
             }
         }
-        "atom" => atom(cursor)?,
+        "atom" => atom(cursor, atom_scope(tail).ok_or_else(unknown)?)?,
         "barrier" => Op::Barrier,
         "warp_barrier" => Op::WarpBarrier,
         "cp_async_commit" => Op::CpAsyncCommit,
@@ -320,8 +321,20 @@ fn operation(cursor: &mut Cursor<'_>, word: &str) -> Result<Op, String> {
     Ok(op)
 }
 
-/// `atom "template" name=%v+offset, list=[%a, %b], ... [-> output] [warp ...] [if %p]`.
-fn atom(cursor: &mut Cursor<'_>) -> Result<Op, String> {
+/// The scope an atom's name gives: `atom` a thread's, `atom.warp` or
+/// `atom.warpgroup`.
+fn atom_scope(tail: &str) -> Option<Scope> {
+    [Scope::Thread, Scope::Warp, Scope::Warpgroup]
+        .into_iter()
+        .find(|scope| match scope {
+            Scope::Thread => tail.is_empty(),
+            scope => tail == scope.name(),
+        })
+}
+
+/// `atom[.warp|.warpgroup] "template" name=%v+offset, list=[%a, %b], ... [-> output]
+/// [warp ...] [if %p]`.
+fn atom(cursor: &mut Cursor<'_>, scope: Scope) -> Result<Op, String> {
     let template = cursor.string()?;
     let mut operands = Vec::new();
     let mut registers = Vec::new();
@@ -363,6 +376,7 @@ fn atom(cursor: &mut Cursor<'_>) -> Result<Op, String> {
         output,
         warp,
         predicate,
+        scope,
     })
 }
 

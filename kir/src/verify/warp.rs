@@ -10,6 +10,7 @@
 //! `b` and `c` and defines `d`, each as many words as its layout's values fill, and its
 //! layouts give each element of A, B and C to exactly one `(thread, value)`.
 
+use crate::intrinsic::Scope;
 use crate::ir::{Inst, Op, Ty};
 use crate::warp::{TvLayout, WARP_LANES, WarpAtom};
 
@@ -26,11 +27,18 @@ pub(super) fn check_warp(inst: &Inst, valid: &mut Vec<WarpAtom>) -> Result<(), S
         registers,
         output,
         warp: Some(warp),
+        scope,
         ..
     } = &inst.op
     else {
         return Ok(());
     };
+    if *scope != Scope::Warp {
+        return Err(format!(
+            "an atom with a warp description is a warp's (`atom.warp`), not a {}'s",
+            scope.name()
+        ));
+    }
     let list = |name: &str| {
         registers
             .iter()
