@@ -97,6 +97,8 @@ fn ptx(intrinsic: &Intrinsic, operands: &[String], results: &[&str]) -> Option<S
         }
         Intrinsic::Fence(Fence::ProxyAsync) => "fence.proxy.async.shared::cta;".to_owned(),
         Intrinsic::Fence(Fence::BarrierInit) => "fence.mbarrier_init.release.cluster;".to_owned(),
+        Intrinsic::Fence(Fence::Device) => "fence.sc.gpu;".to_owned(),
+        Intrinsic::Fence(Fence::System) => "fence.sc.sys;".to_owned(),
         Intrinsic::NamedBarrier {
             arrive,
             id,

@@ -8,7 +8,7 @@ mod build;
 use build::{TARGETS, assemble_without_local_memory, cukc, emit};
 
 /// The files that build, with what their KIR must show.
-const FILES: [(&str, &[&str]); 6] = [
+const FILES: [(&str, &[&str]); 7] = [
     (
         "loops",
         &["for %", "loop carry(", " while %", "if %", "rem %"],
@@ -18,6 +18,12 @@ const FILES: [(&str, &[&str]); 6] = [
         &["shuffle.xor", "uniform {", "atomic.add.global"],
     ),
     ("integers", &["min %", "and %", "xor %", "loop carry("]),
+    // `threadfence()` and `threadfence_system()` are the rows `fence_device` and
+    // `fence_system`.
+    (
+        "threadfence",
+        &["fence_device", "fence_system", "atomic.add.global"],
+    ),
     ("dtype_params", &["kernel fill__T_bf16", "const T = f16"]),
     // i32 operands that provably fit divide in 32 bits, others in 64.
     (

@@ -7,7 +7,7 @@ mod build;
 
 use build::emit;
 
-const FILES: [&str; 8] = [
+const FILES: [&str; 9] = [
     "cuk-examples/copy_vectorized.cuk",
     "cuk-examples/elementwise_add.cuk",
     "cuk-examples/row_reduce.cuk",
@@ -16,6 +16,7 @@ const FILES: [&str; 8] = [
     "tests/control/reductions.cuk",
     "tests/miscompiles/load_before_overwrite.cuk",
     "tests/miscompiles/if_const_assignment.cuk",
+    "tests/hopper/wgmma_tile.cuk",
 ];
 
 #[test]
@@ -30,6 +31,16 @@ fn traces_print_the_residual_program() {
             .trim_end_matches(".cuk");
         insta::assert_snapshot!(name, trace);
     }
+}
+
+#[test]
+fn operand_free_instructions_are_intrinsics_in_the_trace() {
+    // The checker hands lowering `kir::Intrinsic`s, printed as KIR names them.
+    let trace = emit("tests/hopper/wgmma_tile.cuk", "sm_90a", "trace");
+    for needle in ["wgmma_fence", "wgmma_commit", "wgmma_wait pending=0"] {
+        assert!(trace.contains(needle), "no `{needle}` in\n{trace}");
+    }
+    assert!(!trace.contains("wgmma_commit_group("), "{trace}");
 }
 
 #[test]

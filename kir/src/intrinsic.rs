@@ -193,6 +193,8 @@ impl Intrinsic {
             Intrinsic::SetMaxNReg { .. } => rows::SETMAXNREG_DEC,
             Intrinsic::Fence(Fence::ProxyAsync) => rows::FENCE_PROXY_ASYNC,
             Intrinsic::Fence(Fence::BarrierInit) => rows::FENCE_BARRIER_INIT,
+            Intrinsic::Fence(Fence::Device) => rows::FENCE_DEVICE,
+            Intrinsic::Fence(Fence::System) => rows::FENCE_SYSTEM,
             Intrinsic::NamedBarrier {
                 arrive: false,
                 id: Some(_),
@@ -308,6 +310,16 @@ impl Intrinsic {
             None if index < self.operand_count() => row.list.as_ref(),
             None => None,
         }
+    }
+
+    /// Its name and numbers as KIR's text form writes them: `wgmma_wait pending=1`.
+    pub fn heading(&self) -> String {
+        let row = self.row();
+        let numbers = (row.numbers.iter().zip(self.numbers()))
+            .map(|(name, value)| format!(" {name}={value}"));
+        std::iter::once(row.name.to_owned())
+            .chain(numbers)
+            .collect()
     }
 
     /// The row named `name` in the text form, if one is.

@@ -299,9 +299,6 @@ fn instruction(kernel: &Kernel, inst: &Inst) -> String {
 /// its role is an address (or it has an offset, which only the verifier refuses), else
 /// `%3`.
 fn intrinsic_text(intrinsic: &Intrinsic, operands: &[(ValueId, i64)]) -> String {
-    let row = intrinsic.row();
-    let numbers = (row.numbers.iter().zip(intrinsic.numbers()))
-        .map(|(name, value)| format!("{name}={value}"));
     let roles = (0..).map(|index| intrinsic.role(index).map(|role| role.kind));
     let operands: Vec<String> = (operands.iter().zip(roles))
         .map(|((value, offset), role)| match role {
@@ -311,13 +308,10 @@ fn intrinsic_text(intrinsic: &Intrinsic, operands: &[(ValueId, i64)]) -> String 
             _ => format!("[%{}+{offset}]", value.0),
         })
         .collect();
-    let mut parts: Vec<String> = std::iter::once(row.name.to_owned())
-        .chain(numbers)
-        .collect();
-    if !operands.is_empty() {
-        parts.push(operands.join(", "));
+    match operands.is_empty() {
+        true => intrinsic.heading(),
+        false => format!("{} {}", intrinsic.heading(), operands.join(", ")),
     }
-    parts.join(" ")
 }
 
 fn axis(dimension: u8) -> char {

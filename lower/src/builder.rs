@@ -311,7 +311,7 @@ impl<'t> Builder<'t> {
                 operand,
                 ..
             } => self.mbarrier(*action, (tensor, index), operand.as_deref()),
-            Effect::AsyncSync(sync, _) => self.async_sync(*sync),
+            Effect::Intrinsic(intrinsic, _) => self.push_intrinsic(*intrinsic, Vec::new()),
             Effect::NamedBarrier {
                 arrive,
                 id,

@@ -4,9 +4,9 @@
 //! instructions as [`kir::Intrinsic`]s (their PTX is `backend-ptx/src/intrinsics.rs`'s).
 
 use cute::Tensor;
-use kir::{Fence, Intrinsic, Op, TmaReach, Ty, ValueId};
+use kir::{Intrinsic, Op, TmaReach, Ty, ValueId};
 use layout::SymInt;
-use trace::{AsyncSync, Mbarrier, Term};
+use trace::{Mbarrier, Term};
 
 use crate::builder::Builder;
 use crate::memory::Place;
@@ -214,56 +214,5 @@ impl Builder<'_> {
             intrinsic,
             operands,
         });
-    }
-
-    /// A fence, a barrier, a group instruction, a tcgen05 fence or wait, or the
-    /// relinquished tensor-memory permit.
-    pub(crate) fn async_sync(&mut self, sync: AsyncSync) {
-        let intrinsic = self.sync_intrinsic(sync);
-        self.push_intrinsic(intrinsic, Vec::new());
-    }
-
-    /// The intrinsic `sync` is.
-    fn sync_intrinsic(&mut self, sync: AsyncSync) -> Intrinsic {
-        match sync {
-            AsyncSync::FenceBarrierInit => Intrinsic::Fence(Fence::BarrierInit),
-            AsyncSync::FenceProxyAsync => Intrinsic::Fence(Fence::ProxyAsync),
-            AsyncSync::BulkCommit => Intrinsic::BulkCommit,
-            AsyncSync::BulkWaitRead(groups) => Intrinsic::BulkWait {
-                read: true,
-                pending: self.small_count(groups, "bulk groups"),
-            },
-            AsyncSync::BulkWaitAll => Intrinsic::BulkWait {
-                read: false,
-                pending: 0,
-            },
-            AsyncSync::ClusterArrive => Intrinsic::ClusterArrive,
-            AsyncSync::ClusterWait => Intrinsic::ClusterWait,
-            AsyncSync::SetMaxNReg {
-                increase,
-                registers,
-            } => Intrinsic::SetMaxNReg {
-                increase,
-                registers: self.small_count(registers, "registers"),
-            },
-            AsyncSync::Tcgen05FenceBefore => Intrinsic::Tcgen05Fence { after: false },
-            AsyncSync::Tcgen05FenceAfter => Intrinsic::Tcgen05Fence { after: true },
-            AsyncSync::Tcgen05WaitLd => Intrinsic::Tcgen05Wait { store: false },
-            AsyncSync::Tcgen05WaitSt => Intrinsic::Tcgen05Wait { store: true },
-            AsyncSync::TmemRelinquish { pair } => Intrinsic::TmemRelinquish { pair },
-            AsyncSync::WgmmaFence => Intrinsic::WgmmaFence,
-            AsyncSync::WgmmaCommit => Intrinsic::WgmmaCommit,
-            AsyncSync::WgmmaWait(groups) => Intrinsic::WgmmaWait {
-                pending: self.small_count(groups, "pending groups of wgmmas"),
-            },
-        }
-    }
-
-    /// A count the checker bounded (registers, groups), as an instruction parameter.
-    fn small_count(&mut self, count: i64, what: &str) -> u32 {
-        u32::try_from(count).unwrap_or_else(|_| {
-            self.unsupported(format!("{count} {what}"));
-            0
-        })
     }
 }

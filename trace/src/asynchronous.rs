@@ -1,6 +1,6 @@
 //! The operations of Hopper's and Blackwell's asynchronous machinery that effects name:
-//! mbarrier operations, operand-free fences and group instructions, tensor-memory
-//! allocation, and where a tcgen05 MMA reads its A operand.
+//! mbarrier operations, tensor-memory allocation, and where a tcgen05 MMA reads its A
+//! operand. (Operand-free instructions are `kir::Intrinsic`s in the trace.)
 
 use std::sync::Arc;
 
@@ -28,57 +28,6 @@ pub enum Mbarrier {
     /// (MMAs) have completed (sm_100a); with an operand, on the barrier at the same
     /// place in each block of the cluster in that 16-bit mask.
     Tcgen05Commit {
-        /// Whether it is a CTA pair's (`cta_group::2`).
-        pair: bool,
-    },
-}
-
-/// An instruction of Hopper's asynchronous machinery without operands (sm_90).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AsyncSync {
-    /// `fence_barrier_init()`: mbarrier inits visible to the async proxy and the cluster.
-    FenceBarrierInit,
-    /// `fence_proxy_async()`: this thread's shared-memory writes visible to the async
-    /// proxy (TMA stores, wgmma operands).
-    FenceProxyAsync,
-    /// `wgmma_fence()`: orders register accesses before the next wgmma.
-    WgmmaFence,
-    /// `wgmma_commit_group()`: the wgmmas issued since the last commit form a group.
-    WgmmaCommit,
-    /// `wgmma_wait_group(n)`: waits until at most `n` wgmma groups are in flight.
-    WgmmaWait(i64),
-    /// `setmaxnreg_inc(n)` / `setmaxnreg_dec(n)`: the warpgroup's registers per thread.
-    SetMaxNReg {
-        /// Whether it raises the count (else lowers it).
-        increase: bool,
-        /// The new count.
-        registers: i64,
-    },
-    /// `tma_store_commit_group()`: the thread's TMA stores since the last commit form a
-    /// bulk group.
-    BulkCommit,
-    /// `tma_store_wait_group(n)`: waits until at most `n` bulk groups still read
-    /// shared memory (`.read`: their sources may be reused).
-    BulkWaitRead(i64),
-    /// `tma_store_wait_all()`: waits until every bulk group has completed, its writes
-    /// visible in global memory.
-    BulkWaitAll,
-    /// `cluster_arrive()`: the thread arrives at the cluster barrier (release).
-    ClusterArrive,
-    /// `cluster_wait()`: waits until every thread of the cluster has arrived (acquire).
-    ClusterWait,
-    /// `tcgen05_fence_before_thread_sync()`: the thread's tcgen05 operations ordered
-    /// before the next thread synchronization (sm_100a).
-    Tcgen05FenceBefore,
-    /// `tcgen05_fence_after_thread_sync()`: the thread's tcgen05 operations ordered
-    /// after the last thread synchronization (sm_100a).
-    Tcgen05FenceAfter,
-    /// `tcgen05_wait_ld()`: the warp's tensor-memory loads have completed (sm_100a).
-    Tcgen05WaitLd,
-    /// `tcgen05_wait_st()`: the warp's tensor-memory stores have completed (sm_100a).
-    Tcgen05WaitSt,
-    /// `tmem_relinquish_alloc_permit()`: the block allocates no more tensor memory.
-    TmemRelinquish {
         /// Whether it is a CTA pair's (`cta_group::2`).
         pair: bool,
     },

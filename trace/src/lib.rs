@@ -232,8 +232,10 @@ pub enum Effect {
         /// The call.
         span: Span,
     },
-    /// A fence or a wgmma group instruction.
-    AsyncSync(AsyncSync, Span),
+    /// A hardware instruction that takes no operands, only constant parameters (a fence,
+    /// a group commit or wait, `setmaxnreg`, a tcgen05 fence or wait): lowering issues
+    /// it as it is.
+    Intrinsic(kir::Intrinsic, Span),
     /// `named_barrier_sync(id, threads)` / `named_barrier_arrive(id, threads)`.
     NamedBarrier {
         /// Whether the thread only arrives (else it waits too).
@@ -354,7 +356,7 @@ macro_rules! span_of {
             | Effect::Gemm { span, .. }
             | Effect::Atomic { span, .. }
             | Effect::Mbarrier { span, .. }
-            | Effect::AsyncSync(_, span)
+            | Effect::Intrinsic(_, span)
             | Effect::NamedBarrier { span, .. }
             | Effect::Tmem { span, .. }
             | Effect::Tcgen05Mma { span, .. }
@@ -377,7 +379,7 @@ pub fn effect_span_mut(effect: &mut Effect) -> &mut Span {
     span_of!(effect)
 }
 
-pub use asynchronous::{AsyncSync, Mbarrier, Tmem, UmmaA};
+pub use asynchronous::{Mbarrier, Tmem, UmmaA};
 pub use kernel::{ConstArg, KernelTrace, TraceBuffer, TraceParam, TraceParamKind};
 pub use term::{Atomic, CellId, LoadId, MathFn, Shuffle, Term};
 pub use text::to_text;

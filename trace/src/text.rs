@@ -9,7 +9,7 @@ use std::fmt::Write;
 
 use cute::{Base, Tensor};
 
-use crate::{AsyncSync, Atomic, Effect, KernelTrace, Mbarrier, Shuffle, Term, TraceParamKind};
+use crate::{Atomic, Effect, KernelTrace, Mbarrier, Shuffle, Term, TraceParamKind};
 
 /// `trace` as text; `line_of` turns a byte offset into a 1-based source line.
 pub fn to_text(trace: &KernelTrace, line_of: &dyn Fn(u32) -> u32) -> String {
@@ -266,30 +266,7 @@ fn header(effect: &Effect) -> String {
             let way = if *arrive { "arrive" } else { "sync" };
             format!("named_barrier_{way}({}, {threads})", term(id))
         }
-        Effect::AsyncSync(sync, _) => match sync {
-            AsyncSync::FenceBarrierInit => "fence_barrier_init()".to_owned(),
-            AsyncSync::FenceProxyAsync => "fence_proxy_async()".to_owned(),
-            AsyncSync::WgmmaFence => "wgmma_fence()".to_owned(),
-            AsyncSync::WgmmaCommit => "wgmma_commit_group()".to_owned(),
-            AsyncSync::WgmmaWait(groups) => format!("wgmma_wait_group({groups})"),
-            AsyncSync::BulkCommit => "tma_store_commit_group()".to_owned(),
-            AsyncSync::BulkWaitRead(groups) => format!("tma_store_wait_group({groups})"),
-            AsyncSync::BulkWaitAll => "tma_store_wait_all()".to_owned(),
-            AsyncSync::ClusterArrive => "cluster_arrive()".to_owned(),
-            AsyncSync::ClusterWait => "cluster_wait()".to_owned(),
-            AsyncSync::SetMaxNReg {
-                increase,
-                registers,
-            } => {
-                let way = if *increase { "inc" } else { "dec" };
-                format!("setmaxnreg_{way}({registers})")
-            }
-            AsyncSync::Tcgen05FenceBefore => "tcgen05_fence_before_thread_sync()".to_owned(),
-            AsyncSync::Tcgen05FenceAfter => "tcgen05_fence_after_thread_sync()".to_owned(),
-            AsyncSync::Tcgen05WaitLd => "tcgen05_wait_ld()".to_owned(),
-            AsyncSync::Tcgen05WaitSt => "tcgen05_wait_st()".to_owned(),
-            AsyncSync::TmemRelinquish { pair } => blackwell::relinquish(*pair),
-        },
+        Effect::Intrinsic(intrinsic, _) => intrinsic.heading(),
         Effect::Tcgen05Mma { .. } | Effect::TmemCopy { .. } | Effect::Tmem { .. } => {
             blackwell::header(effect)
         }

@@ -123,7 +123,7 @@ pub fn intrinsic(intrinsic: &Intrinsic) -> Option<Hopper> {
         Intrinsic::BulkCommit => Hopper::BulkCommit,
         Intrinsic::BulkWait { pending, .. } => Hopper::BulkWait { pending },
         Intrinsic::Fence(Fence::ProxyAsync) => Hopper::ProxyFence,
-        Intrinsic::Fence(Fence::BarrierInit)
+        Intrinsic::Fence(Fence::BarrierInit | Fence::Device | Fence::System)
         | Intrinsic::SetMaxNReg { .. }
         | Intrinsic::PrefetchTensorMap => Hopper::Ordering,
         Intrinsic::Elect => Hopper::Elect,

@@ -23,6 +23,12 @@ pub enum Fence {
     /// `fence.mbarrier_init.release.cluster`: the thread's mbarrier inits visible to
     /// the cluster and the asynchronous proxy.
     BarrierInit,
+    /// `fence.sc.gpu` (CUDA's `__threadfence()`): the thread's memory accesses before
+    /// it are observed by every thread of the device before those after it.
+    Device,
+    /// `fence.sc.sys` (`__threadfence_system()`): as [`Fence::Device`], for the host and
+    /// peer devices too.
+    System,
 }
 
 /// What a `tcgen05.mma` multiplies (its `.kind`), which its instruction descriptor's

@@ -48,8 +48,10 @@ pub(super) const WGMMA_COMMIT: usize = 34;
 pub(super) const WGMMA_WAIT: usize = 35;
 pub(super) const TMEM_LOAD: usize = 36;
 pub(super) const TMEM_STORE: usize = 37;
+pub(super) const FENCE_DEVICE: usize = 38;
+pub(super) const FENCE_SYSTEM: usize = 39;
 /// The first of the six `tcgen05.mma` rows: by kind, A in shared then tensor memory.
-const TCGEN05_MMA: usize = 38;
+const TCGEN05_MMA: usize = 40;
 
 /// The index of the `tcgen05.mma` row of `kind` with A in tensor memory or shared.
 pub(super) fn tcgen05_mma(kind: MmaKind, a_in_tmem: bool) -> usize {
@@ -186,7 +188,7 @@ fn only(numbers: &[u32], intrinsic: Intrinsic) -> Option<Intrinsic> {
 }
 
 /// Every row, at the index [`Intrinsic::row`] gives its kind.
-pub static ROWS: [Row; 44] = [
+pub static ROWS: [Row; 46] = [
     Row {
         numbers: &["registers"],
         scope: Scope::Warpgroup,
@@ -337,6 +339,18 @@ pub static ROWS: [Row; 44] = [
     wgmma::WAIT,
     tcgen05::TMEM_LOAD,
     tcgen05::TMEM_STORE,
+    // Sequentially consistent fences of the device and of the system (sm_70 on).
+    Row {
+        effects: ORDERS,
+        target: SM80,
+        ..plain("fence_device", |n| only(n, Intrinsic::Fence(Fence::Device)))
+    },
+    Row {
+        effects: ORDERS,
+        target: SM80,
+        scope: Scope::System,
+        ..plain("fence_system", |n| only(n, Intrinsic::Fence(Fence::System)))
+    },
     tcgen05::mma_row("tcgen05_mma_f16", MmaKind::F16, false),
     tcgen05::mma_row("tcgen05_mma_f16_tmem_a", MmaKind::F16, true),
     tcgen05::mma_row("tcgen05_mma_tf32", MmaKind::Tf32, false),

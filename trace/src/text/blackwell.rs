@@ -82,12 +82,6 @@ pub(super) fn commit(
     )
 }
 
-/// `tmem_relinquish_alloc_permit()`, with `pair = true` for a pair's.
-pub(super) fn relinquish(pair: bool) -> String {
-    let pair = pair_text(pair).trim_start_matches(", ");
-    format!("tmem_relinquish_alloc_permit({pair})")
-}
-
 /// `, pair = true` for a CTA pair's instruction, nothing otherwise.
 pub(super) fn pair_text(pair: bool) -> &'static str {
     if pair { ", pair = true" } else { "" }

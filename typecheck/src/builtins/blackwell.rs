@@ -16,7 +16,9 @@ use cute::Dtype;
 use crate::builtins::Args;
 use crate::builtins::hopper::SharedWord;
 use crate::check::Checker;
-use crate::trace::{AsyncSync, Effect, Mbarrier, Tmem, term_of};
+use kir::Intrinsic;
+
+use crate::trace::{Effect, Mbarrier, Tmem, term_of};
 use crate::value::Value;
 
 /// The 32-bit columns of a block's tensor memory (each of its 128 lanes).
@@ -116,23 +118,15 @@ impl<'a> Checker<'a> {
         Value::Unit
     }
 
-    /// The tcgen05 fences, the waits for tensor-memory loads and stores, and
     /// `tmem_relinquish_alloc_permit()`.
-    pub(crate) fn tcgen05_sync(&mut self, name: &'static str, args: &Args) -> Value {
+    pub(crate) fn tmem_relinquish(&mut self, name: &'static str, args: &Args) -> Value {
         if !self.require_arch(name, BLACKWELL, args.call_span) {
             return Value::Unit;
         }
-        let sync = match name {
-            "tcgen05_fence_before_thread_sync" => AsyncSync::Tcgen05FenceBefore,
-            "tcgen05_fence_after_thread_sync" => AsyncSync::Tcgen05FenceAfter,
-            "tcgen05_wait_ld" => AsyncSync::Tcgen05WaitLd,
-            "tcgen05_wait_st" => AsyncSync::Tcgen05WaitSt,
-            _ => match self.cta_group_pair(name, args) {
-                Some(pair) => AsyncSync::TmemRelinquish { pair },
-                None => return Value::Unit,
-            },
-        };
-        self.emit(Effect::AsyncSync(sync, args.call_span));
+        if let Some(pair) = self.cta_group_pair(name, args) {
+            let intrinsic = Intrinsic::TmemRelinquish { pair };
+            self.emit(Effect::Intrinsic(intrinsic, args.call_span));
+        }
         Value::Unit
     }
 

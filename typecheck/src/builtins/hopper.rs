@@ -15,7 +15,9 @@ use layout::SymInt;
 
 use crate::builtins::{Arg, Args};
 use crate::check::Checker;
-use crate::trace::{AsyncSync, Effect, Mbarrier, Term, term_of};
+use kir::Intrinsic;
+
+use crate::trace::{Effect, Mbarrier, Term, term_of};
 use crate::value::Value;
 
 /// The largest arrival count an mbarrier holds (PTX ISA, `mbarrier.init`).
@@ -62,25 +64,19 @@ impl<'a> Checker<'a> {
         Value::Unit
     }
 
-    /// `fence_barrier_init`, `fence_proxy_async`, `wgmma_fence`, `wgmma_commit_group`,
+    /// `cluster_sync`, `tma_store_wait_group(n)`, `wgmma_fence`, `wgmma_commit_group`,
     /// `wgmma_wait_group(n)`.
     pub(crate) fn async_sync(&mut self, name: &'static str, args: &Args) -> Value {
         let span = args.call_span;
         if !self.require_arch(name, 90, span) {
             return Value::Unit;
         }
-        let sync = match name {
-            "fence_barrier_init" => AsyncSync::FenceBarrierInit,
-            "fence_proxy_async" => AsyncSync::FenceProxyAsync,
-            "wgmma_fence" => AsyncSync::WgmmaFence,
-            "wgmma_commit_group" => AsyncSync::WgmmaCommit,
-            "tma_store_commit_group" => AsyncSync::BulkCommit,
-            "tma_store_wait_all" => AsyncSync::BulkWaitAll,
-            "cluster_arrive" => AsyncSync::ClusterArrive,
-            "cluster_wait" => AsyncSync::ClusterWait,
+        let intrinsic = match name {
+            "wgmma_fence" => Intrinsic::WgmmaFence,
+            "wgmma_commit_group" => Intrinsic::WgmmaCommit,
             "cluster_sync" => {
-                self.emit(Effect::AsyncSync(AsyncSync::ClusterArrive, span));
-                AsyncSync::ClusterWait
+                self.emit(Effect::Intrinsic(Intrinsic::ClusterArrive, span));
+                Intrinsic::ClusterWait
             }
             "tma_store_wait_group" => {
                 let p = args.positional();
@@ -96,7 +92,10 @@ impl<'a> Checker<'a> {
                         "out of range",
                     );
                 }
-                AsyncSync::BulkWaitRead(groups)
+                Intrinsic::BulkWait {
+                    read: true,
+                    pending: groups as u32,
+                }
             }
             _ => {
                 let p = args.positional();
@@ -112,7 +111,9 @@ impl<'a> Checker<'a> {
                         "out of range",
                     );
                 }
-                AsyncSync::WgmmaWait(groups)
+                Intrinsic::WgmmaWait {
+                    pending: groups as u32,
+                }
             }
         };
         if name.starts_with("wgmma") && self.target.arch() != 90 {
@@ -128,7 +129,21 @@ impl<'a> Checker<'a> {
             );
             return Value::Unit;
         }
-        self.emit(Effect::AsyncSync(sync, span));
+        self.emit(Effect::Intrinsic(intrinsic, span));
+        Value::Unit
+    }
+
+    /// A built-in that is the operand-free instruction `intrinsic`: E0212 where the build
+    /// target is older than its row's least target, else the instruction in the trace.
+    pub(crate) fn intrinsic(
+        &mut self,
+        name: &'static str,
+        args: &Args,
+        intrinsic: Intrinsic,
+    ) -> Value {
+        if self.require_arch(name, intrinsic.row().target.sm, args.call_span) {
+            self.emit(Effect::Intrinsic(intrinsic, args.call_span));
+        }
         Value::Unit
     }
 

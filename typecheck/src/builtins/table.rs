@@ -8,6 +8,8 @@
 
 use std::fmt;
 
+use kir::{Fence, Intrinsic};
+
 use crate::builtins::Args;
 use crate::check::Checker;
 use crate::value::Value;
@@ -100,14 +102,20 @@ macro_rules! evaluator {
     ($method:ident(name)) => {
         |checker, name, args| checker.$method(name, args)
     };
+    ($method:ident[$intrinsic:expr]) => {
+        |checker, name, args| checker.$method(name, args, $intrinsic)
+    };
 }
 
 /// The table, written one row per built-in under its section:
-/// `name, place, arity, [named], statement, parameters, doc => evaluator;`.
+/// `name, place, arity, [named], statement, parameters, doc => evaluator;`, where the
+/// evaluator is a checker method called with the arguments (`method`), with the name
+/// too (`method(name)`), or with the name and a value (`intrinsic[Intrinsic::X]`: a
+/// built-in that is one operand-free hardware instruction).
 macro_rules! builtins {
     ($($section:literal {
         $($name:literal, $place:ident, $arity:expr, [$($named:literal),*], $statement:literal,
-            $parameters:literal, $doc:literal => $method:ident $(($with:ident))?;)*
+            $parameters:literal, $doc:literal => $method:ident $(($with:ident))? $([$value:expr])?;)*
     })*) => {
         /// Every built-in function, in the reference's order.
         pub static BUILTINS: &[Builtin] = &[$($(Builtin {
@@ -119,7 +127,7 @@ macro_rules! builtins {
             statement: $statement,
             parameters: $parameters,
             doc: $doc,
-            eval: evaluator!($method $(($with))?),
+            eval: evaluator!($method $(($with))? $([$value])?),
         },)*)*];
     };
 }
@@ -259,6 +267,10 @@ builtins! {
             "Waits for every thread of the block (`__syncthreads()`)." => barrier(name);
         "syncwarp", Device, Between(0, 0), [], true, "",
             "Waits for every thread of the warp (`__syncwarp()`)." => barrier(name);
+        "threadfence", Device, Between(0, 0), [], true, "",
+            "Every thread of the GPU observes this thread's memory accesses before the call before those after it (`__threadfence()`, `fence.sc.gpu`): a write, the fence, then a flag another block reads." => intrinsic[Intrinsic::Fence(Fence::Device)];
+        "threadfence_system", Device, Between(0, 0), [], true, "",
+            "As `threadfence`, for the host and other GPUs too (`__threadfence_system()`, `fence.sc.sys`)." => intrinsic[Intrinsic::Fence(Fence::System)];
         "cp_async_commit_group", Device, Between(0, 0), [], true, "",
             "Closes the group of `cp.async` copies issued so far (`cp_async_fence`)." => barrier(name);
         "cp_async_wait_group", Device, Between(1, 1), [], true, "n",
@@ -272,9 +284,9 @@ builtins! {
         "mbarrier_wait", Device, Between(3, 3), [], true, "barriers, coord, parity",
             "Waits until the mbarrier's phase of parity `parity` (0 or 1) has completed (`try_wait.parity` in a loop; sm_90)." => mbarrier(name);
         "fence_barrier_init", Device, Between(0, 0), [], true, "",
-            "Makes the mbarrier inits before it visible to asynchronous copies and the cluster (`fence.mbarrier_init`; sm_90)." => async_sync(name);
+            "Makes the mbarrier inits before it visible to asynchronous copies and the cluster (`fence.mbarrier_init`; sm_90)." => intrinsic[Intrinsic::Fence(Fence::BarrierInit)];
         "fence_proxy_async", Device, Between(0, 0), [], true, "",
-            "Makes this thread's shared-memory writes visible to TMA and wgmma (`fence.proxy.async.shared::cta`; sm_90)." => async_sync(name);
+            "Makes this thread's shared-memory writes visible to TMA and wgmma (`fence.proxy.async.shared::cta`; sm_90)." => intrinsic[Intrinsic::Fence(Fence::ProxyAsync)];
         "wgmma_fence", Device, Between(0, 0), [], true, "",
             "Orders register accesses before the wgmmas after it (`wgmma.fence`; sm_90a)." => async_sync(name);
         "wgmma_commit_group", Device, Between(0, 0), [], true, "",
@@ -286,9 +298,9 @@ builtins! {
         "cluster_sync", Device, Between(0, 0), [], true, "",
             "Waits for every thread of every block of the cluster (`barrier.cluster.arrive` then `.wait`; sm_90): peers' shared memory and barriers are ready, or no longer used." => async_sync(name);
         "cluster_arrive", Device, Between(0, 0), [], true, "",
-            "Arrives at the cluster barrier without waiting (`barrier.cluster.arrive.release`; sm_90); `cluster_wait` waits." => async_sync(name);
+            "Arrives at the cluster barrier without waiting (`barrier.cluster.arrive.release`; sm_90); `cluster_wait` waits." => intrinsic[Intrinsic::ClusterArrive];
         "cluster_wait", Device, Between(0, 0), [], true, "",
-            "Waits until every thread of the cluster has arrived at the cluster barrier as often as this one (`barrier.cluster.wait.acquire`; sm_90)." => async_sync(name);
+            "Waits until every thread of the cluster has arrived at the cluster barrier as often as this one (`barrier.cluster.wait.acquire`; sm_90)." => intrinsic[Intrinsic::ClusterWait];
         "named_barrier_sync", Device, Between(2, 2), [], true, "id, threads",
             "Waits at named barrier `id` (0 to 15; a constant, or a run-time integer the same in every thread of a warp) until `threads` threads (whole warps) have arrived (`bar.sync id, threads`)." => named_barrier(name);
         "named_barrier_arrive", Device, Between(2, 2), [], true, "id, threads",
@@ -300,11 +312,11 @@ builtins! {
         "tma_store", Device, Between(3, 3), [], true, "tma, tile, coords",
             "One thread stores the shared `tile` to the box whose first element's coordinates `coords` gives; elements outside the tensor are not written (sm_90). Fence the tile's writes first (`fence_proxy_async`, then a barrier)." => tma_store;
         "tma_store_commit_group", Device, Between(0, 0), [], true, "",
-            "Closes this thread's group of TMA stores (`cp.async.bulk.commit_group`; sm_90)." => async_sync(name);
+            "Closes this thread's group of TMA stores (`cp.async.bulk.commit_group`; sm_90)." => intrinsic[Intrinsic::BulkCommit];
         "tma_store_wait_group", Device, Between(1, 1), [], true, "n",
             "Waits until at most `n` of this thread's TMA store groups still read shared memory (`cp.async.bulk.wait_group.read`; sm_90)." => async_sync(name);
         "tma_store_wait_all", Device, Between(0, 0), [], true, "",
-            "Waits until this thread's TMA stores are complete and visible in global memory, as needed before the kernel ends (`cp.async.bulk.wait_group 0`; sm_90)." => async_sync(name);
+            "Waits until this thread's TMA stores are complete and visible in global memory, as needed before the kernel ends (`cp.async.bulk.wait_group 0`; sm_90)." => intrinsic[Intrinsic::BulkWait { read: false, pending: 0 }];
         "prefetch_tma", Device, Between(1, 1), [], true, "tma",
             "Brings `tma`'s tensor map into the cache ahead of its first copy (`prefetch.tensormap`; sm_90); one thread, once." => prefetch_tma;
         "tma_load", Device, Between(5, 5), ["multicast", "pair"], true, "tma, coords, tile, barriers, coord, multicast = mask, pair = false",
@@ -316,15 +328,15 @@ builtins! {
         "tmem_dealloc", Device, Between(2, 2), ["pair"], true, "address, columns, pair = false",
             "A whole warp frees the `columns` of tensor memory at `address` (`tcgen05.dealloc`; sm_100a)." => tmem(name);
         "tmem_relinquish_alloc_permit", Device, Between(0, 0), ["pair"], true, "pair = false",
-            "A whole warp gives up the block's right to allocate tensor memory; a later `tmem_alloc` is an error (`tcgen05.relinquish_alloc_permit`; sm_100a)." => tcgen05_sync(name);
+            "A whole warp gives up the block's right to allocate tensor memory; a later `tmem_alloc` is an error (`tcgen05.relinquish_alloc_permit`; sm_100a)." => tmem_relinquish(name);
         "tcgen05_fence_before_thread_sync", Device, Between(0, 0), [], true, "",
-            "Orders this thread's tcgen05 operations before the thread synchronization that follows (a barrier, an mbarrier arrival; sm_100a)." => tcgen05_sync(name);
+            "Orders this thread's tcgen05 operations before the thread synchronization that follows (a barrier, an mbarrier arrival; sm_100a)." => intrinsic[Intrinsic::Tcgen05Fence { after: false }];
         "tcgen05_fence_after_thread_sync", Device, Between(0, 0), [], true, "",
-            "Orders this thread's tcgen05 operations after the thread synchronization before it (sm_100a)." => tcgen05_sync(name);
+            "Orders this thread's tcgen05 operations after the thread synchronization before it (sm_100a)." => intrinsic[Intrinsic::Tcgen05Fence { after: true }];
         "tcgen05_commit", Device, Between(2, 2), ["pair", "multicast"], true, "barriers, coord, pair = false, multicast = mask",
             "One arrival on the mbarrier `barriers[coord]` once this thread's earlier tcgen05 MMAs have completed (`tcgen05.commit`; sm_100a): it frees a pipeline stage or says an accumulator is ready. With `multicast = mask`, on the barrier at the same place in each block of the cluster whose rank's bit is set; `pair = true` for a CTA pair's MMAs (`cta_group::2`)." => tcgen05_commit(name);
         "tcgen05_wait_ld", Device, Between(0, 0), [], true, "",
-            "Waits until the warp's tensor-memory loads have completed; their registers are valid after it (`tcgen05.wait::ld`; sm_100a)." => tcgen05_sync(name);
+            "Waits until the warp's tensor-memory loads have completed; their registers are valid after it (`tcgen05.wait::ld`; sm_100a)." => intrinsic[Intrinsic::Tcgen05Wait { store: false }];
         "tcgen05_mma", Device, Between(4, 4), ["pair"], true, "taddr, a, b, accumulate, pair = false",
             "One thread issues `D += A Bᵀ` (`D = A Bᵀ` when `accumulate` is false): D is 128 x N f32 in tensor memory at `taddr` (row m in lane m), A a shared (128, 16) and B a shared (N, 16) tile of bf16 or f16 (`kind::f16`), (128, 8) and (N, 8) K-major tiles of f32 read as tf32 (`kind::tf32`), or (128, 32) and (N, 32) K-major tiles of e4m3 or e5m2, in any pairing (`kind::f8f6f4`), N 16 to 256 in steps of 16, read through descriptors computed from their layouts (`tcgen05.mma.cta_group::1`; sm_100a); or A an integer, its address in tensor memory, 128 lanes of B's type with K packed into 32-bit columns from the address's (as `tcgen05_st_32x32b` of a 16-bit fragment leaves them). Asynchronous: `tcgen05_commit` says when it is done. With `pair = true` (`cta_group::2`, a cluster of even x extent), the even block of a pair issues D (256 x N) for both: A's 128 rows and B's N / 2 rows in each block at the same shared offsets, D's rows 0-127 in its tensor memory and 128-255 in the odd block's." => tcgen05_mma(name);
         "tcgen05_ld_32x32b", Device, Between(2, 2), [], true, "fragment, taddr",
@@ -344,7 +356,7 @@ builtins! {
         "tcgen05_st_16x256b", Device, Between(2, 2), [], true, "taddr, fragment",
             "The warp stores to 16 lanes of tensor memory as `tcgen05_ld_16x256b` loads them (sm_100a)." => tmem_copy(name);
         "tcgen05_wait_st", Device, Between(0, 0), [], true, "",
-            "Waits until the warp's tensor-memory stores have completed (`tcgen05.wait::st`; sm_100a)." => tcgen05_sync(name);
+            "Waits until the warp's tensor-memory stores have completed (`tcgen05.wait::st`; sm_100a)." => intrinsic[Intrinsic::Tcgen05Wait { store: true }];
     }
     "Math" {
         "exp", Device, Between(1, 1), [], false, "x",

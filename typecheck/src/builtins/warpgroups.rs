@@ -12,7 +12,9 @@
 
 use crate::builtins::Args;
 use crate::check::Checker;
-use crate::trace::{AsyncSync, Effect, term_of};
+use kir::Intrinsic;
+
+use crate::trace::{Effect, term_of};
 use crate::value::Value;
 
 /// 32-bit registers in an SM's register file, all a block's threads share.
@@ -53,8 +55,9 @@ impl<'a> Checker<'a> {
                 "more than the register file",
             );
         }
-        self.emit(Effect::AsyncSync(
-            AsyncSync::SetMaxNReg {
+        let registers = registers as u32;
+        self.emit(Effect::Intrinsic(
+            Intrinsic::SetMaxNReg {
                 increase,
                 registers,
             },
