@@ -52,11 +52,28 @@ pub struct BuildArgs {
     /// on another machine, say).
     #[arg(long, value_name = "PATH", requires = "lineinfo")]
     lineinfo_source: Option<PathBuf>,
+    /// With `--emit kir`, the KIR after this stage of lowering instead of at its end:
+    /// `translate` (before any pass) or a pass (`selects`, `dead`, `uniform`; in
+    /// order, `kir::passes`). The checks after the passes are not run then.
+    #[arg(long, value_name = "PASS", value_parser = parse_stage, requires = "emit")]
+    after: Option<&'static str>,
     #[command(flatten)]
     ptxas: assemble::PtxasArgs,
     /// Report how long each stage took, on standard error.
     #[arg(long)]
     timings: bool,
+}
+
+/// A stage of lowering `--after` names.
+fn parse_stage(name: &str) -> Result<&'static str, String> {
+    let stages = kir::passes::stage_names();
+    match stages.iter().find(|stage| **stage == name) {
+        Some(stage) => Ok(stage),
+        None => Err(format!(
+            "`{name}` is no stage of lowering; the stages, in order: {}",
+            stages.join(", ")
+        )),
+    }
 }
 
 /// What `cukc build` produces.
@@ -92,6 +109,16 @@ pub fn compile(path: &Path, target: cute::Target) -> Compiled {
 
 /// [`compile`], also printing the kernels' traces when `with_traces`.
 pub fn compile_with(path: &Path, target: cute::Target, with_traces: bool) -> Compiled {
+    compile_until(path, target, with_traces, None)
+}
+
+/// [`compile_with`], each kernel's lowering stopped after the stage `last` when given.
+fn compile_until(
+    path: &Path,
+    target: cute::Target,
+    with_traces: bool,
+    last: Option<&'static str>,
+) -> Compiled {
     let start = Instant::now();
     // The stdlib's modules are parsed while the file is, on a thread of their own (the
     // checker waits for them if it needs them first; without a thread, it parses them).
@@ -110,7 +137,7 @@ pub fn compile_with(path: &Path, target: cute::Target, with_traces: bool) -> Com
     if parsed {
         let line_of = |offset: u32| file.line_column(offset).line;
         let (lowered, text) = std::thread::scope(|scope| {
-            let mut lowering = lower::ConcurrentLowering::new(scope);
+            let mut lowering = lower::ConcurrentLowering::new(scope).stopping_after(last);
             let (analysis, kernel_traces) =
                 typecheck::trace_each(&module, target, |trace| lowering.start(trace));
             let text = with_traces.then(|| {
@@ -216,7 +243,11 @@ pub fn run(args: &BuildArgs) -> ExitCode {
         ExitCode::from(code)
     };
     let target = args.target();
-    let compiled = compile_with(&args.file, target, args.emit == Emit::Trace);
+    if args.after.is_some() && args.emit != Emit::Kir {
+        errln!("error: `--after` shows KIR: use it with `--emit kir`");
+        return ExitCode::from(2);
+    }
+    let compiled = compile_until(&args.file, target, args.emit == Emit::Trace, args.after);
     report(&compiled.file, &compiled.diagnostics);
     if compiled.diagnostics.iter().any(Diagnostic::is_error) {
         return failed(1);

@@ -161,8 +161,6 @@ impl<'t> Builder<'t> {
             return Err(crate::dedup(self.diagnostics));
         }
         self.kernel.body = self.take_body();
-        kir::branches_to_selects(&mut self.kernel);
-        kir::remove_dead_values(&mut self.kernel);
         self.kernel.signature.assumptions = self.assumptions;
         self.kernel.signature.alignments = self.alignments;
         Ok(self.kernel)

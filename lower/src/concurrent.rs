@@ -32,6 +32,8 @@ pub struct ConcurrentLowering<'scope, 'env> {
     /// The swizzled allocations' tables, which every instantiation shares.
     tables: Arc<InnerTables>,
     started: Vec<Started<'scope>>,
+    /// The stage to stop after (`kir::passes`), if not the end.
+    last: Option<&'static str>,
 }
 
 /// A kernel instantiation started.
@@ -49,7 +51,16 @@ impl<'scope, 'env> ConcurrentLowering<'scope, 'env> {
             scope,
             tables: Arc::default(),
             started: Vec::new(),
+            last: None,
         }
+    }
+
+    /// Stops each lowering after the stage `last` (`translate` or a pass of
+    /// `kir::passes::PASSES`), without the checks that follow the passes: the KIR at
+    /// that stage, for `cukc build --emit kir --after PASS`.
+    pub fn stopping_after(mut self, last: Option<&'static str>) -> Self {
+        self.last = last;
+        self
     }
 
     /// Starts lowering `trace`, the next instantiation traced, on a thread of its own.
@@ -57,10 +68,13 @@ impl<'scope, 'env> ConcurrentLowering<'scope, 'env> {
         let thread = (!trace.has_errors)
             .then(|| {
                 let (trace, tables) = (Arc::clone(trace), Arc::clone(&self.tables));
+                let last = self.last;
                 std::thread::Builder::new()
                     .name("cukc-lower".to_owned())
                     .stack_size(LOWERING_STACK_BYTES)
-                    .spawn_scoped(self.scope, move || crate::lower_trace_with(&trace, &tables))
+                    .spawn_scoped(self.scope, move || {
+                        crate::lower_trace_with(&trace, &tables, last)
+                    })
                     .ok()
             })
             .flatten();
@@ -78,7 +92,7 @@ impl<'scope, 'env> ConcurrentLowering<'scope, 'env> {
             Started::Lowering(thread) => thread
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            Started::Waiting(trace) => crate::lower_trace_with(&trace, &self.tables),
+            Started::Waiting(trace) => crate::lower_trace_with(&trace, &self.tables, self.last),
         });
         crate::gather(diagnostics, lowerings)
     }

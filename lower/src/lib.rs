@@ -87,7 +87,7 @@ pub fn lower_traces(diagnostics: Vec<Diagnostic>, traces: &[KernelTrace]) -> Low
     let tables = builder::InnerTables::default();
     gather(
         diagnostics,
-        (traces.iter()).map(|trace| lower_trace_with(trace, &tables)),
+        (traces.iter()).map(|trace| lower_trace_with(trace, &tables, None)),
     )
 }
 
@@ -115,13 +115,15 @@ fn gather(
 
 /// Lowers one traced kernel instantiation.
 pub fn lower_trace(trace: &KernelTrace) -> Result<kir::Verified, Vec<Diagnostic>> {
-    lower_trace_with(trace, &builder::InnerTables::default())
+    lower_trace_with(trace, &builder::InnerTables::default(), None)
 }
 
-/// [`lower_trace`], with the swizzled allocations' tables built so far.
+/// [`lower_trace`], with the swizzled allocations' tables built so far, stopping after
+/// the stage `last` (`kir::passes`) when one is given.
 fn lower_trace_with(
     trace: &KernelTrace,
     tables: &builder::InnerTables,
+    last: Option<&str>,
 ) -> Result<kir::Verified, Vec<Diagnostic>> {
     let mut effects = Vec::new();
     budget::flatten(&trace.effects, &mut effects);
@@ -167,24 +169,17 @@ fn lower_trace_with(
         builder.effect(effect);
     }
     let mut kernel = builder.finish()?;
+    let findings = kir::passes::run_passes(&mut kernel, last, kir::passes::Checks::by_build())
+        .map_err(|broken| internal_error(&trace.name, trace.span, broken.to_string()))?;
+    // Stopped early (to be seen): the checks after the passes are not run.
+    if last.is_some() {
+        return verified(kernel, &trace.name, trace.span);
+    }
     let early_reads = tmem_waits::reads_before_wait(&kernel);
     if !early_reads.is_empty() {
         return Err(dedup(early_reads));
     }
-    let one_dimensional = trace
-        .block
-        .iter()
-        .skip(1)
-        .all(|extent| extent.as_constant() == Some(1));
-    let whole_warps = (trace.block.iter())
-        .map(|extent| extent.as_constant())
-        .try_fold(1_i64, |threads, extent| Some(threads * extent?))
-        .is_some_and(|threads| threads % 32 == 0);
-    let block = kir::BlockShape {
-        one_dimensional,
-        whole_warps,
-    };
-    let collectives = kir::mark_uniform(&mut kernel, block);
+    let collectives = findings.collectives;
     if !collectives.is_empty() {
         return Err(dedup(
             collectives
@@ -214,17 +209,21 @@ fn lower_trace_with(
 /// `kernel` verified; a kernel lowering built wrong is an internal error at the kernel
 /// named `name` (written at `span`), which no program should reach.
 fn verified(kernel: kir::Kernel, name: &str, span: Span) -> Result<kir::Verified, Vec<Diagnostic>> {
-    kir::verify(kernel).map_err(|problem| {
-        vec![
-            Diagnostic::error(
-                "E0399",
-                format!("internal compiler error: lowering `{name}` produced invalid KIR"),
-            )
-            .with_primary(span, "while lowering this kernel")
-            .with_note(problem)
-            .with_help("this is a bug in cukc, not in the program: please report it with the file"),
-        ]
-    })
+    kir::verify(kernel).map_err(|problem| internal_error(name, span, problem))
+}
+
+/// E0399: lowering the kernel named `name` (written at `span`) built invalid KIR, as
+/// `problem` says.
+fn internal_error(name: &str, span: Span, problem: String) -> Vec<Diagnostic> {
+    vec![
+        Diagnostic::error(
+            "E0399",
+            format!("internal compiler error: lowering `{name}` produced invalid KIR"),
+        )
+        .with_primary(span, "while lowering this kernel")
+        .with_note(problem)
+        .with_help("this is a bug in cukc, not in the program: please report it with the file"),
+    ]
 }
 
 fn dedup(mut diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {

@@ -45,14 +45,15 @@ fn the_vectorized_copy_folds_to_one_shared_base_and_immediate_offsets() {
 }
 
 #[test]
-fn elementwise_add_predicates_every_value() {
+fn elementwise_add_predicates_every_vector() {
     let kir = text("elementwise_add.cuk");
     insta::assert_snapshot!("elementwise_add", kir);
-    assert_eq!(kir.matches("load.global").count(), 32);
-    assert_eq!(kir.matches("store.global").count(), 16);
+    // A thread's 4 x 4 values of each tensor are 4 rows of one 16-byte access.
+    assert_eq!(kir.matches("load.global").count(), 8);
+    assert_eq!(kir.matches("store.global").count(), 4);
     assert_eq!(
         kir.matches(" if %").count(),
-        48,
+        12,
         "every access is predicated"
     );
     assert!(kir.matches("= add %").count() >= 16);
@@ -88,11 +89,11 @@ fn the_gemm_lowers_to_ldmatrix_and_mma_with_accumulators_carried_by_the_k_loop()
     let count = |needle: &str| text.matches(needle).count();
     // 4 k-blocks of MMA_M x MMA_N = 4 x 8 atoms per k-tile, all inside the k-loop.
     assert_eq!(
-        count("atom \"mma.sync.aligned.m16n8k16"),
+        count("atom.warp \"mma.sync.aligned.m16n8k16"),
         4 * 4 * 8,
         "{text}"
     );
-    assert!(count("atom \"ldmatrix.sync.aligned.m8n8.x4") >= 8, "{text}");
+    assert!(count("atom.warp \"ldmatrix.sync.aligned.m8n8.x4") >= 8, "{text}");
     // The 4 x 8 x 4 f32 accumulators of each thread live in registers the loop carries.
     let header = text
         .lines()

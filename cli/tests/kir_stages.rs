@@ -1,0 +1,87 @@
+//! `cukc build --emit kir --after STAGE`: the KIR at each stage of lowering. The
+//! inputs of the pass file tests (`tests/kir/passes/`) are what it prints for their
+//! source files, so they follow lowering; a stage that is not one, or `--after`
+//! without `--emit kir`, is refused.
+
+#[path = "support/build.rs"]
+mod build;
+
+use build::cukc;
+
+/// The KIR of `file` after `stage`.
+fn kir_after(file: &str, stage: &str) -> String {
+    let output = cukc(&["build", file, "--emit", "kir", "--after", stage, "-o", "-"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{file} after {stage}: {stderr}");
+    String::from_utf8(output.stdout).unwrap()
+}
+
+#[test]
+fn the_pass_file_inputs_are_the_kir_after_the_stage_before_their_pass() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    for (name, stage) in [
+        ("integers", "translate"),
+        ("flag_set_before_barrier", "selects"),
+        ("untyped_floats", "dead"),
+    ] {
+        let input = root.join(format!("tests/kir/passes/{name}.kir"));
+        let text = std::fs::read_to_string(&input).unwrap();
+        let kernel: String = (text.lines())
+            .filter(|line| !line.starts_with("//"))
+            .map(|line| format!("{line}\n"))
+            .collect();
+        let file = format!("tests/control/{name}.cuk");
+        assert_eq!(
+            kir_after(&file, stage),
+            kernel,
+            "{}: regenerate it with `cukc build {file} --emit kir --after {stage}`",
+            input.display()
+        );
+    }
+}
+
+#[test]
+fn every_stage_prints_and_the_last_is_the_whole_lowering() {
+    let file = "tests/control/loops.cuk";
+    let stages: Vec<String> = ["translate", "selects", "dead", "uniform"]
+        .iter()
+        .map(|stage| kir_after(file, stage))
+        .collect();
+    assert_ne!(stages[0], stages[3], "the passes changed nothing in {file}");
+    let whole = cukc(&["build", file, "--emit", "kir", "-o", "-"]);
+    assert_eq!(String::from_utf8(whole.stdout).unwrap(), stages[3]);
+}
+
+#[test]
+fn a_stage_that_is_not_one_is_refused_with_the_stages() {
+    let output = cukc(&[
+        "build",
+        "tests/control/loops.cuk",
+        "--emit",
+        "kir",
+        "--after",
+        "gvn",
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert!(
+        stderr.contains(
+            "`gvn` is no stage of lowering; the stages, in order: translate, selects, dead, uniform"
+        ),
+        "{stderr}"
+    );
+    let output = cukc(&[
+        "build",
+        "tests/control/loops.cuk",
+        "--emit",
+        "ptx",
+        "--after",
+        "dead",
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert!(
+        stderr.contains("`--after` shows KIR: use it with `--emit kir`"),
+        "{stderr}"
+    );
+}
