@@ -71,7 +71,7 @@ fn m16n8k8_reads_its_fragments_from_registers() {
   %10:i64 = add %1, %6
   %11:b32 = load.global [%10+0]
   %12:f32 = const 0.0
-  %13:f32, %14:f32, %15:f32, %16:f32 = atom \"mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32 {{d}}, {{a}}, {{b}}, {{c}};\" a=[%8, %9], b=[%11], c=[%12, %12, %12, %12] -> d warp mma m16n8k8 f32.bf16.bf16.f32 a=((4,8),(2,2)):((32,1),(16,8)) b=((4,8),2):((16,1),8) c=((4,8),(2,2)):((32,1),(16,8))
+  %13:f32, %14:f32, %15:f32, %16:f32 = atom.warp \"mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32 {{d}}, {{a}}, {{b}}, {{c}};\" a=[%8, %9], b=[%11], c=[%12, %12, %12, %12] -> d warp mma m16n8k8 f32.bf16.bf16.f32 a=((4,8),(2,2)):((32,1),(16,8)) b=((4,8),2):((16,1),8) c=((4,8),(2,2)):((32,1),(16,8))
   %17:i32 = shr %3, %4
   %18:i32 = const 5
   %19:i32 = shl %17, %18
@@ -168,7 +168,7 @@ fn ldmatrix_kernel(lanes: u32, atom: &str, words: usize) -> String {
   %18:i32 = select %14, %16, %17
   %19:i32 = shl %18, %10
   %20:i32 = add %0, %19
-  {} = atom {atom}
+  {} = atom.warp {atom}
   %40:i64 = param 0
   %41:i32 = const {}
   %42:i32 = shl %1, %41
@@ -279,7 +279,7 @@ fn stmatrix_kernel(lanes: u32, atom: &str, words: usize) -> String {
   %19:i32 = select %15, %17, %18
   %20:i32 = shl %19, %10
   %21:i32 = add %0, %20
-  atom \"stmatrix.sync.aligned.m8n8.{atom}.shared.b16 [{{dst}}], {{{{src}}}};\" dst=%21+0, src=[{}] warp copy b16 {{layouts}}
+  atom.warp \"stmatrix.sync.aligned.m8n8.{atom}.shared.b16 [{{dst}}], {{{{src}}}};\" dst=%21+0, src=[{}] warp copy b16 {{layouts}}
   barrier
   %22:i32, %23:i32, %24:i32, %25:i32 = load.shared [%12+0]
   %26:i64 = param 0
@@ -370,7 +370,7 @@ fn an_ldmatrix_with_a_store_s_operands_is_refused_not_skipped() {
   launch grid(1, 1, 1) block(32, 1, 1) smem(512 bytes)
   %0:i32 = shared_base
   %1:b32 = const 0
-  atom \"ldmatrix.sync.aligned.m8n8.x1.shared.b16 {{src}}, [{dst}];\" dst=%0+0, src=[%1] warp copy b16 src=(32,2):(2,1) dst=((8,4),8):((8,0),1)
+  atom.warp \"ldmatrix.sync.aligned.m8n8.x1.shared.b16 {{src}}, [{dst}];\" dst=%0+0, src=[%1] warp copy b16 src=(32,2):(2,1) dst=((8,4),8):((8,0),1)
 }";
     let fault = Device::default()
         .launch(&support::from_kir(text), &[])
