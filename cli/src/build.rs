@@ -53,7 +53,7 @@ pub struct BuildArgs {
     #[arg(long, value_name = "PATH", requires = "lineinfo")]
     lineinfo_source: Option<PathBuf>,
     /// With `--emit kir`, the KIR after this stage of lowering instead of at its end:
-    /// `translate` (before any pass) or a pass (`selects`, `dead`, `uniform`; in
+    /// `translate` (before any pass) or a pass (`packs`, `selects`, `dead`, `uniform`; in
     /// order, `kir::passes`). The checks after the passes are not run then.
     #[arg(long, value_name = "PASS", value_parser = parse_stage, requires = "emit")]
     after: Option<&'static str>,
@@ -65,16 +65,25 @@ pub struct BuildArgs {
 }
 
 /// A stage of lowering `--after` names.
-fn parse_stage(name: &str) -> Result<&'static str, String> {
+fn parse_stage(name: &str) -> Result<&'static str, NoSuchStage> {
     let stages = kir::passes::stage_names();
-    match stages.iter().find(|stage| **stage == name) {
-        Some(stage) => Ok(stage),
-        None => Err(format!(
-            "`{name}` is no stage of lowering; the stages, in order: {}",
-            stages.join(", ")
-        )),
+    (stages.iter().find(|stage| **stage == name))
+        .copied()
+        .ok_or_else(|| NoSuchStage(name.to_owned()))
+}
+
+/// `--after` named no stage of lowering.
+#[derive(Debug)]
+struct NoSuchStage(String);
+
+impl std::fmt::Display for NoSuchStage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let stages = kir::passes::stage_names().join(", ");
+        write!(f, "`{}` is no stage of lowering; the stages, in order: {stages}", self.0)
     }
 }
+
+impl std::error::Error for NoSuchStage {}
 
 /// What `cukc build` produces.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

@@ -18,38 +18,54 @@ fn kir_after(file: &str, stage: &str) -> String {
 
 #[test]
 fn the_pass_file_inputs_are_the_kir_after_the_stage_before_their_pass() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    for (name, stage) in [
-        ("integers", "translate"),
-        ("flag_set_before_barrier", "selects"),
-        ("untyped_floats", "dead"),
-    ] {
-        let input = root.join(format!("tests/kir/passes/{name}.kir"));
+    let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/kir/passes");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&folder).unwrap() {
+        let input = entry.unwrap().path();
+        let name = input.to_string_lossy().into_owned();
+        if !name.ends_with(".kir") || name.ends_with(".after.kir") {
+            continue;
+        }
         let text = std::fs::read_to_string(&input).unwrap();
+        // `// from: FILE --after STAGE`, the source and the stage before the pass.
+        let from = (text.lines())
+            .find_map(|line| line.strip_prefix("// from: "))
+            .unwrap_or_else(|| panic!("{name}: no `// from: FILE --after STAGE` line"));
+        let (file, stage) = from.split_once(" --after ").unwrap();
+        let pass = (text.lines().next())
+            .and_then(|line| line.strip_prefix("// pass: "))
+            .unwrap();
+        let stages = ["translate", "packs", "selects", "dead", "uniform"];
+        let at = |stage: &str| stages.iter().position(|each| *each == stage).unwrap();
+        assert_eq!(
+            at(stage) + 1,
+            at(pass),
+            "{name}: `{stage}` is not the stage before `{pass}`"
+        );
         let kernel: String = (text.lines())
             .filter(|line| !line.starts_with("//"))
             .map(|line| format!("{line}\n"))
             .collect();
-        let file = format!("tests/control/{name}.cuk");
         assert_eq!(
-            kir_after(&file, stage),
+            kir_after(file, stage),
             kernel,
-            "{}: regenerate it with `cukc build {file} --emit kir --after {stage}`",
-            input.display()
+            "{name}: regenerate it with `cukc build {file} --emit kir --after {stage}`"
         );
+        checked += 1;
     }
+    assert_eq!(checked, 4, "one input per pass");
 }
 
 #[test]
 fn every_stage_prints_and_the_last_is_the_whole_lowering() {
     let file = "tests/control/loops.cuk";
-    let stages: Vec<String> = ["translate", "selects", "dead", "uniform"]
+    let stages: Vec<String> = ["translate", "packs", "selects", "dead", "uniform"]
         .iter()
         .map(|stage| kir_after(file, stage))
         .collect();
-    assert_ne!(stages[0], stages[3], "the passes changed nothing in {file}");
+    assert_ne!(stages[0], stages[4], "the passes changed nothing in {file}");
     let whole = cukc(&["build", file, "--emit", "kir", "-o", "-"]);
-    assert_eq!(String::from_utf8(whole.stdout).unwrap(), stages[3]);
+    assert_eq!(String::from_utf8(whole.stdout).unwrap(), stages[4]);
 }
 
 #[test]
@@ -66,7 +82,7 @@ fn a_stage_that_is_not_one_is_refused_with_the_stages() {
     assert!(!output.status.success());
     assert!(
         stderr.contains(
-            "`gvn` is no stage of lowering; the stages, in order: translate, selects, dead, uniform"
+            "`gvn` is no stage of lowering; the stages, in order: translate, packs, selects, dead, uniform"
         ),
         "{stderr}"
     );

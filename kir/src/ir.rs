@@ -5,6 +5,8 @@
 //! accumulator, a stage index) are the region's parameters, yielded at its end and
 //! returned as the instruction's results, as in MLIR's `scf` dialect.
 
+mod operands;
+
 use lang::Span;
 
 use crate::intrinsic::{Intrinsic, Scope};

@@ -15,6 +15,7 @@
 mod dead;
 pub mod intrinsic;
 pub mod ir;
+mod packs;
 pub mod passes;
 mod pure_key;
 mod read;

@@ -4,7 +4,9 @@
 //! [`Checks::Verify`], the kernel is verified after each pass and a pass that breaks it
 //! is named ([`BrokenBy`]).
 //!
-//! The passes: `selects` turns small branches into selects (`select.rs`), `dead` removes
+//! The passes: `packs` folds a pack of unpacked halves to the word and an unpack of
+//! packed halves to the halves (`packs.rs`), `selects` turns small branches into
+//! selects (`select.rs`), `dead` removes
 //! values nothing uses (`dead.rs`), `uniform` marks the branches every thread of a warp
 //! takes alike and lists the warp collectives under divergent control
 //! (`uniformity.rs`). Translation itself (`translate`, the stage before them) is
@@ -13,6 +15,7 @@
 use std::fmt;
 
 use crate::ir::Kernel;
+use crate::packs::fold_packs;
 use crate::signature::HostExpr;
 use crate::uniformity::{BlockShape, Collective, mark_uniform};
 use crate::{branches_to_selects, remove_dead_values, verify};
@@ -44,7 +47,12 @@ pub struct Findings {
 }
 
 /// Every pass, in the order lowering runs them.
-pub static PASSES: [Pass; 3] = [
+pub static PASSES: [Pass; 4] = [
+    Pass {
+        name: "packs",
+        does: "a pack of a word's unpacked halves is the word, an unpack of packed halves the halves",
+        run: |kernel, _| fold_packs(kernel),
+    },
     Pass {
         name: "selects",
         does: "branches that only pick values become selects",

@@ -82,10 +82,6 @@ pub(crate) struct Builder<'t> {
     /// Each thread's swizzled offset of a swizzled allocation's elements, by their
     /// thread terms, the constant added to those and the allocation's layout.
     pub(crate) per_thread_offsets: PerThreadOffsets,
-    /// The word and half each unpacked 16-bit value came from.
-    pub(crate) halves: FxHashMap<ValueId, (ValueId, u8)>,
-    /// The halves each packed word was made of.
-    pub(crate) packed: FxHashMap<ValueId, [ValueId; 2]>,
     /// The halves of each word already unpacked, by element type.
     pub(crate) unpacked: FxHashMap<(ValueId, Ty), [ValueId; 2]>,
     /// The width and signedness each value a narrow load read, or a wrap made,
@@ -142,8 +138,6 @@ impl<'t> Builder<'t> {
             inner_tables,
             per_thread_offsets: FxHashMap::default(),
             thread_splits: FxHashMap::default(),
-            halves: FxHashMap::default(),
-            packed: FxHashMap::default(),
             unpacked: FxHashMap::default(),
             narrow_values: FxHashMap::default(),
             sums: FxHashMap::default(),

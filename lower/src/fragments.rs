@@ -91,35 +91,20 @@ impl Builder<'_> {
         elements
     }
 
-    /// `low` and `high` in one b32 word: the word they were unpacked from, if they
-    /// were.
+    /// `low` and `high` in one b32 word (the `packs` pass makes it the word they were
+    /// unpacked from, if they were).
     fn pack_pair(&mut self, low: ValueId, high: ValueId) -> ValueId {
-        if let (Some(&(word, 0)), Some(&(other, 1))) =
-            (self.halves.get(&low), self.halves.get(&high))
-            && word == other
-        {
-            return word;
-        }
-        let word = self.pure(Op::Pack(low, high), Ty::B32);
-        self.packed.insert(word, [low, high]);
-        word
+        self.pure(Op::Pack(low, high), Ty::B32)
     }
 
-    /// A b32 word's halves as elements of type `element`: the pair it was packed
-    /// from, if it was.
+    /// A b32 word's halves as elements of type `element`, unpacked once (the `packs`
+    /// pass makes them the pair it was packed from, if it was).
     fn unpack_word(&mut self, word: ValueId, element: Ty) -> [ValueId; 2] {
-        if let Some(pair) = self.packed.get(&word)
-            && pair.iter().all(|half| self.kernel.ty(*half) == element)
-        {
-            return *pair;
-        }
         if let Some(pair) = self.unpacked.get(&(word, element)) {
             return *pair;
         }
         let halves = self.pure_many(Op::Unpack(word), &[element, element]);
         let pair = [halves[0], halves[1]];
-        self.halves.insert(pair[0], (word, 0));
-        self.halves.insert(pair[1], (word, 1));
         self.unpacked.insert((word, element), pair);
         pair
     }

@@ -347,10 +347,6 @@ impl Builder<'_> {
             list.retain(|anchor| live(&anchor.address));
         }
         self.param_addresses.retain(|_, value| live(value));
-        self.halves
-            .retain(|half, (whole, _)| live(half) && live(whole));
-        self.packed
-            .retain(|whole, halves| live(whole) && halves.iter().all(live));
         self.unpacked
             .retain(|(whole, _), halves| live(whole) && halves.iter().all(live));
     }

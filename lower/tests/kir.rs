@@ -93,7 +93,10 @@ fn the_gemm_lowers_to_ldmatrix_and_mma_with_accumulators_carried_by_the_k_loop()
         4 * 4 * 8,
         "{text}"
     );
-    assert!(count("atom.warp \"ldmatrix.sync.aligned.m8n8.x4") >= 8, "{text}");
+    assert!(
+        count("atom.warp \"ldmatrix.sync.aligned.m8n8.x4") >= 8,
+        "{text}"
+    );
     // The 4 x 8 x 4 f32 accumulators of each thread live in registers the loop carries.
     let header = text
         .lines()
