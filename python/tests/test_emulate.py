@@ -40,11 +40,18 @@ def test_axpy_computes_with_its_scalar():
 
 def test_elementwise_add_matches_numpy():
     rng = numpy.random.default_rng(1)
-    a = rng.standard_normal((100, 70), dtype=numpy.float32)
-    b = rng.standard_normal((100, 70), dtype=numpy.float32)
+    a = rng.standard_normal((100, 68), dtype=numpy.float32)
+    b = rng.standard_normal((100, 68), dtype=numpy.float32)
     c = numpy.zeros_like(a)
     emulated("elementwise_add.cuk").elementwise_add(a, b, c)
     numpy.testing.assert_allclose(c, a + b, rtol=1e-6)
+
+
+def test_elementwise_add_refuses_rows_its_vectors_do_not_divide():
+    # Each thread moves rows of 4 floats as one 16-byte access: n must be a multiple of 4.
+    a = numpy.zeros((100, 70), dtype=numpy.float32)
+    with pytest.raises(ValueError, match=r"`n` = 70 must be a multiple of 4"):
+        emulated("elementwise_add.cuk").elementwise_add(a, a, numpy.zeros_like(a))
 
 
 def test_the_emulator_takes_only_cpu_arrays():
