@@ -8,6 +8,7 @@ mod attention;
 mod losses;
 mod matmul;
 mod norms;
+mod operands;
 
 use lang::ast::BinaryOp;
 
@@ -18,6 +19,7 @@ pub use attention::{attention, attention_lse};
 pub use losses::{cross_entropy, softmax_backward};
 pub use matmul::{cpu_seconds, matmul, matmul_extents};
 pub use norms::{layer_norm, layer_norm_backward, rms_norm, rms_norm_backward};
+pub use operands::OperandError;
 
 /// One operand of elementwise arithmetic.
 #[derive(Clone, Copy, Debug)]

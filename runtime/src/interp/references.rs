@@ -28,7 +28,7 @@ impl Interpreter<'_> {
         positional: &[&Expr],
         span: Span,
     ) -> Eval<Value> {
-        let failed = |message: String| Stop::error(span, message);
+        let failed = |error: ops::OperandError| Stop::error(span, error.to_string());
         let tensors: Vec<Dense> = positional
             .iter()
             .take(if name == "layer_norm" { 3 } else { 2 })

@@ -3,12 +3,13 @@
 
 use kir::Element;
 
+use super::OperandError;
 use super::norms::{rounded, same_shape};
-use crate::tensor::{Dense, shape_text};
+use crate::tensor::Dense;
 
 /// `softmax_backward(y, dy)`: `dx = y (dy - sum(dy y))` along the last dimension, the
 /// gradient of `sum(softmax(x) · dy)` given `y = softmax(x)`; `dx` has `y`'s dtype.
-pub fn softmax_backward(y: &Dense, dy: &Dense) -> Result<Dense, String> {
+pub fn softmax_backward(y: &Dense, dy: &Dense) -> Result<Dense, OperandError> {
     same_shape(y, dy, "softmax_backward")?;
     let n = *y.shape.last().unwrap_or(&1);
     let mut dx = Vec::with_capacity(y.values.len());
@@ -31,19 +32,18 @@ pub fn cross_entropy(
     labels: &Dense,
     ignore_index: i64,
     smoothing: f64,
-) -> Result<(Dense, Dense), String> {
-    let &[rows, classes] = logits.shape.as_slice() else {
-        return Err(format!(
-            "`cross_entropy` takes logits of shape (rows, classes), not {}",
-            shape_text(&logits.shape)
-        ));
+) -> Result<(Dense, Dense), OperandError> {
+    let (&[rows, classes], true) = (logits.shape.as_slice(), labels.shape.len() == 1) else {
+        return Err(OperandError::Logits {
+            logits: logits.shape.clone(),
+            labels: labels.shape.clone(),
+        });
     };
     if labels.shape != [rows] {
-        return Err(format!(
-            "`cross_entropy` takes one label a row: {} labels for logits {}",
-            shape_text(&labels.shape),
-            shape_text(&logits.shape)
-        ));
+        return Err(OperandError::Logits {
+            logits: logits.shape.clone(),
+            labels: labels.shape.clone(),
+        });
     }
     let mut loss = Vec::with_capacity(rows);
     let mut dlogits = Vec::with_capacity(logits.values.len());
@@ -54,9 +54,11 @@ pub fn cross_entropy(
             continue;
         }
         if !(0.0..classes as f64).contains(&label) {
-            return Err(format!(
-                "label {label} is neither a class of 0..{classes} nor the ignore_index {ignore_index}"
-            ));
+            return Err(OperandError::Label {
+                label,
+                classes,
+                ignore_index,
+            });
         }
         let (row_loss, row_gradient) = row_cross_entropy(row, label as usize, smoothing);
         loss.push(row_loss);

@@ -3,11 +3,12 @@
 //! and LayerNorm `y = (x - mean(x)) / sqrt(var(x) + eps) · w + b`. Math in `f64`, each
 //! result element rounded once: `y` and `dx` to `x`'s dtype, `dw` and `db` to `w`'s.
 
+use super::OperandError;
 use crate::element::round_to;
-use crate::tensor::{Dense, shape_text};
+use crate::tensor::Dense;
 
 /// `rms_norm(x, w, eps)`.
-pub fn rms_norm(x: &Dense, w: &Dense, eps: f64) -> Result<Dense, String> {
+pub fn rms_norm(x: &Dense, w: &Dense, eps: f64) -> Result<Dense, OperandError> {
     let n = row_length(x, &[w], "rms_norm")?;
     let mut values = Vec::with_capacity(x.values.len());
     for row in x.values.chunks(n) {
@@ -23,7 +24,7 @@ pub fn rms_norm_backward(
     w: &Dense,
     dy: &Dense,
     eps: f64,
-) -> Result<(Dense, Dense), String> {
+) -> Result<(Dense, Dense), OperandError> {
     let n = row_length(x, &[w, dy], "rms_norm_backward")?;
     same_shape(x, dy, "rms_norm_backward")?;
     let mut dx = Vec::with_capacity(x.values.len());
@@ -45,7 +46,7 @@ pub fn rms_norm_backward(
 }
 
 /// `layer_norm(x, w, b, eps)`.
-pub fn layer_norm(x: &Dense, w: &Dense, b: &Dense, eps: f64) -> Result<Dense, String> {
+pub fn layer_norm(x: &Dense, w: &Dense, b: &Dense, eps: f64) -> Result<Dense, OperandError> {
     let n = row_length(x, &[w, b], "layer_norm")?;
     let mut values = Vec::with_capacity(x.values.len());
     for row in x.values.chunks(n) {
@@ -61,7 +62,7 @@ pub fn layer_norm_backward(
     w: &Dense,
     dy: &Dense,
     eps: f64,
-) -> Result<(Dense, Dense, Dense), String> {
+) -> Result<(Dense, Dense, Dense), OperandError> {
     let n = row_length(x, &[w, dy], "layer_norm_backward")?;
     same_shape(x, dy, "layer_norm_backward")?;
     let mut dx = Vec::with_capacity(x.values.len());
@@ -110,31 +111,39 @@ pub(super) fn rounded(template: &Dense, values: Vec<f64>) -> Dense {
 
 /// The length of `x`'s rows (its last extent), which each vector in `per_column` (the
 /// weights, the bias) or matrix (`dy`) must end with.
-fn row_length(x: &Dense, others: &[&Dense], operation: &str) -> Result<usize, String> {
+fn row_length(
+    x: &Dense,
+    others: &[&Dense],
+    operation: &'static str,
+) -> Result<usize, OperandError> {
     let Some(&n) = x.shape.last() else {
-        return Err(format!("`{operation}` takes a tensor of rank at least 1"));
+        return Err(OperandError::Scalar { operation });
     };
     for other in others {
         if other.shape.last() != Some(&n) || other.values.len() % n != 0 {
-            return Err(format!(
-                "`{operation}` needs operands whose last extent is x's {n}: {} and {}",
-                shape_text(&x.shape),
-                shape_text(&other.shape)
-            ));
+            return Err(OperandError::RowLength {
+                operation,
+                x: x.shape.clone(),
+                other: other.shape.clone(),
+            });
         }
     }
     Ok(n)
 }
 
-pub(super) fn same_shape(a: &Dense, b: &Dense, operation: &str) -> Result<(), String> {
+pub(super) fn same_shape(
+    a: &Dense,
+    b: &Dense,
+    operation: &'static str,
+) -> Result<(), OperandError> {
     if a.shape == b.shape {
         return Ok(());
     }
-    Err(format!(
-        "`{operation}` needs tensors of one shape, not {} and {}",
-        shape_text(&a.shape),
-        shape_text(&b.shape)
-    ))
+    Err(OperandError::Shapes {
+        operation,
+        a: a.shape.clone(),
+        b: b.shape.clone(),
+    })
 }
 
 #[cfg(test)]
