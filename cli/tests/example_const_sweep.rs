@@ -255,6 +255,90 @@ fn softmax() {
     });
 }
 
+#[test]
+fn rmsnorm() {
+    // The first test runs the defaults (rows of 4096); the other tests name their
+    // constants, and T is fixed by the tests' tensors.
+    sweep(&Example {
+        file: "rmsnorm.cuk",
+        params: &[
+            param(
+                "rmsnorm_fwd::THREADS",
+                "256",
+                &["128", "512"],
+                &["96", "2048"],
+            ),
+            param(
+                "rmsnorm_fwd::COLS",
+                "4096",
+                &["6144", "8192"],
+                &["1000", "5000"],
+            ),
+        ],
+        accepted: &[],
+        quick_filter: None,
+    });
+}
+
+#[test]
+fn layernorm() {
+    sweep(&Example {
+        file: "layernorm.cuk",
+        params: &[
+            param(
+                "layernorm_fwd::THREADS",
+                "256",
+                &["128", "512"],
+                &["96", "2048"],
+            ),
+            param(
+                "layernorm_fwd::COLS",
+                "4096",
+                &["6144", "8192"],
+                &["1000", "5000"],
+            ),
+        ],
+        accepted: &[],
+        quick_filter: None,
+    });
+}
+
+#[test]
+fn cross_entropy() {
+    // Rows of 1000 (resident) and 5000 (looped) classes: COLS must hold 1000.
+    sweep(&Example {
+        file: "cross_entropy.cuk",
+        params: &[
+            param(
+                "cross_entropy_resident::THREADS",
+                "256",
+                &["128", "1024"],
+                &["96"],
+            ),
+            param(
+                "cross_entropy_resident::COLS",
+                "8192",
+                &["2048", "4096"],
+                &["3000"],
+            ),
+            param(
+                "cross_entropy_looped::THREADS",
+                "256",
+                &["64", "128"],
+                &["100", "512"],
+            ),
+            param(
+                "cross_entropy_looped::TILE",
+                "2048",
+                &["4096", "8192"],
+                &["1024", "1500"],
+            ),
+        ],
+        accepted: &[],
+        quick_filter: None,
+    });
+}
+
 // The GEMMs' and attention's T (and attention's D and CAUSAL) are fixed by their tests'
 // tensors and references, so the sweeps leave them to the tests.
 

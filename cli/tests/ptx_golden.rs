@@ -10,7 +10,7 @@ mod build;
 use build::{TARGETS, assemble, cukc, emit, root};
 
 /// The examples.
-const EXAMPLES: [&str; 11] = [
+const EXAMPLES: [&str; 14] = [
     "copy_basic",
     "copy_vectorized",
     "copy_cp_async",
@@ -20,6 +20,9 @@ const EXAMPLES: [&str; 11] = [
     "transpose_smem",
     "row_reduce",
     "softmax",
+    "rmsnorm",
+    "layernorm",
+    "cross_entropy",
     "axpy",
     "gemm_sm80",
 ];

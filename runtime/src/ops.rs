@@ -1,10 +1,14 @@
 //! Host reference operations on [`Dense`] values: elementwise arithmetic, `transpose`,
-//! `matmul` (on every core, `ops/matmul.rs`), `sum` and `softmax`. Math is done in `f64`
+//! `matmul` (on every core, `ops/matmul.rs`), `sum` and `softmax`, and the references of
+//! the memory-bound training kernels (`ops/norms.rs`, `ops/losses.rs`). Math is done in `f64`
 //! and each result element is rounded once to the operands' dtype, as the typechecker's
 //! rules give it.
 
 mod attention;
+mod losses;
 mod matmul;
+mod norms;
+mod operands;
 
 use lang::ast::BinaryOp;
 
@@ -12,7 +16,10 @@ use crate::element::{is_float, round_to};
 use crate::tensor::{Dense, shape_text};
 
 pub use attention::{attention, attention_lse};
+pub use losses::{cross_entropy, softmax_backward};
 pub use matmul::{cpu_seconds, matmul, matmul_extents};
+pub use norms::{layer_norm, layer_norm_backward, rms_norm, rms_norm_backward};
+pub use operands::OperandError;
 
 /// One operand of elementwise arithmetic.
 #[derive(Clone, Copy, Debug)]

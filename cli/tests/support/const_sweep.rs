@@ -116,9 +116,10 @@ pub fn rewrite(source: &str, example: &Example<'_>, point: &Point) -> String {
                 let start = text
                     .find(&format!("kernel {kernel}<"))
                     .unwrap_or_else(|| panic!("{}: no kernel {kernel}", example.file));
+                // Through the list's `>`, which ends the last parameter's default.
                 (
                     start,
-                    start + text[start..].find(">(").expect("a generic list"),
+                    start + text[start..].find(">(").expect("a generic list") + 1,
                 )
             }
             None => (0, text.len()),

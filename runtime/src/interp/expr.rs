@@ -378,6 +378,15 @@ impl Interpreter<'_> {
                 .map_err(|message| Stop::error(span, message))?;
                 Ok(self.new_tensor(Tensor::from_dense(&result)))
             }
+            _ if super::references::NAMES.contains(&name) => {
+                let operands = match name {
+                    "softmax_backward" => 2,
+                    "rms_norm" => 3,
+                    _ => 4,
+                };
+                arity(operands..=operands)?;
+                self.training_reference(name, &positional, span)
+            }
             "matmul" => {
                 arity(2..=2)?;
                 self.matmul(positional[0], positional[1], span)
@@ -464,7 +473,7 @@ impl Interpreter<'_> {
             .collect()
     }
 
-    fn tensor_arg(&mut self, expr: &Expr) -> Eval<Dense> {
+    pub(super) fn tensor_arg(&mut self, expr: &Expr) -> Eval<Dense> {
         match self.expr(expr)? {
             Value::Tensor(index) => self.dense(index, expr.span),
             other => Err(Stop::error(

@@ -11,6 +11,7 @@
 mod call;
 mod expr;
 mod gemm;
+mod references;
 mod row_major;
 
 pub(crate) use call::EMULATED_BENCH;

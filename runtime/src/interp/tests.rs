@@ -127,6 +127,44 @@ fn random_data_is_the_same_every_run_and_differs_between_tensors() {
 }
 
 #[test]
+fn training_references_and_their_tuples() {
+    // A row of ones has mean square 1, so RMSNorm gives the weights; LayerNorm of a row
+    // of equal values is its bias; a tuple result binds to a pattern.
+    let outcome = outcome(
+        "test references {
+            let x = ones(f64, (3, 4));
+            let w = arange(f64, 4);
+            let rows_of_w = matmul(ones(f64, (3, 1)), arange(f64, (1, 4)));
+            assert_close(rms_norm(x, w, 0.0), rows_of_w, rtol = 0.0, atol = 0.0);
+            let (dx, dw) = rms_norm_backward(x, w, x, 0.0);
+            assert_close(dw, full(f64, 4, 3.0), rtol = 0.0, atol = 1e-12);
+            let (lx, lw, lb) = layer_norm_backward(arange(f64, (3, 4)), w, x, 1e-5);
+            assert_close(lb, full(f64, 4, 3.0), rtol = 0.0, atol = 1e-12);
+            assert_close(layer_norm(x * 5, w, w, 1e-5), rows_of_w, rtol = 0.0, atol = 0.0);
+            let y = softmax(arange(f64, (2, 3)));
+            assert_close(softmax_backward(y, ones(f64, (2, 3))), zeros(f64, (2, 3)), atol = 1e-12);
+            let (loss, dlogits) = cross_entropy(zeros(f64, (2, 4)), arange(i32, 2), 1, 0.0);
+            assert_close(loss, full(f32, 2, 1.3862944) - arange(f32, 2) * 1.3862944, rtol = 1e-6);
+            assert_close(sum(dlogits), zeros(f64, 2), atol = 1e-12);
+        }",
+    );
+    assert_eq!(outcome, Outcome::Passed);
+    let bad_label = failure(
+        "test t { let (l, d) = cross_entropy(zeros(f32, (2, 4)), arange(i32, 2) * 4, -100, 0.0); }",
+    );
+    assert!(
+        bad_label.contains("label 4 is neither a class of 0..4"),
+        "{bad_label}"
+    );
+    let smoothing = failure(
+        "test t { let (l, d) = cross_entropy(zeros(f32, (2, 4)), arange(i32, 2), -100, 2.0); }",
+    );
+    assert!(smoothing.contains("between 0 and 1"), "{smoothing}");
+    let shapes = failure("test t { let y = rms_norm(ones(f32, (2, 4)), ones(f32, 3), 0.0); }");
+    assert!(shapes.contains("last extent is x's 4"), "{shapes}");
+}
+
+#[test]
 fn host_code_errors_are_messages_with_spans() {
     let cases = [
         (

@@ -427,6 +427,18 @@ builtins! {
             "Softmax along `dim` (the last by default)." => reduction(name);
         "sum", Host, Between(1, 2), [], false, "a, dim?",
             "The sum along `dim` (the last by default), which is removed." => reduction(name);
+        "softmax_backward", Host, Between(2, 2), [], false, "y, dy",
+            "The gradient of `sum(softmax(x) · dy)` along the last dimension, given `y = softmax(x)`: `y (dy - sum(dy y))`, in f64 rounded once to y's dtype." => training_reference(name);
+        "rms_norm", Host, Between(3, 3), [], false, "x, w, eps",
+            "RMSNorm over the last dimension: `x / sqrt(mean(x²) + eps) · w`, w a vector of x's last extent and of its dtype, in f64 rounded once." => training_reference(name);
+        "rms_norm_backward", Host, Between(4, 4), [], false, "x, w, dy, eps",
+            "The gradients `(dx, dw)` of `sum(rms_norm(x, w, eps) · dy)`, in f64 rounded once (dw sums over every row)." => training_reference(name);
+        "layer_norm", Host, Between(4, 4), [], false, "x, w, b, eps",
+            "LayerNorm over the last dimension: `(x - mean(x)) / sqrt(var(x) + eps) · w + b` with the biased variance, w and b vectors of x's last extent, in f64 rounded once." => training_reference(name);
+        "layer_norm_backward", Host, Between(4, 4), [], false, "x, w, dy, eps",
+            "The gradients `(dx, dw, db)` of `sum(layer_norm(x, w, b, eps) · dy)` (none depends on b), in f64 rounded once." => training_reference(name);
+        "cross_entropy", Host, Between(4, 4), [], false, "logits, labels, ignore_index, smoothing",
+            "Per row of logits (rows, classes) and its integer label, `(loss, dlogits)`: the target puts `1 - smoothing` on the label and `smoothing / classes` on every class, the loss (f32) is `lse - (1 - smoothing) x[label] - smoothing mean(x)` and dlogits `softmax(x) - target` (logits' dtype); a row labelled `ignore_index` gives 0 and zeros." => training_reference(name);
         "assert_close", Host, Between(2, 2), ["rtol", "atol"], true, "actual, expected, rtol = r, atol = a",
             "Fails the test unless the tensors agree within the tolerances." => assert_close;
         "gpu_only", Host, Between(0, 0), [], true, "",

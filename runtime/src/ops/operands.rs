@@ -1,0 +1,77 @@
+//! Why a training reference (`ops/norms.rs`, `ops/losses.rs`) cannot compute: operands
+//! whose shapes or labels do not fit, each variant with what its message names.
+
+use std::fmt;
+
+use crate::tensor::shape_text;
+
+/// Operands a reference cannot take.
+#[derive(Clone, Debug, PartialEq)]
+pub enum OperandError {
+    /// A tensor of rank 0 where rows are needed.
+    Scalar { operation: &'static str },
+    /// A vector or gradient whose last extent is not the rows' length.
+    RowLength {
+        operation: &'static str,
+        x: Vec<usize>,
+        other: Vec<usize>,
+    },
+    /// Two tensors that must have one shape.
+    Shapes {
+        operation: &'static str,
+        a: Vec<usize>,
+        b: Vec<usize>,
+    },
+    /// Logits that are not (rows, classes), or labels not one a row.
+    Logits {
+        logits: Vec<usize>,
+        labels: Vec<usize>,
+    },
+    /// A label that is neither a class nor the ignored one.
+    Label {
+        label: f64,
+        classes: usize,
+        ignore_index: i64,
+    },
+}
+
+impl fmt::Display for OperandError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            OperandError::Scalar { operation } => {
+                write!(f, "`{operation}` takes a tensor of rank at least 1")
+            }
+            OperandError::RowLength {
+                operation,
+                x,
+                other,
+            } => write!(
+                f,
+                "`{operation}` needs operands whose last extent is x's {}: {} and {}",
+                x.last().copied().unwrap_or(0),
+                shape_text(x),
+                shape_text(other)
+            ),
+            OperandError::Shapes { operation, a, b } => write!(
+                f,
+                "`{operation}` needs tensors of one shape, not {} and {}",
+                shape_text(a),
+                shape_text(b)
+            ),
+            OperandError::Logits { logits, labels } => write!(
+                f,
+                "`cross_entropy` takes logits (rows, classes) and one label a row, not {} and {}",
+                shape_text(logits),
+                shape_text(labels)
+            ),
+            OperandError::Label {
+                label,
+                classes,
+                ignore_index,
+            } => write!(
+                f,
+                "label {label} is neither a class of 0..{classes} nor the ignore_index {ignore_index}"
+            ),
+        }
+    }
+}
