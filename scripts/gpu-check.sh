@@ -10,7 +10,8 @@
 # CUKC is a cukc built elsewhere (default target/release/cukc); OUT is a folder for
 # the logs (default $OUT, else ./gpu-check-out). The benches end with PyTorch's
 # scaled_dot_product_attention per backend at head_dim 64, 128 and 256
-# (scripts/sdpa-baseline.py), the attention example's baseline, when torch is installed. The Python package's tests and launch
+# (scripts/sdpa-baseline.py), the attention example's baseline, and PyTorch's RMSNorm,
+# LayerNorm, softmax and cross-entropy (scripts/norm-baselines.py), when torch is installed. The Python package's tests and launch
 # benchmark run last, from a wheel in target/wheels (scripts/gpu-check-python.sh; skipped
 # without one), then the differential tester: 20,000 generated scalar programs run on the
 # GPU against the C reference (`cuk-difftest --gpu`, built here with
@@ -59,6 +60,8 @@ if python3 -c "import torch" 2>/dev/null; then
         echo "head_dim $head_dim:"
         python3 scripts/sdpa-baseline.py --head-dim "$head_dim" 2>&1
     done | tee -a "$LOGS/bench.txt"
+    # The memory-bound training kernels' baseline: torch eager and torch.compile.
+    python3 scripts/norm-baselines.py 2>&1 | tee -a "$LOGS/bench.txt"
 fi
 echo
 cat "$summary"
