@@ -79,7 +79,11 @@ struct NoSuchStage(String);
 impl std::fmt::Display for NoSuchStage {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let stages = kir::passes::stage_names().join(", ");
-        write!(f, "`{}` is no stage of lowering; the stages, in order: {stages}", self.0)
+        write!(
+            f,
+            "`{}` is no stage of lowering; the stages, in order: {stages}",
+            self.0
+        )
     }
 }
 
