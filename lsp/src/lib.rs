@@ -3,14 +3,14 @@
 //!
 //! It speaks LSP over standard input and output, through rust-analyzer's
 //! `lsp-server` message types (framed by our own [`transport`]) and `lsp-types`. Every document is analysed by the same
-//! crates as `cukc check` ([`grammar`], [`typecheck`]), in [`analysis`]; the other
+//! crates as `cukc check` ([`grammar`], [`typecheck`], whose checker also records what
+//! each name refers to), in [`analysis`]; the other
 //! modules answer requests from that analysis:
 //!
 //! - [`position`]: byte offsets to UTF-16 positions and back, the only place
 //!   UTF-16 is counted;
 //! - [`diagnostics`]: `lang::Diagnostic` to the protocol's, notes and labels as
 //!   related information;
-//! - [`resolve`]: definitions and what each use of a name refers to;
 //! - [`hover`], [`navigation`] (definitions, symbols), [`completion`];
 //! - [`source_text`]: declarations and doc comments, and the stdlib's files;
 //! - [`server`]: the loop, debouncing, and the guard that turns panics into
@@ -28,7 +28,6 @@ pub mod framing;
 pub mod hover;
 pub mod navigation;
 pub mod position;
-pub mod resolve;
 pub mod server;
 pub mod source_text;
 pub mod transport;

@@ -32,6 +32,7 @@ mod host;
 mod host_tensors;
 mod jumps;
 mod report;
+pub mod resolution;
 mod stack;
 pub mod stdlib;
 pub mod trace;
@@ -43,6 +44,12 @@ use std::sync::Arc;
 use cute::Target;
 use lang::ast::Module;
 use lang::{Diagnostic, Span};
+
+/// The built-in names that are not functions: the hardware's indices and extents
+/// (`thread_idx`, `lane_idx`, ...).
+pub fn builtin_indices() -> impl Iterator<Item = &'static str> {
+    eval::INDEX3.into_iter().chain(eval::INDEX1)
+}
 
 /// What a binding is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

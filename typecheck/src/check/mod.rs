@@ -30,6 +30,8 @@ mod scopes;
 mod statements;
 pub(crate) mod types;
 
+pub(crate) use names::item_names;
+
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::sync::Arc;
 
@@ -83,11 +85,11 @@ pub(crate) struct Local {
 pub(crate) struct ModuleEntry<'a> {
     /// Path prefix (`sm80`); empty for the user's file.
     name: &'static str,
-    module: &'a Module,
+    pub(crate) module: &'a Module,
     /// Item index by name.
     items: FxHashMap<String, usize>,
     /// Names brought in by `use`: name to (module, item).
-    imports: FxHashMap<String, (usize, usize)>,
+    pub(crate) imports: FxHashMap<String, (usize, usize)>,
 }
 
 /// A shared-memory buffer of the kernel being checked.
@@ -284,6 +286,9 @@ pub(crate) struct Tracing<'a> {
     pub(crate) requested: Vec<crate::Instantiation>,
     /// Where expression types go, for editors (`expr_types.rs`).
     pub(crate) expr_types: Option<std::rc::Rc<std::cell::RefCell<crate::expr_types::ExprTypes>>>,
+    /// Where definitions and what each use of a name refers to go, for editors
+    /// (`resolution.rs`).
+    pub(crate) resolution: Option<crate::resolution::SharedRecorder>,
 }
 
 impl<'a> Checker<'a> {

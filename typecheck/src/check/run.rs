@@ -28,7 +28,9 @@ impl<'a> Checker<'a> {
         for module in 0..self.names.modules.len() {
             self.index_items(module);
         }
+        self.record_item_definitions();
         self.resolve_uses();
+        self.record_imports();
         let module = self.names.modules[0].module;
         for (index, item) in module.items.iter().enumerate() {
             match &item.kind {
