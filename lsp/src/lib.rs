@@ -19,7 +19,9 @@
 //!   the session, with messages capped at [`transport::MAX_MESSAGE_BYTES`].
 //!
 //! The client may pass `{"target": "sm_80" | "sm_90a" | "sm_100a"}` as
-//! `initializationOptions`; files are checked for `sm_90a` otherwise.
+//! `initializationOptions`; otherwise each file is checked, as `cukc check` checks
+//! it, for the target its opening comment lines name (`// target: sm_100a`), else
+//! for `sm_90a`.
 
 pub mod analysis;
 pub mod completion;
@@ -100,8 +102,7 @@ pub fn serve(connection: &Connection) -> Result<(), String> {
     let options = Options {
         target: params
             .and_then(|params| params.initialization_options)
-            .and_then(|options| options.get("target")?.as_str()?.parse().ok())
-            .unwrap_or(cute::Target::Sm90a),
+            .and_then(|options| options.get("target")?.as_str()?.parse().ok()),
     };
     let result = serde_json::json!({
         "capabilities": capabilities(),
