@@ -279,10 +279,12 @@ impl fmt::Display for Summary {
     }
 }
 
-/// Runs the selected `test` and `bench` blocks of `module` in source order (tests
-/// first when both are selected), calling `out` once per block.
+/// Runs the selected `test` and `bench` blocks of `module`, whose `const` items the
+/// checker evaluated to `consts` (`typecheck::Analysis::consts`), in source order
+/// (tests first when both are selected), calling `out` once per block.
 pub fn run_blocks(
     module: &Module,
+    consts: &[trace::ConstBinding],
     kernels: &[CompiledKernel],
     selection: &Selection,
     out: &mut dyn FnMut(Event),
@@ -325,8 +327,14 @@ pub fn run_blocks(
             Err(reason) if needs_device => Outcome::Skipped(reason),
             device => {
                 let bench = (kind == BlockKind::Bench).then_some(selection.bench);
-                let mut interpreter =
-                    Interpreter::new(module, kernels, device, seed_of(&block.name.text), bench);
+                let mut interpreter = Interpreter::new(
+                    module,
+                    consts,
+                    kernels,
+                    device,
+                    seed_of(&block.name.text),
+                    bench,
+                );
                 let result = guarded(|| interpreter.run(&block.body));
                 emulated = interpreter.emulated();
                 match result {

@@ -8,8 +8,11 @@ use runtime::{BlockKind, CompiledKernel, Event, Image, Outcome, Selection, Summa
 fn run(source: &str) -> (Summary, Vec<Event>) {
     let (module, errors) = grammar::parse(source);
     assert!(errors.is_empty(), "{errors:?}");
-    let lowered = typecheck::trace(&module, cute::Target::Sm90a, |analysis, traces| {
-        lower::lower_traces(analysis.diagnostics, &traces)
+    let (consts, lowered) = typecheck::trace(&module, cute::Target::Sm90a, |analysis, traces| {
+        (
+            analysis.consts,
+            lower::lower_traces(analysis.diagnostics, &traces),
+        )
     });
     assert!(!lowered.has_errors(), "{:?}", lowered.diagnostics);
     let kernels: Vec<CompiledKernel> = lowered
@@ -21,9 +24,13 @@ fn run(source: &str) -> (Summary, Vec<Event>) {
         })
         .collect();
     let mut events = Vec::new();
-    let summary = run_blocks(&module, &kernels, &Selection::all(), &mut |event| {
-        events.push(event)
-    });
+    let summary = run_blocks(
+        &module,
+        &consts,
+        &kernels,
+        &Selection::all(),
+        &mut |event| events.push(event),
+    );
     (summary, events)
 }
 

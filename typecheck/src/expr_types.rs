@@ -64,13 +64,10 @@ pub fn check_for_editor(module: &Module, target: Target) -> EditorAnalysis {
         let mut checker = Checker::new(&module, target);
         checker.tracing.expr_types = Some(Rc::clone(&recorder));
         checker.tracing.resolution = Some(Rc::clone(&names));
-        let (diagnostics, bindings) = checker.run();
+        let analysis = checker.run();
         let expr_types = std::mem::take(&mut recorder.borrow_mut().types);
         EditorAnalysis {
-            analysis: Analysis {
-                diagnostics,
-                bindings,
-            },
+            analysis,
             expr_types,
             names: names.take().into_names(),
         }

@@ -104,6 +104,9 @@ pub struct Analysis {
     pub diagnostics: Vec<Diagnostic>,
     /// Every binding, in the order the checker first evaluated it.
     pub bindings: Vec<Binding>,
+    /// The names the file's `const` items bind, in source order, with their values as
+    /// host code holds them: what the runtime's interpreter reads.
+    pub consts: Vec<trace::ConstBinding>,
 }
 
 /// Typechecks a parsed module for `target`. Never panics; every problem is a
@@ -111,13 +114,7 @@ pub struct Analysis {
 /// depth limits.
 pub fn check(module: &Module, target: Target) -> Analysis {
     let module = jumps::rewrite(module);
-    stack::on_checker_stack(|| {
-        let (diagnostics, bindings) = check::Checker::new(&module, target).run();
-        Analysis {
-            diagnostics,
-            bindings,
-        }
-    })
+    stack::on_checker_stack(|| check::Checker::new(&module, target).run())
 }
 
 /// [`check`], also tracing every kernel instantiation the file uses (the defaults,
@@ -168,12 +165,8 @@ pub fn trace_with<R: Send>(
                 .with_tracing()
                 .with_requested(requested)
         };
-        let (diagnostics, bindings, traces) =
+        let (analysis, traces) =
             (checker().run_in_parallel()).unwrap_or_else(|| checker().run_traced());
-        let analysis = Analysis {
-            diagnostics,
-            bindings,
-        };
         then(
             analysis,
             traces.into_iter().map(Arc::unwrap_or_clone).collect(),
@@ -195,18 +188,13 @@ pub fn trace_each(
     let module = jumps::rewrite(module);
     stack::on_checker_stack(move || {
         let checker = || check::Checker::new(&module, target).with_tracing();
-        let (diagnostics, bindings, traces) = match checker().run_in_parallel() {
+        match checker().run_in_parallel() {
             Some(checked) => {
-                checked.2.iter().for_each(&mut traced);
+                checked.1.iter().for_each(&mut traced);
                 checked
             }
             None => checker().with_traced(&mut traced).run_traced(),
-        };
-        let analysis = Analysis {
-            diagnostics,
-            bindings,
-        };
-        (analysis, traces)
+        }
     })
 }
 

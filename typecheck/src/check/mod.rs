@@ -243,9 +243,10 @@ pub(crate) type FragmentKey = (layout::Layout<SymInt>, cute::Side);
 /// A thread-value fragment of a layout, or why there is none.
 pub(crate) type Fragment = Result<layout::Layout<SymInt>, layout::LayoutError>;
 
-/// What checking a file gives: its diagnostics in source order, every binding, and
-/// the traces of its kernel instantiations when tracing.
-pub(crate) type CheckedFile = (Vec<Diagnostic>, Vec<Binding>, Vec<Arc<KernelTrace>>);
+/// What checking a file gives: its analysis (diagnostics in source order, every
+/// binding, the const items' values), and the traces of its kernel instantiations
+/// when tracing.
+pub(crate) type CheckedFile = (crate::Analysis, Vec<Arc<KernelTrace>>);
 
 /// Where each finished trace goes as soon as it is finished (`trace_each`).
 pub(crate) type Traced<'a> = &'a mut dyn FnMut(&Arc<KernelTrace>);
