@@ -79,8 +79,8 @@ pub struct Compiled {
     pub diagnostics: Vec<Diagnostic>,
     /// The kernels, when there was no error.
     pub kernels: Vec<kir::Verified>,
-    /// The `const` items' values, as the checker evaluated them, for host code.
-    pub consts: Vec<trace::ConstBinding>,
+    /// What host code reads from the checker (consts, kernel instantiations).
+    pub host: trace::HostFacts,
     /// The traces' text (`--emit trace`), when asked for.
     pub traces: Option<String>,
     /// Time spent loading, parsing, checking and lowering.
@@ -109,7 +109,7 @@ pub fn compile_with(path: &Path, target: cute::Target, with_traces: bool) -> Com
     } = crate::check::load_and_parse(path);
     let mut kernels = Vec::new();
     let mut traces = None;
-    let mut consts = Vec::new();
+    let mut host = trace::HostFacts::default();
     if parsed {
         let line_of = |offset: u32| file.line_column(offset).line;
         let (lowered, text) = std::thread::scope(|scope| {
@@ -122,7 +122,7 @@ pub fn compile_with(path: &Path, target: cute::Target, with_traces: bool) -> Com
                     .collect::<String>()
             });
             drop_in_background(kernel_traces);
-            consts = analysis.consts;
+            host = analysis.host;
             (lowering.finish(analysis.diagnostics), text)
         });
         diagnostics.extend(lowered.diagnostics);
@@ -137,7 +137,7 @@ pub fn compile_with(path: &Path, target: cute::Target, with_traces: bool) -> Com
         module,
         diagnostics,
         kernels,
-        consts,
+        host,
         traces,
         front_end: start.elapsed(),
     }

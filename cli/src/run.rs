@@ -216,7 +216,7 @@ fn run_file(
             .collect();
         return runtime::run_blocks(
             &compiled.module,
-            &compiled.consts,
+            &compiled.host,
             &kernels,
             selection,
             &mut report,
@@ -257,7 +257,7 @@ fn run_file(
         .collect();
     runtime::run_blocks(
         &compiled.module,
-        &compiled.consts,
+        &compiled.host,
         &kernels,
         selection,
         &mut report,

@@ -279,12 +279,13 @@ impl fmt::Display for Summary {
     }
 }
 
-/// Runs the selected `test` and `bench` blocks of `module`, whose `const` items the
-/// checker evaluated to `consts` (`typecheck::Analysis::consts`), in source order
-/// (tests first when both are selected), calling `out` once per block.
+/// Runs the selected `test` and `bench` blocks of `module`, with what the checker
+/// found for its host code (`typecheck::Analysis::host`: const items' values, kernel
+/// instantiations), in source order (tests first when both are selected), calling
+/// `out` once per block.
 pub fn run_blocks(
     module: &Module,
-    consts: &[trace::ConstBinding],
+    host: &trace::HostFacts,
     kernels: &[CompiledKernel],
     selection: &Selection,
     out: &mut dyn FnMut(Event),
@@ -329,7 +330,7 @@ pub fn run_blocks(
                 let bench = (kind == BlockKind::Bench).then_some(selection.bench);
                 let mut interpreter = Interpreter::new(
                     module,
-                    consts,
+                    host,
                     kernels,
                     device,
                     seed_of(&block.name.text),

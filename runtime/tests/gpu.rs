@@ -238,14 +238,10 @@ fn run() -> Vec<Event> {
         ),
     ];
     let mut events = Vec::new();
-    let consts = typecheck::check(&module, cute::Target::Sm90a).consts;
-    let summary = run_blocks(
-        &module,
-        &consts,
-        &kernels,
-        &Selection::all(),
-        &mut |event| events.push(event),
-    );
+    let host = typecheck::check(&module, cute::Target::Sm90a).host;
+    let summary = run_blocks(&module, &host, &kernels, &Selection::all(), &mut |event| {
+        events.push(event)
+    });
     for event in &events {
         let _ = writeln!(
             std::io::stderr(),
@@ -370,8 +366,8 @@ fn the_gpu_tests_parse_and_skip_without_a_gpu() {
         return;
     }
     let mut events = Vec::new();
-    let consts = typecheck::check(&module, cute::Target::Sm90a).consts;
-    let summary = run_blocks(&module, &consts, &[], &Selection::all(), &mut |event| {
+    let host = typecheck::check(&module, cute::Target::Sm90a).host;
+    let summary = run_blocks(&module, &host, &[], &Selection::all(), &mut |event| {
         events.push(event)
     });
     assert_eq!(summary.skipped, events.len());

@@ -219,10 +219,10 @@ fn tests_pass_floats_and_bools_to_kernels() {
     let (module, diagnostics) = grammar::parse(SOURCE);
     assert!(diagnostics.is_empty(), "{diagnostics:?}");
     let mut events = Vec::new();
-    let consts = typecheck::check(&module, cute::Target::Sm90a).consts;
+    let host = typecheck::check(&module, cute::Target::Sm90a).host;
     run_blocks(
         &module,
-        &consts,
+        &host,
         &kernels(),
         &Selection::all(),
         &mut |event| events.push(event),

@@ -1,7 +1,21 @@
 //! What host code (`test` and `bench` blocks) reads from the checker instead of
-//! evaluating again: the values of the file's `const` items.
+//! evaluating again: the values of the file's `const` items, and the const arguments
+//! of each kernel instantiation with its parameters' defaults evaluated.
 
 use cute::Dtype;
+
+use crate::ConstArg;
+
+/// What the checker hands the runtime for a file's host code.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HostFacts {
+    /// The names the file's `const` items bind, in source order, with their values.
+    pub consts: Vec<ConstBinding>,
+    /// Each kernel instantiation checked (the defaults, and each set of const
+    /// arguments a test, a bench or a host asks for), with every const parameter's
+    /// value.
+    pub instantiated: Vec<Instantiated>,
+}
 
 /// The value of a `const` item as host code holds it.
 #[derive(Clone, Debug, PartialEq)]
@@ -43,4 +57,17 @@ impl std::fmt::Display for Unheld {
             Unheld::OfType(type_name) => write!(f, "it is a {type_name}"),
         }
     }
+}
+
+/// A kernel instantiation as a launch asks for it: the const arguments given by name
+/// (in the order written) and what every const parameter is then, defaults included.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Instantiated {
+    /// The kernel's name.
+    pub kernel: String,
+    /// The const arguments the launch gives by name.
+    pub given: Vec<(String, ConstArg)>,
+    /// Every const parameter's value, in declaration order; `None` where the checker
+    /// had none (a parameter without a default and not given).
+    pub const_args: Vec<(String, Option<ConstArg>)>,
 }

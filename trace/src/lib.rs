@@ -3,8 +3,9 @@
 //! The typechecker produces a [`KernelTrace`] per kernel instantiation; `lower` turns it
 //! into KIR; [`to_text`] prints it (`cukc build --emit trace`).
 //! For host code it hands over the file's `const` items as it evaluated them
-//! ([`ConstBinding`]), which the runtime's interpreter reads instead of evaluating them
-//! again.
+//! ([`ConstBinding`]) and the const arguments of each kernel instantiation a launch
+//! asks for ([`Instantiated`]), which the runtime's interpreter reads instead of
+//! evaluating them again.
 //!
 //! Checking a kernel evaluates everything const; what remains for the GPU is a
 //! residual program: a tree of [`Effect`]s in program order (copies, loads and
@@ -382,7 +383,7 @@ pub fn effect_span_mut(effect: &mut Effect) -> &mut Span {
 }
 
 pub use asynchronous::{AsyncSync, Mbarrier, Tmem, UmmaA};
-pub use host::{ConstBinding, HostConst, Unheld};
+pub use host::{ConstBinding, HostConst, HostFacts, Instantiated, Unheld};
 pub use kernel::{ConstArg, KernelTrace, TraceBuffer, TraceParam, TraceParamKind};
 pub use term::{Atomic, CellId, LoadId, MathFn, Shuffle, Term};
 pub use text::to_text;

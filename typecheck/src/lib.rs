@@ -104,9 +104,9 @@ pub struct Analysis {
     pub diagnostics: Vec<Diagnostic>,
     /// Every binding, in the order the checker first evaluated it.
     pub bindings: Vec<Binding>,
-    /// The names the file's `const` items bind, in source order, with their values as
-    /// host code holds them: what the runtime's interpreter reads.
-    pub consts: Vec<trace::ConstBinding>,
+    /// What host code reads instead of evaluating again: the `const` items' values as
+    /// host code holds them, and each kernel instantiation's const arguments.
+    pub host: trace::HostFacts,
 }
 
 /// Typechecks a parsed module for `target`. Never panics; every problem is a

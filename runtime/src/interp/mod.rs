@@ -4,8 +4,8 @@
 //!
 //! Values are integers, floats, booleans, dtypes, tuples (shapes) and tensors; tensors
 //! live in an arena ([`Interpreter::tensors`]) so kernel calls can write them. Module
-//! `const` items are not evaluated here: their values are the checker's
-//! ([`trace::ConstBinding`]). Statements are `let`,
+//! `const` items and kernels' const parameters are not evaluated here: their values
+//! are the checker's ([`trace::HostFacts`]). Statements are `let`,
 //! assignment, expression statements, `for`, `while`, `if`, blocks, `return`, `break`,
 //! `continue` and `report` (in benches).
 
@@ -21,7 +21,7 @@ use std::collections::HashMap;
 use kir::Element;
 use lang::Span;
 use lang::ast::{AssignOp, BinaryOp, Block, ExprKind, Module, PatternKind, Stmt, StmtKind};
-use trace::{ConstBinding, HostConst};
+use trace::{HostConst, HostFacts};
 
 use crate::CompiledKernel;
 use crate::device::Device;
@@ -111,8 +111,9 @@ pub struct Interpreter<'m> {
     /// Every tensor created so far.
     pub tensors: Vec<Tensor>,
     scopes: Vec<HashMap<String, Value>>,
-    /// The module's `const` items, as the checker evaluated them.
-    consts: &'m [ConstBinding],
+    /// What the checker found for host code: the `const` items' values, and each
+    /// kernel instantiation's const arguments.
+    host: &'m HostFacts,
     seed: u64,
     created: u64,
     steps: u64,
@@ -126,13 +127,13 @@ struct BenchState {
 }
 
 impl<'m> Interpreter<'m> {
-    /// An interpreter for one block of `module`, whose `const` items the checker
-    /// evaluated to `consts`. `device` is where kernels run (the GPU or the emulator),
-    /// or why there is none (a kernel call then skips the block). `seed` fixes the
-    /// block's random data.
+    /// An interpreter for one block of `module`, with what the checker found for its
+    /// host code (`host`). `device` is where kernels run (the GPU or the emulator), or
+    /// why there is none (a kernel call then skips the block). `seed` fixes the block's
+    /// random data.
     pub fn new(
         module: &'m Module,
-        consts: &'m [ConstBinding],
+        host: &'m HostFacts,
         kernels: &'m [CompiledKernel],
         device: Result<Device<'m>, String>,
         seed: u64,
@@ -144,7 +145,7 @@ impl<'m> Interpreter<'m> {
             device,
             tensors: Vec::new(),
             scopes: vec![HashMap::new()],
-            consts,
+            host,
             seed,
             created: 0,
             steps: 0,
@@ -388,7 +389,7 @@ impl<'m> Interpreter<'m> {
 
     /// The value of module const `name`, as the checker evaluated it.
     fn module_const(&self, name: &str, span: Span) -> Eval<Option<Value>> {
-        let Some(binding) = self.consts.iter().find(|binding| binding.name == name) else {
+        let Some(binding) = (self.host.consts.iter()).find(|binding| binding.name == name) else {
             return Ok(None);
         };
         let cannot = |why: &dyn std::fmt::Display| {

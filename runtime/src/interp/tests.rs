@@ -7,11 +7,11 @@ use crate::harness::{BlockKind, Event, Outcome, Selection, Summary, run_blocks};
 fn run(source: &str, selection: &Selection) -> (Summary, Vec<Event>) {
     let (module, diagnostics) = grammar::parse(source);
     assert!(diagnostics.is_empty(), "{diagnostics:?}");
-    // The consts as the checker evaluated them (the blocks here need not check clean:
+    // What the checker found for host code (the blocks here need not check clean:
     // the interpreter must fail them with messages on its own).
-    let consts = typecheck::check(&module, cute::Target::Sm90a).consts;
+    let host = typecheck::check(&module, cute::Target::Sm90a).host;
     let mut events = Vec::new();
-    let summary = run_blocks(&module, &consts, &[], selection, &mut |event| {
+    let summary = run_blocks(&module, &host, &[], selection, &mut |event| {
         events.push(event)
     });
     (summary, events)

@@ -21,7 +21,7 @@ pub(crate) mod control;
 mod findings;
 mod instantiations;
 mod items;
-mod kernels;
+pub(crate) mod kernels;
 mod names;
 mod parallel;
 pub(crate) mod reporting;
@@ -198,6 +198,8 @@ pub(crate) struct Reporting {
     /// While a kernel instantiation is checked: the (code, span) of each diagnostic it
     /// reported again, which `seen` kept out.
     pub(crate) repeated: Option<Vec<(&'static str, Span)>>,
+    /// Each kernel instantiation checked: the const arguments given and all of them.
+    pub(crate) instantiated: Vec<trace::Instantiated>,
 }
 
 /// Budgets: the work done and the nesting reached, against their limits.

@@ -3,7 +3,7 @@
 //! source order.
 
 use lang::ast::ItemKind;
-use trace::{ConstBinding, Unheld};
+use trace::{ConstBinding, HostFacts, Unheld};
 
 use super::{CheckedFile, Checker, ConstState};
 use crate::Analysis;
@@ -96,10 +96,16 @@ impl<'a> Checker<'a> {
         let consts = self.const_bindings();
         let mut diagnostics = self.reporting.diagnostics;
         diagnostics.sort_by_key(|diagnostic| (diagnostic.span().start, diagnostic.span().end));
+        let mut instantiated = self.reporting.instantiated;
+        // In the order the serial check gives them, whichever check ran.
+        instantiated.sort_by_cached_key(|record| format!("{}{:?}", record.kernel, record.given));
         let analysis = Analysis {
             diagnostics,
             bindings: self.reporting.bindings,
-            consts,
+            host: HostFacts {
+                consts,
+                instantiated,
+            },
         };
         (analysis, self.tracing.traces)
     }

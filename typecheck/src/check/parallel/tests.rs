@@ -63,9 +63,15 @@ fn every_file_checked_in_parallel_is_checked_as_serially() {
             path.display()
         );
         assert_eq!(
-            parallel.0.consts,
-            serial.0.consts,
+            parallel.0.host.consts,
+            serial.0.host.consts,
             "consts of {}",
+            path.display()
+        );
+        assert_eq!(
+            parallel.0.host.instantiated,
+            serial.0.host.instantiated,
+            "instantiations of {}",
             path.display()
         );
         assert_eq!(parallel.1, serial.1, "traces of {}", path.display());
