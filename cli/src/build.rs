@@ -109,6 +109,8 @@ pub struct Compiled {
     pub diagnostics: Vec<Diagnostic>,
     /// The kernels, when there was no error.
     pub kernels: Vec<kir::Verified>,
+    /// What host code reads from the checker (consts, kernel instantiations).
+    pub host: trace::HostFacts,
     /// The traces' text (`--emit trace`), when asked for.
     pub traces: Option<String>,
     /// Time spent loading, parsing, checking and lowering.
@@ -147,6 +149,7 @@ fn compile_until(
     } = crate::check::load_and_parse(path);
     let mut kernels = Vec::new();
     let mut traces = None;
+    let mut host = trace::HostFacts::default();
     if parsed {
         let line_of = |offset: u32| file.line_column(offset).line;
         let (lowered, text) = std::thread::scope(|scope| {
@@ -159,6 +162,7 @@ fn compile_until(
                     .collect::<String>()
             });
             drop_in_background(kernel_traces);
+            host = analysis.host;
             (lowering.finish(analysis.diagnostics), text)
         });
         diagnostics.extend(lowered.diagnostics);
@@ -173,6 +177,7 @@ fn compile_until(
         module,
         diagnostics,
         kernels,
+        host,
         traces,
         front_end: start.elapsed(),
     }

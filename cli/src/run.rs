@@ -214,7 +214,13 @@ fn run_file(
                 image: Image::Kir(Box::new(kernel.clone())),
             })
             .collect();
-        return runtime::run_blocks(&compiled.module, &kernels, selection, &mut report);
+        return runtime::run_blocks(
+            &compiled.module,
+            &compiled.host,
+            &kernels,
+            selection,
+            &mut report,
+        );
     };
     let ptx = match build::ptx(&compiled, target, true, None) {
         Ok(ptx) => ptx,
@@ -249,7 +255,13 @@ fn run_file(
             image: image.clone(),
         })
         .collect();
-    runtime::run_blocks(&compiled.module, &kernels, selection, &mut report)
+    runtime::run_blocks(
+        &compiled.module,
+        &compiled.host,
+        &kernels,
+        selection,
+        &mut report,
+    )
 }
 
 /// One line for a block: `test name ... ok (3 ms)`.

@@ -1,4 +1,5 @@
-//! One document analysed: its text parsed, typechecked and its names resolved,
+//! One document analysed: its text parsed and typechecked, with what the checker
+//! recorded for editors (each expression's value, each name's definition),
 //! everything the requests answer from.
 //!
 //! The text goes through the same checks as `cukc check`: [`lang::source::load`]
@@ -7,15 +8,16 @@
 //! `cukc check` reports: when the parse failed, the typechecker's diagnostics are
 //! dropped, but it still runs on the partial tree so that hovers keep answering
 //! while the user types. A module the checker accepts is lowered too, for the
-//! diagnostics only lowering gives (`E03xx`), as `cukc check` does.
+//! diagnostics only lowering gives (`E03xx`, and `E0227` for tensor-memory rules),
+//! as `cukc check` does.
 
 use lang::ast::Module;
 use lang::{Diagnostic, Span, source};
 use typecheck::Binding;
-use typecheck::expr_types::{ExprType, check_with_expr_types};
+use typecheck::expr_types::{EditorAnalysis, ExprType, check_for_editor};
+use typecheck::resolution::{Definition, Names};
 
 use crate::position::LineMap;
-use crate::resolve::Names;
 
 /// A document's text and what the compiler knows about it.
 #[derive(Debug)]
@@ -32,7 +34,7 @@ pub struct FileAnalysis {
     pub bindings: Vec<Binding>,
     /// Every expression the typechecker evaluated.
     pub expr_types: Vec<ExprType>,
-    /// Definitions and resolved uses.
+    /// Definitions and what each use of a name refers to, as the checker resolved them.
     pub names: Names,
 }
 
@@ -68,9 +70,13 @@ impl FileAnalysis {
         let parsed = !parse_diagnostics.iter().any(Diagnostic::is_error);
         diagnostics.extend(parse_diagnostics);
         diagnostics.extend(source::no_items_warning(&module, &diagnostics));
-        let (analysis, expr_types) = match target {
-            Some(target) => check_with_expr_types(&module, target),
-            None => Default::default(),
+        let EditorAnalysis {
+            analysis,
+            expr_types,
+            names,
+        } = match target {
+            Some(target) => check_for_editor(&module, target),
+            None => EditorAnalysis::default(),
         };
         if parsed {
             diagnostics.extend(analysis.diagnostics);
@@ -81,7 +87,6 @@ impl FileAnalysis {
         {
             diagnostics.extend(lowering_diagnostics(&module, target));
         }
-        let names = Names::of(&module, text.len());
         FileAnalysis {
             text,
             lines,
@@ -96,6 +101,11 @@ impl FileAnalysis {
     /// The binding recorded for the name written at `span`.
     pub fn binding_at(&self, span: Span) -> Option<&Binding> {
         self.bindings.iter().find(|binding| binding.span == span)
+    }
+
+    /// The index of the item `definition` is in.
+    pub fn item_of(&self, definition: &Definition) -> Option<usize> {
+        (self.module.items.iter()).position(|item| item.span.contains(definition.span.start))
     }
 
     /// The smallest evaluated expression covering `span`.
@@ -115,20 +125,18 @@ impl FileAnalysis {
     }
 }
 
-/// What lowering finds in a module the checker accepts (`E03xx`: a construct kernels
-/// cannot compute yet), as `cukc check` reports it: the module is traced and each
-/// kernel instantiation lowered on a thread of its own.
+/// What lowering finds in a module the checker accepts (a construct kernels cannot
+/// compute yet, a collective under divergent control flow, a tensor-memory rule
+/// broken), as `cukc check` reports it: the module is traced and each kernel
+/// instantiation lowered on a thread of its own. The checker's own diagnostics are
+/// not given again.
 fn lowering_diagnostics(module: &Module, target: cute::Target) -> Vec<Diagnostic> {
     std::thread::scope(|scope| {
         let mut lowering = lower::ConcurrentLowering::new(scope);
-        let (analysis, traces) =
-            typecheck::trace_each(module, target, |trace| lowering.start(trace));
+        let (_, traces) = typecheck::trace_each(module, target, |trace| lowering.start(trace));
         drop(traces);
-        lowering.finish(analysis.diagnostics).diagnostics
+        lowering.finish(Vec::new()).diagnostics
     })
-    .into_iter()
-    .filter(|diagnostic| diagnostic.code.starts_with("E03"))
-    .collect()
 }
 
 #[cfg(test)]

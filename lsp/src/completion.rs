@@ -11,9 +11,10 @@ use cute::Dtype;
 use lsp_types::{CompletionItem, CompletionItemKind, Documentation, MarkupContent, MarkupKind};
 use typecheck::stdlib;
 
+use typecheck::resolution::{DefinitionKind, Target};
+
 use crate::analysis::FileAnalysis;
-use crate::resolve::{BUILTIN_INDICES, DefinitionKind, Target, item_name, stdlib_module};
-use crate::source_text::{declaration, doc_comment, module_summary};
+use crate::source_text::{declaration, doc_comment, item_name, module_summary, stdlib_module};
 
 /// The completions at byte `offset`.
 pub fn complete(analysis: &FileAnalysis, offset: u32) -> Vec<CompletionItem> {
@@ -116,9 +117,9 @@ fn names_in_scope(analysis: &FileAnalysis, offset: u32) -> Vec<CompletionItem> {
             ..CompletionItem::default()
         });
     }
-    for name in BUILTIN_INDICES {
+    for name in typecheck::builtin_indices() {
         push(CompletionItem {
-            label: (*name).to_owned(),
+            label: name.to_owned(),
             kind: Some(CompletionItemKind::FUNCTION),
             detail: Some("built-in".to_owned()),
             ..CompletionItem::default()

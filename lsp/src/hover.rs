@@ -1,6 +1,7 @@
 //! Hovers: what a name or an expression is, and its evaluated value.
 //!
-//! A name resolves to its definition ([`crate::resolve`]); for a binding the
+//! A name refers to what the typechecker resolved it to ([`typecheck::resolution`]);
+//! for a binding the
 //! typechecker evaluated (a const, a parameter, a `let`), the hover is the
 //! `--dump-types` line: `let tAgA: gmem bf16 tensor = ((8,1),8,1):((1,0),16*k,0) @
 //! offset ...`, with why it is dyn. Items show their declaration and doc comment;
@@ -13,8 +14,9 @@ use lsp_types::{Hover, HoverContents, MarkupContent, MarkupKind};
 use typecheck::expr_types::ExprType;
 use typecheck::stdlib;
 
+use typecheck::resolution::{Definition, Target};
+
 use crate::analysis::FileAnalysis;
-use crate::resolve::{Definition, Target};
 use crate::source_text::{declaration, doc_comment, module_summary};
 
 /// The hover at byte `offset`, as Markdown.
@@ -111,7 +113,8 @@ fn definition_hover(analysis: &FileAnalysis, span: Span, definition: &Definition
         return markdown;
     }
     if definition.kind.is_item()
-        && let Some(item) = analysis.module.items.get(definition.item)
+        && let Some(item) =
+            (analysis.item_of(definition)).and_then(|i| analysis.module.items.get(i))
     {
         let mut markdown = code(&declaration(&analysis.text, item));
         push_paragraph(&mut markdown, &doc_comment(&analysis.text, item.span.start));

@@ -3,14 +3,14 @@
 //!
 //! It speaks LSP over standard input and output, through rust-analyzer's
 //! `lsp-server` message types (framed by our own [`transport`]) and `lsp-types`. Every document is analysed by the same
-//! crates as `cukc check` ([`grammar`], [`typecheck`]), in [`analysis`]; the other
+//! crates as `cukc check` ([`grammar`], [`typecheck`], whose checker also records what
+//! each name refers to), in [`analysis`]; the other
 //! modules answer requests from that analysis:
 //!
 //! - [`position`]: byte offsets to UTF-16 positions and back, the only place
 //!   UTF-16 is counted;
 //! - [`diagnostics`]: `lang::Diagnostic` to the protocol's, notes and labels as
 //!   related information;
-//! - [`resolve`]: definitions and what each use of a name refers to;
 //! - [`hover`], [`navigation`] (definitions, symbols), [`completion`];
 //! - [`source_text`]: declarations and doc comments, and the stdlib's files;
 //! - [`server`]: the loop, debouncing, and the guard that turns panics into
@@ -19,7 +19,9 @@
 //!   the session, with messages capped at [`transport::MAX_MESSAGE_BYTES`].
 //!
 //! The client may pass `{"target": "sm_80" | "sm_90a" | "sm_100a"}` as
-//! `initializationOptions`; files are checked for `sm_90a` otherwise.
+//! `initializationOptions`; otherwise each file is checked, as `cukc check` checks
+//! it, for the target its opening comment lines name (`// target: sm_100a`), else
+//! for `sm_90a`.
 
 pub mod analysis;
 pub mod completion;
@@ -28,7 +30,6 @@ pub mod framing;
 pub mod hover;
 pub mod navigation;
 pub mod position;
-pub mod resolve;
 pub mod server;
 pub mod source_text;
 pub mod transport;
@@ -101,8 +102,7 @@ pub fn serve(connection: &Connection) -> Result<(), String> {
     let options = Options {
         target: params
             .and_then(|params| params.initialization_options)
-            .and_then(|options| options.get("target")?.as_str()?.parse().ok())
-            .unwrap_or(cute::Target::Sm90a),
+            .and_then(|options| options.get("target")?.as_str()?.parse().ok()),
     };
     let result = serde_json::json!({
         "capabilities": capabilities(),

@@ -1,6 +1,7 @@
 //! Go to definition and document symbols.
 //!
-//! A definition is found through [`crate::resolve`]: a local, parameter or item
+//! A definition is what the typechecker resolved the name to
+//! ([`typecheck::resolution`]): a local, parameter or item
 //! of the file is a location in the same document; a stdlib name is a location in
 //! the stdlib's file ([`crate::source_text::stdlib_files`]); built-ins have none.
 //! Document symbols list the file's items (kernels, functions, atoms, consts, tests,
@@ -11,9 +12,10 @@ use lang::ast::ItemKind;
 use lsp_types::{DocumentSymbol, Location, SymbolKind, Uri};
 use typecheck::stdlib;
 
+use typecheck::resolution::{DefinitionKind, Target};
+
 use crate::analysis::FileAnalysis;
-use crate::resolve::{DefinitionKind, Target, item_name};
-use crate::source_text::stdlib_files;
+use crate::source_text::{item_name, stdlib_files};
 
 /// Where the name at byte `offset` of the document `uri` is defined.
 pub fn definition(analysis: &FileAnalysis, uri: &Uri, offset: u32) -> Option<Location> {
@@ -65,7 +67,7 @@ pub fn document_symbols(analysis: &FileAnalysis) -> Vec<DocumentSymbol> {
             .names
             .definitions
             .iter()
-            .filter(|definition| definition.item == index);
+            .filter(|definition| analysis.item_of(definition) == Some(index));
         let mut children = Vec::new();
         let mut names = Vec::new();
         for definition in definitions {

@@ -44,8 +44,10 @@ pub const DEBOUNCE: Duration = Duration::from_millis(10);
 /// What the client chose at initialisation.
 #[derive(Clone, Copy, Debug)]
 pub struct Options {
-    /// The architecture files are checked for.
-    pub target: cute::Target,
+    /// The architecture the client asked for; `None`: each file's own, the one its
+    /// opening comment lines name (`// target: sm_100a`), else sm_90a, as `cukc
+    /// check` picks it.
+    pub target: Option<cute::Target>,
 }
 
 /// One open document.
@@ -262,9 +264,11 @@ impl<'c> Server<'c> {
 
     /// The current analysis of `uri`, made now if the document is stale.
     fn analysis(&mut self, uri: &Uri) -> Option<Rc<FileAnalysis>> {
-        let target = self.options.target;
         let document = self.documents.get_mut(uri)?;
         if document.analysis.is_none() {
+            let target = (self.options.target)
+                .or_else(|| cute::Target::declared_in(&document.text))
+                .unwrap_or(cute::Target::Sm90a);
             document.analysis = Some(Rc::new(analyse(&document.text, target)));
         }
         document.analysis.clone()

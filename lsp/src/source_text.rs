@@ -14,7 +14,7 @@ use std::path::Path;
 use std::sync::{Mutex, OnceLock};
 
 use lang::Span;
-use lang::ast::{Item, ItemKind};
+use lang::ast::{Item, ItemKind, Name, PatternKind};
 use lsp_types::Uri;
 use tempfile::TempDir;
 use typecheck::stdlib;
@@ -51,6 +51,28 @@ pub fn declaration(text: &str, item: &Item) -> String {
     };
     let span = Span::new(item.span.start, end.max(item.span.start));
     text.get(span.range()).unwrap_or("").trim_end().to_owned()
+}
+
+/// The name an item defines, if it defines one (a `const (A, B)` defines none).
+pub fn item_name(item: &Item) -> Option<&Name> {
+    match &item.kind {
+        ItemKind::Kernel(kernel) => Some(&kernel.name),
+        ItemKind::Function(function) => Some(&function.name),
+        ItemKind::Atom(atom) => Some(&atom.name),
+        ItemKind::Test(test) | ItemKind::Bench(test) => Some(&test.name),
+        ItemKind::Const(const_item) => match &const_item.pattern.kind {
+            PatternKind::Name(name) => Some(name),
+            PatternKind::Tuple(_) | PatternKind::Wildcard => None,
+        },
+        ItemKind::Use(_) | ItemKind::Error => None,
+    }
+}
+
+/// The index of the stdlib module called `name`.
+pub fn stdlib_module(name: &str) -> Option<usize> {
+    stdlib::modules()
+        .iter()
+        .position(|module| module.name == name)
 }
 
 /// The first comment line of a stdlib module: what the module is for.

@@ -279,10 +279,13 @@ impl fmt::Display for Summary {
     }
 }
 
-/// Runs the selected `test` and `bench` blocks of `module` in source order (tests
-/// first when both are selected), calling `out` once per block.
+/// Runs the selected `test` and `bench` blocks of `module`, with what the checker
+/// found for its host code (`typecheck::Analysis::host`: const items' values, kernel
+/// instantiations), in source order (tests first when both are selected), calling
+/// `out` once per block.
 pub fn run_blocks(
     module: &Module,
+    host: &trace::HostFacts,
     kernels: &[CompiledKernel],
     selection: &Selection,
     out: &mut dyn FnMut(Event),
@@ -325,8 +328,14 @@ pub fn run_blocks(
             Err(reason) if needs_device => Outcome::Skipped(reason),
             device => {
                 let bench = (kind == BlockKind::Bench).then_some(selection.bench);
-                let mut interpreter =
-                    Interpreter::new(module, kernels, device, seed_of(&block.name.text), bench);
+                let mut interpreter = Interpreter::new(
+                    module,
+                    host,
+                    kernels,
+                    device,
+                    seed_of(&block.name.text),
+                    bench,
+                );
                 let result = guarded(|| interpreter.run(&block.body));
                 emulated = interpreter.emulated();
                 match result {

@@ -5,7 +5,8 @@
 //! [`kir::Signature`] (parameters in ABI order, launch expressions, assumptions) and
 //! its [`Image`], a cubin or PTX for the driver to JIT-compile, or verified KIR for the
 //! `emulator` crate. [`run_blocks`] then interprets each selected block of the AST on the
-//! host:
+//! host, reading the file's `const` items and each launch's const arguments as the
+//! checker evaluated them ([`trace::HostFacts`]):
 //!
 //! - tensors are created on the host (`randn`, `rand`, `zeros`, `ones`, `arange`,
 //!   `full`, and `empty`, poisoned with all-ones bytes: NaN in every float type), with

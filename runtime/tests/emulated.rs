@@ -8,8 +8,11 @@ use runtime::{BlockKind, CompiledKernel, Event, Image, Outcome, Selection, Summa
 fn run(source: &str) -> (Summary, Vec<Event>) {
     let (module, errors) = grammar::parse(source);
     assert!(errors.is_empty(), "{errors:?}");
-    let lowered = typecheck::trace(&module, cute::Target::Sm90a, |analysis, traces| {
-        lower::lower_traces(analysis.diagnostics, &traces)
+    let (host, lowered) = typecheck::trace(&module, cute::Target::Sm90a, |analysis, traces| {
+        (
+            analysis.host,
+            lower::lower_traces(analysis.diagnostics, &traces),
+        )
     });
     assert!(!lowered.has_errors(), "{:?}", lowered.diagnostics);
     let kernels: Vec<CompiledKernel> = lowered
@@ -21,7 +24,7 @@ fn run(source: &str) -> (Summary, Vec<Event>) {
         })
         .collect();
     let mut events = Vec::new();
-    let summary = run_blocks(&module, &kernels, &Selection::all(), &mut |event| {
+    let summary = run_blocks(&module, &host, &kernels, &Selection::all(), &mut |event| {
         events.push(event)
     });
     (summary, events)
@@ -123,4 +126,37 @@ fn a_fault_fails_its_block_with_the_diagnostic() {
         .collect();
     assert_eq!(labelled.len(), 3, "{labelled:?}");
     assert_eq!(labelled[2], "racy(x)");
+}
+
+#[test]
+fn a_launch_runs_the_instantiation_the_checker_found_with_defaults_evaluated_there() {
+    // N's default reads a module const and M: the interpreter evaluates neither, it
+    // takes the instantiation the checker checked for each launch's given arguments.
+    let source = "
+        const BASE: int = 2;
+        kernel fill<const M: int = BASE, const N: int = M * 4>(y: gmem f32[4:1])
+            launch grid(1) block(4)
+        {
+            y[thread_idx.x] = (N + thread_idx.x).to(f32);
+        }
+        test defaults {
+            let y = empty(f32, 4);
+            fill(y);
+            assert_close(y, arange(f32, 4) + 8, rtol = 0.0, atol = 0.0);
+        }
+        test one_given {
+            let y = empty(f32, 4);
+            fill(y, M = 5);
+            assert_close(y, arange(f32, 4) + 20, rtol = 0.0, atol = 0.0);
+        }
+        test both_given {
+            let y = empty(f32, 4);
+            fill(y, N = 3, M = 5);
+            assert_close(y, arange(f32, 4) + 3, rtol = 0.0, atol = 0.0);
+        }";
+    let (summary, events) = run(source);
+    for event in &events {
+        assert_eq!(event.outcome, Outcome::Passed, "{}", event.name);
+    }
+    assert_eq!(summary.passed, 3);
 }

@@ -238,7 +238,8 @@ fn run() -> Vec<Event> {
         ),
     ];
     let mut events = Vec::new();
-    let summary = run_blocks(&module, &kernels, &Selection::all(), &mut |event| {
+    let host = typecheck::check(&module, cute::Target::Sm90a).host;
+    let summary = run_blocks(&module, &host, &kernels, &Selection::all(), &mut |event| {
         events.push(event)
     });
     for event in &events {
@@ -365,7 +366,8 @@ fn the_gpu_tests_parse_and_skip_without_a_gpu() {
         return;
     }
     let mut events = Vec::new();
-    let summary = run_blocks(&module, &[], &Selection::all(), &mut |event| {
+    let host = typecheck::check(&module, cute::Target::Sm90a).host;
+    let summary = run_blocks(&module, &host, &[], &Selection::all(), &mut |event| {
         events.push(event)
     });
     assert_eq!(summary.skipped, events.len());

@@ -219,9 +219,14 @@ fn tests_pass_floats_and_bools_to_kernels() {
     let (module, diagnostics) = grammar::parse(SOURCE);
     assert!(diagnostics.is_empty(), "{diagnostics:?}");
     let mut events = Vec::new();
-    run_blocks(&module, &kernels(), &Selection::all(), &mut |event| {
-        events.push(event)
-    });
+    let host = typecheck::check(&module, cute::Target::Sm90a).host;
+    run_blocks(
+        &module,
+        &host,
+        &kernels(),
+        &Selection::all(),
+        &mut |event| events.push(event),
+    );
     for passing in [
         "axpy_takes_a_float_literal",
         "axpy_takes_a_float_expression",

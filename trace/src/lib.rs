@@ -2,6 +2,10 @@
 //!
 //! The typechecker produces a [`KernelTrace`] per kernel instantiation; `lower` turns it
 //! into KIR; [`to_text`] prints it (`cukc build --emit trace`).
+//! For host code it hands over the file's `const` items as it evaluated them
+//! ([`ConstBinding`]) and the const arguments of each kernel instantiation a launch
+//! asks for ([`Instantiated`]), which the runtime's interpreter reads instead of
+//! evaluating them again.
 //!
 //! Checking a kernel evaluates everything const; what remains for the GPU is a
 //! residual program: a tree of [`Effect`]s in program order (copies, loads and
@@ -17,6 +21,7 @@
 //! `thread_idx.x`, `block_idx.y`, loop counters, cell reads).
 
 mod asynchronous;
+mod host;
 mod kernel;
 mod term;
 mod text;
@@ -380,6 +385,7 @@ pub fn effect_span_mut(effect: &mut Effect) -> &mut Span {
 }
 
 pub use asynchronous::{Mbarrier, Tmem, UmmaA};
+pub use host::{ConstBinding, HostConst, HostFacts, Instantiated, Unheld};
 pub use kernel::{ConstArg, KernelTrace, TraceBuffer, TraceParam, TraceParamKind};
 pub use term::{Atomic, CellId, LoadId, MathFn, Shuffle, Term};
 pub use text::to_text;

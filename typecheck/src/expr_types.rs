@@ -1,11 +1,13 @@
 //! What an editor needs beyond [`crate::Analysis`]: the type and evaluated value of
-//! every expression of the user's file, and the names of the built-in functions.
+//! every expression of the user's file, and what each name there refers to.
 //!
-//! [`check_with_expr_types`] runs the ordinary check with a recorder attached to
-//! [`Checker::eval`]: the first evaluation of each expression of the user's module
-//! (span and all) is kept, so an expression inside an unrolled loop or an inlined
-//! function shows the value of its first instantiation. Stdlib code is not recorded.
-//! Without the recorder (plain [`crate::check`]) evaluation costs nothing extra.
+//! [`check_for_editor`] runs the ordinary check with recorders attached: one to
+//! [`Checker::eval`], which keeps the first evaluation of each expression of the
+//! user's module (span and all), so an expression inside an unrolled loop or an
+//! inlined function shows the value of its first instantiation; and the
+//! [`crate::resolution`] recorder, which keeps each name's definition. Stdlib code is
+//! not recorded. Without the recorders (plain [`crate::check`]) evaluation costs
+//! nothing extra.
 
 use rustc_hash::FxHashSet;
 use std::cell::RefCell;
@@ -17,6 +19,7 @@ use lang::ast::{Expr, Module};
 
 use crate::Analysis;
 use crate::check::Checker;
+use crate::resolution::{Names, Recorder};
 use crate::value::Value;
 
 /// The type and evaluated value of one expression of the user's file.
@@ -40,21 +43,34 @@ pub(crate) struct ExprTypes {
     types: Vec<ExprType>,
 }
 
-/// [`crate::check`], also returning every expression's type and value, in the
-/// order first evaluated.
-pub fn check_with_expr_types(module: &Module, target: Target) -> (Analysis, Vec<ExprType>) {
+/// What [`check_for_editor`] gives.
+#[derive(Clone, Debug, Default)]
+pub struct EditorAnalysis {
+    /// What [`crate::check`] gives.
+    pub analysis: Analysis,
+    /// Every expression's type and value, in the order first evaluated.
+    pub expr_types: Vec<ExprType>,
+    /// The file's definitions and what each use of a name refers to.
+    pub names: Names,
+}
+
+/// [`crate::check`], also returning every expression's type and value and what each
+/// name refers to.
+pub fn check_for_editor(module: &Module, target: Target) -> EditorAnalysis {
     let module = crate::jumps::rewrite(module);
     crate::stack::on_checker_stack(|| {
         let recorder = Rc::new(RefCell::new(ExprTypes::default()));
+        let names = Rc::new(RefCell::new(Recorder::default()));
         let mut checker = Checker::new(&module, target);
         checker.tracing.expr_types = Some(Rc::clone(&recorder));
-        let (diagnostics, bindings) = checker.run();
-        let types = std::mem::take(&mut recorder.borrow_mut().types);
-        let analysis = Analysis {
-            diagnostics,
-            bindings,
-        };
-        (analysis, types)
+        checker.tracing.resolution = Some(Rc::clone(&names));
+        let analysis = checker.run();
+        let expr_types = std::mem::take(&mut recorder.borrow_mut().types);
+        EditorAnalysis {
+            analysis,
+            expr_types,
+            names: names.take().into_names(),
+        }
     })
 }
 
@@ -91,7 +107,7 @@ impl<'a> Checker<'a> {
 
 #[cfg(test)]
 mod tests {
-    use super::check_with_expr_types;
+    use super::check_for_editor;
     use crate::Target;
 
     #[test]
@@ -99,7 +115,8 @@ mod tests {
         let source = "const L = (4, 2):(2, 1);\nconst N: int = size(L) * 3;\n";
         let (module, diagnostics) = grammar::parse(source);
         assert!(diagnostics.is_empty(), "{diagnostics:?}");
-        let (analysis, types) = check_with_expr_types(&module, Target::Sm90a);
+        let checked = check_for_editor(&module, Target::Sm90a);
+        let (analysis, types) = (checked.analysis, checked.expr_types);
         assert!(
             analysis.diagnostics.is_empty(),
             "{:?}",
@@ -123,7 +140,7 @@ mod tests {
     fn stdlib_code_is_not_recorded() {
         let source = "const A = universal::copy(T = bf16, BITS = 128);\n";
         let (module, _) = grammar::parse(source);
-        let (_, types) = check_with_expr_types(&module, Target::Sm90a);
+        let types = check_for_editor(&module, Target::Sm90a).expr_types;
         assert!(
             types
                 .iter()

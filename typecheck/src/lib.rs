@@ -32,6 +32,7 @@ mod host;
 mod host_tensors;
 mod jumps;
 mod report;
+pub mod resolution;
 mod stack;
 pub mod stdlib;
 pub mod trace;
@@ -43,6 +44,12 @@ use std::sync::Arc;
 use cute::Target;
 use lang::ast::Module;
 use lang::{Diagnostic, Span};
+
+/// The built-in names that are not functions: the hardware's indices and extents
+/// (`thread_idx`, `lane_idx`, ...).
+pub fn builtin_indices() -> impl Iterator<Item = &'static str> {
+    eval::INDEX3.into_iter().chain(eval::INDEX1)
+}
 
 /// What a binding is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -97,6 +104,9 @@ pub struct Analysis {
     pub diagnostics: Vec<Diagnostic>,
     /// Every binding, in the order the checker first evaluated it.
     pub bindings: Vec<Binding>,
+    /// What host code reads instead of evaluating again: the `const` items' values as
+    /// host code holds them, and each kernel instantiation's const arguments.
+    pub host: trace::HostFacts,
 }
 
 /// Typechecks a parsed module for `target`. Never panics; every problem is a
@@ -104,13 +114,7 @@ pub struct Analysis {
 /// depth limits.
 pub fn check(module: &Module, target: Target) -> Analysis {
     let module = jumps::rewrite(module);
-    stack::on_checker_stack(|| {
-        let (diagnostics, bindings) = check::Checker::new(&module, target).run();
-        Analysis {
-            diagnostics,
-            bindings,
-        }
-    })
+    stack::on_checker_stack(|| check::Checker::new(&module, target).run())
 }
 
 /// [`check`], also tracing every kernel instantiation the file uses (the defaults,
@@ -161,12 +165,8 @@ pub fn trace_with<R: Send>(
                 .with_tracing()
                 .with_requested(requested)
         };
-        let (diagnostics, bindings, traces) =
+        let (analysis, traces) =
             (checker().run_in_parallel()).unwrap_or_else(|| checker().run_traced());
-        let analysis = Analysis {
-            diagnostics,
-            bindings,
-        };
         then(
             analysis,
             traces.into_iter().map(Arc::unwrap_or_clone).collect(),
@@ -188,18 +188,13 @@ pub fn trace_each(
     let module = jumps::rewrite(module);
     stack::on_checker_stack(move || {
         let checker = || check::Checker::new(&module, target).with_tracing();
-        let (diagnostics, bindings, traces) = match checker().run_in_parallel() {
+        match checker().run_in_parallel() {
             Some(checked) => {
-                checked.2.iter().for_each(&mut traced);
+                checked.1.iter().for_each(&mut traced);
                 checked
             }
             None => checker().with_traced(&mut traced).run_traced(),
-        };
-        let analysis = Analysis {
-            diagnostics,
-            bindings,
-        };
-        (analysis, traces)
+        }
     })
 }
 

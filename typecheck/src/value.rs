@@ -182,6 +182,27 @@ impl Value {
         }
     }
 
+    /// The value as host code holds it, when it is a const one host code can hold:
+    /// an integer, float, bool, dtype or a tuple of them.
+    pub fn host_const(&self) -> Option<trace::HostConst> {
+        use trace::HostConst;
+        match self {
+            Value::Int { value, .. } => value.as_constant().map(HostConst::Int),
+            Value::Float {
+                value: Known::Const(value),
+                ..
+            } => Some(HostConst::Float(*value)),
+            Value::Bool(Known::Const(value)) => Some(HostConst::Bool(*value)),
+            Value::Dtype(dtype) => Some(HostConst::Dtype(*dtype)),
+            Value::Tuple(items) => items
+                .iter()
+                .map(Value::host_const)
+                .collect::<Option<_>>()
+                .map(HostConst::Tuple),
+            _ => None,
+        }
+    }
+
     /// The type as users read it: `int`, `i32`, `layout`, `gmem bf16 tensor`.
     pub fn type_name(&self) -> String {
         match self {

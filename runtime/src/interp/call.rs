@@ -6,6 +6,7 @@
 use kir::{ConstValue, Element};
 use lang::Span;
 use lang::ast::{Argument, Expr, ExprKind, Kernel, ReportPart};
+use trace::ConstArg;
 
 use super::{Eval, Interpreter, Stop, Value};
 use crate::device::Device;
@@ -45,7 +46,7 @@ impl Interpreter<'_> {
         span: Span,
     ) -> Eval<Value> {
         let name = &kernel.name.text;
-        let consts = self.const_arguments(kernel, args)?;
+        let consts = self.const_arguments(kernel, args, span)?;
         let mut values = Vec::new();
         for arg in args.iter().filter(|arg| arg.name.is_none()) {
             values.push((self.expr(&arg.value)?, arg.value.span));
@@ -137,19 +138,20 @@ impl Interpreter<'_> {
         Ok(Value::Unit)
     }
 
-    /// The call's const arguments, with every other integer const parameter at its default.
+    /// The call's const arguments: those it gives by name, evaluated here, and every
+    /// other as the checker found it for this launch (defaults are not evaluated here).
     fn const_arguments(
         &mut self,
         kernel: &Kernel,
         args: &[Argument],
+        span: Span,
     ) -> Eval<Vec<(String, ConstValue)>> {
+        let mut given = Vec::new();
         for arg in args {
-            if let Some(arg_name) = &arg.name
-                && !kernel
-                    .generics
-                    .iter()
-                    .any(|generic| generic.name.text == arg_name.text)
-            {
+            let Some(arg_name) = &arg.name else {
+                continue;
+            };
+            if !(kernel.generics.iter()).any(|generic| generic.name.text == arg_name.text) {
                 return Err(Stop::error(
                     arg.span,
                     format!(
@@ -158,48 +160,41 @@ impl Interpreter<'_> {
                     ),
                 ));
             }
+            given.push((arg_name.text.as_str(), self.expr(&arg.value)?));
         }
-        let mut consts = Vec::new();
-        for generic in &kernel.generics {
-            let given = args.iter().find(|arg| {
-                arg.name
-                    .as_ref()
-                    .is_some_and(|name| name.text == generic.name.text)
-            });
-            let value = match (given, &generic.default) {
-                (Some(arg), _) => Some(self.expr(&arg.value)?),
-                // A default sees the module's consts and the const parameters before it.
-                (None, Some(default)) => {
-                    let scope = consts
-                        .iter()
-                        .map(|(name, value): &(String, ConstValue)| {
-                            let value = match value {
-                                ConstValue::Int(value) => Value::Int(*value),
-                                ConstValue::Dtype(name) => {
-                                    Element::from_name(name).map_or(Value::Unit, Value::Dtype)
-                                }
-                            };
-                            (name.clone(), value)
-                        })
-                        .collect();
-                    let scopes = std::mem::replace(&mut self.scopes, vec![scope]);
-                    let value = self.expr(default).ok();
-                    self.scopes = scopes;
-                    value
+        let agrees = |(name, checked): &(String, ConstArg), (wanted, value): &(&str, Value)| {
+            name == wanted
+                && match (checked, value) {
+                    (ConstArg::Int(checked), Value::Int(value)) => checked == value,
+                    (ConstArg::Dtype(checked), Value::Dtype(value)) => {
+                        checked.name() == value.name()
+                    }
+                    _ => false,
                 }
-                (None, None) => None,
-            };
-            match value {
-                Some(Value::Int(value)) => {
-                    consts.push((generic.name.text.clone(), ConstValue::Int(value)));
-                }
-                Some(Value::Dtype(dtype)) => {
-                    let name = dtype.name().to_owned();
-                    consts.push((generic.name.text.clone(), ConstValue::Dtype(name)));
-                }
-                _ => {}
-            }
-        }
+        };
+        let record = (self.host.instantiated.iter()).find(|record| {
+            record.kernel == kernel.name.text
+                && record.given.len() == given.len()
+                && record.given.iter().zip(&given).all(|(a, b)| agrees(a, b))
+        });
+        let Some(record) = record else {
+            return Err(Stop::error(
+                span,
+                format!(
+                    "the checker did not check kernel `{}` with these const arguments",
+                    kernel.name.text
+                ),
+            ));
+        };
+        let consts = (record.const_args.iter())
+            .filter_map(|(name, value)| {
+                let value = match value.as_ref()? {
+                    ConstArg::Int(value) => ConstValue::Int(*value),
+                    ConstArg::Dtype(dtype) => ConstValue::Dtype(dtype.name().to_owned()),
+                };
+                Some((name.clone(), value))
+            })
+            .collect();
         Ok(consts)
     }
 

@@ -4,7 +4,8 @@
 //!
 //! Values are integers, floats, booleans, dtypes, tuples (shapes) and tensors; tensors
 //! live in an arena ([`Interpreter::tensors`]) so kernel calls can write them. Module
-//! `const` items are evaluated from the AST when first used. Statements are `let`,
+//! `const` items and kernels' const parameters are not evaluated here: their values
+//! are the checker's ([`trace::HostFacts`]). Statements are `let`,
 //! assignment, expression statements, `for`, `while`, `if`, blocks, `return`, `break`,
 //! `continue` and `report` (in benches).
 
@@ -20,9 +21,8 @@ use std::collections::HashMap;
 
 use kir::Element;
 use lang::Span;
-use lang::ast::{
-    AssignOp, BinaryOp, Block, ExprKind, ItemKind, Module, PatternKind, Stmt, StmtKind,
-};
+use lang::ast::{AssignOp, BinaryOp, Block, ExprKind, Module, PatternKind, Stmt, StmtKind};
+use trace::{HostConst, HostFacts};
 
 use crate::CompiledKernel;
 use crate::device::Device;
@@ -32,8 +32,6 @@ use crate::tensor::Tensor;
 /// How many statements and loop iterations one block may execute (fewer in unit tests,
 /// which run into it on purpose).
 const STEP_LIMIT: u64 = if cfg!(test) { 100_000 } else { 10_000_000 };
-/// How deeply module consts may refer to each other.
-const CONST_DEPTH_LIMIT: usize = 64;
 
 /// A value of host code.
 #[derive(Clone, Debug, PartialEq)]
@@ -114,8 +112,9 @@ pub struct Interpreter<'m> {
     /// Every tensor created so far.
     pub tensors: Vec<Tensor>,
     scopes: Vec<HashMap<String, Value>>,
-    consts: HashMap<String, Value>,
-    const_depth: usize,
+    /// What the checker found for host code: the `const` items' values, and each
+    /// kernel instantiation's const arguments.
+    host: &'m HostFacts,
     seed: u64,
     created: u64,
     steps: u64,
@@ -129,11 +128,13 @@ struct BenchState {
 }
 
 impl<'m> Interpreter<'m> {
-    /// An interpreter for one block. `device` is where kernels run (the GPU or the
-    /// emulator), or why there is none (a kernel call then skips the block). `seed`
-    /// fixes the block's random data.
+    /// An interpreter for one block of `module`, with what the checker found for its
+    /// host code (`host`). `device` is where kernels run (the GPU or the emulator), or
+    /// why there is none (a kernel call then skips the block). `seed` fixes the block's
+    /// random data.
     pub fn new(
         module: &'m Module,
+        host: &'m HostFacts,
         kernels: &'m [CompiledKernel],
         device: Result<Device<'m>, String>,
         seed: u64,
@@ -145,8 +146,7 @@ impl<'m> Interpreter<'m> {
             device,
             tensors: Vec::new(),
             scopes: vec![HashMap::new()],
-            consts: HashMap::new(),
-            const_depth: 0,
+            host,
             seed,
             created: 0,
             steps: 0,
@@ -388,44 +388,37 @@ impl<'m> Interpreter<'m> {
         }
     }
 
-    /// The value of module const `name`, evaluated from its item the first time.
-    fn module_const(&mut self, name: &str, span: Span) -> Eval<Option<Value>> {
-        if let Some(value) = self.consts.get(name) {
-            return Ok(Some(value.clone()));
-        }
-        let module = self.module;
-        let item = module.items.iter().find_map(|item| match &item.kind {
-            ItemKind::Const(constant) => match &constant.pattern.kind {
-                PatternKind::Name(bound) if bound.text == name => Some(constant),
-                _ => None,
-            },
-            _ => None,
-        });
-        let Some(constant) = item else {
+    /// The value of module const `name`, as the checker evaluated it.
+    fn module_const(&self, name: &str, span: Span) -> Eval<Option<Value>> {
+        let Some(binding) = (self.host.consts.iter()).find(|binding| binding.name == name) else {
             return Ok(None);
         };
-        if self.const_depth >= CONST_DEPTH_LIMIT {
-            return Err(Stop::error(
+        let cannot = |why: &dyn std::fmt::Display| {
+            Stop::error(
                 span,
-                format!("const `{name}` refers to itself, or nests too deeply"),
-            ));
+                format!("const `{name}` cannot be used in host code: {why}"),
+            )
+        };
+        match &binding.value {
+            Ok(value) => host_value(value)
+                .map(Some)
+                .ok_or_else(|| cannot(&"its dtype has no host representation")),
+            Err(why) => Err(cannot(why)),
         }
-        // A const sees other consts only, never the block's variables.
-        let scopes = std::mem::replace(&mut self.scopes, vec![HashMap::new()]);
-        self.const_depth += 1;
-        let value = self.expr(&constant.value);
-        self.const_depth -= 1;
-        self.scopes = scopes;
-        let value = value.map_err(|stop| match stop {
-            Stop::Error { message, .. } => Stop::error(
-                span,
-                format!("const `{name}` cannot be used in host code: {message}"),
-            ),
-            skip => skip,
-        })?;
-        self.consts.insert(name.to_owned(), value.clone());
-        Ok(Some(value))
     }
+}
+
+/// A const's value as host code holds it; `None` for a dtype the runtime lacks.
+fn host_value(value: &HostConst) -> Option<Value> {
+    Some(match value {
+        HostConst::Int(value) => Value::Int(*value),
+        HostConst::Float(value) => Value::Float(*value),
+        HostConst::Bool(value) => Value::Bool(*value),
+        HostConst::Dtype(dtype) => Value::Dtype(Element::from_name(dtype.name())?),
+        HostConst::Tuple(items) => {
+            Value::Tuple(items.iter().map(host_value).collect::<Option<_>>()?)
+        }
+    })
 }
 
 #[cfg(test)]

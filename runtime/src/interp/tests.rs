@@ -7,8 +7,13 @@ use crate::harness::{BlockKind, Event, Outcome, Selection, Summary, run_blocks};
 fn run(source: &str, selection: &Selection) -> (Summary, Vec<Event>) {
     let (module, diagnostics) = grammar::parse(source);
     assert!(diagnostics.is_empty(), "{diagnostics:?}");
+    // What the checker found for host code (the blocks here need not check clean:
+    // the interpreter must fail them with messages on its own).
+    let host = typecheck::check(&module, cute::Target::Sm90a).host;
     let mut events = Vec::new();
-    let summary = run_blocks(&module, &[], selection, &mut |event| events.push(event));
+    let summary = run_blocks(&module, &host, &[], selection, &mut |event| {
+        events.push(event)
+    });
     (summary, events)
 }
 
@@ -54,6 +59,24 @@ fn sums_softmax_and_row_sums() {
             assert_close(sum(softmax(a)), ones(f64, 2), atol = 1e-12);
             let rows = matmul(a, ones(f64, (3, 1)));
             assert_close(transpose(rows), transpose(matmul(a, ones(f64, (3, 1)))), rtol = 0.0, atol = 0.0);
+        }",
+    );
+    assert_eq!(outcome, Outcome::Passed);
+}
+
+#[test]
+fn consts_are_the_values_the_checker_evaluated() {
+    // A tuple pattern, a dtype, a float and a shape: each read from the checker's
+    // values, not evaluated again.
+    let outcome = outcome(
+        "const (ROWS, COLUMNS) = (2, 3);
+        const T = f64;
+        const SCALE = 0.5;
+        const SHAPE = (ROWS, COLUMNS);
+        test consts {
+            let a = ones(T, SHAPE);
+            assert_close(a * SCALE, full(f64, (2, 3), 0.5), rtol = 0.0, atol = 0.0);
+            assert_close(sum(a, 1), full(T, ROWS, 3.0), rtol = 0.0, atol = 0.0);
         }",
     );
     assert_eq!(outcome, Outcome::Passed);
@@ -180,7 +203,7 @@ fn host_code_errors_are_messages_with_spans() {
         ),
         (
             "const A: int = B; const B: int = A; test t { let x = A; }",
-            "refers to itself",
+            "const `A` cannot be used in host code: the checker could not evaluate it",
         ),
         (
             "test t { let x = zeros(f32, (2, 2)); let y = x + ones(f32, (3, 3)); }",

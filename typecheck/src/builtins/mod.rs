@@ -87,6 +87,13 @@ impl<'a> Checker<'a> {
     /// A call expression.
     pub(crate) fn call(&mut self, callee: &'a Expr, args: &'a [Argument], span: Span) -> Value {
         let callee_value = self.eval(callee);
+        if let Value::Callable(Callee::Function(id) | Callee::Kernel(id) | Callee::AtomTemplate(id)) =
+            &callee_value
+            && id.module == 0
+        {
+            let named: Vec<&Name> = args.iter().filter_map(|arg| arg.name.as_ref()).collect();
+            self.refer_named_arguments(id.item, &named);
+        }
         let evaluated = self.eval_args(args, span);
         match callee_value {
             Value::Unknown => Value::Unknown,

@@ -51,7 +51,9 @@ impl<'a> Checker<'a> {
             checker.read_cells(&entry, body.span);
             checker.frame.loops += 1;
             checker.scopes.push(FxHashMap::default());
-            checker.bind(variable, counter_value, false, BindingKind::Local);
+            checker.in_block(body.span, |checker| {
+                checker.bind(variable, counter_value, false, BindingKind::Local);
+            });
             checker.eval_block(body);
             checker.scopes.pop();
             checker.frame.loops -= 1;

@@ -11,6 +11,7 @@ use rustc_hash::FxHashMap;
 
 use crate::callee::ItemId;
 use crate::check::findings::Instantiation;
+use crate::check::kernels::const_arg;
 use crate::check::{Checker, Context};
 use crate::trace::KernelTrace;
 use crate::value::{Origin, Value};
@@ -31,6 +32,20 @@ pub(crate) struct IdSpace {
 }
 
 impl<'a> Checker<'a> {
+    /// Records what a launch giving `given` instantiates: every const parameter's
+    /// value, for the runtime (`trace::Instantiated`).
+    fn record_instantiated(&mut self, kernel: &Kernel, given: &[(String, Value)]) {
+        let given = (given.iter())
+            .filter_map(|(name, value)| Some((name.clone(), const_arg(value)?)))
+            .collect();
+        let const_args = self.bound_const_args(kernel);
+        self.reporting.instantiated.push(trace::Instantiated {
+            kernel: kernel.name.text.clone(),
+            given,
+            const_args,
+        });
+    }
+
     /// Checks a kernel with the given const arguments (the defaults for the rest).
     pub(crate) fn check_kernel(
         &mut self,
@@ -75,6 +90,7 @@ impl<'a> Checker<'a> {
         let outer_repeats = self.reporting.repeated.replace(Vec::new());
         let (trace, frame) = self.isolated(id.module, frame, |checker| {
             checker.bind_generics(&kernel.generics, const_arguments, call_span);
+            checker.record_instantiated(kernel, const_arguments);
             checker.bind_kernel_params(&kernel.params);
             let requested_shared = checker.check_launch(kernel);
             let trace = checker.tracing.enabled.then(|| {

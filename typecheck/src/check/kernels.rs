@@ -18,23 +18,20 @@ use crate::trace::{
 use crate::value::{IntType, Known, Origin, Value};
 
 impl<'a> Checker<'a> {
-    /// A trace with the kernel's bound const parameters, parameters and launch clause.
-    pub(crate) fn start_trace(&mut self, kernel: &'a Kernel) -> KernelTrace {
-        let const_args = kernel
-            .generics
-            .iter()
+    /// The values the kernel's const parameters are bound to.
+    pub(crate) fn bound_const_args(&self, kernel: &Kernel) -> Vec<(String, Option<ConstArg>)> {
+        (kernel.generics.iter())
             .map(|generic| {
-                let value = match self
-                    .lookup_local(&generic.name.text)
-                    .map(|local| &local.value)
-                {
-                    Some(Value::Int { value, .. }) => value.as_constant().map(ConstArg::Int),
-                    Some(Value::Dtype(dtype)) => Some(ConstArg::Dtype(*dtype)),
-                    _ => None,
-                };
+                let local = self.lookup_local(&generic.name.text);
+                let value = local.and_then(|local| const_arg(&local.value));
                 (generic.name.text.clone(), value)
             })
-            .collect();
+            .collect()
+    }
+
+    /// A trace with the kernel's bound const parameters, parameters and launch clause.
+    pub(crate) fn start_trace(&mut self, kernel: &'a Kernel) -> KernelTrace {
+        let const_args = self.bound_const_args(kernel);
         let params = kernel
             .params
             .iter()
@@ -374,5 +371,14 @@ impl<'a> Checker<'a> {
                 }))
             }
         }
+    }
+}
+
+/// A const argument's value, when it is an integer constant or a dtype.
+pub(crate) fn const_arg(value: &Value) -> Option<ConstArg> {
+    match value {
+        Value::Int { value, .. } => value.as_constant().map(ConstArg::Int),
+        Value::Dtype(dtype) => Some(ConstArg::Dtype(*dtype)),
+        _ => None,
     }
 }

@@ -21,7 +21,7 @@ pub(crate) mod control;
 mod findings;
 mod instantiations;
 mod items;
-mod kernels;
+pub(crate) mod kernels;
 mod names;
 mod parallel;
 pub(crate) mod reporting;
@@ -29,6 +29,8 @@ mod run;
 mod scopes;
 mod statements;
 pub(crate) mod types;
+
+pub(crate) use names::item_names;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::sync::Arc;
@@ -83,11 +85,11 @@ pub(crate) struct Local {
 pub(crate) struct ModuleEntry<'a> {
     /// Path prefix (`sm80`); empty for the user's file.
     name: &'static str,
-    module: &'a Module,
+    pub(crate) module: &'a Module,
     /// Item index by name.
     items: FxHashMap<String, usize>,
     /// Names brought in by `use`: name to (module, item).
-    imports: FxHashMap<String, (usize, usize)>,
+    pub(crate) imports: FxHashMap<String, (usize, usize)>,
 }
 
 /// A shared-memory buffer of the kernel being checked.
@@ -196,6 +198,8 @@ pub(crate) struct Reporting {
     /// While a kernel instantiation is checked: the (code, span) of each diagnostic it
     /// reported again, which `seen` kept out.
     pub(crate) repeated: Option<Vec<(&'static str, Span)>>,
+    /// Each kernel instantiation checked: the const arguments given and all of them.
+    pub(crate) instantiated: Vec<trace::Instantiated>,
 }
 
 /// Budgets: the work done and the nesting reached, against their limits.
@@ -241,9 +245,10 @@ pub(crate) type FragmentKey = (layout::Layout<SymInt>, cute::Side);
 /// A thread-value fragment of a layout, or why there is none.
 pub(crate) type Fragment = Result<layout::Layout<SymInt>, layout::LayoutError>;
 
-/// What checking a file gives: its diagnostics in source order, every binding, and
-/// the traces of its kernel instantiations when tracing.
-pub(crate) type CheckedFile = (Vec<Diagnostic>, Vec<Binding>, Vec<Arc<KernelTrace>>);
+/// What checking a file gives: its analysis (diagnostics in source order, every
+/// binding, the const items' values), and the traces of its kernel instantiations
+/// when tracing.
+pub(crate) type CheckedFile = (crate::Analysis, Vec<Arc<KernelTrace>>);
 
 /// Where each finished trace goes as soon as it is finished (`trace_each`).
 pub(crate) type Traced<'a> = &'a mut dyn FnMut(&Arc<KernelTrace>);
@@ -284,6 +289,9 @@ pub(crate) struct Tracing<'a> {
     pub(crate) requested: Vec<crate::Instantiation>,
     /// Where expression types go, for editors (`expr_types.rs`).
     pub(crate) expr_types: Option<std::rc::Rc<std::cell::RefCell<crate::expr_types::ExprTypes>>>,
+    /// Where definitions and what each use of a name refers to go, for editors
+    /// (`resolution.rs`).
+    pub(crate) resolution: Option<crate::resolution::SharedRecorder>,
 }
 
 impl<'a> Checker<'a> {

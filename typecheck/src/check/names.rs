@@ -74,6 +74,7 @@ impl<'a> Checker<'a> {
                 self.unknown_module(module_name);
                 continue;
             };
+            self.refer_to_module(module_name.span, target);
             if matches!(use_item.tree, UseTree::Glob) {
                 let items: Vec<(String, usize)> = self.names.modules[target]
                     .items
@@ -88,6 +89,7 @@ impl<'a> Checker<'a> {
             for name in names {
                 match self.names.modules[target].items.get(&name.text) {
                     Some(&index) => {
+                        self.refer_to_item(name, target, index);
                         if self.names.modules[0].items.contains_key(&name.text) {
                             self.report(
                                 Diagnostic::error(
@@ -175,6 +177,7 @@ impl<'a> Checker<'a> {
             Some(&index) => (module, index),
             None => *entry.imports.get(&name.text)?,
         };
+        self.refer_to_item(name, target_module, index);
         Some(self.item_value(target_module, index, &name.text, name.span))
     }
 
@@ -184,8 +187,12 @@ impl<'a> Checker<'a> {
             self.unknown_module(module_name);
             return Value::Unknown;
         };
+        self.refer_to_module(module_name.span, module);
         match self.names.modules[module].items.get(&member.text) {
-            Some(&index) => self.item_value(module, index, &member.text, member.span),
+            Some(&index) => {
+                self.refer_to_item(member, module, index);
+                self.item_value(module, index, &member.text, member.span)
+            }
             None => {
                 self.unknown_member(module, member);
                 Value::Unknown
@@ -237,7 +244,7 @@ impl<'a> Checker<'a> {
         names.extend(entry.imports.keys().cloned());
         names.extend(BUILTINS.iter().map(|builtin| builtin.name.to_owned()));
         names.extend(crate::eval::INDEX3.map(str::to_owned));
-        names.extend(["lane_idx", "warp_idx", "block_rank_in_cluster"].map(str::to_owned));
+        names.extend(crate::eval::INDEX1.map(str::to_owned));
         names.extend(Dtype::ALL.iter().map(|dtype| dtype.name().to_owned()));
         names
     }

@@ -56,6 +56,7 @@ struct Checked {
     diagnostics: Vec<Diagnostic>,
     bindings: Vec<Binding>,
     called_functions: FxHashSet<(usize, usize)>,
+    instantiated: Vec<trace::Instantiated>,
     /// Units of work it spent.
     work: u64,
     trace: Option<KernelTrace>,
@@ -142,6 +143,7 @@ impl<'a> Checker<'a> {
             merged = instantiation.bindings_at;
             bindings.extend(instantiation.bindings);
             (self.evaluated.called_functions).extend(instantiation.called_functions);
+            (self.reporting.instantiated).extend(instantiation.instantiated);
             self.budgets.work += instantiation.work;
             if let Some(trace) = instantiation.trace {
                 self.record_trace(trace);
@@ -187,6 +189,7 @@ impl<'a> Deferred<'a> {
             diagnostics: checker.reporting.diagnostics,
             bindings: checker.reporting.bindings,
             called_functions: checker.evaluated.called_functions,
+            instantiated: checker.reporting.instantiated,
             work: checker.budgets.work - work_before,
             trace: checker.tracing.traces.pop().map(Arc::unwrap_or_clone),
         }

@@ -2,18 +2,17 @@
 //! host asks for, then the functions nothing called, and the diagnostics sorted into
 //! source order.
 
-use lang::Diagnostic;
 use lang::ast::ItemKind;
+use trace::{ConstBinding, HostFacts, Unheld};
 
-use super::{CheckedFile, Checker};
-use crate::Binding;
+use super::{CheckedFile, Checker, ConstState};
+use crate::Analysis;
 use crate::value::Value;
 
 impl<'a> Checker<'a> {
-    /// Checks the user's module; returns the diagnostics in source order.
-    pub(crate) fn run(self) -> (Vec<Diagnostic>, Vec<Binding>) {
-        let (diagnostics, bindings, _) = self.run_traced();
-        (diagnostics, bindings)
+    /// Checks the user's module.
+    pub(crate) fn run(self) -> Analysis {
+        self.run_traced().0
     }
 
     /// [`Checker::run`], also returning the kernel traces when tracing.
@@ -28,7 +27,9 @@ impl<'a> Checker<'a> {
         for module in 0..self.names.modules.len() {
             self.index_items(module);
         }
+        self.record_item_definitions();
         self.resolve_uses();
+        self.record_imports();
         let module = self.names.modules[0].module;
         for (index, item) in module.items.iter().enumerate() {
             match &item.kind {
@@ -89,10 +90,41 @@ impl<'a> Checker<'a> {
         }
     }
 
-    /// The diagnostics in source order, the bindings and the traces.
+    /// The diagnostics in source order, the bindings, the const items' values and the
+    /// traces.
     pub(super) fn finish(self) -> CheckedFile {
+        let consts = self.const_bindings();
         let mut diagnostics = self.reporting.diagnostics;
         diagnostics.sort_by_key(|diagnostic| (diagnostic.span().start, diagnostic.span().end));
-        (diagnostics, self.reporting.bindings, self.tracing.traces)
+        let mut instantiated = self.reporting.instantiated;
+        // In the order the serial check gives them, whichever check ran.
+        instantiated.sort_by_cached_key(|record| format!("{}{:?}", record.kernel, record.given));
+        let analysis = Analysis {
+            diagnostics,
+            bindings: self.reporting.bindings,
+            host: HostFacts {
+                consts,
+                instantiated,
+            },
+        };
+        (analysis, self.tracing.traces)
+    }
+
+    /// The names the user's `const` items bind, in source order, with their values
+    /// as host code holds them.
+    fn const_bindings(&self) -> Vec<ConstBinding> {
+        let mut bindings = Vec::new();
+        for index in 0..self.names.modules[0].module.items.len() {
+            if let Some(ConstState::Done(values)) = self.evaluated.consts.get(&(0, index)) {
+                bindings.extend(values.iter().map(|(name, value)| ConstBinding {
+                    name: name.clone(),
+                    value: value.host_const().ok_or_else(|| match value {
+                        Value::Unknown => Unheld::NotEvaluated,
+                        other => Unheld::OfType(other.type_name()),
+                    }),
+                }));
+            }
+        }
+        bindings
     }
 }

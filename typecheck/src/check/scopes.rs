@@ -40,6 +40,7 @@ impl<'a> Checker<'a> {
         {
             return;
         }
+        self.record_definition(name, span, kind);
         let dyn_reason = self.dyn_origin(value).map(|origin| origin.reason);
         self.reporting.bindings.push(Binding {
             name: name.to_owned(),

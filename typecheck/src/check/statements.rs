@@ -17,13 +17,15 @@ use crate::value::{IntType, Known, Value};
 impl<'a> Checker<'a> {
     pub(crate) fn eval_block(&mut self, block: &'a Block) -> Value {
         self.scopes.push(FxHashMap::default());
-        for statement in &block.statements {
-            self.eval_statement(statement);
-        }
-        let result = match &block.tail {
-            Some(tail) => self.eval(tail),
-            None => Value::Unit,
-        };
+        let result = self.in_block(block.span, |checker| {
+            for statement in &block.statements {
+                checker.eval_statement(statement);
+            }
+            match &block.tail {
+                Some(tail) => checker.eval(tail),
+                None => Value::Unit,
+            }
+        });
         self.scopes.pop();
         result
     }
@@ -80,7 +82,9 @@ impl<'a> Checker<'a> {
                 {
                     buffer.name.clone_from(&name.text);
                 }
-                self.bind_pattern(pattern, evaluated, *mutable, BindingKind::Local);
+                self.binding_after(statement.span.end, |checker| {
+                    checker.bind_pattern(pattern, evaluated, *mutable, BindingKind::Local);
+                });
             }
             StmtKind::Assign { op, target, value } => {
                 self.assign(*op, target, value, statement.span)
@@ -202,7 +206,9 @@ impl<'a> Checker<'a> {
             self.frame.loops += 1;
             for index in first..last {
                 self.scopes.push(FxHashMap::default());
-                self.bind(variable, Value::int(index), false, BindingKind::Local);
+                self.in_block(body.span, |checker| {
+                    checker.bind(variable, Value::int(index), false, BindingKind::Local);
+                });
                 self.eval_block(body);
                 self.scopes.pop();
                 if self.budgets.work > WORK_LIMIT {

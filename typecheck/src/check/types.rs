@@ -20,10 +20,11 @@ impl<'a> Checker<'a> {
         if let Some(dtype) = Dtype::from_name(&name.text) {
             return Some(dtype);
         }
-        match self
-            .lookup_local(&name.text)
-            .map(|local| local.value.clone())
-        {
+        let local = (self.lookup_local(&name.text)).map(|local| (local.value.clone(), local.span));
+        if let Some((_, definition)) = local {
+            self.refer_to_binding(name.span, definition);
+        }
+        match local.map(|(value, _)| value) {
             Some(Value::Dtype(dtype)) => Some(dtype),
             Some(Value::Unknown) => None,
             Some(other) => {

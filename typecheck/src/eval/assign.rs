@@ -27,6 +27,7 @@ impl<'a> Checker<'a> {
                     self.resolve_name(name);
                     return;
                 };
+                self.refer_to_binding(name.span, local.span);
                 if !local.mutable {
                     self.report(
                         Diagnostic::error(

@@ -41,6 +41,9 @@ pub(crate) const INDEX3: [&str; 6] = [
     "cluster_idx",
 ];
 
+/// The hardware's scalar indices.
+pub(crate) const INDEX1: [&str; 3] = ["lane_idx", "warp_idx", "block_rank_in_cluster"];
+
 impl<'a> Checker<'a> {
     /// Evaluates an expression (through [`Checker::eval`], which records its type).
     pub(crate) fn eval_untyped(&mut self, expr: &'a Expr) -> Value {
@@ -107,7 +110,9 @@ impl<'a> Checker<'a> {
 
     pub(crate) fn resolve_name(&mut self, name: &Name) -> Value {
         if let Some(local) = self.lookup_local(&name.text) {
-            return local.value.clone();
+            let (value, definition) = (local.value.clone(), local.span);
+            self.refer_to_binding(name.span, definition);
+            return value;
         }
         if let Some(value) = self.global(self.names.current_module, name) {
             return value;
@@ -129,10 +134,7 @@ impl<'a> Checker<'a> {
                 value: Known::Const(f64::INFINITY),
             };
         }
-        if let Some(index) = ["lane_idx", "warp_idx", "block_rank_in_cluster"]
-            .into_iter()
-            .find(|builtin| *builtin == name.text)
-        {
+        if let Some(index) = INDEX1.into_iter().find(|builtin| *builtin == name.text) {
             if self.frame.context != Context::Device {
                 return self.error(
                     "E0220",
@@ -157,6 +159,7 @@ impl<'a> Checker<'a> {
                 term: None,
             };
             self.origins.insert(index.to_owned(), origin);
+            self.refer_to_builtin(name.span, index);
             return Value::Int {
                 ty: IntType::Sized(Dtype::I32),
                 value: SymInt::variable(index),
@@ -174,9 +177,11 @@ impl<'a> Checker<'a> {
             if index.contains("cluster") && !self.require_arch(index, 90, name.span) {
                 return Value::Unknown;
             }
+            self.refer_to_builtin(name.span, index);
             return Value::Index3(index);
         }
         if let Some(builtin) = builtin(&name.text) {
+            self.refer_to_builtin(name.span, builtin.name);
             return Value::Callable(crate::callee::Callee::Builtin(builtin));
         }
         let names = self.visible_names();
