@@ -264,8 +264,8 @@ fn rmsnorm() {
         params: &[
             param(
                 "rmsnorm_fwd::THREADS",
-                "256",
-                &["128", "512"],
+                "128",
+                &["256", "512"],
                 &["96", "2048"],
             ),
             param(
@@ -287,8 +287,8 @@ fn layernorm() {
         params: &[
             param(
                 "layernorm_fwd::THREADS",
-                "256",
-                &["128", "512"],
+                "128",
+                &["256", "512"],
                 &["96", "2048"],
             ),
             param(
