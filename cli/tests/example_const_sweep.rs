@@ -311,8 +311,8 @@ fn cross_entropy() {
         params: &[
             param(
                 "cross_entropy_resident::THREADS",
-                "256",
-                &["128", "1024"],
+                "128",
+                &["256", "1024"],
                 &["96"],
             ),
             param(
@@ -323,15 +323,15 @@ fn cross_entropy() {
             ),
             param(
                 "cross_entropy_looped::THREADS",
-                "256",
-                &["64", "128"],
+                "128",
+                &["64", "256"],
                 &["100", "512"],
             ),
             param(
                 "cross_entropy_looped::TILE",
                 "2048",
-                &["4096", "8192"],
-                &["1024", "1500"],
+                &["1024", "8192"],
+                &["512", "1500"],
             ),
         ],
         accepted: &[],
