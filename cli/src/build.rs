@@ -53,7 +53,7 @@ pub struct BuildArgs {
     #[arg(long, value_name = "PATH", requires = "lineinfo")]
     lineinfo_source: Option<PathBuf>,
     /// With `--emit kir`, the KIR after this stage of lowering instead of at its end:
-    /// `translate` (before any pass) or a pass (`packs`, `selects`, `dead`, `uniform`; in
+    /// `translate` (before any pass) or a pass (`packs`, `wraps`, `selects`, `dead`, `uniform`; in
     /// order, `kir::passes`). The checks after the passes are not run then.
     #[arg(long, value_name = "PASS", value_parser = parse_stage, requires = "emit")]
     after: Option<&'static str>,

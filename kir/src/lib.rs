@@ -25,6 +25,7 @@ mod text;
 mod uniformity;
 mod verify;
 pub mod warp;
+mod wraps;
 
 pub use dead::remove_dead_values;
 pub use intrinsic::{

@@ -5,7 +5,8 @@
 //! is named ([`BrokenBy`]).
 //!
 //! The passes: `packs` folds a pack of unpacked halves to the word and an unpack of
-//! packed halves to the halves (`packs.rs`), `selects` turns small branches into
+//! packed halves to the halves (`packs.rs`), `wraps` drops wraps of narrow integers that
+//! already fit (`wraps.rs`), `selects` turns small branches into
 //! selects (`select.rs`), `dead` removes
 //! values nothing uses (`dead.rs`), `uniform` marks the branches every thread of a warp
 //! takes alike and lists the warp collectives under divergent control
@@ -18,6 +19,7 @@ use crate::ir::Kernel;
 use crate::packs::fold_packs;
 use crate::signature::HostExpr;
 use crate::uniformity::{BlockShape, Collective, mark_uniform};
+use crate::wraps::drop_needless_wraps;
 use crate::{branches_to_selects, remove_dead_values, verify};
 
 /// The name of the stage before any pass: the kernel as translation built it.
@@ -47,11 +49,16 @@ pub struct Findings {
 }
 
 /// Every pass, in the order lowering runs them.
-pub static PASSES: [Pass; 4] = [
+pub static PASSES: [Pass; 5] = [
     Pass {
         name: "packs",
         does: "a pack of a word's unpacked halves is the word, an unpack of packed halves the halves",
         run: |kernel, _| fold_packs(kernel),
+    },
+    Pass {
+        name: "wraps",
+        does: "a wrap of an 8- or 16-bit integer that already fits its width is the integer",
+        run: |kernel, _| drop_needless_wraps(kernel),
     },
     Pass {
         name: "selects",

@@ -84,9 +84,6 @@ pub(crate) struct Builder<'t> {
     pub(crate) per_thread_offsets: PerThreadOffsets,
     /// The halves of each word already unpacked, by element type.
     pub(crate) unpacked: FxHashMap<(ValueId, Ty), [ValueId; 2]>,
-    /// The width and signedness each value a narrow load read, or a wrap made,
-    /// already fits: wrapping it to a type that holds every such value is nothing to do.
-    pub(crate) narrow_values: FxHashMap<ValueId, (u32, bool)>,
     /// Partial sums of symbolic terms already emitted, by the numbers `seen_terms`
     /// gives their terms (each partial sum's key extends the last one's, so it is
     /// copied once per term: numbers keep that cheap).
@@ -139,7 +136,6 @@ impl<'t> Builder<'t> {
             per_thread_offsets: FxHashMap::default(),
             thread_splits: FxHashMap::default(),
             unpacked: FxHashMap::default(),
-            narrow_values: FxHashMap::default(),
             sums: FxHashMap::default(),
             seen_terms: FxHashMap::default(),
             recent: FxHashMap::default(),

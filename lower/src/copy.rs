@@ -252,7 +252,6 @@ impl Builder<'_> {
                 );
                 let Some(values) = loaded else { return };
                 for ((_, index), value) in group.iter().zip(values) {
-                    (self.narrow_values).insert(value, (narrow.bits(), narrow.is_signed()));
                     self.write_element(destination, index, value, guard);
                 }
             } else {

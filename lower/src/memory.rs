@@ -293,9 +293,6 @@ impl Builder<'_> {
                     },
                     ty,
                 );
-                if let Some(narrow) = narrow {
-                    (self.narrow_values).insert(value, (narrow.bits(), narrow.is_signed()));
-                }
                 Some(value)
             }
         }

@@ -198,30 +198,23 @@ impl Builder<'_> {
 
     /// `value`, held in a 32-bit register, wrapped to the width of the narrower
     /// integer `dtype` (i8, u16): a mask for an unsigned one, a shift up and an
-    /// arithmetic shift down for a signed one. A value a narrow load or an earlier wrap
-    /// made that already fits `dtype` is itself.
+    /// arithmetic shift down for a signed one (the `wraps` pass drops a wrap of a value
+    /// a narrow load or an earlier wrap made that already fits).
     pub(crate) fn wrap(&mut self, value: ValueId, dtype: cute::Dtype) -> ValueId {
         let ty = self.kernel.ty(value);
         let bits = dtype.bits();
         let signed = dtype.integer_range().is_some_and(|(low, _)| low < 0);
-        let fits = (self.narrow_values.get(&value)).is_some_and(|&(known_bits, known_signed)| {
-            let known_bits = i64::from(known_bits);
-            (known_signed == signed && known_bits <= bits) || (!known_signed && known_bits < bits)
-        });
-        if !ty.is_integer() || bits >= i64::from(ty.bits()) || fits {
+        if !ty.is_integer() || bits >= i64::from(ty.bits()) {
             return value;
         }
-        let wrapped = if signed {
+        if signed {
             let shift = self.constant(i64::from(ty.bits()) - bits, ty);
             let up = self.binary(BinOp::Shl, value, shift);
             self.binary(BinOp::Shr, up, shift)
         } else {
             let mask = self.constant((1 << bits) - 1, ty);
             self.binary(BinOp::And, value, mask)
-        };
-        self.narrow_values
-            .insert(wrapped, (u32::try_from(bits).unwrap_or(u32::MAX), signed));
-        wrapped
+        }
     }
 
     /// An integer converted from a float into a 32-bit register, clamped to the range
