@@ -89,8 +89,13 @@ impl Facts {
                 let Some(&mask) = self.constants.get(&mask) else {
                     return;
                 };
-                let bits = (mask + 1).trailing_zeros();
-                if mask <= 0 || mask & (mask + 1) != 0 || bits >= width {
+                // A mask of the low `bits` bits: 2^bits - 1, positive (i64::MAX + 1
+                // overflows: it is no narrow width).
+                let Some(next) = mask.checked_add(1).filter(|_| mask > 0) else {
+                    return;
+                };
+                let bits = next.trailing_zeros();
+                if mask & next != 0 || bits >= width {
                     return;
                 }
                 self.wrapped(
@@ -162,5 +167,64 @@ fn rewrite_region(region: &mut Region, replaced: &FxHashMap<ValueId, ValueId>) {
     rewrite(&mut region.body, replaced);
     for value in &mut region.yields {
         *value = replaced.get(value).copied().unwrap_or(*value);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{from_text, to_text, verify};
+
+    /// `kernel` with `lines` after an i32 loaded as a signed byte, `%1`.
+    fn kernel(lines: &str) -> String {
+        format!(
+            "kernel k {{
+  param 0 x: tensor i8 shape(4) strides(1)
+  launch grid(1, 1, 1) block(32, 1, 1) smem(0 bytes)
+  %0:i64 = param 0
+  %1:i32 = load.global.s8 [%0+0]
+{lines}
+  store.global.u8 [%0+0], %9
+}}
+"
+        )
+    }
+
+    fn after(text: &str) -> String {
+        let mut kernel = from_text(text).unwrap();
+        super::drop_needless_wraps(&mut kernel);
+        verify(kernel.clone()).unwrap();
+        to_text(&kernel, &|line| line)
+    }
+
+    #[test]
+    fn a_signed_byte_wrapped_to_a_signed_byte_or_wider_is_itself() {
+        let wrap = "  %2:i32 = const 24\n  %3:i32 = shl %1, %2\n  %9:i32 = shr %3, %2";
+        assert!(after(&kernel(wrap)).contains("store.global.u8 [%0+0], %1"));
+        let wider = "  %2:i32 = const 16\n  %3:i32 = shl %1, %2\n  %9:i32 = shr %3, %2";
+        assert!(after(&kernel(wider)).contains("store.global.u8 [%0+0], %1"));
+    }
+
+    #[test]
+    fn a_signed_byte_masked_to_unsigned_bits_is_wrapped() {
+        // -1 as an s8 is 0xFFFFFFFF in its register: masking it to a byte changes it.
+        let mask = "  %2:i32 = const 255\n  %9:i32 = and %1, %2";
+        assert!(after(&kernel(mask)).contains("store.global.u8 [%0+0], %9"));
+        // Narrower than the byte: changes it too.
+        let narrow = "  %2:i32 = const 24\n  %3:i32 = shl %1, %2\n  %4:i32 = const 28\n  %5:i32 = shl %1, %4\n  %9:i32 = shr %5, %4";
+        assert!(after(&kernel(narrow)).contains("store.global.u8 [%0+0], %9"));
+    }
+
+    #[test]
+    fn masks_that_are_no_narrow_width_are_left_alone() {
+        // i64::MAX + 1 overflows; a mask of all bits, zero or a non-contiguous one is no wrap.
+        for constant in ["9223372036854775807", "-1", "0", "5"] {
+            let text = kernel(&format!(
+                "  %2:i32 = const {constant}\n  %9:i32 = and %1, %2"
+            ));
+            assert!(
+                after(&text).contains("store.global.u8 [%0+0], %9"),
+                "{constant}"
+            );
+        }
     }
 }
