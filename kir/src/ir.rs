@@ -8,6 +8,7 @@
 mod operands;
 mod types;
 
+pub(crate) use operands::{replace_uses, resolve};
 pub use types::{Narrow, Space, Special, Ty};
 
 use lang::Span;

@@ -12,7 +12,7 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::ir::{Inst, Kernel, Op, Region, ValueId};
+use crate::ir::{Inst, Kernel, Op, ValueId, replace_uses, resolve};
 
 /// Rewrites every use of a pack of unpacked halves to the word, and of an unpack of a
 /// packed word to the halves.
@@ -21,7 +21,7 @@ pub fn fold_packs(kernel: &mut Kernel) {
     origins.collect(&kernel.body);
     let replaced = origins.replacements(kernel);
     if !replaced.is_empty() {
-        rewrite(&mut kernel.body, &replaced);
+        replace_uses(&mut kernel.body, &replaced);
     }
 }
 
@@ -88,35 +88,5 @@ impl Origins {
                 return replaced;
             }
         }
-    }
-}
-
-/// The value `value` stands for after the replacements (which may chain).
-fn resolve(replaced: &FxHashMap<ValueId, ValueId>, mut value: ValueId) -> ValueId {
-    while let Some(next) = replaced.get(&value) {
-        value = *next;
-    }
-    value
-}
-
-/// Rewrites the uses in `body` (operands, yields, a loop's condition).
-fn rewrite(body: &mut [Inst], replaced: &FxHashMap<ValueId, ValueId>) {
-    for inst in body {
-        for operand in inst.op.operands_mut() {
-            *operand = resolve(replaced, *operand);
-        }
-        if let Op::Loop { condition, .. } = &mut inst.op {
-            *condition = resolve(replaced, *condition);
-        }
-        for region in inst.op.regions_mut() {
-            rewrite_region(region, replaced);
-        }
-    }
-}
-
-fn rewrite_region(region: &mut Region, replaced: &FxHashMap<ValueId, ValueId>) {
-    rewrite(&mut region.body, replaced);
-    for value in &mut region.yields {
-        *value = resolve(replaced, *value);
     }
 }

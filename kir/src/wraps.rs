@@ -11,7 +11,7 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::ir::{BinOp, Inst, Kernel, Op, Region, ValueId};
+use crate::ir::{BinOp, Inst, Kernel, Op, ValueId, replace_uses};
 
 /// What a value is known to fit: `bits` bits, signed or not.
 #[derive(Clone, Copy)]
@@ -33,7 +33,7 @@ pub fn drop_needless_wraps(kernel: &mut Kernel) {
     let mut facts = Facts::default();
     facts.collect(&kernel.body, kernel);
     if !facts.replaced.is_empty() {
-        rewrite(&mut kernel.body, &facts.replaced);
+        replace_uses(&mut kernel.body, &facts.replaced);
     }
 }
 
@@ -144,29 +144,6 @@ impl Facts {
                 self.fits.insert(result, wrap);
             }
         }
-    }
-}
-
-/// Rewrites every use in `body` by `replaced`.
-fn rewrite(body: &mut [Inst], replaced: &FxHashMap<ValueId, ValueId>) {
-    let resolve = |value: ValueId| replaced.get(&value).copied().unwrap_or(value);
-    for inst in body {
-        for operand in inst.op.operands_mut() {
-            *operand = resolve(*operand);
-        }
-        if let Op::Loop { condition, .. } = &mut inst.op {
-            *condition = resolve(*condition);
-        }
-        for region in inst.op.regions_mut() {
-            rewrite_region(region, replaced);
-        }
-    }
-}
-
-fn rewrite_region(region: &mut Region, replaced: &FxHashMap<ValueId, ValueId>) {
-    rewrite(&mut region.body, replaced);
-    for value in &mut region.yields {
-        *value = replaced.get(value).copied().unwrap_or(*value);
     }
 }
 

@@ -1,7 +1,10 @@
 //! The values an operation reads, to look at ([`Op::operands`]) or to rewrite
-//! ([`Op::operands_mut`], which the passes use to replace one value by another).
+//! ([`Op::operands_mut`]), and [`replace_uses`], which the passes use to replace one
+//! value by another everywhere it is read.
 
-use super::{Op, ValueId};
+use rustc_hash::FxHashMap;
+
+use super::{Inst, Op, Region, ValueId};
 
 impl Op {
     /// The values the operation reads (not those its regions read inside).
@@ -128,5 +131,36 @@ impl Op {
             Op::If { condition, .. } => vec![condition],
             Op::Loop { inits, .. } => inits.iter_mut().collect(),
         }
+    }
+}
+
+/// The value `value` stands for after the replacements `replaced` (which may chain).
+pub(crate) fn resolve(replaced: &FxHashMap<ValueId, ValueId>, mut value: ValueId) -> ValueId {
+    while let Some(next) = replaced.get(&value) {
+        value = *next;
+    }
+    value
+}
+
+/// Rewrites every read in `body` of a value `replaced` has (operands, yields, a loop's
+/// condition) to the value it stands for.
+pub(crate) fn replace_uses(body: &mut [Inst], replaced: &FxHashMap<ValueId, ValueId>) {
+    for inst in body {
+        for operand in inst.op.operands_mut() {
+            *operand = resolve(replaced, *operand);
+        }
+        if let Op::Loop { condition, .. } = &mut inst.op {
+            *condition = resolve(replaced, *condition);
+        }
+        for region in inst.op.regions_mut() {
+            replace_in_region(region, replaced);
+        }
+    }
+}
+
+fn replace_in_region(region: &mut Region, replaced: &FxHashMap<ValueId, ValueId>) {
+    replace_uses(&mut region.body, replaced);
+    for value in &mut region.yields {
+        *value = resolve(replaced, *value);
     }
 }
