@@ -8,6 +8,17 @@ mod build;
 
 use build::cukc;
 
+/// Lowering's stages, in order: translation, then each pass.
+const STAGES: [&str; 7] = [
+    "translate",
+    "values",
+    "packs",
+    "wraps",
+    "selects",
+    "dead",
+    "uniform",
+];
+
 /// The KIR of `file` after `stage`.
 fn kir_after(file: &str, stage: &str) -> String {
     let output = cukc(&["build", file, "--emit", "kir", "--after", stage, "-o", "-"]);
@@ -35,7 +46,7 @@ fn the_pass_file_inputs_are_the_kir_after_the_stage_before_their_pass() {
         let pass = (text.lines().next())
             .and_then(|line| line.strip_prefix("// pass: "))
             .unwrap();
-        let stages = ["translate", "packs", "wraps", "selects", "dead", "uniform"];
+        let stages = STAGES;
         let at = |stage: &str| stages.iter().position(|each| *each == stage).unwrap();
         assert_eq!(
             at(stage) + 1,
@@ -53,19 +64,20 @@ fn the_pass_file_inputs_are_the_kir_after_the_stage_before_their_pass() {
         );
         checked += 1;
     }
-    assert_eq!(checked, 5, "one input per pass");
+    assert_eq!(checked, STAGES.len() - 1, "one input per pass");
 }
 
 #[test]
 fn every_stage_prints_and_the_last_is_the_whole_lowering() {
     let file = "tests/control/loops.cuk";
-    let stages: Vec<String> = ["translate", "packs", "wraps", "selects", "dead", "uniform"]
-        .iter()
-        .map(|stage| kir_after(file, stage))
-        .collect();
-    assert_ne!(stages[0], stages[5], "the passes changed nothing in {file}");
+    let stages: Vec<String> = STAGES.iter().map(|stage| kir_after(file, stage)).collect();
+    let last = stages.len() - 1;
+    assert_ne!(
+        stages[0], stages[last],
+        "the passes changed nothing in {file}"
+    );
     let whole = cukc(&["build", file, "--emit", "kir", "-o", "-"]);
-    assert_eq!(String::from_utf8(whole.stdout).unwrap(), stages[5]);
+    assert_eq!(String::from_utf8(whole.stdout).unwrap(), stages[last]);
 }
 
 #[test]
@@ -82,7 +94,7 @@ fn a_stage_that_is_not_one_is_refused_with_the_stages() {
     assert!(!output.status.success());
     assert!(
         stderr.contains(
-            "`gvn` is no stage of lowering; the stages, in order: translate, packs, wraps, selects, dead, uniform"
+            "`gvn` is no stage of lowering; the stages, in order: translate, values, packs, wraps, selects, dead, uniform"
         ),
         "{stderr}"
     );

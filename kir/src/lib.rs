@@ -23,6 +23,7 @@ mod select;
 pub mod signature;
 mod text;
 mod uniformity;
+mod values;
 mod verify;
 pub mod warp;
 mod wraps;

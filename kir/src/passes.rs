@@ -4,7 +4,8 @@
 //! [`Checks::Verify`], the kernel is verified after each pass and a pass that breaks it
 //! is named ([`BrokenBy`]).
 //!
-//! The passes: `packs` folds a pack of unpacked halves to the word and an unpack of
+//! The passes: `values` keeps one of each pure computation in scope and folds
+//! conversions that change nothing (`values.rs`), `packs` folds a pack of unpacked halves to the word and an unpack of
 //! packed halves to the halves (`packs.rs`), `wraps` drops wraps of narrow integers that
 //! already fit (`wraps.rs`), `selects` turns small branches into
 //! selects (`select.rs`), `dead` removes
@@ -19,6 +20,7 @@ use crate::ir::Kernel;
 use crate::packs::fold_packs;
 use crate::signature::HostExpr;
 use crate::uniformity::{BlockShape, Collective, mark_uniform};
+use crate::values::number_values;
 use crate::wraps::drop_needless_wraps;
 use crate::{branches_to_selects, remove_dead_values, verify};
 
@@ -49,7 +51,12 @@ pub struct Findings {
 }
 
 /// Every pass, in the order lowering runs them.
-pub static PASSES: [Pass; 5] = [
+pub static PASSES: [Pass; 6] = [
+    Pass {
+        name: "values",
+        does: "a pure computation done before in scope is that one's values; conversions that change nothing are folded",
+        run: |kernel, _| number_values(kernel),
+    },
     Pass {
         name: "packs",
         does: "a pack of a word's unpacked halves is the word, an unpack of packed halves the halves",

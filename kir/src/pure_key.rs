@@ -1,6 +1,6 @@
 //! A pure operation with one result as a hash key ([`PureKey`]): `Op` itself holds an
-//! `f64` and so is neither `Eq` nor `Hash`. Lowering reuses a value computed earlier
-//! from the same key instead of computing it again.
+//! `f64` and so is neither `Eq` nor `Hash`. The `values` pass (`values.rs`) keeps one
+//! instruction of each key in scope.
 
 use crate::ir::{BinOp, CmpOp, Op, Special, UnOp, ValueId};
 

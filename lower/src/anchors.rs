@@ -84,7 +84,7 @@ impl Builder<'_> {
         key: (usize, i64),
         per_thread: &[i64],
     ) -> Option<(ValueId, i64)> {
-        self.swizzle_anchors.get(&key)?.iter().find_map(|anchor| {
+        self.reuse.anchors.get(&key)?.iter().find_map(|anchor| {
             constant_difference(per_thread, &anchor.per_thread)
                 .map(|difference| (anchor.address, difference))
         })
@@ -98,7 +98,7 @@ impl Builder<'_> {
         per_thread: Rc<Vec<i64>>,
         address: ValueId,
     ) {
-        let anchors = self.swizzle_anchors.entry(key).or_default();
+        let anchors = self.reuse.anchors.entry(key).or_default();
         anchors.push(Anchor {
             per_thread,
             address,

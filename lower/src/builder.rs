@@ -1,100 +1,43 @@
 //! The lowering state of one kernel: the KIR being built in its open regions
-//! (`regions.rs`), the run-time integers already computed (each symbolic expression is
-//! computed once, `integers.rs`), what each load read and what each variable holds;
-//! and the effects, lowered one by one in program order.
+//! (`regions.rs`), what each load read and what each variable holds, what was
+//! evaluated while in scope (`state.rs` groups these); and the effects, lowered one by
+//! one in program order.
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 
-use cute::Base;
 use cute::{Dtype, Tensor};
-use kir::{Alignment, Assumption, Kernel, Op, Signature, Ty, ValueId};
+use kir::{Kernel, Op, Signature, Ty, ValueId};
 use lang::{Diagnostic, Span};
 use layout::SymInt;
 use trace::{Effect, KernelTrace, LoadId, Term};
 
 use crate::ranges::Interval;
-use crate::regions::{Frame, Kind};
 use crate::signature::shared_layout;
+use crate::state::{AddressReuse, Evaluated, Regions, Tabulated, Variables};
 
 /// Swizzled allocations' inner-layout tables by layout: shared by a file's kernels,
 /// which may be lowered at the same time.
 pub(crate) type InnerTables =
     std::sync::Mutex<FxHashMap<layout::ComposedLayout, Option<std::sync::Arc<Vec<i64>>>>>;
 
-/// Swizzled offsets of every thread, by thread terms, shift and swizzled layout.
-type PerThreadOffsets =
-    FxHashMap<(SymInt, i64, layout::ComposedLayout), Option<std::rc::Rc<Vec<i64>>>>;
-
-/// The lowering state of one kernel.
+/// The lowering state of one kernel (its parts: `state.rs`).
 pub(crate) struct Builder<'t> {
     pub(crate) trace: &'t KernelTrace,
     pub(crate) kernel: Kernel,
-    /// The open regions, the kernel's body first.
-    pub(crate) frames: Vec<Frame>,
-    /// The depth of the region that defines each value, indexed by [`ValueId`].
-    pub(crate) depths: Vec<usize>,
-    /// Whether each value may differ between the threads of a block, indexed by
-    /// [`ValueId`] (see `placement.rs`).
-    pub(crate) per_thread: Vec<bool>,
-    /// The conditions of the branches being lowered, each with the side taken.
-    pub(crate) branch_conditions: Vec<(Term, bool)>,
-    /// The `for` loops being lowered, the outermost first.
-    pub(crate) loops: Vec<crate::likely::OpenLoop>,
-    /// The depth of the region each fragment and cell lives in.
-    pub(crate) homes: FxHashMap<crate::regions::Owner, usize>,
+    /// Where instructions go.
+    pub(crate) regions: Regions,
+    /// Each shared allocation's byte offset in the block's shared memory.
     pub(crate) shared_offsets: Vec<i64>,
-    pub(crate) ints: FxHashMap<SymInt, ValueId>,
-    pub(crate) constants: FxHashMap<(i64, Ty), ValueId>,
-    pub(crate) variables: FxHashMap<String, ValueId>,
-    /// The variables that may be negative: integers loaded from memory, cells,
-    /// shuffles' and atomics' results, counters of loops that may start below zero.
-    pub(crate) signed_variables: FxHashSet<String>,
-    /// The interval each run-time integer variable lies in, where it is known.
-    pub(crate) ranges: FxHashMap<String, Interval>,
-    /// The i32 each sign-extension to i64 was made from.
-    pub(crate) widened: FxHashMap<ValueId, ValueId>,
-    /// Variables the checker defined as an integer held in its type (a quotient's
-    /// operand) whose bounds prove it fits: the exact integer each stands for, which
-    /// divisions analyse as they would the integer itself.
-    pub(crate) exact_values: FxHashMap<String, SymInt>,
-    pub(crate) param_addresses: FxHashMap<usize, ValueId>,
-    pub(crate) shared_base: Option<ValueId>,
+    /// What each run-time variable holds and is known to be.
+    pub(crate) variables: Variables,
     /// What each load read, by its identity: one value, or a fragment's values.
     pub(crate) loads: FxHashMap<LoadId, Vec<ValueId>>,
-    /// Pure instructions already emitted, by operation and type: computed once.
-    pub(crate) pure_cache: FxHashMap<(kir::PureKey, Ty), ValueId>,
-    /// Each traced tensor's layout values, tabulated when it has no run-time extent,
-    /// by the tensor's address (the trace outlives the builder).
-    pub(crate) static_tables: FxHashMap<usize, Option<std::rc::Rc<Vec<i64>>>>,
-    /// The unswizzled offset of each swizzled index already computed (evaluating a
-    /// layout at a run-time index is symbolic division, and copies ask twice).
-    pub(crate) unswizzled_cache: FxHashMap<(layout::ComposedLayout, SymInt), SymInt>,
-    /// The addresses computed for swizzled shared elements, per buffer and element
-    /// size, that others reach with an immediate; size 0: descriptors' (`gmma.rs`).
-    pub(crate) swizzle_anchors: FxHashMap<(usize, i64), Vec<crate::anchors::Anchor>>,
-    /// Each thread-index expression's value in every thread of the block (`None`
-    /// when the block is not a known size).
-    pub(crate) thread_values: FxHashMap<SymInt, Option<std::rc::Rc<Vec<i64>>>>,
-    /// Each swizzled index's variable part split into thread terms and the rest.
-    pub(crate) thread_splits: FxHashMap<SymInt, Option<std::rc::Rc<crate::swizzled::ThreadSplit>>>,
-    /// The inner layout's offsets of each swizzled allocation, when not too many.
-    pub(crate) inner_tables: &'t InnerTables,
-    /// Each thread's swizzled offset of a swizzled allocation's elements, by their
-    /// thread terms, the constant added to those and the allocation's layout.
-    pub(crate) per_thread_offsets: PerThreadOffsets,
-    /// The halves of each word already unpacked, by element type.
-    pub(crate) unpacked: FxHashMap<(ValueId, Ty), [ValueId; 2]>,
-    /// Partial sums of symbolic terms already emitted, by the numbers `seen_terms`
-    /// gives their terms (each partial sum's key extends the last one's, so it is
-    /// copied once per term: numbers keep that cheap).
-    pub(crate) sums: FxHashMap<Vec<usize>, ValueId>,
-    /// Symbolic terms in the order they were first computed, each numbered by it.
-    pub(crate) seen_terms: FxHashMap<SymInt, usize>,
-    /// Recently computed addresses per memory base: their run-time byte offset and
-    /// register, so that the next element's address adds a stride to one of them.
-    pub(crate) recent: FxHashMap<Base, Vec<(SymInt, ValueId)>>,
-    pub(crate) assumptions: Vec<Assumption>,
-    pub(crate) alignments: Vec<Alignment>,
+    /// The terms and symbolic integers evaluated, while in scope.
+    pub(crate) evaluated: Evaluated,
+    /// What the layout algebra tabulated.
+    pub(crate) tables: Tabulated<'t>,
+    /// What address arithmetic reuses.
+    pub(crate) reuse: AddressReuse,
     pub(crate) diagnostics: Vec<Diagnostic>,
     /// The span of the effect being lowered.
     pub(crate) span: Span,
@@ -110,37 +53,13 @@ impl<'t> Builder<'t> {
         Builder {
             trace,
             kernel: Kernel::new(signature, trace.span),
-            frames: vec![Frame::new(Kind::Body)],
-            depths: Vec::new(),
-            per_thread: Vec::new(),
-            branch_conditions: Vec::new(),
-            loops: Vec::new(),
-            homes: FxHashMap::default(),
+            regions: Regions::new(),
             shared_offsets,
-            ints: FxHashMap::default(),
-            constants: FxHashMap::default(),
-            variables: FxHashMap::default(),
-            signed_variables: FxHashSet::default(),
-            ranges: FxHashMap::default(),
-            widened: FxHashMap::default(),
-            exact_values: FxHashMap::default(),
-            param_addresses: FxHashMap::default(),
-            shared_base: None,
+            variables: Variables::default(),
             loads: FxHashMap::default(),
-            pure_cache: FxHashMap::default(),
-            unswizzled_cache: FxHashMap::default(),
-            static_tables: FxHashMap::default(),
-            swizzle_anchors: FxHashMap::default(),
-            thread_values: FxHashMap::default(),
-            inner_tables,
-            per_thread_offsets: FxHashMap::default(),
-            thread_splits: FxHashMap::default(),
-            unpacked: FxHashMap::default(),
-            sums: FxHashMap::default(),
-            seen_terms: FxHashMap::default(),
-            recent: FxHashMap::default(),
-            assumptions: Vec::new(),
-            alignments: Vec::new(),
+            evaluated: Evaluated::default(),
+            tables: Tabulated::new(inner_tables),
+            reuse: AddressReuse::default(),
             diagnostics: Vec::new(),
             span: trace.span,
         }
@@ -151,8 +70,6 @@ impl<'t> Builder<'t> {
             return Err(crate::dedup(self.diagnostics));
         }
         self.kernel.body = self.take_body();
-        self.kernel.signature.assumptions = self.assumptions;
-        self.kernel.signature.alignments = self.alignments;
         Ok(self.kernel)
     }
 
@@ -229,7 +146,7 @@ impl<'t> Builder<'t> {
                 // wrapping: the 64-bit value is the variable.
                 let computed = match value.as_ref() {
                     Term::Int(exact, dtype) if self.fits(exact, *dtype) => {
-                        self.exact_values.insert(variable.clone(), exact.clone());
+                        self.variables.exact.insert(variable.clone(), exact.clone());
                         self.int(exact)
                     }
                     _ => self.term(value, 0),
@@ -369,9 +286,16 @@ impl<'t> Builder<'t> {
         } else {
             value
         };
-        self.variables.insert(variable.to_owned(), value);
+        if self
+            .variables
+            .values
+            .insert(variable.to_owned(), value)
+            .is_some()
+        {
+            self.forget_evaluations();
+        }
         if !ty.is_unsigned() {
-            self.signed_variables.insert(variable.to_owned());
+            self.variables.signed.insert(variable.to_owned());
         }
     }
 
@@ -402,7 +326,9 @@ impl<'t> Builder<'t> {
         if let (Some(name), [value]) = (variable, values.as_slice()) {
             self.define_variable(name, *value);
         }
-        self.loads.insert(id, values);
+        if self.loads.insert(id, values).is_some() {
+            self.forget_evaluations();
+        }
     }
 }
 

@@ -60,7 +60,7 @@ impl Builder<'_> {
         body: &[Effect],
     ) {
         if start.as_constant().is_none_or(|first| first < 0) {
-            self.signed_variables.insert(counter.to_owned());
+            self.variables.signed.insert(counter.to_owned());
         }
         // The counter runs from the least start to below the greatest end.
         if let (Some(first), Some(last)) = (self.range(start), self.range(end)) {
@@ -77,11 +77,18 @@ impl Builder<'_> {
         };
         self.open(Kind::Loop);
         let index = self.region_parameter(Ty::I64);
-        self.per_thread[index.0 as usize] = self.differs(start) || self.differs(end);
-        self.variables.insert(counter.to_owned(), index);
-        self.loops.push(open_loop);
+        self.regions.per_thread[index.0 as usize] = self.differs(start) || self.differs(end);
+        if self
+            .variables
+            .values
+            .insert(counter.to_owned(), index)
+            .is_some()
+        {
+            self.forget_evaluations();
+        }
+        self.regions.loops.push(open_loop);
         self.effects(body);
-        self.loops.pop();
+        self.regions.loops.pop();
         let closed = self.close(vec![index]);
         let inits = self.inits(&closed);
         let (slots, tys) = self.carried_types(&closed.carried);
@@ -128,11 +135,11 @@ impl Builder<'_> {
         effects: &[Effect],
     ) -> crate::regions::Closed {
         let kind = self.branch_side(condition, term, side);
-        self.branch_conditions.push((term.clone(), side));
+        self.regions.branch_conditions.push((term.clone(), side));
         self.open(kind);
         self.effects(effects);
         let closed = self.close(Vec::new());
-        self.branch_conditions.pop();
+        self.regions.branch_conditions.pop();
         closed
     }
 

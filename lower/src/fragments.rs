@@ -97,16 +97,12 @@ impl Builder<'_> {
         self.pure(Op::Pack(low, high), Ty::B32)
     }
 
-    /// A b32 word's halves as elements of type `element`, unpacked once (the `packs`
-    /// pass makes them the pair it was packed from, if it was).
+    /// A b32 word's halves as elements of type `element` (the `values` pass keeps one
+    /// unpack of each word, and the `packs` pass makes them the pair it was packed from,
+    /// if it was).
     fn unpack_word(&mut self, word: ValueId, element: Ty) -> [ValueId; 2] {
-        if let Some(pair) = self.unpacked.get(&(word, element)) {
-            return *pair;
-        }
         let halves = self.pure_many(Op::Unpack(word), &[element, element]);
-        let pair = [halves[0], halves[1]];
-        self.unpacked.insert((word, element), pair);
-        pair
+        [halves[0], halves[1]]
     }
 }
 

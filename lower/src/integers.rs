@@ -21,29 +21,18 @@ impl Builder<'_> {
         }
     }
 
+    /// An integer constant, defined in the kernel's body (the `values` pass keeps one
+    /// of each).
     pub(crate) fn constant(&mut self, value: i64, ty: Ty) -> ValueId {
-        if let Some(known) = self.constants.get(&(value, ty)) {
-            return *known;
-        }
-        let id = self.define_at(0, Op::ConstInt(value), &[ty])[0];
-        self.constants.insert((value, ty), id);
-        id
+        self.define_at(0, Op::ConstInt(value), &[ty])[0]
     }
 
-    /// Emits a pure instruction once, in the outermost open region where its operands
-    /// are defined (see [`Builder::hoisting_depth`]): the same operation on the same
-    /// values reuses the first result.
+    /// Emits a pure instruction in the outermost open region where its operands are
+    /// defined (see [`Builder::hoisting_depth`]); the `values` pass keeps the first of
+    /// those that compute the same.
     pub(crate) fn pure(&mut self, op: Op, ty: Ty) -> ValueId {
-        let key = op.pure_key().map(|key| (key, ty));
-        if let Some(known) = key.and_then(|key| self.pure_cache.get(&key)) {
-            return *known;
-        }
         let depth = self.hoisting_depth(&op);
-        let value = self.define_at(depth, op, &[ty])[0];
-        if let Some(key) = key {
-            self.pure_cache.insert(key, value);
-        }
-        value
+        self.define_at(depth, op, &[ty])[0]
     }
 
     /// Emits a pure instruction with several results, in the outermost open region
@@ -58,28 +47,13 @@ impl Builder<'_> {
         self.pure(Op::Binary(op, a, b), ty)
     }
 
+    /// `value` as `ty`: a conversion, unless it already is one (the `values` pass folds
+    /// those of constants and of widened 32-bit integers).
     pub(crate) fn convert(&mut self, value: ValueId, ty: Ty) -> ValueId {
         if self.kernel.ty(value) == ty {
             return value;
         }
-        if ty.is_integer()
-            && let Some((constant, _)) = self.constants.iter().find(|(_, id)| **id == value)
-            && (ty == Ty::I64 || i32::try_from(constant.0).is_ok())
-        {
-            let constant = constant.0;
-            return self.constant(constant, ty);
-        }
-        // Narrowing a widened i32 (u32) gives the i32 (u32) back.
-        if let Some(&narrow) = self.widened.get(&value)
-            && self.kernel.ty(narrow) == ty
-        {
-            return narrow;
-        }
-        let converted = self.pure(Op::Convert(value), ty);
-        if ty == Ty::I64 && matches!(self.kernel.ty(value), Ty::I32 | Ty::U32) {
-            self.widened.insert(converted, value);
-        }
-        converted
+        self.pure(Op::Convert(value), ty)
     }
 
     /// A symbolic integer as a 64-bit value. Each term is computed once, and a sum
@@ -89,21 +63,16 @@ impl Builder<'_> {
         if let Some(constant) = value.as_constant() {
             return Some(self.constant(constant, Ty::I64));
         }
-        if let Some(known) = self.ints.get(value) {
+        if let Some(known) = self.evaluated.ints.get(value) {
             return Some(*known);
         }
         let mut terms = value.split_terms();
-        let next = self.seen_terms.len();
-        terms.sort_by_key(|term| self.seen_terms.get(term).copied().unwrap_or(next));
-        let mut keys = Vec::with_capacity(terms.len());
+        let next = self.reuse.term_order.len();
+        terms.sort_by_key(|term| self.reuse.term_order.get(term).copied().unwrap_or(next));
         let mut sum: Option<ValueId> = None;
         for term in terms {
-            let order = self.seen_terms.len();
-            keys.push(*self.seen_terms.entry(term.clone()).or_insert(order));
-            if let Some(known) = self.sums.get(&keys) {
-                sum = Some(*known);
-                continue;
-            }
+            let order = self.reuse.term_order.len();
+            self.reuse.term_order.entry(term.clone()).or_insert(order);
             let Some((coefficient, factors)) = term.terms().pop() else {
                 continue;
             };
@@ -123,14 +92,13 @@ impl Builder<'_> {
                 None => computed,
                 Some(sum) => self.binary(BinOp::Add, sum, computed),
             };
-            self.sums.insert(keys.clone(), total);
             sum = Some(total);
         }
         let result = match sum {
             Some(sum) => sum,
             None => self.constant(0, Ty::I64),
         };
-        self.ints.insert(value.clone(), result);
+        self.evaluated.ints.insert(value.clone(), result);
         Some(result)
     }
 
@@ -176,7 +144,7 @@ impl Builder<'_> {
                 // (`max(j - 1, 0)`). A hardware index less a constant is not: `(t - 128)
                 // / 128` under `t >= 128` stays a shift (docs/language.md).
                 let signed = ((numerator.variables().iter())
-                    .any(|name| self.signed_variables.contains(name))
+                    .any(|name| self.variables.signed.contains(name))
                     || subtracts_a_variable(&numerator))
                     && self.range(&numerator).is_none_or(|range| range.lo < 0);
                 // Indices and extents are non-negative, so a power of two divides by a
@@ -241,7 +209,7 @@ impl Builder<'_> {
         let variables = value.variables();
         match variables.as_slice() {
             [name] if *value == SymInt::variable(name) => {
-                (self.exact_values.get(name).cloned()).unwrap_or_else(|| value.clone())
+                (self.variables.exact.get(name).cloned()).unwrap_or_else(|| value.clone())
             }
             _ => value.clone(),
         }
@@ -249,7 +217,7 @@ impl Builder<'_> {
 
     /// A run-time variable: a hardware index or an integer parameter, as 64 bits.
     fn variable(&mut self, name: &str) -> Option<ValueId> {
-        if let Some(known) = self.variables.get(name) {
+        if let Some(known) = self.variables.values.get(name) {
             return Some(*known);
         }
         let value = if let Some(lane) = ["lane_idx", "warp_idx"].iter().position(|n| *n == name) {
@@ -273,7 +241,7 @@ impl Builder<'_> {
             };
             let raw = self.pure(Op::Param(index), ty);
             if !ty.is_unsigned() && !self.is_extent(name) {
-                self.signed_variables.insert(name.to_owned());
+                self.variables.signed.insert(name.to_owned());
             }
             self.convert(raw, Ty::I64)
         } else {
@@ -282,7 +250,7 @@ impl Builder<'_> {
             ));
             return None;
         };
-        self.variables.insert(name.to_owned(), value);
+        self.variables.values.insert(name.to_owned(), value);
         Some(value)
     }
 }

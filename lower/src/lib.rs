@@ -45,6 +45,7 @@ mod placement;
 mod ranges;
 mod regions;
 mod signature;
+mod state;
 mod swizzled;
 mod terms;
 mod tmem_checks;

@@ -55,7 +55,8 @@ impl Builder<'_> {
         // A static layout (the usual partition) is a table of integers, built once.
         let key = std::ptr::from_ref(tensor) as usize;
         let table = self
-            .static_tables
+            .tables
+            .statics
             .entry(key)
             .or_insert_with(|| {
                 let layout = tensor.layout.layout.to_static().ok()?;
@@ -199,7 +200,7 @@ impl Builder<'_> {
         index: &SymInt,
     ) -> Option<SymInt> {
         let key = (composed.clone(), index.clone());
-        if let Some(known) = self.unswizzled_cache.get(&key) {
+        if let Some(known) = self.tables.unswizzled.get(&key) {
             return Some(known.clone());
         }
         let inner = composed.inner().to_symbolic();
@@ -208,7 +209,7 @@ impl Builder<'_> {
             .and_then(|value| layout::Int::add(&value, &SymInt::constant(composed.offset())))
         {
             Ok(offset) => {
-                self.unswizzled_cache.insert(key, offset.clone());
+                self.tables.unswizzled.insert(key, offset.clone());
                 Some(offset)
             }
             Err(error) => {
@@ -224,7 +225,7 @@ impl Builder<'_> {
     /// their offsets differ by one term (consecutive rows of a tile), so each address
     /// costs one add and few stay live.
     fn address(&mut self, memory: &Base, base: ValueId, offset: &SymInt) -> Option<ValueId> {
-        let recent = self.recent.get(memory).cloned().unwrap_or_default();
+        let recent = self.reuse.recent.get(memory).cloned().unwrap_or_default();
         if let Some((_, known)) = recent.iter().rev().find(|(known, _)| known == offset) {
             return Some(*known);
         }
@@ -242,7 +243,7 @@ impl Builder<'_> {
                 self.binary(BinOp::Add, base, scaled)
             }
         };
-        let list = self.recent.entry(memory.clone()).or_default();
+        let list = self.reuse.recent.entry(memory.clone()).or_default();
         list.push((offset.clone(), address));
         if list.len() > 8 {
             list.remove(0);
@@ -250,22 +251,15 @@ impl Builder<'_> {
         Some(address)
     }
 
+    /// A tensor parameter's address (read once: the `values` pass keeps the first).
     fn param_address(&mut self, param: usize) -> ValueId {
-        if let Some(known) = self.param_addresses.get(&param) {
-            return *known;
-        }
-        let address = self.pure(Op::Param(param), Ty::I64);
-        self.param_addresses.insert(param, address);
-        address
+        self.pure(Op::Param(param), Ty::I64)
     }
 
+    /// The shared memory window's base address, in the kernel's body (read once: the
+    /// `values` pass keeps the first).
     pub(crate) fn shared_base(&mut self) -> ValueId {
-        if let Some(base) = self.shared_base {
-            return base;
-        }
-        let base = self.define_at(0, Op::SharedBase, &[Ty::I32])[0];
-        self.shared_base = Some(base);
-        base
+        self.define_at(0, Op::SharedBase, &[Ty::I32])[0]
     }
 
     /// The value of an element (a load, or a register's current value).
@@ -380,15 +374,12 @@ impl Builder<'_> {
                 tensor.element_name(),
                 self.trace.params[param].name
             );
-            match self
-                .assumptions
-                .iter_mut()
-                .find(|known| known.param == param)
+            match (self.kernel.signature.assumptions.iter_mut()).find(|known| known.param == param)
             {
                 Some(known) => {
                     known.multiple = lcm(known.multiple, multiple);
                 }
-                None => self.assumptions.push(Assumption {
+                None => self.kernel.signature.assumptions.push(Assumption {
                     param,
                     multiple,
                     reason,
@@ -404,13 +395,9 @@ impl Builder<'_> {
         let Ok(bytes) = u32::try_from(width.saturating_mul(element_bytes)) else {
             return;
         };
-        match self
-            .alignments
-            .iter_mut()
-            .find(|known| known.param == param)
-        {
+        match (self.kernel.signature.alignments.iter_mut()).find(|known| known.param == param) {
             Some(known) => known.bytes = known.bytes.max(bytes),
-            None => self.alignments.push(Alignment {
+            None => self.kernel.signature.alignments.push(Alignment {
                 param,
                 bytes,
                 reason: format!(

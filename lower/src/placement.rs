@@ -46,15 +46,15 @@ impl Builder<'_> {
         else {
             return 0;
         };
-        let open = operands + 1..self.frames.len();
+        let open = operands + 1..self.regions.frames.len();
         let outermost_loop_left = open
             .clone()
-            .find(|&depth| self.frames[depth].kind == Kind::Loop)
-            .unwrap_or(self.frames.len());
+            .find(|&depth| self.regions.frames[depth].kind == Kind::Loop)
+            .unwrap_or(self.regions.frames.len());
         let innermost_kept_branch = open
             .take_while(|&depth| depth < outermost_loop_left)
             .filter(|&depth| {
-                self.frames[depth].kind
+                self.regions.frames[depth].kind
                     == Kind::Branch {
                         keeps_pure_work: true,
                     }
@@ -67,7 +67,7 @@ impl Builder<'_> {
     /// term) where the condition is `taken`: whether it keeps the pure instructions only
     /// it needs (see the module docs).
     pub(crate) fn branch_side(&self, condition: ValueId, term: &Term, taken: bool) -> Kind {
-        let nearly_always = likely::foreseen(term, &self.loops) == Some(taken);
+        let nearly_always = likely::foreseen(term, &self.regions.loops) == Some(taken);
         Kind::Branch {
             keeps_pure_work: self.differs(condition) || !nearly_always,
         }
@@ -75,7 +75,8 @@ impl Builder<'_> {
 
     /// Whether `value` may differ between the threads of a block.
     pub(crate) fn differs(&self, value: ValueId) -> bool {
-        self.per_thread
+        self.regions
+            .per_thread
             .get(value.0 as usize)
             .copied()
             .unwrap_or(true)
@@ -94,9 +95,12 @@ impl Builder<'_> {
     /// Whether thread `thread` (its x index) may reach what is being lowered: no
     /// enclosing branch's condition decides, for that thread, against the side taken.
     pub(crate) fn may_run(&self, thread: i64) -> bool {
-        self.branch_conditions.iter().all(|(condition, side)| {
-            let value_of = |name: &str| (name == "thread_idx.x").then_some(thread);
-            known::truth(condition, &value_of) != Some(!side)
-        })
+        self.regions
+            .branch_conditions
+            .iter()
+            .all(|(condition, side)| {
+                let value_of = |name: &str| (name == "thread_idx.x").then_some(thread);
+                known::truth(condition, &value_of) != Some(!side)
+            })
     }
 }

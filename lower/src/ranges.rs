@@ -136,7 +136,7 @@ impl Builder<'_> {
     fn factor_range(&self, factor: SymFactor<'_>) -> Option<Interval> {
         match factor {
             SymFactor::Variable(name) => {
-                (self.ranges.get(name).copied()).or_else(|| self.hardware_range(name))
+                (self.variables.ranges.get(name).copied()).or_else(|| self.hardware_range(name))
             }
             SymFactor::Div(a, b) => Some(self.range(a)?.div(self.range(b)?)),
             SymFactor::CeilDiv(a, b) => {
@@ -252,7 +252,7 @@ impl Builder<'_> {
 
     /// Records the interval a run-time variable lies in.
     pub(crate) fn bound(&mut self, name: &str, interval: Interval) {
-        self.ranges.insert(name.to_owned(), interval);
+        self.variables.ranges.insert(name.to_owned(), interval);
     }
 }
 

@@ -125,7 +125,7 @@ pub(crate) struct Closed {
 impl Builder<'_> {
     /// The depth of the innermost open region.
     pub(crate) fn depth(&self) -> usize {
-        self.frames.len() - 1
+        self.regions.frames.len() - 1
     }
 
     /// Defines values of types `tys` by `op` in the region at `depth`.
@@ -135,12 +135,12 @@ impl Builder<'_> {
             .iter()
             .map(|ty| {
                 let value = self.kernel.new_value(*ty);
-                self.depths.push(depth);
-                self.per_thread.push(per_thread);
+                self.regions.depths.push(depth);
+                self.regions.per_thread.push(per_thread);
                 value
             })
             .collect();
-        self.frames[depth].insts.push(Inst {
+        self.regions.frames[depth].insts.push(Inst {
             op,
             results: results.clone(),
             span: self.span,
@@ -165,42 +165,46 @@ impl Builder<'_> {
 
     /// The depth of the region that defines `value`.
     pub(crate) fn depth_of(&self, value: ValueId) -> usize {
-        self.depths.get(value.0 as usize).copied().unwrap_or(0)
+        self.regions
+            .depths
+            .get(value.0 as usize)
+            .copied()
+            .unwrap_or(0)
     }
 
     /// A new value defined at the current depth without an instruction (a region's
     /// parameter), taken to differ between threads until known otherwise.
     fn parameter(&mut self, ty: Ty, depth: usize) -> ValueId {
         let value = self.kernel.new_value(ty);
-        self.depths.push(depth);
-        self.per_thread.push(true);
+        self.regions.depths.push(depth);
+        self.regions.per_thread.push(true);
         value
     }
 
     /// The depth of the region `slot` lives in (the kernel's body when unknown).
     fn home(&self, slot: Slot) -> usize {
-        self.homes.get(&slot.owner()).copied().unwrap_or(0)
+        self.regions.homes.get(&slot.owner()).copied().unwrap_or(0)
     }
 
     /// A register fragment allocated here.
     pub(crate) fn allocate(&mut self, fragment: u32) {
         let depth = self.depth();
-        self.homes.insert(Owner::Fragment(fragment), depth);
+        self.regions.homes.insert(Owner::Fragment(fragment), depth);
     }
 
     /// The current value of `slot`, or `None` when nothing was ever stored there.
     pub(crate) fn read_slot(&mut self, slot: Slot, ty: Ty) -> Option<ValueId> {
         let home = self.home(slot);
-        for depth in (0..self.frames.len()).rev() {
-            if let Some(value) = self.frames[depth].state.get(&slot) {
+        for depth in (0..self.regions.frames.len()).rev() {
+            if let Some(value) = self.regions.frames[depth].state.get(&slot) {
                 return Some(*value);
             }
             if depth <= home {
                 return None;
             }
-            if self.frames[depth].kind == Kind::Loop {
+            if self.regions.frames[depth].kind == Kind::Loop {
                 let param = self.parameter(ty, depth);
-                let frame = &mut self.frames[depth];
+                let frame = &mut self.regions.frames[depth];
                 frame.state.insert(slot, param);
                 frame.params.push((slot, param));
                 return Some(param);
@@ -212,15 +216,15 @@ impl Builder<'_> {
     /// Sets the current value of `slot` (a cell's first write is its home).
     pub(crate) fn write_slot(&mut self, slot: Slot, value: ValueId) {
         let depth = self.depth();
-        self.homes.entry(slot.owner()).or_insert(depth);
-        if let Some(frame) = self.frames.last_mut() {
+        self.regions.homes.entry(slot.owner()).or_insert(depth);
+        if let Some(frame) = self.regions.frames.last_mut() {
             frame.state.insert(slot, value);
         }
     }
 
     /// Opens a region of `kind`; a loop's `params` (its counter) come first.
     pub(crate) fn open(&mut self, kind: Kind) {
-        self.frames.push(Frame::new(kind));
+        self.regions.frames.push(Frame::new(kind));
     }
 
     /// A new value of type `ty` for a loop counter or similar, defined on entry to
@@ -233,7 +237,7 @@ impl Builder<'_> {
     /// carried parameter (`leading` parameters, such as a counter, go first).
     pub(crate) fn close(&mut self, leading: Vec<ValueId>) -> Closed {
         let depth = self.depth();
-        let Some(mut frame) = self.frames.pop() else {
+        let Some(mut frame) = self.regions.frames.pop() else {
             return Closed {
                 region: Region::default(),
                 carried: Vec::new(),
@@ -241,7 +245,7 @@ impl Builder<'_> {
             };
         };
         self.forget_from(depth);
-        let homes = &self.homes;
+        let homes = &self.regions.homes;
         frame
             .state
             .retain(|slot, _| homes.get(&slot.owner()).copied().unwrap_or(0) < depth);
@@ -334,26 +338,30 @@ impl Builder<'_> {
 
     /// Forgets every cached value defined at `depth` or deeper (the region closing).
     fn forget_from(&mut self, depth: usize) {
-        let depths = &self.depths;
+        let depths = &self.regions.depths;
         let live = |value: &ValueId| depths.get(value.0 as usize).copied().unwrap_or(0) < depth;
-        self.pure_cache.retain(|_, value| live(value));
-        self.ints.retain(|_, value| live(value));
-        self.sums.retain(|_, value| live(value));
-        self.variables.retain(|_, value| live(value));
-        for list in self.recent.values_mut() {
+        self.variables.values.retain(|_, value| live(value));
+        self.evaluated.terms.retain(|_, value| live(value));
+        self.evaluated.ints.retain(|_, value| live(value));
+        for list in self.reuse.recent.values_mut() {
             list.retain(|(_, value)| live(value));
         }
-        for list in self.swizzle_anchors.values_mut() {
+        for list in self.reuse.anchors.values_mut() {
             list.retain(|anchor| live(&anchor.address));
         }
-        self.param_addresses.retain(|_, value| live(value));
-        self.unpacked
-            .retain(|(whole, _), halves| live(whole) && halves.iter().all(live));
+    }
+
+    /// Forgets every term and symbolic integer evaluated: a variable or load they may
+    /// read was defined again.
+    pub(crate) fn forget_evaluations(&mut self) {
+        self.evaluated.terms.clear();
+        self.evaluated.ints.clear();
     }
 
     /// The kernel's body, once every region is closed.
     pub(crate) fn take_body(&mut self) -> Vec<Inst> {
-        self.frames
+        self.regions
+            .frames
             .first_mut()
             .map(|frame| std::mem::take(&mut frame.insts))
             .unwrap_or_default()

@@ -140,13 +140,13 @@ impl Builder<'_> {
         // The elements of a tile share their thread terms and, mostly, the shift: the
         // offsets of every thread are computed once for each.
         let key = (thread_terms.clone(), shift, composed.clone());
-        let per_thread = match self.per_thread_offsets.get(&key) {
+        let per_thread = match self.tables.per_thread_offsets.get(&key) {
             Some(known) => known.clone()?,
             None => {
                 let offsets = self
                     .swizzled_offsets(&firsts, composed, &inner)
                     .map(Rc::new);
-                self.per_thread_offsets.insert(key, offsets.clone());
+                self.tables.per_thread_offsets.insert(key, offsets.clone());
                 offsets?
             }
         };
@@ -161,7 +161,7 @@ impl Builder<'_> {
     /// alone and the rest, computed once per expression: the elements of a tile
     /// differ only in their constants.
     fn thread_split(&mut self, variable: SymInt) -> Option<Rc<ThreadSplit>> {
-        if let Some(known) = self.thread_splits.get(&variable) {
+        if let Some(known) = self.tables.thread_splits.get(&variable) {
             return known.clone();
         }
         let split = (|| {
@@ -180,14 +180,14 @@ impl Builder<'_> {
                 divisor,
             }))
         })();
-        self.thread_splits.insert(variable, split.clone());
+        self.tables.thread_splits.insert(variable, split.clone());
         split
     }
 
     /// The value of `terms` (over thread indices) in each thread of the block, computed
     /// once per expression.
     fn thread_values(&mut self, terms: &SymInt) -> Option<Rc<Vec<i64>>> {
-        if let Some(known) = self.thread_values.get(terms) {
+        if let Some(known) = self.tables.thread_values.get(terms) {
             return known.clone();
         }
         let values = self.block_threads().and_then(|threads| {
@@ -197,7 +197,9 @@ impl Builder<'_> {
                 .collect();
             values.map(Rc::new)
         });
-        self.thread_values.insert(terms.clone(), values.clone());
+        self.tables
+            .thread_values
+            .insert(terms.clone(), values.clone());
         values
     }
 
@@ -221,7 +223,7 @@ impl Builder<'_> {
 
     /// The inner layout's offsets of a swizzled allocation, tabulated once.
     pub(crate) fn inner_table(&self, composed: &ComposedLayout) -> Option<Arc<Vec<i64>>> {
-        let mut tables = (self.inner_tables.lock()).unwrap_or_else(PoisonError::into_inner);
+        let mut tables = (self.tables.inner.lock()).unwrap_or_else(PoisonError::into_inner);
         tables
             .entry(composed.clone())
             .or_insert_with(|| composed.inner().table(1 << 16).ok().map(Arc::new))

@@ -11,8 +11,20 @@ use trace::{MathFn, Term};
 use crate::builder::{Builder, dtype_ty};
 
 impl Builder<'_> {
-    /// The value of `term` at fragment element `element`.
+    /// The value of `term` at fragment element `element`, evaluated once while its
+    /// value is in scope: the trace shares a term wherever a `let` names it, so a term
+    /// may be reached many times (a running maximum's chain).
     pub(crate) fn term(&mut self, term: &Term, element: i64) -> Option<ValueId> {
+        let key = (std::ptr::from_ref(term) as usize, element);
+        if let Some(known) = self.evaluated.terms.get(&key) {
+            return Some(*known);
+        }
+        let value = self.evaluate(term, element)?;
+        self.evaluated.terms.insert(key, value);
+        Some(value)
+    }
+
+    fn evaluate(&mut self, term: &Term, element: i64) -> Option<ValueId> {
         match term {
             Term::Int(value, dtype) => {
                 let wide = self.int(value)?;
@@ -27,7 +39,7 @@ impl Builder<'_> {
             }
             Term::Bool(value) => Some(self.constant(i64::from(*value), Ty::Pred)),
             Term::Param(index, dtype) => self.scalar_param(*index, *dtype),
-            Term::Variable(name, _) => match self.variables.get(name) {
+            Term::Variable(name, _) => match self.variables.values.get(name) {
                 Some(value) => Some(*value),
                 None => {
                     self.unsupported(format!("the run-time value `{name}` here"));
