@@ -38,7 +38,7 @@ pub use ir::{
     UnOp, ValueId,
 };
 pub use pure_key::PureKey;
-pub use read::from_text;
+pub use read::{ReadError, from_text};
 pub use select::branches_to_selects;
 pub use signature::{
     Alignment, Assumption, ConstValue, Element, HostExpr, IntParam, Launch, Param, ParamKind,
@@ -46,5 +46,5 @@ pub use signature::{
 };
 pub use text::{binary_name, compare_name, to_text, unary_name};
 pub use uniformity::{BlockShape, Collective, mark_uniform};
-pub use verify::{MAX_CLUSTER_BLOCKS, Verified, operands, verify};
+pub use verify::{MAX_CLUSTER_BLOCKS, Verified, VerifyError, operands, verify};
 pub use warp::{Mode, TvLayout, WARP_LANES, WarpAtom};

@@ -113,7 +113,7 @@ pub struct BrokenBy {
     /// The pass.
     pub pass: &'static str,
     /// What the verifier said.
-    pub problem: String,
+    pub problem: crate::VerifyError,
 }
 
 impl fmt::Display for BrokenBy {

@@ -28,8 +28,34 @@ const MAX_REGION_DEPTH: usize = 100;
 /// The type given to a value that is used but never defined.
 const PLACEHOLDER: Ty = Ty::B32;
 
+/// The first mistake in a kernel's text, and its line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReadError {
+    /// The line, counting from 1.
+    pub line: u32,
+    /// What is wrong there.
+    pub problem: String,
+}
+
+impl ReadError {
+    fn at(line: u32, problem: &str) -> ReadError {
+        ReadError {
+            line,
+            problem: problem.to_owned(),
+        }
+    }
+}
+
+impl std::fmt::Display for ReadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "line {}: {}", self.line, self.problem)
+    }
+}
+
+impl std::error::Error for ReadError {}
+
 /// The kernel `text` describes, or the first mistake in it, naming its line.
-pub fn from_text(text: &str) -> Result<Kernel, String> {
+pub fn from_text(text: &str) -> Result<Kernel, ReadError> {
     let lines = text
         .lines()
         .enumerate()
@@ -65,21 +91,21 @@ struct Reader<'t> {
 
 impl<'t> Reader<'t> {
     /// The next line, not taken.
-    fn peek(&self) -> Result<(u32, &'t str), String> {
+    fn peek(&self) -> Result<(u32, &'t str), ReadError> {
         self.lines.get(self.next).copied().ok_or_else(|| {
             let last = self.lines.last().map_or(1, |(number, _)| *number);
-            format!("line {last}: the text ends inside the kernel")
+            ReadError::at(last, "the text ends inside the kernel")
         })
     }
 
     /// The next line, taken.
-    fn take(&mut self) -> Result<Cursor<'t>, String> {
+    fn take(&mut self) -> Result<Cursor<'t>, ReadError> {
         let (number, text) = self.peek()?;
         self.next += 1;
         Ok(Cursor::new(number, text))
     }
 
-    fn kernel(&mut self) -> Result<Kernel, String> {
+    fn kernel(&mut self) -> Result<Kernel, ReadError> {
         let mut cursor = self.take()?;
         if !cursor.eat_word("kernel") {
             return Err(cursor.expected("`kernel NAME {`"));
@@ -99,21 +125,22 @@ impl<'t> Reader<'t> {
         }
         if !launched {
             let (number, _) = self.peek()?;
-            return Err(format!(
-                "line {number}: the signature has no `launch` line before the instructions"
+            return Err(ReadError::at(
+                number,
+                "the signature has no `launch` line before the instructions",
             ));
         }
         let mut kernel = Kernel::new(signature, span);
         kernel.body = self.block(0)?;
         self.close(false)?;
         if let Some((number, _)) = self.lines.get(self.next) {
-            return Err(format!("line {number}: text after the kernel's `}}`"));
+            return Err(ReadError::at(*number, "text after the kernel's `}`"));
         }
         Ok(kernel)
     }
 
     /// Instructions up to a `yield` or `}` line (not taken), at nesting `depth`.
-    fn block(&mut self, depth: usize) -> Result<Vec<Inst>, String> {
+    fn block(&mut self, depth: usize) -> Result<Vec<Inst>, ReadError> {
         let mut body = Vec::new();
         loop {
             let (_, text) = self.peek()?;
@@ -127,10 +154,14 @@ impl<'t> Reader<'t> {
 
     /// A region's body and its `yield` line (its parameters are in the header, not
     /// here), and the `while` condition when `looping`.
-    fn region(&mut self, depth: usize, looping: bool) -> Result<(Region, Option<ValueId>), String> {
+    fn region(
+        &mut self,
+        depth: usize,
+        looping: bool,
+    ) -> Result<(Region, Option<ValueId>), ReadError> {
         if depth >= MAX_REGION_DEPTH {
             let (number, _) = self.peek()?;
-            return Err(format!("line {number}: regions nest too deeply"));
+            return Err(ReadError::at(number, "regions nest too deeply"));
         }
         let body = self.block(depth + 1)?;
         let mut cursor = self.take()?;
@@ -164,7 +195,7 @@ impl<'t> Reader<'t> {
     }
 
     /// The `}` line that closes a region or the kernel, or `} else {` when `otherwise`.
-    fn close(&mut self, otherwise: bool) -> Result<(), String> {
+    fn close(&mut self, otherwise: bool) -> Result<(), ReadError> {
         let mut cursor = self.take()?;
         let closed = cursor.eat("}") && (!otherwise || (cursor.eat("else") && cursor.eat("{")));
         if closed && cursor.at_end() {
@@ -177,7 +208,7 @@ impl<'t> Reader<'t> {
     }
 
     /// Records that `value` has type `ty`; a value given two types is a mistake.
-    fn define(&mut self, cursor: &Cursor<'_>, value: ValueId, ty: Ty) -> Result<(), String> {
+    fn define(&mut self, cursor: &Cursor<'_>, value: ValueId, ty: Ty) -> Result<(), ReadError> {
         let index = value.0 as usize;
         if self.values.len() <= index {
             self.values.resize(index + 1, None);
@@ -199,7 +230,7 @@ impl<'t> Reader<'t> {
 
 /// The span from the `; line N` ending the line (or the text's own line number), at
 /// the end of the line.
-fn line_span(cursor: &mut Cursor<'_>) -> Result<Span, String> {
+fn line_span(cursor: &mut Cursor<'_>) -> Result<Span, ReadError> {
     let line = if cursor.eat(";") {
         if !cursor.eat_word("line") {
             return Err(cursor.expected("`line N` after `;`"));

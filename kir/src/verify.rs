@@ -36,8 +36,39 @@ impl Deref for Verified {
 /// driver attribute the runtime does not set).
 pub const MAX_CLUSTER_BLOCKS: u32 = 8;
 
-/// Checks `kernel`; the first problem found, in words, naming the instruction.
-pub fn verify(kernel: Kernel) -> Result<Verified, String> {
+/// The first problem the verifier found: what is wrong, and at which instruction when
+/// it is one's (`instruction 3.then.0 (add)`: the indices of the instructions and
+/// regions that lead to it, and its operation).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VerifyError {
+    /// The instruction, when the problem is one's.
+    pub instruction: Option<String>,
+    /// What is wrong.
+    pub problem: String,
+}
+
+impl From<String> for VerifyError {
+    fn from(problem: String) -> VerifyError {
+        VerifyError {
+            instruction: None,
+            problem,
+        }
+    }
+}
+
+impl std::fmt::Display for VerifyError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.instruction {
+            Some(instruction) => write!(f, "{instruction}: {}", self.problem),
+            None => f.write_str(&self.problem),
+        }
+    }
+}
+
+impl std::error::Error for VerifyError {}
+
+/// Checks `kernel`; the first problem found, naming the instruction.
+pub fn verify(kernel: Kernel) -> Result<Verified, VerifyError> {
     let mut scope = Scope {
         kernel: &kernel,
         defined: vec![false; kernel.values.len()],
@@ -48,7 +79,7 @@ pub fn verify(kernel: Kernel) -> Result<Verified, String> {
     if cluster.contains(&0) || cluster.iter().product::<u32>() > MAX_CLUSTER_BLOCKS {
         return Err(format!(
             "a cluster of {cluster:?} blocks (each extent at least 1, at most {MAX_CLUSTER_BLOCKS} blocks)"
-        ));
+        ).into());
     }
     scope.instructions(&kernel.body, "")?;
     Ok(Verified(kernel))
@@ -64,11 +95,11 @@ struct Scope<'k> {
 }
 
 impl Scope<'_> {
-    fn define(&mut self, value: ValueId) -> Result<(), String> {
+    fn define(&mut self, value: ValueId) -> Result<(), VerifyError> {
         let index = value.0 as usize;
         match self.ever.get(index) {
-            None => Err(format!("defines %{} which has no type", value.0)),
-            Some(true) => Err(format!("defines %{} a second time", value.0)),
+            None => Err(format!("defines %{} which has no type", value.0).into()),
+            Some(true) => Err(format!("defines %{} a second time", value.0).into()),
             Some(false) => {
                 self.ever[index] = true;
                 self.defined[index] = true;
@@ -77,37 +108,34 @@ impl Scope<'_> {
         }
     }
 
-    fn visible(&self, value: ValueId) -> Result<(), String> {
+    fn visible(&self, value: ValueId) -> Result<(), VerifyError> {
         if self.defined.get(value.0 as usize).copied().unwrap_or(false) {
             Ok(())
         } else if self.ever.get(value.0 as usize).copied().unwrap_or(false) {
-            Err(format!(
-                "uses %{} outside the region that defines it",
-                value.0
-            ))
+            Err(format!("uses %{} outside the region that defines it", value.0).into())
         } else {
-            Err(format!("uses %{} before it is defined", value.0))
+            Err(format!("uses %{} before it is defined", value.0).into())
         }
     }
 
     /// Checks a list of instructions; what they define stays visible after.
-    fn instructions(&mut self, body: &[Inst], path: &str) -> Result<(), String> {
+    fn instructions(&mut self, body: &[Inst], path: &str) -> Result<(), VerifyError> {
         for (index, inst) in body.iter().enumerate() {
             let at = format!("{path}{index}");
-            let fail =
-                |problem: String| format!("instruction {at} ({}): {problem}", short(&inst.op));
+            // A problem of the instruction's own, not of one inside its regions.
+            let fail = |error: VerifyError| match error.instruction {
+                Some(_) => error,
+                None => VerifyError {
+                    instruction: Some(format!("instruction {at} ({})", short(&inst.op))),
+                    problem: error.problem,
+                },
+            };
             for operand in operands(inst) {
                 self.visible(operand).map_err(fail)?;
             }
             check_types(self.kernel, inst).map_err(fail)?;
             check_warp(inst, &mut self.valid_warps).map_err(fail)?;
-            self.regions(inst, &at).map_err(|problem| {
-                if problem.starts_with("instruction ") {
-                    problem
-                } else {
-                    fail(problem)
-                }
-            })?;
+            self.regions(inst, &at).map_err(fail)?;
             for result in &inst.results {
                 self.define(*result).map_err(fail)?;
             }
@@ -122,7 +150,7 @@ impl Scope<'_> {
         region: &Region,
         path: &str,
         condition: Option<ValueId>,
-    ) -> Result<(), String> {
+    ) -> Result<(), VerifyError> {
         let before = self.defined.clone();
         for param in &region.params {
             self.define(*param)?;
@@ -134,13 +162,15 @@ impl Scope<'_> {
         if let Some(condition) = condition
             && (before[condition.0 as usize] || self.kernel.ty(condition) != Ty::Pred)
         {
-            return Err("a loop's condition is a pred its body defines".to_owned());
+            return Err("a loop's condition is a pred its body defines"
+                .to_owned()
+                .into());
         }
         self.defined = before;
         Ok(())
     }
 
-    fn regions(&mut self, inst: &Inst, path: &str) -> Result<(), String> {
+    fn regions(&mut self, inst: &Inst, path: &str) -> Result<(), VerifyError> {
         match &inst.op {
             Op::For { body, .. } => self.region(body, path, None),
             Op::Loop {
@@ -235,7 +265,7 @@ mod tests {
         let a = mixed.push(Op::ConstInt(1), Ty::I32, span);
         let b = mixed.push(Op::ConstInt(1), Ty::I64, span);
         mixed.push(Op::Binary(BinOp::Add, a, b), Ty::I32, span);
-        assert!(verify(mixed).unwrap_err().contains("differ"));
+        assert!(verify(mixed).unwrap_err().problem.contains("differ"));
 
         let mut narrow = kernel();
         let address = narrow.push(Op::ConstInt(0), Ty::I32, span);
@@ -251,22 +281,38 @@ mod tests {
             },
             span,
         );
-        assert!(verify(narrow).unwrap_err().contains("address is i64"));
+        assert!(
+            verify(narrow)
+                .unwrap_err()
+                .problem
+                .contains("address is i64")
+        );
 
         let mut misread = kernel();
         misread.push(Op::Param(0), Ty::I32, span);
         assert!(
             verify(misread)
                 .unwrap_err()
+                .problem
                 .contains("is read as i64, not i32")
         );
         let mut missing = kernel();
         missing.push(Op::Param(3), Ty::I64, span);
-        assert!(verify(missing).unwrap_err().contains("no parameter 3"));
+        assert!(
+            verify(missing)
+                .unwrap_err()
+                .problem
+                .contains("no parameter 3")
+        );
 
         let mut early = kernel();
         early.push(Op::Convert(ValueId(5)), Ty::I64, span);
-        assert!(verify(early).unwrap_err().contains("before it is defined"));
+        assert!(
+            verify(early)
+                .unwrap_err()
+                .problem
+                .contains("before it is defined")
+        );
     }
 
     /// `for i in 0..n { acc = acc + 1.0 }` with `acc` carried.
@@ -330,7 +376,7 @@ mod tests {
             );
             let verified = verify(k);
             if leak {
-                assert!(verified.unwrap_err().contains("outside the region"));
+                assert!(verified.unwrap_err().problem.contains("outside the region"));
             } else {
                 assert!(verified.is_ok());
             }
@@ -345,6 +391,11 @@ mod tests {
             panic!("the loop is the fourth instruction");
         };
         inits.clear();
-        assert!(verify(k).unwrap_err().contains("carried values disagree"));
+        assert!(
+            verify(k)
+                .unwrap_err()
+                .problem
+                .contains("carried values disagree")
+        );
     }
 }

@@ -121,8 +121,8 @@ fn every_row_verifies_and_reads_back_from_its_text() {
 fn the_verifier_holds_operands_and_numbers_to_the_row() {
     let refused = |line: &str| -> String {
         match from_text(&kernel_text(line)) {
-            Err(error) => error,
-            Ok(kernel) => verify(kernel).expect_err(line),
+            Err(error) => error.to_string(),
+            Ok(kernel) => verify(kernel).expect_err(line).to_string(),
         }
     };
     assert!(refused("mbarrier_init [%0+8]").contains("takes 2 operands, not 1"));

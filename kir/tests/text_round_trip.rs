@@ -321,12 +321,14 @@ fn mistakes_name_their_line() {
     ];
     for (number, replacement, expected) in cases {
         let error = with_line(number, replacement);
+        let error = error.to_string();
         assert!(error.starts_with(expected), "{replacement}: {error}");
     }
     let truncated = lines[..lines.len() - 3].join("\n");
     assert!(
         from_text(&truncated)
             .unwrap_err()
+            .problem
             .contains("ends inside the kernel")
     );
     let retyped = text.replacen("%1:i32 = thread_idx.x", "%1:f32 = thread_idx.x", 1);

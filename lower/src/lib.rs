@@ -210,7 +210,7 @@ fn lower_trace_with(
 /// `kernel` verified; a kernel lowering built wrong is an internal error at the kernel
 /// named `name` (written at `span`), which no program should reach.
 fn verified(kernel: kir::Kernel, name: &str, span: Span) -> Result<kir::Verified, Vec<Diagnostic>> {
-    kir::verify(kernel).map_err(|problem| internal_error(name, span, problem))
+    kir::verify(kernel).map_err(|problem| internal_error(name, span, problem.to_string()))
 }
 
 /// E0399: lowering the kernel named `name` (written at `span`) built invalid KIR, as

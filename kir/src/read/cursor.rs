@@ -1,6 +1,7 @@
 //! The tokens of one line of KIR text: words, numbers, `%N` values, quoted strings,
 //! punctuation. Every failure is a message naming the line and what was expected.
 
+use super::ReadError;
 use crate::ir::{Ty, ValueId};
 
 /// The largest value number read: a text cannot define more values than it has
@@ -35,13 +36,16 @@ impl<'t> Cursor<'t> {
         Cursor { line, rest: text }
     }
 
-    /// A message about this line.
-    pub(super) fn error(&self, problem: impl std::fmt::Display) -> String {
-        format!("line {}: {problem}", self.line)
+    /// A mistake on this line.
+    pub(super) fn error(&self, problem: impl std::fmt::Display) -> ReadError {
+        ReadError {
+            line: self.line,
+            problem: problem.to_string(),
+        }
     }
 
     /// `expected WHAT, found ...` at the current position.
-    pub(super) fn expected(&self, what: &str) -> String {
+    pub(super) fn expected(&self, what: &str) -> ReadError {
         let found: String = self.rest.trim_start().chars().take(24).collect();
         if found.is_empty() {
             self.error(format!("expected {what}, found the end of the line"))
@@ -92,7 +96,7 @@ impl<'t> Cursor<'t> {
     }
 
     /// Takes `token`, or fails.
-    pub(super) fn expect(&mut self, token: &str) -> Result<(), String> {
+    pub(super) fn expect(&mut self, token: &str) -> Result<(), ReadError> {
         if self.eat(token) {
             Ok(())
         } else {
@@ -101,7 +105,7 @@ impl<'t> Cursor<'t> {
     }
 
     /// A word: letters, digits, `_` and `.`.
-    pub(super) fn word(&mut self, what: &str) -> Result<&'t str, String> {
+    pub(super) fn word(&mut self, what: &str) -> Result<&'t str, ReadError> {
         self.skip_spaces();
         let end = self
             .rest
@@ -116,7 +120,7 @@ impl<'t> Cursor<'t> {
     }
 
     /// Everything up to `stop` (not taken), trimmed; fails when `stop` is missing.
-    pub(super) fn until(&mut self, stop: char, what: &str) -> Result<&'t str, String> {
+    pub(super) fn until(&mut self, stop: char, what: &str) -> Result<&'t str, ReadError> {
         self.skip_spaces();
         let Some(end) = self.rest.find(stop) else {
             return Err(self.expected(what));
@@ -134,7 +138,7 @@ impl<'t> Cursor<'t> {
     }
 
     /// An integer of type `T`, with an optional sign.
-    pub(super) fn integer<T: std::str::FromStr>(&mut self, what: &str) -> Result<T, String> {
+    pub(super) fn integer<T: std::str::FromStr>(&mut self, what: &str) -> Result<T, ReadError> {
         self.skip_spaces();
         let sign = usize::from(self.rest.starts_with(['-', '+']));
         let end = self.rest[sign..]
@@ -147,7 +151,7 @@ impl<'t> Cursor<'t> {
 
     /// A number as written by `{}` for `i64` or `{:?}` for `f64`: a word that may
     /// hold signs (`-1.5e-7`, `NaN`, `-inf`).
-    pub(super) fn number(&mut self) -> Result<&'t str, String> {
+    pub(super) fn number(&mut self) -> Result<&'t str, ReadError> {
         self.skip_spaces();
         let end = self
             .rest
@@ -162,7 +166,7 @@ impl<'t> Cursor<'t> {
     }
 
     /// `%N`.
-    pub(super) fn value(&mut self) -> Result<ValueId, String> {
+    pub(super) fn value(&mut self) -> Result<ValueId, ReadError> {
         self.skip_spaces();
         if !self.rest.starts_with('%') {
             return Err(self.expected("a value `%N`"));
@@ -176,7 +180,7 @@ impl<'t> Cursor<'t> {
     }
 
     /// `%N:ty`.
-    pub(super) fn typed_value(&mut self) -> Result<(ValueId, Ty), String> {
+    pub(super) fn typed_value(&mut self) -> Result<(ValueId, Ty), ReadError> {
         let value = self.value()?;
         if !self.rest.starts_with(':') {
             return Err(self.expected(&format!("`:` and the type of %{}", value.0)));
@@ -186,13 +190,13 @@ impl<'t> Cursor<'t> {
     }
 
     /// A type's name.
-    pub(super) fn ty(&mut self) -> Result<Ty, String> {
+    pub(super) fn ty(&mut self) -> Result<Ty, ReadError> {
         let name = self.word("a type")?;
         type_named(name).ok_or_else(|| self.error(format!("`{name}` is not a type")))
     }
 
     /// `%a, %b, ...` (at least one).
-    pub(super) fn values(&mut self) -> Result<Vec<ValueId>, String> {
+    pub(super) fn values(&mut self) -> Result<Vec<ValueId>, ReadError> {
         let mut values = vec![self.value()?];
         while self.eat(",") {
             values.push(self.value()?);
@@ -202,7 +206,7 @@ impl<'t> Cursor<'t> {
 
     /// A string as Rust's `{:?}` writes it: quoted, with `\"`, `\\`, `\n`, `\r`,
     /// `\t`, `\0`, `\'` and `\u{…}` escapes.
-    pub(super) fn string(&mut self) -> Result<String, String> {
+    pub(super) fn string(&mut self) -> Result<String, ReadError> {
         if !self.eat("\"") {
             return Err(self.expected("a quoted string"));
         }
@@ -221,7 +225,7 @@ impl<'t> Cursor<'t> {
         Err(self.error("a string is not closed"))
     }
 
-    fn escape(&self, chars: &mut std::str::CharIndices<'_>) -> Result<char, String> {
+    fn escape(&self, chars: &mut std::str::CharIndices<'_>) -> Result<char, ReadError> {
         let escaped = match chars.next().map(|(_, c)| c) {
             Some('"') => '"',
             Some('\'') => '\'',
@@ -275,6 +279,7 @@ mod tests {
             cursor
                 .value()
                 .unwrap_err()
+                .to_string()
                 .starts_with("line 7: expected a value number")
         );
     }

@@ -1,6 +1,7 @@
 //! Reading one instruction line back (`%3:f32 = add %1, %2 ; line 7`), and for a
 //! region instruction (`for`, `if`, `loop`) its header and then its regions' lines.
 
+use super::ReadError;
 use super::cursor::Cursor;
 use super::warp::warp_atom;
 use super::{Reader, line_span};
@@ -51,7 +52,7 @@ impl Reader<'_> {
         &mut self,
         mut cursor: Cursor<'_>,
         depth: usize,
-    ) -> Result<Inst, String> {
+    ) -> Result<Inst, ReadError> {
         let mut results = Vec::new();
         if cursor.peek("%") {
             loop {
@@ -133,7 +134,10 @@ impl Reader<'_> {
 
     /// ` carry(%4:f32 = %2, ...)`, or nothing: the parameters (defined here) and their
     /// initial values.
-    fn carried(&mut self, cursor: &mut Cursor<'_>) -> Result<(Vec<ValueId>, Vec<ValueId>), String> {
+    fn carried(
+        &mut self,
+        cursor: &mut Cursor<'_>,
+    ) -> Result<(Vec<ValueId>, Vec<ValueId>), ReadError> {
         let (mut params, mut inits) = (Vec::new(), Vec::new());
         if !cursor.eat("carry(") {
             return Ok((params, inits));
@@ -153,14 +157,14 @@ impl Reader<'_> {
 }
 
 /// ` uniform {` or ` {` ending a region instruction's header: whether it is uniform.
-fn header_end(cursor: &mut Cursor<'_>) -> Result<bool, String> {
+fn header_end(cursor: &mut Cursor<'_>) -> Result<bool, ReadError> {
     let uniform = cursor.eat_word("uniform");
     cursor.expect("{")?;
     Ok(uniform)
 }
 
 /// An instruction without regions, named by `word`.
-fn operation(cursor: &mut Cursor<'_>, word: &str) -> Result<Op, String> {
+fn operation(cursor: &mut Cursor<'_>, word: &str) -> Result<Op, ReadError> {
     if let Some(row) = Intrinsic::row_named(word) {
         return intrinsic(cursor, row);
     }
@@ -334,7 +338,7 @@ fn atom_scope(tail: &str) -> Option<Scope> {
 
 /// `atom[.warp|.warpgroup] "template" name=%v+offset, list=[%a, %b], ... [-> output]
 /// [warp ...] [if %p]`.
-fn atom(cursor: &mut Cursor<'_>, scope: Scope) -> Result<Op, String> {
+fn atom(cursor: &mut Cursor<'_>, scope: Scope) -> Result<Op, ReadError> {
     let template = cursor.string()?;
     let mut operands = Vec::new();
     let mut registers = Vec::new();
@@ -382,7 +386,7 @@ fn atom(cursor: &mut Cursor<'_>, scope: Scope) -> Result<Op, String> {
 
 /// An intrinsic named by `row`: its numbers (`threads=256`, in the row's order) and
 /// its operands (`[%3+8]` or `%4`), as the printer writes them for every row.
-fn intrinsic(cursor: &mut Cursor<'_>, row: &'static Row) -> Result<Op, String> {
+fn intrinsic(cursor: &mut Cursor<'_>, row: &'static Row) -> Result<Op, ReadError> {
     let mut numbers = Vec::with_capacity(row.numbers.len());
     for name in row.numbers {
         if !cursor.eat_word(name) {
@@ -431,14 +435,14 @@ fn space(name: &str) -> Option<Space> {
 }
 
 /// `%a, %b`.
-fn pair(cursor: &mut Cursor<'_>) -> Result<(ValueId, ValueId), String> {
+fn pair(cursor: &mut Cursor<'_>) -> Result<(ValueId, ValueId), ReadError> {
     let a = cursor.value()?;
     cursor.expect(",")?;
     Ok((a, cursor.value()?))
 }
 
 /// `[%a+offset]`.
-fn address(cursor: &mut Cursor<'_>) -> Result<(ValueId, i64), String> {
+fn address(cursor: &mut Cursor<'_>) -> Result<(ValueId, i64), ReadError> {
     cursor.expect("[")?;
     let address = cursor.value()?;
     cursor.expect("+")?;
@@ -448,7 +452,7 @@ fn address(cursor: &mut Cursor<'_>) -> Result<(ValueId, i64), String> {
 }
 
 /// ` if %p`, or nothing.
-fn predicate(cursor: &mut Cursor<'_>) -> Result<Option<ValueId>, String> {
+fn predicate(cursor: &mut Cursor<'_>) -> Result<Option<ValueId>, ReadError> {
     if cursor.eat_word("if") {
         Ok(Some(cursor.value()?))
     } else {

@@ -3,6 +3,7 @@
 //! `launch` and `assume`, with host expressions as [`HostExpr`]'s `Display` writes
 //! them.
 
+use super::ReadError;
 use super::cursor::Cursor;
 use crate::signature::{
     Alignment, Assumption, ConstValue, Element, HostExpr, IntParam, Launch, Param, ParamKind,
@@ -38,7 +39,7 @@ pub(super) fn signature_line(
     cursor: &mut Cursor<'_>,
     signature: &mut Signature,
     launched: &mut bool,
-) -> Result<bool, String> {
+) -> Result<bool, ReadError> {
     if cursor.eat_word("instance") {
         cursor.expect("of")?;
         signature.name = cursor.word("the kernel's source name")?.to_owned();
@@ -92,7 +93,7 @@ pub(super) fn signature_line(
 }
 
 /// `%P is a multiple of M: reason` or `%P is aligned to B bytes: reason`.
-fn assumption(cursor: &mut Cursor<'_>, signature: &mut Signature) -> Result<(), String> {
+fn assumption(cursor: &mut Cursor<'_>, signature: &mut Signature) -> Result<(), ReadError> {
     let param = cursor.value()?.0 as usize;
     cursor.expect("is")?;
     if cursor.eat_word("a") {
@@ -123,7 +124,7 @@ fn assumption(cursor: &mut Cursor<'_>, signature: &mut Signature) -> Result<(), 
 }
 
 /// `i32`, `f32`, `bool`, or `tensor bf16 shape(%0, %1) strides(%1, 1)`.
-fn param_kind(cursor: &mut Cursor<'_>) -> Result<ParamKind, String> {
+fn param_kind(cursor: &mut Cursor<'_>) -> Result<ParamKind, ReadError> {
     let word = cursor.word("a parameter kind")?;
     if let Some(int) = IntParam::from_name(word) {
         return Ok(ParamKind::Int(int));
@@ -152,13 +153,13 @@ fn param_kind(cursor: &mut Cursor<'_>) -> Result<ParamKind, String> {
 }
 
 /// `a, b, c)` after an opening parenthesis.
-fn dims(cursor: &mut Cursor<'_>) -> Result<[HostExpr; 3], String> {
+fn dims(cursor: &mut Cursor<'_>) -> Result<[HostExpr; 3], ReadError> {
     let exprs = list(cursor)?;
     <[HostExpr; 3]>::try_from(exprs).map_err(|_| cursor.error("expected three dimensions"))
 }
 
 /// `X, Y, Z)`: a cluster's three positive extents.
-fn cluster(cursor: &mut Cursor<'_>) -> Result<[u32; 3], String> {
+fn cluster(cursor: &mut Cursor<'_>) -> Result<[u32; 3], ReadError> {
     let mut extents = [1; 3];
     for (axis, extent) in extents.iter_mut().enumerate() {
         if axis > 0 {
@@ -171,7 +172,7 @@ fn cluster(cursor: &mut Cursor<'_>) -> Result<[u32; 3], String> {
 }
 
 /// Expressions separated by commas up to a closing parenthesis (taken).
-fn list(cursor: &mut Cursor<'_>) -> Result<Vec<HostExpr>, String> {
+fn list(cursor: &mut Cursor<'_>) -> Result<Vec<HostExpr>, ReadError> {
     let mut exprs = Vec::new();
     if cursor.eat(")") {
         return Ok(exprs);
@@ -186,7 +187,7 @@ fn list(cursor: &mut Cursor<'_>) -> Result<Vec<HostExpr>, String> {
 }
 
 /// A host expression: `7`, `%2`, `(a + b)` (also `*`, `/`, `%`), `ceil_div(a, b)`.
-fn host_expr(cursor: &mut Cursor<'_>, depth: usize) -> Result<HostExpr, String> {
+fn host_expr(cursor: &mut Cursor<'_>, depth: usize) -> Result<HostExpr, ReadError> {
     if depth > MAX_EXPRESSION_DEPTH {
         return Err(cursor.error("a host expression nests too deeply"));
     }
@@ -222,7 +223,7 @@ fn host_expr(cursor: &mut Cursor<'_>, depth: usize) -> Result<HostExpr, String> 
 }
 
 /// `%3 modes(1, 0) box(64, 128) swizzle(128)`, after `tensor_map`.
-fn tensor_map(cursor: &mut Cursor<'_>) -> Result<ParamKind, String> {
+fn tensor_map(cursor: &mut Cursor<'_>) -> Result<ParamKind, ReadError> {
     let tensor = cursor.value()?.0 as usize;
     cursor.expect("modes(")?;
     let modes = numbers(cursor, "a mode")?;
@@ -240,7 +241,7 @@ fn tensor_map(cursor: &mut Cursor<'_>) -> Result<ParamKind, String> {
 }
 
 /// `a, b, c)`: numbers up to the closing parenthesis.
-fn numbers<T: std::str::FromStr>(cursor: &mut Cursor<'_>, what: &str) -> Result<Vec<T>, String> {
+fn numbers<T: std::str::FromStr>(cursor: &mut Cursor<'_>, what: &str) -> Result<Vec<T>, ReadError> {
     let mut numbers = Vec::new();
     loop {
         numbers.push(cursor.integer(what)?);
@@ -263,7 +264,7 @@ mod tests {
         let deep = format!("{}1{}", "(1 + ".repeat(100), ")".repeat(100));
         let error = host_expr(&mut Cursor::new(3, &deep), 0).unwrap_err();
         assert!(
-            error.contains("line 3") && error.contains("too deeply"),
+            error.line == 3 && error.problem.contains("too deeply"),
             "{error}"
         );
     }

@@ -3,12 +3,13 @@
 //! thread-value layout as CuTe writes it, `(T,V):(S,W)` with `T`, `V`, `S` and `W` a
 //! number or a flat tuple.
 
+use super::ReadError;
 use super::cursor::{Cursor, type_named};
 use crate::ir::Ty;
 use crate::warp::{Mode, TvLayout, WarpAtom};
 
 /// The description after `warp`.
-pub(super) fn warp_atom(cursor: &mut Cursor<'_>) -> Result<WarpAtom, String> {
+pub(super) fn warp_atom(cursor: &mut Cursor<'_>) -> Result<WarpAtom, ReadError> {
     let kind = cursor.word("`copy` or `mma`")?;
     match kind {
         "copy" => {
@@ -49,7 +50,7 @@ fn mma_shape(text: &str) -> Option<[u32; 3]> {
 }
 
 /// `name=LAYOUT`.
-fn named_layout(cursor: &mut Cursor<'_>, name: &str) -> Result<TvLayout, String> {
+fn named_layout(cursor: &mut Cursor<'_>, name: &str) -> Result<TvLayout, ReadError> {
     if !cursor.eat_word(name) {
         return Err(cursor.expected(&format!("`{name}=`")));
     }
@@ -65,7 +66,7 @@ fn named_layout(cursor: &mut Cursor<'_>, name: &str) -> Result<TvLayout, String>
     cursor.expect(",")?;
     let value_strides = tuple(cursor)?;
     cursor.expect(")")?;
-    let modes = |extents: Vec<u32>, strides: Vec<u32>| -> Result<Vec<Mode>, String> {
+    let modes = |extents: Vec<u32>, strides: Vec<u32>| -> Result<Vec<Mode>, ReadError> {
         if extents.len() != strides.len() {
             return Err(cursor.error(format!("`{name}`'s shape and stride differ in rank")));
         }
@@ -82,7 +83,7 @@ fn named_layout(cursor: &mut Cursor<'_>, name: &str) -> Result<TvLayout, String>
 }
 
 /// A number, or `(n, n, ...)`.
-fn tuple(cursor: &mut Cursor<'_>) -> Result<Vec<u32>, String> {
+fn tuple(cursor: &mut Cursor<'_>) -> Result<Vec<u32>, ReadError> {
     if !cursor.eat("(") {
         return Ok(vec![cursor.integer("a layout's extent or stride")?]);
     }

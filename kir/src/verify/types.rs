@@ -3,27 +3,25 @@
 //! parameters, operands and results against its row, and the agreement of a region's
 //! initial values, parameters, yields and results.
 
+use super::VerifyError;
 use crate::ir::{Inst, Kernel, Narrow, Op, Ty, ValueId};
 use crate::signature::{IntParam, ParamKind, ScalarParam};
 
-pub(super) fn check_types(kernel: &Kernel, inst: &Inst) -> Result<(), String> {
+pub(super) fn check_types(kernel: &Kernel, inst: &Inst) -> Result<(), VerifyError> {
     let ty = |value: ValueId| kernel.ty(value);
     let result = inst.results.first().map(|value| ty(*value));
     let want_results = |count: usize| {
         if inst.results.len() == count {
             Ok(())
         } else {
-            Err(format!(
-                "defines {} values, not {count}",
-                inst.results.len()
-            ))
+            Err(format!("defines {} values, not {count}", inst.results.len()).into())
         }
     };
     match &inst.op {
         Op::Param(index) => {
             want_results(1)?;
             let Some(param) = kernel.signature.params.get(*index) else {
-                return Err(format!("the kernel has no parameter {index}"));
+                return Err(format!("the kernel has no parameter {index}").into());
             };
             let expected = param_ty(&param.kind);
             if result != Some(expected) {
@@ -32,7 +30,8 @@ pub(super) fn check_types(kernel: &Kernel, inst: &Inst) -> Result<(), String> {
                     param.name,
                     expected.name(),
                     result.map_or("nothing", Ty::name)
-                ));
+                )
+                .into());
             }
             Ok(())
         }
@@ -40,19 +39,21 @@ pub(super) fn check_types(kernel: &Kernel, inst: &Inst) -> Result<(), String> {
         Op::Unary(_, a) | Op::Convert(a) => {
             want_results(1)?;
             if matches!(inst.op, Op::Unary(..)) && result != Some(ty(*a)) {
-                return Err("operand and result types differ".to_owned());
+                return Err("operand and result types differ".to_owned().into());
             }
             if matches!(inst.op, Op::Unary(op, _) if op.is_math())
                 && !matches!(ty(*a), Ty::F32 | Ty::F64)
             {
-                return Err(format!("a math function of {}", ty(*a).name()));
+                return Err(format!("a math function of {}", ty(*a).name()).into());
             }
             Ok(())
         }
         Op::Select(c, a, b) => {
             want_results(1)?;
             if ty(*c) != Ty::Pred || ty(*a) != ty(*b) || result != Some(ty(*a)) {
-                return Err("a select needs a predicate and two values of its type".to_owned());
+                return Err("a select needs a predicate and two values of its type"
+                    .to_owned()
+                    .into());
             }
             Ok(())
         }
@@ -64,7 +65,8 @@ pub(super) fn check_types(kernel: &Kernel, inst: &Inst) -> Result<(), String> {
                     ty(*a).name(),
                     ty(*b).name(),
                     result.map(Ty::name)
-                ));
+                )
+                .into());
             }
             Ok(())
         }
@@ -75,28 +77,32 @@ pub(super) fn check_types(kernel: &Kernel, inst: &Inst) -> Result<(), String> {
                 .any(|operand| Some(ty(**operand)) != result)
                 || !matches!(result, Some(Ty::F32 | Ty::F64))
             {
-                return Err("an fma takes three f32 or f64 values of its type".to_owned());
+                return Err("an fma takes three f32 or f64 values of its type"
+                    .to_owned()
+                    .into());
             }
             Ok(())
         }
         Op::Compare(_, a, b) => {
             want_results(1)?;
             if ty(*a) != ty(*b) || result != Some(Ty::Pred) {
-                return Err("a comparison takes two operands of one type to a pred".to_owned());
+                return Err("a comparison takes two operands of one type to a pred"
+                    .to_owned()
+                    .into());
             }
             Ok(())
         }
         Op::Pack(a, b) => {
             want_results(1)?;
             if ty(*a).bits() != 16 || ty(*b).bits() != 16 || result != Some(Ty::B32) {
-                return Err("pack takes two 16-bit values to b32".to_owned());
+                return Err("pack takes two 16-bit values to b32".to_owned().into());
             }
             Ok(())
         }
         Op::Unpack(a) => {
             want_results(2)?;
             if ty(*a) != Ty::B32 || inst.results.iter().any(|value| ty(*value).bits() != 16) {
-                return Err("unpack takes b32 to two 16-bit values".to_owned());
+                return Err("unpack takes b32 to two 16-bit values".to_owned().into());
             }
             Ok(())
         }
@@ -131,21 +137,20 @@ pub(super) fn check_types(kernel: &Kernel, inst: &Inst) -> Result<(), String> {
             if output.is_none() {
                 want_results(0)?;
             } else if inst.results.is_empty() {
-                return Err("an atom with an output defines values".to_owned());
+                return Err("an atom with an output defines values".to_owned().into());
             }
             let words = registers
                 .iter()
                 .flat_map(|(_, values)| values.iter())
                 .chain(&inst.results);
             if let Some(word) = words.into_iter().find(|value| ty(**value).bits() != 32) {
-                return Err(format!(
-                    "an atom's registers are 32-bit, not {}",
-                    ty(*word).name()
-                ));
+                return Err(
+                    format!("an atom's registers are 32-bit, not {}", ty(*word).name()).into(),
+                );
             }
             match predicate {
                 Some(predicate) if ty(*predicate) != Ty::Pred => {
-                    Err("the predicate is not a pred".to_owned())
+                    Err("the predicate is not a pred".to_owned().into())
                 }
                 _ => Ok(()),
             }
@@ -159,13 +164,15 @@ pub(super) fn check_types(kernel: &Kernel, inst: &Inst) -> Result<(), String> {
                 .collect();
             let results: Vec<Ty> = inst.results.iter().map(|value| ty(*value)).collect();
             (intrinsic.check(&operands, &results))
-                .map_err(|error| format!("`{}` {error}", intrinsic.row().name))
+                .map_err(|error| format!("`{}` {error}", intrinsic.row().name).into())
         }
         Op::Barrier | Op::WarpBarrier | Op::CpAsyncCommit | Op::CpAsyncWait(_) => want_results(0),
         Op::Shuffle { value, lane, .. } => {
             want_results(1)?;
             if ty(*value).bits() != 32 || result != Some(ty(*value)) || ty(*lane) != Ty::I32 {
-                return Err("a shuffle moves a 32-bit value by an i32 lane".to_owned());
+                return Err("a shuffle moves a 32-bit value by an i32 lane"
+                    .to_owned()
+                    .into());
             }
             Ok(())
         }
@@ -176,10 +183,12 @@ pub(super) fn check_types(kernel: &Kernel, inst: &Inst) -> Result<(), String> {
             ..
         } => {
             if inst.results.len() > 1 || result.is_some_and(|result| result != ty(*value)) {
-                return Err("an atomic returns nothing or the old value".to_owned());
+                return Err("an atomic returns nothing or the old value"
+                    .to_owned()
+                    .into());
             }
             if !matches!(ty(*value), Ty::I32 | Ty::I64 | Ty::U32 | Ty::U64 | Ty::F32) {
-                return Err(format!("an atomic on {}", ty(*value).name()));
+                return Err(format!("an atomic on {}", ty(*value).name()).into());
             }
             check_access(kernel, *space, *address, None, &[*value])
         }
@@ -194,7 +203,9 @@ pub(super) fn check_types(kernel: &Kernel, inst: &Inst) -> Result<(), String> {
                 || !ty(*start).is_integer()
                 || body.params.first().map(|counter| ty(*counter)) != Some(ty(*start))
             {
-                return Err("a loop's bounds and counter are integers of one type".to_owned());
+                return Err("a loop's bounds and counter are integers of one type"
+                    .to_owned()
+                    .into());
             }
             carried(kernel, inst, inits, &body.params[1..], &body.yields)
         }
@@ -206,10 +217,10 @@ pub(super) fn check_types(kernel: &Kernel, inst: &Inst) -> Result<(), String> {
             ..
         } => {
             if ty(*condition) != Ty::Pred {
-                return Err("the condition is not a pred".to_owned());
+                return Err("the condition is not a pred".to_owned().into());
             }
             if !then.params.is_empty() || !otherwise.params.is_empty() {
-                return Err("a branch has no parameters".to_owned());
+                return Err("a branch has no parameters".to_owned().into());
             }
             carried(kernel, inst, &[], &inst.results, &then.yields)?;
             carried(kernel, inst, &[], &inst.results, &otherwise.yields)
@@ -241,7 +252,7 @@ fn carried(
     inits: &[ValueId],
     params: &[ValueId],
     yields: &[ValueId],
-) -> Result<(), String> {
+) -> Result<(), VerifyError> {
     let types = |values: &[ValueId]| values.iter().map(|v| kernel.ty(*v)).collect::<Vec<_>>();
     let want = types(params);
     let agree = (matches!(inst.op, Op::If { .. }) || types(inits) == want)
@@ -256,12 +267,17 @@ fn carried(
             want,
             types(yields),
             types(&inst.results)
-        ))
+        )
+        .into())
     }
 }
 
 /// A narrow access moves 32-bit integers.
-fn check_narrow(kernel: &Kernel, narrow: Option<Narrow>, words: &[ValueId]) -> Result<(), String> {
+fn check_narrow(
+    kernel: &Kernel,
+    narrow: Option<Narrow>,
+    words: &[ValueId],
+) -> Result<(), VerifyError> {
     let (Some(narrow), Some(first)) = (narrow, words.first()) else {
         return Ok(());
     };
@@ -273,7 +289,8 @@ fn check_narrow(kernel: &Kernel, narrow: Option<Narrow>, words: &[ValueId]) -> R
             "a {}-bit access moves i32 or u32 words, not {}",
             narrow.bits(),
             word.name()
-        ))
+        )
+        .into())
     }
 }
 
@@ -283,27 +300,28 @@ fn check_access(
     address: ValueId,
     predicate: Option<ValueId>,
     words: &[ValueId],
-) -> Result<(), String> {
+) -> Result<(), VerifyError> {
     if kernel.ty(address) != space.address_ty() {
         return Err(format!(
             "a {} address is {}, not {}",
             space.name(),
             space.address_ty().name(),
             kernel.ty(address).name()
-        ));
+        )
+        .into());
     }
     if predicate.is_some_and(|predicate| kernel.ty(predicate) != Ty::Pred) {
-        return Err("the predicate is not a pred".to_owned());
+        return Err("the predicate is not a pred".to_owned().into());
     }
     let Some(first) = words.first() else {
-        return Err("moves no words".to_owned());
+        return Err("moves no words".to_owned().into());
     };
     let word = kernel.ty(*first);
     if words.iter().any(|value| kernel.ty(*value) != word) {
-        return Err("a vector's words differ in type".to_owned());
+        return Err("a vector's words differ in type".to_owned().into());
     }
     if word == Ty::Pred {
-        return Err("predicates are not stored in memory".to_owned());
+        return Err("predicates are not stored in memory".to_owned().into());
     }
     let bits = word.bits() * u32::try_from(words.len()).unwrap_or(u32::MAX);
     if !matches!(words.len(), 1 | 2 | 4) || bits > 128 {
@@ -311,7 +329,8 @@ fn check_access(
             "{} words of {} is not a vector width",
             words.len(),
             word.name()
-        ));
+        )
+        .into());
     }
     Ok(())
 }

@@ -10,6 +10,7 @@
 //! `b` and `c` and defines `d`, each as many words as its layout's values fill, and its
 //! layouts give each element of A, B and C to exactly one `(thread, value)`.
 
+use super::VerifyError;
 use crate::intrinsic::Scope;
 use crate::ir::{Inst, Op, Ty};
 use crate::warp::{TvLayout, WARP_LANES, WarpAtom};
@@ -21,7 +22,7 @@ pub const MAX_VALUES: u64 = 256;
 pub const MAX_ELEMENTS: u64 = 1 << 16;
 
 /// Checks `inst`'s warp description, if it has one.
-pub(super) fn check_warp(inst: &Inst, valid: &mut Vec<WarpAtom>) -> Result<(), String> {
+pub(super) fn check_warp(inst: &Inst, valid: &mut Vec<WarpAtom>) -> Result<(), VerifyError> {
     let Op::Atom {
         operands,
         registers,
@@ -37,7 +38,8 @@ pub(super) fn check_warp(inst: &Inst, valid: &mut Vec<WarpAtom>) -> Result<(), S
         return Err(format!(
             "an atom with a warp description is a warp's (`atom.warp`), not a {}'s",
             scope.name()
-        ));
+        )
+        .into());
     }
     let list = |name: &str| {
         registers
@@ -56,7 +58,7 @@ pub(super) fn check_warp(inst: &Inst, valid: &mut Vec<WarpAtom>) -> Result<(), S
             if !(loads || stores) {
                 return Err(format!(
                     "a warp copy moves between an address and {src_words} or {dst_words} register words: `src` and `dst` as an address operand and a register list or the output"
-                ));
+                ).into());
             }
             if !valid.contains(warp) {
                 let mut held = vec![false; MAX_ELEMENTS as usize];
@@ -66,7 +68,8 @@ pub(super) fn check_warp(inst: &Inst, valid: &mut Vec<WarpAtom>) -> Result<(), S
                 if dst.table().iter().any(|element| !held[*element as usize]) {
                     return Err(
                         "a warp copy's destination receives an element its source does not hold"
-                            .to_owned(),
+                            .to_owned()
+                            .into(),
                     );
                 }
                 valid.push(warp.as_ref().clone());
@@ -91,7 +94,8 @@ pub(super) fn check_warp(inst: &Inst, valid: &mut Vec<WarpAtom>) -> Result<(), S
                         "an MMA's register list `{name}` holds {} words of {}",
                         words(layout, element)?,
                         element.name()
-                    ));
+                    )
+                    .into());
                 }
                 if !valid.contains(warp) {
                     covers_once(layout, u64::from(size), name)?;
@@ -102,7 +106,8 @@ pub(super) fn check_warp(inst: &Inst, valid: &mut Vec<WarpAtom>) -> Result<(), S
                     "an MMA defines `d`, {} words of {}",
                     words(c, *d_ty)?,
                     d_ty.name()
-                ));
+                )
+                .into());
             }
             if !valid.contains(warp) {
                 valid.push(warp.as_ref().clone());
@@ -114,18 +119,20 @@ pub(super) fn check_warp(inst: &Inst, valid: &mut Vec<WarpAtom>) -> Result<(), S
 
 /// The 32-bit words a thread's values of `element` fill, after checking `layout`'s
 /// extents.
-fn words(layout: &TvLayout, element: Ty) -> Result<usize, String> {
+fn words(layout: &TvLayout, element: Ty) -> Result<usize, VerifyError> {
     if layout.threads() != u64::from(WARP_LANES) {
         return Err(format!(
             "a warp atom's layout `{layout}` has {} threads, not {WARP_LANES}",
             layout.threads()
-        ));
+        )
+        .into());
     }
     if layout.values() == 0 || layout.values() > MAX_VALUES {
         return Err(format!(
             "a warp atom's layout `{layout}` has {} values per thread (1 to {MAX_VALUES})",
             layout.values()
-        ));
+        )
+        .into());
     }
     let largest = [&layout.thread, &layout.value]
         .into_iter()
@@ -136,7 +143,8 @@ fn words(layout: &TvLayout, element: Ty) -> Result<usize, String> {
         return Err(format!(
             "a warp atom's layout `{layout}` reaches element {largest} (at most {})",
             MAX_ELEMENTS - 1
-        ));
+        )
+        .into());
     }
     let bits = layout.values() * u64::from(element.bits());
     if !matches!(element.bits(), 16 | 32) || !bits.is_multiple_of(32) {
@@ -144,13 +152,14 @@ fn words(layout: &TvLayout, element: Ty) -> Result<usize, String> {
             "{} values of {} do not fill 32-bit words",
             layout.values(),
             element.name()
-        ));
+        )
+        .into());
     }
     Ok((bits / 32) as usize)
 }
 
 /// Checks that `layout` gives each of `size` elements to exactly one place.
-fn covers_once(layout: &TvLayout, size: u64, name: &str) -> Result<(), String> {
+fn covers_once(layout: &TvLayout, size: u64, name: &str) -> Result<(), VerifyError> {
     let mut table = layout.table();
     table.sort_unstable();
     if table.iter().copied().eq(0..size) {
@@ -158,6 +167,6 @@ fn covers_once(layout: &TvLayout, size: u64, name: &str) -> Result<(), String> {
     } else {
         Err(format!(
             "an MMA's layout `{name}` = `{layout}` does not give each of its {size} elements to one thread value"
-        ))
+        ).into())
     }
 }
