@@ -11,7 +11,7 @@ mod build;
 use build::{assemble, assemble_without_local_memory, build_errors, cukc, emit};
 
 /// The files that build, with what their KIR must show.
-const FILES: [(&str, &[&str]); 9] = [
+const FILES: [(&str, &[&str]); 10] = [
     (
         "mbarrier_phases",
         &[
@@ -75,10 +75,19 @@ const FILES: [(&str, &[&str]); 9] = [
         &["{{d}}, {{a}}, {desc_b}", "shuffle.xor", "exp2"],
     ),
     ("elect_one", &[":pred = elect_one"]),
+    (
+        "wgmma_fp8",
+        &[
+            "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 {{d}}, {desc_a}, {desc_b}, {scale_d}, 1, 1;",
+            "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 {{d}}, {desc_a}, {desc_b}, 1, 1, 1;",
+            "wgmma_commit",
+        ],
+    ),
 ];
 
 /// The wgmma kernels, for sm_90a only (wgmma does not exist on sm_100a).
-const SM90_ONLY: [&str; 5] = [
+const SM90_ONLY: [&str; 6] = [
+    "wgmma_fp8",
     "wgmma_tile",
     "wgmma_mn_major",
     "wgmma_rs",

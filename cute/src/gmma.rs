@@ -203,7 +203,8 @@ pub fn operand_bytes(
     }
 }
 
-/// The descriptor of the `rows x 16` tile whose element `(r, k)` is `tensor`'s layout
+/// The descriptor of the `rows x K` tile (`K` elements in 32 bytes: 16 of a 16-bit type,
+/// 32 of an 8-bit one, which must be K-major) whose element `(r, k)` is `tensor`'s layout
 /// value `first + values[r + rows k]`, as every one of `warpgroups` warpgroups that
 /// `runs` says may run the `gemm` sees it (thread `128 w` standing for warpgroup `w`; a
 /// warpgroup whose tile falls outside the buffer is taken not to run it either): the
@@ -235,7 +236,7 @@ pub fn warpgroup_descriptor(
             }
             other => other?,
         };
-        let descriptor = GmmaDescriptor::derive(&bytes, rows)?;
+        let descriptor = crate::umma::descriptor_of_elements(tensor, &bytes, rows)?;
         let form = |d: &GmmaDescriptor| (d.swizzle, d.major, d.lbo, d.sbo);
         match &found {
             None => found = Some(descriptor),

@@ -91,9 +91,33 @@ pub fn umma_descriptor(
 ) -> Result<GmmaDescriptor, Error> {
     let thread = |name: &str| name.starts_with("thread_idx.").then_some(0);
     let bytes = operand_bytes(tensor, (first, values), 1024, &thread)?;
+    descriptor_of_elements(tensor, &bytes, rows)
+}
+
+/// The descriptor of a `rows x K` operand tile (`K` elements of `tensor`'s type in 32
+/// bytes) whose element `(r, k)` is at byte address `bytes[r + rows k]`, read as a
+/// 16-bit tile of the same bytes; 32-bit and 8-bit elements must be K-major. wgmma's
+/// tiles are read so too.
+pub(crate) fn descriptor_of_elements(
+    tensor: &Tensor,
+    bytes: &[i64],
+    rows: usize,
+) -> Result<GmmaDescriptor, Error> {
     let bits = tensor.dtype.map_or(16, |dtype| dtype.bits());
+    if ![8, 16, 32].contains(&bits) {
+        return Err(Error::Inconsistent(format!(
+            "no descriptor reads {bits}-bit elements"
+        )));
+    }
+    let k = (256 / bits) as usize;
+    if bits != 16 && bytes.len() != rows * k {
+        return Err(Error::Inconsistent(format!(
+            "an operand tile of {bits}-bit elements is {rows} x {k}; this one has {} elements",
+            bytes.len()
+        )));
+    }
     let halves: Vec<i64> = match bits {
-        16 => return GmmaDescriptor::derive(&bytes, rows),
+        16 => return GmmaDescriptor::derive(bytes, rows),
         // Halves (r, 2k) and (r, 2k + 1) of element (r, k), column-major over 16 halves.
         32 => (0..16)
             .flat_map(|half| (0..rows).map(move |r| (r, half)))

@@ -148,16 +148,23 @@ impl Builder<'_> {
             ));
             return;
         }
-        let element = |builder: &mut Self, tensor: &Tensor| builder.element_ty(tensor);
-        let (Some(ta), Some(tb), Some(tc)) = (element(self, a), element(self, b), element(self, c))
-        else {
+        // A shared operand (wgmma's) is a descriptor: its elements need no register type
+        // (8-bit floats have none).
+        let shared = [a, b].map(|tensor| !matches!(tensor.base, Base::Registers(_)));
+        let Some(tc) = self.element_ty(c) else {
             return;
         };
-        let words = |builder: &mut Self, ty: Ty, count: i64| builder.word_of(atom, ty, count);
+        let words = |builder: &mut Self, tensor: &Tensor, count: i64, shared: bool| match shared {
+            true => Some(Ty::B32),
+            false => {
+                let ty = builder.element_ty(tensor)?;
+                builder.word_of(atom, ty, count)
+            }
+        };
         let (Some(wa), Some(wb), Some(wc)) = (
-            words(self, ta, va),
-            words(self, tb, vb),
-            words(self, tc, vc),
+            words(self, a, va, shared[0]),
+            words(self, b, vb, shared[1]),
+            self.word_of(atom, tc, vc),
         ) else {
             return;
         };
@@ -176,7 +183,6 @@ impl Builder<'_> {
                 for step in 0..n_steps {
                     let n = if m % 2 == 1 { n_steps - 1 - step } else { step };
                     let positions = [m + m_steps * k, n + n_steps * k];
-                    let shared = [a, b].map(|tensor| !matches!(tensor.base, Base::Registers(_)));
                     // A shared operand's descriptor needs only its first element here.
                     let a_at = match shared[0] {
                         true => self.indices(a, 1, va * positions[0]),
@@ -207,9 +213,10 @@ impl Builder<'_> {
                         if name != "c" && shared[usize::from(name == "b")] {
                             let side = usize::from(name == "b");
                             let rows = facts.shape_mnk[side] as usize;
+                            let k = facts.shape_mnk[2];
                             let first = &at[0];
                             let Some((descriptor, flag)) =
-                                self.gmma_descriptor(atom, tensor, first, rows)
+                                self.gmma_descriptor(atom, tensor, first, (rows, k))
                             else {
                                 return;
                             };

@@ -36,7 +36,7 @@ impl Builder<'_> {
         self.pure(Op::Binary(BinOp::Xor, physical, chunks), Ty::I32)
     }
 
-    /// The descriptor value of the shared tile of `rows x 16` elements whose first
+    /// The descriptor value of the shared tile of `rows x k` elements whose first
     /// element is `tensor`'s layout value `first` (the others follow the tensor's first
     /// mode: value `r + rows * k` is element `(r, k)`), and its transpose flag (`"0"`
     /// K-major, `"1"` MN-major).
@@ -45,13 +45,13 @@ impl Builder<'_> {
         atom: &Atom,
         tensor: &Tensor,
         first: &SymInt,
-        rows: usize,
+        (rows, k): (usize, i64),
     ) -> Option<(ValueId, String)> {
         let threads = (self.trace.block.iter())
             .map(|extent| extent.as_constant().unwrap_or(1))
             .product::<i64>();
         let runs = |warpgroup: i64| self.may_run(warpgroup * 128);
-        let derived = first_mode_values(tensor, rows as i64 * 16).and_then(|values| {
+        let derived = first_mode_values(tensor, rows as i64 * k).and_then(|values| {
             warpgroup_descriptor(tensor, (first, &values), rows, threads / 128, &runs)
         });
         let name = format!("`{}`", atom.display_name());

@@ -9,7 +9,7 @@
 
 use kir::{Fence, Intrinsic, TmaReach};
 
-use crate::atoms::wgmma::WgmmaShape;
+use crate::atoms::wgmma::{Element, WgmmaShape};
 
 /// A Hopper instruction.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -160,31 +160,50 @@ pub fn parse(template: &str) -> Option<Hopper> {
 }
 
 /// `wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {{d}}, {desc_a}, {desc_b}, 1,
-/// 1, 1, 0, 0;` with f32 accumulators, scale 1 and the transpose immediates last.
+/// 1, 1, 0, 0;` with f32 accumulators, scale 1 and the transpose immediates last (none
+/// for 8-bit inputs: `m64nNk32.f32.e4m3.e5m2 {{d}}, {desc_a}, {desc_b}, 1, 1, 1;`).
 fn wgmma(template: &str, head: &str) -> Option<Hopper> {
     let parts: Vec<&str> = head.split('.').collect();
-    let shape = parts.get(4)?;
-    let n: usize = shape
-        .strip_prefix("m64n")?
-        .strip_suffix("k16")?
-        .parse()
-        .ok()?;
-    let types = [parts.get(5)?, parts.get(6)?, parts.get(7)?];
-    let bf16 = match types {
-        [&"f32", &"bf16", &"bf16"] => true,
-        [&"f32", &"f16", &"f16"] => false,
-        _ => return None,
+    let (n, k) = parts.get(4)?.strip_prefix("m64n")?.split_once('k')?;
+    let (n, k): (usize, u64) = (n.parse().ok()?, k.parse().ok()?);
+    let element = |name: &str| match name {
+        "bf16" => Some(Element::Bf16),
+        "f16" => Some(Element::F16),
+        "e4m3" => Some(Element::E4m3),
+        "e5m2" => Some(Element::E5m2),
+        _ => None,
     };
-    // The RS form reads A from registers and has no transpose immediate for it.
+    let (&"f32", Some(a), Some(b)) = (
+        parts.get(5)?,
+        element(parts.get(6)?),
+        element(parts.get(7)?),
+    ) else {
+        return None;
+    };
+    // 16-bit inputs are of one type; 8-bit ones may differ. K is 32 bytes.
+    let eight_bit = a.bits() == 8;
+    if b.bits() != a.bits() || (!eight_bit && a != b) || k != a.k() {
+        return None;
+    }
+    // The RS form reads A from registers and has no transpose immediate for it; 8-bit
+    // types have none for either.
     let a_in_registers = template.contains("{{a}}");
+    let transposes = match (eight_bit, a_in_registers) {
+        (true, _) => 0,
+        (false, true) => 1,
+        (false, false) => 2,
+    };
     let immediates: Vec<&str> = template
         .trim_end_matches(';')
         .rsplit(',')
-        .take(if a_in_registers { 4 } else { 5 })
+        .take(3 + transposes)
         .map(str::trim)
         .collect();
     let (tb, ta, scale_b, scale_a, scale_d) = match immediates.as_slice() {
-        [tb, scale_b, scale_a, scale_d] if a_in_registers => {
+        [scale_b, scale_a, scale_d] if eight_bit && !a_in_registers => {
+            ("0", "0", *scale_b, *scale_a, *scale_d)
+        }
+        [tb, scale_b, scale_a, scale_d] if a_in_registers && !eight_bit => {
             (*tb, "0", *scale_b, *scale_a, *scale_d)
         }
         [tb, ta, scale_b, scale_a, scale_d] => (*tb, *ta, *scale_b, *scale_a, *scale_d),
@@ -203,7 +222,7 @@ fn wgmma(template: &str, head: &str) -> Option<Hopper> {
     };
     Some(Hopper::Wgmma(WgmmaShape {
         n,
-        bf16,
+        elements: [a, b],
         transposed: [flag(ta)?, flag(tb)?],
         a_in_registers,
     }))
@@ -218,7 +237,7 @@ mod tests {
         let mma = "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {{d}}, {desc_a}, {desc_b}, {scale_d}, 1, 1, 0, 1;";
         let want = Hopper::Wgmma(WgmmaShape {
             n: 256,
-            bf16: true,
+            elements: [Element::Bf16; 2],
             transposed: [false, true],
             a_in_registers: false,
         });
@@ -226,11 +245,28 @@ mod tests {
         let rs = "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{d}}, {{a}}, {desc_b}, {scale_d}, 1, 1, 1;";
         let want = Hopper::Wgmma(WgmmaShape {
             n: 64,
-            bf16: false,
+            elements: [Element::F16; 2],
             transposed: [false, true],
             a_in_registers: true,
         });
         assert_eq!(parse(rs), Some(want));
+        let fp8 = "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e5m2 {{d}}, {desc_a}, {desc_b}, 1, 1, 1;";
+        let want = Hopper::Wgmma(WgmmaShape {
+            n: 128,
+            elements: [Element::E4m3, Element::E5m2],
+            transposed: [false, false],
+            a_in_registers: false,
+        });
+        assert_eq!(parse(fp8), Some(want));
+        // 8-bit inputs read 32 of K, 16-bit ones 16, and 16-bit ones are of one type.
+        for wrong in [
+            "wgmma.mma_async.sync.aligned.m64n128k16.f32.e4m3.e4m3 {{d}}, {desc_a}, {desc_b}, 1, 1, 1;",
+            "wgmma.mma_async.sync.aligned.m64n128k32.f32.bf16.bf16 {{d}}, {desc_a}, {desc_b}, 1, 1, 0, 0;",
+            "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.f16 {{d}}, {desc_a}, {desc_b}, 1, 1, 0, 0;",
+            "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.bf16 {{d}}, {desc_a}, {desc_b}, 1, 1, 1;",
+        ] {
+            assert_eq!(parse(wrong), None, "{wrong}");
+        }
         assert_eq!(
             parse("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {{d}};"),
             None

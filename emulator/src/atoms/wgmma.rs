@@ -1,6 +1,6 @@
 //! `wgmma.mma_async` with both operands in shared memory, for a warpgroup of 128
-//! threads: `D (64 x N, f32) += A (64 x 16) · B (N x 16)ᵀ` (`=` when its scale-d
-//! operand is false), computed when the
+//! threads: `D (64 x N, f32) += A (64 x K) · B (N x K)ᵀ` (`=` when its scale-d
+//! operand is false; K is 16 of bf16 or f16, 32 of e4m3 or e5m2), computed when the
 //! warpgroup issues it (the emulator runs it to completion there, so the group
 //! instructions around it have nothing left to wait for).
 //!
@@ -98,18 +98,13 @@ pub enum Element {
     F16,
     /// 32-bit floats read as tf32 (their 13 low mantissa bits ignored).
     Tf32,
-    /// FP8 E4M3 (tcgen05.mma kind::f8f6f4).
+    /// FP8 E4M3 (tcgen05.mma kind::f8f6f4, wgmma's `.e4m3`).
     E4m3,
-    /// FP8 E5M2 (tcgen05.mma kind::f8f6f4).
+    /// FP8 E5M2 (tcgen05.mma kind::f8f6f4, wgmma's `.e5m2`).
     E5m2,
 }
 
 impl Element {
-    /// bf16 or f16.
-    pub fn half(bf16: bool) -> Element {
-        if bf16 { Element::Bf16 } else { Element::F16 }
-    }
-
     /// The bits an element occupies.
     pub fn bits(self) -> u32 {
         match self {
@@ -178,10 +173,10 @@ pub fn operand(
 /// What a wgmma template says of its instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WgmmaShape {
-    /// N of `m64nNk16`.
+    /// N of `m64nNkK`.
     pub n: usize,
-    /// Whether the inputs are bf16 (else f16).
-    pub bf16: bool,
+    /// A's and B's element types: bf16 or f16 (both the same), or e4m3 or e5m2.
+    pub elements: [Element; 2],
     /// Whether A and B are MN-major (the transpose immediates; A's is false in
     /// registers).
     pub transposed: [bool; 2],
@@ -201,7 +196,11 @@ fn fragment_position(thread: usize, v: usize) -> (usize, usize) {
 
 /// A (64 x 16, row-major, as f64) from the warpgroup's `{{a}}` registers: four 32-bit
 /// words per thread, each two 16-bit values, the even one in the low half.
-fn register_operand(lanes: &[Thread<'_>], words: &[ValueId], bf16: bool) -> Result<Vec<f64>, Trap> {
+fn register_operand(
+    lanes: &[Thread<'_>],
+    words: &[ValueId],
+    element: Element,
+) -> Result<Vec<f64>, Trap> {
     if words.len() != 4 {
         return Err(Trap::Fault(FaultKind::Unsupported(
             "a wgmma whose A is not four registers per thread".to_owned(),
@@ -213,7 +212,7 @@ fn register_operand(lanes: &[Thread<'_>], words: &[ValueId], bf16: bool) -> Resu
             let word = lane.get(words[v / 2]) as u32;
             let bits = (word >> (16 * (v % 2))) & 0xFFFF;
             let (row, k) = fragment_position(thread, v);
-            values[row * 16 + k] = Element::half(bf16).value(bits);
+            values[row * 16 + k] = element.value(bits);
         }
     }
     Ok(values)
@@ -228,10 +227,11 @@ pub fn execute(
 ) -> Result<(), Trap> {
     let WgmmaShape {
         n,
-        bf16,
+        elements: [element_a, element_b],
         transposed,
         a_in_registers,
     } = shape;
+    let k_extent = element_a.k() as usize;
     let Op::Atom {
         operands,
         registers,
@@ -259,9 +259,11 @@ pub fn execute(
             &decode(lanes[0].get(desc_a))?,
             64,
             transposed[0],
-            Element::half(bf16),
+            element_a,
         )?,
-        (true, _, Some(words)) => register_operand(lanes, words, bf16)?,
+        (true, _, Some(words)) if element_a.bits() == 16 => {
+            register_operand(lanes, words, element_a)?
+        }
         _ => {
             return Err(Trap::Fault(FaultKind::Unsupported(
                 "a wgmma without its A operand".to_owned(),
@@ -285,12 +287,14 @@ pub fn execute(
         &decode(lanes[0].get(desc_b))?,
         n as u64,
         transposed[1],
-        Element::half(bf16),
+        element_b,
     )?;
     for (thread, lane) in lanes.iter_mut().enumerate() {
         for (v, (input, result)) in accumulators.iter().zip(&inst.results).enumerate() {
             let (row, column) = fragment_position(thread, v);
-            let products: f64 = (0..16).map(|k| a[row * 16 + k] * b[column * 16 + k]).sum();
+            let products: f64 = (0..k_extent)
+                .map(|k| a[row * k_extent + k] * b[column * k_extent + k])
+                .sum();
             let c = match add_d {
                 true => f64::from(f32::from_bits(lane.get(*input) as u32)),
                 false => 0.0,

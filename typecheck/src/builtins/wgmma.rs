@@ -23,10 +23,10 @@ impl<'a> Checker<'a> {
         tensor: &Arc<Tensor>,
     ) -> bool {
         let atom = mma.mma_atom();
-        let [m, n, _] = atom.shape_mnk;
+        let [m, n, k] = atom.shape_mnk;
         let rows = if index == 1 { m } else { n };
         let name = if index == 1 { "A" } else { "B" };
-        let derived = first_mode_values(tensor, rows.saturating_mul(16)).and_then(|values| {
+        let derived = first_mode_values(tensor, rows.saturating_mul(k)).and_then(|values| {
             let warpgroups = mma.threads() / 128;
             let first = &tensor.layout.offset;
             warpgroup_descriptor(tensor, (first, &values), rows as usize, warpgroups, &|_| {
@@ -43,7 +43,7 @@ impl<'a> Checker<'a> {
                     "E0227",
                     arg.span,
                     format!(
-                        "`{}` reads {name} ({rows} x 16) from shared memory through a descriptor, but {error}; the tile is {}",
+                        "`{}` reads {name} ({rows} x {k}) from shared memory through a descriptor, but {error}; the tile is {}",
                         mma.atom.display_name(),
                         tensor.layout
                     ),
