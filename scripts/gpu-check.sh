@@ -2,7 +2,8 @@
 # Runs every example's tests and benches on a GPU machine, in one go, with the tests of
 # tests/miscompiles, tests/control and tests/hopper (every file there with a `test` block), and prints
 # a summary table. Each file's tests also run on the CPU emulator (`--emulate`); the
-# `agree` column says whether the GPU and the emulator gave the same verdict. It is how
+# `agree` column says whether the GPU and the emulator gave the same verdict, and for the
+# files that print from kernels, whether their printed lines are the same once sorted. It is how
 # the device machine is used (see README, "On a GPU").
 #
 #   scripts/gpu-check.sh [CUKC] [OUT]
@@ -49,6 +50,24 @@ for file in cuk-examples/*.cuk tests/miscompiles/*.cuk tests/control/*.cuk tests
         fi
     fi
     printf '%-28s %-10s %-10s %-6s %-12s %s\n' "$name" "$tests" "$emulated" "$agree" "$memcheck" "$build" >>"$summary"
+done
+# Printing from kernels: the lines the GPU's vprintf writes are the emulator's, once
+# sorted (the GPU interleaves threads; the emulator writes block by block, thread by
+# thread). Each print is one line; the block result lines are left out.
+for file in tests/control/print.cuk cuk-examples/print_tile.cuk; do
+    name=$(basename "$file" .cuk)
+    for where in gpu emulated; do
+        flag=$([ "$where" = emulated ] && echo --emulate || echo --gpu)
+        "$CUKC" test $flag "$file" 2>/dev/null \
+            | grep -v -E '^(test |[0-9]+ passed|emulator: )' | LC_ALL=C sort >"$LOGS/$name.printed.$where.txt"
+    done
+    if [ -s "$LOGS/$name.printed.gpu.txt" ] \
+        && diff "$LOGS/$name.printed.gpu.txt" "$LOGS/$name.printed.emulated.txt" >"$LOGS/$name.printed.diff"; then
+        printed=same
+    else
+        printed=DIFFERENT
+    fi
+    printf '%-28s printed lines: %s (%s)\n' "$name" "$printed" "$LOGS/$name.printed.diff" >>"$summary"
 done
 for file in cuk-examples/*.cuk; do
     "$CUKC" bench "$file" 2>&1

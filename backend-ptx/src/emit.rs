@@ -16,6 +16,7 @@ mod division;
 #[path = "intrinsics.rs"]
 mod intrinsics;
 mod memory;
+mod print;
 mod tied;
 mod warp;
 
@@ -66,11 +67,15 @@ pub fn emit_module(
             name.replace('\\', "/").replace('"', "'")
         );
     }
-    let mut shared = false;
+    let (mut shared, mut prints) = (false, false);
     for kernel in kernels {
         each_instruction(&kernel.body, &mut |inst| {
-            shared |= inst.op == Op::SharedBase
+            shared |= inst.op == Op::SharedBase;
+            prints |= matches!(inst.op, Op::Print { .. });
         });
+    }
+    if prints {
+        out.push_str(print::DECLARATIONS);
     }
     if shared {
         // 1024 bytes: the period of the 128-byte swizzle TMA and wgmma apply to
@@ -115,6 +120,10 @@ struct Emitter<'k, 'o> {
     labels: usize,
     body: String,
     line: Option<u32>,
+    /// The declarations of the kernel's `print` formats, written before its entry.
+    formats: Vec<String>,
+    /// The bytes of the largest `print`'s argument buffer.
+    print_bytes: usize,
 }
 
 fn class(ty: Ty) -> (&'static str, &'static str) {
@@ -165,6 +174,8 @@ impl<'k, 'o> Emitter<'k, 'o> {
             labels: 0,
             body: String::new(),
             line: None,
+            formats: Vec::new(),
+            print_bytes: 0,
         }
     }
 
@@ -189,6 +200,7 @@ impl<'k, 'o> Emitter<'k, 'o> {
     }
 
     fn kernel(mut self, out: &mut String) -> Result<(), String> {
+        let start = out.len();
         let signature = &self.kernel.signature;
         let entry = &signature.entry;
         let _ = writeln!(out, ".visible .entry {entry}(");
@@ -236,6 +248,17 @@ impl<'k, 'o> Emitter<'k, 'o> {
         out.push_str("{\n");
         let kernel = self.kernel;
         self.instructions(&kernel.body)?;
+        if !self.formats.is_empty() {
+            self.formats.push("\n".to_owned());
+            out.insert_str(start, &self.formats.concat());
+        }
+        if self.print_bytes > 0 {
+            let _ = writeln!(
+                out,
+                "    .local .align 8 .b8 {entry}_print_args[{}];",
+                self.print_bytes
+            );
+        }
         for (prefix, ty) in [
             ("p", ".pred"),
             ("h", ".b16"),
@@ -383,6 +406,7 @@ impl<'k, 'o> Emitter<'k, 'o> {
             } => self
                 .intrinsic(intrinsic, operands, &inst.results)
                 .ok_or("an intrinsic lacks operands")?,
+            Op::Print { format, args } => self.print(format, args),
             Op::Barrier => self.emit("bar.sync 0;"),
             Op::WarpBarrier => self.emit("bar.warp.sync -1;"),
             Op::CpAsyncCommit => self.emit("cp.async.commit_group;"),

@@ -21,7 +21,7 @@ use runtime::{BlockKind, CompiledKernel, Emulated, Event, Image, Outcome, Select
 use crate::assemble::{self, PtxasArgs};
 use crate::build;
 use crate::interrupt;
-use crate::output::{errln, outln};
+use crate::output::{errln, out, outln};
 use crate::sources;
 
 /// Arguments shared by `test`, `bench` and `run`.
@@ -191,6 +191,7 @@ fn run_file(
     }
     let file = &compiled.file;
     let mut report = |event: Event| {
+        out!("{}", event.printed);
         outln!("{}", event_line(file, &event));
         if let Some(block) = event.emulated {
             work.launches += block.launches;

@@ -16,6 +16,8 @@
 mod hopper;
 mod tcgen05;
 
+use std::sync::atomic::AtomicU64;
+
 use kir::{Inst, Intrinsic, Kernel, Op, ShuffleMode};
 use lang::Span;
 
@@ -47,6 +49,8 @@ pub struct Grid<'a, 'k> {
     pub shared_bytes: u32,
     /// Thread-instructions the launch may run.
     pub limit: u64,
+    /// Bytes the launch's threads printed so far.
+    pub printed: &'a AtomicU64,
 }
 
 /// The (x, y, z) of linear index `index` in a box of `dims` (x fastest).
@@ -88,6 +92,7 @@ impl<'k> Grid<'_, 'k> {
             budget,
             limit: self.limit,
             executed: 0,
+            printed: self.printed,
         };
         let locate = |thread: [u32; 3]| Location { thread, block: at };
         let threads = &mut block.threads;

@@ -43,8 +43,9 @@ pub struct Block<'k> {
 
 impl Grid<'_, '_> {
     /// Runs cluster `index` (linear over the grid's clusters, x fastest) with `budget`
-    /// thread-instructions at most; the thread-instructions it executed.
-    pub fn run_cluster(&self, index: u64, budget: u64) -> Result<u64, Fault> {
+    /// thread-instructions at most; the thread-instructions it executed and what its
+    /// threads printed (block by block, thread by thread).
+    pub fn run_cluster(&self, index: u64, budget: u64) -> Result<(u64, String), Fault> {
         let clusters: [u32; 3] = std::array::from_fn(|d| self.grid[d] / self.cluster[d]);
         let cluster = coordinates(index, clusters);
         let size: u64 = self.cluster.iter().map(|dim| u64::from(*dim)).product();
@@ -80,7 +81,11 @@ impl Grid<'_, '_> {
                 continue;
             }
             if blocks.iter().all(|block| block.done) {
-                return Ok(executed);
+                let printed = (blocks.iter())
+                    .flat_map(|block| &block.threads)
+                    .map(|thread| thread.printed.as_str())
+                    .collect();
+                return Ok((executed, printed));
             }
             match release_cluster_barrier(&mut blocks) {
                 Ok(true) => continue,

@@ -64,12 +64,15 @@ impl Default for Options {
 }
 
 /// What a launch did.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Stats {
     /// Thread-instructions executed (each instruction once per thread that ran it).
     pub instructions: u64,
     /// Whether blocks ran in parallel.
     pub parallel: bool,
+    /// What its threads printed: by block, then by thread, each in program order
+    /// (`print.rs`).
+    pub printed: String,
 }
 
 /// Runs `kernel` on the emulated device holding `memory`.
@@ -86,6 +89,7 @@ pub fn run(
     };
     check(kernel, launch).map_err(unsupported)?;
     let models = Models::of(kernel);
+    let printed_bytes = AtomicU64::new(0);
     let grid = Grid {
         kernel,
         models: &models,
@@ -96,6 +100,7 @@ pub fn run(
         cluster: launch.cluster,
         shared_bytes: launch.shared_bytes,
         limit: options.max_instructions,
+        printed: &printed_bytes,
     };
     let blocks: u64 = launch.grid.iter().map(|dim| u64::from(*dim)).product();
     let clusters = blocks
@@ -108,6 +113,7 @@ pub fn run(
     let executed = AtomicU64::new(0);
     let lowest_fault = AtomicU64::new(u64::MAX);
     let faults = Mutex::new(Vec::new());
+    let printed = Mutex::new(Vec::new());
     let run_cluster = |index: u64| {
         if index > lowest_fault.load(Ordering::Relaxed) {
             return;
@@ -116,8 +122,13 @@ pub fn run(
             .max_instructions
             .saturating_sub(executed.load(Ordering::Relaxed));
         match grid.run_cluster(index, budget) {
-            Ok(count) => {
+            Ok((count, text)) => {
                 executed.fetch_add(count, Ordering::Relaxed);
+                if !text.is_empty()
+                    && let Ok(mut printed) = printed.lock()
+                {
+                    printed.push((index, text));
+                }
             }
             Err(fault) => {
                 lowest_fault.fetch_min(index, Ordering::Relaxed);
@@ -136,9 +147,12 @@ pub fn run(
     if let Some((_, fault)) = faults.into_iter().min_by_key(|(index, _)| *index) {
         return Err(fault);
     }
+    let mut printed = printed.into_inner().unwrap_or_default();
+    printed.sort_unstable_by_key(|(index, _)| *index);
     Ok(Stats {
         instructions: executed.into_inner(),
         parallel,
+        printed: printed.into_iter().map(|(_, text)| text).collect(),
     })
 }
 

@@ -20,6 +20,8 @@ mod tcgen05;
 mod tma;
 mod wgmma;
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use kir::{Inst, Kernel, Op, Region, Special, Ty, ValueId};
 use lang::Span;
 
@@ -113,6 +115,8 @@ pub struct Context<'a, 'k> {
     pub limit: u64,
     /// Thread-instructions executed so far.
     pub executed: u64,
+    /// Bytes the launch's threads printed so far.
+    pub printed: &'a AtomicU64,
 }
 
 impl Context<'_, '_> {
@@ -198,6 +202,8 @@ pub struct Thread<'k> {
     /// Its instructions so far that may change what any thread sees: stores, atomics
     /// that change memory, atoms, cp.async waits, and waits for other threads.
     effects: u64,
+    /// The lines it printed, in program order.
+    pub printed: String,
 }
 
 impl<'k> Thread<'k> {
@@ -222,6 +228,7 @@ impl<'k> Thread<'k> {
             in_flight: wgmma::InFlight::default(),
             fences: fence::Fences::default(),
             effects: 0,
+            printed: String::new(),
         }
     }
 
@@ -400,6 +407,24 @@ impl<'k> Thread<'k> {
                 self.effects += 1;
                 let copies = self.copies.wait(usize::try_from(*newest).unwrap_or(0));
                 self.land(copies, context).map_err(|(_, trap)| trap)?;
+                return Ok(Flow::Next);
+            }
+            Op::Print { format, args } => {
+                self.effects += 1;
+                let values: Vec<(Ty, u64)> = (args.iter())
+                    .map(|arg| (kernel.ty(*arg), self.get(*arg)))
+                    .collect();
+                let line = crate::print::line(format, &values);
+                let bytes = line.len() as u64;
+                if context.printed.fetch_add(bytes, Ordering::Relaxed) + bytes
+                    > crate::print::MAX_PRINTED_BYTES
+                {
+                    return Err(unsupported(format!(
+                        "a launch that prints more than {} bytes (the GPU's printf buffer keeps 1 MiB by default)",
+                        crate::print::MAX_PRINTED_BYTES
+                    )));
+                }
+                self.printed.push_str(&line);
                 return Ok(Flow::Next);
             }
             Op::Barrier => return Ok(Flow::Wait(Status::Barrier(inst))),

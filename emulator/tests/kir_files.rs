@@ -222,3 +222,53 @@ fn atomics_update_global_memory_and_find_uninitialized_shared_memory() {
     let floats = device.read_f32(floats, 4);
     assert_eq!(&floats[..2], &[sum as f32, 127.0]);
 }
+
+#[test]
+fn prints_are_each_threads_lines_in_thread_order_as_printf_writes_them() {
+    let values: Vec<f32> = (0..64).map(|t| t as f32 * 0.5 - 3.0).collect();
+    let mut device = Device::default();
+    let x = device.f32s(&values);
+    let stats = device.run(&kernel("print.kir"), &[Arg::Tensor(x)]);
+    let lines: Vec<&str> = stats.printed.lines().collect();
+    assert_eq!(lines.len(), 128);
+    assert_eq!(
+        lines[0],
+        "thread 0 of 64 (100%): x = -3.000000 = -3.000, 0 0 0 false"
+    );
+    assert_eq!(lines[1], "{braces} and no values");
+    assert_eq!(
+        lines[126],
+        "thread 63 of 64 (100%): x = 28.500000 = 28.500, 3f 3f 63 true"
+    );
+    for (t, pair) in lines.chunks(2).enumerate() {
+        assert!(
+            pair[0].starts_with(&format!("thread {t} of 64")),
+            "{pair:?}"
+        );
+        assert_eq!(pair[1], "{braces} and no values");
+    }
+}
+
+#[test]
+fn a_launch_printing_more_than_a_mebibyte_stops_with_e0409() {
+    let chatty = support::from_kir(
+        "kernel chatty {
+  launch grid(64, 1, 1) block(256, 1, 1) smem(0 bytes)
+  %0:i32 = thread_idx.x
+  %1:i64 = const 0
+  %2:i64 = const 1000
+  for %3:i64 in %1..%2 {
+    print \"thread {} says line {} of a thousand\\n\", %0, %3
+    yield
+  }
+}
+",
+    );
+    let fault = Device::default().launch(&chatty, &[]).unwrap_err();
+    assert!(matches!(fault.kind, FaultKind::Unsupported(_)), "{fault}");
+    assert_eq!(fault.kind.code(), "E0409");
+    assert!(
+        fault.to_string().contains("prints more than 1048576 bytes"),
+        "{fault}"
+    );
+}

@@ -13,6 +13,7 @@ pub use types::{Narrow, Space, Special, Ty};
 
 use lang::Span;
 
+use crate::format::Format;
 use crate::intrinsic::{Intrinsic, Scope};
 use crate::signature::Signature;
 use crate::warp::WarpAtom;
@@ -245,6 +246,14 @@ pub enum Op {
         intrinsic: Intrinsic,
         /// The operands.
         operands: Vec<(ValueId, i64)>,
+    },
+    /// `printf`: the thread writes `format` with `args` (i32, u32, i64, u64, f32 or
+    /// f64, one per placeholder) as one line of the launch's output.
+    Print {
+        /// The text and placeholders.
+        format: Format,
+        /// The values, in placeholder order.
+        args: Vec<ValueId>,
     },
     /// `bar.sync 0`: every thread of the block.
     Barrier,

@@ -13,6 +13,7 @@
 //! invariants; [`to_text`] prints a kernel and [`from_text`] reads it back.
 
 mod dead;
+pub mod format;
 pub mod intrinsic;
 pub mod ir;
 mod packs;
@@ -29,6 +30,7 @@ pub mod warp;
 mod wraps;
 
 pub use dead::remove_dead_values;
+pub use format::{Format, FormatError, Piece, Style};
 pub use intrinsic::{
     Effects, Fence, Intrinsic, MmaKind, Role, RoleKind, Row, RowMismatch, Scope, Target, TmaReach,
     TmemShape,

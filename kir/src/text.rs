@@ -264,6 +264,10 @@ fn instruction(kernel: &Kernel, inst: &Inst) -> String {
             intrinsic,
             operands,
         } => intrinsic_text(intrinsic, operands),
+        Op::Print { format, args } => {
+            let args: String = args.iter().map(|arg| format!(", {}", v(arg))).collect();
+            format!("print {:?}{args}", format.source())
+        }
         Op::Barrier => "barrier".to_owned(),
         Op::WarpBarrier => "warp_barrier".to_owned(),
         Op::CpAsyncCommit => "cp_async_commit".to_owned(),

@@ -202,6 +202,14 @@ fn everything() -> Kernel {
     };
     push(&mut k, atomic(AtomicOp::Max, tid), &[Ty::I32], 25);
     k.push_effect(atomic(AtomicOp::Add, shuffled), Span::empty(25));
+    let format = kir::Format::parse("lane {} got {:.3} ({:x}) \"100%\" {{ok}}\n").unwrap();
+    k.push_effect(
+        Op::Print {
+            format,
+            args: vec![tid, shuffled, tid],
+        },
+        Span::empty(26),
+    );
     let total = counted_loop(&mut k, zero, tid, shuffled, less);
     k.push_effect(atomic(AtomicOp::Min, total), Span::empty(40));
     k

@@ -169,6 +169,18 @@ pub const REGISTRY: &[CodeInfo] = &[
         "work the right operand of `&&` or `||` cannot skip (a shuffle, an atomic's result, a barrier)",
     ),
     entry(
+        "E0230",
+        "a malformed `print` format string (a lone brace, an unknown placeholder such as `{:y}`)",
+    ),
+    entry(
+        "E0231",
+        "a `print` whose placeholders and values differ in number, or that writes more than 32 run-time values",
+    ),
+    entry(
+        "E0232",
+        "a value `print` or `print_tensor` cannot write: a tensor or fragment given to `print`, a placeholder for another type (`{:x}` of a float), a layout with run-time extents, a tensor of run-time shape",
+    ),
+    entry(
         "E0301",
         "a construct lowering does not handle yet (`gemm`, `break`, ...)",
     ),

@@ -217,6 +217,7 @@ impl<'t> Builder<'t> {
                 ..
             } => self.mbarrier(*action, (tensor, index), operand.as_deref()),
             Effect::Intrinsic(intrinsic, _) => self.push_intrinsic(*intrinsic, Vec::new()),
+            Effect::Print { format, values, .. } => self.print(format, values),
             Effect::NamedBarrier {
                 arrive,
                 id,

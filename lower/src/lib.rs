@@ -42,6 +42,7 @@ mod known;
 mod likely;
 mod memory;
 mod placement;
+mod print;
 mod ranges;
 mod regions;
 mod signature;

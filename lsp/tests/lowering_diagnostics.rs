@@ -1,6 +1,7 @@
 //! A kernel whose only errors are ones lowering finds is reported by the language
 //! server as `cukc check` reports it (`cli/tests/lowering_in_check.rs`): at the
-//! user's lines, for the target the file declares when the client names none.
+//! user's lines, for the target the file declares when the client names none. The
+//! checker's own diagnostics reach it too: `print`'s format errors, at their lines.
 
 use std::path::Path;
 use std::time::Duration;
@@ -77,6 +78,17 @@ fn a_tensor_memory_read_before_its_wait_is_published_for_the_declared_target() {
     // `// target: sm_100a`: on the client's default sm_90a, tcgen05 would be E0212.
     let diagnostics = published(&client, "tests/blackwell/tmem_read_before_wait.cuk");
     assert_eq!(diagnostics, [("E0227".to_owned(), 24)]);
+    drop(client);
+    assert_eq!(server.join().ok(), Some(Ok(())));
+}
+
+#[test]
+fn print_format_errors_are_published_at_their_lines_and_a_good_print_is_clean() {
+    let (client, server) = start();
+    let diagnostics = published(&client, "tests/typecheck/e0230_print_format.cuk");
+    let expected: Vec<(String, u64)> = (3..=7).map(|line| ("E0230".to_owned(), line)).collect();
+    assert_eq!(diagnostics, expected);
+    assert_eq!(published(&client, "tests/control/print.cuk"), []);
     drop(client);
     assert_eq!(server.join().ok(), Some(Ok(())));
 }

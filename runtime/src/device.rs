@@ -31,6 +31,8 @@ pub struct Emulator {
     memory: GlobalMemory,
     /// What was emulated so far.
     pub work: Emulated,
+    /// What the launches printed so far, launch by launch.
+    pub printed: String,
 }
 
 /// What a block's emulated launches did.
@@ -123,6 +125,15 @@ impl Device<'_> {
         }
     }
 
+    /// What the emulated launches printed since the last call (the GPU's `printf` text
+    /// goes to standard output from the driver).
+    pub fn take_printed(&mut self) -> String {
+        match self {
+            Device::Gpu(_) => String::new(),
+            Device::Emulator(emulator) => std::mem::take(&mut emulator.printed),
+        }
+    }
+
     /// The emulator's work, when the block runs on it.
     pub fn emulated(&self) -> Option<Emulated> {
         match self {
@@ -157,6 +168,7 @@ impl Emulator {
         match result {
             Ok(stats) => {
                 self.work.instructions += stats.instructions;
+                self.printed.push_str(&stats.printed);
                 Ok(())
             }
             Err(fault) => {

@@ -138,6 +138,9 @@ pub struct Event {
     pub elapsed: Duration,
     /// What the emulator ran, when the block's kernels ran there.
     pub emulated: Option<Emulated>,
+    /// What its emulated kernels printed (on the GPU, the driver writes their text to
+    /// standard output when the launch is waited for).
+    pub printed: String,
 }
 
 /// What happened to a block.
@@ -324,6 +327,7 @@ pub fn run_blocks(
             }
         };
         let mut emulated = None;
+        let mut printed = String::new();
         let outcome = match device {
             Err(reason) if needs_device => Outcome::Skipped(reason),
             device => {
@@ -338,6 +342,7 @@ pub fn run_blocks(
                 );
                 let result = guarded(|| interpreter.run(&block.body));
                 emulated = interpreter.emulated();
+                printed = interpreter.take_printed();
                 match result {
                     Ok(Ok(Some(result))) => Outcome::Measured(result),
                     Ok(Ok(None)) => Outcome::Passed,
@@ -384,6 +389,7 @@ pub fn run_blocks(
             outcome,
             elapsed: started.elapsed(),
             emulated,
+            printed,
         });
     }
     summary

@@ -241,6 +241,18 @@ pub enum Effect {
     /// a group commit or wait, `setmaxnreg`, a tcgen05 fence or wait): lowering issues
     /// it as it is.
     Intrinsic(kir::Intrinsic, Span),
+    /// `print(format, values...)` or a line of `print_tensor(t)`: the thread writes one
+    /// line, the format's text with each placeholder replaced by its value (compile-time
+    /// values are already text in `format`).
+    Print {
+        /// The text and placeholders, ending with its newline.
+        format: kir::Format,
+        /// One per placeholder: a scalar's term, or a fragment value's term and the
+        /// element (in its layout's coordinate order) that is written.
+        values: Vec<(Arc<Term>, i64)>,
+        /// The call.
+        span: Span,
+    },
     /// `named_barrier_sync(id, threads)` / `named_barrier_arrive(id, threads)`.
     NamedBarrier {
         /// Whether the thread only arrives (else it waits too).
@@ -362,6 +374,7 @@ macro_rules! span_of {
             | Effect::Atomic { span, .. }
             | Effect::Mbarrier { span, .. }
             | Effect::Intrinsic(_, span)
+            | Effect::Print { span, .. }
             | Effect::NamedBarrier { span, .. }
             | Effect::Tmem { span, .. }
             | Effect::Tcgen05Mma { span, .. }

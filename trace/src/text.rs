@@ -267,6 +267,15 @@ fn header(effect: &Effect) -> String {
             format!("named_barrier_{way}({}, {threads})", term(id))
         }
         Effect::Intrinsic(intrinsic, _) => intrinsic.heading(),
+        Effect::Print { format, values, .. } => {
+            let values: String = (values.iter())
+                .map(|(value, element)| match value.as_ref() {
+                    Term::Loaded(_) => format!(", {}[{element}]", term(value)),
+                    _ => format!(", {}", term(value)),
+                })
+                .collect();
+            format!("print({:?}{values})", format.source())
+        }
         Effect::Tcgen05Mma { .. } | Effect::TmemCopy { .. } | Effect::Tmem { .. } => {
             blackwell::header(effect)
         }

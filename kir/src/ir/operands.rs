@@ -60,6 +60,7 @@ impl Op {
                 .chain(*predicate)
                 .collect(),
             Op::Intrinsic { operands, .. } => operands.iter().map(|(value, _)| *value).collect(),
+            Op::Print { args, .. } => args.clone(),
             Op::For {
                 start, end, inits, ..
             } => [*start, *end]
@@ -125,6 +126,7 @@ impl Op {
                 .chain(predicate)
                 .collect(),
             Op::Intrinsic { operands, .. } => operands.iter_mut().map(|(value, _)| value).collect(),
+            Op::Print { args, .. } => args.iter_mut().collect(),
             Op::For {
                 start, end, inits, ..
             } => [start, end].into_iter().chain(inits.iter_mut()).collect(),

@@ -5,6 +5,7 @@ use super::ReadError;
 use super::cursor::Cursor;
 use super::warp::warp_atom;
 use super::{Reader, line_span};
+use crate::format::Format;
 use crate::intrinsic::{Intrinsic, Row, Scope};
 use crate::ir::{
     AtomicOp, BinOp, CmpOp, Inst, Narrow, Op, ShuffleMode, Space, Special, UnOp, ValueId,
@@ -275,6 +276,16 @@ fn operation(cursor: &mut Cursor<'_>, word: &str) -> Result<Op, ReadError> {
             }
         }
         "atom" => atom(cursor, atom_scope(tail).ok_or_else(unknown)?)?,
+        "print" => {
+            let text = cursor.string()?;
+            let format = Format::parse(&text)
+                .map_err(|error| cursor.error(format!("a bad format: {}", error.problem)))?;
+            let mut args = Vec::new();
+            while cursor.eat(",") {
+                args.push(cursor.value()?);
+            }
+            Op::Print { format, args }
+        }
         "barrier" => Op::Barrier,
         "warp_barrier" => Op::WarpBarrier,
         "cp_async_commit" => Op::CpAsyncCommit,

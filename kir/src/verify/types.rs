@@ -4,6 +4,7 @@
 //! initial values, parameters, yields and results.
 
 use super::VerifyError;
+use crate::format::Style;
 use crate::ir::{Inst, Kernel, Narrow, Op, Ty, ValueId};
 use crate::signature::{IntParam, ParamKind, ScalarParam};
 
@@ -165,6 +166,27 @@ pub(super) fn check_types(kernel: &Kernel, inst: &Inst) -> Result<(), VerifyErro
             let results: Vec<Ty> = inst.results.iter().map(|value| ty(*value)).collect();
             (intrinsic.check(&operands, &results))
                 .map_err(|error| format!("`{}` {error}", intrinsic.row().name).into())
+        }
+        Op::Print { format, args } => {
+            want_results(0)?;
+            let styles: Vec<Style> = format.styles().collect();
+            if styles.len() != args.len() {
+                return Err(format!(
+                    "a print of {} values with {} placeholders",
+                    args.len(),
+                    styles.len()
+                )
+                .into());
+            }
+            match (styles.iter().zip(args)).find(|(style, arg)| !style.accepts(ty(**arg))) {
+                Some((style, arg)) => Err(format!(
+                    "a print's `{}` cannot write a {}",
+                    style.source(),
+                    ty(*arg).name()
+                )
+                .into()),
+                None => Ok(()),
+            }
         }
         Op::Barrier | Op::WarpBarrier | Op::CpAsyncCommit | Op::CpAsyncWait(_) => want_results(0),
         Op::Shuffle { value, lane, .. } => {

@@ -84,6 +84,11 @@ impl Gpu {
             std::thread::sleep(pause);
             pause = (pause * 2).min(LONGEST_POLL_PAUSE);
         }
+        // The work is done, so this returns at once; a synchronization, unlike a query,
+        // flushes the kernels' `printf` buffer to standard output (CUDA C++ Programming
+        // Guide, "Formatted Output"), where C's buffered stream then goes out.
+        self.stream.synchronize().map_err(failed)?;
+        flush_c_output();
         Ok(())
     }
 }
@@ -101,6 +106,16 @@ pub fn leave_process(code: u8) -> ! {
     // exit handlers or the destructors of other threads' data, none of which this
     // process needs once its output is flushed.
     unsafe { libc::_exit(i32::from(code)) }
+}
+
+/// Writes out what C's buffered streams hold: the driver's `printf` text.
+#[allow(unsafe_code)]
+fn flush_c_output() {
+    // SAFETY: `fflush(NULL)` flushes every open C output stream; it has no
+    // preconditions.
+    unsafe {
+        libc::fflush(std::ptr::null_mut());
+    }
 }
 
 /// Why nothing runs on a GPU a kernel hung on.

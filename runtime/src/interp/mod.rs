@@ -164,6 +164,13 @@ impl<'m> Interpreter<'m> {
         self.device.as_ref().ok().and_then(Device::emulated)
     }
 
+    /// What the block's emulated kernels printed so far, taken.
+    pub fn take_printed(&mut self) -> String {
+        self.device
+            .as_mut()
+            .map_or(String::new(), Device::take_printed)
+    }
+
     pub fn run(&mut self, body: &Block) -> Eval<Option<BenchResult>> {
         self.block(body)?;
         Ok(self.bench.as_mut().map(|bench| {

@@ -21,6 +21,7 @@ mod mma;
 pub(crate) mod operands;
 mod pairs;
 mod partitions;
+mod printing;
 mod references;
 mod scalars;
 pub(crate) mod table;

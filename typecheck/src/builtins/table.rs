@@ -227,6 +227,10 @@ builtins! {
             "The smaller of two integers or floats." => min_max_call(name);
         "max", Anywhere, Between(2, 2), [], false, "a, b",
             "The larger of two integers or floats." => min_max_call(name);
+        "print", Device, Between(1, 64), [], true, "format, x...",
+            "The thread writes one line: `format` with each `{}` (`{:x}` hexadecimal, `{:.N}` N decimals) replaced by the next value, compile-time values as their text (`print(\"{} at {}\", layout, i)`); `print(x)` writes one value. Through `vprintf` on the GPU; `cukc test` shows the emulator's lines by block, thread and program order." => print;
+        "print_tensor", Device, Between(1, 1), [], true, "tensor",
+            "The thread writes a tensor's memory, element type and layout on one line, then its elements (at most 1024, a shape known at compile time) a row of mode 0 a line." => print_tensor;
         "const_print", Anywhere, Any, [], false, "x...",
             "Prints each const argument's type and value as a note (N0201) when checking." => const_print;
         "static_assert", Anywhere, Between(1, 2), [], false, "condition, message?",
