@@ -12,7 +12,8 @@
 # the logs (default $OUT, else ./gpu-check-out). The benches end with PyTorch's
 # scaled_dot_product_attention per backend at head_dim 64, 128 and 256
 # (scripts/sdpa-baseline.py), the attention example's baseline, and PyTorch's RMSNorm,
-# LayerNorm, softmax and cross-entropy (scripts/norm-baselines.py), when torch is installed. The Python package's tests and launch
+# LayerNorm, softmax and cross-entropy (scripts/norm-baselines.py), and cuBLAS's FP8 GEMM
+# (scripts/fp8-baseline.py), when torch is installed. The Python package's tests and launch
 # benchmark run last, from a wheel in target/wheels (scripts/gpu-check-python.sh; skipped
 # without one), then the differential tester: 20,000 generated scalar programs run on the
 # GPU against the C reference (`cuk-difftest --gpu`, built here with
@@ -81,6 +82,8 @@ if python3 -c "import torch" 2>/dev/null; then
     done | tee -a "$LOGS/bench.txt"
     # The memory-bound training kernels' baseline: torch eager and torch.compile.
     python3 scripts/norm-baselines.py 2>&1 | tee -a "$LOGS/bench.txt"
+    # The FP8 GEMM's baseline: cuBLAS FP8 through torch._scaled_mm, and bf16 torch.mm.
+    python3 scripts/fp8-baseline.py 2>&1 | tee -a "$LOGS/bench.txt"
 fi
 echo
 cat "$summary"

@@ -387,6 +387,24 @@ fn gemm_sm90() {
 }
 
 #[test]
+fn gemm_fp8_sm90() {
+    sweep(&Example {
+        file: "gemm_fp8_sm90.cuk",
+        params: &[
+            param("BM", "128", &["64"], &["192"]),
+            param("BN", "256", &["128"], &["96", "192"]),
+            param("BK", "128", &[], &["64", "256"]),
+            param("STAGES", "4", &["2", "3"], &["1", "5"]),
+            param("CM", "2", &["1", "4"], &["3", "16"]),
+            param("RASTER", "3", &["0", "1"], &["17"]),
+            param("EPI", "2", &["1"], &["0", "3"]),
+        ],
+        accepted: &[&[("BN", "192"), ("EPI", "1")]],
+        quick_filter: Some("gemm_fp8_long_k_one_block_per_cluster"),
+    });
+}
+
+#[test]
 fn gemm_sm100() {
     sweep(&Example {
         file: "gemm_sm100.cuk",
