@@ -201,6 +201,37 @@ pub fn ptx(
     lineinfo: bool,
     source_path: Option<&Path>,
 ) -> Result<String, String> {
+    ptx_of(compiled, &compiled.kernels, target, lineinfo, source_path)
+}
+
+/// [`ptx`] of each kernel alone (a module per kernel, for a cubin per kernel), with
+/// the kernel's span.
+pub fn ptx_each(
+    compiled: &Compiled,
+    target: cute::Target,
+    lineinfo: bool,
+) -> Result<Vec<(String, lang::Span)>, String> {
+    (compiled.kernels.iter())
+        .map(|kernel| {
+            let ptx = ptx_of(
+                compiled,
+                std::slice::from_ref(kernel),
+                target,
+                lineinfo,
+                None,
+            )?;
+            Ok((ptx, kernel.span))
+        })
+        .collect()
+}
+
+fn ptx_of(
+    compiled: &Compiled,
+    kernels: &[kir::Verified],
+    target: cute::Target,
+    lineinfo: bool,
+    source_path: Option<&Path>,
+) -> Result<String, String> {
     let line_of = |offset: u32| {
         let position = compiled.file.line_column(offset);
         (position.line, position.column)
@@ -217,7 +248,7 @@ pub fn ptx(
         line_info_path: Some(line_info_path.display().to_string()),
         line_info: lineinfo.then_some(&line_of as &(dyn Fn(u32) -> (u32, u32) + Sync)),
     };
-    backend_ptx::emit_module(&compiled.kernels, target, &options)
+    backend_ptx::emit_module(kernels, target, &options)
 }
 
 /// Prints diagnostics to standard error.

@@ -222,37 +222,44 @@ fn run_file(
             &mut report,
         );
     };
-    let ptx = match build::ptx(&compiled, target, true, None) {
-        Ok(ptx) => ptx,
+    let modules = match build::ptx_each(&compiled, target, true) {
+        Ok(modules) => modules,
         Err(problem) => {
             outln!("{}: cukc could not emit PTX: {problem}", path.display());
             return failed;
         }
     };
-    let at = compiled
-        .kernels
-        .first()
-        .map_or(lang::Span::empty(0), |kernel| kernel.span);
-    let image = match ptxas {
-        None => Image::Ptx(ptx),
+    let images: Vec<Image> = match ptxas {
+        None => modules
+            .into_iter()
+            .map(|(ptx, _)| Image::Ptx(ptx))
+            .collect(),
         Some(Err(reason)) => {
+            let at = modules
+                .first()
+                .map_or(lang::Span::empty(0), |(_, span)| *span);
             build::report(&compiled.file, &[assemble::no_ptxas(reason, at)]);
             return failed;
         }
-        Some(Ok(found)) => match assemble::assemble(found, &ptx, target, true, ptxas_args, at) {
-            Ok(assembled) => Image::Cubin(assembled.cubin),
-            Err(diagnostic) => {
-                build::report(&compiled.file, &[*diagnostic]);
-                return failed;
+        Some(Ok(found)) => {
+            let assembled = assemble::assemble_each(found, &modules, target, true, ptxas_args);
+            let mut images = Vec::with_capacity(assembled.len());
+            for result in assembled {
+                match result {
+                    Ok(assembled) => images.push(Image::Cubin(assembled.cubin)),
+                    Err(diagnostic) => {
+                        build::report(&compiled.file, &[*diagnostic]);
+                        return failed;
+                    }
+                }
             }
-        },
+            images
+        }
     };
-    let kernels: Vec<CompiledKernel> = compiled
-        .kernels
-        .iter()
-        .map(|kernel| CompiledKernel {
+    let kernels: Vec<CompiledKernel> = (compiled.kernels.iter().zip(images))
+        .map(|(kernel, image)| CompiledKernel {
             signature: kernel.signature.clone(),
-            image: image.clone(),
+            image,
         })
         .collect();
     runtime::run_blocks(
