@@ -169,6 +169,22 @@ pub const REGISTRY: &[CodeInfo] = &[
         "work the right operand of `&&` or `||` cannot skip (a shuffle, an atomic's result, a barrier)",
     ),
     entry(
+        "E0230",
+        "a `tune` block names a kernel, a bench or a const parameter the file does not have (or a parameter twice)",
+    ),
+    entry(
+        "E0231",
+        "a `tune` value of the wrong kind for its parameter (an `int` parameter given `bf16`)",
+    ),
+    entry(
+        "E0232",
+        "a `tune` block's `where` condition names something other than its parameters, or is not a `bool`",
+    ),
+    entry(
+        "E0233",
+        "a `tune` space with no valid point (an empty list, conditions no point meets) or too many points",
+    ),
+    entry(
         "E0301",
         "a construct lowering does not handle yet (`gemm`, `break`, ...)",
     ),
