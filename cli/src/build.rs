@@ -142,11 +142,40 @@ fn compile_until(
         .spawn(typecheck::stdlib::modules);
     let crate::check::Parsed {
         file,
-        mut diagnostics,
+        diagnostics,
         module,
         parsed,
         ..
     } = crate::check::load_and_parse(path);
+    let mut compiled = compile_parsed(file, module, diagnostics, parsed, target, with_traces, last);
+    compiled.front_end = start.elapsed();
+    compiled
+}
+
+/// Checks and lowers a parsed `module` of `file` (one `cukc tune` made from the file:
+/// a point's kernel defaults), for `target`.
+pub fn compile_module(
+    file: SourceFile,
+    module: lang::ast::Module,
+    target: cute::Target,
+) -> Compiled {
+    let start = Instant::now();
+    let mut compiled = compile_parsed(file, module, Vec::new(), true, target, false, None);
+    compiled.front_end = start.elapsed();
+    compiled
+}
+
+/// The checker and lowering after parsing (only when `parsed`), `diagnostics` those
+/// parsing gave.
+fn compile_parsed(
+    file: SourceFile,
+    module: lang::ast::Module,
+    mut diagnostics: Vec<Diagnostic>,
+    parsed: bool,
+    target: cute::Target,
+    with_traces: bool,
+    last: Option<&'static str>,
+) -> Compiled {
     let mut kernels = Vec::new();
     let mut traces = None;
     let mut host = trace::HostFacts::default();
@@ -179,7 +208,7 @@ fn compile_until(
         kernels,
         host,
         traces,
-        front_end: start.elapsed(),
+        front_end: Duration::ZERO,
     }
 }
 
@@ -192,40 +221,10 @@ fn drop_in_background(traces: Vec<std::sync::Arc<trace::KernelTrace>>) {
         .spawn(move || drop(traces));
 }
 
-/// The PTX of compiled kernels; with `lineinfo`, `.loc` lines and a `.file` naming
-/// `source_path` (the source's absolute path when `None`), so profilers run from any
-/// folder find the source.
+/// The PTX of `kernels` (all or some of `compiled`'s); with `lineinfo`, `.loc` lines
+/// and a `.file` naming `source_path` (the source's absolute path when `None`), so
+/// profilers run from any folder find the source.
 pub fn ptx(
-    compiled: &Compiled,
-    target: cute::Target,
-    lineinfo: bool,
-    source_path: Option<&Path>,
-) -> Result<String, String> {
-    ptx_of(compiled, &compiled.kernels, target, lineinfo, source_path)
-}
-
-/// [`ptx`] of each kernel alone (a module per kernel, for a cubin per kernel), with
-/// the kernel's span.
-pub fn ptx_each(
-    compiled: &Compiled,
-    target: cute::Target,
-    lineinfo: bool,
-) -> Result<Vec<(String, lang::Span)>, String> {
-    (compiled.kernels.iter())
-        .map(|kernel| {
-            let ptx = ptx_of(
-                compiled,
-                std::slice::from_ref(kernel),
-                target,
-                lineinfo,
-                None,
-            )?;
-            Ok((ptx, kernel.span))
-        })
-        .collect()
-}
-
-fn ptx_of(
     compiled: &Compiled,
     kernels: &[kir::Verified],
     target: cute::Target,
@@ -316,6 +315,7 @@ pub fn run(args: &BuildArgs) -> ExitCode {
     let emit_start = Instant::now();
     let ptx = match ptx(
         &compiled,
+        &compiled.kernels,
         target,
         args.lineinfo,
         args.lineinfo_source.as_deref(),
@@ -402,7 +402,7 @@ fn rejected_line(
     target: cute::Target,
 ) -> Option<lang::Span> {
     let found = assemble::find_ptxas(&args.ptxas).ok()?;
-    let with_lines = ptx(compiled, target, true, None).ok()?;
+    let with_lines = ptx(compiled, &compiled.kernels, target, true, None).ok()?;
     assemble::locate_rejection(&found, &with_lines, target, &args.ptxas, &compiled.file)
 }
 

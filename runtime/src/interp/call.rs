@@ -123,6 +123,7 @@ impl Interpreter<'_> {
                     &plan,
                     bench.config.warmup,
                     bench.config.runs,
+                    bench.config.flush_l2,
                 )
                 .map_err(|message| Stop::error(span, message))?;
             bench.kernel_ms.push((name.clone(), ms));
