@@ -88,7 +88,11 @@ impl Compiler<'_> {
             .collect();
         let module = tune::specialise(self.module, &self.block.kernel.text, point, Some(&benches));
         let compiled = build::compile_module(self.file.clone(), module.clone(), self.target);
-        if let Some(error) = compiled.diagnostics.iter().find(|d| d.is_error()) {
+        if let Some(error) = compiled
+            .diagnostics
+            .iter()
+            .find(|diagnostic| diagnostic.is_error())
+        {
             let line = self.file.line_column(error.span().start).line;
             return Err(Rejected(format!("line {line}: {}", error.message)));
         }
@@ -102,7 +106,10 @@ impl Compiler<'_> {
         let assembled = self
             .ptxas
             .assemble_cached(&ptx, self.target.name(), &options, self.cache)
-            .map_err(|failure| Rejected(first_line(&failure.to_string())))?;
+            .map_err(|failure| {
+                let first_error = failure.errors().next().map(ToString::to_string);
+                Rejected(first_error.unwrap_or_else(|| first_line(&failure.to_string())))
+            })?;
         let limit = shared_limit(self.target);
         let mut ready = Ready {
             module,
