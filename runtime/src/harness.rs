@@ -107,6 +107,9 @@ pub struct BenchConfig {
     /// Flush L2 before each launch of the kernel (`cukc tune`), so that a
     /// configuration is not timed on operands an earlier launch left in L2.
     pub flush_l2: bool,
+    /// Time the reference a `report ... against` names (`cukc tune` compares its
+    /// points with each other, and leaves it out).
+    pub references: bool,
 }
 
 impl Default for BenchConfig {
@@ -115,6 +118,7 @@ impl Default for BenchConfig {
             warmup: 5,
             runs: 20,
             flush_l2: false,
+            references: true,
         }
     }
 }

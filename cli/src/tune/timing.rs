@@ -3,7 +3,7 @@
 //! A [`Timer`] runs a point's benches and gives each one's kernel time. On a GPU,
 //! [`GpuTimer`] runs them with the harness in one context kept open across points,
 //! each kernel launch after 5 untimed ones, the median of 20, with L2 flushed before
-//! every launch. The choice of winners and the table are plain functions of the
+//! every launch; the benches' references (cuBLAS, memcpy) are not timed. The choice of winners and the table are plain functions of the
 //! measurements, tested with made-up ones (never shown as measurements).
 
 use std::fmt::Write;
@@ -47,6 +47,7 @@ impl GpuTimer {
         let mut selection = Selection::benches();
         selection.bench = BenchConfig {
             flush_l2: true,
+            references: false,
             ..BenchConfig::default()
         };
         if let Some(limit) = kernel_timeout {

@@ -254,6 +254,7 @@ impl Interpreter<'_> {
         let config = bench.config;
         let mut reference = None;
         let mut note = None;
+        let against = against.filter(|_| config.references);
         match (against, metric) {
             (Some(("memcpy", None, _)), Some(Metric::Bytes(bytes))) => {
                 let Ok(Device::Gpu(gpu)) = &mut self.device else {
