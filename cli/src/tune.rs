@@ -151,7 +151,18 @@ fn tune_block(
         .map(|bench| bench.text.clone())
         .collect();
     let measured: Measurements = match timer {
-        Some(timer) if ready > 0 => timing::time_all(&built, &benches, timer),
+        Some(timer) if ready > 0 => {
+            let started = std::time::Instant::now();
+            let mut progress = |timed: usize| {
+                if timed.is_multiple_of(100) || timed == ready {
+                    errln!(
+                        "cukc: timed {timed} of {ready} points ({:.1} s)",
+                        started.elapsed().as_secs_f64()
+                    );
+                }
+            };
+            timing::time_all(&built, &benches, timer, &mut progress)
+        }
         _ => vec![None; built.len()],
     };
     let table = timing::table(&built, &benches, &measured);

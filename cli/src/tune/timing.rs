@@ -92,13 +92,23 @@ impl Timer for GpuTimer {
 /// for a point that was rejected, or when nothing was timed).
 pub type Measurements = Vec<Option<Vec<Measured>>>;
 
-/// Times every point that compiled.
-pub fn time_all(built: &[Built], benches: &[String], timer: &mut dyn Timer) -> Measurements {
+/// Times every point that compiled, calling `progress` with the number timed so far
+/// after each.
+pub fn time_all(
+    built: &[Built],
+    benches: &[String],
+    timer: &mut dyn Timer,
+    progress: &mut dyn FnMut(usize),
+) -> Measurements {
+    let mut timed = 0;
     built
         .iter()
         .map(|built| {
             let ready = built.outcome.as_ref().ok()?;
-            Some(timer.time(ready, benches))
+            let measured = timer.time(ready, benches);
+            timed += 1;
+            progress(timed);
+            Some(measured)
         })
         .collect()
 }
@@ -252,7 +262,11 @@ mod tests {
     fn the_fastest_timed_point_of_each_bench_wins_and_rejected_points_are_not_timed() {
         let built = built();
         let benches = vec!["small".to_owned(), "large".to_owned()];
-        let measured = time_all(&built, &benches, &mut MadeUp);
+        let mut reported = Vec::new();
+        let measured = time_all(&built, &benches, &mut MadeUp, &mut |timed| {
+            reported.push(timed)
+        });
+        assert_eq!(reported, [1, 2, 3], "one call a compiled point");
         assert!(measured[1].is_none());
         let won = winners(&benches, &measured);
         assert_eq!(won[0].map(|(index, _)| index), Some(2));
@@ -265,7 +279,7 @@ mod tests {
     fn the_table_has_a_row_per_point_with_rates_and_reasons() {
         let built = built();
         let benches = vec!["small".to_owned(), "large".to_owned()];
-        let measured = time_all(&built, &benches, &mut MadeUp);
+        let measured = time_all(&built, &benches, &mut MadeUp, &mut |_| {});
         let text = table(&built, &benches, &measured);
         let rows: Vec<&str> = text.lines().collect();
         assert_eq!(rows.len(), 5, "{text}");
