@@ -133,3 +133,15 @@ code=$?
 millis=$(( ($(date +%s%N) - started) / 1000000 ))
 if [ "$code" = 130 ] && [ "$millis" -lt 1000 ]; then interrupt=pass; else interrupt="FAIL (exit $code)"; fi
 echo "Ctrl-C during a hung kernel: $interrupt, exited $millis ms after SIGINT (interrupt.txt)" | tee -a "$summary"
+
+# Autotuning (issue 41): the GEMM's small space tuned, then `cukc bench` must use the winner
+# it stored; then the full space (1,116 points at 4096³ and two LLM shapes), timed whole.
+"$CUKC" tune cuk-examples/gemm_sm90.cuk --tune gemm_tn_quick --report "$LOGS/tune-quick.txt" >"$LOGS/tune-quick.log" 2>&1
+"$CUKC" bench cuk-examples/gemm_sm90.cuk --filter gemm_tn_4096 >"$LOGS/tune-bench.txt" 2>&1
+if grep -q 'bench gemm_tn_4096: using .* stored by `cukc tune`' "$LOGS/tune-bench.txt"; then tuned=pass; else tuned=FAIL; fi
+echo "cukc tune gemm_tn_quick (8 points), then cukc bench uses its winner: $tuned (tune-quick.txt, tune-bench.txt)" | tee -a "$summary"
+started=$(date +%s%N)
+"$CUKC" tune cuk-examples/gemm_sm90.cuk --tune gemm_tn_tiles --report "$LOGS/tune-full.txt" >"$LOGS/tune-full.log" 2>&1
+code=$?
+millis=$(( ($(date +%s%N) - started) / 1000000 ))
+echo "cukc tune gemm_tn_tiles (1,116 points, 3 shapes): exit $code after $millis ms (tune-full.txt, tune-full.log)" | tee -a "$summary"

@@ -10,13 +10,17 @@
 //! - [`Ptxas::assemble`] writes the PTX to a temporary directory, runs
 //!   `ptxas -arch=<target> [-lineinfo] [-v] -o kernel.cubin kernel.ptx` and returns
 //!   the cubin, or a [`PtxasFailure`] whose [`Message`]s carry PTX line numbers so
-//!   that a caller can map them back through `.loc` to `.cuk` lines. ptxas runs in
+//!   that a caller can map them back through `.loc` to `.cuk` lines.
+//!   [`Ptxas::assemble_cached`] reuses a cubin made before from the same PTX,
+//!   target, options and ptxas ([`AssemblyCache`]), and [`Ptxas::assemble_each`]
+//!   assembles many texts at once, one ptxas process per text, across cores. ptxas runs in
 //!   a private (0700) temporary directory, under a time limit, its output capped;
 //!   [`cancel_running`] (for a Ctrl-C handler) kills it and removes the directory.
 //! - [`parse_messages`] and [`parse_resources`] read ptxas's log: messages, and the
 //!   `-v` resource lines (registers, spills, stack, shared memory per function).
 
 mod assemble;
+mod cache;
 mod discover;
 mod install;
 mod log;
@@ -25,6 +29,7 @@ mod process;
 use std::fmt;
 
 pub use assemble::{AssembleOptions, Assembled, DEFAULT_TIMEOUT, PtxasFailure};
+pub use cache::AssemblyCache;
 pub use discover::{Environment, FindError, Ptxas, Source, cache_dir_from, find, locate};
 pub use install::{PIP_PACKAGE, PIP_REQUIREMENT, Progress};
 pub use log::{FunctionResources, Message, Severity, parse_messages, parse_resources};

@@ -2,12 +2,15 @@
 //! which ptxas and how long it may run, finding it, and assembling PTX with its
 //! failures turned into `E0303` diagnostics. Only a ptxas that rejects the PTX cukc
 //! generated is called a compiler bug; one that timed out, was killed by a signal or
-//! could not run says so.
+//! could not run says so. Cubins are cached by content in `<cache>/ptxas`
+//! ([`AssemblyCache`]); a file's kernels are assembled one ptxas process per kernel,
+//! across cores ([`assemble_each`]), or, when they must share one cubin (`cukc
+//! build`), by one ptxas optimising its functions on every core (`-split-compile`).
 
 use std::path::PathBuf;
 use std::time::Duration;
 
-use backend_ptx::ptxas::{self, AssembleOptions, Environment, PtxasFailure};
+use backend_ptx::ptxas::{self, AssembleOptions, AssemblyCache, Environment, PtxasFailure};
 use lang::Diagnostic;
 
 use crate::output::errln;
@@ -44,13 +47,29 @@ pub fn find_ptxas(args: &PtxasArgs) -> Result<ptxas::Ptxas, String> {
     ptxas::find(&env, &mut |progress| errln!("cukc: {progress}")).map_err(|error| error.to_string())
 }
 
+/// The cubin cache in cukc's cache directory (`CUKC_CACHE_DIR`, `XDG_CACHE_HOME`,
+/// `HOME`), unless `CUKC_NO_CACHE` is set or there is none.
+pub fn cache() -> Option<AssemblyCache> {
+    if std::env::var_os("CUKC_NO_CACHE").is_some() {
+        return None;
+    }
+    let env = Environment::from_process(None, true);
+    env.cache_dir.as_deref().map(AssemblyCache::in_cache_dir)
+}
+
+/// How many threads one ptxas may optimise a module's functions on: the cores.
+fn cores() -> u32 {
+    std::thread::available_parallelism().map_or(1, |cores| cores.get() as u32)
+}
+
 /// The diagnostic for a file that cannot be assembled because there is no ptxas.
 pub fn no_ptxas(reason: &str, at: lang::Span) -> Diagnostic {
     Diagnostic::error("E0303", format!("no ptxas: {reason}"))
         .with_primary(at, "cannot assemble this file")
 }
 
-/// Assembles `ptx` for `target`; the error is a diagnostic for the file.
+/// Assembles `ptx`, a module of one or more kernels, for `target` into one cubin
+/// (through the cache, ptxas using every core); the error is a diagnostic for the file.
 pub fn assemble(
     found: &ptxas::Ptxas,
     ptx: &str,
@@ -62,12 +81,38 @@ pub fn assemble(
     let options = AssembleOptions {
         line_info: lineinfo,
         timeout: args.timeout,
+        split_compile: Some(cores()),
         ..AssembleOptions::default()
     };
     let target = target.name();
     found
-        .assemble(ptx, target, &options)
+        .assemble_cached(ptx, target, &options, cache().as_ref())
         .map_err(|failure| Box::new(failure_diagnostic(&failure, ptx, target, at)))
+}
+
+/// Assembles each `(ptx, span)` of `modules` (one kernel's module each) into a cubin
+/// of its own, one ptxas process per module across cores, through the cache; the
+/// results are in the order of `modules`, a failure a diagnostic at its span.
+pub fn assemble_each(
+    found: &ptxas::Ptxas,
+    modules: &[(String, lang::Span)],
+    target: cute::Target,
+    lineinfo: bool,
+    args: &PtxasArgs,
+) -> Vec<Result<ptxas::Assembled, Box<Diagnostic>>> {
+    let options = AssembleOptions {
+        line_info: lineinfo,
+        timeout: args.timeout,
+        ..AssembleOptions::default()
+    };
+    let texts: Vec<&str> = modules.iter().map(|(ptx, _)| ptx.as_str()).collect();
+    let target = target.name();
+    let results = found.assemble_each(&texts, target, &options, cache().as_ref());
+    (results.into_iter().zip(modules))
+        .map(|(result, (ptx, at))| {
+            result.map_err(|failure| Box::new(failure_diagnostic(&failure, ptx, target, *at)))
+        })
+        .collect()
 }
 
 /// `E0303` for a ptxas that did not make a cubin: a compiler bug only when ptxas ran

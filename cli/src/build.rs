@@ -142,11 +142,40 @@ fn compile_until(
         .spawn(typecheck::stdlib::modules);
     let crate::check::Parsed {
         file,
-        mut diagnostics,
+        diagnostics,
         module,
         parsed,
         ..
     } = crate::check::load_and_parse(path);
+    let mut compiled = compile_parsed(file, module, diagnostics, parsed, target, with_traces, last);
+    compiled.front_end = start.elapsed();
+    compiled
+}
+
+/// Checks and lowers a parsed `module` of `file` (one `cukc tune` made from the file:
+/// a point's kernel defaults), for `target`.
+pub fn compile_module(
+    file: SourceFile,
+    module: lang::ast::Module,
+    target: cute::Target,
+) -> Compiled {
+    let start = Instant::now();
+    let mut compiled = compile_parsed(file, module, Vec::new(), true, target, false, None);
+    compiled.front_end = start.elapsed();
+    compiled
+}
+
+/// The checker and lowering after parsing (only when `parsed`), `diagnostics` those
+/// parsing gave.
+fn compile_parsed(
+    file: SourceFile,
+    module: lang::ast::Module,
+    mut diagnostics: Vec<Diagnostic>,
+    parsed: bool,
+    target: cute::Target,
+    with_traces: bool,
+    last: Option<&'static str>,
+) -> Compiled {
     let mut kernels = Vec::new();
     let mut traces = None;
     let mut host = trace::HostFacts::default();
@@ -179,7 +208,7 @@ fn compile_until(
         kernels,
         host,
         traces,
-        front_end: start.elapsed(),
+        front_end: Duration::ZERO,
     }
 }
 
@@ -192,11 +221,12 @@ fn drop_in_background(traces: Vec<std::sync::Arc<trace::KernelTrace>>) {
         .spawn(move || drop(traces));
 }
 
-/// The PTX of compiled kernels; with `lineinfo`, `.loc` lines and a `.file` naming
-/// `source_path` (the source's absolute path when `None`), so profilers run from any
-/// folder find the source.
+/// The PTX of `kernels` (all or some of `compiled`'s); with `lineinfo`, `.loc` lines
+/// and a `.file` naming `source_path` (the source's absolute path when `None`), so
+/// profilers run from any folder find the source.
 pub fn ptx(
     compiled: &Compiled,
+    kernels: &[kir::Verified],
     target: cute::Target,
     lineinfo: bool,
     source_path: Option<&Path>,
@@ -217,7 +247,7 @@ pub fn ptx(
         line_info_path: Some(line_info_path.display().to_string()),
         line_info: lineinfo.then_some(&line_of as &(dyn Fn(u32) -> (u32, u32) + Sync)),
     };
-    backend_ptx::emit_module(&compiled.kernels, target, &options)
+    backend_ptx::emit_module(kernels, target, &options)
 }
 
 /// Prints diagnostics to standard error.
@@ -285,6 +315,7 @@ pub fn run(args: &BuildArgs) -> ExitCode {
     let emit_start = Instant::now();
     let ptx = match ptx(
         &compiled,
+        &compiled.kernels,
         target,
         args.lineinfo,
         args.lineinfo_source.as_deref(),
@@ -371,7 +402,7 @@ fn rejected_line(
     target: cute::Target,
 ) -> Option<lang::Span> {
     let found = assemble::find_ptxas(&args.ptxas).ok()?;
-    let with_lines = ptx(compiled, target, true, None).ok()?;
+    let with_lines = ptx(compiled, &compiled.kernels, target, true, None).ok()?;
     assemble::locate_rejection(&found, &with_lines, target, &args.ptxas, &compiled.file)
 }
 

@@ -17,6 +17,7 @@ mod output;
 mod outputs;
 mod run;
 mod sources;
+mod tune;
 
 use std::process::ExitCode;
 
@@ -50,6 +51,9 @@ enum Command {
     Bench(run::RunArgs),
     /// Build files and run their tests, then their benches.
     Run(run::RunArgs),
+    /// Compile every point of a file's `tune` blocks, time them on the GPU and store
+    /// each bench's fastest for `bench` and `run` (`--dry-run`: compile and check only).
+    Tune(tune::TuneArgs),
     /// Parse and check `.cuk` files, printing every diagnostic.
     Check(check::CheckArgs),
     /// Inspect layouts: print or draw one, or answer JSON-lines queries.
@@ -69,6 +73,7 @@ fn main() -> ExitCode {
         Command::Test(args) => run::run(&args, run::Mode::Tests),
         Command::Bench(args) => run::run(&args, run::Mode::Benches),
         Command::Run(args) => run::run(&args, run::Mode::All),
+        Command::Tune(args) => tune::run(&args),
         Command::Check(args) => check::run(&args),
         Command::Layout(args) => layout_cmd::run(args),
         Command::Doctor(args) => doctor::run(&args),

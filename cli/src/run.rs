@@ -23,6 +23,7 @@ use crate::build;
 use crate::interrupt;
 use crate::output::{errln, out, outln};
 use crate::sources;
+use crate::tune as tune_cmd;
 
 /// Arguments shared by `test`, `bench` and `run`.
 #[derive(clap::Args)]
@@ -75,11 +76,7 @@ pub fn run(args: &RunArgs, mode: Mode) -> ExitCode {
     };
     let gpu = runtime::gpu_status();
     let gpu_target = match &gpu {
-        Ok(info) => match info.compute_capability.0 {
-            8 => cute::Target::Sm80,
-            10.. => cute::Target::Sm100a,
-            _ => cute::Target::Sm90a,
-        },
+        Ok(info) => tune_cmd::winners::target_of(info),
         Err(_) => cute::Target::Sm90a,
     };
     let target = args.target.unwrap_or(gpu_target);
@@ -133,7 +130,16 @@ pub fn run(args: &RunArgs, mode: Mode) -> ExitCode {
             }
             _ => (target, code),
         };
-        let summary = run_file(file, target, code, &args.ptxas, &selection, &mut work);
+        let gpu_name = gpu.as_ref().ok().map(|info| info.name.as_str());
+        let summary = run_file(
+            file,
+            target,
+            code,
+            &args.ptxas,
+            &selection,
+            gpu_name,
+            &mut work,
+        );
         if interrupt::happened() {
             return ExitCode::from(interrupt::EXIT_CODE);
         }
@@ -177,6 +183,7 @@ fn run_file(
     code: Code<'_>,
     ptxas_args: &PtxasArgs,
     selection: &Selection,
+    gpu_name: Option<&str>,
     work: &mut Emulated,
 ) -> Summary {
     let failed = Summary {
@@ -206,15 +213,10 @@ fn run_file(
             build::report(file, &[(**diagnostic).clone()]);
         }
     };
-    let Code::Gpu(ptxas) = code else {
-        let kernels: Vec<CompiledKernel> = compiled
-            .kernels
-            .iter()
-            .map(|kernel| CompiledKernel {
-                signature: kernel.signature.clone(),
-                image: Image::Kir(Box::new(kernel.clone())),
-            })
-            .collect();
+    let Some(kernels) = code.kernels(&compiled, target, ptxas_args) else {
+        return failed;
+    };
+    if let Code::Kir = code {
         return runtime::run_blocks(
             &compiled.module,
             &compiled.host,
@@ -222,47 +224,126 @@ fn run_file(
             selection,
             &mut report,
         );
-    };
-    let ptx = match build::ptx(&compiled, target, true, None) {
-        Ok(ptx) => ptx,
-        Err(problem) => {
-            outln!("{}: cukc could not emit PTX: {problem}", path.display());
-            return failed;
+    }
+    let tuned = match gpu_name {
+        Some(gpu) if selection.benches => {
+            tune_cmd::winners::stored(&compiled.file, &compiled.module, gpu)
         }
+        _ => Vec::new(),
     };
-    let at = compiled
-        .kernels
-        .first()
-        .map_or(lang::Span::empty(0), |kernel| kernel.span);
-    let image = match ptxas {
-        None => Image::Ptx(ptx),
-        Some(Err(reason)) => {
-            build::report(&compiled.file, &[assemble::no_ptxas(reason, at)]);
-            return failed;
+    let untuned = tune_cmd::winners::without(&compiled.module, &tuned);
+    let mut summary =
+        runtime::run_blocks(&untuned, &compiled.host, &kernels, selection, &mut report);
+    for (bench, winner) in &tuned {
+        if !selection.wants(BlockKind::Bench, bench) {
+            continue;
         }
-        Some(Ok(found)) => match assemble::assemble(found, &ptx, target, true, ptxas_args, at) {
-            Ok(assembled) => Image::Cubin(assembled.cubin),
-            Err(diagnostic) => {
-                build::report(&compiled.file, &[*diagnostic]);
-                return failed;
+        outln!(
+            "bench {bench}: using {} for `{}`, stored by `cukc tune` (block `{}`, {:.4} ms then)",
+            winner.point,
+            winner.kernel,
+            winner.tune,
+            winner.kernel_ms
+        );
+        let module = tune::specialise(
+            &compiled.module,
+            &winner.kernel,
+            &winner.point,
+            Some(&[bench]),
+        );
+        let variant = build::compile_module(compiled.file.clone(), module, target);
+        build::report(&variant.file, &variant.diagnostics);
+        let kernels = (!variant.diagnostics.iter().any(Diagnostic::is_error))
+            .then(|| code.kernels(&variant, target, ptxas_args))
+            .flatten();
+        let Some(kernels) = kernels else {
+            outln!("bench {bench}: the stored configuration does not build");
+            summary.failed += 1;
+            continue;
+        };
+        let more = runtime::run_blocks(
+            &variant.module,
+            &variant.host,
+            &kernels,
+            selection,
+            &mut report,
+        );
+        summary.passed += more.passed;
+        summary.failed += more.failed;
+        summary.skipped += more.skipped;
+        summary.hung |= more.hung;
+    }
+    summary
+}
+
+impl Code<'_> {
+    /// The kernels of `compiled`: verified KIR for the emulator, or for the GPU a
+    /// cubin each from ptxas (in parallel) or PTX for the driver; `None` after
+    /// reporting why there are none.
+    fn kernels(
+        self,
+        compiled: &build::Compiled,
+        target: cute::Target,
+        ptxas_args: &PtxasArgs,
+    ) -> Option<Vec<CompiledKernel>> {
+        let Code::Gpu(ptxas) = self else {
+            let kernels = (compiled.kernels.iter())
+                .map(|kernel| CompiledKernel {
+                    signature: kernel.signature.clone(),
+                    image: Image::Kir(Box::new(kernel.clone())),
+                })
+                .collect();
+            return Some(kernels);
+        };
+        let mut modules = Vec::with_capacity(compiled.kernels.len());
+        for kernel in &compiled.kernels {
+            let alone = std::slice::from_ref(kernel);
+            match build::ptx(compiled, alone, target, true, None) {
+                Ok(ptx) => modules.push((ptx, kernel.span)),
+                Err(problem) => {
+                    outln!(
+                        "{}: cukc could not emit PTX: {problem}",
+                        compiled.file.path()
+                    );
+                    return None;
+                }
             }
-        },
-    };
-    let kernels: Vec<CompiledKernel> = compiled
-        .kernels
-        .iter()
-        .map(|kernel| CompiledKernel {
-            signature: kernel.signature.clone(),
-            image: image.clone(),
-        })
-        .collect();
-    runtime::run_blocks(
-        &compiled.module,
-        &compiled.host,
-        &kernels,
-        selection,
-        &mut report,
-    )
+        }
+        let images: Vec<Image> = match ptxas {
+            None => modules
+                .into_iter()
+                .map(|(ptx, _)| Image::Ptx(ptx))
+                .collect(),
+            Some(Err(reason)) => {
+                let at = modules
+                    .first()
+                    .map_or(lang::Span::empty(0), |(_, span)| *span);
+                build::report(&compiled.file, &[assemble::no_ptxas(reason, at)]);
+                return None;
+            }
+            Some(Ok(found)) => {
+                let assembled = assemble::assemble_each(found, &modules, target, true, ptxas_args);
+                let mut images = Vec::with_capacity(assembled.len());
+                for result in assembled {
+                    match result {
+                        Ok(assembled) => images.push(Image::Cubin(assembled.cubin)),
+                        Err(diagnostic) => {
+                            build::report(&compiled.file, &[*diagnostic]);
+                            return None;
+                        }
+                    }
+                }
+                images
+            }
+        };
+        let kernels = (compiled.kernels.iter().zip(images))
+            .map(|(kernel, image)| CompiledKernel {
+                signature: kernel.signature.clone(),
+                image,
+            })
+            .collect();
+        Some(kernels)
+    }
 }
 
 /// One line for a block: `test name ... ok (3 ms)`.

@@ -53,6 +53,8 @@ impl Scene {
             .current_dir(self.dir.path())
             .env("CUKC_PTXAS", &self.ptxas)
             .env("CUKC_OFFLINE", "1")
+            .env("CUKC_CACHE_DIR", self.dir.path().join("cache"))
+            .env_remove("CUKC_NO_CACHE")
             .env_remove("CUKC_PTXAS_TIMEOUT")
             .stdin(Stdio::null());
         command
@@ -74,7 +76,7 @@ impl Scene {
                     .to_string_lossy()
                     .into_owned()
             })
-            .filter(|name| name != "bin")
+            .filter(|name| name != "bin" && name != "cache")
             .collect();
         names.sort();
         names
@@ -99,6 +101,29 @@ fn a_build_writes_the_cubin_and_its_ptx_and_nothing_else() {
     let (code, stderr) = scene.build(&["v.cuk", "-o", "v.cubin/k.cubin"]);
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("cannot create the folder"), "{stderr}");
+}
+
+#[test]
+fn a_second_build_of_the_same_ptx_takes_the_cubin_from_the_cache() {
+    let scene = Scene::new("echo run >> \"$(dirname \"$0\")/runs\"; printf CUBIN > kernel.cubin");
+    let runs = || std::fs::read_to_string(scene.path("bin/runs")).unwrap_or_default();
+    assert_eq!(scene.build(&["v.cuk"]).0, Some(0));
+    std::fs::remove_file(scene.path("v.cubin")).expect("the cubin");
+    assert_eq!(scene.build(&["v.cuk"]).0, Some(0));
+    assert_eq!(runs().lines().count(), 1, "ptxas ran once");
+    assert_eq!(
+        std::fs::read(scene.path("v.cubin")).expect("cubin"),
+        b"CUBIN"
+    );
+    let _turn = turn();
+    let status = scene
+        .command(&["v.cuk"])
+        .env("CUKC_NO_CACHE", "1")
+        .output()
+        .expect("cukc runs")
+        .status;
+    assert!(status.success());
+    assert_eq!(runs().lines().count(), 2, "CUKC_NO_CACHE runs ptxas");
 }
 
 #[test]

@@ -7,7 +7,7 @@ use std::convert::Infallible;
 use lalrpop_util::{ErrorRecovery, ParseError};
 use lang::ast::{
     Argument, BinaryOp, Block, Expr, ExprKind, GenericParam, IfBranch, Kernel, LaunchKind,
-    LaunchPart, Name, Param, ReportPart, StmtKind, UnaryOp,
+    LaunchPart, Name, Param, ReportPart, StmtKind, TuneBlock, TuneParam, UnaryOp,
 };
 use lang::{Diagnostic, Span};
 
@@ -317,4 +317,35 @@ fn launch_parts(context: &mut Context<'_>, parts: Vec<(Name, Vec<Expr>, Span)>) 
 
 fn launch_error(message: String, span: Span, label: &str) -> Diagnostic {
     Diagnostic::error("E0115", message).with_primary(span, label)
+}
+
+/// One line of a `tune` block: a parameter's values or a `where` condition.
+pub enum TuneEntry {
+    /// `BM in [64, 128];`
+    Param(TuneParam),
+    /// `where BM <= BN;`
+    Constraint(Expr),
+}
+
+/// A `tune` block from its header and its lines in source order.
+pub fn tune_block(
+    name: Name,
+    kernel: Name,
+    benches: Vec<Name>,
+    entries: Vec<TuneEntry>,
+) -> TuneBlock {
+    let mut block = TuneBlock {
+        name,
+        kernel,
+        benches,
+        params: Vec::new(),
+        constraints: Vec::new(),
+    };
+    for entry in entries {
+        match entry {
+            TuneEntry::Param(param) => block.params.push(param),
+            TuneEntry::Constraint(condition) => block.constraints.push(condition),
+        }
+    }
+    block
 }

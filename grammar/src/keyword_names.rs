@@ -50,9 +50,15 @@ fn needs_name_after(
     current: &Token<'_>,
 ) -> bool {
     match previous {
-        Some(Token::Fn | Token::Kernel | Token::Atom | Token::Test | Token::Bench | Token::For) => {
-            true
-        }
+        Some(
+            Token::Fn
+            | Token::Kernel
+            | Token::Atom
+            | Token::Test
+            | Token::Bench
+            | Token::Tune
+            | Token::For,
+        ) => true,
         Some(Token::Dot | Token::PathSeparator) => true,
         // `let mut` is the one keyword that may follow `let`.
         Some(Token::Let) => *current != Token::Mut,
@@ -76,6 +82,7 @@ fn introduces_name(keyword: &Token<'_>) -> bool {
             | Token::Atom
             | Token::Test
             | Token::Bench
+            | Token::Tune
             | Token::For
             | Token::Report
     )

@@ -21,7 +21,9 @@ const STATEMENT_START: &[&str] = &[
 ];
 
 /// Tokens that can start an item.
-const ITEM_START: &[&str] = &["use", "const", "fn", "kernel", "atom", "test", "bench"];
+const ITEM_START: &[&str] = &[
+    "use", "const", "fn", "kernel", "atom", "test", "bench", "tune",
+];
 
 /// Tokens that can continue an expression.
 const OPERATORS: &[&str] = &[

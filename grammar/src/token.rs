@@ -50,6 +50,8 @@ pub enum Token<'input> {
     Tmem,
     Report,
     Against,
+    Tune,
+    Where,
     Underscore,
 
     OpenParen,
@@ -122,6 +124,8 @@ pub const KEYWORDS: &[(&str, Token<'static>)] = &[
     ("tmem", Token::Tmem),
     ("report", Token::Report),
     ("against", Token::Against),
+    ("tune", Token::Tune),
+    ("where", Token::Where),
 ];
 
 /// The keyword token spelled `text`, if `text` is a keyword.
@@ -142,7 +146,7 @@ impl Token<'_> {
     }
 
     /// Whether this keyword begins an item (`use`, `const`, `fn`, `kernel`,
-    /// `atom`, `test`, `bench`) when it stands outside all brackets.
+    /// `atom`, `test`, `bench`, `tune`) when it stands outside all brackets.
     pub fn starts_item(&self) -> bool {
         matches!(
             self,
@@ -153,6 +157,7 @@ impl Token<'_> {
                 | Token::Atom
                 | Token::Test
                 | Token::Bench
+                | Token::Tune
         )
     }
 

@@ -2,7 +2,7 @@
 //!
 //! The tree mirrors the concrete syntax of `docs/language.md` closely: nothing
 //! is resolved, typed or folded yet. A [`Module`] is a list of [`Item`]s (`use`,
-//! `const`, `fn`, `kernel`, `atom`, `test`, `bench`); bodies are [`Block`]s of
+//! `const`, `fn`, `kernel`, `atom`, `test`, `bench`, `tune`); bodies are [`Block`]s of
 //! [`Stmt`]s; every value is an [`Expr`].
 //!
 //! Conventions:
@@ -83,6 +83,9 @@ pub enum ItemKind {
     Test(TestBlock),
     /// `bench name { body }`: a host-side benchmark.
     Bench(TestBlock),
+    /// `tune name: kernel for bench, .. { P in [..]; where cond; }`: a space of
+    /// const parameters to time a kernel over.
+    Tune(TuneBlock),
     /// An item the parser could not read; a diagnostic says why.
     Error,
 }
@@ -248,6 +251,35 @@ pub struct TestBlock {
     pub name: Name,
     /// The body, run on the host.
     pub body: Block,
+}
+
+/// A `tune` block: `tune name: kernel for bench_a, bench_b { BM in [64, 128]; where
+/// BM <= BN; }`. Every point of the space (one value per parameter, the constraints
+/// true) is the kernel with those const parameters as its defaults, timed by the named
+/// `bench` blocks (their shapes, their reference).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TuneBlock {
+    /// The block's name.
+    pub name: Name,
+    /// The kernel whose const parameters are tuned.
+    pub kernel: Name,
+    /// The `bench` blocks that time each point.
+    pub benches: Vec<Name>,
+    /// The parameters and their values, in source order.
+    pub params: Vec<TuneParam>,
+    /// The `where` conditions, each a boolean over the parameters.
+    pub constraints: Vec<Expr>,
+}
+
+/// `BM in [64, 128];`: a tuned const parameter and the values it takes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TuneParam {
+    /// The kernel's const parameter.
+    pub name: Name,
+    /// Its values, in order.
+    pub values: Vec<Expr>,
+    /// From the name to the `;`.
+    pub span: Span,
 }
 
 /// A written type.

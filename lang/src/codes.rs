@@ -181,6 +181,22 @@ pub const REGISTRY: &[CodeInfo] = &[
         "a value `print` or `print_tensor` cannot write: a tensor or fragment given to `print`, a placeholder for another type (`{:x}` of a float), a layout with run-time extents, a tensor of run-time shape",
     ),
     entry(
+        "E0233",
+        "a `tune` block names a kernel, a bench or a const parameter the file does not have (or a parameter twice)",
+    ),
+    entry(
+        "E0234",
+        "a `tune` value of the wrong kind for its parameter (an `int` parameter given `bf16`)",
+    ),
+    entry(
+        "E0235",
+        "a `tune` block's `where` condition names something other than its parameters, or is not a `bool`",
+    ),
+    entry(
+        "E0236",
+        "a `tune` space with no valid point (an empty list, conditions no point meets) or too many points",
+    ),
+    entry(
         "E0301",
         "a construct lowering does not handle yet (`gemm`, `break`, ...)",
     ),

@@ -60,6 +60,7 @@ pub fn document_symbols(analysis: &FileAnalysis) -> Vec<DocumentSymbol> {
             ItemKind::Atom(atom) => (SymbolKind::STRUCT, format!("atom: {}", atom.kind.text)),
             ItemKind::Test(_) => (SymbolKind::METHOD, "test".to_owned()),
             ItemKind::Bench(_) => (SymbolKind::METHOD, "bench".to_owned()),
+            ItemKind::Tune(tune) => (SymbolKind::METHOD, format!("tune: {}", tune.kernel.text)),
             ItemKind::Const(_) => (SymbolKind::CONSTANT, "const".to_owned()),
             ItemKind::Use(_) | ItemKind::Error => continue,
         };

@@ -45,9 +45,11 @@ pub fn declaration(text: &str, item: &Item) -> String {
         ItemKind::Function(function) => function.body.span.start,
         ItemKind::Kernel(kernel) => kernel.body.span.start,
         ItemKind::Test(test) | ItemKind::Bench(test) => test.body.span.start,
-        ItemKind::Atom(_) | ItemKind::Const(_) | ItemKind::Use(_) | ItemKind::Error => {
-            item.span.end
-        }
+        ItemKind::Atom(_)
+        | ItemKind::Const(_)
+        | ItemKind::Tune(_)
+        | ItemKind::Use(_)
+        | ItemKind::Error => item.span.end,
     };
     let span = Span::new(item.span.start, end.max(item.span.start));
     text.get(span.range()).unwrap_or("").trim_end().to_owned()
@@ -60,6 +62,7 @@ pub fn item_name(item: &Item) -> Option<&Name> {
         ItemKind::Function(function) => Some(&function.name),
         ItemKind::Atom(atom) => Some(&atom.name),
         ItemKind::Test(test) | ItemKind::Bench(test) => Some(&test.name),
+        ItemKind::Tune(tune) => Some(&tune.name),
         ItemKind::Const(const_item) => match &const_item.pattern.kind {
             PatternKind::Name(name) => Some(name),
             PatternKind::Tuple(_) | PatternKind::Wildcard => None,

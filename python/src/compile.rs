@@ -3,13 +3,15 @@
 //!
 //! ptxas is found as `cukc` finds it (`CUKC_PTXAS`, `PATH`, `CUDA_HOME`, the CUDA
 //! toolkit, the `nvidia-cuda-nvcc-cu12` package, or installed into cukc's cache with
-//! pip, its progress on standard error), once per process.
+//! pip, its progress on standard error), once per process. Cubins are cached by
+//! content in the cache directory, and ptxas optimises a module's functions on every
+//! core.
 
 use std::io::Write;
 use std::sync::Mutex;
 
 use backend_ptx::EmitOptions;
-use backend_ptx::ptxas::{self, AssembleOptions, Environment, Ptxas};
+use backend_ptx::ptxas::{self, AssembleOptions, AssemblyCache, Environment, Ptxas};
 use cute::Target;
 use lang::ast::Module;
 use lang::{Diagnostic, SourceFile};
@@ -86,10 +88,14 @@ pub fn assemble(
     let found = find_ptxas()?;
     let options = AssembleOptions {
         line_info: true,
+        split_compile: Some(std::thread::available_parallelism().map_or(1, |n| n.get() as u32)),
         ..AssembleOptions::default()
     };
+    let cache = Environment::from_process(None, true)
+        .cache_dir
+        .map(|dir| AssemblyCache::in_cache_dir(&dir));
     found
-        .assemble(&ptx, target.name(), &options)
+        .assemble_cached(&ptx, target.name(), &options, cache.as_ref())
         .map(|assembled| assembled.cubin)
         .map_err(|failure| {
             format!(

@@ -91,7 +91,14 @@ pub struct Gpu {
     kernel_timeout: Duration,
     /// The kernel that passed its time limit, once one has.
     hung: OnceLock<String>,
+    /// A buffer larger than any GPU's L2 cache, cleared before each timed launch of a
+    /// bench that flushes L2 (`cukc tune`), once one has.
+    l2_scratch: Option<CudaSlice<u8>>,
 }
+
+/// The bytes cleared to flush L2 before a timed launch: more than the 50 MiB of an
+/// H100's or the 126 MiB of a B200's L2.
+const L2_FLUSH_BYTES: usize = 256 << 20;
 
 impl Gpu {
     /// Opens device 0, or says why not, with the kernel time limit
@@ -117,6 +124,7 @@ impl Gpu {
             blas: None,
             kernel_timeout,
             hung: OnceLock::new(),
+            l2_scratch: None,
         })
     }
 
@@ -169,6 +177,14 @@ impl Gpu {
     /// The device address of a buffer.
     pub fn address(&self, buffer: &Buffer) -> u64 {
         buffer.0.device_ptr(&self.stream).0
+    }
+
+    /// Forgets the kernels loaded so far (their modules are unloaded), so that the next
+    /// harness run's kernel indices name its own kernels: `cukc tune` runs each point's
+    /// benches in one context.
+    pub fn forget_kernels(&mut self) {
+        self.functions.clear();
+        self.modules.clear();
     }
 
     /// Loads kernel `index` of `kernels` (once) and prepares its shared memory.
@@ -291,18 +307,40 @@ impl Gpu {
         self.wait(&format!("kernel `{name}`"), 1)
     }
 
-    /// The median time in milliseconds of `runs` launches after `warmup` untimed ones.
+    /// The median time in milliseconds of `runs` launches after `warmup` untimed ones;
+    /// with `flush_l2`, L2 is flushed before each launch (outside the timed span), so
+    /// every launch reads its operands from memory as a first one does.
     pub fn time_kernel(
-        &self,
+        &mut self,
         name: &str,
         function: &CudaFunction,
         plan: &LaunchPlan,
         warmup: u32,
         runs: u32,
+        flush_l2: bool,
     ) -> Result<f64, String> {
-        self.time(&format!("kernel `{name}`"), warmup, runs, || {
+        if flush_l2 && self.l2_scratch.is_none() {
+            let buffer = self
+                .stream
+                .alloc_zeros::<u8>(L2_FLUSH_BYTES)
+                .map_err(|error| {
+                    format!("cannot allocate the L2 flush buffer: {}", describe(error))
+                })?;
+            self.l2_scratch = Some(buffer);
+        }
+        let mut scratch = if flush_l2 {
+            self.l2_scratch.take()
+        } else {
+            None
+        };
+        let what = format!("kernel `{name}`");
+        let result = self.time(&what, warmup, runs, scratch.as_mut(), || {
             self.launch(name, function, plan)
-        })
+        });
+        if scratch.is_some() {
+            self.l2_scratch = scratch;
+        }
+        result
     }
 
     /// The median time in milliseconds of a device-to-device copy of `bytes` bytes,
@@ -326,21 +364,27 @@ impl Gpu {
             .clone_htod(&source[..bytes.min(source.len())])
             .map_err(failed)?;
         let mut to = self.stream.alloc_zeros::<u8>(from.len()).map_err(failed)?;
-        self.time("the reference memcpy", warmup, runs, || {
+        self.time("the reference memcpy", warmup, runs, None, || {
             self.stream.memcpy_dtod(&from, &mut to).map_err(failed)
         })
     }
 
     /// The median time of `runs` calls of `body` after `warmup` untimed ones, which
     /// launch `what`; the wait for them is under the kernel time limit.
+    /// With `flush`, that buffer is cleared before each launch, outside the timed span.
     fn time(
         &self,
         what: &str,
         warmup: u32,
         runs: u32,
+        mut flush: Option<&mut CudaSlice<u8>>,
         mut body: impl FnMut() -> Result<(), String>,
     ) -> Result<f64, String> {
+        let flush_failed = |error: DriverError| format!("flushing L2 failed: {}", describe(error));
         for _ in 0..warmup {
+            if let Some(buffer) = flush.as_deref_mut() {
+                self.stream.memset_zeros(buffer).map_err(flush_failed)?;
+            }
             body()?;
         }
         let failed =
@@ -355,6 +399,9 @@ impl Gpu {
                 .context
                 .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
                 .map_err(failed)?;
+            if let Some(buffer) = flush.as_deref_mut() {
+                self.stream.memset_zeros(buffer).map_err(flush_failed)?;
+            }
             start.record(&self.stream).map_err(failed)?;
             body()?;
             end.record(&self.stream).map_err(failed)?;

@@ -82,7 +82,8 @@ impl Selection {
         }
     }
 
-    fn wants(&self, kind: BlockKind, name: &str) -> bool {
+    /// Whether the block `name` of `kind` is selected.
+    pub fn wants(&self, kind: BlockKind, name: &str) -> bool {
         let kind_wanted = match kind {
             BlockKind::Test => self.tests,
             BlockKind::Bench => self.benches,
@@ -103,6 +104,12 @@ pub struct BenchConfig {
     pub warmup: u32,
     /// Timed launches.
     pub runs: u32,
+    /// Flush L2 before each launch of the kernel (`cukc tune`), so that a
+    /// configuration is not timed on operands an earlier launch left in L2.
+    pub flush_l2: bool,
+    /// Time the reference a `report ... against` names (`cukc tune` compares its
+    /// points with each other, and leaves it out).
+    pub references: bool,
 }
 
 impl Default for BenchConfig {
@@ -110,6 +117,8 @@ impl Default for BenchConfig {
         BenchConfig {
             warmup: 5,
             runs: 20,
+            flush_l2: false,
+            references: true,
         }
     }
 }
@@ -293,106 +302,131 @@ pub fn run_blocks(
     selection: &Selection,
     out: &mut dyn FnMut(Event),
 ) -> Summary {
-    let mut blocks: Vec<(BlockKind, &TestBlock, Span)> = Vec::new();
-    for wanted in [BlockKind::Test, BlockKind::Bench] {
-        for item in &module.items {
-            let block = match (&item.kind, wanted) {
-                (ItemKind::Test(block), BlockKind::Test)
-                | (ItemKind::Bench(block), BlockKind::Bench) => block,
-                _ => continue,
-            };
-            if selection.wants(wanted, &block.name.text) {
-                blocks.push((wanted, block, item.span));
-            }
+    GpuSession::default().run_blocks(module, host, kernels, selection, out)
+}
+
+/// A GPU context kept open across harness runs (`cukc tune` runs every point's
+/// benches in one), opened by the first block that needs it.
+#[derive(Default)]
+pub struct GpuSession {
+    gpu: Option<Result<Gpu, String>>,
+}
+
+impl GpuSession {
+    /// [`run_blocks`] in this session's context; the kernels loaded by an earlier run
+    /// are forgotten first, so `kernels`' indices name these kernels.
+    pub fn run_blocks(
+        &mut self,
+        module: &Module,
+        host: &trace::HostFacts,
+        kernels: &[CompiledKernel],
+        selection: &Selection,
+        out: &mut dyn FnMut(Event),
+    ) -> Summary {
+        if let Some(Ok(gpu)) = &mut self.gpu {
+            gpu.forget_kernels();
         }
-    }
-    let emulate = kernels
-        .iter()
-        .any(|kernel| matches!(kernel.image, Image::Kir(_)));
-    let mut gpu: Option<Result<Gpu, String>> = None;
-    let mut summary = Summary::default();
-    for (kind, block, span) in blocks {
-        let started = Instant::now();
-        let needs_device = calls_kernel(module, &block.body);
-        let device = if !needs_device {
-            Err("this block calls no kernel".to_owned())
-        } else if emulate && kind == BlockKind::Bench {
-            Err(EMULATED_BENCH.to_owned())
-        } else if emulate {
-            Ok(Device::Emulator(Box::default()))
-        } else {
-            match gpu.get_or_insert_with(|| open_gpu(selection)) {
-                Ok(gpu) => Ok(Device::Gpu(gpu)),
-                Err(reason) => Err(format!("no GPU: {reason}")),
-            }
-        };
-        let mut emulated = None;
-        let mut printed = String::new();
-        let outcome = match device {
-            Err(reason) if needs_device => Outcome::Skipped(reason),
-            device => {
-                let bench = (kind == BlockKind::Bench).then_some(selection.bench);
-                let mut interpreter = Interpreter::new(
-                    module,
-                    host,
-                    kernels,
-                    device,
-                    seed_of(&block.name.text),
-                    bench,
-                );
-                let result = guarded(|| interpreter.run(&block.body));
-                emulated = interpreter.emulated();
-                printed = interpreter.take_printed();
-                match result {
-                    Ok(Ok(Some(result))) => Outcome::Measured(result),
-                    Ok(Ok(None)) => Outcome::Passed,
-                    Ok(Err(Stop::Error {
-                        message,
-                        span,
-                        diagnostic,
-                    })) => Outcome::Failed {
-                        message,
-                        span,
-                        diagnostic,
-                    },
-                    Ok(Err(Stop::Skip(reason))) => Outcome::Skipped(reason),
-                    Err(message) => Outcome::Failed {
-                        message,
-                        span,
-                        diagnostic: None,
-                    },
+        let gpu = &mut self.gpu;
+        let mut blocks: Vec<(BlockKind, &TestBlock, Span)> = Vec::new();
+        for wanted in [BlockKind::Test, BlockKind::Bench] {
+            for item in &module.items {
+                let block = match (&item.kind, wanted) {
+                    (ItemKind::Test(block), BlockKind::Test)
+                    | (ItemKind::Bench(block), BlockKind::Bench) => block,
+                    _ => continue,
+                };
+                if selection.wants(wanted, &block.name.text) {
+                    blocks.push((wanted, block, item.span));
                 }
             }
-        };
-        if let Some(Ok(opened)) = &gpu
-            && let Some(kernel) = opened.hung_kernel()
-        {
-            let reason = crate::driver::still_running(kernel);
-            // Dropping the context would wait for the kernel.
-            if let Some(Ok(opened)) = gpu.replace(Err(reason)) {
-                std::mem::forget(opened);
+        }
+        let emulate = kernels
+            .iter()
+            .any(|kernel| matches!(kernel.image, Image::Kir(_)));
+        let mut summary = Summary::default();
+        for (kind, block, span) in blocks {
+            let started = Instant::now();
+            let needs_device = calls_kernel(module, &block.body);
+            let device = if !needs_device {
+                Err("this block calls no kernel".to_owned())
+            } else if emulate && kind == BlockKind::Bench {
+                Err(EMULATED_BENCH.to_owned())
+            } else if emulate {
+                Ok(Device::Emulator(Box::default()))
+            } else {
+                match gpu.get_or_insert_with(|| open_gpu(selection)) {
+                    Ok(gpu) => Ok(Device::Gpu(gpu)),
+                    Err(reason) => Err(format!("no GPU: {reason}")),
+                }
+            };
+            let mut emulated = None;
+            let mut printed = String::new();
+            let outcome = match device {
+                Err(reason) if needs_device => Outcome::Skipped(reason),
+                device => {
+                    let bench = (kind == BlockKind::Bench).then_some(selection.bench);
+                    let mut interpreter = Interpreter::new(
+                        module,
+                        host,
+                        kernels,
+                        device,
+                        seed_of(&block.name.text),
+                        bench,
+                    );
+                    let result = guarded(|| interpreter.run(&block.body));
+                    emulated = interpreter.emulated();
+                    printed = interpreter.take_printed();
+                    match result {
+                        Ok(Ok(Some(result))) => Outcome::Measured(result),
+                        Ok(Ok(None)) => Outcome::Passed,
+                        Ok(Err(Stop::Error {
+                            message,
+                            span,
+                            diagnostic,
+                        })) => Outcome::Failed {
+                            message,
+                            span,
+                            diagnostic,
+                        },
+                        Ok(Err(Stop::Skip(reason))) => Outcome::Skipped(reason),
+                        Err(message) => Outcome::Failed {
+                            message,
+                            span,
+                            diagnostic: None,
+                        },
+                    }
+                }
+            };
+            if let Some(Ok(opened)) = &gpu
+                && let Some(kernel) = opened.hung_kernel()
+            {
+                let reason = crate::driver::still_running(kernel);
+                // Dropping the context would wait for the kernel.
+                if let Some(Ok(opened)) = gpu.replace(Err(reason)) {
+                    std::mem::forget(opened);
+                }
+                summary.hung = true;
             }
-            summary.hung = true;
+            if emulated.is_some() && !matches!(outcome, Outcome::Skipped(_)) {
+                summary.emulated += 1;
+            }
+            match outcome {
+                Outcome::Passed | Outcome::Measured(_) => summary.passed += 1,
+                Outcome::Failed { .. } => summary.failed += 1,
+                Outcome::Skipped(_) => summary.skipped += 1,
+            }
+            out(Event {
+                kind,
+                name: block.name.text.clone(),
+                span,
+                outcome,
+                elapsed: started.elapsed(),
+                emulated,
+                printed,
+            });
         }
-        if emulated.is_some() && !matches!(outcome, Outcome::Skipped(_)) {
-            summary.emulated += 1;
-        }
-        match outcome {
-            Outcome::Passed | Outcome::Measured(_) => summary.passed += 1,
-            Outcome::Failed { .. } => summary.failed += 1,
-            Outcome::Skipped(_) => summary.skipped += 1,
-        }
-        out(Event {
-            kind,
-            name: block.name.text.clone(),
-            span,
-            outcome,
-            elapsed: started.elapsed(),
-            emulated,
-            printed,
-        });
+        summary
     }
-    summary
 }
 
 /// Opens the GPU with `selection`'s kernel time limit.

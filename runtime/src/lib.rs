@@ -61,8 +61,8 @@ pub use driver::{
     gpu_count, gpu_status, leave_process,
 };
 pub use harness::{
-    BenchConfig, BenchResult, BlockKind, Event, Metric, Outcome, Reference, Selection, Summary,
-    run_blocks,
+    BenchConfig, BenchResult, BlockKind, Event, GpuSession, Metric, Outcome, Reference, Selection,
+    Summary, run_blocks,
 };
 
 /// A compiled kernel instantiation, as the runtime loads it.

@@ -18,7 +18,7 @@
 //! passes; `static` loops unroll, `if const` picks its branch. The stdlib (`stdlib/`
 //! at the repository root) is `.cuk` text evaluated by the same code.
 //!
-//! The diagnostic codes are `E0201`-`E0232` and `N0201` (`const_print`); see
+//! The diagnostic codes are `E0201`-`E0236` and `N0201` (`const_print`); see
 //! `lang::codes`.
 
 mod atom_eval;

@@ -247,7 +247,7 @@ impl<'a> Checker<'a> {
                 ItemKind::Const(_) => DefinitionKind::Const,
                 ItemKind::Test(_) => DefinitionKind::Test,
                 ItemKind::Bench(_) => DefinitionKind::Bench,
-                ItemKind::Use(_) | ItemKind::Error => continue,
+                ItemKind::Use(_) | ItemKind::Tune(_) | ItemKind::Error => continue,
             };
             for name in item_names(item) {
                 let index = recorder.define(&name.text, name.span, kind, WHOLE_FILE);

@@ -2,6 +2,8 @@
 //! kernel.cubin kernel.ptx` in a private temporary directory (mode 0700, removed when
 //! the call returns, also when ptxas timed out or was interrupted), with a time limit
 //! ([`AssembleOptions::timeout`]) and its output capped (see `process.rs`).
+//! [`Ptxas::assemble_cached`] looks in an [`AssemblyCache`] first, and
+//! [`Ptxas::assemble_each`] runs one ptxas process per PTX text, across cores.
 
 use std::fmt;
 use std::os::unix::process::ExitStatusExt;
@@ -9,6 +11,9 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use rayon::prelude::*;
+
+use super::cache::AssemblyCache;
 use super::discover::Ptxas;
 use super::log::{FunctionResources, Message, Severity, parse_messages, parse_resources};
 use super::process::{self, Stopped};
@@ -26,6 +31,10 @@ pub struct AssembleOptions {
     pub opt_level: Option<u8>,
     /// Further arguments, placed before `-o`.
     pub extra_args: Vec<String>,
+    /// `-split-compile=<n>`: ptxas optimises the functions of one module on up to
+    /// `n` threads (0: one per CPU). The cubin is the same whatever `n` is, so it is
+    /// no part of an [`AssemblyCache`] key.
+    pub split_compile: Option<u32>,
     /// How long ptxas may run before it is killed; `None` is [`DEFAULT_TIMEOUT`].
     pub timeout: Option<Duration>,
 }
@@ -46,6 +55,9 @@ pub struct Assembled {
     pub resources: Vec<FunctionResources>,
     /// ptxas's standard output and error, as printed.
     pub log: String,
+    /// Whether it came from an [`AssemblyCache`] rather than from running ptxas
+    /// ([`Assembled::elapsed`] is then zero).
+    pub cached: bool,
 }
 
 /// Why a PTX text did not become a cubin.
@@ -194,19 +206,12 @@ impl Ptxas {
         let mut command = Command::new(&self.path);
         command
             .current_dir(dir.path())
-            .arg(format!("-arch={target}"));
-        if options.line_info {
-            command.arg("-lineinfo");
+            .arg(format!("-arch={target}"))
+            .args(options.arguments());
+        if let Some(threads) = options.split_compile {
+            command.arg(format!("-split-compile={threads}"));
         }
-        if options.verbose {
-            command.arg("-v");
-        }
-        if let Some(level) = options.opt_level {
-            command.arg(format!("-O{level}"));
-        }
-        command
-            .args(&options.extra_args)
-            .args(["-o", "kernel.cubin", "kernel.ptx"]);
+        command.args(["-o", "kernel.cubin", "kernel.ptx"]);
 
         let start = Instant::now();
         let limit = options.timeout.unwrap_or(DEFAULT_TIMEOUT);
@@ -241,6 +246,43 @@ impl Ptxas {
                 .collect(),
             resources: parse_resources(&log),
             log,
+            cached: false,
         })
+    }
+
+    /// [`Ptxas::assemble`], through `cache` when there is one: a hit runs no ptxas,
+    /// and a cubin ptxas made is stored for the next time.
+    pub fn assemble_cached(
+        &self,
+        ptx: &str,
+        target: &str,
+        options: &AssembleOptions,
+        cache: Option<&AssemblyCache>,
+    ) -> Result<Assembled, PtxasFailure> {
+        let Some(cache) = cache else {
+            return self.assemble(ptx, target, options);
+        };
+        let key = AssemblyCache::key(self, target, &options.arguments(), ptx);
+        if let Some(hit) = cache.load(&key) {
+            return Ok(hit);
+        }
+        let assembled = self.assemble(ptx, target, options)?;
+        cache.store(&key, &assembled);
+        Ok(assembled)
+    }
+
+    /// Assembles every text of `ptxs` ([`Ptxas::assemble_cached`]), one ptxas
+    /// process per text, as many at once as there are cores; the results are in the
+    /// order of `ptxs`.
+    pub fn assemble_each<T: AsRef<str> + Sync>(
+        &self,
+        ptxs: &[T],
+        target: &str,
+        options: &AssembleOptions,
+        cache: Option<&AssemblyCache>,
+    ) -> Vec<Result<Assembled, PtxasFailure>> {
+        ptxs.par_iter()
+            .map(|ptx| self.assemble_cached(ptx.as_ref(), target, options, cache))
+            .collect()
     }
 }

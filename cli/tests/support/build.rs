@@ -11,7 +11,7 @@ use std::process::Command;
 #[path = "../../../tests/support/ptxas.rs"]
 mod shared_ptxas;
 
-pub use shared_ptxas::{assemble, assemble_without_local_memory, cache_dir};
+pub use shared_ptxas::{assemble, assemble_without_local_memory, cache_dir, ptxas};
 
 /// The targets every golden PTX is assembled for.
 pub const TARGETS: [&str; 3] = ["sm_80", "sm_90a", "sm_100a"];

@@ -148,16 +148,20 @@ pub fn rewrite(source: &str, example: &Example<'_>, point: &Point) -> String {
     text
 }
 
-/// `source` with its benches and the test blocks whose names do not contain `filter`
-/// blanked out, line for line (a block runs from its `test NAME {` or `bench NAME {`
-/// line to the next line that is `}`): `check` then checks only the instantiations the
-/// quick sweep runs.
+/// `source` with its benches, its tune blocks and the test blocks whose names do not
+/// contain `filter` blanked out, line for line (a block runs from its `test NAME {`,
+/// `bench NAME {` or `tune NAME: ...` line to the next line that is `}`): `check` then
+/// checks only the instantiations the quick sweep runs.
 pub fn keep_tests(source: &str, filter: &str) -> String {
     let mut blanking = false;
     let mut lines = Vec::new();
     for line in source.lines() {
-        if let Some(name) = line.strip_prefix("test ").or(line.strip_prefix("bench ")) {
-            blanking = line.starts_with("bench ") || !name.contains(filter);
+        let block = (line.strip_prefix("test "))
+            .or(line.strip_prefix("bench "))
+            .or(line.strip_prefix("tune "));
+        if let Some(name) = block {
+            // Benches go, and with them the tune blocks that name them.
+            blanking = !line.starts_with("test ") || !name.contains(filter);
         }
         lines.push(if blanking { "" } else { line });
         if line == "}" {

@@ -111,6 +111,7 @@ impl Printer {
             }
             ItemKind::Test(test) => self.test_block("test", test),
             ItemKind::Bench(bench) => self.test_block("bench", bench),
+            ItemKind::Tune(tune) => self.tune_block(tune),
             ItemKind::Error => self.line("(error)"),
         }
     }
@@ -145,6 +146,33 @@ impl Printer {
         self.line(&format!("({keyword} {}", test.name.text));
         self.indent += 1;
         self.block("body", &test.body);
+        self.close();
+    }
+
+    fn tune_block(&mut self, tune: &TuneBlock) {
+        self.line(&format!("(tune {} {}", tune.name.text, tune.kernel.text));
+        self.indent += 1;
+        let benches: Vec<&str> = tune
+            .benches
+            .iter()
+            .map(|bench| bench.text.as_str())
+            .collect();
+        self.line(&format!("(for {})", benches.join(" ")));
+        for param in &tune.params {
+            self.start_line();
+            let _ = write!(self.out, "(in {}", param.name.text);
+            for value in &param.values {
+                self.out.push(' ');
+                self.expr(value);
+            }
+            self.out.push_str(")\n");
+        }
+        for constraint in &tune.constraints {
+            self.start_line();
+            self.out.push_str("(where ");
+            self.expr(constraint);
+            self.out.push_str(")\n");
+        }
         self.close();
     }
 

@@ -120,7 +120,9 @@ impl Gpu {
     ) -> Result<f64, String> {
         let c = self.scratch(gemm)?;
         let what = format!("the cuBLAS GEMM {}", gemm.describe());
-        self.time(&what, warmup, runs, || self.enqueue_gemm(gemm, a, b, &c))
+        self.time(&what, warmup, runs, None, || {
+            self.enqueue_gemm(gemm, a, b, &c)
+        })
     }
 
     /// `gemm` on `a` and `b`, waited for; the bytes of `C`.

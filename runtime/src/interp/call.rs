@@ -123,6 +123,7 @@ impl Interpreter<'_> {
                     &plan,
                     bench.config.warmup,
                     bench.config.runs,
+                    bench.config.flush_l2,
                 )
                 .map_err(|message| Stop::error(span, message))?;
             bench.kernel_ms.push((name.clone(), ms));
@@ -253,6 +254,7 @@ impl Interpreter<'_> {
         let config = bench.config;
         let mut reference = None;
         let mut note = None;
+        let against = against.filter(|_| config.references);
         match (against, metric) {
             (Some(("memcpy", None, _)), Some(Metric::Bytes(bytes))) => {
                 let Ok(Device::Gpu(gpu)) = &mut self.device else {

@@ -228,7 +228,7 @@ impl<'a> Checker<'a> {
                 format!("`{name}` is a test, which runs on its own and is not a value"),
                 "a test",
             ),
-            ItemKind::Use(_) | ItemKind::Error => Value::Unknown,
+            ItemKind::Use(_) | ItemKind::Tune(_) | ItemKind::Error => Value::Unknown,
         }
     }
 
@@ -262,7 +262,7 @@ pub(crate) fn item_names(item: &Item) -> Vec<Name> {
         ItemKind::Kernel(kernel) => vec![kernel.name.clone()],
         ItemKind::Atom(atom) => vec![atom.name.clone()],
         ItemKind::Test(test) | ItemKind::Bench(test) => vec![test.name.clone()],
-        ItemKind::Use(_) | ItemKind::Error => Vec::new(),
+        ItemKind::Use(_) | ItemKind::Tune(_) | ItemKind::Error => Vec::new(),
     }
 }
 

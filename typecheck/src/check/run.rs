@@ -47,6 +47,11 @@ impl<'a> Checker<'a> {
                 }
                 ItemKind::Test(test) => self.check_test(test, false),
                 ItemKind::Bench(bench) => self.check_test(bench, true),
+                ItemKind::Tune(block) => {
+                    for diagnostic in tune::check(module, block).diagnostics {
+                        self.report(diagnostic);
+                    }
+                }
                 ItemKind::Function(_) | ItemKind::Use(_) | ItemKind::Error => {}
             }
         }
