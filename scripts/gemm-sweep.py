@@ -6,13 +6,15 @@ activations (M, K) times the weight (N, K) transposed), in one `cukc bench` run 
 inputs. Prints a table of the ratios and a summary line with their geometric mean and
 the worst.
 
-    scripts/gemm-sweep.py [--cukc PATH] [--m 1,16,...] [--keep FILE]
+    scripts/gemm-sweep.py [--cukc PATH] [--m 1,16,...] [--clusters N] [--consts "BM = 64, ..."] [--keep FILE]
 
-It writes the benches into a copy of the example (the kernel and its defaults as they
-are: the sweep measures the shipped configuration), so nothing here is tuned per shape.
-On an H200 (66 s for the 96 shapes) the geometric mean was 0.601x cuBLAS: 0.96-1.18x
-from M = 1024 on for most weights, 0.24-0.97x for M up to 256 (worst: Llama-3-8B's down
-projection at M = 1), the decode shapes a 128 x 256 tile and 66 clusters waste.
+It writes the benches into a copy of the example, each call with the configuration
+`TABLE` gives its M (`--consts` and `--clusters` give one for every call instead).
+On an H200 (about 60 s for the 96 shapes), with the table: geometric mean 0.755x cuBLAS,
+0.985x over the 36 shapes from M = 1024 on (worst 0.611x, DeepSeek-V3's 2112 x 7168 at
+M = 1024) and 0.644x over the 60 decode shapes up to M = 256 (worst 0.391x, Llama-3-8B's
+down projection at M = 1). With the example's defaults everywhere it was 0.601x (decode
+0.447x). Split-K and swapping A and B for the narrowest M are next.
 """
 
 import argparse
@@ -44,19 +46,41 @@ WEIGHTS = [
 # One block per SM pair of an H100 or H200 (132 SMs), as the example's own benches.
 CLUSTERS = 66
 
+# The configuration by M: (largest M, clusters, const arguments). Decode shapes take
+# 64-row tiles, 64 columns wide, 8 stages deep, one block per SM and no multicast, so
+# that more blocks stream the weight (H200, M <= 256 over the 60 decode shapes: geometric
+# mean 0.644-0.678x cuBLAS in two runs, against 0.447x with the defaults; 0.630x with
+# 128-wide tiles and 4 stages, 0.502x with 64-wide tiles and 4 stages). The rest keep the
+# example's defaults.
+TABLE = [
+    (256, 132, "BM = 64, BN = 64, EPI = 1, CM = 1, RASTER = 0, STAGES = 8"),
+    (None, CLUSTERS, ""),
+]
+
+
+def configuration(m, clusters, consts):
+    """The clusters and const arguments for M = `m`: the table's, unless given."""
+    if clusters is not None or consts is not None:
+        return (clusters or CLUSTERS, consts or "")
+    for largest, table_clusters, table_consts in TABLE:
+        if largest is None or m <= largest:
+            return (table_clusters, table_consts)
+    return (CLUSTERS, "")
+
 LINE = re.compile(
     r"^bench (sweep_\S+) \.\.\. [0-9.]+ ms, ([0-9.]+) TFLOP/s; cuBLAS ([0-9.]+) TFLOP/s.*?([0-9.]+)% of cuBLAS"
 )
 
 
-def bench_block(m, n, k):
+def bench_block(m, n, k, clusters, consts):
     name = f"sweep_m{m}_n{n}_k{k}"
+    extra = f", {consts}" if consts else ""
     return (
         f"bench {name} {{\n"
         f"    let a = randn(bf16, ({m}, {k}));\n"
         f"    let b = randn(bf16, ({n}, {k}));\n"
         f"    let c = empty(bf16, ({m}, {n}));\n"
-        f"    gemm_tn({m}, {n}, {k}, a, b, c, {CLUSTERS});\n"
+        f"    gemm_tn({m}, {n}, {k}, a, b, c, {clusters}{extra});\n"
         f"    report flops = 2 * {m} * {n} * {k}, against cublas(a, transpose(b));\n"
         f"}}\n"
     )
@@ -66,6 +90,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--cukc", default="target/release/cukc")
     parser.add_argument("--m", default=",".join(map(str, SIZES_M)))
+    parser.add_argument("--clusters", type=int, help="clusters for every call (default: the table's)")
+    parser.add_argument("--consts", help="const arguments for every call (default: the table's)")
     parser.add_argument("--keep", help="also write the generated bench file here")
     args = parser.parse_args()
     sizes = [int(m) for m in args.m.split(",")]
@@ -75,7 +101,9 @@ def main():
     # Only the sweep's benches: the example's own tests, benches and tune blocks go.
     text = text[: text.index("\n// Four cluster tiles")] + "\n"
     shapes = [(m, n, k) for (_, _, n, k) in WEIGHTS for m in sizes]
-    text += "\n".join(bench_block(m, n, k) for (m, n, k) in shapes)
+    text += "\n".join(
+        bench_block(m, n, k, *configuration(m, args.clusters, args.consts)) for (m, n, k) in shapes
+    )
     if args.keep:
         with open(args.keep, "w") as kept:
             kept.write(text)
