@@ -30,33 +30,40 @@ pub enum Operand<'a> {
     Scalar(f64),
 }
 
-/// `left op right`, elementwise; at least one side is a tensor.
+/// `left op right`, elementwise; at least one side is a tensor. Two tensors broadcast as
+/// NumPy's do: extents aligned from the last, each pair equal or one of them 1, which is
+/// repeated along the other.
 pub fn elementwise(op: BinaryOp, left: Operand<'_>, right: Operand<'_>) -> Result<Dense, String> {
-    let template = match (left, right) {
+    let (dtype, shape) = match (left, right) {
         (Operand::Tensor(a), Operand::Tensor(b)) => {
-            if a.shape != b.shape {
-                return Err(format!(
-                    "`{}` needs tensors of one shape, not {} and {}",
+            let shape = broadcast_shape(&a.shape, &b.shape).ok_or_else(|| {
+                format!(
+                    "`{}` needs tensors whose shapes broadcast, not {} and {}",
                     op.symbol(),
                     shape_text(&a.shape),
                     shape_text(&b.shape)
-                ));
-            }
-            a
+                )
+            })?;
+            (a.dtype, shape)
         }
-        (Operand::Tensor(a), Operand::Scalar(_)) | (Operand::Scalar(_), Operand::Tensor(a)) => a,
+        (Operand::Tensor(a), Operand::Scalar(_)) | (Operand::Scalar(_), Operand::Tensor(a)) => {
+            (a.dtype, a.shape.clone())
+        }
         (Operand::Scalar(_), Operand::Scalar(_)) => {
             return Err("elementwise arithmetic needs a tensor operand".to_owned());
         }
     };
-    let float = is_float(template.dtype);
+    let float = is_float(dtype);
+    let count: usize = shape.iter().product();
+    let (left_index, right_index) = (Broadcast::of(left, &shape), Broadcast::of(right, &shape));
     let at = |operand: Operand<'_>, index: usize| match operand {
         Operand::Tensor(dense) => dense.values.get(index).copied().unwrap_or(f64::NAN),
         Operand::Scalar(value) => value,
     };
-    let mut values = Vec::with_capacity(template.values.len());
-    for index in 0..template.values.len() {
-        let (a, b) = (at(left, index), at(right, index));
+    let mut values = Vec::with_capacity(count);
+    for index in 0..count {
+        let a = at(left, left_index.source(index));
+        let b = at(right, right_index.source(index));
         let value = match op {
             BinaryOp::Add => a + b,
             BinaryOp::Subtract => a - b,
@@ -70,13 +77,72 @@ pub fn elementwise(op: BinaryOp, left: Operand<'_>, right: Operand<'_>) -> Resul
             BinaryOp::Divide => (a / b).trunc(),
             other => return Err(format!("`{}` does not apply to tensors", other.symbol())),
         };
-        values.push(round_to(template.dtype, value));
+        values.push(round_to(dtype, value));
     }
     Ok(Dense {
-        dtype: template.dtype,
-        shape: template.shape.clone(),
+        dtype,
+        shape,
         values,
     })
+}
+
+/// The shape two tensors broadcast to (NumPy's rule), or `None`.
+pub fn broadcast_shape(x: &[usize], y: &[usize]) -> Option<Vec<usize>> {
+    let rank = x.len().max(y.len());
+    let at = |shape: &[usize], axis: usize| match (axis + shape.len()).checked_sub(rank) {
+        Some(index) => shape[index],
+        None => 1,
+    };
+    (0..rank)
+        .map(|axis| match (at(x, axis), at(y, axis)) {
+            (1, other) | (other, 1) => Some(other),
+            (p, q) => (p == q).then_some(p),
+        })
+        .collect()
+}
+
+/// Where an operand's element for each element of a broadcast result is: its row-major
+/// strides over the result's axes, 0 along an axis it repeats.
+struct Broadcast {
+    /// The result's extents, the last axis first.
+    extents: Vec<usize>,
+    /// The operand's stride along each of them (0: repeated), in the same order.
+    strides: Vec<usize>,
+}
+
+impl Broadcast {
+    fn of(operand: Operand<'_>, shape: &[usize]) -> Broadcast {
+        let own: &[usize] = match operand {
+            Operand::Tensor(dense) => &dense.shape,
+            Operand::Scalar(_) => &[],
+        };
+        let mut strides = Vec::with_capacity(shape.len());
+        let mut stride = 1;
+        for (axis, _) in shape.iter().enumerate().rev() {
+            let offset = shape.len() - 1 - axis;
+            let extent = own
+                .len()
+                .checked_sub(offset + 1)
+                .map_or(1, |index| own[index]);
+            strides.push(if extent == 1 { 0 } else { stride });
+            stride *= extent;
+        }
+        Broadcast {
+            extents: shape.iter().rev().copied().collect(),
+            strides,
+        }
+    }
+
+    /// The operand's element for result element `index` (row-major).
+    fn source(&self, mut index: usize) -> usize {
+        let mut source = 0;
+        for (&extent, stride) in self.extents.iter().zip(&self.strides) {
+            let extent = extent.max(1);
+            source += index % extent * stride;
+            index /= extent;
+        }
+        source
+    }
 }
 
 /// The transpose of a matrix.
@@ -202,7 +268,43 @@ mod tests {
         let other = dense(Element::F32, &[3], &[0.0; 3]);
         let error =
             elementwise(BinaryOp::Add, Operand::Tensor(&a), Operand::Tensor(&other)).unwrap_err();
-        assert!(error.contains("(2) and (3)"), "{error}");
+        assert!(
+            error.contains("(2) and (3)") && error.contains("broadcast"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn tensors_broadcast_as_numpy_does() {
+        // A column of scales times a matrix: each row by its own.
+        let m = dense(Element::F32, &[2, 3], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+        let column = dense(Element::F32, &[2, 1], &[10.0, 100.0]);
+        let rows = elementwise(
+            BinaryOp::Multiply,
+            Operand::Tensor(&m),
+            Operand::Tensor(&column),
+        );
+        let rows = rows.unwrap();
+        assert_eq!(rows.shape, vec![2, 3]);
+        assert_eq!(rows.values, vec![10.0, 20.0, 30.0, 400.0, 500.0, 600.0]);
+        // A row of fewer axes, on the right: each column by its own.
+        let row = dense(Element::F32, &[3], &[1.0, 0.0, -1.0]);
+        let columns = elementwise(BinaryOp::Add, Operand::Tensor(&row), Operand::Tensor(&m));
+        assert_eq!(columns.unwrap().values, vec![2.0, 2.0, 2.0, 5.0, 5.0, 5.0]);
+        // Both sides repeated: (2, 1, 3) - (1, 2, 1) is (2, 2, 3).
+        let a = dense(Element::F32, &[2, 1, 3], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+        let b = dense(Element::F32, &[1, 2, 1], &[0.0, 10.0]);
+        let outer = elementwise(BinaryOp::Subtract, Operand::Tensor(&a), Operand::Tensor(&b));
+        let outer = outer.unwrap();
+        assert_eq!(outer.shape, vec![2, 2, 3]);
+        assert_eq!(
+            outer.values,
+            vec![
+                1.0, 2.0, 3.0, -9.0, -8.0, -7.0, 4.0, 5.0, 6.0, -6.0, -5.0, -4.0
+            ]
+        );
+        assert_eq!(broadcast_shape(&[4, 8], &[4, 2]), None);
+        assert_eq!(broadcast_shape(&[], &[3]), Some(vec![3]));
     }
 
     #[test]

@@ -96,23 +96,19 @@ impl<'a> Checker<'a> {
                 if a != b {
                     return self.mixed_host(*a, *b, span);
                 }
-                if x.len() != y.len()
-                    || x.iter()
-                        .zip(y)
-                        .any(|(p, q)| p.is_some() && q.is_some() && p != q)
-                {
-                    return self.error(
+                match broadcast_shape(x, y) {
+                    Some(shape) => Value::HostTensor { dtype: *a, shape },
+                    None => self.error(
                         "E0206",
                         span,
                         format!(
-                            "host tensors of shapes {} and {} differ",
+                            "host tensors of shapes {} and {} do not broadcast (each extent, from the last, must be equal or 1)",
                             shape_text(x),
                             shape_text(y)
                         ),
                         "shapes differ",
-                    );
+                    ),
                 }
-                left.clone()
             }
             (tensor @ (Value::Vector { dtype, .. } | Value::HostTensor { dtype, .. }), scalar)
             | (scalar, tensor @ (Value::Vector { dtype, .. } | Value::HostTensor { dtype, .. })) => {
@@ -304,4 +300,23 @@ impl<'a> Checker<'a> {
             }
         }
     }
+}
+
+/// The shape two host tensors broadcast to, as NumPy broadcasts: extents aligned from the
+/// last, each pair equal or one of them 1 (an extent known only at run time matches any);
+/// `None` when they do not.
+pub(crate) fn broadcast_shape(x: &[Option<i64>], y: &[Option<i64>]) -> Option<Vec<Option<i64>>> {
+    let rank = x.len().max(y.len());
+    let at = |shape: &[Option<i64>], axis: usize| match (axis + shape.len()).checked_sub(rank) {
+        Some(index) => shape[index],
+        None => Some(1),
+    };
+    (0..rank)
+        .map(|axis| match (at(x, axis), at(y, axis)) {
+            (Some(1), other) | (other, Some(1)) => Some(other),
+            (Some(p), Some(q)) if p == q => Some(Some(p)),
+            (Some(_), Some(_)) => None,
+            (None, _) | (_, None) => Some(None),
+        })
+        .collect()
 }
