@@ -10,23 +10,7 @@ the same machine and run.
 
 import torch
 
-
-def median_ms(fn, warmup=10, runs=50):
-    """The median time of `fn` in milliseconds, each run between CUDA events."""
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(runs):
-        start = torch.cuda.Event(enable_timing=True)
-        end = torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        torch.cuda.synchronize()
-        times.append(start.elapsed_time(end))
-    times.sort()
-    return times[len(times) // 2]
+from cuda_timing import median_ms
 
 
 def main():
@@ -40,7 +24,7 @@ def main():
         bf16 = lambda: torch.mm(a16, b16.t())
         flops = 2 * m * n * k
         for name, fn in (("torch._scaled_mm e4m3", fp8), ("torch.mm bf16", bf16)):
-            ms = median_ms(fn)
+            ms = median_ms(fn, warmup=10, runs=50)
             print(f"{name:<24} {size}^3 {ms:8.4f} ms {flops / ms / 1e9:8.1f} TFLOP/s")
 
 

@@ -13,25 +13,9 @@ import argparse
 import sys
 
 import torch
+
+from cuda_timing import median_ms
 import torch.nn.functional as F
-
-
-def median_ms(fn, warmup=5, runs=30):
-    """The median time of `fn` in milliseconds, each run between CUDA events."""
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(runs):
-        start = torch.cuda.Event(enable_timing=True)
-        end = torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        torch.cuda.synchronize()
-        times.append(start.elapsed_time(end))
-    times.sort()
-    return times[len(times) // 2]
 
 
 def copy_gbps(nbytes):
