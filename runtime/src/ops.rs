@@ -145,6 +145,26 @@ impl Broadcast {
     }
 }
 
+/// `a`'s elements, in row-major order, as a tensor of `shape` (as many elements).
+pub fn reshape(a: &Dense, shape: Vec<usize>) -> Result<Dense, String> {
+    let count: Option<usize> = shape
+        .iter()
+        .try_fold(1_usize, |count, extent| count.checked_mul(*extent));
+    if count != Some(a.values.len()) {
+        return Err(format!(
+            "reshape of {} elements (shape {}) to shape {}",
+            a.values.len(),
+            shape_text(&a.shape),
+            shape_text(&shape)
+        ));
+    }
+    Ok(Dense {
+        dtype: a.dtype,
+        shape,
+        values: a.values.clone(),
+    })
+}
+
 /// The transpose of a matrix.
 pub fn transpose(a: &Dense) -> Result<Dense, String> {
     let [rows, columns] = matrix(a, "transpose")?;
@@ -304,6 +324,12 @@ mod tests {
             ]
         );
         assert_eq!(broadcast_shape(&[4, 8], &[4, 2]), None);
+        let blocks = reshape(&m, vec![2, 3, 1]).unwrap();
+        assert_eq!(
+            (blocks.shape.as_slice(), blocks.values.len()),
+            (&[2, 3, 1][..], 6)
+        );
+        assert!(reshape(&m, vec![4, 2]).unwrap_err().contains("6 elements"));
         assert_eq!(broadcast_shape(&[], &[3]), Some(vec![3]));
     }
 

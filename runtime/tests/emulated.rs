@@ -160,3 +160,46 @@ fn a_launch_runs_the_instantiation_the_checker_found_with_defaults_evaluated_the
     }
     assert_eq!(summary.passed, 3);
 }
+
+#[test]
+fn host_references_reshape_and_broadcast_block_scales() {
+    // A kernel that scales each 4-element block of a row by its own factor, against the
+    // reference that reshapes rows into blocks and broadcasts the factors over them.
+    let source = "
+        kernel block_scale(x: gmem f32[(2, 8):(8, 1)], s: gmem f32[(2, 2):(2, 1)], y: gmem f32[(2, 8):(8, 1)])
+            launch grid(1) block(16)
+        {
+            let r = thread_idx.x / 8;
+            let c = thread_idx.x % 8;
+            y[r, c] = x[r, c] * s[r, c / 4];
+        }
+        test blocks_match {
+            let x = randn(f32, (2, 8));
+            let s = randn(f32, (2, 2));
+            let y = empty(f32, (2, 8));
+            block_scale(x, s, y);
+            let expected = reshape(reshape(x, (2, 2, 4)) * reshape(s, (2, 2, 1)), (2, 8));
+            assert_close(y, expected, rtol = 0.0, atol = 0.0);
+        }
+        test transposed_scales_differ {
+            let x = randn(f32, (2, 8));
+            let s = randn(f32, (2, 2));
+            let y = empty(f32, (2, 8));
+            block_scale(x, s, y);
+            let swapped = reshape(reshape(x, (2, 2, 4)) * reshape(transpose(s), (2, 2, 1)), (2, 8));
+            assert_close(y, swapped, rtol = 1e-6);
+        }";
+    let (summary, events) = run(source);
+    assert_eq!(
+        events[0].outcome,
+        Outcome::Passed,
+        "{:?}",
+        events[0].outcome
+    );
+    assert!(
+        matches!(&events[1].outcome, Outcome::Failed { message, .. } if message.starts_with("assert_close")),
+        "{:?}",
+        events[1].outcome
+    );
+    assert_eq!((summary.passed, summary.failed), (1, 1));
+}

@@ -354,6 +354,14 @@ impl Interpreter<'_> {
                 .map_err(|message| Stop::error(span, message))?;
                 Ok(self.new_tensor(Tensor::from_dense(&result)))
             }
+            "reshape" => {
+                arity(2..=2)?;
+                let a = self.tensor_arg(positional[0])?;
+                let shape = self.shape(positional[1])?;
+                let result =
+                    ops::reshape(&a, shape).map_err(|message| Stop::error(span, message))?;
+                Ok(self.new_tensor(Tensor::from_dense(&result)))
+            }
             "attention" | "attention_lse" => {
                 let operands = if name == "attention" { 3 } else { 2 };
                 arity(operands..=operands)?;

@@ -98,6 +98,34 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// `reshape(a, shape)`, once its row of the table has checked the arguments: `a`'s
+    /// elements as `shape`, which must hold as many (where both counts are known).
+    pub(crate) fn reshape(&mut self, args: &Args) -> Value {
+        let p = args.positional();
+        let (Some((dtype, from)), Some(shape)) = (self.host_tensor(p[0]), self.host_shape(p[1]))
+        else {
+            return Value::Unknown;
+        };
+        let count = |shape: &[Option<i64>]| -> Option<i64> {
+            shape
+                .iter()
+                .try_fold(1_i64, |count, extent| count.checked_mul((*extent)?))
+        };
+        match (count(&from), count(&shape)) {
+            (Some(have), Some(want)) if have != want => self.error(
+                "E0206",
+                p[1].span,
+                format!(
+                    "reshape of a host tensor of shape {} ({have} elements) to {} ({want} elements)",
+                    shape_text(&from),
+                    shape_text(&shape)
+                ),
+                "another number of elements",
+            ),
+            _ => Value::HostTensor { dtype, shape },
+        }
+    }
+
     /// `attention(q, k, v, causal = flag)`: a host tensor shaped as q with v's last
     /// extent; `attention_lse(q, k, causal = flag)`: f32 shaped as q without its last.
     pub(crate) fn attention_reference(&mut self, args: &Args) -> Value {

@@ -423,6 +423,8 @@ builtins! {
             "The matrix product of two host matrices (the reference for a GEMM), rounded once to their dtype: through cuBLAS when the block has a GPU (f32 sums for 16-bit floats, f64 otherwise), else on every CPU core." => matmul;
         "transpose", Host, Between(1, 1), [], false, "a",
             "A host matrix transposed." => transpose;
+        "reshape", Host, Between(2, 2), [], false, "a, shape",
+            "The elements of host tensor `a`, in row-major order, as a tensor of `shape` (as many elements): `reshape(x, (m, k / 128, 128))` splits the rows of x into blocks of 128." => reshape;
         "attention", Host, Between(3, 3), ["causal"], false, "q, k, v, causal = false",
             "`softmax(q kᵀ / sqrt(d)) v` over the last two dimensions of q (queries, d), k (keys, d) and v (keys, dv), for each index of the leading ones (batch, heads); with `causal = true`, query i sees keys up to i + keys - queries. Computed in f64 on every CPU core, rounded once to q's dtype." => attention_reference;
         "attention_lse", Host, Between(2, 2), ["causal"], false, "q, k, causal = false",
