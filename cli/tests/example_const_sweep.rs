@@ -398,8 +398,13 @@ fn gemm_fp8_sm90() {
             param("CM", "2", &["1", "4"], &["3", "16"]),
             param("RASTER", "3", &["0", "1"], &["17"]),
             param("EPI", "2", &["1"], &["0", "3"]),
+            param("BLOCKWISE", "0", &[], &["1", "2"]),
         ],
-        accepted: &[&[("BN", "192"), ("EPI", "1")]],
+        accepted: &[
+            &[("BN", "192"), ("EPI", "1")],
+            &[("BLOCKWISE", "1"), ("BN", "128")],
+            &[("BLOCKWISE", "1"), ("BN", "128"), ("CM", "1"), ("STAGES", "5")],
+        ],
         quick_filter: Some("gemm_fp8_long_k_one_block_per_cluster"),
     });
 }
