@@ -403,7 +403,12 @@ fn gemm_fp8_sm90() {
         accepted: &[
             &[("BN", "192"), ("EPI", "1")],
             &[("BLOCKWISE", "1"), ("BN", "128")],
-            &[("BLOCKWISE", "1"), ("BN", "128"), ("CM", "1"), ("STAGES", "5")],
+            &[
+                ("BLOCKWISE", "1"),
+                ("BN", "128"),
+                ("CM", "1"),
+                ("STAGES", "5"),
+            ],
         ],
         quick_filter: Some("gemm_fp8_long_k_one_block_per_cluster"),
     });
