@@ -11,7 +11,7 @@ use crate::compare::{Tolerance, assert_close};
 use crate::device::Device;
 use crate::ops::{self, Operand};
 use crate::random::mix;
-use crate::tensor::{Creation, Dense, Tensor};
+use crate::tensor::{Creation, Dense, Tensor, shape_text};
 
 /// Why a block that calls `gpu_only()` is skipped on the emulator.
 const GPU_ONLY: &str = "gpu_only(): the block runs only on a GPU";
@@ -358,8 +358,13 @@ impl Interpreter<'_> {
                 arity(2..=2)?;
                 let a = self.tensor_arg(positional[0])?;
                 let shape = self.shape(positional[1])?;
-                let result =
-                    ops::reshape(&a, shape).map_err(|message| Stop::error(span, message))?;
+                let message = format!(
+                    "reshape of {} elements (shape {}) to shape {}",
+                    a.values.len(),
+                    shape_text(&a.shape),
+                    shape_text(&shape)
+                );
+                let result = ops::reshape(&a, shape).ok_or_else(|| Stop::error(span, message))?;
                 Ok(self.new_tensor(Tensor::from_dense(&result)))
             }
             "attention" | "attention_lse" => {
