@@ -71,3 +71,10 @@ fn a_product_of_many_binomials_is_e0222_not_exponential() {
     );
     assert_eq!(codes(&text), ["E0222"]);
 }
+
+#[test]
+fn setmaxnreg_in_a_block_of_absurdly_many_threads_is_a_diagnostic() {
+    // Found by the mutation test: the registers the other warpgroups need overflowed.
+    let text = "kernel k() launch grid(1) block(4611686018427387904) { setmaxnreg_inc(240); }\n";
+    assert!(codes(text).contains(&"E0227"), "{:?}", codes(text));
+}

@@ -43,7 +43,10 @@ impl<'a> Checker<'a> {
         }
         let increase = name == "setmaxnreg_inc";
         let warpgroups = self.frame.block_threads.unwrap_or(0) / 128;
-        let needed = registers * 128 * (warpgroups - 1) + 24 * 128;
+        // Saturating: a block of absurdly many threads must still be one diagnostic.
+        let needed = (registers * 128)
+            .saturating_mul((warpgroups - 1).max(0))
+            .saturating_add(24 * 128);
         if increase && warpgroups > 1 && needed > REGISTER_FILE {
             return self.error(
                 "E0227",
