@@ -287,14 +287,7 @@ impl<'t> Builder<'t> {
         } else {
             value
         };
-        if self
-            .variables
-            .values
-            .insert(variable.to_owned(), value)
-            .is_some()
-        {
-            self.forget_evaluations();
-        }
+        self.bind_variable(variable, value);
         if !ty.is_unsigned() {
             self.variables.signed.insert(variable.to_owned());
         }

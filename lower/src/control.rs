@@ -78,14 +78,7 @@ impl Builder<'_> {
         self.open(Kind::Loop);
         let index = self.region_parameter(Ty::I64);
         self.regions.per_thread[index.0 as usize] = self.differs(start) || self.differs(end);
-        if self
-            .variables
-            .values
-            .insert(counter.to_owned(), index)
-            .is_some()
-        {
-            self.forget_evaluations();
-        }
+        self.bind_variable(counter, index);
         self.regions.loops.push(open_loop);
         self.effects(body);
         self.regions.loops.pop();

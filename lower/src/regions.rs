@@ -351,6 +351,19 @@ impl Builder<'_> {
         }
     }
 
+    /// Names `value` the run-time variable `name`; defining one again forgets every
+    /// evaluation, which may have read the old value.
+    pub(crate) fn bind_variable(&mut self, name: &str, value: ValueId) {
+        if self
+            .variables
+            .values
+            .insert(name.to_owned(), value)
+            .is_some()
+        {
+            self.forget_evaluations();
+        }
+    }
+
     /// Forgets every term and symbolic integer evaluated: a variable or load they may
     /// read was defined again.
     pub(crate) fn forget_evaluations(&mut self) {
