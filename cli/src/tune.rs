@@ -21,7 +21,7 @@ use crate::assemble::{self, PtxasArgs};
 use crate::build;
 use crate::output::{errln, outln};
 use points::Compiler;
-use timing::{GpuTimer, Measurements, Timer};
+use timing::{GpuTimer, Timer, Timings};
 
 /// `cukc tune`'s arguments.
 #[derive(clap::Args)]
@@ -150,22 +150,31 @@ fn tune_block(
         .iter()
         .map(|bench| bench.text.clone())
         .collect();
-    let measured: Measurements = match timer {
+    let timings: Timings = match timer {
         Some(timer) if ready > 0 => {
             let started = std::time::Instant::now();
             let mut progress = |timed: usize| {
                 if timed.is_multiple_of(100) || timed == ready {
                     errln!(
-                        "cukc: timed {timed} of {ready} points ({:.1} s)",
+                        "cukc: surveyed {timed} of {ready} points ({:.1} s)",
                         started.elapsed().as_secs_f64()
                     );
                 }
             };
-            timing::time_all(&built, &benches, timer, &mut progress)
+            let timings = timing::time_all(&built, &benches, timer, &mut progress);
+            errln!(
+                "cukc: timed {} finalists again carefully ({:.1} s in all)",
+                timings.finalists.len(),
+                started.elapsed().as_secs_f64()
+            );
+            timings
         }
-        _ => vec![None; built.len()],
+        _ => Timings {
+            measured: vec![None; built.len()],
+            finalists: Vec::new(),
+        },
     };
-    let table = timing::table(&built, &benches, &measured);
+    let table = timing::table(&built, &benches, &timings.measured);
     outln!("{table}");
     let report = args
         .report
@@ -185,10 +194,10 @@ fn tune_block(
         build::report(compiler.file, &[diagnostic]);
         return false;
     }
-    let (Some(gpu_name), Some(_)) = (gpu_name, measured.iter().flatten().next()) else {
+    let (Some(gpu_name), Some(_)) = (gpu_name, timings.measured.iter().flatten().next()) else {
         return true;
     };
-    let won = timing::winners(&benches, &measured);
+    let won = timing::winners(&benches, &timings);
     for (bench, winner) in benches.iter().zip(won) {
         let Some((index, timed)) = winner else {
             outln!("bench {bench}: no point was timed");

@@ -12,6 +12,7 @@
 //! handle.
 
 mod blas;
+mod created;
 mod host;
 mod launch;
 mod tensor_map;
@@ -94,6 +95,8 @@ pub struct Gpu {
     /// A buffer larger than any GPU's L2 cache, cleared before each timed launch of a
     /// bench that flushes L2 (`cukc tune`), once one has.
     l2_scratch: Option<CudaSlice<u8>>,
+    /// Created tensors' data, once [`Gpu::keep_created`] asked for it (`created.rs`).
+    created: Option<created::Created>,
 }
 
 /// The bytes cleared to flush L2 before a timed launch: more than the 50 MiB of an
@@ -125,6 +128,7 @@ impl Gpu {
             kernel_timeout,
             hung: OnceLock::new(),
             l2_scratch: None,
+            created: None,
         })
     }
 

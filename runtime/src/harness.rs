@@ -310,9 +310,21 @@ pub fn run_blocks(
 #[derive(Default)]
 pub struct GpuSession {
     gpu: Option<Result<Gpu, String>>,
+    /// Whether the GPU keeps created tensors across runs ([`GpuSession::keeping_created`]).
+    keep_created: bool,
 }
 
 impl GpuSession {
+    /// A session whose GPU draws each created tensor once and gives later runs that
+    /// create the same one a device copy of it (`cukc tune`: the same benches at every
+    /// point).
+    pub fn keeping_created() -> GpuSession {
+        GpuSession {
+            gpu: None,
+            keep_created: true,
+        }
+    }
+
     /// [`run_blocks`] in this session's context; the kernels loaded by an earlier run
     /// are forgotten first, so `kernels`' indices name these kernels.
     pub fn run_blocks(
@@ -354,7 +366,7 @@ impl GpuSession {
             } else if emulate {
                 Ok(Device::Emulator(Box::default()))
             } else {
-                match gpu.get_or_insert_with(|| open_gpu(selection)) {
+                match gpu.get_or_insert_with(|| open_gpu(selection, self.keep_created)) {
                     Ok(gpu) => Ok(Device::Gpu(gpu)),
                     Err(reason) => Err(format!("no GPU: {reason}")),
                 }
@@ -429,11 +441,15 @@ impl GpuSession {
     }
 }
 
-/// Opens the GPU with `selection`'s kernel time limit.
-fn open_gpu(selection: &Selection) -> Result<Gpu, String> {
+/// Opens the GPU with `selection`'s kernel time limit, keeping created tensors when
+/// asked.
+fn open_gpu(selection: &Selection, keep_created: bool) -> Result<Gpu, String> {
     let mut opened = guarded(Gpu::open).and_then(|opened| opened)?;
     if let Some(limit) = selection.kernel_timeout {
         opened.set_kernel_timeout(limit);
+    }
+    if keep_created {
+        opened.keep_created();
     }
     Ok(opened)
 }

@@ -1,10 +1,14 @@
 //! Timing the points that compiled, and what comes of it: the table and the winners.
 //!
-//! A [`Timer`] runs a point's benches and gives each one's kernel time. On a GPU,
-//! [`GpuTimer`] runs them with the harness in one context kept open across points,
-//! each kernel launch after 5 untimed ones, the median of 20, with L2 flushed before
-//! every launch; the benches' references (cuBLAS, memcpy) are not timed. The choice of winners and the table are plain functions of the
-//! measurements, tested with made-up ones (never shown as measurements).
+//! A [`Timer`] runs a point's benches and gives each one's kernel time. Every point is
+//! first surveyed (one untimed launch, the median of 5), then each bench's
+//! [`FINALISTS`] fastest are timed again carefully (5 untimed launches, the median of
+//! 20), and those measurements replace the survey's. On a GPU, [`GpuTimer`] runs the
+//! benches with the harness in one context kept open across points, with L2 flushed
+//! before every launch, the benches' references (cuBLAS, memcpy) not timed, and each
+//! created tensor drawn once and copied on the GPU for later points. The choice of
+//! winners and the table are plain functions of the measurements, tested with made-up
+//! ones (never shown as measurements).
 
 use std::fmt::Write;
 
@@ -29,39 +33,58 @@ pub enum Measured {
     Failed(String),
 }
 
+/// How many of each bench's fastest points the survey sends to the careful timing.
+pub const FINALISTS: usize = 8;
+
+/// Which timing a point gets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pass {
+    /// Quick: ranks the points.
+    Survey,
+    /// Careful: decides among the survey's fastest.
+    Final,
+}
+
 /// Runs a point's benches.
 pub trait Timer {
-    /// Each bench of `benches` timed at `point`, or why it could not be.
-    fn time(&mut self, point: &Ready, benches: &[String]) -> Vec<Measured>;
+    /// Each bench of `benches` timed at `point` as `pass` says, or why it could not be.
+    fn time(&mut self, point: &Ready, benches: &[String], pass: Pass) -> Vec<Measured>;
 }
 
 /// Times on the GPU through the harness.
 pub struct GpuTimer {
     session: GpuSession,
-    selection: Selection,
+    survey: Selection,
+    careful: Selection,
 }
 
 impl GpuTimer {
     /// A timer whose launches may each run `kernel_timeout` (the default when `None`).
     pub fn new(kernel_timeout: Option<std::time::Duration>) -> GpuTimer {
-        let mut selection = Selection::benches();
-        selection.bench = BenchConfig {
-            flush_l2: true,
-            references: false,
-            ..BenchConfig::default()
+        let selection = |warmup: u32, runs: u32| {
+            let mut selection = Selection::benches();
+            selection.bench = BenchConfig {
+                warmup,
+                runs,
+                flush_l2: true,
+                references: false,
+            };
+            match kernel_timeout {
+                Some(limit) => selection.with_kernel_timeout(limit),
+                None => selection,
+            }
         };
-        if let Some(limit) = kernel_timeout {
-            selection = selection.with_kernel_timeout(limit);
-        }
+        let careful = BenchConfig::default();
         GpuTimer {
-            session: GpuSession::default(),
-            selection,
+            session: GpuSession::keeping_created(),
+            survey: selection(1, 5),
+            careful: selection(careful.warmup, careful.runs),
         }
     }
 }
 
 impl Timer for GpuTimer {
-    fn time(&mut self, point: &Ready, benches: &[String]) -> Vec<Measured> {
+    fn time(&mut self, point: &Ready, benches: &[String], pass: Pass) -> Vec<Measured> {
         let mut results = vec![Measured::Failed("the bench did not run".to_owned()); benches.len()];
         let mut record = |event: runtime::Event| {
             let Some(index) = benches.iter().position(|bench| *bench == event.name) else {
@@ -77,11 +100,15 @@ impl Timer for GpuTimer {
                 Outcome::Passed => Measured::Failed("the bench reported nothing".to_owned()),
             };
         };
+        let selection = match pass {
+            Pass::Survey => &self.survey,
+            Pass::Final => &self.careful,
+        };
         self.session.run_blocks(
             &point.module,
             &point.host,
             &point.kernels,
-            &self.selection,
+            selection,
             &mut record,
         );
         results
@@ -92,35 +119,71 @@ impl Timer for GpuTimer {
 /// for a point that was rejected, or when nothing was timed).
 pub type Measurements = Vec<Option<Vec<Measured>>>;
 
-/// Times every point that compiled, calling `progress` with the number timed so far
-/// after each.
+/// What timing found: every compiled point's survey, with the finalists' careful
+/// measurements in their place, and which points those are (in order).
+pub struct Timings {
+    /// One entry a point (see [`Measurements`]).
+    pub measured: Measurements,
+    /// The points timed carefully.
+    pub finalists: Vec<usize>,
+}
+
+/// Surveys every point that compiled, calling `progress` with the number surveyed so
+/// far after each, then times each bench's [`FINALISTS`] fastest again carefully.
 pub fn time_all(
     built: &[Built],
     benches: &[String],
     timer: &mut dyn Timer,
     progress: &mut dyn FnMut(usize),
-) -> Measurements {
+) -> Timings {
     let mut timed = 0;
-    built
+    let mut measured: Measurements = built
         .iter()
         .map(|built| {
             let ready = built.outcome.as_ref().ok()?;
-            let measured = timer.time(ready, benches);
+            let measured = timer.time(ready, benches, Pass::Survey);
             timed += 1;
             progress(timed);
             Some(measured)
         })
-        .collect()
+        .collect();
+    let finalists = finalists(benches.len(), &measured);
+    for &index in &finalists {
+        if let Ok(ready) = &built[index].outcome {
+            measured[index] = Some(timer.time(ready, benches, Pass::Final));
+        }
+    }
+    Timings {
+        measured,
+        finalists,
+    }
 }
 
-/// The fastest point of each bench: its index in `built` and its measurement.
-pub fn winners(benches: &[String], measured: &Measurements) -> Vec<Option<(usize, Timed)>> {
+/// The points among each bench's [`FINALISTS`] fastest, in order.
+fn finalists(benches: usize, measured: &Measurements) -> Vec<usize> {
+    let mut chosen = std::collections::BTreeSet::new();
+    for bench in 0..benches {
+        let mut times: Vec<(f64, usize)> = (measured.iter().enumerate())
+            .filter_map(|(index, results)| match results.as_ref()?.get(bench)? {
+                Measured::Timed(timed) => Some((timed.kernel_ms, index)),
+                Measured::Failed(_) => None,
+            })
+            .collect();
+        times.sort_by(|a, b| a.0.total_cmp(&b.0));
+        chosen.extend(times.iter().take(FINALISTS).map(|(_, index)| *index));
+    }
+    chosen.into_iter().collect()
+}
+
+/// The fastest point of each bench by the careful timings: its index in `built` and
+/// its measurement.
+pub fn winners(benches: &[String], timings: &Timings) -> Vec<Option<(usize, Timed)>> {
     (0..benches.len())
         .map(|bench| {
             let mut best: Option<(usize, Timed)> = None;
-            for (index, results) in measured.iter().enumerate() {
-                let Some(Measured::Timed(timed)) = results.as_ref().map(|results| &results[bench])
-                else {
+            for &index in &timings.finalists {
+                let results = timings.measured.get(index).and_then(Option::as_ref);
+                let Some(Measured::Timed(timed)) = results.map(|results| &results[bench]) else {
                     continue;
                 };
                 if best.is_none_or(|(_, fastest)| timed.kernel_ms < fastest.kernel_ms) {
@@ -200,7 +263,7 @@ fn cell(result: &Measured) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{Measured, Measurements, Timed, Timer, table, time_all, winners};
+    use super::{FINALISTS, Measured, Pass, Timed, Timer, Timings, table, time_all, winners};
     use crate::tune::points::{Built, Ready, Rejected};
     use runtime::Metric;
     use tune::{ConstValue, Point};
@@ -220,20 +283,34 @@ mod tests {
         }
     }
 
-    /// Kernel times made up from the registers and the bench's index, for the tests.
+    /// Kernel times made up from the registers and the bench's index, for the tests:
+    /// the survey's are the careful ones, and points with registers 200 to 299 are
+    /// surveyed 200 ms faster than they time carefully.
     struct MadeUp;
 
     impl Timer for MadeUp {
-        fn time(&mut self, point: &Ready, benches: &[String]) -> Vec<Measured> {
+        fn time(&mut self, point: &Ready, benches: &[String], pass: Pass) -> Vec<Measured> {
+            let flattered = (200..300).contains(&point.registers) && pass == Pass::Survey;
             (0..benches.len())
                 .map(|bench| match (point.registers, bench) {
                     (99, 1) => Measured::Failed("the launch failed".to_owned()),
                     (registers, bench) => Measured::Timed(Timed {
-                        kernel_ms: f64::from(registers) / (bench as f64 + 1.0),
+                        kernel_ms: f64::from(registers) / (bench as f64 + 1.0)
+                            - if flattered { 200.0 } else { 0.0 },
                         metric: Some(Metric::Flops(4_000_000_000)),
                     }),
                 })
                 .collect()
+        }
+    }
+
+    /// Records which points each pass timed.
+    struct Recording(Vec<(u32, Pass)>);
+
+    impl Timer for Recording {
+        fn time(&mut self, point: &Ready, benches: &[String], pass: Pass) -> Vec<Measured> {
+            self.0.push((point.registers, pass));
+            MadeUp.time(point, benches, pass)
         }
     }
 
@@ -263,24 +340,63 @@ mod tests {
         let built = built();
         let benches = vec!["small".to_owned(), "large".to_owned()];
         let mut reported = Vec::new();
-        let measured = time_all(&built, &benches, &mut MadeUp, &mut |timed| {
+        let timings = time_all(&built, &benches, &mut MadeUp, &mut |timed| {
             reported.push(timed)
         });
         assert_eq!(reported, [1, 2, 3], "one call a compiled point");
-        assert!(measured[1].is_none());
-        let won = winners(&benches, &measured);
+        assert!(timings.measured[1].is_none());
+        assert_eq!(timings.finalists, [0, 2, 3]);
+        let won = winners(&benches, &timings);
         assert_eq!(won[0].map(|(index, _)| index), Some(2));
         assert_eq!(won[1].map(|(index, _)| index), Some(2));
-        let nothing: Measurements = vec![None; built.len()];
+        let nothing = Timings {
+            measured: vec![None; built.len()],
+            finalists: Vec::new(),
+        };
         assert_eq!(winners(&benches, &nothing), vec![None, None]);
+    }
+
+    #[test]
+    fn each_benchs_fastest_survey_points_are_timed_again_and_their_careful_times_decide() {
+        // Registers 210..=219 (surveyed 200 ms fast) and 100..=119: by the survey the ten
+        // flattered points lead, but carefully 100 is the fastest.
+        let built: Vec<Built> = (210..220)
+            .chain(100..120)
+            .map(|registers| Built {
+                point: point(i64::from(registers)),
+                outcome: Ok(ready(registers)),
+            })
+            .collect();
+        let benches = vec!["only".to_owned()];
+        let mut timer = Recording(Vec::new());
+        let timings = time_all(&built, &benches, &mut timer, &mut |_| {});
+        let careful: Vec<u32> = (timer.0.iter())
+            .filter(|(_, pass)| *pass == Pass::Final)
+            .map(|(registers, _)| *registers)
+            .collect();
+        assert_eq!(timer.0.len(), built.len() + FINALISTS);
+        assert_eq!(timings.finalists.len(), FINALISTS);
+        assert_eq!(careful, (210..210 + FINALISTS as u32).collect::<Vec<_>>());
+        // The finalists' careful times replaced their survey times.
+        assert_eq!(
+            timings.measured[0],
+            Some(vec![Measured::Timed(Timed {
+                kernel_ms: 210.0,
+                metric: Some(Metric::Flops(4_000_000_000)),
+            })])
+        );
+        // Only careful times decide: 218 and 219 keep their flattering survey times
+        // in the table, and 100 (index 10) was never a finalist.
+        let won = winners(&benches, &timings);
+        assert_eq!(won[0].map(|(index, _)| index), Some(0));
     }
 
     #[test]
     fn the_table_has_a_row_per_point_with_rates_and_reasons() {
         let built = built();
         let benches = vec!["small".to_owned(), "large".to_owned()];
-        let measured = time_all(&built, &benches, &mut MadeUp, &mut |_| {});
-        let text = table(&built, &benches, &measured);
+        let timings = time_all(&built, &benches, &mut MadeUp, &mut |_| {});
+        let text = table(&built, &benches, &timings.measured);
         let rows: Vec<&str> = text.lines().collect();
         assert_eq!(rows.len(), 5, "{text}");
         assert!(
@@ -295,7 +411,7 @@ mod tests {
             "{text}"
         );
         assert!(rows[4].contains("failed: the launch failed"), "{text}");
-        let untimed: Measurements = vec![None; built.len()];
+        let untimed: super::Measurements = vec![None; built.len()];
         assert!(table(&built, &benches, &untimed).contains("compiled, not timed"));
     }
 }

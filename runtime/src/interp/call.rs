@@ -9,11 +9,11 @@ use lang::ast::{Argument, Expr, ExprKind, Kernel, ReportPart};
 use trace::ConstArg;
 
 use super::{Eval, Interpreter, Stop, Value};
-use crate::device::Device;
+use crate::device::{Device, DeviceBuffer};
 use crate::harness::{BenchResult, Metric, Reference};
 use crate::marshal::{self, CallArg};
 use crate::random::{Distribution, fill};
-use crate::tensor::{Dense, Tensor};
+use crate::tensor::{Creation, Dense, Tensor, element_count};
 
 impl Interpreter<'_> {
     /// Tensor `index`'s values, downloading them if a kernel wrote it last.
@@ -64,7 +64,7 @@ impl Interpreter<'_> {
                     .tensors
                     .get_mut(*tensor)
                     .ok_or_else(|| Stop::error(*arg_span, "this tensor no longer exists"))?;
-                upload(device, tensor).map_err(|message| Stop::error(*arg_span, message))?;
+                upload(device, tensor, *arg_span)?;
             }
         }
         let mut call_args = Vec::with_capacity(values.len());
@@ -301,20 +301,59 @@ impl Interpreter<'_> {
         }
         Ok(())
     }
+
+    /// A created tensor: on the host, or, on a GPU that keeps created tensors (`cukc
+    /// tune`), a device copy of the one an earlier run drew with the same creation,
+    /// element type, shape and seed. A failure is an error at `span`.
+    pub(super) fn create(
+        &mut self,
+        creation: Creation,
+        dtype: Element,
+        shape: Vec<usize>,
+        seed: u64,
+        span: Span,
+    ) -> Eval<Tensor> {
+        let failed = |message: String| Stop::error(span, message);
+        let draw = |shape: Vec<usize>| Tensor::create(creation, dtype, shape, seed);
+        let Ok(Device::Gpu(gpu)) = &mut self.device else {
+            return draw(shape).map_err(failed);
+        };
+        element_count(dtype, &shape).map_err(failed)?;
+        let key = format!("{creation:?} {} {shape:?} {seed}", dtype.name());
+        let drawn = || {
+            draw(shape.clone())
+                .map_or_else(|_| Vec::new(), |tensor| tensor.host.unwrap_or_default())
+        };
+        match gpu.created_copy(&key, drawn).map_err(failed)? {
+            Some(buffer) => Ok(Tensor {
+                dtype,
+                shape,
+                host: None,
+                device: Some(DeviceBuffer::Gpu(buffer)),
+            }),
+            None => draw(shape).map_err(failed),
+        }
+    }
 }
 
 /// Why a bench does not run on the emulator.
 pub(crate) const EMULATED_BENCH: &str = "benches are not emulated: timing needs a GPU";
 
-/// Gives `tensor` a current device copy.
-pub(super) fn upload(device: &mut Device<'_>, tensor: &mut Tensor) -> Result<(), String> {
+/// Gives `tensor` a current device copy; a failure is an error at `span`.
+pub(super) fn upload(device: &mut Device<'_>, tensor: &mut Tensor, span: Span) -> Eval<()> {
     if tensor.device.is_some() {
         return Ok(());
     }
     let Some(bytes) = &tensor.host else {
-        return Err("this tensor has no data on the host or the GPU".to_owned());
+        return Err(Stop::error(
+            span,
+            "this tensor has no data on the host or the GPU",
+        ));
     };
-    tensor.device = Some(device.upload(bytes)?);
+    let buffer = device
+        .upload(bytes)
+        .map_err(|message| Stop::error(span, message))?;
+    tensor.device = Some(buffer);
     Ok(())
 }
 

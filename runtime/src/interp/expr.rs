@@ -330,8 +330,7 @@ impl Interpreter<'_> {
                 };
                 self.created += 1;
                 let seed = self.seed ^ mix(self.created);
-                let tensor = Tensor::create(creation, dtype, shape, seed)
-                    .map_err(|message| Stop::error(span, message))?;
+                let tensor = self.create(creation, dtype, shape, seed, span)?;
                 Ok(self.new_tensor(tensor))
             }
             "transpose" | "sum" | "softmax" => {

@@ -101,8 +101,8 @@ impl Interpreter<'_> {
                 (Some(&uploaded[0]), Some(&uploaded[1]))
             }
             None => {
-                upload(device, &mut self.tensors[a]).map_err(failed)?;
-                upload(device, &mut self.tensors[b]).map_err(failed)?;
+                upload(device, &mut self.tensors[a], span)?;
+                upload(device, &mut self.tensors[b], span)?;
                 (
                     self.tensors[a].device.as_ref(),
                     self.tensors[b].device.as_ref(),
@@ -218,8 +218,8 @@ impl Interpreter<'_> {
         let Ok(device) = &mut self.device else {
             return Err(Stop::Skip("no GPU for the cuBLAS reference".to_owned()));
         };
-        upload(device, &mut self.tensors[a]).map_err(failed)?;
-        upload(device, &mut self.tensors[b]).map_err(failed)?;
+        upload(device, &mut self.tensors[a], span)?;
+        upload(device, &mut self.tensors[b], span)?;
         let (
             Ok(Device::Gpu(gpu)),
             Some(DeviceBuffer::Gpu(a_buffer)),
