@@ -1,9 +1,11 @@
 //! Host reference operations on [`Dense`] values: elementwise arithmetic, `transpose`,
-//! `matmul` (on every core, `ops/matmul.rs`), `sum` and `softmax`, and the references of
-//! the memory-bound training kernels (`ops/norms.rs`, `ops/losses.rs`). Math is done in `f64`
+//! `matmul` (on every core, `ops/matmul.rs`), `sum` and `softmax`, NumPy's math,
+//! reductions and rearrangements (`ops/arrays.rs`), and the references of the
+//! memory-bound training kernels (`ops/norms.rs`, `ops/losses.rs`). Math is done in `f64`
 //! and each result element is rounded once to the operands' dtype, as the typechecker's
 //! rules give it.
 
+mod arrays;
 mod attention;
 mod losses;
 mod matmul;
@@ -15,6 +17,7 @@ use lang::ast::BinaryOp;
 use crate::element::{is_float, round_to};
 use crate::tensor::{Dense, shape_text};
 
+pub use arrays::{Math, Reduce, concat, cumsum, extreme, math, permute, reduce, slice};
 pub use attention::{attention, attention_lse};
 pub use losses::{cross_entropy, softmax_backward};
 pub use matmul::{cpu_seconds, matmul, matmul_extents};
@@ -81,6 +84,35 @@ pub fn elementwise(op: BinaryOp, left: Operand<'_>, right: Operand<'_>) -> Resul
     }
     Ok(Dense {
         dtype,
+        shape,
+        values,
+    })
+}
+
+/// `f` of each pair of `a`'s and `b`'s elements, broadcast as in [`elementwise`], each
+/// rounded once to `a`'s dtype; `None` when the shapes do not broadcast.
+fn broadcast_pairs(a: &Dense, b: &Dense, f: impl Fn(f64, f64) -> f64) -> Option<Dense> {
+    let shape = broadcast_shape(&a.shape, &b.shape)?;
+    let count: usize = shape.iter().product();
+    let from_a = Broadcast::of(Operand::Tensor(a), &shape);
+    let from_b = Broadcast::of(Operand::Tensor(b), &shape);
+    let values = (0..count)
+        .map(|index| {
+            let x = a
+                .values
+                .get(from_a.source(index))
+                .copied()
+                .unwrap_or(f64::NAN);
+            let y = b
+                .values
+                .get(from_b.source(index))
+                .copied()
+                .unwrap_or(f64::NAN);
+            round_to(a.dtype, f(x, y))
+        })
+        .collect();
+    Some(Dense {
+        dtype: a.dtype,
         shape,
         values,
     })

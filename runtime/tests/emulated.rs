@@ -203,3 +203,61 @@ fn host_references_reshape_and_broadcast_block_scales() {
     );
     assert_eq!((summary.passed, summary.failed), (1, 1));
 }
+
+#[test]
+fn host_references_read_like_numpy() {
+    // Each row's maximum, its exponentials shifted by it, and its running sums, against
+    // references built from `max`, `exp`, `reshape` and `cumsum`; the rearrangements
+    // undo each other; a reference of the wrong reduction fails.
+    let source = "
+        kernel row_parts(x: gmem f32[(4, 32):(32, 1)], m: gmem f32[4:1], e: gmem f32[(4, 32):(32, 1)], c: gmem f32[(4, 32):(32, 1)])
+            launch grid(1) block(4)
+        {
+            let r = thread_idx.x;
+            let mut best: f32 = x[r, 0];
+            for j in 0..32 {
+                best = max(best, x[r, j]);
+            }
+            m[r] = best;
+            let mut total: f32 = 0.0;
+            for j in 0..32 {
+                e[r, j] = exp(x[r, j] - best);
+                total = total + x[r, j];
+                c[r, j] = total;
+            }
+        }
+        test rows_match {
+            let x = randn(f32, (4, 32));
+            let m = empty(f32, 4);
+            let e = empty(f32, (4, 32));
+            let c = empty(f32, (4, 32));
+            row_parts(x, m, e, c);
+            assert_close(m, max(x, 1), rtol = 0.0, atol = 0.0);
+            assert_close(e, exp(x - reshape(max(x), (4, 1))), rtol = 1e-5, atol = 1e-6);
+            assert_close(c, cumsum(x), rtol = 1e-5, atol = 1e-5);
+            assert_close(concat(slice(x, 1, 0, 5), slice(x, 1, 5, 32), 1), x, rtol = 0.0, atol = 0.0);
+            assert_close(permute(x, (1, 0)), transpose(x), rtol = 0.0, atol = 0.0);
+            assert_close(maximum(x, minimum(x, full(f32, 1, 0.0))), x, rtol = 0.0, atol = 0.0);
+        }
+        test the_minimum_is_not_the_maximum {
+            let x = randn(f32, (4, 32));
+            let m = empty(f32, 4);
+            let e = empty(f32, (4, 32));
+            let c = empty(f32, (4, 32));
+            row_parts(x, m, e, c);
+            assert_close(m, min(x, 1), rtol = 1e-3);
+        }";
+    let (summary, events) = run(source);
+    assert_eq!(
+        events[0].outcome,
+        Outcome::Passed,
+        "{:?}",
+        events[0].outcome
+    );
+    assert!(
+        matches!(&events[1].outcome, Outcome::Failed { message, .. } if message.starts_with("assert_close")),
+        "{:?}",
+        events[1].outcome
+    );
+    assert_eq!((summary.passed, summary.failed), (1, 1));
+}

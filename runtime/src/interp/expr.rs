@@ -301,6 +301,9 @@ impl Interpreter<'_> {
                 ))
             }
         };
+        if let Some(result) = self.array_builtin(name, &positional, span) {
+            return result;
+        }
         match name {
             "randn" | "rand" | "zeros" | "ones" | "empty" | "arange" | "full" => {
                 arity(if name == "full" { 3..=3 } else { 2..=2 })?;

@@ -9,6 +9,7 @@
 //! assignment, expression statements, `for`, `while`, `if`, blocks, `return`, `break`,
 //! `continue` and `report` (in benches).
 
+mod arrays;
 mod call;
 mod expr;
 mod gemm;

@@ -1,5 +1,6 @@
-//! Why a training reference (`ops/norms.rs`, `ops/losses.rs`) cannot compute: operands
-//! whose shapes or labels do not fit, each variant with what its message names.
+//! Why a reference (`ops/norms.rs`, `ops/losses.rs`, `ops/arrays.rs`) cannot compute:
+//! operands whose shapes, dimensions or labels do not fit, each variant with what its
+//! message names.
 
 use std::fmt;
 
@@ -32,6 +33,35 @@ pub enum OperandError {
         label: f64,
         classes: usize,
         ignore_index: i64,
+    },
+    /// Two shapes that do not broadcast.
+    Broadcast {
+        operation: &'static str,
+        a: Vec<usize>,
+        b: Vec<usize>,
+    },
+    /// A dimension the tensor does not have.
+    Dimension {
+        operation: &'static str,
+        dimension: usize,
+        shape: Vec<usize>,
+    },
+    /// An order of dimensions that is not a permutation of the tensor's.
+    Permutation {
+        order: Vec<usize>,
+        shape: Vec<usize>,
+    },
+    /// A slice `start..end` that is empty or leaves the extent.
+    Range {
+        start: usize,
+        end: usize,
+        extent: usize,
+    },
+    /// Tensors whose extents differ other than along the concatenated dimension.
+    Concat {
+        a: Vec<usize>,
+        b: Vec<usize>,
+        dimension: usize,
     },
 }
 
@@ -71,6 +101,37 @@ impl fmt::Display for OperandError {
             } => write!(
                 f,
                 "label {label} is neither a class of 0..{classes} nor the ignore_index {ignore_index}"
+            ),
+            OperandError::Broadcast { operation, a, b } => write!(
+                f,
+                "`{operation}` needs tensors whose shapes broadcast, not {} and {}",
+                shape_text(a),
+                shape_text(b)
+            ),
+            OperandError::Dimension {
+                operation,
+                dimension,
+                shape,
+            } => write!(
+                f,
+                "{operation} along dimension {dimension}, which a tensor of shape {} does not have",
+                shape_text(shape)
+            ),
+            OperandError::Permutation { order, shape } => write!(
+                f,
+                "`permute` needs an order of each of the {} dimensions of a tensor of shape {} once, not {order:?}",
+                shape.len(),
+                shape_text(shape)
+            ),
+            OperandError::Range { start, end, extent } => write!(
+                f,
+                "`slice` {start}..{end} is not a non-empty range inside an extent of {extent}"
+            ),
+            OperandError::Concat { a, b, dimension } => write!(
+                f,
+                "`concat` along dimension {dimension} needs tensors that agree in every other extent, not {} and {}",
+                shape_text(a),
+                shape_text(b)
             ),
         }
     }

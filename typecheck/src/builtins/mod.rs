@@ -10,6 +10,7 @@
 //! slices of tiled copies and MMAs, and device-function calls.
 
 mod algebra;
+mod arrays;
 mod blackwell;
 mod copies;
 mod functions;
@@ -235,6 +236,16 @@ impl<'a> Checker<'a> {
                 callee_span,
                 format!("`{name}` runs on the GPU: it belongs in a kernel or device function"),
                 "device code only",
+            );
+        }
+        if builtin.place == Place::DeviceOrHost && context == Context::Const {
+            return self.error(
+                "E0220",
+                callee_span,
+                format!(
+                    "`{name}` runs on the GPU, or on host tensors in a `test` or `bench` block: not in const code"
+                ),
+                "device or host code only",
             );
         }
         if builtin.place == Place::Host && context != Context::Host {

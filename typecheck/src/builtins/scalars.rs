@@ -89,7 +89,18 @@ impl<'a> Checker<'a> {
     pub(crate) fn min_max_call(&mut self, name: &'static str, args: &Args) -> Value {
         let p = args.positional();
         let span = args.call_span;
-        self.min_max(name, p[0], p[1], span)
+        if matches!(p[0].value, Value::HostTensor { .. }) {
+            return self.host_reduction(name, args);
+        }
+        let [a, b] = p.as_slice() else {
+            return self.error(
+                "E0215",
+                span,
+                format!("`{name}` of numbers takes two of them, not {}", p.len()),
+                "one argument",
+            );
+        };
+        self.min_max(name, a, b, span)
     }
 
     /// `const_print(x...)`: a note with each argument's type and value.
@@ -205,6 +216,7 @@ impl<'a> Checker<'a> {
                 let term = self.math_term(name, Some(*dtype), &[value]);
                 with_term(value.clone(), term)
             }
+            Value::HostTensor { .. } => self.host_math(name, args),
             other => self.error(
                 "E0216",
                 p[0].span,

@@ -24,6 +24,8 @@ pub enum Place {
     Device,
     /// In `test` and `bench` blocks only.
     Host,
+    /// In device code, and on host tensors in `test` and `bench` blocks (math).
+    DeviceOrHost,
 }
 
 impl Place {
@@ -33,6 +35,7 @@ impl Place {
             Place::Anywhere => "anywhere",
             Place::Device => "device code",
             Place::Host => "tests and benches",
+            Place::DeviceOrHost => "device code; host tensors in tests and benches",
         }
     }
 }
@@ -223,10 +226,10 @@ builtins! {
             "The largest finite value of `dtype` (`std::numeric_limits<T>::max()`)." => dtype_limit(name);
         "min_value", Anywhere, Between(1, 1), [], false, "dtype",
             "The most negative finite value of `dtype` (`std::numeric_limits<T>::lowest()`)." => dtype_limit(name);
-        "min", Anywhere, Between(2, 2), [], false, "a, b",
-            "The smaller of two integers or floats." => min_max_call(name);
-        "max", Anywhere, Between(2, 2), [], false, "a, b",
-            "The larger of two integers or floats." => min_max_call(name);
+        "min", Anywhere, Between(1, 2), [], false, "a, b",
+            "The smaller of two integers or floats; of a host tensor `a`, its smallest values along dimension `b` (the last by default), which disappears (`maximum`/`minimum` compare two tensors)." => min_max_call(name);
+        "max", Anywhere, Between(1, 2), [], false, "a, b",
+            "The larger of two integers or floats; of a host tensor `a`, its largest values along dimension `b` (the last by default), which disappears." => min_max_call(name);
         "print", Device, Between(1, 64), [], true, "format, x...",
             "The thread writes one line: `format` with each `{}` (`{:x}` hexadecimal, `{:.N}` N decimals) replaced by the next value, compile-time values as their text (`print(\"{} at {}\", layout, i)`); `print(x)` writes one value. Through `vprintf` on the GPU; `cukc test` shows the emulator's lines by block, thread and program order." => print;
         "print_tensor", Device, Between(1, 1), [], true, "tensor",
@@ -363,20 +366,20 @@ builtins! {
             "Waits until the warp's tensor-memory stores have completed (`tcgen05.wait::st`; sm_100a)." => intrinsic[Intrinsic::Tcgen05Wait { store: true }];
     }
     "Math" {
-        "exp", Device, Between(1, 1), [], false, "x",
-            "`e` to the power `x`. On the GPU." => math(name);
+        "exp", DeviceOrHost, Between(1, 1), [], false, "x",
+            "`e` to the power `x`. On the GPU; of a host tensor, elementwise (in f64, rounded once)." => math(name);
         "exp2", Device, Between(1, 1), [], false, "x",
             "2 to the power `x`. On the GPU." => math(name);
-        "log", Device, Between(1, 1), [], false, "x",
-            "The natural logarithm of `x`. On the GPU." => math(name);
+        "log", DeviceOrHost, Between(1, 1), [], false, "x",
+            "The natural logarithm of `x`. On the GPU; of a host tensor, elementwise (in f64, rounded once)." => math(name);
         "log2", Device, Between(1, 1), [], false, "x",
             "The base-2 logarithm of `x`. On the GPU." => math(name);
-        "sqrt", Device, Between(1, 1), [], false, "x",
-            "The square root of `x`. On the GPU." => math(name);
+        "sqrt", DeviceOrHost, Between(1, 1), [], false, "x",
+            "The square root of `x`. On the GPU; of a host tensor, elementwise (in f64, rounded once)." => math(name);
         "rsqrt", Device, Between(1, 1), [], false, "x",
             "One over the square root of `x`. On the GPU." => math(name);
-        "abs", Device, Between(1, 1), [], false, "x",
-            "The absolute value of `x`. On the GPU." => math(name);
+        "abs", DeviceOrHost, Between(1, 1), [], false, "x",
+            "The absolute value of `x`. On the GPU; of a host tensor, elementwise (in f64, rounded once)." => math(name);
         "fma", Device, Between(3, 3), [], false, "a, b, c",
             "`a * b + c` with one rounding. On the GPU." => fma;
     }
@@ -429,6 +432,28 @@ builtins! {
             "`softmax(q kᵀ / sqrt(d)) v` over the last two dimensions of q (queries, d), k (keys, d) and v (keys, dv), for each index of the leading ones (batch, heads); with `causal = true`, query i sees keys up to i + keys - queries. Computed in f64 on every CPU core, rounded once to q's dtype." => attention_reference;
         "attention_lse", Host, Between(2, 2), ["causal"], false, "q, k, causal = false",
             "The log-sum-exp of each row of `attention`'s scaled scores, `ln(sum_j exp(q kᵀ / sqrt(d)))` over the keys each query sees: f32 of shape (..., queries)." => attention_reference;
+        "tanh", Host, Between(1, 1), [], false, "a",
+            "The hyperbolic tangent of each element of a float host tensor." => host_math(name);
+        "erf", Host, Between(1, 1), [], false, "a",
+            "The error function of each element of a float host tensor." => host_math(name);
+        "gelu", Host, Between(1, 1), [], false, "a",
+            "GELU of each element of a float host tensor, exactly: `x (1 + erf(x / sqrt(2))) / 2` (torch's default, not its tanh approximation)." => host_math(name);
+        "maximum", Host, Between(2, 2), [], false, "a, b",
+            "The larger of each pair of elements of two host tensors of one dtype, broadcast as NumPy broadcasts; NaN where either is." => host_extreme(name);
+        "minimum", Host, Between(2, 2), [], false, "a, b",
+            "The smaller of each pair of elements, as `maximum`." => host_extreme(name);
+        "mean", Host, Between(1, 2), [], false, "a, dim?",
+            "The mean along `dim` (the last by default), which is removed." => host_reduction(name);
+        "argmax", Host, Between(1, 2), [], false, "a, dim?",
+            "The index of the first largest value along `dim` (the last by default; of the first NaN if there is one), as an i64 tensor without that dimension." => host_reduction(name);
+        "cumsum", Host, Between(1, 2), [], false, "a, dim?",
+            "The running sums along `dim` (the last by default), the shape kept." => host_reduction(name);
+        "permute", Host, Between(2, 2), [], false, "a, order",
+            "`a` with its dimensions reordered: dimension d of the result is a's `order[d]` (`permute(x, (1, 0, 2))`; NumPy's `transpose(a, axes)`)." => permute;
+        "slice", Host, Between(4, 4), [], false, "a, dim, start, end",
+            "Elements `start` to `end - 1` of `a` along `dim` (NumPy's `a[:, start:end]` for dim 1)." => slice;
+        "concat", Host, Between(2, 3), [], false, "a, b, dim?",
+            "`a` followed by `b` along `dim` (the last by default); their other extents agree." => concat;
         "softmax", Host, Between(1, 2), [], false, "a, dim?",
             "Softmax along `dim` (the last by default)." => reduction(name);
         "sum", Host, Between(1, 2), [], false, "a, dim?",
