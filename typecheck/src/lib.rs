@@ -26,6 +26,7 @@ mod atom_facts;
 mod builtins;
 mod callee;
 mod check;
+pub mod cute_names;
 mod eval;
 pub mod expr_types;
 mod host;

@@ -1,22 +1,36 @@
-//! `docs/builtins.md` is generated from the table of built-ins; this test fails when
-//! it is stale. `CUK_BLESS=1 cargo test -p typecheck --test builtins_reference`
-//! rewrites it.
+//! `docs/builtins.md` is generated from the table of built-ins, and
+//! `docs/guide/cute-names.md` from the table of CuTe's names; these tests fail when one
+//! is stale. `CUK_BLESS=1 cargo test -p typecheck --test builtins_reference` rewrites
+//! them.
 
 use std::path::Path;
 
-#[test]
-fn the_builtins_reference_is_current() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/builtins.md");
-    let expected = typecheck::builtins_reference();
+/// Fails when `file` (from the repository root) is not `expected`; rewrites it with
+/// `CUK_BLESS=1`.
+fn generated_file_is_current(file: &str, expected: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(file);
     if std::env::var_os("CUK_BLESS").is_some() {
-        std::fs::write(&path, &expected).expect("docs/builtins.md is writable");
+        std::fs::write(&path, expected).expect("the generated file is writable");
         return;
     }
     let actual = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(
         actual == expected,
-        "docs/builtins.md is stale (or missing): regenerate it with \
+        "{file} is stale (or missing): regenerate it with \
          `CUK_BLESS=1 cargo test -p typecheck --test builtins_reference`"
+    );
+}
+
+#[test]
+fn the_builtins_reference_is_current() {
+    generated_file_is_current("docs/builtins.md", &typecheck::builtins_reference());
+}
+
+#[test]
+fn the_table_of_cute_names_is_current() {
+    generated_file_is_current(
+        "docs/guide/cute-names.md",
+        &typecheck::cute_names::guide_table(),
     );
 }
 

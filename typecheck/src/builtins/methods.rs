@@ -202,6 +202,8 @@ impl<'a> Checker<'a> {
                 .with_primary(method.span, "unknown method");
                 if let Some(best) = closest(name, methods.iter().copied()) {
                     diagnostic = diagnostic.with_help(format!("did you mean `{best}`?"));
+                } else if let Some(help) = crate::cute_names::help(name) {
+                    diagnostic = diagnostic.with_help(help);
                 } else if !methods.is_empty() {
                     diagnostic =
                         diagnostic.with_note(format!("its methods are {}", methods.join(", ")));

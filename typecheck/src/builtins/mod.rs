@@ -200,13 +200,21 @@ impl<'a> Checker<'a> {
             } else {
                 format!("{} to {}", expected.start(), expected.end())
             };
-            self.report(
-                Diagnostic::error(
-                    "E0215",
-                    format!("`{name}` takes {wanted} argument(s), but {count} were given"),
-                )
-                .with_primary(args.call_span, format!("{count} argument(s)")),
-            );
+            let mut diagnostic = Diagnostic::error(
+                "E0215",
+                format!("`{name}` takes {wanted} argument(s), but {count} were given"),
+            )
+            .with_primary(args.call_span, format!("{count} argument(s)"));
+            if count > *expected.end() && !allowed_named.is_empty() {
+                let named: Vec<String> = (allowed_named.iter())
+                    .map(|named| format!("`{named} = ...`"))
+                    .collect();
+                diagnostic = diagnostic.with_help(format!(
+                    "`{name}`'s optional arguments are given by name: {}",
+                    named.join(", ")
+                ));
+            }
+            self.report(diagnostic);
             ok = false;
         }
         ok

@@ -124,7 +124,9 @@ impl<'a> Checker<'a> {
         )
         .with_primary(name.span, "unknown module")
         .with_note(format!("the stdlib modules are {}", module_list()));
-        if let Some(best) = closest(&name.text, modules.iter().copied()) {
+        if let Some(help) = crate::cute_names::help(&name.text) {
+            diagnostic = diagnostic.with_help(help);
+        } else if let Some(best) = closest(&name.text, modules.iter().copied()) {
             diagnostic = diagnostic.with_help(format!("did you mean `{best}`?"));
         }
         self.report(diagnostic);

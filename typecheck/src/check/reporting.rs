@@ -135,7 +135,11 @@ pub(crate) fn closest<'n>(
         .filter(|candidate| candidate.chars().count().abs_diff(length) <= limit)
         .map(|candidate| (strsim::levenshtein(name, candidate), candidate))
         .filter(|(distance, _)| *distance <= limit)
-        .min()
+        // Of candidates equally close, one that differs only in case first
+        // (`partition_s` is `partition_S`, not `partition_D`).
+        .min_by_key(|(distance, candidate)| {
+            (*distance, !candidate.eq_ignore_ascii_case(name), *candidate)
+        })
         .map(|(_, candidate)| candidate)
 }
 
@@ -149,6 +153,15 @@ mod tests {
         assert_eq!(closest("thred_idx", names.into_iter()), Some("thread_idx"));
         assert_eq!(closest("blockidx", names.into_iter()), Some("block_idx"));
         assert_eq!(closest("zzz", names.into_iter()), None);
+        let sides = ["partition_D", "partition_S"];
+        assert_eq!(
+            closest("partition_s", sides.into_iter()),
+            Some("partition_S")
+        );
+        assert_eq!(
+            closest("partition_d", sides.into_iter()),
+            Some("partition_D")
+        );
     }
 
     #[test]

@@ -190,7 +190,9 @@ impl<'a> Checker<'a> {
             format!("cannot find `{}` in this scope", name.text),
         )
         .with_primary(name.span, "not found");
-        if let Some(best) = closest(&name.text, names.iter().map(String::as_str)) {
+        if let Some(help) = crate::cute_names::help(&name.text) {
+            diagnostic = diagnostic.with_help(help);
+        } else if let Some(best) = closest(&name.text, names.iter().map(String::as_str)) {
             diagnostic = diagnostic.with_help(format!("did you mean `{best}`?"));
         } else if crate::stdlib::modules().iter().any(|module| {
             module
