@@ -145,3 +145,14 @@ started=$(date +%s%N)
 code=$?
 millis=$(( ($(date +%s%N) - started) / 1000000 ))
 echo "cukc tune gemm_tn_tiles (1,116 points, 3 shapes): exit $code after $millis ms (tune-full.txt, tune-full.log)" | tee -a "$summary"
+
+# Per-line profiles (issue 41): the attention example's bench and the GEMM's under Nsight
+# Compute; the tables must name lines of the file.
+for target in "cuk-examples/attention_fwd_sm90.cuk attention_hd128_2x16_heads_8192" "cuk-examples/gemm_sm90.cuk gemm_tn_4096"; do
+    set -- $target
+    name=$(basename "$1" .cuk)
+    "$CUKC" profile "$1" "$2" --top 15 >"$LOGS/profile-$name.txt" 2>"$LOGS/profile-$name.log"
+    code=$?
+    if [ "$code" = 0 ] && grep -q '^kernel ' "$LOGS/profile-$name.txt" && grep -q 'warp-stall samples in all' "$LOGS/profile-$name.txt"; then profiled=pass; else profiled=FAIL; fi
+    echo "cukc profile $1 $2 under ncu: $profiled (exit $code; profile-$name.txt)" | tee -a "$summary"
+done

@@ -15,6 +15,7 @@ mod layout_cmd;
 mod lsp;
 mod output;
 mod outputs;
+mod profile;
 mod run;
 mod sources;
 mod tune;
@@ -54,6 +55,9 @@ enum Command {
     /// Compile every point of a file's `tune` blocks, time them on the GPU and store
     /// each bench's fastest for `bench` and `run` (`--dry-run`: compile and check only).
     Tune(tune::TuneArgs),
+    /// Where a test's or bench's kernels spend their work, line by line: under Nsight
+    /// Compute on a GPU, else on the CPU emulator (a test).
+    Profile(profile::ProfileArgs),
     /// Parse and check `.cuk` files, printing every diagnostic.
     Check(check::CheckArgs),
     /// Inspect layouts: print or draw one, or answer JSON-lines queries.
@@ -74,6 +78,7 @@ fn main() -> ExitCode {
         Command::Bench(args) => run::run(&args, run::Mode::Benches),
         Command::Run(args) => run::run(&args, run::Mode::All),
         Command::Tune(args) => tune::run(&args),
+        Command::Profile(args) => profile::run(&args),
         Command::Check(args) => check::run(&args),
         Command::Layout(args) => layout_cmd::run(args),
         Command::Doctor(args) => doctor::run(&args),

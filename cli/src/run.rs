@@ -36,6 +36,9 @@ pub struct RunArgs {
     /// Run only blocks whose name contains this.
     #[arg(long)]
     filter: Option<String>,
+    /// With `--filter`: run only the block of exactly that name.
+    #[arg(long, requires = "filter")]
+    exact: bool,
     /// Give the driver PTX to compile instead of a cubin from ptxas.
     #[arg(long)]
     jit: bool,
@@ -98,6 +101,9 @@ pub fn run(args: &RunArgs, mode: Mode) -> ExitCode {
     };
     if let Some(filter) = &args.filter {
         selection = selection.with_filter(filter.clone());
+        if args.exact {
+            selection = selection.exactly();
+        }
     }
     if let Some(limit) = args.kernel_timeout {
         selection = selection.with_kernel_timeout(limit);

@@ -51,6 +51,8 @@ pub struct Grid<'a, 'k> {
     pub limit: u64,
     /// Bytes the launch's threads printed so far.
     pub printed: &'a AtomicU64,
+    /// The launch's profile, when one is taken: each block adds its own when done.
+    pub profile: Option<&'a std::sync::Mutex<crate::profile::Profile>>,
 }
 
 /// The (x, y, z) of linear index `index` in a box of `dims` (x fastest).
@@ -93,6 +95,7 @@ impl<'k> Grid<'_, 'k> {
             limit: self.limit,
             executed: 0,
             printed: self.printed,
+            profile: block.profile.as_mut(),
         };
         let locate = |thread: [u32; 3]| Location { thread, block: at };
         let threads = &mut block.threads;

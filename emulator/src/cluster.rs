@@ -39,6 +39,8 @@ pub struct Block<'k> {
     pub warp_epochs: Vec<u32>,
     /// Whether every thread has exited.
     pub done: bool,
+    /// What its threads did, when the launch is profiled.
+    pub profile: Option<crate::profile::BlockProfile>,
 }
 
 impl Grid<'_, '_> {
@@ -81,6 +83,15 @@ impl Grid<'_, '_> {
                 continue;
             }
             if blocks.iter().all(|block| block.done) {
+                if let Some(profile) = self.profile
+                    && let Ok(mut profile) = profile.lock()
+                {
+                    for block in &mut blocks {
+                        if let Some(done) = block.profile.take() {
+                            profile.merge(&done.finish());
+                        }
+                    }
+                }
                 let printed = (blocks.iter())
                     .flat_map(|block| &block.threads)
                     .map(|thread| thread.printed.as_str())
@@ -118,6 +129,9 @@ impl Grid<'_, '_> {
             tmem: TensorMemory::default(),
             warp_epochs: vec![0; warps],
             done: false,
+            profile: self
+                .profile
+                .map(|_| crate::profile::BlockProfile::default()),
         }
     }
 

@@ -18,6 +18,7 @@ use crate::atoms::Models;
 use crate::block::Grid;
 use crate::fault::{Fault, FaultKind};
 use crate::global::GlobalMemory;
+use crate::profile::Profile;
 
 /// The most threads a block may have (every target's limit).
 pub const MAX_BLOCK_THREADS: u64 = 1024;
@@ -52,6 +53,8 @@ pub struct Options {
     pub max_instructions: u64,
     /// Whether independent blocks may run on several cores.
     pub parallel: bool,
+    /// Whether to count what each source span did (`profile.rs`, `cukc profile`).
+    pub profile: bool,
 }
 
 impl Default for Options {
@@ -59,6 +62,7 @@ impl Default for Options {
         Options {
             max_instructions: 1 << 34,
             parallel: true,
+            profile: false,
         }
     }
 }
@@ -73,6 +77,8 @@ pub struct Stats {
     /// What its threads printed: by block, then by thread, each in program order
     /// (`print.rs`).
     pub printed: String,
+    /// What each source span did, when [`Options::profile`] asked.
+    pub profile: Option<Profile>,
 }
 
 /// Runs `kernel` on the emulated device holding `memory`.
@@ -90,6 +96,7 @@ pub fn run(
     check(kernel, launch).map_err(unsupported)?;
     let models = Models::of(kernel);
     let printed_bytes = AtomicU64::new(0);
+    let profile = options.profile.then(|| Mutex::new(Profile::default()));
     let grid = Grid {
         kernel,
         models: &models,
@@ -101,6 +108,7 @@ pub fn run(
         shared_bytes: launch.shared_bytes,
         limit: options.max_instructions,
         printed: &printed_bytes,
+        profile: profile.as_ref(),
     };
     let blocks: u64 = launch.grid.iter().map(|dim| u64::from(*dim)).product();
     let clusters = blocks
@@ -153,6 +161,7 @@ pub fn run(
         instructions: executed.into_inner(),
         parallel,
         printed: printed.into_iter().map(|(_, text)| text).collect(),
+        profile: profile.and_then(|profile| profile.into_inner().ok()),
     })
 }
 

@@ -90,6 +90,7 @@ mod global;
 mod hang;
 mod launch;
 mod print;
+mod profile;
 mod shared;
 mod thread;
 mod tmem;
@@ -98,3 +99,4 @@ pub use fault::{Access, Elsewhere, Fault, FaultKind, Location, Other, Pending, W
 pub use global::{Extent, FIRST_ADDRESS, GAP, GlobalMemory, OutOfBounds};
 pub use launch::{Launch, MAX_BLOCK_THREADS, MAX_GRID, MAX_SHARED_BYTES, Options, Stats, run};
 pub use print::MAX_PRINTED_BYTES;
+pub use profile::{Counts, Profile};

@@ -117,6 +117,8 @@ pub struct Context<'a, 'k> {
     pub executed: u64,
     /// Bytes the launch's threads printed so far.
     pub printed: &'a AtomicU64,
+    /// The block's profile, when one is taken.
+    pub profile: Option<&'a mut crate::profile::BlockProfile>,
 }
 
 impl Context<'_, '_> {
@@ -293,6 +295,9 @@ impl<'k> Thread<'k> {
             }
             context.budget -= 1;
             context.executed += 1;
+            if let Some(profile) = context.profile.as_deref_mut() {
+                profile.executed(inst.span);
+            }
             let flow = self.execute(inst, context);
             if flow.is_ok() {
                 self.mark_written(inst);

@@ -33,6 +33,8 @@ pub struct Emulator {
     pub work: Emulated,
     /// What the launches printed so far, launch by launch.
     pub printed: String,
+    /// What each source span did over the launches so far, when profiling (`Some`).
+    pub profile: Option<emulator::Profile>,
 }
 
 /// What a block's emulated launches did.
@@ -162,13 +164,20 @@ impl Emulator {
             args: plan.args.iter().map(|arg| bits(*arg)).collect(),
         };
         let started = Instant::now();
-        let result = emulator::run(kernel, &launch, &mut self.memory, &Options::default());
+        let options = Options {
+            profile: self.profile.is_some(),
+            ..Options::default()
+        };
+        let result = emulator::run(kernel, &launch, &mut self.memory, &options);
         self.work.launches += 1;
         self.work.elapsed += started.elapsed();
         match result {
             Ok(stats) => {
                 self.work.instructions += stats.instructions;
                 self.printed.push_str(&stats.printed);
+                if let (Some(total), Some(launched)) = (&mut self.profile, &stats.profile) {
+                    total.merge(launched);
+                }
                 Ok(())
             }
             Err(fault) => {

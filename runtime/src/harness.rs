@@ -16,7 +16,7 @@ mod calls;
 
 use calls::calls_kernel;
 
-use crate::device::{Device, Emulated};
+use crate::device::{Device, Emulated, Emulator};
 use crate::driver::Gpu;
 use crate::interp::{EMULATED_BENCH, Interpreter, Stop};
 use crate::random::seed_of;
@@ -29,13 +29,18 @@ pub struct Selection {
     pub tests: bool,
     /// Run `bench` blocks.
     pub benches: bool,
-    /// Run only blocks whose name contains this.
+    /// Run only blocks whose name contains this (is this, with `exact`).
     pub filter: Option<String>,
+    /// Whether `filter` names a block whole.
+    pub exact: bool,
     /// How benches time their kernels.
     pub bench: BenchConfig,
     /// How long one kernel launch may run on the GPU (`None`: what
     /// `CUKC_KERNEL_TIMEOUT` says, else 60 s).
     pub kernel_timeout: Option<Duration>,
+    /// Count what each source span of the emulated kernels did (`cukc profile`): the
+    /// block's [`Event::profile`].
+    pub profile: bool,
 }
 
 impl Selection {
@@ -45,8 +50,10 @@ impl Selection {
             tests: true,
             benches: false,
             filter: None,
+            exact: false,
             bench: BenchConfig::default(),
             kernel_timeout: None,
+            profile: false,
         }
     }
 
@@ -82,6 +89,22 @@ impl Selection {
         }
     }
 
+    /// The same selection, its filter matching whole names only.
+    pub fn exactly(self) -> Self {
+        Selection {
+            exact: true,
+            ..self
+        }
+    }
+
+    /// The same selection, its emulated blocks profiled.
+    pub fn profiled(self) -> Self {
+        Selection {
+            profile: true,
+            ..self
+        }
+    }
+
     /// Whether the block `name` of `kind` is selected.
     pub fn wants(&self, kind: BlockKind, name: &str) -> bool {
         let kind_wanted = match kind {
@@ -89,10 +112,10 @@ impl Selection {
             BlockKind::Bench => self.benches,
         };
         kind_wanted
-            && self
-                .filter
-                .as_ref()
-                .is_none_or(|filter| name.contains(filter.as_str()))
+            && self.filter.as_ref().is_none_or(|filter| match self.exact {
+                true => name == filter,
+                false => name.contains(filter.as_str()),
+            })
     }
 }
 
@@ -150,6 +173,8 @@ pub struct Event {
     /// What its emulated kernels printed (on the GPU, the driver writes their text to
     /// standard output when the launch is waited for).
     pub printed: String,
+    /// What each source span of its emulated kernels did, when the selection asked.
+    pub profile: Option<emulator::Profile>,
 }
 
 /// What happened to a block.
@@ -364,7 +389,11 @@ impl GpuSession {
             } else if emulate && kind == BlockKind::Bench {
                 Err(EMULATED_BENCH.to_owned())
             } else if emulate {
-                Ok(Device::Emulator(Box::default()))
+                let mut emulator = Box::<Emulator>::default();
+                if selection.profile {
+                    emulator.profile = Some(emulator::Profile::default());
+                }
+                Ok(Device::Emulator(emulator))
             } else {
                 match gpu.get_or_insert_with(|| open_gpu(selection, self.keep_created)) {
                     Ok(gpu) => Ok(Device::Gpu(gpu)),
@@ -373,6 +402,7 @@ impl GpuSession {
             };
             let mut emulated = None;
             let mut printed = String::new();
+            let mut profile = None;
             let outcome = match device {
                 Err(reason) if needs_device => Outcome::Skipped(reason),
                 device => {
@@ -388,6 +418,7 @@ impl GpuSession {
                     let result = guarded(|| interpreter.run(&block.body));
                     emulated = interpreter.emulated();
                     printed = interpreter.take_printed();
+                    profile = interpreter.take_profile();
                     match result {
                         Ok(Ok(Some(result))) => Outcome::Measured(result),
                         Ok(Ok(None)) => Outcome::Passed,
@@ -435,6 +466,7 @@ impl GpuSession {
                 elapsed: started.elapsed(),
                 emulated,
                 printed,
+                profile,
             });
         }
         summary

@@ -156,15 +156,7 @@ pub const FOREIGN_NAMES: &[ForeignName] = &[
 
 /// The module names of CuTe and CUTLASS, in C++ paths (`cute::`) or DSL attributes
 /// (`cute.arch.`), which CuK does not have: its built-ins need no prefix.
-pub const FOREIGN_MODULES: &[&str] = &[
-    "cute",
-    "cutlass",
-    "cpasync",
-    "nvgpu",
-    "arch",
-    "tcgen05",
-    "warpgroup",
-];
+pub const FOREIGN_MODULES: &[&str] = &["cute", "cutlass", "cpasync", "nvgpu", "arch", "warpgroup"];
 
 /// The help for `name` when it is a foreign name or module.
 pub fn help(name: &str) -> Option<String> {

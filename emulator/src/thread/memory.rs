@@ -289,12 +289,16 @@ impl<'k> Thread<'k> {
             Address::Global(address) => {
                 aligned(Space::Global, address, bytes.len(), access)?;
                 let len = bytes.len();
+                if let Some(profile) = context.profile.as_deref_mut() {
+                    profile.global(inst.span, len, false);
+                }
                 context
                     .global
                     .load(address, bytes)
                     .map_err(|bounds| global_fault(context, access, address, len, bounds))
             }
             Address::Shared(address) => {
+                self.profile_shared(context, inst, address, bytes.len());
                 let who = self.accessor(context, inst);
                 context.shared.read(&who, address, bytes)
             }
@@ -312,15 +316,33 @@ impl<'k> Thread<'k> {
         match at {
             Address::Global(address) => {
                 aligned(Space::Global, address, bytes.len(), access)?;
+                if let Some(profile) = context.profile.as_deref_mut() {
+                    profile.global(inst.span, bytes.len(), true);
+                }
                 context
                     .global
                     .store(address, bytes)
                     .map_err(|bounds| global_fault(context, access, address, bytes.len(), bounds))
             }
             Address::Shared(address) => {
+                self.profile_shared(context, inst, address, bytes.len());
                 let who = self.accessor(context, inst);
                 context.shared.write(&who, address, bytes, access)
             }
+        }
+    }
+
+    /// Counts a shared access for the profile, when one is taken.
+    fn profile_shared(
+        &self,
+        context: &mut Context<'_, 'k>,
+        inst: &Inst,
+        address: u32,
+        bytes: usize,
+    ) {
+        if let Some(profile) = context.profile.as_deref_mut() {
+            let identity = std::ptr::from_ref(inst) as usize;
+            profile.shared(identity, inst.span, self.index, address, bytes);
         }
     }
 
@@ -367,6 +389,10 @@ impl<'k> Thread<'k> {
                     global_fault(context, Access::AsyncRead, src, source_bytes, bounds)
                 })?;
         }
+        if let Some(profile) = context.profile.as_deref_mut() {
+            profile.global(inst.span, source_bytes, false);
+        }
+        self.profile_shared(context, inst, dst, bytes);
         self.copies.issue(PendingCopy {
             dst,
             data,

@@ -159,7 +159,6 @@ impl<'m> Interpreter<'m> {
         }
     }
 
-    /// Runs a block body; for a bench, returns what it measured.
     /// What the emulator ran for this block, when its kernels run there.
     pub fn emulated(&self) -> Option<crate::Emulated> {
         self.device.as_ref().ok().and_then(Device::emulated)
@@ -172,6 +171,15 @@ impl<'m> Interpreter<'m> {
             .map_or(String::new(), Device::take_printed)
     }
 
+    /// What each source span of the block's emulated kernels did, when profiled.
+    pub fn take_profile(&mut self) -> Option<emulator::Profile> {
+        match &mut self.device {
+            Ok(Device::Emulator(emulator)) => emulator.profile.take(),
+            _ => None,
+        }
+    }
+
+    /// Runs a block body; for a bench, returns what it measured.
     pub fn run(&mut self, body: &Block) -> Eval<Option<BenchResult>> {
         self.block(body)?;
         Ok(self.bench.as_mut().map(|bench| {
