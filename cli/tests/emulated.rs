@@ -1,8 +1,8 @@
-//! `cukc test --emulate` on every file whose tests must pass (every example,
-//! `tests/control/`, `tests/miscompiles/`, `tests/hopper/` and `tests/blackwell/`, each
-//! for the target its first line names): every block runs its kernels on the CPU
-//! emulator and passes, so CI, which has no GPU, runs them all (a file without test
-//! blocks, such as `tests/control/integers.cuk`, is checked by
+//! `cukc test --emulate` on every file whose tests must pass (every example, the guide's
+//! steps in `docs/guide/`, `tests/control/`, `tests/miscompiles/`, `tests/hopper/` and
+//! `tests/blackwell/`, each for the target its first line names): every block runs its
+//! kernels on the CPU emulator and passes, so CI, which has no GPU, runs them all (a file
+//! without test blocks, such as `tests/control/integers.cuk`, is checked by
 //! `emulator/tests/control.rs` against a Rust reference instead). And the planted bugs
 //! of `tests/emulator/` fail with the diagnostic their first line expects.
 
@@ -37,6 +37,7 @@ fn header_target(text: &str, line: usize) -> &str {
 #[test]
 fn every_test_block_passes_on_the_emulator() {
     let mut files = cuk_files("cuk-examples", &[]);
+    files.extend(cuk_files("docs/guide", &[]));
     // The divergent shuffle is a build error by design (cli/tests/control_flow.rs).
     files.extend(cuk_files("tests/control", &["divergent_shuffle.cuk"]));
     files.extend(cuk_files("tests/miscompiles", &[]));
