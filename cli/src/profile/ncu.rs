@@ -245,7 +245,7 @@ pub fn table(
         |line| line.samples,
     );
     let mut text = format!(
-        "{:>5}  {:>7}  {:>12}  {:<36}  {:>9}  source\n",
+        "{:>5}  {:>7}  {:>12}  {:<44}  {:>9}  source\n",
         "line", "samples", "instructions", "stalls (share of the line's samples)", "conflicts"
     );
     for (number, line) in rows {
@@ -262,7 +262,7 @@ pub fn table(
         };
         let _ = writeln!(
             text,
-            "{number:>5}  {share:>6.1}%  {:>12.0}  {:<36}  {conflicts:>9}  {}",
+            "{number:>5}  {share:>6.1}%  {:>12.0}  {:<44}  {conflicts:>9}  {}",
             line.instructions,
             stalls.join(", "),
             source(number)
