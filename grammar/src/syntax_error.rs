@@ -272,7 +272,21 @@ fn help_for_slip(
             "a float needs a digit after the point: write `{whole}.0`"
         ));
     }
-    template_arguments(source, tokens, index)
+    template_arguments(source, tokens, index).or_else(|| cute_layout_type(tokens, index))
+}
+
+/// For a parse error at a `<` after CuTe's `Layout`, `Shape` or `Stride` (`Layout<Shape<_8,
+/// _32>, ...>`): CuK's layout literal.
+fn cute_layout_type(tokens: &[Spanned<'_>], index: usize) -> Option<String> {
+    let (_, Token::Less, _) = tokens.get(index)? else {
+        return None;
+    };
+    let (_, Token::Name(name), _) = tokens.get(index.checked_sub(1)?)? else {
+        return None;
+    };
+    matches!(*name, "Layout" | "Shape" | "Stride" | "Tile" | "Coord").then(|| {
+        "CuK has no template arguments: CuTe's `Layout<Shape<_8, _32>, Stride<_32, _1>>{}` is the layout literal `(8, 32):(32, 1)`".to_owned()
+    })
 }
 
 /// For a parse error at token `index` that is the `>` or a `,` of C++
@@ -315,6 +329,11 @@ fn template_arguments(source: &str, tokens: &[Spanned<'_>], index: usize) -> Opt
         .collect();
     let arguments = arguments.join(", ");
     let written = &source[*name_start..*closing_end];
+    if *name == "Int" {
+        return Some(format!(
+            "CuK has no template arguments: CuTe's `Int<{arguments}>{{}}` is the integer `{arguments}`, known at compile time"
+        ));
+    }
     let spelled = if matches!(*name, "get" | "mode") {
         let operand = call_operand(source, tokens, closing + 1).unwrap_or("L");
         format!("{name}({operand}, {arguments})")

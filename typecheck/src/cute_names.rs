@@ -123,6 +123,7 @@ pub const FOREIGN_NAMES: &[ForeignName] = &[
         CuteCpp,
         "`tiled.slice(thread_idx.x)` (or `get_slice`), a method of a tiled copy or MMA",
     ),
+    name("None", CuteDsl, "`_`, a whole mode in a slice: `t[i, _]`"),
     name(
         "make_tiled_tma_atom",
         CuteDsl,

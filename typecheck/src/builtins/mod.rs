@@ -118,12 +118,18 @@ impl<'a> Checker<'a> {
                     Err(error) => self.layout_error(span, "this evaluation", &error),
                 }
             }
-            other => self.error(
-                "E0216",
-                callee.span,
-                format!("a {} cannot be called", other.type_name()),
-                "not callable",
-            ),
+            other => {
+                let mut diagnostic =
+                    Diagnostic::error("E0216", format!("a {} cannot be called", other.type_name()))
+                        .with_primary(callee.span, "not callable");
+                if matches!(other, Value::Tensor(_) | Value::HostTensor { .. }) {
+                    diagnostic = diagnostic.with_help(
+                        "a tensor is indexed with brackets, `t[i, j]` (CuTe's `t(i, j)`); a layout is called: `L(i, j)` is its offset",
+                    );
+                }
+                self.report(diagnostic);
+                Value::Unknown
+            }
         }
     }
 
@@ -184,7 +190,17 @@ impl<'a> Checker<'a> {
                     format!("`{name}` has no argument named `{}`", arg_name.text),
                 )
                 .with_primary(arg_name.span, "unknown argument name");
-                if allowed_named.is_empty() {
+                let positional = table::builtin(name).filter(|builtin| {
+                    (builtin.parameters.split(", "))
+                        .any(|parameter| parameter.trim_end_matches(['?', '.']) == arg_name.text)
+                });
+                if let Some(builtin) = positional {
+                    diagnostic = diagnostic.with_help(format!(
+                        "`{}` is given by position: `{}`",
+                        arg_name.text,
+                        builtin.signature()
+                    ));
+                } else if allowed_named.is_empty() {
                     diagnostic = diagnostic.with_note(format!("`{name}` takes no named arguments"));
                 } else if let Some(best) = closest(&arg_name.text, allowed_named.iter().copied()) {
                     diagnostic = diagnostic.with_help(format!("did you mean `{best}`?"));
