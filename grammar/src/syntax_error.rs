@@ -261,6 +261,12 @@ fn help_for_slip(
     if *token == Token::Assign && expects("{") {
         return Some("`=` assigns; to compare, write `==`".to_owned());
     }
+    if *token == Token::Where && matches!(tokens.get(index + 1), Some((_, Token::OpenParen, _))) {
+        return Some(
+            "`where` is a keyword (a `tune` block's condition): NumPy's `where(mask, a, b)` is `if_else(mask, a, b)`"
+                .to_owned(),
+        );
+    }
     if let (Some((_, Token::Int(_), int_end)), Some((dot_start, Token::Dot, _))) = (
         index.checked_sub(2).and_then(|before| tokens.get(before)),
         index.checked_sub(1).and_then(|before| tokens.get(before)),

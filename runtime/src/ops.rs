@@ -17,7 +17,7 @@ use lang::ast::BinaryOp;
 use crate::element::{is_float, round_to};
 use crate::tensor::{Dense, shape_text};
 
-pub use arrays::{Math, Reduce, concat, cumsum, extreme, math, permute, reduce, slice};
+pub use arrays::{Math, Reduce, concat, cumsum, extreme, math, permute, reduce, select, slice};
 pub use attention::{attention, attention_lse};
 pub use losses::{cross_entropy, softmax_backward};
 pub use matmul::{cpu_seconds, matmul, matmul_extents};
@@ -35,7 +35,8 @@ pub enum Operand<'a> {
 
 /// `left op right`, elementwise; at least one side is a tensor. Two tensors broadcast as
 /// NumPy's do: extents aligned from the last, each pair equal or one of them 1, which is
-/// repeated along the other.
+/// repeated along the other. A comparison gives a u8 mask of 0 and 1 (NaN compares
+/// false, but unequal).
 pub fn elementwise(op: BinaryOp, left: Operand<'_>, right: Operand<'_>) -> Result<Dense, String> {
     let (dtype, shape) = match (left, right) {
         (Operand::Tensor(a), Operand::Tensor(b)) => {
@@ -57,6 +58,17 @@ pub fn elementwise(op: BinaryOp, left: Operand<'_>, right: Operand<'_>) -> Resul
         }
     };
     let float = is_float(dtype);
+    let comparison = matches!(
+        op,
+        BinaryOp::Equal
+            | BinaryOp::NotEqual
+            | BinaryOp::Less
+            | BinaryOp::LessEqual
+            | BinaryOp::Greater
+            | BinaryOp::GreaterEqual
+    );
+    // A comparison gives a mask: 1 where it holds, else 0, as u8 (NumPy's bool).
+    let dtype = if comparison { kir::Element::U8 } else { dtype };
     let count: usize = shape.iter().product();
     let (left_index, right_index) = (Broadcast::of(left, &shape), Broadcast::of(right, &shape));
     let at = |operand: Operand<'_>, index: usize| match operand {
@@ -78,6 +90,12 @@ pub fn elementwise(op: BinaryOp, left: Operand<'_>, right: Operand<'_>) -> Resul
                 ));
             }
             BinaryOp::Divide => (a / b).trunc(),
+            BinaryOp::Equal => f64::from(u8::from(a == b)),
+            BinaryOp::NotEqual => f64::from(u8::from(a != b)),
+            BinaryOp::Less => f64::from(u8::from(a < b)),
+            BinaryOp::LessEqual => f64::from(u8::from(a <= b)),
+            BinaryOp::Greater => f64::from(u8::from(a > b)),
+            BinaryOp::GreaterEqual => f64::from(u8::from(a >= b)),
             other => return Err(format!("`{}` does not apply to tensors", other.symbol())),
         };
         values.push(round_to(dtype, value));

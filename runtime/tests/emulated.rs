@@ -238,6 +238,8 @@ fn host_references_read_like_numpy() {
             assert_close(concat(slice(x, 1, 0, 5), slice(x, 1, 5, 32), 1), x, rtol = 0.0, atol = 0.0);
             assert_close(permute(x, (1, 0)), transpose(x), rtol = 0.0, atol = 0.0);
             assert_close(maximum(x, minimum(x, full(f32, 1, 0.0))), x, rtol = 0.0, atol = 0.0);
+            assert_close(if_else(x > 0.0, x, 0.0), maximum(x, zeros(f32, 1)), rtol = 0.0, atol = 0.0);
+            assert_close(sum((x == reshape(max(x), (4, 1))).to(f32)), full(f32, 4, 1.0), rtol = 0.0, atol = 0.0);
         }
         test the_minimum_is_not_the_maximum {
             let x = randn(f32, (4, 32));

@@ -21,6 +21,22 @@ impl<'a> Checker<'a> {
         span: Span,
     ) -> Value {
         use lang::ast::BinaryOp as B;
+        let comparison = matches!(
+            op,
+            B::Equal | B::NotEqual | B::Less | B::LessEqual | B::Greater | B::GreaterEqual
+        );
+        let host =
+            matches!(left, Value::HostTensor { .. }) || matches!(right, Value::HostTensor { .. });
+        if comparison && host {
+            // A mask of 0 and 1, as u8 (NumPy's bool), shaped as the operands broadcast.
+            return match self.elementwise(B::Subtract, left, right, span) {
+                Value::HostTensor { shape, .. } => Value::HostTensor {
+                    dtype: Dtype::U8,
+                    shape,
+                },
+                other => other,
+            };
+        }
         if !matches!(op, B::Add | B::Subtract | B::Multiply | B::Divide) {
             return self.error(
                 "E0216",

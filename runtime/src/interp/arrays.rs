@@ -1,7 +1,7 @@
 //! NumPy's array operations in host code (`ops/arrays.rs` computes them): `exp`, `log`,
-//! `sqrt`, `abs`, `tanh`, `erf`, `gelu`; `maximum` and `minimum`; `max`, `min`, `mean`,
-//! `argmax` and `cumsum` of a tensor along a dimension (the last by default);
-//! `permute`, `slice` and `concat`. The checker has checked their arguments' kinds and
+//! `sqrt`, `abs`, `tanh`, `erf`, `gelu`; `maximum`, `minimum` and `if_else` (NumPy's
+//! `where`); `max`, `min`, `mean`, `argmax` and `cumsum` of a tensor along a dimension
+//! (the last by default); `permute`, `slice` and `concat`. The checker has checked their arguments' kinds and
 //! shapes where it knows them; what only run time knows is checked again here.
 
 use lang::Span;
@@ -47,6 +47,7 @@ impl Interpreter<'_> {
                 let dimension = self.dimension(&a, positional.get(1))?;
                 ops::cumsum(&a, dimension).map_err(|error| fail(span, error))
             }),
+            "if_else" => self.select(positional, span),
             "permute" => self.permute(positional, span),
             "slice" => self.slice(positional, span),
             "concat" => self.two_tensors(positional, span).and_then(|(a, b)| {
@@ -67,6 +68,47 @@ impl Interpreter<'_> {
     ) -> Eval<Dense> {
         let dimension = self.dimension(a, dimension)?;
         ops::reduce(a, dimension, reduction).map_err(|error| fail(span, error))
+    }
+
+    /// `if_else(mask, a, b)`: `a` and `b` tensors or numbers (in the other's dtype).
+    fn select(&mut self, positional: &[&Expr], span: Span) -> Eval<Dense> {
+        let [mask, a, b] = positional else {
+            return Err(Stop::error(span, "`if_else` takes a mask and two values"));
+        };
+        let mask = self.tensor_arg(mask)?;
+        let (a, b) = (self.expr(a)?, self.expr(b)?);
+        let tensors = [&a, &b].map(|value| match value {
+            Value::Tensor(index) => Some(*index),
+            _ => None,
+        });
+        let dtype = match tensors {
+            [Some(index), _] | [None, Some(index)] => self.dense(index, span)?.dtype,
+            [None, None] => {
+                return Err(Stop::error(
+                    span,
+                    "`if_else` needs a tensor among its values",
+                ));
+            }
+        };
+        let mut dense = |value: &Value| -> Eval<Dense> {
+            match value {
+                Value::Tensor(index) => self.dense(*index, span),
+                other => super::expr::number(other)
+                    .map(|number| Dense {
+                        dtype,
+                        shape: Vec::new(),
+                        values: vec![number],
+                    })
+                    .ok_or_else(|| {
+                        Stop::error(
+                            span,
+                            format!("`if_else` takes tensors or numbers, not a {}", other.kind()),
+                        )
+                    }),
+            }
+        };
+        let (a, b) = (dense(&a)?, dense(&b)?);
+        ops::select(&mask, &a, &b).map_err(|error| fail(span, error))
     }
 
     /// `permute(a, (d0, d1, ...))`.

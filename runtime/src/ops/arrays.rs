@@ -91,6 +91,38 @@ pub fn extreme(a: &Dense, b: &Dense, larger: bool) -> Result<Dense, OperandError
     })
 }
 
+/// `a` where `mask` is not 0, else `b`: the three broadcast together, in `a`'s dtype
+/// (NumPy's `where`).
+pub fn select(mask: &Dense, a: &Dense, b: &Dense) -> Result<Dense, OperandError> {
+    let unbroadcast = |x: &Dense, y: &Dense| OperandError::Broadcast {
+        operation: "where",
+        a: x.shape.clone(),
+        b: y.shape.clone(),
+    };
+    let shape =
+        super::broadcast_shape(&mask.shape, &a.shape).ok_or_else(|| unbroadcast(mask, a))?;
+    let shape = super::broadcast_shape(&shape, &b.shape).ok_or_else(|| unbroadcast(a, b))?;
+    let count: usize = shape.iter().product();
+    let [from_mask, from_a, from_b] =
+        [mask, a, b].map(|x| super::Broadcast::of(super::Operand::Tensor(x), &shape));
+    let at = |x: &Dense, index: usize| x.values.get(index).copied().unwrap_or(f64::NAN);
+    let values = (0..count)
+        .map(|index| {
+            let chosen = if at(mask, from_mask.source(index)) != 0.0 {
+                at(a, from_a.source(index))
+            } else {
+                at(b, from_b.source(index))
+            };
+            round_to(a.dtype, chosen)
+        })
+        .collect();
+    Ok(Dense {
+        dtype: a.dtype,
+        shape,
+        values,
+    })
+}
+
 /// A reduction along a dimension, which disappears from the shape.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Reduce {
@@ -467,6 +499,36 @@ mod tests {
         assert!(matches!(
             concat(&x, &first_column, 0),
             Err(OperandError::Concat { .. })
+        ));
+    }
+
+    #[test]
+    fn select_chooses_as_numpys_where_and_comparisons_give_masks() {
+        use lang::ast::BinaryOp;
+        let x = x();
+        let zero = f64s(&[], &[0.0]);
+        let positive = super::super::elementwise(
+            BinaryOp::Greater,
+            super::super::Operand::Tensor(&x),
+            super::super::Operand::Scalar(0.0),
+        )
+        .unwrap();
+        assert_eq!(
+            (positive.dtype, positive.values.as_slice()),
+            (Element::U8, &[0.0, 1.0, 1.0, 1.0, 0.0, 1.0][..])
+        );
+        // np.where(x > 0, x, 0): a ReLU.
+        let relu = select(&positive, &x, &zero).unwrap();
+        assert_eq!(relu.values, [0.0, 0.25, 2.0, 0.5, 0.0, 1.0]);
+        // A row mask broadcast over both rows, choosing between x and -x.
+        let row = f64s(&[3], &[1.0, 0.0, 1.0]);
+        let negated = math(&x, Math::Abs);
+        let chosen = select(&row, &x, &negated).unwrap();
+        assert_eq!(chosen.values, [-1.5, 0.25, 2.0, 0.5, 3.0, 1.0]);
+        let column = f64s(&[2], &[1.0, 0.0]);
+        assert!(matches!(
+            select(&column, &x, &zero),
+            Err(OperandError::Broadcast { .. })
         ));
     }
 

@@ -57,6 +57,65 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// `if_else(mask, a, b)`: `a`'s or `b`'s dtype (one of them a host tensor, the other
+    /// of its dtype or a number), the three shapes broadcast.
+    pub(crate) fn host_select(&mut self, args: &Args) -> Value {
+        let p = args.positional();
+        let Some((_, mask)) = self.host_tensor(p[0]) else {
+            return Value::Unknown;
+        };
+        let side = |arg: &Arg| match &arg.value {
+            Value::HostTensor { dtype, shape } => Some(Some((*dtype, shape.clone()))),
+            Value::Int { .. } | Value::Float { .. } => Some(None),
+            _ => None,
+        };
+        let (Some(a), Some(b)) = (side(p[1]), side(p[2])) else {
+            let wrong = if side(p[1]).is_none() { p[1] } else { p[2] };
+            return self.error(
+                "E0216",
+                wrong.span,
+                format!(
+                    "`if_else` chooses between host tensors or numbers, not a {}",
+                    wrong.value.type_name()
+                ),
+                "not a tensor or a number",
+            );
+        };
+        let (dtype, mut shape) = match (&a, &b) {
+            (Some((x, _)), Some((y, _))) if x != y => {
+                return self.mixed_host(*x, *y, args.call_span);
+            }
+            (Some(tensor), _) | (None, Some(tensor)) => tensor.clone(),
+            (None, None) => {
+                return self.error(
+                    "E0216",
+                    args.call_span,
+                    "`if_else` needs a host tensor among its two values".to_owned(),
+                    "two numbers",
+                );
+            }
+        };
+        for other in [Some(mask), a.map(|(_, s)| s), b.map(|(_, s)| s)]
+            .into_iter()
+            .flatten()
+        {
+            let Some(joined) = broadcast_shape(&shape, &other) else {
+                return self.error(
+                    "E0206",
+                    args.call_span,
+                    format!(
+                        "`if_else` needs a mask and values whose shapes broadcast, not {} and {}",
+                        shape_text(&shape),
+                        shape_text(&other)
+                    ),
+                    "shapes that do not broadcast",
+                );
+            };
+            shape = joined;
+        }
+        Value::HostTensor { dtype, shape }
+    }
+
     /// `max`, `min`, `mean`, `argmax` (i64 indices) of a host tensor along a
     /// dimension, which disappears; `cumsum` keeps it.
     pub(crate) fn host_reduction(&mut self, name: &'static str, args: &Args) -> Value {

@@ -442,6 +442,8 @@ builtins! {
             "The larger of each pair of elements of two host tensors of one dtype, broadcast as NumPy broadcasts; NaN where either is." => host_extreme(name);
         "minimum", Host, Between(2, 2), [], false, "a, b",
             "The smaller of each pair of elements, as `maximum`." => host_extreme(name);
+        "if_else", Host, Between(3, 3), [], false, "mask, a, b",
+            "`a` where the host tensor `mask` is not 0, else `b` (NumPy's `where`, a keyword here): `a` and `b` host tensors of one dtype, or one of them a number, the three broadcast together; `if_else(x > 0.0, x, 0.0)` is a ReLU." => host_select;
         "mean", Host, Between(1, 2), [], false, "a, dim?",
             "The mean along `dim` (the last by default), which is removed." => host_reduction(name);
         "argmax", Host, Between(1, 2), [], false, "a, dim?",

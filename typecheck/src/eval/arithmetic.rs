@@ -69,6 +69,12 @@ impl<'a> Checker<'a> {
                     _ => Value::Unknown,
                 }
             }
+            B::Equal | B::NotEqual | B::Less | B::LessEqual | B::Greater | B::GreaterEqual
+                if matches!(left, Value::HostTensor { .. })
+                    || matches!(right, Value::HostTensor { .. }) =>
+            {
+                self.elementwise(op, &left, &right, span)
+            }
             B::Equal | B::NotEqual | B::Less | B::LessEqual | B::Greater | B::GreaterEqual => {
                 self.compare(op, &left, &right, span)
             }
