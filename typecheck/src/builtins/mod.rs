@@ -122,7 +122,18 @@ impl<'a> Checker<'a> {
                 let mut diagnostic =
                     Diagnostic::error("E0216", format!("a {} cannot be called", other.type_name()))
                         .with_primary(callee.span, "not callable");
-                if matches!(other, Value::Tensor(_) | Value::HostTensor { .. }) {
+                let shadowed = match &callee.kind {
+                    lang::ast::ExprKind::Path(path) => match path.segments.as_slice() {
+                        [name] => table::builtin(&name.text).map(|builtin| builtin.name),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                if let Some(name) = shadowed {
+                    diagnostic = diagnostic.with_help(format!(
+                        "this `{name}` is a local binding, which hides the built-in `{name}`: rename the binding"
+                    ));
+                } else if matches!(other, Value::Tensor(_) | Value::HostTensor { .. }) {
                     diagnostic = diagnostic.with_help(
                         "a tensor is indexed with brackets, `t[i, j]` (CuTe's `t(i, j)`); a layout is called: `L(i, j)` is its offset",
                     );
