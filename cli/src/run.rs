@@ -379,13 +379,22 @@ fn event_line(file: &lang::SourceFile, event: &Event) -> String {
     }
 }
 
-/// `9.7 M thread-instructions in 383 ms, 25 M/s`: the emulator's speed.
+/// `9.7 M thread-instructions in 383 ms, 25 M/s`: the emulator's speed (`3.2 k` below
+/// 100,000; none for a launch that stopped before its first instruction).
 fn rate(work: &Emulated) -> String {
+    if work.instructions == 0 {
+        return "no thread-instructions".to_owned();
+    }
     let seconds = work.elapsed.as_secs_f64();
+    let count = work.instructions as f64;
+    let amount = if count < 1e5 {
+        format!("{:.1} k", count / 1e3)
+    } else {
+        format!("{:.1} M", count / 1e6)
+    };
     format!(
-        "{:.1} M thread-instructions in {:.0} ms, {:.0} M/s",
-        work.instructions as f64 / 1e6,
+        "{amount} thread-instructions in {:.0} ms, {:.0} M/s",
         seconds * 1e3,
-        work.instructions as f64 / seconds.max(1e-9) / 1e6
+        count / seconds.max(1e-9) / 1e6
     )
 }

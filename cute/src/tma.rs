@@ -109,7 +109,7 @@ impl TmaBox {
                 && box_bytes(&modes, &extents, bytes, *swizzle) == written
         }) else {
             return fail(format!(
-                "no TMA box writes this shared layout: a box of {} fills rows of {inner_bytes} bytes, unswizzled or with a 32, 64 or 128-byte swizzle no wider than a row",
+                "no TMA box writes this shared layout: a box of {} fills rows of {inner_bytes} bytes, which TMA writes unswizzled, or swizzled by 32, 64 or 128 bytes when a row is no wider than the swizzle (a wider row is split into panels, a box each)",
                 extents
                     .iter()
                     .map(ToString::to_string)
