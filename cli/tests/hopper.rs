@@ -250,6 +250,40 @@ fn the_attention_example_assembles_with_both_wgmma_forms() {
 }
 
 #[test]
+fn the_attention_backward_example_assembles_with_its_five_products() {
+    let example = "cuk-examples/attention_bwd_sm90.cuk";
+    let ptx = emit(example, "sm_90a", "ptx");
+    let after = ptx.split(".entry attention_bwd(").nth(1).unwrap();
+    let default_kernel = after.split(".entry").next().unwrap();
+    let count = |shape: &str, lists: usize| {
+        default_kernel
+            .lines()
+            .filter(|line| {
+                line.contains(&format!(
+                    "wgmma.mma_async.sync.aligned.{shape}.f32.bf16.bf16"
+                ))
+            })
+            .filter(|line| line.matches('{').count() == lists)
+            .count()
+    };
+    // S^T = K Q^T and dP^T = V dO^T from shared memory: 64 queries, head_dim 128 in 8
+    // k-steps each.
+    assert_eq!(count("m64n64k16", 1), 16);
+    // dV += P^T dO and dK += dS^T Q with P^T and dS^T as register A: 64 queries in 4
+    // k-steps each.
+    assert_eq!(count("m64n128k16", 2), 8);
+    // dQ = dS K from shared memory: the warpgroup's 64 keys in 4 k-steps.
+    assert_eq!(count("m64n128k16", 1), 4);
+    // dq's partial sums go into the workspace as reductions: D / 2 = 64 a thread a tile.
+    assert_eq!(default_kernel.matches("red.global.add.f32").count(), 64);
+    // Each warpgroup meets its own 128 threads at a named barrier a register names.
+    assert!(default_kernel.contains("bar.sync %r") && default_kernel.contains(", 128;"));
+    assemble(&ptx, "sm_90a", example, false);
+    let stderr = build_errors(example, "sm_80");
+    assert!(stderr.contains("[E0212]"), "{stderr}");
+}
+
+#[test]
 fn accumulators_touched_in_the_k_loop_are_a_warning_at_the_kernel() {
     let dir = tempfile::tempdir().unwrap();
     let cubin = dir.path().join("serialized.cubin");

@@ -1,10 +1,12 @@
 //! Host reference operations on [`Dense`] values: elementwise arithmetic, `transpose`,
-//! `matmul` (on every core, `ops/matmul.rs`), `sum` and `softmax`, and the references of
+//! `matmul` (on every core, `ops/matmul.rs`), `sum` and `softmax`, attention and its gradients
+//! (`ops/attention.rs`, `ops/attention_backward.rs`), and the references of
 //! the memory-bound training kernels (`ops/norms.rs`, `ops/losses.rs`). Math is done in `f64`
 //! and each result element is rounded once to the operands' dtype, as the typechecker's
 //! rules give it.
 
 mod attention;
+mod attention_backward;
 mod losses;
 mod matmul;
 mod norms;
@@ -16,6 +18,7 @@ use crate::element::{is_float, round_to};
 use crate::tensor::{Dense, shape_text};
 
 pub use attention::{attention, attention_lse};
+pub use attention_backward::attention_backward;
 pub use losses::{cross_entropy, softmax_backward};
 pub use matmul::{cpu_seconds, matmul, matmul_extents};
 pub use norms::{layer_norm, layer_norm_backward, rms_norm, rms_norm_backward};
