@@ -11,7 +11,8 @@
 # CUKC is a cukc built elsewhere (default target/release/cukc); OUT is a folder for
 # the logs (default $OUT, else ./gpu-check-out). The benches end with PyTorch's
 # scaled_dot_product_attention per backend at head_dim 64, 128 and 256
-# (scripts/sdpa-baseline.py), the attention example's baseline, and PyTorch's RMSNorm,
+# (scripts/sdpa-baseline.py), the attention example's baseline (and its backward at 64 and
+# 128, attention_bwd_sm90's), and PyTorch's RMSNorm,
 # LayerNorm, softmax and cross-entropy (scripts/norm-baselines.py), and cuBLAS's FP8 GEMM
 # (scripts/fp8-baseline.py), when torch is installed. The Python package's tests and launch
 # benchmark run last, from a wheel in target/wheels (scripts/gpu-check-python.sh; skipped
@@ -79,6 +80,11 @@ if python3 -c "import torch" 2>/dev/null; then
     for head_dim in 64 128 256; do
         echo "head_dim $head_dim:"
         python3 scripts/sdpa-baseline.py --head-dim "$head_dim" 2>&1
+    done | tee -a "$LOGS/bench.txt"
+    # The backward example's: the same backends' backward, at its head_dims.
+    for head_dim in 64 128; do
+        echo "head_dim $head_dim, backward:"
+        python3 scripts/sdpa-baseline.py --head-dim "$head_dim" --backward 2>&1
     done | tee -a "$LOGS/bench.txt"
     # The memory-bound training kernels' baseline: torch eager and torch.compile.
     python3 scripts/norm-baselines.py 2>&1 | tee -a "$LOGS/bench.txt"

@@ -2,10 +2,12 @@
 """PyTorch's scaled_dot_product_attention on the GPU, timed per backend, as the baseline
 for the CuK attention example's benches (scripts/gpu-check.sh runs it beside them).
 
-    scripts/sdpa-baseline.py [--batch B] [--heads H] [--seqlen S] [--head-dim D] [--dtype bf16|f16]
+    scripts/sdpa-baseline.py [--batch B] [--heads H] [--seqlen S] [--head-dim D] [--dtype bf16|f16] [--backward]
 
 Prints one line per backend that runs, forward TFLOP/s (4 B H S^2 D, halved for causal)
-for causal and non-causal, on random inputs, then the best of each.
+for causal and non-causal, on random inputs, then the best of each. With --backward, the
+backward pass instead (dq, dk and dv from a saved forward, as FlashAttention counts it:
+2.5 times the forward's operations), the baseline of cuk-examples/attention_bwd_sm90.cuk.
 """
 import argparse
 
@@ -42,19 +44,32 @@ def main():
     parser.add_argument("--seqlen", type=int, default=8192)
     parser.add_argument("--head-dim", type=int, default=128)
     parser.add_argument("--dtype", choices=["bf16", "f16"], default="bf16")
+    parser.add_argument("--backward", action="store_true")
     args = parser.parse_args()
     dtype = torch.bfloat16 if args.dtype == "bf16" else torch.float16
     shape = (args.batch, args.heads, args.seqlen, args.head_dim)
-    q, k, v = (torch.randn(shape, device="cuda", dtype=dtype) for _ in range(3))
+    q, k, v = (torch.randn(shape, device="cuda", dtype=dtype, requires_grad=args.backward) for _ in range(3))
     flops = 4 * args.batch * args.heads * args.seqlen**2 * args.head_dim
-    print(f"sdpa {args.dtype} batch {args.batch} heads {args.heads} seqlen {args.seqlen} head_dim {args.head_dim}")
+    if args.backward:
+        flops = flops * 5 // 2
+    direction = "backward" if args.backward else "forward"
+    print(f"sdpa {direction} {args.dtype} batch {args.batch} heads {args.heads} seqlen {args.seqlen} head_dim {args.head_dim}")
     best = {}
     for causal in (False, True):
         work = flops / 2 if causal else flops
         for name, backend in BACKENDS.items():
             try:
                 with sdpa_kernel(backend):
-                    time = milliseconds(lambda: scaled_dot_product_attention(q, k, v, is_causal=causal))
+                    if args.backward:
+                        out = scaled_dot_product_attention(q, k, v, is_causal=causal)
+                        grad = torch.randn_like(out)
+
+                        def run():
+                            torch.autograd.grad(out, (q, k, v), grad, retain_graph=True)
+
+                        time = milliseconds(run)
+                    else:
+                        time = milliseconds(lambda: scaled_dot_product_attention(q, k, v, is_causal=causal))
             except RuntimeError as error:
                 print(f"  {name:9} causal={causal}: not available ({str(error).splitlines()[0][:80]})")
                 continue

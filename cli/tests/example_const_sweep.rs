@@ -443,3 +443,16 @@ fn attention_fwd_sm90() {
         quick_filter: Some("attention_hd64_128_causal"),
     });
 }
+
+#[test]
+fn attention_bwd_sm90() {
+    sweep(&Example {
+        file: "attention_bwd_sm90.cuk",
+        params: &[
+            param("STAGES", "2", &["1", "3"], &["0", "5"]),
+            param("CAUSAL", "0", &[], &["2"]),
+        ],
+        accepted: &[],
+        quick_filter: Some("attention_bwd_hd64_128_causal"),
+    });
+}

@@ -250,6 +250,42 @@ fn the_attention_example_assembles_with_both_wgmma_forms() {
 }
 
 #[test]
+fn the_attention_backward_example_assembles_with_its_five_products_unserialized() {
+    let example = "cuk-examples/attention_bwd_sm90.cuk";
+    let ptx = emit(example, "sm_90a", "ptx");
+    let after = ptx.split(".entry attention_bwd(").nth(1).unwrap();
+    let default_kernel = after.split(".entry").next().unwrap();
+    let count = |shape: &str, lists: usize| {
+        default_kernel
+            .lines()
+            .filter(|line| {
+                line.contains(&format!(
+                    "wgmma.mma_async.sync.aligned.{shape}.f32.bf16.bf16"
+                ))
+            })
+            .filter(|line| line.matches('{').count() == lists)
+            .count()
+    };
+    // From shared memory: S^T = K Q^T and dP^T = V dO^T, 64 queries and head_dim 128 in
+    // 8 k-steps each; dQ = dS K, two 64-column panels of the warpgroup's 64 keys in 4
+    // k-steps each.
+    assert_eq!(count("m64n64k16", 1), 16 + 8);
+    // dV += P^T dO and dK += dS^T Q with P^T and dS^T as register A: 64 queries in 4
+    // k-steps each.
+    assert_eq!(count("m64n128k16", 2), 8);
+    assert_eq!(count("m64n128k16", 1), 0);
+    // dq's partial sums go into the workspace as reductions: 32 a thread a panel.
+    assert_eq!(default_kernel.matches("red.global.add.f32").count(), 64);
+    // ptxas keeps the wgmmas asynchronous (one 64 x 128 dQ product made it serialize).
+    // Each warpgroup meets its own 128 threads at a named barrier a register names.
+    assert!(default_kernel.contains("bar.sync %r") && default_kernel.contains(", 128;"));
+    let log = assemble(&ptx, "sm_90a", example, false);
+    assert!(!log.contains("Potential Performance Loss"), "{log}");
+    let stderr = build_errors(example, "sm_80");
+    assert!(stderr.contains("[E0212]"), "{stderr}");
+}
+
+#[test]
 fn accumulators_touched_in_the_k_loop_are_a_warning_at_the_kernel() {
     let dir = tempfile::tempdir().unwrap();
     let cubin = dir.path().join("serialized.cubin");

@@ -114,7 +114,7 @@ impl<'k> Grid<'_, 'k> {
                 moved |= !spinning || (thread.status, thread.effects()) != before;
             }
         }
-        moved |= self.hopper_waits(threads, &mut context)?;
+        moved |= self.hopper_waits(threads, warp_epochs, &mut context)?;
         for (warp, lanes) in threads.chunks_mut(32).enumerate() {
             let Status::Collective(inst) = lanes[0].status else {
                 continue;

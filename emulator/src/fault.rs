@@ -78,6 +78,10 @@ pub enum Pending {
     /// store, a wgmma, a tcgen05.mma) reads with no `fence.proxy.async` by the writing
     /// thread between them.
     ProxyFence,
+    /// A plain write to a wgmma's shared operand that some warp of the warpgroup may
+    /// have issued the wgmma before: no barrier between the write and every warp's
+    /// issue (the warps issue it apart).
+    WarpgroupBarrier,
     /// A wgmma's accumulator register, before `wgmma.wait_group` completed its group.
     WgmmaAccumulator,
     /// A tcgen05.mma's accumulator in tensor memory, before the thread observed the

@@ -98,6 +98,8 @@ pub struct SharedMemory {
     flights: Flights,
     /// The threads on whose behalf the asynchronous proxy reads ([`Self::peek`]).
     readers: Vec<u32>,
+    /// A wgmma's warps, first lane and warp epoch each ([`Self::read_for_warpgroup`]).
+    issuers: Vec<(u32, u32)>,
     /// Each thread's `fence.proxy.async`s so far (by linear index).
     fences: Vec<u32>,
     /// The bytes [`Self::peek`] read since [`Self::read_for`], first and last of each
@@ -119,6 +121,7 @@ impl SharedMemory {
             bulk_reads: BulkReads::default(),
             flights: Flights::default(),
             readers: Vec::new(),
+            issuers: Vec::new(),
             fences: Vec::new(),
             peeked: RefCell::new(Vec::new()),
             unread_pair_boxes: Vec::new(),

@@ -18,6 +18,7 @@ impl Grid<'_, '_> {
     pub(super) fn hopper_waits<'k>(
         &self,
         threads: &mut [Thread<'k>],
+        warp_epochs: &[u32],
         context: &mut Context<'_, 'k>,
     ) -> Result<bool, Fault> {
         let mut moved = false;
@@ -84,7 +85,10 @@ impl Grid<'_, '_> {
             if lanes.len() < 128 || lanes.iter().any(|lane| lane.status != lanes[0].status) {
                 continue;
             }
-            (context.shared).read_for(lanes.iter().step_by(32).map(|lane| lane.index));
+            let issuers: Vec<(u32, u32)> = (lanes.iter().step_by(32))
+                .map(|lane| (lane.index, warp_epochs[lane.index as usize / 32]))
+                .collect();
+            (context.shared).read_for_warpgroup(&issuers);
             execute(inst, lanes, context.shared, shape).map_err(|trap| {
                 let location = Location {
                     thread: lanes[0].coordinates,

@@ -198,6 +198,12 @@ impl fmt::Display for Fault {
                     access.verb(),
                     triple(*other)
                 ),
+                Pending::WarpgroupBarrier => write!(
+                    f,
+                    "{who} {} byte {address:#x} of shared memory for its warpgroup, which thread {} wrote with no barrier between the write and the other warps' issue of the wgmma",
+                    access.verb(),
+                    triple(*other)
+                ),
                 Pending::WgmmaAccumulator => write!(
                     f,
                     "{who} reads a wgmma's accumulator register before `wgmma_wait_group` completed its group"

@@ -13,6 +13,7 @@ impl Pending {
             Pending::WgmmaAccumulator => "issues the wgmma that writes it here",
             Pending::TmemAccumulator => "issues the tcgen05.mma that writes it here",
             Pending::ProxyFence => "writes it here, with no `fence_proxy_async()` after",
+            Pending::WarpgroupBarrier => "writes it here, with no barrier before the wgmma",
         }
     }
 
@@ -26,6 +27,9 @@ impl Pending {
             }
             Pending::ProxyFence => {
                 "TMA, wgmma and tcgen05.mma read shared memory through the asynchronous proxy, which sees a thread's ordinary writes only after that thread's `fence_proxy_async()`: fence after writing, then synchronize (`syncthreads()`) before the asynchronous read"
+            }
+            Pending::WarpgroupBarrier => {
+                "each warp of a warpgroup issues a wgmma on its own (`.sync` waits for the warp only), and the wgmma reads its shared operands for all four: the threads that write an operand fence (`fence_proxy_async()`) and then meet the warpgroup at a barrier (`named_barrier_sync(id, 128)`, `syncthreads()`) before it"
             }
             Pending::TmemAccumulator => {
                 "a tcgen05.mma writes its tensor-memory accumulator asynchronously: the issuing thread's `tcgen05_commit(bar, ...)` after it, then `mbarrier_wait` on that phase of `bar` (and `tcgen05_fence_after_thread_sync()`) in the thread that touches it, or in a thread a barrier orders it after"

@@ -15,7 +15,20 @@ impl SharedMemory {
     pub fn read_for(&mut self, threads: impl IntoIterator<Item = u32>) {
         self.readers.clear();
         self.readers.extend(threads);
+        self.issuers.clear();
         self.peeked.borrow_mut().clear();
+    }
+
+    /// The asynchronous proxy reads a wgmma's operands for its warpgroup, whose warps'
+    /// first lanes and warp epochs `issuers` gives: as [`Self::read_for`], and
+    /// [`Self::peek`] also checks that each byte's last plain write happened before
+    /// every warp's issue. The four warps issue the wgmma apart (`.sync` waits for the
+    /// warp only), so a store by one thread of the warpgroup needs a barrier before the
+    /// others' issue, as one for a load would: the proxy fence orders the writer's own
+    /// stores only.
+    pub fn read_for_warpgroup(&mut self, issuers: &[(u32, u32)]) {
+        self.read_for(issuers.iter().map(|(thread, _)| *thread));
+        self.issuers.extend_from_slice(issuers);
     }
 
     /// The asynchronous proxy starts reading another operand.
@@ -52,6 +65,7 @@ impl SharedMemory {
                 }
             }
             self.fenced(index, Access::WgmmaRead)?;
+            self.issued_after_write(index)?;
         }
         out.copy_from_slice(&self.bytes[start..start + out.len()]);
         Ok(())
@@ -194,6 +208,38 @@ impl SharedMemory {
         let start = address as usize;
         for index in start..(start + len).min(self.shadow.len()) {
             self.fenced(index, access)?;
+        }
+        Ok(())
+    }
+
+    /// `E0415` if byte `index`'s last write is a plain one that some warp of
+    /// [`Self::read_for_warpgroup`]'s issuers may have issued its wgmma before: one of
+    /// this barrier epoch by another thread (of another warp, or of the same warp in
+    /// the same warp epoch).
+    fn issued_after_write(&self, index: usize) -> Result<(), Trap> {
+        let write = &self.shadow[index].write;
+        let plain = matches!(
+            write.access,
+            Some(Access::Store | Access::Atomic | Access::AsyncWrite)
+        );
+        if !plain {
+            return Ok(());
+        }
+        for &(thread, warp_epoch) in &self.issuers {
+            let issuer = Accessor {
+                thread,
+                warp_epoch,
+                span: write.span,
+            };
+            if self.concurrent(write, &issuer) {
+                return Err(Trap::Early {
+                    access: Access::WgmmaRead,
+                    address: index as u32,
+                    pending: Pending::WarpgroupBarrier,
+                    other_thread: write.thread,
+                    other_span: write.span,
+                });
+            }
         }
         Ok(())
     }

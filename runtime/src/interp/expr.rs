@@ -279,7 +279,11 @@ impl Interpreter<'_> {
             arg.name.as_ref().is_some_and(|arg_name| {
                 !matches!(
                     (name, arg_name.text.as_str()),
-                    ("assert_close", "rtol" | "atol") | ("attention" | "attention_lse", "causal")
+                    ("assert_close", "rtol" | "atol")
+                        | (
+                            "attention" | "attention_lse" | "attention_backward",
+                            "causal"
+                        )
                 )
             })
         }) {
@@ -369,8 +373,12 @@ impl Interpreter<'_> {
                 let result = ops::reshape(&a, shape).ok_or_else(|| Stop::error(span, message))?;
                 Ok(self.new_tensor(Tensor::from_dense(&result)))
             }
-            "attention" | "attention_lse" => {
-                let operands = if name == "attention" { 3 } else { 2 };
+            "attention" | "attention_lse" | "attention_backward" => {
+                let operands = match name {
+                    "attention" => 3,
+                    "attention_lse" => 2,
+                    _ => 4,
+                };
                 arity(operands..=operands)?;
                 let causal = match named("causal") {
                     Some(arg) => match self.expr(&arg.value)? {
@@ -386,6 +394,13 @@ impl Interpreter<'_> {
                 };
                 let q = self.tensor_arg(positional[0])?;
                 let k = self.tensor_arg(positional[1])?;
+                if let [_, _, v, d_out] = positional[..] {
+                    let (v, d_out) = (self.tensor_arg(v)?, self.tensor_arg(d_out)?);
+                    let (dq, dk, dv) = ops::attention_backward((&q, &k, &v), &d_out, causal)
+                        .map_err(|error| Stop::error(span, error.to_string()))?;
+                    let gradients = [dq, dk, dv].map(|g| self.new_tensor(Tensor::from_dense(&g)));
+                    return Ok(Value::Tuple(gradients.into()));
+                }
                 let result = match positional.get(2) {
                     Some(v) => ops::attention(&q, &k, &self.tensor_arg(v)?, causal),
                     None => ops::attention_lse(&q, &k, causal),

@@ -188,6 +188,33 @@ fn training_references_and_their_tuples() {
 }
 
 #[test]
+fn the_attention_backward_reference_gives_three_gradients() {
+    // Zero queries and keys weigh the 4 keys equally: dv = pᵀ do is 3 queries' 1 / 4;
+    // with the scores constant, dq and dk are 0. Causal (aligned bottom-right), queries
+    // 0, 1 and 2 see 2, 3 and 4 keys: dv's rows are 13/12, 13/12, 7/12 and 3/12, which
+    // weighed by the key's index sum to 3 columns of 36/12 (non-causal: 13.5).
+    let outcome = outcome(
+        "test gradients {
+            let q = zeros(f64, (2, 3, 2));
+            let k = zeros(f64, (2, 4, 2));
+            let v = arange(f64, (2, 4, 3));
+            let (dq, dk, dv) = attention_backward(q, k, v, ones(f64, (2, 3, 3)));
+            assert_close(dv, full(f64, (2, 4, 3), 0.75), rtol = 0.0, atol = 1e-12);
+            assert_close(dq, zeros(f64, (2, 3, 2)), rtol = 0.0, atol = 1e-12);
+            assert_close(dk, zeros(f64, (2, 4, 2)), rtol = 0.0, atol = 1e-12);
+            let (cq, ck, cv) = attention_backward(q, k, v, ones(f64, (2, 3, 3)), causal = true);
+            let by_key = reshape(arange(f64, 4), (4, 1));
+            assert_close(sum(sum(cv * by_key)), full(f64, 2, 9.0), rtol = 0.0, atol = 1e-12);
+        }",
+    );
+    assert_eq!(outcome, Outcome::Passed);
+    let shapes = failure(
+        "test t { let (a, b, c) = attention_backward(zeros(f32, (3, 2)), zeros(f32, (4, 2)), zeros(f32, (4, 2)), zeros(f32, (2, 2))); }",
+    );
+    assert!(shapes.contains("do (..., queries, dv)"), "{shapes}");
+}
+
+#[test]
 fn host_code_errors_are_messages_with_spans() {
     let cases = [
         (

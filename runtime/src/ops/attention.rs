@@ -10,15 +10,15 @@ use crate::element::round_to;
 use crate::tensor::{Dense, shape_text};
 
 /// q (..., queries, d) and k (..., keys, d) with the same leading dimensions.
-struct Problem {
-    batch: Vec<usize>,
-    queries: usize,
-    keys: usize,
-    d: usize,
+pub(super) struct Problem {
+    pub(super) batch: Vec<usize>,
+    pub(super) queries: usize,
+    pub(super) keys: usize,
+    pub(super) d: usize,
 }
 
 /// The leading dimensions, rows and columns of `tensor`, of rank 2 or more.
-fn split(tensor: &Dense, what: &str) -> Result<(Vec<usize>, usize, usize), String> {
+pub(super) fn split(tensor: &Dense, what: &str) -> Result<(Vec<usize>, usize, usize), String> {
     match tensor.shape.as_slice() {
         [leading @ .., rows, columns] => Ok((leading.to_vec(), *rows, *columns)),
         _ => Err(format!(
@@ -28,7 +28,7 @@ fn split(tensor: &Dense, what: &str) -> Result<(Vec<usize>, usize, usize), Strin
     }
 }
 
-fn problem(q: &Dense, k: &Dense) -> Result<Problem, String> {
+pub(super) fn problem(q: &Dense, k: &Dense) -> Result<Problem, String> {
     let (batch, queries, d) = split(q, "q")?;
     let (k_batch, keys, k_d) = split(k, "k")?;
     if k_batch != batch || k_d != d {
@@ -46,11 +46,25 @@ fn problem(q: &Dense, k: &Dense) -> Result<Problem, String> {
     })
 }
 
+/// How many keys query `i` sees: all of them, or with `causal` those up to
+/// `i + keys - queries`.
+pub(super) fn visible_keys(i: usize, problem: &Problem, causal: bool) -> usize {
+    let Problem { queries, keys, .. } = *problem;
+    if causal {
+        (i + keys)
+            .saturating_sub(queries)
+            .saturating_add(1)
+            .min(keys)
+    } else {
+        keys
+    }
+}
+
 /// Fills `out`, one chunk of `width` per query of each head in order, with
 /// `row(head, i, weights, high, total, chunk)`: the softmax numerators `exp(s - high)` of
 /// query `i`'s visible keys' scores `s = q kᵀ / sqrt(d)`, their maximum and their sum.
 /// Rows run in parallel on every core (seqlen 8192 is 67 M scores a head).
-fn each_row(
+pub(super) fn each_row(
     (q, k): (&Dense, &Dense),
     problem: &Problem,
     causal: bool,
@@ -66,14 +80,7 @@ fn each_row(
         |scores, (index, chunk)| {
             let (head, i) = (index / queries, index % queries);
             let (q0, k0) = (head * queries * d, head * keys * d);
-            let visible = if causal {
-                (i + keys)
-                    .saturating_sub(queries)
-                    .saturating_add(1)
-                    .min(keys)
-            } else {
-                keys
-            };
+            let visible = visible_keys(i, problem, causal);
             let query = &q.values[q0 + i * d..][..d];
             let mut high = f64::NEG_INFINITY;
             for (j, score) in scores.iter_mut().enumerate().take(visible) {

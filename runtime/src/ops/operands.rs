@@ -1,6 +1,6 @@
-//! Why a reference (`ops/norms.rs`, `ops/losses.rs`, `ops/arrays.rs`) cannot compute:
-//! operands whose shapes, dimensions or labels do not fit, each variant with what its
-//! message names.
+//! Why a reference (`ops/norms.rs`, `ops/losses.rs`, `ops/arrays.rs`,
+//! `ops/attention_backward.rs`) cannot compute: operands whose shapes, dimensions or
+//! labels do not fit, each variant with what its message names.
 
 use std::fmt;
 
@@ -27,6 +27,13 @@ pub enum OperandError {
     Logits {
         logits: Vec<usize>,
         labels: Vec<usize>,
+    },
+    /// Attention's q, k, v and output gradient, whose shapes do not fit together.
+    Attention {
+        q: Vec<usize>,
+        k: Vec<usize>,
+        v: Vec<usize>,
+        d_out: Vec<usize>,
     },
     /// A label that is neither a class nor the ignored one.
     Label {
@@ -93,6 +100,14 @@ impl fmt::Display for OperandError {
                 "`cross_entropy` takes logits (rows, classes) and one label a row, not {} and {}",
                 shape_text(logits),
                 shape_text(labels)
+            ),
+            OperandError::Attention { q, k, v, d_out } => write!(
+                f,
+                "`attention_backward` needs q (..., queries, d), k (..., keys, d), v (..., keys, dv) and do (..., queries, dv) with the same leading dimensions; these are {}, {}, {} and {}",
+                shape_text(q),
+                shape_text(k),
+                shape_text(v),
+                shape_text(d_out)
             ),
             OperandError::Label {
                 label,

@@ -127,7 +127,9 @@ impl<'a> Checker<'a> {
     }
 
     /// `attention(q, k, v, causal = flag)`: a host tensor shaped as q with v's last
-    /// extent; `attention_lse(q, k, causal = flag)`: f32 shaped as q without its last.
+    /// extent; `attention_lse(q, k, causal = flag)`: f32 shaped as q without its last;
+    /// `attention_backward(q, k, v, do, causal = flag)`: `(dq, dk, dv)` shaped as q, k
+    /// and v, of q's dtype.
     pub(crate) fn attention_reference(&mut self, args: &Args) -> Value {
         let p = args.positional();
         if let Some(flag) = args.named("causal")
@@ -165,6 +167,17 @@ impl<'a> Checker<'a> {
                     v_shape.len()
                 ),
                 "ranks differ",
+            );
+        }
+        if let Some(d_out) = p.get(3) {
+            let (Some((_, k_shape)), Some(_)) = (self.host_tensor(p[1]), self.host_tensor(d_out))
+            else {
+                return Value::Unknown;
+            };
+            return Value::Tuple(
+                [shape, k_shape, v_shape]
+                    .map(|shape| Value::HostTensor { dtype, shape })
+                    .into(),
             );
         }
         if let (Some(last), Some(dv)) = (shape.last_mut(), v_shape.last()) {
