@@ -85,10 +85,13 @@ pub fn profile(
         errln!("error: cannot make a temporary folder for ncu's reports");
         return ExitCode::FAILURE;
     };
-    let mut names: Vec<&str> = (compiled.kernels.iter())
-        .map(|kernel| kernel.signature.name.as_str())
-        .collect();
-    names.dedup();
+    // One run per kernel name: instantiations share it, and ncu matches by name.
+    let mut names: Vec<&str> = Vec::new();
+    for kernel in &compiled.kernels {
+        if !names.contains(&kernel.signature.name.as_str()) {
+            names.push(&kernel.signature.name);
+        }
+    }
     let mut profiled = 0;
     for name in names {
         let report = folder.path().join(format!("{name}.ncu-rep"));
