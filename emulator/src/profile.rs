@@ -38,7 +38,8 @@ pub struct Counts {
 }
 
 impl Counts {
-    fn add(&mut self, other: &Counts) {
+    /// Adds `other`'s counts to these.
+    pub fn add(&mut self, other: &Counts) {
         self.executed += other.executed;
         self.global_read += other.global_read;
         self.global_written += other.global_written;

@@ -60,7 +60,7 @@ pub use driver::{
     DEFAULT_KERNEL_TIMEOUT, DeviceInfo, Gpu, HostImage, HostImages, KERNEL_TIMEOUT_VARIABLE,
     gpu_count, gpu_status, leave_process,
 };
-pub use emulator::Profile;
+pub use emulator::{Counts, Profile};
 pub use harness::{
     BenchConfig, BenchResult, BlockKind, Event, GpuSession, Metric, Outcome, Reference, Selection,
     Summary, run_blocks,

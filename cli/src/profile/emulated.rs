@@ -9,28 +9,11 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::process::ExitCode;
 
-use runtime::{CompiledKernel, Image, Outcome, Profile, Selection};
+use runtime::{CompiledKernel, Counts, Image, Outcome, Profile, Selection};
 
 use super::{Kind, ProfileArgs, busiest, source_line};
 use crate::build::Compiled;
 use crate::output::{errln, outln};
-
-/// One line's counts, summed over the spans that start on it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct LineCounts {
-    /// Thread-instructions.
-    pub executed: u64,
-    /// Global bytes read.
-    pub global_read: u64,
-    /// Global bytes written.
-    pub global_written: u64,
-    /// Shared bytes loaded or stored.
-    pub shared_bytes: u64,
-    /// Shared wavefronts taken.
-    pub wavefronts: u64,
-    /// Shared wavefronts without conflicts.
-    pub ideal: u64,
-}
 
 /// Runs the test block on the emulator and prints its table.
 pub fn profile(args: &ProfileArgs, compiled: &Compiled, kind: Kind) -> ExitCode {
@@ -89,24 +72,18 @@ pub fn profile(args: &ProfileArgs, compiled: &Compiled, kind: Kind) -> ExitCode 
     ExitCode::SUCCESS
 }
 
-/// The profile's counts by the line each span starts on.
-pub fn by_line(profile: &Profile, line_of: impl Fn(u32) -> u32) -> BTreeMap<u32, LineCounts> {
-    let mut lines: BTreeMap<u32, LineCounts> = BTreeMap::new();
+/// The profile's counts summed by the line each span starts on.
+pub fn by_line(profile: &Profile, line_of: impl Fn(u32) -> u32) -> BTreeMap<u32, Counts> {
+    let mut lines: BTreeMap<u32, Counts> = BTreeMap::new();
     for (span, counts) in &profile.spans {
-        let line = lines.entry(line_of(span.start)).or_default();
-        line.executed += counts.executed;
-        line.global_read += counts.global_read;
-        line.global_written += counts.global_written;
-        line.shared_bytes += counts.shared_bytes;
-        line.wavefronts += counts.shared_wavefronts;
-        line.ideal += counts.shared_ideal;
+        lines.entry(line_of(span.start)).or_default().add(counts);
     }
     lines
 }
 
 /// The table: a header, then a row per line (the `top` busiest, or every line).
 pub fn table(
-    lines: &BTreeMap<u32, LineCounts>,
+    lines: &BTreeMap<u32, Counts>,
     top: Option<usize>,
     source: impl Fn(u32) -> String,
 ) -> String {
@@ -125,9 +102,9 @@ pub fn table(
     );
     for (line, counts) in rows {
         let share = 100.0 * counts.executed as f64 / total.max(1) as f64;
-        let conflicts = match counts.ideal {
+        let conflicts = match counts.shared_ideal {
             0 => "-".to_owned(),
-            ideal => format!("{:.2}x", counts.wavefronts as f64 / ideal as f64),
+            ideal => format!("{:.2}x", counts.shared_wavefronts as f64 / ideal as f64),
         };
         let _ = writeln!(
             text,
@@ -155,7 +132,7 @@ fn bytes(count: u64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{LineCounts, bytes, table};
+    use super::{Counts, bytes, table};
     use std::collections::BTreeMap;
 
     #[test]
@@ -163,20 +140,20 @@ mod tests {
         let mut lines = BTreeMap::new();
         lines.insert(
             3,
-            LineCounts {
+            Counts {
                 executed: 300,
                 shared_bytes: 4096,
-                wavefronts: 64,
-                ideal: 32,
-                ..LineCounts::default()
+                shared_wavefronts: 64,
+                shared_ideal: 32,
+                ..Counts::default()
             },
         );
         lines.insert(
             7,
-            LineCounts {
+            Counts {
                 executed: 100,
                 global_read: 2048,
-                ..LineCounts::default()
+                ..Counts::default()
             },
         );
         let text = table(&lines, None, |line| format!("source of {line}"));

@@ -34,14 +34,9 @@ impl<'a> Checker<'a> {
 
     /// `maximum(a, b)` and `minimum(a, b)`: one dtype, shapes that broadcast.
     pub(crate) fn host_extreme(&mut self, name: &'static str, args: &Args) -> Value {
-        let p = args.positional();
-        let (Some((dtype, a)), Some((other, b))) = (self.host_tensor(p[0]), self.host_tensor(p[1]))
-        else {
+        let Some((dtype, a, b)) = self.two_host_tensors(args) else {
             return Value::Unknown;
         };
-        if dtype != other {
-            return self.mixed_host(dtype, other, args.call_span);
-        }
         match broadcast_shape(&a, &b) {
             Some(shape) => Value::HostTensor { dtype, shape },
             None => self.error(
@@ -215,13 +210,9 @@ impl<'a> Checker<'a> {
     /// `concat(a, b, dim)`: one dtype, extents equal but along `dim`.
     pub(crate) fn concat(&mut self, args: &Args) -> Value {
         let p = args.positional();
-        let (Some((dtype, a)), Some((other, b))) = (self.host_tensor(p[0]), self.host_tensor(p[1]))
-        else {
+        let Some((dtype, a, b)) = self.two_host_tensors(args) else {
             return Value::Unknown;
         };
-        if dtype != other {
-            return self.mixed_host(dtype, other, args.call_span);
-        }
         let Some(dimension) = self.host_dimension(&a, p.get(2).copied(), args) else {
             return Value::Unknown;
         };

@@ -38,13 +38,9 @@ impl<'a> Checker<'a> {
     /// `matmul(a, b)`, once its row of the table has checked the arguments.
     pub(crate) fn matmul(&mut self, args: &Args) -> Value {
         let p = args.positional();
-        let (Some((dtype, a)), Some((other, b))) = (self.host_tensor(p[0]), self.host_tensor(p[1]))
-        else {
+        let Some((dtype, a, b)) = self.two_host_tensors(args) else {
             return Value::Unknown;
         };
-        if dtype != other {
-            return self.mixed_host(dtype, other, args.call_span);
-        }
         match (a.as_slice(), b.as_slice()) {
             ([m, k], [k2, n]) => {
                 if k.is_some() && k2.is_some() && k != k2 {
@@ -321,6 +317,24 @@ impl<'a> Checker<'a> {
                 None
             }
         }
+    }
+
+    /// The first two positional arguments as host tensors of one dtype: the dtype and
+    /// both shapes; `None` after reporting when they are not (E0214 for two dtypes).
+    pub(crate) fn two_host_tensors(
+        &mut self,
+        args: &Args,
+    ) -> Option<(Dtype, Vec<Option<i64>>, Vec<Option<i64>>)> {
+        let p = args.positional();
+        let (Some((dtype, a)), Some((other, b))) = (self.host_tensor(p[0]), self.host_tensor(p[1]))
+        else {
+            return None;
+        };
+        if dtype != other {
+            self.mixed_host(dtype, other, args.call_span);
+            return None;
+        }
+        Some((dtype, a, b))
     }
 
     pub(crate) fn mixed_host(&mut self, a: Dtype, b: Dtype, span: Span) -> Value {
