@@ -10,6 +10,9 @@ use crate::check::Checker;
 use crate::host_tensors::shape_text;
 use crate::value::Value;
 
+/// A host tensor's extents, `None` where only run time knows one.
+pub(crate) type HostShape = Vec<Option<i64>>;
+
 impl<'a> Checker<'a> {
     /// `randn`, `rand`, `zeros`, `ones`, `empty`, `arange`, `full`, once its row of the
     /// table has checked the arguments.
@@ -324,7 +327,7 @@ impl<'a> Checker<'a> {
     pub(crate) fn two_host_tensors(
         &mut self,
         args: &Args,
-    ) -> Option<(Dtype, Vec<Option<i64>>, Vec<Option<i64>>)> {
+    ) -> Option<(Dtype, HostShape, HostShape)> {
         let p = args.positional();
         let (Some((dtype, a)), Some((other, b))) = (self.host_tensor(p[0]), self.host_tensor(p[1]))
         else {
