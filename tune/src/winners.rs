@@ -94,6 +94,44 @@ pub fn store(cache_dir: &Path, key: &Key<'_>, winner: &Winner) -> std::io::Resul
     Ok(path)
 }
 
+/// The compiler in a winner's key: this workspace's version, the same for `cukc` and
+/// the Python package.
+pub fn compiler() -> String {
+    format!("cukc {}", env!("CARGO_PKG_VERSION"))
+}
+
+/// The benches of `module` (whose text is `source`) that a `tune` block times and that
+/// have a winner stored in `cache_dir` for GPU `gpu`, each with it.
+pub fn stored(
+    cache_dir: &Path,
+    source: &str,
+    module: &lang::ast::Module,
+    gpu: &str,
+) -> Vec<(String, Winner)> {
+    let compiler = compiler();
+    let mut found: Vec<(String, Winner)> = Vec::new();
+    for item in &module.items {
+        let lang::ast::ItemKind::Tune(block) = &item.kind else {
+            continue;
+        };
+        for bench in &block.benches {
+            let key = Key {
+                source,
+                compiler: &compiler,
+                gpu,
+                bench: &bench.text,
+            };
+            if found.iter().all(|(name, _)| *name != bench.text)
+                && let Some(winner) = load(cache_dir, &key)
+                && winner.kernel == block.kernel.text
+            {
+                found.push((bench.text.clone(), winner));
+            }
+        }
+    }
+    found
+}
+
 /// The winner stored for `key`, if there is one that reads back whole.
 pub fn load(cache_dir: &Path, key: &Key<'_>) -> Option<Winner> {
     let text = std::fs::read_to_string(path(cache_dir, key)).ok()?;

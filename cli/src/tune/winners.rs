@@ -11,11 +11,6 @@ use tune::winners::{Key, Winner};
 
 use crate::output::errln;
 
-/// The compiler in a winner's key.
-pub fn compiler() -> String {
-    format!("cukc {}", env!("CARGO_PKG_VERSION"))
-}
-
 /// The target a GPU runs: sm_80, sm_90a or sm_100a.
 pub fn target_of(info: &runtime::DeviceInfo) -> cute::Target {
     match info.compute_capability.0 {
@@ -42,7 +37,7 @@ pub fn store(
         errln!("cukc: no cache directory (set CUKC_CACHE_DIR): the winner is not stored");
         return;
     };
-    let compiler = compiler();
+    let compiler = tune::winners::compiler();
     let key = Key {
         source: file.text(),
         compiler: &compiler,
@@ -72,28 +67,7 @@ pub fn stored(file: &SourceFile, module: &Module, gpu: &str) -> Vec<(String, Win
 
 /// [`stored`] in the cache directory `dir`.
 fn stored_in(dir: &Path, file: &SourceFile, module: &Module, gpu: &str) -> Vec<(String, Winner)> {
-    let compiler = compiler();
-    let mut found: Vec<(String, Winner)> = Vec::new();
-    for item in &module.items {
-        let ItemKind::Tune(block) = &item.kind else {
-            continue;
-        };
-        for bench in &block.benches {
-            let key = Key {
-                source: file.text(),
-                compiler: &compiler,
-                gpu,
-                bench: &bench.text,
-            };
-            if found.iter().all(|(name, _)| *name != bench.text)
-                && let Some(winner) = tune::winners::load(dir, &key)
-                && winner.kernel == block.kernel.text
-            {
-                found.push((bench.text.clone(), winner));
-            }
-        }
-    }
-    found
+    tune::winners::stored(dir, file.text(), module, gpu)
 }
 
 /// `module` without the benches in `tuned` (they run on their own, tuned).
@@ -110,8 +84,9 @@ pub fn without(module: &Module, tuned: &[(String, Winner)]) -> Module {
 
 #[cfg(test)]
 mod tests {
-    use super::{compiler, stored_in, without};
+    use super::{stored_in, without};
     use lang::ast::ItemKind;
+    use tune::winners::compiler;
     use tune::winners::{Key, Winner};
     use tune::{ConstValue, Point};
 
