@@ -11,7 +11,7 @@
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use kir::{Inst, Op, Space, Verified};
+use kir::{Inst, Intrinsic, Op, Ordered, Space, Verified};
 use rayon::prelude::*;
 
 use crate::atoms::Models;
@@ -209,13 +209,19 @@ fn check(kernel: &Verified, launch: &Launch) -> Result<(), String> {
     Ok(())
 }
 
-/// Whether `body` has an atomic on global memory, anywhere.
+/// Whether `body` has an atomic on global memory (an ordered add among them), anywhere.
 fn has_global_atomic(body: &[Inst]) -> bool {
     body.iter().any(|inst| {
         matches!(
             inst.op,
             Op::Atomic {
                 space: Space::Global,
+                ..
+            } | Op::Intrinsic {
+                intrinsic: Intrinsic::Ordered {
+                    access: Ordered::AddRelease | Ordered::FetchAddAcqRel,
+                    ..
+                },
                 ..
             }
         ) || inst

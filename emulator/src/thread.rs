@@ -16,13 +16,14 @@ mod control;
 mod fence;
 mod hopper;
 mod memory;
+mod ordered;
 mod tcgen05;
 mod tma;
 mod wgmma;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use kir::{Inst, Kernel, Op, Region, Special, Ty, ValueId};
+use kir::{Inst, Intrinsic, Kernel, Op, Region, Special, Ty, ValueId};
 use lang::Span;
 
 use crate::arith;
@@ -386,6 +387,15 @@ impl<'k> Thread<'k> {
             Op::Atom { .. } => {
                 self.effects += 1;
                 return self.atom(inst, context);
+            }
+            // An ordered access counts as an effect only when it changes memory (as an
+            // atomic does), so a loop polling a flag with `ld.acquire` spins.
+            Op::Intrinsic {
+                intrinsic: Intrinsic::Ordered { access, .. },
+                operands,
+            } => {
+                self.ordered(inst, *access, operands, context)?;
+                return Ok(Flow::Next);
             }
             Op::Intrinsic { .. } => {
                 self.effects += 1;

@@ -197,6 +197,14 @@ pub const REGISTRY: &[CodeInfo] = &[
         "a `tune` space with no valid point (an empty list, conditions no point meets) or too many points",
     ),
     entry(
+        "E0240",
+        "an ordered access (`load_acquire`, `store_release`, an atomic's `order`) with an order or memory scope that is not one it has",
+    ),
+    entry(
+        "E0242",
+        "an ordered access to something other than one element of a global `i32` or `u32` tensor",
+    ),
+    entry(
         "E0301",
         "a construct lowering does not handle yet (`gemm`, `break`, ...)",
     ),

@@ -235,6 +235,24 @@ fn header(effect: &Effect) -> String {
                 term(value)
             )
         }
+        Effect::OnElement {
+            intrinsic,
+            tensor: target,
+            index,
+            value,
+            result,
+            ..
+        } => {
+            let result = (result.as_ref()).map_or(String::new(), |result| format!("`{result}` = "));
+            let value = value
+                .as_ref()
+                .map_or(String::new(), |value| format!(", {}", term(value)));
+            format!(
+                "{result}{}({}[{index}]{value})",
+                intrinsic.heading(),
+                tensor(target)
+            )
+        }
         Effect::Mbarrier {
             action,
             tensor: barriers,

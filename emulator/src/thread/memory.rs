@@ -407,14 +407,19 @@ fn extend(bits: u64, narrow: Narrow, ty: Ty) -> u64 {
     arith::from_int(ty, ((bits << shift) as i64) >> shift)
 }
 
-fn little_endian(bytes: &[u8]) -> u64 {
+pub(super) fn little_endian(bytes: &[u8]) -> u64 {
     bytes
         .iter()
         .rev()
         .fold(0, |bits, byte| (bits << 8) | u64::from(*byte))
 }
 
-fn aligned(space: Space, address: u64, bytes: usize, access: Access) -> Result<(), Trap> {
+pub(super) fn aligned(
+    space: Space,
+    address: u64,
+    bytes: usize,
+    access: Access,
+) -> Result<(), Trap> {
     if address.is_multiple_of(bytes as u64) {
         Ok(())
     } else {
@@ -428,7 +433,7 @@ fn aligned(space: Space, address: u64, bytes: usize, access: Access) -> Result<(
 }
 
 /// An out-of-bounds global access, naming the kernel parameter whose tensor is nearest.
-fn global_fault(
+pub(super) fn global_fault(
     context: &Context<'_, '_>,
     access: Access,
     address: u64,

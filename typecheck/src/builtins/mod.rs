@@ -19,6 +19,7 @@ mod layouts;
 pub(crate) mod methods;
 mod mma;
 pub(crate) mod operands;
+mod ordered;
 mod pairs;
 mod partitions;
 mod printing;
