@@ -95,6 +95,7 @@ pub fn run(
         models: &models,
         global: memory,
         args: &launch.args,
+        system: None,
         grid: launch.grid,
         block: launch.block,
         cluster: launch.cluster,
@@ -157,7 +158,7 @@ pub fn run(
 }
 
 /// The launch's shape and arguments against the kernel's signature.
-fn check(kernel: &Verified, launch: &Launch) -> Result<(), String> {
+pub(crate) fn check(kernel: &Verified, launch: &Launch) -> Result<(), String> {
     let params = kernel.signature.params.len();
     if launch.args.len() != params {
         return Err(format!(

@@ -90,7 +90,9 @@ mod global;
 mod hang;
 mod launch;
 mod print;
+mod ranks;
 mod shared;
+mod system;
 mod thread;
 mod tmem;
 
@@ -98,3 +100,4 @@ pub use fault::{Access, Elsewhere, Fault, FaultKind, Location, Other, Pending, W
 pub use global::{Extent, FIRST_ADDRESS, GAP, GlobalMemory, OutOfBounds};
 pub use launch::{Launch, MAX_BLOCK_THREADS, MAX_GRID, MAX_SHARED_BYTES, Options, Stats, run};
 pub use print::MAX_PRINTED_BYTES;
+pub use ranks::run_ranks;

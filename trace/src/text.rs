@@ -345,6 +345,7 @@ fn tensor(tensor: &Tensor) -> String {
         Base::Registers(fragment) => format!("registers #{fragment}"),
         Base::Coordinates => "coordinates".to_owned(),
         Base::Unknown => "memory ?".to_owned(),
+        Base::Peer { param, entry } => format!("param {param} of peer #{entry}"),
     };
     format!("{memory} {}", tensor.layout)
 }

@@ -16,7 +16,8 @@ use super::{Context, Flow, Status, Stopped, Thread};
 use crate::arith;
 use crate::atoms::Model;
 use crate::atoms::cp_async::{CpAsync, PendingCopy, SourceBytes};
-use crate::fault::{Access, FaultKind, Trap};
+use crate::block::coordinates;
+use crate::fault::{Access, FaultKind, Location, Trap};
 use crate::global::OutOfBounds;
 use crate::shared::Accessor;
 
@@ -292,7 +293,8 @@ impl<'k> Thread<'k> {
                 context
                     .global
                     .load(address, bytes)
-                    .map_err(|bounds| global_fault(context, access, address, len, bounds))
+                    .map_err(|bounds| global_fault(context, access, address, len, bounds))?;
+                self.cross_device(context, address, len, access, inst)
             }
             Address::Shared(address) => {
                 let who = self.accessor(context, inst);
@@ -312,16 +314,55 @@ impl<'k> Thread<'k> {
         match at {
             Address::Global(address) => {
                 aligned(Space::Global, address, bytes.len(), access)?;
-                context
-                    .global
-                    .store(address, bytes)
-                    .map_err(|bounds| global_fault(context, access, address, bytes.len(), bounds))
+                context.global.store(address, bytes).map_err(|bounds| {
+                    global_fault(context, access, address, bytes.len(), bounds)
+                })?;
+                self.cross_device(context, address, bytes.len(), access, inst)
             }
             Address::Shared(address) => {
                 let who = self.accessor(context, inst);
                 context.shared.write(&who, address, bytes, access)
             }
         }
+    }
+
+    /// In a multi-rank launch, a plain global access checked against other ranks'
+    /// accesses it conflicts with ([`crate::system`]): `E0423` when nothing orders them.
+    fn cross_device(
+        &self,
+        context: &Context<'_, 'k>,
+        address: u64,
+        bytes: usize,
+        access: Access,
+        inst: &Inst,
+    ) -> Result<(), Trap> {
+        let Some((system, thread)) = context.system_thread(self.index) else {
+            return Ok(());
+        };
+        let mut order = system
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let Some((word, other)) = order.access(thread, address, bytes, access.writes(), inst.span)
+        else {
+            return Ok(());
+        };
+        let threads: u64 = context
+            .block_dims
+            .iter()
+            .map(|dim| u64::from(*dim))
+            .product();
+        let other_thread = Location {
+            thread: coordinates(other.thread.1 % threads, context.block_dims),
+            block: coordinates(other.thread.1 / threads, context.grid_dims),
+        };
+        Err(Trap::Fault(FaultKind::CrossRankRace {
+            access,
+            address: word,
+            other_write: other.write,
+            other_rank: other.thread.0,
+            other: other_thread,
+            other_span: other.span,
+        }))
     }
 
     /// Issues a cp.async: the source read now, the destination checked now and written

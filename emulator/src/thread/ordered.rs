@@ -4,11 +4,14 @@
 //! time, so each is its plain access here; what the orders hand over between devices
 //! is checked by the launch of several ranks.
 //!
+//! In a multi-rank launch a release hands the thread's knowledge to the word and an
+//! acquire takes it (`crate::system`).
+//!
 //! An ordered load or an add of 0 changes nothing another thread can see, so it is no
 //! effect: a loop that polls a flag with `ld.acquire` spins until another thread (or
 //! rank) sets it, and is reported when none can (`E0416`).
 
-use kir::{Inst, Ordered, Space, ValueId};
+use kir::{Inst, MemoryScope, Ordered, Space, ValueId};
 
 use super::memory::{aligned, global_fault, little_endian};
 use super::{Context, Thread};
@@ -23,7 +26,7 @@ impl<'k> Thread<'k> {
     pub(super) fn ordered(
         &mut self,
         inst: &'k Inst,
-        access: Ordered,
+        (access, scope): (Ordered, MemoryScope),
         operands: &[(ValueId, i64)],
         context: &mut Context<'_, 'k>,
     ) -> Result<(), Trap> {
@@ -63,6 +66,23 @@ impl<'k> Thread<'k> {
         }
         if let Some(result) = inst.results.first() {
             self.set(*result, little_endian(&old));
+        }
+        if let Some((system, thread)) = context.system_thread(self.index) {
+            let mut order = system
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let system_scope = scope == MemoryScope::System;
+            if access.acquires() {
+                order.acquire(thread, address, system_scope);
+            }
+            if access.releases() {
+                order.release(
+                    thread,
+                    address,
+                    system_scope,
+                    access != Ordered::StoreRelease,
+                );
+            }
         }
         Ok(())
     }

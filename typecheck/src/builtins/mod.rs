@@ -23,6 +23,7 @@ mod ordered;
 mod pairs;
 mod partitions;
 mod printing;
+pub(crate) mod ranks;
 mod references;
 mod scalars;
 pub(crate) mod table;

@@ -11,7 +11,7 @@
 
 use std::sync::Arc;
 
-use cute::{Dtype, MemorySpace};
+use cute::{Base, Dtype, MemorySpace};
 use kir::{Intrinsic, MemoryScope, Ordered};
 use lang::Span;
 
@@ -51,6 +51,18 @@ impl Checker<'_> {
                 p[0].span,
                 message,
                 "not a global i32 or u32 tensor",
+            );
+        }
+        if matches!(tensor.base, Base::Peer { .. }) && scope != MemoryScope::System {
+            let message = format!(
+                "`{name}` on a peer's tensor needs `scope = \"sys\"`: an order at scope \"{}\" does not reach another GPU",
+                scope.name()
+            );
+            return self.error(
+                "E0241",
+                args.named("scope").map_or(span, |arg| arg.span),
+                message,
+                "too narrow for a peer",
             );
         }
         let intrinsic = Intrinsic::Ordered { access, scope };

@@ -121,6 +121,10 @@ impl<'a> Checker<'a> {
         let word = if is_bench { "bench" } else { "test" };
         let mut frame = self.frame_for(Context::Host, format!("{word} {}", test.name.text));
         frame.is_bench = is_bench;
+        frame.world = test
+            .ranks
+            .as_ref()
+            .and_then(|ranks| self.check_ranks(ranks));
         self.isolated(0, frame, |checker| checker.eval_block(&test.body));
     }
 }
