@@ -85,7 +85,8 @@ impl Device<'_> {
                     .read(*address, bytes)
                     .map_err(|_| "this tensor is not in the emulator's memory".to_owned())
             }
-            (Device::Rank(hub, _), DeviceBuffer::Emulated(address)) => hub.download(*address),
+            (Device::Rank(hub, _), DeviceBuffer::Emulated(address)) => (hub.download(*address))
+                .ok_or_else(|| "this tensor is not in the emulator's memory".to_owned()),
             _ => Err(mixed()),
         }
     }

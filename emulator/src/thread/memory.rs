@@ -16,8 +16,7 @@ use super::{Context, Flow, Status, Stopped, Thread};
 use crate::arith;
 use crate::atoms::Model;
 use crate::atoms::cp_async::{CpAsync, PendingCopy, SourceBytes};
-use crate::block::coordinates;
-use crate::fault::{Access, FaultKind, Location, Trap};
+use crate::fault::{Access, FaultKind, Trap};
 use crate::global::OutOfBounds;
 use crate::shared::Accessor;
 
@@ -324,45 +323,6 @@ impl<'k> Thread<'k> {
                 context.shared.write(&who, address, bytes, access)
             }
         }
-    }
-
-    /// In a multi-rank launch, a plain global access checked against other ranks'
-    /// accesses it conflicts with ([`crate::system`]): `E0423` when nothing orders them.
-    fn cross_device(
-        &self,
-        context: &Context<'_, 'k>,
-        address: u64,
-        bytes: usize,
-        access: Access,
-        inst: &Inst,
-    ) -> Result<(), Trap> {
-        let Some((system, thread)) = context.system_thread(self.index) else {
-            return Ok(());
-        };
-        let mut order = system
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let Some((word, other)) = order.access(thread, address, bytes, access.writes(), inst.span)
-        else {
-            return Ok(());
-        };
-        let threads: u64 = context
-            .block_dims
-            .iter()
-            .map(|dim| u64::from(*dim))
-            .product();
-        let other_thread = Location {
-            thread: coordinates(other.thread.1 % threads, context.block_dims),
-            block: coordinates(other.thread.1 / threads, context.grid_dims),
-        };
-        Err(Trap::Fault(FaultKind::CrossRankRace {
-            access,
-            address: word,
-            other_write: other.write,
-            other_rank: other.thread.0,
-            other: other_thread,
-            other_span: other.span,
-        }))
     }
 
     /// Issues a cp.async: the source read now, the destination checked now and written

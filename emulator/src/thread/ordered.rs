@@ -5,7 +5,8 @@
 //! is checked by the launch of several ranks.
 //!
 //! In a multi-rank launch a release hands the thread's knowledge to the word and an
-//! acquire takes it (`crate::system`).
+//! acquire takes it, and every plain global access is checked against other ranks'
+//! (`crate::system`, [`Thread::cross_device`]).
 //!
 //! An ordered load or an add of 0 changes nothing another thread can see, so it is no
 //! effect: a loop that polls a flag with `ld.acquire` spins until another thread (or
@@ -15,7 +16,8 @@ use kir::{Inst, MemoryScope, Ordered, Space, ValueId};
 
 use super::memory::{aligned, global_fault, little_endian};
 use super::{Context, Thread};
-use crate::fault::{Access, Trap};
+use crate::block::coordinates;
+use crate::fault::{Access, FaultKind, Location, Trap};
 
 /// The bytes of an ordered access: one 32-bit word.
 const WORD: usize = 4;
@@ -85,5 +87,44 @@ impl<'k> Thread<'k> {
             }
         }
         Ok(())
+    }
+
+    /// In a multi-rank launch, a plain global access checked against other ranks'
+    /// accesses it conflicts with ([`crate::system`]): `E0423` when nothing orders them.
+    pub(super) fn cross_device(
+        &self,
+        context: &Context<'_, 'k>,
+        address: u64,
+        bytes: usize,
+        access: Access,
+        inst: &Inst,
+    ) -> Result<(), Trap> {
+        let Some((system, thread)) = context.system_thread(self.index) else {
+            return Ok(());
+        };
+        let mut order = system
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let Some((word, other)) = order.access(thread, address, bytes, access.writes(), inst.span)
+        else {
+            return Ok(());
+        };
+        let threads: u64 = context
+            .block_dims
+            .iter()
+            .map(|dim| u64::from(*dim))
+            .product();
+        let other_thread = Location {
+            thread: coordinates(other.thread.1 % threads, context.block_dims),
+            block: coordinates(other.thread.1 / threads, context.grid_dims),
+        };
+        Err(Trap::Fault(FaultKind::CrossRankRace {
+            access,
+            address: word,
+            other_write: other.write,
+            other_rank: other.thread.0,
+            other: other_thread,
+            other_span: other.span,
+        }))
     }
 }

@@ -33,7 +33,24 @@ pub(super) fn run_ranked(
                         Interpreter::new(module, host, kernels, device, seed, None);
                     let result = guarded(|| interpreter.run(&block.body));
                     hub.depart(rank);
-                    outcome(result, span)
+                    match result {
+                        Ok(Ok(_)) => Outcome::Passed,
+                        Ok(Err(Stop::Error {
+                            message,
+                            span,
+                            diagnostic,
+                        })) => Outcome::Failed {
+                            message,
+                            span,
+                            diagnostic,
+                        },
+                        Ok(Err(Stop::Skip(reason))) => Outcome::Skipped(reason),
+                        Err(message) => Outcome::Failed {
+                            message,
+                            span,
+                            diagnostic: None,
+                        },
+                    }
                 })
             })
             .collect();
@@ -68,29 +85,4 @@ pub(super) fn run_ranked(
             .unwrap_or(Outcome::Passed),
     };
     (outcome, work, printed)
-}
-
-/// One rank's outcome.
-fn outcome(
-    result: Result<Result<Option<super::BenchResult>, Stop>, String>,
-    span: Span,
-) -> Outcome {
-    match result {
-        Ok(Ok(_)) => Outcome::Passed,
-        Ok(Err(Stop::Error {
-            message,
-            span,
-            diagnostic,
-        })) => Outcome::Failed {
-            message,
-            span,
-            diagnostic,
-        },
-        Ok(Err(Stop::Skip(reason))) => Outcome::Skipped(reason),
-        Err(message) => Outcome::Failed {
-            message,
-            span,
-            diagnostic: None,
-        },
-    }
 }
