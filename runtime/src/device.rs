@@ -144,7 +144,7 @@ impl Device<'_> {
         match self {
             Device::Gpu(_) => String::new(),
             Device::Emulator(emulator) => std::mem::take(&mut emulator.printed),
-            Device::Rank(hub, _) => hub.work().1,
+            Device::Rank(hub, _) => hub.take_printed(),
         }
     }
 
@@ -153,7 +153,7 @@ impl Device<'_> {
         match self {
             Device::Gpu(_) => None,
             Device::Emulator(emulator) => Some(emulator.work),
-            Device::Rank(hub, _) => Some(hub.work().0),
+            Device::Rank(hub, _) => Some(hub.work()),
         }
     }
 }

@@ -118,10 +118,14 @@ impl Hub {
         state.memory.read(address, extent.bytes as usize).ok()
     }
 
-    /// What the ranks' launches did, and printed so far.
-    pub fn work(&self) -> (Emulated, String) {
-        let mut state = self.lock();
-        (state.work, std::mem::take(&mut state.printed))
+    /// What the ranks' launches did so far.
+    pub fn work(&self) -> Emulated {
+        self.lock().work
+    }
+
+    /// What the ranks' launches printed since the last call.
+    pub fn take_printed(&self) -> String {
+        std::mem::take(&mut self.lock().printed)
     }
 
     /// Rank `rank` is done with its body: launches that wait for it fail.

@@ -1,7 +1,8 @@
 //! A `test NAME ranks(N)` block on the emulator: its body once per rank, each on a
 //! thread of its own over one [`Hub`] (`ranks.rs`), every rank drawing the same random
 //! values (the block's seed; scale them by `this_rank()` to make them differ). The
-//! block fails with the lowest failing rank's failure, named by its rank.
+//! block fails with the lowest failing rank's failure, named by its rank (an emulator
+//! fault names it itself).
 
 use lang::Span;
 use lang::ast::TestBlock;
@@ -64,7 +65,7 @@ pub(super) fn run_ranked(
             })
             .collect()
     });
-    let (work, printed) = hub.work();
+    let (work, printed) = (hub.work(), hub.take_printed());
     let failed = (outcomes.iter().enumerate())
         .find(|(_, outcome)| matches!(outcome, Outcome::Failed { .. }));
     let outcome = match failed {
@@ -76,7 +77,12 @@ pub(super) fn run_ranked(
                 diagnostic,
             },
         )) => Outcome::Failed {
-            message: format!("rank {rank} of {world}: {message}"),
+            // An emulator fault names its rank already.
+            message: if message.contains(&format!("on rank {rank} of {world}:")) {
+                message.clone()
+            } else {
+                format!("rank {rank} of {world}: {message}")
+            },
             span: *span,
             diagnostic: diagnostic.clone(),
         },
