@@ -218,7 +218,7 @@ pub const REGISTRY: &[CodeInfo] = &[
     ),
     entry(
         "E0245",
-        "`this_rank()` or `world_size()` outside a kernel with `symmetric(...)` and a `test ... ranks(N)` block",
+        "`this_rank()` or `world_size()` outside a kernel with `symmetric(...)` and a `test ... ranks(N)` block, or a kernel with `symmetric(...)` launched outside such a block",
     ),
     entry(
         "E0301",
