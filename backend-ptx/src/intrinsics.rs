@@ -16,7 +16,7 @@
 //! `ClusterBarrier::arrive(cta_id)` does.
 
 use cute::Target;
-use kir::{Fence, Inst, Intrinsic, Op, TmaReach, ValueId, Verified};
+use kir::{Fence, Inst, Intrinsic, Op, Ordered, TmaReach, ValueId, Verified};
 
 use super::Emitter;
 use super::memory::address_text;
@@ -88,6 +88,33 @@ pub(super) fn beyond(kernels: &[Verified], target: Target) -> Option<String> {
 fn ptx(intrinsic: &Intrinsic, operands: &[String], results: &[&str]) -> Option<String> {
     let operand = |index: usize| operands.get(index).map(String::as_str);
     let text = match *intrinsic {
+        // PTX ISA, `ld`, `st`, `red`, `atom`: `.acquire`, `.release` and `.acq_rel` with
+        // a scope; `.b32` moves any 32-bit word, the add is the same bits for u32 and s32.
+        Intrinsic::Ordered { access, scope } => {
+            let (addr, scope) = (operand(0)?, scope.name());
+            match access {
+                Ordered::LoadAcquire => {
+                    format!(
+                        "ld.acquire.{scope}.global.b32 {}, [{addr}];",
+                        results.first()?
+                    )
+                }
+                Ordered::StoreRelease => {
+                    format!("st.release.{scope}.global.b32 [{addr}], {};", operand(1)?)
+                }
+                Ordered::AddRelease => {
+                    format!(
+                        "red.release.{scope}.global.add.u32 [{addr}], {};",
+                        operand(1)?
+                    )
+                }
+                Ordered::FetchAddAcqRel => format!(
+                    "atom.acq_rel.{scope}.global.add.u32 {}, [{addr}], {};",
+                    results.first()?,
+                    operand(1)?
+                ),
+            }
+        }
         Intrinsic::SetMaxNReg {
             increase,
             registers,

@@ -123,6 +123,7 @@ fn every_intrinsic_row_has_a_golden_ptxas_assembles() {
         "intrinsics.kir",
         "intrinsics_sm100.kir",
         "intrinsics_wgmma.kir",
+        "intrinsics_ordered.kir",
     ] {
         let text = std::fs::read_to_string(folder().join(file)).unwrap();
         let kernel = kir::from_text(&text).unwrap();

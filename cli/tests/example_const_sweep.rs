@@ -256,6 +256,17 @@ fn softmax() {
 }
 
 #[test]
+fn allreduce() {
+    // T is fixed by the tests' tensors; the ranks' count by their `ranks(N)`.
+    sweep(&Example {
+        file: "allreduce.cuk",
+        params: &[param("THREADS", "256", &["32", "100", "1024"], &["2048"])],
+        accepted: &[],
+        quick_filter: Some("allreduce_f32_two_ranks"),
+    });
+}
+
+#[test]
 fn rmsnorm() {
     // The first test runs the defaults (rows of 4096); the other tests name their
     // constants, and T is fixed by the tests' tensors.

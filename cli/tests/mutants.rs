@@ -17,7 +17,7 @@ mod build;
 use build::{cukc, root};
 
 /// The statements whose deletion is a mutant (the start of a line, up to the `(`).
-const SYNCHRONIZERS: [&str; 19] = [
+const SYNCHRONIZERS: [&str; 20] = [
     "mbarrier_wait(",
     "mbarrier_arrive(",
     "mbarrier_arrive_expect_tx(",
@@ -37,12 +37,15 @@ const SYNCHRONIZERS: [&str; 19] = [
     "producer_acquire(",
     "consumer_wait(",
     "consumer_release(",
+    // A signal to a peer rank (`cuk-examples/allreduce.cuk`).
+    "atomic_add(peer(",
 ];
 
 /// Every file with asynchronous operations whose tests run on the emulator (a file
 /// without test blocks, such as `tests/blackwell/pair_forms.cuk`, has nothing to run).
-const ALL: [&str; 30] = [
+const ALL: [&str; 31] = [
     "cuk-examples/attention_bwd_sm90.cuk",
+    "cuk-examples/allreduce.cuk",
     "cuk-examples/attention_fwd_sm90.cuk",
     "cuk-examples/copy_cp_async.cuk",
     "cuk-examples/copy_swizzled_smem.cuk",
@@ -75,8 +78,9 @@ const ALL: [&str; 30] = [
 ];
 
 /// The files CI mutates: small, and covering TMA, wgmma (shared and register A, FP8),
-/// clusters, cp.async, tcgen05 and a two-barrier handoff.
-const SAMPLE: [&str; 12] = [
+/// clusters, cp.async, tcgen05, a two-barrier handoff and signals between ranks.
+const SAMPLE: [&str; 13] = [
+    "cuk-examples/allreduce.cuk",
     "cuk-examples/copy_swizzled_smem.cuk",
     "tests/blackwell/tmem_copy.cuk",
     "tests/blackwell/umma_tile.cuk",

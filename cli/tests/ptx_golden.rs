@@ -10,7 +10,7 @@ mod build;
 use build::{TARGETS, assemble, cukc, emit, root};
 
 /// The examples.
-const EXAMPLES: [&str; 14] = [
+const EXAMPLES: [&str; 15] = [
     "copy_basic",
     "copy_vectorized",
     "copy_cp_async",
@@ -25,6 +25,7 @@ const EXAMPLES: [&str; 14] = [
     "cross_entropy",
     "axpy",
     "gemm_sm80",
+    "allreduce",
 ];
 
 #[test]

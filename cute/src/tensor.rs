@@ -98,6 +98,15 @@ pub enum Base {
     Coordinates,
     /// Memory the checker cannot name (a tensor built from a pointer it did not track).
     Unknown,
+    /// Another rank's copy of the symmetric global tensor parameter `param` (`peer(t,
+    /// r)`): its base address is read from the peer table at the address the trace's
+    /// peer entry `entry` names.
+    Peer {
+        /// The symmetric tensor parameter.
+        param: usize,
+        /// The index of its table entry's address among the trace's peer entries.
+        entry: u32,
+    },
 }
 
 impl Tensor {

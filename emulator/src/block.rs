@@ -16,6 +16,7 @@
 mod hopper;
 mod tcgen05;
 
+use std::sync::Mutex;
 use std::sync::atomic::AtomicU64;
 
 use kir::{Inst, Intrinsic, Kernel, Op, ShuffleMode};
@@ -27,6 +28,7 @@ use crate::atoms::{Model, Models};
 use crate::cluster::Block;
 use crate::fault::{Elsewhere, Fault, FaultKind, Location, Other, Trap};
 use crate::global::GlobalMemory;
+use crate::system::SystemOrder;
 use crate::thread::{Context, Remote, Status, Thread};
 
 /// What every block of a launch shares.
@@ -39,6 +41,8 @@ pub struct Grid<'a, 'k> {
     pub global: &'a GlobalMemory,
     /// The arguments' bits.
     pub args: &'a [u64],
+    /// In a multi-rank launch, the cross-device order and this grid's rank.
+    pub system: Option<(&'a Mutex<SystemOrder>, u32)>,
     /// Blocks per grid, x y z.
     pub grid: [u32; 3],
     /// Threads per block, x y z.
@@ -52,7 +56,7 @@ pub struct Grid<'a, 'k> {
     /// Bytes the launch's threads printed so far.
     pub printed: &'a AtomicU64,
     /// The launch's profile, when one is taken: each block adds its own when done.
-    pub profile: Option<&'a std::sync::Mutex<crate::profile::Profile>>,
+    pub profile: Option<&'a Mutex<crate::profile::Profile>>,
 }
 
 /// The (x, y, z) of linear index `index` in a box of `dims` (x fastest).
@@ -85,6 +89,7 @@ impl<'k> Grid<'_, 'k> {
             barriers: &mut block.barriers,
             tmem: &mut block.tmem,
             args: self.args,
+            system: self.system,
             block: at,
             block_dims: self.block,
             grid_dims: self.grid,

@@ -112,7 +112,7 @@ impl Grid<'_, '_> {
     }
 
     /// A block at the kernel's start.
-    fn new_block(&self, coordinates: [u32; 3]) -> Block<'_> {
+    pub(crate) fn new_block(&self, coordinates: [u32; 3]) -> Block<'_> {
         let count: u64 = self.block.iter().map(|dim| u64::from(*dim)).product();
         let threads: Vec<Thread<'_>> = (0..count)
             .map(|thread| {
@@ -138,7 +138,7 @@ impl Grid<'_, '_> {
     /// When nothing moves: releases `block`'s threads if they all wait at one
     /// `bar.sync`, or marks it done if they all exited, reporting an unwritten read of
     /// the epoch that ends; whether its threads moved.
-    fn settle(&self, block: &mut Block<'_>) -> Result<bool, Fault> {
+    pub(crate) fn settle(&self, block: &mut Block<'_>) -> Result<bool, Fault> {
         let exited = (block.threads.iter()).all(|thread| thread.status == Status::Exited);
         let first = block.threads[0].status;
         let at_one_barrier = matches!(first, Status::Barrier(_))
@@ -196,7 +196,7 @@ impl Grid<'_, '_> {
 impl Grid<'_, '_> {
     /// Applies `effect` to the block of its rank; a fault there is the issuing
     /// thread's.
-    fn apply(&self, effect: Remote, blocks: &mut [Block<'_>]) -> Result<(), Fault> {
+    pub(crate) fn apply(&self, effect: Remote, blocks: &mut [Block<'_>]) -> Result<(), Fault> {
         let span = effect.span;
         let location = Location {
             thread: effect.thread,
@@ -245,7 +245,7 @@ impl Grid<'_, '_> {
 /// Releases the threads waiting at the cluster barrier whose arrivals every thread of
 /// the cluster has matched (a new epoch in every block); whether any were. A waiting
 /// thread that some thread can never match any more is a fault.
-fn release_cluster_barrier(blocks: &mut [Block<'_>]) -> Result<bool, Fault> {
+pub(crate) fn release_cluster_barrier(blocks: &mut [Block<'_>]) -> Result<bool, Fault> {
     let arrived = (blocks.iter().flat_map(|block| &block.threads))
         .map(|thread| thread.cluster_arrivals)
         .min()

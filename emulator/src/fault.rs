@@ -278,6 +278,32 @@ pub enum FaultKind {
         /// Each group of waiting threads, in block then thread order.
         waiting: Vec<Waiting>,
     },
+    /// `E0423`: a cross-device race: a global access conflicting with one by a thread of
+    /// another rank (one of them a write) that no release and acquire at system scope
+    /// (and the blocks' barriers) order ([`crate::system`]).
+    CrossRankRace {
+        /// What this thread does.
+        access: Access,
+        /// The word's address.
+        address: u64,
+        /// Whether the other access wrote.
+        other_write: bool,
+        /// The other thread's rank.
+        other_rank: u32,
+        /// The other thread (`thread_idx`) and its block (`block_idx`).
+        other: Location,
+        /// The other thread's instruction.
+        other_span: Span,
+    },
+    /// A fault on rank `rank` of a launch on `world` ranks ([`crate::run_ranks`]).
+    OnRank {
+        /// The rank.
+        rank: u32,
+        /// How many ranks run the kernel.
+        world: u32,
+        /// What went wrong there.
+        fault: Box<FaultKind>,
+    },
 }
 
 /// Consecutive threads of a block waiting at one instruction for one thing, when no
@@ -299,6 +325,7 @@ impl FaultKind {
     pub fn cause(&self) -> &FaultKind {
         match self {
             FaultKind::Hang { cause, .. } => cause,
+            FaultKind::OnRank { fault, .. } => fault.cause(),
             other => other,
         }
     }
@@ -328,6 +355,8 @@ impl FaultKind {
             FaultKind::UnfencedWgmma => "E0418",
             FaultKind::UnfencedRegister { .. } => "E0419",
             FaultKind::Hang { cause, .. } => cause.code(),
+            FaultKind::CrossRankRace { .. } => "E0423",
+            FaultKind::OnRank { fault, .. } => fault.code(),
         }
     }
 }

@@ -11,7 +11,7 @@
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use kir::{Inst, Op, Space, Verified};
+use kir::{Inst, Intrinsic, Op, Ordered, Space, Verified};
 use rayon::prelude::*;
 
 use crate::atoms::Models;
@@ -102,6 +102,7 @@ pub fn run(
         models: &models,
         global: memory,
         args: &launch.args,
+        system: None,
         grid: launch.grid,
         block: launch.block,
         cluster: launch.cluster,
@@ -166,7 +167,7 @@ pub fn run(
 }
 
 /// The launch's shape and arguments against the kernel's signature.
-fn check(kernel: &Verified, launch: &Launch) -> Result<(), String> {
+pub(crate) fn check(kernel: &Verified, launch: &Launch) -> Result<(), String> {
     let params = kernel.signature.params.len();
     if launch.args.len() != params {
         return Err(format!(
@@ -218,13 +219,19 @@ fn check(kernel: &Verified, launch: &Launch) -> Result<(), String> {
     Ok(())
 }
 
-/// Whether `body` has an atomic on global memory, anywhere.
+/// Whether `body` has an atomic on global memory (an ordered add among them), anywhere.
 fn has_global_atomic(body: &[Inst]) -> bool {
     body.iter().any(|inst| {
         matches!(
             inst.op,
             Op::Atomic {
                 space: Space::Global,
+                ..
+            } | Op::Intrinsic {
+                intrinsic: Intrinsic::Ordered {
+                    access: Ordered::AddRelease | Ordered::FetchAddAcqRel,
+                    ..
+                },
                 ..
             }
         ) || inst

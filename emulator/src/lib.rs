@@ -91,7 +91,9 @@ mod hang;
 mod launch;
 mod print;
 mod profile;
+mod ranks;
 mod shared;
+mod system;
 mod thread;
 mod tmem;
 
@@ -100,3 +102,4 @@ pub use global::{Extent, FIRST_ADDRESS, GAP, GlobalMemory, OutOfBounds};
 pub use launch::{Launch, MAX_BLOCK_THREADS, MAX_GRID, MAX_SHARED_BYTES, Options, Stats, run};
 pub use print::MAX_PRINTED_BYTES;
 pub use profile::{Counts, Profile};
+pub use ranks::run_ranks;

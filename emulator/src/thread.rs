@@ -16,13 +16,15 @@ mod control;
 mod fence;
 mod hopper;
 mod memory;
+mod ordered;
 mod tcgen05;
 mod tma;
 mod wgmma;
 
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use kir::{Inst, Kernel, Op, Region, Special, Ty, ValueId};
+use kir::{Inst, Intrinsic, Kernel, Op, Region, Special, Ty, ValueId};
 use lang::Span;
 
 use crate::arith;
@@ -31,6 +33,7 @@ use crate::atoms::cp_async::AsyncCopies;
 use crate::fault::{FaultKind, Trap};
 use crate::global::GlobalMemory;
 use crate::shared::SharedMemory;
+use crate::system::{SystemOrder, ThreadId};
 use crate::tmem::TensorMemory;
 
 pub use barriers::Barriers;
@@ -96,6 +99,9 @@ pub struct Context<'a, 'k> {
     pub tmem: &'a mut TensorMemory,
     /// The arguments' bits, by parameter index.
     pub args: &'a [u64],
+    /// In a multi-rank launch, the cross-device order ([`crate::system`]) and this
+    /// block's rank.
+    pub system: Option<(&'a Mutex<SystemOrder>, u32)>,
     /// `block_idx`.
     pub block: [u32; 3],
     /// `block_dim`.
@@ -122,6 +128,17 @@ pub struct Context<'a, 'k> {
 }
 
 impl Context<'_, '_> {
+    /// In a multi-rank launch, the cross-device order and the identity there of the
+    /// block's thread `index`.
+    pub fn system_thread(&self, index: u32) -> Option<(&Mutex<SystemOrder>, ThreadId)> {
+        let (system, rank) = self.system?;
+        let [x, y, _] = self.grid_dims;
+        let block = u64::from(self.block[0])
+            + u64::from(x) * (u64::from(self.block[1]) + u64::from(y) * u64::from(self.block[2]));
+        let threads: u64 = self.block_dims.iter().map(|dim| u64::from(*dim)).product();
+        Some((system, (rank, block * threads + u64::from(index))))
+    }
+
     /// The running block's place in its cluster, x y z.
     pub fn block_in_cluster(&self) -> [u32; 3] {
         std::array::from_fn(|d| self.block[d] % self.cluster_dims[d])
@@ -391,6 +408,15 @@ impl<'k> Thread<'k> {
             Op::Atom { .. } => {
                 self.effects += 1;
                 return self.atom(inst, context);
+            }
+            // An ordered access counts as an effect only when it changes memory (as an
+            // atomic does), so a loop polling a flag with `ld.acquire` spins.
+            Op::Intrinsic {
+                intrinsic: Intrinsic::Ordered { access, scope },
+                operands,
+            } => {
+                self.ordered(inst, (*access, *scope), operands, context)?;
+                return Ok(Flow::Next);
             }
             Op::Intrinsic { .. } => {
                 self.effects += 1;

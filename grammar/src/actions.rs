@@ -233,11 +233,12 @@ fn launch_parts(context: &mut Context<'_>, parts: Vec<(Name, Vec<Expr>, Span)>) 
             "block" => LaunchKind::Block,
             "cluster" => LaunchKind::Cluster,
             "smem" => LaunchKind::Smem,
+            "symmetric" => LaunchKind::Symmetric,
             other => {
                 let unknown = launch_error(
                     format!("unknown launch part `{other}`"),
                     name.span,
-                    "expected `grid`, `block`, `cluster` or `smem`",
+                    "expected `grid`, `block`, `cluster`, `smem` or `symmetric`",
                 );
                 let meant = LaunchKind::ALL
                     .into_iter()
@@ -277,13 +278,13 @@ fn launch_parts(context: &mut Context<'_>, parts: Vec<(Name, Vec<Expr>, Span)>) 
                     "out of order",
                 )
                 .with_secondary(later.span, "this part comes later in the order")
-                .with_note("launch parts go in the order grid, block, cluster, smem"),
+                .with_note("launch parts go in the order grid, block, cluster, smem, symmetric"),
             );
         }
-        let (minimum, maximum) = if kind == LaunchKind::Smem {
-            (1, 1)
-        } else {
-            (1, 3)
+        let (minimum, maximum) = match kind {
+            LaunchKind::Smem => (1, 1),
+            LaunchKind::Symmetric => (1, usize::MAX),
+            _ => (1, 3),
         };
         if args.len() < minimum || args.len() > maximum {
             let expected = if maximum == 1 {

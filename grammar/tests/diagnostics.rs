@@ -134,6 +134,10 @@ const CODES_TESTED_ELSEWHERE: &[(&str, &str)] = &[
         "a wgmma reading registers written after the last fence: cli/tests/emulated.rs, planted_bugs_fail_with_the_expected_diagnostic (tests/emulator/wgmma_register_a_without_fence.cuk)",
     ),
     (
+        "E0423",
+        "a cross-device race: cli/tests/emulated.rs, planted_bugs_fail_with_the_expected_diagnostic (tests/emulator/allreduce_without_release.cuk, allreduce_without_acquire.cuk)",
+    ),
+    (
         "W0301",
         "ptxas's wgmma serialization advice: cli/tests/hopper.rs, accumulators_touched_in_the_k_loop_are_a_warning_at_the_kernel",
     ),

@@ -21,7 +21,7 @@ mod row;
 mod rows;
 
 pub use check::RowMismatch;
-pub use params::{Fence, MmaKind, TmaReach, TmemShape};
+pub use params::{Fence, MemoryScope, MmaKind, Ordered, TmaReach, TmemShape};
 pub use row::{Effects, Role, RoleKind, Row, Scope, Target};
 pub use rows::ROWS;
 
@@ -178,6 +178,16 @@ pub enum Intrinsic {
         /// The repetitions (`.xN`, a power of two).
         repetitions: u32,
     },
+    /// An ordered access to the 32-bit global word at `addr` (`ld.acquire.sys.global`,
+    /// `st.release.gpu.global`, `red.release.sys.global.add`, `atom.acq_rel.sys.global.add`):
+    /// a store or add of the `value` operand, and for a load or a fetching add, the word
+    /// read as its one result.
+    Ordered {
+        /// What it does and its order.
+        access: Ordered,
+        /// The threads it synchronizes with.
+        scope: MemoryScope,
+    },
 }
 
 /// A tcgen05 instruction's `cta_group` number: 1 for a block's, 2 for a CTA pair's.
@@ -248,6 +258,7 @@ impl Intrinsic {
             } => rows::tcgen05_mma(*kind, *a_in_tmem),
             Intrinsic::TmemLoad { .. } => rows::TMEM_LOAD,
             Intrinsic::TmemStore { .. } => rows::TMEM_STORE,
+            Intrinsic::Ordered { access, scope } => rows::ordered(*access, *scope),
         };
         &ROWS[index]
     }
@@ -287,6 +298,7 @@ impl Intrinsic {
             | Intrinsic::TmemStore { shape, repetitions } => {
                 (shape.registers() * repetitions) as usize
             }
+            Intrinsic::Ordered { access, .. } => usize::from(access.returns()),
             _ => 0,
         }
     }

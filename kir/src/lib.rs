@@ -32,8 +32,8 @@ mod wraps;
 pub use dead::remove_dead_values;
 pub use format::{Format, FormatError, Piece, Style};
 pub use intrinsic::{
-    Effects, Fence, Intrinsic, MmaKind, Role, RoleKind, Row, RowMismatch, Scope, Target, TmaReach,
-    TmemShape,
+    Effects, Fence, Intrinsic, MemoryScope, MmaKind, Ordered, Role, RoleKind, Row, RowMismatch,
+    Scope, Target, TmaReach, TmemShape,
 };
 pub use ir::{
     AtomicOp, BinOp, CmpOp, Inst, Kernel, Narrow, Op, Region, ShuffleMode, Space, Special, Ty,

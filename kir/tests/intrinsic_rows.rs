@@ -49,6 +49,7 @@ fn instruction_text(row: &Row) -> String {
     let operands: Vec<&str> = (0..intrinsic.operand_count())
         .map(|index| match intrinsic.role(index).unwrap().kind {
             RoleKind::Address(Space::Shared) => "[%0+8]",
+            RoleKind::Address(Space::Global) => "[%2+8]",
             RoleKind::Value(Ty::I32) => "%1",
             RoleKind::Value(Ty::I64) => "%2",
             RoleKind::Word => "%3",

@@ -198,15 +198,20 @@ pub enum LaunchKind {
     Cluster,
     /// `smem(bytes)` or `smem(auto)`: dynamic shared memory.
     Smem,
+    /// `symmetric(a, b)`: the kernel runs on every rank of a multi-rank test, and these
+    /// global tensor parameters exist on every rank with the same layout (`peer(a, r)`
+    /// is rank r's).
+    Symmetric,
 }
 
 impl LaunchKind {
     /// Every part, in the order a launch clause lists them.
-    pub const ALL: [LaunchKind; 4] = [
+    pub const ALL: [LaunchKind; 5] = [
         LaunchKind::Grid,
         LaunchKind::Block,
         LaunchKind::Cluster,
         LaunchKind::Smem,
+        LaunchKind::Symmetric,
     ];
 
     /// The part's keyword as written in source.
@@ -216,6 +221,7 @@ impl LaunchKind {
             LaunchKind::Block => "block",
             LaunchKind::Cluster => "cluster",
             LaunchKind::Smem => "smem",
+            LaunchKind::Symmetric => "symmetric",
         }
     }
 }
@@ -249,8 +255,22 @@ pub struct AtomProperty {
 pub struct TestBlock {
     /// The test's name.
     pub name: Name,
+    /// `ranks(N)` after the name: the body runs once per rank of N (the checker
+    /// requires the word `ranks` and a constant N).
+    pub ranks: Option<Ranks>,
     /// The body, run on the host.
     pub body: Block,
+}
+
+/// The `ranks(N)` of a multi-rank `test` block.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ranks {
+    /// The word before the parenthesis (`ranks`).
+    pub keyword: Name,
+    /// The number of ranks.
+    pub count: Expr,
+    /// From the word to the `)`.
+    pub span: Span,
 }
 
 /// A `tune` block: `tune name: kernel for bench_a, bench_b { BM in [64, 128]; where

@@ -197,6 +197,30 @@ pub const REGISTRY: &[CodeInfo] = &[
         "a `tune` space with no valid point (an empty list, conditions no point meets) or too many points",
     ),
     entry(
+        "E0240",
+        "an ordered access (`load_acquire`, `store_release`, an atomic's `order`) with an order or memory scope that is not one it has",
+    ),
+    entry(
+        "E0241",
+        "an ordered access to a peer's tensor (`peer(t, r)`) with a scope narrower than `\"sys\"`, which other GPUs do not observe",
+    ),
+    entry(
+        "E0242",
+        "an ordered access to something other than one element of a global `i32` or `u32` tensor",
+    ),
+    entry(
+        "E0243",
+        "`symmetric(...)` naming something other than the kernel's global tensor parameters, or `peer` of a tensor that is not one of them",
+    ),
+    entry(
+        "E0244",
+        "a test's `ranks` clause that is not `ranks(N)` with an integer literal N from 1 to 8",
+    ),
+    entry(
+        "E0245",
+        "`this_rank()` or `world_size()` outside a kernel with `symmetric(...)` and a `test ... ranks(N)` block, or a kernel with `symmetric(...)` launched outside such a block",
+    ),
+    entry(
         "E0301",
         "a construct lowering does not handle yet (`gemm`, `break`, ...)",
     ),
@@ -281,6 +305,10 @@ pub const REGISTRY: &[CodeInfo] = &[
     entry(
         "E0419",
         "a wgmma reading a register (of its A fragment, or the accumulator it adds to) that its thread wrote after its last `wgmma_fence()` (the PTX ISA requires `wgmma.fence` between the two), found by the emulator at both lines",
+    ),
+    entry(
+        "E0423",
+        "a cross-device race: a global access conflicting with another rank's access that no release and acquire at system scope order (the emulator's multi-rank launches)",
     ),
     entry(
         "N0001",

@@ -217,6 +217,19 @@ impl<'t> Builder<'t> {
                 ..
             } => self.mbarrier(*action, (tensor, index), operand.as_deref()),
             Effect::Intrinsic(intrinsic, _) => self.push_intrinsic(*intrinsic, Vec::new()),
+            Effect::OnElement {
+                intrinsic,
+                tensor,
+                index,
+                value,
+                result,
+                ..
+            } => self.on_element(
+                *intrinsic,
+                (tensor, index),
+                value.as_deref(),
+                result.as_deref(),
+            ),
             Effect::Print { format, values, .. } => self.print(format, values),
             Effect::NamedBarrier {
                 arrive,

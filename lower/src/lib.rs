@@ -34,6 +34,7 @@ mod builder;
 mod concurrent;
 mod control;
 mod copy;
+mod element;
 mod fragments;
 mod gmma;
 pub mod hopper;

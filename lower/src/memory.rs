@@ -160,6 +160,20 @@ impl Builder<'_> {
                     offset,
                 })
             }
+            Base::Peer { entry, .. } => {
+                let base = self.peer_address(entry)?;
+                let address = if dynamic.as_constant() == Some(0) {
+                    base
+                } else {
+                    let scaled = self.int(&times(&dynamic, bytes)?)?;
+                    self.binary(BinOp::Add, base, scaled)
+                };
+                Some(Place::Memory {
+                    space: Space::Global,
+                    address,
+                    offset,
+                })
+            }
             Base::Shared(buffer) => {
                 let start = self.shared_offsets.get(buffer).copied().unwrap_or(0);
                 let base = self.shared_base();
@@ -249,6 +263,24 @@ impl Builder<'_> {
             list.remove(0);
         }
         Some(address)
+    }
+
+    /// The base address of peer view `entry` (`peer(t, r)`): read, where the access is,
+    /// from its entry in the peer table, whose address the trace defined.
+    fn peer_address(&mut self, entry: u32) -> Option<ValueId> {
+        let Some(variable) = self.trace.peers.get(entry as usize).cloned() else {
+            self.unsupported("a peer view the trace does not name".to_owned());
+            return None;
+        };
+        let at = self.int(&SymInt::variable(&variable))?;
+        let load = Op::Load {
+            space: Space::Global,
+            address: at,
+            offset: 0,
+            narrow: None,
+            predicate: None,
+        };
+        Some(self.push(load, Ty::I64))
     }
 
     /// A tensor parameter's address (read once: the `values` pass keeps the first).

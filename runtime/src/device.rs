@@ -14,6 +14,7 @@ use lang::{Diagnostic, Span};
 
 use crate::driver::{Buffer, Gpu};
 use crate::marshal::{ArgValue, LaunchPlan};
+use crate::ranks::Hub;
 use crate::{CompiledKernel, Image};
 
 /// A tensor's copy on the device.
@@ -54,6 +55,9 @@ pub enum Device<'g> {
     Gpu(&'g mut Gpu),
     /// The emulator.
     Emulator(Box<Emulator>),
+    /// One rank of a multi-rank test on the emulator: the memory and launches of every
+    /// rank go through the hub (`ranks.rs`).
+    Rank(&'g Hub, u32),
 }
 
 /// Why a launch failed: the message, and for an emulator fault its diagnostic.
@@ -67,6 +71,7 @@ impl Device<'_> {
             Device::Emulator(emulator) => {
                 Ok(DeviceBuffer::Emulated(emulator.memory.allocate(bytes)))
             }
+            Device::Rank(hub, _) => Ok(DeviceBuffer::Emulated(hub.upload(bytes))),
         }
     }
 
@@ -82,6 +87,8 @@ impl Device<'_> {
                     .read(*address, bytes)
                     .map_err(|_| "this tensor is not in the emulator's memory".to_owned())
             }
+            (Device::Rank(hub, _), DeviceBuffer::Emulated(address)) => (hub.download(*address))
+                .ok_or_else(|| "this tensor is not in the emulator's memory".to_owned()),
             _ => Err(mixed()),
         }
     }
@@ -90,7 +97,9 @@ impl Device<'_> {
     pub fn address(&self, buffer: &DeviceBuffer) -> Result<u64, String> {
         match (self, buffer) {
             (Device::Gpu(gpu), DeviceBuffer::Gpu(buffer)) => Ok(gpu.address(buffer)),
-            (Device::Emulator(_), DeviceBuffer::Emulated(address)) => Ok(*address),
+            (Device::Emulator(_) | Device::Rank(..), DeviceBuffer::Emulated(address)) => {
+                Ok(*address)
+            }
             _ => Err(mixed()),
         }
     }
@@ -120,6 +129,10 @@ impl Device<'_> {
                 format!("`{name}` was compiled for the emulator, not for the GPU"),
                 None,
             )),
+            (Device::Rank(..), _) => Err((
+                format!("`{name}` runs on several ranks through `Device::launch_rank`"),
+                None,
+            )),
             (Device::Emulator(_), _) => Err((
                 format!("`{name}` was compiled for the GPU, not for the emulator"),
                 None,
@@ -133,6 +146,7 @@ impl Device<'_> {
         match self {
             Device::Gpu(_) => String::new(),
             Device::Emulator(emulator) => std::mem::take(&mut emulator.printed),
+            Device::Rank(hub, _) => hub.take_printed(),
         }
     }
 
@@ -141,6 +155,7 @@ impl Device<'_> {
         match self {
             Device::Gpu(_) => None,
             Device::Emulator(emulator) => Some(emulator.work),
+            Device::Rank(hub, _) => Some(hub.work()),
         }
     }
 }
@@ -192,7 +207,7 @@ impl Emulator {
 }
 
 /// An argument as the bits the kernel's parameter holds: its little-endian bytes.
-fn bits(arg: ArgValue) -> u64 {
+pub(crate) fn bits(arg: ArgValue) -> u64 {
     arg.bytes()
         .iter()
         .rev()

@@ -13,6 +13,7 @@ use lang::Span;
 use lang::ast::{ItemKind, Module, TestBlock};
 
 mod calls;
+mod ranked;
 
 use calls::calls_kernel;
 
@@ -403,42 +404,62 @@ impl GpuSession {
             let mut emulated = None;
             let mut printed = String::new();
             let mut profile = None;
-            let outcome = match device {
-                Err(reason) if needs_device => Outcome::Skipped(reason),
-                device => {
-                    let bench = (kind == BlockKind::Bench).then_some(selection.bench);
-                    let mut interpreter = Interpreter::new(
-                        module,
-                        host,
-                        kernels,
-                        device,
-                        seed_of(&block.name.text),
-                        bench,
-                    );
-                    let result = guarded(|| interpreter.run(&block.body));
-                    emulated = interpreter.emulated();
-                    printed = interpreter.take_printed();
-                    profile = interpreter.take_profile();
-                    match result {
-                        Ok(Ok(Some(result))) => Outcome::Measured(result),
-                        Ok(Ok(None)) => Outcome::Passed,
-                        Ok(Err(Stop::Error {
-                            message,
-                            span,
-                            diagnostic,
-                        })) => Outcome::Failed {
-                            message,
-                            span,
-                            diagnostic,
-                        },
-                        Ok(Err(Stop::Skip(reason))) => Outcome::Skipped(reason),
-                        Err(message) => Outcome::Failed {
-                            message,
-                            span,
-                            diagnostic: None,
-                        },
-                    }
+            let ranks = block.ranks.as_ref().map(|ranks| match ranks.count.kind {
+                lang::ast::ExprKind::Int(count) => count.clamp(1, 8) as u32,
+                _ => 1,
+            });
+            let outcome = match (ranks, device) {
+                (Some(world), _) if kind == BlockKind::Bench => Outcome::Skipped(format!(
+                    "a bench on {world} ranks needs {world} GPUs and the multi-GPU launch, which is not built yet"
+                )),
+                (Some(world), _) if !emulate => Outcome::Skipped(format!(
+                    "a test on {world} ranks runs on the emulator (`cukc test --emulate`); on GPUs it needs {world} of them and the multi-GPU launch, which is not built yet"
+                )),
+                (Some(world), _) => {
+                    let seed = seed_of(&block.name.text);
+                    let (outcome, work, text) =
+                        ranked::run_ranked((module, host, kernels), block, span, world, seed);
+                    emulated = Some(work);
+                    printed = text;
+                    outcome
                 }
+                (None, device) => match device {
+                    Err(reason) if needs_device => Outcome::Skipped(reason),
+                    device => {
+                        let bench = (kind == BlockKind::Bench).then_some(selection.bench);
+                        let mut interpreter = Interpreter::new(
+                            module,
+                            host,
+                            kernels,
+                            device,
+                            seed_of(&block.name.text),
+                            bench,
+                        );
+                        let result = guarded(|| interpreter.run(&block.body));
+                        emulated = interpreter.emulated();
+                        printed = interpreter.take_printed();
+                        profile = interpreter.take_profile();
+                        match result {
+                            Ok(Ok(Some(result))) => Outcome::Measured(result),
+                            Ok(Ok(None)) => Outcome::Passed,
+                            Ok(Err(Stop::Error {
+                                message,
+                                span,
+                                diagnostic,
+                            })) => Outcome::Failed {
+                                message,
+                                span,
+                                diagnostic,
+                            },
+                            Ok(Err(Stop::Skip(reason))) => Outcome::Skipped(reason),
+                            Err(message) => Outcome::Failed {
+                                message,
+                                span,
+                                diagnostic: None,
+                            },
+                        }
+                    }
+                },
             };
             if let Some(Ok(opened)) = &gpu
                 && let Some(kernel) = opened.hung_kernel()

@@ -51,6 +51,7 @@ pub mod manifest;
 pub mod marshal;
 mod ops;
 mod random;
+mod ranks;
 mod tensor;
 pub mod tensor_map;
 

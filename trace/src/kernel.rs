@@ -103,4 +103,8 @@ pub struct KernelTrace {
     /// Whether this is the kernel with its default const parameters (no const
     /// argument given).
     pub is_default: bool,
+    /// For each peer view (`peer(t, r)`, a tensor whose base is `cute::Base::Peer`),
+    /// the variable an [`crate::Effect::Define`] gives the address of its entry in the
+    /// peer table: the table parameter plus 8 bytes per rank.
+    pub peers: Vec<String>,
 }

@@ -237,6 +237,24 @@ pub enum Effect {
         /// The call.
         span: Span,
     },
+    /// A hardware instruction on one element of a global tensor (an ordered load, store
+    /// or add): its first operand is the element's address, its second, if any, `value`
+    /// converted to the element's type; `result`, when used, is the variable holding the
+    /// element's type of word it defines.
+    OnElement {
+        /// The instruction.
+        intrinsic: kir::Intrinsic,
+        /// The tensor.
+        tensor: Arc<Tensor>,
+        /// The layout's value of the element.
+        index: SymInt,
+        /// The operand after the address.
+        value: Option<Arc<Term>>,
+        /// The variable defined by its result.
+        result: Option<String>,
+        /// The call.
+        span: Span,
+    },
     /// A hardware instruction that takes no operands, only constant parameters (a fence,
     /// a group commit or wait, `setmaxnreg`, a tcgen05 fence or wait): lowering issues
     /// it as it is.
@@ -374,6 +392,7 @@ macro_rules! span_of {
             | Effect::Atomic { span, .. }
             | Effect::Mbarrier { span, .. }
             | Effect::Intrinsic(_, span)
+            | Effect::OnElement { span, .. }
             | Effect::Print { span, .. }
             | Effect::NamedBarrier { span, .. }
             | Effect::Tmem { span, .. }

@@ -235,6 +235,24 @@ fn header(effect: &Effect) -> String {
                 term(value)
             )
         }
+        Effect::OnElement {
+            intrinsic,
+            tensor: target,
+            index,
+            value,
+            result,
+            ..
+        } => {
+            let result = (result.as_ref()).map_or(String::new(), |result| format!("`{result}` = "));
+            let value = value
+                .as_ref()
+                .map_or(String::new(), |value| format!(", {}", term(value)));
+            format!(
+                "{result}{}({}[{index}]{value})",
+                intrinsic.heading(),
+                tensor(target)
+            )
+        }
         Effect::Mbarrier {
             action,
             tensor: barriers,
@@ -327,6 +345,7 @@ fn tensor(tensor: &Tensor) -> String {
         Base::Registers(fragment) => format!("registers #{fragment}"),
         Base::Coordinates => "coordinates".to_owned(),
         Base::Unknown => "memory ?".to_owned(),
+        Base::Peer { param, entry } => format!("param {param} of peer #{entry}"),
     };
     format!("{memory} {}", tensor.layout)
 }

@@ -2,7 +2,7 @@
 //! kernel's parameters, extents inferred), element-wise host arithmetic and `report`.
 
 use cute::Dtype;
-use lang::ast::{ItemKind, ReportPart, TypeKind};
+use lang::ast::{ItemKind, LaunchKind, ReportPart, TypeKind};
 use lang::{Diagnostic, Span};
 
 use crate::builtins::{Arg, Args};
@@ -167,6 +167,14 @@ impl<'a> Checker<'a> {
                 ),
                 "kernels are not device functions",
             );
+        }
+        let symmetric = (kernel.launch.iter()).any(|part| part.kind == LaunchKind::Symmetric);
+        if symmetric && self.frame.world.is_none() {
+            let message = format!(
+                "kernel `{}` has `symmetric(...)` tensors: it is launched on every rank, from a `test ... ranks(N)` block",
+                id.name
+            );
+            return self.error("E0245", span, message, "not in a multi-rank test");
         }
         let generic_names: Vec<&str> = kernel
             .generics

@@ -146,7 +146,8 @@ pub fn intrinsic(intrinsic: &Intrinsic) -> Option<Hopper> {
         | Intrinsic::TmemRelinquish { .. }
         | Intrinsic::Tcgen05Mma { .. }
         | Intrinsic::TmemLoad { .. }
-        | Intrinsic::TmemStore { .. } => return None,
+        | Intrinsic::TmemStore { .. }
+        | Intrinsic::Ordered { .. } => return None,
     };
     Some(hopper)
 }

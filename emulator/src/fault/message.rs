@@ -23,7 +23,7 @@ impl Access {
         }
     }
 
-    fn writes(self) -> bool {
+    pub(crate) fn writes(self) -> bool {
         !matches!(
             self,
             Access::Load
@@ -326,6 +326,29 @@ impl fmt::Display for Fault {
                 "{who} issues a wgmma that reads a register (of its A fragment or accumulator) the thread wrote after its last `wgmma_fence()`"
             ),
             FaultKind::Hang { cause, waiting } => super::hang::display(f, self, cause, waiting),
+            FaultKind::CrossRankRace {
+                access,
+                address,
+                other_write,
+                other_rank,
+                other,
+                ..
+            } => write!(
+                f,
+                "cross-device race in global memory: {who} {} the word at {address:#x}, which thread {} of block {} on rank {other_rank} {} with no release and acquire at system scope ordering the two",
+                access.verb(),
+                triple(other.thread),
+                triple(other.block),
+                if *other_write { "wrote" } else { "read" },
+            ),
+            FaultKind::OnRank { rank, world, fault } => {
+                let inner = Fault {
+                    kind: (**fault).clone(),
+                    span: self.span,
+                    location: self.location,
+                };
+                write!(f, "on rank {rank} of {world}: {inner}")
+            }
         }
     }
 }
@@ -337,6 +360,16 @@ impl Fault {
         let kind = &self.kind;
         if let FaultKind::Hang { cause, waiting } = kind {
             return super::hang::diagnostic(self, cause, waiting);
+        }
+        if let FaultKind::OnRank { fault, .. } = kind {
+            let inner = Fault {
+                kind: (**fault).clone(),
+                span: self.span,
+                location: self.location,
+            };
+            let mut diagnostic = inner.to_diagnostic();
+            diagnostic.message = self.to_string();
+            return diagnostic;
         }
         let label = match kind {
             FaultKind::GlobalOutOfBounds { .. } | FaultKind::SharedOutOfBounds { .. } => {
@@ -362,6 +395,9 @@ impl Fault {
             FaultKind::UnfencedWgmma => "no `wgmma_fence()` before this wgmma",
             FaultKind::UnfencedRegister { .. } => "reads a register written after the last fence",
             FaultKind::Hang { .. } => "no thread can make progress",
+            FaultKind::CrossRankRace { access, .. } if access.writes() => "this write",
+            FaultKind::CrossRankRace { .. } => "this read",
+            FaultKind::OnRank { .. } => "here",
         };
         let mut diagnostic =
             Diagnostic::error(kind.code(), self.to_string()).with_primary(self.span, label);
@@ -378,6 +414,25 @@ impl Fault {
                         format!("thread {} {}", triple(*other), pending.issued()),
                     )
                     .with_help(pending.help());
+            }
+            FaultKind::CrossRankRace {
+                other_write,
+                other_rank,
+                other,
+                other_span,
+                ..
+            } => {
+                let verb = if *other_write { "wrote" } else { "read" };
+                diagnostic = diagnostic
+                    .with_secondary(
+                        *other_span,
+                        format!(
+                            "thread {} of block {} on rank {other_rank} {verb} it here",
+                            triple(other.thread),
+                            triple(other.block)
+                        ),
+                    )
+                    .with_help("the writer releases at system scope after its writes (`store_release`, or `atomic_add(..., order = \"release\")`), and the reader acquires what it released (`load_acquire`) before its reads, each with `scope = \"sys\"`".to_owned());
             }
             FaultKind::Race {
                 other_access,

@@ -295,7 +295,8 @@ impl<'k> Thread<'k> {
                 context
                     .global
                     .load(address, bytes)
-                    .map_err(|bounds| global_fault(context, access, address, len, bounds))
+                    .map_err(|bounds| global_fault(context, access, address, len, bounds))?;
+                self.cross_device(context, address, len, access, inst)
             }
             Address::Shared(address) => {
                 self.profile_shared(context, inst, address, bytes.len());
@@ -319,10 +320,10 @@ impl<'k> Thread<'k> {
                 if let Some(profile) = context.profile.as_deref_mut() {
                     profile.global(inst.span, bytes.len(), true);
                 }
-                context
-                    .global
-                    .store(address, bytes)
-                    .map_err(|bounds| global_fault(context, access, address, bytes.len(), bounds))
+                context.global.store(address, bytes).map_err(|bounds| {
+                    global_fault(context, access, address, bytes.len(), bounds)
+                })?;
+                self.cross_device(context, address, bytes.len(), access, inst)
             }
             Address::Shared(address) => {
                 self.profile_shared(context, inst, address, bytes.len());
@@ -433,14 +434,19 @@ fn extend(bits: u64, narrow: Narrow, ty: Ty) -> u64 {
     arith::from_int(ty, ((bits << shift) as i64) >> shift)
 }
 
-fn little_endian(bytes: &[u8]) -> u64 {
+pub(super) fn little_endian(bytes: &[u8]) -> u64 {
     bytes
         .iter()
         .rev()
         .fold(0, |bits, byte| (bits << 8) | u64::from(*byte))
 }
 
-fn aligned(space: Space, address: u64, bytes: usize, access: Access) -> Result<(), Trap> {
+pub(super) fn aligned(
+    space: Space,
+    address: u64,
+    bytes: usize,
+    access: Access,
+) -> Result<(), Trap> {
     if address.is_multiple_of(bytes as u64) {
         Ok(())
     } else {
@@ -454,7 +460,7 @@ fn aligned(space: Space, address: u64, bytes: usize, access: Access) -> Result<(
 }
 
 /// An out-of-bounds global access, naming the kernel parameter whose tensor is nearest.
-fn global_fault(
+pub(super) fn global_fault(
     context: &Context<'_, '_>,
     access: Access,
     address: u64,

@@ -131,3 +131,90 @@ impl TmemShape {
         (TmemShape::ALL.into_iter()).find(|shape| shape.lanes() == lanes && shape.bits() == bits)
     }
 }
+
+/// The threads a memory order synchronizes with (PTX ISA, "Scope"): those of the block,
+/// the cluster, the device, or every device and the host.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum MemoryScope {
+    /// `.cta`: the block's threads.
+    Cta,
+    /// `.cluster`: the cluster's threads (sm_90).
+    Cluster,
+    /// `.gpu`: every thread of the device.
+    Gpu,
+    /// `.sys`: every thread of every device, and the host: what a peer device's
+    /// memory needs.
+    System,
+}
+
+impl MemoryScope {
+    /// Every scope, narrowest first.
+    pub const ALL: [MemoryScope; 4] = [
+        MemoryScope::Cta,
+        MemoryScope::Cluster,
+        MemoryScope::Gpu,
+        MemoryScope::System,
+    ];
+
+    /// Its name in PTX and in source (`sys`).
+    pub fn name(self) -> &'static str {
+        match self {
+            MemoryScope::Cta => "cta",
+            MemoryScope::Cluster => "cluster",
+            MemoryScope::Gpu => "gpu",
+            MemoryScope::System => "sys",
+        }
+    }
+
+    /// The scope named `name`.
+    pub fn named(name: &str) -> Option<MemoryScope> {
+        MemoryScope::ALL
+            .into_iter()
+            .find(|scope| scope.name() == name)
+    }
+}
+
+/// An access to one 32-bit word of global memory with a memory order (PTX ISA,
+/// "Memory Consistency Model": release and acquire patterns).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Ordered {
+    /// `ld.acquire`: a load that no later access of the thread moves before.
+    LoadAcquire,
+    /// `st.release`: a store that no earlier access of the thread (nor what it
+    /// observed) moves after.
+    StoreRelease,
+    /// `red.release ... add`: an atomic add with release order, no result.
+    AddRelease,
+    /// `atom.acq_rel ... add`: an atomic add with both orders, returning the old word.
+    FetchAddAcqRel,
+}
+
+impl Ordered {
+    /// Every access.
+    pub const ALL: [Ordered; 4] = [
+        Ordered::LoadAcquire,
+        Ordered::StoreRelease,
+        Ordered::AddRelease,
+        Ordered::FetchAddAcqRel,
+    ];
+
+    /// Whether it releases (orders the thread's earlier accesses before it).
+    pub fn releases(self) -> bool {
+        self != Ordered::LoadAcquire
+    }
+
+    /// Whether it acquires (orders the thread's later accesses after it).
+    pub fn acquires(self) -> bool {
+        matches!(self, Ordered::LoadAcquire | Ordered::FetchAddAcqRel)
+    }
+
+    /// Whether it writes memory.
+    pub fn writes(self) -> bool {
+        self != Ordered::LoadAcquire
+    }
+
+    /// Whether it defines a result (the word read).
+    pub fn returns(self) -> bool {
+        matches!(self, Ordered::LoadAcquire | Ordered::FetchAddAcqRel)
+    }
+}

@@ -3,11 +3,14 @@
 //! instruction's section: its scope, `.aligned` meaning converged, its target
 //! requirement).
 
+mod ordered;
 mod tcgen05;
 mod tma;
 mod wgmma;
 
-use super::{Effects, Fence, Intrinsic, MmaKind, Role, RoleKind, Row, Scope, Target};
+use super::{
+    Effects, Fence, Intrinsic, MemoryScope, MmaKind, Ordered, Role, RoleKind, Row, Scope, Target,
+};
 use crate::ir::{Space, Ty};
 
 pub(super) const SETMAXNREG_INC: usize = 0;
@@ -57,6 +60,17 @@ const TCGEN05_MMA: usize = 40;
 pub(super) fn tcgen05_mma(kind: MmaKind, a_in_tmem: bool) -> usize {
     let kind = MmaKind::ALL.iter().position(|each| *each == kind);
     TCGEN05_MMA + 2 * kind.unwrap_or(0) + usize::from(a_in_tmem)
+}
+
+/// The first of the sixteen ordered-access rows ([`ordered::row`]): by access, then
+/// by scope, narrowest first.
+const ORDERED: usize = 46;
+
+/// The index of the row of ordered `access` at `scope`.
+pub(super) fn ordered(access: Ordered, scope: MemoryScope) -> usize {
+    let access = Ordered::ALL.iter().position(|each| *each == access);
+    let scope = MemoryScope::ALL.iter().position(|each| *each == scope);
+    ORDERED + 4 * access.unwrap_or(0) + scope.unwrap_or(0)
 }
 
 const SM80: Target = Target {
@@ -188,7 +202,7 @@ fn only(numbers: &[u32], intrinsic: Intrinsic) -> Option<Intrinsic> {
 }
 
 /// Every row, at the index [`Intrinsic::row`] gives its kind.
-pub static ROWS: [Row; 46] = [
+pub static ROWS: [Row; 62] = [
     Row {
         numbers: &["registers"],
         scope: Scope::Warpgroup,
@@ -357,6 +371,54 @@ pub static ROWS: [Row; 46] = [
     tcgen05::mma_row("tcgen05_mma_tf32_tmem_a", MmaKind::Tf32, true),
     tcgen05::mma_row("tcgen05_mma_f8f6f4", MmaKind::F8f6f4, false),
     tcgen05::mma_row("tcgen05_mma_f8f6f4_tmem_a", MmaKind::F8f6f4, true),
+    ordered::row("ld_acquire_cta", Ordered::LoadAcquire, MemoryScope::Cta),
+    ordered::row(
+        "ld_acquire_cluster",
+        Ordered::LoadAcquire,
+        MemoryScope::Cluster,
+    ),
+    ordered::row("ld_acquire_gpu", Ordered::LoadAcquire, MemoryScope::Gpu),
+    ordered::row("ld_acquire_sys", Ordered::LoadAcquire, MemoryScope::System),
+    ordered::row("st_release_cta", Ordered::StoreRelease, MemoryScope::Cta),
+    ordered::row(
+        "st_release_cluster",
+        Ordered::StoreRelease,
+        MemoryScope::Cluster,
+    ),
+    ordered::row("st_release_gpu", Ordered::StoreRelease, MemoryScope::Gpu),
+    ordered::row("st_release_sys", Ordered::StoreRelease, MemoryScope::System),
+    ordered::row("red_add_release_cta", Ordered::AddRelease, MemoryScope::Cta),
+    ordered::row(
+        "red_add_release_cluster",
+        Ordered::AddRelease,
+        MemoryScope::Cluster,
+    ),
+    ordered::row("red_add_release_gpu", Ordered::AddRelease, MemoryScope::Gpu),
+    ordered::row(
+        "red_add_release_sys",
+        Ordered::AddRelease,
+        MemoryScope::System,
+    ),
+    ordered::row(
+        "atom_add_acq_rel_cta",
+        Ordered::FetchAddAcqRel,
+        MemoryScope::Cta,
+    ),
+    ordered::row(
+        "atom_add_acq_rel_cluster",
+        Ordered::FetchAddAcqRel,
+        MemoryScope::Cluster,
+    ),
+    ordered::row(
+        "atom_add_acq_rel_gpu",
+        Ordered::FetchAddAcqRel,
+        MemoryScope::Gpu,
+    ),
+    ordered::row(
+        "atom_add_acq_rel_sys",
+        Ordered::FetchAddAcqRel,
+        MemoryScope::System,
+    ),
 ];
 
 /// A bulk group wait of up to 63 pending groups (the immediate's range).

@@ -145,6 +145,12 @@ impl Printer {
     fn test_block(&mut self, keyword: &str, test: &TestBlock) {
         self.line(&format!("({keyword} {}", test.name.text));
         self.indent += 1;
+        if let Some(ranks) = &test.ranks {
+            self.start_line();
+            let _ = write!(self.out, "({} ", ranks.keyword.text);
+            self.expr(&ranks.count);
+            self.out.push_str(")\n");
+        }
         self.block("body", &test.body);
         self.close();
     }

@@ -13,6 +13,7 @@ use crate::device::{Device, DeviceBuffer};
 use crate::harness::{BenchResult, Metric, Reference};
 use crate::marshal::{self, CallArg};
 use crate::random::{Distribution, fill};
+use crate::ranks::Hidden;
 use crate::tensor::{Creation, Dense, Tensor, element_count};
 
 impl Interpreter<'_> {
@@ -67,7 +68,7 @@ impl Interpreter<'_> {
                 upload(device, tensor, *arg_span)?;
             }
         }
-        let mut call_args = Vec::with_capacity(values.len());
+        let mut call_args = Vec::with_capacity(values.len() + 4);
         for (value, arg_span) in &values {
             call_args.push(match value {
                 Value::Int(value) => CallArg::Int(*value),
@@ -98,17 +99,33 @@ impl Interpreter<'_> {
                 }
             });
         }
+        // A symmetric kernel's hidden parameters (rank, world size, peer tables) are
+        // zeros here; the launch on every rank fills them in (`ranks.rs`).
+        let declared = call_args.len();
+        let hidden = Hidden::of(compiled, declared);
+        if let Some(hidden) = &hidden {
+            let count = 2 + hidden.tables.len();
+            call_args.extend(std::iter::repeat_n(CallArg::Int(0), count));
+        }
         let plan = marshal::plan(&compiled.signature, &call_args)
             .map_err(|message| Stop::error(span, message))?;
         super::row_major::check(&compiled.signature, &call_args)
             .map_err(|message| Stop::error(span, message))?;
-        device
-            .launch(index, compiled, &plan, span)
-            .map_err(|(message, diagnostic)| Stop::Error {
-                message,
-                span,
-                diagnostic,
-            })?;
+        let launched = match &*device {
+            Device::Rank(hub, rank) => hub.launch(*rank, (index, compiled), &plan, declared, span),
+            _ if hidden.is_some() => Err((
+                format!(
+                    "`{name}` has `symmetric(...)` tensors: it runs in a `test ... ranks(N)` block"
+                ),
+                None,
+            )),
+            _ => device.launch(index, compiled, &plan, span),
+        };
+        launched.map_err(|(message, diagnostic)| Stop::Error {
+            message,
+            span,
+            diagnostic,
+        })?;
         if let Some(bench) = &mut self.bench {
             let Device::Gpu(gpu) = device else {
                 return Err(Stop::Skip(EMULATED_BENCH.to_owned()));

@@ -421,6 +421,19 @@ impl Interpreter<'_> {
                 arity(2..=2)?;
                 self.matmul(positional[0], positional[1], span)
             }
+            "this_rank" | "world_size" => {
+                arity(0..=0)?;
+                match &self.device {
+                    Ok(Device::Rank(hub, rank)) if name == "this_rank" => {
+                        Ok(Value::Int(i64::from(*rank)))
+                    }
+                    Ok(Device::Rank(hub, _)) => Ok(Value::Int(i64::from(hub.world()))),
+                    _ => Err(Stop::error(
+                        span,
+                        format!("`{name}()` is only known in a `test ... ranks(N)` block"),
+                    )),
+                }
+            }
             "gpu_only" => {
                 arity(0..=0)?;
                 match &self.device {

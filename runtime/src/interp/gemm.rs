@@ -144,7 +144,9 @@ impl Interpreter<'_> {
     fn open_blas(&mut self) -> Result<(), String> {
         match &mut self.device {
             Ok(Device::Gpu(gpu)) => gpu.blas(),
-            Ok(Device::Emulator(_)) => Err("the block runs on the emulator".to_owned()),
+            Ok(Device::Emulator(_) | Device::Rank(..)) => {
+                Err("the block runs on the emulator".to_owned())
+            }
             Err(reason) => Err(reason.clone()),
         }
     }

@@ -55,6 +55,7 @@ impl<'a> Checker<'a> {
         frame.dyn_control = self.frame.dyn_control;
         frame.block_threads = self.frame.block_threads;
         frame.cluster = self.frame.cluster;
+        frame.ranks = self.frame.ranks.clone();
         let anchor = if self.names.current_module == 0 {
             Some(span)
         } else {

@@ -394,14 +394,24 @@ builtins! {
             "The `value` of lane `lane` (`__shfl_sync`)." => shuffle(name);
         "elect_one", Device, Between(0, 0), [], false, "",
             "True in one lane of the warp, the same one each call, and false in the others (`elect.sync`; sm_90); every lane must call it. Which lane the hardware picks is not said: the emulator picks the last." => elect_one(name);
-        "atomic_add", Device, Between(3, 3), [], true, "tensor, coord, value",
-            "Adds `value` to `tensor[coord]` (global or shared) atomically." => atomic(name);
+        "atomic_add", Device, Between(3, 3), ["order", "scope"], true, "tensor, coord, value, order = relaxed, scope = \"sys\"",
+            "Adds `value` to `tensor[coord]` (global or shared) atomically; with `order = \"release\"` (a global i32 or u32), a release at `scope` (`red.release.sys.global.add`): what this thread wrote, and observed, before it is visible to whoever acquires the sum." => atomic(name);
         "atomic_max", Device, Between(3, 3), [], true, "tensor, coord, value",
             "Sets `tensor[coord]` to the larger of it and `value` atomically." => atomic(name);
         "atomic_min", Device, Between(3, 3), [], true, "tensor, coord, value",
             "Sets `tensor[coord]` to the smaller of it and `value` atomically." => atomic(name);
-        "atomic_fetch_add", Device, Between(3, 3), [], false, "tensor, coord, value",
-            "`atomic_add`, returning the element's value before it." => atomic(name);
+        "atomic_fetch_add", Device, Between(3, 3), ["order", "scope"], false, "tensor, coord, value, order = relaxed, scope = \"sys\"",
+            "`atomic_add`, returning the element's value before it; `order = \"acq_rel\"` makes it both a release and an acquire at `scope` (`atom.acq_rel.sys.global.add`)." => atomic(name);
+        "this_rank", Anywhere, Between(0, 0), [], false, "",
+            "In a kernel with `symmetric(...)`, the rank it runs on (a hidden parameter the harness passes); in a `test ... ranks(N)` block, the rank running the body." => rank_builtin(name);
+        "world_size", Anywhere, Between(0, 0), [], false, "",
+            "The number of ranks: in a kernel with `symmetric(...)`, a hidden parameter; in a `test ... ranks(N)` block, N." => rank_builtin(name);
+        "peer", Device, Between(2, 2), [], false, "tensor, rank",
+            "Rank `rank`'s copy of a tensor the launch clause names `symmetric(...)` (or a part of one): the same layout, on that GPU, read and written over NVLink." => peer(name);
+        "load_acquire", Device, Between(2, 2), ["scope"], false, "tensor, coord, scope = \"sys\"",
+            "Reads the global i32 or u32 `tensor[coord]` with acquire order at `scope` (`\"cta\"`, `\"cluster\"`, `\"gpu\"`, `\"sys\"`; `ld.acquire.sys.global`): what the thread that released the value wrote before is visible after it. A peer's tensor needs `\"sys\"`." => ordered(name);
+        "store_release", Device, Between(3, 3), ["scope"], true, "tensor, coord, value, scope = \"sys\"",
+            "Writes `value` to the global i32 or u32 `tensor[coord]` with release order at `scope` (`st.release.sys.global`): what this thread wrote, and observed, before it is visible to a thread that acquires the value." => ordered(name);
         "atomic_fetch_max", Device, Between(3, 3), [], false, "tensor, coord, value",
             "`atomic_max`, returning the element's value before it." => atomic(name);
         "atomic_fetch_min", Device, Between(3, 3), [], false, "tensor, coord, value",

@@ -147,7 +147,7 @@ impl<'a> Checker<'a> {
 
     /// A run-time value named `variable`: an integer's [`SymInt`] variable, or a float
     /// whose term reads the variable.
-    fn named_value(&mut self, variable: &str, dtype: Dtype, origin: Origin) -> Value {
+    pub(crate) fn named_value(&mut self, variable: &str, dtype: Dtype, origin: Origin) -> Value {
         if dtype.is_integer() {
             return Value::Int {
                 ty: IntType::Sized(dtype),
@@ -164,6 +164,9 @@ impl<'a> Checker<'a> {
     /// `atomic_add(t, coord, value)` and the others: a read-modify-write of one
     /// element of a global or shared tensor; `atomic_fetch_add` returns the old value.
     pub(crate) fn atomic(&mut self, name: &'static str, args: &Args) -> Value {
+        if args.named("order").is_some() || args.named("scope").is_some() {
+            return self.ordered(name, args);
+        }
         let p = args.positional();
         let span = args.call_span;
         let Value::Tensor(tensor) = &p[0].value else {

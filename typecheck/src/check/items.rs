@@ -121,6 +121,9 @@ impl<'a> Checker<'a> {
         let word = if is_bench { "bench" } else { "test" };
         let mut frame = self.frame_for(Context::Host, format!("{word} {}", test.name.text));
         frame.is_bench = is_bench;
+        // A clause in error (reported) still makes the block a multi-rank one, of one
+        // rank, so that its launches and `this_rank()` report nothing more.
+        frame.world = (test.ranks.as_ref()).map(|ranks| self.check_ranks(ranks).unwrap_or(1));
         self.isolated(0, frame, |checker| checker.eval_block(&test.body));
     }
 }

@@ -62,6 +62,7 @@ impl<'a> Checker<'a> {
                     kind,
                 }
             })
+            .chain(self.hidden_rank_params())
             .collect();
         let mut extents = |kind: LaunchKind| -> Vec<SymInt> {
             let Some(part) = kernel.launch.iter().find(|part| part.kind == kind) else {
@@ -91,6 +92,7 @@ impl<'a> Checker<'a> {
             effects: Vec::new(),
             has_errors: false,
             is_default: true,
+            peers: Vec::new(),
         }
     }
 
@@ -99,6 +101,9 @@ impl<'a> Checker<'a> {
     pub(crate) fn check_launch(&mut self, kernel: &'a Kernel) -> Option<i64> {
         let mut requested_shared = None;
         for part in &kernel.launch {
+            if part.kind == LaunchKind::Symmetric {
+                continue;
+            }
             for arg in &part.args {
                 if part.kind == LaunchKind::Smem
                     && let lang::ast::ExprKind::Path(path) = &arg.kind
@@ -148,11 +153,12 @@ impl<'a> Checker<'a> {
                             }
                         }
                     }
-                    LaunchKind::Grid => {}
+                    LaunchKind::Grid | LaunchKind::Symmetric => {}
                 }
             }
         }
         self.check_cluster(kernel);
+        self.check_symmetric(kernel);
         self.tracing.tmem_columns = 0;
         self.tracing.cta_group = None;
         if let Some(block) = kernel

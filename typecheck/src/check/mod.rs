@@ -120,6 +120,11 @@ pub(crate) struct Frame {
     pub(crate) block_threads: Option<i64>,
     /// The kernel's `cluster(...)`, x y z (`[1, 1, 1]` without one; inherited too).
     pub(crate) cluster: [u32; 3],
+    /// A kernel's rank, world size and peer tables, when it has `symmetric(...)`
+    /// (inherited too).
+    pub(crate) ranks: Option<Arc<crate::builtins::ranks::RankVars>>,
+    /// A test's `ranks(N)`.
+    pub(crate) world: Option<i64>,
 }
 
 impl Frame {
@@ -135,6 +140,8 @@ impl Frame {
             shared: Vec::new(),
             block_threads: None,
             cluster: [1, 1, 1],
+            ranks: None,
+            world: None,
         }
     }
 }

@@ -78,6 +78,7 @@ impl<'a> Checker<'a> {
             Effect::StoreElement { .. }
             | Effect::StoreFragment { .. }
             | Effect::Atomic { old: None, .. }
+            | Effect::OnElement { result: None, .. }
             | Effect::For { .. }
             | Effect::Loop { .. }
             | Effect::If { .. } => {

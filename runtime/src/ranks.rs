@@ -1,0 +1,269 @@
+//! Multi-rank tests on the emulator (`test NAME ranks(N) { ... }`): the body runs once
+//! per rank, each on a thread of its own with its own interpreter, over one [`Hub`]:
+//! one emulated global memory holding every rank's tensors, and a rendezvous where
+//! the ranks' launches of a kernel with `symmetric(...)` meet. When every rank has
+//! launched it, the last to arrive fills each launch's hidden parameters (its rank,
+//! the world size, and per symmetric tensor the address of a table of every rank's
+//! copy, allocated in the emulated memory) and runs them together
+//! ([`emulator::run_ranks`]); each rank then goes on with the outcome. A kernel without
+//! `symmetric(...)` runs on its rank alone. A rank whose body ends (or fails) while
+//! others wait at a launch fails theirs: every rank must launch a symmetric kernel
+//! together.
+
+use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
+use std::time::Instant;
+
+use emulator::{GlobalMemory, Launch, Options};
+use lang::Span;
+
+use crate::device::{Emulated, LaunchError, bits};
+use crate::marshal::LaunchPlan;
+use crate::{CompiledKernel, Image};
+
+/// Where a symmetric kernel's hidden parameters are, after its declared ones.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Hidden {
+    /// The `rank` parameter's index (`world_size` follows it).
+    pub rank: usize,
+    /// Each peer table parameter's index and its symmetric tensor parameter's.
+    pub tables: Vec<(usize, usize)>,
+}
+
+impl Hidden {
+    /// The hidden parameters of `kernel`, whose source declares `declared` parameters:
+    /// `rank`, `world_size`, then `peers_t` for each symmetric tensor `t`; `None` for a
+    /// kernel without them.
+    pub fn of(kernel: &CompiledKernel, declared: usize) -> Option<Hidden> {
+        let params = &kernel.signature.params;
+        let names: Vec<&str> = params.iter().map(|param| param.name.as_str()).collect();
+        if names.get(declared..declared + 2) != Some(&["rank", "world_size"][..]) {
+            return None;
+        }
+        let tables = (declared + 2..params.len())
+            .filter_map(|table| {
+                let tensor = names[table].strip_prefix("peers_")?;
+                Some((
+                    table,
+                    names[..declared].iter().position(|name| *name == tensor)?,
+                ))
+            })
+            .collect();
+        Some(Hidden {
+            rank: declared,
+            tables,
+        })
+    }
+}
+
+/// One rank's launch waiting for the others.
+struct Waiting {
+    index: usize,
+    launch: Launch,
+    hidden: Hidden,
+}
+
+struct State {
+    memory: GlobalMemory,
+    waiting: Vec<Option<Waiting>>,
+    departed: Vec<bool>,
+    generation: u64,
+    outcome: Result<(), LaunchError>,
+    work: Emulated,
+    printed: String,
+}
+
+/// The emulated devices of a multi-rank test: their memory and their rendezvous.
+pub struct Hub {
+    world: u32,
+    state: Mutex<State>,
+    changed: Condvar,
+}
+
+impl Hub {
+    /// The devices of `world` ranks.
+    pub fn new(world: u32) -> Hub {
+        Hub {
+            world,
+            state: Mutex::new(State {
+                memory: GlobalMemory::new(),
+                waiting: (0..world).map(|_| None).collect(),
+                departed: vec![false; world as usize],
+                generation: 0,
+                outcome: Ok(()),
+                work: Emulated::default(),
+                printed: String::new(),
+            }),
+            changed: Condvar::new(),
+        }
+    }
+
+    /// How many ranks there are.
+    pub fn world(&self) -> u32 {
+        self.world
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// A new allocation holding `bytes`; its address.
+    pub fn upload(&self, bytes: &[u8]) -> u64 {
+        self.lock().memory.allocate(bytes)
+    }
+
+    /// The bytes of the allocation at `address`, if there is one.
+    pub fn download(&self, address: u64) -> Option<Vec<u8>> {
+        let state = self.lock();
+        let extent = state.memory.extent(address)?;
+        state.memory.read(address, extent.bytes as usize).ok()
+    }
+
+    /// What the ranks' launches did so far.
+    pub fn work(&self) -> Emulated {
+        self.lock().work
+    }
+
+    /// What the ranks' launches printed since the last call.
+    pub fn take_printed(&self) -> String {
+        std::mem::take(&mut self.lock().printed)
+    }
+
+    /// Rank `rank` is done with its body: launches that wait for it fail.
+    pub fn depart(&self, rank: u32) {
+        self.lock().departed[rank as usize] = true;
+        self.changed.notify_all();
+    }
+
+    /// Rank `rank` launches kernel `index` as `plan` says; `declared` is how many
+    /// parameters its source declares.
+    pub fn launch(
+        &self,
+        rank: u32,
+        (index, kernel): (usize, &CompiledKernel),
+        plan: &LaunchPlan,
+        declared: usize,
+        call: Span,
+    ) -> Result<(), LaunchError> {
+        let name = &kernel.signature.name;
+        let Image::Kir(code) = &kernel.image else {
+            return Err((
+                format!(
+                    "`{name}` was compiled for the GPU: multi-rank tests run on the emulator (`--emulate`); the multi-GPU launch is not built yet"
+                ),
+                None,
+            ));
+        };
+        let launch = Launch {
+            grid: plan.grid,
+            block: plan.block,
+            cluster: plan.cluster,
+            shared_bytes: plan.shared_bytes,
+            args: plan.args.iter().map(|arg| bits(*arg)).collect(),
+        };
+        let mut state = self.lock();
+        let Some(hidden) = Hidden::of(kernel, declared) else {
+            let started = Instant::now();
+            let result = emulator::run(code, &launch, &mut state.memory, &Options::default());
+            return record(&mut state, result, started, name, call);
+        };
+        state.waiting[rank as usize] = Some(Waiting {
+            index,
+            launch,
+            hidden,
+        });
+        let generation = state.generation;
+        if state.waiting.iter().all(Option::is_some) {
+            let started = Instant::now();
+            let result = self.run_together(&mut state, code, name);
+            state.outcome = record(&mut state, result, started, name, call);
+            state.generation += 1;
+            self.changed.notify_all();
+            return state.outcome.clone();
+        }
+        loop {
+            if state.generation != generation {
+                return state.outcome.clone();
+            }
+            let gone = (0..self.world as usize)
+                .find(|other| state.departed[*other] && state.waiting[*other].is_none());
+            if let Some(gone) = gone {
+                state.waiting[rank as usize] = None;
+                return Err((
+                    format!(
+                        "`{name}` waits for rank {gone}, whose test body ended without launching it: every rank launches a symmetric kernel together"
+                    ),
+                    None,
+                ));
+            }
+            state = self
+                .changed
+                .wait(state)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+
+    /// Runs the waiting launches together, their hidden parameters filled in.
+    fn run_together(
+        &self,
+        state: &mut State,
+        code: &kir::Verified,
+        name: &str,
+    ) -> Result<emulator::Stats, emulator::Fault> {
+        let waiting: Vec<Waiting> = state.waiting.iter_mut().filter_map(Option::take).collect();
+        let unsupported = |what: String| emulator::Fault {
+            kind: emulator::FaultKind::Unsupported(what),
+            span: code.span,
+            location: None,
+        };
+        if waiting.iter().any(|each| each.index != waiting[0].index) {
+            return Err(unsupported(format!(
+                "ranks that launch different instantiations of `{name}` together"
+            )));
+        }
+        let mut launches: Vec<Launch> = waiting.iter().map(|each| each.launch.clone()).collect();
+        let hidden = &waiting[0].hidden;
+        for (table, tensor) in &hidden.tables {
+            let bytes: Vec<u8> = (launches.iter())
+                .flat_map(|launch| launch.args[*tensor].to_le_bytes())
+                .collect();
+            let address = state.memory.allocate(&bytes);
+            for launch in &mut launches {
+                launch.args[*table] = address;
+            }
+        }
+        for (rank, launch) in launches.iter_mut().enumerate() {
+            launch.args[hidden.rank] = rank as u64;
+            launch.args[hidden.rank + 1] = u64::from(self.world);
+        }
+        emulator::run_ranks(code, &launches, &mut state.memory, &Options::default())
+    }
+}
+
+/// The outcome of an emulated launch, counted in the hub's work.
+fn record(
+    state: &mut State,
+    result: Result<emulator::Stats, emulator::Fault>,
+    started: Instant,
+    name: &str,
+    call: Span,
+) -> Result<(), LaunchError> {
+    state.work.launches += 1;
+    state.work.elapsed += started.elapsed();
+    match result {
+        Ok(stats) => {
+            state.work.instructions += stats.instructions;
+            state.printed.push_str(&stats.printed);
+            Ok(())
+        }
+        Err(fault) => {
+            let diagnostic = fault.to_diagnostic().with_secondary(call, "launched here");
+            Err((
+                format!(
+                    "`{name}` on the emulator: error[{}]: {fault}",
+                    fault.kind.code()
+                ),
+                Some(Box::new(diagnostic)),
+            ))
+        }
+    }
+}
