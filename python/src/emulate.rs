@@ -13,7 +13,7 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use runtime::Image;
-use runtime::marshal::{ArgValue, CallArg, Planner};
+use runtime::marshal::{CallArg, Planner};
 
 use crate::bind::Arg;
 use crate::program::Program;
@@ -73,13 +73,7 @@ pub fn run(
         })
         .collect();
     let plan = (planner.plan(&call)).map_err(|error| PyValueError::new_err(error.message))?;
-    let launch = Launch {
-        grid: plan.grid,
-        block: plan.block,
-        cluster: plan.cluster,
-        shared_bytes: plan.shared_bytes,
-        args: plan.args.iter().map(|arg| bits(*arg)).collect(),
-    };
+    let launch = plan.emulated();
     let (result, memory) = emulate_interruptibly(py, kernel, launch, memory)?;
     if let Err(fault) = result {
         let diagnostic = fault.to_diagnostic();
@@ -138,12 +132,4 @@ fn emulate_interruptibly(
             }
         }
     }
-}
-
-/// An argument as the bits the kernel's parameter holds: its little-endian bytes.
-fn bits(arg: ArgValue) -> u64 {
-    arg.bytes()
-        .iter()
-        .rev()
-        .fold(0, |bits, byte| (bits << 8) | u64::from(*byte))
 }

@@ -171,13 +171,7 @@ impl Emulator {
         plan: &LaunchPlan,
         call: Span,
     ) -> Result<(), LaunchError> {
-        let launch = Launch {
-            grid: plan.grid,
-            block: plan.block,
-            cluster: plan.cluster,
-            shared_bytes: plan.shared_bytes,
-            args: plan.args.iter().map(|arg| bits(*arg)).collect(),
-        };
+        let launch = plan.emulated();
         let started = Instant::now();
         let options = Options {
             profile: self.profile.is_some(),
@@ -206,10 +200,19 @@ impl Emulator {
     }
 }
 
-/// An argument as the bits the kernel's parameter holds: its little-endian bytes.
-pub(crate) fn bits(arg: ArgValue) -> u64 {
-    arg.bytes()
-        .iter()
-        .rev()
-        .fold(0, |bits, byte| (bits << 8) | u64::from(*byte))
+impl LaunchPlan {
+    /// The launch as the emulator takes it: each argument as the bits its parameter
+    /// holds (its little-endian bytes).
+    pub fn emulated(&self) -> Launch {
+        let bits = |arg: &ArgValue| {
+            (arg.bytes().iter().rev()).fold(0, |bits, byte| (bits << 8) | u64::from(*byte))
+        };
+        Launch {
+            grid: self.grid,
+            block: self.block,
+            cluster: self.cluster,
+            shared_bytes: self.shared_bytes,
+            args: self.args.iter().map(bits).collect(),
+        }
+    }
 }

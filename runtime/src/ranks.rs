@@ -16,7 +16,7 @@ use std::time::Instant;
 use emulator::{GlobalMemory, Launch, Options};
 use lang::Span;
 
-use crate::device::{Emulated, LaunchError, bits};
+use crate::device::{Emulated, LaunchError};
 use crate::marshal::LaunchPlan;
 use crate::{CompiledKernel, Image};
 
@@ -153,13 +153,7 @@ impl Hub {
                 None,
             ));
         };
-        let launch = Launch {
-            grid: plan.grid,
-            block: plan.block,
-            cluster: plan.cluster,
-            shared_bytes: plan.shared_bytes,
-            args: plan.args.iter().map(|arg| bits(*arg)).collect(),
-        };
+        let launch = plan.emulated();
         let mut state = self.lock();
         let Some(hidden) = Hidden::of(kernel, declared) else {
             let started = Instant::now();
