@@ -435,29 +435,11 @@ impl GpuSession {
                             seed_of(&block.name.text),
                             bench,
                         );
-                        let result = guarded(|| interpreter.run(&block.body));
+                        let outcome = run_body(&mut interpreter, &block.body, span);
                         emulated = interpreter.emulated();
                         printed = interpreter.take_printed();
                         profile = interpreter.take_profile();
-                        match result {
-                            Ok(Ok(Some(result))) => Outcome::Measured(result),
-                            Ok(Ok(None)) => Outcome::Passed,
-                            Ok(Err(Stop::Error {
-                                message,
-                                span,
-                                diagnostic,
-                            })) => Outcome::Failed {
-                                message,
-                                span,
-                                diagnostic,
-                            },
-                            Ok(Err(Stop::Skip(reason))) => Outcome::Skipped(reason),
-                            Err(message) => Outcome::Failed {
-                                message,
-                                span,
-                                diagnostic: None,
-                            },
-                        }
+                        outcome
                     }
                 },
             };
@@ -505,6 +487,30 @@ fn open_gpu(selection: &Selection, keep_created: bool) -> Result<Gpu, String> {
         opened.keep_created();
     }
     Ok(opened)
+}
+
+/// Runs a block's `body` on `interpreter` (a panic caught), and what came of it; an
+/// internal error is a failure at the block's `span`.
+fn run_body(interpreter: &mut Interpreter<'_>, body: &lang::ast::Block, span: Span) -> Outcome {
+    match guarded(|| interpreter.run(body)) {
+        Ok(Ok(Some(result))) => Outcome::Measured(result),
+        Ok(Ok(None)) => Outcome::Passed,
+        Ok(Err(Stop::Error {
+            message,
+            span,
+            diagnostic,
+        })) => Outcome::Failed {
+            message,
+            span,
+            diagnostic,
+        },
+        Ok(Err(Stop::Skip(reason))) => Outcome::Skipped(reason),
+        Err(message) => Outcome::Failed {
+            message,
+            span,
+            diagnostic: None,
+        },
+    }
 }
 
 /// Runs `body`, turning a panic (a bug, or a driver library missing a symbol) into an

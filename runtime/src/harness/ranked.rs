@@ -8,10 +8,10 @@ use lang::Span;
 use lang::ast::TestBlock;
 use trace::HostFacts;
 
-use super::{Outcome, guarded};
+use super::{Outcome, run_body};
 use crate::CompiledKernel;
 use crate::device::{Device, Emulated};
-use crate::interp::{Interpreter, Stop};
+use crate::interp::Interpreter;
 use crate::ranks::Hub;
 
 /// Runs `block` on `world` emulated ranks: its outcome, what was emulated and what the
@@ -32,26 +32,10 @@ pub(super) fn run_ranked(
                     let device = Ok(Device::Rank(hub, rank));
                     let mut interpreter =
                         Interpreter::new(module, host, kernels, device, seed, None);
-                    let result = guarded(|| interpreter.run(&block.body));
+                    // A block of ranks is a test: its body measures nothing.
+                    let outcome = run_body(&mut interpreter, &block.body, span);
                     hub.depart(rank);
-                    match result {
-                        Ok(Ok(_)) => Outcome::Passed,
-                        Ok(Err(Stop::Error {
-                            message,
-                            span,
-                            diagnostic,
-                        })) => Outcome::Failed {
-                            message,
-                            span,
-                            diagnostic,
-                        },
-                        Ok(Err(Stop::Skip(reason))) => Outcome::Skipped(reason),
-                        Err(message) => Outcome::Failed {
-                            message,
-                            span,
-                            diagnostic: None,
-                        },
-                    }
+                    outcome
                 })
             })
             .collect();
