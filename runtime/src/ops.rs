@@ -27,6 +27,23 @@ pub use matmul::{cpu_seconds, matmul, matmul_extents};
 pub use norms::{layer_norm, layer_norm_backward, rms_norm, rms_norm_backward};
 pub use operands::OperandError;
 
+/// What the references' unit tests build their operands with.
+#[cfg(test)]
+pub(crate) mod testing {
+    use kir::Element;
+
+    use crate::tensor::Dense;
+
+    /// An f64 tensor of `shape` holding `values`, row-major.
+    pub(crate) fn dense(shape: &[usize], values: &[f64]) -> Dense {
+        Dense {
+            dtype: Element::F64,
+            shape: shape.to_vec(),
+            values: values.to_vec(),
+        }
+    }
+}
+
 /// One operand of elementwise arithmetic.
 #[derive(Clone, Copy, Debug)]
 pub enum Operand<'a> {

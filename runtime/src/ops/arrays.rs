@@ -326,18 +326,11 @@ mod tests {
     //! Expected values from NumPy 2 and SciPy (`scipy.special.erf`) on the same inputs.
 
     use super::*;
-
-    fn f64s(shape: &[usize], values: &[f64]) -> Dense {
-        Dense {
-            dtype: Element::F64,
-            shape: shape.to_vec(),
-            values: values.to_vec(),
-        }
-    }
+    use crate::ops::testing::dense;
 
     /// x = [[-1.5, 0.25, 2.0], [0.5, -3.0, 1.0]].
     fn x() -> Dense {
-        f64s(&[2, 3], &[-1.5, 0.25, 2.0, 0.5, -3.0, 1.0])
+        dense(&[2, 3], &[-1.5, 0.25, 2.0, 0.5, -3.0, 1.0])
     }
 
     fn close(actual: &[f64], expected: &[f64]) {
@@ -412,7 +405,7 @@ mod tests {
             values: vec![1.0],
         };
         assert_eq!(math(&one, Math::Exp).values, [2.71875]);
-        assert!(math(&f64s(&[1], &[-1.0]), Math::Log).values[0].is_nan());
+        assert!(math(&dense(&[1], &[-1.0]), Math::Log).values[0].is_nan());
     }
 
     #[test]
@@ -440,10 +433,10 @@ mod tests {
             [-1.5, -1.25, 0.75, 0.5, -2.5, -1.5]
         );
         // NaN wins max and argmax, as in NumPy; ties go to the first.
-        let nan = f64s(&[4], &[1.0, f64::NAN, 3.0, f64::NAN]);
+        let nan = dense(&[4], &[1.0, f64::NAN, 3.0, f64::NAN]);
         assert!(reduce(&nan, 0, Reduce::Max).unwrap().values[0].is_nan());
         assert_eq!(reduce(&nan, 0, Reduce::Argmax).unwrap().values, [1.0]);
-        let ties = f64s(&[3], &[2.0, 5.0, 5.0]);
+        let ties = dense(&[3], &[2.0, 5.0, 5.0]);
         assert_eq!(reduce(&ties, 0, Reduce::Argmax).unwrap().values, [1.0]);
         assert_eq!(
             reduce(&x, 2, Reduce::Max).unwrap_err().to_string(),
@@ -453,7 +446,7 @@ mod tests {
 
     #[test]
     fn rearrangements_match_numpy() {
-        let y = f64s(&[2, 3, 4], &(0..24).map(f64::from).collect::<Vec<_>>());
+        let y = dense(&[2, 3, 4], &(0..24).map(f64::from).collect::<Vec<_>>());
         let permuted = permute(&y, &[2, 0, 1]).unwrap();
         assert_eq!(permuted.shape, [4, 2, 3]);
         assert_eq!(
@@ -506,7 +499,7 @@ mod tests {
     fn select_chooses_as_numpys_where_and_comparisons_give_masks() {
         use lang::ast::BinaryOp;
         let x = x();
-        let zero = f64s(&[], &[0.0]);
+        let zero = dense(&[], &[0.0]);
         let positive = super::super::elementwise(
             BinaryOp::Greater,
             super::super::Operand::Tensor(&x),
@@ -521,11 +514,11 @@ mod tests {
         let relu = select(&positive, &x, &zero).unwrap();
         assert_eq!(relu.values, [0.0, 0.25, 2.0, 0.5, 0.0, 1.0]);
         // A row mask broadcast over both rows, choosing between x and -x.
-        let row = f64s(&[3], &[1.0, 0.0, 1.0]);
+        let row = dense(&[3], &[1.0, 0.0, 1.0]);
         let negated = math(&x, Math::Abs);
         let chosen = select(&row, &x, &negated).unwrap();
         assert_eq!(chosen.values, [-1.5, 0.25, 2.0, 0.5, 3.0, 1.0]);
-        let column = f64s(&[2], &[1.0, 0.0]);
+        let column = dense(&[2], &[1.0, 0.0]);
         assert!(matches!(
             select(&column, &x, &zero),
             Err(OperandError::Broadcast { .. })
@@ -535,7 +528,7 @@ mod tests {
     #[test]
     fn maximum_and_minimum_broadcast_as_numpy() {
         let x = x();
-        let row = f64s(&[3], &[0.0, 0.3, 1.5]);
+        let row = dense(&[3], &[0.0, 0.3, 1.5]);
         assert_eq!(
             extreme(&x, &row, true).unwrap().values,
             [0.0, 0.3, 2.0, 0.5, 0.3, 1.5]
@@ -544,7 +537,7 @@ mod tests {
             extreme(&row, &x, false).unwrap().values,
             [-1.5, 0.25, 1.5, 0.0, -3.0, 1.0]
         );
-        let nan = f64s(&[1], &[f64::NAN]);
+        let nan = dense(&[1], &[f64::NAN]);
         assert!(
             extreme(&x, &nan, true)
                 .unwrap()
@@ -552,7 +545,7 @@ mod tests {
                 .iter()
                 .all(|v| v.is_nan())
         );
-        let column = f64s(&[2], &[0.0, 0.0]);
+        let column = dense(&[2], &[0.0, 0.0]);
         assert!(matches!(
             extreme(&x, &column, true),
             Err(OperandError::Broadcast { .. })

@@ -147,17 +147,8 @@ pub fn attention_backward(
 
 #[cfg(test)]
 mod tests {
-    use kir::Element;
-
     use super::*;
-
-    fn dense(shape: &[usize], values: &[f64]) -> Dense {
-        Dense {
-            dtype: Element::F64,
-            shape: shape.to_vec(),
-            values: values.to_vec(),
-        }
-    }
+    use crate::ops::testing::dense;
 
     /// `sum(attention(q, k, v, causal) · do)` in f64.
     fn objective(q: &Dense, k: &Dense, v: &Dense, d_out: &Dense, causal: bool) -> f64 {

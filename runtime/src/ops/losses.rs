@@ -90,14 +90,7 @@ fn row_cross_entropy(row: &[f64], label: usize, smoothing: f64) -> (f64, Vec<f64
 mod tests {
     use super::*;
     use crate::ops::softmax;
-
-    fn dense(shape: &[usize], values: &[f64]) -> Dense {
-        Dense {
-            dtype: Element::F64,
-            shape: shape.to_vec(),
-            values: values.to_vec(),
-        }
-    }
+    use crate::ops::testing::dense;
 
     const X: [f64; 6] = [0.5, -1.0, 2.0, 1.5, 0.0, -0.5];
 

@@ -149,16 +149,7 @@ pub(super) fn same_shape(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use kir::Element;
-
-    fn dense(shape: &[usize], values: &[f64]) -> Dense {
-        Dense {
-            dtype: Element::F64,
-            shape: shape.to_vec(),
-            values: values.to_vec(),
-        }
-    }
-
+    use crate::ops::testing::dense;
     /// `sum(f(x) · dy)`: the scalar whose gradients the backward references give.
     fn loss(y: &Dense, dy: &Dense) -> f64 {
         y.values.iter().zip(&dy.values).map(|(y, d)| y * d).sum()
