@@ -1,9 +1,9 @@
 //! NumPy's array operations on host tensors in tests and benches: their dtypes and
 //! shapes. `exp`, `log`, `sqrt` and `abs` are device math too (`scalars.rs` sends host
-//! tensors here); `tanh`, `erf`, `gelu`, `maximum`, `minimum`, `mean`, `argmax`,
-//! `cumsum`, `permute`, `slice` and `concat` are host code only; `max` and `min` of a
-//! host tensor reduce it (of two numbers, `scalars.rs` picks one). The runtime
-//! computes them (`runtime/src/ops/arrays.rs`).
+//! tensors here); `tanh`, `erf`, `gelu`, `maximum`, `minimum`, `if_else`, `sum`, `mean`,
+//! `argmax`, `cumsum`, `softmax`, `permute`, `slice` and `concat` are host code only;
+//! `max` and `min` of a host tensor reduce it (of two numbers, `scalars.rs` picks one).
+//! The runtime computes them (`runtime/src/ops/arrays.rs`).
 
 use cute::Dtype;
 
@@ -111,8 +111,8 @@ impl<'a> Checker<'a> {
         Value::HostTensor { dtype, shape }
     }
 
-    /// `max`, `min`, `mean`, `argmax` (i64 indices) of a host tensor along a
-    /// dimension, which disappears; `cumsum` keeps it.
+    /// `sum`, `max`, `min`, `mean`, `argmax` (i64 indices) of a host tensor along a
+    /// dimension, which disappears; `cumsum` and `softmax` keep it.
     pub(crate) fn host_reduction(&mut self, name: &'static str, args: &Args) -> Value {
         let p = args.positional();
         let Some((dtype, mut shape)) = self.host_tensor(p[0]) else {
@@ -122,7 +122,7 @@ impl<'a> Checker<'a> {
             return Value::Unknown;
         };
         let dtype = if name == "argmax" { Dtype::I64 } else { dtype };
-        if name != "cumsum" {
+        if !matches!(name, "cumsum" | "softmax") {
             shape.remove(dimension);
         }
         Value::HostTensor { dtype, shape }

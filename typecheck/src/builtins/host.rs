@@ -1,5 +1,6 @@
 //! Host built-ins for tests and benches: tensor creation (`randn`, `zeros`, ...),
-//! `matmul`, `transpose`, `softmax`, `sum` and `assert_close`, with shape checks.
+//! `matmul`, `transpose`, `reshape`, the attention references and `assert_close`, with
+//! shape checks (reductions and NumPy's operations: `arrays.rs`).
 
 use cute::Dtype;
 use lang::{Diagnostic, Span};
@@ -185,49 +186,13 @@ impl<'a> Checker<'a> {
         Value::HostTensor { dtype, shape }
     }
 
-    /// `softmax`, `sum`, once its row of the table has checked the arguments.
-    pub(crate) fn reduction(&mut self, name: &'static str, args: &Args) -> Value {
-        let p = args.positional();
-        let Some((dtype, shape)) = self.host_tensor(p[0]) else {
-            return Value::Unknown;
-        };
-        let Some(dimension) = p.get(1).map_or(Some(shape.len() as i64 - 1), |arg| {
-            self.expect_const_int(&arg.value, arg.span, "a dimension")
-        }) else {
-            return Value::Unknown;
-        };
-        let Some(dimension) = usize::try_from(dimension)
-            .ok()
-            .filter(|dimension| *dimension < shape.len())
-        else {
-            return self.error(
-                "E0208",
-                args.call_span,
-                format!(
-                    "dimension {dimension} does not exist in a tensor of rank {}",
-                    shape.len()
-                ),
-                "no such dimension",
-            );
-        };
-        if name == "softmax" {
-            return Value::HostTensor { dtype, shape };
-        }
-        let mut reduced = shape;
-        reduced.remove(dimension);
-        Value::HostTensor {
-            dtype,
-            shape: reduced,
-        }
-    }
-
-    /// `assert_close(actual, expected, rtol = r, atol = a)`, once its row of the table has
-    /// checked the arguments.
     /// `gpu_only()`: nothing to check; the harness skips the block off the GPU.
     pub(crate) fn gpu_only(&mut self, _: &Args) -> Value {
         Value::Unit
     }
 
+    /// `assert_close(actual, expected, rtol = r, atol = a)`, once its row of the table has
+    /// checked the arguments.
     pub(crate) fn assert_close(&mut self, args: &Args) -> Value {
         let p = args.positional();
         let (Some((dtype, a)), Some((other, b))) = (self.host_tensor(p[0]), self.host_tensor(p[1]))

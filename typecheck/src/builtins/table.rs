@@ -469,9 +469,9 @@ builtins! {
         "concat", Host, Between(2, 3), [], false, "a, b, dim?",
             "`a` followed by `b` along `dim` (the last by default); their other extents agree." => concat;
         "softmax", Host, Between(1, 2), [], false, "a, dim?",
-            "Softmax along `dim` (the last by default)." => reduction(name);
+            "Softmax along `dim` (the last by default)." => host_reduction(name);
         "sum", Host, Between(1, 2), [], false, "a, dim?",
-            "The sum along `dim` (the last by default), which is removed." => reduction(name);
+            "The sum along `dim` (the last by default), which is removed." => host_reduction(name);
         "softmax_backward", Host, Between(2, 2), [], false, "y, dy",
             "The gradient of `sum(softmax(x) · dy)` along the last dimension, given `y = softmax(x)`: `y (dy - sum(dy y))`, in f64 rounded once to y's dtype." => training_reference(name);
         "rms_norm", Host, Between(3, 3), [], false, "x, w, eps",
