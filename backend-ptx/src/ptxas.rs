@@ -30,7 +30,9 @@ use std::fmt;
 
 pub use assemble::{AssembleOptions, Assembled, DEFAULT_TIMEOUT, PtxasFailure};
 pub use cache::AssemblyCache;
-pub use discover::{Environment, FindError, Ptxas, Source, cache_dir_from, find, locate};
+pub use discover::{
+    Environment, FindError, Ptxas, Source, cache_dir_from, find, locate, resolve_program,
+};
 pub use install::{PIP_PACKAGE, PIP_REQUIREMENT, Progress};
 pub use log::{FunctionResources, Message, Severity, parse_messages, parse_resources};
 pub use process::{MAX_OUTPUT_BYTES, cancel_running};

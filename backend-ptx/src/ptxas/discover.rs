@@ -291,10 +291,7 @@ fn absolute_dirs(path: Option<&std::ffi::OsStr>) -> Vec<PathBuf> {
 /// otherwise. `Command::new("python3")` would search the process's `PATH` itself,
 /// where an empty entry is the current folder: with `PATH=/usr/bin::/bin`, a `python3`
 /// planted where cukc runs was run.
-pub(super) fn resolve_program(
-    name: &std::ffi::OsStr,
-    path: Option<&std::ffi::OsStr>,
-) -> Option<PathBuf> {
+pub fn resolve_program(name: &std::ffi::OsStr, path: Option<&std::ffi::OsStr>) -> Option<PathBuf> {
     use std::os::unix::fs::PermissionsExt;
     let given = Path::new(name);
     if given.components().count() > 1 {

@@ -27,22 +27,18 @@ pub struct Line {
     pub wavefronts: (f64, f64),
 }
 
-/// `ncu`: `--ncu PATH`, else the PATH's, else the CUDA toolkit's; `None` when there is
-/// none.
+/// `ncu`: `--ncu PATH`, else the first executable `ncu` in an absolute folder of the
+/// PATH (as cukc finds ptxas and python3), else the CUDA toolkit's; `None` when there
+/// is none.
 pub fn find(given: Option<&Path>) -> Option<PathBuf> {
     if let Some(path) = given {
         return Some(path.to_owned());
     }
-    let candidates: Vec<PathBuf> = std::env::var_os("PATH")
-        .map(|path| {
-            std::env::split_paths(&path)
-                .map(|dir| dir.join("ncu"))
-                .collect()
-        })
-        .unwrap_or_default();
-    (candidates.into_iter())
-        .chain([PathBuf::from("/usr/local/cuda/bin/ncu")])
-        .find(|path| path.is_file())
+    let path = std::env::var_os("PATH");
+    backend_ptx::ptxas::resolve_program("ncu".as_ref(), path.as_deref()).or_else(|| {
+        let toolkit = PathBuf::from("/usr/local/cuda/bin/ncu");
+        toolkit.is_file().then_some(toolkit)
+    })
 }
 
 /// Why a source page could not be read.
