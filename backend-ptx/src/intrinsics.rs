@@ -195,10 +195,17 @@ fn ptx(intrinsic: &Intrinsic, operands: &[String], results: &[&str]) -> Option<S
                 }
             }
         }
-        Intrinsic::TmaStore { rank } => {
+        Intrinsic::TmaStore { rank, add } => {
             let (map, src, coords) = (operand(0)?, operand(1)?, coordinates(operands, 2)?);
+            // The element type of a reduction is the tensor map's (PTX ISA,
+            // `cp.reduce.async.bulk.tensor`).
+            let (copy, mode) = if add {
+                ("cp.reduce.async.bulk.tensor", ".add.tile")
+            } else {
+                ("cp.async.bulk.tensor", "")
+            };
             format!(
-                "cp.async.bulk.tensor.{rank}d.global.shared::cta.bulk_group [{map}, {coords}], [{src}];"
+                "{copy}.{rank}d.global.shared::cta{mode}.bulk_group [{map}, {coords}], [{src}];"
             )
         }
         // Every lane of the warp takes part; the elected lane's id is not kept.

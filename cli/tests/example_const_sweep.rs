@@ -460,7 +460,9 @@ fn attention_bwd_sm90() {
     sweep(&Example {
         file: "attention_bwd_sm90.cuk",
         params: &[
-            param("STAGES", "2", &["1", "3"], &["0", "5"]),
+            // Three stages of q and do no longer fit beside the two f32 dq tiles at
+            // the default D = 128.
+            param("STAGES", "2", &["1"], &["0", "3"]),
             param("CAUSAL", "0", &[], &["2"]),
         ],
         accepted: &[],

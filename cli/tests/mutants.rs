@@ -43,7 +43,7 @@ const SYNCHRONIZERS: [&str; 20] = [
 
 /// Every file with asynchronous operations whose tests run on the emulator (a file
 /// without test blocks, such as `tests/blackwell/pair_forms.cuk`, has nothing to run).
-const ALL: [&str; 31] = [
+const ALL: [&str; 32] = [
     "cuk-examples/allreduce.cuk",
     "cuk-examples/attention_bwd_sm90.cuk",
     "cuk-examples/attention_fwd_sm90.cuk",
@@ -69,6 +69,7 @@ const ALL: [&str; 31] = [
     "tests/hopper/gemm_sm90_ws.cuk",
     "tests/hopper/mbarrier_handoff.cuk",
     "tests/hopper/mbarrier_phases.cuk",
+    "tests/hopper/tma_reduce_add.cuk",
     "tests/hopper/tma_tile_copy.cuk",
     "tests/hopper/wgmma_chain.cuk",
     "tests/hopper/wgmma_fp8.cuk",
@@ -79,7 +80,7 @@ const ALL: [&str; 31] = [
 
 /// The files CI mutates: small, and covering TMA, wgmma (shared and register A, FP8),
 /// clusters, cp.async, tcgen05, a two-barrier handoff and signals between ranks.
-const SAMPLE: [&str; 13] = [
+const SAMPLE: [&str; 14] = [
     "cuk-examples/allreduce.cuk",
     "cuk-examples/copy_swizzled_smem.cuk",
     "tests/blackwell/tmem_copy.cuk",
@@ -87,6 +88,7 @@ const SAMPLE: [&str; 13] = [
     "tests/hopper/cluster_multicast.cuk",
     "tests/hopper/mbarrier_handoff.cuk",
     "tests/hopper/mbarrier_phases.cuk",
+    "tests/hopper/tma_reduce_add.cuk",
     "tests/hopper/tma_tile_copy.cuk",
     "tests/hopper/wgmma_chain.cuk",
     "tests/hopper/wgmma_fp8.cuk",

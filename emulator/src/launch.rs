@@ -219,7 +219,8 @@ pub(crate) fn check(kernel: &Verified, launch: &Launch) -> Result<(), String> {
     Ok(())
 }
 
-/// Whether `body` has an atomic on global memory (an ordered add among them), anywhere.
+/// Whether `body` has an atomic on global memory (an ordered add or a TMA reduce-add
+/// among them), anywhere.
 fn has_global_atomic(body: &[Inst]) -> bool {
     body.iter().any(|inst| {
         matches!(
@@ -231,7 +232,7 @@ fn has_global_atomic(body: &[Inst]) -> bool {
                 intrinsic: Intrinsic::Ordered {
                     access: Ordered::AddRelease | Ordered::FetchAddAcqRel,
                     ..
-                },
+                } | Intrinsic::TmaStore { add: true, .. },
                 ..
             }
         ) || inst

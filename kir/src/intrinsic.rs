@@ -90,10 +90,14 @@ pub enum Intrinsic {
         reach: TmaReach,
     },
     /// `cp.async.bulk.tensor` from shared into global memory: the tile at `src` to the
-    /// box at `coords` of the tensor map `map`, in the thread's next bulk group.
+    /// box at `coords` of the tensor map `map`, in the thread's next bulk group; with
+    /// `add`, `cp.reduce.async.bulk.tensor .add`, each element added to the one in global
+    /// memory atomically.
     TmaStore {
         /// The box's dimensions, 1 to 5.
         rank: u32,
+        /// Whether it adds to global memory rather than overwriting it.
+        add: bool,
     },
     /// `tcgen05.fence::before_thread_sync` (else `::after_thread_sync`): the thread's
     /// tcgen05 operations ordered before its next thread synchronization (after its
@@ -238,7 +242,8 @@ impl Intrinsic {
                 ..
             } => rows::TMA_LOAD_MULTICAST,
             Intrinsic::TmaLoad { .. } => rows::TMA_LOAD_PAIR,
-            Intrinsic::TmaStore { .. } => rows::TMA_STORE,
+            Intrinsic::TmaStore { add: false, .. } => rows::TMA_STORE,
+            Intrinsic::TmaStore { add: true, .. } => rows::TMA_REDUCE_ADD,
             Intrinsic::Tcgen05Fence { after: false } => rows::TCGEN05_FENCE_BEFORE,
             Intrinsic::Tcgen05Fence { after: true } => rows::TCGEN05_FENCE_AFTER,
             Intrinsic::Tcgen05Wait { store: false } => rows::TCGEN05_WAIT_LD,
@@ -274,7 +279,7 @@ impl Intrinsic {
             } => vec![id, threads],
             Intrinsic::NamedBarrier { threads, .. } => vec![threads],
             Intrinsic::BulkWait { pending, .. } | Intrinsic::WgmmaWait { pending } => vec![pending],
-            Intrinsic::TmaLoad { rank, .. } | Intrinsic::TmaStore { rank } => vec![rank],
+            Intrinsic::TmaLoad { rank, .. } | Intrinsic::TmaStore { rank, .. } => vec![rank],
             Intrinsic::TmemAlloc { columns, pair } | Intrinsic::TmemDealloc { columns, pair } => {
                 vec![columns, cta_group(pair)]
             }
@@ -293,7 +298,7 @@ impl Intrinsic {
     /// how many results its [`Row::result_words`] are).
     pub fn list_len(&self) -> usize {
         match *self {
-            Intrinsic::TmaLoad { rank, .. } | Intrinsic::TmaStore { rank } => rank as usize,
+            Intrinsic::TmaLoad { rank, .. } | Intrinsic::TmaStore { rank, .. } => rank as usize,
             Intrinsic::TmemLoad { shape, repetitions }
             | Intrinsic::TmemStore { shape, repetitions } => {
                 (shape.registers() * repetitions) as usize

@@ -279,8 +279,9 @@ impl<'t> Builder<'t> {
                 map,
                 coords,
                 source,
+                add,
                 ..
-            } => self.tma_store(*map, coords, source),
+            } => self.tma_store(*map, coords, source, *add),
             Effect::Unsupported(what, _) => {
                 self.unsupported(format!("lowering does not handle {what}"))
             }

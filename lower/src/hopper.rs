@@ -125,8 +125,8 @@ impl Builder<'_> {
     }
 
     /// A TMA store of `source`'s tile through the tensor map `map` to the box at
-    /// `coords` (map order).
-    pub(crate) fn tma_store(&mut self, map: usize, coords: &[SymInt], source: &Tensor) {
+    /// `coords` (map order), adding to the box's elements when `add`.
+    pub(crate) fn tma_store(&mut self, map: usize, coords: &[SymInt], source: &Tensor, add: bool) {
         let Some((address, offset)) = self.tile_start(source, "a TMA source") else {
             return;
         };
@@ -140,7 +140,7 @@ impl Builder<'_> {
             .into_iter()
             .chain(words.into_iter().map(|word| (word, 0)))
             .collect();
-        self.push_intrinsic(Intrinsic::TmaStore { rank }, operands);
+        self.push_intrinsic(Intrinsic::TmaStore { rank, add }, operands);
     }
 
     /// A TMA box's rank as an instruction parameter (the checker allows 1 to 5).

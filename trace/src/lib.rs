@@ -352,7 +352,8 @@ pub enum Effect {
         /// The call.
         span: Span,
     },
-    /// A TMA store of a shared tile to one box, in the thread's bulk group.
+    /// A TMA store of a shared tile to one box, in the thread's bulk group; with `add`,
+    /// each element added to the box's (a TMA reduce-add).
     TmaStore {
         /// The tensor-map parameter's index.
         map: usize,
@@ -360,6 +361,8 @@ pub enum Effect {
         coords: Vec<SymInt>,
         /// The shared tile it stores.
         source: Arc<Tensor>,
+        /// Whether it adds to global memory rather than overwriting it.
+        add: bool,
         /// The call.
         span: Span,
     },

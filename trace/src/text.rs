@@ -324,11 +324,13 @@ fn header(effect: &Effect) -> String {
             map,
             coords,
             source,
+            add,
             ..
         } => {
             let coords: Vec<String> = coords.iter().map(ToString::to_string).collect();
+            let name = if *add { "tma_reduce_add" } else { "tma_store" };
             format!(
-                "tma_store(param {map}, {} -> ({}))",
+                "{name}(param {map}, {} -> ({}))",
                 tensor(source),
                 coords.join(", ")
             )

@@ -43,10 +43,13 @@ pub enum Hopper {
     /// `barrier.cluster.wait`: the thread waits until every thread of the cluster has
     /// arrived as often as it has.
     ClusterWait,
-    /// `cp.async.bulk.tensor` from shared into global memory.
+    /// `cp.async.bulk.tensor` from shared into global memory; with `add`,
+    /// `cp.reduce.async.bulk.tensor .add`.
     TmaStore {
         /// The box's dimensions.
         rank: usize,
+        /// Whether each element is added to global memory's.
+        add: bool,
     },
     /// `bar.sync id, threads` or `bar.arrive id, threads`.
     NamedBarrier {
@@ -132,8 +135,9 @@ pub fn intrinsic(intrinsic: &Intrinsic) -> Option<Hopper> {
             multicast: reach == TmaReach::Multicast,
             pair: reach == TmaReach::Pair,
         },
-        Intrinsic::TmaStore { rank } => Hopper::TmaStore {
+        Intrinsic::TmaStore { rank, add } => Hopper::TmaStore {
             rank: rank as usize,
+            add,
         },
         Intrinsic::WgmmaFence => Hopper::WgmmaFence,
         Intrinsic::WgmmaCommit => Hopper::WgmmaCommit,

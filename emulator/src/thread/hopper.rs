@@ -28,6 +28,7 @@
 use kir::{Inst, Op, ValueId};
 use lang::Span;
 
+use super::tma::TmaWay;
 use super::{Barriers, Context, Flow, Status, Thread};
 use crate::atoms::hopper::Hopper;
 use crate::atoms::umma::Issue;
@@ -277,9 +278,10 @@ impl<'k> Thread<'k> {
             Hopper::ClusterWait => {
                 return Ok(Flow::Wait(Status::Cluster(inst, self.cluster_arrivals)));
             }
-            Hopper::TmaStore { rank } => {
+            Hopper::TmaStore { rank, add } => {
                 let (src, src_offset) = operand("src")?;
-                let (start, len) = self.tma(inst, *rank, (src, src_offset), None, context)?;
+                let way = if *add { TmaWay::Add } else { TmaWay::Store };
+                let (start, len) = self.tma(inst, *rank, (src, src_offset), way, context)?;
                 let group = (Reader::TmaStore, self.index, self.bulk_groups);
                 (context.shared).async_read(group, start, len, inst.span);
             }

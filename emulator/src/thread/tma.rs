@@ -2,9 +2,10 @@
 //! modes, box and swizzle come from the kernel's signature (a tensor-map parameter
 //! reads as [`TENSOR_MAP_TOKEN`] plus its index), the tensor's address and extents from
 //! the launch's arguments. A load reads the whole box as it lands in shared memory
-//! (swizzled, zeros outside the tensor); a store writes the elements inside.
+//! (swizzled, zeros outside the tensor); a store writes the elements inside, and a
+//! reduce-add adds each to global memory's as `atom.add` would.
 
-use kir::{HostExpr, Inst, IntParam, Op, ParamKind, ValueId};
+use kir::{AtomicOp, Element, HostExpr, Inst, IntParam, Op, ParamKind, Ty, ValueId};
 
 use super::hopper::TENSOR_MAP_TOKEN;
 use super::{Context, Thread};
@@ -22,20 +23,18 @@ impl<'k> Thread<'k> {
         context: &mut Context<'_, 'k>,
     ) -> Result<(u32, Vec<u8>), Trap> {
         let mut image = Vec::new();
-        let (start, _) = self.tma(inst, rank, tile, Some(&mut image), context)?;
+        let (start, _) = self.tma(inst, rank, tile, TmaWay::Load(&mut image), context)?;
         Ok((start, image))
     }
 
-    /// Moves a TMA box between the shared tile at `tile` and global memory: a load
-    /// (`image` given) reads the whole box into `image` as it lands in shared memory,
-    /// zeros outside the tensor; a store writes the elements inside. Returns the tile's
-    /// first shared byte and its size in bytes.
+    /// Moves a TMA box between the shared tile at `tile` and global memory as `way`
+    /// says. Returns the tile's first shared byte and its size in bytes.
     pub(super) fn tma(
         &mut self,
         inst: &'k Inst,
         rank: usize,
         (tile, tile_offset): (ValueId, i64),
-        mut image: Option<&mut Vec<u8>>,
+        mut way: TmaWay<'_>,
         context: &mut Context<'_, 'k>,
     ) -> Result<(u32, u32), Trap> {
         let unsupported = |what: String| Trap::Fault(FaultKind::Unsupported(what));
@@ -110,10 +109,17 @@ impl<'k> Thread<'k> {
         }
         let who = self.accessor(context, inst);
         let mut element = vec![0u8; bytes as usize];
-        if let Some(image) = image.as_deref_mut() {
+        if let TmaWay::Load(image) = &mut way {
             image.clear();
             image.resize((size * bytes) as usize, 0);
         }
+        let added =
+            match way {
+                TmaWay::Add => Some(reduced_type(*dtype).ok_or_else(|| {
+                    unsupported(format!("a TMA reduce-add of {dtype:?} elements"))
+                })?),
+                _ => None,
+            };
         for linear in 0..size {
             let mut rest = linear;
             let mut inside = true;
@@ -127,7 +133,7 @@ impl<'k> Thread<'k> {
             }
             let offset = swizzled((linear * bytes) as u64, map.swizzle) as usize;
             let shared = start + offset as u32;
-            if let Some(image) = image.as_deref_mut() {
+            if let TmaWay::Load(image) = &mut way {
                 if inside {
                     let landing = &mut image[offset..offset + bytes as usize];
                     context.global.load(global as u64, landing).map_err(|_| {
@@ -136,22 +142,66 @@ impl<'k> Thread<'k> {
                         ))
                     })?;
                 }
-            } else {
-                context
-                    .shared
-                    .check_fenced(shared, element.len(), Access::BulkRead)?;
-                context.shared.read(&who, shared, &mut element)?;
-                if inside {
-                    context.global.store(global as u64, &element).map_err(|_| {
-                        unsupported(format!(
-                            "a TMA store writing outside its tensor at {global:#x}"
-                        ))
-                    })?;
-                }
+                continue;
             }
+            context
+                .shared
+                .check_fenced(shared, element.len(), Access::BulkRead)?;
+            context.shared.read(&who, shared, &mut element)?;
+            if !inside {
+                continue;
+            }
+            let outside = |_| {
+                unsupported(format!(
+                    "a TMA store writing outside its tensor at {global:#x}"
+                ))
+            };
+            if let Some(ty) = added {
+                let mut old = vec![0u8; element.len()];
+                context
+                    .global
+                    .load(global as u64, &mut old)
+                    .map_err(outside)?;
+                let sum = crate::arith::atomic(AtomicOp::Add, ty, word(&old), word(&element))
+                    .map_err(unsupported)?;
+                let width = element.len();
+                element.copy_from_slice(&sum.to_le_bytes()[..width]);
+            }
+            context
+                .global
+                .store(global as u64, &element)
+                .map_err(outside)?;
         }
         Ok((start, (size * bytes) as u32))
     }
+}
+
+/// How a TMA copy moves its box.
+pub(super) enum TmaWay<'a> {
+    /// Into shared memory: the whole box, swizzled, into the image.
+    Load(&'a mut Vec<u8>),
+    /// Into global memory, overwriting the elements inside the tensor.
+    Store,
+    /// Into global memory, adding each element inside the tensor to the one there.
+    Add,
+}
+
+/// The type a reduce-add of `dtype` elements adds in (the checker allows these).
+fn reduced_type(dtype: Element) -> Option<Ty> {
+    match dtype {
+        Element::F32 => Some(Ty::F32),
+        Element::I32 => Some(Ty::I32),
+        Element::U32 => Some(Ty::U32),
+        _ => None,
+    }
+}
+
+/// A little-endian element's bits.
+fn word(bytes: &[u8]) -> u64 {
+    bytes
+        .iter()
+        .rev()
+        .fold(0, |word, byte| (word << 8) | u64::from(*byte))
 }
 
 /// The launch's integer arguments by parameter index (0 for the others), for the

@@ -53,6 +53,7 @@ pub(super) const TMEM_LOAD: usize = 36;
 pub(super) const TMEM_STORE: usize = 37;
 pub(super) const FENCE_DEVICE: usize = 38;
 pub(super) const FENCE_SYSTEM: usize = 39;
+pub(super) const TMA_REDUCE_ADD: usize = 62;
 /// The first of the six `tcgen05.mma` rows: by kind, A in shared then tensor memory.
 const TCGEN05_MMA: usize = 40;
 
@@ -202,7 +203,7 @@ fn only(numbers: &[u32], intrinsic: Intrinsic) -> Option<Intrinsic> {
 }
 
 /// Every row, at the index [`Intrinsic::row`] gives its kind.
-pub static ROWS: [Row; 62] = [
+pub static ROWS: [Row; 63] = [
     Row {
         numbers: &["registers"],
         scope: Scope::Warpgroup,
@@ -419,6 +420,7 @@ pub static ROWS: [Row; 62] = [
         Ordered::FetchAddAcqRel,
         MemoryScope::System,
     ),
+    tma::STORE_ADD,
 ];
 
 /// A bulk group wait of up to 63 pending groups (the immediate's range).

@@ -317,7 +317,9 @@ builtins! {
         "make_tma_store", Device, Between(2, 2), [], false, "tensor, tile",
             "A TMA copy of shared tiles laid out as `tile` into boxes of the global tensor parameter `tensor` (sm_90)." => make_tma(name);
         "tma_store", Device, Between(3, 3), [], true, "tma, tile, coords",
-            "One thread stores the shared `tile` to the box whose first element's coordinates `coords` gives; elements outside the tensor are not written (sm_90). Fence the tile's writes first (`fence_proxy_async`, then a barrier)." => tma_store;
+            "One thread stores the shared `tile` to the box whose first element's coordinates `coords` gives; elements outside the tensor are not written (sm_90). Fence the tile's writes first (`fence_proxy_async`, then a barrier)." => tma_store(name);
+        "tma_reduce_add", Device, Between(3, 3), [], true, "tma, tile, coords",
+            "As `tma_store`, but adds each element of the shared `tile` to the box's, atomically per element (`cp.reduce.async.bulk.tensor .add`; sm_90): f32 (rounded to nearest, subnormals flushed to zero, as `atomic_add`), i32 or u32 tensors. Several blocks may add to the same box; the sums land by `tma_store_wait_all()`." => tma_store(name);
         "tma_store_commit_group", Device, Between(0, 0), [], true, "",
             "Closes this thread's group of TMA stores (`cp.async.bulk.commit_group`; sm_90)." => intrinsic[Intrinsic::BulkCommit];
         "tma_store_wait_group", Device, Between(1, 1), [], true, "n",

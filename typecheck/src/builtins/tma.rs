@@ -17,7 +17,7 @@
 
 use std::sync::Arc;
 
-use cute::{Base, Codomain, MemorySpace, TmaBox};
+use cute::{Base, Codomain, Dtype, MemorySpace, TmaBox};
 use layout::SymInt;
 
 use crate::builtins::{Arg, Args};
@@ -222,14 +222,29 @@ impl<'a> Checker<'a> {
     /// `tma_store(tma, tile, coords)`: one thread stores the shared `tile` to the box
     /// whose first element's coordinates `coords` gives (elements outside the tensor
     /// are not written).
-    pub(crate) fn tma_store(&mut self, args: &Args) -> Value {
-        if !self.require_arch("tma_store", 90, args.call_span) {
+    /// `tma_store(tma, tile, coords)`, and `tma_reduce_add` with the same arguments,
+    /// whose tensor is f32, i32 or u32 (E0227 at the copy otherwise).
+    pub(crate) fn tma_store(&mut self, name: &'static str, args: &Args) -> Value {
+        if !self.require_arch(name, 90, args.call_span) {
             return Value::Unit;
         }
         let p = args.positional();
-        let Some(tma) = self.tma_copy("tma_store", p[0], true) else {
+        let Some(tma) = self.tma_copy(name, p[0], true) else {
             return Value::Unit;
         };
+        let add = name == "tma_reduce_add";
+        if add && !matches!(tma.boxed.dtype, Dtype::F32 | Dtype::I32 | Dtype::U32) {
+            self.error(
+                "E0227",
+                p[0].span,
+                format!(
+                    "`tma_reduce_add` adds f32, i32 or u32 elements; this copy's tensor is {}",
+                    tma.boxed.dtype
+                ),
+                "a tensor of another type",
+            );
+            return Value::Unit;
+        }
         let Some(source) = self.tma_tile(&tma.boxed, p[1]) else {
             return Value::Unit;
         };
@@ -247,6 +262,7 @@ impl<'a> Checker<'a> {
                 map,
                 coords,
                 source,
+                add,
                 span: args.call_span,
             });
         }

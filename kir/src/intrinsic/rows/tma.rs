@@ -1,7 +1,8 @@
 //! The rows of the TMA copies (`cp.async.bulk.tensor`, sm_90; PTX ISA "Data Movement
 //! and Conversion Instructions: cp.async.bulk.tensor"): a load of a box into this
 //! block's shared memory, to every block of a cluster mask, or a CTA pair's (sm_100a),
-//! completing on an mbarrier; and a store of a shared tile in the thread's bulk group.
+//! completing on an mbarrier; and a store of a shared tile in the thread's bulk group,
+//! overwriting the box or adding to it (`cp.reduce.async.bulk.tensor`).
 //! Each takes the box's coordinates as a list of operands, one per dimension.
 
 use super::{BAR, SM100A, plain, value};
@@ -19,21 +20,33 @@ pub(super) const LOAD_PAIR: Row = Row {
     target: SM100A,
     ..tma_load_row("tma_load_pair", &[DST, MAP, value("bar")], TmaReach::Pair)
 };
-pub(super) const STORE: Row = Row {
-    numbers: &["rank"],
-    operands: &[MAP, SRC],
-    list: Some(COORD),
-    effects: Effects {
-        reads: &[Space::Shared],
-        writes: &[Space::Global],
-        async_proxy: true,
-        orders: false,
-    },
-    ..plain("tma_store", |n| match *n {
-        [rank] if (1..=5).contains(&rank) => Some(Intrinsic::TmaStore { rank }),
+pub(super) const STORE: Row = tma_store_row("tma_store", |n| tma_store(false, n));
+pub(super) const STORE_ADD: Row = tma_store_row("tma_reduce_add", |n| tma_store(true, n));
+
+/// A TMA store's row (`cp.async.bulk.tensor`, or `cp.reduce.async.bulk.tensor .add`):
+/// the map, the source tile and then the coordinates.
+const fn tma_store_row(name: &'static str, build: fn(&[u32]) -> Option<Intrinsic>) -> Row {
+    Row {
+        numbers: &["rank"],
+        operands: &[MAP, SRC],
+        list: Some(COORD),
+        effects: Effects {
+            reads: &[Space::Shared],
+            writes: &[Space::Global],
+            async_proxy: true,
+            orders: false,
+        },
+        ..plain(name, build)
+    }
+}
+
+/// A TMA store of a box of 1 to 5 dimensions, adding when `add`.
+fn tma_store(add: bool, numbers: &[u32]) -> Option<Intrinsic> {
+    match *numbers {
+        [rank] if (1..=5).contains(&rank) => Some(Intrinsic::TmaStore { rank, add }),
         _ => None,
-    })
-};
+    }
+}
 
 /// A TMA copy's tensor map, a generic address.
 const MAP: Role = Role {
