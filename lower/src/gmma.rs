@@ -164,7 +164,9 @@ impl Builder<'_> {
             return Some(descriptor);
         }
         let immediate = self.constant(immediate >> 4, Ty::I64);
-        Some(self.pure(Op::Binary(BinOp::Add, descriptor, immediate), Ty::I64))
+        let stepped = Op::Binary(BinOp::Add, descriptor, immediate);
+        let depth = self.rematerialized_depth(&stepped);
+        Some(self.define_at(depth, stepped, &[Ty::I64])[0])
     }
 
     /// The un-swizzled address of `parts`' anchor, as an earlier descriptor's anchor

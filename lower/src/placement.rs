@@ -63,6 +63,19 @@ impl Builder<'_> {
         innermost_kept_branch.unwrap_or(operands)
     }
 
+    /// The depth a pure instruction that is as cheap to compute again as to keep (an
+    /// immediate added to a register) goes to: as [`Builder::hoisting_depth`] says, but
+    /// never out of the innermost open loop, where it would hold a register of its own
+    /// through every iteration. A wgmma's descriptors of a tile that stays put (the
+    /// attention backward's k and v) are one base and an immediate per k-step: hoisted,
+    /// each would be a 64-bit register for the whole loop.
+    pub(crate) fn rematerialized_depth(&self, op: &Op) -> usize {
+        let innermost_loop = (self.regions.frames.iter())
+            .rposition(|frame| frame.kind == Kind::Loop)
+            .unwrap_or(0);
+        self.hoisting_depth(op).max(innermost_loop)
+    }
+
     /// The kind of region for the side of a branch on `condition` (its value, and its
     /// term) where the condition is `taken`: whether it keeps the pure instructions only
     /// it needs (see the module docs).
