@@ -135,3 +135,63 @@ pub fn no_valid_point(block: &TuneBlock) -> Diagnostic {
     .with_primary(block.name.span, "every point was rejected")
     .with_note("the table says why each point was rejected")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Tuned;
+    use crate::compile::{Built, Ready, Rejected};
+    use crate::timing::{Measured, Timed, Timings};
+    use tune::{ConstValue, Point};
+
+    fn built(bm: i64, compiled: bool) -> Built {
+        let outcome = if compiled {
+            Ok(Ready {
+                module: lang::ast::Module::default(),
+                host: trace::HostFacts::default(),
+                kernels: Vec::new(),
+                registers: 32,
+                shared_bytes: 0,
+                spilled_bytes: 0,
+            })
+        } else {
+            Err(Rejected("line 3: static_assert failed".to_owned()))
+        };
+        Built {
+            point: Point::new(vec![("BM".to_owned(), ConstValue::Int(bm))]),
+            outcome,
+        }
+    }
+
+    fn timed(kernel_ms: f64) -> Measured {
+        Measured::Timed(Timed {
+            kernel_ms,
+            metric: None,
+        })
+    }
+
+    #[test]
+    fn a_block_has_winners_only_when_something_was_timed() {
+        let untimed = Tuned {
+            built: vec![built(64, true), built(128, false)],
+            benches: vec!["only".to_owned()],
+            timings: Timings {
+                measured: vec![None, None],
+                finalists: Vec::new(),
+            },
+            table: String::new(),
+        };
+        assert_eq!(untimed.ready(), 1);
+        assert!(untimed.winners().is_none(), "a dry run has no winner");
+        let timed = Tuned {
+            built: vec![built(64, true), built(128, false), built(192, true)],
+            timings: Timings {
+                measured: vec![Some(vec![timed(2.0)]), None, Some(vec![timed(1.0)])],
+                finalists: vec![0, 2],
+            },
+            ..untimed
+        };
+        let winners = timed.winners().expect("points were timed");
+        assert_eq!(winners.len(), 1);
+        assert_eq!(winners[0].map(|(index, _)| index), Some(2));
+    }
+}
