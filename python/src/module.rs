@@ -158,10 +158,13 @@ struct Request {
 /// GPU it is for, announced.
 fn origin_of(py: Python<'_>, source: String, path: String, request: Request) -> PyResult<Origin> {
     let target = parse_target(request.target.as_deref(), request.emulate)?;
+    // The first GPU's winners, for a module built for it (they were timed there).
     let gpu = match request.tuned_for {
         Some(gpu) => Some(gpu),
         None if request.emulate => None,
-        None => first_gpu().map(|info| info.name.clone()),
+        None => first_gpu()
+            .filter(|info| autotune::winners::target_of(info) == target)
+            .map(|info| info.name.clone()),
     };
     let mut used = Vec::new();
     if let Some(gpu) = gpu {

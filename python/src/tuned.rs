@@ -5,8 +5,9 @@
 //! winners (in the order of the file's `tune` blocks and their benches) as its const
 //! parameters' defaults, and says so on standard error, as `cukc bench` does.
 //!
-//! A load for the GPU uses the first GPU's winners; `tuned_for=` names another GPU
-//! (an emulated load uses winners only when it names one). Const arguments given to
+//! A load for the GPU uses the first GPU's winners (not when `target=` names another
+//! architecture than that GPU's); `tuned_for=` names another GPU (an emulated load uses
+//! winners only when it names one). Const arguments given to
 //! `kernel.specialize(...)` override the winner's; `Kernel.tuned` says which values came
 //! from where.
 
