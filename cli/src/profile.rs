@@ -61,7 +61,7 @@ pub fn run(args: &ProfileArgs) -> ExitCode {
         runtime::gpu_status()
     };
     let target = args.target.unwrap_or_else(|| match &gpu {
-        Ok(info) => crate::tune::winners::target_of(info),
+        Ok(info) => autotune::winners::target_of(info),
         Err(_) => crate::check::declared_target(&args.file),
     });
     let compiled = build::compile(&args.file, target);

@@ -23,7 +23,6 @@ use crate::build;
 use crate::interrupt;
 use crate::output::{errln, out, outln};
 use crate::sources;
-use crate::tune as tune_cmd;
 
 /// Arguments shared by `test`, `bench` and `run`.
 #[derive(clap::Args)]
@@ -79,7 +78,7 @@ pub fn run(args: &RunArgs, mode: Mode) -> ExitCode {
     };
     let gpu = runtime::gpu_status();
     let gpu_target = match &gpu {
-        Ok(info) => tune_cmd::winners::target_of(info),
+        Ok(info) => autotune::winners::target_of(info),
         Err(_) => cute::Target::Sm90a,
     };
     let target = args.target.unwrap_or(gpu_target);
@@ -233,11 +232,11 @@ fn run_file(
     }
     let tuned = match gpu_name {
         Some(gpu) if selection.benches => {
-            tune_cmd::winners::stored(&compiled.file, &compiled.module, gpu)
+            autotune::winners::stored(&compiled.file, &compiled.module, gpu)
         }
         _ => Vec::new(),
     };
-    let untuned = tune_cmd::winners::without(&compiled.module, &tuned);
+    let untuned = autotune::winners::without(&compiled.module, &tuned);
     let mut summary =
         runtime::run_blocks(&untuned, &compiled.host, &kernels, selection, &mut report);
     for (bench, winner) in &tuned {

@@ -6,22 +6,21 @@
 //!
 //! Without a GPU (or with `--dry-run`) everything up to timing is done and the table
 //! says which points compiled; nothing is timed and no winner is stored.
+//!
+//! The compiling, timing and storing are the `autotune` crate's, which the Python
+//! package's `cuk.autotune` shares; this is the command line's face of it.
 
-mod points;
-mod timing;
-pub mod winners;
-
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-use lang::Diagnostic;
+use autotune::winners::{self, NotStored};
+use autotune::{Compiler, GpuTimer, Progress, Timer};
 use lang::ast::{ItemKind, TuneBlock};
+use lang::{Diagnostic, SourceFile};
 
 use crate::assemble::{self, PtxasArgs};
 use crate::build;
 use crate::output::{errln, outln};
-use points::Compiler;
-use timing::{GpuTimer, Timer, Timings};
 
 /// `cukc tune`'s arguments.
 #[derive(clap::Args)]
@@ -102,8 +101,17 @@ pub fn run(args: &TuneArgs) -> ExitCode {
         .ok()
         .map(|_| GpuTimer::new(args.kernel_timeout));
     let mut failed = false;
+    let front_end = |file: &SourceFile, module, target| {
+        let compiled = build::compile_module(file.clone(), module, target);
+        autotune::Lowered {
+            diagnostics: compiled.diagnostics,
+            kernels: compiled.kernels,
+            host: compiled.host,
+        }
+    };
     for block in blocks {
         let compiler = Compiler {
+            front_end: &front_end,
             file: &compiled.file,
             module: &compiled.module,
             block,
@@ -131,81 +139,59 @@ fn tune_block(
     gpu_name: Option<&str>,
 ) -> bool {
     let block = compiler.block;
-    let Some(space) = tune::check(compiler.module, block).space else {
+    let mut progress = |progress: Progress| match progress {
+        Progress::Compiled {
+            kept,
+            total,
+            ready,
+            elapsed,
+        } => errln!(
+            "cukc: `{}`: {kept} of {total} points kept by the conditions, {ready} compiled within the limits, in {:.2} s ({:.1} ms a point on {} threads)",
+            block.name.text,
+            elapsed.as_secs_f64(),
+            elapsed.as_secs_f64() * 1e3 / kept.max(1) as f64,
+            rayon::current_num_threads()
+        ),
+        Progress::Surveyed {
+            timed,
+            ready,
+            elapsed,
+        } => errln!(
+            "cukc: surveyed {timed} of {ready} points ({:.1} s)",
+            elapsed.as_secs_f64()
+        ),
+        Progress::Finalists { count, elapsed } => errln!(
+            "cukc: timed {count} finalists again carefully ({:.1} s in all)",
+            elapsed.as_secs_f64()
+        ),
+    };
+    let Some(tuned) = autotune::tune(compiler, timer, &mut progress) else {
         return false;
     };
-    let (built, elapsed) = compiler.compile_all(&space.points);
-    let ready = built.iter().filter(|built| built.outcome.is_ok()).count();
-    errln!(
-        "cukc: `{}`: {} of {} points kept by the conditions, {ready} compiled within the limits, in {:.2} s ({:.1} ms a point on {} threads)",
-        block.name.text,
-        space.points.len(),
-        space.total,
-        elapsed.as_secs_f64(),
-        elapsed.as_secs_f64() * 1e3 / space.points.len().max(1) as f64,
-        rayon::current_num_threads()
-    );
-    let benches: Vec<String> = block
-        .benches
-        .iter()
-        .map(|bench| bench.text.clone())
-        .collect();
-    let timings: Timings = match timer {
-        Some(timer) if ready > 0 => {
-            let started = std::time::Instant::now();
-            let mut progress = |timed: usize| {
-                if timed.is_multiple_of(100) || timed == ready {
-                    errln!(
-                        "cukc: surveyed {timed} of {ready} points ({:.1} s)",
-                        started.elapsed().as_secs_f64()
-                    );
-                }
-            };
-            let timings = timing::time_all(&built, &benches, timer, &mut progress);
-            errln!(
-                "cukc: timed {} finalists again carefully ({:.1} s in all)",
-                timings.finalists.len(),
-                started.elapsed().as_secs_f64()
-            );
-            timings
-        }
-        _ => Timings {
-            measured: vec![None; built.len()],
-            finalists: Vec::new(),
-        },
-    };
-    let table = timing::table(&built, &benches, &timings.measured);
-    outln!("{table}");
+    outln!("{}", tuned.table);
     let report = args
         .report
         .clone()
-        .unwrap_or_else(|| default_report(&args.file, block));
-    match std::fs::write(&report, &table) {
+        .unwrap_or_else(|| autotune::report::default_path(&args.file, block));
+    match std::fs::write(&report, &tuned.table) {
         Ok(()) => errln!("cukc: wrote {}", report.display()),
         Err(error) => errln!("cukc: cannot write {}: {error}", report.display()),
     }
-    if ready == 0 {
-        let diagnostic = Diagnostic::error(
-            "E0236",
-            format!("the space of `{}` has no valid point", block.name.text),
-        )
-        .with_primary(block.name.span, "every point was rejected")
-        .with_note("the table says why each point was rejected");
-        build::report(compiler.file, &[diagnostic]);
+    if tuned.ready() == 0 {
+        build::report(compiler.file, &[autotune::no_valid_point(block)]);
         return false;
     }
-    let (Some(gpu_name), Some(_)) = (gpu_name, timings.measured.iter().flatten().next()) else {
+    let (Some(gpu_name), Some(won)) = (gpu_name, tuned.winners()) else {
         return true;
     };
-    let won = timing::winners(&benches, &timings);
-    for (bench, winner) in benches.iter().zip(won) {
+    for (bench, winner) in tuned.benches.iter().zip(won) {
         let Some((index, timed)) = winner else {
             outln!("bench {bench}: no point was timed");
             continue;
         };
-        let point = &built[index].point;
+        let point = &tuned.built[index].point;
         outln!("bench {bench}: fastest {point} ({:.4} ms)", timed.kernel_ms);
-        winners::store(
+        store(
             compiler.file,
             block,
             bench,
@@ -217,10 +203,22 @@ fn tune_block(
     true
 }
 
-/// `<stem>.<block>.tune.txt` in the current folder.
-fn default_report(file: &Path, block: &TuneBlock) -> PathBuf {
-    let stem = file
-        .file_stem()
-        .map_or_else(|| "tune".into(), |stem| stem.to_string_lossy().into_owned());
-    PathBuf::from(format!("{stem}.{}.tune.txt", block.name.text))
+/// Stores the winner of `bench`, saying where (or why it could not be stored).
+fn store(
+    file: &SourceFile,
+    block: &TuneBlock,
+    bench: &str,
+    gpu: &str,
+    point: &tune::Point,
+    kernel_ms: f64,
+) {
+    match winners::store(file, block, bench, gpu, point, kernel_ms) {
+        Ok(path) => errln!("cukc: stored the winner in {}", path.display()),
+        Err(NotStored::NoCacheDir) => {
+            errln!("cukc: no cache directory (set CUKC_CACHE_DIR): the winner is not stored")
+        }
+        Err(NotStored::Io(error)) => {
+            errln!("cukc: cannot store the winner of `{bench}`: {error}")
+        }
+    }
 }

@@ -17,9 +17,29 @@ caller's stream (PyTorch's current stream, or ``stream=``) without allocating or
 synchronizing. ``emulate=True`` runs kernels on the CPU emulator, on CPU tensors.
 ``cuk.torch`` registers kernels as ``torch.library`` custom ops.
 
+``autotune`` is ``cukc tune`` from Python: it times every point of a file's ``tune``
+blocks on the GPU and stores each bench's winner, which ``load`` and ``compile`` (and
+``cukc bench``) then use for the GPU it was timed on, saying so on standard error;
+``Kernel.tuned`` gives the winner's values and where they came from, and
+``kernel.specialize(...)`` overrides them.
+
 Importing this package needs no CUDA and no torch.
 """
 
 from ._cuk import CompileError, Kernel, Module, __version__, compile, gpu, load, stats
+from .tuning import TuneResult, TuneRow, TuneWinner, autotune
 
-__all__ = ["CompileError", "Kernel", "Module", "__version__", "compile", "gpu", "load", "stats"]
+__all__ = [
+    "CompileError",
+    "Kernel",
+    "Module",
+    "TuneResult",
+    "TuneRow",
+    "TuneWinner",
+    "__version__",
+    "autotune",
+    "compile",
+    "gpu",
+    "load",
+    "stats",
+]

@@ -23,6 +23,10 @@ class Kernel:
     def signature(self) -> List[Dict[str, Any]]: ...
     @property
     def const_args(self) -> Dict[str, Union[int, str]]: ...
+    @property
+    def tuned(self) -> Optional[Dict[str, Any]]:
+        """The stored winner it was compiled with: ``values`` (those ``specialize`` did not
+        override), ``tune``, ``bench``, ``kernel_ms``, ``gpu`` and ``file``; else ``None``."""
     def __call__(self, *args: Any, stream: Any = None, **kwargs: Any) -> None: ...
     def check(self, *args: Any, **kwargs: Any) -> Dict[str, Any]: ...
     def specialize(self, **consts: Any) -> "Kernel": ...
@@ -42,6 +46,9 @@ class Module:
     def emulated(self) -> bool: ...
     @property
     def manifest(self) -> Optional[Dict[str, Any]]: ...
+    @property
+    def tuned(self) -> Dict[str, Dict[str, Any]]:
+        """The stored winners its kernels use, by kernel (see ``Kernel.tuned``)."""
     def __getattr__(self, name: str) -> Kernel: ...
 
 def load(
@@ -50,6 +57,7 @@ def load(
     target: Optional[str] = None,
     cache_dir: Optional[Union[str, PathLike]] = None,
     emulate: bool = False,
+    tuned_for: Optional[str] = None,
 ) -> Module: ...
 def compile(
     source: str,
@@ -58,6 +66,17 @@ def compile(
     target: Optional[str] = None,
     cache_dir: Optional[Union[str, PathLike]] = None,
     emulate: bool = False,
+    tuned_for: Optional[str] = None,
 ) -> Module: ...
 def stats() -> Dict[str, int]: ...
+def autotune(
+    path: Union[str, PathLike],
+    *,
+    tune: Optional[str] = None,
+    target: Optional[str] = None,
+    report: Optional[Union[str, PathLike]] = None,
+    dry_run: bool = False,
+    kernel_timeout: Optional[float] = None,
+) -> List[Dict[str, Any]]:
+    """One dict a tuned block; ``cuk.autotune`` (cuk/tuning.py) makes each a ``TuneResult``."""
 def gpu() -> Optional[str]: ...

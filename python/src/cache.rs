@@ -1,6 +1,6 @@
 //! The disk cache of compiled files: a folder per compile, named by the SHA-256 of
-//! what decides the cubin (the compiler's identity, the target, the requested
-//! instantiations and the source text), holding the cubin and its launch manifest
+//! what decides the cubin (the compiler's identity, the target, the stored winners
+//! used, the requested instantiations and the source text), holding the cubin and its launch manifest
 //! (docs/manifest.md).
 //!
 //! The cache lives in cukc's cache directory, beside the ptxas it may have installed:
@@ -31,10 +31,17 @@ pub fn default_dir() -> Option<PathBuf> {
         .map(|dir| dir.join("kernels"))
 }
 
-/// The key of a compile: lowercase hex SHA-256.
-pub fn key(compiler: &str, target: &str, requested: &[Instantiation], source: &str) -> String {
+/// The key of a compile: lowercase hex SHA-256; `tuned` names the stored winners the
+/// kernels' defaults were set to (empty when none).
+pub fn key(
+    compiler: &str,
+    target: &str,
+    requested: &[Instantiation],
+    tuned: &str,
+    source: &str,
+) -> String {
     let mut hasher = Sha256::new();
-    for part in [compiler, target] {
+    for part in [compiler, target, tuned] {
         hasher.update(part.as_bytes());
         hasher.update([0]);
     }

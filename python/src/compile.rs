@@ -109,7 +109,8 @@ pub fn assemble(
 /// The ptxas found by the first compile of this process.
 static PTXAS: Mutex<Option<Ptxas>> = Mutex::new(None);
 
-fn find_ptxas() -> Result<Ptxas, String> {
+/// The ptxas this process compiles with, found (or installed) on first use.
+pub fn find_ptxas() -> Result<Ptxas, String> {
     let mut found = PTXAS
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());

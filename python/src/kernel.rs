@@ -1,7 +1,9 @@
 //! A kernel as a Python callable: `module.copy(a, out)` checks every argument and
 //! launches on the caller's stream (or runs on the emulator); `check(...)` makes the
 //! same checks and returns the launch configuration without launching;
-//! `specialize(BM=128)` compiles the instantiation with those const arguments.
+//! `specialize(BM=128)` compiles the instantiation with those const arguments (the
+//! others at their defaults, a stored winner's values where there is one); `tuned`
+//! says which winner's values it uses.
 
 use std::sync::Arc;
 
@@ -15,7 +17,7 @@ use runtime::marshal::{LaunchPlan, Planner};
 use crate::bind::{self, Arg, Args, Binder, CallError};
 use crate::program::Program;
 use crate::tensors::Device;
-use crate::{emulate, errors, gpu, specialize, stream};
+use crate::{emulate, errors, gpu, specialize, stream, tuned};
 
 /// A compiled kernel instantiation of a module, with what its calls need of its
 /// signature worked out once: how arguments bind to parameters and how a call is
@@ -28,6 +30,8 @@ pub struct Kernel {
     index: usize,
     binder: Binder,
     planner: Planner,
+    /// The const parameters `specialize` was given (they override a stored winner's).
+    overridden: Vec<String>,
 }
 
 impl Kernel {
@@ -37,10 +41,16 @@ impl Kernel {
     pub fn default_of(py: Python<'_>, program: Arc<Program>, name: &str) -> Option<Kernel> {
         let index = (program.kernels.iter())
             .position(|kernel| kernel.signature.name == name && kernel.signature.entry == name)?;
-        Some(Kernel::at(py, program, name, index))
+        Some(Kernel::at(py, program, name, index, Vec::new()))
     }
 
-    fn at(py: Python<'_>, program: Arc<Program>, name: &str, index: usize) -> Kernel {
+    fn at(
+        py: Python<'_>,
+        program: Arc<Program>,
+        name: &str,
+        index: usize,
+        overridden: Vec<String>,
+    ) -> Kernel {
         let signature = &program.kernels[index].signature;
         let binder = Binder::new(py, signature);
         let planner = Planner::new(signature);
@@ -50,6 +60,7 @@ impl Kernel {
             index,
             binder,
             planner,
+            overridden,
         }
     }
 
@@ -209,7 +220,11 @@ impl Kernel {
     #[pyo3(signature = (**consts))]
     fn specialize(&self, py: Python<'_>, consts: Option<&Bound<'_, PyDict>>) -> PyResult<Kernel> {
         let (program, index) = specialize::instantiate(py, &self.program, &self.name, consts)?;
-        Ok(Kernel::at(py, program, &self.name, index))
+        let mut overridden = self.overridden.clone();
+        for name in consts.into_iter().flat_map(|consts| consts.keys()) {
+            overridden.push(name.extract()?);
+        }
+        Ok(Kernel::at(py, program, &self.name, index, overridden))
     }
 
     /// The kernel's name.
@@ -268,6 +283,18 @@ impl Kernel {
             }
         }
         Ok(dict)
+    }
+
+    /// The stored winner this kernel was compiled with (`cukc tune`, `cuk.autotune`), as
+    /// a dict: `values` (those `specialize` did not override), `tune`, `bench`,
+    /// `kernel_ms`, `gpu` and `file`; `None` when it uses none.
+    #[getter]
+    fn tuned<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let origin = &self.program.origin;
+        match (origin.tuned.iter()).find(|used| used.winner.kernel == self.name) {
+            Some(used) => tuned::as_dict(py, used, &self.overridden),
+            None => Ok(None),
+        }
     }
 
     fn __repr__(&self) -> String {

@@ -20,6 +20,9 @@
 //!   synchronizing; `emulate.rs` runs the kernel on the CPU emulator instead, on CPU
 //!   tensors.
 //!
+//! `tuning.rs` is `cuk.autotune` (the `autotune` crate, as `cukc tune`), and `tuned.rs`
+//! the stored winners `cuk.load` compiles tuned kernels with.
+//!
 //! `import cuk` needs no CUDA: the driver is loaded on the first launch.
 
 mod bind;
@@ -34,6 +37,8 @@ mod program;
 mod specialize;
 mod stream;
 mod tensors;
+mod tuned;
+mod tuning;
 
 use pyo3::prelude::*;
 
@@ -49,5 +54,6 @@ fn _cuk(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(module::compile_source, module)?)?;
     module.add_function(wrap_pyfunction!(program::stats, module)?)?;
     module.add_function(wrap_pyfunction!(gpu::gpu, module)?)?;
+    module.add_function(wrap_pyfunction!(tuning::autotune_file, module)?)?;
     Ok(())
 }

@@ -1,7 +1,8 @@
 //! `cuk.load` and `cuk.compile`, and the module they return ([`Module`]): its kernels as
 //! attributes, its target, its launch manifest, and whether the cubin came from the
 //! disk cache. The target defaults to the first GPU's (`sm_90a` without one, and for the
-//! emulator); emulated modules are never cached.
+//! emulator); emulated modules are never cached. A kernel with a winner stored for the
+//! GPU (`tuned.rs`) is compiled with it.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -10,10 +11,11 @@ use std::sync::{Arc, Mutex, OnceLock};
 use cute::Target;
 use pyo3::exceptions::{PyAttributeError, PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 
-use crate::cache;
 use crate::kernel::Kernel;
 use crate::program::{Origin, Program};
+use crate::{cache, compile, errors, tuned};
 
 /// A compiled `.cuk` file; each kernel is an attribute.
 #[pyclass(frozen, module = "cuk")]
@@ -47,6 +49,7 @@ impl Module {
                 "manifest",
                 "path",
                 "emulated",
+                "tuned",
             ]
             .map(str::to_owned),
         );
@@ -92,6 +95,16 @@ impl Module {
         self.program.origin.emulate
     }
 
+    /// The stored winners the kernels use, by kernel (see `Kernel.tuned`).
+    #[getter]
+    fn tuned<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let dict = PyDict::new(py);
+        for used in &self.program.origin.tuned {
+            dict.set_item(&used.winner.kernel, tuned::as_dict(py, used, &[])?)?;
+        }
+        Ok(dict)
+    }
+
     /// The launch manifest (docs/manifest.md) as a dict; `None` for an emulated module.
     #[getter]
     fn manifest<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
@@ -113,17 +126,15 @@ impl Module {
     }
 }
 
+/// The first GPU, asked once; `None` without one.
+pub fn first_gpu() -> Option<&'static runtime::DeviceInfo> {
+    static GPU: OnceLock<Option<runtime::DeviceInfo>> = OnceLock::new();
+    GPU.get_or_init(|| runtime::gpu_status().ok()).as_ref()
+}
+
 /// The target of the first GPU, or `sm_90a` without one.
 fn default_target() -> Target {
-    static TARGET: OnceLock<Target> = OnceLock::new();
-    *TARGET.get_or_init(|| match runtime::gpu_status() {
-        Ok(info) => match info.compute_capability.0 {
-            8 => Target::Sm80,
-            10.. => Target::Sm100a,
-            _ => Target::Sm90a,
-        },
-        Err(_) => Target::Sm90a,
-    })
+    first_gpu().map_or(Target::Sm90a, autotune::winners::target_of)
 }
 
 fn parse_target(target: Option<&str>, emulate: bool) -> PyResult<Target> {
@@ -133,6 +144,44 @@ fn parse_target(target: Option<&str>, emulate: bool) -> PyResult<Target> {
         None if emulate => Ok(Target::Sm90a),
         None => Ok(default_target()),
     }
+}
+
+/// What a load asks for besides the source.
+struct Request {
+    target: Option<String>,
+    cache_dir: Option<PathBuf>,
+    emulate: bool,
+    tuned_for: Option<String>,
+}
+
+/// The origin of a load of `source` (named `path`), with the winners stored for the
+/// GPU it is for, announced.
+fn origin_of(py: Python<'_>, source: String, path: String, request: Request) -> PyResult<Origin> {
+    let target = parse_target(request.target.as_deref(), request.emulate)?;
+    // The first GPU's winners, for a module built for it (they were timed there).
+    let gpu = match request.tuned_for {
+        Some(gpu) => Some(gpu),
+        None if request.emulate => None,
+        None => first_gpu()
+            .filter(|info| autotune::winners::target_of(info) == target)
+            .map(|info| info.name.clone()),
+    };
+    let mut used = Vec::new();
+    if let Some(gpu) = gpu {
+        let parsed = compile::parse(&path, &source)
+            .map_err(|rejected| errors::compile_error(py, &rejected.0, &rejected.1))?;
+        used = tuned::find(&parsed.file, &parsed.module, &gpu);
+        tuned::announce(py, &path, &used)?;
+    }
+    Ok(Origin {
+        source,
+        path,
+        target,
+        emulate: request.emulate,
+        cache_dir: cache_folder(request.cache_dir, request.emulate),
+        specialized: Mutex::new(HashMap::new()),
+        tuned: used,
+    })
 }
 
 fn module_of(py: Python<'_>, origin: Origin) -> PyResult<Module> {
@@ -158,59 +207,63 @@ fn cache_folder(cache_dir: Option<PathBuf>, emulate: bool) -> Option<PathBuf> {
     cache_dir.or_else(cache::default_dir)
 }
 
-/// Compiles the `.cuk` file at `path` (or reads its cubin from the disk cache).
+/// Compiles the `.cuk` file at `path` (or reads its cubin from the disk cache), each
+/// kernel with a winner stored for the GPU (`tuned_for`, by default the first GPU's)
+/// compiled with it.
 #[pyfunction]
-#[pyo3(signature = (path, *, target = None, cache_dir = None, emulate = false))]
+#[pyo3(signature = (path, *, target = None, cache_dir = None, emulate = false, tuned_for = None))]
 pub fn load(
     py: Python<'_>,
     path: PathBuf,
-    target: Option<&str>,
+    target: Option<String>,
     cache_dir: Option<PathBuf>,
     emulate: bool,
+    tuned_for: Option<String>,
 ) -> PyResult<Module> {
+    let source = read_source(&path)?;
+    let request = Request {
+        target,
+        cache_dir,
+        emulate,
+        tuned_for,
+    };
+    let origin = origin_of(py, source, path.display().to_string(), request)?;
+    module_of(py, origin)
+}
+
+/// The text of the `.cuk` file at `path`.
+pub fn read_source(path: &std::path::Path) -> PyResult<String> {
     // Only a regular file of at most 16 MiB is read: a FIFO or `/dev/zero` is refused
     // at once, as `cukc check` refuses it.
-    let bytes = lang::read::read(&path)
+    let bytes = lang::read::read(path)
         .map_err(|error| PyOSError::new_err(format!("cannot read {}: {error}", path.display())))?;
-    let source = String::from_utf8(bytes).map_err(|error| {
+    String::from_utf8(bytes).map_err(|error| {
         PyOSError::new_err(format!(
             "cannot read {}: it is not UTF-8 text ({error})",
             path.display()
         ))
-    })?;
-    module_of(
-        py,
-        Origin {
-            source,
-            path: path.display().to_string(),
-            target: parse_target(target, emulate)?,
-            emulate,
-            cache_dir: cache_folder(cache_dir, emulate),
-            specialized: Mutex::new(HashMap::new()),
-        },
-    )
+    })
 }
 
-/// Compiles `.cuk` source text; `name` is the path messages give it.
+/// Compiles `.cuk` source text; `name` is the path messages give it. Stored winners
+/// are used as [`load`] uses them.
 #[pyfunction(name = "compile")]
-#[pyo3(signature = (source, *, name = "<string>", target = None, cache_dir = None, emulate = false))]
+#[pyo3(signature = (source, *, name = "<string>", target = None, cache_dir = None, emulate = false, tuned_for = None))]
 pub fn compile_source(
     py: Python<'_>,
     source: String,
     name: &str,
-    target: Option<&str>,
+    target: Option<String>,
     cache_dir: Option<PathBuf>,
     emulate: bool,
+    tuned_for: Option<String>,
 ) -> PyResult<Module> {
-    module_of(
-        py,
-        Origin {
-            source,
-            path: name.to_owned(),
-            target: parse_target(target, emulate)?,
-            emulate,
-            cache_dir: cache_folder(cache_dir, emulate),
-            specialized: Mutex::new(HashMap::new()),
-        },
-    )
+    let request = Request {
+        target,
+        cache_dir,
+        emulate,
+        tuned_for,
+    };
+    let origin = origin_of(py, source, name.to_owned(), request)?;
+    module_of(py, origin)
 }

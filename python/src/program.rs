@@ -22,7 +22,7 @@ use pyo3::types::PyDict;
 use runtime::{CompiledKernel, HostImages, Image};
 use typecheck::Instantiation;
 
-use crate::{cache, compile, errors};
+use crate::{cache, compile, errors, tuned};
 
 /// How a program was asked for: everything but the instantiations.
 pub struct Origin {
@@ -38,6 +38,8 @@ pub struct Origin {
     pub cache_dir: Option<PathBuf>,
     /// Programs compiled for `specialize`, by their instantiations' key.
     pub specialized: Mutex<HashMap<String, Arc<Program>>>,
+    /// The stored winners the kernels use (`tuned.rs`), one a tuned kernel.
+    pub tuned: Vec<tuned::Used>,
 }
 
 /// A kernel as the source declares it.
@@ -83,10 +85,16 @@ impl Program {
     ) -> PyResult<Program> {
         let parsed = compile::parse(&origin.path, &origin.source)
             .map_err(|rejected| errors::compile_error(py, &rejected.0, &rejected.1))?;
+        let decls = declarations(&parsed.module);
+        // The tuned kernels' const parameters default to their winners' values.
+        let parsed = compile::Parsed {
+            module: tuned::apply(parsed.module, &origin.tuned),
+            file: parsed.file,
+        };
         let program = |kernels, manifest, from_cache| Program {
             origin: origin.clone(),
             file: parsed.file.clone(),
-            decls: declarations(&parsed.module),
+            decls,
             kernels,
             manifest,
             from_cache,
@@ -111,6 +119,7 @@ impl Program {
             &compiler_identity(py),
             target.name(),
             requested,
+            &tuned::describe(&origin.tuned),
             &origin.source,
         );
         // The front end runs on every load: an entry is used only when its manifest

@@ -1,6 +1,7 @@
 """On the GPU, with torch: results against torch, streams, CUDA-graph capture and
 replay, ``torch.compile`` of a function that calls a CuK kernel, and the host time of a
-launch beside ``torch.Tensor.copy_``. Skipped without a GPU and torch with CUDA;
+launch beside ``torch.Tensor.copy_``, and ``cuk.autotune`` of the SM90 GEMM's quick space
+with ``cuk.load`` using its winner. Skipped without a GPU and torch with CUDA;
 ``scripts/gpu-check.sh`` runs them on the GPU machine."""
 
 import os
@@ -172,6 +173,37 @@ def test_torch_compile_calls_the_kernel_without_a_graph_break(torch, copy_mod):
     torch.cuda.synchronize()
     assert torch.equal(out, a * 2)
     assert torch.equal(result, a * 2 + 1)
+
+
+def test_autotune_times_the_quick_gemm_space_and_load_uses_the_winner(torch, tmp_path, monkeypatch, capsys):
+    # `cukc tune --tune gemm_tn_quick` from Python: 8 points at 4096^3, timed here, the
+    # winner stored in a cukc cache directory of the test's own (so that no other load
+    # of the GEMM is tuned by it), then used by a load for this GPU.
+    gemm = os.path.join(EXAMPLES, "gemm_sm90.cuk")
+    if torch.cuda.get_device_capability()[0] != 9:
+        pytest.skip("gemm_sm90.cuk needs an SM90 GPU")
+    monkeypatch.setenv("CUKC_CACHE_DIR", str(tmp_path / "cukc"))
+    report = tmp_path / "quick.txt"
+    (result,) = cuk.autotune(gemm, tune="gemm_tn_quick", report=str(report), quiet=True)
+    assert result.gpu == torch.cuda.get_device_name()
+    assert len(result.rows) == 8 and result.valid
+    for row in result.valid:
+        time = row.times["gemm_tn_4096"]
+        assert time["kernel_ms"] > 0 and time["unit"] == "TFLOP/s", row
+    assert report.read_text() == result.table
+    winner = result.winners["gemm_tn_4096"]
+    assert winner.kernel_ms > 0 and winner.stored and os.path.isfile(winner.stored)
+    assert winner.stored.startswith(str(tmp_path / "cukc" / "tune"))
+    print(f"cuk.autotune gemm_tn_quick: fastest {winner.configuration}, {winner.kernel_ms:.4f} ms")
+    capsys.readouterr()
+    mod = cuk.load(gemm, cache_dir=str(tmp_path / "kernels"))
+    tuned = mod.gemm_tn.tuned
+    assert (tuned["tune"], tuned["bench"], tuned["gpu"]) == ("gemm_tn_quick", "gemm_tn_4096", result.gpu)
+    assert tuned["values"] == result.rows[winner.row - 1].values
+    assert tuned["file"] == winner.stored
+    for name, value in tuned["values"].items():
+        assert mod.gemm_tn.const_args[name] == value
+    assert f"using {winner.configuration} for `gemm_tn`" in capsys.readouterr().err
 
 
 def host_time_per_launch(torch, launch):

@@ -13,7 +13,8 @@
 //! - [`winners`] stores and finds the fastest point for a bench, keyed by the
 //!   source, the compiler, the GPU and the bench (whose shapes it fixes).
 //!
-//! Timing needs a GPU and lives in `cukc tune`; this crate never runs anything.
+//! Compiling the points, timing them on a GPU and using the winners is the `autotune`
+//! crate's (for `cukc tune` and `cuk.autotune`); this crate never runs anything.
 
 pub mod condition;
 pub mod space;

@@ -1,6 +1,12 @@
-//! The winners `cukc tune` stores, and their use by `cukc bench` and `cukc run`: a
-//! bench with a winner for this source, this compiler and this GPU runs with the
-//! tuned kernel's const parameters defaulting to the winner's values, and says so.
+//! The winners `cukc tune` and `cuk.autotune` store, and their use by `cukc bench`,
+//! `cukc run` and `cuk.load`: a bench (or a kernel loaded from Python) with a winner
+//! for this source, this compiler and this GPU runs with the tuned kernel's const
+//! parameters defaulting to the winner's values, and says so.
+//!
+//! Winners live in cukc's cache directory (`CUKC_CACHE_DIR`, else
+//! `$XDG_CACHE_HOME/cukc`, else `~/.cache/cukc`), under `tune/` (`tune::winners`
+//! keeps the files), so what one of `cukc` and the Python package stores the other
+//! finds.
 
 use std::path::{Path, PathBuf};
 
@@ -8,8 +14,6 @@ use lang::SourceFile;
 use lang::ast::{ItemKind, Module, TuneBlock};
 use tune::Point;
 use tune::winners::{Key, Winner};
-
-use crate::output::errln;
 
 /// The target a GPU runs: sm_80, sm_90a or sm_100a.
 pub fn target_of(info: &runtime::DeviceInfo) -> cute::Target {
@@ -20,11 +24,31 @@ pub fn target_of(info: &runtime::DeviceInfo) -> cute::Target {
     }
 }
 
-fn cache_dir() -> Option<PathBuf> {
+/// cukc's cache directory, when the environment names one.
+pub fn cache_dir() -> Option<PathBuf> {
     backend_ptx::ptxas::Environment::from_process(None, true).cache_dir
 }
 
-/// Stores the winner of `bench`, saying where (or why it could not be stored).
+/// Why a winner was not stored.
+#[derive(Debug)]
+pub enum NotStored {
+    /// The environment names no cache directory.
+    NoCacheDir,
+    /// Writing the file failed.
+    Io(std::io::Error),
+}
+
+impl std::fmt::Display for NotStored {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NotStored::NoCacheDir => f.write_str("no cache directory (set CUKC_CACHE_DIR)"),
+            NotStored::Io(error) => error.fmt(f),
+        }
+    }
+}
+
+/// Stores the winner of `bench` (a bench `block` times) on GPU `gpu` in the cache
+/// directory; the file it was written to.
 pub fn store(
     file: &SourceFile,
     block: &TuneBlock,
@@ -32,11 +56,8 @@ pub fn store(
     gpu: &str,
     point: &Point,
     kernel_ms: f64,
-) {
-    let Some(dir) = cache_dir() else {
-        errln!("cukc: no cache directory (set CUKC_CACHE_DIR): the winner is not stored");
-        return;
-    };
+) -> Result<PathBuf, NotStored> {
+    let dir = cache_dir().ok_or(NotStored::NoCacheDir)?;
     let compiler = tune::winners::compiler();
     let key = Key {
         source: file.text(),
@@ -50,10 +71,7 @@ pub fn store(
         point: point.clone(),
         kernel_ms,
     };
-    match tune::winners::store(&dir, &key, &winner) {
-        Ok(path) => errln!("cukc: stored the winner in {}", path.display()),
-        Err(error) => errln!("cukc: cannot store the winner of `{bench}`: {error}"),
-    }
+    tune::winners::store(&dir, &key, &winner).map_err(NotStored::Io)
 }
 
 /// The benches of `module` that a `tune` block times and that have a stored winner
@@ -70,6 +88,21 @@ fn stored_in(dir: &Path, file: &SourceFile, module: &Module, gpu: &str) -> Vec<(
     tune::winners::stored(dir, file.text(), module, gpu)
 }
 
+/// One winner a kernel: of the stored winners `tuned` (in the order of the file's
+/// `tune` blocks and their benches), the first for each kernel, with its bench.
+pub fn per_kernel(tuned: &[(String, Winner)]) -> Vec<(String, Winner)> {
+    let mut chosen: Vec<(String, Winner)> = Vec::new();
+    for (bench, winner) in tuned {
+        if chosen
+            .iter()
+            .all(|(_, first)| first.kernel != winner.kernel)
+        {
+            chosen.push((bench.clone(), winner.clone()));
+        }
+    }
+    chosen
+}
+
 /// `module` without the benches in `tuned` (they run on their own, tuned).
 pub fn without(module: &Module, tuned: &[(String, Winner)]) -> Module {
     let items = (module.items.iter())
@@ -84,7 +117,7 @@ pub fn without(module: &Module, tuned: &[(String, Winner)]) -> Module {
 
 #[cfg(test)]
 mod tests {
-    use super::{stored_in, without};
+    use super::{per_kernel, stored_in, without};
     use lang::ast::ItemKind;
     use tune::winners::compiler;
     use tune::winners::{Key, Winner};
@@ -95,6 +128,15 @@ mod tests {
         bench k_large { k(2); }\n\
         tune k_space: k for k_small, k_large { B in [64, 128]; }\n";
 
+    fn winner(b: i64) -> Winner {
+        Winner {
+            tune: "k_space".to_owned(),
+            kernel: "k".to_owned(),
+            point: Point::new(vec![("B".to_owned(), ConstValue::Int(b))]),
+            kernel_ms: 0.5,
+        }
+    }
+
     #[test]
     fn a_bench_finds_the_winner_stored_for_it_on_this_gpu() {
         let file = lang::SourceFile::new("k.cuk", SOURCE);
@@ -102,21 +144,15 @@ mod tests {
         assert!(diagnostics.is_empty(), "{diagnostics:?}");
         let dir = tempfile::tempdir().unwrap();
         let compiler = compiler();
-        let winner = Winner {
-            tune: "k_space".to_owned(),
-            kernel: "k".to_owned(),
-            point: Point::new(vec![("B".to_owned(), ConstValue::Int(128))]),
-            kernel_ms: 0.5,
-        };
         let key = Key {
             source: SOURCE,
             compiler: &compiler,
             gpu: "NVIDIA H100",
             bench: "k_large",
         };
-        tune::winners::store(dir.path(), &key, &winner).unwrap();
+        tune::winners::store(dir.path(), &key, &winner(128)).unwrap();
         let found = stored_in(dir.path(), &file, &module, "NVIDIA H100");
-        assert_eq!(found, vec![("k_large".to_owned(), winner)]);
+        assert_eq!(found, vec![("k_large".to_owned(), winner(128))]);
         assert!(stored_in(dir.path(), &file, &module, "NVIDIA H200").is_empty());
         let rest = without(&module, &found);
         let benches: Vec<&str> = (rest.items.iter())
@@ -126,5 +162,23 @@ mod tests {
             })
             .collect();
         assert_eq!(benches, ["k_small"]);
+    }
+
+    #[test]
+    fn a_kernel_takes_the_winner_of_its_first_bench_that_has_one() {
+        let mut other = winner(32);
+        other.kernel = "j".to_owned();
+        let tuned = vec![
+            ("k_small".to_owned(), winner(64)),
+            ("k_large".to_owned(), winner(128)),
+            ("j_only".to_owned(), other.clone()),
+        ];
+        assert_eq!(
+            per_kernel(&tuned),
+            vec![
+                ("k_small".to_owned(), winner(64)),
+                ("j_only".to_owned(), other)
+            ]
+        );
     }
 }

@@ -1,4 +1,4 @@
-//! Timing the points that compiled, and what comes of it: the table and the winners.
+//! Timing the points that compiled, and what comes of it: the winners.
 //!
 //! A [`Timer`] runs a point's benches and gives each one's kernel time. Every point is
 //! first surveyed (one untimed launch, the median of 5), then each bench's
@@ -8,11 +8,9 @@
 //! before every launch, the benches' references (cuBLAS, memcpy) not timed, and each
 //! created tensor drawn once and copied on the GPU for later points. The choice of
 //! winners and the table are plain functions of the measurements, tested with made-up
-//! ones (never shown as measurements).
+//! ones (never shown as measurements); [`crate::report`] makes the table.
 
-use std::fmt::Write;
-
-use super::points::{Built, Ready, Rejected};
+use crate::compile::{Built, Ready};
 use runtime::{BenchConfig, GpuSession, Metric, Outcome, Selection};
 
 /// One bench's measurement at a point.
@@ -45,8 +43,9 @@ pub enum Pass {
     Final,
 }
 
-/// Runs a point's benches.
-pub trait Timer {
+/// Runs a point's benches (on a thread of its own: the Python package lets go of the
+/// GIL while it times).
+pub trait Timer: Send {
     /// Each bench of `benches` timed at `point` as `pass` says, or why it could not be.
     fn time(&mut self, point: &Ready, benches: &[String], pass: Pass) -> Vec<Measured>;
 }
@@ -195,76 +194,11 @@ pub fn winners(benches: &[String], timings: &Timings) -> Vec<Option<(usize, Time
         .collect()
 }
 
-/// The report: one row per point (its configuration, resources, and per bench its
-/// time and rate, or why it was rejected), then the winners.
-pub fn table(built: &[Built], benches: &[String], measured: &Measurements) -> String {
-    let mut text = String::new();
-    let width = (built.iter())
-        .map(|built| built.point.to_string().len())
-        .max()
-        .unwrap_or(0)
-        .max("configuration".len());
-    let _ = write!(
-        text,
-        "{:>5}  {:<width$}  {:>4}  {:>8}  {:>6}",
-        "#", "configuration", "regs", "smem", "spill"
-    );
-    for bench in benches {
-        let _ = write!(text, "  {bench:>24}");
-    }
-    text.push('\n');
-    for (index, (built, results)) in built.iter().zip(measured).enumerate() {
-        let _ = write!(
-            text,
-            "{:>5}  {:<width$}",
-            index + 1,
-            built.point.to_string()
-        );
-        match &built.outcome {
-            Err(Rejected(reason)) => {
-                let _ = write!(text, "  rejected: {reason}");
-            }
-            Ok(ready) => {
-                let _ = write!(
-                    text,
-                    "  {:>4}  {:>8}  {:>6}",
-                    ready.registers, ready.shared_bytes, ready.spilled_bytes
-                );
-                match results {
-                    None => text.push_str("  compiled, not timed"),
-                    Some(results) => {
-                        for result in results {
-                            let _ = write!(text, "  {:>24}", cell(result));
-                        }
-                    }
-                }
-            }
-        }
-        text.push('\n');
-    }
-    text
-}
-
-/// `0.4123 ms 712.3 TFLOP/s`, or `failed: ...`.
-fn cell(result: &Measured) -> String {
-    match result {
-        Measured::Timed(timed) => match timed.metric {
-            Some(metric) => format!(
-                "{:.4} ms {:.1} {}",
-                timed.kernel_ms,
-                metric.rate(timed.kernel_ms),
-                metric.unit()
-            ),
-            None => format!("{:.4} ms", timed.kernel_ms),
-        },
-        Measured::Failed(reason) => format!("failed: {}", reason.lines().next().unwrap_or("")),
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use super::{FINALISTS, Measured, Pass, Timed, Timer, Timings, table, time_all, winners};
-    use crate::tune::points::{Built, Ready, Rejected};
+    use super::{FINALISTS, Measured, Pass, Timed, Timer, Timings, time_all, winners};
+    use crate::compile::{Built, Ready, Rejected};
+    use crate::report::table;
     use runtime::Metric;
     use tune::{ConstValue, Point};
 

@@ -1,21 +1,23 @@
 //! Every point of a space compiled, on every core: the point's module checked and
-//! lowered (a `static_assert` that fails rejects it), its PTX assembled by ptxas
-//! with `-v` through the cubin cache, and its resources read from ptxas's report: a
-//! point whose block needs more registers than an SM has, or more shared memory than
-//! a block may have, is rejected too. What timing needs is kept (the module, the host
-//! facts, the cubin), not the KIR.
+//! lowered by the caller's front end (a `static_assert` that fails rejects it), its
+//! PTX assembled by ptxas with `-v` through the cubin cache, and its resources read
+//! from ptxas's report: a point whose block needs more registers than an SM has, or
+//! more shared memory than a block may have, is rejected too. What timing needs is
+//! kept (the module, the host facts, the cubin), not the KIR.
+//!
+//! `cukc tune` lowers with its build's front end (kernels lowered on threads of their
+//! own); [`check_and_lower`] is the plain one the Python package uses.
 
 use std::time::{Duration, Instant};
 
+use backend_ptx::EmitOptions;
 use backend_ptx::ptxas::{self, AssembleOptions, AssemblyCache};
 use kir::HostExpr;
-use lang::SourceFile;
 use lang::ast::{Module, TuneBlock};
+use lang::{Diagnostic, SourceFile};
 use rayon::prelude::*;
 use runtime::{CompiledKernel, Image};
 use tune::Point;
-
-use crate::build;
 
 /// The registers of one SM (every target cukc builds for).
 const REGISTERS_PER_SM: u64 = 65536;
@@ -49,8 +51,41 @@ pub struct Ready {
     pub spilled_bytes: u64,
 }
 
+/// A point's module checked and lowered.
+pub struct Lowered {
+    /// Every diagnostic.
+    pub diagnostics: Vec<Diagnostic>,
+    /// The kernels (none when there is an error).
+    pub kernels: Vec<kir::Verified>,
+    /// What host code reads from the checker.
+    pub host: trace::HostFacts,
+}
+
+/// Checks and lowers a point's module of a file for a target.
+pub type FrontEnd = dyn Fn(&SourceFile, Module, cute::Target) -> Lowered + Sync;
+
+/// The plain front end: the checker, then every kernel lowered.
+pub fn check_and_lower(_file: &SourceFile, module: Module, target: cute::Target) -> Lowered {
+    typecheck::trace(&module, target, |analysis, traces| {
+        let host = analysis.host;
+        let lowered = lower::lower_traces(analysis.diagnostics, &traces);
+        let kernels = if lowered.has_errors() {
+            Vec::new()
+        } else {
+            lowered.kernels
+        };
+        Lowered {
+            diagnostics: lowered.diagnostics,
+            kernels,
+            host,
+        }
+    })
+}
+
 /// How the points are compiled.
 pub struct Compiler<'a> {
+    /// Checks and lowers a point's module.
+    pub front_end: &'a FrontEnd,
     /// The source.
     pub file: &'a SourceFile,
     /// The parsed file.
@@ -87,7 +122,7 @@ impl Compiler<'_> {
             .map(|bench| bench.text.as_str())
             .collect();
         let module = tune::specialise(self.module, &self.block.kernel.text, point, Some(&benches));
-        let compiled = build::compile_module(self.file.clone(), module.clone(), self.target);
+        let compiled = (self.front_end)(self.file, module.clone(), self.target);
         if let Some(error) = compiled
             .diagnostics
             .iter()
@@ -96,8 +131,12 @@ impl Compiler<'_> {
             let line = self.file.line_column(error.span().start).line;
             return Err(Rejected(format!("line {line}: {}", error.message)));
         }
+        let options = EmitOptions {
+            source_name: Some(self.file.path().to_owned()),
+            ..EmitOptions::default()
+        };
         let ptx =
-            build::ptx(&compiled, &compiled.kernels, self.target, false, None).map_err(Rejected)?;
+            backend_ptx::emit_module(&compiled.kernels, self.target, &options).map_err(Rejected)?;
         let options = AssembleOptions {
             verbose: true,
             timeout: self.timeout,
