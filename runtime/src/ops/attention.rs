@@ -1,7 +1,9 @@
 //! The attention reference: `softmax(q kᵀ / sqrt(d)) v` for each index of the leading
 //! dimensions (batch, heads), in f64, rounded to q's element type once at the end. With
 //! `causal`, query i sees keys up to i + (keys - queries), the bottom-right alignment
-//! FlashAttention uses when the lengths differ.
+//! FlashAttention uses when the lengths differ. Grouped-query attention: k and v may
+//! have fewer heads (their last leading extent) than q, dividing them; query head h
+//! then reads key head h / (heads / kv_heads), as torch's `enable_gqa` does.
 
 use kir::Element;
 use rayon::prelude::*;
@@ -9,12 +11,23 @@ use rayon::prelude::*;
 use crate::element::round_to;
 use crate::tensor::{Dense, shape_text};
 
-/// q (..., queries, d) and k (..., keys, d) with the same leading dimensions.
+/// q (..., heads, queries, d) and k (..., kv_heads, keys, d) with the same leading
+/// dimensions but the heads, kv_heads dividing heads.
 pub(super) struct Problem {
     pub(super) batch: Vec<usize>,
     pub(super) queries: usize,
     pub(super) keys: usize,
     pub(super) d: usize,
+    /// The query heads that share a key head (heads / kv_heads; 1 without heads).
+    pub(super) group: usize,
+}
+
+impl Problem {
+    /// The key head (an index over k's leading dimensions) of query head `head` (over
+    /// q's): with heads the last leading dimension, `head / group`.
+    pub(super) fn kv_head(&self, head: usize) -> usize {
+        head / self.group
+    }
 }
 
 /// The leading dimensions, rows and columns of `tensor`, of rank 2 or more.
@@ -31,9 +44,18 @@ pub(super) fn split(tensor: &Dense, what: &str) -> Result<(Vec<usize>, usize, us
 pub(super) fn problem(q: &Dense, k: &Dense) -> Result<Problem, String> {
     let (batch, queries, d) = split(q, "q")?;
     let (k_batch, keys, k_d) = split(k, "k")?;
-    if k_batch != batch || k_d != d {
+    let group = match (batch.split_last(), k_batch.split_last()) {
+        (Some((heads, outer)), Some((kv_heads, k_outer)))
+            if outer == k_outer && *kv_heads > 0 && heads % kv_heads == 0 =>
+        {
+            heads / kv_heads
+        }
+        (None, None) => 1,
+        _ => 0,
+    };
+    if group == 0 || k_d != d {
         return Err(format!(
-            "`attention` needs q (..., queries, d) and k (..., keys, d) with the same leading dimensions; these are {} and {}",
+            "`attention` needs q (..., heads, queries, d) and k (..., kv_heads, keys, d) with the same leading dimensions, kv_heads dividing heads; these are {} and {}",
             shape_text(&q.shape),
             shape_text(&k.shape)
         ));
@@ -43,6 +65,7 @@ pub(super) fn problem(q: &Dense, k: &Dense) -> Result<Problem, String> {
         queries,
         keys,
         d,
+        group,
     })
 }
 
@@ -79,7 +102,7 @@ pub(super) fn each_row(
         || vec![0.0; keys],
         |scores, (index, chunk)| {
             let (head, i) = (index / queries, index % queries);
-            let (q0, k0) = (head * queries * d, head * keys * d);
+            let (q0, k0) = (head * queries * d, problem.kv_head(head) * keys * d);
             let visible = visible_keys(i, problem, causal);
             let query = &q.values[q0 + i * d..][..d];
             let mut high = f64::NEG_INFINITY;
@@ -100,13 +123,15 @@ pub(super) fn each_row(
 }
 
 /// `softmax(q kᵀ / sqrt(d)) v` over the last two dimensions of q (queries, d), k
-/// (keys, d) and v (keys, dv), whose leading dimensions agree.
+/// (keys, d) and v (keys, dv), k's and v's leading dimensions agreeing and q's as the
+/// module says.
 pub fn attention(q: &Dense, k: &Dense, v: &Dense, causal: bool) -> Result<Dense, String> {
     let problem = problem(q, k)?;
     let (v_batch, v_keys, dv) = split(v, "v")?;
-    if v_batch != problem.batch || v_keys != problem.keys {
+    let (k_batch, ..) = split(k, "k")?;
+    if v_batch != k_batch || v_keys != problem.keys {
         return Err(format!(
-            "`attention` needs v (..., keys, dv) with q's leading dimensions and k's keys; these are {}, {} and {}",
+            "`attention` needs v (..., kv_heads, keys, dv) with k's leading dimensions and keys; these are {}, {} and {}",
             shape_text(&q.shape),
             shape_text(&k.shape),
             shape_text(&v.shape)
@@ -122,7 +147,7 @@ pub fn attention(q: &Dense, k: &Dense, v: &Dense, causal: bool) -> Result<Dense,
         causal,
         rows,
         |head, _, weights, _, total, out| {
-            let v0 = head * keys * dv;
+            let v0 = problem.kv_head(head) * keys * dv;
             for (j, weight) in weights.iter().enumerate() {
                 let value = &v.values[v0 + j * dv..][..dv];
                 for (slot, x) in out.iter_mut().zip(value) {
@@ -194,6 +219,38 @@ mod tests {
         let causal = attention(&q, &k, &v, true).unwrap();
         assert_eq!(causal.values, vec![10.0, mixed]);
         assert!(attention(&q, &dense(&[2, 2], &[0.0; 4]), &v, false).is_err());
+    }
+
+    #[test]
+    fn query_heads_of_a_group_share_their_key_head() {
+        // Four query heads over two key heads: heads 0 and 1 read key head 0, 2 and 3
+        // key head 1, as with k and v repeated head by head.
+        let value = |i: usize, salt: usize| ((i * 5 + salt * 3) % 7) as f64 - 3.0;
+        let make = |shape: &[usize], salt: usize| {
+            let count: usize = shape.iter().product();
+            let values: Vec<f64> = (0..count).map(|i| value(i, salt)).collect();
+            dense(shape, &values)
+        };
+        let (q, k, v) = (
+            make(&[4, 3, 2], 1),
+            make(&[2, 5, 2], 2),
+            make(&[2, 5, 3], 3),
+        );
+        let repeated = |t: &Dense| {
+            let per_head = t.values.len() / 2;
+            let mut values = Vec::new();
+            for head in [0, 0, 1, 1] {
+                values.extend_from_slice(&t.values[head * per_head..][..per_head]);
+            }
+            dense(&[4, t.shape[1], t.shape[2]], &values)
+        };
+        for causal in [false, true] {
+            let grouped = attention(&q, &k, &v, causal).unwrap();
+            let expanded = attention(&q, &repeated(&k), &repeated(&v), causal).unwrap();
+            assert_eq!(grouped.values, expanded.values);
+        }
+        // Three key heads do not divide four query heads.
+        assert!(attention(&q, &make(&[3, 5, 2], 2), &make(&[3, 5, 3], 3), false).is_err());
     }
 
     #[test]

@@ -3,7 +3,9 @@
 //! `s = q kᵀ / sqrt(d)`, `p = softmax(s)` and `o = p v` of each head:
 //! `dv = pᵀ do`, `dp = do vᵀ`, `ds = p ∘ (dp - rowsum(do ∘ o))`, `dq = ds k / sqrt(d)`
 //! and `dk = dsᵀ q / sqrt(d)`. Query rows run in parallel for dq (and each row's
-//! log-sum-exp and `rowsum(do ∘ o)`), then key rows for dk and dv.
+//! log-sum-exp and `rowsum(do ∘ o)`), then key rows for dk and dv. With grouped-query
+//! attention (k and v with fewer heads, `attention.rs`), a key head's dk and dv sum
+//! over the query heads that read it.
 
 use rayon::prelude::*;
 
@@ -40,7 +42,8 @@ pub fn attention_backward(
     let problem = problem(q, k).map_err(|_| mismatch())?;
     let (v_batch, v_keys, dv) = split(v, "v").map_err(|_| mismatch())?;
     let (o_batch, o_queries, o_dv) = split(d_out, "do").map_err(|_| mismatch())?;
-    if v_batch != problem.batch
+    let (k_batch, ..) = split(k, "k").map_err(|_| mismatch())?;
+    if v_batch != k_batch
         || v_keys != problem.keys
         || o_batch != problem.batch
         || o_queries != problem.queries
@@ -49,10 +52,15 @@ pub fn attention_backward(
         return Err(mismatch());
     }
     let Problem {
-        queries, keys, d, ..
+        queries,
+        keys,
+        d,
+        group,
+        ..
     } = problem;
     let scale = 1.0 / (d as f64).sqrt();
     let heads: usize = problem.batch.iter().product();
+    let kv_heads = heads / group;
 
     // Query rows: o and dp's row from the softmax weights, then ds's row, dq's row, the
     // log-sum-exp and rowsum(do ∘ o). A chunk is dq's row and the two statistics.
@@ -65,7 +73,8 @@ pub fn attention_backward(
         (rows.as_mut_slice(), width),
         |head, i, weights, high, total, chunk| {
             let grad = &d_out.values[(head * queries + i) * dv..][..dv];
-            let v0 = head * keys * dv;
+            let kv_head = problem.kv_head(head);
+            let v0 = kv_head * keys * dv;
             let mut o = vec![0.0; dv];
             let mut dp = Vec::with_capacity(weights.len());
             for (j, weight) in weights.iter().enumerate() {
@@ -79,7 +88,7 @@ pub fn attention_backward(
             let (dq, statistics) = chunk.split_at_mut(d);
             for (j, (weight, dp)) in weights.iter().zip(dp).enumerate() {
                 let ds = weight / total * (dp - delta);
-                let key = &k.values[(head * keys + j) * d..][..d];
+                let key = &k.values[(kv_head * keys + j) * d..][..d];
                 for (slot, x) in dq.iter_mut().zip(key) {
                     *slot += ds * x * scale;
                 }
@@ -96,17 +105,20 @@ pub fn attention_backward(
         })
         .collect();
 
-    // Key rows: each sees the queries that see it; a chunk is dk's row then dv's.
-    let mut columns = vec![0.0; heads * keys * (d + dv)];
+    // Key rows: each sees the queries of its group's heads that see it; a chunk is dk's
+    // row then dv's.
+    let mut columns = vec![0.0; kv_heads * keys * (d + dv)];
     columns
         .par_chunks_mut(d + dv)
         .enumerate()
         .for_each(|(index, chunk)| {
-            let (head, j) = (index / keys, index % keys);
-            let key = &k.values[(head * keys + j) * d..][..d];
-            let value = &v.values[(head * keys + j) * dv..][..dv];
+            let (kv_head, j) = (index / keys, index % keys);
+            let key = &k.values[(kv_head * keys + j) * d..][..d];
+            let value = &v.values[(kv_head * keys + j) * dv..][..dv];
             let (dk, dv_row) = chunk.split_at_mut(d);
-            for i in 0..queries {
+            let group_rows = (kv_head * group..(kv_head + 1) * group)
+                .flat_map(|head| (0..queries).map(move |i| (head, i)));
+            for (head, i) in group_rows {
                 if visible_keys(i, &problem, causal) <= j {
                     continue;
                 }
@@ -157,7 +169,7 @@ mod tests {
     }
 
     /// Each gradient is the objective's central difference in each input element.
-    fn check_against_finite_differences(causal: bool) {
+    fn check_against_finite_differences(causal: bool, (heads, kv_heads): (usize, usize)) {
         let value = |i: usize, salt: usize| ((i * 7 + salt * 13) % 11) as f64 / 5.0 - 1.0;
         let make = |shape: &[usize], salt: usize| {
             let count = shape.iter().product();
@@ -166,14 +178,13 @@ mod tests {
                 &(0..count).map(|i| value(i, salt)).collect::<Vec<_>>(),
             )
         };
-        // Two heads, three queries, four keys (the causal mask aligned bottom-right), d 2,
-        // dv 3.
+        // Three queries, four keys (the causal mask aligned bottom-right), d 2, dv 3.
         let (q, k, v) = (
-            make(&[2, 3, 2], 1),
-            make(&[2, 4, 2], 2),
-            make(&[2, 4, 3], 3),
+            make(&[heads, 3, 2], 1),
+            make(&[kv_heads, 4, 2], 2),
+            make(&[kv_heads, 4, 3], 3),
         );
-        let d_out = make(&[2, 3, 3], 4);
+        let d_out = make(&[heads, 3, 3], 4);
         let (dq, dk, dv) = attention_backward((&q, &k, &v), &d_out, causal).unwrap();
         let h = 1e-6;
         for (which, gradient) in [(0, &dq), (1, &dk), (2, &dv)] {
@@ -195,12 +206,14 @@ mod tests {
 
     #[test]
     fn gradients_match_finite_differences() {
-        check_against_finite_differences(false);
+        check_against_finite_differences(false, (2, 2));
+        check_against_finite_differences(false, (4, 2));
     }
 
     #[test]
     fn causal_gradients_match_finite_differences() {
-        check_against_finite_differences(true);
+        check_against_finite_differences(true, (2, 2));
+        check_against_finite_differences(true, (3, 1));
     }
 
     #[test]

@@ -103,7 +103,7 @@ impl fmt::Display for OperandError {
             ),
             OperandError::Attention { q, k, v, d_out } => write!(
                 f,
-                "`attention_backward` needs q (..., queries, d), k (..., keys, d), v (..., keys, dv) and do (..., queries, dv) with the same leading dimensions; these are {}, {}, {} and {}",
+                "`attention_backward` needs q (..., heads, queries, d), k (..., kv_heads, keys, d), v (..., kv_heads, keys, dv) and do (..., heads, queries, dv) with the same leading dimensions but kv_heads, which divides heads; these are {}, {}, {} and {}",
                 shape_text(q),
                 shape_text(k),
                 shape_text(v),

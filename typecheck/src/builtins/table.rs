@@ -441,11 +441,11 @@ builtins! {
         "reshape", Host, Between(2, 2), [], false, "a, shape",
             "The elements of host tensor `a`, in row-major order, as a tensor of `shape` (as many elements): `reshape(x, (m, k / 128, 128))` splits the rows of x into blocks of 128." => reshape;
         "attention", Host, Between(3, 3), ["causal"], false, "q, k, v, causal = false",
-            "`softmax(q kᵀ / sqrt(d)) v` over the last two dimensions of q (queries, d), k (keys, d) and v (keys, dv), for each index of the leading ones (batch, heads); with `causal = true`, query i sees keys up to i + keys - queries. Computed in f64 on every CPU core, rounded once to q's dtype." => attention_reference;
+            "`softmax(q kᵀ / sqrt(d)) v` over the last two dimensions of q (queries, d), k (keys, d) and v (keys, dv), for each index of the leading ones (batch, heads); k and v may have fewer heads (their last leading extent), dividing q's, each shared by a group of query heads (grouped-query attention); with `causal = true`, query i sees keys up to i + keys - queries. Computed in f64 on every CPU core, rounded once to q's dtype." => attention_reference;
         "attention_lse", Host, Between(2, 2), ["causal"], false, "q, k, causal = false",
             "The log-sum-exp of each row of `attention`'s scaled scores, `ln(sum_j exp(q kᵀ / sqrt(d)))` over the keys each query sees: f32 of shape (..., queries)." => attention_reference;
         "attention_backward", Host, Between(4, 4), ["causal"], false, "q, k, v, do, causal = false",
-            "The gradients `(dq, dk, dv)` of `sum(attention(q, k, v, causal) · do)`, do shaped as attention's output (..., queries, dv): `ds = p ∘ (do vᵀ - rowsum(do ∘ o))` for the softmax weights p and output o, `dq = ds k / sqrt(d)`, `dk = dsᵀ q / sqrt(d)`, `dv = pᵀ do`. Computed in f64 on every CPU core, each rounded once to q's dtype and shaped as q, k and v." => attention_reference;
+            "The gradients `(dq, dk, dv)` of `sum(attention(q, k, v, causal) · do)`, do shaped as attention's output (..., queries, dv): `ds = p ∘ (do vᵀ - rowsum(do ∘ o))` for the softmax weights p and output o, `dq = ds k / sqrt(d)`, `dk = dsᵀ q / sqrt(d)`, `dv = pᵀ do`. With grouped-query k and v, a key head's dk and dv sum over its group. Computed in f64 on every CPU core, each rounded once to q's dtype and shaped as q, k and v." => attention_reference;
         "tanh", Host, Between(1, 1), [], false, "a",
             "The hyperbolic tangent of each element of a float host tensor." => host_math(name);
         "erf", Host, Between(1, 1), [], false, "a",
