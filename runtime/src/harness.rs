@@ -18,7 +18,7 @@ mod ranked;
 use calls::calls_kernel;
 
 use crate::device::{Device, Emulated, Emulator};
-use crate::driver::Gpu;
+use crate::driver::{Gpu, RanksUnavailable};
 use crate::interp::{EMULATED_BENCH, Interpreter, Stop};
 use crate::random::seed_of;
 use crate::{CompiledKernel, Image};
@@ -338,6 +338,12 @@ pub struct GpuSession {
     gpu: Option<Result<Gpu, String>>,
     /// Whether the GPU keeps created tensors across runs ([`GpuSession::keeping_created`]).
     keep_created: bool,
+    /// The GPUs of multi-rank blocks, rank by rank, opened for the most ranks a block
+    /// has asked for so far.
+    ranks: Vec<Gpu>,
+    /// Why no multi-rank block runs on GPUs any more: a kernel of one passed its time
+    /// limit.
+    ranks_hung: Option<String>,
 }
 
 impl GpuSession {
@@ -346,8 +352,8 @@ impl GpuSession {
     /// point).
     pub fn keeping_created() -> GpuSession {
         GpuSession {
-            gpu: None,
             keep_created: true,
+            ..GpuSession::default()
         }
     }
 
@@ -365,6 +371,8 @@ impl GpuSession {
             gpu.forget_kernels();
         }
         let gpu = &mut self.gpu;
+        let ranks_gpus = &mut self.ranks;
+        let ranks_hung = &mut self.ranks_hung;
         let mut blocks: Vec<(BlockKind, &TestBlock, Span)> = Vec::new();
         for wanted in [BlockKind::Test, BlockKind::Bench] {
             for item in &module.items {
@@ -385,10 +393,16 @@ impl GpuSession {
         for (kind, block, span) in blocks {
             let started = Instant::now();
             let needs_device = calls_kernel(module, &block.body);
+            let ranks = block.ranks.as_ref().map(|ranks| match ranks.count.kind {
+                lang::ast::ExprKind::Int(count) => count.clamp(1, 8) as u32,
+                _ => 1,
+            });
             let device = if !needs_device {
                 Err("this block calls no kernel".to_owned())
             } else if emulate && kind == BlockKind::Bench {
                 Err(EMULATED_BENCH.to_owned())
+            } else if ranks.is_some() && !emulate {
+                Err(ON_GPUS.to_owned())
             } else if emulate {
                 let mut emulator = Box::<Emulator>::default();
                 if selection.profile {
@@ -404,17 +418,19 @@ impl GpuSession {
             let mut emulated = None;
             let mut printed = String::new();
             let mut profile = None;
-            let ranks = block.ranks.as_ref().map(|ranks| match ranks.count.kind {
-                lang::ast::ExprKind::Int(count) => count.clamp(1, 8) as u32,
-                _ => 1,
-            });
             let outcome = match (ranks, device) {
-                (Some(world), _) if kind == BlockKind::Bench => Outcome::Skipped(format!(
-                    "a bench on {world} ranks needs {world} GPUs and the multi-GPU launch, which is not built yet"
-                )),
-                (Some(world), _) if !emulate => Outcome::Skipped(format!(
-                    "a test on {world} ranks runs on the emulator (`cukc test --emulate`); on GPUs it needs {world} of them and the multi-GPU launch, which is not built yet"
-                )),
+                (Some(world), Err(reason)) if reason == ON_GPUS => {
+                    let bench = (kind == BlockKind::Bench).then_some(selection.bench);
+                    match open_ranks(ranks_gpus, ranks_hung, (world, span), selection) {
+                        Ok(gpus) => {
+                            let seed = seed_of(&block.name.text);
+                            let program = (module, host, kernels);
+                            ranked::run_on_gpus(program, block, span, gpus, seed, bench)
+                        }
+                        Err(outcome) => outcome,
+                    }
+                }
+                (Some(_), Err(reason)) if kind == BlockKind::Bench => Outcome::Skipped(reason),
                 (Some(world), _) => {
                     let seed = seed_of(&block.name.text);
                     let (outcome, work, text) =
@@ -453,6 +469,19 @@ impl GpuSession {
                 }
                 summary.hung = true;
             }
+            if let Some(kernel) = ranks_gpus.iter().find_map(Gpu::hung_kernel) {
+                let reason = crate::driver::still_running(kernel);
+                // Dropping a context would wait for the kernel; GPU 0's context is the
+                // single-GPU blocks' too.
+                for opened in std::mem::take(ranks_gpus) {
+                    std::mem::forget(opened);
+                }
+                if let Some(Ok(opened)) = gpu.replace(Err(reason.clone())) {
+                    std::mem::forget(opened);
+                }
+                *ranks_hung = Some(reason);
+                summary.hung = true;
+            }
             if emulated.is_some() && !matches!(outcome, Outcome::Skipped(_)) {
                 summary.emulated += 1;
             }
@@ -474,6 +503,48 @@ impl GpuSession {
         }
         summary
     }
+}
+
+/// The device of a multi-rank block on GPUs, before its GPUs are opened.
+const ON_GPUS: &str = "runs on one GPU per rank";
+
+/// GPUs `0..world`, opened into `opened` unless it holds enough already, with
+/// `selection`'s kernel time limit; or the outcome of the block at `span` that cannot
+/// have them: a skip when there are too few GPUs (or a kernel hung on them, `hung`), a
+/// failure when they cannot reach each other's memory.
+fn open_ranks<'g>(
+    opened: &'g mut Vec<Gpu>,
+    hung: &Option<String>,
+    (world, span): (u32, Span),
+    selection: &Selection,
+) -> Result<&'g mut [Gpu], Outcome> {
+    if let Some(reason) = hung {
+        return Err(Outcome::Skipped(reason.clone()));
+    }
+    if opened.len() < world as usize {
+        opened.clear();
+        let gpus =
+            guarded(|| crate::driver::open_ranks(world)).map_err(|message| Outcome::Failed {
+                message,
+                span,
+                diagnostic: None,
+            })?;
+        *opened = gpus.map_err(|unavailable| match unavailable {
+            RanksUnavailable::Skip(reason) => Outcome::Skipped(reason),
+            RanksUnavailable::Fail(message) => Outcome::Failed {
+                message,
+                span,
+                diagnostic: None,
+            },
+        })?;
+    }
+    let gpus = &mut opened[..world as usize];
+    if let Some(limit) = selection.kernel_timeout {
+        for gpu in gpus.iter_mut() {
+            gpu.set_kernel_timeout(limit);
+        }
+    }
+    Ok(gpus)
 }
 
 /// Opens the GPU with `selection`'s kernel time limit, keeping created tensors when

@@ -44,6 +44,7 @@ mod deadline;
 mod device;
 mod driver;
 mod element;
+mod gpu_ranks;
 mod harness;
 mod host_memory;
 mod interp;

@@ -53,6 +53,37 @@ impl Hidden {
             tables,
         })
     }
+
+    /// Each peer table's parameter index and contents, for ranks whose arguments (as
+    /// the bits each parameter holds) are `args`, rank by rank: entry r of a table, 8
+    /// little-endian bytes, is the address rank r passes for the table's symmetric
+    /// tensor. The emulator and the GPUs use the same tables.
+    pub fn tables(&self, args: &[&[u64]]) -> Vec<(usize, Vec<u8>)> {
+        (self.tables.iter())
+            .map(|(table, tensor)| {
+                let entries = args.iter().map(|args| args.get(*tensor).copied());
+                let bytes = entries.flat_map(|address| address.unwrap_or(0).to_le_bytes());
+                (*table, bytes.collect())
+            })
+            .collect()
+    }
+
+    /// Sets `plan`'s hidden arguments for rank `rank` of `world`: each parameter keeps
+    /// the type the signature gave it, and the table parameters (in the order of
+    /// [`Hidden::tables`]) get `tables`' addresses.
+    pub fn fill(&self, plan: &mut LaunchPlan, rank: u32, world: u32, tables: &[u64]) {
+        let values = [
+            (self.rank, u64::from(rank)),
+            (self.rank + 1, u64::from(world)),
+        ];
+        let tables =
+            (self.tables.iter().zip(tables)).map(|((table, _), address)| (*table, *address));
+        for (index, value) in values.into_iter().chain(tables) {
+            if let Some(arg) = plan.args.get_mut(index) {
+                *arg = arg.with_bits(value);
+            }
+        }
+    }
 }
 
 /// One rank's launch waiting for the others.
@@ -148,7 +179,7 @@ impl Hub {
         let Image::Kir(code) = &kernel.image else {
             return Err((
                 format!(
-                    "`{name}` was compiled for the GPU: multi-rank tests run on the emulator (`--emulate`); the multi-GPU launch is not built yet"
+                    "`{name}` was compiled for the GPU, not for the emulator: on GPUs a multi-rank block runs one GPU per rank (`gpu_ranks.rs`)"
                 ),
                 None,
             ));
@@ -216,13 +247,13 @@ impl Hub {
         }
         let mut launches: Vec<Launch> = waiting.iter().map(|each| each.launch.clone()).collect();
         let hidden = &waiting[0].hidden;
-        for (table, tensor) in &hidden.tables {
-            let bytes: Vec<u8> = (launches.iter())
-                .flat_map(|launch| launch.args[*tensor].to_le_bytes())
-                .collect();
+        let args: Vec<&[u64]> = (waiting.iter())
+            .map(|each| each.launch.args.as_slice())
+            .collect();
+        for (table, bytes) in hidden.tables(&args) {
             let address = state.memory.allocate(&bytes);
             for launch in &mut launches {
-                launch.args[*table] = address;
+                launch.args[table] = address;
             }
         }
         for (rank, launch) in launches.iter_mut().enumerate() {
