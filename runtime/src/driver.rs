@@ -322,6 +322,13 @@ impl Gpu {
         self.wait(&format!("kernel `{name}`"), 1)
     }
 
+    /// Waits until the stream's copies (and allocations, which cudarc orders on the
+    /// stream) before a launch of `name` are done: other GPUs may write this one's
+    /// memory once it is launched, and must not race a copy still in flight.
+    pub fn settle(&self, name: &str) -> Result<(), String> {
+        self.wait(&format!("the work queued on GPU before `{name}`"), 1)
+    }
+
     /// The median time in milliseconds of `runs` launches after `warmup` untimed ones;
     /// with `flush_l2`, L2 is flushed before each launch (outside the timed span), so
     /// every launch reads its operands from memory as a first one does.

@@ -8,9 +8,14 @@
 //! of it, the same tables the emulator builds, [`Hidden::tables`]), copies the tables
 //! to its GPU, launches on its own stream and waits for its kernel under the kernel
 //! time limit (`driver/watchdog.rs`): a rank that never gets a peer's signal is
-//! reported by the watchdog, naming the kernel, instead of hanging the harness. The
-//! tables are freed once the launch is waited for; the ranks' tensors when the block
-//! ends.
+//! reported by the watchdog, naming the kernel, instead of hanging the harness.
+//!
+//! Memory: before it offers, a rank waits for its stream, so its tensors' allocations
+//! and copies are done before any peer can write them (cudarc allocates and copies
+//! asynchronously on the stream). Its peer tables are freed once its launch is waited
+//! for (only it reads them); its tensors once every rank's body has ended
+//! (`harness/ranked.rs`), since a peer may still read them after this rank's kernel
+//! is done.
 //!
 //! Ranks that disagree on a symmetric tensor's shape or dtype fail before anything is
 //! launched, naming the parameter. A rank whose body ends (or fails) while others wait
@@ -139,6 +144,9 @@ impl Exchange {
         let mut plan = plan.clone();
         let mut tables = Vec::new();
         if let Some(hidden) = hidden {
+            // A peer may signal into this rank's memory as soon as it is launched: this
+            // rank's tensors must be on its GPU before it offers them.
+            gpu.settle(name)?;
             let offer = Offer {
                 index,
                 args: plan.emulated().args,

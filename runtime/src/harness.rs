@@ -18,7 +18,7 @@ mod ranked;
 use calls::calls_kernel;
 
 use crate::device::{Device, Emulated, Emulator};
-use crate::driver::{Gpu, RanksUnavailable};
+use crate::driver::Gpu;
 use crate::interp::{EMULATED_BENCH, Interpreter, Stop};
 use crate::random::seed_of;
 use crate::{CompiledKernel, Image};
@@ -357,8 +357,8 @@ impl GpuSession {
         }
     }
 
-    /// [`run_blocks`] in this session's context; the kernels loaded by an earlier run
-    /// are forgotten first, so `kernels`' indices name these kernels.
+    /// [`run_blocks`] in this session's contexts; the kernels loaded by an earlier run
+    /// are forgotten first (on every GPU), so `kernels`' indices name these kernels.
     pub fn run_blocks(
         &mut self,
         module: &Module,
@@ -368,6 +368,9 @@ impl GpuSession {
         out: &mut dyn FnMut(Event),
     ) -> Summary {
         if let Some(Ok(gpu)) = &mut self.gpu {
+            gpu.forget_kernels();
+        }
+        for gpu in &mut self.ranks {
             gpu.forget_kernels();
         }
         let gpu = &mut self.gpu;
@@ -397,12 +400,14 @@ impl GpuSession {
                 lang::ast::ExprKind::Int(count) => count.clamp(1, 8) as u32,
                 _ => 1,
             });
+            // A multi-rank block with GPU kernels opens its GPUs itself, one per rank.
+            let on_gpus = ranks.is_some() && needs_device && !emulate;
             let device = if !needs_device {
                 Err("this block calls no kernel".to_owned())
             } else if emulate && kind == BlockKind::Bench {
                 Err(EMULATED_BENCH.to_owned())
-            } else if ranks.is_some() && !emulate {
-                Err(ON_GPUS.to_owned())
+            } else if on_gpus {
+                Err("runs on one GPU per rank".to_owned())
             } else if emulate {
                 let mut emulator = Box::<Emulator>::default();
                 if selection.profile {
@@ -419,9 +424,9 @@ impl GpuSession {
             let mut printed = String::new();
             let mut profile = None;
             let outcome = match (ranks, device) {
-                (Some(world), Err(reason)) if reason == ON_GPUS => {
+                (Some(world), _) if on_gpus => {
                     let bench = (kind == BlockKind::Bench).then_some(selection.bench);
-                    match open_ranks(ranks_gpus, ranks_hung, (world, span), selection) {
+                    match ranked::open_gpus(ranks_gpus, ranks_hung, (world, span), selection) {
                         Ok(gpus) => {
                             let seed = seed_of(&block.name.text);
                             let program = (module, host, kernels);
@@ -503,48 +508,6 @@ impl GpuSession {
         }
         summary
     }
-}
-
-/// The device of a multi-rank block on GPUs, before its GPUs are opened.
-const ON_GPUS: &str = "runs on one GPU per rank";
-
-/// GPUs `0..world`, opened into `opened` unless it holds enough already, with
-/// `selection`'s kernel time limit; or the outcome of the block at `span` that cannot
-/// have them: a skip when there are too few GPUs (or a kernel hung on them, `hung`), a
-/// failure when they cannot reach each other's memory.
-fn open_ranks<'g>(
-    opened: &'g mut Vec<Gpu>,
-    hung: &Option<String>,
-    (world, span): (u32, Span),
-    selection: &Selection,
-) -> Result<&'g mut [Gpu], Outcome> {
-    if let Some(reason) = hung {
-        return Err(Outcome::Skipped(reason.clone()));
-    }
-    if opened.len() < world as usize {
-        opened.clear();
-        let gpus =
-            guarded(|| crate::driver::open_ranks(world)).map_err(|message| Outcome::Failed {
-                message,
-                span,
-                diagnostic: None,
-            })?;
-        *opened = gpus.map_err(|unavailable| match unavailable {
-            RanksUnavailable::Skip(reason) => Outcome::Skipped(reason),
-            RanksUnavailable::Fail(message) => Outcome::Failed {
-                message,
-                span,
-                diagnostic: None,
-            },
-        })?;
-    }
-    let gpus = &mut opened[..world as usize];
-    if let Some(limit) = selection.kernel_timeout {
-        for gpu in gpus.iter_mut() {
-            gpu.set_kernel_timeout(limit);
-        }
-    }
-    Ok(gpus)
 }
 
 /// Opens the GPU with `selection`'s kernel time limit, keeping created tensors when

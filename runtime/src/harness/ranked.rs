@@ -10,10 +10,10 @@ use lang::Span;
 use lang::ast::TestBlock;
 use trace::HostFacts;
 
-use super::{BenchConfig, BenchResult, Outcome, run_body};
+use super::{BenchConfig, BenchResult, Outcome, Selection, guarded, run_body};
 use crate::CompiledKernel;
 use crate::device::{Device, Emulated};
-use crate::driver::Gpu;
+use crate::driver::{Gpu, RanksUnavailable};
 use crate::gpu_ranks::Exchange;
 use crate::interp::Interpreter;
 use crate::ranks::Hub;
@@ -68,6 +68,8 @@ pub(super) fn run_on_gpus(
 
 /// Runs `block`'s body once per device of `devices`, rank r on a thread of its own
 /// with `devices[r]`, calling `depart(r)` when rank r's body ends; each rank's outcome.
+/// The ranks' tensors are freed only once every body has ended: a peer may read a
+/// rank's symmetric tensors after that rank's own kernel is done.
 fn run_each_rank<'m>(
     (module, host, kernels): Program<'m>,
     block: &'m TestBlock,
@@ -84,20 +86,24 @@ fn run_each_rank<'m>(
                     let mut interpreter =
                         Interpreter::new(module, host, kernels, Ok(device), seed, bench);
                     let outcome = run_body(&mut interpreter, &block.body, span);
-                    // The rank's tensors are freed before the others hear it is done.
-                    drop(interpreter);
                     depart(rank);
-                    outcome
+                    (outcome, interpreter)
                 })
             })
             .collect();
-        (ranks.into_iter())
-            .map(|rank| {
-                rank.join().unwrap_or_else(|_| Outcome::Failed {
+        let ended: Vec<_> = ranks.into_iter().map(|rank| rank.join()).collect();
+        // Every rank's kernels are done (each waited for its own): now the tensors go.
+        (ended.into_iter())
+            .map(|ended| match ended {
+                Ok((outcome, interpreter)) => {
+                    drop(interpreter);
+                    outcome
+                }
+                Err(_) => Outcome::Failed {
                     message: "internal error in the runtime: a rank's thread panicked".to_owned(),
                     span,
                     diagnostic: None,
-                })
+                },
             })
             .collect()
     })
@@ -159,6 +165,45 @@ fn combine(outcomes: Vec<Outcome>, span: Span) -> Outcome {
         },
         None => Outcome::Passed,
     }
+}
+
+/// GPUs `0..world`, opened into `opened` unless it holds enough already, with
+/// `selection`'s kernel time limit; or the outcome of the block at `span` that cannot
+/// have them: a skip when there are too few GPUs (or a kernel hung on them, `hung`), a
+/// failure when they cannot reach each other's memory.
+pub(super) fn open_gpus<'g>(
+    opened: &'g mut Vec<Gpu>,
+    hung: &Option<String>,
+    (world, span): (u32, Span),
+    selection: &Selection,
+) -> Result<&'g mut [Gpu], Outcome> {
+    if let Some(reason) = hung {
+        return Err(Outcome::Skipped(reason.clone()));
+    }
+    if opened.len() < world as usize {
+        opened.clear();
+        let gpus =
+            guarded(|| crate::driver::open_ranks(world)).map_err(|message| Outcome::Failed {
+                message,
+                span,
+                diagnostic: None,
+            })?;
+        *opened = gpus.map_err(|unavailable| match unavailable {
+            RanksUnavailable::Skip(reason) => Outcome::Skipped(reason),
+            RanksUnavailable::Fail(message) => Outcome::Failed {
+                message,
+                span,
+                diagnostic: None,
+            },
+        })?;
+    }
+    let gpus = &mut opened[..world as usize];
+    if let Some(limit) = selection.kernel_timeout {
+        for gpu in gpus.iter_mut() {
+            gpu.set_kernel_timeout(limit);
+        }
+    }
+    Ok(gpus)
 }
 
 #[cfg(test)]
