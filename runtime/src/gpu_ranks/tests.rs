@@ -1,3 +1,6 @@
+//! The GPU exchange without GPUs: the meeting of the ranks' offers, the agreement checks,
+//! and the peer tables and hidden parameters every rank's launch gets.
+
 use smallvec::smallvec;
 
 use super::*;

@@ -1,3 +1,5 @@
+//! How a multi-rank block's outcome comes from its ranks' outcomes.
+
 use super::*;
 
 fn measured(kernel_ms: f64) -> Outcome {
