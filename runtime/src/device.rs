@@ -4,7 +4,9 @@
 //! one code path; tensors hold a [`DeviceBuffer`] on whichever device the block has.
 //!
 //! The emulator runs a kernel whose image is [`Image::Kir`]; the GPU one whose image is
-//! a cubin or PTX. An emulated launch that faults is an error whose diagnostic (code,
+//! a cubin or PTX. A rank of a multi-rank block has its own GPU (or the emulated hub):
+//! its uploads, downloads and addresses are its GPU's, and its launches go through the
+//! ranks' exchange (`gpu_ranks.rs`) or hub (`ranks.rs`). An emulated launch that faults is an error whose diagnostic (code,
 //! the kernel's line, the other thread's line of a race) comes back with it.
 
 use std::time::{Duration, Instant};
