@@ -11,7 +11,8 @@
 #   2. the all-reduce's tests: the 2-rank ones pass; the 4-rank ones pass on 4 or more
 #      GPUs and are skipped, saying they need 4 GPUs, on fewer;
 #   3. tests/ranks/harness.cuk: prints rank by rank, a failure names rank 1, a rank that
-#      never launches fails the other instead of hanging;
+#      never launches fails the other instead of hanging, ranks passing different shapes
+#      for a symmetric tensor fail before the launch;
 #   4. a planted missing signal (tests/emulator/allreduce_without_signal.cuk) hangs on the
 #      GPUs and the watchdog stops it after CUKC_KERNEL_TIMEOUT (10 s here), naming the
 #      test and the kernel;
@@ -69,7 +70,7 @@ done
 # 3. The harness's own multi-rank behaviour.
 LOG="$LOGS/ranks-harness-test.txt"
 timeout 600 "$CUKC" test tests/ranks/harness.cuk >"$LOG" 2>&1
-echo "cukc test tests/ranks/harness.cuk: exit $? (1 expected: two tests fail on purpose)"
+echo "cukc test tests/ranks/harness.cuk: exit $? (1 expected: three tests fail on purpose)"
 cat "$LOG"
 case "$(line prints "$LOG")" in *"... ok"*) pass "prints" ;; *) fail "prints: $(line prints "$LOG")" ;; esac
 case "$(line fails_on_rank_one "$LOG")" in
@@ -79,6 +80,10 @@ esac
 case "$(line rank_one_never_launches "$LOG")" in
     *"waits for rank 1, whose test body ended without launching it"*) pass "rank_one_never_launches fails rank 0" ;;
     *) fail "rank_one_never_launches: $(line rank_one_never_launches "$LOG")" ;;
+esac
+case "$(line shapes_disagree "$LOG")" in
+    *"the symmetric tensor \`a\` of \`fill_first\` is i32[32] on rank 0 but i32[64] on rank 1"*) pass "shapes_disagree names the parameter" ;;
+    *) fail "shapes_disagree: $(line shapes_disagree "$LOG")" ;;
 esac
 
 # 4. A planted hang, stopped by the watchdog.

@@ -28,7 +28,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use crate::CompiledKernel;
 use crate::driver::{Buffer, Gpu};
 use crate::marshal::LaunchPlan;
-use crate::ranks::Hidden;
+use crate::ranks::{Hidden, agree};
 
 /// What one rank brings to a symmetric launch.
 #[derive(Clone, Debug, PartialEq)]
@@ -153,7 +153,10 @@ impl Exchange {
                 symmetric,
             };
             let offers = self.meet(rank, offer, name)?;
-            agree(&offers, name)?;
+            let launches: Vec<(usize, &[(String, String)])> = (offers.iter())
+                .map(|offer| (offer.index, offer.symmetric.as_slice()))
+                .collect();
+            agree(&launches, name)?;
             let args: Vec<&[u64]> = offers.iter().map(|offer| offer.args.as_slice()).collect();
             let mut addresses = Vec::new();
             for (_, bytes) in hidden.tables(&args) {
@@ -169,29 +172,6 @@ impl Exchange {
             _tables: tables,
         })
     }
-}
-
-/// Checks that every rank launches the same instantiation with the same symmetric
-/// tensors: the layout of a symmetric tensor is the same on every rank.
-fn agree(offers: &[Offer], name: &str) -> Result<(), String> {
-    let Some(first) = offers.first() else {
-        return Ok(());
-    };
-    for (rank, offer) in offers.iter().enumerate().skip(1) {
-        if offer.index != first.index {
-            return Err(format!(
-                "ranks 0 and {rank} launch different instantiations of `{name}` together: every rank launches the same one"
-            ));
-        }
-        for ((parameter, there), (_, here)) in first.symmetric.iter().zip(&offer.symmetric) {
-            if there != here {
-                return Err(format!(
-                    "the symmetric tensor `{parameter}` of `{name}` is {there} on rank 0 but {here} on rank {rank}: every rank passes the same shape and dtype"
-                ));
-            }
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -6,7 +6,9 @@
 //! the world size, and per symmetric tensor the address of a table of every rank's
 //! copy, allocated in the emulated memory) and runs them together
 //! ([`emulator::run_ranks`]); each rank then goes on with the outcome. A kernel without
-//! `symmetric(...)` runs on its rank alone. A rank whose body ends (or fails) while
+//! `symmetric(...)` runs on its rank alone. Ranks that launch different instantiations,
+//! or pass different shapes or dtypes for a symmetric tensor, fail before it runs
+//! ([`agree`], which the GPUs' exchange uses too). A rank whose body ends (or fails) while
 //! others wait at a launch fails theirs: every rank must launch a symmetric kernel
 //! together.
 
@@ -91,6 +93,8 @@ struct Waiting {
     index: usize,
     launch: Launch,
     hidden: Hidden,
+    /// What the rank passes for each symmetric tensor ([`agree`]).
+    symmetric: Vec<(String, String)>,
 }
 
 struct State {
@@ -166,13 +170,14 @@ impl Hub {
     }
 
     /// Rank `rank` launches kernel `index` as `plan` says; `declared` is how many
-    /// parameters its source declares.
+    /// parameters its source declares, `symmetric` what it passes for each symmetric
+    /// tensor ([`agree`]).
     pub fn launch(
         &self,
         rank: u32,
         (index, kernel): (usize, &CompiledKernel),
         plan: &LaunchPlan,
-        declared: usize,
+        (declared, symmetric): (usize, Vec<(String, String)>),
         call: Span,
     ) -> Result<(), LaunchError> {
         let name = &kernel.signature.name;
@@ -195,12 +200,24 @@ impl Hub {
             index,
             launch,
             hidden,
+            symmetric,
         });
         let generation = state.generation;
         if state.waiting.iter().all(Option::is_some) {
-            let started = Instant::now();
-            let result = self.run_together(&mut state, code, name);
-            state.outcome = record(&mut state, result, started, name, call);
+            let launches: Vec<(usize, &[(String, String)])> = (state.waiting.iter().flatten())
+                .map(|waiting| (waiting.index, waiting.symmetric.as_slice()))
+                .collect();
+            state.outcome = match agree(&launches, name) {
+                Err(message) => {
+                    state.waiting.iter_mut().for_each(|waiting| *waiting = None);
+                    Err((message, None))
+                }
+                Ok(()) => {
+                    let started = Instant::now();
+                    let result = self.run_together(&mut state, code);
+                    record(&mut state, result, started, name, call)
+                }
+            };
             state.generation += 1;
             self.changed.notify_all();
             return state.outcome.clone();
@@ -232,19 +249,8 @@ impl Hub {
         &self,
         state: &mut State,
         code: &kir::Verified,
-        name: &str,
     ) -> Result<emulator::Stats, emulator::Fault> {
         let waiting: Vec<Waiting> = state.waiting.iter_mut().filter_map(Option::take).collect();
-        let unsupported = |what: String| emulator::Fault {
-            kind: emulator::FaultKind::Unsupported(what),
-            span: code.span,
-            location: None,
-        };
-        if waiting.iter().any(|each| each.index != waiting[0].index) {
-            return Err(unsupported(format!(
-                "ranks that launch different instantiations of `{name}` together"
-            )));
-        }
         let mut launches: Vec<Launch> = waiting.iter().map(|each| each.launch.clone()).collect();
         let hidden = &waiting[0].hidden;
         let args: Vec<&[u64]> = (waiting.iter())
@@ -262,6 +268,31 @@ impl Hub {
         }
         emulator::run_ranks(code, &launches, &mut state.memory, &Options::default())
     }
+}
+
+/// Checks that the ranks launching kernel `name` together, each as (the instantiation's
+/// index, what it passes for each symmetric tensor: the parameter and `dtype[shape]`),
+/// launch the same instantiation with the same shape and dtype for every symmetric
+/// tensor, whose layout is the same on every rank: on GPUs and on the emulator alike.
+pub fn agree(launches: &[(usize, &[(String, String)])], name: &str) -> Result<(), String> {
+    let Some((first_index, first)) = launches.first() else {
+        return Ok(());
+    };
+    for (rank, (index, symmetric)) in launches.iter().enumerate().skip(1) {
+        if index != first_index {
+            return Err(format!(
+                "ranks 0 and {rank} launch different instantiations of `{name}` together: every rank launches the same one"
+            ));
+        }
+        for ((parameter, there), (_, here)) in first.iter().zip(symmetric.iter()) {
+            if there != here {
+                return Err(format!(
+                    "the symmetric tensor `{parameter}` of `{name}` is {there} on rank 0 but {here} on rank {rank}: every rank passes the same shape and dtype"
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The outcome of an emulated launch, counted in the hub's work.

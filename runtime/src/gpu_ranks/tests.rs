@@ -51,19 +51,25 @@ fn a_rank_that_ends_without_launching_fails_the_others() {
 
 #[test]
 fn ranks_disagreeing_on_a_symmetric_tensor_fail_naming_the_parameter() {
+    let check = |offers: &[Offer]| {
+        let launches: Vec<(usize, &[(String, String)])> = (offers.iter())
+            .map(|offer| (offer.index, offer.symmetric.as_slice()))
+            .collect();
+        agree(&launches, "allreduce")
+    };
     let offers = [offer(0, &[1], "bf16[4096]"), offer(0, &[2], "bf16[1000]")];
     assert_eq!(
-        agree(&offers, "allreduce").unwrap_err(),
+        check(&offers).unwrap_err(),
         "the symmetric tensor `staging` of `allreduce` is bf16[4096] on rank 0 but bf16[1000] on rank 1: every rank passes the same shape and dtype"
     );
     let offers = [offer(0, &[1], "f32[8]"), offer(1, &[2], "f32[8]")];
     assert!(
-        agree(&offers, "k")
+        check(&offers)
             .unwrap_err()
             .contains("different instantiations")
     );
     let offers = [offer(2, &[1], "f32[8]"), offer(2, &[2], "f32[8]")];
-    assert_eq!(agree(&offers, "k"), Ok(()));
+    assert_eq!(check(&offers), Ok(()));
 }
 
 /// A kernel `k(n: i32, x: gmem, staging: gmem, signals: gmem)` with `symmetric(staging,

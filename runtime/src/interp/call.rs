@@ -114,21 +114,22 @@ impl Interpreter<'_> {
         // On GPUs a rank's launch is the plan with its hidden parameters filled in,
         // which a bench times again.
         let mut launched_plan = None;
+        let symmetric = symmetric_tensors(compiled, hidden.as_ref(), &call_args);
         let launched = match &mut *device {
-            Device::Rank(hub, rank) => hub.launch(*rank, (index, compiled), &plan, declared, span),
-            Device::GpuRank(gpu, exchange, rank) => {
-                let symmetric = symmetric_tensors(compiled, hidden.as_ref(), &call_args);
-                (exchange.launch(
-                    gpu,
-                    *rank,
-                    (index, compiled),
-                    &plan,
-                    hidden.as_ref(),
-                    symmetric,
-                ))
-                .map(|launched| launched_plan = Some(launched))
-                .map_err(|message| (message, None))
+            Device::Rank(hub, rank) => {
+                let described = (declared, symmetric);
+                hub.launch(*rank, (index, compiled), &plan, described, span)
             }
+            Device::GpuRank(gpu, exchange, rank) => (exchange.launch(
+                gpu,
+                *rank,
+                (index, compiled),
+                &plan,
+                hidden.as_ref(),
+                symmetric,
+            ))
+            .map(|launched| launched_plan = Some(launched))
+            .map_err(|message| (message, None)),
             _ if hidden.is_some() => Err((
                 format!(
                     "`{name}` has `symmetric(...)` tensors: it runs in a `test ... ranks(N)` block"
