@@ -41,6 +41,31 @@ fn every_example_has_golden_ptx_that_ptxas_assembles_without_local_memory() {
     }
 }
 
+/// The all-reduce's signals cross GPUs over NVLink: every ordered access (the acquire
+/// loads that wait, the release adds that signal a peer) is at system scope, the only
+/// scope that includes another GPU's threads (PTX ISA, "Memory Consistency Model",
+/// scope), and nothing uses NVLink multicast, which is off on our machines.
+#[test]
+fn the_all_reduce_orders_every_signal_at_system_scope_and_uses_no_multicast() {
+    for target in TARGETS {
+        let ptx = emit("cuk-examples/allreduce.cuk", target, "ptx");
+        let ordered: Vec<&str> = (ptx.lines())
+            .filter(|line| {
+                [".acquire.", ".release.", ".acq_rel."]
+                    .iter()
+                    .any(|order| line.contains(order))
+            })
+            .collect();
+        // Per instantiation (f32, bf16): two waits for the done signals, two for the
+        // data signals, two release adds.
+        assert_eq!(ordered.len(), 2 * 6, "{target}:\n{}", ordered.join("\n"));
+        for line in &ordered {
+            assert!(line.contains(".sys.global."), "{target}: {line}");
+        }
+        assert!(!ptx.contains("multimem"), "{target}");
+    }
+}
+
 #[test]
 fn the_default_build_writes_a_cubin_and_its_ptx_beside_the_source() {
     let dir = tempfile::tempdir().unwrap();

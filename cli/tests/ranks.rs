@@ -1,7 +1,8 @@
 //! Multi-rank tests through `cukc test` (`tests/ranks/harness.cuk`): the body runs once
 //! per rank, a symmetric kernel's launches meet and run together on the emulator (its
-//! `print` lines rank by rank), a failure names its rank, and a rank that never launches
-//! the kernel the others wait in fails them rather than hanging.
+//! `print` lines rank by rank), a failure names its rank, a rank that never launches the
+//! kernel the others wait in fails them rather than hanging, and ranks that pass
+//! different shapes for a symmetric tensor fail before the launch, naming it.
 
 #[path = "support/build.rs"]
 mod build;
@@ -38,8 +39,15 @@ fn every_rank_runs_the_body_and_failures_name_their_rank() {
         ),
         "{alone}"
     );
+    let shapes = lines[at("shapes_disagree")];
     assert!(
-        stdout.contains("1 passed, 2 failed (3 blocks emulated)"),
+        shapes.contains(
+            "rank 0 of 2: the symmetric tensor `a` of `fill_first` is i32[32] on rank 0 but i32[64] on rank 1"
+        ),
+        "{shapes}"
+    );
+    assert!(
+        stdout.contains("1 passed, 3 failed (4 blocks emulated)"),
         "{stdout}"
     );
 }

@@ -4,7 +4,9 @@
 //! one code path; tensors hold a [`DeviceBuffer`] on whichever device the block has.
 //!
 //! The emulator runs a kernel whose image is [`Image::Kir`]; the GPU one whose image is
-//! a cubin or PTX. An emulated launch that faults is an error whose diagnostic (code,
+//! a cubin or PTX. A rank of a multi-rank block has its own GPU (or the emulated hub):
+//! its uploads, downloads and addresses are its GPU's, and its launches go through the
+//! ranks' exchange (`gpu_ranks.rs`) or hub (`ranks.rs`). An emulated launch that faults is an error whose diagnostic (code,
 //! the kernel's line, the other thread's line of a race) comes back with it.
 
 use std::time::{Duration, Instant};
@@ -13,6 +15,7 @@ use emulator::{GlobalMemory, Launch, Options};
 use lang::{Diagnostic, Span};
 
 use crate::driver::{Buffer, Gpu};
+use crate::gpu_ranks::Exchange;
 use crate::marshal::{ArgValue, LaunchPlan};
 use crate::ranks::Hub;
 use crate::{CompiledKernel, Image};
@@ -58,6 +61,9 @@ pub enum Device<'g> {
     /// One rank of a multi-rank test on the emulator: the memory and launches of every
     /// rank go through the hub (`ranks.rs`).
     Rank(&'g Hub, u32),
+    /// One rank of a multi-rank block on GPUs: its own GPU, and the exchange where the
+    /// ranks' symmetric launches meet (`gpu_ranks.rs`).
+    GpuRank(&'g mut Gpu, &'g Exchange, u32),
 }
 
 /// Why a launch failed: the message, and for an emulator fault its diagnostic.
@@ -67,7 +73,7 @@ impl Device<'_> {
     /// Copies bytes to a new buffer on the device.
     pub fn upload(&mut self, bytes: &[u8]) -> Result<DeviceBuffer, String> {
         match self {
-            Device::Gpu(gpu) => gpu.upload(bytes).map(DeviceBuffer::Gpu),
+            Device::Gpu(gpu) | Device::GpuRank(gpu, ..) => gpu.upload(bytes).map(DeviceBuffer::Gpu),
             Device::Emulator(emulator) => {
                 Ok(DeviceBuffer::Emulated(emulator.memory.allocate(bytes)))
             }
@@ -78,7 +84,9 @@ impl Device<'_> {
     /// Copies a buffer back.
     pub fn download(&self, buffer: &DeviceBuffer) -> Result<Vec<u8>, String> {
         match (self, buffer) {
-            (Device::Gpu(gpu), DeviceBuffer::Gpu(buffer)) => gpu.download(buffer),
+            (Device::Gpu(gpu) | Device::GpuRank(gpu, ..), DeviceBuffer::Gpu(buffer)) => {
+                gpu.download(buffer)
+            }
             (Device::Emulator(emulator), DeviceBuffer::Emulated(address)) => {
                 let extent = emulator.memory.extent(*address);
                 let bytes = extent.map_or(0, |extent| extent.bytes as usize);
@@ -96,7 +104,9 @@ impl Device<'_> {
     /// The address a kernel is given for a buffer.
     pub fn address(&self, buffer: &DeviceBuffer) -> Result<u64, String> {
         match (self, buffer) {
-            (Device::Gpu(gpu), DeviceBuffer::Gpu(buffer)) => Ok(gpu.address(buffer)),
+            (Device::Gpu(gpu) | Device::GpuRank(gpu, ..), DeviceBuffer::Gpu(buffer)) => {
+                Ok(gpu.address(buffer))
+            }
             (Device::Emulator(_) | Device::Rank(..), DeviceBuffer::Emulated(address)) => {
                 Ok(*address)
             }
@@ -129,8 +139,8 @@ impl Device<'_> {
                 format!("`{name}` was compiled for the emulator, not for the GPU"),
                 None,
             )),
-            (Device::Rank(..), _) => Err((
-                format!("`{name}` runs on several ranks through `Device::launch_rank`"),
+            (Device::Rank(..) | Device::GpuRank(..), _) => Err((
+                format!("`{name}` runs on several ranks through the ranks' hub or exchange"),
                 None,
             )),
             (Device::Emulator(_), _) => Err((
@@ -144,7 +154,7 @@ impl Device<'_> {
     /// goes to standard output from the driver).
     pub fn take_printed(&mut self) -> String {
         match self {
-            Device::Gpu(_) => String::new(),
+            Device::Gpu(_) | Device::GpuRank(..) => String::new(),
             Device::Emulator(emulator) => std::mem::take(&mut emulator.printed),
             Device::Rank(hub, _) => hub.take_printed(),
         }
@@ -153,9 +163,28 @@ impl Device<'_> {
     /// The emulator's work, when the block runs on it.
     pub fn emulated(&self) -> Option<Emulated> {
         match self {
-            Device::Gpu(_) => None,
+            Device::Gpu(_) | Device::GpuRank(..) => None,
             Device::Emulator(emulator) => Some(emulator.work),
             Device::Rank(hub, _) => Some(hub.work()),
+        }
+    }
+}
+
+impl<'g> Device<'g> {
+    /// The GPU kernels run on, for a block on one GPU or a rank of a block on several.
+    pub fn gpu(&mut self) -> Option<&mut Gpu> {
+        match self {
+            Device::Gpu(gpu) | Device::GpuRank(gpu, ..) => Some(gpu),
+            Device::Emulator(_) | Device::Rank(..) => None,
+        }
+    }
+
+    /// This rank and the number of ranks, in a multi-rank block.
+    pub fn rank(&self) -> Option<(u32, u32)> {
+        match self {
+            Device::Rank(hub, rank) => Some((*rank, hub.world())),
+            Device::GpuRank(_, exchange, rank) => Some((*rank, exchange.world())),
+            Device::Gpu(_) | Device::Emulator(_) => None,
         }
     }
 }

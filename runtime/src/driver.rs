@@ -8,13 +8,14 @@
 //! reading the JIT's error log for PTX that failed to load, and handing the harness's
 //! launches to `launch.rs`, which calls `cuLaunchKernel` (the driver cannot check a
 //! kernel's arguments); in `tensor_map.rs`, encoding a TMA tensor map; in `blas.rs`,
-//! cuBLAS, in two more; and in `host.rs`, a launch on a stream a host names by its
-//! handle.
+//! cuBLAS, in two more; in `host.rs`, a launch on a stream a host names by its
+//! handle; and in `peers.rs`, peer access between the GPUs of a multi-rank block.
 
 mod blas;
 mod created;
 mod host;
 mod launch;
+mod peers;
 mod tensor_map;
 mod watchdog;
 
@@ -35,6 +36,7 @@ use crate::{CompiledKernel, Image};
 
 pub use blas::Gemm;
 pub use host::{HostImage, HostImages, gpu_count};
+pub use peers::{RanksUnavailable, open_ranks};
 pub use watchdog::{DEFAULT_KERNEL_TIMEOUT, KERNEL_TIMEOUT_VARIABLE, leave_process, still_running};
 
 /// What `cukc doctor` says about the GPU.
@@ -119,7 +121,16 @@ impl Gpu {
         let context = CudaContext::new(0)
             .map_err(|error| format!("cannot open GPU 0: {}", describe(error)))?;
         let stream = context.default_stream();
-        Ok(Gpu {
+        Ok(Gpu::with_stream(context, stream, kernel_timeout))
+    }
+
+    /// The GPU of `context`, working on `stream`, with no kernel loaded yet.
+    fn with_stream(
+        context: Arc<CudaContext>,
+        stream: Arc<CudaStream>,
+        kernel_timeout: Duration,
+    ) -> Gpu {
+        Gpu {
             context,
             stream,
             functions: HashMap::new(),
@@ -129,7 +140,7 @@ impl Gpu {
             hung: OnceLock::new(),
             l2_scratch: None,
             created: None,
-        })
+        }
     }
 
     /// The device's description.
@@ -309,6 +320,13 @@ impl Gpu {
     /// Waits for the stream, at most the kernel time limit; an error is the kernel's.
     pub fn synchronize(&self, name: &str) -> Result<(), String> {
         self.wait(&format!("kernel `{name}`"), 1)
+    }
+
+    /// Waits until the stream's copies (and allocations, which cudarc orders on the
+    /// stream) before a launch of `name` are done: other GPUs may write this one's
+    /// memory once it is launched, and must not race a copy still in flight.
+    pub fn settle(&self, name: &str) -> Result<(), String> {
+        self.wait(&format!("the work queued on GPU before `{name}`"), 1)
     }
 
     /// The median time in milliseconds of `runs` launches after `warmup` untimed ones;

@@ -338,6 +338,12 @@ pub struct GpuSession {
     gpu: Option<Result<Gpu, String>>,
     /// Whether the GPU keeps created tensors across runs ([`GpuSession::keeping_created`]).
     keep_created: bool,
+    /// The GPUs of multi-rank blocks, rank by rank, opened for the most ranks a block
+    /// has asked for so far.
+    ranks: Vec<Gpu>,
+    /// Why no multi-rank block runs on GPUs any more: a kernel of one passed its time
+    /// limit.
+    ranks_hung: Option<String>,
 }
 
 impl GpuSession {
@@ -346,13 +352,13 @@ impl GpuSession {
     /// point).
     pub fn keeping_created() -> GpuSession {
         GpuSession {
-            gpu: None,
             keep_created: true,
+            ..GpuSession::default()
         }
     }
 
-    /// [`run_blocks`] in this session's context; the kernels loaded by an earlier run
-    /// are forgotten first, so `kernels`' indices name these kernels.
+    /// [`run_blocks`] in this session's contexts; the kernels loaded by an earlier run
+    /// are forgotten first (on every GPU), so `kernels`' indices name these kernels.
     pub fn run_blocks(
         &mut self,
         module: &Module,
@@ -364,7 +370,12 @@ impl GpuSession {
         if let Some(Ok(gpu)) = &mut self.gpu {
             gpu.forget_kernels();
         }
+        for gpu in &mut self.ranks {
+            gpu.forget_kernels();
+        }
         let gpu = &mut self.gpu;
+        let ranks_gpus = &mut self.ranks;
+        let ranks_hung = &mut self.ranks_hung;
         let mut blocks: Vec<(BlockKind, &TestBlock, Span)> = Vec::new();
         for wanted in [BlockKind::Test, BlockKind::Bench] {
             for item in &module.items {
@@ -385,10 +396,18 @@ impl GpuSession {
         for (kind, block, span) in blocks {
             let started = Instant::now();
             let needs_device = calls_kernel(module, &block.body);
+            let ranks = block.ranks.as_ref().map(|ranks| match ranks.count.kind {
+                lang::ast::ExprKind::Int(count) => count.clamp(1, 8) as u32,
+                _ => 1,
+            });
+            // A multi-rank block with GPU kernels opens its GPUs itself, one per rank.
+            let on_gpus = ranks.is_some() && needs_device && !emulate;
             let device = if !needs_device {
                 Err("this block calls no kernel".to_owned())
             } else if emulate && kind == BlockKind::Bench {
                 Err(EMULATED_BENCH.to_owned())
+            } else if on_gpus {
+                Err("runs on one GPU per rank".to_owned())
             } else if emulate {
                 let mut emulator = Box::<Emulator>::default();
                 if selection.profile {
@@ -404,17 +423,19 @@ impl GpuSession {
             let mut emulated = None;
             let mut printed = String::new();
             let mut profile = None;
-            let ranks = block.ranks.as_ref().map(|ranks| match ranks.count.kind {
-                lang::ast::ExprKind::Int(count) => count.clamp(1, 8) as u32,
-                _ => 1,
-            });
             let outcome = match (ranks, device) {
-                (Some(world), _) if kind == BlockKind::Bench => Outcome::Skipped(format!(
-                    "a bench on {world} ranks needs {world} GPUs and the multi-GPU launch, which is not built yet"
-                )),
-                (Some(world), _) if !emulate => Outcome::Skipped(format!(
-                    "a test on {world} ranks runs on the emulator (`cukc test --emulate`); on GPUs it needs {world} of them and the multi-GPU launch, which is not built yet"
-                )),
+                (Some(world), _) if on_gpus => {
+                    let bench = (kind == BlockKind::Bench).then_some(selection.bench);
+                    match ranked::open_gpus(ranks_gpus, ranks_hung, (world, span), selection) {
+                        Ok(gpus) => {
+                            let seed = seed_of(&block.name.text);
+                            let program = (module, host, kernels);
+                            ranked::run_on_gpus(program, block, span, gpus, seed, bench)
+                        }
+                        Err(outcome) => outcome,
+                    }
+                }
+                (Some(_), Err(reason)) if kind == BlockKind::Bench => Outcome::Skipped(reason),
                 (Some(world), _) => {
                     let seed = seed_of(&block.name.text);
                     let (outcome, work, text) =
@@ -451,6 +472,19 @@ impl GpuSession {
                 if let Some(Ok(opened)) = gpu.replace(Err(reason)) {
                     std::mem::forget(opened);
                 }
+                summary.hung = true;
+            }
+            if let Some(kernel) = ranks_gpus.iter().find_map(Gpu::hung_kernel) {
+                let reason = crate::driver::still_running(kernel);
+                // Dropping a context would wait for the kernel; GPU 0's context is the
+                // single-GPU blocks' too.
+                for opened in std::mem::take(ranks_gpus) {
+                    std::mem::forget(opened);
+                }
+                if let Some(Ok(opened)) = gpu.replace(Err(reason.clone())) {
+                    std::mem::forget(opened);
+                }
+                *ranks_hung = Some(reason);
                 summary.hung = true;
             }
             if emulated.is_some() && !matches!(outcome, Outcome::Skipped(_)) {

@@ -37,13 +37,20 @@
 //! internal error. `unsafe` lives only in `driver.rs` and the modules under it:
 //! `driver/launch.rs` (`cuLaunchKernel`), `driver/tensor_map.rs`, `driver/blas.rs` and
 //! `driver/host.rs` (a [`HostImage`] launching on a host's stream, for the Python
-//! package) and `driver/watchdog.rs` (`_exit` past a hung kernel), in small functions with SAFETY comments.
+//! package), `driver/peers.rs` (peer access between the GPUs of a multi-rank block) and
+//! `driver/watchdog.rs` (`_exit` past a hung kernel), in small functions with SAFETY comments.
+//!
+//! A `test` or `bench` with `ranks(N)` runs its body once per rank, each on a thread of
+//! its own: on the emulator over one hub of emulated devices (`ranks.rs`), on GPUs with
+//! rank r on GPU r and the ranks' symmetric launches meeting in an exchange
+//! (`gpu_ranks.rs`).
 
 mod compare;
 mod deadline;
 mod device;
 mod driver;
 mod element;
+mod gpu_ranks;
 mod harness;
 mod host_memory;
 mod interp;

@@ -6,7 +6,9 @@
 //! the world size, and per symmetric tensor the address of a table of every rank's
 //! copy, allocated in the emulated memory) and runs them together
 //! ([`emulator::run_ranks`]); each rank then goes on with the outcome. A kernel without
-//! `symmetric(...)` runs on its rank alone. A rank whose body ends (or fails) while
+//! `symmetric(...)` runs on its rank alone. Ranks that launch different instantiations,
+//! or pass different shapes or dtypes for a symmetric tensor, fail before it runs
+//! ([`agree`], which the GPUs' exchange uses too). A rank whose body ends (or fails) while
 //! others wait at a launch fails theirs: every rank must launch a symmetric kernel
 //! together.
 
@@ -53,6 +55,37 @@ impl Hidden {
             tables,
         })
     }
+
+    /// Each peer table's parameter index and contents, for ranks whose arguments (as
+    /// the bits each parameter holds) are `args`, rank by rank: entry r of a table, 8
+    /// little-endian bytes, is the address rank r passes for the table's symmetric
+    /// tensor. The emulator and the GPUs use the same tables.
+    pub fn tables(&self, args: &[&[u64]]) -> Vec<(usize, Vec<u8>)> {
+        (self.tables.iter())
+            .map(|(table, tensor)| {
+                let entries = args.iter().map(|args| args.get(*tensor).copied());
+                let bytes = entries.flat_map(|address| address.unwrap_or(0).to_le_bytes());
+                (*table, bytes.collect())
+            })
+            .collect()
+    }
+
+    /// Sets `plan`'s hidden arguments for rank `rank` of `world`: each parameter keeps
+    /// the type the signature gave it, and the table parameters (in the order of
+    /// [`Hidden::tables`]) get `tables`' addresses.
+    pub fn fill(&self, plan: &mut LaunchPlan, rank: u32, world: u32, tables: &[u64]) {
+        let values = [
+            (self.rank, u64::from(rank)),
+            (self.rank + 1, u64::from(world)),
+        ];
+        let tables =
+            (self.tables.iter().zip(tables)).map(|((table, _), address)| (*table, *address));
+        for (index, value) in values.into_iter().chain(tables) {
+            if let Some(arg) = plan.args.get_mut(index) {
+                *arg = arg.with_bits(value);
+            }
+        }
+    }
 }
 
 /// One rank's launch waiting for the others.
@@ -60,6 +93,8 @@ struct Waiting {
     index: usize,
     launch: Launch,
     hidden: Hidden,
+    /// What the rank passes for each symmetric tensor ([`agree`]).
+    symmetric: Vec<(String, String)>,
 }
 
 struct State {
@@ -135,20 +170,21 @@ impl Hub {
     }
 
     /// Rank `rank` launches kernel `index` as `plan` says; `declared` is how many
-    /// parameters its source declares.
+    /// parameters its source declares, `symmetric` what it passes for each symmetric
+    /// tensor ([`agree`]).
     pub fn launch(
         &self,
         rank: u32,
         (index, kernel): (usize, &CompiledKernel),
         plan: &LaunchPlan,
-        declared: usize,
+        (declared, symmetric): (usize, Vec<(String, String)>),
         call: Span,
     ) -> Result<(), LaunchError> {
         let name = &kernel.signature.name;
         let Image::Kir(code) = &kernel.image else {
             return Err((
                 format!(
-                    "`{name}` was compiled for the GPU: multi-rank tests run on the emulator (`--emulate`); the multi-GPU launch is not built yet"
+                    "`{name}` was compiled for the GPU, not for the emulator: on GPUs a multi-rank block runs one GPU per rank (`gpu_ranks.rs`)"
                 ),
                 None,
             ));
@@ -164,12 +200,24 @@ impl Hub {
             index,
             launch,
             hidden,
+            symmetric,
         });
         let generation = state.generation;
         if state.waiting.iter().all(Option::is_some) {
-            let started = Instant::now();
-            let result = self.run_together(&mut state, code, name);
-            state.outcome = record(&mut state, result, started, name, call);
+            let launches: Vec<(usize, &[(String, String)])> = (state.waiting.iter().flatten())
+                .map(|waiting| (waiting.index, waiting.symmetric.as_slice()))
+                .collect();
+            state.outcome = match agree(&launches, name) {
+                Err(message) => {
+                    state.waiting.iter_mut().for_each(|waiting| *waiting = None);
+                    Err((message, None))
+                }
+                Ok(()) => {
+                    let started = Instant::now();
+                    let result = self.run_together(&mut state, code);
+                    record(&mut state, result, started, name, call)
+                }
+            };
             state.generation += 1;
             self.changed.notify_all();
             return state.outcome.clone();
@@ -201,28 +249,17 @@ impl Hub {
         &self,
         state: &mut State,
         code: &kir::Verified,
-        name: &str,
     ) -> Result<emulator::Stats, emulator::Fault> {
         let waiting: Vec<Waiting> = state.waiting.iter_mut().filter_map(Option::take).collect();
-        let unsupported = |what: String| emulator::Fault {
-            kind: emulator::FaultKind::Unsupported(what),
-            span: code.span,
-            location: None,
-        };
-        if waiting.iter().any(|each| each.index != waiting[0].index) {
-            return Err(unsupported(format!(
-                "ranks that launch different instantiations of `{name}` together"
-            )));
-        }
         let mut launches: Vec<Launch> = waiting.iter().map(|each| each.launch.clone()).collect();
         let hidden = &waiting[0].hidden;
-        for (table, tensor) in &hidden.tables {
-            let bytes: Vec<u8> = (launches.iter())
-                .flat_map(|launch| launch.args[*tensor].to_le_bytes())
-                .collect();
+        let args: Vec<&[u64]> = (waiting.iter())
+            .map(|each| each.launch.args.as_slice())
+            .collect();
+        for (table, bytes) in hidden.tables(&args) {
             let address = state.memory.allocate(&bytes);
             for launch in &mut launches {
-                launch.args[*table] = address;
+                launch.args[table] = address;
             }
         }
         for (rank, launch) in launches.iter_mut().enumerate() {
@@ -231,6 +268,31 @@ impl Hub {
         }
         emulator::run_ranks(code, &launches, &mut state.memory, &Options::default())
     }
+}
+
+/// Checks that the ranks launching kernel `name` together, each as (the instantiation's
+/// index, what it passes for each symmetric tensor: the parameter and `dtype[shape]`),
+/// launch the same instantiation with the same shape and dtype for every symmetric
+/// tensor, whose layout is the same on every rank: on GPUs and on the emulator alike.
+pub fn agree(launches: &[(usize, &[(String, String)])], name: &str) -> Result<(), String> {
+    let Some((first_index, first)) = launches.first() else {
+        return Ok(());
+    };
+    for (rank, (index, symmetric)) in launches.iter().enumerate().skip(1) {
+        if index != first_index {
+            return Err(format!(
+                "ranks 0 and {rank} launch different instantiations of `{name}` together: every rank launches the same one"
+            ));
+        }
+        for ((parameter, there), (_, here)) in first.iter().zip(symmetric.iter()) {
+            if there != here {
+                return Err(format!(
+                    "the symmetric tensor `{parameter}` of `{name}` is {there} on rank 0 but {here} on rank {rank}: every rank passes the same shape and dtype"
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The outcome of an emulated launch, counted in the hub's work.

@@ -111,8 +111,25 @@ impl Interpreter<'_> {
             .map_err(|message| Stop::error(span, message))?;
         super::row_major::check(&compiled.signature, &call_args)
             .map_err(|message| Stop::error(span, message))?;
-        let launched = match &*device {
-            Device::Rank(hub, rank) => hub.launch(*rank, (index, compiled), &plan, declared, span),
+        // On GPUs a rank's launch is the plan with its hidden parameters filled in,
+        // which a bench times again.
+        let mut launched_plan = None;
+        let symmetric = symmetric_tensors(compiled, hidden.as_ref(), &call_args);
+        let launched = match &mut *device {
+            Device::Rank(hub, rank) => {
+                let described = (declared, symmetric);
+                hub.launch(*rank, (index, compiled), &plan, described, span)
+            }
+            Device::GpuRank(gpu, exchange, rank) => (exchange.launch(
+                gpu,
+                *rank,
+                (index, compiled),
+                &plan,
+                hidden.as_ref(),
+                symmetric,
+            ))
+            .map(|launched| launched_plan = Some(launched))
+            .map_err(|message| (message, None)),
             _ if hidden.is_some() => Err((
                 format!(
                     "`{name}` has `symmetric(...)` tensors: it runs in a `test ... ranks(N)` block"
@@ -127,9 +144,12 @@ impl Interpreter<'_> {
             diagnostic,
         })?;
         if let Some(bench) = &mut self.bench {
-            let Device::Gpu(gpu) = device else {
+            let Some(gpu) = device.gpu() else {
                 return Err(Stop::Skip(EMULATED_BENCH.to_owned()));
             };
+            let plan = launched_plan
+                .as_ref()
+                .map_or(&plan, |launched| &launched.plan);
             let function = gpu
                 .load(index, compiled, plan.shared_bytes)
                 .map_err(|message| Stop::error(span, message))?;
@@ -137,7 +157,7 @@ impl Interpreter<'_> {
                 .time_kernel(
                     name,
                     &function,
-                    &plan,
+                    plan,
                     bench.config.warmup,
                     bench.config.runs,
                     bench.config.flush_l2,
@@ -274,7 +294,7 @@ impl Interpreter<'_> {
         let against = against.filter(|_| config.references);
         match (against, metric) {
             (Some(("memcpy", None, _)), Some(Metric::Bytes(bytes))) => {
-                let Ok(Device::Gpu(gpu)) = &mut self.device else {
+                let Ok(Device::Gpu(gpu) | Device::GpuRank(gpu, ..)) = &mut self.device else {
                     return Err(Stop::Skip("no GPU for the memcpy reference".to_owned()));
                 };
                 // A copy reads and writes each byte: half the bytes, copied, move them all.
@@ -332,7 +352,7 @@ impl Interpreter<'_> {
     ) -> Eval<Tensor> {
         let failed = |message: String| Stop::error(span, message);
         let draw = |shape: Vec<usize>| Tensor::create(creation, dtype, shape, seed);
-        let Ok(Device::Gpu(gpu)) = &mut self.device else {
+        let Ok(Device::Gpu(gpu) | Device::GpuRank(gpu, ..)) = &mut self.device else {
             return draw(shape).map_err(failed);
         };
         element_count(dtype, &shape).map_err(failed)?;
@@ -351,6 +371,31 @@ impl Interpreter<'_> {
             None => draw(shape).map_err(failed),
         }
     }
+}
+
+/// What a rank passes for each symmetric tensor of `kernel` (`hidden`): the
+/// parameter's name and the tensor's dtype and shape (`bf16[4, 1024]`), which every
+/// rank's must match.
+fn symmetric_tensors(
+    kernel: &crate::CompiledKernel,
+    hidden: Option<&Hidden>,
+    args: &[CallArg<'_>],
+) -> Vec<(String, String)> {
+    let tables = hidden.map_or(&[][..], |hidden| hidden.tables.as_slice());
+    (tables.iter())
+        .map(|(_, tensor)| {
+            let parameter = (kernel.signature.params.get(*tensor))
+                .map_or_else(String::new, |param| param.name.clone());
+            let passed = match args.get(*tensor) {
+                Some(CallArg::Tensor { dtype, shape, .. }) => {
+                    let extents: Vec<String> = shape.iter().map(usize::to_string).collect();
+                    format!("{}[{}]", dtype.name(), extents.join(", "))
+                }
+                _ => "not a tensor".to_owned(),
+            };
+            (parameter, passed)
+        })
+        .collect()
 }
 
 /// Why a bench does not run on the emulator.

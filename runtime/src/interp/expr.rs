@@ -423,12 +423,10 @@ impl Interpreter<'_> {
             }
             "this_rank" | "world_size" => {
                 arity(0..=0)?;
-                match &self.device {
-                    Ok(Device::Rank(hub, rank)) if name == "this_rank" => {
-                        Ok(Value::Int(i64::from(*rank)))
-                    }
-                    Ok(Device::Rank(hub, _)) => Ok(Value::Int(i64::from(hub.world()))),
-                    _ => Err(Stop::error(
+                match self.device.as_ref().ok().and_then(Device::rank) {
+                    Some((rank, _)) if name == "this_rank" => Ok(Value::Int(i64::from(rank))),
+                    Some((_, world)) => Ok(Value::Int(i64::from(world))),
+                    None => Err(Stop::error(
                         span,
                         format!("`{name}()` is only known in a `test ... ranks(N)` block"),
                     )),
@@ -437,7 +435,7 @@ impl Interpreter<'_> {
             "gpu_only" => {
                 arity(0..=0)?;
                 match &self.device {
-                    Ok(Device::Gpu(_)) => Ok(Value::Unit),
+                    Ok(Device::Gpu(_) | Device::GpuRank(..)) => Ok(Value::Unit),
                     Ok(_) => Err(Stop::Skip(GPU_ONLY.to_owned())),
                     Err(reason) => Err(Stop::Skip(format!("{GPU_ONLY} ({reason})"))),
                 }

@@ -110,7 +110,7 @@ impl Interpreter<'_> {
             }
         };
         let (
-            Ok(Device::Gpu(gpu)),
+            Ok(Device::Gpu(gpu) | Device::GpuRank(gpu, ..)),
             (Some(DeviceBuffer::Gpu(a_buffer)), Some(DeviceBuffer::Gpu(b_buffer))),
         ) = (&mut self.device, operands)
         else {
@@ -143,7 +143,7 @@ impl Interpreter<'_> {
     /// Opens cuBLAS on the block's GPU, or says why it cannot be had.
     fn open_blas(&mut self) -> Result<(), String> {
         match &mut self.device {
-            Ok(Device::Gpu(gpu)) => gpu.blas(),
+            Ok(Device::Gpu(gpu) | Device::GpuRank(gpu, ..)) => gpu.blas(),
             Ok(Device::Emulator(_) | Device::Rank(..)) => {
                 Err("the block runs on the emulator".to_owned())
             }
@@ -212,7 +212,7 @@ impl Interpreter<'_> {
         let config = bench.config;
         if let Err(reason) = self.open_blas() {
             return match &self.device {
-                Ok(Device::Gpu(_)) => Ok((None, Some(reason))),
+                Ok(Device::Gpu(_) | Device::GpuRank(..)) => Ok((None, Some(reason))),
                 _ => Err(Stop::Skip(reason)),
             };
         }
@@ -223,7 +223,7 @@ impl Interpreter<'_> {
         upload(device, &mut self.tensors[a], span)?;
         upload(device, &mut self.tensors[b], span)?;
         let (
-            Ok(Device::Gpu(gpu)),
+            Ok(Device::Gpu(gpu) | Device::GpuRank(gpu, ..)),
             Some(DeviceBuffer::Gpu(a_buffer)),
             Some(DeviceBuffer::Gpu(b_buffer)),
         ) = (

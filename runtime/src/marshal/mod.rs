@@ -97,6 +97,23 @@ impl ArgValue {
             ArgValue::F64(value) => value.to_le_bytes().to_vec(),
         }
     }
+
+    /// An argument of the same type holding `bits` (its low bits, for a narrower one):
+    /// what a multi-rank launch writes into its hidden parameters.
+    pub fn with_bits(self, bits: u64) -> ArgValue {
+        match self {
+            ArgValue::I32(_) => ArgValue::I32(bits as u32 as i32),
+            ArgValue::I64(_) => ArgValue::I64(bits as i64),
+            ArgValue::U32(_) => ArgValue::U32(bits as u32),
+            ArgValue::U64(_) => ArgValue::U64(bits),
+            ArgValue::Address(_) => ArgValue::Address(bits),
+            ArgValue::TensorMap(_) => ArgValue::TensorMap(bits),
+            ArgValue::F16(_) => ArgValue::F16(bits as u16),
+            ArgValue::BF16(_) => ArgValue::BF16(bits as u16),
+            ArgValue::F32(_) => ArgValue::F32(f32::from_bits(bits as u32)),
+            ArgValue::F64(_) => ArgValue::F64(f64::from_bits(bits)),
+        }
+    }
 }
 
 /// The kernel's parameter space as the driver fills it: each argument at the next
