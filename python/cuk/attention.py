@@ -4,6 +4,7 @@
     import cuk.attention
     attend = cuk.attention.Attention("cuk-examples")     # the folder holding the .cuk files
     o = attend(q, k, v, causal=True)                     # differentiable in q, k and v
+    o = attend(q, k, v, deterministic=True)              # dq summed in a fixed order
 
 q is (batch, heads, seqlen, d) and k and v are (batch, kv_heads, seqlen, d), as
 ``torch.nn.functional.scaled_dot_product_attention`` takes them; kv_heads divides heads
@@ -12,7 +13,8 @@ q is (batch, heads, seqlen, d) and k and v are (batch, kv_heads, seqlen, d), as
 128 for both directions, 256 for the forward only. The forward keeps each row's
 log-sum-exp (f32), from which the backward recomputes the probabilities: three kernels,
 the row-wise ``rowsum(dO * O)``, the gradients (dq accumulated in an f32 workspace), and
-dq's conversion. Each (dtype, d, causal) instantiation compiles once (``Kernel.specialize``,
+dq's conversion; with ``deterministic=True`` the key blocks add into each tile of dq in a
+fixed order, so that two runs give the same bits (at some cost in speed). Each (dtype, d, causal) instantiation compiles once (``Kernel.specialize``,
 through the disk cache). Needs an sm_90 GPU (the kernels use TMA and wgmma); importing this
 module needs torch.
 """
@@ -48,9 +50,9 @@ class Attention:
             self._kernels[key] = getattr(self._modules[module], name).specialize(**consts)
         return self._kernels[key]
 
-    def __call__(self, q, k, v, causal=False):
+    def __call__(self, q, k, v, causal=False, deterministic=False):
         """``softmax(q kᵀ / sqrt(d)) v`` over each (batch, head)."""
-        return _Attention.apply(self, q, k, v, causal)
+        return _Attention.apply(self, q, k, v, causal, deterministic)
 
 
 def _shapes(q, k, v):
@@ -82,7 +84,7 @@ def _padded(seqlen):
 
 class _Attention(torch.autograd.Function):
     @staticmethod
-    def forward(ctx, attend, q, k, v, causal):
+    def forward(ctx, attend, q, k, v, causal, deterministic):
         batch, heads, kv_heads, seqlen, d = _shapes(q, k, v)
         dtype = _DTYPES[q.dtype]
         qf = q.reshape(batch * heads, seqlen, d).contiguous()
@@ -98,7 +100,7 @@ class _Attention(torch.autograd.Function):
         scale = 1.0 / math.sqrt(d)
         fwd(batch * kv_heads, heads // kv_heads, seqlen, qf, kf, vf, o, lse, scale * _LOG2_E)
         ctx.save_for_backward(qf, kf, vf, o, lse)
-        ctx.attend, ctx.causal = attend, bool(causal)
+        ctx.attend, ctx.causal, ctx.deterministic = attend, bool(causal), bool(deterministic)
         ctx.shapes = (batch, heads, kv_heads, seqlen, d)
         return o.reshape(q.shape)
 
@@ -116,15 +118,17 @@ class _Attention(torch.autograd.Function):
         lse_log2 = torch.empty(rows, padded, **f32)
         delta = torch.empty(rows, padded, **f32)
         dq_accum = torch.empty(rows, padded, d, **f32)
+        dq_turns = torch.empty(rows, padded // 64, dtype=torch.int32, device=qf.device)
         dq, dk, dv = torch.empty_like(qf), torch.empty_like(kf), torch.empty_like(vf)
         scale = 1.0 / math.sqrt(d)
         attend.kernel("bwd", "attention_bwd_preprocess", T=dtype, D=d)(
-            rows, seqlen, o, dof, lse, lse_log2, delta, dq_accum
+            rows, seqlen, o, dof, lse, lse_log2, delta, dq_accum, dq_turns
         )
-        attend.kernel("bwd", "attention_bwd", T=dtype, D=d, CAUSAL=int(ctx.causal))(
-            kf.shape[0], heads // kv_heads, seqlen, qf, kf, vf, dof, lse_log2, delta, dq_accum, dk, dv, scale
+        consts = {"T": dtype, "D": d, "CAUSAL": int(ctx.causal), "DETERMINISTIC": int(ctx.deterministic)}
+        attend.kernel("bwd", "attention_bwd", **consts)(
+            kf.shape[0], heads // kv_heads, seqlen, qf, kf, vf, dof, lse_log2, delta, dq_accum, dq_turns, dk, dv, scale
         )
         attend.kernel("bwd", "attention_bwd_convert", T=dtype, D=d)(rows, seqlen, dq_accum, dq, scale)
         q_shape = (batch, heads, seqlen, d)
         kv_shape = (batch, kv_heads, seqlen, d)
-        return None, dq.reshape(q_shape), dk.reshape(kv_shape), dv.reshape(kv_shape), None
+        return None, dq.reshape(q_shape), dk.reshape(kv_shape), dv.reshape(kv_shape), None, None

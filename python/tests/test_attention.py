@@ -54,6 +54,18 @@ def test_attention_and_its_gradients_match_torch(torch, attend, case):
         torch.testing.assert_close(got.grad.float(), ref.grad, rtol=3e-2, atol=atol, msg=name)
 
 
+def test_the_deterministic_backward_gives_the_same_bits_twice(torch, attend):
+    q, k, v = (torch.randn(1, 4, 1000, 128, dtype=torch.bfloat16, device="cuda") for _ in range(3))
+    d_out = torch.randn_like(q)
+    grads = []
+    for _ in range(2):
+        leaves = [t.detach().clone().requires_grad_(True) for t in (q, k, v)]
+        attend(*leaves, deterministic=True).backward(d_out)
+        grads.append([t.grad for t in leaves])
+    for first, second in zip(*grads):
+        assert torch.equal(first, second)
+
+
 def test_shapes_the_kernels_cannot_take_are_refused(torch, attend):
     q = torch.randn(1, 4, 128, 64, dtype=torch.bfloat16, device="cuda")
     k = torch.randn(1, 3, 128, 64, dtype=torch.bfloat16, device="cuda")
