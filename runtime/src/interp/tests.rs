@@ -211,7 +211,7 @@ fn the_attention_backward_reference_gives_three_gradients() {
     let shapes = failure(
         "test t { let (a, b, c) = attention_backward(zeros(f32, (3, 2)), zeros(f32, (4, 2)), zeros(f32, (4, 2)), zeros(f32, (2, 2))); }",
     );
-    assert!(shapes.contains("do (..., queries, dv)"), "{shapes}");
+    assert!(shapes.contains("do (..., heads, queries, dv)"), "{shapes}");
 }
 
 #[test]
