@@ -7,11 +7,15 @@
 //! occupies the GPU (nothing can stop one kernel of a context), so the harness stops
 //! using it, and `cukc` ends its process without the driver's exit handler.
 //!
-//! The limit is per launch waited for (a bench's warmup and timed launches multiply
-//! it): `--kernel-timeout` or `CUKC_KERNEL_TIMEOUT` seconds, 60 unless set.
+//! The limit is per launch: a wait for several (a bench's warmup and timed runs) has an
+//! event after each, and fails when one does not complete within the limit of the one
+//! before it (or of the wait's start), so a bench whose second run hangs is stopped as
+//! soon as a test would be. `--kernel-timeout` or `CUKC_KERNEL_TIMEOUT` seconds, 60
+//! unless set.
 
 use std::time::{Duration, Instant};
 
+use cudarc::driver::CudaEvent;
 use cudarc::driver::sys::CUevent_flags;
 
 use super::{Gpu, describe};
@@ -47,9 +51,27 @@ impl Gpu {
         self.hung.get().map(String::as_str)
     }
 
-    /// Waits until the stream's work is done, which must take at most the limit for
-    /// each of `launches` launches of `what` (`kernel `name``, or a reference's name).
-    pub(super) fn wait(&self, what: &str, launches: u32) -> Result<(), String> {
+    /// Waits until the stream's work is done, which must take at most the limit: the
+    /// work of `what` (`kernel `name``, or a reference's name).
+    pub(super) fn wait(&self, what: &str) -> Result<(), String> {
+        let done = self.event_after(what)?;
+        self.wait_steps(what, &[done])
+    }
+
+    /// An event recorded on the stream now, after the work queued, for [`Gpu::wait_steps`].
+    pub(super) fn event_after(&self, what: &str) -> Result<CudaEvent, String> {
+        let failed = |error| format!("{what} failed: {}", describe(error));
+        let event = self
+            .context
+            .new_event(Some(CUevent_flags::CU_EVENT_DISABLE_TIMING))
+            .map_err(failed)?;
+        event.record(&self.stream).map_err(failed)?;
+        Ok(event)
+    }
+
+    /// Waits until every one of `steps` (events recorded in order, each after one launch
+    /// or run of `what`) has completed, each within the limit of the one before it.
+    pub(super) fn wait_steps(&self, what: &str, steps: &[CudaEvent]) -> Result<(), String> {
         if let Some(kernel) = self.hung_kernel() {
             return Err(still_running(kernel));
         }
@@ -59,26 +81,26 @@ impl Gpu {
                 describe(error)
             )
         };
-        let done = self
-            .context
-            .new_event(Some(CUevent_flags::CU_EVENT_DISABLE_TIMING))
-            .map_err(failed)?;
-        done.record(&self.stream).map_err(failed)?;
-        let limit = self.kernel_timeout.saturating_mul(launches.max(1));
-        let started = Instant::now();
+        let mut progress = Progress::starting(Instant::now());
         let mut pause = Duration::from_micros(20);
-        while !done.try_is_complete().map_err(failed)? {
-            if started.elapsed() >= limit {
+        while let Some(step) = steps.get(progress.done) {
+            if step.try_is_complete().map_err(failed)? {
+                progress.advance(Instant::now());
+                pause = Duration::from_micros(20);
+                continue;
+            }
+            if progress.overdue(Instant::now(), self.kernel_timeout) {
                 let _ = self.hung.set(what.to_owned());
+                let which = if steps.len() > 1 {
+                    format!(" (run {} of {})", progress.done + 1, steps.len())
+                } else {
+                    String::new()
+                };
                 return Err(format!(
-                    "{what} did not finish within {} s ({}) and is still running on the GPU: \
-                     nothing else can run on it in this process",
-                    limit.as_secs_f64(),
-                    if launches > 1 {
-                        format!("{launches} launches of the kernel time limit, --kernel-timeout")
-                    } else {
-                        "the kernel time limit, --kernel-timeout".to_owned()
-                    }
+                    "{what}{which} did not finish within {} s (the kernel time limit, \
+                     --kernel-timeout) and is still running on the GPU: nothing else can \
+                     run on it in this process",
+                    self.kernel_timeout.as_secs_f64(),
                 ));
             }
             std::thread::sleep(pause);
@@ -118,7 +140,58 @@ fn flush_c_output() {
     }
 }
 
+/// How far a wait for several steps has come: the steps done, and when the last one
+/// was seen done (or the wait started).
+#[derive(Clone, Copy, Debug)]
+struct Progress {
+    done: usize,
+    since: Instant,
+}
+
+impl Progress {
+    fn starting(now: Instant) -> Progress {
+        Progress {
+            done: 0,
+            since: now,
+        }
+    }
+
+    /// One more step seen done at `now`: the next has the limit from then.
+    fn advance(&mut self, now: Instant) {
+        self.done += 1;
+        self.since = now;
+    }
+
+    /// Whether the next step has taken `limit` or more since the last was seen done.
+    fn overdue(&self, now: Instant, limit: Duration) -> bool {
+        now.duration_since(self.since) >= limit
+    }
+}
+
 /// Why nothing runs on a GPU a kernel hung on.
 pub fn still_running(what: &str) -> String {
     format!("the GPU is still running {what}, which passed its time limit")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_step_has_the_limit_from_the_one_before() {
+        let start = Instant::now();
+        let limit = Duration::from_secs(60);
+        let mut progress = Progress::starting(start);
+        // Ten runs of 50 s each: never overdue, though 500 s pass in all.
+        for run in 1..=10 {
+            let now = start + Duration::from_secs(50 * run);
+            assert!(!progress.overdue(now, limit));
+            progress.advance(now);
+        }
+        assert_eq!(progress.done, 10);
+        // The eleventh never completes: overdue 60 s after the tenth, not before.
+        let tenth = start + Duration::from_secs(500);
+        assert!(!progress.overdue(tenth + Duration::from_secs(59), limit));
+        assert!(progress.overdue(tenth + Duration::from_secs(60), limit));
+    }
 }
