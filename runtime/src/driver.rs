@@ -319,14 +319,14 @@ impl Gpu {
 
     /// Waits for the stream, at most the kernel time limit; an error is the kernel's.
     pub fn synchronize(&self, name: &str) -> Result<(), String> {
-        self.wait(&format!("kernel `{name}`"))
+        self.wait(&format!("kernel `{name}`"), &[])
     }
 
     /// Waits until the stream's copies (and allocations, which cudarc orders on the
     /// stream) before a launch of `name` are done: other GPUs may write this one's
     /// memory once it is launched, and must not race a copy still in flight.
     pub fn settle(&self, name: &str) -> Result<(), String> {
-        self.wait(&format!("the work queued on GPU before `{name}`"))
+        self.wait(&format!("the work queued on GPU before `{name}`"), &[])
     }
 
     /// The median time in milliseconds of `runs` launches after `warmup` untimed ones;
@@ -403,18 +403,23 @@ impl Gpu {
         mut body: impl FnMut() -> Result<(), String>,
     ) -> Result<f64, String> {
         let flush_failed = |error: DriverError| format!("flushing L2 failed: {}", describe(error));
-        // An event after each run, warmup or timed: each must complete within the
-        // kernel time limit of the one before.
-        let mut steps = Vec::with_capacity((warmup + runs.max(1)) as usize);
+        let failed =
+            |error: DriverError| format!("timing with CUDA events failed: {}", describe(error));
+        // An event after each warmup run (the timed ones have theirs): each run must
+        // complete within the kernel time limit of the one before.
+        let mut warmups = Vec::with_capacity(warmup as usize);
         for _ in 0..warmup {
             if let Some(buffer) = flush.as_deref_mut() {
                 self.stream.memset_zeros(buffer).map_err(flush_failed)?;
             }
             body()?;
-            steps.push(self.event_after(what)?);
+            let after = self
+                .context
+                .new_event(Some(CUevent_flags::CU_EVENT_DISABLE_TIMING))
+                .map_err(failed)?;
+            after.record(&self.stream).map_err(failed)?;
+            warmups.push(after);
         }
-        let failed =
-            |error: DriverError| format!("timing with CUDA events failed: {}", describe(error));
         let mut events = Vec::with_capacity(runs as usize);
         for _ in 0..runs.max(1) {
             let start = self
@@ -431,10 +436,12 @@ impl Gpu {
             start.record(&self.stream).map_err(failed)?;
             body()?;
             end.record(&self.stream).map_err(failed)?;
-            steps.push(self.event_after(what)?);
             events.push((start, end));
         }
-        self.wait_steps(what, &steps)?;
+        let steps: Vec<&cudarc::driver::CudaEvent> = (warmups.iter())
+            .chain(events.iter().map(|(_, end)| end))
+            .collect();
+        self.wait(what, &steps)?;
         let mut times = Vec::with_capacity(events.len());
         for (start, end) in &events {
             times.push(f64::from(start.elapsed_ms(end).map_err(failed)?));

@@ -129,7 +129,7 @@ impl Gpu {
     pub fn gemm(&mut self, gemm: &Gemm, a: &Buffer, b: &Buffer) -> Result<Vec<u8>, String> {
         let c = self.scratch(gemm)?;
         self.enqueue_gemm(gemm, a, b, &c)?;
-        self.wait(&format!("the cuBLAS GEMM {}", gemm.describe()))?;
+        self.wait(&format!("the cuBLAS GEMM {}", gemm.describe()), &[])?;
         self.download(&c)
     }
 

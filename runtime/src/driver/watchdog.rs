@@ -51,27 +51,11 @@ impl Gpu {
         self.hung.get().map(String::as_str)
     }
 
-    /// Waits until the stream's work is done, which must take at most the limit: the
-    /// work of `what` (`kernel `name``, or a reference's name).
-    pub(super) fn wait(&self, what: &str) -> Result<(), String> {
-        let done = self.event_after(what)?;
-        self.wait_steps(what, &[done])
-    }
-
-    /// An event recorded on the stream now, after the work queued, for [`Gpu::wait_steps`].
-    pub(super) fn event_after(&self, what: &str) -> Result<CudaEvent, String> {
-        let failed = |error| format!("{what} failed: {}", describe(error));
-        let event = self
-            .context
-            .new_event(Some(CUevent_flags::CU_EVENT_DISABLE_TIMING))
-            .map_err(failed)?;
-        event.record(&self.stream).map_err(failed)?;
-        Ok(event)
-    }
-
     /// Waits until every one of `steps` (events recorded in order, each after one launch
-    /// or run of `what`) has completed, each within the limit of the one before it.
-    pub(super) fn wait_steps(&self, what: &str, steps: &[CudaEvent]) -> Result<(), String> {
+    /// or run of `what`) has completed, each within the limit of the one before; with
+    /// no steps, until the work queued so far has, within the limit. `what` is `kernel
+    /// `name``, or a reference's name.
+    pub(super) fn wait(&self, what: &str, steps: &[&CudaEvent]) -> Result<(), String> {
         if let Some(kernel) = self.hung_kernel() {
             return Err(still_running(kernel));
         }
@@ -80,6 +64,17 @@ impl Gpu {
                 "{what} failed: {} (the GPU context is unusable after this; later GPU work in this run fails too)",
                 describe(error)
             )
+        };
+        let all_queued;
+        let steps = if steps.is_empty() {
+            all_queued = self
+                .context
+                .new_event(Some(CUevent_flags::CU_EVENT_DISABLE_TIMING))
+                .map_err(failed)?;
+            all_queued.record(&self.stream).map_err(failed)?;
+            &[&all_queued][..]
+        } else {
+            steps
         };
         let mut progress = Progress::starting(Instant::now());
         let mut pause = Duration::from_micros(20);
