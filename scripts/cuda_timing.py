@@ -1,5 +1,6 @@
 """Timing with CUDA events, for the baseline scripts beside it (norm-baselines.py,
-fp8-baseline.py): the median of several runs, after untimed warm-up runs."""
+fp8-baseline.py, nccl-allreduce-baseline.py): the median of several runs, after
+untimed warm-up runs."""
 
 import torch
 

@@ -25,24 +25,10 @@ import torch  # noqa: E402
 import torch.distributed as dist  # noqa: E402
 import torch.multiprocessing as mp  # noqa: E402
 
-WARMUP, RUNS = 5, 20
+from cuda_timing import median_ms  # noqa: E402
 
-
-def median_ms(launch):
-    """The median time of RUNS launches after WARMUP untimed ones, in milliseconds."""
-    for _ in range(WARMUP):
-        launch()
-    times = []
-    for _ in range(RUNS):
-        start = torch.cuda.Event(enable_timing=True)
-        end = torch.cuda.Event(enable_timing=True)
-        start.record()
-        launch()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end))
-    times.sort()
-    return times[len(times) // 2]
+# Timed runs of each all-reduce, after cuda_timing's warm-up runs.
+RUNS = 20
 
 
 def slowest(ms, world):
@@ -58,7 +44,7 @@ def rank_main(rank, world, elements, port):
     torch.cuda.set_device(rank)
     dist.init_process_group("nccl", rank=rank, world_size=world)
     x = torch.randn(elements, dtype=torch.bfloat16, device="cuda")
-    results = [("NCCL all_reduce", slowest(median_ms(lambda: dist.all_reduce(x)), world))]
+    results = [("NCCL all_reduce", slowest(median_ms(lambda: dist.all_reduce(x), runs=RUNS), world))]
     try:
         import torch.distributed._symmetric_memory as symm_mem
 
@@ -67,7 +53,7 @@ def rank_main(rank, world, elements, port):
         buffer.copy_(x)
         group = dist.group.WORLD.group_name
         one_shot = lambda: torch.ops.symm_mem.one_shot_all_reduce(buffer, "sum", group)  # noqa: E731
-        results.append(("torch symm_mem one_shot_all_reduce", slowest(median_ms(one_shot), world)))
+        results.append(("torch symm_mem one_shot_all_reduce", slowest(median_ms(one_shot, runs=RUNS), world)))
     except Exception as error:  # not every torch has it; the NCCL figure stands alone
         results.append((f"torch symm_mem one-shot unavailable ({type(error).__name__}: {error})", None))
     if rank == 0:
