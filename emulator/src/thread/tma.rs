@@ -8,6 +8,7 @@
 use kir::{AtomicOp, Element, HostExpr, Inst, IntParam, Op, ParamKind, Ty, ValueId};
 
 use super::hopper::TENSOR_MAP_TOKEN;
+use super::memory::little_endian;
 use super::{Context, Thread};
 use crate::atoms::hopper::swizzled;
 use crate::fault::{Access, FaultKind, Trap};
@@ -162,8 +163,13 @@ impl<'k> Thread<'k> {
                     .global
                     .load(global as u64, &mut old)
                     .map_err(outside)?;
-                let sum = crate::arith::atomic(AtomicOp::Add, ty, word(&old), word(&element))
-                    .map_err(unsupported)?;
+                let sum = crate::arith::atomic(
+                    AtomicOp::Add,
+                    ty,
+                    little_endian(&old),
+                    little_endian(&element),
+                )
+                .map_err(unsupported)?;
                 let width = element.len();
                 element.copy_from_slice(&sum.to_le_bytes()[..width]);
             }
@@ -194,14 +200,6 @@ fn reduced_type(dtype: Element) -> Option<Ty> {
         Element::U32 => Some(Ty::U32),
         _ => None,
     }
-}
-
-/// A little-endian element's bits.
-fn word(bytes: &[u8]) -> u64 {
-    bytes
-        .iter()
-        .rev()
-        .fold(0, |word, byte| (word << 8) | u64::from(*byte))
 }
 
 /// The launch's integer arguments by parameter index (0 for the others), for the
