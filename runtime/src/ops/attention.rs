@@ -15,6 +15,8 @@ use crate::tensor::{Dense, shape_text};
 /// dimensions but the heads, kv_heads dividing heads.
 pub(super) struct Problem {
     pub(super) batch: Vec<usize>,
+    /// k's leading dimensions (q's, with kv_heads for heads).
+    pub(super) kv_batch: Vec<usize>,
     pub(super) queries: usize,
     pub(super) keys: usize,
     pub(super) d: usize,
@@ -62,6 +64,7 @@ pub(super) fn problem(q: &Dense, k: &Dense) -> Result<Problem, String> {
     }
     Ok(Problem {
         batch,
+        kv_batch: k_batch,
         queries,
         keys,
         d,
@@ -128,8 +131,7 @@ pub(super) fn each_row(
 pub fn attention(q: &Dense, k: &Dense, v: &Dense, causal: bool) -> Result<Dense, String> {
     let problem = problem(q, k)?;
     let (v_batch, v_keys, dv) = split(v, "v")?;
-    let (k_batch, ..) = split(k, "k")?;
-    if v_batch != k_batch || v_keys != problem.keys {
+    if v_batch != problem.kv_batch || v_keys != problem.keys {
         return Err(format!(
             "`attention` needs v (..., kv_heads, keys, dv) with k's leading dimensions and keys; these are {}, {} and {}",
             shape_text(&q.shape),

@@ -42,8 +42,7 @@ pub fn attention_backward(
     let problem = problem(q, k).map_err(|_| mismatch())?;
     let (v_batch, v_keys, dv) = split(v, "v").map_err(|_| mismatch())?;
     let (o_batch, o_queries, o_dv) = split(d_out, "do").map_err(|_| mismatch())?;
-    let (k_batch, ..) = split(k, "k").map_err(|_| mismatch())?;
-    if v_batch != k_batch
+    if v_batch != problem.kv_batch
         || v_keys != problem.keys
         || o_batch != problem.batch
         || o_queries != problem.queries
