@@ -25,30 +25,20 @@ import os
 import torch
 
 import cuk
+from cuk._specializing import Specializing
 
 _DTYPES = {torch.bfloat16: "bf16", torch.float16: "f16"}
 _LOG2_E = 1.4426950408889634
 
 
-class Attention:
+class Attention(Specializing):
     """The operator, over the examples in ``examples`` (a folder), compiled for the first
-    GPU (``target=`` picks another)."""
+    GPU (``target=`` picks another); ``kernel("fwd" or "bwd", name, **consts)`` gives
+    their kernels."""
 
     def __init__(self, examples, *, target=None):
         load = lambda name: cuk.load(os.path.join(examples, name), target=target)  # noqa: E731
-        self._modules = {
-            "fwd": load("attention_fwd_sm90.cuk"),
-            "bwd": load("attention_bwd_sm90.cuk"),
-        }
-        self._kernels = {}
-
-    def kernel(self, module, name, **consts):
-        """Kernel ``name`` of ``module`` (``"fwd"`` or ``"bwd"``) specialized to
-        ``consts``, compiled once."""
-        key = (module, name, tuple(sorted(consts.items())))
-        if key not in self._kernels:
-            self._kernels[key] = getattr(self._modules[module], name).specialize(**consts)
-        return self._kernels[key]
+        super().__init__({"fwd": load("attention_fwd_sm90.cuk"), "bwd": load("attention_bwd_sm90.cuk")})
 
     def __call__(self, q, k, v, causal=False, deterministic=False):
         """``softmax(q kᵀ / sqrt(d)) v`` over each (batch, head)."""

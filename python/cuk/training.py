@@ -23,6 +23,7 @@ import os
 import torch
 
 import cuk
+from cuk._specializing import Specializing
 
 _DTYPES = {torch.bfloat16: "bf16", torch.float16: "f16", torch.float32: "f32"}
 # The most values of a row a thread of the register-resident kernels holds (more spill).
@@ -41,7 +42,7 @@ def _row_shape(n, itemsize):
     return threads, cols, cols // threads
 
 
-class Ops:
+class Ops(Specializing):
     """The operators, over the examples in ``examples`` (a folder), compiled for the first
     GPU (``target=`` picks another) or run on the CPU emulator (``emulate=True``, CPU
     tensors)."""
@@ -49,19 +50,13 @@ class Ops:
     def __init__(self, examples, *, target=None, emulate=False):
         options = {"emulate": True} if emulate else {"target": target}
         load = lambda name: cuk.load(os.path.join(examples, name), **options)  # noqa: E731
-        self._modules = {
-            "rmsnorm": load("rmsnorm.cuk"),
-            "layernorm": load("layernorm.cuk"),
-            "cross_entropy": load("cross_entropy.cuk"),
-        }
-        self._kernels = {}
-
-    def kernel(self, module, name, **consts):
-        """Kernel ``name`` of ``module`` specialized to ``consts``, compiled once."""
-        key = (module, name, tuple(sorted(consts.items())))
-        if key not in self._kernels:
-            self._kernels[key] = getattr(self._modules[module], name).specialize(**consts)
-        return self._kernels[key]
+        super().__init__(
+            {
+                "rmsnorm": load("rmsnorm.cuk"),
+                "layernorm": load("layernorm.cuk"),
+                "cross_entropy": load("cross_entropy.cuk"),
+            }
+        )
 
     def rms_norm(self, x, w, eps=1e-6):
         """``x / sqrt(mean(x²) + eps) * w`` over the last dimension."""
