@@ -43,16 +43,19 @@ const SYNCHRONIZERS: [&str; 20] = [
 
 /// Every file with asynchronous operations whose tests run on the emulator (a file
 /// without test blocks, such as `tests/blackwell/pair_forms.cuk`, has nothing to run).
-const ALL: [&str; 32] = [
+const ALL: [&str; 35] = [
     "cuk-examples/allreduce.cuk",
     "cuk-examples/attention_bwd_sm90.cuk",
     "cuk-examples/attention_fwd_sm90.cuk",
     "cuk-examples/copy_cp_async.cuk",
     "cuk-examples/copy_swizzled_smem.cuk",
+    "cuk-examples/cross_entropy_cluster.cuk",
     "cuk-examples/gemm_fp8_sm90.cuk",
     "cuk-examples/gemm_sm100.cuk",
     "cuk-examples/gemm_sm80.cuk",
     "cuk-examples/gemm_sm90.cuk",
+    "cuk-examples/layernorm.cuk",
+    "cuk-examples/rmsnorm.cuk",
     "tests/blackwell/tmem_alloc.cuk",
     "tests/blackwell/tmem_copy.cuk",
     "tests/blackwell/tmem_half_the_warps.cuk",
@@ -79,10 +82,12 @@ const ALL: [&str; 32] = [
 ];
 
 /// The files CI mutates: small, and covering TMA, wgmma (shared and register A, FP8),
-/// clusters, cp.async, tcgen05, a two-barrier handoff and signals between ranks.
-const SAMPLE: [&str; 14] = [
+/// clusters, cp.async (a pipeline of row stages too), tcgen05, a two-barrier handoff and
+/// signals between ranks.
+const SAMPLE: [&str; 15] = [
     "cuk-examples/allreduce.cuk",
     "cuk-examples/copy_swizzled_smem.cuk",
+    "cuk-examples/rmsnorm.cuk",
     "tests/blackwell/tmem_copy.cuk",
     "tests/blackwell/umma_tile.cuk",
     "tests/hopper/cluster_multicast.cuk",

@@ -136,6 +136,25 @@ impl Builder<'_> {
         };
         // Write them.
         if in_registers(destination) {
+            // A guard covers the whole application: a word keeps the fragment's previous
+            // word when it is false, so the words are selected before they are split
+            // (one select a word, not one an element; the halves stay packed until used).
+            let (values, guard) = match guard {
+                Some(guard) if self.memory_element(destination) == Some((element, None)) => {
+                    let previous: Option<Vec<ValueId>> = (indices.iter())
+                        .map(|(_, index)| self.read_element(destination, index, None))
+                        .collect();
+                    let Some(previous) = previous else { return };
+                    let previous = self.pack(&previous, word);
+                    let kept = (values.into_iter().zip(previous))
+                        .map(|(loaded, previous)| {
+                            self.pure(Op::Select(guard, loaded, previous), word)
+                        })
+                        .collect();
+                    (kept, None)
+                }
+                _ => (values, guard),
+            };
             let elements = self.unpack(&values, element);
             for ((_, index), value) in indices.iter().zip(elements) {
                 self.write_element(destination, index, value, guard);
