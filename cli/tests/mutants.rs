@@ -43,12 +43,13 @@ const SYNCHRONIZERS: [&str; 20] = [
 
 /// Every file with asynchronous operations whose tests run on the emulator (a file
 /// without test blocks, such as `tests/blackwell/pair_forms.cuk`, has nothing to run).
-const ALL: [&str; 35] = [
+const ALL: [&str; 36] = [
     "cuk-examples/allreduce.cuk",
     "cuk-examples/attention_bwd_sm90.cuk",
     "cuk-examples/attention_fwd_sm90.cuk",
     "cuk-examples/copy_cp_async.cuk",
     "cuk-examples/copy_swizzled_smem.cuk",
+    "cuk-examples/cross_entropy.cuk",
     "cuk-examples/cross_entropy_cluster.cuk",
     "cuk-examples/gemm_fp8_sm90.cuk",
     "cuk-examples/gemm_sm100.cuk",

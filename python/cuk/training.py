@@ -26,20 +26,38 @@ import cuk
 from cuk._specializing import Specializing
 
 _DTYPES = {torch.bfloat16: "bf16", torch.float16: "f16", torch.float32: "f32"}
-# The most values of a row a thread of the register-resident kernels holds (more spill).
-_MAX_VALUES = 16
+# The forward kernels stage a row in shared memory and read it back a sweep at a time:
+# a thread holds four 128-bit vectors of it (fewer threads a row put more rows in flight
+# on an SM), at most 32 values, and the staged row at most 64 KiB (x, weights and biases
+# fit a block's shared memory). Longer rows take the looped kernels.
+_FORWARD_VECTORS = 4
+_MAX_FORWARD_VALUES = 32
+_MAX_STAGED_ROW = 64 * 1024
+# The backward kernels keep their gradient shares in registers: two vectors a thread, at
+# most 16 values (more spill).
+_BACKWARD_VECTORS = 2
+_MAX_BACKWARD_VALUES = 16
+# The shared memory the backward kernels' row stages may take: two stages of x and dy (a
+# row fetched while another is used) where they fit, one otherwise.
+_STAGED_BYTES = 160 * 1024
 
 
-def _row_shape(n, itemsize):
+def _row_shape(n, itemsize, vectors):
     """``(THREADS, COLS, values a thread holds)`` for rows of ``n``: threads double from a
-    warp until two 128-bit vectors each cover the row, at most 1024."""
+    warp until ``vectors`` 128-bit vectors each cover the row, at most 1024."""
     vector = 16 // itemsize
     threads = 32
-    while threads < 1024 and threads * vector * 2 < n:
+    while threads < 1024 and threads * vector * vectors < n:
         threads *= 2
     step = threads * vector
     cols = -(-n // step) * step
     return threads, cols, cols // threads
+
+
+def _fits_forward(shape, itemsize):
+    """Whether the staged forward kernels take rows of this ``_row_shape``."""
+    _, cols, values = shape
+    return values <= _MAX_FORWARD_VALUES and cols * itemsize <= _MAX_STAGED_ROW
 
 
 class Ops(Specializing):
@@ -82,7 +100,7 @@ def _rows(x, *vectors):
             raise ValueError(
                 f"weights and biases are {x.shape[-1]} values of {x.dtype}, not {tuple(vector.shape)} of {vector.dtype}"
             )
-    return rows, _DTYPES[x.dtype], _row_shape(rows.shape[1], x.element_size())
+    return rows, _DTYPES[x.dtype], _row_shape(rows.shape[1], x.element_size(), _FORWARD_VECTORS)
 
 
 def _partials(rows):
@@ -94,67 +112,82 @@ def _partials(rows):
     return max(1, min(rows.shape[0], per_gpu))
 
 
-def _resident(values, what):
-    if values > _MAX_VALUES:
-        raise ValueError(f"{what}: rows of more than {_MAX_VALUES} values a thread do not fit the registers")
+def _stages(cols, itemsize):
+    """How many rows of x and dy the backward kernels stage in shared memory."""
+    return 2 if 2 * 2 * cols * itemsize <= _STAGED_BYTES else 1
+
+
+def _backward_shape(rows, what):
+    """The backward kernels' ``(THREADS, COLS)`` for ``rows``, or a ValueError when a
+    thread's share of a row would not fit its registers."""
+    threads, cols, values = _row_shape(rows.shape[1], rows.element_size(), _BACKWARD_VECTORS)
+    if values > _MAX_BACKWARD_VALUES:
+        raise ValueError(f"{what}: rows of more than {_MAX_BACKWARD_VALUES} values a thread do not fit the registers")
+    return threads, cols
 
 
 class _RMSNorm(torch.autograd.Function):
     @staticmethod
     def forward(ctx, ops, x, w, eps):
-        rows, dtype, (threads, cols, values) = _rows(x, w)
+        rows, dtype, shape = _rows(x, w)
+        threads, cols, _ = shape
         y = torch.empty_like(rows)
         rstd = torch.empty(rows.shape[0], dtype=torch.float32, device=x.device)
-        if values > _MAX_VALUES:
-            ops.kernel("rmsnorm", "rmsnorm_fwd_looped", T=dtype)(eps, rows, w, y, rstd)
-        else:
+        if _fits_forward(shape, rows.element_size()):
             ops.kernel("rmsnorm", "rmsnorm_fwd", T=dtype, COLS=cols, THREADS=threads)(eps, rows, w, y, rstd)
+        else:
+            ops.kernel("rmsnorm", "rmsnorm_fwd_looped", T=dtype)(eps, rows, w, y, rstd)
         ctx.save_for_backward(rows, w, rstd)
-        ctx.ops, ctx.shape, ctx.config = ops, x.shape, (dtype, threads, cols, values)
+        ctx.ops, ctx.shape, ctx.dtype = ops, x.shape, dtype
         return y.reshape(x.shape)
 
     @staticmethod
     def backward(ctx, dy):
         rows, w, rstd = ctx.saved_tensors
-        dtype, threads, cols, values = ctx.config
-        _resident(values, "rms_norm's backward")
+        threads, cols = _backward_shape(rows, "rms_norm's backward")
         dy = dy.reshape(rows.shape).contiguous()
         dx = torch.empty_like(rows)
         partial = torch.empty(_partials(rows), rows.shape[1], dtype=torch.float32, device=rows.device)
         dw = torch.empty_like(w)
-        bwd = ctx.ops.kernel("rmsnorm", "rmsnorm_bwd", T=dtype, COLS=cols, THREADS=threads)
+        stages = _stages(cols, rows.element_size())
+        bwd = ctx.ops.kernel("rmsnorm", "rmsnorm_bwd", T=ctx.dtype, COLS=cols, THREADS=threads, STAGES=stages)
         bwd(rows, w, rstd, dy, dx, partial)
-        ctx.ops.kernel("rmsnorm", "rmsnorm_dw", T=dtype)(partial, dw)
+        ctx.ops.kernel("rmsnorm", "rmsnorm_dw", T=ctx.dtype)(partial, dw)
         return None, dx.reshape(ctx.shape), dw, None
 
 
 class _LayerNorm(torch.autograd.Function):
     @staticmethod
     def forward(ctx, ops, x, w, b, eps):
-        rows, dtype, (threads, cols, values) = _rows(x, w, b)
-        _resident(values, "layer_norm")
+        rows, dtype, shape = _rows(x, w, b)
+        threads, cols, _ = shape
+        if not _fits_forward(shape, rows.element_size()):
+            raise ValueError(
+                f"layer_norm: rows of {rows.shape[1]} do not fit a block's shared memory (at most {_MAX_STAGED_ROW} bytes)"
+            )
         y = torch.empty_like(rows)
         mean = torch.empty(rows.shape[0], dtype=torch.float32, device=x.device)
         rstd = torch.empty_like(mean)
         fwd = ops.kernel("layernorm", "layernorm_fwd", T=dtype, COLS=cols, THREADS=threads)
         fwd(eps, rows, w, b, y, mean, rstd)
         ctx.save_for_backward(rows, w, mean, rstd)
-        ctx.ops, ctx.shape, ctx.config = ops, x.shape, (dtype, threads, cols)
+        ctx.ops, ctx.shape, ctx.dtype = ops, x.shape, dtype
         return y.reshape(x.shape)
 
     @staticmethod
     def backward(ctx, dy):
         rows, w, mean, rstd = ctx.saved_tensors
-        dtype, threads, cols = ctx.config
+        threads, cols = _backward_shape(rows, "layer_norm's backward")
         dy = dy.reshape(rows.shape).contiguous()
         dx = torch.empty_like(rows)
         shape = (_partials(rows), rows.shape[1])
         dw_partial = torch.empty(shape, dtype=torch.float32, device=rows.device)
         db_partial = torch.empty_like(dw_partial)
         dw, db = torch.empty_like(w), torch.empty_like(w)
-        bwd = ctx.ops.kernel("layernorm", "layernorm_bwd", T=dtype, COLS=cols, THREADS=threads)
+        stages = _stages(cols, rows.element_size())
+        bwd = ctx.ops.kernel("layernorm", "layernorm_bwd", T=ctx.dtype, COLS=cols, THREADS=threads, STAGES=stages)
         bwd(rows, w, mean, rstd, dy, dx, dw_partial, db_partial)
-        ctx.ops.kernel("layernorm", "layernorm_dwdb", T=dtype)(dw_partial, db_partial, dw, db)
+        ctx.ops.kernel("layernorm", "layernorm_dwdb", T=ctx.dtype)(dw_partial, db_partial, dw, db)
         return None, dx.reshape(ctx.shape), dw, db, None
 
 
@@ -165,16 +198,17 @@ class _CrossEntropy(torch.autograd.Function):
             raise ValueError(
                 f"cross_entropy takes logits (rows, classes) and one label a row, not {tuple(logits.shape)} and {tuple(labels.shape)}"
             )
-        rows, dtype, (threads, cols, values) = _rows(logits)
+        rows, dtype, shape = _rows(logits)
+        threads, cols, _ = shape
         labels32 = labels.to(torch.int32).contiguous()
         loss = torch.empty(rows.shape[0], dtype=torch.float32, device=logits.device)
         dlogits = torch.empty_like(rows)
         args = (ignore_index, label_smoothing, 1.0, rows, labels32, loss, dlogits)
-        if values > _MAX_VALUES:
-            ops.kernel("cross_entropy", "cross_entropy_looped", T=dtype)(*args)
-        else:
+        if _fits_forward(shape, rows.element_size()):
             kernel = ops.kernel("cross_entropy", "cross_entropy_resident", T=dtype, COLS=cols, THREADS=threads)
             kernel(*args)
+        else:
+            ops.kernel("cross_entropy", "cross_entropy_looped", T=dtype)(*args)
         counted = (labels != ignore_index).sum().to(torch.float32)
         ctx.save_for_backward(dlogits, counted)
         return loss.sum() / counted

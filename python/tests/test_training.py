@@ -47,6 +47,31 @@ def test_rms_norm_matches_torch(torch, ops, shape):
     torch.testing.assert_close(wc.grad.float(), wr.grad, rtol=2e-2, atol=1e-1)
 
 
+def test_f32_rows_too_long_for_two_stages_take_one(torch, ops):
+    """f32 rows of 16384: two stages of x and dy would exceed the backward's shared memory
+    budget, so one is staged at a time; the values are the same."""
+    x = torch.randn(8, 16384, dtype=torch.float32, device="cuda")
+    w = torch.randn(16384, dtype=torch.float32, device="cuda")
+    b = torch.randn(16384, dtype=torch.float32, device="cuda")
+    dy = torch.randn_like(x)
+    xr, wr = leaves(x, w)
+    want = xr * torch.rsqrt(xr.pow(2).mean(-1, keepdim=True) + 1e-6) * wr
+    want.backward(dy)
+    xc, wc = leaves(x, w)
+    got = ops.rms_norm(xc, wc, 1e-6)
+    got.backward(dy)
+    torch.testing.assert_close(xc.grad, xr.grad, rtol=1e-4, atol=1e-4)
+    torch.testing.assert_close(wc.grad, wr.grad, rtol=1e-4, atol=1e-3)
+    xr, wr, br = leaves(x, w, b)
+    want = torch.nn.functional.layer_norm(xr, (16384,), wr, br, 1e-5)
+    want.backward(dy)
+    xc, wc, bc = leaves(x, w, b)
+    got = ops.layer_norm(xc, wc, bc, 1e-5)
+    got.backward(dy)
+    torch.testing.assert_close(xc.grad, xr.grad, rtol=1e-4, atol=1e-4)
+    torch.testing.assert_close(bc.grad, br.grad, rtol=1e-4, atol=1e-3)
+
+
 @pytest.mark.parametrize("shape", SHAPES)
 def test_layer_norm_matches_torch(torch, ops, shape):
     m, n = shape
