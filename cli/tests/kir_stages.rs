@@ -9,8 +9,9 @@ mod build;
 use build::cukc;
 
 /// Lowering's stages, in order: translation, then each pass.
-const STAGES: [&str; 7] = [
+const STAGES: [&str; 8] = [
     "translate",
+    "shared",
     "values",
     "packs",
     "wraps",
@@ -94,7 +95,7 @@ fn a_stage_that_is_not_one_is_refused_with_the_stages() {
     assert!(!output.status.success());
     assert!(
         stderr.contains(
-            "`gvn` is no stage of lowering; the stages, in order: translate, values, packs, wraps, selects, dead, uniform"
+            "`gvn` is no stage of lowering; the stages, in order: translate, shared, values, packs, wraps, selects, dead, uniform"
         ),
         "{stderr}"
     );

@@ -88,12 +88,7 @@ pub fn run(
     memory: &mut GlobalMemory,
     options: &Options,
 ) -> Result<Stats, Fault> {
-    let unsupported = |what: String| Fault {
-        kind: FaultKind::Unsupported(what),
-        span: kernel.span,
-        location: None,
-    };
-    check(kernel, launch).map_err(unsupported)?;
+    check(kernel, launch)?;
     let models = Models::of(kernel);
     let printed_bytes = AtomicU64::new(0);
     let profile = options.profile.then(|| Mutex::new(Profile::default()));
@@ -166,17 +161,31 @@ pub fn run(
     })
 }
 
+/// A fault for what the emulator does not model, at the kernel's declaration.
+pub(crate) fn unsupported(kernel: &Verified, what: String) -> Fault {
+    Fault {
+        kind: FaultKind::Unsupported(what),
+        span: kernel.span,
+        location: None,
+    }
+}
+
 /// The launch's shape and arguments against the kernel's signature.
-pub(crate) fn check(kernel: &Verified, launch: &Launch) -> Result<(), String> {
+pub(crate) fn check(kernel: &Verified, launch: &Launch) -> Result<(), Fault> {
+    shape_problem(kernel, launch).map_or(Ok(()), |what| Err(unsupported(kernel, what)))
+}
+
+/// What is wrong with the launch's shape and arguments, if anything.
+fn shape_problem(kernel: &Verified, launch: &Launch) -> Option<String> {
     let params = kernel.signature.params.len();
     if launch.args.len() != params {
-        return Err(format!(
+        return Some(format!(
             "a launch with {} arguments of a kernel with {params} parameters",
             launch.args.len()
         ));
     }
     if launch.grid.contains(&0) || launch.block.contains(&0) {
-        return Err("a launch with an extent of 0".to_owned());
+        return Some("a launch with an extent of 0".to_owned());
     }
     if launch
         .grid
@@ -184,7 +193,7 @@ pub(crate) fn check(kernel: &Verified, launch: &Launch) -> Result<(), String> {
         .zip(MAX_GRID)
         .any(|(dim, most)| *dim > most)
     {
-        return Err(format!(
+        return Some(format!(
             "a grid of {:?} blocks (at most {MAX_GRID:?})",
             launch.grid
         ));
@@ -195,7 +204,7 @@ pub(crate) fn check(kernel: &Verified, launch: &Launch) -> Result<(), String> {
         .try_fold(1u64, |product, dim| product.checked_mul(u64::from(*dim)))
         .unwrap_or(u64::MAX);
     if threads > MAX_BLOCK_THREADS {
-        return Err(format!(
+        return Some(format!(
             "a block of {threads} threads (at most {MAX_BLOCK_THREADS})"
         ));
     }
@@ -203,7 +212,7 @@ pub(crate) fn check(kernel: &Verified, launch: &Launch) -> Result<(), String> {
         || launch.cluster.iter().product::<u32>() > kir::MAX_CLUSTER_BLOCKS
         || (launch.grid.iter().zip(launch.cluster)).any(|(grid, cluster)| grid % cluster != 0)
     {
-        return Err(format!(
+        return Some(format!(
             "a grid of {:?} blocks in clusters of {:?} (a whole number of clusters, each of 1 to {} blocks)",
             launch.grid,
             launch.cluster,
@@ -211,12 +220,12 @@ pub(crate) fn check(kernel: &Verified, launch: &Launch) -> Result<(), String> {
         ));
     }
     if launch.shared_bytes > MAX_SHARED_BYTES {
-        return Err(format!(
+        return Some(format!(
             "a block with {} bytes of shared memory (at most {MAX_SHARED_BYTES})",
             launch.shared_bytes
         ));
     }
-    Ok(())
+    None
 }
 
 /// Whether `body` has an atomic on global memory (an ordered add or a TMA reduce-add

@@ -23,7 +23,7 @@ use crate::block::{Grid, coordinates};
 use crate::cluster::{Block, release_cluster_barrier};
 use crate::fault::{Fault, FaultKind};
 use crate::global::GlobalMemory;
-use crate::launch::{Launch, Options, Stats, check};
+use crate::launch::{Launch, Options, Stats, check, unsupported};
 use crate::system::SystemOrder;
 use crate::thread::Status;
 
@@ -35,16 +35,12 @@ pub fn run_ranks(
     memory: &mut GlobalMemory,
     options: &Options,
 ) -> Result<Stats, Fault> {
-    let unsupported = |what: String| Fault {
-        kind: FaultKind::Unsupported(what),
-        span: kernel.span,
-        location: None,
-    };
+    let unsupported = |what: &str| unsupported(kernel, what.to_owned());
     let Some(first) = launches.first() else {
-        return Err(unsupported("a launch on no rank".to_owned()));
+        return Err(unsupported("a launch on no rank"));
     };
     for launch in launches {
-        check(kernel, launch).map_err(unsupported)?;
+        check(kernel, launch)?;
         if (
             launch.grid,
             launch.block,
@@ -53,13 +49,12 @@ pub fn run_ranks(
         ) != (first.grid, first.block, first.cluster, first.shared_bytes)
         {
             return Err(unsupported(
-                "ranks that launch the kernel with different grids, blocks or shared memory"
-                    .to_owned(),
+                "ranks that launch the kernel with different grids, blocks or shared memory",
             ));
         }
     }
     if first.cluster != [1, 1, 1] {
-        return Err(unsupported("a multi-rank launch with clusters".to_owned()));
+        return Err(unsupported("a multi-rank launch with clusters"));
     }
     let models = Models::of(kernel);
     let printed = AtomicU64::new(0);

@@ -21,6 +21,7 @@ pub mod passes;
 mod pure_key;
 mod read;
 mod select;
+mod shared_work;
 pub mod signature;
 mod text;
 mod uniformity;
@@ -42,6 +43,7 @@ pub use ir::{
 pub use pure_key::PureKey;
 pub use read::{ReadError, from_text};
 pub use select::branches_to_selects;
+pub use shared_work::hoist_shared_branch_work;
 pub use signature::{
     Alignment, Assumption, ConstValue, Element, HostExpr, IntParam, Launch, Param, ParamKind,
     ScalarParam, Signature, TensorMap,

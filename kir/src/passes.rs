@@ -4,7 +4,8 @@
 //! [`Checks::Verify`], the kernel is verified after each pass and a pass that breaks it
 //! is named ([`BrokenBy`]).
 //!
-//! The passes: `values` keeps one of each pure computation in scope and folds
+//! The passes: `shared` computes once, before them, the pure work two or more branches
+//! of a region share (`shared_work.rs`), `values` keeps one of each pure computation in scope and folds
 //! conversions that change nothing (`values.rs`), `packs` folds a pack of unpacked halves to the word and an unpack of
 //! packed halves to the halves (`packs.rs`), `wraps` drops wraps of narrow integers that
 //! already fit (`wraps.rs`), `selects` turns small branches into
@@ -22,7 +23,7 @@ use crate::signature::HostExpr;
 use crate::uniformity::{BlockShape, Collective, mark_uniform};
 use crate::values::number_values;
 use crate::wraps::drop_needless_wraps;
-use crate::{branches_to_selects, remove_dead_values, verify};
+use crate::{branches_to_selects, hoist_shared_branch_work, remove_dead_values, verify};
 
 /// The name of the stage before any pass: the kernel as translation built it.
 pub const TRANSLATED: &str = "translate";
@@ -51,7 +52,12 @@ pub struct Findings {
 }
 
 /// Every pass, in the order lowering runs them.
-pub static PASSES: [Pass; 6] = [
+pub static PASSES: [Pass; 7] = [
+    Pass {
+        name: "shared",
+        does: "pure work two or more branches of a region share is done once, before them",
+        run: |kernel, _| hoist_shared_branch_work(kernel),
+    },
     Pass {
         name: "values",
         does: "a pure computation done before in scope is that one's values; conversions that change nothing are folded",
