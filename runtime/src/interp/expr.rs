@@ -408,6 +408,18 @@ impl Interpreter<'_> {
                 .map_err(|message| Stop::error(span, message))?;
                 Ok(self.new_tensor(Tensor::from_dense(&result)))
             }
+            "paged_attention" => {
+                arity(5..=5)?;
+                let [q, k_cache, v_cache, block_table, seqlens] = [0, 1, 2, 3, 4]
+                    .map(|at| self.tensor_arg(positional[at]))
+                    .into_iter()
+                    .collect::<Eval<Vec<_>>>()?
+                    .try_into()
+                    .map_err(|_| Stop::error(span, "five tensors".to_string()))?;
+                let result = ops::paged_attention(&q, (&k_cache, &v_cache), &block_table, &seqlens)
+                    .map_err(|message| Stop::error(span, message))?;
+                Ok(self.new_tensor(Tensor::from_dense(&result)))
+            }
             _ if super::references::NAMES.contains(&name) => {
                 let operands = match name {
                     "softmax_backward" => 2,
