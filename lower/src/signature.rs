@@ -4,7 +4,7 @@
 
 use cute::Dtype;
 use kir::{
-    ConstValue, Element, HostExpr, IntParam, Launch, Param, ParamKind, ScalarParam, Signature,
+    ConstValue, Element, ElementRange, HostExpr, IntParam, Launch, Param, ParamKind, ScalarParam, Signature,
 };
 use layout::{SymFactor, SymInt};
 use trace::{ConstArg, KernelTrace, TraceParamKind};
@@ -133,6 +133,18 @@ pub(crate) fn signature(trace: &KernelTrace) -> Result<Signature, String> {
         .requested_shared
         .unwrap_or(buffers_bytes)
         .max(buffers_bytes);
+    let ranges = trace
+        .ranges
+        .iter()
+        .map(|range| {
+            Ok(ElementRange {
+                param: range.param,
+                low: host(&range.low, "the range's bound")?,
+                high: host(&range.high, "the range's bound")?,
+                span: range.span,
+            })
+        })
+        .collect::<Result<_, String>>()?;
     let is_default = trace.is_default;
     Ok(Signature {
         name: trace.name.clone(),
@@ -148,6 +160,7 @@ pub(crate) fn signature(trace: &KernelTrace) -> Result<Signature, String> {
         },
         assumptions: Vec::new(),
         alignments: Vec::new(),
+        ranges,
     })
 }
 

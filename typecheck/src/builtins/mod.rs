@@ -25,6 +25,7 @@ mod pairs;
 mod partitions;
 mod printing;
 pub(crate) mod ranks;
+mod ranges;
 mod references;
 mod scalars;
 pub(crate) mod table;

@@ -236,6 +236,8 @@ builtins! {
             "The thread writes a tensor's memory, element type and layout on one line, then its elements (at most 1024, a shape known at compile time) a row of mode 0 a line." => print_tensor;
         "const_print", Anywhere, Any, [], false, "x...",
             "Prints each const argument's type and value as a note (N0201) when checking." => const_print;
+        "require_range", Device, Between(3, 3), [], true, "tensor, low, high",
+            "States that every element of the integer tensor parameter `tensor` lies in `low..high` (integers over the kernel's integer parameters), as code indexing with them needs (a block table's page indices below the number of pages): nothing runs on the GPU; the host checks each argument's elements before every launch, and a value outside is an error (E0428) naming the parameter, the element and this line." => require_range;
         "static_assert", Anywhere, Between(1, 2), [], false, "condition, message?",
             "An error (E0228) at the call when the const `condition` is false, saying the string `message`: a kernel states what its const parameters must satisfy, and why." => static_assert;
     }
