@@ -75,18 +75,16 @@ impl Checker<'_> {
                 }
                 return Value::Unit;
             };
-            let unknown = self.tracing.trace.as_ref().and_then(|trace| {
-                value
-                    .variables()
-                    .into_iter()
-                    .find(|variable| trace.int_param(variable).is_none())
-            });
+            let unknown = (value.variables().into_iter())
+                .find(|variable| !self.is_extent_variable(variable));
             if let Some(variable) = unknown {
+                let why = (self.symbolic_origin(&SymInt::variable(&variable)))
+                    .map_or_else(|| format!("`{variable}` is not one"), |origin| origin.reason);
                 return self.error(
                     "E0216",
                     bound.span,
                     format!(
-                        "the host checks the range before launching, so its bounds are computed from the kernel's integer parameters; `{variable}` is not one"
+                        "the host checks the range before launching, so its bounds are computed from the kernel's integer parameters: {why}"
                     ),
                     "not known before the launch",
                 );
