@@ -133,18 +133,15 @@ pub(crate) fn signature(trace: &KernelTrace) -> Result<Signature, String> {
         .requested_shared
         .unwrap_or(buffers_bytes)
         .max(buffers_bytes);
-    let ranges = trace
-        .ranges
-        .iter()
-        .map(|range| {
-            Ok(ElementRange {
-                param: range.param,
-                low: host(&range.low, "the range's bound")?,
-                high: host(&range.high, "the range's bound")?,
-                span: range.span,
-            })
-        })
-        .collect::<Result<_, String>>()?;
+    let mut ranges = Vec::with_capacity(trace.ranges.len());
+    for range in &trace.ranges {
+        ranges.push(ElementRange {
+            param: range.param,
+            low: host(&range.low, "the range's bound")?,
+            high: host(&range.high, "the range's bound")?,
+            span: range.span,
+        });
+    }
     let is_default = trace.is_default;
     Ok(Signature {
         name: trace.name.clone(),

@@ -197,9 +197,10 @@ impl Interpreter<'_> {
             };
             let dense = self.dense(*tensor, *arg_span)?;
             let signature = &self.kernels[index].signature;
-            if let Err(message) =
+            if let Err(error) =
                 marshal::check_range(signature, &range, &ints, (&dense.shape, &dense.values))
             {
+                let message = error.to_string();
                 let diagnostic = lang::Diagnostic::error(marshal::OUT_OF_RANGE, message.clone())
                     .with_primary(range.span, "the range the kernel requires")
                     .with_secondary(*arg_span, "the tensor passed");

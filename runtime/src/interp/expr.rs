@@ -410,14 +410,11 @@ impl Interpreter<'_> {
             }
             "paged_attention" => {
                 arity(5..=5)?;
-                let [q, k_cache, v_cache, block_table, seqlens] = [0, 1, 2, 3, 4]
-                    .map(|at| self.tensor_arg(positional[at]))
-                    .into_iter()
-                    .collect::<Eval<Vec<_>>>()?
-                    .try_into()
-                    .map_err(|_| Stop::error(span, "five tensors".to_string()))?;
-                let result = ops::paged_attention(&q, (&k_cache, &v_cache), &block_table, &seqlens)
-                    .map_err(|message| Stop::error(span, message))?;
+                let t = (positional.iter())
+                    .map(|expr| self.tensor_arg(expr))
+                    .collect::<Eval<Vec<_>>>()?;
+                let result = ops::paged_attention(&t[0], (&t[1], &t[2]), &t[3], &t[4])
+                    .map_err(|error| Stop::error(span, error.to_string()))?;
                 Ok(self.new_tensor(Tensor::from_dense(&result)))
             }
             _ if super::references::NAMES.contains(&name) => {

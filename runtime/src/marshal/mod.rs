@@ -31,7 +31,7 @@ use crate::CompiledKernel;
 use crate::tensor_map::TensorMapArgs;
 
 pub use planner::Planner;
-pub use ranges::{OUT_OF_RANGE, check_range};
+pub use ranges::{OUT_OF_RANGE, RangeError, check_range};
 
 /// One argument of a kernel call, as the host holds it.
 #[derive(Clone, Copy, Debug)]

@@ -3,10 +3,74 @@
 //! launch: every element, since one outside (a page index past the cache) would have the
 //! kernel read or write outside its tensors. An element outside is `E0428`.
 
+use std::fmt;
+
 use kir::{ElementRange, HostExpr, Signature};
 
 /// The code of an element outside its range.
 pub const OUT_OF_RANGE: &str = "E0428";
+
+/// Why a call's tensor does not meet a range its kernel requires.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RangeError {
+    /// The bounds overflow or divide by zero with these arguments.
+    Uncomputable {
+        /// The kernel's name.
+        kernel: String,
+        /// The tensor parameter's name.
+        param: String,
+        /// The bounds as the source writes them (`0..num_pages`).
+        bounds: String,
+    },
+    /// An element outside `low..high`: the first, at `coords`.
+    Outside {
+        /// The kernel's name.
+        kernel: String,
+        /// The tensor parameter's name.
+        param: String,
+        /// The element's coordinates.
+        coords: Vec<usize>,
+        /// Its value.
+        value: f64,
+        /// The least value allowed here.
+        low: i64,
+        /// One past the largest.
+        high: i64,
+        /// The bounds as the source writes them.
+        bounds: String,
+    },
+}
+
+impl fmt::Display for RangeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RangeError::Uncomputable {
+                kernel,
+                param,
+                bounds,
+            } => write!(
+                f,
+                "`{kernel}`: the range `{bounds}` it requires of `{param}` cannot be computed from these arguments"
+            ),
+            RangeError::Outside {
+                kernel,
+                param,
+                coords,
+                value,
+                low,
+                high,
+                bounds,
+            } => {
+                let coords: Vec<String> = coords.iter().map(ToString::to_string).collect();
+                write!(
+                    f,
+                    "`{kernel}`: `{param}[{}]` = {value} is outside {low}..{high} (`{bounds}`), the range the kernel requires of it",
+                    coords.join(", ")
+                )
+            }
+        }
+    }
+}
 
 /// Checks `values`, the row-major elements of shape `shape` that the call passes as
 /// `range`'s tensor, against `range`, its bounds evaluated with the call's integer
@@ -17,8 +81,8 @@ pub fn check_range(
     range: &ElementRange,
     ints: &[i64],
     (shape, values): (&[usize], &[f64]),
-) -> Result<(), String> {
-    let kernel = &signature.name;
+) -> Result<(), RangeError> {
+    let kernel = signature.name.clone();
     let name = |param: usize| {
         signature
             .params
@@ -27,10 +91,11 @@ pub fn check_range(
     };
     let bounds = format!("{}..{}", source(&range.low, &name), source(&range.high, &name));
     let (Some(low), Some(high)) = (range.low.evaluate(ints), range.high.evaluate(ints)) else {
-        return Err(format!(
-            "`{kernel}`: the range `{bounds}` it requires of `{}` cannot be computed from these arguments",
-            name(range.param)
-        ));
+        return Err(RangeError::Uncomputable {
+            kernel,
+            param: name(range.param),
+            bounds,
+        });
     };
     let Some(at) = values
         .iter()
@@ -44,13 +109,15 @@ pub fn check_range(
         *coord = rest % (*extent).max(1);
         rest /= (*extent).max(1);
     }
-    let coords: Vec<String> = coords.iter().map(ToString::to_string).collect();
-    Err(format!(
-        "`{kernel}`: `{}[{}]` = {} is outside {low}..{high} (`{bounds}`), the range the kernel requires of it",
-        name(range.param),
-        coords.join(", "),
-        values[at]
-    ))
+    Err(RangeError::Outside {
+        kernel,
+        param: name(range.param),
+        coords,
+        value: values[at],
+        low,
+        high,
+        bounds,
+    })
 }
 
 /// `expr` with parameters by name: `(num_pages * 64)`.
@@ -122,12 +189,12 @@ mod tests {
         assert_eq!(ok, Ok(()));
         let past = check_range(&signature, range, &ints, (&[2, 2], &[0.0, 3.0, 4.0, -1.0]));
         assert_eq!(
-            past.unwrap_err(),
+            past.unwrap_err().to_string(),
             "`k`: `table[1, 0]` = 4 is outside 0..4 (`0..num_pages`), the range the kernel requires of it"
         );
         let negative = check_range(&signature, range, &ints, (&[4], &[0.0, -1.0, 0.0, 0.0]));
-        assert!(negative.unwrap_err().contains("`table[1]` = -1 is outside 0..4"));
+        assert!(negative.unwrap_err().to_string().contains("`table[1]` = -1 is outside 0..4"));
         let unknown = check_range(&signature, range, &[], (&[4], &[0.0; 4]));
-        assert!(unknown.unwrap_err().contains("cannot be computed"));
+        assert!(unknown.unwrap_err().to_string().contains("cannot be computed"));
     }
 }

@@ -3,11 +3,13 @@
 //! of its one query per head against them (grouped-query heads as `attention` takes
 //! them). A sequence of no tokens attends to nothing and gives zeros.
 
-use crate::tensor::{Dense, shape_text};
+use crate::tensor::Dense;
 
+use super::OperandError;
 use super::attention::attention;
 
 /// The extents of a paged cache, (num_pages, page, kv_heads, d).
+#[derive(Clone, Copy, PartialEq)]
 struct Cache {
     pages: usize,
     page: usize,
@@ -15,36 +17,39 @@ struct Cache {
     d: usize,
 }
 
-fn cache(tensor: &Dense, what: &str) -> Result<Cache, String> {
-    match tensor.shape[..] {
-        [pages, page, kv_heads, d] => Ok(Cache {
-            pages,
-            page,
-            kv_heads,
-            d,
-        }),
-        _ => Err(format!(
-            "`paged_attention` takes {what} of shape (num_pages, page_size, kv_heads, d), not {}",
-            shape_text(&tensor.shape)
-        )),
+impl Cache {
+    fn of(tensor: &Dense) -> Option<Cache> {
+        match tensor.shape[..] {
+            [pages, page, kv_heads, d] => Some(Cache {
+                pages,
+                page,
+                kv_heads,
+                d,
+            }),
+            _ => None,
+        }
     }
 }
 
-/// A whole number in `0..limit` read from an integer tensor, or what is wrong with it.
-fn index(value: f64, limit: usize, what: impl Fn() -> String) -> Result<usize, String> {
+/// A whole number in `0..limit` read from an integer tensor, or which one is not.
+fn index(value: f64, limit: usize, what: impl Fn() -> String) -> Result<usize, OperandError> {
     if value.fract() == 0.0 && value >= 0.0 && value < limit as f64 {
         Ok(value as usize)
     } else {
-        Err(format!("{} = {value} is outside 0..{limit}", what()))
+        Err(OperandError::PageIndex {
+            what: what(),
+            value,
+            limit,
+        })
     }
 }
 
-/// Sequence `b`'s first `tokens` rows of `cache` (one of the paged caches), as a dense
-/// (kv_heads, tokens, d) tensor.
-fn gather(cache: &Dense, shape: &Cache, pages: &[usize], tokens: usize) -> Dense {
+/// The first `tokens` rows of `cache` (one of the paged caches) through `pages`, as a
+/// dense (kv_heads, tokens, d) tensor.
+fn gather(cache: &Dense, shape: Cache, pages: &[usize], tokens: usize) -> Dense {
     let Cache {
         page, kv_heads, d, ..
-    } = *shape;
+    } = shape;
     let mut values = Vec::with_capacity(kv_heads * tokens * d);
     for head in 0..kv_heads {
         for token in 0..tokens {
@@ -69,34 +74,26 @@ pub fn paged_attention(
     (k_cache, v_cache): (&Dense, &Dense),
     block_table: &Dense,
     seqlens: &Dense,
-) -> Result<Dense, String> {
-    let [batch, heads, d] = q.shape[..] else {
-        return Err(format!(
-            "`paged_attention` takes q of shape (batch, heads, d), not {}",
-            shape_text(&q.shape)
-        ));
+) -> Result<Dense, OperandError> {
+    let misfit = || OperandError::Paged {
+        shapes: [q, k_cache, v_cache, block_table, seqlens].map(|tensor| tensor.shape.clone()),
     };
-    let (k, v) = (cache(k_cache, "k_cache")?, cache(v_cache, "v_cache")?);
-    if (k.pages, k.page, k.kv_heads) != (v.pages, v.page, v.kv_heads) || k.d != d {
-        return Err(format!(
-            "`paged_attention` needs k_cache (num_pages, page_size, kv_heads, d) with q's d and v_cache with k_cache's first three extents; q is {}, k_cache {} and v_cache {}",
-            shape_text(&q.shape),
-            shape_text(&k_cache.shape),
-            shape_text(&v_cache.shape)
-        ));
-    }
-    let [table_batch, max_pages] = block_table.shape[..] else {
-        return Err(format!(
-            "`paged_attention` takes block_table of shape (batch, max_pages), not {}",
-            shape_text(&block_table.shape)
-        ));
+    let (Some(k), Some(v)) = (Cache::of(k_cache), Cache::of(v_cache)) else {
+        return Err(misfit());
     };
-    if table_batch != batch || seqlens.shape != [batch] {
-        return Err(format!(
-            "`paged_attention` needs block_table (batch, max_pages) and seqlens (batch) for q's batch of {batch}; these are {} and {}",
-            shape_text(&block_table.shape),
-            shape_text(&seqlens.shape)
-        ));
+    let (&[batch, heads, d], &[table_batch, max_pages]) =
+        (q.shape.as_slice(), block_table.shape.as_slice())
+    else {
+        return Err(misfit());
+    };
+    let fits = (k.pages, k.page, k.kv_heads) == (v.pages, v.page, v.kv_heads)
+        && k.d == d
+        && k.kv_heads > 0
+        && heads % k.kv_heads == 0
+        && table_batch == batch
+        && seqlens.shape == [batch];
+    if !fits {
+        return Err(misfit());
     }
     let dv = v.d;
     let mut values = vec![0.0; batch * heads * dv];
@@ -119,9 +116,10 @@ pub fn paged_attention(
             shape: vec![heads, 1, d],
             values: q.values[b * heads * d..][..heads * d].to_vec(),
         };
-        let keys = gather(k_cache, &k, &pages, tokens);
-        let vals = gather(v_cache, &v, &pages, tokens);
-        out.copy_from_slice(&attention(&query, &keys, &vals, false)?.values);
+        let keys = gather(k_cache, k, &pages, tokens);
+        let vals = gather(v_cache, v, &pages, tokens);
+        let attended = attention(&query, &keys, &vals, false).map_err(|_| misfit())?;
+        out.copy_from_slice(&attended.values);
     }
     Ok(Dense {
         dtype: q.dtype,
@@ -159,8 +157,8 @@ mod tests {
         let empty = paged_attention(&q, (&k, &k), &dense(&[1, 1], &[0.0]), &dense(&[1], &[0.0]));
         assert_eq!(empty.expect("valid").values, vec![0.0]);
         let past = paged_attention(&q, (&k, &k), &dense(&[1, 1], &[1.0]), &dense(&[1], &[1.0]));
-        assert_eq!(past.unwrap_err(), "block_table[0, 0] = 1 is outside 0..1");
+        assert_eq!(past.unwrap_err().to_string(), "block_table[0, 0] = 1 is outside 0..1");
         let long = paged_attention(&q, (&k, &k), &dense(&[1, 1], &[0.0]), &dense(&[1], &[3.0]));
-        assert_eq!(long.unwrap_err(), "seqlens[0] = 3 is outside 0..3");
+        assert_eq!(long.unwrap_err().to_string(), "seqlens[0] = 3 is outside 0..3");
     }
 }
