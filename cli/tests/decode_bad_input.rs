@@ -59,33 +59,88 @@ fn line_of(text: &str) -> usize {
 }
 
 /// Asserts that the run failed its one block with `code`, labelling line `line`.
-fn assert_refused((code, stdout, stderr): (Option<i32>, String, String), error: &str, line: usize, says: &str) {
+fn assert_refused(
+    (code, stdout, stderr): (Option<i32>, String, String),
+    error: &str,
+    line: usize,
+    says: &str,
+) {
     assert_eq!(code, Some(1), "{stdout}\n{stderr}");
-    assert!(stdout.contains(&format!("error[{error}]")) || stderr.contains(&format!("[{error}] Error")), "{stdout}\n{stderr}");
-    assert!(stderr.contains(&format!("attention_decode_sm90.cuk:{line}:")) || stderr.contains(&format!(" {line} │")), "line {line}:\n{stderr}");
-    assert!(stdout.contains(says) || stderr.contains(says), "{says}:\n{stdout}\n{stderr}");
+    assert!(
+        stdout.contains(&format!("error[{error}]")) || stderr.contains(&format!("[{error}] Error")),
+        "{stdout}\n{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("attention_decode_sm90.cuk:{line}:"))
+            || stderr.contains(&format!(" {line} │")),
+        "line {line}:\n{stderr}"
+    );
+    assert!(
+        stdout.contains(says) || stderr.contains(says),
+        "{says}:\n{stdout}\n{stderr}"
+    );
 }
 
 #[test]
 fn a_block_table_entry_past_the_cache_or_negative_is_refused_before_the_launch() {
     let line = line_of("require_range(block_table, 0, num_pages)");
-    let past = block("bad_past", (8, 16), &format!("{TABLE} + 1"), "full(i32, (4,), 100)");
-    assert_refused(run(&past), "E0428", line, "`block_table[3, 6]` = 28 is outside 0..28 (`0..num_pages`)");
-    let negative = block("bad_negative", (8, 16), &format!("{TABLE} - 1"), "full(i32, (4,), 100)");
-    assert_refused(run(&negative), "E0428", line, "`block_table[0, 0]` = -1 is outside 0..28");
+    let past = block(
+        "bad_past",
+        (8, 16),
+        &format!("{TABLE} + 1"),
+        "full(i32, (4,), 100)",
+    );
+    assert_refused(
+        run(&past),
+        "E0428",
+        line,
+        "`block_table[3, 6]` = 28 is outside 0..28 (`0..num_pages`)",
+    );
+    let negative = block(
+        "bad_negative",
+        (8, 16),
+        &format!("{TABLE} - 1"),
+        "full(i32, (4,), 100)",
+    );
+    assert_refused(
+        run(&negative),
+        "E0428",
+        line,
+        "`block_table[0, 0]` = -1 is outside 0..28",
+    );
 }
 
 #[test]
 fn a_sequence_longer_than_its_pages_hold_is_refused_before_the_launch() {
     let line = line_of("require_range(seqlens, 0, max_pages * PAGE + 1)");
-    let long = block("bad_long", (8, 16), TABLE, "concat(full(i32, (3,), 100), full(i32, (1,), 113))");
-    assert_refused(run(&long), "E0428", line, "`seqlens[3]` = 113 is outside 0..113");
+    let long = block(
+        "bad_long",
+        (8, 16),
+        TABLE,
+        "concat(full(i32, (3,), 100), full(i32, (1,), 113))",
+    );
+    assert_refused(
+        run(&long),
+        "E0428",
+        line,
+        "`seqlens[3]` = 113 is outside 0..113",
+    );
 }
 
 #[test]
 fn a_cache_of_another_page_size_or_q_of_other_heads_is_refused_at_the_parameter() {
     let pages = block("bad_page_size", (8, 64), TABLE, "full(i32, (4,), 100)");
-    assert_refused(run(&pages), "E0216", line_of("    k_cache: gmem T["), "`k_cache` needs a tensor of shape (28, 16, 2, 128)");
+    assert_refused(
+        run(&pages),
+        "E0216",
+        line_of("    k_cache: gmem T["),
+        "`k_cache` needs a tensor of shape (28, 16, 2, 128)",
+    );
     let heads = block("bad_heads", (6, 16), TABLE, "full(i32, (4,), 100)");
-    assert_refused(run(&heads), "E0216", line_of("    q: gmem T["), "`q` needs a tensor of shape (4, 8, 128)");
+    assert_refused(
+        run(&heads),
+        "E0216",
+        line_of("    q: gmem T["),
+        "`q` needs a tensor of shape (4, 8, 128)",
+    );
 }

@@ -61,7 +61,10 @@ pub fn to_text(kernel: &Kernel, line_of: &dyn Fn(u32) -> u32) -> String {
         let _ = writeln!(
             out,
             "{:<58} ; line {}",
-            format!("  assume %{} elements in {}..{}", range.param, range.low, range.high),
+            format!(
+                "  assume %{} elements in {}..{}",
+                range.param, range.low, range.high
+            ),
             line_of(range.span.start)
         );
     }

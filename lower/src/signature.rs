@@ -4,7 +4,8 @@
 
 use cute::Dtype;
 use kir::{
-    ConstValue, Element, ElementRange, HostExpr, IntParam, Launch, Param, ParamKind, ScalarParam, Signature,
+    ConstValue, Element, ElementRange, HostExpr, IntParam, Launch, Param, ParamKind, ScalarParam,
+    Signature,
 };
 use layout::{SymFactor, SymInt};
 use trace::{ConstArg, KernelTrace, TraceParamKind};

@@ -6,8 +6,8 @@
 use super::ReadError;
 use super::cursor::Cursor;
 use crate::signature::{
-    Alignment, Assumption, ConstValue, Element, ElementRange, HostExpr, IntParam, Launch, Param, ParamKind,
-    ScalarParam, Signature, TensorMap,
+    Alignment, Assumption, ConstValue, Element, ElementRange, HostExpr, IntParam, Launch, Param,
+    ParamKind, ScalarParam, Signature, TensorMap,
 };
 
 /// How deeply host expressions may nest: deeper is garbage, refused before the

@@ -1,8 +1,8 @@
 //! Between the compiler's [`Signature`] and a manifest's [`KernelEntry`], both ways.
 
 use kir::{
-    Alignment, Assumption, ConstValue, Element, ElementRange, HostExpr, IntParam, Launch, Param, ParamKind,
-    ScalarParam, Signature, TensorMap,
+    Alignment, Assumption, ConstValue, Element, ElementRange, HostExpr, IntParam, Launch, Param,
+    ParamKind, ScalarParam, Signature, TensorMap,
 };
 
 use super::{AssumptionEntry, ConstArg, ConstArgValue, Expr, KernelEntry, LaunchEntry, ParamEntry};

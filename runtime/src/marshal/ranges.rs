@@ -89,7 +89,11 @@ pub fn check_range(
             .get(param)
             .map_or_else(|| format!("parameter {param}"), |param| param.name.clone())
     };
-    let bounds = format!("{}..{}", source(&range.low, &name), source(&range.high, &name));
+    let bounds = format!(
+        "{}..{}",
+        source(&range.low, &name),
+        source(&range.high, &name)
+    );
     let (Some(low), Some(high)) = (range.low.evaluate(ints), range.high.evaluate(ints)) else {
         return Err(RangeError::Uncomputable {
             kernel,
@@ -193,8 +197,18 @@ mod tests {
             "`k`: `table[1, 0]` = 4 is outside 0..4 (`0..num_pages`), the range the kernel requires of it"
         );
         let negative = check_range(&signature, range, &ints, (&[4], &[0.0, -1.0, 0.0, 0.0]));
-        assert!(negative.unwrap_err().to_string().contains("`table[1]` = -1 is outside 0..4"));
+        assert!(
+            negative
+                .unwrap_err()
+                .to_string()
+                .contains("`table[1]` = -1 is outside 0..4")
+        );
         let unknown = check_range(&signature, range, &[], (&[4], &[0.0; 4]));
-        assert!(unknown.unwrap_err().to_string().contains("cannot be computed"));
+        assert!(
+            unknown
+                .unwrap_err()
+                .to_string()
+                .contains("cannot be computed")
+        );
     }
 }

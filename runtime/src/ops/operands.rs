@@ -158,7 +158,9 @@ impl fmt::Display for OperandError {
                 shape_text(a),
                 shape_text(b)
             ),
-            OperandError::Paged { shapes: [q, k, v, table, seqlens] } => write!(
+            OperandError::Paged {
+                shapes: [q, k, v, table, seqlens],
+            } => write!(
                 f,
                 "`paged_attention` needs q (batch, heads, d), k_cache (num_pages, page_size, kv_heads, d) with kv_heads dividing heads, v_cache (num_pages, page_size, kv_heads, dv), block_table (batch, max_pages) and seqlens (batch); these are {}, {}, {}, {} and {}",
                 shape_text(q),

@@ -145,9 +145,12 @@ mod tests {
         let seqlens = dense(&[1], &[3.0]);
         let got = paged_attention(&q, (&k, &v), &table, &seqlens).expect("valid");
         let weights = [0.0_f64, 1.0, 0.5].map(f64::exp);
-        let expected =
-            (10.0 * weights[0] + 20.0 * weights[1] + 30.0 * weights[2]) / weights.iter().sum::<f64>();
-        assert!((got.values[0] - expected).abs() < 1e-12, "{got:?} against {expected}");
+        let expected = (10.0 * weights[0] + 20.0 * weights[1] + 30.0 * weights[2])
+            / weights.iter().sum::<f64>();
+        assert!(
+            (got.values[0] - expected).abs() < 1e-12,
+            "{got:?} against {expected}"
+        );
     }
 
     #[test]
@@ -157,8 +160,14 @@ mod tests {
         let empty = paged_attention(&q, (&k, &k), &dense(&[1, 1], &[0.0]), &dense(&[1], &[0.0]));
         assert_eq!(empty.expect("valid").values, vec![0.0]);
         let past = paged_attention(&q, (&k, &k), &dense(&[1, 1], &[1.0]), &dense(&[1], &[1.0]));
-        assert_eq!(past.unwrap_err().to_string(), "block_table[0, 0] = 1 is outside 0..1");
+        assert_eq!(
+            past.unwrap_err().to_string(),
+            "block_table[0, 0] = 1 is outside 0..1"
+        );
         let long = paged_attention(&q, (&k, &k), &dense(&[1, 1], &[0.0]), &dense(&[1], &[3.0]));
-        assert_eq!(long.unwrap_err().to_string(), "seqlens[0] = 3 is outside 0..3");
+        assert_eq!(
+            long.unwrap_err().to_string(),
+            "seqlens[0] = 3 is outside 0..3"
+        );
     }
 }

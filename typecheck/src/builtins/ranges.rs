@@ -27,7 +27,10 @@ impl Checker<'_> {
                 return self.error(
                     "E0216",
                     p[0].span,
-                    format!("`require_range` takes a tensor parameter, not a {}", other.type_name()),
+                    format!(
+                        "`require_range` takes a tensor parameter, not a {}",
+                        other.type_name()
+                    ),
                     "not a tensor",
                 );
             }
@@ -69,17 +72,22 @@ impl Checker<'_> {
                     self.error(
                         "E0216",
                         bound.span,
-                        format!("a range's bound is an integer, not a {}", bound.value.type_name()),
+                        format!(
+                            "a range's bound is an integer, not a {}",
+                            bound.value.type_name()
+                        ),
                         "not an integer",
                     );
                 }
                 return Value::Unit;
             };
-            let unknown = (value.variables().into_iter())
-                .find(|variable| !self.is_extent_variable(variable));
+            let unknown =
+                (value.variables().into_iter()).find(|variable| !self.is_extent_variable(variable));
             if let Some(variable) = unknown {
-                let why = (self.symbolic_origin(&SymInt::variable(&variable)))
-                    .map_or_else(|| format!("`{variable}` is not one"), |origin| origin.reason);
+                let why = (self.symbolic_origin(&SymInt::variable(&variable))).map_or_else(
+                    || format!("`{variable}` is not one"),
+                    |origin| origin.reason,
+                );
                 return self.error(
                     "E0216",
                     bound.span,
