@@ -93,4 +93,4 @@ def test_bad_block_tables_and_lengths_are_refused_before_the_launch(torch, decod
     with pytest.raises(ValueError, match=r"`seqlens\[0\]` = \d+ is outside"):
         decode(q, k_cache, v_cache, block_table, long)
     with pytest.raises(ValueError, match="a number of key heads dividing"):
-        decode(q[:, :6], k_cache, v_cache, block_table, lengths)
+        decode(q[:, :5], k_cache, v_cache, block_table, lengths)
