@@ -455,6 +455,18 @@ fn attention_fwd_sm90() {
     });
 }
 
+// The decode's D, GROUP and PAGE are fixed by its tests' shapes; UNROLL is the loads in
+// flight.
+#[test]
+fn attention_decode_sm90() {
+    sweep(&Example {
+        file: "attention_decode_sm90.cuk",
+        params: &[param("UNROLL", "4", &["1", "2", "8"], &["0", "9"])],
+        accepted: &[],
+        quick_filter: Some("decode_gqa4_page16_three_splits"),
+    });
+}
+
 #[test]
 fn attention_bwd_sm90() {
     sweep(&Example {

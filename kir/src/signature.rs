@@ -31,6 +31,24 @@ pub struct Signature {
     /// What the compiled code assumes of the tensor arguments' addresses (a 128-bit
     /// access needs its tensor's first element 16-byte aligned); the host checks each.
     pub alignments: Vec<Alignment>,
+    /// What the compiled code assumes of the values in integer tensor arguments (a
+    /// page index below the number of pages): the host checks every element before
+    /// launching (`require_range`).
+    pub ranges: Vec<ElementRange>,
+}
+
+/// Every element of an integer tensor argument must lie in `low..high`, both
+/// expressions over the integer parameters.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ElementRange {
+    /// The index in [`Signature::params`] of the tensor parameter.
+    pub param: usize,
+    /// The least value allowed.
+    pub low: HostExpr,
+    /// One past the largest value allowed.
+    pub high: HostExpr,
+    /// Where the kernel states it (`require_range`), for messages.
+    pub span: lang::Span,
 }
 
 /// A tensor argument's address must be a multiple of `bytes`.

@@ -57,6 +57,17 @@ pub fn to_text(kernel: &Kernel, line_of: &dyn Fn(u32) -> u32) -> String {
             alignment.param, alignment.bytes, alignment.reason
         );
     }
+    for range in &signature.ranges {
+        let _ = writeln!(
+            out,
+            "{:<58} ; line {}",
+            format!(
+                "  assume %{} elements in {}..{}",
+                range.param, range.low, range.high
+            ),
+            line_of(range.span.start)
+        );
+    }
     instructions(&mut out, kernel, &kernel.body, 1, line_of);
     out.push_str("}\n");
     out

@@ -1,7 +1,8 @@
 //! Which values and branches are the same for every thread of a warp.
 //!
 //! A value is *divergent* when two threads of one warp may hold different ones: the
-//! thread index, what a thread loads (conservatively), a shuffle's result, and
+//! thread index, what a thread loads (conservatively), a shuffle's result (but a
+//! broadcast's: `shfl_idx` from a lane the whole warp names alike), and
 //! anything computed from them, except the thread index divided into whole warps
 //! (`thread_idx.x >> 5` in a one-dimensional block). A region under a divergent
 //! condition runs for some threads of a warp and not others, so the values it yields
@@ -29,7 +30,7 @@ use rustc_hash::FxHashMap;
 use lang::Span;
 
 use crate::intrinsic::Scope;
-use crate::ir::{BinOp, CmpOp, Inst, Kernel, Op, Special, ValueId};
+use crate::ir::{BinOp, CmpOp, Inst, Kernel, Op, ShuffleMode, Special, ValueId};
 
 /// What is known about a value across the threads of a warp.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -159,9 +160,16 @@ impl Analysis {
             Op::Special(Special::ThreadIndex(_)) | Op::Load { .. } | Op::Atomic { .. } => {
                 Class::Divergent
             }
-            Op::Shuffle { .. } => {
+            Op::Shuffle { mode, lane, .. } => {
                 self.collective(inst.span, "a warp shuffle", control);
-                Class::Divergent
+                // Every lane reading one lane (chosen alike across the warp) receives
+                // the same value: a broadcast.
+                let lane = self.class(*lane);
+                if *mode == ShuffleMode::Index && matches!(lane, Class::Uniform | Class::Warp) {
+                    Class::Warp
+                } else {
+                    Class::Divergent
+                }
             }
             Op::WarpBarrier => {
                 self.collective(inst.span, "`syncwarp`", control);

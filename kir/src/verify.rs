@@ -233,6 +233,7 @@ mod tests {
                 },
                 assumptions: Vec::new(),
                 alignments: Vec::new(),
+                ranges: Vec::new(),
             },
             Span::empty(0),
         )

@@ -68,6 +68,7 @@ fn signature() -> Signature {
             bytes: 16,
             reason: "16 bytes: aligned".to_owned(),
         }],
+        ranges: Vec::new(),
     }
 }
 

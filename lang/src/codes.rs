@@ -311,6 +311,10 @@ pub const REGISTRY: &[CodeInfo] = &[
         "a cross-device race: a global access conflicting with another rank's access that no release and acquire at system scope order (the emulator's multi-rank launches)",
     ),
     entry(
+        "E0428",
+        "an element of an integer tensor argument outside the range its kernel's `require_range` states (a page index past the cache), found before the launch",
+    ),
+    entry(
         "N0001",
         "more diagnostics than are shown for one file (`render::MAX_DIAGNOSTICS`)",
     ),

@@ -4,7 +4,8 @@
 
 use cute::Dtype;
 use kir::{
-    ConstValue, Element, HostExpr, IntParam, Launch, Param, ParamKind, ScalarParam, Signature,
+    ConstValue, Element, ElementRange, HostExpr, IntParam, Launch, Param, ParamKind, ScalarParam,
+    Signature,
 };
 use layout::{SymFactor, SymInt};
 use trace::{ConstArg, KernelTrace, TraceParamKind};
@@ -133,6 +134,15 @@ pub(crate) fn signature(trace: &KernelTrace) -> Result<Signature, String> {
         .requested_shared
         .unwrap_or(buffers_bytes)
         .max(buffers_bytes);
+    let mut ranges = Vec::with_capacity(trace.ranges.len());
+    for range in &trace.ranges {
+        ranges.push(ElementRange {
+            param: range.param,
+            low: host(&range.low, "the range's bound")?,
+            high: host(&range.high, "the range's bound")?,
+            span: range.span,
+        });
+    }
     let is_default = trace.is_default;
     Ok(Signature {
         name: trace.name.clone(),
@@ -148,6 +158,7 @@ pub(crate) fn signature(trace: &KernelTrace) -> Result<Signature, String> {
         },
         assumptions: Vec::new(),
         alignments: Vec::new(),
+        ranges,
     })
 }
 

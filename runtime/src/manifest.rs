@@ -196,6 +196,18 @@ pub enum AssumptionEntry {
         /// Why, for error messages.
         reason: String,
     },
+    /// Every element of the integer tensor parameter `param` lies in `low..high`
+    /// (`require_range`).
+    ElementsIn {
+        /// The tensor parameter's name.
+        param: String,
+        /// The least value allowed.
+        low: Expr,
+        /// One past the largest.
+        high: Expr,
+        /// The source bytes `[start, end)` of the `require_range` call, for messages.
+        span: [u32; 2],
+    },
 }
 
 impl Manifest {

@@ -1,7 +1,8 @@
 //! Host reference operations on [`Dense`] values: elementwise arithmetic, `transpose`,
 //! `matmul` (on every core, `ops/matmul.rs`), `sum` and `softmax`, NumPy's math,
 //! reductions and rearrangements (`ops/arrays.rs`), attention and its gradients
-//! (`ops/attention.rs`, `ops/attention_backward.rs`), and the references of the
+//! (`ops/attention.rs`, `ops/attention_backward.rs`), decode attention over a paged KV
+//! cache (`ops/paged_attention.rs`), and the references of the
 //! memory-bound training kernels (`ops/norms.rs`, `ops/losses.rs`). Math is done in `f64`
 //! and each result element is rounded once to the operands' dtype, as the typechecker's
 //! rules give it.
@@ -13,6 +14,7 @@ mod losses;
 mod matmul;
 mod norms;
 mod operands;
+mod paged_attention;
 
 use lang::ast::BinaryOp;
 
@@ -26,6 +28,7 @@ pub use losses::{cross_entropy, softmax_backward};
 pub use matmul::{cpu_seconds, matmul, matmul_extents};
 pub use norms::{layer_norm, layer_norm_backward, rms_norm, rms_norm_backward};
 pub use operands::OperandError;
+pub use paged_attention::paged_attention;
 
 /// What the references' unit tests build their operands with.
 #[cfg(test)]

@@ -114,6 +114,7 @@ fn kernel(
             },
             assumptions: Vec::new(),
             alignments: Vec::new(),
+            ranges: Vec::new(),
         },
         image,
     }

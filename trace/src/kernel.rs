@@ -107,4 +107,21 @@ pub struct KernelTrace {
     /// the variable an [`crate::Effect::Define`] gives the address of its entry in the
     /// peer table: the table parameter plus 8 bytes per rank.
     pub peers: Vec<String>,
+    /// What the kernel requires of the values in its integer tensor arguments
+    /// (`require_range`), which the host checks before each launch.
+    pub ranges: Vec<ElementRange>,
+}
+
+/// `require_range(tensor, low, high)`: every element of integer tensor parameter
+/// `param` lies in `low..high`, both over the integer parameters' variables.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ElementRange {
+    /// The tensor parameter's index.
+    pub param: usize,
+    /// The least value allowed.
+    pub low: SymInt,
+    /// One past the largest.
+    pub high: SymInt,
+    /// The call.
+    pub span: Span,
 }

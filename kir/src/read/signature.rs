@@ -6,8 +6,8 @@
 use super::ReadError;
 use super::cursor::Cursor;
 use crate::signature::{
-    Alignment, Assumption, ConstValue, Element, HostExpr, IntParam, Launch, Param, ParamKind,
-    ScalarParam, Signature, TensorMap,
+    Alignment, Assumption, ConstValue, Element, ElementRange, HostExpr, IntParam, Launch, Param,
+    ParamKind, ScalarParam, Signature, TensorMap,
 };
 
 /// How deeply host expressions may nest: deeper is garbage, refused before the
@@ -30,6 +30,7 @@ pub(super) fn empty_signature(entry: &str) -> Signature {
         },
         assumptions: Vec::new(),
         alignments: Vec::new(),
+        ranges: Vec::new(),
     }
 }
 
@@ -92,9 +93,24 @@ pub(super) fn signature_line(
     }
 }
 
-/// `%P is a multiple of M: reason` or `%P is aligned to B bytes: reason`.
+/// `%P is a multiple of M: reason`, `%P is aligned to B bytes: reason` or `%P elements
+/// in LOW..HIGH ; line L`.
 fn assumption(cursor: &mut Cursor<'_>, signature: &mut Signature) -> Result<(), ReadError> {
     let param = cursor.value()?.0 as usize;
+    if cursor.eat_word("elements") {
+        cursor.expect("in")?;
+        let low = host_expr(cursor, 0)?;
+        cursor.expect("..")?;
+        let high = host_expr(cursor, 0)?;
+        let span = super::line_span(cursor)?;
+        signature.ranges.push(ElementRange {
+            param,
+            low,
+            high,
+            span,
+        });
+        return Ok(());
+    }
     cursor.expect("is")?;
     if cursor.eat_word("a") {
         cursor.expect("multiple")?;

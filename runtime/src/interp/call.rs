@@ -54,6 +54,7 @@ impl Interpreter<'_> {
         }
         let index = marshal::select(self.kernels, name, &consts)
             .map_err(|message| Stop::error(span, message))?;
+        self.check_ranges(index, &values, span)?;
         let compiled = &self.kernels[index];
         let device = match &mut self.device {
             Ok(device) => device,
@@ -174,6 +175,43 @@ impl Interpreter<'_> {
             }
         }
         Ok(Value::Unit)
+    }
+
+    /// The ranges the kernel `self.kernels[index]` requires of the elements of its
+    /// integer tensor arguments (`require_range`): `E0428` at the call, labelling the
+    /// requirement, when one is outside.
+    fn check_ranges(&mut self, index: usize, values: &[(Value, Span)], span: Span) -> Eval<()> {
+        let signature = &self.kernels[index].signature;
+        if signature.ranges.is_empty() {
+            return Ok(());
+        }
+        let ints: Vec<i64> = (values.iter())
+            .map(|(value, _)| match value {
+                Value::Int(value) => *value,
+                _ => 0,
+            })
+            .collect();
+        for range in signature.ranges.clone() {
+            let Some((Value::Tensor(tensor), arg_span)) = values.get(range.param) else {
+                continue;
+            };
+            let dense = self.dense(*tensor, *arg_span)?;
+            let signature = &self.kernels[index].signature;
+            if let Err(error) =
+                marshal::check_range(signature, &range, &ints, (&dense.shape, &dense.values))
+            {
+                let message = error.to_string();
+                let diagnostic = lang::Diagnostic::error(marshal::OUT_OF_RANGE, message.clone())
+                    .with_primary(range.span, "the range the kernel requires")
+                    .with_secondary(*arg_span, "the tensor passed");
+                return Err(Stop::Error {
+                    message,
+                    span,
+                    diagnostic: Some(Box::new(diagnostic)),
+                });
+            }
+        }
+        Ok(())
     }
 
     /// The call's const arguments: those it gives by name, evaluated here, and every

@@ -408,6 +408,15 @@ impl Interpreter<'_> {
                 .map_err(|message| Stop::error(span, message))?;
                 Ok(self.new_tensor(Tensor::from_dense(&result)))
             }
+            "paged_attention" => {
+                arity(5..=5)?;
+                let t = (positional.iter())
+                    .map(|expr| self.tensor_arg(expr))
+                    .collect::<Eval<Vec<_>>>()?;
+                let result = ops::paged_attention(&t[0], (&t[1], &t[2]), &t[3], &t[4])
+                    .map_err(|error| Stop::error(span, error.to_string()))?;
+                Ok(self.new_tensor(Tensor::from_dense(&result)))
+            }
             _ if super::references::NAMES.contains(&name) => {
                 let operands = match name {
                     "softmax_backward" => 2,

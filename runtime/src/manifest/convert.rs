@@ -1,8 +1,8 @@
 //! Between the compiler's [`Signature`] and a manifest's [`KernelEntry`], both ways.
 
 use kir::{
-    Alignment, Assumption, ConstValue, Element, HostExpr, IntParam, Launch, Param, ParamKind,
-    ScalarParam, Signature, TensorMap,
+    Alignment, Assumption, ConstValue, Element, ElementRange, HostExpr, IntParam, Launch, Param,
+    ParamKind, ScalarParam, Signature, TensorMap,
 };
 
 use super::{AssumptionEntry, ConstArg, ConstArgValue, Expr, KernelEntry, LaunchEntry, ParamEntry};
@@ -70,6 +70,15 @@ impl KernelEntry {
                 bytes: alignment.bytes,
                 reason: alignment.reason.clone(),
             });
+        let ranges = signature
+            .ranges
+            .iter()
+            .map(|range| AssumptionEntry::ElementsIn {
+                param: name_of(range.param),
+                low: Expr::from_host(&range.low, &name_of),
+                high: Expr::from_host(&range.high, &name_of),
+                span: [range.span.start, range.span.end],
+            });
         KernelEntry {
             name: signature.name.clone(),
             entry: signature.entry.clone(),
@@ -91,7 +100,7 @@ impl KernelEntry {
                 cluster: signature.launch.cluster,
                 shared_bytes: signature.launch.shared_bytes,
             },
-            assumptions: multiples.chain(alignments).collect(),
+            assumptions: multiples.chain(alignments).chain(ranges).collect(),
         }
     }
 
@@ -162,6 +171,7 @@ impl KernelEntry {
         }
         let mut assumptions = Vec::new();
         let mut alignments = Vec::new();
+        let mut ranges = Vec::new();
         for assumption in &self.assumptions {
             match assumption {
                 AssumptionEntry::MultipleOf {
@@ -184,6 +194,19 @@ impl KernelEntry {
                         .ok_or_else(|| fail(format!("`{param}` is not a tensor parameter")))?,
                     bytes: *bytes,
                     reason: reason.clone(),
+                }),
+                AssumptionEntry::ElementsIn {
+                    param,
+                    low,
+                    high,
+                    span: [start, end],
+                } => ranges.push(ElementRange {
+                    param: index_of(param)
+                        .filter(|index| matches!(self.params[*index], ParamEntry::Tensor { .. }))
+                        .ok_or_else(|| fail(format!("`{param}` is not a tensor parameter")))?,
+                    low: host(low)?,
+                    high: host(high)?,
+                    span: lang::Span::new(*start, (*end).max(*start)),
                 }),
             }
         }
@@ -210,6 +233,7 @@ impl KernelEntry {
             },
             assumptions,
             alignments,
+            ranges,
         })
     }
 }

@@ -11,13 +11,16 @@
 //!
 //! [`plan`] checks one call; a [`Planner`] keeps what depends on the signature alone
 //! (`planner.rs`) for a host that calls a kernel many times. `values.rs` checks and
-//! converts each argument, `requirements.rs` the assumptions and alignments, and
+//! converts each argument, `requirements.rs` the assumptions and alignments, `ranges.rs`
+//! the ranges of integer tensors' elements (which need the data, so a host with it
+//! calls [`check_range`] itself), and
 //! `expr.rs` prepares the signature's expressions for evaluation. A call of
 //! up to [`INLINE_ARGS`] parameters, with tensors of up to as many modes, is checked and
 //! planned without allocating; strings are made only for errors.
 
 mod expr;
 mod planner;
+mod ranges;
 mod requirements;
 mod values;
 
@@ -28,6 +31,7 @@ use crate::CompiledKernel;
 use crate::tensor_map::TensorMapArgs;
 
 pub use planner::Planner;
+pub use ranges::{OUT_OF_RANGE, RangeError, check_range};
 
 /// One argument of a kernel call, as the host holds it.
 #[derive(Clone, Copy, Debug)]

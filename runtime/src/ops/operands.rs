@@ -1,5 +1,5 @@
 //! Why a reference (`ops/norms.rs`, `ops/losses.rs`, `ops/arrays.rs`,
-//! `ops/attention_backward.rs`) cannot compute: operands whose shapes, dimensions or
+//! `ops/attention_backward.rs`, `ops/paged_attention.rs`) cannot compute: operands whose shapes, dimensions or
 //! labels do not fit, each variant with what its message names.
 
 use std::fmt;
@@ -69,6 +69,16 @@ pub enum OperandError {
         a: Vec<usize>,
         b: Vec<usize>,
         dimension: usize,
+    },
+    /// `paged_attention`'s q, caches, block table and lengths, whose shapes do not fit
+    /// together (in that order).
+    Paged { shapes: [Vec<usize>; 5] },
+    /// A block-table entry or a sequence length outside `0..limit`: `what` names it
+    /// (`block_table[0, 3]`).
+    PageIndex {
+        what: String,
+        value: f64,
+        limit: usize,
     },
 }
 
@@ -148,6 +158,20 @@ impl fmt::Display for OperandError {
                 shape_text(a),
                 shape_text(b)
             ),
+            OperandError::Paged {
+                shapes: [q, k, v, table, seqlens],
+            } => write!(
+                f,
+                "`paged_attention` needs q (batch, heads, d), k_cache (num_pages, page_size, kv_heads, d) with kv_heads dividing heads, v_cache (num_pages, page_size, kv_heads, dv), block_table (batch, max_pages) and seqlens (batch); these are {}, {}, {}, {} and {}",
+                shape_text(q),
+                shape_text(k),
+                shape_text(v),
+                shape_text(table),
+                shape_text(seqlens)
+            ),
+            OperandError::PageIndex { what, value, limit } => {
+                write!(f, "{what} = {value} is outside 0..{limit}")
+            }
         }
     }
 }

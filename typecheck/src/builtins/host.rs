@@ -186,6 +186,31 @@ impl<'a> Checker<'a> {
         Value::HostTensor { dtype, shape }
     }
 
+    /// `paged_attention(q, k_cache, v_cache, block_table, seqlens)`: shaped as q (batch,
+    /// heads, d), with v_cache's last extent, of q's dtype.
+    pub(crate) fn paged_attention_reference(&mut self, args: &Args) -> Value {
+        let p = args.positional();
+        let (Some((dtype, mut shape)), Some((_, v_shape))) =
+            (self.host_tensor(p[0]), self.host_tensor(p[2]))
+        else {
+            return Value::Unknown;
+        };
+        if shape.len() != 3 || v_shape.len() != 4 {
+            return self.error(
+                "E0209",
+                args.call_span,
+                format!(
+                    "`paged_attention` takes q of rank 3 (batch, heads, d) and caches of rank 4 (num_pages, page_size, kv_heads, d); these are of rank {} and {}",
+                    shape.len(),
+                    v_shape.len()
+                ),
+                "ranks differ",
+            );
+        }
+        shape[2] = v_shape[3];
+        Value::HostTensor { dtype, shape }
+    }
+
     /// `gpu_only()`: nothing to check; the harness skips the block off the GPU.
     pub(crate) fn gpu_only(&mut self, _: &Args) -> Value {
         Value::Unit

@@ -24,6 +24,7 @@ mod ordered;
 mod pairs;
 mod partitions;
 mod printing;
+mod ranges;
 pub(crate) mod ranks;
 mod references;
 mod scalars;

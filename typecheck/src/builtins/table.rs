@@ -236,6 +236,8 @@ builtins! {
             "The thread writes a tensor's memory, element type and layout on one line, then its elements (at most 1024, a shape known at compile time) a row of mode 0 a line." => print_tensor;
         "const_print", Anywhere, Any, [], false, "x...",
             "Prints each const argument's type and value as a note (N0201) when checking." => const_print;
+        "require_range", Device, Between(3, 3), [], true, "tensor, low, high",
+            "States that every element of the integer tensor parameter `tensor` lies in `low..high` (integers over the kernel's integer parameters), as code indexing with them needs (a block table's page indices below the number of pages): nothing runs on the GPU; the host checks each argument's elements before every launch, and a value outside is an error (E0428) naming the parameter, the element and this line." => require_range;
         "static_assert", Anywhere, Between(1, 2), [], false, "condition, message?",
             "An error (E0228) at the call when the const `condition` is false, saying the string `message`: a kernel states what its const parameters must satisfy, and why." => static_assert;
     }
@@ -446,6 +448,8 @@ builtins! {
             "The log-sum-exp of each row of `attention`'s scaled scores, `ln(sum_j exp(q kᵀ / sqrt(d)))` over the keys each query sees: f32 of shape (..., queries)." => attention_reference;
         "attention_backward", Host, Between(4, 4), ["causal"], false, "q, k, v, do, causal = false",
             "The gradients `(dq, dk, dv)` of `sum(attention(q, k, v, causal) · do)`, do shaped as attention's output (..., queries, dv): `ds = p ∘ (do vᵀ - rowsum(do ∘ o))` for the softmax weights p and output o, `dq = ds k / sqrt(d)`, `dk = dsᵀ q / sqrt(d)`, `dv = pᵀ do`. With grouped-query k and v, a key head's dk and dv sum over its group. Computed in f64 on every CPU core, each rounded once to q's dtype and shaped as q, k and v." => attention_reference;
+        "paged_attention", Host, Between(5, 5), [], false, "q, k_cache, v_cache, block_table, seqlens",
+            "Decode attention over a paged KV cache: for q (batch, heads, d), `attention` of each sequence's one query per head against its first `seqlens[b]` tokens, token t being slot `t % page_size` of page `block_table[b, t / page_size]` of k_cache and v_cache (num_pages, page_size, kv_heads, d), gathered into dense keys and values (grouped-query heads as `attention`'s). (batch, heads, dv) of q's dtype; a sequence of no tokens gives zeros." => paged_attention_reference;
         "tanh", Host, Between(1, 1), [], false, "a",
             "The hyperbolic tangent of each element of a float host tensor." => host_math(name);
         "erf", Host, Between(1, 1), [], false, "a",

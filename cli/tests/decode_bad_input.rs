@@ -1,0 +1,146 @@
+//! Bad input to `cuk-examples/attention_decode_sm90.cuk`'s paged decode, each refused
+//! before a launch at the line that says why: a block-table entry past the cache or
+//! negative, or a sequence longer than its row of the table holds (`require_range`,
+//! E0428 from the host's check of the data), and a cache whose page size is not the
+//! kernel's or a q whose head count is not kv_heads * GROUP (the parameters' layouts,
+//! E0216). Each case is a test block appended to the example, run on the emulator.
+
+#[path = "support/build.rs"]
+mod build;
+
+use build::{cukc, root};
+
+const EXAMPLE: &str = "cuk-examples/attention_decode_sm90.cuk";
+
+/// A block calling `paged_decode` on a batch of 4 with 2 key heads of 8 query heads,
+/// pages of 16, 7 pages a sequence: `table` and `seqlens` are the expressions given.
+fn block(name: &str, (q_heads, page): (i64, i64), table: &str, seqlens: &str) -> String {
+    format!(
+        "
+test {name} {{
+    let q = randn(bf16, (4, {q_heads}, 128));
+    let k_cache = randn(bf16, (28, {page}, 2, 128));
+    let v_cache = randn(bf16, (28, {page}, 2, 128));
+    let block_table = {table};
+    let seqlens = {seqlens};
+    let o_part = empty(f32, (4, 8, 1, 128));
+    let lse_part = empty(f32, (4, 8, 1));
+    paged_decode(4, 2, 28, 7, 1, q, k_cache, v_cache, block_table, seqlens, o_part, lse_part, 0.1, PAGE = 16);
+}}
+"
+    )
+}
+
+const TABLE: &str = "permute(reshape(arange(i32, (28,)), (7, 4)), (1, 0))";
+
+/// The example with `extra` appended, tested on the emulator: its exit code, standard
+/// output and standard error.
+fn run(extra: &str) -> (Option<i32>, String, String) {
+    let text = std::fs::read_to_string(root().join(EXAMPLE)).unwrap() + extra;
+    let folder = tempfile::tempdir().unwrap();
+    let file = folder.path().join("attention_decode_sm90.cuk");
+    std::fs::write(&file, text).unwrap();
+    let output = cukc(&[
+        "test",
+        "--emulate",
+        file.to_str().unwrap(),
+        "--filter",
+        "bad_",
+    ]);
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    (output.status.code(), stdout, stderr)
+}
+
+/// The 1-based line of the example that contains `text`.
+fn line_of(text: &str) -> usize {
+    let source = std::fs::read_to_string(root().join(EXAMPLE)).unwrap();
+    1 + source.lines().position(|line| line.contains(text)).unwrap()
+}
+
+/// Asserts that the run failed its one block with `code`, labelling line `line`.
+fn assert_refused(
+    (code, stdout, stderr): (Option<i32>, String, String),
+    error: &str,
+    line: usize,
+    says: &str,
+) {
+    assert_eq!(code, Some(1), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains(&format!("error[{error}]")) || stderr.contains(&format!("[{error}] Error")),
+        "{stdout}\n{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("attention_decode_sm90.cuk:{line}:"))
+            || stderr.contains(&format!(" {line} │")),
+        "line {line}:\n{stderr}"
+    );
+    assert!(
+        stdout.contains(says) || stderr.contains(says),
+        "{says}:\n{stdout}\n{stderr}"
+    );
+}
+
+#[test]
+fn a_block_table_entry_past_the_cache_or_negative_is_refused_before_the_launch() {
+    let line = line_of("require_range(block_table, 0, num_pages)");
+    let past = block(
+        "bad_past",
+        (8, 16),
+        &format!("{TABLE} + 1"),
+        "full(i32, (4,), 100)",
+    );
+    assert_refused(
+        run(&past),
+        "E0428",
+        line,
+        "`block_table[3, 6]` = 28 is outside 0..28 (`0..num_pages`)",
+    );
+    let negative = block(
+        "bad_negative",
+        (8, 16),
+        &format!("{TABLE} - 1"),
+        "full(i32, (4,), 100)",
+    );
+    assert_refused(
+        run(&negative),
+        "E0428",
+        line,
+        "`block_table[0, 0]` = -1 is outside 0..28",
+    );
+}
+
+#[test]
+fn a_sequence_longer_than_its_pages_hold_is_refused_before_the_launch() {
+    let line = line_of("require_range(seqlens, 0, max_pages * PAGE + 1)");
+    let long = block(
+        "bad_long",
+        (8, 16),
+        TABLE,
+        "concat(full(i32, (3,), 100), full(i32, (1,), 113))",
+    );
+    assert_refused(
+        run(&long),
+        "E0428",
+        line,
+        "`seqlens[3]` = 113 is outside 0..113",
+    );
+}
+
+#[test]
+fn a_cache_of_another_page_size_or_q_of_other_heads_is_refused_at_the_parameter() {
+    let pages = block("bad_page_size", (8, 64), TABLE, "full(i32, (4,), 100)");
+    assert_refused(
+        run(&pages),
+        "E0216",
+        line_of("    k_cache: gmem T["),
+        "`k_cache` needs a tensor of shape (28, 16, 2, 128)",
+    );
+    let heads = block("bad_heads", (6, 16), TABLE, "full(i32, (4,), 100)");
+    assert_refused(
+        run(&heads),
+        "E0216",
+        line_of("    q: gmem T["),
+        "`q` needs a tensor of shape (4, 8, 128)",
+    );
+}

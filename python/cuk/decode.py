@@ -1,0 +1,147 @@
+"""A PyTorch operator over ``cuk-examples/attention_decode_sm90.cuk``: decode attention
+over a paged KV cache, split over the context (flash-decoding) and merged.
+
+    import cuk.decode
+    decode = cuk.decode.PagedAttention("cuk-examples")       # the folder holding the .cuk file
+    o = decode(q, k_cache, v_cache, block_table, seqlens)    # (batch, heads, d)
+    o = cuk.decode.paged_attention(q, k_cache, v_cache, block_table, seqlens)  # $CUK_EXAMPLES
+
+q is (batch, heads, d): one new token per sequence. k_cache and v_cache are (num_pages,
+page_size, kv_heads, d), vLLM's layout: token t of sequence b is slot ``t % page_size`` of
+page ``block_table[b, t / page_size]``, and sequence b has ``seqlens[b]`` tokens
+(block_table (batch, max_pages) and seqlens (batch) are int32). Query head h reads key
+head ``h // (heads // kv_heads)`` (grouped-query attention, groups of 1 to 8); the scale
+is ``1 / sqrt(d)`` unless given. bf16 or f16, d = 64 or 128. ``splits`` (by default
+enough for ``batch * kv_heads * splits`` blocks to fill the GPU a few times over) cuts
+each sequence's pages into that many runs, each a block, merged by a second kernel.
+
+Before the launch, every block-table entry must name a page of the cache and every
+sequence length fit its row of the table (the kernel's ``require_range``): a ValueError
+names the parameter, the element and the ``.cuk`` line otherwise. That check reads the
+two small tensors (a synchronisation); ``check=False`` leaves it out. Importing this
+module needs torch.
+"""
+
+import math
+import os
+
+import torch
+
+import cuk
+from cuk._specializing import Specializing
+
+_DTYPES = {torch.bfloat16: "bf16", torch.float16: "f16"}
+_LOG2_E = 1.4426950408889634
+_FILE = "attention_decode_sm90.cuk"
+
+
+class PagedAttention(Specializing):
+    """The operator, over the example in ``examples`` (a folder), compiled for the first
+    GPU (``target=`` picks another) or run on the CPU emulator (``emulate=True``, CPU
+    tensors)."""
+
+    def __init__(self, examples, *, target=None, emulate=False):
+        options = {"emulate": True} if emulate else {"target": target}
+        self._path = os.path.join(examples, _FILE)
+        super().__init__({"decode": cuk.load(self._path, **options)})
+        with open(self._path, encoding="utf-8") as source:
+            self._lines = source.read().splitlines()
+
+    def __call__(self, q, k_cache, v_cache, block_table, seqlens, *, splits=None, scale=None, check=True):
+        """``softmax(q kᵀ · scale) v`` of each sequence's query against its cached tokens."""
+        batch, heads, kv_heads, num_pages, page, max_pages, d = _shapes(q, k_cache, v_cache, block_table, seqlens)
+        if check:
+            self._check(block_table, "block_table", 0, num_pages)
+            self._check(seqlens, "seqlens", 0, max_pages * page + 1)
+        if splits is None:
+            splits = default_splits(batch, kv_heads, q.device)
+        if splits < 1:
+            raise ValueError(f"splits is at least 1, not {splits}")
+        group = heads // kv_heads
+        dtype = _DTYPES[q.dtype]
+        scale = 1.0 / math.sqrt(d) if scale is None else float(scale)
+        f32 = {"dtype": torch.float32, "device": q.device}
+        o_part = torch.empty(batch, heads, splits, d, **f32)
+        lse_part = torch.empty(batch, heads, splits, **f32)
+        o = torch.empty_like(q)
+        decode = self.kernel("decode", "paged_decode", T=dtype, D=d, GROUP=group, PAGE=page)
+        decode(
+            batch, kv_heads, num_pages, max_pages, splits,
+            q.contiguous(), k_cache.contiguous(), v_cache.contiguous(),
+            block_table.contiguous(), seqlens.contiguous(),
+            o_part, lse_part, scale * _LOG2_E,
+        )  # fmt: skip
+        self.kernel("decode", "paged_combine", T=dtype, D=d)(batch, heads, splits, o_part, lse_part, o)
+        return o
+
+    def _check(self, tensor, name, low, high):
+        """ValueError at the ``require_range`` line unless every element lies in low..high."""
+        outside = (tensor < low) | (tensor >= high)
+        if bool(outside.any()):
+            at = tuple(int(i) for i in outside.nonzero()[0])
+            line = next(
+                (n + 1 for n, text in enumerate(self._lines) if f"require_range({name}," in text),
+                0,
+            )
+            index = ", ".join(map(str, at))
+            raise ValueError(
+                f"{self._path}:{line}: `paged_decode`: `{name}[{index}]` = {int(tensor[at])} is outside "
+                f"{low}..{high}, the range the kernel requires of it"
+            )
+
+
+def _shapes(q, k_cache, v_cache, block_table, seqlens):
+    """``(batch, heads, kv_heads, num_pages, page_size, max_pages, d)``, or ValueError
+    naming what does not fit the kernels."""
+    if q.dim() != 3 or k_cache.dim() != 4 or v_cache.shape != k_cache.shape:
+        raise ValueError(
+            "paged attention takes q (batch, heads, d) and k_cache and v_cache (num_pages, page_size, kv_heads, d), "
+            f"not {tuple(q.shape)}, {tuple(k_cache.shape)} and {tuple(v_cache.shape)}"
+        )
+    batch, heads, d = q.shape
+    num_pages, page, kv_heads, cache_d = k_cache.shape
+    if cache_d != d or heads % kv_heads != 0 or not 1 <= heads // kv_heads <= 8:
+        raise ValueError(
+            f"the caches {tuple(k_cache.shape)} must have q's d and a number of key heads dividing q's {heads} "
+            f"heads into groups of 1 to 8 (q is {tuple(q.shape)})"
+        )
+    if q.dtype not in _DTYPES or k_cache.dtype != q.dtype or v_cache.dtype != q.dtype:
+        raise ValueError(
+            f"the kernels take bf16 or f16 q and caches of one dtype, not {q.dtype}, {k_cache.dtype}, {v_cache.dtype}"
+        )
+    if d not in (64, 128):
+        raise ValueError(f"the kernels take head dimension 64 or 128, not {d}")
+    if block_table.dim() != 2 or block_table.shape[0] != batch or seqlens.shape != (batch,):
+        raise ValueError(
+            f"block_table is (batch, max_pages) and seqlens (batch) for q's batch of {batch}, "
+            f"not {tuple(block_table.shape)} and {tuple(seqlens.shape)}"
+        )
+    if block_table.dtype != torch.int32 or seqlens.dtype != torch.int32:
+        raise ValueError(f"block_table and seqlens are int32, not {block_table.dtype} and {seqlens.dtype}")
+    return batch, heads, kv_heads, num_pages, page, block_table.shape[1], d
+
+
+def default_splits(batch, kv_heads, device):
+    """Splits enough for ``batch * kv_heads * splits`` blocks to be about four per SM
+    (1 on the CPU emulator)."""
+    if device.type != "cuda":
+        return 1
+    sms = torch.cuda.get_device_properties(device).multi_processor_count
+    return max(1, -(-4 * sms // (batch * kv_heads)))
+
+
+_OPERATORS = {}
+
+
+def paged_attention(q, k_cache, v_cache, block_table, seqlens, *, examples=None, **options):
+    """``PagedAttention(examples)(q, k_cache, v_cache, block_table, seqlens, **options)``,
+    the operator made once per folder and device; ``examples`` defaults to
+    ``$CUK_EXAMPLES``."""
+    examples = examples or os.environ.get("CUK_EXAMPLES")
+    if not examples:
+        raise ValueError("paged_attention needs the folder of attention_decode_sm90.cuk: examples= or $CUK_EXAMPLES")
+    emulate = q.device.type != "cuda"
+    key = (os.path.abspath(examples), emulate)
+    if key not in _OPERATORS:
+        _OPERATORS[key] = PagedAttention(examples, emulate=emulate)
+    return _OPERATORS[key](q, k_cache, v_cache, block_table, seqlens, **options)

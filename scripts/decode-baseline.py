@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""The baselines of cuk-examples/attention_decode_sm90.cuk's benches, in one run: torch's
+scaled_dot_product_attention of one query per sequence over the dense KV (each backend
+that runs), a device-to-device copy of as many bytes, and, when the `cuk` package is
+importable, cuk.decode over the same tokens in pages of 64 scattered over the cache.
+
+    scripts/decode-baseline.py [--batch 32 64 128] [--context 4096 16384 32768]
+                               [--heads 32] [--kv-heads 8] [--head-dim 128] [--examples cuk-examples]
+
+Each line gives milliseconds and GB/s of KV bytes read (batch * context * kv_heads *
+head_dim * 2 bytes * 2, K and V), as the benches report them.
+"""
+import argparse
+import os
+import sys
+
+import torch
+from torch.nn.attention import SDPBackend, sdpa_kernel
+from torch.nn.functional import scaled_dot_product_attention
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cuda_timing import median_ms  # noqa: E402
+
+BACKENDS = {
+    "flash": SDPBackend.FLASH_ATTENTION,
+    "cudnn": SDPBackend.CUDNN_ATTENTION,
+    "efficient": SDPBackend.EFFICIENT_ATTENTION,
+    "math": SDPBackend.MATH,
+}
+PAGE = 64
+
+
+def line(what, ms, kv_bytes):
+    print(f"  {what:24} {ms:8.3f} ms  {kv_bytes / ms / 1e6:7.0f} GB/s")
+
+
+def shape_run(args, batch, context, decode):
+    heads, kv_heads, d = args.heads, args.kv_heads, args.head_dim
+    kv_bytes = batch * context * kv_heads * d * 2 * 2
+    print(f"decode batch {batch} context {context} heads {heads} kv_heads {kv_heads} head_dim {d}: {kv_bytes / 1e9:.2f} GB of KV")
+    q = torch.randn(batch, heads, 1, d, device="cuda", dtype=torch.bfloat16)
+    k = torch.randn(batch, kv_heads, context, d, device="cuda", dtype=torch.bfloat16)
+    v = torch.randn_like(k)
+    for name, backend in BACKENDS.items():
+        try:
+            with sdpa_kernel(backend):
+                ms = median_ms(lambda: scaled_dot_product_attention(q, k, v, enable_gqa=heads != kv_heads))
+        except RuntimeError as error:
+            print(f"  sdpa {name:19} not available ({str(error).splitlines()[0][:70]})")
+            continue
+        line(f"sdpa {name}", ms, kv_bytes)
+    del k, v
+    # memcpy: a copy reads and writes, so half the KV bytes copied move all of them.
+    source = torch.empty(kv_bytes // 2, dtype=torch.uint8, device="cuda")
+    target = torch.empty_like(source)
+    line("memcpy (same bytes)", median_ms(lambda: target.copy_(source)), kv_bytes)
+    del source, target
+    if decode is None:
+        return
+    pages = batch * context // PAGE
+    k_cache = torch.randn(pages, PAGE, kv_heads, d, device="cuda", dtype=torch.bfloat16)
+    v_cache = torch.randn_like(k_cache)
+    block_table = torch.randperm(pages, device="cuda").to(torch.int32).reshape(batch, context // PAGE)
+    seqlens = torch.full((batch,), context, dtype=torch.int32, device="cuda")
+    qd = q.reshape(batch, heads, d)
+    for splits in sorted({None, *args.splits}, key=lambda s: -1 if s is None else s):
+        run = lambda: decode(qd, k_cache, v_cache, block_table, seqlens, splits=splits, check=False)  # noqa: B023,E731
+        label = f"cuk.decode splits {splits or 'auto'}"
+        line(label, median_ms(run), kv_bytes)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--batch", type=int, nargs="+", default=[32, 64, 128])
+    parser.add_argument("--context", type=int, nargs="+", default=[4096, 16384, 32768])
+    parser.add_argument("--heads", type=int, default=32)
+    parser.add_argument("--kv-heads", type=int, default=8)
+    parser.add_argument("--head-dim", type=int, default=128)
+    parser.add_argument("--splits", type=int, nargs="*", default=[1, 2, 4, 8])
+    parser.add_argument("--examples", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cuk-examples"))
+    args = parser.parse_args()
+    try:
+        import cuk.decode
+
+        decode = cuk.decode.PagedAttention(args.examples)
+    except ImportError as error:
+        print(f"cuk not importable ({error}): torch and memcpy only")
+        decode = None
+    for batch in args.batch:
+        for context in args.context:
+            shape_run(args, batch, context, decode)
+            torch.cuda.empty_cache()
+
+
+if __name__ == "__main__":
+    main()
