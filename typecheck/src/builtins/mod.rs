@@ -32,6 +32,7 @@ mod tensors;
 mod tma;
 mod tma_tiles;
 mod umma;
+mod varlen;
 mod warp;
 mod warpgroups;
 mod wgmma;
