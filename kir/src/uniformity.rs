@@ -1,11 +1,11 @@
 //! Which values and branches are the same for every thread of a warp.
 //!
 //! A value is *divergent* when two threads of one warp may hold different ones: the
-//! thread index, what a thread loads (conservatively; for the collectives' checks only, a
-//! global load at an address the same for every thread, of a tensor parameter the
-//! kernel never writes, is taken to be the same everywhere: `read_only.rs`), a
-//! shuffle's result, and
-//! anything computed from them, except the thread index divided into whole warps
+//! thread index, what a thread loads (conservatively; for the collectives' checks and
+//! the broadcasts, not for `bra.uni`, a global load at an address the same for every
+//! thread, of a tensor parameter the kernel never writes, is taken to be the same
+//! everywhere: `read_only.rs`), a shuffle's result, and anything computed from them,
+//! except the thread index divided into whole warps
 //! (`thread_idx.x >> 5` in a one-dimensional block). A region under a divergent
 //! condition runs for some threads of a warp and not others, so the values it yields
 //! are divergent too. One level finer, a value is the same for a whole warpgroup (128
@@ -70,17 +70,19 @@ pub struct BlockShape {
 /// Sets the `uniform` flags of `kernel`'s regions and its [`Kernel::broadcast`] list.
 /// Returns the collectives under divergent control.
 ///
-/// The collectives are judged trusting that a tensor the kernel never writes does not
-/// change while it runs (`read_only.rs`), so that a warpgroup may run its wgmmas in a
-/// loop over a packed sequence's tiles; the branches are marked `bra.uni` without that
-/// trust, so no kernel's branches change with it.
+/// The collectives are judged, and the broadcasts chosen, trusting that a tensor the
+/// kernel never writes does not change while it runs (`read_only.rs`): a warpgroup may
+/// run its wgmmas in a loop over a packed sequence's tiles, and under a branch on such
+/// a load `thread_idx.x / 128` is still broadcast (without it ptxas keeps a
+/// warpgroup's wgmma descriptors per thread, and the varlen attention spilled). The
+/// branches are marked `bra.uni` without that trust.
 pub fn mark_uniform(kernel: &mut Kernel, block: BlockShape) -> Vec<Collective> {
     let mut constants = FxHashMap::default();
     collect_constants(&kernel.body, &mut constants);
     let read_only = ReadOnly::of(kernel);
     let trusting = analyse(kernel, block, &constants, Some(read_only));
-    let strict = analyse(kernel, block, &constants, None);
-    kernel.broadcast = strict.broadcast;
+    analyse(kernel, block, &constants, None);
+    kernel.broadcast = trusting.broadcast;
     trusting.collectives
 }
 
