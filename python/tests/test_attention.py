@@ -102,11 +102,13 @@ def _packed_reference(torch, q, k, v, d_out, lengths_q, lengths_k, causal):
         group = qs.shape[0] // ks.shape[0]
         ks, vs = ks.repeat_interleave(group, 0), vs.repeat_interleave(group, 0)
         scores = qs @ ks.transpose(1, 2) / qs.shape[-1] ** 0.5
-        if causal:
-            rows = torch.arange(sq, device=q.device)[:, None]
-            cols = torch.arange(sk, device=q.device)[None, :]
-            scores = scores.masked_fill(cols > rows + sk - sq, float("-inf"))
-        weights = torch.nan_to_num(torch.softmax(scores, -1), nan=0.0)
+        rows = torch.arange(sq, device=q.device)[:, None]
+        cols = torch.arange(sk, device=q.device)[None, :]
+        hidden = cols > rows + sk - sq if causal else cols < 0
+        # A large finite negative rather than -inf, and rows that see nothing zeroed by
+        # a constant mask: no NaN in the values or the gradients.
+        seen = (~hidden).any(-1, keepdim=True).to(scores.dtype)
+        weights = torch.softmax(scores.masked_fill(hidden, -1e30), -1) * seen
         outs.append((weights @ vs).transpose(0, 1))
         start_q, start_k = start_q + sq, start_k + sk
     want = torch.cat(outs)
