@@ -24,7 +24,9 @@ use crate::tensor::{Dense, shape_text};
 pub use arrays::{Math, Reduce, concat, cumsum, extreme, math, permute, reduce, select, slice};
 pub use attention::{attention, attention_lse};
 pub use attention_backward::attention_backward;
-pub use attention_varlen::{attention_varlen, attention_varlen_backward, attention_varlen_lse};
+pub use attention_varlen::{
+    VarlenError, attention_varlen, attention_varlen_backward, attention_varlen_lse,
+};
 pub use losses::{cross_entropy, softmax_backward};
 pub use matmul::{cpu_seconds, matmul, matmul_extents};
 pub use norms::{layer_norm, layer_norm_backward, rms_norm, rms_norm_backward};

@@ -33,7 +33,7 @@ impl Interpreter<'_> {
             .iter()
             .map(|expr| self.tensor_arg(expr))
             .collect::<Eval<_>>()?;
-        let failed = |message: String| Stop::error(span, message);
+        let failed = |error: ops::VarlenError| Stop::error(span, error.to_string());
         let results = match (name, tensors.as_slice()) {
             ("attention_varlen", [q, k, v, cu_q, cu_k]) => {
                 vec![ops::attention_varlen((q, k, v), (cu_q, cu_k), causal).map_err(failed)?]
@@ -47,7 +47,7 @@ impl Interpreter<'_> {
                         .map_err(failed)?;
                 vec![dq, dk, dv]
             }
-            _ => return Err(failed(format!("`{name}` takes other operands"))),
+            _ => return Err(Stop::error(span, format!("`{name}` takes other operands"))),
         };
         let mut values: Vec<Value> = results
             .iter()

@@ -8,6 +8,7 @@
 //! rows. o and the gradients are packed as q, k and v; lse is (heads, total_q). A query
 //! that sees no key gets o = 0 and lse = -inf, as the dense reference gives them.
 
+use std::fmt;
 use std::ops::Range;
 
 use super::OperandError;
@@ -15,52 +16,112 @@ use super::attention::{attention, attention_lse};
 use super::attention_backward::attention_backward;
 use crate::tensor::{Dense, shape_text};
 
+/// What a packed batch's operands got wrong.
+#[derive(Clone, Debug, PartialEq)]
+pub enum VarlenError {
+    /// A tensor that is not packed as (tokens, heads, d).
+    Packed {
+        what: &'static str,
+        shape: Vec<usize>,
+    },
+    /// Offsets that do not describe the tokens.
+    Offsets {
+        name: &'static str,
+        problem: OffsetProblem,
+    },
+    /// Offsets of q and of k for batches of different sizes (their counts).
+    Batches { q: usize, k: usize },
+    /// A sequence's dense problem, refused by the dense reference (why).
+    Sequence(String),
+}
+
+/// How offsets fail to describe a batch's tokens.
+#[derive(Clone, Debug, PartialEq)]
+pub enum OffsetProblem {
+    /// Not a vector of at least one offset.
+    Shape(Vec<usize>),
+    /// The first offset, not 0.
+    Start(f64),
+    /// The last offset, not the token count.
+    End { tokens: usize, last: f64 },
+    /// Offset `sequence + 1` below offset `sequence`.
+    Decreasing { sequence: usize, from: f64, to: f64 },
+}
+
+impl fmt::Display for VarlenError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            VarlenError::Packed { what, shape } => write!(
+                f,
+                "`attention_varlen` takes {what} packed as (tokens, heads, d), not shape {}",
+                shape_text(shape)
+            ),
+            VarlenError::Offsets { name, problem } => match problem {
+                OffsetProblem::Shape(shape) => write!(
+                    f,
+                    "`{name}` holds batch + 1 offsets in one dimension, not shape {}",
+                    shape_text(shape)
+                ),
+                OffsetProblem::Start(first) => write!(f, "`{name}` starts at 0, not {first}"),
+                OffsetProblem::End { tokens, last } => write!(
+                    f,
+                    "`{name}` ends at the number of tokens, {tokens}, not {last}"
+                ),
+                OffsetProblem::Decreasing { sequence, from, to } => write!(
+                    f,
+                    "`{name}` never decreases; it goes from {from} to {to} at sequence {sequence}"
+                ),
+            },
+            VarlenError::Batches { q, k } => write!(
+                f,
+                "`cu_seqlens_q` and `cu_seqlens_k` describe one batch: {q} and {k} offsets"
+            ),
+            VarlenError::Sequence(why) => write!(f, "{why}"),
+        }
+    }
+}
+
 /// Each sequence's rows, from a cu_seqlens tensor of integers that starts at 0, never
 /// decreases and ends at `tokens`.
 pub fn sequence_rows(
     cu_seqlens: &Dense,
     tokens: usize,
-    name: &str,
-) -> Result<Vec<Range<usize>>, String> {
+    name: &'static str,
+) -> Result<Vec<Range<usize>>, VarlenError> {
+    let refuse = |problem| VarlenError::Offsets { name, problem };
     let offsets = &cu_seqlens.values;
     if cu_seqlens.shape.len() != 1 || offsets.is_empty() {
-        return Err(format!(
-            "`{name}` holds batch + 1 offsets in one dimension, not shape {}",
-            shape_text(&cu_seqlens.shape)
-        ));
+        return Err(refuse(OffsetProblem::Shape(cu_seqlens.shape.clone())));
     }
     if offsets[0] != 0.0 {
-        return Err(format!("`{name}` starts at 0, not {}", offsets[0]));
+        return Err(refuse(OffsetProblem::Start(offsets[0])));
     }
     let last = offsets[offsets.len() - 1];
     if last != tokens as f64 {
-        return Err(format!(
-            "`{name}` ends at the number of tokens, {tokens}, not {last}"
-        ));
+        return Err(refuse(OffsetProblem::End { tokens, last }));
     }
     offsets
         .windows(2)
         .enumerate()
-        .map(|(sequence, pair)| {
-            if pair[1] < pair[0] {
-                return Err(format!(
-                    "`{name}` never decreases; it goes from {} to {} at sequence {sequence}",
-                    pair[0], pair[1]
-                ));
-            }
-            Ok(pair[0] as usize..pair[1] as usize)
+        .map(|(sequence, pair)| match pair[1] < pair[0] {
+            true => Err(refuse(OffsetProblem::Decreasing {
+                sequence,
+                from: pair[0],
+                to: pair[1],
+            })),
+            false => Ok(pair[0] as usize..pair[1] as usize),
         })
         .collect()
 }
 
 /// (total, heads, d) and its extents, or an error naming `what`.
-fn packed(tensor: &Dense, what: &str) -> Result<(usize, usize, usize), String> {
+fn packed(tensor: &Dense, what: &'static str) -> Result<(usize, usize, usize), VarlenError> {
     match tensor.shape.as_slice() {
         [tokens, heads, d] => Ok((*tokens, *heads, *d)),
-        _ => Err(format!(
-            "`attention_varlen` takes {what} packed as (tokens, heads, d), not shape {}",
-            shape_text(&tensor.shape)
-        )),
+        _ => Err(VarlenError::Packed {
+            what,
+            shape: tensor.shape.clone(),
+        }),
     }
 }
 
@@ -98,17 +159,16 @@ type Sequence = (Range<usize>, Range<usize>);
 fn sequences(
     (q, k): (&Dense, &Dense),
     (cu_seqlens_q, cu_seqlens_k): (&Dense, &Dense),
-) -> Result<Vec<Sequence>, String> {
+) -> Result<Vec<Sequence>, VarlenError> {
     let (total_q, _, _) = packed(q, "q")?;
     let (total_k, _, _) = packed(k, "k")?;
     let queries = sequence_rows(cu_seqlens_q, total_q, "cu_seqlens_q")?;
     let keys = sequence_rows(cu_seqlens_k, total_k, "cu_seqlens_k")?;
     if queries.len() != keys.len() {
-        return Err(format!(
-            "`cu_seqlens_q` and `cu_seqlens_k` describe one batch: {} and {} offsets",
-            queries.len() + 1,
-            keys.len() + 1
-        ));
+        return Err(VarlenError::Batches {
+            q: queries.len() + 1,
+            k: keys.len() + 1,
+        });
     }
     Ok(queries.into_iter().zip(keys).collect())
 }
@@ -127,17 +187,14 @@ pub fn attention_varlen(
     (q, k, v): (&Dense, &Dense, &Dense),
     cu_seqlens: (&Dense, &Dense),
     causal: bool,
-) -> Result<Dense, String> {
+) -> Result<Dense, VarlenError> {
     let sequences = sequences((q, k), cu_seqlens)?;
     let (_, _, dv) = packed(v, "v")?;
     let mut out = empty_like(q, vec![q.shape[0], q.shape[1], dv]);
     for (queries, keys) in &sequences {
-        let part = attention(
-            &gather(q, queries),
-            &gather(k, keys),
-            &gather(v, keys),
-            causal,
-        )?;
+        let operands = (&gather(q, queries), &gather(k, keys), &gather(v, keys));
+        let part =
+            attention(operands.0, operands.1, operands.2, causal).map_err(VarlenError::Sequence)?;
         scatter(&mut out, &part, queries);
     }
     Ok(out)
@@ -148,7 +205,7 @@ pub fn attention_varlen_lse(
     (q, k): (&Dense, &Dense),
     cu_seqlens: (&Dense, &Dense),
     causal: bool,
-) -> Result<Dense, String> {
+) -> Result<Dense, VarlenError> {
     let sequences = sequences((q, k), cu_seqlens)?;
     let (total_q, heads, _) = packed(q, "q")?;
     let mut out = Dense {
@@ -157,7 +214,8 @@ pub fn attention_varlen_lse(
         values: vec![0.0; heads * total_q],
     };
     for (queries, keys) in &sequences {
-        let part = attention_lse(&gather(q, queries), &gather(k, keys), causal)?;
+        let part = attention_lse(&gather(q, queries), &gather(k, keys), causal)
+            .map_err(VarlenError::Sequence)?;
         for head in 0..heads {
             let from = &part.values[head * queries.len()..][..queries.len()];
             out.values[head * total_q + queries.start..][..queries.len()].copy_from_slice(from);
@@ -172,7 +230,7 @@ pub fn attention_varlen_backward(
     d_out: &Dense,
     cu_seqlens: (&Dense, &Dense),
     causal: bool,
-) -> Result<(Dense, Dense, Dense), String> {
+) -> Result<(Dense, Dense, Dense), VarlenError> {
     let sequences = sequences((q, k), cu_seqlens)?;
     packed(v, "v")?;
     packed(d_out, "do")?;
@@ -185,7 +243,7 @@ pub fn attention_varlen_backward(
         let operands = (&gather(q, queries), &gather(k, keys), &gather(v, keys));
         let (part_q, part_k, part_v) =
             attention_backward(operands, &gather(d_out, queries), causal)
-                .map_err(|error: OperandError| error.to_string())?;
+                .map_err(|error: OperandError| VarlenError::Sequence(error.to_string()))?;
         scatter(&mut dq, &part_q, queries);
         scatter(&mut dk, &part_k, keys);
         scatter(&mut dv, &part_v, keys);
@@ -295,25 +353,20 @@ mod tests {
 
     #[test]
     fn offsets_that_do_not_describe_the_tokens_are_refused() {
-        let rows =
-            |offsets: &[f64]| sequence_rows(&dense(&[offsets.len()], offsets), 5, "cu_seqlens_q");
+        let rows = |offsets: &[f64]| {
+            sequence_rows(&dense(&[offsets.len()], offsets), 5, "cu_seqlens_q")
+                .map_err(|error| error.to_string())
+        };
         assert_eq!(rows(&[0.0, 2.0, 5.0]).unwrap(), vec![0..2, 2..5]);
         assert!(rows(&[1.0, 5.0]).unwrap_err().contains("starts at 0"));
-        assert!(
-            rows(&[0.0, 4.0])
-                .unwrap_err()
-                .contains("ends at the number of tokens, 5")
-        );
-        assert!(
-            rows(&[0.0, 3.0, 2.0, 5.0])
-                .unwrap_err()
-                .contains("never decreases")
-        );
+        let short = rows(&[0.0, 4.0]).unwrap_err();
+        assert!(short.contains("ends at the number of tokens, 5"), "{short}");
+        let decreasing = rows(&[0.0, 3.0, 2.0, 5.0]).unwrap_err();
+        assert!(decreasing.contains("never decreases"), "{decreasing}");
         let (q, k) = (values(&[5, 1, 2], 1), values(&[5, 1, 2], 2));
         let batch_of_two = dense(&[3], &[0.0, 2.0, 5.0]);
         let batch_of_one = dense(&[2], &[0.0, 5.0]);
-        let error =
-            attention_varlen_lse((&q, &k), (&batch_of_two, &batch_of_one), false).unwrap_err();
-        assert!(error.contains("one batch"), "{error}");
+        let error = attention_varlen_lse((&q, &k), (&batch_of_two, &batch_of_one), false);
+        assert_eq!(error.unwrap_err(), VarlenError::Batches { q: 3, k: 2 });
     }
 }
