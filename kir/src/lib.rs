@@ -20,6 +20,7 @@ mod packs;
 pub mod passes;
 mod pure_key;
 mod read;
+mod read_only;
 mod select;
 mod shared_work;
 pub mod signature;

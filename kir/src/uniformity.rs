@@ -1,9 +1,12 @@
 //! Which values and branches are the same for every thread of a warp.
 //!
 //! A value is *divergent* when two threads of one warp may hold different ones: the
-//! thread index, what a thread loads (conservatively), a shuffle's result (but a
-//! broadcast's: `shfl_idx` from a lane the whole warp names alike), and
-//! anything computed from them, except the thread index divided into whole warps
+//! thread index, what a thread loads (conservatively; for the collectives' checks and
+//! the broadcasts, not for `bra.uni`, a global load at an address the same for every
+//! thread, of a tensor parameter the kernel never writes, is taken to be the same
+//! everywhere: `read_only.rs`), a shuffle's result (but a broadcast's: `shfl_idx` from a
+//! lane the whole warp names alike), and anything computed from them,
+//! except the thread index divided into whole warps
 //! (`thread_idx.x >> 5` in a one-dimensional block). A region under a divergent
 //! condition runs for some threads of a warp and not others, so the values it yields
 //! are divergent too. One level finer, a value is the same for a whole warpgroup (128
@@ -30,7 +33,8 @@ use rustc_hash::FxHashMap;
 use lang::Span;
 
 use crate::intrinsic::Scope;
-use crate::ir::{BinOp, CmpOp, Inst, Kernel, Op, ShuffleMode, Special, ValueId};
+use crate::ir::{BinOp, CmpOp, Inst, Kernel, Op, ShuffleMode, Space, Special, ValueId};
+use crate::read_only::ReadOnly;
 
 /// What is known about a value across the threads of a warp.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,11 +70,34 @@ pub struct BlockShape {
 
 /// Sets the `uniform` flags of `kernel`'s regions and its [`Kernel::broadcast`] list.
 /// Returns the collectives under divergent control.
+///
+/// The collectives are judged, and the broadcasts chosen, trusting that a tensor the
+/// kernel never writes does not change while it runs (`read_only.rs`): a warpgroup may
+/// run its wgmmas in a loop over a packed sequence's tiles, and under a branch on such
+/// a load `thread_idx.x / 128` is still broadcast (without it ptxas keeps a
+/// warpgroup's wgmma descriptors per thread, and the varlen attention spilled). The
+/// branches are marked `bra.uni` without that trust.
 pub fn mark_uniform(kernel: &mut Kernel, block: BlockShape) -> Vec<Collective> {
     let mut constants = FxHashMap::default();
     collect_constants(&kernel.body, &mut constants);
+    let read_only = ReadOnly::of(kernel);
+    let trusting = analyse(kernel, block, &constants, Some(read_only));
+    analyse(kernel, block, &constants, None);
+    kernel.broadcast = trusting.broadcast;
+    trusting.collectives
+}
+
+/// One run of the analysis to its fixed point, setting the regions' flags as it finds
+/// them.
+fn analyse(
+    kernel: &mut Kernel,
+    block: BlockShape,
+    constants: &FxHashMap<ValueId, i64>,
+    read_only: Option<ReadOnly>,
+) -> Analysis {
     let mut analysis = Analysis {
-        constants,
+        constants: constants.clone(),
+        read_only,
         classes: vec![Class::Uniform; kernel.values.len()],
         one_dimensional: block.one_dimensional,
         whole_warps: block.whole_warps,
@@ -90,8 +117,7 @@ pub fn mark_uniform(kernel: &mut Kernel, block: BlockShape) -> Vec<Collective> {
     kernel.body = body;
     analysis.broadcast.sort();
     analysis.broadcast.dedup();
-    kernel.broadcast = analysis.broadcast;
-    analysis.collectives
+    analysis
 }
 
 /// The integer constants the body defines, by value.
@@ -109,6 +135,9 @@ fn collect_constants(body: &[Inst], constants: &mut FxHashMap<ValueId, i64>) {
 struct Analysis {
     /// Integer constants, to tell `thread_idx.x / 32` (whole warps) from `/ 2`.
     constants: FxHashMap<ValueId, i64>,
+    /// The addresses into tensors the kernel only reads, when loads from them are
+    /// trusted to be the same in every thread.
+    read_only: Option<ReadOnly>,
     classes: Vec<Class>,
     one_dimensional: bool,
     whole_warps: bool,
@@ -157,6 +186,15 @@ impl Analysis {
         let operands = inst.op.operands();
         let class = match &mut inst.op {
             Op::Special(Special::ThreadIndex(0)) if self.one_dimensional => Class::ThreadX,
+            Op::Load {
+                space: Space::Global,
+                address,
+                ..
+            } if (self.read_only.as_ref())
+                .is_some_and(|read_only| read_only.unwritten(*address)) =>
+            {
+                self.join(&operands)
+            }
             Op::Special(Special::ThreadIndex(_)) | Op::Load { .. } | Op::Atomic { .. } => {
                 Class::Divergent
             }
@@ -286,6 +324,14 @@ impl Analysis {
     /// same per warp; moved by whole warpgroups (`thread_idx.x - 128`, a consumer's index
     /// in a warp-specialized kernel) it keeps those properties; otherwise the join.
     fn binary(&self, op: BinOp, a: ValueId, b: ValueId) -> Class {
+        // An addition may come with its constant first (a constant the kernel computed
+        // before, reused): it is the same sum.
+        let (a, b) = match op {
+            BinOp::Add if self.class(b) == Class::ThreadX && self.constants.contains_key(&a) => {
+                (b, a)
+            }
+            _ => (a, b),
+        };
         let whole_warpgroups = self.constants.get(&b).is_some_and(|moved| moved % 128 == 0);
         if self.class(a) == Class::ThreadX
             && matches!(op, BinOp::Add | BinOp::Sub)

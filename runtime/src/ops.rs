@@ -1,8 +1,9 @@
 //! Host reference operations on [`Dense`] values: elementwise arithmetic, `transpose`,
 //! `matmul` (on every core, `ops/matmul.rs`), `sum` and `softmax`, NumPy's math,
 //! reductions and rearrangements (`ops/arrays.rs`), attention and its gradients
-//! (`ops/attention.rs`, `ops/attention_backward.rs`), decode attention over a paged KV
-//! cache (`ops/paged_attention.rs`), and the references of the
+//! (`ops/attention.rs`, `ops/attention_backward.rs`; packed variable-length batches in
+//! `ops/attention_varlen.rs`), decode attention over a paged KV cache
+//! (`ops/paged_attention.rs`), and the references of the
 //! memory-bound training kernels (`ops/norms.rs`, `ops/losses.rs`). Math is done in `f64`
 //! and each result element is rounded once to the operands' dtype, as the typechecker's
 //! rules give it.
@@ -10,6 +11,7 @@
 mod arrays;
 mod attention;
 mod attention_backward;
+mod attention_varlen;
 mod losses;
 mod matmul;
 mod norms;
@@ -24,6 +26,9 @@ use crate::tensor::{Dense, shape_text};
 pub use arrays::{Math, Reduce, concat, cumsum, extreme, math, permute, reduce, select, slice};
 pub use attention::{attention, attention_lse};
 pub use attention_backward::attention_backward;
+pub use attention_varlen::{
+    VarlenError, attention_varlen, attention_varlen_backward, attention_varlen_lse,
+};
 pub use losses::{cross_entropy, softmax_backward};
 pub use matmul::{cpu_seconds, matmul, matmul_extents};
 pub use norms::{layer_norm, layer_norm_backward, rms_norm, rms_norm_backward};

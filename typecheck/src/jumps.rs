@@ -16,8 +16,10 @@
 //! the guards fold away; where one is run-time, each is a cell like any local assigned
 //! under run-time control flow, so C's meaning (nothing after the jump runs) holds for
 //! every thread. A function whose result is not a scalar (a tensor, a layout) keeps its
-//! returns as written: the checker reports a run-time `return` there. A `return` in a
-//! kernel and a `break` outside a loop are left for the checker to refuse.
+//! returns as written: the checker reports a run-time `return` there. A kernel's
+//! `return;` inside control flow (a block with no work leaving early) is rewritten as a
+//! function's without a result; a `return` directly in a kernel's body and a `break`
+//! outside a loop are left for the checker to refuse.
 
 use std::borrow::Cow;
 
@@ -40,7 +42,9 @@ pub(crate) fn rewrite(module: &Module) -> Cow<'_, Module> {
         ItemKind::Function(function) => {
             result_zero(function).is_some() || breaks_anywhere(&function.body)
         }
-        ItemKind::Kernel(kernel) => breaks_anywhere(&kernel.body),
+        ItemKind::Kernel(kernel) => {
+            kernel.body.statements.iter().any(returns_inside) || breaks_anywhere(&kernel.body)
+        }
         ItemKind::Test(test) | ItemKind::Bench(test) => breaks_anywhere(&test.body),
         _ => false,
     };
@@ -58,6 +62,11 @@ pub(crate) fn rewrite(module: &Module) -> Cow<'_, Module> {
                 }
                 None => {}
             },
+            // A kernel's `return;` inside control flow ends its thread, as in CUDA C: the
+            // kernel's body is rewritten as a function's without a result.
+            ItemKind::Kernel(kernel) if kernel.body.statements.iter().any(returns_inside) => {
+                kernel.body = rewriter.function_body(&kernel.body, None);
+            }
             ItemKind::Kernel(kernel) if breaks_anywhere(&kernel.body) => {
                 kernel.body = rewriter.block(&kernel.body, &Context::default());
             }

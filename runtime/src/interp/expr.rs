@@ -260,6 +260,17 @@ impl Interpreter<'_> {
         }
     }
 
+    /// A bool argument named `name`.
+    fn flag(&mut self, expr: &Expr, name: &str) -> Eval<bool> {
+        match self.expr(expr)? {
+            Value::Bool(flag) => Ok(flag),
+            other => Err(Stop::error(
+                expr.span,
+                format!("`{name}` is a bool, not a {}", other.kind()),
+            )),
+        }
+    }
+
     pub(super) fn new_tensor(&mut self, tensor: Tensor) -> Value {
         self.tensors.push(tensor);
         Value::Tensor(self.tensors.len() - 1)
@@ -281,7 +292,12 @@ impl Interpreter<'_> {
                     (name, arg_name.text.as_str()),
                     ("assert_close", "rtol" | "atol")
                         | (
-                            "attention" | "attention_lse" | "attention_backward",
+                            "attention"
+                                | "attention_lse"
+                                | "attention_backward"
+                                | "attention_varlen"
+                                | "attention_varlen_lse"
+                                | "attention_varlen_backward",
                             "causal"
                         )
                 )
@@ -381,15 +397,7 @@ impl Interpreter<'_> {
                 };
                 arity(operands..=operands)?;
                 let causal = match named("causal") {
-                    Some(arg) => match self.expr(&arg.value)? {
-                        Value::Bool(flag) => flag,
-                        other => {
-                            return Err(Stop::error(
-                                arg.span,
-                                format!("`causal` is a bool, not a {}", other.kind()),
-                            ));
-                        }
-                    },
+                    Some(arg) => self.flag(&arg.value, "causal")?,
                     None => false,
                 };
                 let q = self.tensor_arg(positional[0])?;
@@ -416,6 +424,27 @@ impl Interpreter<'_> {
                 let result = ops::paged_attention(&t[0], (&t[1], &t[2]), &t[3], &t[4])
                     .map_err(|error| Stop::error(span, error.to_string()))?;
                 Ok(self.new_tensor(Tensor::from_dense(&result)))
+            }
+            _ if super::varlen::NAMES.iter().any(|(known, _)| *known == name) => {
+                let operands = (super::varlen::NAMES.iter())
+                    .find_map(|(known, operands)| (*known == name).then_some(*operands))
+                    .unwrap_or_default();
+                arity(operands..=operands)?;
+                let causal = match named("causal") {
+                    Some(arg) => self.flag(&arg.value, "causal")?,
+                    None => false,
+                };
+                self.varlen_reference(name, &positional, causal, span)
+            }
+            "tensor" => {
+                arity(2..=2)?;
+                let Value::Dtype(dtype) = self.expr(positional[0])? else {
+                    return Err(Stop::error(
+                        positional[0].span,
+                        "`tensor` takes a dtype first".to_owned(),
+                    ));
+                };
+                self.listed_tensor(dtype, positional[1])
             }
             _ if super::references::NAMES.contains(&name) => {
                 let operands = match name {

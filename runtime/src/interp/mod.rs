@@ -15,6 +15,7 @@ mod expr;
 mod gemm;
 mod references;
 mod row_major;
+mod varlen;
 
 pub(crate) use call::EMULATED_BENCH;
 

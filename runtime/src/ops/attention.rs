@@ -73,14 +73,12 @@ pub(super) fn problem(q: &Dense, k: &Dense) -> Result<Problem, String> {
 }
 
 /// How many keys query `i` sees: all of them, or with `causal` those up to
-/// `i + keys - queries`.
+/// `i + keys - queries` (none when that is negative: more queries than keys leave the
+/// first ones nothing).
 pub(super) fn visible_keys(i: usize, problem: &Problem, causal: bool) -> usize {
     let Problem { queries, keys, .. } = *problem;
     if causal {
-        (i + keys)
-            .saturating_sub(queries)
-            .saturating_add(1)
-            .min(keys)
+        (i + keys + 1).saturating_sub(queries).min(keys)
     } else {
         keys
     }
@@ -267,5 +265,21 @@ mod tests {
         );
         assert_eq!(attention_lse(&q, &k, true).unwrap().values, vec![0.0, both]);
         assert_eq!(attention_lse(&q, &k, true).unwrap().shape, vec![2]);
+    }
+
+    #[test]
+    fn causal_queries_before_the_first_key_s_diagonal_see_nothing() {
+        // Three queries over one key, aligned to the bottom right: only query 2 sees
+        // key 0 (j <= i + 1 - 3); the others get o = 0 and lse = -inf.
+        let q = dense(&[3, 1], &[1.0, 1.0, 1.0]);
+        let k = dense(&[1, 1], &[0.5]);
+        let v = dense(&[1, 1], &[7.0]);
+        assert_eq!(
+            attention(&q, &k, &v, true).unwrap().values,
+            vec![0.0, 0.0, 7.0]
+        );
+        let lse = attention_lse(&q, &k, true).unwrap().values;
+        assert_eq!(lse[..2], [f64::NEG_INFINITY; 2]);
+        assert_eq!(lse[2], 0.5);
     }
 }

@@ -33,6 +33,7 @@ mod tensors;
 mod tma;
 mod tma_tiles;
 mod umma;
+mod varlen;
 mod warp;
 mod warpgroups;
 mod wgmma;

@@ -248,6 +248,8 @@ builtins! {
             "A tensor whose elements are their own coordinates in `shape`, for predication." => make_identity_tensor;
         "local_tile", Anywhere, Between(3, 4), [], false, "tensor, tiler, coord, projection?",
             "The tile at `coord` of `tensor` divided by `tiler`; a projection keeps the modes it does not mark `_`." => local_tile;
+        "domain_offset", Anywhere, Between(2, 2), [], false, "coord, tensor",
+            "`tensor` starting at its element `coord` (CuTe's `domain_offset`), its shape kept: a packed sequence's rows from a run-time offset (`domain_offset((start, 0, 0), q)`), or an identity tensor whose coordinates start there, for a TMA box at any row." => domain_offset;
         "local_partition", Anywhere, Between(3, 3), [], false, "tensor, threads, index",
             "The elements of every tile that thread `index` of the layout `threads` owns." => local_partition;
         "fragment_like", Device, Between(1, 1), [], false, "tensor",
@@ -436,6 +438,8 @@ builtins! {
             "A host tensor of 0, 1, 2, ... in row-major order." => host_tensor_call(name);
         "full", Host, Between(3, 3), [], false, "dtype, shape, value",
             "A host tensor with every element `value`." => host_tensor_call(name);
+        "tensor", Host, Between(2, 2), [], false, "dtype, values",
+            "A host vector of the listed numbers (a tuple), each rounded to `dtype`: `tensor(i32, (0, 1, 18, 145))`, a packed batch's `cu_seqlens`." => listed_tensor;
         "matmul", Host, Between(2, 2), [], false, "a, b",
             "The matrix product of two host matrices (the reference for a GEMM), rounded once to their dtype: through cuBLAS when the block has a GPU (f32 sums for 16-bit floats, f64 otherwise), else on every CPU core." => matmul;
         "transpose", Host, Between(1, 1), [], false, "a",
@@ -450,6 +454,12 @@ builtins! {
             "The gradients `(dq, dk, dv)` of `sum(attention(q, k, v, causal) · do)`, do shaped as attention's output (..., queries, dv): `ds = p ∘ (do vᵀ - rowsum(do ∘ o))` for the softmax weights p and output o, `dq = ds k / sqrt(d)`, `dk = dsᵀ q / sqrt(d)`, `dv = pᵀ do`. With grouped-query k and v, a key head's dk and dv sum over its group. Computed in f64 on every CPU core, each rounded once to q's dtype and shaped as q, k and v." => attention_reference;
         "paged_attention", Host, Between(5, 5), [], false, "q, k_cache, v_cache, block_table, seqlens",
             "Decode attention over a paged KV cache: for q (batch, heads, d), `attention` of each sequence's one query per head against its first `seqlens[b]` tokens, token t being slot `t % page_size` of page `block_table[b, t / page_size]` of k_cache and v_cache (num_pages, page_size, kv_heads, d), gathered into dense keys and values (grouped-query heads as `attention`'s). (batch, heads, dv) of q's dtype; a sequence of no tokens gives zeros." => paged_attention_reference;
+        "attention_varlen", Host, Between(5, 5), ["causal"], false, "q, k, v, cu_seqlens_q, cu_seqlens_k, causal = false",
+            "`attention` of a packed (variable-length) batch, as FlashAttention's varlen functions take it: q (total_q, heads, d), k (total_k, kv_heads, d) and v (total_k, kv_heads, dv), sequence b being rows `cu_seqlens_q[b]..cu_seqlens_q[b + 1]` of q and `cu_seqlens_k[b]..cu_seqlens_k[b + 1]` of k and v (i32 or i64 offsets from 0 to the token counts, never decreasing: anything else fails the block). Each sequence is `attention` of its own rows (causal aligned to its bottom right; a query that sees no key gives 0); packed as q with v's last extent." => attention_varlen_reference(name);
+        "attention_varlen_lse", Host, Between(4, 4), ["causal"], false, "q, k, cu_seqlens_q, cu_seqlens_k, causal = false",
+            "`attention_lse` of each sequence of a packed batch (as `attention_varlen`): f32 of shape (heads, total_q), -inf for a query that sees no key." => attention_varlen_reference(name);
+        "attention_varlen_backward", Host, Between(6, 6), ["causal"], false, "q, k, v, do, cu_seqlens_q, cu_seqlens_k, causal = false",
+            "`attention_backward` of each sequence of a packed batch (as `attention_varlen`): `(dq, dk, dv)` packed as q, k and v (dk and dv summed over each key head's group)." => attention_varlen_reference(name);
         "tanh", Host, Between(1, 1), [], false, "a",
             "The hyperbolic tangent of each element of a float host tensor." => host_math(name);
         "erf", Host, Between(1, 1), [], false, "a",

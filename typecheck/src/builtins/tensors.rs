@@ -1,5 +1,5 @@
 //! Tensor built-ins: `make_tensor`, `make_identity_tensor`, `local_tile`,
-//! `local_partition` and `make_fragment_like`, over the layout arithmetic in `cute`.
+//! `domain_offset`, `local_partition` and `make_fragment_like`, over the layout arithmetic in `cute`.
 
 use std::sync::Arc;
 
@@ -206,6 +206,56 @@ impl<'a> Checker<'a> {
         match tile_coordinate(&divided, tile_rank, coord) {
             Ok(coord) => self.slice_tensor(tensor, &divided, &coord, args.call_span),
             Err(error) => self.error("E0209", p[2].span, error.to_string(), "too many modes"),
+        }
+    }
+
+    /// CuTe's `domain_offset(coord, tensor)`: the same tensor starting at `coord`, its
+    /// element there becoming its first and its shape kept (what lies past the
+    /// original's end is the caller's to mask). A run-time coordinate moves a global or
+    /// shared tensor, or an identity tensor's coordinates; a register fragment's
+    /// registers are chosen while compiling, so its coordinate must be const (E0204).
+    pub(crate) fn domain_offset(&mut self, args: &Args) -> Value {
+        let p = args.positional();
+        let Value::Tensor(tensor) = &p[1].value else {
+            return self.error(
+                "E0216",
+                p[1].span,
+                format!(
+                    "domain_offset takes a coordinate, then a tensor, not a {}",
+                    p[1].value.type_name()
+                ),
+                "not a tensor",
+            );
+        };
+        if tensor.space == MemorySpace::Register
+            && tensor.base != cute::Base::Coordinates
+            && let Some(origin) = self.dyn_origin(&p[0].value)
+        {
+            self.require_const_failed(
+                "the coordinate a register fragment is offset by",
+                p[0].span,
+                &origin,
+            );
+            return Value::Unknown;
+        }
+        let Some(coord) = self.coordinate(&p[0].value, p[0].span) else {
+            return Value::Unknown;
+        };
+        if coord.has_free() {
+            return self.error(
+                "E0209",
+                p[0].span,
+                "domain_offset moves a tensor to one element: its coordinate has no `_`".to_owned(),
+                "a slice, not an element",
+            );
+        }
+        let offset = match tensor.layout.layout.evaluate(&coord.with_free_as_zero()) {
+            Ok(offset) => offset,
+            Err(error) => return self.layout_error(p[0].span, "domain_offset", &error),
+        };
+        match tensor.relaid(tensor.layout.layout.clone(), &offset) {
+            Ok(moved) => Value::Tensor(Arc::new(moved)),
+            Err(error) => self.layout_error(args.call_span, "domain_offset", &error),
         }
     }
 
