@@ -1,12 +1,14 @@
 //! A broadcast shuffle (`shuffle.idx` from a lane every thread of the warp names alike)
 //! gives the whole warp one value, so a loop bounded by it may hold warp collectives;
 //! a value loaded per thread, or shuffled from a lane that differs within the warp, may
-//! not bound one.
+//! not bound one. The kernel writes the tensor it loads from, so the load is not one of
+//! a read-only tensor's, which `read_only.rs` trusts to be the same in every thread.
 
 use kir::{BlockShape, from_text, mark_uniform};
 
-/// A kernel whose loop runs `bound` times and shuffles in its body; `bound` is the line
-/// that defines `%6` from the loaded `%5` and the thread index `%2`.
+/// A kernel whose loop runs `bound` times and shuffles in its body, then writes its
+/// tensor; `bound` is the line that defines `%6` from the loaded `%5` and the thread
+/// index `%2`.
 fn kernel(bound: &str) -> String {
     format!(
         "
@@ -24,6 +26,7 @@ kernel k {{
     %10:f32 = shuffle.xor %9, %3
     yield %10
   }}
+  store.global [%0+0], %1
 }}
 "
     )
