@@ -5,10 +5,13 @@
 //! kernel's or a q whose head count is not kv_heads * GROUP (the parameters' layouts,
 //! E0216). Each case is a test block appended to the example, run on the emulator.
 
+#[path = "support/appended.rs"]
+mod appended;
 #[path = "support/build.rs"]
 mod build;
 
-use build::{cukc, root};
+use appended::Run;
+use build::root;
 
 const EXAMPLE: &str = "cuk-examples/attention_decode_sm90.cuk";
 
@@ -33,23 +36,8 @@ test {name} {{
 
 const TABLE: &str = "permute(reshape(arange(i32, (28,)), (7, 4)), (1, 0))";
 
-/// The example with `extra` appended, tested on the emulator: its exit code, standard
-/// output and standard error.
-fn run(extra: &str) -> (Option<i32>, String, String) {
-    let text = std::fs::read_to_string(root().join(EXAMPLE)).unwrap() + extra;
-    let folder = tempfile::tempdir().unwrap();
-    let file = folder.path().join("attention_decode_sm90.cuk");
-    std::fs::write(&file, text).unwrap();
-    let output = cukc(&[
-        "test",
-        "--emulate",
-        file.to_str().unwrap(),
-        "--filter",
-        "bad_",
-    ]);
-    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-    (output.status.code(), stdout, stderr)
+fn run(extra: &str) -> Run {
+    appended::run(EXAMPLE, extra)
 }
 
 /// The 1-based line of the example that contains `text`.
@@ -58,27 +46,8 @@ fn line_of(text: &str) -> usize {
     1 + source.lines().position(|line| line.contains(text)).unwrap()
 }
 
-/// Asserts that the run failed its one block with `code`, labelling line `line`.
-fn assert_refused(
-    (code, stdout, stderr): (Option<i32>, String, String),
-    error: &str,
-    line: usize,
-    says: &str,
-) {
-    assert_eq!(code, Some(1), "{stdout}\n{stderr}");
-    assert!(
-        stdout.contains(&format!("error[{error}]")) || stderr.contains(&format!("[{error}] Error")),
-        "{stdout}\n{stderr}"
-    );
-    assert!(
-        stderr.contains(&format!("attention_decode_sm90.cuk:{line}:"))
-            || stderr.contains(&format!(" {line} │")),
-        "line {line}:\n{stderr}"
-    );
-    assert!(
-        stdout.contains(says) || stderr.contains(says),
-        "{says}:\n{stdout}\n{stderr}"
-    );
+fn assert_refused(run: Run, error: &str, line: usize, says: &str) {
+    appended::assert_refused(run, EXAMPLE, error, line, says);
 }
 
 #[test]

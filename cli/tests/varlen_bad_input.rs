@@ -4,10 +4,13 @@
 //! it would have read rows past q, k or v. Each case is a test block appended to the
 //! example, run on the emulator (the check runs before any launch).
 
+#[path = "support/appended.rs"]
+mod appended;
 #[path = "support/build.rs"]
 mod build;
 
-use build::{cukc, root};
+use appended::Run;
+use build::root;
 
 const EXAMPLE: &str = "cuk-examples/attention_fwd_sm90.cuk";
 
@@ -30,23 +33,8 @@ test {name} {{
     )
 }
 
-/// The example with `extra` appended, tested on the emulator: its exit code, standard
-/// output and standard error.
-fn run(extra: &str) -> (Option<i32>, String, String) {
-    let text = std::fs::read_to_string(root().join(EXAMPLE)).unwrap() + extra;
-    let folder = tempfile::tempdir().unwrap();
-    let file = folder.path().join("attention_fwd_sm90.cuk");
-    std::fs::write(&file, text).unwrap();
-    let output = cukc(&[
-        "test",
-        "--emulate",
-        file.to_str().unwrap(),
-        "--filter",
-        "bad_",
-    ]);
-    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-    (output.status.code(), stdout, stderr)
+fn run(extra: &str) -> Run {
+    appended::run(EXAMPLE, extra)
 }
 
 /// The 1-based line of the example's packed kernel that contains `text`.
@@ -62,21 +50,8 @@ fn line_of(text: &str) -> usize {
 }
 
 /// Asserts that the run failed its one block with E0428 at line `line`, saying `says`.
-fn assert_refused((code, stdout, stderr): (Option<i32>, String, String), line: usize, says: &str) {
-    assert_eq!(code, Some(1), "{stdout}\n{stderr}");
-    assert!(
-        stdout.contains("error[E0428]") || stderr.contains("[E0428] Error"),
-        "{stdout}\n{stderr}"
-    );
-    assert!(
-        stderr.contains(&format!("attention_fwd_sm90.cuk:{line}:"))
-            || stderr.contains(&format!(" {line} │")),
-        "line {line}:\n{stderr}"
-    );
-    assert!(
-        stdout.contains(says) || stderr.contains(says),
-        "{says}:\n{stdout}\n{stderr}"
-    );
+fn assert_refused(run: Run, line: usize, says: &str) {
+    appended::assert_refused(run, EXAMPLE, "E0428", line, says);
 }
 
 #[test]

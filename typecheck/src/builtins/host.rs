@@ -126,21 +126,29 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// The error (E0216 at the flag) when a reference's `causal` is given something
+    /// other than a bool.
+    pub(crate) fn refused_causal_flag(&mut self, args: &Args) -> Option<Value> {
+        let flag = args.named("causal")?;
+        if matches!(flag.value, Value::Bool(_) | Value::Unknown) {
+            return None;
+        }
+        Some(self.error(
+            "E0216",
+            flag.span,
+            format!("`causal` is a bool, not a {}", flag.value.type_name()),
+            "not a bool",
+        ))
+    }
+
     /// `attention(q, k, v, causal = flag)`: a host tensor shaped as q with v's last
     /// extent; `attention_lse(q, k, causal = flag)`: f32 shaped as q without its last;
     /// `attention_backward(q, k, v, do, causal = flag)`: `(dq, dk, dv)` shaped as q, k
     /// and v, of q's dtype.
     pub(crate) fn attention_reference(&mut self, args: &Args) -> Value {
         let p = args.positional();
-        if let Some(flag) = args.named("causal")
-            && !matches!(flag.value, Value::Bool(_) | Value::Unknown)
-        {
-            return self.error(
-                "E0216",
-                flag.span,
-                format!("`causal` is a bool, not a {}", flag.value.type_name()),
-                "not a bool",
-            );
+        if let Some(refused) = self.refused_causal_flag(args) {
+            return refused;
         }
         let (Some((dtype, mut shape)), Some(_)) = (self.host_tensor(p[0]), self.host_tensor(p[1]))
         else {

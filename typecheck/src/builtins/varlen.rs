@@ -15,15 +15,8 @@ use crate::value::Value;
 impl<'a> Checker<'a> {
     pub(crate) fn attention_varlen_reference(&mut self, name: &'static str, args: &Args) -> Value {
         let p = args.positional();
-        if let Some(flag) = args.named("causal")
-            && !matches!(flag.value, Value::Bool(_) | Value::Unknown)
-        {
-            return self.error(
-                "E0216",
-                flag.span,
-                format!("`causal` is a bool, not a {}", flag.value.type_name()),
-                "not a bool",
-            );
+        if let Some(refused) = self.refused_causal_flag(args) {
+            return refused;
         }
         let tensors = p.len() - 2;
         let mut shapes = Vec::with_capacity(tensors);
