@@ -105,13 +105,16 @@ fn sweep(example: &Example<'_>) {
     );
 }
 
-/// The copy ladder's steps 2-4 share their parameters.
-const COPY_PARAMS: &[Param] = &[
-    param("BM", "128", &["16", "96", "256"], &["8"]),
-    param("BK", "64", &["128", "192"], &["32"]),
-    param("THREADS", "128", &["64", "256"], &["96", "120"]),
-    param("VALUES_PER_THREAD", "8", &[], &["4"]),
-];
+/// The copy ladder's steps 2-4 share their parameters; their tiles' rows (`BM`, the
+/// default given) differ.
+const fn copy_params(rows: &'static str) -> [Param; 4] {
+    [
+        param("BM", rows, &["16", "96", "128", "256"], &["8"]),
+        param("BK", "64", &["128", "192"], &["32"]),
+        param("THREADS", "128", &["64", "256"], &["96", "120"]),
+        param("VALUES_PER_THREAD", "8", &[], &["4"]),
+    ]
+}
 
 #[test]
 fn copy_basic() {
@@ -132,7 +135,7 @@ fn copy_vectorized() {
     let accepted: &[&[(&str, &str)]] = &[&[("THREADS", "1024"), ("BM", "256")]];
     sweep(&Example {
         file: "copy_vectorized.cuk",
-        params: COPY_PARAMS,
+        params: &copy_params("32"),
         accepted,
         quick_filter: None,
     });
@@ -143,7 +146,7 @@ fn copy_cp_async() {
     let accepted: &[&[(&str, &str)]] = &[&[("THREADS", "1024"), ("BM", "128")]];
     sweep(&Example {
         file: "copy_cp_async.cuk",
-        params: COPY_PARAMS,
+        params: &copy_params("32"),
         accepted,
         quick_filter: None,
     });
@@ -152,13 +155,8 @@ fn copy_cp_async() {
 #[test]
 fn copy_swizzled_smem() {
     let swizzle = param("SWIZZLE_BITS", "3", &["0", "1", "2"], &["4"]);
-    let params = [
-        COPY_PARAMS[0],
-        COPY_PARAMS[1],
-        COPY_PARAMS[2],
-        COPY_PARAMS[3],
-        swizzle,
-    ];
+    let [rows, columns, threads, values] = copy_params("64");
+    let params = [rows, columns, threads, values, swizzle];
     sweep(&Example {
         file: "copy_swizzled_smem.cuk",
         params: &params,
@@ -186,8 +184,10 @@ fn transpose_smem() {
     sweep(&Example {
         file: "transpose_smem.cuk",
         params: &[
-            param("TILE", "32", &["16", "64"], &["8", "48", "256"]),
-            param("THREADS", "256", &["128", "512", "1024"], &["96", "2048"]),
+            param("TILE", "64", &["32", "128"], &["8", "48", "256"]),
+            param("THREADS", "512", &["128", "256", "1024"], &["96", "2048"]),
+            param("TILE_BF16", "128", &["32", "64"], &["30", "34"]),
+            param("THREADS_BF16", "512", &["256", "1024"], &["96", "2048"]),
         ],
         accepted: &[
             &[("TILE", "48"), ("THREADS", "192")],

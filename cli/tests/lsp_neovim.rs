@@ -61,7 +61,7 @@ fn neovim_receives_the_diagnostics_and_hovers_of_cukc_lsp() {
     let hover: Vec<&str> = lines.collect();
     assert!(
         hover.iter().any(|line| line
-            .starts_with("let tAgA: gmem bf16 tensor = ((8,1),8,1):((1,0),16*k,0) @ offset ")),
+            .starts_with("let tAgA: gmem bf16 tensor = ((8,1),2,1):((1,0),16*k,0) @ offset ")),
         "Neovim received:\n{received}"
     );
 }

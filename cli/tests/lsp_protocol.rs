@@ -84,7 +84,7 @@ fn diagnostics_hover_definition_symbols_and_completion_over_stdio() {
     let tensor = hover(&mut server, &uri, position_of(EXAMPLE, "tAgA", 1));
     let tensor_text = hover_text(&tensor);
     assert!(
-        tensor_text.contains("let tAgA: gmem bf16 tensor = ((8,1),8,1):((1,0),16*k,0) @ offset "),
+        tensor_text.contains("let tAgA: gmem bf16 tensor = ((8,1),2,1):((1,0),16*k,0) @ offset "),
         "{tensor}"
     );
     assert_eq!(
@@ -171,7 +171,7 @@ fn diagnostics_hover_definition_symbols_and_completion_over_stdio() {
     let unknown = server.request("cukc/noSuchRequest", json!({}));
     assert_eq!(unknown["error"]["code"], -32601, "{unknown}");
     let again = hover(&mut server, &uri, position_of(EXAMPLE, "tAgA", 1));
-    assert!(hover_text(&again).contains("((8,1),8,1)"));
+    assert!(hover_text(&again).contains("((8,1),2,1)"));
 
     // Closing the document clears its diagnostics.
     server.notify(
@@ -318,7 +318,7 @@ fn a_thousand_random_edits_leave_hover_right_and_memory_flat() {
     change(&mut server, &uri, 2000, EXAMPLE);
     let tensor = hover(&mut server, &uri, position_of(EXAMPLE, "tAgA", 1));
     assert!(
-        hover_text(&tensor).contains("let tAgA: gmem bf16 tensor = ((8,1),8,1):((1,0),16*k,0)"),
+        hover_text(&tensor).contains("let tAgA: gmem bf16 tensor = ((8,1),2,1):((1,0),16*k,0)"),
         "{tensor}"
     );
     server.diagnostics_where(&uri, <[Value]>::is_empty);

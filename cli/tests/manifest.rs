@@ -97,7 +97,7 @@ fn the_vectorized_copy_says_what_the_host_must_check() {
         .assumptions
         .iter()
         .any(|assumption| matches!(assumption, AssumptionEntry::Aligned { param, bytes: 16, .. } if param == "a")));
-    assert_eq!(kernel.launch.shared_bytes, 16384);
+    assert_eq!(kernel.launch.shared_bytes, 32 * 64 * 2);
 }
 
 #[test]

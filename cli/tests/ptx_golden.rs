@@ -101,9 +101,9 @@ fn line_info_maps_instructions_to_source_lines() {
         ptx.contains(&format!(".file 1 \"{}\"", absolute.display())),
         "{ptx}"
     );
-    // The two copies are on lines 70 and 72 of the example.
-    assert!(ptx.contains(".loc 1 70 5"), "{ptx}");
+    // The two copies are on lines 72 and 74 of the example.
     assert!(ptx.contains(".loc 1 72 5"), "{ptx}");
+    assert!(ptx.contains(".loc 1 74 5"), "{ptx}");
     let chosen = cukc(&[
         "build",
         "cuk-examples/copy_vectorized.cuk",
@@ -134,6 +134,33 @@ fn what_lowering_cannot_build_is_an_error_at_its_line_from_check_and_build() {
         );
         assert!(stderr.contains("`return`"), "{stderr}");
     }
+}
+
+#[test]
+fn a_kernel_without_const_defaults_builds_only_what_launches_give_it() {
+    let file = "tests/typecheck/w0201_kernel_never_instantiated.cuk";
+    let checked = cukc(&["check", file]);
+    let stderr = String::from_utf8_lossy(&checked.stderr);
+    assert!(checked.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("[W0201]") && stderr.contains("`never_built`"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("E0301") && !stderr.contains("built_by_its_test` is"),
+        "{stderr}"
+    );
+    let built = cukc(&["build", file, "--emit", "ptx", "-o", "-"]);
+    assert!(built.status.success());
+    let ptx = String::from_utf8_lossy(&built.stdout);
+    assert!(ptx.contains(".entry built_by_its_test__N_128("), "{ptx}");
+    assert!(!ptx.contains("never_built"), "{ptx}");
+    let tested = cukc(&["test", file]);
+    assert!(
+        tested.status.success(),
+        "{}",
+        String::from_utf8_lossy(&tested.stderr)
+    );
 }
 
 #[test]

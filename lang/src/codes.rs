@@ -8,7 +8,7 @@
 //! | --- | --- |
 //! | `E0001`-`E0099`, `W0001`-`W0099` | the file as a whole (`lang::source`) |
 //! | `E0100`-`E0199` | lexing and parsing (`grammar`) |
-//! | `E0200`-`E0299`, `N0201` | the typechecker (`typecheck`) |
+//! | `E0200`-`E0299`, `N0201`, `W0201` | the typechecker (`typecheck`) |
 //! | `E0300`-`E0399`, `W0301` | lowering and PTX (`lower`, `backend-ptx`, `cukc build`) |
 //! | `E0400`-`E0499` | running kernels on the emulator (`emulator`, `cukc test`) |
 //! | `N0001` | the renderings and the language server (`lang::render::capped`) |
@@ -322,6 +322,10 @@ pub const REGISTRY: &[CodeInfo] = &[
     entry(
         "W0001",
         "the file is empty: no items (blank, or only comments)",
+    ),
+    entry(
+        "W0201",
+        "a kernel never built: a const parameter has no default and no launch or host request gives it a value",
     ),
     entry(
         "W0301",

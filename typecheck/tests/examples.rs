@@ -77,9 +77,9 @@ fn dump(name: &str) -> String {
 #[test]
 fn dump_of_the_vectorized_copy_shows_the_evaluated_layouts() {
     let dump = dump("copy_vectorized.cuk");
-    // The thread's partition is CuTe's ((_8,_1),_8,_1) with the row stride 16*k.
+    // The thread's partition is CuTe's ((_8,_1),_2,_1) with the row stride 16*k.
     assert!(
-        dump.contains("tAgA: gmem bf16 tensor = ((8,1),8,1):((1,0),16*k,0)"),
+        dump.contains("tAgA: gmem bf16 tensor = ((8,1),2,1):((1,0),16*k,0)"),
         "{dump}"
     );
     insta::assert_snapshot!("dump_copy_vectorized", dump);

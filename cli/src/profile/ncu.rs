@@ -102,7 +102,7 @@ pub fn profile(
                 "-f",
                 "-k",
             ])
-            .arg(format!("regex:^{name}$"))
+            .arg(kernel_filter(name))
             .arg("-o")
             .arg(&report)
             .arg(&cukc)
@@ -162,6 +162,13 @@ pub fn profile(
         return ExitCode::FAILURE;
     }
     ExitCode::SUCCESS
+}
+
+/// ncu's `-k` filter for every instantiation of the kernel `name`: its PTX entries are
+/// the name alone (the defaults) or the name followed by `__PARAMETER_value` for each
+/// const argument (`lower::entry_name`).
+fn kernel_filter(name: &str) -> String {
+    format!("regex:^{name}(__.*)?$")
 }
 
 fn last_line(bytes: &[u8]) -> String {
@@ -273,7 +280,19 @@ pub fn table(
 
 #[cfg(test)]
 mod tests {
-    use super::{parse_source_page, table};
+    use super::{kernel_filter, parse_source_page, table};
+
+    #[test]
+    fn the_kernel_filter_matches_every_instantiation_and_no_other_kernel() {
+        let filter = kernel_filter("basic");
+        let pattern = regex::Regex::new(filter.strip_prefix("regex:").unwrap()).unwrap();
+        for entry in ["basic", "basic__BM_128__BK_64", "basic__T_bf16__N_m4"] {
+            assert!(pattern.is_match(entry), "{entry}");
+        }
+        for entry in ["basicf", "basic_bm", "copy_basic", "basicf__BM_32"] {
+            assert!(!pattern.is_match(entry), "{entry}");
+        }
+    }
 
     /// The shape of ncu 2025.3's `--page source --print-source cuda,sass --csv` (the
     /// header abridged to the columns read, in their order there).

@@ -2,6 +2,7 @@
 //! host asks for, then the functions nothing called, and the diagnostics sorted into
 //! source order.
 
+use lang::Diagnostic;
 use lang::ast::ItemKind;
 use trace::{ConstBinding, HostFacts, Unheld};
 
@@ -97,8 +98,9 @@ impl<'a> Checker<'a> {
 
     /// The diagnostics in source order, the bindings, the const items' values and the
     /// traces.
-    pub(super) fn finish(self) -> CheckedFile {
+    pub(super) fn finish(mut self) -> CheckedFile {
         let consts = self.const_bindings();
+        self.report_never_instantiated();
         let mut diagnostics = self.reporting.diagnostics;
         diagnostics.sort_by_key(|diagnostic| (diagnostic.span().start, diagnostic.span().end));
         let mut instantiated = self.reporting.instantiated;
@@ -113,6 +115,44 @@ impl<'a> Checker<'a> {
             },
         };
         (analysis, self.tracing.traces)
+    }
+
+    /// A warning (W0201) at each kernel with a const parameter that has no default
+    /// when no launch or host request gives it one: nothing builds such a kernel.
+    fn report_never_instantiated(&mut self) {
+        let module = self.names.modules[0].module;
+        for item in &module.items {
+            let ItemKind::Kernel(kernel) = &item.kind else {
+                continue;
+            };
+            let Some(unbound) = kernel
+                .generics
+                .iter()
+                .find(|generic| generic.default.is_none())
+            else {
+                continue;
+            };
+            let instantiated = self.reporting.instantiated.iter().any(|record| {
+                record.kernel == kernel.name.text
+                    && record.const_args.iter().all(|(_, value)| value.is_some())
+            });
+            if !instantiated {
+                self.report(
+                    Diagnostic::warning(
+                        "W0201",
+                        format!(
+                            "kernel `{}` is never built: its const parameter `{}` has no default, and no launch gives it a value",
+                            kernel.name.text, unbound.name.text
+                        ),
+                    )
+                    .with_primary(kernel.name.span, "not built")
+                    .with_help(format!(
+                        "give `{}` a default (`const {}: ... = ...`) or launch the kernel with `{} = ...` from a test, a bench or the host",
+                        unbound.name.text, unbound.name.text, unbound.name.text
+                    )),
+                );
+            }
+        }
     }
 
     /// The names the user's `const` items bind, in source order, with their values
