@@ -5,6 +5,7 @@
 use cute::{Base, Codomain, Tensor};
 use kir::{Alignment, Assumption, BinOp, Narrow, Op, Space, Ty, ValueId};
 use layout::{SymFactor, SymInt};
+use trace::TraceParamKind;
 
 use crate::builder::{Builder, dtype_ty};
 
@@ -390,34 +391,70 @@ impl Builder<'_> {
             return;
         }
         self.assume_address_aligned(tensor, tensor_param, width);
-        for (coefficient, factors) in index.terms() {
-            let Some(param) = factors.iter().find_map(|factor| match factor {
-                SymFactor::Variable(name) => self.trace.int_param(name),
-                _ => None,
-            }) else {
-                continue;
-            };
+        // Each term of the address is a constant times run-time factors; the integer
+        // parameters among them must make it a multiple of the vector. Terms of one
+        // parameter are settled first: `row * n` makes `n` a multiple, and a term
+        // `i * blocks * n` is then aligned already, whatever `blocks` is.
+        let mut terms: Vec<(i64, Vec<usize>)> = (index.terms().into_iter())
+            .map(|(coefficient, factors)| {
+                let params = (factors.iter())
+                    .filter_map(|factor| match factor {
+                        SymFactor::Variable(name) => self.trace.int_param(name),
+                        _ => None,
+                    })
+                    .collect();
+                (coefficient, params)
+            })
+            .filter(|(_, params): &(i64, Vec<usize>)| !params.is_empty())
+            .collect();
+        terms.sort_by_key(|(_, params)| params.len());
+        let strides = self.stride_params(tensor_param);
+        for (coefficient, params) in terms {
             let multiple = width / gcd(coefficient.unsigned_abs(), width.unsigned_abs());
-            if multiple <= 1 {
+            let known = |param: usize| {
+                (self.kernel.signature.assumptions.iter())
+                    .find(|known| known.param == param)
+                    .map_or(1, |known| known.multiple)
+            };
+            let covered = (params.iter()).fold(1i64, |product, param| {
+                product.saturating_mul(known(*param)) % multiple.max(1)
+            });
+            if multiple <= 1 || covered == 0 {
                 continue;
             }
+            // A parameter the tensor's strides hold (its row length) before any other.
+            let param = (params.iter())
+                .find(|param| strides.contains(param))
+                .unwrap_or(&params[0]);
             let reason = format!(
                 "a vector access moves {width} {} at a time, and `{}` is part of its address",
                 tensor.element_name(),
-                self.trace.params[param].name
+                self.trace.params[*param].name
             );
-            match (self.kernel.signature.assumptions.iter_mut()).find(|known| known.param == param)
+            match (self.kernel.signature.assumptions.iter_mut()).find(|known| known.param == *param)
             {
                 Some(known) => {
                     known.multiple = lcm(known.multiple, multiple);
                 }
                 None => self.kernel.signature.assumptions.push(Assumption {
-                    param,
+                    param: *param,
                     multiple,
                     reason,
                 }),
             }
         }
+    }
+
+    /// The integer parameters in the strides of tensor parameter `tensor_param`'s
+    /// declared layout.
+    fn stride_params(&self, tensor_param: usize) -> Vec<usize> {
+        let TraceParamKind::Tensor(_, layout) = &self.trace.params[tensor_param].kind else {
+            return Vec::new();
+        };
+        (layout.stride().leaves().iter())
+            .flat_map(SymInt::variables)
+            .filter_map(|name| self.trace.int_param(&name))
+            .collect()
     }
 
     /// Records that the tensor parameter's address must be aligned to a vector of
