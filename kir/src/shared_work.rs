@@ -68,12 +68,11 @@ fn hoist_in(body: &mut Vec<Inst>, types: &mut Vec<Ty>) {
             }
         }
     }
-    let hoisted = shared.hoisted_before(types);
+    let mut hoisted = shared.hoisted_before(types);
     if hoisted.is_empty() {
         return;
     }
     let mut kept = Vec::with_capacity(body.len() + hoisted.values().map(Vec::len).sum::<usize>());
-    let mut hoisted = hoisted;
     for (place, inst) in std::mem::take(body).into_iter().enumerate() {
         if let Some(before) = hoisted.remove(&place) {
             kept.extend(before);

@@ -5,7 +5,7 @@
 //! (swizzled, zeros outside the tensor); a store writes the elements inside, and a
 //! reduce-add adds each to global memory's as `atom.add` would.
 
-use kir::{AtomicOp, Element, HostExpr, Inst, IntParam, Op, ParamKind, Ty, ValueId};
+use kir::{AtomicOp, HostExpr, Inst, IntParam, Op, ParamKind, ValueId};
 
 use super::hopper::TENSOR_MAP_TOKEN;
 use super::memory::little_endian;
@@ -116,7 +116,7 @@ impl<'k> Thread<'k> {
         }
         let added =
             match way {
-                TmaWay::Add => Some(reduced_type(*dtype).ok_or_else(|| {
+                TmaWay::Add => Some(dtype.tma_reduce_add_type().ok_or_else(|| {
                     unsupported(format!("a TMA reduce-add of {dtype:?} elements"))
                 })?),
                 _ => None,
@@ -190,16 +190,6 @@ pub(super) enum TmaWay<'a> {
     Store,
     /// Into global memory, adding each element inside the tensor to the one there.
     Add,
-}
-
-/// The type a reduce-add of `dtype` elements adds in (the checker allows these).
-fn reduced_type(dtype: Element) -> Option<Ty> {
-    match dtype {
-        Element::F32 => Some(Ty::F32),
-        Element::I32 => Some(Ty::I32),
-        Element::U32 => Some(Ty::U32),
-        _ => None,
-    }
 }
 
 /// The launch's integer arguments by parameter index (0 for the others), for the

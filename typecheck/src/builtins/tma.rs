@@ -17,7 +17,7 @@
 
 use std::sync::Arc;
 
-use cute::{Base, Codomain, Dtype, MemorySpace, TmaBox};
+use cute::{Base, Codomain, MemorySpace, TmaBox};
 use layout::SymInt;
 
 use crate::builtins::{Arg, Args};
@@ -233,7 +233,10 @@ impl<'a> Checker<'a> {
             return Value::Unit;
         };
         let add = name == "tma_reduce_add";
-        if add && !matches!(tma.boxed.dtype, Dtype::F32 | Dtype::I32 | Dtype::U32) {
+        let adds = kir::Element::from_name(tma.boxed.dtype.name())
+            .and_then(kir::Element::tma_reduce_add_type)
+            .is_some();
+        if add && !adds {
             self.error(
                 "E0227",
                 p[0].span,

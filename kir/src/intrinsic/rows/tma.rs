@@ -23,6 +23,21 @@ pub(super) const LOAD_PAIR: Row = Row {
 pub(super) const STORE: Row = tma_store_row("tma_store", |n| tma_store(false, n));
 pub(super) const STORE_ADD: Row = tma_store_row("tma_reduce_add", |n| tma_store(true, n));
 
+impl crate::Element {
+    /// The type a TMA reduce-add of these elements adds in, for the kinds CuK allows
+    /// (`cp.reduce.async.bulk.tensor .add` has f32 (flushing subnormals), s32 and u32
+    /// among its forms); `None` for the others. The checker refuses those at the call,
+    /// and the emulator adds in this type.
+    pub fn tma_reduce_add_type(self) -> Option<Ty> {
+        match self {
+            crate::Element::F32 => Some(Ty::F32),
+            crate::Element::I32 => Some(Ty::I32),
+            crate::Element::U32 => Some(Ty::U32),
+            _ => None,
+        }
+    }
+}
+
 /// A TMA store's row (`cp.async.bulk.tensor`, or `cp.reduce.async.bulk.tensor .add`):
 /// the map, the source tile and then the coordinates.
 const fn tma_store_row(name: &'static str, build: fn(&[u32]) -> Option<Intrinsic>) -> Row {
@@ -92,5 +107,26 @@ fn tma_load(reach: TmaReach, numbers: &[u32]) -> Option<Intrinsic> {
     match *numbers {
         [rank] if (1..=5).contains(&rank) => Some(Intrinsic::TmaLoad { rank, reach }),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::Element;
+    use crate::ir::Ty;
+
+    #[test]
+    fn a_tma_reduce_add_adds_f32_i32_and_u32_in_their_own_types_only() {
+        let adding: Vec<(Element, Ty)> = (Element::ALL.iter())
+            .filter_map(|element| Some((*element, element.tma_reduce_add_type()?)))
+            .collect();
+        assert_eq!(
+            adding,
+            [
+                (Element::F32, Ty::F32),
+                (Element::I32, Ty::I32),
+                (Element::U32, Ty::U32)
+            ]
+        );
     }
 }
