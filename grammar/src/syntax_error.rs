@@ -225,7 +225,9 @@ fn with_hint(
         token,
         Token::Name("grid" | "block" | "cluster") | Token::Smem
     );
-    if expects("launch") && is_launch_part {
+    if *token == Token::Name("as") {
+        diagnostic.with_help("a value converts with `.to(T)`: `x.to(u32)`, not `x as u32`")
+    } else if expects("launch") && is_launch_part {
         diagnostic.with_help("a launch clause starts with `launch`: `launch grid(..) block(..)`")
     } else if expects(",") && expects(")") && starts_expression(token) {
         diagnostic.with_help("elements of a tuple or argument list are separated by `,`")

@@ -154,6 +154,30 @@ impl<'a> Checker<'a> {
     /// tensor shapes against the parameter layouts, then the kernel is checked with
     /// the const arguments given.
     pub(crate) fn call_kernel(&mut self, id: &ItemId, args: &Args, span: Span) -> Value {
+        let reported = self.reporting.diagnostics.len();
+        let value = self.launch_kernel(id, args, span);
+        // A kernel named like a host built-in (`matmul`) hides it in tests: say so at
+        // the first mistake the call made.
+        if crate::builtins::table::builtin(&id.name).is_some()
+            && let Some(first) = self.reporting.diagnostics.get_mut(reported)
+        {
+            *first = std::mem::replace(first, Diagnostic::error("E0215", "")).with_help(format!(
+                "this `{}` is the file's kernel, which hides the built-in `{}`: rename the kernel to call the built-in",
+                id.name, id.name
+            ));
+        }
+        // A launch that went wrong has no value to complain about again where it is used.
+        if self.reporting.diagnostics[reported..]
+            .iter()
+            .any(Diagnostic::is_error)
+        {
+            return Value::Unknown;
+        }
+        value
+    }
+
+    /// A launch of kernel `id` from host code, checked against its parameters.
+    fn launch_kernel(&mut self, id: &ItemId, args: &Args, span: Span) -> Value {
         let ItemKind::Kernel(kernel) = &self.item(id).kind else {
             return Value::Unknown;
         };

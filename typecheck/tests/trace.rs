@@ -34,7 +34,7 @@ fn the_vectorized_copy_is_two_copies_around_a_barrier() {
         assert_eq!(trace.grid.len(), 2);
         assert_eq!(trace.block[0].as_constant(), Some(128));
         assert_eq!(trace.shared.len(), 1);
-        assert_eq!(trace.shared[0].bytes, 128 * 64 * 2);
+        assert_eq!(trace.shared[0].bytes, 32 * 64 * 2);
         let [
             Effect::Copy {
                 source,
