@@ -57,7 +57,7 @@ fn the_vectorized_copy_is_two_copies_around_a_barrier() {
         assert_eq!(out.base, Base::Param(3));
         assert_eq!(
             source.layout.layout.to_string(),
-            "((8,1),8,1):((1,0),16*k,0)"
+            "((8,1),2,1):((1,0),16*k,0)"
         );
     });
 }
