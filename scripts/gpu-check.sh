@@ -13,8 +13,9 @@
 # scaled_dot_product_attention per backend at head_dim 64, 128 and 256
 # (scripts/sdpa-baseline.py), the attention example's baseline (and its backward at 64 and
 # 128, attention_bwd_sm90's), and PyTorch's RMSNorm,
-# LayerNorm, softmax and cross-entropy (scripts/norm-baselines.py), and cuBLAS's FP8 GEMM
-# (scripts/fp8-baseline.py), when torch is installed. The Python package's tests and launch
+# LayerNorm, softmax and cross-entropy (scripts/norm-baselines.py), cuBLAS's FP8 GEMM
+# (scripts/fp8-baseline.py) and the grouped GEMM (torch._grouped_mm,
+# scripts/grouped-baseline.py), when torch is installed. The Python package's tests and launch
 # benchmark run last, from a wheel in target/wheels (scripts/gpu-check-python.sh; skipped
 # without one), then the differential tester: 20,000 generated scalar programs run on the
 # GPU against the C reference (`cuk-difftest --gpu`, built here with
@@ -90,6 +91,8 @@ if python3 -c "import torch" 2>/dev/null; then
     python3 scripts/norm-baselines.py 2>&1 | tee -a "$LOGS/bench.txt"
     # The FP8 GEMM's baseline: cuBLAS FP8 through torch._scaled_mm, and bf16 torch.mm.
     python3 scripts/fp8-baseline.py 2>&1 | tee -a "$LOGS/bench.txt"
+    # The grouped GEMM's baseline: torch._grouped_mm in both MoE layouts.
+    python3 scripts/grouped-baseline.py 2>&1 | tee -a "$LOGS/bench.txt"
 fi
 echo
 cat "$summary"

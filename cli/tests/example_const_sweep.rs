@@ -425,6 +425,28 @@ fn gemm_fp8_sm90() {
     });
 }
 
+// Both kernels take the same consts (the sweep rewrites each default in both).
+#[test]
+fn gemm_grouped_sm90() {
+    sweep(&Example {
+        file: "gemm_grouped_sm90.cuk",
+        params: &[
+            param("BM", "128", &["64"], &["192"]),
+            param("BN", "256", &["128"], &["64", "192"]),
+            param("BK", "64", &[], &["128"]),
+            param("STAGES", "4", &["2", "3"], &["1", "5"]),
+            param("CM", "2", &["1", "4"], &["3", "16"]),
+            param("RASTER", "3", &["0", "1"], &["17"]),
+            param("EPI", "2", &["1"], &["0", "3"]),
+        ],
+        accepted: &[
+            &[("BN", "64"), ("EPI", "1")],
+            &[("BN", "192"), ("EPI", "1")],
+        ],
+        quick_filter: Some("grouped_contiguous_matches_reference"),
+    });
+}
+
 #[test]
 fn gemm_sm100() {
     sweep(&Example {
