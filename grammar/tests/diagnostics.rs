@@ -138,6 +138,22 @@ const CODES_TESTED_ELSEWHERE: &[(&str, &str)] = &[
         "a cross-device race: cli/tests/emulated.rs, planted_bugs_fail_with_the_expected_diagnostic (tests/emulator/allreduce_without_release.cuk, allreduce_without_acquire.cuk)",
     ),
     (
+        "E0424",
+        "offsets not starting at 0: runtime/src/marshal/offsets.rs, each_fault_is_the_first_from_the_start_with_its_code",
+    ),
+    (
+        "E0425",
+        "decreasing offsets: runtime/src/marshal/offsets.rs, each_fault_is_the_first_from_the_start_with_its_code",
+    ),
+    (
+        "E0426",
+        "offsets ending off the total: runtime/src/marshal/offsets.rs, each_fault_is_the_first_from_the_start_with_its_code",
+    ),
+    (
+        "E0427",
+        "an offsets step past the largest: runtime/src/marshal/offsets.rs, each_fault_is_the_first_from_the_start_with_its_code",
+    ),
+    (
         "E0428",
         "an integer tensor's element outside its `require_range`: cli/tests/decode_bad_input.rs, a_block_table_entry_past_the_cache_or_negative_is_refused_before_the_launch",
     ),
