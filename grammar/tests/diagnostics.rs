@@ -139,19 +139,19 @@ const CODES_TESTED_ELSEWHERE: &[(&str, &str)] = &[
     ),
     (
         "E0424",
-        "offsets not starting at 0: runtime/src/marshal/offsets.rs, each_fault_is_the_first_from_the_start_with_its_code",
+        "offsets not starting at 0: cli/tests/varlen_bad_input.rs, query_offsets_not_starting_at_zero_are_refused_before_the_launch",
     ),
     (
         "E0425",
-        "decreasing offsets: runtime/src/marshal/offsets.rs, each_fault_is_the_first_from_the_start_with_its_code",
+        "decreasing offsets: cli/tests/varlen_bad_input.rs, decreasing_key_offsets_are_refused_before_the_launch",
     ),
     (
         "E0426",
-        "offsets ending off the total: runtime/src/marshal/offsets.rs, each_fault_is_the_first_from_the_start_with_its_code",
+        "offsets ending off the total: cli/tests/varlen_bad_input.rs, query_offsets_past_or_short_of_the_packed_tokens_are_refused_before_the_launch",
     ),
     (
         "E0427",
-        "an offsets step past the largest: runtime/src/marshal/offsets.rs, each_fault_is_the_first_from_the_start_with_its_code",
+        "an offsets step past the largest: cli/tests/varlen_bad_input.rs, a_query_sequence_longer_than_max_seqlen_q_is_refused_before_the_launch",
     ),
     (
         "E0428",
