@@ -138,6 +138,22 @@ const CODES_TESTED_ELSEWHERE: &[(&str, &str)] = &[
         "a cross-device race: cli/tests/emulated.rs, planted_bugs_fail_with_the_expected_diagnostic (tests/emulator/allreduce_without_release.cuk, allreduce_without_acquire.cuk)",
     ),
     (
+        "E0424",
+        "offsets not starting at 0: cli/tests/varlen_bad_input.rs, query_offsets_not_starting_at_zero_are_refused_before_the_launch",
+    ),
+    (
+        "E0425",
+        "decreasing offsets: cli/tests/varlen_bad_input.rs, decreasing_key_offsets_are_refused_before_the_launch",
+    ),
+    (
+        "E0426",
+        "offsets ending off the total: cli/tests/varlen_bad_input.rs, query_offsets_past_or_short_of_the_packed_tokens_are_refused_before_the_launch",
+    ),
+    (
+        "E0427",
+        "an offsets step past the largest: cli/tests/varlen_bad_input.rs, a_query_sequence_longer_than_max_seqlen_q_is_refused_before_the_launch",
+    ),
+    (
         "E0428",
         "an integer tensor's element outside its `require_range`: cli/tests/decode_bad_input.rs, a_block_table_entry_past_the_cache_or_negative_is_refused_before_the_launch",
     ),

@@ -46,8 +46,8 @@ pub use read::{ReadError, from_text};
 pub use select::branches_to_selects;
 pub use shared_work::hoist_shared_branch_work;
 pub use signature::{
-    Alignment, Assumption, ConstValue, Element, ElementRange, HostExpr, IntParam, Launch, Param,
-    ParamKind, ScalarParam, Signature, TensorMap,
+    Alignment, Assumption, ConstValue, Element, ElementRequirement, ElementRule, HostExpr,
+    IntParam, Launch, Param, ParamKind, ScalarParam, Signature, TensorMap,
 };
 pub use text::{binary_name, compare_name, to_text, unary_name};
 pub use uniformity::{BlockShape, Collective, mark_uniform};

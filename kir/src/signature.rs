@@ -32,23 +32,42 @@ pub struct Signature {
     /// access needs its tensor's first element 16-byte aligned); the host checks each.
     pub alignments: Vec<Alignment>,
     /// What the compiled code assumes of the values in integer tensor arguments (a
-    /// page index below the number of pages): the host checks every element before
-    /// launching (`require_range`).
-    pub ranges: Vec<ElementRange>,
+    /// page index below the number of pages, packed sequences' offsets): the host
+    /// checks every element before launching (`require_range`, `require_offsets`).
+    pub element_requirements: Vec<ElementRequirement>,
 }
 
-/// Every element of an integer tensor argument must lie in `low..high`, both
-/// expressions over the integer parameters.
+/// What the elements of an integer tensor argument must satisfy.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ElementRange {
+pub struct ElementRequirement {
     /// The index in [`Signature::params`] of the tensor parameter.
     pub param: usize,
-    /// The least value allowed.
-    pub low: HostExpr,
-    /// One past the largest value allowed.
-    pub high: HostExpr,
-    /// Where the kernel states it (`require_range`), for messages.
+    /// What its elements must satisfy.
+    pub rule: ElementRule,
+    /// Where the kernel states it (`require_range`, `require_offsets`), for messages.
     pub span: lang::Span,
+}
+
+/// A rule over an integer tensor argument's elements, its numbers expressions over the
+/// integer parameters.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ElementRule {
+    /// Every element lies in `low..high` (`require_range`).
+    Range {
+        /// The least value allowed.
+        low: HostExpr,
+        /// One past the largest value allowed.
+        high: HostExpr,
+    },
+    /// The 1-D argument is an offsets array (`require_offsets`): its first element is 0,
+    /// it never decreases, its last element is `total`, and each step from one element
+    /// to the next is at most `max_step` when there is one.
+    Offsets {
+        /// What the last element equals.
+        total: HostExpr,
+        /// The largest step allowed, if any.
+        max_step: Option<HostExpr>,
+    },
 }
 
 /// A tensor argument's address must be a multiple of `bytes`.

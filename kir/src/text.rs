@@ -7,6 +7,7 @@ use std::fmt::Write;
 
 use crate::intrinsic::{Intrinsic, RoleKind, Scope};
 use crate::ir::{BinOp, CmpOp, Inst, Kernel, Narrow, Op, Special, UnOp, ValueId};
+use crate::signature::ElementRule;
 
 /// `kernel` as text; `line_of` turns a byte offset into a 1-based source line.
 pub fn to_text(kernel: &Kernel, line_of: &dyn Fn(u32) -> u32) -> String {
@@ -57,15 +58,23 @@ pub fn to_text(kernel: &Kernel, line_of: &dyn Fn(u32) -> u32) -> String {
             alignment.param, alignment.bytes, alignment.reason
         );
     }
-    for range in &signature.ranges {
+    for requirement in &signature.element_requirements {
+        let rule = match &requirement.rule {
+            ElementRule::Range { low, high } => format!("elements in {low}..{high}"),
+            ElementRule::Offsets {
+                total,
+                max_step: None,
+            } => format!("offsets to {total}"),
+            ElementRule::Offsets {
+                total,
+                max_step: Some(max_step),
+            } => format!("offsets to {total} steps at most {max_step}"),
+        };
         let _ = writeln!(
             out,
             "{:<58} ; line {}",
-            format!(
-                "  assume %{} elements in {}..{}",
-                range.param, range.low, range.high
-            ),
-            line_of(range.span.start)
+            format!("  assume %{} {rule}", requirement.param),
+            line_of(requirement.span.start)
         );
     }
     instructions(&mut out, kernel, &kernel.body, 1, line_of);

@@ -233,7 +233,7 @@ mod tests {
                 },
                 assumptions: Vec::new(),
                 alignments: Vec::new(),
-                ranges: Vec::new(),
+                element_requirements: Vec::new(),
             },
             Span::empty(0),
         )

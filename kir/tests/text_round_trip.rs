@@ -68,7 +68,32 @@ fn signature() -> Signature {
             bytes: 16,
             reason: "16 bytes: aligned".to_owned(),
         }],
-        ranges: Vec::new(),
+        element_requirements: vec![
+            kir::ElementRequirement {
+                param: 2,
+                rule: kir::ElementRule::Range {
+                    low: HostExpr::Const(-1),
+                    high: HostExpr::Add(boxed(HostExpr::Param(0)), boxed(HostExpr::Const(1))),
+                },
+                span: Span::empty(2),
+            },
+            kir::ElementRequirement {
+                param: 2,
+                rule: kir::ElementRule::Offsets {
+                    total: HostExpr::Param(1),
+                    max_step: None,
+                },
+                span: Span::empty(3),
+            },
+            kir::ElementRequirement {
+                param: 2,
+                rule: kir::ElementRule::Offsets {
+                    total: HostExpr::Mul(boxed(HostExpr::Param(1)), boxed(HostExpr::Const(2))),
+                    max_step: Some(HostExpr::Param(0)),
+                },
+                span: Span::empty(4),
+            },
+        ],
     }
 }
 

@@ -311,6 +311,22 @@ pub const REGISTRY: &[CodeInfo] = &[
         "a cross-device race: a global access conflicting with another rank's access that no release and acquire at system scope order (the emulator's multi-rank launches)",
     ),
     entry(
+        "E0424",
+        "an offsets array (`require_offsets`) whose first element is not 0, or that has no elements, found before the launch",
+    ),
+    entry(
+        "E0425",
+        "an offsets array (`require_offsets`) with an element less than the one before it, found before the launch",
+    ),
+    entry(
+        "E0426",
+        "an offsets array (`require_offsets`) whose last element is not the total its kernel states (the packed tokens), or whose total cannot be computed, found before the launch",
+    ),
+    entry(
+        "E0427",
+        "an offsets array (`require_offsets`) with a step from one element to the next larger than the kernel's largest (a sequence longer than max_seqlen), found before the launch",
+    ),
+    entry(
         "E0428",
         "an element of an integer tensor argument outside the range its kernel's `require_range` states (a page index past the cache), found before the launch",
     ),

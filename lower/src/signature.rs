@@ -4,8 +4,8 @@
 
 use cute::Dtype;
 use kir::{
-    ConstValue, Element, ElementRange, HostExpr, IntParam, Launch, Param, ParamKind, ScalarParam,
-    Signature,
+    ConstValue, Element, ElementRequirement, ElementRule, HostExpr, IntParam, Launch, Param,
+    ParamKind, ScalarParam, Signature,
 };
 use layout::{SymFactor, SymInt};
 use trace::{ConstArg, KernelTrace, TraceParamKind};
@@ -134,13 +134,25 @@ pub(crate) fn signature(trace: &KernelTrace) -> Result<Signature, String> {
         .requested_shared
         .unwrap_or(buffers_bytes)
         .max(buffers_bytes);
-    let mut ranges = Vec::with_capacity(trace.ranges.len());
-    for range in &trace.ranges {
-        ranges.push(ElementRange {
-            param: range.param,
-            low: host(&range.low, "the range's bound")?,
-            high: host(&range.high, "the range's bound")?,
-            span: range.span,
+    let mut element_requirements = Vec::with_capacity(trace.element_requirements.len());
+    for requirement in &trace.element_requirements {
+        let rule = match &requirement.rule {
+            trace::ElementRule::Range { low, high } => ElementRule::Range {
+                low: host(low, "the range's bound")?,
+                high: host(high, "the range's bound")?,
+            },
+            trace::ElementRule::Offsets { total, max_step } => ElementRule::Offsets {
+                total: host(total, "the offsets' total")?,
+                max_step: match max_step {
+                    Some(max_step) => Some(host(max_step, "the offsets' largest step")?),
+                    None => None,
+                },
+            },
+        };
+        element_requirements.push(ElementRequirement {
+            param: requirement.param,
+            rule,
+            span: requirement.span,
         });
     }
     let is_default = trace.is_default;
@@ -158,7 +170,7 @@ pub(crate) fn signature(trace: &KernelTrace) -> Result<Signature, String> {
         },
         assumptions: Vec::new(),
         alignments: Vec::new(),
-        ranges,
+        element_requirements,
     })
 }
 

@@ -208,6 +208,21 @@ pub enum AssumptionEntry {
         /// The source bytes `[start, end)` of the `require_range` call, for messages.
         span: [u32; 2],
     },
+    /// The 1-D integer tensor parameter `param` is an offsets array
+    /// (`require_offsets`): its first element is 0, it never decreases, its last element
+    /// is `total`, and no step from one element to the next exceeds `max_step` when
+    /// there is one.
+    Offsets {
+        /// The tensor parameter's name.
+        param: String,
+        /// What the last element equals.
+        total: Expr,
+        /// The largest step allowed, if any.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        max_step: Option<Expr>,
+        /// The source bytes `[start, end)` of the `require_offsets` call, for messages.
+        span: [u32; 2],
+    },
 }
 
 impl Manifest {

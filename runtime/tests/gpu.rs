@@ -114,7 +114,7 @@ fn kernel(
             },
             assumptions: Vec::new(),
             alignments: Vec::new(),
-            ranges: Vec::new(),
+            element_requirements: Vec::new(),
         },
         image,
     }

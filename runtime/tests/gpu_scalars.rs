@@ -144,7 +144,7 @@ fn signature(name: &str, params: Vec<Param>, grid: HostExpr, block: i64) -> Sign
         },
         assumptions: Vec::new(),
         alignments: Vec::new(),
-        ranges: Vec::new(),
+        element_requirements: Vec::new(),
     }
 }
 

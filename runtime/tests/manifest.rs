@@ -121,6 +121,38 @@ fn float_and_bool_parameters_are_listed_with_their_dtype() {
 }
 
 #[test]
+fn offsets_requirements_are_listed_with_and_without_their_largest_step() {
+    let signatures = signatures_of(
+        "kernel packed(batch: i32, total: i32, longest: i32, cu: gmem i32[(batch + 1):1], cu_k: gmem i32[(batch + 1):1], out: gmem i32[(batch + 1):1])
+            launch grid(1) block(32) {
+            require_offsets(cu, total, longest);
+            require_offsets(cu_k, 2 * total);
+            require_range(cu_k, 0, total + 1);
+            out[thread_idx.x] = cu[thread_idx.x] + cu_k[thread_idx.x];
+        }",
+    );
+    let written = Manifest::new(
+        "packed.cuk",
+        "sm_90a",
+        ("packed.cubin", "cubin", b""),
+        &signatures,
+    )
+    .to_json();
+    assert_valid_and_reads_back(&written, &signatures, "packed");
+    let compact: String = written.split_whitespace().collect();
+    for assumption in [
+        r#"{"kind":"offsets","param":"cu","total":"total","max_step":"longest","span":["#,
+        r#"{"kind":"offsets","param":"cu_k","total":{"op":"mul","args":[2,"total"]},"span":["#,
+        r#"{"kind":"elements_in","param":"cu_k","low":0,"high":{"op":"add","args":["total",1]},"span":["#,
+    ] {
+        assert!(
+            compact.contains(assumption),
+            "{assumption} missing:\n{written}"
+        );
+    }
+}
+
+#[test]
 fn the_vectorized_copy_manifest() {
     let manifest = manifest("copy_vectorized.cuk", b"image bytes");
     let text = manifest

@@ -65,7 +65,7 @@ fn copy_signature(entry: &str, const_args: &[(&str, i64)]) -> Signature {
             bytes: 16,
             reason: "a vector access moves 8 bf16 at a time".to_owned(),
         }],
-        ranges: Vec::new(),
+        element_requirements: Vec::new(),
     }
 }
 

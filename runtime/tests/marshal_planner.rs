@@ -52,7 +52,7 @@ fn signature() -> Signature {
             bytes: 16,
             reason: "vectors".to_owned(),
         }],
-        ranges: Vec::new(),
+        element_requirements: Vec::new(),
     }
 }
 

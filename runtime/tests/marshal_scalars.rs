@@ -42,7 +42,7 @@ fn signature() -> Signature {
         },
         assumptions: Vec::new(),
         alignments: Vec::new(),
-        ranges: Vec::new(),
+        element_requirements: Vec::new(),
     }
 }
 

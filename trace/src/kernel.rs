@@ -108,20 +108,39 @@ pub struct KernelTrace {
     /// peer table: the table parameter plus 8 bytes per rank.
     pub peers: Vec<String>,
     /// What the kernel requires of the values in its integer tensor arguments
-    /// (`require_range`), which the host checks before each launch.
-    pub ranges: Vec<ElementRange>,
+    /// (`require_range`, `require_offsets`), which the host checks before each launch.
+    pub element_requirements: Vec<ElementRequirement>,
 }
 
-/// `require_range(tensor, low, high)`: every element of integer tensor parameter
-/// `param` lies in `low..high`, both over the integer parameters' variables.
+/// A statement of what the elements of integer tensor parameter `param` hold, over the
+/// integer parameters' variables.
 #[derive(Clone, Debug, PartialEq)]
-pub struct ElementRange {
+pub struct ElementRequirement {
     /// The tensor parameter's index.
     pub param: usize,
-    /// The least value allowed.
-    pub low: SymInt,
-    /// One past the largest.
-    pub high: SymInt,
+    /// What its elements must satisfy.
+    pub rule: ElementRule,
     /// The call.
     pub span: Span,
+}
+
+/// What the elements of an integer tensor parameter must satisfy.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ElementRule {
+    /// `require_range(tensor, low, high)`: every element lies in `low..high`.
+    Range {
+        /// The least value allowed.
+        low: SymInt,
+        /// One past the largest.
+        high: SymInt,
+    },
+    /// `require_offsets(tensor, total, max_step?)`: the 1-D tensor is an offsets array
+    /// (packed sequences' starts): it starts at 0, never decreases, ends at `total`,
+    /// and no step between neighbours exceeds `max_step` when there is one.
+    Offsets {
+        /// What the last element equals.
+        total: SymInt,
+        /// The largest step allowed, if any.
+        max_step: Option<SymInt>,
+    },
 }

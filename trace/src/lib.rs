@@ -421,6 +421,8 @@ pub fn effect_span_mut(effect: &mut Effect) -> &mut Span {
 
 pub use asynchronous::{Mbarrier, Tmem, UmmaA};
 pub use host::{ConstBinding, HostConst, HostFacts, Instantiated, Unheld};
-pub use kernel::{ConstArg, ElementRange, KernelTrace, TraceBuffer, TraceParam, TraceParamKind};
+pub use kernel::{
+    ConstArg, ElementRequirement, ElementRule, KernelTrace, TraceBuffer, TraceParam, TraceParamKind,
+};
 pub use term::{Atomic, CellId, LoadId, MathFn, Shuffle, Term};
 pub use text::to_text;

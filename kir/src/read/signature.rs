@@ -6,8 +6,8 @@
 use super::ReadError;
 use super::cursor::Cursor;
 use crate::signature::{
-    Alignment, Assumption, ConstValue, Element, ElementRange, HostExpr, IntParam, Launch, Param,
-    ParamKind, ScalarParam, Signature, TensorMap,
+    Alignment, Assumption, ConstValue, Element, ElementRequirement, ElementRule, HostExpr,
+    IntParam, Launch, Param, ParamKind, ScalarParam, Signature, TensorMap,
 };
 
 /// How deeply host expressions may nest: deeper is garbage, refused before the
@@ -30,7 +30,7 @@ pub(super) fn empty_signature(entry: &str) -> Signature {
         },
         assumptions: Vec::new(),
         alignments: Vec::new(),
-        ranges: Vec::new(),
+        element_requirements: Vec::new(),
     }
 }
 
@@ -93,22 +93,35 @@ pub(super) fn signature_line(
     }
 }
 
-/// `%P is a multiple of M: reason`, `%P is aligned to B bytes: reason` or `%P elements
-/// in LOW..HIGH ; line L`.
+/// `%P is a multiple of M: reason`, `%P is aligned to B bytes: reason`, `%P elements
+/// in LOW..HIGH ; line L` or `%P offsets to TOTAL [steps at most MAX] ; line L`.
 fn assumption(cursor: &mut Cursor<'_>, signature: &mut Signature) -> Result<(), ReadError> {
     let param = cursor.value()?.0 as usize;
-    if cursor.eat_word("elements") {
+    let rule = if cursor.eat_word("elements") {
         cursor.expect("in")?;
         let low = host_expr(cursor, 0)?;
         cursor.expect("..")?;
         let high = host_expr(cursor, 0)?;
+        Some(ElementRule::Range { low, high })
+    } else if cursor.eat_word("offsets") {
+        cursor.expect("to")?;
+        let total = host_expr(cursor, 0)?;
+        let max_step = if cursor.eat_word("steps") {
+            cursor.expect("at")?;
+            cursor.expect("most")?;
+            Some(host_expr(cursor, 0)?)
+        } else {
+            None
+        };
+        Some(ElementRule::Offsets { total, max_step })
+    } else {
+        None
+    };
+    if let Some(rule) = rule {
         let span = super::line_span(cursor)?;
-        signature.ranges.push(ElementRange {
-            param,
-            low,
-            high,
-            span,
-        });
+        signature
+            .element_requirements
+            .push(ElementRequirement { param, rule, span });
         return Ok(());
     }
     cursor.expect("is")?;
@@ -282,6 +295,51 @@ mod tests {
         assert!(
             error.line == 3 && error.problem.contains("too deeply"),
             "{error}"
+        );
+    }
+
+    #[test]
+    fn element_requirements_read_what_the_text_writes() {
+        let mut signature = empty_signature("k");
+        let mut launched = false;
+        for text in [
+            "assume %1 elements in 0..(%0 + 1) ; line 4",
+            "assume %1 offsets to %0 ; line 5",
+            "assume %2 offsets to (%0 * 2) steps at most %3 ; line 6",
+        ] {
+            let mut cursor = Cursor::new(1, text);
+            assert_eq!(
+                signature_line(&mut cursor, &mut signature, &mut launched),
+                Ok(true)
+            );
+        }
+        let rules: Vec<(usize, String, u32)> = (signature.element_requirements.iter())
+            .map(|requirement| {
+                let rule = match &requirement.rule {
+                    ElementRule::Range { low, high } => format!("{low}..{high}"),
+                    ElementRule::Offsets { total, max_step } => {
+                        format!("offsets {total} {max_step:?}")
+                    }
+                };
+                (requirement.param, rule, requirement.span.start)
+            })
+            .collect();
+        assert_eq!(
+            rules,
+            [
+                (1, "0..(%0 + 1)".to_owned(), 4),
+                (1, "offsets %0 None".to_owned(), 5),
+                (2, "offsets (%0 * 2) Some(Param(3))".to_owned(), 6),
+            ]
+        );
+        let truncated = "assume %1 offsets to %0 steps at ; line 7";
+        assert!(
+            signature_line(
+                &mut Cursor::new(7, truncated),
+                &mut signature,
+                &mut launched
+            )
+            .is_err()
         );
     }
 

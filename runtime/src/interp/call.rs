@@ -54,7 +54,7 @@ impl Interpreter<'_> {
         }
         let index = marshal::select(self.kernels, name, &consts)
             .map_err(|message| Stop::error(span, message))?;
-        self.check_ranges(index, &values, span)?;
+        self.check_elements(index, &values, span)?;
         let compiled = &self.kernels[index];
         let device = match &mut self.device {
             Ok(device) => device,
@@ -177,12 +177,12 @@ impl Interpreter<'_> {
         Ok(Value::Unit)
     }
 
-    /// The ranges the kernel `self.kernels[index]` requires of the elements of its
-    /// integer tensor arguments (`require_range`): `E0428` at the call, labelling the
-    /// requirement, when one is outside.
-    fn check_ranges(&mut self, index: usize, values: &[(Value, Span)], span: Span) -> Eval<()> {
+    /// What the kernel `self.kernels[index]` requires of the elements of its integer
+    /// tensor arguments (`require_range`, `require_offsets`): the error's code (`E0428`,
+    /// `E0424` to `E0427`) at the call, labelling the requirement, when one breaks it.
+    fn check_elements(&mut self, index: usize, values: &[(Value, Span)], span: Span) -> Eval<()> {
         let signature = &self.kernels[index].signature;
-        if signature.ranges.is_empty() {
+        if signature.element_requirements.is_empty() {
             return Ok(());
         }
         let ints: Vec<i64> = (values.iter())
@@ -191,18 +191,25 @@ impl Interpreter<'_> {
                 _ => 0,
             })
             .collect();
-        for range in signature.ranges.clone() {
-            let Some((Value::Tensor(tensor), arg_span)) = values.get(range.param) else {
+        for requirement in signature.element_requirements.clone() {
+            let Some((Value::Tensor(tensor), arg_span)) = values.get(requirement.param) else {
                 continue;
             };
             let dense = self.dense(*tensor, *arg_span)?;
             let signature = &self.kernels[index].signature;
-            if let Err(error) =
-                marshal::check_range(signature, &range, &ints, (&dense.shape, &dense.values))
-            {
+            if let Err(error) = marshal::check_elements(
+                signature,
+                &requirement,
+                &ints,
+                (&dense.shape, &dense.values),
+            ) {
                 let message = error.to_string();
-                let diagnostic = lang::Diagnostic::error(marshal::OUT_OF_RANGE, message.clone())
-                    .with_primary(range.span, "the range the kernel requires")
+                let label = match requirement.rule {
+                    kir::ElementRule::Range { .. } => "the range the kernel requires",
+                    kir::ElementRule::Offsets { .. } => "the offsets the kernel requires",
+                };
+                let diagnostic = lang::Diagnostic::error(error.code(), message.clone())
+                    .with_primary(requirement.span, label)
                     .with_secondary(*arg_span, "the tensor passed");
                 return Err(Stop::Error {
                     message,

@@ -1,8 +1,8 @@
 //! Between the compiler's [`Signature`] and a manifest's [`KernelEntry`], both ways.
 
 use kir::{
-    Alignment, Assumption, ConstValue, Element, ElementRange, HostExpr, IntParam, Launch, Param,
-    ParamKind, ScalarParam, Signature, TensorMap,
+    Alignment, Assumption, ConstValue, Element, ElementRequirement, ElementRule, HostExpr,
+    IntParam, Launch, Param, ParamKind, ScalarParam, Signature, TensorMap,
 };
 
 use super::{AssumptionEntry, ConstArg, ConstArgValue, Expr, KernelEntry, LaunchEntry, ParamEntry};
@@ -70,15 +70,26 @@ impl KernelEntry {
                 bytes: alignment.bytes,
                 reason: alignment.reason.clone(),
             });
-        let ranges = signature
-            .ranges
-            .iter()
-            .map(|range| AssumptionEntry::ElementsIn {
-                param: name_of(range.param),
-                low: Expr::from_host(&range.low, &name_of),
-                high: Expr::from_host(&range.high, &name_of),
-                span: [range.span.start, range.span.end],
-            });
+        let elements = signature.element_requirements.iter().map(|requirement| {
+            let param = name_of(requirement.param);
+            let span = [requirement.span.start, requirement.span.end];
+            match &requirement.rule {
+                ElementRule::Range { low, high } => AssumptionEntry::ElementsIn {
+                    param,
+                    low: Expr::from_host(low, &name_of),
+                    high: Expr::from_host(high, &name_of),
+                    span,
+                },
+                ElementRule::Offsets { total, max_step } => AssumptionEntry::Offsets {
+                    param,
+                    total: Expr::from_host(total, &name_of),
+                    max_step: max_step
+                        .as_ref()
+                        .map(|max_step| Expr::from_host(max_step, &name_of)),
+                    span,
+                },
+            }
+        });
         KernelEntry {
             name: signature.name.clone(),
             entry: signature.entry.clone(),
@@ -100,7 +111,7 @@ impl KernelEntry {
                 cluster: signature.launch.cluster,
                 shared_bytes: signature.launch.shared_bytes,
             },
-            assumptions: multiples.chain(alignments).chain(ranges).collect(),
+            assumptions: multiples.chain(alignments).chain(elements).collect(),
         }
     }
 
@@ -171,7 +182,13 @@ impl KernelEntry {
         }
         let mut assumptions = Vec::new();
         let mut alignments = Vec::new();
-        let mut ranges = Vec::new();
+        let mut element_requirements = Vec::new();
+        let tensor_index_of = |param: &str| {
+            index_of(param)
+                .filter(|index| matches!(self.params[*index], ParamEntry::Tensor { .. }))
+                .ok_or_else(|| fail(format!("`{param}` is not a tensor parameter")))
+        };
+        let span_of = |&[start, end]: &[u32; 2]| lang::Span::new(start, end.max(start));
         for assumption in &self.assumptions {
             match assumption {
                 AssumptionEntry::MultipleOf {
@@ -189,9 +206,7 @@ impl KernelEntry {
                     bytes,
                     reason,
                 } => alignments.push(Alignment {
-                    param: index_of(param)
-                        .filter(|index| matches!(self.params[*index], ParamEntry::Tensor { .. }))
-                        .ok_or_else(|| fail(format!("`{param}` is not a tensor parameter")))?,
+                    param: tensor_index_of(param)?,
                     bytes: *bytes,
                     reason: reason.clone(),
                 }),
@@ -199,14 +214,27 @@ impl KernelEntry {
                     param,
                     low,
                     high,
-                    span: [start, end],
-                } => ranges.push(ElementRange {
-                    param: index_of(param)
-                        .filter(|index| matches!(self.params[*index], ParamEntry::Tensor { .. }))
-                        .ok_or_else(|| fail(format!("`{param}` is not a tensor parameter")))?,
-                    low: host(low)?,
-                    high: host(high)?,
-                    span: lang::Span::new(*start, (*end).max(*start)),
+                    span,
+                } => element_requirements.push(ElementRequirement {
+                    param: tensor_index_of(param)?,
+                    rule: ElementRule::Range {
+                        low: host(low)?,
+                        high: host(high)?,
+                    },
+                    span: span_of(span),
+                }),
+                AssumptionEntry::Offsets {
+                    param,
+                    total,
+                    max_step,
+                    span,
+                } => element_requirements.push(ElementRequirement {
+                    param: tensor_index_of(param)?,
+                    rule: ElementRule::Offsets {
+                        total: host(total)?,
+                        max_step: max_step.as_ref().map(host).transpose()?,
+                    },
+                    span: span_of(span),
                 }),
             }
         }
@@ -233,7 +261,7 @@ impl KernelEntry {
             },
             assumptions,
             alignments,
-            ranges,
+            element_requirements,
         })
     }
 }

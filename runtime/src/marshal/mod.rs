@@ -11,16 +11,18 @@
 //!
 //! [`plan`] checks one call; a [`Planner`] keeps what depends on the signature alone
 //! (`planner.rs`) for a host that calls a kernel many times. `values.rs` checks and
-//! converts each argument, `requirements.rs` the assumptions and alignments, `ranges.rs`
-//! the ranges of integer tensors' elements (which need the data, so a host with it
-//! calls [`check_range`] itself), and
+//! converts each argument, `requirements.rs` the assumptions and alignments, `elements.rs`
+//! what the kernel requires of integer tensors' elements, ranges and offsets arrays
+//! (`offsets.rs`; they need the data, so a host with it calls [`check_elements`]
+//! itself), and
 //! `expr.rs` prepares the signature's expressions for evaluation. A call of
 //! up to [`INLINE_ARGS`] parameters, with tensors of up to as many modes, is checked and
 //! planned without allocating; strings are made only for errors.
 
+mod elements;
 mod expr;
+mod offsets;
 mod planner;
-mod ranges;
 mod requirements;
 mod values;
 
@@ -30,8 +32,9 @@ use smallvec::SmallVec;
 use crate::CompiledKernel;
 use crate::tensor_map::TensorMapArgs;
 
+pub use elements::{ElementError, ElementProblem, OUT_OF_RANGE, check_elements};
+pub use offsets::{OffsetFault, check_offsets};
 pub use planner::Planner;
-pub use ranges::{OUT_OF_RANGE, RangeError, check_range};
 
 /// One argument of a kernel call, as the host holds it.
 #[derive(Clone, Copy, Debug)]

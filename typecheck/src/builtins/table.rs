@@ -238,6 +238,8 @@ builtins! {
             "Prints each const argument's type and value as a note (N0201) when checking." => const_print;
         "require_range", Device, Between(3, 3), [], true, "tensor, low, high",
             "States that every element of the integer tensor parameter `tensor` lies in `low..high` (integers over the kernel's integer parameters), as code indexing with them needs (a block table's page indices below the number of pages): nothing runs on the GPU; the host checks each argument's elements before every launch, and a value outside is an error (E0428) naming the parameter, the element and this line." => require_range;
+        "require_offsets", Device, Between(2, 3), [], true, "tensor, total, max_step?",
+            "States that the 1-D integer tensor parameter `tensor` is an offsets array, as packed sequences' starts (`cu_seqlens`) are: its first element is 0 (E0424), no element is less than the one before (E0425), its last element is `total` (E0426), and when `max_step` is given no step from one element to the next exceeds it (E0427, the longest sequence), `total` and `max_step` integers over the kernel's integer parameters. Nothing runs on the GPU; the host checks each argument's elements before every launch, and an error names the parameter, the element and this line." => require_offsets;
         "static_assert", Anywhere, Between(1, 2), [], false, "condition, message?",
             "An error (E0228) at the call when the const `condition` is false, saying the string `message`: a kernel states what its const parameters must satisfy, and why." => static_assert;
     }

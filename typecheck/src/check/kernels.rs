@@ -93,7 +93,7 @@ impl<'a> Checker<'a> {
             has_errors: false,
             is_default: true,
             peers: Vec::new(),
-            ranges: Vec::new(),
+            element_requirements: Vec::new(),
         }
     }
 
