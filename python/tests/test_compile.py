@@ -92,7 +92,7 @@ def test_the_manifest_describes_the_launch(cache_dir):
     assert [param["name"] for param in kernel["params"]] == ["m", "k", "a", "out"]
     assert kernel["params"][2]["shape"] == ["m", "k"]
     assert kernel["launch"]["block"] == [128, 1, 1]
-    assert kernel["launch"]["shared_bytes"] == 16384
+    assert kernel["launch"]["shared_bytes"] == 32 * 64 * 2
     assumptions = {(entry["kind"], entry["param"]) for entry in kernel["assumptions"]}
     assert assumptions == {("multiple_of", "k"), ("aligned", "a"), ("aligned", "out")}
 
