@@ -16,7 +16,8 @@
 //!   TMA store
 //!   reads the shared tile (checked for races) and writes the elements inside the
 //!   tensor;
-//! - an arrival on a peer block's mbarrier (`mapa`) is a [`Remote`] too; an arrival
+//! - an arrival on a peer block's mbarrier (`mapa`) is a [`Remote`] too, as is a load
+//!   or store in a peer's shared memory (`dsmem.rs`); an arrival
 //!   releases what its thread observed to the threads whose wait passes the barrier
 //!   next;
 //! - a named barrier counts arrivals per id; a `bar.sync` waits until its count is met;
@@ -92,6 +93,21 @@ pub enum RemoteKind {
         /// The bytes.
         bytes: i64,
     },
+    /// A distributed-shared-memory load of the word at this shared address into the
+    /// issuing thread's register `result` (which waits for it).
+    Load {
+        /// The word's address.
+        address: u32,
+        /// The register.
+        result: ValueId,
+    },
+    /// A distributed-shared-memory store of `bytes` at this shared address.
+    Store {
+        /// The word's address.
+        address: u32,
+        /// The word, little-endian.
+        bytes: [u8; 4],
+    },
 }
 
 impl Remote {
@@ -119,9 +135,9 @@ impl Remote {
                 (barrier, 0, -bytes)
             }
             RemoteKind::CompleteTx { barrier, bytes } => (barrier, 0, -bytes),
-            RemoteKind::PairMma(_) => {
+            RemoteKind::PairMma(_) | RemoteKind::Load { .. } | RemoteKind::Store { .. } => {
                 return Err(Trap::Fault(FaultKind::Cluster(
-                    "a CTA pair's tcgen05.mma applied to one block".to_owned(),
+                    "an access to several blocks applied to one block".to_owned(),
                 )));
             }
         };
@@ -130,7 +146,7 @@ impl Remote {
 }
 
 /// The operand named `name` of an intrinsic (its row's role): a value and a byte offset.
-fn named_operand(op: &Op, name: &str) -> Option<(ValueId, i64)> {
+pub(super) fn named_operand(op: &Op, name: &str) -> Option<(ValueId, i64)> {
     let Op::Intrinsic {
         intrinsic,
         operands,
@@ -274,6 +290,8 @@ impl<'k> Thread<'k> {
                     }
                 }
             }
+            Hopper::ClusterLoad => return self.cluster_access(false, inst, context),
+            Hopper::ClusterStore => return self.cluster_access(true, inst, context),
             Hopper::ClusterArrive => self.cluster_arrivals += 1,
             Hopper::ClusterWait => {
                 return Ok(Flow::Wait(Status::Cluster(inst, self.cluster_arrivals)));

@@ -54,6 +54,8 @@ pub(super) const TMEM_STORE: usize = 37;
 pub(super) const FENCE_DEVICE: usize = 38;
 pub(super) const FENCE_SYSTEM: usize = 39;
 pub(super) const TMA_REDUCE_ADD: usize = 62;
+pub(super) const CLUSTER_LOAD: usize = 63;
+pub(super) const CLUSTER_STORE: usize = 64;
 /// The first of the six `tcgen05.mma` rows: by kind, A in shared then tensor memory.
 const TCGEN05_MMA: usize = 40;
 
@@ -203,7 +205,7 @@ fn only(numbers: &[u32], intrinsic: Intrinsic) -> Option<Intrinsic> {
 }
 
 /// Every row, at the index [`Intrinsic::row`] gives its kind.
-pub static ROWS: [Row; 63] = [
+pub static ROWS: [Row; 65] = [
     Row {
         numbers: &["registers"],
         scope: Scope::Warpgroup,
@@ -421,6 +423,32 @@ pub static ROWS: [Row; 63] = [
         MemoryScope::System,
     ),
     tma::STORE_ADD,
+    // Distributed shared memory: `mapa` takes the word's address in a register, without
+    // an offset; the word is 32 bits of any type.
+    Row {
+        operands: &[value("addr"), value("cta")],
+        result_words: true,
+        effects: Effects {
+            reads: &[Space::Shared],
+            ..NO_EFFECTS
+        },
+        ..plain("cluster_load", |n| only(n, Intrinsic::ClusterLoad))
+    },
+    Row {
+        operands: &[
+            value("addr"),
+            value("cta"),
+            Role {
+                name: "value",
+                kind: RoleKind::Word,
+            },
+        ],
+        effects: Effects {
+            writes: &[Space::Shared],
+            ..NO_EFFECTS
+        },
+        ..plain("cluster_store", |n| only(n, Intrinsic::ClusterStore))
+    },
 ];
 
 /// A bulk group wait of up to 63 pending groups (the immediate's range).

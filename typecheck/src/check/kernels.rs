@@ -93,6 +93,7 @@ impl<'a> Checker<'a> {
             has_errors: false,
             is_default: true,
             peers: Vec::new(),
+            cluster_ranks: Vec::new(),
             ranges: Vec::new(),
         }
     }
