@@ -158,7 +158,8 @@ fn ptx(intrinsic: &Intrinsic, operands: &[String], results: &[&str]) -> Option<S
             operand(1)?
         ),
         // PTX ISA, `mapa` and `ld`/`st` with `.shared::cluster` (sm_90): the block's
-        // shared address mapped into block `cta`'s window; `.b32` moves any 32-bit word.
+        // shared address mapped into block `cta`'s window; `.b32` moves any 32-bit word, and
+        // an integer add is the same bits for u32 and s32.
         Intrinsic::ClusterLoad => format!(
             "{{ .reg .b32 %remote; mapa.shared::cluster.u32 %remote, {}, {}; ld.shared::cluster.b32 {}, [%remote]; }}",
             operand(0)?,
@@ -169,6 +170,13 @@ fn ptx(intrinsic: &Intrinsic, operands: &[String], results: &[&str]) -> Option<S
             "{{ .reg .b32 %remote; mapa.shared::cluster.u32 %remote, {}, {}; st.shared::cluster.b32 [%remote], {}; }}",
             operand(0)?,
             operand(1)?,
+            operand(2)?
+        ),
+        Intrinsic::ClusterAdd { float } => format!(
+            "{{ .reg .b32 %remote; mapa.shared::cluster.u32 %remote, {}, {}; red.shared::cluster.add.{} [%remote], {}; }}",
+            operand(0)?,
+            operand(1)?,
+            if float { "f32" } else { "u32" },
             operand(2)?
         ),
         Intrinsic::MbarrierWait => format!(

@@ -16,6 +16,8 @@
 
 mod dsmem;
 
+pub(crate) use dsmem::add_word;
+
 use lang::Span;
 
 use crate::atoms::umma::{self, Issue};
@@ -226,6 +228,7 @@ impl Grid<'_, '_> {
                 RemoteKind::CompleteTx { .. } => "a CTA pair's TMA load completing its bytes",
                 RemoteKind::Load { .. } => "a load from the shared memory",
                 RemoteKind::Store { .. } => "a store into the shared memory",
+                RemoteKind::Add { .. } => "an atomic add to the shared memory",
             };
             let [x, y, z] = block.coordinates;
             let kind = FaultKind::Cluster(format!(
@@ -233,7 +236,9 @@ impl Grid<'_, '_> {
             ));
             return Err(self.fault(Trap::Fault(kind), span, location));
         }
-        if let RemoteKind::Load { .. } | RemoteKind::Store { .. } = effect.kind {
+        if let RemoteKind::Load { .. } | RemoteKind::Store { .. } | RemoteKind::Add { .. } =
+            effect.kind
+        {
             return self.apply_dsmem(effect, blocks).map_err(|trap| {
                 let mut fault = self.fault(trap, span, location);
                 if let FaultKind::Race { cluster, .. } = &mut fault.kind {

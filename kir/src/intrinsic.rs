@@ -66,6 +66,13 @@ pub enum Intrinsic {
     /// A store of the 32-bit `value` at the shared address `addr` in block `cta` of the
     /// cluster (`mapa`, then `st.shared::cluster`).
     ClusterStore,
+    /// An atomic add of the 32-bit `value` to the word at the shared address `addr` in
+    /// block `cta` of the cluster, its old value unread (`mapa`, then
+    /// `red.shared::cluster.add`).
+    ClusterAdd {
+        /// Whether the word is an f32 (else an integer: the same bits for i32 and u32).
+        float: bool,
+    },
     /// `barrier.cluster.arrive.release`: the thread arrives at the cluster barrier.
     ClusterArrive,
     /// `barrier.cluster.wait.acquire`: the thread waits until every thread of the
@@ -235,6 +242,8 @@ impl Intrinsic {
             Intrinsic::MbarrierWait => rows::MBARRIER_WAIT,
             Intrinsic::ClusterLoad => rows::CLUSTER_LOAD,
             Intrinsic::ClusterStore => rows::CLUSTER_STORE,
+            Intrinsic::ClusterAdd { float: true } => rows::CLUSTER_ADD_F32,
+            Intrinsic::ClusterAdd { float: false } => rows::CLUSTER_ADD_U32,
             Intrinsic::ClusterArrive => rows::CLUSTER_ARRIVE,
             Intrinsic::ClusterWait => rows::CLUSTER_WAIT,
             Intrinsic::BulkCommit => rows::BULK_COMMIT,

@@ -1,13 +1,15 @@
 //! Distributed shared memory: the elements of a cluster view (`cluster_view(s, r)`,
-//! a tensor based at `cute::Base::Cluster`), loaded and stored one 32-bit word at a
-//! time by [`Intrinsic::ClusterLoad`] and [`Intrinsic::ClusterStore`] on the element's
-//! address in this block's shared memory and the rank of the block it lies in (the
-//! instruction maps one to the other: `mapa`). Other uses of a view (copies, atomics,
-//! MMA operands) are refused where `Builder::place` meets its base.
+//! a tensor based at `cute::Base::Cluster`), loaded, stored and atomically added to one
+//! 32-bit word at a time by [`Intrinsic::ClusterLoad`], [`Intrinsic::ClusterStore`] and
+//! [`Intrinsic::ClusterAdd`] on the element's address in this block's shared memory
+//! and the rank of the block it lies in (the instruction maps one to the other:
+//! `mapa`). Other uses of a view (copies, other atomics, MMA operands) are refused where
+//! `Builder::place` meets its base.
 
 use cute::{Base, Tensor};
 use kir::{BinOp, Intrinsic, Op, Ty, ValueId};
 use layout::SymInt;
+use trace::{Atomic, Term};
 
 use crate::builder::Builder;
 use crate::memory::Place;
@@ -46,6 +48,40 @@ impl Builder<'_> {
         };
         self.push_intrinsic(
             Intrinsic::ClusterStore,
+            vec![(address, 0), (rank, 0), (value, 0)],
+        );
+    }
+
+    /// `atomic_add(view, coord, value)` on a cluster view's element, whose old value
+    /// nothing reads (`red`): the only atomic the view has.
+    pub(crate) fn cluster_atomic(
+        &mut self,
+        op: Atomic,
+        (tensor, index): (&Tensor, &SymInt),
+        value: &Term,
+        old: Option<&str>,
+    ) {
+        if op != Atomic::Add || old.is_some() {
+            self.unsupported(
+                "an atomic on a cluster view other than `atomic_add` whose old value is unread"
+                    .to_owned(),
+            );
+            return;
+        }
+        let Some(ty) = self.cluster_word(tensor, None) else {
+            return;
+        };
+        let Some(value) = self.term(value, 0) else {
+            return;
+        };
+        let value = self.convert(value, ty);
+        let Some((address, rank)) = self.cluster_address(tensor, index) else {
+            return;
+        };
+        self.push_intrinsic(
+            Intrinsic::ClusterAdd {
+                float: ty == Ty::F32,
+            },
             vec![(address, 0), (rank, 0), (value, 0)],
         );
     }

@@ -31,6 +31,11 @@ pub enum Hopper {
     ClusterLoad,
     /// `mapa` and `st.shared::cluster`: a store of `value` there.
     ClusterStore,
+    /// `mapa` and `red.shared::cluster.add`: `value` added to the word there.
+    ClusterAdd {
+        /// Whether the word is an f32 (else an integer).
+        float: bool,
+    },
     /// `cp.async.bulk.tensor` from global into shared memory, completing on `{bar}`.
     TmaLoad {
         /// The box's dimensions.
@@ -119,6 +124,7 @@ pub fn intrinsic(intrinsic: &Intrinsic) -> Option<Hopper> {
         Intrinsic::MbarrierWait => Hopper::MbarrierWait,
         Intrinsic::ClusterLoad => Hopper::ClusterLoad,
         Intrinsic::ClusterStore => Hopper::ClusterStore,
+        Intrinsic::ClusterAdd { float } => Hopper::ClusterAdd { float },
         Intrinsic::NamedBarrier {
             arrive,
             id,

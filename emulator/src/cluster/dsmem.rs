@@ -1,8 +1,11 @@
-//! Distributed shared memory between the blocks of a cluster: a thread's load or
-//! store in a peer's shared memory ([`RemoteKind::Load`], [`RemoteKind::Store`]),
+//! Distributed shared memory between the blocks of a cluster: a thread's load, store
+//! or atomic add in a peer's shared memory ([`RemoteKind::Load`], [`RemoteKind::Store`],
+//! [`RemoteKind::Add`]),
 //! applied there under the thread's peer name ([`remote_thread`]) so the peer's race
 //! checks see it, a load's word then written into the waiting thread's register; and
 //! where the shadow names a peer's thread, the thread and block it stands for.
+
+use kir::{AtomicOp, Ty};
 
 use crate::block::{Grid, coordinates};
 use crate::cluster::Block;
@@ -23,6 +26,14 @@ impl Grid<'_, '_> {
         let loaded = match effect.kind {
             RemoteKind::Store { address, bytes } => {
                 (target.shared).write(&who, address, &bytes, Access::Store)?;
+                None
+            }
+            RemoteKind::Add {
+                address,
+                value,
+                float,
+            } => {
+                (target.shared).atomic(&who, address, 4, |old| add_word(old, value, float))?;
                 None
             }
             RemoteKind::Load { address, result } => {
@@ -66,7 +77,33 @@ impl Grid<'_, '_> {
     }
 }
 
+/// The word `old` (4 bytes, little-endian) plus `value`, as `red.add.f32` (rounded,
+/// subnormals flushed) or `red.add.u32` adds them.
+pub(crate) fn add_word(old: &[u8], value: u32, float: bool) -> Vec<u8> {
+    let ty = if float { Ty::F32 } else { Ty::U32 };
+    let old = u64::from(u32::from_le_bytes(old.try_into().unwrap_or_default()));
+    let sum = crate::arith::atomic(AtomicOp::Add, ty, old, u64::from(value)).unwrap_or(old);
+    (sum as u32).to_le_bytes().to_vec()
+}
+
 /// A block the cluster lacks (ruled out when the access was issued).
 fn missing(rank: u32) -> Trap {
     Trap::Fault(FaultKind::Cluster(format!("block {rank} of the cluster")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::add_word;
+
+    #[test]
+    fn a_remote_add_is_an_f32_or_a_wrapping_u32_add() {
+        let sum = add_word(&1.5f32.to_le_bytes(), 2.25f32.to_bits(), true);
+        assert_eq!(sum, 3.75f32.to_le_bytes());
+        let wrapped = add_word(&u32::MAX.to_le_bytes(), 2, false);
+        assert_eq!(wrapped, 1u32.to_le_bytes());
+        // Subnormal inputs flush to zero, as `red.add.f32` does.
+        let tiny = f32::from_bits(1);
+        let flushed = add_word(&tiny.to_le_bytes(), 0f32.to_bits(), true);
+        assert_eq!(flushed, 0f32.to_le_bytes());
+    }
 }

@@ -108,6 +108,16 @@ pub enum RemoteKind {
         /// The word, little-endian.
         bytes: [u8; 4],
     },
+    /// A distributed-shared-memory atomic add of `value` to the word at this shared
+    /// address.
+    Add {
+        /// The word's address.
+        address: u32,
+        /// The value's bits.
+        value: u32,
+        /// Whether the word is an f32 (else an integer).
+        float: bool,
+    },
 }
 
 impl Remote {
@@ -135,7 +145,10 @@ impl Remote {
                 (barrier, 0, -bytes)
             }
             RemoteKind::CompleteTx { barrier, bytes } => (barrier, 0, -bytes),
-            RemoteKind::PairMma(_) | RemoteKind::Load { .. } | RemoteKind::Store { .. } => {
+            RemoteKind::PairMma(_)
+            | RemoteKind::Load { .. }
+            | RemoteKind::Store { .. }
+            | RemoteKind::Add { .. } => {
                 return Err(Trap::Fault(FaultKind::Cluster(
                     "an access to several blocks applied to one block".to_owned(),
                 )));
@@ -290,8 +303,9 @@ impl<'k> Thread<'k> {
                     }
                 }
             }
-            Hopper::ClusterLoad => return self.cluster_access(false, inst, context),
-            Hopper::ClusterStore => return self.cluster_access(true, inst, context),
+            Hopper::ClusterLoad | Hopper::ClusterStore | Hopper::ClusterAdd { .. } => {
+                return self.cluster_access(hopper, inst, context);
+            }
             Hopper::ClusterArrive => self.cluster_arrivals += 1,
             Hopper::ClusterWait => {
                 return Ok(Flow::Wait(Status::Cluster(inst, self.cluster_arrivals)));

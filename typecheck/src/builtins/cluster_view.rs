@@ -77,8 +77,9 @@ impl Checker<'_> {
             span: Some(args.call_span),
             term: None,
         };
-        let entry = self.fresh_variable("cluster_rank", origin);
-        let variable = entry.variables().first().cloned().unwrap_or_default();
+        // A variable of its own for each evaluation: two views made by one call site (a
+        // device function called twice) keep their ranks apart.
+        let variable = self.unique_variable("cluster_rank", origin);
         let index = match &mut self.tracing.trace {
             Some(trace) if self.frame.context == Context::Device => {
                 trace.cluster_ranks.push(variable.clone());
