@@ -13,7 +13,8 @@
 //! and the loop asks again until the phase has completed. An arrival on a peer block's
 //! barrier maps the address with `mapa` in a block of its own too; it has
 //! `mbarrier.arrive`'s default semantics (release, CTA scope), as CUTLASS's
-//! `ClusterBarrier::arrive(cta_id)` does.
+//! `ClusterBarrier::arrive(cta_id)` does. A distributed-shared-memory load or store
+//! (`cluster_view`) maps its address the same way.
 
 use cute::Target;
 use kir::{Fence, Inst, Intrinsic, Op, Ordered, TmaReach, ValueId, Verified};
@@ -155,6 +156,28 @@ fn ptx(intrinsic: &Intrinsic, operands: &[String], results: &[&str]) -> Option<S
             "{{ .reg .b32 %remote; mapa.shared::cluster.u32 %remote, {}, {}; mbarrier.arrive.shared::cluster.b64 _, [%remote]; }}",
             operand(0)?,
             operand(1)?
+        ),
+        // PTX ISA, `mapa` and `ld`/`st` with `.shared::cluster` (sm_90): the block's
+        // shared address mapped into block `cta`'s window; `.b32` moves any 32-bit word, and
+        // an integer add is the same bits for u32 and s32.
+        Intrinsic::ClusterLoad => format!(
+            "{{ .reg .b32 %remote; mapa.shared::cluster.u32 %remote, {}, {}; ld.shared::cluster.b32 {}, [%remote]; }}",
+            operand(0)?,
+            operand(1)?,
+            results.first()?
+        ),
+        Intrinsic::ClusterStore => format!(
+            "{{ .reg .b32 %remote; mapa.shared::cluster.u32 %remote, {}, {}; st.shared::cluster.b32 [%remote], {}; }}",
+            operand(0)?,
+            operand(1)?,
+            operand(2)?
+        ),
+        Intrinsic::ClusterAdd { float } => format!(
+            "{{ .reg .b32 %remote; mapa.shared::cluster.u32 %remote, {}, {}; red.shared::cluster.add.{} [%remote], {}; }}",
+            operand(0)?,
+            operand(1)?,
+            if float { "f32" } else { "u32" },
+            operand(2)?
         ),
         Intrinsic::MbarrierWait => format!(
             "{{ .reg .pred %done; $wait: mbarrier.try_wait.parity.shared::cta.b64 %done, [{}], {}; @!%done bra $wait; }}",

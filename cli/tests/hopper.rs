@@ -11,7 +11,7 @@ mod build;
 use build::{assemble, assemble_without_local_memory, build_errors, cukc, emit};
 
 /// The files that build, with what their KIR must show.
-const FILES: [(&str, &[&str]); 10] = [
+const FILES: [(&str, &[&str]); 11] = [
     (
         "mbarrier_phases",
         &[
@@ -75,6 +75,15 @@ const FILES: [(&str, &[&str]); 10] = [
         &["{{d}}, {{a}}, {desc_b}", "shuffle.xor", "exp2"],
     ),
     ("elect_one", &[":pred = elect_one"]),
+    (
+        "cluster_view_exchange",
+        &[
+            "cluster(4, 1, 1)",
+            "cluster_store %",
+            "= cluster_load %",
+            "cluster_wait",
+        ],
+    ),
     (
         "wgmma_fp8",
         &[

@@ -107,6 +107,15 @@ pub enum Base {
         /// The index of its table entry's address among the trace's peer entries.
         entry: u32,
     },
+    /// The shared-memory buffer `buffer` of another block of the cluster
+    /// (`cluster_view(s, r)`, distributed shared memory): the same offsets in the block
+    /// whose rank the trace's cluster-rank entry `entry` names.
+    Cluster {
+        /// The kernel's shared buffer, as in [`Base::Shared`].
+        buffer: usize,
+        /// The index of the rank's variable among the trace's cluster ranks.
+        entry: u32,
+    },
 }
 
 impl Tensor {

@@ -270,13 +270,21 @@ impl<'k> Grid<'_, 'k> {
                 other_thread,
                 other_span,
                 other_access,
-            } => FaultKind::Race {
-                access,
-                address,
-                other_access,
-                other: coordinates(u64::from(other_thread), self.block),
-                other_span,
-            },
+            } => {
+                let (other_rank, other_thread) = match crate::shared::remote_origin(other_thread) {
+                    Some((rank, thread)) => (Some(rank), thread),
+                    None => (None, other_thread),
+                };
+                FaultKind::Race {
+                    access,
+                    address,
+                    other_access,
+                    other: coordinates(u64::from(other_thread), self.block),
+                    other_rank,
+                    cluster: other_rank.is_some(),
+                    other_span,
+                }
+            }
             Trap::Early {
                 access,
                 address,
@@ -324,7 +332,8 @@ fn elsewhere(thread: &Thread<'_>) -> Other {
         | Status::Collective(inst)
         | Status::Mbarrier(inst, ..)
         | Status::Named(inst, _)
-        | Status::Cluster(inst, _) => Elsewhere::Waiting {
+        | Status::Cluster(inst, _)
+        | Status::Remote(inst) => Elsewhere::Waiting {
             what: collective_name(inst),
             span: inst.span,
         },

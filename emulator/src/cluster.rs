@@ -14,6 +14,10 @@
 //! otherwise the cluster is stuck, a fault at the first waiting thread that can never
 //! go on, listing every group of waiting threads ([`crate::hang`]).
 
+mod dsmem;
+
+pub(crate) use dsmem::add_word;
+
 use lang::Span;
 
 use crate::atoms::umma::{self, Issue};
@@ -153,9 +157,19 @@ impl Grid<'_, '_> {
                     address: read.address,
                 },
                 span: read.span,
+                location: Some(self.shadow_location(block, read.thread)),
+            });
+        }
+        if exited && let Some(access) = block.shared.unordered_remote() {
+            let [x, y, z] = block.coordinates;
+            return Err(Fault {
+                kind: FaultKind::Cluster(format!(
+                    "an access to the shared memory of block ({x}, {y}, {z}), which exits with no cluster barrier it waits at ordering the access first: its shared memory may be gone (end with `cluster_sync()` once the peers are done)"
+                )),
+                span: access.span,
                 location: Some(Location {
-                    thread: coordinates(u64::from(read.thread), self.block),
-                    block: block.coordinates,
+                    thread: coordinates(u64::from(access.thread), self.block),
+                    block: self.cluster_block(block.coordinates, access.rank),
                 }),
             });
         }
@@ -212,12 +226,26 @@ impl Grid<'_, '_> {
                 RemoteKind::Tma { .. } => "a multicast TMA load into shared memory",
                 RemoteKind::PairMma(_) => "a CTA pair's tcgen05.mma",
                 RemoteKind::CompleteTx { .. } => "a CTA pair's TMA load completing its bytes",
+                RemoteKind::Load { .. } => "a load from the shared memory",
+                RemoteKind::Store { .. } => "a store into the shared memory",
+                RemoteKind::Add { .. } => "an atomic add to the shared memory",
             };
             let [x, y, z] = block.coordinates;
             let kind = FaultKind::Cluster(format!(
                 "{what} of block ({x}, {y}, {z}), which has exited: a block must not exit while its cluster's peers may still reach it (end with `cluster_arrive()` and `cluster_wait()`)"
             ));
             return Err(self.fault(Trap::Fault(kind), span, location));
+        }
+        if let RemoteKind::Load { .. } | RemoteKind::Store { .. } | RemoteKind::Add { .. } =
+            effect.kind
+        {
+            return self.apply_dsmem(effect, blocks).map_err(|trap| {
+                let mut fault = self.fault(trap, span, location);
+                if let FaultKind::Race { cluster, .. } = &mut fault.kind {
+                    *cluster = true;
+                }
+                fault
+            });
         }
         let issuer = Issuer {
             rank: effect.from,
@@ -264,7 +292,7 @@ pub(crate) fn release_cluster_barrier(blocks: &mut [Block<'_>]) -> Result<bool, 
     if released {
         for block in blocks.iter_mut() {
             block.shared.share_all();
-            block.shared.barrier();
+            block.shared.cluster_barrier();
         }
         return Ok(true);
     }

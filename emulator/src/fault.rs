@@ -159,6 +159,11 @@ pub enum FaultKind {
         other_access: Access,
         /// The other thread (`at` is its instruction).
         other: [u32; 3],
+        /// The rank in the cluster of the other thread's block when that is a peer of
+        /// the block whose memory this is (distributed shared memory).
+        other_rank: Option<u32>,
+        /// Whether either access is a peer block's: only a cluster barrier orders them.
+        cluster: bool,
         /// The other thread's instruction.
         other_span: Span,
     },

@@ -118,6 +118,7 @@ impl Grid<'_, '_> {
                 "wait at the cluster barrier (round {round}) for every thread of the cluster"
             ),
             Status::Spinning(_) => "spin in a loop on memory nothing changes".to_owned(),
+            Status::Remote(_) => "wait for a load from a peer block's shared memory".to_owned(),
         };
         let inst = match thread.status {
             Status::Barrier(inst)
@@ -125,6 +126,7 @@ impl Grid<'_, '_> {
             | Status::Mbarrier(inst, ..)
             | Status::Named(inst, _)
             | Status::Cluster(inst, _)
+            | Status::Remote(inst)
             | Status::Spinning(inst) => inst,
             Status::Runnable | Status::Exited => return None,
         };

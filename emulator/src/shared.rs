@@ -18,6 +18,12 @@
 //! (as a transpose without its barrier is: the reader merely ran first); only when the
 //! epoch ends without such a write is it a read of uninitialized memory.
 //!
+//! A peer block of the cluster reaches into this shared memory (`cluster_view`,
+//! [`cluster`]) under a name of its own for each of its threads ([`remote_thread`]):
+//! only the cluster barrier orders such an access with another (a block's `bar.sync`
+//! does not), so two accesses of which one is a peer's race unless a cluster barrier
+//! (a new cluster epoch) lies between them.
+//!
 //! Asynchronous operations stretch over time: a TMA load's box is the program's only
 //! once its mbarrier phase completed and the reader observed it ([`flight`]), and a TMA
 //! store's or a wgmma's shared operands are read until the issuing thread's wait for
@@ -25,6 +31,7 @@
 
 mod asynchronous;
 mod bulk;
+mod cluster;
 mod flight;
 
 use std::cell::RefCell;
@@ -34,6 +41,7 @@ use lang::Span;
 use crate::fault::{Access, FaultKind, Trap};
 use bulk::BulkReads;
 pub use bulk::{PendingStore, Reader};
+pub use cluster::{RemoteAccess, remote_origin, remote_thread};
 use flight::Flights;
 
 /// One access as the shadow remembers it. `epoch` 0 means none.
@@ -46,6 +54,8 @@ struct Record {
     span: Span,
     /// The thread's `fence.proxy.async`s before the access.
     fences: u32,
+    /// The cluster epoch of the access (see [`cluster`]).
+    cluster_epoch: u32,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -93,6 +103,10 @@ pub struct SharedMemory {
     bytes: Vec<u8>,
     shadow: Vec<Shadow>,
     epoch: u32,
+    /// The cluster barriers passed, plus one.
+    cluster_epoch: u32,
+    /// The latest access by a peer block of the cluster ([`cluster`]).
+    remote: Option<RemoteAccess>,
     unwritten_read: Option<UnwrittenRead>,
     bulk_reads: BulkReads,
     flights: Flights,
@@ -117,6 +131,8 @@ impl SharedMemory {
             bytes: vec![0; size as usize],
             shadow: vec![Shadow::default(); size as usize],
             epoch: 1,
+            cluster_epoch: 1,
+            remote: None,
             unwritten_read: None,
             bulk_reads: BulkReads::default(),
             flights: Flights::default(),
@@ -174,6 +190,12 @@ impl SharedMemory {
 
     /// Whether an earlier access `record` and one by `who` now may happen in either order.
     fn concurrent(&self, record: &Record, who: &Accessor) -> bool {
+        if record.epoch != 0
+            && record.thread != who.thread
+            && (remote_origin(record.thread).is_some() || remote_origin(who.thread).is_some())
+        {
+            return record.cluster_epoch == self.cluster_epoch;
+        }
         record.epoch == self.epoch
             && record.thread != who.thread
             && (record.thread / 32 != who.thread / 32 || record.warp_epoch == who.warp_epoch)
@@ -187,6 +209,7 @@ impl SharedMemory {
             access: Some(access),
             span: who.span,
             fences: self.fences.get(who.thread as usize).copied().unwrap_or(0),
+            cluster_epoch: self.cluster_epoch,
         }
     }
 
@@ -232,7 +255,12 @@ impl SharedMemory {
         if !atomic {
             let record = self.record(who, access);
             let shadow = &mut self.shadow[index];
-            if shadow.read.epoch == record.epoch && shadow.read.thread != who.thread {
+            // A peer's read stays until a cluster barrier orders it, whatever the
+            // block's own barriers.
+            let live = shadow.read.epoch == record.epoch
+                || (remote_origin(shadow.read.thread).is_some()
+                    && shadow.read.cluster_epoch == record.cluster_epoch);
+            if live && shadow.read.thread != who.thread {
                 shadow.other_read = shadow.read;
             }
             shadow.read = record;

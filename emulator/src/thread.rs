@@ -13,6 +13,7 @@
 
 mod barriers;
 mod control;
+mod dsmem;
 mod fence;
 mod hopper;
 mod memory;
@@ -58,6 +59,9 @@ pub enum Status<'k> {
     /// It waits at this `barrier.cluster.wait` until every thread of the cluster has
     /// arrived this many times.
     Cluster(&'k Inst, u32),
+    /// Its load from a peer block's shared memory (`ld.shared::cluster`) is on its
+    /// way: the cluster's scheduler writes the word and lets it run on.
+    Remote(&'k Inst),
     /// An iteration of this do-while loop wrote nothing and left the loop's values as
     /// they were, or as an earlier iteration since its last write left them (a cycle):
     /// the next ones do the same unless another thread moves first.
@@ -76,6 +80,7 @@ impl PartialEq for Status<'_> {
             | (Status::Collective(a), Status::Collective(b))
             | (Status::Named(a, _), Status::Named(b, _))
             | (Status::Cluster(a, _), Status::Cluster(b, _))
+            | (Status::Remote(a), Status::Remote(b))
             | (Status::Spinning(a), Status::Spinning(b))
             | (Status::Mbarrier(a, ..), Status::Mbarrier(b, ..)) => std::ptr::eq(*a, *b),
             _ => false,

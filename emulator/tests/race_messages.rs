@@ -1,7 +1,8 @@
 //! The words of a race with an asynchronous reader of shared memory (a tcgen05.mma, a
 //! wgmma, a TMA store): the message names the operation and the missing wait, the
 //! diagnostic labels the reading instruction and says what to do; a race between two
-//! plain accesses asks for a barrier.
+//! plain accesses asks for a barrier, and one with a peer block's access (distributed
+//! shared memory) for the cluster barrier.
 
 use emulator::{Access, Fault, FaultKind, Location};
 use lang::Span;
@@ -14,6 +15,8 @@ fn race(other_access: Access) -> Fault {
             address: 0x40,
             other_access,
             other: [0, 0, 0],
+            other_rank: None,
+            cluster: false,
             other_span: Span::new(10, 20),
         },
         span: Span::new(30, 40),
@@ -82,5 +85,36 @@ fn a_race_between_plain_accesses_asks_for_a_barrier() {
             .help
             .unwrap_or_default()
             .contains("syncthreads()")
+    );
+}
+
+#[test]
+fn a_race_with_a_peer_block_names_it_and_asks_for_the_cluster_barrier() {
+    let mut fault = race(Access::Store);
+    if let FaultKind::Race {
+        other_rank,
+        cluster,
+        ..
+    } = &mut fault.kind
+    {
+        *other_rank = Some(2);
+        *cluster = true;
+    }
+    let text = fault.to_string();
+    assert!(
+        text.contains(
+            "which thread (0, 0, 0) of the cluster's block 2 wrote with no cluster barrier between them"
+        ),
+        "{text}"
+    );
+    let diagnostic = fault.to_diagnostic();
+    assert_eq!(diagnostic.code, "E0404");
+    assert_eq!(
+        diagnostic.secondary[0].message,
+        "thread (0, 0, 0) of block 2 wrote it here"
+    );
+    assert!(
+        (diagnostic.help.unwrap_or_default()).contains("cluster_sync()"),
+        "{text}"
     );
 }

@@ -59,6 +59,20 @@ pub enum Intrinsic {
     MbarrierArriveCluster,
     /// `mbarrier.try_wait.parity` until the phase of parity `parity` has completed.
     MbarrierWait,
+    /// A load of the 32-bit word at the shared address `addr` in block `cta` of the
+    /// cluster (distributed shared memory: `mapa`, then `ld.shared::cluster`), its one
+    /// result.
+    ClusterLoad,
+    /// A store of the 32-bit `value` at the shared address `addr` in block `cta` of the
+    /// cluster (`mapa`, then `st.shared::cluster`).
+    ClusterStore,
+    /// An atomic add of the 32-bit `value` to the word at the shared address `addr` in
+    /// block `cta` of the cluster, its old value unread (`mapa`, then
+    /// `red.shared::cluster.add`).
+    ClusterAdd {
+        /// Whether the word is an f32 (else an integer: the same bits for i32 and u32).
+        float: bool,
+    },
     /// `barrier.cluster.arrive.release`: the thread arrives at the cluster barrier.
     ClusterArrive,
     /// `barrier.cluster.wait.acquire`: the thread waits until every thread of the
@@ -226,6 +240,10 @@ impl Intrinsic {
             Intrinsic::MbarrierArriveExpectTx => rows::MBARRIER_ARRIVE_EXPECT_TX,
             Intrinsic::MbarrierArriveCluster => rows::MBARRIER_ARRIVE_CLUSTER,
             Intrinsic::MbarrierWait => rows::MBARRIER_WAIT,
+            Intrinsic::ClusterLoad => rows::CLUSTER_LOAD,
+            Intrinsic::ClusterStore => rows::CLUSTER_STORE,
+            Intrinsic::ClusterAdd { float: true } => rows::CLUSTER_ADD_F32,
+            Intrinsic::ClusterAdd { float: false } => rows::CLUSTER_ADD_U32,
             Intrinsic::ClusterArrive => rows::CLUSTER_ARRIVE,
             Intrinsic::ClusterWait => rows::CLUSTER_WAIT,
             Intrinsic::BulkCommit => rows::BULK_COMMIT,
@@ -304,6 +322,7 @@ impl Intrinsic {
                 (shape.registers() * repetitions) as usize
             }
             Intrinsic::Ordered { access, .. } => usize::from(access.returns()),
+            Intrinsic::ClusterLoad => 1,
             _ => 0,
         }
     }

@@ -11,6 +11,7 @@
 //! | `E0200`-`E0299`, `N0201`, `W0201` | the typechecker (`typecheck`) |
 //! | `E0300`-`E0399`, `W0301` | lowering and PTX (`lower`, `backend-ptx`, `cukc build`) |
 //! | `E0400`-`E0499` | running kernels on the emulator (`emulator`, `cukc test`) |
+//! | `E0590`-`E0599` | the typechecker, continued (distributed shared memory) |
 //! | `N0001` | the renderings and the language server (`lang::render::capped`) |
 //!
 //! Later stages take the next hundreds. `N` codes are notes: information, not
@@ -329,6 +330,10 @@ pub const REGISTRY: &[CodeInfo] = &[
     entry(
         "E0428",
         "an element of an integer tensor argument outside the range its kernel's `require_range` states (a page index past the cache), found before the launch",
+    ),
+    entry(
+        "E0590",
+        "`cluster_view` of something other than a shared buffer (or a part of one) of 32-bit elements",
     ),
     entry(
         "N0001",

@@ -31,6 +31,7 @@ mod atoms;
 pub mod blackwell;
 mod budget;
 mod builder;
+mod cluster_view;
 mod concurrent;
 mod control;
 mod copy;

@@ -191,6 +191,13 @@ impl Builder<'_> {
                     offset: offset + start,
                 })
             }
+            Base::Cluster { .. } => {
+                self.unsupported(
+                    "a cluster view used other than element by element (`v[i]`, `v[i] = x`)"
+                        .to_owned(),
+                );
+                None
+            }
             _ => {
                 self.unsupported("a tensor whose memory the compiler cannot name".to_owned());
                 None
@@ -302,6 +309,9 @@ impl Builder<'_> {
         index: &SymInt,
         predicate: Option<ValueId>,
     ) -> Option<ValueId> {
+        if let Base::Cluster { .. } = tensor.base {
+            return self.read_cluster_element(tensor, index, predicate);
+        }
         let (ty, narrow) = self.memory_element(tensor)?;
         match self.place(tensor, index)? {
             Place::Register { fragment, index } => Some(self.register(fragment, index, ty)),
@@ -336,6 +346,10 @@ impl Builder<'_> {
         value: ValueId,
         predicate: Option<ValueId>,
     ) {
+        if let Base::Cluster { .. } = tensor.base {
+            self.write_cluster_element(tensor, index, value, predicate);
+            return;
+        }
         let Some((ty, narrow)) = self.memory_element(tensor) else {
             return;
         };

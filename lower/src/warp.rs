@@ -55,6 +55,10 @@ impl Builder<'_> {
         value: &Term,
         old: Option<&str>,
     ) {
+        if let cute::Base::Cluster { .. } = tensor.base {
+            self.cluster_atomic(op, (tensor, index), value, old);
+            return;
+        }
         let Some(ty) = self.element_ty(tensor) else {
             return;
         };

@@ -107,6 +107,10 @@ pub struct KernelTrace {
     /// the variable an [`crate::Effect::Define`] gives the address of its entry in the
     /// peer table: the table parameter plus 8 bytes per rank.
     pub peers: Vec<String>,
+    /// For each cluster view (`cluster_view(s, r)`, a tensor whose base is
+    /// `cute::Base::Cluster`), the variable an [`crate::Effect::Define`] gives the rank
+    /// of its block in the cluster (an i32).
+    pub cluster_ranks: Vec<String>,
     /// What the kernel requires of the values in its integer tensor arguments
     /// (`require_range`, `require_offsets`), which the host checks before each launch.
     pub element_requirements: Vec<ElementRequirement>,

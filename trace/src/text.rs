@@ -348,6 +348,9 @@ fn tensor(tensor: &Tensor) -> String {
         Base::Coordinates => "coordinates".to_owned(),
         Base::Unknown => "memory ?".to_owned(),
         Base::Peer { param, entry } => format!("param {param} of peer #{entry}"),
+        Base::Cluster { buffer, entry } => {
+            format!("shared buffer {buffer} of cluster block #{entry}")
+        }
     };
     format!("{memory} {}", tensor.layout)
 }

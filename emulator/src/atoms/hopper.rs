@@ -26,6 +26,16 @@ pub enum Hopper {
     /// `mapa` and `mbarrier.arrive.shared::cluster`: one arrival on the mbarrier at
     /// `bar`'s offset in block `cta` of the cluster.
     MbarrierArriveRemote,
+    /// `mapa` and `ld.shared::cluster`: a load of the 32-bit word at `addr`'s offset in
+    /// block `cta` of the cluster (distributed shared memory).
+    ClusterLoad,
+    /// `mapa` and `st.shared::cluster`: a store of `value` there.
+    ClusterStore,
+    /// `mapa` and `red.shared::cluster.add`: `value` added to the word there.
+    ClusterAdd {
+        /// Whether the word is an f32 (else an integer).
+        float: bool,
+    },
     /// `cp.async.bulk.tensor` from global into shared memory, completing on `{bar}`.
     TmaLoad {
         /// The box's dimensions.
@@ -112,6 +122,9 @@ pub fn intrinsic(intrinsic: &Intrinsic) -> Option<Hopper> {
         Intrinsic::MbarrierArriveExpectTx => Hopper::MbarrierArrive { expect_tx: true },
         Intrinsic::MbarrierArriveCluster => Hopper::MbarrierArriveRemote,
         Intrinsic::MbarrierWait => Hopper::MbarrierWait,
+        Intrinsic::ClusterLoad => Hopper::ClusterLoad,
+        Intrinsic::ClusterStore => Hopper::ClusterStore,
+        Intrinsic::ClusterAdd { float } => Hopper::ClusterAdd { float },
         Intrinsic::NamedBarrier {
             arrive,
             id,

@@ -236,17 +236,23 @@ impl fmt::Display for Fault {
                 address,
                 other_access,
                 other,
+                other_rank,
+                cluster,
                 ..
             } => write!(
                 f,
-                "data race in shared memory: {who} {} byte {address:#x}, which thread {} {} with no barrier between them",
+                "data race in shared memory: {who} {} byte {address:#x}, which thread {}{} {} with no {}barrier between them",
                 access.verb(),
                 triple(*other),
+                other_rank.map_or(String::new(), |rank| format!(
+                    " of the cluster's block {rank}"
+                )),
                 if other_access.writes() {
                     "wrote"
                 } else {
                     "read"
-                }
+                },
+                if *cluster { "cluster " } else { "" }
             ),
             FaultKind::Uninitialized { access, address } => write!(
                 f,
@@ -447,6 +453,8 @@ impl Fault {
             FaultKind::Race {
                 other_access,
                 other,
+                other_rank,
+                cluster,
                 other_span,
                 ..
             } => {
@@ -455,14 +463,18 @@ impl Fault {
                 } else {
                     "read"
                 };
+                let block = other_rank.map_or(String::new(), |rank| format!(" of block {rank}"));
+                let help = if *cluster {
+                    "order a peer block's access with the cluster barrier (`cluster_sync()`) between them: a block's own barriers do not order its peers"
+                } else {
+                    "order the two accesses with a barrier (`syncthreads()`) between them"
+                };
                 diagnostic = diagnostic
                     .with_secondary(
                         *other_span,
-                        format!("thread {} {verb} it here", triple(*other)),
+                        format!("thread {}{block} {verb} it here", triple(*other)),
                     )
-                    .with_help(
-                        "order the two accesses with a barrier (`syncthreads()`) between them",
-                    );
+                    .with_help(help);
             }
             FaultKind::BarrierNotReached { other } | FaultKind::PartialWarp { other, .. } => {
                 if let Elsewhere::Waiting { span, .. } = other.at {

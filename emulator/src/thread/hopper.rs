@@ -16,7 +16,8 @@
 //!   TMA store
 //!   reads the shared tile (checked for races) and writes the elements inside the
 //!   tensor;
-//! - an arrival on a peer block's mbarrier (`mapa`) is a [`Remote`] too; an arrival
+//! - an arrival on a peer block's mbarrier (`mapa`) is a [`Remote`] too, as is a load
+//!   or store in a peer's shared memory (`dsmem.rs`); an arrival
 //!   releases what its thread observed to the threads whose wait passes the barrier
 //!   next;
 //! - a named barrier counts arrivals per id; a `bar.sync` waits until its count is met;
@@ -92,6 +93,31 @@ pub enum RemoteKind {
         /// The bytes.
         bytes: i64,
     },
+    /// A distributed-shared-memory load of the word at this shared address into the
+    /// issuing thread's register `result` (which waits for it).
+    Load {
+        /// The word's address.
+        address: u32,
+        /// The register.
+        result: ValueId,
+    },
+    /// A distributed-shared-memory store of `bytes` at this shared address.
+    Store {
+        /// The word's address.
+        address: u32,
+        /// The word, little-endian.
+        bytes: [u8; 4],
+    },
+    /// A distributed-shared-memory atomic add of `value` to the word at this shared
+    /// address.
+    Add {
+        /// The word's address.
+        address: u32,
+        /// The value's bits.
+        value: u32,
+        /// Whether the word is an f32 (else an integer).
+        float: bool,
+    },
 }
 
 impl Remote {
@@ -119,9 +145,12 @@ impl Remote {
                 (barrier, 0, -bytes)
             }
             RemoteKind::CompleteTx { barrier, bytes } => (barrier, 0, -bytes),
-            RemoteKind::PairMma(_) => {
+            RemoteKind::PairMma(_)
+            | RemoteKind::Load { .. }
+            | RemoteKind::Store { .. }
+            | RemoteKind::Add { .. } => {
                 return Err(Trap::Fault(FaultKind::Cluster(
-                    "a CTA pair's tcgen05.mma applied to one block".to_owned(),
+                    "an access to several blocks applied to one block".to_owned(),
                 )));
             }
         };
@@ -130,7 +159,7 @@ impl Remote {
 }
 
 /// The operand named `name` of an intrinsic (its row's role): a value and a byte offset.
-fn named_operand(op: &Op, name: &str) -> Option<(ValueId, i64)> {
+pub(super) fn named_operand(op: &Op, name: &str) -> Option<(ValueId, i64)> {
     let Op::Intrinsic {
         intrinsic,
         operands,
@@ -273,6 +302,9 @@ impl<'k> Thread<'k> {
                         self.send(inst, context, target, kind);
                     }
                 }
+            }
+            Hopper::ClusterLoad | Hopper::ClusterStore | Hopper::ClusterAdd { .. } => {
+                return self.cluster_access(hopper, inst, context);
             }
             Hopper::ClusterArrive => self.cluster_arrivals += 1,
             Hopper::ClusterWait => {

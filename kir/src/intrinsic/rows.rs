@@ -54,6 +54,10 @@ pub(super) const TMEM_STORE: usize = 37;
 pub(super) const FENCE_DEVICE: usize = 38;
 pub(super) const FENCE_SYSTEM: usize = 39;
 pub(super) const TMA_REDUCE_ADD: usize = 62;
+pub(super) const CLUSTER_LOAD: usize = 63;
+pub(super) const CLUSTER_STORE: usize = 64;
+pub(super) const CLUSTER_ADD_F32: usize = 65;
+pub(super) const CLUSTER_ADD_U32: usize = 66;
 /// The first of the six `tcgen05.mma` rows: by kind, A in shared then tensor memory.
 const TCGEN05_MMA: usize = 40;
 
@@ -197,13 +201,38 @@ const fn mbarrier_row(
     }
 }
 
+/// A distributed-shared-memory store's or add's operands: the word's address in this
+/// block (`mapa` maps it), the block's rank, the value.
+const CLUSTER_WORD: &[Role] = &[
+    value("addr"),
+    value("cta"),
+    Role {
+        name: "value",
+        kind: RoleKind::Word,
+    },
+];
+
+/// A distributed-shared-memory add's row: the word's address and block, the value;
+/// it reads and writes the word.
+const fn cluster_add(name: &'static str, build: fn(&[u32]) -> Option<Intrinsic>) -> Row {
+    Row {
+        operands: CLUSTER_WORD,
+        effects: Effects {
+            reads: &[Space::Shared],
+            writes: &[Space::Shared],
+            ..NO_EFFECTS
+        },
+        ..plain(name, build)
+    }
+}
+
 /// The instruction `intrinsic` when there are no numbers.
 fn only(numbers: &[u32], intrinsic: Intrinsic) -> Option<Intrinsic> {
     numbers.is_empty().then_some(intrinsic)
 }
 
 /// Every row, at the index [`Intrinsic::row`] gives its kind.
-pub static ROWS: [Row; 63] = [
+pub static ROWS: [Row; 67] = [
     Row {
         numbers: &["registers"],
         scope: Scope::Warpgroup,
@@ -421,6 +450,31 @@ pub static ROWS: [Row; 63] = [
         MemoryScope::System,
     ),
     tma::STORE_ADD,
+    // Distributed shared memory: `mapa` takes the word's address in a register, without
+    // an offset; the word is 32 bits of any type.
+    Row {
+        operands: &[value("addr"), value("cta")],
+        result_words: true,
+        effects: Effects {
+            reads: &[Space::Shared],
+            ..NO_EFFECTS
+        },
+        ..plain("cluster_load", |n| only(n, Intrinsic::ClusterLoad))
+    },
+    Row {
+        operands: CLUSTER_WORD,
+        effects: Effects {
+            writes: &[Space::Shared],
+            ..NO_EFFECTS
+        },
+        ..plain("cluster_store", |n| only(n, Intrinsic::ClusterStore))
+    },
+    cluster_add("cluster_add_f32", |n| {
+        only(n, Intrinsic::ClusterAdd { float: true })
+    }),
+    cluster_add("cluster_add_u32", |n| {
+        only(n, Intrinsic::ClusterAdd { float: false })
+    }),
 ];
 
 /// A bulk group wait of up to 63 pending groups (the immediate's range).

@@ -12,6 +12,7 @@
 mod algebra;
 mod arrays;
 mod blackwell;
+mod cluster_view;
 mod copies;
 mod functions;
 pub(crate) mod hopper;

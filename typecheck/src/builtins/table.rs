@@ -314,6 +314,8 @@ builtins! {
             "Arrives at the cluster barrier without waiting (`barrier.cluster.arrive.release`; sm_90); `cluster_wait` waits." => intrinsic[Intrinsic::ClusterArrive];
         "cluster_wait", Device, Between(0, 0), [], true, "",
             "Waits until every thread of the cluster has arrived at the cluster barrier as often as this one (`barrier.cluster.wait.acquire`; sm_90)." => intrinsic[Intrinsic::ClusterWait];
+        "cluster_view", Device, Between(2, 2), [], false, "smem, rank",
+            "The shared tensor `smem` (one of the kernel's buffers, or a part; 32-bit elements) as it lies in block `rank` of the cluster: the same layout, read and written element by element over distributed shared memory (`mapa`, `ld`/`st.shared::cluster`; sm_90), and `atomic_add` to (`red.shared::cluster.add`). Order the blocks' accesses with `cluster_sync()`." => cluster_view(name);
         "named_barrier_sync", Device, Between(2, 2), [], true, "id, threads",
             "Waits at named barrier `id` (0 to 15; a constant, or a run-time integer the same in every thread of a warp) until `threads` threads (whole warps) have arrived (`bar.sync id, threads`)." => named_barrier(name);
         "named_barrier_arrive", Device, Between(2, 2), [], true, "id, threads",

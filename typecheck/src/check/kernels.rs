@@ -94,6 +94,7 @@ impl<'a> Checker<'a> {
             is_default: true,
             peers: Vec::new(),
             element_requirements: Vec::new(),
+            cluster_ranks: Vec::new(),
         }
     }
 
