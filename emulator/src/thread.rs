@@ -207,6 +207,10 @@ pub struct Thread<'k> {
     pub status: Status<'k>,
     /// Its arrivals at the cluster barrier (`barrier.cluster.arrive`).
     pub cluster_arrivals: u32,
+    /// Whether it has waited at the cluster barrier (`barrier.cluster.wait`): only then
+    /// has every block of its cluster started, so that their shared memory may be
+    /// reached.
+    pub cluster_waited: bool,
     registers: Vec<u64>,
     frames: Vec<Frame<'k>>,
     copies: AsyncCopies,
@@ -238,6 +242,7 @@ impl<'k> Thread<'k> {
             coordinates,
             status: Status::Runnable,
             cluster_arrivals: 0,
+            cluster_waited: false,
             registers: vec![0; kernel.values.len()],
             frames: vec![Frame {
                 body: &kernel.body,

@@ -51,6 +51,13 @@ impl<'k> Thread<'k> {
         };
         let who = self.accessor(context, inst);
         let local = target == context.cluster_rank();
+        // A peer block may not have started until a cluster barrier says so (PTX ISA,
+        // distributed shared memory: the target block must be running).
+        if !local && !self.cluster_waited {
+            return Err(Trap::Fault(FaultKind::Cluster(format!(
+                "a distributed shared memory {what} in block {target} of the cluster before this thread waited at a cluster barrier: that block may not have started yet (a `cluster_sync()` before the first access to a peer's shared memory makes sure it has)"
+            ))));
+        }
         let value = || operand("value").map(|(value, _)| self.get(value) as u32);
         match hopper {
             Hopper::ClusterLoad if local => {

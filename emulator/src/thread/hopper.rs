@@ -308,6 +308,8 @@ impl<'k> Thread<'k> {
             }
             Hopper::ClusterArrive => self.cluster_arrivals += 1,
             Hopper::ClusterWait => {
+                // What follows the wait runs once every thread of the cluster arrived.
+                self.cluster_waited = true;
                 return Ok(Flow::Wait(Status::Cluster(inst, self.cluster_arrivals)));
             }
             Hopper::TmaStore { rank, add } => {
