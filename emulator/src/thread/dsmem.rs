@@ -8,7 +8,7 @@
 
 use kir::{Inst, Op, ValueId};
 
-use super::hopper::named_operand;
+use super::hopper::required_operand;
 use super::memory::little_endian;
 use super::{Context, Flow, Status, Thread};
 use crate::arith;
@@ -25,13 +25,7 @@ impl<'k> Thread<'k> {
         inst: &'k Inst,
         context: &mut Context<'_, 'k>,
     ) -> Result<Flow<'k>, Trap> {
-        let operand = |name: &str| {
-            named_operand(&inst.op, name).ok_or_else(|| {
-                Trap::Fault(FaultKind::Unsupported(format!(
-                    "a cluster access without its `{name}` operand"
-                )))
-            })
-        };
+        let operand = |name: &str| required_operand(&inst.op, name, "a cluster access");
         let (access, what) = match hopper {
             Hopper::ClusterLoad => (Access::Load, "load"),
             Hopper::ClusterStore => (Access::Store, "store"),

@@ -170,6 +170,16 @@ pub(super) fn named_operand(op: &Op, name: &str) -> Option<(ValueId, i64)> {
     operands.get(intrinsic.operand_index(name)?).copied()
 }
 
+/// [`named_operand`], or a fault saying that `what` (an instruction, as the emulator
+/// models it) lacks it.
+pub(super) fn required_operand(op: &Op, name: &str, what: &str) -> Result<(ValueId, i64), Trap> {
+    named_operand(op, name).ok_or_else(|| {
+        Trap::Fault(FaultKind::Unsupported(format!(
+            "{what} without its `{name}` operand"
+        )))
+    })
+}
+
 impl<'k> Thread<'k> {
     /// Executes the Hopper instruction `inst`, modelled as `hopper`.
     pub(super) fn hopper(
@@ -178,13 +188,7 @@ impl<'k> Thread<'k> {
         inst: &'k Inst,
         context: &mut Context<'_, 'k>,
     ) -> Result<Flow<'k>, Trap> {
-        let operand = |name: &str| {
-            named_operand(&inst.op, name).ok_or_else(|| {
-                Trap::Fault(FaultKind::Unsupported(format!(
-                    "a Hopper instruction without its `{name}` operand"
-                )))
-            })
-        };
+        let operand = |name: &str| required_operand(&inst.op, name, "a Hopper instruction");
         let value = |thread: &Self, name: &str| -> Result<i64, Trap> {
             let (value, _) = operand(name)?;
             Ok(i64::from(crate::arith::as_i32(thread.get(value))))
