@@ -1,20 +1,19 @@
 #!/usr/bin/env python3
-"""The inference GEMM shape sweep (issue 39): cuk-examples/gemm_sm90.cuk's kernel at every
-M of SIZES_M against the weight shapes (N, K) of Llama-3-8B, Llama-3-70B and DeepSeek-V3
-projections, bf16, each bench beside cuBLAS on the same operands (`F.linear`'s layout:
-activations (M, K) times the weight (N, K) transposed), in one `cukc bench` run on random
-inputs. Prints a table of the ratios and a summary line with their geometric mean and
-the worst.
+"""The inference GEMM shape sweep (issue 39): at every M of SIZES_M against the weight
+shapes (N, K) of Llama-3-8B, Llama-3-70B and DeepSeek-V3 projections, bf16, the kernel
+the table picks for that M (cuk-examples/gemm_small_m_sm90.cuk's swap-AB split-K kernel
+for the decode rows, gemm_sm90.cuk's persistent kernel for the rest), each bench beside
+cuBLAS on the same operands (`F.linear`'s layout: activations (M, K) times the weight
+(N, K) transposed), in one `cukc bench` run on random inputs. Prints a table of the
+ratios and a summary line with their geometric mean and the worst.
 
     scripts/gemm-sweep.py [--cukc PATH] [--m 1,16,...] [--clusters N] [--consts "BM = 64, ..."] [--keep FILE]
 
-It writes the benches into a copy of the example, each call with the configuration
-`TABLE` gives its M (`--consts` and `--clusters` give one for every call instead).
-On an H200 (about 60 s for the 96 shapes), with the table: geometric mean 0.755x cuBLAS,
-0.985x over the 36 shapes from M = 1024 on (worst 0.611x, DeepSeek-V3's 2112 x 7168 at
-M = 1024) and 0.644x over the 60 decode shapes up to M = 256 (worst 0.391x, Llama-3-8B's
-down projection at M = 1). With the example's defaults everywhere it was 0.601x (decode
-0.447x). Split-K and swapping A and B for the narrowest M are next.
+`--consts` and `--clusters` give one gemm_sm90 configuration for every call instead of
+the table's. On an H200 with the table (about 60 s): geometric mean 0.893x cuBLAS over
+the 96 shapes (0.755x before the small-M kernel), 1.070x over the 36 with M <= 64
+(worst 0.757x, DeepSeek-V3's 4096 x 7168 at M = 64), worst overall 0.468x (Llama-3-70B's
+gate/up projection at M = 256): M = 128 and 256 are what is left to do.
 """
 
 import argparse
@@ -46,44 +45,75 @@ WEIGHTS = [
 # One block per SM pair of an H100 or H200 (132 SMs), as the example's own benches.
 CLUSTERS = 66
 
-# The configuration by M: (largest M, clusters, const arguments). Decode shapes take
-# 64-row tiles, 64 columns wide, 8 stages deep, one block per SM and no multicast, so
-# that more blocks stream the weight (H200, M <= 256 over the 60 decode shapes: geometric
-# mean 0.644-0.678x cuBLAS in two runs, against 0.447x with the defaults; 0.630x with
-# 128-wide tiles and 4 stages, 0.502x with 64-wide tiles and 4 stages). The rest keep the
-# example's defaults.
+# The configuration by M: (largest M, kernel, clusters or target blocks, const
+# arguments). Measured on an H200 over the 12 weights (scripts in the issue's note):
+# - M <= 64: gemm_swap_ab with a's rows as wgmma's N (8 for one row, else M rounded up
+#   to 8), one consumer warpgroup, 8 stages, and K split so that the grid is about 132
+#   blocks (geometric mean against cuBLAS 1.17x at M = 1, 1.12x at 16, 0.93x at 64).
+#   More blocks (264 or 528) were slower: the last block of a tile reads every split's
+#   partial alone.
+# - 64 < M <= 256: gemm_sm90 with 64 x 64 tiles, 8 stages, one block per SM and no
+#   multicast (0.74x at 128, 0.55x at 256; swapping A and B measured 0.83x and 0.69x at
+#   best, 128 x 128 tiles 0.52x and 0.55x).
+# - larger M: the example's defaults.
 TABLE = [
-    (256, 132, "BM = 64, BN = 64, EPI = 1, CM = 1, RASTER = 0, STAGES = 8"),
-    (None, CLUSTERS, ""),
+    (64, "swap", 132, "WG = 1, STAGES = 8"),
+    (256, "tn", 132, "BM = 64, BN = 64, EPI = 1, CM = 1, RASTER = 0, STAGES = 8"),
+    (None, "tn", CLUSTERS, ""),
 ]
 
 
 def configuration(m, clusters, consts):
-    """The clusters and const arguments for M = `m`: the table's, unless given."""
+    """The kernel, clusters (or blocks) and const arguments for M = `m`: the table's,
+    unless given."""
     if clusters is not None or consts is not None:
-        return (clusters or CLUSTERS, consts or "")
-    for largest, table_clusters, table_consts in TABLE:
+        return ("tn", clusters or CLUSTERS, consts or "")
+    for largest, kernel, table_clusters, table_consts in TABLE:
         if largest is None or m <= largest:
-            return (table_clusters, table_consts)
-    return (CLUSTERS, "")
+            return (kernel, table_clusters, table_consts)
+    return ("tn", CLUSTERS, "")
+
 
 LINE = re.compile(
-    r"^bench (sweep_\S+) \.\.\. [0-9.]+ ms, ([0-9.]+) TFLOP/s; cuBLAS ([0-9.]+) TFLOP/s.*?([0-9.]+)% of cuBLAS"
+    r"^bench (sweep_\S+) \.\.\. ([0-9.]+) ms, ([0-9.]+) TFLOP/s; cuBLAS ([0-9.]+) TFLOP/s.*?([0-9.]+)% of cuBLAS"
 )
 
 
-def bench_block(m, n, k, clusters, consts):
+def bench_block(m, n, k, kernel, clusters, consts):
     name = f"sweep_m{m}_n{n}_k{k}"
     extra = f", {consts}" if consts else ""
+    if kernel == "swap":
+        rows = 8 if m == 1 else -(-m // 8) * 8
+        tiles = -(-n // 64) * -(-m // rows)
+        splits = max(1, min(-(-k // 64), round(clusters / tiles)))
+        call = (
+            f"    let ws = zeros(f32, ({splits}, {n}, {m}));\n"
+            f"    let tickets = zeros(i32, {-(-n // 64) * -(-m // 8)});\n"
+            f"    gemm_swap_ab({m}, {n}, {k}, a, b, c, {splits}, ws, tickets, BA = {rows}{extra});\n"
+        )
+    else:
+        call = f"    gemm_tn({m}, {n}, {k}, a, b, c, {clusters}{extra});\n"
     return (
         f"bench {name} {{\n"
         f"    let a = randn(bf16, ({m}, {k}));\n"
         f"    let b = randn(bf16, ({n}, {k}));\n"
         f"    let c = empty(bf16, ({m}, {n}));\n"
-        f"    gemm_tn({m}, {n}, {k}, a, b, c, {clusters}{extra});\n"
-        f"    report flops = 2 * {m} * {n} * {k}, against cublas(a, transpose(b));\n"
+        + call
+        + f"    report flops = 2 * {m} * {n} * {k}, against cublas(a, transpose(b));\n"
         f"}}\n"
     )
+
+
+def kernels(root):
+    """Both examples' kernels, without their tests, benches and tune blocks (and the
+    second's `use` lines, which repeat the first's)."""
+    with open(os.path.join(root, "cuk-examples", "gemm_sm90.cuk")) as source:
+        text = source.read()
+    text = text[: text.index("\n// Four cluster tiles")] + "\n"
+    with open(os.path.join(root, "cuk-examples", "gemm_small_m_sm90.cuk")) as source:
+        small = source.read()
+    small = small[small.index("\nkernel gemm_swap_ab") : small.index("\n// One row, one split")]
+    return text + small + "\n"
 
 
 def main():
@@ -96,10 +126,7 @@ def main():
     args = parser.parse_args()
     sizes = [int(m) for m in args.m.split(",")]
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    with open(os.path.join(root, "cuk-examples", "gemm_sm90.cuk")) as source:
-        text = source.read()
-    # Only the sweep's benches: the example's own tests, benches and tune blocks go.
-    text = text[: text.index("\n// Four cluster tiles")] + "\n"
+    text = kernels(root)
     shapes = [(m, n, k) for (_, _, n, k) in WEIGHTS for m in sizes]
     text += "\n".join(
         bench_block(m, n, k, *configuration(m, args.clusters, args.consts)) for (m, n, k) in shapes
@@ -116,12 +143,15 @@ def main():
     for line in run.stdout.splitlines():
         found = LINE.match(line)
         if found:
-            ours, theirs, ratio = (float(found.group(i)) for i in (2, 3, 4))
-            measured[found.group(1)] = (ours, theirs, ratio / 100)
+            ms, ours, theirs, ratio = (float(found.group(i)) for i in (2, 3, 4, 5))
+            measured[found.group(1)] = (ms, ours, theirs, ratio / 100)
     if not measured:
         sys.stdout.write(run.stdout + run.stderr)
         sys.exit("gemm-sweep: no bench measured")
-    print(f"{'model':<12} {'proj':<12} {'M':>6} {'N':>6} {'K':>6} {'CuK TF/s':>9} {'cuBLAS':>9} {'ratio':>7}")
+    print(
+        f"{'model':<12} {'proj':<12} {'M':>6} {'N':>6} {'K':>6} {'CuK TF/s':>9} {'cuBLAS':>9} "
+        f"{'ratio':>7} {'weight GB/s':>12}"
+    )
     ratios = []
     for model, projection, n, k in WEIGHTS:
         for m in sizes:
@@ -129,9 +159,14 @@ def main():
             if entry is None:
                 print(f"{model:<12} {projection:<12} {m:>6} {n:>6} {k:>6}   (not measured)")
                 continue
-            ours, theirs, ratio = entry
+            ms, ours, theirs, ratio = entry
             ratios.append((ratio, model, projection, m))
-            print(f"{model:<12} {projection:<12} {m:>6} {n:>6} {k:>6} {ours:9.1f} {theirs:9.1f} {ratio:7.3f}")
+            # The weight's bytes over the kernel's time.
+            weight = n * k * 2 / (ms * 1e-3) / 1e9
+            print(
+                f"{model:<12} {projection:<12} {m:>6} {n:>6} {k:>6} {ours:9.1f} {theirs:9.1f} "
+                f"{ratio:7.3f} {weight:12.0f}"
+            )
     mean = math.exp(sum(math.log(r) for r, *_ in ratios) / len(ratios))
     worst = min(ratios)
     print(

@@ -447,6 +447,22 @@ fn gemm_grouped_sm90() {
     });
 }
 
+// The small-M kernel: its stage count is bounded by shared memory with the widest
+// activation tile and two warpgroups (8 stages of 384 rows do not fit).
+#[test]
+fn gemm_small_m_sm90() {
+    sweep(&Example {
+        file: "gemm_small_m_sm90.cuk",
+        params: &[
+            param("WG", "1", &["2"], &["0", "3"]),
+            param("BA", "16", &["8", "24", "128"], &["0", "12", "264"]),
+            param("STAGES", "8", &["2", "3"], &["1"]),
+        ],
+        accepted: &[&[("WG", "2"), ("BA", "256"), ("STAGES", "3")]],
+        quick_filter: Some("ragged_three_splits_twice"),
+    });
+}
+
 #[test]
 fn gemm_sm100() {
     sweep(&Example {

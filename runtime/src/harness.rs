@@ -204,8 +204,12 @@ pub enum Outcome {
 pub struct BenchResult {
     /// The median time of its kernel calls, in milliseconds (summed over the calls).
     pub kernel_ms: f64,
-    /// What `report` said one run does.
+    /// What `report` said one run does: the amount its reference is compared by, when
+    /// it names one, else the first it gives.
     pub metric: Option<Metric>,
+    /// The other amount `report` gave, if it gave both (`flops` and `bytes`): its rate
+    /// is shown too.
+    pub also: Option<Metric>,
     /// The reference measured in the same run.
     pub reference: Option<Reference>,
     /// A remark, such as a reference that is not available.
@@ -231,6 +235,20 @@ pub struct Reference {
 }
 
 impl Metric {
+    /// A report's amounts in the order a bench shows them: the one its reference
+    /// (`memcpy` or `cublas`, if any) is compared by, then the other; without a
+    /// reference, as written.
+    pub fn lead(
+        mut metrics: Vec<Metric>,
+        reference: Option<&str>,
+    ) -> (Option<Metric>, Option<Metric>) {
+        if let Some(reference) = reference {
+            let by_flops = reference == "cublas";
+            metrics.sort_by_key(|metric| matches!(metric, Metric::Flops(_)) != by_flops);
+        }
+        (metrics.first().copied(), metrics.get(1).copied())
+    }
+
     /// The rate for a run of `ms` milliseconds: GB/s for bytes, TFLOP/s for flops.
     pub fn rate(self, ms: f64) -> f64 {
         match self {
@@ -262,6 +280,9 @@ impl fmt::Display for BenchResult {
         write!(f, "{:.4} ms", self.kernel_ms)?;
         if let Some(metric) = self.metric {
             write!(f, ", {:.1} {}", metric.rate(self.kernel_ms), metric.unit())?;
+            if let Some(also) = self.also {
+                write!(f, ", {:.1} {}", also.rate(self.kernel_ms), also.unit())?;
+            }
             if let (Some(reference), Some(ratio)) = (&self.reference, self.ratio()) {
                 write!(
                     f,
@@ -562,4 +583,54 @@ fn guarded<T>(body: impl FnOnce() -> T) -> Result<T, String> {
             .unwrap_or_else(|| "unknown panic".to_owned());
         format!("internal error in the runtime: {text}")
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_reference_decides_which_amount_leads() {
+        let both = vec![Metric::Bytes(4_000_000), Metric::Flops(2_000_000_000)];
+        assert_eq!(
+            Metric::lead(both.clone(), Some("cublas")),
+            (
+                Some(Metric::Flops(2_000_000_000)),
+                Some(Metric::Bytes(4_000_000))
+            )
+        );
+        assert_eq!(
+            Metric::lead(both.iter().rev().copied().collect(), Some("memcpy")),
+            (
+                Some(Metric::Bytes(4_000_000)),
+                Some(Metric::Flops(2_000_000_000))
+            )
+        );
+        assert_eq!(
+            Metric::lead(both, None),
+            (
+                Some(Metric::Bytes(4_000_000)),
+                Some(Metric::Flops(2_000_000_000))
+            )
+        );
+        assert_eq!(Metric::lead(Vec::new(), Some("cublas")), (None, None));
+    }
+
+    #[test]
+    fn both_rates_are_shown() {
+        let result = BenchResult {
+            kernel_ms: 0.002,
+            metric: Some(Metric::Flops(2_000_000_000)),
+            also: Some(Metric::Bytes(4_000_000)),
+            reference: Some(Reference {
+                name: "cuBLAS".to_owned(),
+                ms: 0.004,
+            }),
+            note: None,
+        };
+        assert_eq!(
+            result.to_string(),
+            "0.0020 ms, 1000.0 TFLOP/s, 2000.0 GB/s; cuBLAS 500.0 TFLOP/s (0.0040 ms); 200.0% of cuBLAS"
+        );
+    }
 }

@@ -287,7 +287,7 @@ impl Interpreter<'_> {
         if self.bench.is_none() {
             return Err(Stop::error(span, "`report` belongs in a `bench` block"));
         }
-        let mut metric = None;
+        let mut metrics = Vec::new();
         let mut against = None;
         for part in parts {
             match part {
@@ -302,7 +302,7 @@ impl Interpreter<'_> {
                                 format!("a reported amount is positive, not {amount}"),
                             )
                         })?;
-                    metric = Some(match name.text.as_str() {
+                    metrics.push(match name.text.as_str() {
                         "bytes" => Metric::Bytes(amount),
                         "flops" => Metric::Flops(amount),
                         other => {
@@ -323,6 +323,7 @@ impl Interpreter<'_> {
                 }
             }
         }
+        let (metric, also) = Metric::lead(metrics, against.map(|(name, ..)| name));
         let Some(bench) = &self.bench else {
             return Ok(());
         };
@@ -377,6 +378,7 @@ impl Interpreter<'_> {
             bench.result = Some(BenchResult {
                 kernel_ms,
                 metric,
+                also,
                 reference,
                 note,
             });

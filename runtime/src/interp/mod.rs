@@ -187,6 +187,7 @@ impl<'m> Interpreter<'m> {
             bench.result.take().unwrap_or_else(|| BenchResult {
                 kernel_ms: bench.kernel_ms.iter().map(|(_, ms)| ms).sum(),
                 metric: None,
+                also: None,
                 reference: None,
                 note: Some("no `report` statement".to_owned()),
             })

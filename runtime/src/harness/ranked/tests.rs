@@ -6,6 +6,7 @@ fn measured(kernel_ms: f64) -> Outcome {
     Outcome::Measured(BenchResult {
         kernel_ms,
         metric: None,
+        also: None,
         reference: None,
         note: None,
     })
