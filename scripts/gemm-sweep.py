@@ -10,10 +10,9 @@ ratios and a summary line with their geometric mean and the worst.
     scripts/gemm-sweep.py [--cukc PATH] [--m 1,16,...] [--clusters N] [--consts "BM = 64, ..."] [--keep FILE]
 
 `--consts` and `--clusters` give one gemm_sm90 configuration for every call instead of
-the table's. On an H200 with the table (about 60 s): geometric mean 0.893x cuBLAS over
-the 96 shapes (0.755x before the small-M kernel), 1.070x over the 36 with M <= 64
-(worst 0.757x, DeepSeek-V3's 4096 x 7168 at M = 64), worst overall 0.468x (Llama-3-70B's
-gate/up projection at M = 256): M = 128 and 256 are what is left to do.
+the table's. On an H200 with the table (about 70 s): geometric mean 0.933x cuBLAS over
+the 96 shapes (0.755x before the small-M kernel), 0.913x over the 60 with M <= 256,
+worst 0.557x (Llama-3-8B's 4096 x 4096 at M = 256): M = 128 and 256 are what is left.
 """
 
 import argparse
@@ -45,20 +44,22 @@ WEIGHTS = [
 # One block per SM pair of an H100 or H200 (132 SMs), as the example's own benches.
 CLUSTERS = 66
 
-# The configuration by M: (largest M, kernel, clusters or target blocks, const
-# arguments). Measured on an H200 over the 12 weights (scripts in the issue's note):
+# The configuration by M: (largest M, kernel, clusters or blocks, const arguments).
+# Measured on an H200 over the 12 weights, geometric means against cuBLAS (the figures
+# of each alternative from one run; scripts in the issue's note):
 # - M <= 64: gemm_swap_ab with a's rows as wgmma's N (8 for one row, else M rounded up
-#   to 8), one consumer warpgroup, 8 stages, and K split so that the grid is about 132
-#   blocks (geometric mean against cuBLAS 1.17x at M = 1, 1.12x at 16, 0.93x at 64).
-#   More blocks (264 or 528) were slower: the last block of a tile reads every split's
-#   partial alone.
-# - 64 < M <= 256: gemm_sm90 with 64 x 64 tiles, 8 stages, one block per SM and no
-#   multicast (0.74x at 128, 0.55x at 256; swapping A and B measured 0.83x and 0.69x at
-#   best, 128 x 128 tiles 0.52x and 0.55x).
-# - larger M: the example's defaults.
+#   to 8), one consumer warpgroup, 8 stages, K split so that at most 132 blocks run, and
+#   the tile's last block adding the partials (1.17x at M = 1, 1.12x at 16, 0.96x at
+#   64). More blocks (264 or 528) were slower: the last block reads every partial alone.
+# - M = 128 and 256: gemm_swap_ab with two consumer warpgroups (128 weight rows a
+#   block) and 128 or 256 of a's rows, the partials added by `splitk_reduce` (0.78x at
+#   128, 0.72x at 256; gemm_sm90 with 64 x 64 tiles 0.74x and 0.55x, with 128 x 128
+#   tiles 0.52x and 0.55x; the last-block sum 0.62x at 256).
+# - larger M: gemm_sm90's defaults.
 TABLE = [
     (64, "swap", 132, "WG = 1, STAGES = 8"),
-    (256, "tn", 132, "BM = 64, BN = 64, EPI = 1, CM = 1, RASTER = 0, STAGES = 8"),
+    (128, "swap", 132, "BA = 128, WG = 2, STAGES = 6, LAST = 0"),
+    (256, "swap", 132, "BA = 256, WG = 2, STAGES = 4, LAST = 0"),
     (None, "tn", CLUSTERS, ""),
 ]
 
@@ -74,6 +75,29 @@ def configuration(m, clusters, consts):
     return ("tn", CLUSTERS, "")
 
 
+def const_value(consts, name, default):
+    """The value `consts` ("A = 1, B = 2") gives `name`, else `default`."""
+    found = re.search(rf"\b{name} = (\d+)", consts)
+    return int(found.group(1)) if found else default
+
+
+def swap_call(m, n, k, blocks, consts):
+    """gemm_swap_ab's call with K split so that at most `blocks` blocks run (and its
+    workspace), then `splitk_reduce` where the partials are left to it (LAST = 0)."""
+    rows = const_value(consts, "BA", 8 if m == 1 else -(-m // 8) * 8)
+    tiles = -(-n // (64 * const_value(consts, "WG", 1))) * -(-m // rows)
+    splits = max(1, min(-(-k // 64), blocks // tiles))
+    ba = "" if "BA =" in consts else f", BA = {rows}"
+    call = (
+        f"    let ws = zeros(f32, ({splits}, {m}, {n}));\n"
+        f"    let tickets = zeros(i32, {-(-n // 64) * -(-m // 8)});\n"
+        f"    gemm_swap_ab({m}, {n}, {k}, a, b, c, {splits}, ws, tickets{ba}, {consts});\n"
+    )
+    if const_value(consts, "LAST", 1) == 0 and splits > 1:
+        call += f"    splitk_reduce({m}, {n}, {splits}, ws, c);\n"
+    return call
+
+
 LINE = re.compile(
     r"^bench (sweep_\S+) \.\.\. ([0-9.]+) ms, ([0-9.]+) TFLOP/s; cuBLAS ([0-9.]+) TFLOP/s.*?([0-9.]+)% of cuBLAS"
 )
@@ -83,14 +107,7 @@ def bench_block(m, n, k, kernel, clusters, consts):
     name = f"sweep_m{m}_n{n}_k{k}"
     extra = f", {consts}" if consts else ""
     if kernel == "swap":
-        rows = 8 if m == 1 else -(-m // 8) * 8
-        tiles = -(-n // 64) * -(-m // rows)
-        splits = max(1, min(-(-k // 64), round(clusters / tiles)))
-        call = (
-            f"    let ws = zeros(f32, ({splits}, {n}, {m}));\n"
-            f"    let tickets = zeros(i32, {-(-n // 64) * -(-m // 8)});\n"
-            f"    gemm_swap_ab({m}, {n}, {k}, a, b, c, {splits}, ws, tickets, BA = {rows}{extra});\n"
-        )
+        call = swap_call(m, n, k, clusters, consts)
     else:
         call = f"    gemm_tn({m}, {n}, {k}, a, b, c, {clusters}{extra});\n"
     return (
