@@ -94,7 +94,7 @@ def swap_call(m, n, k, blocks, consts):
         f"    gemm_swap_ab({m}, {n}, {k}, a, b, c, {splits}, ws, tickets{ba}, {consts});\n"
     )
     if const_value(consts, "LAST", 1) == 0 and splits > 1:
-        call += f"    splitk_reduce({m}, {n}, {splits}, ws, c);\n"
+        call += f"    splitk_reduce({m}, {n}, ws, c, S = {splits});\n"
     return call
 
 
