@@ -457,9 +457,11 @@ fn gemm_small_m_sm90() {
             param("WG", "1", &["2"], &["0", "3"]),
             param("BA", "16", &["8", "24", "128"], &["0", "12", "264"]),
             param("STAGES", "8", &["2", "3"], &["1"]),
-            // LAST = 0 leaves the sum to `splitk_reduce`, a different contract: the
-            // tests that launch gemm_swap_ab alone would fail, rightly.
-            param("LAST", "1", &[], &["2"]),
+            // LAST = 0 leaves the sum to `splitk_reduce` and LAST = 2 to a cluster of
+            // CS splits, different contracts: the tests that launch gemm_swap_ab alone
+            // with other split counts would fail, rightly.
+            param("LAST", "1", &[], &["3"]),
+            param("CS", "1", &[], &["2", "3"]),
         ],
         accepted: &[&[("WG", "2"), ("BA", "256"), ("STAGES", "3")]],
         quick_filter: Some("ragged_three_splits_twice"),
