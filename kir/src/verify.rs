@@ -126,7 +126,7 @@ impl Scope<'_> {
             let fail = |error: VerifyError| match error.instruction {
                 Some(_) => error,
                 None => VerifyError {
-                    instruction: Some(format!("instruction {at} ({})", short(&inst.op))),
+                    instruction: Some(format!("instruction {at} ({})", inst.op.summary())),
                     problem: error.problem,
                 },
             };
@@ -184,16 +184,6 @@ impl Scope<'_> {
             }
             _ => Ok(()),
         }
-    }
-}
-
-/// An instruction named without its regions, for messages.
-fn short(op: &Op) -> String {
-    match op {
-        Op::For { .. } => "for".to_owned(),
-        Op::If { .. } => "if".to_owned(),
-        Op::Loop { .. } => "loop".to_owned(),
-        other => format!("{other:?}"),
     }
 }
 
