@@ -197,16 +197,13 @@ mod tests {
     use super::*;
     use crate::HostExpr;
     use crate::ir::{BinOp, Space};
-    use crate::signature::{Launch, ParamKind, Signature};
+    use crate::signature::{ParamKind, Signature};
     use lang::Span;
 
     fn kernel() -> Kernel {
         let one = || HostExpr::Const(1);
         Kernel::new(
             Signature {
-                name: "k".to_owned(),
-                entry: "k".to_owned(),
-                const_args: Vec::new(),
                 params: vec![crate::Param {
                     name: "x".to_owned(),
                     kind: ParamKind::Tensor {
@@ -215,15 +212,7 @@ mod tests {
                         strides: vec![one()],
                     },
                 }],
-                launch: Launch {
-                    grid: [one(), one(), one()],
-                    block: [one(), one(), one()],
-                    cluster: [1, 1, 1],
-                    shared_bytes: 0,
-                },
-                assumptions: Vec::new(),
-                alignments: Vec::new(),
-                element_requirements: Vec::new(),
+                ..Signature::empty("k")
             },
             Span::empty(0),
         )
