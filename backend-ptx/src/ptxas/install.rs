@@ -13,8 +13,9 @@ use std::ffi::OsStr;
 use std::fmt;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitStatus, Stdio};
+use std::process::{Command, ExitStatus};
 
+use super::process::spawn_piped;
 use super::{FindError, Version};
 
 /// The Python package that ships ptxas.
@@ -154,12 +155,7 @@ impl fmt::Display for PipFailure {
 /// Runs pip, passing each line of its standard output on as it comes; the error
 /// says how it failed, with its standard error.
 fn run_pip(command: &mut Command, progress: &mut dyn FnMut(&Progress)) -> Result<(), PipFailure> {
-    let mut child = command
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(PipFailure::Spawn)?;
+    let mut child = spawn_piped(command).map_err(PipFailure::Spawn)?;
     let stdout = child.stdout.take();
     let stderr = child.stderr.take();
     let stderr_text = std::thread::scope(|scope| {
