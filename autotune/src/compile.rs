@@ -135,8 +135,8 @@ impl Compiler<'_> {
             source_name: Some(self.file.path().to_owned()),
             ..EmitOptions::default()
         };
-        let ptx =
-            backend_ptx::emit_module(&compiled.kernels, self.target, &options).map_err(Rejected)?;
+        let ptx = backend_ptx::emit_module(&compiled.kernels, self.target, &options)
+            .map_err(|error| Rejected(error.to_string()))?;
         let options = AssembleOptions {
             verbose: true,
             timeout: self.timeout,

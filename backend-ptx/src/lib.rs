@@ -3,4 +3,4 @@
 mod emit;
 pub mod ptxas;
 
-pub use emit::{EmitOptions, emit_module, fill_template};
+pub use emit::{EmitError, EmitOptions, emit_module, fill_template};

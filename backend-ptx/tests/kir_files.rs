@@ -153,7 +153,7 @@ fn an_intrinsic_the_target_lacks_is_not_emitted() {
     };
     let error = emit_module(&[verified], Target::Sm80, &options).unwrap_err();
     assert_eq!(
-        error,
+        error.to_string(),
         "`fence_barrier_init` needs sm_90 or newer, not sm_80"
     );
 }

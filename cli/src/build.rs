@@ -230,7 +230,7 @@ pub fn ptx(
     target: cute::Target,
     lineinfo: bool,
     source_path: Option<&Path>,
-) -> Result<String, String> {
+) -> Result<String, backend_ptx::EmitError> {
     let line_of = |offset: u32| {
         let position = compiled.file.line_column(offset);
         (position.line, position.column)

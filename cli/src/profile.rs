@@ -58,7 +58,7 @@ pub fn run(args: &ProfileArgs) -> ExitCode {
     let gpu = if args.emulate {
         Err("--emulate".to_owned())
     } else {
-        runtime::gpu_status()
+        runtime::gpu_status().map_err(String::from)
     };
     let target = args.target.unwrap_or_else(|| match &gpu {
         Ok(info) => autotune::winners::target_of(info),

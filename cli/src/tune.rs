@@ -52,7 +52,7 @@ pub fn run(args: &TuneArgs) -> ExitCode {
     let gpu = if args.dry_run {
         Err("--dry-run".to_owned())
     } else {
-        runtime::gpu_status()
+        runtime::gpu_status().map_err(String::from)
     };
     let target = args.target.unwrap_or_else(|| match &gpu {
         Ok(info) => winners::target_of(info),

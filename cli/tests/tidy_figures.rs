@@ -88,8 +88,12 @@ const MAX_BUILDER_FIELDS: usize = 11;
 /// `Result<_, String>` types in non-test code. 130: the KIR reader's errors are
 /// `kir::ReadError` (a line and a problem) and the verifier's `kir::VerifyError` (the
 /// instruction, when the problem is one's, and the problem); the emulator's launch check
-/// gives its `Fault`.
-const MAX_STRING_RESULTS: usize = 130;
+/// gives its `Fault`. 108: the PTX emitter's errors are `backend_ptx::EmitError` (the
+/// problem, and the instruction when it is one's), and installing ptxas gives its
+/// `FindError` (pip's failure kept as a `PipFailure` until then). 76: the runtime's
+/// GPU driver gives `runtime::GpuError` (a driver call's error or cuBLAS's status with
+/// what was being done, or a refusal in words).
+const MAX_STRING_RESULTS: usize = 76;
 
 fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")

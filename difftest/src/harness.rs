@@ -152,10 +152,10 @@ impl<'g> Runner<'g> {
                 });
                 match emitted {
                     Ok(Ok(ptx)) => Some(Image::Ptx(ptx)),
-                    Ok(Err(message)) => {
+                    Ok(Err(error)) => {
                         let verdict = Verdict::Refused {
                             code: "ptx".to_owned(),
-                            message,
+                            message: error.to_string(),
                         };
                         return vec![verdict; programs.len()];
                     }

@@ -431,6 +431,18 @@ impl Op {
         )
     }
 
+    /// The operation in a few words, for errors that name an instruction: a region
+    /// instruction's keyword (`for`, `if`, `loop`), whose regions would not fit on a
+    /// line, and any other operation as it is written in Rust.
+    pub fn summary(&self) -> String {
+        match self {
+            Op::For { .. } => "for".to_owned(),
+            Op::If { .. } => "if".to_owned(),
+            Op::Loop { .. } => "loop".to_owned(),
+            other => format!("{other:?}"),
+        }
+    }
+
     /// The regions the instruction holds, mutably, in execution order.
     pub fn regions_mut(&mut self) -> Vec<&mut Region> {
         match self {

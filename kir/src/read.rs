@@ -19,6 +19,7 @@ mod warp;
 use lang::Span;
 
 use crate::ir::{Inst, Kernel, Op, Region, Ty, ValueId};
+use crate::signature::Signature;
 use cursor::Cursor;
 
 /// How deeply regions may nest: deeper is garbage, refused before the recursion could
@@ -113,7 +114,7 @@ impl<'t> Reader<'t> {
         let entry = cursor.word("the kernel's name")?;
         cursor.expect("{")?;
         let span = line_span(&mut cursor)?;
-        let mut signature = signature::empty_signature(entry);
+        let mut signature = Signature::empty(entry);
         let mut launched = false;
         loop {
             let (number, text) = self.peek()?;

@@ -37,6 +37,25 @@ pub struct Signature {
     pub element_requirements: Vec<ElementRequirement>,
 }
 
+impl Signature {
+    /// The signature of a kernel `name` (its entry too) with no const or run-time
+    /// parameters, launched as one block of one thread ([`Launch::single_thread`]) and
+    /// assuming nothing: where the KIR reader starts, and the base tests build their
+    /// signatures on (`Signature { params, ..Signature::empty("k") }`).
+    pub fn empty(name: &str) -> Signature {
+        Signature {
+            name: name.to_owned(),
+            entry: name.to_owned(),
+            const_args: Vec::new(),
+            params: Vec::new(),
+            launch: Launch::single_thread(),
+            assumptions: Vec::new(),
+            alignments: Vec::new(),
+            element_requirements: Vec::new(),
+        }
+    }
+}
+
 /// What the elements of an integer tensor argument must satisfy.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ElementRequirement {
@@ -436,6 +455,19 @@ pub struct Launch {
     pub cluster: [u32; 3],
     /// Bytes of dynamic shared memory (the kernel's shared buffers, laid out).
     pub shared_bytes: u32,
+}
+
+impl Launch {
+    /// One block of one thread, no cluster, no dynamic shared memory.
+    pub fn single_thread() -> Launch {
+        let one = || HostExpr::Const(1);
+        Launch {
+            grid: [one(), one(), one()],
+            block: [one(), one(), one()],
+            cluster: [1, 1, 1],
+            shared_bytes: 0,
+        }
+    }
 }
 
 /// An integer expression the host evaluates with the call's integer arguments.

@@ -126,7 +126,7 @@ impl Scope<'_> {
             let fail = |error: VerifyError| match error.instruction {
                 Some(_) => error,
                 None => VerifyError {
-                    instruction: Some(format!("instruction {at} ({})", short(&inst.op))),
+                    instruction: Some(format!("instruction {at} ({})", inst.op.summary())),
                     problem: error.problem,
                 },
             };
@@ -187,16 +187,6 @@ impl Scope<'_> {
     }
 }
 
-/// An instruction named without its regions, for messages.
-fn short(op: &Op) -> String {
-    match op {
-        Op::For { .. } => "for".to_owned(),
-        Op::If { .. } => "if".to_owned(),
-        Op::Loop { .. } => "loop".to_owned(),
-        other => format!("{other:?}"),
-    }
-}
-
 /// The values an instruction reads (not those its regions read inside).
 pub fn operands(inst: &Inst) -> Vec<ValueId> {
     inst.op.operands()
@@ -207,16 +197,13 @@ mod tests {
     use super::*;
     use crate::HostExpr;
     use crate::ir::{BinOp, Space};
-    use crate::signature::{Launch, ParamKind, Signature};
+    use crate::signature::{ParamKind, Signature};
     use lang::Span;
 
     fn kernel() -> Kernel {
         let one = || HostExpr::Const(1);
         Kernel::new(
             Signature {
-                name: "k".to_owned(),
-                entry: "k".to_owned(),
-                const_args: Vec::new(),
                 params: vec![crate::Param {
                     name: "x".to_owned(),
                     kind: ParamKind::Tensor {
@@ -225,15 +212,7 @@ mod tests {
                         strides: vec![one()],
                     },
                 }],
-                launch: Launch {
-                    grid: [one(), one(), one()],
-                    block: [one(), one(), one()],
-                    cluster: [1, 1, 1],
-                    shared_bytes: 0,
-                },
-                assumptions: Vec::new(),
-                alignments: Vec::new(),
-                element_requirements: Vec::new(),
+                ..Signature::empty("k")
             },
             Span::empty(0),
         )

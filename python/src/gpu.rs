@@ -34,7 +34,7 @@ pub fn launch(
     // default stream.
     #[allow(unsafe_code)]
     let launched = unsafe { image.launch(index, name, plan, stream) };
-    launched.map_err(PyRuntimeError::new_err)
+    launched.map_err(|error| PyRuntimeError::new_err(error.to_string()))
 }
 
 /// The program's cubin loaded on GPU `ordinal`, loading it on first use (the error says

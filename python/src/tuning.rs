@@ -44,7 +44,7 @@ pub fn autotune_file<'py>(
         (true, _) => None,
         (false, Some(info)) => Some(info),
         (false, None) => {
-            let reason = runtime::gpu_status().err().unwrap_or_default();
+            let reason = (runtime::gpu_status().err()).map_or_else(String::new, String::from);
             return Err(PyRuntimeError::new_err(format!(
                 "cuk.autotune: no GPU to time on ({reason}); dry_run=True compiles every point and reports which are valid, timing nothing"
             )));

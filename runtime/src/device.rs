@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use emulator::{GlobalMemory, Launch, Options};
 use lang::{Diagnostic, Span};
 
-use crate::driver::{Buffer, Gpu};
+use crate::driver::{Buffer, Gpu, GpuError};
 use crate::gpu_ranks::Exchange;
 use crate::marshal::{ArgValue, LaunchPlan};
 use crate::ranks::Hub;
@@ -73,7 +73,9 @@ impl Device<'_> {
     /// Copies bytes to a new buffer on the device.
     pub fn upload(&mut self, bytes: &[u8]) -> Result<DeviceBuffer, String> {
         match self {
-            Device::Gpu(gpu) | Device::GpuRank(gpu, ..) => gpu.upload(bytes).map(DeviceBuffer::Gpu),
+            Device::Gpu(gpu) | Device::GpuRank(gpu, ..) => (gpu.upload(bytes))
+                .map(DeviceBuffer::Gpu)
+                .map_err(String::from),
             Device::Emulator(emulator) => {
                 Ok(DeviceBuffer::Emulated(emulator.memory.allocate(bytes)))
             }
@@ -85,7 +87,7 @@ impl Device<'_> {
     pub fn download(&self, buffer: &DeviceBuffer) -> Result<Vec<u8>, String> {
         match (self, buffer) {
             (Device::Gpu(gpu) | Device::GpuRank(gpu, ..), DeviceBuffer::Gpu(buffer)) => {
-                gpu.download(buffer)
+                gpu.download(buffer).map_err(String::from)
             }
             (Device::Emulator(emulator), DeviceBuffer::Emulated(address)) => {
                 let extent = emulator.memory.extent(*address);
@@ -126,7 +128,7 @@ impl Device<'_> {
         let name = &kernel.signature.name;
         match (self, &kernel.image) {
             (Device::Gpu(gpu), Image::Cubin(_) | Image::Ptx(_)) => {
-                let plain = |message| (message, None);
+                let plain = |error: GpuError| (error.to_string(), None);
                 let function = gpu.load(index, kernel, plan.shared_bytes).map_err(plain)?;
                 gpu.run(name, &function, plan).map_err(plain)
             }

@@ -1,7 +1,7 @@
 //! The GPU through cudarc's driver API, loaded at run time (`libcuda.so`), so this crate
 //! builds and its GPU-free tests run on machines without CUDA. Everything here turns
-//! driver failures into sentences; a missing driver is an `Err` from [`Gpu::open`] and
-//! [`gpu_status`], never a panic.
+//! driver failures into a [`GpuError`], whose text is a sentence; a missing driver is
+//! an `Err` from [`Gpu::open`] and [`gpu_status`], never a panic.
 //!
 //! The only `unsafe` code of the workspace lives here, in small functions, each with its
 //! SAFETY comment: asking whether the driver library exists, reading the driver version,
@@ -13,6 +13,7 @@
 
 mod blas;
 mod created;
+mod error;
 mod host;
 mod launch;
 mod peers;
@@ -35,6 +36,7 @@ use crate::marshal::{DEFAULT_SHARED_LIMIT, LaunchPlan};
 use crate::{CompiledKernel, Image};
 
 pub use blas::Gemm;
+pub use error::GpuError;
 pub use host::{HostImage, HostImages, gpu_count};
 pub use peers::{RanksUnavailable, open_ranks};
 pub use watchdog::{DEFAULT_KERNEL_TIMEOUT, KERNEL_TIMEOUT_VARIABLE, leave_process, still_running};
@@ -71,7 +73,7 @@ impl fmt::Display for DeviceInfo {
 }
 
 /// The first GPU and its driver, or why there is none.
-pub fn gpu_status() -> Result<DeviceInfo, String> {
+pub fn gpu_status() -> Result<DeviceInfo, GpuError> {
     Gpu::open().and_then(|gpu| gpu.info())
 }
 
@@ -89,7 +91,7 @@ pub struct Gpu {
     /// JIT-compiled) once.
     modules: Vec<(Image, Arc<CudaModule>)>,
     /// cuBLAS, once a GEMM asked for it, or why it cannot be had.
-    blas: Option<Result<blas::Blas, String>>,
+    blas: Option<Result<blas::Blas, GpuError>>,
     /// How long one kernel launch may take (`watchdog.rs`).
     kernel_timeout: Duration,
     /// The kernel that passed its time limit, once one has.
@@ -108,18 +110,20 @@ const L2_FLUSH_BYTES: usize = 256 << 20;
 impl Gpu {
     /// Opens device 0, or says why not, with the kernel time limit
     /// `CUKC_KERNEL_TIMEOUT` sets.
-    pub fn open() -> Result<Gpu, String> {
+    pub fn open() -> Result<Gpu, GpuError> {
         let kernel_timeout = watchdog::kernel_timeout_from_environment()?;
         if !driver_library_present() {
-            return Err("no CUDA driver: libcuda.so was not found (is this a machine with an NVIDIA GPU and its driver?)".to_owned());
+            return Err(no_driver());
         }
         let count = CudaContext::device_count()
-            .map_err(|error| format!("the CUDA driver found no usable GPU: {}", describe(error)))?;
+            .map_err(|error| GpuError::driver("the CUDA driver found no usable GPU", error))?;
         if count < 1 {
-            return Err("the CUDA driver is installed, but there is no GPU".to_owned());
+            return Err(GpuError::Refused(
+                "the CUDA driver is installed, but there is no GPU".to_owned(),
+            ));
         }
-        let context = CudaContext::new(0)
-            .map_err(|error| format!("cannot open GPU 0: {}", describe(error)))?;
+        let context =
+            CudaContext::new(0).map_err(|error| GpuError::driver("cannot open GPU 0", error))?;
         let stream = context.default_stream();
         Ok(Gpu::with_stream(context, stream, kernel_timeout))
     }
@@ -144,9 +148,9 @@ impl Gpu {
     }
 
     /// The device's description.
-    pub fn info(&self) -> Result<DeviceInfo, String> {
+    pub fn info(&self) -> Result<DeviceInfo, GpuError> {
         let failed = |what: &str, error: DriverError| {
-            format!("cannot read the GPU's {what}: {}", describe(error))
+            GpuError::driver(format!("cannot read the GPU's {what}"), error)
         };
         let version = driver_version().map_err(|error| failed("driver version", error))?;
         Ok(DeviceInfo {
@@ -168,23 +172,21 @@ impl Gpu {
     }
 
     /// Copies bytes to a new device buffer.
-    pub fn upload(&self, bytes: &[u8]) -> Result<Buffer, String> {
+    pub fn upload(&self, bytes: &[u8]) -> Result<Buffer, GpuError> {
         self.stream.clone_htod(bytes).map(Buffer).map_err(|error| {
-            format!(
-                "cannot copy {} bytes to the GPU: {}",
-                bytes.len(),
-                describe(error)
+            GpuError::driver(
+                format!("cannot copy {} bytes to the GPU", bytes.len()),
+                error,
             )
         })
     }
 
     /// Copies a device buffer back.
-    pub fn download(&self, buffer: &Buffer) -> Result<Vec<u8>, String> {
+    pub fn download(&self, buffer: &Buffer) -> Result<Vec<u8>, GpuError> {
         self.stream.clone_dtoh(&buffer.0).map_err(|error| {
-            format!(
-                "cannot copy {} bytes from the GPU: {}",
-                buffer.0.len(),
-                describe(error)
+            GpuError::driver(
+                format!("cannot copy {} bytes from the GPU", buffer.0.len()),
+                error,
             )
         })
     }
@@ -208,7 +210,7 @@ impl Gpu {
         index: usize,
         kernel: &CompiledKernel,
         shared_bytes: u32,
-    ) -> Result<CudaFunction, String> {
+    ) -> Result<CudaFunction, GpuError> {
         let name = &kernel.signature.name;
         if let Some(function) = self.functions.get(&index) {
             return Ok(function.clone());
@@ -227,12 +229,14 @@ impl Gpu {
         };
         let entry = &kernel.signature.entry;
         if entry.contains('\0') {
-            return Err(format!("the entry name of `{name}` contains a NUL byte"));
+            return Err(GpuError::Refused(format!(
+                "the entry name of `{name}` contains a NUL byte"
+            )));
         }
         let function = module.load_function(entry).map_err(|error| {
-            format!(
-                "`{name}`: the module has no entry `{entry}`: {}",
-                describe(error)
+            GpuError::driver(
+                format!("`{name}`: the module has no entry `{entry}`"),
+                error,
             )
         })?;
         if shared_bytes > DEFAULT_SHARED_LIMIT {
@@ -240,9 +244,11 @@ impl Gpu {
             function
                 .set_attribute(CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes)
                 .map_err(|error| {
-                    format!(
-                        "`{name}` needs {shared_bytes} bytes of shared memory, more than this GPU allows a block: {}",
-                        describe(error)
+                    GpuError::driver(
+                        format!(
+                            "`{name}` needs {shared_bytes} bytes of shared memory, more than this GPU allows a block"
+                        ),
+                        error,
                     )
                 })?;
         }
@@ -250,18 +256,19 @@ impl Gpu {
         Ok(function)
     }
 
-    fn load_module(&self, name: &str, image: &Image) -> Result<Arc<CudaModule>, String> {
+    fn load_module(&self, name: &str, image: &Image) -> Result<Arc<CudaModule>, GpuError> {
+        let refused = |reason: String| Err(GpuError::Refused(reason));
         let (code, how) = match image {
             Image::Ptx(text) if text.contains('\0') => {
-                return Err(format!("the PTX of `{name}` contains a NUL byte"));
+                return refused(format!("the PTX of `{name}` contains a NUL byte"));
             }
             Image::Ptx(text) => (Ptx::from_src(text.clone()), "JIT-compile the PTX of"),
             Image::Cubin(bytes) if !bytes.starts_with(b"\x7fELF") => {
-                return Err(format!("the cubin of `{name}` is not an ELF file"));
+                return refused(format!("the cubin of `{name}` is not an ELF file"));
             }
             Image::Cubin(bytes) => (Ptx::from_binary(bytes.clone()), "load the cubin of"),
             Image::Kir(_) => {
-                return Err(format!(
+                return refused(format!(
                     "`{name}` was compiled for the emulator, not for the GPU"
                 ));
             }
@@ -269,7 +276,7 @@ impl Gpu {
         let limit = deadline::jit_timeout()?;
         let context = self.context.clone();
         let Some(loaded) = deadline::within(limit, move || context.load_module(code)) else {
-            return Err(format!(
+            return refused(format!(
                 "the driver took more than {} s to {how} `{name}` and was left running \
                  (raise the limit with {})",
                 limit.as_secs_f64(),
@@ -277,14 +284,15 @@ impl Gpu {
             ));
         };
         loaded.map_err(|error| {
-            let mut message = format!("the driver could not {how} `{name}`: {}", describe(error));
-            if let Image::Ptx(text) = image
-                && let Some(log) = jit_error_log(text)
-            {
-                message.push_str(":\n");
-                message.push_str(&log);
+            let log = match image {
+                Image::Ptx(text) => jit_error_log(text),
+                _ => None,
+            };
+            GpuError::Driver {
+                doing: format!("the driver could not {how} `{name}`"),
+                error,
+                after: log.map_or_else(String::new, |log| format!(":\n{log}")),
             }
-            message
         })
     }
 
@@ -294,14 +302,19 @@ impl Gpu {
         name: &str,
         function: &CudaFunction,
         plan: &LaunchPlan,
-    ) -> Result<(), String> {
+    ) -> Result<(), GpuError> {
         self.launch(name, function, plan)?;
         self.synchronize(name)
     }
 
     /// Launches the kernel on the stream without waiting for it.
     #[allow(unsafe_code)]
-    fn launch(&self, name: &str, function: &CudaFunction, plan: &LaunchPlan) -> Result<(), String> {
+    fn launch(
+        &self,
+        name: &str,
+        function: &CudaFunction,
+        plan: &LaunchPlan,
+    ) -> Result<(), GpuError> {
         // SAFETY: the harness launches functions of modules it loaded in this context, on
         // this context's stream, with plans from `marshal::plan` whose addresses are live
         // device buffers of this context, sized as `marshal::plan` checked; it
@@ -318,14 +331,14 @@ impl Gpu {
     }
 
     /// Waits for the stream, at most the kernel time limit; an error is the kernel's.
-    pub fn synchronize(&self, name: &str) -> Result<(), String> {
+    pub fn synchronize(&self, name: &str) -> Result<(), GpuError> {
         self.wait(&format!("kernel `{name}`"), &[])
     }
 
     /// Waits until the stream's copies (and allocations, which cudarc orders on the
     /// stream) before a launch of `name` are done: other GPUs may write this one's
     /// memory once it is launched, and must not race a copy still in flight.
-    pub fn settle(&self, name: &str) -> Result<(), String> {
+    pub fn settle(&self, name: &str) -> Result<(), GpuError> {
         self.wait(&format!("the work queued on GPU before `{name}`"), &[])
     }
 
@@ -340,14 +353,12 @@ impl Gpu {
         warmup: u32,
         runs: u32,
         flush_l2: bool,
-    ) -> Result<f64, String> {
+    ) -> Result<f64, GpuError> {
         if flush_l2 && self.l2_scratch.is_none() {
             let buffer = self
                 .stream
                 .alloc_zeros::<u8>(L2_FLUSH_BYTES)
-                .map_err(|error| {
-                    format!("cannot allocate the L2 flush buffer: {}", describe(error))
-                })?;
+                .map_err(|error| GpuError::driver("cannot allocate the L2 flush buffer", error))?;
             self.l2_scratch = Some(buffer);
         }
         let mut scratch = if flush_l2 {
@@ -373,12 +384,12 @@ impl Gpu {
         source: &[u8],
         warmup: u32,
         runs: u32,
-    ) -> Result<f64, String> {
+    ) -> Result<f64, GpuError> {
         let bytes = bytes.max(1);
         let failed = |error: DriverError| {
-            format!(
-                "the reference memcpy of {bytes} bytes failed: {}",
-                describe(error)
+            GpuError::driver(
+                format!("the reference memcpy of {bytes} bytes failed"),
+                error,
             )
         };
         let from = self
@@ -400,11 +411,10 @@ impl Gpu {
         warmup: u32,
         runs: u32,
         mut flush: Option<&mut CudaSlice<u8>>,
-        mut body: impl FnMut() -> Result<(), String>,
-    ) -> Result<f64, String> {
-        let flush_failed = |error: DriverError| format!("flushing L2 failed: {}", describe(error));
-        let failed =
-            |error: DriverError| format!("timing with CUDA events failed: {}", describe(error));
+        mut body: impl FnMut() -> Result<(), GpuError>,
+    ) -> Result<f64, GpuError> {
+        let flush_failed = |error: DriverError| GpuError::driver("flushing L2 failed", error);
+        let failed = |error: DriverError| GpuError::driver("timing with CUDA events failed", error);
         // An event after each warmup run (the timed ones have theirs): each run must
         // complete within the kernel time limit of the one before.
         let mut warmups = Vec::with_capacity(warmup as usize);
@@ -451,26 +461,22 @@ impl Gpu {
     }
 }
 
-fn launch_failed(name: &str, plan: &LaunchPlan, error: DriverError) -> String {
-    format!(
-        "launching `{name}` with grid {:?}, block {:?} and {} bytes of shared memory failed: {}",
-        plan.grid,
-        plan.block,
-        plan.shared_bytes,
-        describe(error)
+fn launch_failed(name: &str, plan: &LaunchPlan, error: DriverError) -> GpuError {
+    GpuError::driver(
+        format!(
+            "launching `{name}` with grid {:?}, block {:?} and {} bytes of shared memory failed",
+            plan.grid, plan.block, plan.shared_bytes,
+        ),
+        error,
     )
 }
 
-/// `CUDA_ERROR_NAME (the driver's sentence)`.
-pub fn describe(error: DriverError) -> String {
-    let name = error.error_name().map_or_else(
-        |_| format!("{:?}", error.0),
-        |name| name.to_string_lossy().into_owned(),
-    );
-    match error.error_string() {
-        Ok(text) => format!("{name} ({})", text.to_string_lossy()),
-        Err(_) => name,
-    }
+/// Why there is no GPU on a machine without the driver library.
+fn no_driver() -> GpuError {
+    GpuError::Refused(
+        "no CUDA driver: libcuda.so was not found (is this a machine with an NVIDIA GPU and its driver?)"
+            .to_owned(),
+    )
 }
 
 #[allow(unsafe_code)]

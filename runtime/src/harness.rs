@@ -534,7 +534,7 @@ impl GpuSession {
 /// Opens the GPU with `selection`'s kernel time limit, keeping created tensors when
 /// asked.
 fn open_gpu(selection: &Selection, keep_created: bool) -> Result<Gpu, String> {
-    let mut opened = guarded(Gpu::open).and_then(|opened| opened)?;
+    let mut opened = guarded(Gpu::open).and_then(|opened| opened.map_err(String::from))?;
     if let Some(limit) = selection.kernel_timeout {
         opened.set_kernel_timeout(limit);
     }

@@ -65,8 +65,8 @@ pub mod tensor_map;
 pub use compare::Tolerance;
 pub use device::{Device, DeviceBuffer, Emulated, Emulator, LaunchError};
 pub use driver::{
-    DEFAULT_KERNEL_TIMEOUT, DeviceInfo, Gpu, HostImage, HostImages, KERNEL_TIMEOUT_VARIABLE,
-    gpu_count, gpu_status, leave_process,
+    DEFAULT_KERNEL_TIMEOUT, DeviceInfo, Gpu, GpuError, HostImage, HostImages,
+    KERNEL_TIMEOUT_VARIABLE, gpu_count, gpu_status, leave_process,
 };
 pub use emulator::{Counts, Profile};
 pub use harness::{

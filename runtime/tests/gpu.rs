@@ -86,7 +86,6 @@ fn kernel(
     let ceil_div = HostExpr::CeilDiv(Box::new(HostExpr::Param(0)), Box::new(HostExpr::Const(128)));
     CompiledKernel {
         signature: Signature {
-            name: name.to_owned(),
             entry: entry.to_owned(),
             const_args: const_args
                 .iter()
@@ -112,9 +111,7 @@ fn kernel(
                 cluster: [1, 1, 1],
                 shared_bytes,
             },
-            assumptions: Vec::new(),
-            alignments: Vec::new(),
-            element_requirements: Vec::new(),
+            ..Signature::empty(name)
         },
         image,
     }

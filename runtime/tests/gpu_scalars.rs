@@ -132,9 +132,6 @@ test an_integer_for_alpha_is_refused {
 fn signature(name: &str, params: Vec<Param>, grid: HostExpr, block: i64) -> Signature {
     let one = || HostExpr::Const(1);
     Signature {
-        name: name.to_owned(),
-        entry: name.to_owned(),
-        const_args: Vec::new(),
         params,
         launch: Launch {
             grid: [grid, one(), one()],
@@ -142,9 +139,7 @@ fn signature(name: &str, params: Vec<Param>, grid: HostExpr, block: i64) -> Sign
             cluster: [1, 1, 1],
             shared_bytes: 0,
         },
-        assumptions: Vec::new(),
-        alignments: Vec::new(),
-        element_requirements: Vec::new(),
+        ..Signature::empty(name)
     }
 }
 

@@ -21,7 +21,6 @@ fn copy_signature(entry: &str, const_args: &[(&str, i64)]) -> Signature {
         strides: vec![HostExpr::Param(1), HostExpr::Const(1)],
     };
     Signature {
-        name: "copy".to_owned(),
         entry: entry.to_owned(),
         const_args: const_args
             .iter()
@@ -65,7 +64,7 @@ fn copy_signature(entry: &str, const_args: &[(&str, i64)]) -> Signature {
             bytes: 16,
             reason: "a vector access moves 8 bf16 at a time".to_owned(),
         }],
-        element_requirements: Vec::new(),
+        ..Signature::empty("copy")
     }
 }
 

@@ -19,9 +19,6 @@ fn signature() -> Signature {
     };
     let (n, c) = (|| HostExpr::Param(0), HostExpr::Const);
     Signature {
-        name: "scale".to_owned(),
-        entry: "scale".to_owned(),
-        const_args: Vec::new(),
         params: vec![
             Param {
                 name: "n".to_owned(),
@@ -52,7 +49,7 @@ fn signature() -> Signature {
             bytes: 16,
             reason: "vectors".to_owned(),
         }],
-        element_requirements: Vec::new(),
+        ..Signature::empty("scale")
     }
 }
 

@@ -15,9 +15,6 @@ fn signature() -> Signature {
     };
     let one = || HostExpr::Const(1);
     Signature {
-        name: "scale".to_owned(),
-        entry: "scale".to_owned(),
-        const_args: Vec::new(),
         params: vec![
             param("n", ParamKind::Int(IntParam::I32)),
             param("alpha", ParamKind::Scalar(ScalarParam::F32)),
@@ -40,9 +37,7 @@ fn signature() -> Signature {
             cluster: [1, 1, 1],
             shared_bytes: 0,
         },
-        assumptions: Vec::new(),
-        alignments: Vec::new(),
-        element_requirements: Vec::new(),
+        ..Signature::empty("scale")
     }
 }
 
@@ -168,21 +163,13 @@ fn narrow_signature() -> Signature {
         kind: ParamKind::Int(int),
     };
     Signature {
-        name: "narrow".to_owned(),
-        entry: "narrow".to_owned(),
         params: vec![
             param("a", IntParam::I8),
             param("b", IntParam::U8),
             param("c", IntParam::I16),
             param("d", IntParam::U16),
         ],
-        launch: Launch {
-            grid: [HostExpr::Const(1), HostExpr::Const(1), HostExpr::Const(1)],
-            block: [HostExpr::Const(1), HostExpr::Const(1), HostExpr::Const(1)],
-            cluster: [1, 1, 1],
-            shared_bytes: 0,
-        },
-        ..signature()
+        ..Signature::empty("narrow")
     }
 }
 

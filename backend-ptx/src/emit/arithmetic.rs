@@ -4,10 +4,10 @@
 use kir::{BinOp, CmpOp, Ty, UnOp, ValueId};
 
 use super::division::Divisor;
-use super::{Emitter, class};
+use super::{EmitError, Emitter, class};
 
 impl Emitter<'_, '_> {
-    pub(super) fn unary(&mut self, op: UnOp, a: ValueId, result: ValueId) -> Result<(), String> {
+    pub(super) fn unary(&mut self, op: UnOp, a: ValueId, result: ValueId) -> Result<(), EmitError> {
         let ty = self.kernel.ty(result);
         let (d, a) = (self.name(result), self.name(a));
         let text = match (op, ty) {
@@ -31,7 +31,7 @@ impl Emitter<'_, '_> {
         a: ValueId,
         b: ValueId,
         result: ValueId,
-    ) -> Result<(), String> {
+    ) -> Result<(), EmitError> {
         let operand_ty = self.kernel.ty(a);
         let suffix = arithmetic_suffix(operand_ty)
             .map_err(|_| format!("a comparison of {}", operand_ty.name()))?;
@@ -69,7 +69,7 @@ impl Emitter<'_, '_> {
         a: ValueId,
         b: ValueId,
         result: ValueId,
-    ) -> Result<(), String> {
+    ) -> Result<(), EmitError> {
         let ty = self.kernel.ty(result);
         let d = self.name(result).to_owned();
         let a_name = self.name(a).to_owned();
@@ -78,7 +78,7 @@ impl Emitter<'_, '_> {
                 BinOp::And => "and",
                 BinOp::Or => "or",
                 BinOp::Xor => "xor",
-                other => return Err(format!("{} on predicates", kir::binary_name(other))),
+                other => return Err(format!("{} on predicates", kir::binary_name(other)).into()),
             };
             let text = format!("{name}.pred {d}, {a_name}, {};", self.name(b));
             self.emit(&text);
@@ -135,7 +135,7 @@ impl Emitter<'_, '_> {
         let suffix = match ty {
             Ty::F32 => ".f32",
             Ty::F64 => ".f64",
-            other => return Err(format!("arithmetic on {}", other.name())),
+            other => return Err(format!("arithmetic on {}", other.name()).into()),
         };
         let instruction = match op {
             BinOp::Add => format!("add.rn{suffix}"),
@@ -144,14 +144,14 @@ impl Emitter<'_, '_> {
             BinOp::Div => format!("div.rn{suffix}"),
             BinOp::Min => format!("min{suffix}"),
             BinOp::Max => format!("max{suffix}"),
-            other => return Err(format!("{} on floats", kir::binary_name(other))),
+            other => return Err(format!("{} on floats", kir::binary_name(other)).into()),
         };
         let text = format!("{instruction} {d}, {a_name}, {};", self.name(b));
         self.emit(&text);
         Ok(())
     }
 
-    pub(super) fn convert(&mut self, a: ValueId, result: ValueId) -> Result<(), String> {
+    pub(super) fn convert(&mut self, a: ValueId, result: ValueId) -> Result<(), EmitError> {
         let (from, to) = (self.kernel.ty(a), self.kernel.ty(result));
         let (d, s) = (self.name(result).to_owned(), self.name(a).to_owned());
         if let Some(text) = integer_conversion(from, to, &d, &s) {
@@ -188,11 +188,7 @@ impl Emitter<'_, '_> {
                 format!("mov{} {d}, {s};", raw_suffix(to.bits()))
             }
             (from, to) => {
-                return Err(format!(
-                    "a conversion from {} to {}",
-                    from.name(),
-                    to.name()
-                ));
+                return Err(format!("a conversion from {} to {}", from.name(), to.name()).into());
             }
         };
         self.emit(&text);
@@ -237,18 +233,18 @@ fn raw_suffix(bits: u32) -> &'static str {
 
 /// The PTX instruction of a float math function (`docs/language.md` lists their
 /// accuracy).
-fn math_instruction(op: UnOp, ty: Ty) -> Result<&'static str, String> {
+fn math_instruction(op: UnOp, ty: Ty) -> Result<&'static str, EmitError> {
     Ok(match (op, ty) {
         (UnOp::Sqrt, Ty::F32) => "sqrt.rn.f32",
         (UnOp::Sqrt, Ty::F64) => "sqrt.rn.f64",
         (UnOp::Rsqrt, Ty::F32) => "rsqrt.approx.f32",
         (UnOp::Exp2, Ty::F32) => "ex2.approx.ftz.f32",
         (UnOp::Log2, Ty::F32) => "lg2.approx.f32",
-        (op, ty) => return Err(format!("{} of {}", kir::unary_name(op), ty.name())),
+        (op, ty) => return Err(format!("{} of {}", kir::unary_name(op), ty.name()).into()),
     })
 }
 
-fn arithmetic_suffix(ty: Ty) -> Result<&'static str, String> {
+fn arithmetic_suffix(ty: Ty) -> Result<&'static str, EmitError> {
     Ok(match ty {
         Ty::I32 => ".s32",
         Ty::I64 => ".s64",
@@ -256,6 +252,6 @@ fn arithmetic_suffix(ty: Ty) -> Result<&'static str, String> {
         Ty::U64 => ".u64",
         Ty::F32 => ".f32",
         Ty::F64 => ".f64",
-        other => return Err(format!("arithmetic on {}", other.name())),
+        other => return Err(format!("arithmetic on {}", other.name()).into()),
     })
 }

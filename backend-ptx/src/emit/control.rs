@@ -21,11 +21,11 @@
 use kir::{Inst, Op, Region, Ty, ValueId};
 use rustc_hash::FxHashSet;
 
-use super::{Emitter, class};
+use super::{EmitError, Emitter, class};
 
 impl Emitter<'_, '_> {
     /// A [`Op::For`], [`Op::If`] or [`Op::Loop`].
-    pub(super) fn control(&mut self, inst: &Inst) -> Result<(), String> {
+    pub(super) fn control(&mut self, inst: &Inst) -> Result<(), EmitError> {
         match &inst.op {
             Op::For {
                 start,
@@ -46,7 +46,7 @@ impl Emitter<'_, '_> {
                 condition,
                 uniform,
             } => self.do_while(inst, inits, body, *condition, *uniform),
-            other => Err(format!("{other:?} is not control flow")),
+            _ => Err("not control flow".into()),
         }
     }
 
@@ -58,7 +58,7 @@ impl Emitter<'_, '_> {
         inits: &[ValueId],
         body: &Region,
         uniform: bool,
-    ) -> Result<(), String> {
+    ) -> Result<(), EmitError> {
         let (&counter, carried) = body
             .params
             .split_first()
@@ -67,7 +67,7 @@ impl Emitter<'_, '_> {
         let suffix = match counter_ty {
             Ty::I32 => ".s32",
             Ty::I64 => ".s64",
-            other => return Err(format!("a loop counter of {}", other.name())),
+            other => return Err(format!("a loop counter of {}", other.name()).into()),
         };
         let (repeat, done) = (self.label(), self.label());
         let bra = branch_instruction(uniform);
@@ -104,7 +104,7 @@ impl Emitter<'_, '_> {
         then: &Region,
         otherwise: &Region,
         uniform: bool,
-    ) -> Result<(), String> {
+    ) -> Result<(), EmitError> {
         let bra = branch_instruction(uniform);
         let has_else = !otherwise.body.is_empty() || !inst.results.is_empty();
         let (other_side, done) = if has_else {
@@ -134,7 +134,7 @@ impl Emitter<'_, '_> {
         body: &Region,
         condition: ValueId,
         uniform: bool,
-    ) -> Result<(), String> {
+    ) -> Result<(), EmitError> {
         let repeat = self.label();
         let bra = branch_instruction(uniform);
         self.copy(&body.params, inits);

@@ -5,11 +5,11 @@
 
 use kir::{AtomicOp, Inst, Intrinsic, Narrow, Op, ParamKind, Scope, Space, Ty, ValueId};
 
-use super::Emitter;
+use super::{EmitError, Emitter};
 
 impl Emitter<'_, '_> {
     /// A [`Op::Load`], [`Op::Store`], [`Op::Atom`] or [`Op::Atomic`].
-    pub(super) fn memory(&mut self, inst: &Inst) -> Result<(), String> {
+    pub(super) fn memory(&mut self, inst: &Inst) -> Result<(), EmitError> {
         let guard = |predicate: &Option<ValueId>, emitter: &Self| {
             predicate.map_or(String::new(), |predicate| {
                 format!("@{} ", emitter.name(predicate))
@@ -107,7 +107,7 @@ impl Emitter<'_, '_> {
                 let target = address_text(self.name(*address), *offset);
                 return self.atomic(*op, *space, &target, *value, inst.results.first());
             }
-            other => return Err(format!("{other:?} is not a memory instruction")),
+            _ => return Err("not a memory instruction".into()),
         };
         self.emit(&text);
         Ok(())
@@ -150,7 +150,7 @@ impl Emitter<'_, '_> {
         target: &str,
         value: ValueId,
         result: Option<&ValueId>,
-    ) -> Result<(), String> {
+    ) -> Result<(), EmitError> {
         let ty = self.kernel.ty(value);
         let instruction = if result.is_some() { "atom" } else { "red" };
         let (space, name) = (space.name(), op.name());
@@ -165,7 +165,7 @@ impl Emitter<'_, '_> {
             (AtomicOp::Max | AtomicOp::Min, Ty::F32) => {
                 return self.float_extremum(op, instruction, space, target, value, result);
             }
-            (_, other) => return Err(format!("an atomic {name} of {}", other.name())),
+            (_, other) => return Err(format!("an atomic {name} of {}", other.name()).into()),
         };
         let old = result.map_or(String::new(), |result| format!("{}, ", self.name(*result)));
         let text = format!(
@@ -192,7 +192,7 @@ impl Emitter<'_, '_> {
         target: &str,
         value: ValueId,
         result: Option<&ValueId>,
-    ) -> Result<(), String> {
+    ) -> Result<(), EmitError> {
         let bits = self.scratch(Ty::I32);
         let non_negative = self.scratch(Ty::Pred);
         let old_bits = result.map(|_| self.scratch(Ty::I32));
@@ -305,7 +305,7 @@ pub fn fill_template(
     template: &str,
     operands: &[(String, String)],
     lists: &[(String, Vec<String>)],
-) -> Result<String, String> {
+) -> Result<String, EmitError> {
     let mut out = String::with_capacity(template.len());
     let mut rest = template;
     while let Some(position) = rest.find(['{', '}']) {
@@ -324,20 +324,16 @@ pub fn fill_template(
             continue;
         }
         if tail.starts_with('}') {
-            return Err(format!(
-                "an unmatched `}}` in the atom template `{template}`"
-            ));
+            return Err(format!("an unmatched `}}` in the atom template `{template}`").into());
         }
         let Some(end) = tail.find('}') else {
-            return Err(format!(
-                "an unclosed `{{` in the atom template `{template}`"
-            ));
+            return Err(format!("an unclosed `{{` in the atom template `{template}`").into());
         };
         let name = &tail[1..end];
         let Some((_, value)) = operands.iter().find(|(operand, _)| operand == name) else {
             return Err(format!(
                 "the atom template `{template}` names `{name}`, which this instruction does not provide"
-            ));
+            ).into());
         };
         out.push_str(value);
         rest = &tail[end + 1..];
@@ -390,11 +386,13 @@ mod tests {
         assert!(
             fill_template("x {nope}", &operands, &[])
                 .unwrap_err()
+                .problem
                 .contains("`nope`")
         );
         assert!(
             fill_template("x {dst", &operands, &[])
                 .unwrap_err()
+                .problem
                 .contains("unclosed")
         );
     }

@@ -391,7 +391,7 @@ pub fn find(env: &Environment, progress: &mut dyn FnMut(&Progress)) -> Result<Pt
                 .to_owned(),
         ));
     };
-    let path = install::install(python.as_os_str(), cache, progress).map_err(failed)?;
+    let path = install::install(python.as_os_str(), cache, progress)?;
     let found = Ptxas::probe(&path, Source::Installed)?;
     progress(&Progress::Installed {
         path: found.path.clone(),

@@ -13,9 +13,10 @@ use std::ffi::OsStr;
 use std::fmt;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Command, ExitStatus};
 
-use super::Version;
+use super::process::spawn_piped;
+use super::{FindError, Version};
 
 /// The Python package that ships ptxas.
 pub const PIP_PACKAGE: &str = "nvidia-cuda-nvcc-cu12";
@@ -69,19 +70,29 @@ pub(super) fn ptxas_in(site: &Path) -> PathBuf {
 }
 
 /// Installs the package into `<cache>/python` and returns its ptxas. The error is
-/// a sentence with pip's command and output.
+/// [`FindError::InstallFailed`], whose detail is a sentence with pip's command and
+/// output.
 pub(super) fn install(
     python: &OsStr,
     cache: &Path,
     progress: &mut dyn FnMut(&Progress),
-) -> Result<PathBuf, String> {
+) -> Result<PathBuf, FindError> {
+    let failed = |detail: String| FindError::InstallFailed {
+        detail,
+        cache_dir: Some(cache.to_owned()),
+    };
     let target = cache.join("python");
     std::fs::create_dir_all(cache)
-        .map_err(|error| format!("cannot create {}: {error}", cache.display()))?;
+        .map_err(|error| failed(format!("cannot create {}: {error}", cache.display())))?;
     let staging = tempfile::Builder::new()
         .prefix("python.partial-")
         .tempdir_in(cache)
-        .map_err(|error| format!("cannot create a directory in {}: {error}", cache.display()))?;
+        .map_err(|error| {
+            failed(format!(
+                "cannot create a directory in {}: {error}",
+                cache.display()
+            ))
+        })?;
     let mut command = Command::new(python);
     command
         .current_dir(cache)
@@ -99,35 +110,52 @@ pub(super) fn install(
         target: target.clone(),
         command: shown.clone(),
     });
-    run_pip(&mut command, progress).map_err(|detail| format!("`{shown}` {detail}"))?;
+    run_pip(&mut command, progress).map_err(|failure| failed(format!("`{shown}` {failure}")))?;
     if !ptxas_in(staging.path()).is_file() {
-        return Err(format!(
+        return Err(failed(format!(
             "`{shown}` succeeded but left no nvidia/cuda_nvcc/bin/ptxas"
-        ));
+        )));
     }
     let staged = staging.keep();
     if let Err(error) = std::fs::rename(&staged, &target) {
         // Another process may have won the race; its copy is as good as ours.
         let _ = std::fs::remove_dir_all(&staged);
         if !ptxas_in(&target).is_file() {
-            return Err(format!(
+            return Err(failed(format!(
                 "cannot move the package into {}: {error}",
                 target.display()
-            ));
+            )));
         }
     }
     Ok(ptxas_in(&target))
 }
 
+/// How running pip failed.
+enum PipFailure {
+    /// It could not be started.
+    Spawn(std::io::Error),
+    /// It could not be waited for.
+    Wait(std::io::Error),
+    /// It exited unsuccessfully, with this standard error.
+    Exited { status: ExitStatus, stderr: String },
+}
+
+impl fmt::Display for PipFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PipFailure::Spawn(error) => write!(f, "could not be run: {error}"),
+            PipFailure::Wait(error) => write!(f, "could not be waited for: {error}"),
+            PipFailure::Exited { status, stderr } => {
+                write!(f, "failed ({status}):\n{}", stderr.trim_end())
+            }
+        }
+    }
+}
+
 /// Runs pip, passing each line of its standard output on as it comes; the error
 /// says how it failed, with its standard error.
-fn run_pip(command: &mut Command, progress: &mut dyn FnMut(&Progress)) -> Result<(), String> {
-    let mut child = command
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|error| format!("could not be run: {error}"))?;
+fn run_pip(command: &mut Command, progress: &mut dyn FnMut(&Progress)) -> Result<(), PipFailure> {
+    let mut child = spawn_piped(command).map_err(PipFailure::Spawn)?;
     let stdout = child.stdout.take();
     let stderr = child.stderr.take();
     let stderr_text = std::thread::scope(|scope| {
@@ -147,12 +175,13 @@ fn run_pip(command: &mut Command, progress: &mut dyn FnMut(&Progress)) -> Result
         }
         reader.join().unwrap_or_default()
     });
-    let status = child
-        .wait()
-        .map_err(|error| format!("could not be waited for: {error}"))?;
+    let status = child.wait().map_err(PipFailure::Wait)?;
     if status.success() {
         Ok(())
     } else {
-        Err(format!("failed ({status}):\n{}", stderr_text.trim_end()))
+        Err(PipFailure::Exited {
+            status,
+            stderr: stderr_text,
+        })
     }
 }

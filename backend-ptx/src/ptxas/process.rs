@@ -8,7 +8,7 @@
 //! killed and reaped before this returns, so the caller's temporary directory can go.
 
 use std::io::Read;
-use std::process::{Command, ExitStatus, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
@@ -63,12 +63,7 @@ pub(super) fn run(command: &mut Command, limit: Duration) -> Result<Finished, St
     if CANCELLED.load(Ordering::SeqCst) {
         return Err(Stopped::Interrupted);
     }
-    let mut child = command
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(Stopped::Spawn)?;
+    let mut child = spawn_piped(command).map_err(Stopped::Spawn)?;
     RUNNING.fetch_add(1, Ordering::SeqCst);
     let start = Instant::now();
     let stdout = read_in_background(child.stdout.take());
@@ -107,6 +102,14 @@ pub(super) fn run(command: &mut Command, limit: Duration) -> Result<Finished, St
         Ok(status) => Ok(Finished { status, log }),
         Err(stopped) => Err(stopped),
     }
+}
+
+/// Starts `command` with standard input closed and its outputs piped.
+pub(super) fn spawn_piped(command: &mut Command) -> std::io::Result<Child> {
+    (command.stdin(Stdio::null()))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
 }
 
 /// Reads `stream` on its own thread; its capped bytes arrive on the receiver.

@@ -7,32 +7,12 @@ use super::ReadError;
 use super::cursor::Cursor;
 use crate::signature::{
     Alignment, Assumption, ConstValue, Element, ElementRequirement, ElementRule, HostExpr,
-    IntParam, Launch, Param, ParamKind, ScalarParam, Signature, TensorMap,
+    IntParam, Param, ParamKind, ScalarParam, Signature, TensorMap,
 };
 
 /// How deeply host expressions may nest: deeper is garbage, refused before the
 /// recursion could exhaust the stack.
 const MAX_EXPRESSION_DEPTH: usize = 64;
-
-/// A signature with only its entry name; the lines below fill it in.
-pub(super) fn empty_signature(entry: &str) -> Signature {
-    let one = || HostExpr::Const(1);
-    Signature {
-        name: entry.to_owned(),
-        entry: entry.to_owned(),
-        const_args: Vec::new(),
-        params: Vec::new(),
-        launch: Launch {
-            grid: [one(), one(), one()],
-            block: [one(), one(), one()],
-            cluster: [1, 1, 1],
-            shared_bytes: 0,
-        },
-        assumptions: Vec::new(),
-        alignments: Vec::new(),
-        element_requirements: Vec::new(),
-    }
-}
 
 /// Reads one signature line into `signature`; `Ok(false)` when the line is not one
 /// (it starts the instructions). `launched` records whether `launch` was read.
@@ -300,7 +280,7 @@ mod tests {
 
     #[test]
     fn element_requirements_read_what_the_text_writes() {
-        let mut signature = empty_signature("k");
+        let mut signature = Signature::empty("k");
         let mut launched = false;
         for text in [
             "assume %1 elements in 0..(%0 + 1) ; line 4",

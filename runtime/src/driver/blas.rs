@@ -17,7 +17,7 @@ use cudarc::cublas::CudaBlas;
 use cudarc::cublas::sys::{cublasComputeType_t, cublasGemmAlgo_t, cublasOperation_t, cudaDataType};
 use kir::Element;
 
-use super::{Buffer, Gpu, describe};
+use super::{Buffer, Gpu, GpuError};
 
 /// One GEMM on row-major tensors: `C (m, n) = op(A) · op(B)`, where `A` is stored
 /// `(m, k)`, or `(k, m)` when `a_transposed`, and `B` is stored `(k, n)`, or `(n, k)`
@@ -97,14 +97,14 @@ pub(super) struct Blas(CudaBlas);
 impl Gpu {
     /// cuBLAS on this GPU, opened on first use; `Err` says why it cannot be had
     /// ("cuBLAS not found: ..."), the same each time.
-    pub fn blas(&mut self) -> Result<(), String> {
+    pub fn blas(&mut self) -> Result<(), GpuError> {
         if self.blas.is_none() {
             self.blas = Some(open(self));
         }
         match &self.blas {
             Some(Ok(_)) => Ok(()),
             Some(Err(reason)) => Err(reason.clone()),
-            None => Err("cuBLAS was not opened".to_owned()),
+            None => Err(GpuError::Refused("cuBLAS was not opened".to_owned())),
         }
     }
 
@@ -117,7 +117,7 @@ impl Gpu {
         b: &Buffer,
         warmup: u32,
         runs: u32,
-    ) -> Result<f64, String> {
+    ) -> Result<f64, GpuError> {
         let c = self.scratch(gemm)?;
         let what = format!("the cuBLAS GEMM {}", gemm.describe());
         self.time(&what, warmup, runs, None, || {
@@ -126,7 +126,7 @@ impl Gpu {
     }
 
     /// `gemm` on `a` and `b`, waited for; the bytes of `C`.
-    pub fn gemm(&mut self, gemm: &Gemm, a: &Buffer, b: &Buffer) -> Result<Vec<u8>, String> {
+    pub fn gemm(&mut self, gemm: &Gemm, a: &Buffer, b: &Buffer) -> Result<Vec<u8>, GpuError> {
         let c = self.scratch(gemm)?;
         self.enqueue_gemm(gemm, a, b, &c)?;
         self.wait(&format!("the cuBLAS GEMM {}", gemm.describe()), &[])?;
@@ -134,29 +134,43 @@ impl Gpu {
     }
 
     /// A zeroed device buffer for `C`.
-    fn scratch(&mut self, gemm: &Gemm) -> Result<Buffer, String> {
+    fn scratch(&mut self, gemm: &Gemm) -> Result<Buffer, GpuError> {
         self.blas()?;
         let bytes = gemm
             .m
             .checked_mul(gemm.n)
             .and_then(|count| count.checked_mul(gemm.output.bytes()))
-            .ok_or_else(|| format!("the output of the GEMM {} is too large", gemm.describe()))?;
+            .ok_or_else(|| {
+                GpuError::Refused(format!(
+                    "the output of the GEMM {} is too large",
+                    gemm.describe()
+                ))
+            })?;
         self.stream
             .alloc_zeros::<u8>(bytes)
             .map(Buffer)
             .map_err(|error| {
-                format!(
-                    "cannot allocate {bytes} bytes on the GPU for the output of the GEMM {}: {}",
-                    gemm.describe(),
-                    describe(error)
+                GpuError::driver(
+                    format!(
+                        "cannot allocate {bytes} bytes on the GPU for the output of the GEMM {}",
+                        gemm.describe()
+                    ),
+                    error,
                 )
             })
     }
 
     /// Queues `gemm` on the handle's stream.
     #[allow(unsafe_code)]
-    fn enqueue_gemm(&self, gemm: &Gemm, a: &Buffer, b: &Buffer, c: &Buffer) -> Result<(), String> {
-        let failed = |why: String| format!("the cuBLAS GEMM {} failed: {why}", gemm.describe());
+    fn enqueue_gemm(
+        &self,
+        gemm: &Gemm,
+        a: &Buffer,
+        b: &Buffer,
+        c: &Buffer,
+    ) -> Result<(), GpuError> {
+        let doing = || format!("the cuBLAS GEMM {} failed", gemm.describe());
+        let failed = |why: String| GpuError::Refused(format!("{}: {why}", doing()));
         let Some(Ok(Blas(blas))) = &self.blas else {
             return Err(failed("cuBLAS is not open".to_owned()));
         };
@@ -247,17 +261,23 @@ impl Gpu {
                 cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT,
             )
         }
-        .map_err(|error| failed(format!("{error}")))
+        .map_err(|error| GpuError::Blas {
+            doing: doing(),
+            error,
+        })
     }
 }
 
-fn open(gpu: &Gpu) -> Result<Blas, String> {
+fn open(gpu: &Gpu) -> Result<Blas, GpuError> {
     if !library_present() {
-        return Err("cuBLAS not found: no libcublas.so on the library path (it ships with the CUDA toolkit; add its lib64 folder to LD_LIBRARY_PATH)".to_owned());
+        return Err(GpuError::Refused("cuBLAS not found: no libcublas.so on the library path (it ships with the CUDA toolkit; add its lib64 folder to LD_LIBRARY_PATH)".to_owned()));
     }
     CudaBlas::new(gpu.stream.clone())
         .map(Blas)
-        .map_err(|error| format!("cuBLAS could not start: {error}"))
+        .map_err(|error| GpuError::Blas {
+            doing: "cuBLAS could not start".to_owned(),
+            error,
+        })
 }
 
 #[allow(unsafe_code)]

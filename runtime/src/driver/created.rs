@@ -10,7 +10,7 @@
 
 use std::collections::HashMap;
 
-use super::{Buffer, Gpu, describe};
+use super::{Buffer, Gpu, GpuError};
 
 /// The pristine copies of created tensors, by what created them.
 pub(super) type Created = HashMap<String, cudarc::driver::CudaSlice<u8>>;
@@ -29,27 +29,25 @@ impl Gpu {
         &mut self,
         key: &str,
         bytes: impl FnOnce() -> Vec<u8>,
-    ) -> Result<Option<Buffer>, String> {
+    ) -> Result<Option<Buffer>, GpuError> {
         let Some(created) = &mut self.created else {
             return Ok(None);
         };
         if !created.contains_key(key) {
             let data = bytes();
             let pristine = self.stream.clone_htod(&data).map_err(|error| {
-                format!(
-                    "cannot copy {} bytes to the GPU: {}",
-                    data.len(),
-                    describe(error)
+                GpuError::driver(
+                    format!("cannot copy {} bytes to the GPU", data.len()),
+                    error,
                 )
             })?;
             created.insert(key.to_owned(), pristine);
         }
         let pristine = &created[key];
         let copy = self.stream.clone_dtod(pristine).map_err(|error| {
-            format!(
-                "cannot copy {} bytes on the GPU: {}",
-                pristine.len(),
-                describe(error)
+            GpuError::driver(
+                format!("cannot copy {} bytes on the GPU", pristine.len()),
+                error,
             )
         })?;
         Ok(Some(Buffer(copy)))

@@ -15,7 +15,7 @@ use cudarc::driver::{CudaContext, CudaFunction, CudaModule};
 use cudarc::nvrtc::Ptx;
 use kir::Signature;
 
-use super::{describe, driver_library_present, launch};
+use super::{GpuError, driver_library_present, launch, no_driver};
 use crate::marshal::{DEFAULT_SHARED_LIMIT, LaunchPlan};
 
 /// How many GPUs the driver lists, asked once per process; 0 without a driver.
@@ -38,12 +38,12 @@ pub struct HostImages {
 
 impl HostImages {
     /// The image on GPU `ordinal`, made by `load` on first use (its error, when it
-    /// fails, says why there is no GPU to load it on).
-    pub fn get_or_load(
+    /// fails, says why there is no GPU to load it on, in the caller's terms).
+    pub fn get_or_load<E: From<GpuError>>(
         &self,
         ordinal: usize,
-        load: impl FnOnce() -> Result<HostImage, String>,
-    ) -> Result<&HostImage, String> {
+        load: impl FnOnce() -> Result<HostImage, E>,
+    ) -> Result<&HostImage, E> {
         let slots =
             (self.slots).get_or_init(|| (0..gpu_count()).map(|_| OnceLock::new()).collect());
         if let Some(image) = slots.get(ordinal).and_then(OnceLock::get) {
@@ -51,10 +51,10 @@ impl HostImages {
         }
         let image = load()?;
         let slot = slots.get(ordinal).ok_or_else(|| {
-            format!(
+            GpuError::Refused(format!(
                 "GPU {ordinal} is not one of the {} the driver lists",
                 slots.len()
-            )
+            ))
         })?;
         Ok(slot.get_or_init(|| image))
     }
@@ -71,31 +71,32 @@ pub struct HostImage {
 impl HostImage {
     /// Loads `cubin` on GPU `ordinal` and finds the entry of each of `kernels` (the
     /// functions keep their order), with the dynamic shared memory each needs allowed.
-    pub fn load(ordinal: usize, cubin: &[u8], kernels: &[Signature]) -> Result<HostImage, String> {
+    pub fn load(
+        ordinal: usize,
+        cubin: &[u8],
+        kernels: &[Signature],
+    ) -> Result<HostImage, GpuError> {
         if !driver_library_present() {
-            return Err("no CUDA driver: libcuda.so was not found (is this a machine with an NVIDIA GPU and its driver?)".to_owned());
+            return Err(no_driver());
         }
         if !cubin.starts_with(b"\x7fELF") {
-            return Err("the cubin is not an ELF file".to_owned());
+            return Err(GpuError::Refused("the cubin is not an ELF file".to_owned()));
         }
         let context = CudaContext::new(ordinal)
-            .map_err(|error| format!("cannot open GPU {ordinal}: {}", describe(error)))?;
+            .map_err(|error| GpuError::driver(format!("cannot open GPU {ordinal}"), error))?;
         let module = context
             .load_module(Ptx::from_binary(cubin.to_vec()))
             .map_err(|error| {
-                format!(
-                    "the driver could not load the cubin on GPU {ordinal}: {}",
-                    describe(error)
+                GpuError::driver(
+                    format!("the driver could not load the cubin on GPU {ordinal}"),
+                    error,
                 )
             })?;
         let mut functions = Vec::with_capacity(kernels.len());
         for signature in kernels {
             let (name, entry) = (&signature.name, &signature.entry);
             let function = module.load_function(entry).map_err(|error| {
-                format!(
-                    "`{name}`: the cubin has no entry `{entry}`: {}",
-                    describe(error)
-                )
+                GpuError::driver(format!("`{name}`: the cubin has no entry `{entry}`"), error)
             })?;
             let shared_bytes = signature.launch.shared_bytes;
             if shared_bytes > DEFAULT_SHARED_LIMIT {
@@ -106,9 +107,11 @@ impl HostImage {
                         bytes,
                     )
                     .map_err(|error| {
-                        format!(
-                            "`{name}` needs {shared_bytes} bytes of shared memory, more than GPU {ordinal} allows a block: {}",
-                            describe(error)
+                        GpuError::driver(
+                            format!(
+                                "`{name}` needs {shared_bytes} bytes of shared memory, more than GPU {ordinal} allows a block"
+                            ),
+                            error,
                         )
                     })?;
             }
@@ -139,11 +142,10 @@ impl HostImage {
         name: &str,
         plan: &LaunchPlan,
         stream: u64,
-    ) -> Result<(), String> {
-        let function = self
-            .functions
-            .get(kernel)
-            .ok_or_else(|| format!("`{name}`: no kernel {kernel} in this image"))?;
+    ) -> Result<(), GpuError> {
+        let function = (self.functions.get(kernel)).ok_or_else(|| {
+            GpuError::Refused(format!("`{name}`: no kernel {kernel} in this image"))
+        })?;
         // SAFETY: `function` is of the module loaded in `self.context`; the caller
         // promises the rest of `launch::launch`'s contract: `plan` from `marshal::plan`
         // for this kernel, its addresses device memory of this GPU that outlives the

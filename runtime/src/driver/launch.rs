@@ -11,8 +11,8 @@ use cudarc::driver::CudaContext;
 use cudarc::driver::sys::{CUfunction, CUstream};
 use smallvec::SmallVec;
 
-use super::launch_failed;
 use super::tensor_map::{self, EncodedMap};
+use super::{GpuError, launch_failed};
 use crate::marshal::{ArgValue, INLINE_MAPS, LaunchPlan};
 
 /// Parameters whose pointers fit on the stack.
@@ -62,16 +62,19 @@ pub(super) unsafe fn launch(
     stream: CUstream,
     plan: &LaunchPlan,
     name: &str,
-) -> Result<(), String> {
+) -> Result<(), GpuError> {
     // Encoded before any pointer is taken: the pointers must not move with the maps.
     let mut encoded: SmallVec<[EncodedMap; INLINE_MAPS]> = SmallVec::new();
     for map in &plan.maps {
-        let map =
-            tensor_map::encode(map).map_err(|problem| format!("launching `{name}`: {problem}"))?;
+        let map = tensor_map::encode(map).map_err(|result| {
+            GpuError::Refused(format!(
+                "launching `{name}`: cuTensorMapEncodeTiled failed: {result:?}"
+            ))
+        })?;
         encoded.push(map);
     }
     let mut params = param_pointers(&plan.args, &encoded)
-        .map_err(|problem| format!("launching `{name}`: {problem}"))?;
+        .map_err(|problem| GpuError::Refused(format!("launching `{name}`: {problem}")))?;
     // cudarc's launches do the same: the function's context current on this thread
     // (a no-op when it already is, as with the caller's own CUDA work).
     context

@@ -18,7 +18,7 @@ use cudarc::driver::sys::{
     self, CUmemAccess_flags, CUmemAccessDesc, CUmemLocation, CUmemLocationType, CUresult,
 };
 
-use super::{Gpu, describe, driver_library_present};
+use super::{Gpu, GpuError, driver_library_present};
 
 /// Why a multi-rank block cannot have its GPUs.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -26,7 +26,7 @@ pub enum RanksUnavailable {
     /// Fewer GPUs than ranks (or none at all): the block is skipped.
     Skip(String),
     /// The GPUs are there but cannot work together: the block fails.
-    Fail(String),
+    Fail(GpuError),
 }
 
 /// Why a block on `world` ranks is skipped when the driver lists `found` GPUs.
@@ -56,12 +56,15 @@ pub fn open_ranks(world: u32) -> Result<Vec<Gpu>, RanksUnavailable> {
     let mut gpus = Vec::with_capacity(world as usize);
     for ordinal in 0..world as usize {
         let context = CudaContext::new(ordinal).map_err(|error| {
-            RanksUnavailable::Fail(format!("cannot open GPU {ordinal}: {}", describe(error)))
+            RanksUnavailable::Fail(GpuError::driver(
+                format!("cannot open GPU {ordinal}"),
+                error,
+            ))
         })?;
         let stream = context.new_stream().map_err(|error| {
-            RanksUnavailable::Fail(format!(
-                "cannot make a stream on GPU {ordinal}: {}",
-                describe(error)
+            RanksUnavailable::Fail(GpuError::driver(
+                format!("cannot make a stream on GPU {ordinal}"),
+                error,
             ))
         })?;
         gpus.push(Gpu::with_stream(context, stream, kernel_timeout));
@@ -71,7 +74,7 @@ pub fn open_ranks(world: u32) -> Result<Vec<Gpu>, RanksUnavailable> {
 }
 
 /// Lets every GPU of `gpus` reach every other's memory, or says which pair cannot.
-fn connect(gpus: &[Gpu]) -> Result<(), String> {
+fn connect(gpus: &[Gpu]) -> Result<(), GpuError> {
     for (rank, gpu) in gpus.iter().enumerate() {
         for (other, peer) in gpus.iter().enumerate().filter(|(other, _)| *other != rank) {
             let pair = |what: &str| {
@@ -79,17 +82,16 @@ fn connect(gpus: &[Gpu]) -> Result<(), String> {
                     "GPU {rank} (rank {rank}) cannot {what} GPU {other} (rank {other}): ranks reach each other's memory over NVLink or PCIe peer access"
                 )
             };
-            let can = can_access_peer(&gpu.context, &peer.context).map_err(|error| {
-                format!("{}: {}", pair("ask whether it reaches"), describe(error))
-            })?;
+            let can = can_access_peer(&gpu.context, &peer.context)
+                .map_err(|error| GpuError::driver(pair("ask whether it reaches"), error))?;
             if !can {
-                return Err(format!(
+                return Err(GpuError::Refused(format!(
                     "{} (the driver's cuDeviceCanAccessPeer says no)",
                     pair("reach the memory of")
-                ));
+                )));
             }
             enable_peer_access(&gpu.context, &peer.context)
-                .map_err(|error| format!("{}: {}", pair("enable access to"), describe(error)))?;
+                .map_err(|error| GpuError::driver(pair("enable access to"), error))?;
         }
     }
     for (rank, gpu) in gpus.iter().enumerate() {
@@ -101,9 +103,9 @@ fn connect(gpus: &[Gpu]) -> Result<(), String> {
             .map(|other| other as i32)
             .collect();
         grant_pool_access(&gpu.context, &others).map_err(|error| {
-            format!(
-                "cannot let the other GPUs reach GPU {rank}'s memory pool: {}",
-                describe(error)
+            GpuError::driver(
+                format!("cannot let the other GPUs reach GPU {rank}'s memory pool"),
+                error,
             )
         })?;
     }

@@ -15,9 +15,9 @@ use crate::tensor_map::TensorMapArgs;
 #[repr(transparent)]
 pub(super) struct EncodedMap(CUtensorMap);
 
-/// The tensor map `args` describes, or the driver's error.
+/// The tensor map `args` describes, or the driver's error code.
 #[allow(unsafe_code)]
-pub(super) fn encode(args: &TensorMapArgs) -> Result<EncodedMap, String> {
+pub(super) fn encode(args: &TensorMapArgs) -> Result<EncodedMap, CUresult> {
     let data_type = match args.data_type() {
         0 => CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_UINT8,
         2 => CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_UINT32,
@@ -58,6 +58,6 @@ pub(super) fn encode(args: &TensorMapArgs) -> Result<EncodedMap, String> {
     if result == CUresult::CUDA_SUCCESS {
         Ok(EncodedMap(map))
     } else {
-        Err(format!("cuTensorMapEncodeTiled failed: {result:?}"))
+        Err(result)
     }
 }

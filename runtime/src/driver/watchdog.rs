@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use cudarc::driver::CudaEvent;
 use cudarc::driver::sys::CUevent_flags;
 
-use super::{Gpu, describe};
+use super::{Gpu, GpuError};
 
 /// The environment variable that sets the limit (`cukc --kernel-timeout` sets it too).
 pub const KERNEL_TIMEOUT_VARIABLE: &str = "CUKC_KERNEL_TIMEOUT";
@@ -30,8 +30,9 @@ pub const DEFAULT_KERNEL_TIMEOUT: Duration = Duration::from_secs(60);
 const LONGEST_POLL_PAUSE: Duration = Duration::from_millis(1);
 
 /// The limit `CUKC_KERNEL_TIMEOUT` gives, or why its value cannot be used.
-pub fn kernel_timeout_from_environment() -> Result<Duration, String> {
+pub fn kernel_timeout_from_environment() -> Result<Duration, GpuError> {
     crate::deadline::limit_from_environment(KERNEL_TIMEOUT_VARIABLE, DEFAULT_KERNEL_TIMEOUT)
+        .map_err(GpuError::Refused)
 }
 
 impl Gpu {
@@ -55,15 +56,16 @@ impl Gpu {
     /// or run of `what`) has completed, each within the limit of the one before; with
     /// no steps, until the work queued so far has, within the limit. `what` is `kernel
     /// `name``, or a reference's name.
-    pub(super) fn wait(&self, what: &str, steps: &[&CudaEvent]) -> Result<(), String> {
+    pub(super) fn wait(&self, what: &str, steps: &[&CudaEvent]) -> Result<(), GpuError> {
         if let Some(kernel) = self.hung_kernel() {
-            return Err(still_running(kernel));
+            return Err(GpuError::Refused(still_running(kernel)));
         }
-        let failed = |error| {
-            format!(
-                "{what} failed: {} (the GPU context is unusable after this; later GPU work in this run fails too)",
-                describe(error)
-            )
+        let failed = |error| GpuError::Driver {
+            doing: format!("{what} failed"),
+            error,
+            after:
+                " (the GPU context is unusable after this; later GPU work in this run fails too)"
+                    .to_owned(),
         };
         let all_queued;
         let steps = if steps.is_empty() {
@@ -91,12 +93,12 @@ impl Gpu {
                 } else {
                     String::new()
                 };
-                return Err(format!(
+                return Err(GpuError::Refused(format!(
                     "{what}{which} did not finish within {} s (the kernel time limit, \
                      --kernel-timeout) and is still running on the GPU: nothing else can \
                      run on it in this process",
                     self.kernel_timeout.as_secs_f64(),
-                ));
+                )));
             }
             std::thread::sleep(pause);
             pause = (pause * 2).min(LONGEST_POLL_PAUSE);

@@ -190,8 +190,8 @@ pub(super) fn open_gpus<'g>(
             })?;
         *opened = gpus.map_err(|unavailable| match unavailable {
             RanksUnavailable::Skip(reason) => Outcome::Skipped(reason),
-            RanksUnavailable::Fail(message) => Outcome::Failed {
-                message,
+            RanksUnavailable::Fail(error) => Outcome::Failed {
+                message: error.to_string(),
                 span,
                 diagnostic: None,
             },

@@ -408,7 +408,7 @@ impl Interpreter<'_> {
             draw(shape.clone())
                 .map_or_else(|_| Vec::new(), |tensor| tensor.host.unwrap_or_default())
         };
-        match gpu.created_copy(&key, drawn).map_err(failed)? {
+        match (gpu.created_copy(&key, drawn)).map_err(|error| failed(error.to_string()))? {
             Some(buffer) => Ok(Tensor {
                 dtype,
                 shape,

@@ -125,7 +125,8 @@ impl Interpreter<'_> {
             input,
             output,
         };
-        let bytes = gpu.gemm(&gemm, a_buffer, b_buffer).map_err(failed)?;
+        let bytes =
+            (gpu.gemm(&gemm, a_buffer, b_buffer)).map_err(|error| failed(error.to_string()))?;
         let width = dtype.bytes();
         let mut rounded = vec![0u8; m * n * width];
         rounded
@@ -143,7 +144,7 @@ impl Interpreter<'_> {
     /// Opens cuBLAS on the block's GPU, or says why it cannot be had.
     fn open_blas(&mut self) -> Result<(), String> {
         match &mut self.device {
-            Ok(Device::Gpu(gpu) | Device::GpuRank(gpu, ..)) => gpu.blas(),
+            Ok(Device::Gpu(gpu) | Device::GpuRank(gpu, ..)) => gpu.blas().map_err(String::from),
             Ok(Device::Emulator(_) | Device::Rank(..)) => {
                 Err("the block runs on the emulator".to_owned())
             }
@@ -236,7 +237,7 @@ impl Interpreter<'_> {
         };
         let ms = gpu
             .time_gemm(&gemm, a_buffer, b_buffer, config.warmup, config.runs)
-            .map_err(failed)?;
+            .map_err(|error| failed(error.to_string()))?;
         let note = (gemm.flops() != u128::from(reported_flops)).then(|| {
             format!(
                 "cuBLAS's GEMM {} does {} flops, not the {reported_flops} reported",

@@ -220,7 +220,7 @@ fn source(expr: &HostExpr, name: &dyn Fn(usize) -> String) -> String {
 
 #[cfg(test)]
 mod tests {
-    use kir::{Element, IntParam, Launch, Param, ParamKind};
+    use kir::{Element, IntParam, Param, ParamKind};
 
     use super::*;
 
@@ -242,23 +242,12 @@ mod tests {
             },
         };
         Signature {
-            name: "k".to_owned(),
-            entry: "k".to_owned(),
-            const_args: Vec::new(),
             params: vec![
                 int("num_pages"),
                 tensor("table", 4),
                 tensor("cu", 3),
                 int("longest"),
             ],
-            launch: Launch {
-                grid: [one(), one(), one()],
-                block: [one(), one(), one()],
-                cluster: [1, 1, 1],
-                shared_bytes: 0,
-            },
-            assumptions: Vec::new(),
-            alignments: Vec::new(),
             element_requirements: vec![
                 ElementRequirement {
                     param: 1,
@@ -277,6 +266,7 @@ mod tests {
                     span: lang::Span::new(0, 0),
                 },
             ],
+            ..Signature::empty("k")
         }
     }
 

@@ -19,9 +19,8 @@ use std::sync::Arc;
 use cute::{Base, Dtype, Tensor};
 
 use crate::builtins::Args;
-use crate::builtins::hopper::cluster_size;
-use crate::check::{Checker, Context};
-use crate::trace::{Effect, Term};
+use crate::check::Checker;
+use crate::trace::Term;
 use crate::value::{Origin, Value};
 
 impl Checker<'_> {
@@ -31,14 +30,8 @@ impl Checker<'_> {
         if !self.require_arch(name, 90, args.call_span) {
             return Value::Unknown;
         }
-        let Value::Tensor(tensor) = &p[0].value else {
-            if !matches!(p[0].value, Value::Unknown) {
-                let message = format!(
-                    "`{name}` takes a shared-memory tensor, not a {}",
-                    p[0].value.type_name()
-                );
-                self.error("E0590", p[0].span, message, "not a tensor");
-            }
+        let what = format!("`{name}` takes a shared-memory tensor");
+        let Some(tensor) = self.expect_tensor(&p[0].value, p[0].span, "E0590", &what) else {
             return Value::Unknown;
         };
         let Base::Shared(buffer) = tensor.base else {
@@ -48,30 +41,16 @@ impl Checker<'_> {
             );
             return self.error("E0590", p[0].span, message, "not a shared buffer");
         };
-        if !word_sized(tensor) {
+        if !word_sized(&tensor) {
             let message = format!(
                 "`{name}` reaches 32-bit elements (f32, i32, u32), not {}",
                 tensor.element_name()
             );
             return self.error("E0590", p[0].span, message, "elements of another width");
         }
-        // A kernel without `cluster(...)` is a cluster of one block: rank 0 is itself, so
-        // a kernel generic over its cluster's size builds with one block too.
-        let blocks: u32 = self.frame.cluster.iter().product();
-        let Some(rank) = self.expect_int(&p[1].value, p[1].span, "a block's rank in the cluster")
-        else {
+        let Some(rank) = self.cluster_rank(&format!("`{name}` reaches"), p[1]) else {
             return Value::Unknown;
         };
-        if let Some(constant) = rank.as_constant()
-            && !(0..i64::from(blocks)).contains(&constant)
-        {
-            let message = format!(
-                "`{name}` reaches block {constant} of a cluster of {} (ranks 0 to {})",
-                cluster_size(blocks),
-                blocks - 1
-            );
-            return self.error("E0227", p[1].span, message, "not in the cluster");
-        }
         let origin = Origin {
             reason: "the rank of a cluster view's block".to_owned(),
             span: Some(args.call_span),
@@ -80,24 +59,13 @@ impl Checker<'_> {
         // A variable of its own for each evaluation: two views made by one call site (a
         // device function called twice) keep their ranks apart.
         let variable = self.unique_variable("cluster_rank", origin);
-        let index = match &mut self.tracing.trace {
-            Some(trace) if self.frame.context == Context::Device => {
-                trace.cluster_ranks.push(variable.clone());
-                trace.cluster_ranks.len() as u32 - 1
-            }
-            _ => 0,
-        };
-        self.emit(Effect::Define {
-            variable,
-            value: Arc::new(Term::Int(rank, Dtype::I32)),
-            span: args.call_span,
+        let term = Term::Int(rank, Dtype::I32);
+        let entry = self.define_view_entry(variable, term, args.call_span, |trace| {
+            &mut trace.cluster_ranks
         });
         Value::Tensor(Arc::new(Tensor {
-            base: Base::Cluster {
-                buffer,
-                entry: index,
-            },
-            ..(**tensor).clone()
+            base: Base::Cluster { buffer, entry },
+            ..(*tensor).clone()
         }))
     }
 }

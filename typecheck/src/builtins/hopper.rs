@@ -44,10 +44,12 @@ impl<'a> Checker<'a> {
                 Some(value) => (action, Some(value)),
                 None => return Value::Unit,
             },
-            (None, Some(cta)) => match self.cluster_rank("`cta`", cta) {
-                Some(rank) => (Mbarrier::ArriveCluster, Some(rank)),
-                None => return Value::Unit,
-            },
+            (None, Some(cta)) => {
+                match (self.cluster_rank("`cta` is", cta)).and_then(|_| term_of(&cta.value)) {
+                    Some(rank) => (Mbarrier::ArriveCluster, Some(rank)),
+                    None => return Value::Unit,
+                }
+            }
             (None, None) => (action, None),
         };
         if self.tracing_kernel()
@@ -248,10 +250,13 @@ impl<'a> Checker<'a> {
         index
     }
 
-    /// A block of the kernel's cluster named by `arg` (`what` says which argument): an
-    /// integer, below the cluster's size when constant (E0227). A kernel without
-    /// `cluster(...)` is a cluster of one block.
-    pub(crate) fn cluster_rank(&mut self, what: &str, arg: &Arg) -> Option<Arc<Term>> {
+    /// The rank of the block of the kernel's cluster that `arg` names: an integer,
+    /// below the cluster's size when constant, else E0227, `{lead} block {rank} of a
+    /// cluster of ...` (`lead` names the argument or the built-in: "`cta` is",
+    /// "`cluster_view` reaches"). A kernel without `cluster(...)` is a cluster of one
+    /// block: rank 0 is itself, so a kernel generic over its cluster's size builds with
+    /// one block too.
+    pub(crate) fn cluster_rank(&mut self, lead: &str, arg: &Arg) -> Option<SymInt> {
         let value = self.expect_int(&arg.value, arg.span, "a block's rank in the cluster")?;
         let blocks: u32 = self.frame.cluster.iter().product();
         if let Some(rank) = value.as_constant()
@@ -261,7 +266,7 @@ impl<'a> Checker<'a> {
                 "E0227",
                 arg.span,
                 format!(
-                    "{what} is block {rank} of a cluster of {} (ranks 0 to {})",
+                    "{lead} block {rank} of a cluster of {} (ranks 0 to {})",
                     cluster_size(blocks),
                     blocks - 1
                 ),
@@ -269,7 +274,7 @@ impl<'a> Checker<'a> {
             );
             return None;
         }
-        term_of(&arg.value)
+        Some(value)
     }
 
     /// The integer operand of an mbarrier operation: the arrival count (checked when

@@ -9,8 +9,6 @@
 //! narrower than `"sys"` on a peer's tensor (E0241), an element that is not a global
 //! `i32` or `u32` (E0242), a `cluster` scope before sm_90 (E0212).
 
-use std::sync::Arc;
-
 use cute::{Base, Dtype, MemorySpace};
 use kir::{Intrinsic, MemoryScope, Ordered};
 use lang::Span;
@@ -32,12 +30,8 @@ impl Checker<'_> {
         let Some(scope) = self.memory_scope(args.named("scope")) else {
             return Value::Unknown;
         };
-        let Value::Tensor(tensor) = &p[0].value else {
-            if !matches!(p[0].value, Value::Unknown) {
-                let found = p[0].value.type_name();
-                let message = format!("`{name}` accesses a tensor's element, not a {found}");
-                self.error("E0242", p[0].span, message, "not a tensor");
-            }
+        let what = format!("`{name}` accesses a tensor's element");
+        let Some(tensor) = self.expect_tensor(&p[0].value, p[0].span, "E0242", &what) else {
             return Value::Unknown;
         };
         let dtype = tensor.dtype.unwrap_or(Dtype::F32);
@@ -108,7 +102,7 @@ impl Checker<'_> {
             match effect {
                 Some((index, value)) => self.emit(Effect::OnElement {
                     intrinsic,
-                    tensor: Arc::clone(tensor),
+                    tensor,
                     index,
                     value,
                     result: result.clone(),

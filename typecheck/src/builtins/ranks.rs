@@ -24,7 +24,7 @@ use layout::{Int, SymInt};
 
 use crate::builtins::Args;
 use crate::check::{Checker, Context};
-use crate::trace::{Effect, Term, TraceParam, TraceParamKind};
+use crate::trace::{Effect, KernelTrace, Term, TraceParam, TraceParamKind};
 use crate::value::{IntType, Origin, Value};
 use cute::Dtype;
 
@@ -203,14 +203,8 @@ impl<'a> Checker<'a> {
     /// `peer(t, r)`: rank r's copy of the symmetric tensor `t`.
     pub(crate) fn peer(&mut self, _name: &'static str, args: &Args) -> Value {
         let p = args.positional();
-        let Value::Tensor(tensor) = &p[0].value else {
-            if !matches!(p[0].value, Value::Unknown) {
-                let message = format!(
-                    "`peer` takes a symmetric tensor, not a {}",
-                    p[0].value.type_name()
-                );
-                self.error("E0243", p[0].span, message, "not a tensor");
-            }
+        let what = "`peer` takes a symmetric tensor";
+        let Some(tensor) = self.expect_tensor(&p[0].value, p[0].span, "E0243", what) else {
             return Value::Unknown;
         };
         let table = match (&tensor.base, &self.frame.ranks) {
@@ -240,24 +234,40 @@ impl<'a> Checker<'a> {
         };
         let entry = self.fresh_variable("peer_entry", origin);
         let variable = entry.variables().first().cloned().unwrap_or_default();
+        let term = Term::Int(address, Dtype::I64);
+        let entry =
+            self.define_view_entry(variable, term, args.call_span, |trace| &mut trace.peers);
+        Value::Tensor(Arc::new(Tensor {
+            base: Base::Peer { param, entry },
+            ..(*tensor).clone()
+        }))
+    }
+
+    /// Defines `variable` as `term` where a view of another rank's or block's memory
+    /// is made (at `span`) and, in a kernel, lists it in the trace (`list`: the peer
+    /// table entries, or the cluster views' ranks), so that lowering reads it where the
+    /// view is indexed; its index in that list, which the view's base names (0 outside
+    /// a kernel).
+    pub(crate) fn define_view_entry(
+        &mut self,
+        variable: String,
+        term: Term,
+        span: Span,
+        list: fn(&mut KernelTrace) -> &mut Vec<String>,
+    ) -> u32 {
         let index = match &mut self.tracing.trace {
             Some(trace) if self.frame.context == Context::Device => {
-                trace.peers.push(variable.clone());
-                trace.peers.len() as u32 - 1
+                let list = list(trace);
+                list.push(variable.clone());
+                list.len() as u32 - 1
             }
             _ => 0,
         };
         self.emit(Effect::Define {
             variable,
-            value: Arc::new(Term::Int(address, Dtype::I64)),
-            span: args.call_span,
+            value: Arc::new(term),
+            span,
         });
-        Value::Tensor(Arc::new(Tensor {
-            base: Base::Peer {
-                param,
-                entry: index,
-            },
-            ..(**tensor).clone()
-        }))
+        index
     }
 }

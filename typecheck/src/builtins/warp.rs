@@ -169,18 +169,8 @@ impl<'a> Checker<'a> {
         }
         let p = args.positional();
         let span = args.call_span;
-        let Value::Tensor(tensor) = &p[0].value else {
-            if !matches!(p[0].value, Value::Unknown) {
-                self.error(
-                    "E0216",
-                    p[0].span,
-                    format!(
-                        "`{name}` updates a tensor's element, not a {}",
-                        p[0].value.type_name()
-                    ),
-                    "not a tensor",
-                );
-            }
+        let what = format!("`{name}` updates a tensor's element");
+        let Some(tensor) = self.expect_tensor(&p[0].value, p[0].span, "E0216", &what) else {
             return Value::Unknown;
         };
         if !matches!(tensor.space, MemorySpace::Global | MemorySpace::Shared) {

@@ -1,7 +1,10 @@
 //! Expectations: a value required to be an integer, a const integer, a bool, an
-//! int-tuple or a layout, with the diagnostic when it is not; and the type an integer
-//! operation takes.
+//! int-tuple, a layout or a tensor, with the diagnostic when it is not; and the type an
+//! integer operation takes.
 
+use std::sync::Arc;
+
+use cute::Tensor;
 use lang::{Diagnostic, Span};
 use layout::{IntTuple, Layout, LayoutError, SymInt};
 
@@ -95,6 +98,27 @@ impl<'a> Checker<'a> {
                     format!("expected a layout, found a {}", other.type_name()),
                     &format!("this is a {}", other.type_name()),
                 );
+                None
+            }
+        }
+    }
+
+    /// The tensor in `value`; otherwise, unless `value` is unknown already, error `code`
+    /// at `span`: `{what}, not a {found}` (`what` saying what takes the tensor, as
+    /// "`peer` takes a symmetric tensor").
+    pub(crate) fn expect_tensor(
+        &mut self,
+        value: &Value,
+        span: Span,
+        code: &'static str,
+        what: &str,
+    ) -> Option<Arc<Tensor>> {
+        match value {
+            Value::Tensor(tensor) => Some(tensor.clone()),
+            Value::Unknown => None,
+            other => {
+                let message = format!("{what}, not a {}", other.type_name());
+                self.error(code, span, message, "not a tensor");
                 None
             }
         }
