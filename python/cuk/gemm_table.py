@@ -5,8 +5,8 @@ after it where it leaves the partials) and ``cuk-examples/gemm_sm90.cuk`` (``gem
 
 This is the one table: ``cuk.linear`` launches what it says, and
 ``scripts/gemm-sweep.py`` benches what it says (the script loads this file by its path,
-so it needs neither torch nor the package's extension; keep it to the standard library). The
-script's comments give the measurements behind each row.
+so it needs neither torch nor the package's extension: keep it to the standard
+library). The script's comments give the measurements behind each row.
 """
 
 import dataclasses
