@@ -2,7 +2,8 @@
 """The inference GEMM shape sweep (issue 39): at every M of SIZES_M against the weight
 shapes (N, K) of Llama-3-8B, Llama-3-70B and DeepSeek-V3 projections, bf16, the kernel
 the table picks for that M (cuk-examples/gemm_small_m_sm90.cuk's swap-AB split-K kernel
-for the decode rows, gemm_sm90.cuk's persistent kernel for the rest), each bench beside
+for the decode rows, gemm_sm90.cuk's persistent kernel for the rest; the table is
+python/cuk/gemm_table.py, which `cuk.linear` launches too), each bench beside
 cuBLAS on the same operands (`F.linear`'s layout: activations (M, K) times the weight
 (N, K) transposed), in one `cukc bench` run on random inputs. Prints a table of the
 ratios and a summary line with their geometric mean and the worst.
@@ -16,6 +17,7 @@ worst 0.557x (Llama-3-8B's 4096 x 4096 at M = 256): M = 128 and 256 are what is 
 """
 
 import argparse
+import importlib.util
 import math
 import os
 import re
@@ -41,12 +43,26 @@ WEIGHTS = [
     ("deepseek-v3", "shared_down", 4096, 7168),
 ]
 
-# One block per SM pair of an H100 or H200 (132 SMs), as the example's own benches.
-CLUSTERS = 66
+# The GPU's multiprocessors: an H100's or H200's 132.
+SMS = 132
 
-# The configuration by M: (largest M, kernel, clusters or blocks, const arguments).
-# Measured on an H200 over the 12 weights, geometric means against cuBLAS (the figures
-# of each alternative from one run; scripts in the issue's note):
+
+def load_table(root):
+    """python/cuk/gemm_table.py, the configuration by M that `cuk.linear` launches too,
+    loaded by its path (it imports only the standard library, so neither the package's
+    extension nor torch is needed here)."""
+    path = os.path.join(root, "python", "cuk", "gemm_table.py")
+    spec = importlib.util.spec_from_file_location("gemm_table", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# The configuration by M is gemm_table.TABLE. Measured on an H200 over the 12 weights,
+# geometric means against cuBLAS (the figures of each alternative from one run; scripts
+# in the issue's note):
 # - M <= 64: gemm_swap_ab with a's rows as wgmma's N (8 for one row, else M rounded up
 #   to 8), one consumer warpgroup, 8 stages, K split so that at most 132 blocks run, and
 #   the tile's last block adding the partials (1.17x at M = 1, 1.12x at 16, 0.96x at
@@ -55,46 +71,38 @@ CLUSTERS = 66
 #   block) and 128 or 256 of a's rows, the partials added by `splitk_reduce` (0.78x at
 #   128, 0.72x at 256; gemm_sm90 with 64 x 64 tiles 0.74x and 0.55x, with 128 x 128
 #   tiles 0.52x and 0.55x; the last-block sum 0.62x at 256).
-# - larger M: gemm_sm90's defaults.
-TABLE = [
-    (64, "swap", 132, "WG = 1, STAGES = 8"),
-    (128, "swap", 132, "BA = 128, WG = 2, STAGES = 6, LAST = 0"),
-    (256, "swap", 132, "BA = 256, WG = 2, STAGES = 4, LAST = 0"),
-    (None, "tn", CLUSTERS, ""),
-]
+# - larger M: gemm_sm90's defaults, a cluster per pair of SMs.
+gemm_table = load_table(ROOT)
 
 
-def configuration(m, clusters, consts):
-    """The kernel, clusters (or blocks) and const arguments for M = `m`: the table's,
-    unless given."""
+def configuration(m, n, k, clusters, consts):
+    """The kernel's call for an (m, k) x (n, k) GEMM: gemm_tn with `clusters` and
+    `consts` where either is given, else the table's."""
     if clusters is not None or consts is not None:
-        return ("tn", clusters or CLUSTERS, consts or "")
-    for largest, kernel, table_clusters, table_consts in TABLE:
-        if largest is None or m <= largest:
-            return (kernel, table_clusters, table_consts)
-    return ("tn", CLUSTERS, "")
+        return tn_call(m, n, k, clusters or SMS // 2, consts or "")
+    plan = gemm_table.plan(m, n, k, SMS)
+    consts = ", ".join(f"{name} = {value}" for name, value in plan.consts.items())
+    if plan.kernel == "tn":
+        return tn_call(m, n, k, plan.clusters, consts)
+    return swap_call(m, n, k, plan, consts)
 
 
-def const_value(consts, name, default):
-    """The value `consts` ("A = 1, B = 2") gives `name`, else `default`."""
-    found = re.search(rf"\b{name} = (\d+)", consts)
-    return int(found.group(1)) if found else default
+def tn_call(m, n, k, clusters, consts):
+    """gemm_tn's call with `clusters` and the const arguments `consts` ("A = 1, B = 2")."""
+    extra = f", {consts}" if consts else ""
+    return f"    gemm_tn({m}, {n}, {k}, a, b, c, {clusters}{extra});\n"
 
 
-def swap_call(m, n, k, blocks, consts):
-    """gemm_swap_ab's call with K split so that at most `blocks` blocks run (and its
-    workspace), then `splitk_reduce` where the partials are left to it (LAST = 0)."""
-    rows = const_value(consts, "BA", 8 if m == 1 else -(-m // 8) * 8)
-    tiles = -(-n // (64 * const_value(consts, "WG", 1))) * -(-m // rows)
-    splits = max(1, min(-(-k // 64), blocks // tiles))
-    ba = "" if "BA =" in consts else f", BA = {rows}"
+def swap_call(m, n, k, plan, consts):
+    """gemm_swap_ab's call with the plan's splits (and its workspace and counters), then
+    `splitk_reduce` where the partials are left to it (LAST = 0)."""
     call = (
-        f"    let ws = zeros(f32, ({splits}, {m}, {n}));\n"
-        f"    let tickets = zeros(i32, {-(-n // 64) * -(-m // 8)});\n"
-        f"    gemm_swap_ab({m}, {n}, {k}, a, b, c, {splits}, ws, tickets{ba}, {consts});\n"
+        f"    let ws = zeros(f32, ({plan.splits}, {m}, {n}));\n"
+        f"    let tickets = zeros(i32, {plan.tickets});\n"
+        f"    gemm_swap_ab({m}, {n}, {k}, a, b, c, {plan.splits}, ws, tickets, {consts});\n"
     )
-    if const_value(consts, "LAST", 1) == 0 and splits > 1:
-        call += f"    splitk_reduce({m}, {n}, ws, c, S = {splits});\n"
+    if plan.reduce:
+        call += f"    splitk_reduce({m}, {n}, ws, c, S = {plan.splits});\n"
     return call
 
 
@@ -103,13 +111,8 @@ LINE = re.compile(
 )
 
 
-def bench_block(m, n, k, kernel, clusters, consts):
+def bench_block(m, n, k, call):
     name = f"sweep_m{m}_n{n}_k{k}"
-    extra = f", {consts}" if consts else ""
-    if kernel == "swap":
-        call = swap_call(m, n, k, clusters, consts)
-    else:
-        call = f"    gemm_tn({m}, {n}, {k}, a, b, c, {clusters}{extra});\n"
     return (
         f"bench {name} {{\n"
         f"    let a = randn(bf16, ({m}, {k}));\n"
@@ -142,11 +145,10 @@ def main():
     parser.add_argument("--keep", help="also write the generated bench file here")
     args = parser.parse_args()
     sizes = [int(m) for m in args.m.split(",")]
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    text = kernels(root)
+    text = kernels(ROOT)
     shapes = [(m, n, k) for (_, _, n, k) in WEIGHTS for m in sizes]
     text += "\n".join(
-        bench_block(m, n, k, *configuration(m, args.clusters, args.consts)) for (m, n, k) in shapes
+        bench_block(m, n, k, configuration(m, n, k, args.clusters, args.consts)) for (m, n, k) in shapes
     )
     if args.keep:
         with open(args.keep, "w") as kept:
