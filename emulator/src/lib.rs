@@ -87,6 +87,7 @@ mod block;
 mod cluster;
 mod fault;
 mod global;
+mod grid_order;
 mod hang;
 mod launch;
 mod print;

@@ -23,6 +23,15 @@ impl Access {
         }
     }
 
+    /// What the access did, as a verb in the past tense (`wrote`, `read`).
+    fn past(self) -> &'static str {
+        match self {
+            Access::Atomic => "updated atomically",
+            access if access.writes() => "wrote",
+            _ => "read",
+        }
+    }
+
     pub(crate) fn writes(self) -> bool {
         !matches!(
             self,
@@ -347,6 +356,20 @@ impl fmt::Display for Fault {
                 triple(other.block),
                 if *other_write { "wrote" } else { "read" },
             ),
+            FaultKind::GlobalRace {
+                access,
+                address,
+                other_access,
+                other,
+                ..
+            } => write!(
+                f,
+                "data race in global memory: {who} {} the word at {address:#x}, which thread {} of block {} {} with no release and acquire between them ordering the two",
+                access.verb(),
+                triple(other.thread),
+                triple(other.block),
+                other_access.past(),
+            ),
             FaultKind::OnRank { rank, world, fault } => {
                 let inner = Fault {
                     kind: (**fault).clone(),
@@ -403,6 +426,8 @@ impl Fault {
             FaultKind::Hang { .. } => "no thread can make progress",
             FaultKind::CrossRankRace { access, .. } if access.writes() => "this write",
             FaultKind::CrossRankRace { .. } => "this read",
+            FaultKind::GlobalRace { access, .. } if access.writes() => "this write",
+            FaultKind::GlobalRace { .. } => "this read",
             FaultKind::OnRank { .. } => "here",
         };
         let mut diagnostic =
@@ -439,6 +464,24 @@ impl Fault {
                         ),
                     )
                     .with_help("the writer releases at system scope after its writes (`store_release`, or `atomic_add(..., order = \"release\")`), and the reader acquires what it released (`load_acquire`) before its reads, each with `scope = \"sys\"`".to_owned());
+            }
+            FaultKind::GlobalRace {
+                other_access,
+                other,
+                other_span,
+                ..
+            } => {
+                diagnostic = diagnostic
+                    .with_secondary(
+                        *other_span,
+                        format!(
+                            "thread {} of block {} {} it here",
+                            triple(other.thread),
+                            triple(other.block),
+                            other_access.past()
+                        ),
+                    )
+                    .with_help("blocks of a launch run in any order: the writer's thread makes its writes visible with `threadfence()` before an atomic (or with an atomic of `order = \"release\"`, or after a `syncthreads()` its writers passed), and the other block's thread acquires with `threadfence()` after an atomic on the same word that comes later (or `load_acquire`, an atomic of `order = \"acq_rel\"`) before its access, or before a `syncthreads()` the accessing thread passes; atomics of both blocks do not race".to_owned());
             }
             FaultKind::Race {
                 other_access,

@@ -18,6 +18,7 @@ use super::memory::{aligned, global_fault, little_endian};
 use super::{Context, Thread};
 use crate::block::coordinates;
 use crate::fault::{Access, FaultKind, Location, Trap};
+use crate::grid_order::Sync;
 
 /// The bytes of an ordered access: one 32-bit word.
 const WORD: usize = 4;
@@ -42,6 +43,7 @@ impl<'k> Thread<'k> {
             Ordered::AddRelease | Ordered::FetchAddAcqRel => Access::Atomic,
         };
         aligned(Space::Global, address, WORD, kind)?;
+        self.across_blocks(context, (address, WORD), (kind, true), inst.span)?;
         let bounds = |bounds| global_fault(context, kind, address, WORD, bounds);
         let mut old = [0u8; WORD];
         if access != Ordered::StoreRelease {
@@ -68,6 +70,21 @@ impl<'k> Thread<'k> {
         }
         if let Some(result) = inst.results.first() {
             self.set(*result, little_endian(&old));
+        }
+        let device = scope >= MemoryScope::Gpu;
+        // An order at block or cluster scope does not reach other clusters: the access
+        // is as a relaxed one to them.
+        let sync = match access {
+            Ordered::LoadAcquire if device => Some(Sync::LoadAcquire),
+            Ordered::StoreRelease if device => Some(Sync::StoreRelease),
+            Ordered::AddRelease if device => Some(Sync::AddRelease),
+            Ordered::FetchAddAcqRel if device => Some(Sync::AddAcquireRelease),
+            Ordered::LoadAcquire => None,
+            Ordered::StoreRelease => Some(Sync::Store),
+            Ordered::AddRelease | Ordered::FetchAddAcqRel => Some(Sync::Relaxed),
+        };
+        if let Some(sync) = sync {
+            self.sync_blocks(context, address, sync);
         }
         if let Some((system, thread)) = context.system_thread(self.index) {
             let mut order = system

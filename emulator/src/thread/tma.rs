@@ -137,6 +137,8 @@ impl<'k> Thread<'k> {
             if let TmaWay::Load(image) = &mut way {
                 if inside {
                     let landing = &mut image[offset..offset + bytes as usize];
+                    let range = (global as u64, bytes as usize);
+                    self.across_blocks(context, range, (Access::AsyncRead, false), inst.span)?;
                     context.global.load(global as u64, landing).map_err(|_| {
                         unsupported(format!(
                             "a TMA load reading outside its tensor at {global:#x}"
@@ -157,6 +159,14 @@ impl<'k> Thread<'k> {
                     "a TMA store writing outside its tensor at {global:#x}"
                 ))
             };
+            // A TMA store's writes are the issuing thread's from its issue (the emulator
+            // writes them then), its adds atomic.
+            let access = match added {
+                Some(_) => (Access::Atomic, true),
+                None => (Access::Store, false),
+            };
+            let range = (global as u64, element.len());
+            self.across_blocks(context, range, access, inst.span)?;
             if let Some(ty) = added {
                 let mut old = vec![0u8; element.len()];
                 context

@@ -1,0 +1,69 @@
+//! A thread's global accesses in the order between the blocks of its launch
+//! ([`crate::grid_order`]): each access checked against other blocks' (`E0429`), and
+//! what its atomics, ordered accesses, fences and cluster barrier waits hand over and
+//! take.
+
+use kir::MemoryScope;
+use lang::Span;
+
+use super::{Context, Thread};
+use crate::block::coordinates;
+use crate::fault::{Access, FaultKind, Location, Trap};
+use crate::grid_order::{Sync, Who};
+
+impl Thread<'_> {
+    /// A global access of `bytes` bytes at `address` (`strong`: an atomic or ordered
+    /// one) checked against other blocks' accesses and recorded; `E0429` when one
+    /// conflicts with it unordered.
+    pub(crate) fn across_blocks(
+        &self,
+        context: &Context<'_, '_>,
+        (address, bytes): (u64, usize),
+        (access, strong): (Access, bool),
+        span: Span,
+    ) -> Result<(), Trap> {
+        let Some(order) = context.order else {
+            return Ok(());
+        };
+        let who = Who {
+            block: context.block_index(),
+            thread: self.index,
+            clock: &self.clock,
+            access,
+            strong,
+            span,
+        };
+        let race = match order.access(context.global, &who, address, bytes) {
+            Ok(()) => return Ok(()),
+            Err(race) => race,
+        };
+        let other = race.other;
+        Err(Trap::Fault(FaultKind::GlobalRace {
+            access,
+            address: race.address,
+            other_access: other.access,
+            other: Location {
+                thread: coordinates(u64::from(other.thread), context.block_dims),
+                block: coordinates(u64::from(other.block), context.grid_dims),
+            },
+            other_span: other.span,
+        }))
+    }
+
+    /// What an atomic or ordered access to the word at `address` hands over and takes
+    /// there ([`Sync`]).
+    pub(crate) fn sync_blocks(&mut self, context: &Context<'_, '_>, address: u64, sync: Sync) {
+        if let Some(order) = context.order {
+            let who = (context.block_index(), self.index);
+            order.sync(address, &mut self.clock, who, sync);
+        }
+    }
+
+    /// A fence (`fence.sc`) at `scope`: at gpu or system scope it orders the thread's
+    /// accesses with other blocks' through its atomics.
+    pub(crate) fn fence_blocks(&mut self, context: &Context<'_, '_>, scope: MemoryScope) {
+        if context.order.is_some() && scope >= MemoryScope::Gpu {
+            self.clock.fence(context.block_index(), self.index);
+        }
+    }
+}
