@@ -45,6 +45,8 @@ pub enum Access {
     Atomic,
     /// A cp.async copy reading global memory.
     AsyncRead,
+    /// A TMA load reading its box from global memory.
+    TmaRead,
     /// A cp.async copy landing in shared memory (at the thread's wait).
     AsyncWrite,
     /// A TMA store reading its shared tile, from its issue until a wait covers its bulk

@@ -5,16 +5,20 @@
 //! Two accesses to the same bytes by different blocks, at least one a write and not
 //! both atomic (an `atom`, `red`, ordered access or TMA reduce-add), race unless the
 //! earlier one (in the emulator's order) happens before the later. Only these make it
-//! happen before ([`clock`]): a release by the writing thread after the access (a fence
-//! at gpu or system scope followed by an atomic on some word X, or a releasing ordered
-//! access to X), or by any thread of its block after a `syncthreads()` that followed it,
-//! and an acquire of what was released at X by the other thread (a releasing atomic or
-//! `load_acquire` of X, or a relaxed atomic of X followed by such a fence), or by any
+//! happen before ([`clock`]): a release by the accessing thread after the access (a
+//! fence at gpu or system scope followed by an atomic on some word X, or a releasing
+//! ordered access to X), or by any thread of its block after a `syncthreads()` that
+//! followed it, then an acquire of what was released at X by the other thread (an
+//! acquiring ordered access of X, or an atomic of X followed by such a fence), or by any
 //! thread of its block before a `syncthreads()` that precedes the access; or, within a
 //! cluster, a cluster barrier (every thread arrives after its earlier accesses and
-//! waits before its later ones). An atomic that reads and writes X also extends what
-//! earlier releases left there (a release sequence); a plain or ordered store replaces
-//! it. Accesses of one block are not checked against each other here.
+//! waits before its later ones). A barrier (`syncthreads()` or a named barrier) also
+//! carries its threads' fences and what their atomics read to the others, for a fence
+//! or atomic after it: fences are `fence.sc`, ordered among themselves. An atomic that
+//! reads and writes X extends what earlier releases left there (a release sequence); a
+//! plain or ordered store replaces it. A TMA store's writes are in flight, ordered by no
+//! release, until the issuing thread's wait for their bulk group. Accesses of one block
+//! are not checked against each other here.
 //!
 //! Each allocation gets a shadow at its first access in the launch, cut in chunks of
 //! [`CHUNK`] 32-bit words made as they are touched: each word keeps its last write and
@@ -27,7 +31,10 @@
 //! nothing orders them: any conflict is a race, but which access the emulator sees
 //! second depends on timing. A parallel launch therefore keeps the bytes of each
 //! allocation as they were at its first access; when a race shows, the launch is run
-//! again from them one block at a time, which reports it the same way every time.
+//! again from them one block at a time, which reports it the same way every time. (A
+//! conflict is seen whichever access came second, the forgotten accesses above aside:
+//! the second finds the first, or a third block's read that replaced it, which
+//! conflicts with the second too.)
 
 mod clock;
 
@@ -39,7 +46,7 @@ use lang::Span;
 
 use crate::fault::Access;
 use crate::global::GlobalMemory;
-pub use clock::{Clock, barrier};
+pub use clock::{Clock, barrier, share};
 
 /// The 32-bit words of a chunk of shadow.
 pub const CHUNK: usize = 1024;
@@ -106,6 +113,8 @@ pub struct Who<'c> {
     pub access: Access,
     /// Whether it is atomic.
     pub strong: bool,
+    /// Whether it is an asynchronous write not waited for yet, which no release orders.
+    pub in_flight: bool,
     /// The instruction.
     pub span: Span,
 }
@@ -209,7 +218,10 @@ impl GridOrder {
                 .collect(),
             original: self.parallel.then(|| memory.bytes_of(index)),
         });
-        let (epoch, seq) = who.clock.now();
+        let ((epoch, seq), phase) = match who.in_flight {
+            true => ((u32::MAX, u32::MAX), u32::MAX),
+            false => (who.clock.now(), who.clock.arrivals()),
+        };
         let end = (offset + bytes.max(1)).min(size);
         for word in offset / 4..end.div_ceil(4) {
             let first = (word * 4).max(offset);
@@ -220,7 +232,7 @@ impl GridOrder {
                 thread: who.thread,
                 epoch,
                 seq,
-                phase: who.clock.arrivals(),
+                phase,
                 access: who.access,
                 strong: who.strong,
                 mask,

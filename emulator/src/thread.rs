@@ -241,6 +241,9 @@ pub struct Thread<'k> {
     fences: fence::Fences,
     /// Its place in the order of global memory between blocks.
     pub clock: Clock,
+    /// Its TMA stores' global writes that no wait has completed: bulk group, address,
+    /// bytes, instruction.
+    bulk_writes: Vec<(u32, u64, usize, Span)>,
     /// Its instructions so far that may change what any thread sees: stores, atomics
     /// that change memory, atoms, cp.async waits, and waits for other threads.
     effects: u64,
@@ -271,6 +274,7 @@ impl<'k> Thread<'k> {
             in_flight: wgmma::InFlight::default(),
             fences: fence::Fences::default(),
             clock: Clock::default(),
+            bulk_writes: Vec::new(),
             effects: 0,
             printed: String::new(),
         }

@@ -15,6 +15,7 @@ impl Access {
             Access::Store => "stores",
             Access::Atomic => "updates atomically",
             Access::AsyncRead => "copies (cp.async) from",
+            Access::TmaRead => "loads with TMA from",
             Access::AsyncWrite => "copies (cp.async) into",
             Access::BulkRead => "stores with TMA from",
             Access::TmaWrite => "loads with TMA into",
@@ -37,6 +38,7 @@ impl Access {
             self,
             Access::Load
                 | Access::AsyncRead
+                | Access::TmaRead
                 | Access::BulkRead
                 | Access::WgmmaRead
                 | Access::UmmaRead
@@ -481,7 +483,7 @@ impl Fault {
                             other_access.past()
                         ),
                     )
-                    .with_help("blocks of a launch run in any order: the writer's thread makes its writes visible with `threadfence()` before an atomic (or with an atomic of `order = \"release\"`, or after a `syncthreads()` its writers passed), and the other block's thread acquires with `threadfence()` after an atomic on the same word that comes later (or `load_acquire`, an atomic of `order = \"acq_rel\"`) before its access, or before a `syncthreads()` the accessing thread passes; atomics of both blocks do not race".to_owned());
+                    .with_help("order the write before the other block's access: `threadfence()` after the write and then an atomic (or an atomic with `order = \"release\"`) in the writing block, then in the other block an atomic on the same word followed by `threadfence()` (or `load_acquire`) before the access; a `syncthreads()` carries either side to the block's other threads".to_owned());
             }
             FaultKind::Race {
                 other_access,

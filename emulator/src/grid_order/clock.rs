@@ -137,37 +137,56 @@ impl Clock {
     }
 }
 
-/// A `syncthreads()` of the block whose threads' clocks are `clocks`: each knows what any
-/// of them knew, and a new epoch begins. What their relaxed atomics read is shared too,
-/// for a fence after the barrier to acquire: the fences are `fence.sc`, and the
-/// releasing fence comes before any such fence in their order (PTX: causality order,
-/// through the atomic's observation and the barrier; fence.sc operations synchronize in
-/// their Fence-SC order).
+/// A `syncthreads()` of the block whose threads' clocks are `clocks`: they share what
+/// they know ([`share`]), and a new epoch begins.
 pub fn barrier(clocks: &mut [&mut Clock]) {
-    let mut pending = Knowledge::new();
-    for clock in clocks.iter() {
-        join(&mut pending, &clock.pending);
-    }
-    let mut union: Option<Arc<Knowledge>> = None;
-    for clock in clocks.iter() {
-        if clock.knows.is_empty() {
-            continue;
-        }
-        match &mut union {
-            None => union = Some(Arc::clone(&clock.knows)),
-            Some(union) if Arc::ptr_eq(union, &clock.knows) => {}
-            Some(union) => join(Arc::make_mut(union), &clock.knows),
-        }
-    }
+    share(clocks);
     for clock in clocks.iter_mut() {
         clock.epoch += 1;
+    }
+}
+
+/// A barrier (`syncthreads()`, a named barrier) that the threads whose clocks are
+/// `clocks` waited at: each knows what any of them knew. What their relaxed atomics read
+/// and what their last fences released are shared too, for a fence or an atomic after
+/// the barrier: the fences are `fence.sc`, which synchronize in their Fence-SC order,
+/// and a fence before the barrier comes before one after it that some atomic links
+/// them to (PTX: causality order, through the barrier and the atomic's observation).
+pub fn share(clocks: &mut [&mut Clock]) {
+    let mut pending = Knowledge::new();
+    let mut fenced = Knowledge::new();
+    for clock in clocks.iter() {
+        join(&mut pending, &clock.pending);
+        if let Some(released) = &clock.fenced {
+            join(&mut fenced, released);
+        }
+    }
+    let fenced = (!fenced.is_empty()).then(|| Arc::new(fenced));
+    let knows = union(clocks.iter().map(|clock| &clock.knows));
+    for clock in clocks.iter_mut() {
         if !pending.is_empty() {
             clock.pending.clone_from(&pending);
         }
-        if let Some(union) = &union {
-            clock.knows = Arc::clone(union);
+        if let Some(fenced) = &fenced {
+            clock.fenced = Some(Arc::clone(fenced));
+        }
+        if let Some(knows) = &knows {
+            clock.knows = Arc::clone(knows);
         }
     }
+}
+
+/// The union of `knowledge`, none when all are empty (one of them, when all are one).
+fn union<'k>(knowledge: impl Iterator<Item = &'k Arc<Knowledge>>) -> Option<Arc<Knowledge>> {
+    let mut union: Option<Arc<Knowledge>> = None;
+    for known in knowledge.filter(|known| !known.is_empty()) {
+        match &mut union {
+            None => union = Some(Arc::clone(known)),
+            Some(union) if Arc::ptr_eq(union, known) => {}
+            Some(union) => join(Arc::make_mut(union), known),
+        }
+    }
+    union
 }
 
 #[cfg(test)]
@@ -232,6 +251,19 @@ mod tests {
         barrier(&mut [&mut observer, &mut reader]);
         assert!(!reader.knows(&write));
         reader.fence(2, 1);
+        assert!(reader.knows(&write));
+    }
+
+    #[test]
+    fn an_atomic_after_a_barrier_hands_over_what_another_threads_fence_released() {
+        let mut writer = Clock::default();
+        let write = stamp(1, 0, writer.now());
+        writer.fence(1, 0);
+        let mut ticket = Clock::default();
+        assert!(ticket.fenced().is_none());
+        share(&mut [&mut writer, &mut ticket]);
+        let mut reader = Clock::default();
+        reader.acquire(ticket.fenced().unwrap());
         assert!(reader.knows(&write));
     }
 

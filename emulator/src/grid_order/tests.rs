@@ -22,6 +22,7 @@ fn access(
         clock,
         access,
         strong,
+        in_flight: false,
         span: Span::default(),
     };
     order.access(memory, &who, address, 4)
@@ -49,6 +50,7 @@ fn a_plain_write_read_by_another_block_races() {
         clock: &clock,
         access: Access::Store,
         strong: false,
+        in_flight: false,
         span: Span::default(),
     };
     assert!(order.access(&memory, &who, base, 2).is_ok());
@@ -147,4 +149,35 @@ fn a_cluster_barrier_orders_the_blocks_of_its_cluster_only() {
     // its first arrival.
     assert!(access(at, (1, &reader), base, LOAD).is_ok());
     assert!(access(at, (2, &reader), base + 4, LOAD).is_err());
+}
+
+#[test]
+fn a_write_in_flight_is_ordered_only_once_waited_for() {
+    for waited in [false, true] {
+        let (memory, base, order) = launch(2, 1);
+        let flag = base + 32;
+        let mut writer = Clock::default();
+        let tma = Who {
+            block: 0,
+            thread: 0,
+            clock: &writer,
+            access: Access::Store,
+            strong: false,
+            in_flight: true,
+            span: Span::default(),
+        };
+        assert!(order.access(&memory, &tma, base, 4).is_ok());
+        if waited {
+            let complete = Who {
+                in_flight: false,
+                ..tma
+            };
+            assert!(order.access(&memory, &complete, base, 4).is_ok());
+        }
+        order.sync(flag, &mut writer, (0, 0), Sync::StoreRelease);
+        let mut reader = Clock::default();
+        order.sync(flag, &mut reader, (1, 0), Sync::LoadAcquire);
+        let read = access((&memory, &order), (1, &reader), base, LOAD);
+        assert_eq!(read.is_ok(), waited);
+    }
 }

@@ -18,9 +18,57 @@ impl Thread<'_> {
     pub(crate) fn across_blocks(
         &self,
         context: &Context<'_, '_>,
+        range: (u64, usize),
+        access: (Access, bool),
+        span: Span,
+    ) -> Result<(), Trap> {
+        self.check_across_blocks(context, range, access, (span, false))
+    }
+
+    /// A TMA store's write of `bytes` bytes at `address`, in the thread's bulk group
+    /// `group`: in flight (no release orders it) until a wait completes the group
+    /// ([`Self::complete_bulk_writes`]).
+    pub(crate) fn bulk_write(
+        &mut self,
+        context: &Context<'_, '_>,
+        (address, bytes): (u64, usize),
+        (group, span): (u32, Span),
+    ) -> Result<(), Trap> {
+        let write = (Access::Store, false);
+        self.check_across_blocks(context, (address, bytes), write, (span, true))?;
+        match self.bulk_writes.last_mut() {
+            Some(last) if (last.0, last.1 + last.2 as u64, last.3) == (group, address, span) => {
+                last.2 += bytes;
+            }
+            _ => self.bulk_writes.push((group, address, bytes, span)),
+        }
+        Ok(())
+    }
+
+    /// The thread waited for its bulk groups below `complete` to finish their writes:
+    /// those writes are its own from now.
+    pub(crate) fn complete_bulk_writes(
+        &mut self,
+        context: &Context<'_, '_>,
+        complete: u32,
+    ) -> Result<(), Trap> {
+        let (done, pending) = std::mem::take(&mut self.bulk_writes)
+            .into_iter()
+            .partition(|(group, ..)| *group < complete);
+        self.bulk_writes = pending;
+        for (_, address, bytes, span) in done {
+            let write = (Access::Store, false);
+            self.check_across_blocks(context, (address, bytes), write, (span, false))?;
+        }
+        Ok(())
+    }
+
+    fn check_across_blocks(
+        &self,
+        context: &Context<'_, '_>,
         (address, bytes): (u64, usize),
         (access, strong): (Access, bool),
-        span: Span,
+        (span, in_flight): (Span, bool),
     ) -> Result<(), Trap> {
         let Some(order) = context.order else {
             return Ok(());
@@ -31,6 +79,7 @@ impl Thread<'_> {
             clock: &self.clock,
             access,
             strong,
+            in_flight,
             span,
         };
         let race = match order.access(context.global, &who, address, bytes) {

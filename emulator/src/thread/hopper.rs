@@ -330,6 +330,14 @@ impl<'k> Thread<'k> {
             Hopper::BulkCommit => self.bulk_groups += 1,
             Hopper::BulkWait { pending } => {
                 let complete = self.bulk_groups.saturating_sub(*pending);
+                // `.read` waits for the tile's reads only, the plain wait for the writes.
+                if let Op::Intrinsic {
+                    intrinsic: Intrinsic::BulkWait { read: false, .. },
+                    ..
+                } = inst.op
+                {
+                    self.complete_bulk_writes(context, complete)?;
+                }
                 (context.shared).groups_complete(Reader::TmaStore, self.index, complete);
             }
             Hopper::NamedBarrier { wait, id, threads } => {

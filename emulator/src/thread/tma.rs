@@ -138,7 +138,7 @@ impl<'k> Thread<'k> {
                 if inside {
                     let landing = &mut image[offset..offset + bytes as usize];
                     let range = (global as u64, bytes as usize);
-                    self.across_blocks(context, range, (Access::AsyncRead, false), inst.span)?;
+                    self.across_blocks(context, range, (Access::TmaRead, false), inst.span)?;
                     context.global.load(global as u64, landing).map_err(|_| {
                         unsupported(format!(
                             "a TMA load reading outside its tensor at {global:#x}"
@@ -159,14 +159,13 @@ impl<'k> Thread<'k> {
                     "a TMA store writing outside its tensor at {global:#x}"
                 ))
             };
-            // A TMA store's writes are the issuing thread's from its issue (the emulator
-            // writes them then), its adds atomic.
-            let access = match added {
-                Some(_) => (Access::Atomic, true),
-                None => (Access::Store, false),
-            };
+            // A TMA store's writes land between its issue (the emulator writes them
+            // then) and the wait for its bulk group; its adds are atomic.
             let range = (global as u64, element.len());
-            self.across_blocks(context, range, access, inst.span)?;
+            match added {
+                Some(_) => self.across_blocks(context, range, (Access::Atomic, true), inst.span)?,
+                None => self.bulk_write(context, range, (self.bulk_groups, inst.span))?,
+            }
             if let Some(ty) = added {
                 let mut old = vec![0u8; element.len()];
                 context
