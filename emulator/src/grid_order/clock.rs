@@ -54,7 +54,7 @@ pub struct Clock {
     /// What it knows of other blocks.
     knows: Arc<Knowledge>,
     /// What its relaxed atomics read that a fence after them would acquire.
-    pending: Knowledge,
+    pending: Arc<Knowledge>,
     /// What its last fence released, for a relaxed atomic after it to hand over.
     fenced: Option<Arc<Knowledge>>,
 }
@@ -120,7 +120,9 @@ impl Clock {
 
     /// A relaxed atomic read what releases handed over: a fence after it acquires it.
     pub fn observe(&mut self, handed: &Knowledge) {
-        join(&mut self.pending, handed);
+        if !handed.is_empty() {
+            join(Arc::make_mut(&mut self.pending), handed);
+        }
     }
 
     /// A fence at gpu or system scope: it acquires what the thread's relaxed atomics
@@ -153,19 +155,12 @@ pub fn barrier(clocks: &mut [&mut Clock]) {
 /// and a fence before the barrier comes before one after it that some atomic links
 /// them to (PTX: causality order, through the barrier and the atomic's observation).
 pub fn share(clocks: &mut [&mut Clock]) {
-    let mut pending = Knowledge::new();
-    let mut fenced = Knowledge::new();
-    for clock in clocks.iter() {
-        join(&mut pending, &clock.pending);
-        if let Some(released) = &clock.fenced {
-            join(&mut fenced, released);
-        }
-    }
-    let fenced = (!fenced.is_empty()).then(|| Arc::new(fenced));
+    let pending = union(clocks.iter().map(|clock| &clock.pending));
+    let fenced = union(clocks.iter().filter_map(|clock| clock.fenced.as_ref()));
     let knows = union(clocks.iter().map(|clock| &clock.knows));
     for clock in clocks.iter_mut() {
-        if !pending.is_empty() {
-            clock.pending.clone_from(&pending);
+        if let Some(pending) = &pending {
+            clock.pending = Arc::clone(pending);
         }
         if let Some(fenced) = &fenced {
             clock.fenced = Some(Arc::clone(fenced));
