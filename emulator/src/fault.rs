@@ -47,6 +47,9 @@ pub enum Access {
     AsyncRead,
     /// A TMA load reading its box from global memory.
     TmaRead,
+    /// A TMA store writing its box into global memory, from its issue until a wait
+    /// (`cp.async.bulk.wait_group`, not `.read`) covers its bulk group.
+    TmaStore,
     /// A cp.async copy landing in shared memory (at the thread's wait).
     AsyncWrite,
     /// A TMA store reading its shared tile, from its issue until a wait covers its bulk

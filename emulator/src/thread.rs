@@ -241,9 +241,8 @@ pub struct Thread<'k> {
     fences: fence::Fences,
     /// Its place in the order of global memory between blocks.
     pub clock: Clock,
-    /// Its TMA stores' global writes that no wait has completed: bulk group, address,
-    /// bytes, instruction.
-    bulk_writes: Vec<(u32, u64, usize, Span)>,
+    /// Its TMA stores' global writes that no wait has completed.
+    bulk_writes: Vec<grid::BulkWrite>,
     /// Its instructions so far that may change what any thread sees: stores, atomics
     /// that change memory, atoms, cp.async waits, and waits for other threads.
     effects: u64,

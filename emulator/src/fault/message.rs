@@ -16,6 +16,7 @@ impl Access {
             Access::Atomic => "updates atomically",
             Access::AsyncRead => "copies (cp.async) from",
             Access::TmaRead => "loads with TMA from",
+            Access::TmaStore => "stores with TMA into",
             Access::AsyncWrite => "copies (cp.async) into",
             Access::BulkRead => "stores with TMA from",
             Access::TmaWrite => "loads with TMA into",
@@ -28,6 +29,7 @@ impl Access {
     fn past(self) -> &'static str {
         match self {
             Access::Atomic => "updated atomically",
+            Access::TmaStore => "stored with TMA",
             access if access.writes() => "wrote",
             _ => "read",
         }
@@ -366,7 +368,7 @@ impl fmt::Display for Fault {
                 ..
             } => write!(
                 f,
-                "data race in global memory: {who} {} the word at {address:#x}, which thread {} of block {} {} with no release and acquire between them ordering the two",
+                "data race in global memory: {who} {} the word at {address:#x}, which thread {} of block {} {}: no release and acquire order the two",
                 access.verb(),
                 triple(other.thread),
                 triple(other.block),
@@ -483,7 +485,10 @@ impl Fault {
                             other_access.past()
                         ),
                     )
-                    .with_help("order the write before the other block's access: `threadfence()` after the write and then an atomic (or an atomic with `order = \"release\"`) in the writing block, then in the other block an atomic on the same word followed by `threadfence()` (or `load_acquire`) before the access; a `syncthreads()` carries either side to the block's other threads".to_owned());
+                    .with_help(match other_access {
+                        Access::TmaStore => "a TMA store's writes are complete only once its thread's `tma_store_wait_all()` returns (`tma_store_wait_group(n)` waits for its reads of the tile): wait for them, then order them before the other block's access as any write (`threadfence()` and an atomic)",
+                        _ => "order the write before the other block's access: `threadfence()` after the write and then an atomic (or an atomic with `order = \"release\"`) in the writing block, then in the other block an atomic on the same word followed by `threadfence()` (or `load_acquire`) before the access; a `syncthreads()` carries either side to the block's other threads",
+                    }.to_owned());
             }
             FaultKind::Race {
                 other_access,

@@ -11,6 +11,18 @@ use crate::block::coordinates;
 use crate::fault::{Access, FaultKind, Location, Trap};
 use crate::grid_order::{Sync, Who};
 
+/// A TMA store's global write that no wait has completed.
+pub(super) struct BulkWrite {
+    /// The thread's bulk group it belongs to.
+    group: u32,
+    /// Its first byte.
+    address: u64,
+    /// Its bytes.
+    bytes: usize,
+    /// The store.
+    span: Span,
+}
+
 impl Thread<'_> {
     /// A global access of `bytes` bytes at `address` (`strong`: an atomic or ordered
     /// one) checked against other blocks' accesses and recorded; `E0429` when one
@@ -34,13 +46,24 @@ impl Thread<'_> {
         (address, bytes): (u64, usize),
         (group, span): (u32, Span),
     ) -> Result<(), Trap> {
-        let write = (Access::Store, false);
+        if context.order.is_none() {
+            return Ok(());
+        }
+        let write = (Access::TmaStore, false);
         self.check_across_blocks(context, (address, bytes), write, (span, true))?;
         match self.bulk_writes.last_mut() {
-            Some(last) if (last.0, last.1 + last.2 as u64, last.3) == (group, address, span) => {
-                last.2 += bytes;
+            Some(last)
+                if (last.group, last.address + last.bytes as u64, last.span)
+                    == (group, address, span) =>
+            {
+                last.bytes += bytes;
             }
-            _ => self.bulk_writes.push((group, address, bytes, span)),
+            _ => self.bulk_writes.push(BulkWrite {
+                group,
+                address,
+                bytes,
+                span,
+            }),
         }
         Ok(())
     }
@@ -54,10 +77,16 @@ impl Thread<'_> {
     ) -> Result<(), Trap> {
         let (done, pending) = std::mem::take(&mut self.bulk_writes)
             .into_iter()
-            .partition(|(group, ..)| *group < complete);
+            .partition(|write: &BulkWrite| write.group < complete);
         self.bulk_writes = pending;
-        for (_, address, bytes, span) in done {
-            let write = (Access::Store, false);
+        for BulkWrite {
+            address,
+            bytes,
+            span,
+            ..
+        } in done
+        {
+            let write = (Access::TmaStore, false);
             self.check_across_blocks(context, (address, bytes), write, (span, false))?;
         }
         Ok(())
