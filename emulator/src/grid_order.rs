@@ -260,8 +260,8 @@ impl GridOrder {
     /// The earlier access to the word that `stamp` races with, if any.
     fn conflict(&self, word: &Word, stamp: &Stamp, clock: &Clock) -> Option<Stamp> {
         let reads = [word.read, word.other_read];
-        let earlier = std::iter::once(word.write)
-            .chain(reads.into_iter().filter(|_| stamp.access.writes()));
+        let earlier =
+            std::iter::once(word.write).chain(reads.into_iter().filter(|_| stamp.access.writes()));
         earlier
             .filter(|other| {
                 other.block != NONE
@@ -292,8 +292,10 @@ impl GridOrder {
             return;
         }
         let mut released = self.released.lock().unwrap_or_else(PoisonError::into_inner);
-        if matches!(sync, Sync::Relaxed | Sync::LoadAcquire | Sync::AddAcquireRelease)
-            && let Some(handed) = released.get(&address)
+        if matches!(
+            sync,
+            Sync::Relaxed | Sync::LoadAcquire | Sync::AddAcquireRelease
+        ) && let Some(handed) = released.get(&address)
         {
             if sync == Sync::Relaxed {
                 clock.observe(handed);

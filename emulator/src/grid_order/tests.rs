@@ -71,7 +71,10 @@ fn a_read_then_a_write_by_another_block_races() {
     assert!(access(at, (0, &clock), base, LOAD).is_ok());
     assert!(access(at, (1, &clock), base, LOAD).is_ok());
     assert_eq!(
-        access(at, (1, &clock), base, STORE).unwrap_err().other.block,
+        access(at, (1, &clock), base, STORE)
+            .unwrap_err()
+            .other
+            .block,
         0
     );
 }
