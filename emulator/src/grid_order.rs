@@ -146,8 +146,11 @@ pub enum Sync {
     Store,
 }
 
+/// [`CHUNK`] words of shadow, made at the first access to one of them.
+type Chunk = OnceLock<Mutex<Box<[Word]>>>;
+
 struct Shadow {
-    chunks: Box<[OnceLock<Mutex<Box<[Word]>>>]>,
+    chunks: Box<[Chunk]>,
     /// In a parallel launch, the allocation's bytes at its first access.
     original: Option<Vec<u8>>,
 }
