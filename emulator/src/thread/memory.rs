@@ -330,7 +330,10 @@ impl<'k> Thread<'k> {
                 context.global.store(address, bytes).map_err(|bounds| {
                     global_fault(context, access, address, bytes.len(), bounds)
                 })?;
-                self.sync_blocks(context, address, Sync::Store);
+                // What releases left on the words it overwrites is gone.
+                for word in (address & !3..address + bytes.len() as u64).step_by(4) {
+                    self.sync_blocks(context, word, Sync::Store);
+                }
                 self.cross_device(context, address, bytes.len(), access, inst)
             }
             Address::Shared(address) => {
