@@ -30,7 +30,7 @@
 //! Blocks that run in parallel ([`crate::run`]) have no atomics or ordered accesses, so
 //! nothing orders them: any conflict is a race, but which access the emulator sees
 //! second depends on timing. A parallel launch therefore keeps the bytes of each
-//! allocation as they were at its first access; when a race shows, the launch is run
+//! allocation as they were before its first write; when a race shows, the launch is run
 //! again from them one block at a time, which reports it the same way every time. (A
 //! conflict is seen whichever access came second, the forgotten accesses above aside:
 //! the second finds the first, or a third block's read that replaced it, which
@@ -151,8 +151,8 @@ type Chunk = OnceLock<Mutex<Box<[Word]>>>;
 
 struct Shadow {
     chunks: Box<[Chunk]>,
-    /// In a parallel launch, the allocation's bytes at its first access.
-    original: Option<Vec<u8>>,
+    /// In a parallel launch, the allocation's bytes before its first write.
+    original: OnceLock<Vec<u8>>,
 }
 
 /// The order of one launch's global memory between its blocks.
@@ -196,7 +196,10 @@ impl GridOrder {
     /// Puts back the bytes a parallel launch found at each allocation's first access.
     pub fn restore(self, memory: &mut GlobalMemory) {
         for (index, shadow) in self.shadows.into_iter().enumerate() {
-            if let Some(original) = shadow.into_inner().and_then(|shadow| shadow.original) {
+            if let Some(original) = shadow
+                .into_inner()
+                .and_then(|shadow| shadow.original.into_inner())
+            {
                 memory.restore(index, &original);
             }
         }
@@ -219,8 +222,12 @@ impl GridOrder {
             chunks: (0..size.div_ceil(4 * CHUNK))
                 .map(|_| OnceLock::new())
                 .collect(),
-            original: self.parallel.then(|| memory.bytes_of(index)),
+            original: OnceLock::new(),
         });
+        // Every write comes after its check: the copy is taken before any.
+        if self.parallel && who.access.writes() {
+            shadow.original.get_or_init(|| memory.bytes_of(index));
+        }
         let ((epoch, seq), phase) = match who.in_flight {
             true => ((u32::MAX, u32::MAX), u32::MAX),
             false => (who.clock.now(), who.clock.arrivals()),
