@@ -1,3 +1,5 @@
+//! Tests of `grid_order.rs`.
+
 use super::*;
 
 /// A memory of one 64-byte allocation (the data at its start, the ticket at +32) and
