@@ -16,8 +16,8 @@
 //! carries its threads' fences and what their atomics read to the others, for a fence
 //! or atomic after it: fences are `fence.sc`, ordered among themselves. An atomic that
 //! reads and writes X extends what earlier releases left there (a release sequence); a
-//! plain or ordered store replaces it. A TMA store's writes are in flight, ordered by no
-//! release, until the issuing thread's wait for their bulk group. Accesses of one block
+//! plain or ordered store replaces it. A TMA store's writes (or adds) are in flight,
+//! ordered by no release, until the issuing thread's wait for their bulk group. Accesses of one block
 //! are not checked against each other here.
 //!
 //! Each allocation gets a shadow at its first access in the launch, cut in chunks of

@@ -13,6 +13,8 @@ use crate::grid_order::{Sync, Who};
 
 /// A TMA store's global write that no wait has completed.
 pub(super) struct BulkWrite {
+    /// Whether it adds (`tma_reduce_add`, atomic per element).
+    add: bool,
     /// The thread's bulk group it belongs to.
     group: u32,
     /// Its first byte.
@@ -37,28 +39,33 @@ impl Thread<'_> {
         self.check_across_blocks(context, range, access, (span, false))
     }
 
-    /// A TMA store's write of `bytes` bytes at `address`, in the thread's bulk group
-    /// `group`: in flight (no release orders it) until a wait completes the group
-    /// ([`Self::complete_bulk_writes`]).
+    /// A TMA store's write of `bytes` bytes at `address` (an atomic add when `add`), in
+    /// the thread's bulk group `group`: in flight (no release orders it) until a wait
+    /// completes the group ([`Self::complete_bulk_writes`]).
     pub(crate) fn bulk_write(
         &mut self,
         context: &Context<'_, '_>,
-        (address, bytes): (u64, usize),
+        (address, bytes, add): (u64, usize, bool),
         (group, span): (u32, Span),
     ) -> Result<(), Trap> {
         if context.order.is_none() {
             return Ok(());
         }
-        let write = (Access::TmaStore, false);
+        let write = bulk_access(add);
         self.check_across_blocks(context, (address, bytes), write, (span, true))?;
         match self.bulk_writes.last_mut() {
             Some(last)
-                if (last.group, last.address + last.bytes as u64, last.span)
-                    == (group, address, span) =>
+                if (
+                    last.add,
+                    last.group,
+                    last.address + last.bytes as u64,
+                    last.span,
+                ) == (add, group, address, span) =>
             {
                 last.bytes += bytes;
             }
             _ => self.bulk_writes.push(BulkWrite {
+                add,
                 group,
                 address,
                 bytes,
@@ -80,13 +87,14 @@ impl Thread<'_> {
             .partition(|write: &BulkWrite| write.group < complete);
         self.bulk_writes = pending;
         for BulkWrite {
+            add,
             address,
             bytes,
             span,
             ..
         } in done
         {
-            let write = (Access::TmaStore, false);
+            let write = bulk_access(add);
             self.check_across_blocks(context, (address, bytes), write, (span, false))?;
         }
         Ok(())
@@ -143,5 +151,13 @@ impl Thread<'_> {
         if context.order.is_some() && scope >= MemoryScope::Gpu {
             self.clock.fence(context.block_index(), self.index);
         }
+    }
+}
+
+/// What a TMA store's write is: an atomic add, or a store.
+fn bulk_access(add: bool) -> (Access, bool) {
+    match add {
+        true => (Access::Atomic, true),
+        false => (Access::TmaStore, false),
     }
 }

@@ -159,13 +159,10 @@ impl<'k> Thread<'k> {
                     "a TMA store writing outside its tensor at {global:#x}"
                 ))
             };
-            // A TMA store's writes land between its issue (the emulator writes them
-            // then) and the wait for its bulk group; its adds are atomic.
-            let range = (global as u64, element.len());
-            match added {
-                Some(_) => self.across_blocks(context, range, (Access::Atomic, true), inst.span)?,
-                None => self.bulk_write(context, range, (self.bulk_groups, inst.span))?,
-            }
+            // A TMA store's writes (atomic adds for a reduce-add) land between its issue
+            // (the emulator writes them then) and the wait for its bulk group.
+            let write = (global as u64, element.len(), added.is_some());
+            self.bulk_write(context, write, (self.bulk_groups, inst.span))?;
             if let Some(ty) = added {
                 let mut old = vec![0u8; element.len()];
                 context
