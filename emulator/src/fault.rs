@@ -307,7 +307,7 @@ pub enum FaultKind {
     },
     /// `E0429`: a data race in global memory: an access conflicting with one by a
     /// thread of another block of the launch (one of them a write, not both atomic)
-    /// that no release and acquire (nor a cluster barrier) order ([`crate::grid_order`]).
+    /// that no release and acquire (nor a cluster barrier) order (`grid_order.rs`).
     GlobalRace {
         /// What this thread does.
         access: Access,

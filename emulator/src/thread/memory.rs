@@ -282,7 +282,7 @@ impl<'k> Thread<'k> {
     }
 
     fn read(
-        &mut self,
+        &self,
         context: &mut Context<'_, 'k>,
         at: Address,
         bytes: &mut [u8],

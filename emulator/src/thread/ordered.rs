@@ -1,8 +1,11 @@
 //! A thread's ordered accesses to one 32-bit word of global memory (PTX ISA, `ld.acquire`,
-//! `st.release`, `red.release`, `atom.acq_rel`, each with a scope): on one device the
-//! emulator runs every access in program order and blocks that communicate one at a
-//! time, so each is its plain access here; what the orders hand over between devices
-//! is checked by the launch of several ranks.
+//! `st.release`, `red.release`, `atom.acq_rel`, each with a scope): the emulator runs
+//! every access in program order and blocks that communicate one at a time, so each is
+//! its plain access here; what the orders hand over is checked apart. On one device, at
+//! gpu or system scope, a release hands the thread's knowledge to the word and an
+//! acquire takes it for the checks between blocks (`crate::grid_order`,
+//! [`Thread::sync_blocks`]); at block or cluster scope the access is as a relaxed atomic
+//! to other clusters.
 //!
 //! In a multi-rank launch a release hands the thread's knowledge to the word and an
 //! acquire takes it, and every plain global access is checked against other ranks'
