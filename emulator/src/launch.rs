@@ -93,7 +93,7 @@ pub fn run(
     options: &Options,
 ) -> Result<Stats, Fault> {
     check(kernel, launch)?;
-    if options.parallel && !has_global_atomic(&kernel.body) {
+    if options.parallel && clusters(launch) > 1 && !has_global_atomic(&kernel.body) {
         let order = GridOrder::new(memory, launch.grid, launch.cluster, true);
         let ran = run_clusters(kernel, launch, memory, options, &order);
         if !order.raced() {
@@ -133,13 +133,7 @@ fn run_clusters(
         printed: &printed_bytes,
         profile: profile.as_ref(),
     };
-    let blocks: u64 = launch.grid.iter().map(|dim| u64::from(*dim)).product();
-    let clusters = blocks
-        / launch
-            .cluster
-            .iter()
-            .map(|dim| u64::from(*dim))
-            .product::<u64>();
+    let clusters = clusters(launch);
     let parallel = order.parallel();
     let executed = AtomicU64::new(0);
     let lowest_fault = AtomicU64::new(u64::MAX);
@@ -186,6 +180,17 @@ fn run_clusters(
         printed: printed.into_iter().map(|(_, text)| text).collect(),
         profile: profile.and_then(|profile| profile.into_inner().ok()),
     })
+}
+
+/// The launch's clusters (its blocks, without `cluster(...)`).
+fn clusters(launch: &Launch) -> u64 {
+    let blocks: u64 = launch.grid.iter().map(|dim| u64::from(*dim)).product();
+    blocks
+        / launch
+            .cluster
+            .iter()
+            .map(|dim| u64::from(*dim))
+            .product::<u64>()
 }
 
 /// A fault for what the emulator does not model, at the kernel's declaration.
