@@ -233,6 +233,7 @@ impl GridOrder {
             false => (who.clock.now(), who.clock.arrivals()),
         };
         let end = (offset + bytes.max(1)).min(size);
+        let mut locked = None;
         for word in offset / 4..end.div_ceil(4) {
             let first = (word * 4).max(offset);
             let last = (word * 4 + 4).min(end);
@@ -248,9 +249,17 @@ impl GridOrder {
                 mask,
                 span: who.span,
             };
-            let chunk = shadow.chunks[word / CHUNK]
-                .get_or_init(|| Mutex::new(vec![Word::default(); CHUNK].into_boxed_slice()));
-            let mut chunk = chunk.lock().unwrap_or_else(PoisonError::into_inner);
+            // An access of up to 16 aligned bytes stays in one chunk: one lock.
+            let chunk = match &mut locked {
+                Some((index, chunk)) if *index == word / CHUNK => chunk,
+                _ => {
+                    let chunk = shadow.chunks[word / CHUNK].get_or_init(|| {
+                        Mutex::new(vec![Word::default(); CHUNK].into_boxed_slice())
+                    });
+                    let chunk = chunk.lock().unwrap_or_else(PoisonError::into_inner);
+                    &mut locked.insert((word / CHUNK, chunk)).1
+                }
+            };
             let shadow = &mut chunk[word % CHUNK];
             if let Some(other) = self.conflict(shadow, &stamp, who.clock) {
                 if self.parallel {
