@@ -43,7 +43,7 @@ const SYNCHRONIZERS: [&str; 20] = [
 
 /// Every file with asynchronous operations whose tests run on the emulator (a file
 /// without test blocks, such as `tests/blackwell/pair_forms.cuk`, has nothing to run).
-const ALL: [&str; 37] = [
+const ALL: [&str; 38] = [
     "cuk-examples/allreduce.cuk",
     "cuk-examples/attention_bwd_sm90.cuk",
     "cuk-examples/attention_fwd_sm90.cuk",
@@ -75,6 +75,7 @@ const ALL: [&str; 37] = [
     "tests/hopper/mbarrier_handoff.cuk",
     "tests/hopper/mbarrier_phases.cuk",
     "tests/hopper/tma_reduce_add.cuk",
+    "tests/hopper/tma_store_then_ticket.cuk",
     "tests/hopper/tma_tile_copy.cuk",
     "tests/hopper/wgmma_chain.cuk",
     "tests/hopper/wgmma_fp8.cuk",
