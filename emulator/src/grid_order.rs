@@ -17,7 +17,8 @@
 //! or atomic after it: fences are `fence.sc`, ordered among themselves. An atomic that
 //! reads and writes X extends what earlier releases left there (a release sequence); a
 //! plain or ordered store replaces it. A TMA store's writes (or adds) are in flight,
-//! ordered by no release, until the issuing thread's wait for their bulk group. Accesses of one block
+//! ordered by no release, until the issuing thread's wait for their bulk group, and a
+//! cp.async's reads until its copy lands; a TMA load's reads count at its issue. Accesses of one block
 //! are not checked against each other here.
 //!
 //! Each allocation gets a shadow at its first access in the launch, cut in chunks of

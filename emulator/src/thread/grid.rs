@@ -39,6 +39,18 @@ impl Thread<'_> {
         self.check_across_blocks(context, range, access, (span, false))
     }
 
+    /// A cp.async's read of `bytes` bytes at `address`, in flight (no release orders it)
+    /// until the copy lands, when [`Self::across_blocks`] records it again.
+    pub(crate) fn read_in_flight(
+        &self,
+        context: &Context<'_, '_>,
+        range: (u64, usize),
+        span: Span,
+    ) -> Result<(), Trap> {
+        let read = (Access::AsyncRead, false);
+        self.check_across_blocks(context, range, read, (span, true))
+    }
+
     /// A TMA store's write of `bytes` bytes at `address` (an atomic add when `add`), in
     /// the thread's bulk group `group`: in flight (no release orders it) until a wait
     /// completes the group ([`Self::complete_bulk_writes`]).

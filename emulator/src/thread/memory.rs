@@ -394,8 +394,9 @@ impl<'k> Thread<'k> {
         // A copy of 0 source bytes reads nothing: its address may lie anywhere (zero
         // fill past a tensor's edge relies on it).
         if source_bytes > 0 {
+            // The copy reads until its group is waited for: no release orders it before.
             let range = (src, source_bytes);
-            self.across_blocks(context, range, (Access::AsyncRead, false), inst.span)?;
+            self.read_in_flight(context, range, inst.span)?;
             context
                 .global
                 .load(src, &mut data[..source_bytes])
@@ -410,6 +411,7 @@ impl<'k> Thread<'k> {
         self.copies.issue(PendingCopy {
             dst,
             data,
+            source: (src, source_bytes),
             span: inst.span,
         });
         Ok(())
@@ -422,6 +424,11 @@ impl<'k> Thread<'k> {
         context: &mut Context<'_, 'k>,
     ) -> Result<(), Stopped> {
         for copy in copies {
+            if copy.source.1 > 0 {
+                let read = (Access::AsyncRead, false);
+                (self.across_blocks(context, copy.source, read, copy.span))
+                    .map_err(|trap| (copy.span, trap))?;
+            }
             let who = Accessor {
                 thread: self.index,
                 warp_epoch: context.warp_epoch,
