@@ -76,6 +76,7 @@ const ALL: [&str; 38] = [
     "tests/hopper/mbarrier_handoff.cuk",
     "tests/hopper/mbarrier_phases.cuk",
     "tests/hopper/tma_reduce_add.cuk",
+    "tests/hopper/tma_store_then_ticket.cuk",
     "tests/hopper/tma_tile_copy.cuk",
     "tests/hopper/wgmma_chain.cuk",
     "tests/hopper/wgmma_fp8.cuk",

@@ -28,6 +28,7 @@ use crate::atoms::{Model, Models};
 use crate::cluster::Block;
 use crate::fault::{Elsewhere, Fault, FaultKind, Location, Other, Trap};
 use crate::global::GlobalMemory;
+use crate::grid_order::GridOrder;
 use crate::system::SystemOrder;
 use crate::thread::{Context, Remote, Status, Thread};
 
@@ -43,6 +44,8 @@ pub struct Grid<'a, 'k> {
     pub args: &'a [u64],
     /// In a multi-rank launch, the cross-device order and this grid's rank.
     pub system: Option<(&'a Mutex<SystemOrder>, u32)>,
+    /// In a launch on one device, the order of global memory between its blocks.
+    pub order: Option<&'a GridOrder>,
     /// Blocks per grid, x y z.
     pub grid: [u32; 3],
     /// Threads per block, x y z.
@@ -90,6 +93,7 @@ impl<'k> Grid<'_, 'k> {
             tmem: &mut block.tmem,
             args: self.args,
             system: self.system,
+            order: self.order,
             block: at,
             block_dims: self.block,
             grid_dims: self.grid,

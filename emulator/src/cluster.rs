@@ -201,6 +201,10 @@ impl Grid<'_, '_> {
         for thread in &mut block.threads {
             thread.status = Status::Runnable;
         }
+        let mut clocks: Vec<_> = (block.threads.iter_mut())
+            .map(|thread| &mut thread.clock)
+            .collect();
+        crate::grid_order::barrier(&mut clocks);
         block.shared.share_all();
         block.shared.barrier();
         Ok(true)

@@ -1,6 +1,6 @@
 //! What stops a launch: a [`Fault`], at the KIR instruction's span (the `.cuk` line that
 //! produced it), with the thread and block that hit it and, for memory, the address.
-//! Each kind has its diagnostic code (`E0401`-`E0419`, registered in `lang::codes`);
+//! Each kind has its diagnostic code (`E0401`-`E0429`, registered in `lang::codes`);
 //! [`Fault::to_diagnostic`] gives the one `Diagnostic` every front-end renders, with a
 //! second label where another thread's instruction is involved (a race's other side, the
 //! barrier a straggler waits at); the wording is in [`message`].
@@ -45,6 +45,11 @@ pub enum Access {
     Atomic,
     /// A cp.async copy reading global memory.
     AsyncRead,
+    /// A TMA load reading its box from global memory.
+    TmaRead,
+    /// A TMA store writing its box into global memory, from its issue until a wait
+    /// (`cp.async.bulk.wait_group`, not `.read`) covers its bulk group.
+    TmaStore,
     /// A cp.async copy landing in shared memory (at the thread's wait).
     AsyncWrite,
     /// A TMA store reading its shared tile, from its issue until a wait covers its bulk
@@ -300,6 +305,21 @@ pub enum FaultKind {
         /// The other thread's instruction.
         other_span: Span,
     },
+    /// `E0429`: a data race in global memory: an access conflicting with one by a
+    /// thread of another block of the launch (one of them a write, not both atomic)
+    /// that no release and acquire (nor a cluster barrier) order (`grid_order.rs`).
+    GlobalRace {
+        /// What this thread does.
+        access: Access,
+        /// The word's address.
+        address: u64,
+        /// What the other thread did there.
+        other_access: Access,
+        /// The other thread (`thread_idx`) and its block (`block_idx`).
+        other: Location,
+        /// The other thread's instruction.
+        other_span: Span,
+    },
     /// A fault on rank `rank` of a launch on `world` ranks ([`crate::run_ranks`]).
     OnRank {
         /// The rank.
@@ -361,6 +381,7 @@ impl FaultKind {
             FaultKind::UnfencedRegister { .. } => "E0419",
             FaultKind::Hang { cause, .. } => cause.code(),
             FaultKind::CrossRankRace { .. } => "E0423",
+            FaultKind::GlobalRace { .. } => "E0429",
             FaultKind::OnRank { fault, .. } => fault.code(),
         }
     }

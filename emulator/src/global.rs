@@ -114,6 +114,37 @@ impl GlobalMemory {
         Ok(())
     }
 
+    /// How many allocations there are.
+    pub(crate) fn allocations(&self) -> usize {
+        self.allocations.len()
+    }
+
+    /// The allocation holding `address`: its index (in allocation order), the offset of
+    /// `address` in it and its size.
+    pub(crate) fn place(&self, address: u64) -> Option<(usize, usize, usize)> {
+        let index = self.containing(address)?;
+        let allocation = &self.allocations[index];
+        Some((
+            index,
+            (address - allocation.base) as usize,
+            allocation.bytes.len(),
+        ))
+    }
+
+    /// A copy of allocation `index`'s bytes.
+    pub(crate) fn bytes_of(&self, index: usize) -> Vec<u8> {
+        (self.allocations[index].bytes.iter())
+            .map(|byte| byte.load(Ordering::Relaxed))
+            .collect()
+    }
+
+    /// Allocation `index`'s bytes set back to `bytes` (a copy [`Self::bytes_of`] took).
+    pub(crate) fn restore(&mut self, index: usize, bytes: &[u8]) {
+        for (target, source) in self.allocations[index].bytes.iter_mut().zip(bytes) {
+            *target.get_mut() = *source;
+        }
+    }
+
     /// The stored bytes `address .. address + len`, when one allocation holds them all.
     fn bytes(&self, address: u64, len: usize) -> Result<&[AtomicU8], OutOfBounds> {
         let Some(index) = self.containing(address) else {

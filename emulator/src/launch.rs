@@ -3,7 +3,10 @@
 //! cluster order is the launch's.
 //!
 //! Clusters share nothing but global memory, so they run in parallel (rayon) unless the
-//! kernel has a global atomic, whose read-modify-write needs them to run one at a time.
+//! kernel has a global atomic, whose read-modify-write needs them to run one at a time
+//! (as does the order between blocks that atomics and ordered accesses make,
+//! [`crate::grid_order`]); a parallel launch in which blocks race runs again one cluster
+//! at a time, from the bytes it started with, to report the race the same way each time.
 //! A cluster past the lowest one that faulted so far is not started; every cluster below
 //! it runs to the end, so the fault reported is always that of the lowest faulting
 //! cluster, whatever the interleaving.
@@ -11,13 +14,14 @@
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use kir::{Inst, Intrinsic, Op, Ordered, Space, Verified};
+use kir::{Inst, Intrinsic, Op, Space, Verified};
 use rayon::prelude::*;
 
 use crate::atoms::Models;
 use crate::block::Grid;
 use crate::fault::{Fault, FaultKind};
 use crate::global::GlobalMemory;
+use crate::grid_order::GridOrder;
 use crate::profile::Profile;
 
 /// The most threads a block may have (every target's limit).
@@ -89,6 +93,28 @@ pub fn run(
     options: &Options,
 ) -> Result<Stats, Fault> {
     check(kernel, launch)?;
+    if options.parallel && clusters(launch) > 1 && !has_global_atomic(&kernel.body) {
+        let order = GridOrder::new(memory, launch.grid, launch.cluster, true);
+        let ran = run_clusters(kernel, launch, memory, options, &order);
+        if !order.raced() {
+            return ran;
+        }
+        // Blocks raced: run again from the bytes they found, one at a time, so that
+        // the race is reported the same way every time.
+        order.restore(memory);
+    }
+    let order = GridOrder::new(memory, launch.grid, launch.cluster, false);
+    run_clusters(kernel, launch, memory, options, &order)
+}
+
+/// Runs the launch's clusters in `order`'s mode (in parallel, or one at a time).
+fn run_clusters(
+    kernel: &Verified,
+    launch: &Launch,
+    memory: &GlobalMemory,
+    options: &Options,
+    order: &GridOrder,
+) -> Result<Stats, Fault> {
     let models = Models::of(kernel);
     let printed_bytes = AtomicU64::new(0);
     let profile = options.profile.then(|| Mutex::new(Profile::default()));
@@ -98,6 +124,7 @@ pub fn run(
         global: memory,
         args: &launch.args,
         system: None,
+        order: Some(order),
         grid: launch.grid,
         block: launch.block,
         cluster: launch.cluster,
@@ -106,14 +133,8 @@ pub fn run(
         printed: &printed_bytes,
         profile: profile.as_ref(),
     };
-    let blocks: u64 = launch.grid.iter().map(|dim| u64::from(*dim)).product();
-    let clusters = blocks
-        / launch
-            .cluster
-            .iter()
-            .map(|dim| u64::from(*dim))
-            .product::<u64>();
-    let parallel = options.parallel && !has_global_atomic(&kernel.body);
+    let clusters = clusters(launch);
+    let parallel = order.parallel();
     let executed = AtomicU64::new(0);
     let lowest_fault = AtomicU64::new(u64::MAX);
     let faults = Mutex::new(Vec::new());
@@ -159,6 +180,17 @@ pub fn run(
         printed: printed.into_iter().map(|(_, text)| text).collect(),
         profile: profile.and_then(|profile| profile.into_inner().ok()),
     })
+}
+
+/// The launch's clusters (its blocks, without `cluster(...)`).
+fn clusters(launch: &Launch) -> u64 {
+    let blocks: u64 = launch.grid.iter().map(|dim| u64::from(*dim)).product();
+    blocks
+        / launch
+            .cluster
+            .iter()
+            .map(|dim| u64::from(*dim))
+            .product::<u64>()
 }
 
 /// A fault for what the emulator does not model, at the kernel's declaration.
@@ -228,8 +260,9 @@ fn shape_problem(kernel: &Verified, launch: &Launch) -> Option<String> {
     None
 }
 
-/// Whether `body` has an atomic on global memory (an ordered add or a TMA reduce-add
-/// among them), anywhere.
+/// Whether `body` has an atomic on global memory (an ordered access or a TMA reduce-add
+/// among them), anywhere: what may order blocks ([`crate::grid_order`]) or needs them to
+/// run one at a time.
 fn has_global_atomic(body: &[Inst]) -> bool {
     body.iter().any(|inst| {
         matches!(
@@ -238,10 +271,7 @@ fn has_global_atomic(body: &[Inst]) -> bool {
                 space: Space::Global,
                 ..
             } | Op::Intrinsic {
-                intrinsic: Intrinsic::Ordered {
-                    access: Ordered::AddRelease | Ordered::FetchAddAcqRel,
-                    ..
-                } | Intrinsic::TmaStore { add: true, .. },
+                intrinsic: Intrinsic::Ordered { .. } | Intrinsic::TmaStore { add: true, .. },
                 ..
             }
         ) || inst

@@ -66,7 +66,9 @@
 //! a loop spinning on memory nothing can change (`E0416`), one named barrier given two
 //! thread counts in a round (`E0417`), a wgmma issued before any `wgmma.fence` by its
 //! thread (`E0418`), a wgmma reading a register (A, or the accumulator it adds to) its
-//! thread wrote after its last `wgmma.fence` (`E0419`, `thread/fence.rs`), and data
+//! thread wrote after its last `wgmma.fence` (`E0419`, `thread/fence.rs`), a global access
+//! conflicting with another block's that no release and acquire order (`E0429`,
+//! `grid_order.rs`), and data
 //! an asynchronous operation has not handed over (`E0415`: a TMA box read or overwritten
 //! before the thread observed its phase, a wgmma's accumulators read before their
 //! wait, a tcgen05.mma's tensor-memory accumulator touched before the thread observed
@@ -77,9 +79,9 @@
 //! launch always reports the same fault.
 //!
 //! **Invariants.** Nothing panics on a verified kernel and any launch; memory stays
-//! bounded by the allocations plus one block's registers and shared shadow per core
-//! (shadow state is kept for shared memory only, and global bounds are checked against
-//! allocation ranges); a launch ends, at the latest at its instruction budget.
+//! bounded by the allocations, the shadow of the global words the launch touched, and one
+//! block's registers and shared shadow per core; a launch ends, at the latest at its
+//! instruction budget.
 
 mod arith;
 mod atoms;
@@ -87,6 +89,7 @@ mod block;
 mod cluster;
 mod fault;
 mod global;
+mod grid_order;
 mod hang;
 mod launch;
 mod print;

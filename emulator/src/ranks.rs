@@ -66,6 +66,9 @@ pub fn run_ranks(
             global: memory,
             args: &launch.args,
             system: Some((&system, rank as u32)),
+            // The ranks' own order ([`crate::system`]) checks what crosses devices;
+            // blocks of one rank are not checked against each other.
+            order: None,
             grid: first.grid,
             block: first.block,
             cluster: first.cluster,

@@ -15,6 +15,7 @@ mod barriers;
 mod control;
 mod dsmem;
 mod fence;
+mod grid;
 mod hopper;
 mod memory;
 mod ordered;
@@ -33,6 +34,7 @@ use crate::atoms::Models;
 use crate::atoms::cp_async::AsyncCopies;
 use crate::fault::{FaultKind, Trap};
 use crate::global::GlobalMemory;
+use crate::grid_order::{Clock, GridOrder};
 use crate::shared::SharedMemory;
 use crate::system::{SystemOrder, ThreadId};
 use crate::tmem::TensorMemory;
@@ -107,6 +109,9 @@ pub struct Context<'a, 'k> {
     /// In a multi-rank launch, the cross-device order ([`crate::system`]) and this
     /// block's rank.
     pub system: Option<(&'a Mutex<SystemOrder>, u32)>,
+    /// In a launch on one device, the order of global memory between its blocks
+    /// ([`crate::grid_order`]).
+    pub order: Option<&'a GridOrder>,
     /// `block_idx`.
     pub block: [u32; 3],
     /// `block_dim`.
@@ -142,6 +147,13 @@ impl Context<'_, '_> {
             + u64::from(x) * (u64::from(self.block[1]) + u64::from(y) * u64::from(self.block[2]));
         let threads: u64 = self.block_dims.iter().map(|dim| u64::from(*dim)).product();
         Some((system, (rank, block * threads + u64::from(index))))
+    }
+
+    /// The running block's linear index in the grid (x fastest).
+    pub fn block_index(&self) -> u32 {
+        let [x, y, _] = self.grid_dims;
+        let [bx, by, bz] = self.block;
+        (u64::from(bx) + u64::from(x) * (u64::from(by) + u64::from(y) * u64::from(bz))) as u32
     }
 
     /// The running block's place in its cluster, x y z.
@@ -227,6 +239,10 @@ pub struct Thread<'k> {
     in_flight: wgmma::InFlight,
     /// Its `wgmma.fence`s and the register writes since the last.
     fences: fence::Fences,
+    /// Its place in the order of global memory between blocks.
+    pub clock: Clock,
+    /// Its TMA stores' global writes that no wait has completed.
+    bulk_writes: Vec<grid::BulkWrite>,
     /// Its instructions so far that may change what any thread sees: stores, atomics
     /// that change memory, atoms, cp.async waits, and waits for other threads.
     effects: u64,
@@ -256,6 +272,8 @@ impl<'k> Thread<'k> {
             wgmma_groups: 0,
             in_flight: wgmma::InFlight::default(),
             fences: fence::Fences::default(),
+            clock: Clock::default(),
+            bulk_writes: Vec::new(),
             effects: 0,
             printed: String::new(),
         }

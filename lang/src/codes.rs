@@ -332,6 +332,10 @@ pub const REGISTRY: &[CodeInfo] = &[
         "an element of an integer tensor argument outside the range its kernel's `require_range` states (a page index past the cache), found before the launch",
     ),
     entry(
+        "E0429",
+        "a data race in global memory between blocks of one launch: an access conflicting with another block's (one of them a write, not both atomic) that no release and acquire (a `threadfence()` before and after an atomic on one word, an ordered access, a cluster barrier) order, found by the emulator at both lines",
+    ),
+    entry(
         "E0590",
         "`cluster_view` of something other than a shared buffer (or a part of one) of 32-bit elements",
     ),

@@ -90,6 +90,8 @@ pub struct PendingCopy {
     pub dst: u32,
     /// The bytes, read from the source when it was issued.
     pub data: Vec<u8>,
+    /// The global bytes it read: the first, and how many.
+    pub source: (u64, usize),
     /// The copy's instruction.
     pub span: Span,
 }
@@ -159,6 +161,7 @@ mod tests {
         let copy = |dst| PendingCopy {
             dst,
             data: vec![0; 4],
+            source: (0, 4),
             span: Span::empty(0),
         };
         let mut copies = AsyncCopies::default();

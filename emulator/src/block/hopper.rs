@@ -65,6 +65,11 @@ impl Grid<'_, '_> {
                 .map(|thread| thread.index)
                 .collect();
             context.shared.share(&met);
+            let mut clocks: Vec<_> = (threads.iter_mut())
+                .filter(|thread| matches!(thread.status, Status::Named(_, at) if at == id))
+                .map(|thread| &mut thread.clock)
+                .collect();
+            crate::grid_order::share(&mut clocks);
             for thread in threads.iter_mut() {
                 if let Status::Named(_, at) = thread.status
                     && at == id

@@ -15,6 +15,8 @@ impl Access {
             Access::Store => "stores",
             Access::Atomic => "updates atomically",
             Access::AsyncRead => "copies (cp.async) from",
+            Access::TmaRead => "loads with TMA from",
+            Access::TmaStore => "stores with TMA into",
             Access::AsyncWrite => "copies (cp.async) into",
             Access::BulkRead => "stores with TMA from",
             Access::TmaWrite => "loads with TMA into",
@@ -23,11 +25,22 @@ impl Access {
         }
     }
 
+    /// What the access did, as a verb in the past tense (`wrote`, `read`).
+    fn past(self) -> &'static str {
+        match self {
+            Access::Atomic => "updated atomically",
+            Access::TmaStore => "stored with TMA",
+            access if access.writes() => "wrote",
+            _ => "read",
+        }
+    }
+
     pub(crate) fn writes(self) -> bool {
         !matches!(
             self,
             Access::Load
                 | Access::AsyncRead
+                | Access::TmaRead
                 | Access::BulkRead
                 | Access::WgmmaRead
                 | Access::UmmaRead
@@ -347,6 +360,20 @@ impl fmt::Display for Fault {
                 triple(other.block),
                 if *other_write { "wrote" } else { "read" },
             ),
+            FaultKind::GlobalRace {
+                access,
+                address,
+                other_access,
+                other,
+                ..
+            } => write!(
+                f,
+                "data race in global memory: {who} {} the word at {address:#x}, which thread {} of block {} {}: no release and acquire order the two",
+                access.verb(),
+                triple(other.thread),
+                triple(other.block),
+                other_access.past(),
+            ),
             FaultKind::OnRank { rank, world, fault } => {
                 let inner = Fault {
                     kind: (**fault).clone(),
@@ -403,6 +430,8 @@ impl Fault {
             FaultKind::Hang { .. } => "no thread can make progress",
             FaultKind::CrossRankRace { access, .. } if access.writes() => "this write",
             FaultKind::CrossRankRace { .. } => "this read",
+            FaultKind::GlobalRace { access, .. } if access.writes() => "this write",
+            FaultKind::GlobalRace { .. } => "this read",
             FaultKind::OnRank { .. } => "here",
         };
         let mut diagnostic =
@@ -439,6 +468,27 @@ impl Fault {
                         ),
                     )
                     .with_help("the writer releases at system scope after its writes (`store_release`, or `atomic_add(..., order = \"release\")`), and the reader acquires what it released (`load_acquire`) before its reads, each with `scope = \"sys\"`".to_owned());
+            }
+            FaultKind::GlobalRace {
+                other_access,
+                other,
+                other_span,
+                ..
+            } => {
+                diagnostic = diagnostic
+                    .with_secondary(
+                        *other_span,
+                        format!(
+                            "thread {} of block {} {} it here",
+                            triple(other.thread),
+                            triple(other.block),
+                            other_access.past()
+                        ),
+                    )
+                    .with_help(match other_access {
+                        Access::TmaStore => "a TMA store's writes are complete only once its thread's `tma_store_wait_all()` returns (`tma_store_wait_group(n)` waits for its reads of the tile): wait for them, then order them before the other block's access as any write (`threadfence()` and an atomic)",
+                        _ => "order the write before the other block's access: `threadfence()` after the write and then an atomic (or an atomic with `order = \"release\"`) in the writing block, then in the other block an atomic on the same word followed by `threadfence()` (or `load_acquire`) before the access; a `syncthreads()` carries either side to the block's other threads",
+                    }.to_owned());
             }
             FaultKind::Race {
                 other_access,

@@ -26,7 +26,7 @@
 //!   waits until every thread of the cluster has arrived as often
 //!   ([`crate::cluster`] releases it).
 
-use kir::{Inst, Op, ValueId};
+use kir::{Fence, Inst, Intrinsic, MemoryScope, Op, ValueId};
 use lang::Span;
 
 use super::tma::TmaWay;
@@ -310,10 +310,14 @@ impl<'k> Thread<'k> {
             Hopper::ClusterLoad | Hopper::ClusterStore | Hopper::ClusterAdd { .. } => {
                 return self.cluster_access(hopper, inst, context);
             }
-            Hopper::ClusterArrive => self.cluster_arrivals += 1,
+            Hopper::ClusterArrive => {
+                self.cluster_arrivals += 1;
+                self.clock.cluster_arrive();
+            }
             Hopper::ClusterWait => {
                 // What follows the wait runs once every thread of the cluster arrived.
                 self.cluster_waited = true;
+                self.clock.cluster_wait();
                 return Ok(Flow::Wait(Status::Cluster(inst, self.cluster_arrivals)));
             }
             Hopper::TmaStore { rank, add } => {
@@ -326,6 +330,14 @@ impl<'k> Thread<'k> {
             Hopper::BulkCommit => self.bulk_groups += 1,
             Hopper::BulkWait { pending } => {
                 let complete = self.bulk_groups.saturating_sub(*pending);
+                // `.read` waits for the tile's reads only, the plain wait for the writes.
+                if let Op::Intrinsic {
+                    intrinsic: Intrinsic::BulkWait { read: false, .. },
+                    ..
+                } = inst.op
+                {
+                    self.complete_bulk_writes(context, complete)?;
+                }
                 (context.shared).groups_complete(Reader::TmaStore, self.index, complete);
             }
             Hopper::NamedBarrier { wait, id, threads } => {
@@ -364,7 +376,17 @@ impl<'k> Thread<'k> {
             Hopper::WgmmaCommit => self.wgmma_groups += 1,
             Hopper::WgmmaWait { pending } => self.wgmma_wait(*pending, context),
             Hopper::ProxyFence => context.shared.proxy_fence(self.index),
-            Hopper::Ordering => {}
+            Hopper::Ordering => match inst.op {
+                Op::Intrinsic {
+                    intrinsic: Intrinsic::Fence(Fence::Device),
+                    ..
+                } => self.fence_blocks(context, MemoryScope::Gpu),
+                Op::Intrinsic {
+                    intrinsic: Intrinsic::Fence(Fence::System),
+                    ..
+                } => self.fence_blocks(context, MemoryScope::System),
+                _ => {}
+            },
             Hopper::Elect => return Ok(Flow::Wait(Status::Collective(inst))),
         }
         Ok(Flow::Next)

@@ -18,6 +18,7 @@ use crate::atoms::Model;
 use crate::atoms::cp_async::{CpAsync, PendingCopy, SourceBytes};
 use crate::fault::{Access, FaultKind, Trap};
 use crate::global::OutOfBounds;
+use crate::grid_order::Sync;
 use crate::shared::Accessor;
 
 /// An address in one of the two spaces: 64-bit global, or shared as an offset into
@@ -123,10 +124,13 @@ impl<'k> Thread<'k> {
                         let mut old = vec![0; word];
                         let bounds =
                             |bounds| global_fault(context, Access::Atomic, address, word, bounds);
+                        let atomic = (Access::Atomic, true);
+                        self.across_blocks(context, (address, word), atomic, inst.span)?;
                         context.global.load(address, &mut old).map_err(bounds)?;
                         let new = update(&old)
                             .map_err(|what| Trap::Fault(FaultKind::Unsupported(what)))?;
                         context.global.store(address, &new).map_err(bounds)?;
+                        self.sync_blocks(context, address, Sync::Relaxed);
                         old
                     }
                     Address::Shared(address) => {
@@ -292,6 +296,7 @@ impl<'k> Thread<'k> {
                 if let Some(profile) = context.profile.as_deref_mut() {
                     profile.global(inst.span, len, false);
                 }
+                self.across_blocks(context, (address, len), (access, false), inst.span)?;
                 context
                     .global
                     .load(address, bytes)
@@ -307,7 +312,7 @@ impl<'k> Thread<'k> {
     }
 
     fn write(
-        &self,
+        &mut self,
         context: &mut Context<'_, 'k>,
         at: Address,
         bytes: &[u8],
@@ -320,9 +325,15 @@ impl<'k> Thread<'k> {
                 if let Some(profile) = context.profile.as_deref_mut() {
                     profile.global(inst.span, bytes.len(), true);
                 }
+                let range = (address, bytes.len());
+                self.across_blocks(context, range, (access, false), inst.span)?;
                 context.global.store(address, bytes).map_err(|bounds| {
                     global_fault(context, access, address, bytes.len(), bounds)
                 })?;
+                // What releases left on the words it overwrites is gone.
+                for word in (address & !3..address + bytes.len() as u64).step_by(4) {
+                    self.sync_blocks(context, word, Sync::Store);
+                }
                 self.cross_device(context, address, bytes.len(), access, inst)
             }
             Address::Shared(address) => {
@@ -383,6 +394,9 @@ impl<'k> Thread<'k> {
         // A copy of 0 source bytes reads nothing: its address may lie anywhere (zero
         // fill past a tensor's edge relies on it).
         if source_bytes > 0 {
+            // The copy reads until its group is waited for: no release orders it before.
+            let range = (src, source_bytes);
+            self.read_in_flight(context, range, inst.span)?;
             context
                 .global
                 .load(src, &mut data[..source_bytes])
@@ -397,6 +411,7 @@ impl<'k> Thread<'k> {
         self.copies.issue(PendingCopy {
             dst,
             data,
+            source: (src, source_bytes),
             span: inst.span,
         });
         Ok(())
@@ -409,6 +424,11 @@ impl<'k> Thread<'k> {
         context: &mut Context<'_, 'k>,
     ) -> Result<(), Stopped> {
         for copy in copies {
+            if copy.source.1 > 0 {
+                let read = (Access::AsyncRead, false);
+                (self.across_blocks(context, copy.source, read, copy.span))
+                    .map_err(|trap| (copy.span, trap))?;
+            }
             let who = Accessor {
                 thread: self.index,
                 warp_epoch: context.warp_epoch,

@@ -1,8 +1,11 @@
 //! A thread's ordered accesses to one 32-bit word of global memory (PTX ISA, `ld.acquire`,
-//! `st.release`, `red.release`, `atom.acq_rel`, each with a scope): on one device the
-//! emulator runs every access in program order and blocks that communicate one at a
-//! time, so each is its plain access here; what the orders hand over between devices
-//! is checked by the launch of several ranks.
+//! `st.release`, `red.release`, `atom.acq_rel`, each with a scope): the emulator runs
+//! every access in program order and blocks that communicate one at a time, so each is
+//! its plain access here; what the orders hand over is checked apart. On one device, at
+//! gpu or system scope, a release hands the thread's knowledge to the word and an
+//! acquire takes it for the checks between blocks (`crate::grid_order`,
+//! [`Thread::sync_blocks`]); at block or cluster scope the access is as a relaxed atomic
+//! to other clusters.
 //!
 //! In a multi-rank launch a release hands the thread's knowledge to the word and an
 //! acquire takes it, and every plain global access is checked against other ranks'
@@ -18,6 +21,7 @@ use super::memory::{aligned, global_fault, little_endian};
 use super::{Context, Thread};
 use crate::block::coordinates;
 use crate::fault::{Access, FaultKind, Location, Trap};
+use crate::grid_order::Sync;
 
 /// The bytes of an ordered access: one 32-bit word.
 const WORD: usize = 4;
@@ -42,6 +46,7 @@ impl<'k> Thread<'k> {
             Ordered::AddRelease | Ordered::FetchAddAcqRel => Access::Atomic,
         };
         aligned(Space::Global, address, WORD, kind)?;
+        self.across_blocks(context, (address, WORD), (kind, true), inst.span)?;
         let bounds = |bounds| global_fault(context, kind, address, WORD, bounds);
         let mut old = [0u8; WORD];
         if access != Ordered::StoreRelease {
@@ -68,6 +73,21 @@ impl<'k> Thread<'k> {
         }
         if let Some(result) = inst.results.first() {
             self.set(*result, little_endian(&old));
+        }
+        let device = scope >= MemoryScope::Gpu;
+        // An order at block or cluster scope does not reach other clusters: the access
+        // is as a relaxed one to them.
+        let sync = match access {
+            Ordered::LoadAcquire if device => Some(Sync::LoadAcquire),
+            Ordered::StoreRelease if device => Some(Sync::StoreRelease),
+            Ordered::AddRelease if device => Some(Sync::AddRelease),
+            Ordered::FetchAddAcqRel if device => Some(Sync::AddAcquireRelease),
+            Ordered::LoadAcquire => None,
+            Ordered::StoreRelease => Some(Sync::Store),
+            Ordered::AddRelease | Ordered::FetchAddAcqRel => Some(Sync::Relaxed),
+        };
+        if let Some(sync) = sync {
+            self.sync_blocks(context, address, sync);
         }
         if let Some((system, thread)) = context.system_thread(self.index) {
             let mut order = system

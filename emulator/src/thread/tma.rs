@@ -137,6 +137,8 @@ impl<'k> Thread<'k> {
             if let TmaWay::Load(image) = &mut way {
                 if inside {
                     let landing = &mut image[offset..offset + bytes as usize];
+                    let range = (global as u64, bytes as usize);
+                    self.across_blocks(context, range, (Access::TmaRead, false), inst.span)?;
                     context.global.load(global as u64, landing).map_err(|_| {
                         unsupported(format!(
                             "a TMA load reading outside its tensor at {global:#x}"
@@ -157,6 +159,10 @@ impl<'k> Thread<'k> {
                     "a TMA store writing outside its tensor at {global:#x}"
                 ))
             };
+            // A TMA store's writes (atomic adds for a reduce-add) land between its issue
+            // (the emulator writes them then) and the wait for its bulk group.
+            let write = (global as u64, element.len(), added.is_some());
+            self.bulk_write(context, write, (self.bulk_groups, inst.span))?;
             if let Some(ty) = added {
                 let mut old = vec![0u8; element.len()];
                 context
