@@ -53,8 +53,9 @@ class PagedAttention(Specializing):
             self._lines = source.read().splitlines()
 
     def __call__(
-        self, q, k_cache, v_cache, block_table, seqlens, *, splits=None, scale=None, k_scale=1.0, v_scale=1.0, check=True
-    ):
+        self, q, k_cache, v_cache, block_table, seqlens, *, splits=None, scale=None, k_scale=1.0, v_scale=1.0,
+        check=True,
+    ):  # fmt: skip
         """``softmax(q (k_scale k)ᵀ · scale) (v_scale v)`` of each sequence's query against its
         cached tokens."""
         batch, heads, kv_heads, num_pages, page, max_pages, d = _shapes(q, k_cache, v_cache, block_table, seqlens)
