@@ -96,7 +96,10 @@ impl Builder<'_> {
         contiguous: bool,
         guard: Option<ValueId>,
     ) {
-        if [source, destination].iter().any(|tensor| tensor.dtype.is_some_and(is_fp8)) {
+        if [source, destination]
+            .iter()
+            .any(|tensor| tensor.dtype.is_some_and(is_fp8))
+        {
             self.move_fp8(source, destination, indices, contiguous, guard);
             return;
         }

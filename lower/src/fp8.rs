@@ -43,7 +43,11 @@ fn decode(dtype: Dtype, byte: u8) -> Option<f64> {
         0 => fraction * 2f64.powi(1 - bias),
         _ => (1.0 + fraction) * 2f64.powi(field - bias),
     };
-    Some(if byte & 0x80 != 0 { -magnitude } else { magnitude })
+    Some(if byte & 0x80 != 0 {
+        -magnitude
+    } else {
+        magnitude
+    })
 }
 
 /// The byte of `dtype` that is exactly `value`, if one is.
@@ -94,7 +98,7 @@ impl Builder<'_> {
         contiguous: bool,
         guard: Option<ValueId>,
     ) {
-        let dtype = source.dtype.unwrap_or(Dtype::E4m3);
+        let dtype = source.dtype.or(destination.dtype).unwrap_or(Dtype::E4m3);
         let into_registers = matches!(destination.base, Base::Registers(_))
             && !matches!(source.base, Base::Registers(_))
             && destination.dtype == source.dtype;
@@ -174,7 +178,9 @@ impl Builder<'_> {
     pub(crate) fn read_fp8_element(&mut self, tensor: &Tensor, index: &SymInt) -> Option<ValueId> {
         let dtype = tensor.dtype?;
         let Place::Register { fragment, index } = self.place(tensor, index)? else {
-            self.unsupported(format!("{dtype} elements in memory other than copied into registers"));
+            self.unsupported(format!(
+                "{dtype} elements in memory other than copied into registers"
+            ));
             return None;
         };
         let word = self.register(fragment, index, Ty::I32);
@@ -186,10 +192,15 @@ impl Builder<'_> {
     /// four places; `None` (and refused) when `value` is not exactly one.
     pub(crate) fn fp8_word(&mut self, dtype: Dtype, value: f64) -> Option<ValueId> {
         let Some(byte) = encode(dtype, value) else {
-            self.unsupported(format!("the constant {value} as {dtype}, which holds no such value"));
+            self.unsupported(format!(
+                "the constant {value} as {dtype}, which holds no such value"
+            ));
             return None;
         };
-        Some(self.constant(i64::from(u32::from(byte) * 0x0101_0101) as i32 as i64, Ty::I32))
+        Some(self.constant(
+            i64::from(u32::from(byte) * 0x0101_0101) as i32 as i64,
+            Ty::I32,
+        ))
     }
 
     /// The FP8 value of `dtype` in byte `byte` of `word`, as f32.
@@ -253,7 +264,14 @@ mod tests {
     fn values_between_or_beyond_fp8_values_have_no_byte() {
         assert_eq!(encode(Dtype::E4m3, 448.0), Some(0x7e));
         assert_eq!(encode(Dtype::E4m3, 2f64.powi(-9)), Some(0x01));
-        for value in [449.0, 480.0, 1.0625, 2f64.powi(-10), f64::NAN, f64::INFINITY] {
+        for value in [
+            449.0,
+            480.0,
+            1.0625,
+            2f64.powi(-10),
+            f64::NAN,
+            f64::INFINITY,
+        ] {
             assert_eq!(encode(Dtype::E4m3, value), None, "{value}");
         }
         assert_eq!(encode(Dtype::E5m2, 57344.0), Some(0x7b));

@@ -70,6 +70,10 @@ impl Builder<'_> {
                 let result = self.pure(Op::Unary(op, operand), work);
                 Some(self.convert(result, ty))
             }
+            Term::Convert(dtype, _) if is_fp8(*dtype) => {
+                self.unsupported(format!("converting a computed value to {dtype}"));
+                None
+            }
             Term::Convert(dtype, operand) => {
                 let value = self.term(operand, element)?;
                 let ty = self.scalar_ty(*dtype)?;
