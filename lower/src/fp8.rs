@@ -153,7 +153,7 @@ impl Builder<'_> {
     }
 
     /// Stores `value` into an FP8 register element: the encoded constant (an i32 word,
-    /// from [`Builder::fp8_constant`]), the only value one takes other than by a copy.
+    /// from [`Builder::fp8_word`]), the only value one takes other than by a copy.
     pub(crate) fn write_fp8_element(
         &mut self,
         tensor: &Tensor,
