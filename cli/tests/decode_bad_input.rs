@@ -3,7 +3,9 @@
 //! negative, or a sequence longer than its row of the table holds (`require_range`,
 //! E0428 from the host's check of the data), and a cache whose page size is not the
 //! kernel's or a q whose head count is not kv_heads * GROUP (the parameters' layouts,
-//! E0216). Each case is a test block appended to the example, run on the emulator.
+//! E0216), and for FP8 caches a cache of another dtype than KV or a scale given as a
+//! tensor (the parameters' types, E0216). Each case is a test block appended to the
+//! example, run on the emulator.
 
 #[path = "support/appended.rs"]
 mod appended;
@@ -18,20 +20,43 @@ const EXAMPLE: &str = "cuk-examples/attention_decode_sm90.cuk";
 /// A block calling `paged_decode` on a batch of 4 with 2 key heads of 8 query heads,
 /// pages of 16, 7 pages a sequence: `table` and `seqlens` are the expressions given.
 fn block(name: &str, (q_heads, page): (i64, i64), table: &str, seqlens: &str) -> String {
-    format!(
-        "
+    let caches = Caches {
+        dtype: "bf16",
+        k_dtype: "bf16",
+        k_scale: "1.0",
+    };
+    caches.block(name, (q_heads, page), table, seqlens)
+}
+
+/// The caches of a block: `dtype` (KV), k_cache's `k_dtype`, and the `k_scale` given.
+struct Caches<'a> {
+    dtype: &'a str,
+    k_dtype: &'a str,
+    k_scale: &'a str,
+}
+
+impl Caches<'_> {
+    fn block(&self, name: &str, (q_heads, page): (i64, i64), table: &str, seqlens: &str) -> String {
+        let Caches {
+            dtype,
+            k_dtype,
+            k_scale,
+        } = self;
+        format!(
+            "
 test {name} {{
     let q = randn(bf16, (4, {q_heads}, 128));
-    let k_cache = randn(bf16, (28, {page}, 2, 128));
-    let v_cache = randn(bf16, (28, {page}, 2, 128));
+    let k_cache = randn({k_dtype}, (28, {page}, 2, 128));
+    let v_cache = randn({dtype}, (28, {page}, 2, 128));
     let block_table = {table};
     let seqlens = {seqlens};
     let o_part = empty(f32, (4, 8, 1, 128));
     let lse_part = empty(f32, (4, 8, 1));
-    paged_decode(4, 2, 28, 7, 1, q, k_cache, v_cache, block_table, seqlens, o_part, lse_part, 0.1, PAGE = 16);
+    paged_decode(4, 2, 28, 7, 1, q, k_cache, v_cache, block_table, seqlens, o_part, lse_part, 0.1, {k_scale}, 1.0, KV = {dtype}, PAGE = 16);
 }}
 "
-    )
+        )
+    }
 }
 
 const TABLE: &str = "permute(reshape(arange(i32, (28,)), (7, 4)), (1, 0))";
@@ -102,7 +127,7 @@ fn a_cache_of_another_page_size_or_q_of_other_heads_is_refused_at_the_parameter(
     assert_refused(
         run(&pages),
         "E0216",
-        line_of("    k_cache: gmem T["),
+        line_of("    k_cache: gmem KV["),
         "`k_cache` needs a tensor of shape (28, 16, 2, 128)",
     );
     let heads = block("bad_heads", (6, 16), TABLE, "full(i32, (4,), 100)");
@@ -111,5 +136,33 @@ fn a_cache_of_another_page_size_or_q_of_other_heads_is_refused_at_the_parameter(
         "E0216",
         line_of("    q: gmem T["),
         "`q` needs a tensor of shape (4, 8, 128)",
+    );
+}
+
+#[test]
+fn an_fp8_cache_of_another_dtype_or_a_scale_tensor_is_refused_at_the_parameter() {
+    let mixed = Caches {
+        dtype: "e4m3",
+        k_dtype: "bf16",
+        k_scale: "0.5",
+    };
+    let mixed = mixed.block("bad_cache_dtype", (8, 16), TABLE, "full(i32, (4,), 100)");
+    assert_refused(
+        run(&mixed),
+        "E0216",
+        line_of("    k_cache: gmem KV["),
+        "`k_cache` holds e4m3, but this tensor holds bf16",
+    );
+    let tensor = Caches {
+        dtype: "e4m3",
+        k_dtype: "e4m3",
+        k_scale: "full(f32, (2,), 0.5)",
+    };
+    let tensor = tensor.block("bad_scale", (8, 16), TABLE, "full(i32, (4,), 100)");
+    assert_refused(
+        run(&tensor),
+        "E0216",
+        line_of("    k_scale: f32,"),
+        "`k_scale` is a f32, but this argument is a host f32 tensor",
     );
 }

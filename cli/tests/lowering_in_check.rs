@@ -43,3 +43,18 @@ fn a_tensor_memory_read_before_its_wait_is_an_error_check_reports_at_the_read() 
     assert_eq!(code, Some(1));
     assert_eq!(diagnostics, [("E0227".to_owned(), 24)]);
 }
+
+#[test]
+fn what_fp8_registers_do_not_do_is_refused_at_each_line() {
+    let (code, diagnostics) = check("tests/lowering/fp8_not_lowered.cuk");
+    assert_eq!(code, Some(1));
+    let lines: Vec<u32> = (diagnostics.iter())
+        .filter(|(error, _)| error == "E0301")
+        .map(|(_, line)| *line)
+        .collect();
+    assert_eq!(
+        lines,
+        [12, 13, 14, 15],
+        "the copy and the read of line 11 build"
+    );
+}

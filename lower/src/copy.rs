@@ -13,6 +13,7 @@ use kir::{Narrow, Op, Ty, ValueId};
 use layout::SymInt;
 
 use crate::builder::Builder;
+use crate::fp8::is_fp8;
 use crate::memory::Place;
 use crate::swizzled::inner_offset;
 
@@ -95,6 +96,13 @@ impl Builder<'_> {
         contiguous: bool,
         guard: Option<ValueId>,
     ) {
+        if [source, destination]
+            .iter()
+            .any(|tensor| tensor.dtype.is_some_and(is_fp8))
+        {
+            self.move_fp8(source, destination, indices, contiguous, guard);
+            return;
+        }
         let Some((element, narrow)) = self.memory_element(source) else {
             return;
         };
@@ -167,7 +175,7 @@ impl Builder<'_> {
     /// Loads `elements` consecutive elements of `source` from `index` as values of
     /// `tys` (a vector when more than one); `narrow` extends each from 8 or 16 bits.
     /// `None` when `source` is not in memory.
-    fn load_at(
+    pub(crate) fn load_at(
         &mut self,
         source: &Tensor,
         index: &SymInt,

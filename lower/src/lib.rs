@@ -36,6 +36,7 @@ mod concurrent;
 mod control;
 mod copy;
 mod element;
+mod fp8;
 mod fragments;
 mod gmma;
 pub mod hopper;

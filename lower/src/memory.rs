@@ -8,6 +8,7 @@ use layout::{SymFactor, SymInt};
 use trace::TraceParamKind;
 
 use crate::builder::{Builder, dtype_ty};
+use crate::fp8::is_fp8;
 
 /// Where an element lives: in memory at `address + offset` bytes, or in a register.
 pub(crate) enum Place {
@@ -312,6 +313,9 @@ impl Builder<'_> {
         if let Base::Cluster { .. } = tensor.base {
             return self.read_cluster_element(tensor, index, predicate);
         }
+        if tensor.dtype.is_some_and(is_fp8) {
+            return self.read_fp8_element(tensor, index);
+        }
         let (ty, narrow) = self.memory_element(tensor)?;
         match self.place(tensor, index)? {
             Place::Register { fragment, index } => Some(self.register(fragment, index, ty)),
@@ -348,6 +352,10 @@ impl Builder<'_> {
     ) {
         if let Base::Cluster { .. } = tensor.base {
             self.write_cluster_element(tensor, index, value, predicate);
+            return;
+        }
+        if tensor.dtype.is_some_and(is_fp8) {
+            self.write_fp8_element(tensor, index, value, predicate);
             return;
         }
         let Some((ty, narrow)) = self.memory_element(tensor) else {

@@ -9,6 +9,7 @@ use lang::ast::{BinaryOp, UnaryOp};
 use trace::{MathFn, Term};
 
 use crate::builder::{Builder, dtype_ty};
+use crate::fp8::{encode, is_fp8};
 
 impl Builder<'_> {
     /// The value of `term` at fragment element `element`, evaluated once while its
@@ -25,6 +26,9 @@ impl Builder<'_> {
     }
 
     fn evaluate(&mut self, term: &Term, element: i64) -> Option<ValueId> {
+        if let Some(value) = self.fp8_constant(term) {
+            return value;
+        }
         match term {
             Term::Int(value, dtype) => {
                 let wide = self.int(value)?;
@@ -65,6 +69,10 @@ impl Builder<'_> {
                 let operand = self.convert(value, work);
                 let result = self.pure(Op::Unary(op, operand), work);
                 Some(self.convert(result, ty))
+            }
+            Term::Convert(dtype, _) if is_fp8(*dtype) => {
+                self.unsupported(format!("converting a computed value to {dtype}"));
+                None
             }
             Term::Convert(dtype, operand) => {
                 let value = self.term(operand, element)?;
@@ -198,6 +206,36 @@ impl Builder<'_> {
         let passed = self.pure(Op::Param(index), Ty::I32);
         let zero = self.constant(0, Ty::I32);
         Some(self.pure(Op::Compare(CmpOp::Ne, passed, zero), Ty::Pred))
+    }
+
+    /// A term that is an FP8 constant: the word an FP8 register holds it as
+    /// ([`Builder::fp8_word`]), or for its conversion to another type, that type's
+    /// constant; `Some(None)` when it is refused, and `None` for any other term.
+    fn fp8_constant(&mut self, term: &Term) -> Option<Option<ValueId>> {
+        let constant = |term: &Term| match term {
+            Term::Float(value, dtype) if is_fp8(*dtype) => Some((*value, *dtype)),
+            Term::Convert(dtype, operand) if is_fp8(*dtype) => match operand.as_ref() {
+                Term::Float(value, _) => Some((*value, *dtype)),
+                _ => None,
+            },
+            _ => None,
+        };
+        if let Some((value, dtype)) = constant(term) {
+            return Some(self.fp8_word(dtype, value));
+        }
+        let Term::Convert(dtype, operand) = term else {
+            return None;
+        };
+        let (value, fp8) = constant(operand)?;
+        if encode(fp8, value).is_none() {
+            return Some(self.fp8_word(fp8, value));
+        }
+        let ty = self.scalar_ty(*dtype)?;
+        let single = match ty {
+            Ty::F32 | Ty::F64 | Ty::F16 | Ty::BF16 => self.pure(Op::ConstFloat(value), Ty::F32),
+            _ => self.constant(value.trunc() as i64, ty),
+        };
+        Some(Some(self.convert(single, ty)))
     }
 
     fn scalar_ty(&mut self, dtype: cute::Dtype) -> Option<Ty> {

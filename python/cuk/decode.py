@@ -11,7 +11,11 @@ page_size, kv_heads, d), vLLM's layout: token t of sequence b is slot ``t % page
 page ``block_table[b, t / page_size]``, and sequence b has ``seqlens[b]`` tokens
 (block_table (batch, max_pages) and seqlens (batch) are int32). Query head h reads key
 head ``h // (heads // kv_heads)`` (grouped-query attention, groups of 1 to 8); the scale
-is ``1 / sqrt(d)`` unless given. bf16 or f16, d = 64 or 128. ``splits`` (by default
+is ``1 / sqrt(d)`` unless given. q bf16 or f16, d = 64 or 128; the caches of q's dtype,
+or FP8 (``torch.float8_e4m3fn`` or ``torch.float8_e5m2``, both of one), read as
+``k_scale * k_cache`` and ``v_scale * v_cache``: per-tensor scales as vLLM's fp8 KV
+cache keeps them (floats, or one-element tensors, read once: a synchronisation for a
+CUDA tensor), 1.0 unless given, and applied to any cache. ``splits`` (by default
 enough for ``batch * kv_heads * splits`` blocks to fill the GPU a few times over) cuts
 each sequence's pages into that many runs, each a block, merged by a second kernel.
 
@@ -31,6 +35,7 @@ import cuk
 from cuk._specializing import Specializing
 
 _DTYPES = {torch.bfloat16: "bf16", torch.float16: "f16"}
+_FP8 = {torch.float8_e4m3fn: "e4m3", torch.float8_e5m2: "e5m2"}
 _LOG2_E = 1.4426950408889634
 _FILE = "attention_decode_sm90.cuk"
 
@@ -47,8 +52,12 @@ class PagedAttention(Specializing):
         with open(self._path, encoding="utf-8") as source:
             self._lines = source.read().splitlines()
 
-    def __call__(self, q, k_cache, v_cache, block_table, seqlens, *, splits=None, scale=None, check=True):
-        """``softmax(q kᵀ · scale) v`` of each sequence's query against its cached tokens."""
+    def __call__(
+        self, q, k_cache, v_cache, block_table, seqlens, *, splits=None, scale=None, k_scale=1.0, v_scale=1.0,
+        check=True,
+    ):  # fmt: skip
+        """``softmax(q (k_scale k)ᵀ · scale) (v_scale v)`` of each sequence's query against its
+        cached tokens."""
         batch, heads, kv_heads, num_pages, page, max_pages, d = _shapes(q, k_cache, v_cache, block_table, seqlens)
         if check:
             self._check(block_table, "block_table", 0, num_pages)
@@ -60,16 +69,18 @@ class PagedAttention(Specializing):
         group = heads // kv_heads
         dtype = _DTYPES[q.dtype]
         scale = 1.0 / math.sqrt(d) if scale is None else float(scale)
+        k_scale, v_scale = _scalar(k_scale, "k_scale"), _scalar(v_scale, "v_scale")
+        caches = {"KV": _FP8[k_cache.dtype]} if k_cache.dtype in _FP8 else {}
         f32 = {"dtype": torch.float32, "device": q.device}
         o_part = torch.empty(batch, heads, splits, d, **f32)
         lse_part = torch.empty(batch, heads, splits, **f32)
         o = torch.empty_like(q)
-        decode = self.kernel("decode", "paged_decode", T=dtype, D=d, GROUP=group, PAGE=page)
+        decode = self.kernel("decode", "paged_decode", T=dtype, D=d, GROUP=group, PAGE=page, **caches)
         decode(
             batch, kv_heads, num_pages, max_pages, splits,
             q.contiguous(), k_cache.contiguous(), v_cache.contiguous(),
             block_table.contiguous(), seqlens.contiguous(),
-            o_part, lse_part, scale * _LOG2_E,
+            o_part, lse_part, scale * _LOG2_E, k_scale, v_scale,
         )  # fmt: skip
         self.kernel("decode", "paged_combine", T=dtype, D=d)(batch, heads, splits, o_part, lse_part, o)
         return o
@@ -105,9 +116,10 @@ def _shapes(q, k_cache, v_cache, block_table, seqlens):
             f"the caches {tuple(k_cache.shape)} must have q's d and a number of key heads dividing q's {heads} "
             f"heads into groups of 1 to 8 (q is {tuple(q.shape)})"
         )
-    if q.dtype not in _DTYPES or k_cache.dtype != q.dtype or v_cache.dtype != q.dtype:
+    if q.dtype not in _DTYPES or v_cache.dtype != k_cache.dtype or k_cache.dtype not in (q.dtype, *_FP8):
         raise ValueError(
-            f"the kernels take bf16 or f16 q and caches of one dtype, not {q.dtype}, {k_cache.dtype}, {v_cache.dtype}"
+            "the kernels take bf16 or f16 q and caches of q's dtype or of one FP8 dtype (float8_e4m3fn, "
+            f"float8_e5m2), not {q.dtype}, {k_cache.dtype}, {v_cache.dtype}"
         )
     if d not in (64, 128):
         raise ValueError(f"the kernels take head dimension 64 or 128, not {d}")
@@ -119,6 +131,21 @@ def _shapes(q, k_cache, v_cache, block_table, seqlens):
     if block_table.dtype != torch.int32 or seqlens.dtype != torch.int32:
         raise ValueError(f"block_table and seqlens are int32, not {block_table.dtype} and {seqlens.dtype}")
     return batch, heads, kv_heads, num_pages, page, block_table.shape[1], d
+
+
+def _scalar(value, name):
+    """A scale as a float: a number, or the value of a one-element float tensor;
+    ValueError naming ``name`` otherwise."""
+    if isinstance(value, torch.Tensor):
+        if value.numel() != 1 or not value.dtype.is_floating_point:
+            raise ValueError(
+                f"{name} is a float or a one-element float tensor (one scale a tensor), "
+                f"not a {value.dtype} tensor of shape {tuple(value.shape)}"
+            )
+        return float(value)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"{name} is a float or a one-element float tensor, not {value!r}")
+    return float(value)
 
 
 def default_splits(batch, kv_heads, device):

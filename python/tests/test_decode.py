@@ -1,7 +1,8 @@
 """``cuk.decode``'s paged decode attention against torch's ``scaled_dot_product_attention``
 in f32 over the pages gathered into dense keys and values, on an sm_90 GPU: grouped-query
 heads (groups 1, 4 and 8), pages of 16 and 64, ragged sequence lengths, one split and
-many; and the bad block tables and lengths it refuses before launching. Skipped without a
+many, bf16 caches and FP8 ones (e4m3 and e5m2 with per-tensor scales); and the bad block
+tables, lengths, cache dtypes and scales it refuses before launching. Skipped without a
 GPU and torch with CUDA (and on GPUs other than sm_90); ``scripts/gpu-check.sh`` runs
 them."""
 
@@ -69,6 +70,13 @@ def dense_reference(torch, q, k_cache, v_cache, block_table, seqlens):
     return torch.stack(out)
 
 
+def quantized(torch, cache, dtype):
+    """``cache`` in the FP8 ``dtype`` with one scale, as a serving system stores it: the
+    largest magnitude mapped to the format's largest value; and the scale."""
+    scale = float(cache.abs().max().float()) / torch.finfo(dtype).max
+    return (cache.float() / scale).to(dtype), scale
+
+
 @pytest.mark.parametrize("case", CASES)
 def test_paged_decode_matches_sdpa_over_the_gathered_pages(torch, decode, case):
     seqlens, heads, kv_heads, d, page, splits = case
@@ -94,3 +102,38 @@ def test_bad_block_tables_and_lengths_are_refused_before_the_launch(torch, decod
         decode(q, k_cache, v_cache, block_table, long)
     with pytest.raises(ValueError, match="a number of key heads dividing"):
         decode(q[:, :5], k_cache, v_cache, block_table, lengths)
+
+
+# (case, FP8 dtype name): groups 4, 1 and 8 (8 lanes a token there), head dimension 64.
+FP8_CASES = [
+    (CASES[1], "float8_e4m3fn"),
+    (CASES[2], "float8_e4m3fn"),
+    (CASES[3], "float8_e5m2"),
+    (CASES[4], "float8_e4m3fn"),
+    (CASES[5], "float8_e5m2"),
+]
+
+
+@pytest.mark.parametrize(("case", "fp8"), FP8_CASES)
+def test_fp8_caches_match_sdpa_over_their_dequantized_pages(torch, decode, case, fp8):
+    seqlens, heads, kv_heads, d, page, splits = case
+    q, k_cache, v_cache, block_table, lengths = paged_problem(torch, seqlens, heads, kv_heads, d, page)
+    k_fp8, k_scale = quantized(torch, k_cache * 3, getattr(torch, fp8))
+    v_fp8, v_scale = quantized(torch, v_cache, getattr(torch, fp8))
+    # vLLM keeps its scales as one-element tensors; a float does as well.
+    got = decode(q, k_fp8, v_fp8, block_table, lengths, splits=splits, k_scale=torch.tensor([k_scale]), v_scale=v_scale)
+    want = dense_reference(torch, q, k_fp8.float() * k_scale, v_fp8.float() * v_scale, block_table, lengths)
+    torch.testing.assert_close(got.float(), want, rtol=2e-2, atol=2e-2)
+
+
+def test_bad_fp8_caches_and_scales_are_refused_before_the_launch(torch, decode):
+    q, k_cache, v_cache, block_table, lengths = paged_problem(torch, [100, 30], 8, 2, 128, 16)
+    k_fp8, v_fp8 = k_cache.to(torch.float8_e4m3fn), v_cache.to(torch.float8_e4m3fn)
+    with pytest.raises(ValueError, match="caches of q's dtype or of one FP8 dtype"):
+        decode(q, k_fp8, v_cache, block_table, lengths)
+    with pytest.raises(ValueError, match="caches of q's dtype or of one FP8 dtype"):
+        decode(q, k_fp8, v_cache.to(torch.float8_e5m2), block_table, lengths)
+    with pytest.raises(ValueError, match=r"k_scale is a float or a one-element float tensor .*shape \(2,\)"):
+        decode(q, k_fp8, v_fp8, block_table, lengths, k_scale=torch.ones(2))
+    with pytest.raises(ValueError, match="v_scale is a float or a one-element float tensor, not 'x'"):
+        decode(q, k_fp8, v_fp8, block_table, lengths, v_scale="x")

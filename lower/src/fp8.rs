@@ -1,0 +1,281 @@
+//! FP8 elements (e4m3, e5m2) in registers, decoded where they are read.
+//!
+//! They enter registers by a copy from memory of whole 32-bit words (a 128-bit load
+//! carries 16): element j of a word (its byte j) goes to a fragment element whose index
+//! is j modulo 4, and each of the four keeps the whole word. Reading one decodes its
+//! byte to the f32 it equals, next to the read, so a fragment of loaded words costs a
+//! register a word until it is used, and `.to(f32)` (or to bf16, f16) is exact. An
+//! e4m3 byte's sign and its seven other bits become an f32's sign and top exponent
+//! bits, scaled by 2^120 (the exponent biases' difference; subnormals come out exact),
+//! its NaN (all seven set) selected apart; an e5m2 byte is the high byte of the f16 it
+//! equals, infinities and NaNs included. A constant that an FP8 value holds exactly (a
+//! fill with zeros) is stored as its byte in all four places. Arithmetic on FP8 values,
+//! converting computed values to them and FP8 elements in memory otherwise are refused.
+
+use cute::{Base, Dtype, Tensor};
+use kir::{BinOp, CmpOp, Op, Ty, ValueId};
+use layout::SymInt;
+
+use crate::builder::Builder;
+use crate::memory::Place;
+
+/// Whether `dtype` is an 8-bit float.
+pub(crate) fn is_fp8(dtype: Dtype) -> bool {
+    matches!(dtype, Dtype::E4m3 | Dtype::E5m2)
+}
+
+/// The FP8 format's mantissa bits and exponent bias.
+fn format(dtype: Dtype) -> Option<(u32, i32)> {
+    match dtype {
+        Dtype::E4m3 => Some((3, 7)),
+        Dtype::E5m2 => Some((2, 15)),
+        _ => None,
+    }
+}
+
+/// The value of FP8 `byte` of `dtype` (finite ones; e4m3's 0x7f and e5m2's top
+/// exponent are NaN or infinite, which no constant encodes to).
+fn decode(dtype: Dtype, byte: u8) -> Option<f64> {
+    let (mantissa, bias) = format(dtype)?;
+    let field = i32::from(byte & 0x7f) >> mantissa;
+    let fraction = f64::from(byte & ((1 << mantissa) - 1)) / f64::from(1 << mantissa);
+    let magnitude = match field {
+        0 => fraction * 2f64.powi(1 - bias),
+        _ => (1.0 + fraction) * 2f64.powi(field - bias),
+    };
+    Some(if byte & 0x80 != 0 {
+        -magnitude
+    } else {
+        magnitude
+    })
+}
+
+/// The byte of `dtype` that is exactly `value`, if one is.
+pub(crate) fn encode(dtype: Dtype, value: f64) -> Option<u8> {
+    let (mantissa, bias) = format(dtype)?;
+    let sign = if value.is_sign_negative() { 0x80 } else { 0 };
+    let magnitude = value.abs();
+    if !magnitude.is_finite() {
+        return None;
+    }
+    // The exponent field whose scale holds the value, then the mantissa at that scale.
+    let field = if magnitude < 2f64.powi(1 - bias) {
+        0
+    } else {
+        magnitude.log2().floor() as i32 + bias
+    };
+    let lsb = 2f64.powi(field.max(1) - bias - mantissa as i32);
+    let steps = magnitude / lsb;
+    let bits = if field == 0 {
+        steps
+    } else {
+        steps - f64::from(1 << mantissa)
+    };
+    if !(0.0..f64::from(1 << mantissa)).contains(&bits) || field >= 1 << (7 - mantissa) {
+        return None;
+    }
+    let byte = sign | ((field as u8) << mantissa) | bits as u8;
+    (decode(dtype, byte) == Some(value) && finite_byte(dtype, byte)).then_some(byte)
+}
+
+/// Whether `byte` is a finite value of `dtype`.
+fn finite_byte(dtype: Dtype, byte: u8) -> bool {
+    match dtype {
+        Dtype::E4m3 => byte & 0x7f != 0x7f,
+        _ => byte & 0x7c != 0x7c,
+    }
+}
+
+impl Builder<'_> {
+    /// Copies FP8 elements: only from memory into registers, as whole 32-bit words of
+    /// 4, 8 or 16 consecutive bytes (one load), guarded registers keeping their words
+    /// where `guard` is false.
+    pub(crate) fn move_fp8(
+        &mut self,
+        source: &Tensor,
+        destination: &Tensor,
+        indices: &[(SymInt, SymInt)],
+        contiguous: bool,
+        guard: Option<ValueId>,
+    ) {
+        let dtype = source.dtype.or(destination.dtype).unwrap_or(Dtype::E4m3);
+        let into_registers = matches!(destination.base, Base::Registers(_))
+            && !matches!(source.base, Base::Registers(_))
+            && destination.dtype == source.dtype;
+        let width = indices.len();
+        if !into_registers || !contiguous || !matches!(width, 4 | 8 | 16) {
+            self.unsupported(format!(
+                "a copy of {dtype} elements other than 4, 8 or 16 consecutive ones from memory into registers"
+            ));
+            return;
+        }
+        let tys = vec![Ty::B32; width / 4];
+        let Some(words) = self.load_at(source, &indices[0].0, width as i64, &tys, None, guard)
+        else {
+            return;
+        };
+        for (word, group) in words.into_iter().zip(indices.chunks(4)) {
+            let word = self.convert(word, Ty::I32);
+            for (byte, (_, index)) in group.iter().enumerate() {
+                self.write_fp8_register(destination, index, byte, word, guard);
+            }
+        }
+    }
+
+    /// Stores `word`, whose byte `byte` is the element, into the FP8 register
+    /// `tensor[index]` (or keeps its word where `predicate` is false).
+    fn write_fp8_register(
+        &mut self,
+        tensor: &Tensor,
+        index: &SymInt,
+        byte: usize,
+        word: ValueId,
+        predicate: Option<ValueId>,
+    ) {
+        let Some(Place::Register { fragment, index }) = self.place(tensor, index) else {
+            return;
+        };
+        if index.rem_euclid(4) as usize != byte {
+            self.unsupported(format!(
+                "{} elements copied into register {index}, not one a multiple of 4 from the word's first",
+                tensor.element_name()
+            ));
+            return;
+        }
+        let word = match predicate {
+            None => word,
+            Some(predicate) => {
+                let previous = self.register(fragment, index, Ty::I32);
+                self.pure(Op::Select(predicate, word, previous), Ty::I32)
+            }
+        };
+        self.write_register(fragment, index, word);
+    }
+
+    /// Stores `value` into an FP8 register element: the encoded constant (an i32 word,
+    /// from [`Builder::fp8_word`]), the only value one takes other than by a copy.
+    pub(crate) fn write_fp8_element(
+        &mut self,
+        tensor: &Tensor,
+        index: &SymInt,
+        value: ValueId,
+        predicate: Option<ValueId>,
+    ) {
+        if self.kernel.ty(value) != Ty::I32 || !matches!(tensor.base, Base::Registers(_)) {
+            self.unsupported(format!(
+                "storing a computed value as {} (they come from memory, or from constants)",
+                tensor.element_name()
+            ));
+            return;
+        }
+        if let Some(Place::Register { index: at, .. }) = self.place(tensor, index) {
+            let byte = at.rem_euclid(4) as usize;
+            self.write_fp8_register(tensor, index, byte, value, predicate);
+        }
+    }
+
+    /// The f32 value of FP8 register element `tensor[index]`.
+    pub(crate) fn read_fp8_element(&mut self, tensor: &Tensor, index: &SymInt) -> Option<ValueId> {
+        let dtype = tensor.dtype?;
+        let Place::Register { fragment, index } = self.place(tensor, index)? else {
+            self.unsupported(format!(
+                "{dtype} elements in memory other than copied into registers"
+            ));
+            return None;
+        };
+        let word = self.register(fragment, index, Ty::I32);
+        let byte = index.rem_euclid(4);
+        Some(self.decode_fp8(word, byte, dtype))
+    }
+
+    /// An FP8 constant (`0.0.to(e4m3)`, a fill's value) as the word of its byte in all
+    /// four places; `None` (and refused) when `value` is not exactly one.
+    pub(crate) fn fp8_word(&mut self, dtype: Dtype, value: f64) -> Option<ValueId> {
+        let Some(byte) = encode(dtype, value) else {
+            self.unsupported(format!(
+                "the constant {value} as {dtype}, which holds no such value"
+            ));
+            return None;
+        };
+        Some(self.constant(
+            i64::from(u32::from(byte) * 0x0101_0101) as i32 as i64,
+            Ty::I32,
+        ))
+    }
+
+    /// The FP8 value of `dtype` in byte `byte` of `word`, as f32.
+    fn decode_fp8(&mut self, word: ValueId, byte: i64, dtype: Dtype) -> ValueId {
+        if dtype == Dtype::E5m2 {
+            // The byte into the high byte of the word's low half: an f16.
+            let half = self.shifted_mask(word, 8 - 8 * byte, 0xff00);
+            let half = self.convert(half, Ty::B32);
+            let halves = self.pure_many(Op::Unpack(half), &[Ty::F16, Ty::F16]);
+            return self.convert(halves[0], Ty::F32);
+        }
+        let sign = self.shifted_mask(word, 24 - 8 * byte, i32::MIN);
+        let magnitude = self.shifted_mask(word, 20 - 8 * byte, 0x07f0_0000);
+        let bits = self.binary(BinOp::Or, sign, magnitude);
+        let bits = self.convert(bits, Ty::B32);
+        let value = self.convert(bits, Ty::F32);
+        let scale = self.pure(Op::ConstFloat(2f64.powi(120)), Ty::F32);
+        let value = self.binary(BinOp::Mul, value, scale);
+        let all_ones = self.constant(0x7f << (8 * byte), Ty::I32);
+        let seven = self.binary(BinOp::And, word, all_ones);
+        let is_nan = self.pure(Op::Compare(CmpOp::Eq, seven, all_ones), Ty::Pred);
+        let nan = self.pure(Op::ConstFloat(f64::NAN), Ty::F32);
+        self.pure(Op::Select(is_nan, nan, value), Ty::F32)
+    }
+
+    /// `(word << shift) & mask` (a right shift for a negative `shift`).
+    fn shifted_mask(&mut self, word: ValueId, shift: i64, mask: i32) -> ValueId {
+        let shifted = match shift {
+            0 => word,
+            _ => {
+                let (op, by) = if shift > 0 {
+                    (BinOp::Shl, shift)
+                } else {
+                    (BinOp::Shr, -shift)
+                };
+                let by = self.constant(by, Ty::I32);
+                self.binary(op, word, by)
+            }
+        };
+        let mask = self.constant(i64::from(mask), Ty::I32);
+        self.binary(BinOp::And, shifted, mask)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_finite_byte_encodes_back_to_itself() {
+        for dtype in [Dtype::E4m3, Dtype::E5m2] {
+            for byte in (0..=255u8).filter(|byte| finite_byte(dtype, *byte)) {
+                let value = decode(dtype, byte).unwrap();
+                // Negative zero compares equal to zero, and encodes as its own byte.
+                assert_eq!(encode(dtype, value), Some(byte), "{dtype} {byte:#x}");
+            }
+        }
+    }
+
+    #[test]
+    fn values_between_or_beyond_fp8_values_have_no_byte() {
+        assert_eq!(encode(Dtype::E4m3, 448.0), Some(0x7e));
+        assert_eq!(encode(Dtype::E4m3, 2f64.powi(-9)), Some(0x01));
+        for value in [
+            449.0,
+            480.0,
+            1.0625,
+            2f64.powi(-10),
+            f64::NAN,
+            f64::INFINITY,
+        ] {
+            assert_eq!(encode(Dtype::E4m3, value), None, "{value}");
+        }
+        assert_eq!(encode(Dtype::E5m2, 57344.0), Some(0x7b));
+        assert_eq!(encode(Dtype::E5m2, 1.125), None);
+        assert_eq!(encode(Dtype::Bf16, 1.0), None);
+    }
+}
