@@ -158,6 +158,10 @@ const CODES_TESTED_ELSEWHERE: &[(&str, &str)] = &[
         "an integer tensor's element outside its `require_range`: cli/tests/decode_bad_input.rs, a_block_table_entry_past_the_cache_or_negative_is_refused_before_the_launch",
     ),
     (
+        "E0429",
+        "a race in global memory between blocks: cli/tests/emulated.rs, planted_bugs_fail_with_the_expected_diagnostic (tests/emulator/last_block_without_release_fence.cuk and the other E0429 files)",
+    ),
+    (
         "W0301",
         "ptxas's wgmma serialization advice: cli/tests/hopper.rs, accumulators_touched_in_the_k_loop_are_a_warning_at_the_kernel",
     ),
