@@ -14,6 +14,7 @@ mod arithmetic;
 mod control;
 mod division;
 mod error;
+mod fp8;
 #[path = "intrinsics.rs"]
 mod intrinsics;
 mod memory;
@@ -93,7 +94,7 @@ pub fn emit_module(
         .par_iter()
         .map(|kernel| {
             let mut text = String::new();
-            Emitter::new(kernel, options).kernel(&mut text)?;
+            Emitter::new(kernel, options, target).kernel(&mut text)?;
             Ok(text)
         })
         .collect();
@@ -116,6 +117,8 @@ fn each_instruction<'k>(body: &'k [Inst], visit: &mut dyn FnMut(&'k Inst)) {
 struct Emitter<'k, 'o> {
     kernel: &'k Kernel,
     options: &'k EmitOptions<'o>,
+    /// The target: what a few operations become depends on it (FP8 decoding).
+    target: Target,
     names: Vec<String>,
     counts: FxHashMap<&'static str, usize>,
     /// The values defined by integer constants: only an instruction's result can be
@@ -142,7 +145,7 @@ fn class(ty: Ty) -> (&'static str, &'static str) {
 }
 
 impl<'k, 'o> Emitter<'k, 'o> {
-    fn new(kernel: &'k Kernel, options: &'k EmitOptions<'o>) -> Self {
+    fn new(kernel: &'k Kernel, options: &'k EmitOptions<'o>, target: Target) -> Self {
         let mut counts: FxHashMap<&'static str, usize> = FxHashMap::default();
         // One name per value, tens of thousands in a GEMM: written with itoa into a
         // string of the right size rather than through `format!`.
@@ -172,6 +175,7 @@ impl<'k, 'o> Emitter<'k, 'o> {
         Emitter {
             kernel,
             options,
+            target,
             names,
             counts,
             constants,

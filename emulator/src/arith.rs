@@ -65,10 +65,30 @@ pub fn unary(op: UnOp, ty: Ty, a: u64) -> Result<u64, String> {
         (UnOp::Rsqrt, Ty::F32) => f32_bits((1.0 / f64::from(as_f32(a)).sqrt()) as f32),
         (UnOp::Exp2, Ty::F32) => f32_bits(flush_subnormal(f64::from(as_f32(a)).exp2() as f32)),
         (UnOp::Log2, Ty::F32) => f32_bits(f64::from(as_f32(a)).log2() as f32),
+        (UnOp::E4m3x2ToF16x2 { high } | UnOp::E5m2x2ToF16x2 { high }, Ty::B32) => {
+            let pair = if high { a >> 16 } else { a };
+            let half = |byte: u64| u64::from(fp8_to_f16(op, byte as u8));
+            half(pair) | half(pair >> 8) << 16
+        }
         (op, ty) => {
             return Err(format!("{} of {}", kir::unary_name(op), ty.name()));
         }
     })
+}
+
+/// The f16 bits that the FP8 `byte` (e5m2 for [`UnOp::E5m2x2ToF16x2`], else e4m3)
+/// equals: every FP8 value is an f16; e5m2's NaNs keep their bits (the high byte), e4m3's
+/// NaN is the canonical f16 NaN.
+fn fp8_to_f16(op: UnOp, byte: u8) -> u16 {
+    if matches!(op, UnOp::E5m2x2ToF16x2 { .. }) {
+        return u16::from(byte) << 8;
+    }
+    let value = float8::F8E4M3::from_bits(byte).to_f32();
+    if value.is_nan() {
+        0x7fff
+    } else {
+        f32_to_f16(value)
+    }
 }
 
 /// `a op b`, both and the result of type `ty`.

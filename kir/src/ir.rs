@@ -85,12 +85,32 @@ pub enum UnOp {
     Exp2,
     /// `log2(a)`, approximate (f32).
     Log2,
+    /// The two e4m3 values in the low (or `high`) 16 bits of a 32-bit word (the first
+    /// in the half's low byte) as the f16 pair they equal, exactly: a `b32` of two f16,
+    /// the first low (`cvt.rn.f16x2.e4m3x2`, sm_89 on).
+    E4m3x2ToF16x2 {
+        /// Whether the pair is the word's high half.
+        high: bool,
+    },
+    /// The same for two e5m2 values.
+    E5m2x2ToF16x2 {
+        /// Whether the pair is the word's high half.
+        high: bool,
+    },
 }
 
 impl UnOp {
     /// Whether it is a float math function.
     pub fn is_math(self) -> bool {
-        !matches!(self, UnOp::Neg | UnOp::Not)
+        !matches!(self, UnOp::Neg | UnOp::Not) && !self.is_fp8_pair()
+    }
+
+    /// Whether it decodes a pair of FP8 values (a `b32` word to a `b32` word).
+    pub fn is_fp8_pair(self) -> bool {
+        matches!(
+            self,
+            UnOp::E4m3x2ToF16x2 { .. } | UnOp::E5m2x2ToF16x2 { .. }
+        )
     }
 }
 

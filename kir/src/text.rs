@@ -356,6 +356,10 @@ pub fn unary_name(op: UnOp) -> &'static str {
         UnOp::Rsqrt => "rsqrt",
         UnOp::Exp2 => "exp2",
         UnOp::Log2 => "log2",
+        UnOp::E4m3x2ToF16x2 { high: false } => "e4m3x2_to_f16x2",
+        UnOp::E4m3x2ToF16x2 { high: true } => "e4m3x2_high_to_f16x2",
+        UnOp::E5m2x2ToF16x2 { high: false } => "e5m2x2_to_f16x2",
+        UnOp::E5m2x2ToF16x2 { high: true } => "e5m2x2_high_to_f16x2",
     }
 }
 

@@ -4,16 +4,15 @@
 //! carries 16): element j of a word (its byte j) goes to a fragment element whose index
 //! is j modulo 4, and each of the four keeps the whole word. Reading one decodes its
 //! byte to the f32 it equals, next to the read, so a fragment of loaded words costs a
-//! register a word until it is used, and `.to(f32)` (or to bf16, f16) is exact. An
-//! e4m3 byte's sign and its seven other bits become an f32's sign and top exponent
-//! bits, scaled by 2^120 (the exponent biases' difference; subnormals come out exact),
-//! its NaN (all seven set) selected apart; an e5m2 byte is the high byte of the f16 it
-//! equals, infinities and NaNs included. A constant that an FP8 value holds exactly (a
+//! register a word until it is used, and `.to(f32)` (or to bf16, f16) is exact: each
+//! half of the word is decoded as a pair to the two f16 it equals (KIR's
+//! `e4m3x2_to_f16x2`, `e5m2x2_to_f16x2`; one instruction from sm_89), each f16 then
+//! widened. A constant that an FP8 value holds exactly (a
 //! fill with zeros) is stored as its byte in all four places. Arithmetic on FP8 values,
 //! converting computed values to them and FP8 elements in memory otherwise are refused.
 
 use cute::{Base, Dtype, Tensor};
-use kir::{BinOp, CmpOp, Op, Ty, ValueId};
+use kir::{Op, Ty, UnOp, ValueId};
 use layout::SymInt;
 
 use crate::builder::Builder;
@@ -203,45 +202,19 @@ impl Builder<'_> {
         ))
     }
 
-    /// The FP8 value of `dtype` in byte `byte` of `word`, as f32.
+    /// The FP8 value of `dtype` in byte `byte` of `word`, as f32: its half of the word
+    /// decoded as a pair to two f16 (one instruction for both, which value numbering
+    /// shares between the pair's reads), then its f16 widened.
     fn decode_fp8(&mut self, word: ValueId, byte: i64, dtype: Dtype) -> ValueId {
-        if dtype == Dtype::E5m2 {
-            // The byte into the high byte of the word's low half: an f16.
-            let half = self.shifted_mask(word, 8 - 8 * byte, 0xff00);
-            let half = self.convert(half, Ty::B32);
-            let halves = self.pure_many(Op::Unpack(half), &[Ty::F16, Ty::F16]);
-            return self.convert(halves[0], Ty::F32);
-        }
-        let sign = self.shifted_mask(word, 24 - 8 * byte, i32::MIN);
-        let magnitude = self.shifted_mask(word, 20 - 8 * byte, 0x07f0_0000);
-        let bits = self.binary(BinOp::Or, sign, magnitude);
-        let bits = self.convert(bits, Ty::B32);
-        let value = self.convert(bits, Ty::F32);
-        let scale = self.pure(Op::ConstFloat(2f64.powi(120)), Ty::F32);
-        let value = self.binary(BinOp::Mul, value, scale);
-        let all_ones = self.constant(0x7f << (8 * byte), Ty::I32);
-        let seven = self.binary(BinOp::And, word, all_ones);
-        let is_nan = self.pure(Op::Compare(CmpOp::Eq, seven, all_ones), Ty::Pred);
-        let nan = self.pure(Op::ConstFloat(f64::NAN), Ty::F32);
-        self.pure(Op::Select(is_nan, nan, value), Ty::F32)
-    }
-
-    /// `(word << shift) & mask` (a right shift for a negative `shift`).
-    fn shifted_mask(&mut self, word: ValueId, shift: i64, mask: i32) -> ValueId {
-        let shifted = match shift {
-            0 => word,
-            _ => {
-                let (op, by) = if shift > 0 {
-                    (BinOp::Shl, shift)
-                } else {
-                    (BinOp::Shr, -shift)
-                };
-                let by = self.constant(by, Ty::I32);
-                self.binary(op, word, by)
-            }
+        let word = self.convert(word, Ty::B32);
+        let high = byte >= 2;
+        let decode = match dtype {
+            Dtype::E5m2 => UnOp::E5m2x2ToF16x2 { high },
+            _ => UnOp::E4m3x2ToF16x2 { high },
         };
-        let mask = self.constant(i64::from(mask), Ty::I32);
-        self.binary(BinOp::And, shifted, mask)
+        let pair = self.pure(Op::Unary(decode, word), Ty::B32);
+        let halves = self.pure_many(Op::Unpack(pair), &[Ty::F16, Ty::F16]);
+        self.convert(halves[(byte % 2) as usize], Ty::F32)
     }
 }
 

@@ -4,7 +4,7 @@
 use kir::{BinOp, CmpOp, Ty, UnOp, ValueId};
 
 use super::division::Divisor;
-use super::{EmitError, Emitter, class};
+use super::{EmitError, Emitter, class, fp8};
 
 impl Emitter<'_, '_> {
     pub(super) fn unary(&mut self, op: UnOp, a: ValueId, result: ValueId) -> Result<(), EmitError> {
@@ -19,6 +19,7 @@ impl Emitter<'_, '_> {
             // `fabsf(x) >= 0` is not); it does not fold the bit operation.
             (UnOp::Abs, Ty::F32) => format!("and.b32 {d}, {a}, 0x7FFFFFFF;"),
             (UnOp::Abs, Ty::F64) => format!("and.b64 {d}, {a}, 0x7FFFFFFFFFFFFFFF;"),
+            (pair, _) if pair.is_fp8_pair() => fp8::pair_decode(pair, d, a, self.target)?,
             (math, _) => format!("{} {d}, {a};", math_instruction(math, ty)?),
         };
         self.emit(&text);

@@ -86,6 +86,28 @@ fn math_functions_approximate_within_an_ulp() {
 }
 
 #[test]
+fn fp8_pairs_decode_to_the_f16_they_equal() {
+    // Each pair: the low byte into the low f16, the byte above into the high one.
+    let e4m3 = |word: u64| unary(UnOp::E4m3x2ToF16x2 { high: false }, Ty::B32, word).unwrap();
+    let e4m3_high = |word: u64| unary(UnOp::E4m3x2ToF16x2 { high: true }, Ty::B32, word).unwrap();
+    // 1.0 (0x38) and -2.0 (0xc0); 448, the largest (0x7e), and 2^-9, the least
+    // subnormal (0x01: f16 0x0080 is 2^-17, so 2^-9 is 0x1800).
+    assert_eq!(e4m3(0xc038), 0xc000_3c00);
+    assert_eq!(e4m3(0x017e), 0x1800_5f00);
+    // The NaNs (0x7f, 0xff) are f16's canonical NaN; zeros keep their signs; only the
+    // low two bytes are read.
+    assert_eq!(e4m3(0xffff), 0x7fff_7fff);
+    assert_eq!(e4m3(0xabcd_8000), 0x8000_0000);
+    assert_eq!(e4m3_high(0xc038_ffff), 0xc000_3c00);
+    let e5m2 = |word: u64| unary(UnOp::E5m2x2ToF16x2 { high: false }, Ty::B32, word).unwrap();
+    let e5m2_high = |word: u64| unary(UnOp::E5m2x2ToF16x2 { high: true }, Ty::B32, word).unwrap();
+    // Infinity (0x7c) and 1.5 (0x3e) are f16's high bytes.
+    assert_eq!(e5m2(0x3e7c), 0x3e00_7c00);
+    assert_eq!(e5m2_high(0x3e7c_0000), 0x3e00_7c00);
+    assert!(unary(UnOp::E4m3x2ToF16x2 { high: false }, Ty::F32, 0).is_err());
+}
+
+#[test]
 fn float_atomics_follow_the_backend() {
     let max =
         |old: f32, value: f32| as_f32(atomic(AtomicOp::Max, Ty::F32, f(old), f(value)).unwrap());

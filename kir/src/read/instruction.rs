@@ -12,7 +12,7 @@ use crate::ir::{
 };
 use crate::text::{binary_name, compare_name, unary_name};
 
-const UNARY: [UnOp; 7] = [
+const UNARY: [UnOp; 11] = [
     UnOp::Neg,
     UnOp::Not,
     UnOp::Abs,
@@ -20,6 +20,10 @@ const UNARY: [UnOp; 7] = [
     UnOp::Rsqrt,
     UnOp::Exp2,
     UnOp::Log2,
+    UnOp::E4m3x2ToF16x2 { high: false },
+    UnOp::E4m3x2ToF16x2 { high: true },
+    UnOp::E5m2x2ToF16x2 { high: false },
+    UnOp::E5m2x2ToF16x2 { high: true },
 ];
 
 const BINARY: [BinOp; 12] = [

@@ -47,6 +47,9 @@ pub(super) fn check_types(kernel: &Kernel, inst: &Inst) -> Result<(), VerifyErro
             {
                 return Err(format!("a math function of {}", ty(*a).name()).into());
             }
+            if matches!(inst.op, Op::Unary(op, _) if op.is_fp8_pair()) && ty(*a) != Ty::B32 {
+                return Err(format!("an FP8 pair decoded from {}", ty(*a).name()).into());
+            }
             Ok(())
         }
         Op::Select(c, a, b) => {
