@@ -225,7 +225,6 @@ fn the_attention_example_assembles_with_both_wgmma_forms() {
             .filter(|line| line.matches('{').count() == lists)
             .count()
     };
-    let count = |shape: &str, lists: usize| count_in(&default_kernel, shape, lists);
     assert_eq!(count("m64n192k16", 1), 8);
     assert_eq!(count("m64n128k16", 2), 24);
     // Within each 64-column panel of head_dim 128 (4 k-steps), each k-step's
