@@ -301,7 +301,10 @@ fn the_attention_backward_example_assembles_with_its_five_products_unserialized(
     assert_eq!(count_in(&hd256, "m64n128k16", 1), 8);
     assert_eq!(count_in(&hd256, "m64n64k16", 1), 8);
     assert_eq!(hd256.matches(reductions).count(), 4);
-    assert!(hd256.contains("bar.sync 2, 256;"), "the two warpgroups meet");
+    assert!(
+        hd256.contains("bar.sync 2, 256;"),
+        "the two warpgroups meet"
+    );
     // ptxas keeps the wgmmas asynchronous (one 64 x 128 dQ product made it serialize),
     // and no instantiation but the deterministic one spills: the k-steps' descriptors
     // are computed in the loop, not kept in registers through it.
