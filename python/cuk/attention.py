@@ -211,7 +211,9 @@ class _AttentionVarlen(torch.autograd.Function):
         q, k, v, o, lse, cu_q, cu_k = ctx.saved_tensors
         (total_q, heads, d), (total_k, kv_heads, _) = q.shape, k.shape
         if d == 256:
-            raise NotImplementedError("attention's varlen backward takes head dimension 64 or 128 (dk and dv stay in registers)")
+            raise NotImplementedError(
+                "attention's varlen backward takes head dimension 64 or 128 (dk and dv stay in registers)"
+            )
         max_q, max_k = ctx.lengths
         batch = cu_q.numel() - 1
         dtype = _DTYPES[q.dtype]
