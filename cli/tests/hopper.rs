@@ -262,10 +262,14 @@ fn the_attention_example_assembles_with_both_wgmma_forms() {
 fn the_attention_backward_example_assembles_with_its_five_products_unserialized() {
     let example = "cuk-examples/attention_bwd_sm90.cuk";
     let ptx = emit(example, "sm_90a", "ptx");
-    let after = ptx.split(".entry attention_bwd(").nth(1).unwrap();
-    let default_kernel = after.split(".entry").next().unwrap();
-    let count = |shape: &str, lists: usize| {
-        default_kernel
+    let entry = |name: &str| {
+        let after = ptx.split(&format!(".entry {name}(")).nth(1).unwrap();
+        after.split(".entry").next().unwrap().to_owned()
+    };
+    let default_kernel = entry("attention_bwd");
+    let hd256 = entry("attention_bwd_hd256");
+    let count_in = |kernel: &str, shape: &str, lists: usize| {
+        kernel
             .lines()
             .filter(|line| {
                 line.contains(&format!(
@@ -275,6 +279,7 @@ fn the_attention_backward_example_assembles_with_its_five_products_unserialized(
             .filter(|line| line.matches('{').count() == lists)
             .count()
     };
+    let count = |shape: &str, lists: usize| count_in(&default_kernel, shape, lists);
     // From shared memory: S^T = K Q^T and dP^T = V dO^T, 64 queries and head_dim 128 in
     // 8 k-steps each; dQ = dS K, two 64-column panels of the warpgroup's 64 keys in 4
     // k-steps each.
@@ -288,6 +293,18 @@ fn the_attention_backward_example_assembles_with_its_five_products_unserialized(
     let reductions = "cp.reduce.async.bulk.tensor.3d.global.shared::cta.add.tile.bulk_group";
     assert_eq!(default_kernel.matches(reductions).count(), 4);
     assert_eq!(default_kernel.matches("red.global.add").count(), 0);
+    // attention_bwd_hd256, all from shared memory: S^T and dP^T of a warpgroup's 32
+    // queries, head_dim 256 in 16 k-steps each; dV and dK of its 128 columns, 64 queries
+    // in 4 k-steps each; dQ, two 64-column panels of the block's 64 keys in 4 k-steps
+    // each; four reduce-adds of 64 x 32 boxes a warpgroup.
+    assert_eq!(count_in(&hd256, "m64n32k16", 1), 32);
+    assert_eq!(count_in(&hd256, "m64n128k16", 1), 8);
+    assert_eq!(count_in(&hd256, "m64n64k16", 1), 8);
+    assert_eq!(hd256.matches(reductions).count(), 4);
+    assert!(
+        hd256.contains("bar.sync 2, 256;"),
+        "the two warpgroups meet"
+    );
     // ptxas keeps the wgmmas asynchronous (one 64 x 128 dQ product made it serialize),
     // and no instantiation but the deterministic one spills: the k-steps' descriptors
     // are computed in the loop, not kept in registers through it.

@@ -10,8 +10,8 @@
 q is (batch, heads, seqlen, d) and k and v are (batch, kv_heads, seqlen, d), as
 ``torch.nn.functional.scaled_dot_product_attention`` takes them; kv_heads divides heads
 (grouped-query attention, ``enable_gqa=True`` in torch's terms), the softmax scale is
-``1 / sqrt(d)``, and with ``causal`` query i sees keys up to i. bf16 or f16; d = 64 or
-128 for both directions, 256 for the forward only. The forward keeps each row's
+``1 / sqrt(d)``, and with ``causal`` query i sees keys up to i. bf16 or f16; d = 64,
+128 or 256 (``varlen``'s backward 64 or 128). The forward keeps each row's
 log-sum-exp (f32), from which the backward recomputes the probabilities: three kernels,
 the row-wise ``rowsum(dO * O)``, the gradients (dq accumulated in an f32 workspace), and
 dq's conversion; with ``deterministic=True`` the key blocks add into each tile of dq in a
@@ -115,8 +115,6 @@ class _Attention(torch.autograd.Function):
     def backward(ctx, d_out):
         qf, kf, vf, o, lse = ctx.saved_tensors
         batch, heads, kv_heads, seqlen, d = ctx.shapes
-        if d == 256:
-            raise NotImplementedError("attention's backward takes head dimension 64 or 128 (dk and dv stay in registers)")
         dtype = _DTYPES[qf.dtype]
         attend = ctx.attend
         dof = d_out.reshape(qf.shape).contiguous()
@@ -131,8 +129,13 @@ class _Attention(torch.autograd.Function):
         attend.kernel("bwd", "attention_bwd_preprocess", T=dtype, D=d)(
             rows, seqlen, o, dof, lse, lse_log2, delta, dq_accum, dq_turns
         )
-        consts = {"T": dtype, "D": d, "CAUSAL": int(ctx.causal), "DETERMINISTIC": int(ctx.deterministic)}
-        attend.kernel("bwd", "attention_bwd", **consts)(
+        consts = {"T": dtype, "CAUSAL": int(ctx.causal), "DETERMINISTIC": int(ctx.deterministic)}
+        if d == 256:
+            # dk and dv no longer fit attention_bwd's registers: a tiling of its own.
+            gradients = attend.kernel("bwd", "attention_bwd_hd256", **consts)
+        else:
+            gradients = attend.kernel("bwd", "attention_bwd", D=d, **consts)
+        gradients(
             kf.shape[0], heads // kv_heads, seqlen, qf, kf, vf, dof, lse_log2, delta, dq_accum, dq_turns, dk, dv, scale
         )
         attend.kernel("bwd", "attention_bwd_convert", T=dtype, D=d)(rows, seqlen, dq_accum, dq, scale)
@@ -208,7 +211,9 @@ class _AttentionVarlen(torch.autograd.Function):
         q, k, v, o, lse, cu_q, cu_k = ctx.saved_tensors
         (total_q, heads, d), (total_k, kv_heads, _) = q.shape, k.shape
         if d == 256:
-            raise NotImplementedError("attention's backward takes head dimension 64 or 128 (dk and dv stay in registers)")
+            raise NotImplementedError(
+                "attention's varlen backward takes head dimension 64 or 128 (dk and dv stay in registers)"
+            )
         max_q, max_k = ctx.lengths
         batch = cu_q.numel() - 1
         dtype = _DTYPES[q.dtype]

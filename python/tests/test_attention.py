@@ -1,6 +1,6 @@
 """``cuk.attention``'s operator against torch's ``scaled_dot_product_attention`` in f32,
 values and gradients, on an sm_90 GPU: multi-head and grouped-query, causal and not,
-head dimensions 64 and 128, ragged lengths; and ``Attention.varlen`` on packed batches
+head dimensions 64, 128 and 256, ragged lengths; and ``Attention.varlen`` on packed batches
 against each sequence in f32. Skipped without a GPU and torch with CUDA
 (and on GPUs other than sm_90); ``scripts/gpu-check.sh`` runs them."""
 
@@ -15,6 +15,8 @@ CASES = [
     (1, 2, 2, 256, 128, False),
     (1, 8, 1, 1000, 128, True),
     (2, 6, 3, 130, 64, False),
+    (1, 4, 2, 200, 256, True),
+    (1, 2, 2, 130, 256, False),
 ]
 
 
