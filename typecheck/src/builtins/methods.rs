@@ -95,10 +95,10 @@ impl<'a> Checker<'a> {
                             .clone()
                             .map(|term| Arc::new(Term::Convert(*dtype, term))),
                     },
-                    other => self.error(
-                        "E0216",
+                    other => self.wrong_type(
                         args.items[0].span,
-                        format!("`to` takes a dtype, not a {}", other.type_name()),
+                        other,
+                        "`to` takes a dtype",
                         "not a dtype",
                     ),
                 }
@@ -112,10 +112,10 @@ impl<'a> Checker<'a> {
                         dtype: *dtype,
                         shape: shape.clone(),
                     },
-                    other => self.error(
-                        "E0216",
+                    other => self.wrong_type(
                         args.items[0].span,
-                        format!("`to` takes a dtype, not a {}", other.type_name()),
+                        other,
+                        "`to` takes a dtype",
                         "not a dtype",
                     ),
                 }
@@ -216,12 +216,7 @@ impl<'a> Checker<'a> {
 
     pub(crate) fn convert_scalar(&mut self, value: &Value, target: &Arg, span: Span) -> Value {
         let Value::Dtype(dtype) = target.value else {
-            return self.error(
-                "E0216",
-                target.span,
-                format!("`to` takes a dtype, not a {}", target.value.type_name()),
-                "not a dtype",
-            );
+            return self.wrong_arg(target, "`to` takes a dtype", "not a dtype");
         };
         let origin = self.dyn_origin(value);
         match (dtype, origin) {
