@@ -431,6 +431,18 @@ impl Op {
         )
     }
 
+    /// An atom's address operands and register lists; `None` for another operation.
+    pub fn atom_operands(&self) -> Option<(&[(String, ValueId, i64)], &[(String, Vec<ValueId>)])> {
+        match self {
+            Op::Atom {
+                operands,
+                registers,
+                ..
+            } => Some((operands, registers)),
+            _ => None,
+        }
+    }
+
     /// The operation in a few words, for errors that name an instruction: a region
     /// instruction's keyword (`for`, `if`, `loop`), whose regions would not fit on a
     /// line, and any other operation as it is written in Rust.
