@@ -154,6 +154,12 @@ pub struct Region {
     pub yields: Vec<ValueId>,
 }
 
+/// An atom's address operand: its placeholder's name, a value and a byte offset.
+pub type AddressOperand = (String, ValueId, i64);
+
+/// An atom's register-list operand: its placeholder's name and 32-bit values.
+pub type RegisterList = (String, Vec<ValueId>);
+
 /// What an instruction does.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Op {
@@ -224,9 +230,9 @@ pub enum Op {
         /// The template, as the stdlib writes it.
         template: String,
         /// The address operands by placeholder name: a value and a byte offset.
-        operands: Vec<(String, ValueId, i64)>,
+        operands: Vec<AddressOperand>,
         /// The register-list operands by placeholder name (32-bit values).
-        registers: Vec<(String, Vec<ValueId>)>,
+        registers: Vec<RegisterList>,
         /// The register-list placeholder the instruction's results fill, if any.
         output: Option<String>,
         /// For a warp-collective atom, how it moves or combines the warp's values
@@ -432,7 +438,7 @@ impl Op {
     }
 
     /// An atom's address operands and register lists; `None` for another operation.
-    pub fn atom_operands(&self) -> Option<(&[(String, ValueId, i64)], &[(String, Vec<ValueId>)])> {
+    pub fn atom_operands(&self) -> Option<(&[AddressOperand], &[RegisterList])> {
         match self {
             Op::Atom {
                 operands,
