@@ -9,40 +9,10 @@ use std::process::{Command, Stdio};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
-const OPS: [&str; 32] = [
-    "size",
-    "cosize",
-    "rank",
-    "depth",
-    "evaluate",
-    "slice",
-    "table",
-    "coalesce",
-    "filter",
-    "composition",
-    "complement",
-    "right_inverse",
-    "left_inverse",
-    "logical_divide",
-    "zipped_divide",
-    "tiled_divide",
-    "flat_divide",
-    "logical_product",
-    "zipped_product",
-    "tiled_product",
-    "flat_product",
-    "blocked_product",
-    "raked_product",
-    "swizzle",
-    "swizzle_table",
-    "product",
-    "inner_product",
-    "shape_div",
-    "prefix_product",
-    "idx2crd",
-    "crd2idx",
-    "no_such_op",
-];
+#[path = "support/layout_ops.rs"]
+mod layout_ops;
+
+use layout_ops::OPS;
 
 /// Text in the layout notation, often malformed: random pieces glued together.
 fn notation() -> impl Strategy<Value = String> {
@@ -89,7 +59,7 @@ fn line() -> impl Strategy<Value = String> {
         "idx", "shape", "stride", "init",
     ]);
     let query = (
-        prop::sample::select(OPS.to_vec()),
+        prop::sample::select([&OPS[..], &["no_such_op"]].concat()),
         prop::collection::vec((names, field()), 0..5),
     )
         .prop_map(|(op, fields)| {

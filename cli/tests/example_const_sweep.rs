@@ -266,25 +266,14 @@ fn allreduce() {
     });
 }
 
-#[test]
-fn rmsnorm() {
-    // The first test runs the defaults (rows of 4096); the other tests name their
-    // constants, and T is fixed by the tests' tensors.
+/// rmsnorm and layernorm, alike: the first test runs the defaults (rows of 4096); the
+/// other tests name their constants, and T is fixed by the tests' tensors.
+fn sweep_norm(file: &'static str, [threads, cols]: [&'static str; 2]) {
     sweep(&Example {
-        file: "rmsnorm.cuk",
+        file,
         params: &[
-            param(
-                "rmsnorm_fwd::THREADS",
-                "128",
-                &["256", "512"],
-                &["96", "2048"],
-            ),
-            param(
-                "rmsnorm_fwd::COLS",
-                "4096",
-                &["6144", "8192"],
-                &["1000", "5000"],
-            ),
+            param(threads, "128", &["256", "512"], &["96", "2048"]),
+            param(cols, "4096", &["6144", "8192"], &["1000", "5000"]),
         ],
         accepted: &[],
         quick_filter: None,
@@ -292,26 +281,16 @@ fn rmsnorm() {
 }
 
 #[test]
+fn rmsnorm() {
+    sweep_norm("rmsnorm.cuk", ["rmsnorm_fwd::THREADS", "rmsnorm_fwd::COLS"]);
+}
+
+#[test]
 fn layernorm() {
-    sweep(&Example {
-        file: "layernorm.cuk",
-        params: &[
-            param(
-                "layernorm_fwd::THREADS",
-                "128",
-                &["256", "512"],
-                &["96", "2048"],
-            ),
-            param(
-                "layernorm_fwd::COLS",
-                "4096",
-                &["6144", "8192"],
-                &["1000", "5000"],
-            ),
-        ],
-        accepted: &[],
-        quick_filter: None,
-    });
+    sweep_norm(
+        "layernorm.cuk",
+        ["layernorm_fwd::THREADS", "layernorm_fwd::COLS"],
+    );
 }
 
 #[test]

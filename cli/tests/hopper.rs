@@ -8,7 +8,7 @@
 #[path = "support/build.rs"]
 mod build;
 
-use build::{assemble, assemble_without_local_memory, build_errors, cukc, emit};
+use build::{assemble, assemble_without_local_memory, build_errors, cukc, emit, kir_holding};
 
 /// The files that build, with what their KIR must show.
 const FILES: [(&str, &[&str]); 11] = [
@@ -104,14 +104,26 @@ const SM90_ONLY: [&str; 6] = [
     "attention_tile",
 ];
 
+/// The PTX of the first entry named `name` (the default instantiation), up to the next.
+fn entry<'p>(ptx: &'p str, name: &str) -> &'p str {
+    let after = ptx.split(&format!(".entry {name}(")).nth(1).unwrap();
+    after.split(".entry").next().unwrap()
+}
+
+/// How many bf16 wgmmas of `shape` with `lists` register lists (one: the
+/// accumulators; two: A's registers too) `kernel` holds.
+fn wgmmas(kernel: &str, shape: &str, lists: usize) -> usize {
+    let instruction = format!("wgmma.mma_async.sync.aligned.{shape}.f32.bf16.bf16");
+    (kernel.lines())
+        .filter(|line| line.contains(&instruction) && line.matches('{').count() == lists)
+        .count()
+}
+
 #[test]
 fn hopper_files_lower_to_ptx_that_ptxas_assembles() {
     for (name, expected) in FILES {
         let file = format!("tests/hopper/{name}.cuk");
-        let kir = emit(&file, "sm_90a", "kir");
-        for needle in expected {
-            assert!(kir.contains(needle), "{file}: no `{needle}` in\n{kir}");
-        }
+        let kir = kir_holding(&file, "sm_90a", expected);
         insta::assert_snapshot!(name, kir);
         for target in ["sm_90a", "sm_100a"] {
             if target == "sm_100a" && SM90_ONLY.contains(&name) {
@@ -212,19 +224,8 @@ fn the_attention_example_assembles_with_both_wgmma_forms() {
     // S = Q K^T with both operands' descriptors (one register list, the
     // accumulators): head_dim 128 is 8 k-steps over tiles of 192 keys; O += P V with
     // P's registers as A (two lists): 12 k-steps of 16 keys, in the loop and once after.
-    let after = ptx.split(".entry attention_fwd(").nth(1).unwrap();
-    let default_kernel = after.split(".entry").next().unwrap();
-    let count = |shape: &str, lists: usize| {
-        default_kernel
-            .lines()
-            .filter(|line| {
-                line.contains(&format!(
-                    "wgmma.mma_async.sync.aligned.{shape}.f32.bf16.bf16"
-                ))
-            })
-            .filter(|line| line.matches('{').count() == lists)
-            .count()
-    };
+    let default_kernel = entry(&ptx, "attention_fwd");
+    let count = |shape: &str, lists: usize| wgmmas(default_kernel, shape, lists);
     assert_eq!(count("m64n192k16", 1), 8);
     assert_eq!(count("m64n128k16", 2), 24);
     // Within each 64-column panel of head_dim 128 (4 k-steps), each k-step's
@@ -262,24 +263,9 @@ fn the_attention_example_assembles_with_both_wgmma_forms() {
 fn the_attention_backward_example_assembles_with_its_five_products_unserialized() {
     let example = "cuk-examples/attention_bwd_sm90.cuk";
     let ptx = emit(example, "sm_90a", "ptx");
-    let entry = |name: &str| {
-        let after = ptx.split(&format!(".entry {name}(")).nth(1).unwrap();
-        after.split(".entry").next().unwrap().to_owned()
-    };
-    let default_kernel = entry("attention_bwd");
-    let hd256 = entry("attention_bwd_hd256");
-    let count_in = |kernel: &str, shape: &str, lists: usize| {
-        kernel
-            .lines()
-            .filter(|line| {
-                line.contains(&format!(
-                    "wgmma.mma_async.sync.aligned.{shape}.f32.bf16.bf16"
-                ))
-            })
-            .filter(|line| line.matches('{').count() == lists)
-            .count()
-    };
-    let count = |shape: &str, lists: usize| count_in(&default_kernel, shape, lists);
+    let default_kernel = entry(&ptx, "attention_bwd");
+    let hd256 = entry(&ptx, "attention_bwd_hd256");
+    let count = |shape: &str, lists: usize| wgmmas(default_kernel, shape, lists);
     // From shared memory: S^T = K Q^T and dP^T = V dO^T, 64 queries and head_dim 128 in
     // 8 k-steps each; dQ = dS K, two 64-column panels of the warpgroup's 64 keys in 4
     // k-steps each.
@@ -297,9 +283,9 @@ fn the_attention_backward_example_assembles_with_its_five_products_unserialized(
     // queries, head_dim 256 in 16 k-steps each; dV and dK of its 128 columns, 64 queries
     // in 4 k-steps each; dQ, two 64-column panels of the block's 64 keys in 4 k-steps
     // each; four reduce-adds of 64 x 32 boxes a warpgroup.
-    assert_eq!(count_in(&hd256, "m64n32k16", 1), 32);
-    assert_eq!(count_in(&hd256, "m64n128k16", 1), 8);
-    assert_eq!(count_in(&hd256, "m64n64k16", 1), 8);
+    assert_eq!(wgmmas(hd256, "m64n32k16", 1), 32);
+    assert_eq!(wgmmas(hd256, "m64n128k16", 1), 8);
+    assert_eq!(wgmmas(hd256, "m64n64k16", 1), 8);
     assert_eq!(hd256.matches(reductions).count(), 4);
     assert!(
         hd256.contains("bar.sync 2, 256;"),

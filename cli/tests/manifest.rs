@@ -3,43 +3,61 @@
 //! `target/cukc-cache`). The manifest names the cubin by its hash and describes every
 //! kernel instantiation the file compiles to.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
+
+#[path = "support/build.rs"]
+mod build;
 
 use runtime::manifest::{AssumptionEntry, Manifest, ParamEntry};
 use sha2::{Digest, Sha256};
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+/// `cukc build args...`, run in the repository's root.
+fn build(args: &[&str]) -> std::process::Output {
+    build::cukc(&[&["build"], args].concat())
 }
 
-fn build(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_cukc"))
-        .arg("build")
-        .args(args)
-        .current_dir(root())
-        .env("CUKC_CACHE_DIR", root().join("target").join("cukc-cache"))
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("cukc runs")
+/// A cubin built with its manifest into a scratch folder.
+struct Built {
+    /// The folder, removed when this is dropped.
+    dir: tempfile::TempDir,
+    /// The cubin's path.
+    cubin: PathBuf,
+    /// The manifest's text.
+    text: String,
+    /// The manifest, read.
+    manifest: Manifest,
+}
+
+/// `cukc build source --emit manifest [--target target] -o <scratch>/{stem}.cubin`,
+/// which must succeed, and the manifest it writes beside the cubin.
+fn build_manifest(source: &str, target: Option<&str>, stem: &str) -> Built {
+    let dir = tempfile::tempdir().expect("a scratch folder");
+    let cubin = dir.path().join(format!("{stem}.cubin"));
+    let mut args = vec![source, "--emit", "manifest"];
+    args.extend(target.map(|target| ["--target", target]).iter().flatten());
+    args.extend(["-o", cubin.to_str().expect("a UTF-8 path")]);
+    let output = build(&args);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let text = std::fs::read_to_string(dir.path().join(format!("{stem}.manifest.json")))
+        .expect("the manifest beside the cubin");
+    let manifest = Manifest::from_json(&text).expect("a manifest");
+    Built {
+        dir,
+        cubin,
+        text,
+        manifest,
+    }
 }
 
 #[test]
 fn the_manifest_describes_the_cubin_beside_it() {
-    let dir = tempfile::tempdir().expect("a scratch folder");
-    let cubin = dir.path().join("swizzled.cubin");
-    let output = build(&[
-        "cuk-examples/copy_swizzled_smem.cuk",
-        "--emit",
-        "manifest",
-        "-o",
-        cubin.to_str().expect("a UTF-8 path"),
-    ]);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stderr}");
-    let text = std::fs::read_to_string(dir.path().join("swizzled.manifest.json"))
-        .expect("the manifest beside the cubin");
-    let manifest = Manifest::from_json(&text).expect("a manifest");
+    let Built {
+        dir,
+        cubin,
+        text,
+        manifest,
+    } = build_manifest("cuk-examples/copy_swizzled_smem.cuk", None, "swizzled");
     let bytes = std::fs::read(&cubin).expect("the cubin");
     assert_eq!(&bytes[..4], b"\x7fELF");
     assert!(dir.path().join("swizzled.ptx").is_file());
@@ -67,24 +85,8 @@ fn the_manifest_describes_the_cubin_beside_it() {
 
 #[test]
 fn the_vectorized_copy_says_what_the_host_must_check() {
-    let dir = tempfile::tempdir().expect("a scratch folder");
-    let cubin = dir.path().join("v.cubin");
-    let output = build(&[
-        "cuk-examples/copy_vectorized.cuk",
-        "--emit",
-        "manifest",
-        "--target",
-        "sm_80",
-        "-o",
-        cubin.to_str().expect("a UTF-8 path"),
-    ]);
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let text = std::fs::read_to_string(dir.path().join("v.manifest.json")).expect("written");
-    let manifest = Manifest::from_json(&text).expect("a manifest");
+    let built = build_manifest("cuk-examples/copy_vectorized.cuk", Some("sm_80"), "v");
+    let manifest = built.manifest;
     let kernel = &manifest.kernels[0];
     let names: Vec<&str> = kernel.params.iter().map(ParamEntry::name).collect();
     assert_eq!(names, ["m", "k", "a", "out"]);
@@ -114,24 +116,13 @@ fn a_manifest_is_refused_where_no_cubin_goes() {
 
 #[test]
 fn a_tma_kernel_lists_its_hidden_tensor_maps_after_its_parameters() {
-    let dir = tempfile::tempdir().expect("a scratch folder");
-    let cubin = dir.path().join("tma.cubin");
-    let output = build(&[
-        "tests/hopper/tma_tile_copy.cuk",
-        "--emit",
-        "manifest",
-        "--target",
-        "sm_90a",
-        "-o",
-        cubin.to_str().expect("a UTF-8 path"),
-    ]);
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let text = std::fs::read_to_string(dir.path().join("tma.manifest.json")).expect("written");
-    let manifest = Manifest::from_json(&text).expect("a manifest");
+    // The folder stays until the cubin is read again below.
+    let Built {
+        dir: _dir,
+        cubin,
+        manifest,
+        ..
+    } = build_manifest("tests/hopper/tma_tile_copy.cuk", Some("sm_90a"), "tma");
     let round_trip = manifest
         .kernels
         .iter()
@@ -172,20 +163,16 @@ fn a_tma_kernel_lists_its_hidden_tensor_maps_after_its_parameters() {
 fn smem_n_is_the_shared_bytes_the_block_is_launched_with() {
     let dir = tempfile::tempdir().expect("a scratch folder");
     let source = dir.path().join("smem.cuk");
-    std::fs::write(
-        &source,
+    let kir_of = |text: &str| {
+        std::fs::write(&source, text).expect("written");
+        let source = source.to_str().expect("a UTF-8 path");
+        build(&[source, "--emit", "kir", "-o", "-"])
+    };
+    let output = kir_of(
         "kernel k(a: gmem f32[32:1]) launch grid(1) block(32) smem(4096) {\n    \
          let s = smem f32[32:1];\n    s[thread_idx.x] = a[thread_idx.x];\n    \
          a[thread_idx.x] = s[thread_idx.x];\n}\n",
-    )
-    .expect("written");
-    let output = build(&[
-        source.to_str().expect("a UTF-8 path"),
-        "--emit",
-        "kir",
-        "-o",
-        "-",
-    ]);
+    );
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
         output.status.success(),
@@ -193,14 +180,9 @@ fn smem_n_is_the_shared_bytes_the_block_is_launched_with() {
         String::from_utf8_lossy(&output.stderr)
     );
     assert!(stdout.contains("smem(4096 bytes)"), "{stdout}");
-    std::fs::write(&source, "kernel k(a: gmem f32[32:1]) launch grid(1) block(32) smem(1073741824) { a[thread_idx.x] = 1.0; }\n").expect("written");
-    let output = build(&[
-        source.to_str().expect("a UTF-8 path"),
-        "--emit",
-        "kir",
-        "-o",
-        "-",
-    ]);
+    let output = kir_of(
+        "kernel k(a: gmem f32[32:1]) launch grid(1) block(32) smem(1073741824) { a[thread_idx.x] = 1.0; }\n",
+    );
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("[E0207]"), "{stderr}");

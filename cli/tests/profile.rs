@@ -73,23 +73,16 @@ fn the_attention_example_has_an_emulator_profile() {
 
 #[test]
 fn a_bench_or_an_unknown_block_is_refused() {
-    let bench = cukc(&[
-        "profile",
-        "--emulate",
-        "tests/profile/bank_conflicts.cuk",
-        "columns_bench",
-    ]);
-    let stderr = String::from_utf8_lossy(&bench.stderr);
-    assert_eq!(bench.status.code(), Some(2), "{stderr}");
+    let refused = |block: &str| {
+        let file = "tests/profile/bank_conflicts.cuk";
+        let output = cukc(&["profile", "--emulate", file, block]);
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        assert_eq!(output.status.code(), Some(2), "{stderr}");
+        stderr
+    };
+    let stderr = refused("columns_bench");
     assert!(stderr.contains("benches are not emulated"), "{stderr}");
-    let unknown = cukc(&[
-        "profile",
-        "--emulate",
-        "tests/profile/bank_conflicts.cuk",
-        "column",
-    ]);
-    let stderr = String::from_utf8_lossy(&unknown.stderr);
-    assert_eq!(unknown.status.code(), Some(2), "{stderr}");
+    let stderr = refused("column");
     assert!(
         stderr.contains("test columns_read_back, bench columns_bench"),
         "{stderr}"

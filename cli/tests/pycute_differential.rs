@@ -22,40 +22,10 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
 
-/// Every op of LAYOUT-QUERIES.md's table.
-const OPS: [&str; 31] = [
-    "size",
-    "cosize",
-    "rank",
-    "depth",
-    "evaluate",
-    "slice",
-    "table",
-    "coalesce",
-    "filter",
-    "composition",
-    "complement",
-    "right_inverse",
-    "left_inverse",
-    "logical_divide",
-    "zipped_divide",
-    "tiled_divide",
-    "flat_divide",
-    "logical_product",
-    "zipped_product",
-    "tiled_product",
-    "flat_product",
-    "blocked_product",
-    "raked_product",
-    "swizzle",
-    "swizzle_table",
-    "product",
-    "inner_product",
-    "shape_div",
-    "prefix_product",
-    "idx2crd",
-    "crd2idx",
-];
+#[path = "support/layout_ops.rs"]
+mod layout_ops;
+
+use layout_ops::OPS;
 
 /// Corpus: `QUERIES_PER_SEED` queries for each seed, ops taken in turn.
 const SEEDS: [u64; 2] = [20_261_121, 7];

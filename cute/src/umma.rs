@@ -23,16 +23,11 @@
 use crate::{Dtype, Error, GmmaDescriptor, Major, Tensor, operand_bytes};
 
 impl GmmaDescriptor {
-    /// The tcgen05 descriptor's bits but the start address.
+    /// The tcgen05 descriptor's bits but the start address: wgmma's
+    /// ([`GmmaDescriptor::constant_bits`]), whose 2-bit layout type at bit 62 is the
+    /// 3-bit one at bit 61 here (2, 4, 6 for 1, 2, 3), and the version 1 at bit 46.
     pub fn umma_constant_bits(&self) -> u64 {
-        let layout: u64 = match self.swizzle {
-            128 => 2,
-            64 => 4,
-            32 => 6,
-            _ => 0,
-        };
-        let field = |bytes: i64| (bytes as u64 >> 4) & 0x3FFF;
-        (field(self.lbo) << 16) | (field(self.sbo) << 32) | (1 << 46) | (layout << 61)
+        self.constant_bits() | (1 << 46)
     }
 }
 

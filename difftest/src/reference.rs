@@ -167,13 +167,7 @@ impl Row {
                 slot,
                 value,
             } => {
-                let Value::Int(slot) = self.eval(slot)? else {
-                    unreachable!("a slot is an integer")
-                };
-                let slot = usize::try_from(slot)
-                    .ok()
-                    .filter(|slot| *slot < ROWS)
-                    .ok_or(Undefined::OutOfBounds)?;
+                let slot = self.row_index(slot)?;
                 let value = self.eval(value)?;
                 self.updates.push((*target, slot, value));
             }
@@ -187,6 +181,18 @@ impl Row {
             .checked_sub(1)
             .ok_or(Undefined::EndlessLoop)?;
         Ok(())
+    }
+
+    /// `expr`, an integer (a slot or a lane), as the index of a row: out of bounds
+    /// outside `0..ROWS`.
+    fn row_index(&mut self, expr: &Expr) -> Result<usize, Undefined> {
+        let Value::Int(index) = self.eval(expr)? else {
+            unreachable!("a row index is an integer")
+        };
+        usize::try_from(index)
+            .ok()
+            .filter(|index| *index < ROWS)
+            .ok_or(Undefined::OutOfBounds)
     }
 
     /// The value of `expr` in this row.
@@ -493,13 +499,7 @@ pub fn run_in_step(rows: &mut [Row], program: &Program, stmts: &[Stmt]) -> Resul
         {
             let mut received = Vec::with_capacity(rows.len());
             for (index, row) in rows.iter_mut().enumerate() {
-                let Value::Int(argument) = row.eval(lane)? else {
-                    unreachable!("a lane is an integer")
-                };
-                let argument = usize::try_from(argument)
-                    .ok()
-                    .filter(|argument| *argument < ROWS)
-                    .ok_or(Undefined::OutOfBounds)?;
+                let argument = row.row_index(lane)?;
                 received.push(kind.source_lane(index, argument));
             }
             let values: Vec<Option<Value>> = (received.iter())

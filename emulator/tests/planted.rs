@@ -7,8 +7,8 @@
 mod support;
 
 use emulator::{Elsewhere, FaultKind};
-use support::planted::planted;
-use support::{Arg, Device, bf16_rounded, lower_file, randn};
+use support::planted::{planted, planted_output};
+use support::{Arg, Device, assert_says, assert_starts, bf16_rounded, lower_file, randn};
 
 #[test]
 fn a_transpose_without_its_barrier_is_a_race_naming_both_lines() {
@@ -17,14 +17,11 @@ fn a_transpose_without_its_barrier_is_a_race_naming_both_lines() {
         let out = device.empty(64 * 64 * 4);
         vec![Arg::Int(64), Arg::Int(64), Arg::Tensor(a), Arg::Tensor(out)]
     });
-    let message = fault.to_string();
-    assert!(
-        message.starts_with(
-            "data race in shared memory: thread (8, 0, 0) of block (0, 0, 0) stores byte 0x20"
-        ),
-        "{message}"
+    assert_starts(
+        &fault,
+        "data race in shared memory: thread (8, 0, 0) of block (0, 0, 0) stores byte 0x20",
     );
-    assert!(message.contains("which thread (0, 0, 0) read"), "{message}");
+    assert_says(&fault, &["which thread (0, 0, 0) read"]);
 }
 
 #[test]
@@ -43,16 +40,12 @@ fn an_unpredicated_copy_on_a_ragged_shape_reads_past_its_tensor() {
             Arg::Tensor(c),
         ]
     });
-    let message = fault.to_string();
-    assert!(
-        message.contains(
-            "thread (32, 0, 0) of block (6, 0, 0) loads 4 bytes of global memory at 0x100013880"
-        ),
-        "{message}"
-    );
-    assert!(
-        message.contains("(the nearest is `a`, 80000 bytes at 0x100000000: 4 bytes past its end)"),
-        "{message}"
+    assert_says(
+        &fault,
+        &[
+            "thread (32, 0, 0) of block (6, 0, 0) loads 4 bytes of global memory at 0x100013880",
+            "(the nearest is `a`, 80000 bytes at 0x100000000: 4 bytes past its end)",
+        ],
     );
 }
 
@@ -142,38 +135,31 @@ fn a_tma_load_whose_barrier_expects_nothing_never_completes_its_phase() {
         // The hidden tensor map's argument: the emulator reads the map from the signature.
         vec![Arg::Tensor(a), Arg::Tensor(b), Arg::Tensor(a)]
     });
-    let message = fault.to_string();
-    assert!(
-        message.contains("phase parity 0 of the mbarrier")
-            && message.contains("no thread of the block can complete"),
-        "{message}"
+    assert_says(
+        &fault,
+        &[
+            "phase parity 0 of the mbarrier",
+            "no thread of the block can complete",
+        ],
     );
 }
 
 #[test]
 fn an_arrival_on_an_exited_peer_of_the_cluster_is_reported() {
-    let fault = planted("cluster_exit_without_wait.cuk", |device| {
-        vec![Arg::Tensor(device.empty(2 * 4))]
-    });
-    let message = fault.to_string();
-    assert!(
-        message.starts_with("an arrival on an mbarrier of block (1, 0, 0), which has exited"),
-        "{message}"
+    let fault = planted_output("cluster_exit_without_wait.cuk", 2 * 4);
+    assert_starts(
+        &fault,
+        "an arrival on an mbarrier of block (1, 0, 0), which has exited",
     );
     assert_eq!(fault.location.unwrap().block, [0, 0, 0]);
 }
 
 #[test]
 fn a_cluster_barrier_one_warp_skips_is_never_released() {
-    let fault = planted("cluster_barrier_skipped.cuk", |device| {
-        vec![Arg::Tensor(device.empty(128 * 4))]
-    });
-    let message = fault.to_string();
-    assert!(
-        message.starts_with(
-            "a cluster barrier wait that thread (0, 0, 0) of block (1, 0, 0) never arrives at (it has exited, after 0 of the 1 arrivals)"
-        ),
-        "{message}"
+    let fault = planted_output("cluster_barrier_skipped.cuk", 128 * 4);
+    assert_starts(
+        &fault,
+        "a cluster barrier wait that thread (0, 0, 0) of block (1, 0, 0) never arrives at (it has exited, after 0 of the 1 arrivals)",
     );
 }
 
@@ -182,25 +168,21 @@ fn tensor_memory_still_allocated_at_exit_is_reported_at_its_allocation() {
     let fault = planted("tmem_not_freed.cuk", |device| {
         vec![Arg::Int(0), Arg::Tensor(device.empty(4))]
     });
-    let message = fault.to_string();
-    assert!(
-        message.starts_with(
-            "64 columns of tensor memory (from column 0) allocated here and not freed"
-        ),
-        "{message}"
+    assert_starts(
+        &fault,
+        "64 columns of tensor memory (from column 0) allocated here and not freed",
     );
 }
 
 #[test]
 fn an_allocation_after_the_permit_is_relinquished_is_reported() {
-    let fault = planted("tmem_alloc_after_relinquish.cuk", |device| {
-        vec![Arg::Tensor(device.empty(4))]
-    });
-    let message = fault.to_string();
-    assert!(
-        message.contains("after the block relinquished its permit")
-            && message.contains("thread (32, 0, 0)"),
-        "{message}"
+    let fault = planted_output("tmem_alloc_after_relinquish.cuk", 4);
+    assert_says(
+        &fault,
+        &[
+            "after the block relinquished its permit",
+            "thread (32, 0, 0)",
+        ],
     );
 }
 
@@ -209,10 +191,9 @@ fn an_allocation_beyond_the_blocks_columns_is_reported() {
     let fault = planted("tmem_over_allocation.cuk", |device| {
         vec![Arg::Int(2), Arg::Tensor(device.empty(8))]
     });
-    let message = fault.to_string();
-    assert!(
-        message.contains("512 columns while 512 of the block's 512 are allocated"),
-        "{message}"
+    assert_says(
+        &fault,
+        &["512 columns while 512 of the block's 512 are allocated"],
     );
 }
 
@@ -221,25 +202,13 @@ fn a_warp_loading_another_warps_lanes_is_reported() {
     let fault = planted("tmem_load_outside_quadrant.cuk", |device| {
         vec![Arg::Int(0), Arg::Tensor(device.empty(64 * 4))]
     });
-    assert!(
-        fault
-            .to_string()
-            .starts_with("warp 1 moves tensor-memory lanes 0 to 31"),
-        "{fault}"
-    );
+    assert_starts(&fault, "warp 1 moves tensor-memory lanes 0 to 31");
 }
 
 #[test]
 fn a_pair_mma_from_the_odd_block_is_reported() {
-    let fault = planted("pair_mma_from_odd_block.cuk", |device| {
-        vec![Arg::Tensor(device.empty(4))]
-    });
-    assert!(
-        fault
-            .to_string()
-            .contains("issued by block 1 of a cluster of 2"),
-        "{fault}"
-    );
+    let fault = planted_output("pair_mma_from_odd_block.cuk", 4);
+    assert_says(&fault, &["issued by block 1 of a cluster of 2"]);
 }
 
 #[test]
@@ -249,10 +218,9 @@ fn a_tile_written_again_before_its_tma_store_is_waited_for_is_a_race() {
         // The hidden tensor map's argument: the emulator reads the map from the signature.
         vec![Arg::Int(64), Arg::Tensor(out), Arg::Tensor(out)]
     });
-    let message = fault.to_string();
-    assert!(
-        message.contains("which a TMA store of thread (0, 0, 0) may still be reading"),
-        "{message}"
+    assert_says(
+        &fault,
+        &["which a TMA store of thread (0, 0, 0) may still be reading"],
     );
 }
 

@@ -5,8 +5,8 @@
 mod support;
 
 use emulator::{FaultKind, Options, Waiting};
-use support::planted::planted;
-use support::{Arg, Device, launch_of, lower_source, randn};
+use support::planted::{planted, planted_output};
+use support::{Arg, Device, assert_says, launch_of, lower_source, randn};
 
 /// The arguments of a 16 x 32 f32 TMA copy (its hidden tensor map last).
 fn tma_copy(device: &mut Device) -> Vec<Arg> {
@@ -25,9 +25,7 @@ fn waiting(kind: &FaultKind) -> &[Waiting] {
 
 #[test]
 fn a_spin_on_a_flag_nothing_sets_is_reported_as_soon_as_no_thread_moves() {
-    let fault = planted("spin_on_unset_flag.cuk", |device| {
-        vec![Arg::Tensor(device.empty(128 * 4))]
-    });
+    let fault = planted_output("spin_on_unset_flag.cuk", 128 * 4);
     assert_eq!(fault.kind.cause(), &FaultKind::Spin, "{fault}");
     let groups = waiting(&fault.kind);
     assert_eq!(groups.len(), 1, "{fault}");
@@ -37,9 +35,7 @@ fn a_spin_on_a_flag_nothing_sets_is_reported_as_soon_as_no_thread_moves() {
 
 #[test]
 fn a_spin_whose_values_cycle_is_reported_as_soon_as_no_thread_moves() {
-    let fault = planted("spin_cycling_on_unset_flag.cuk", |device| {
-        vec![Arg::Tensor(device.empty(128 * 4))]
-    });
+    let fault = planted_output("spin_cycling_on_unset_flag.cuk", 128 * 4);
     assert_eq!(fault.kind.cause(), &FaultKind::Spin, "{fault}");
     let groups = waiting(&fault.kind);
     assert_eq!((groups[0].block, groups[0].threads), ([0, 0, 0], (0, 127)));
@@ -90,30 +86,24 @@ fn an_expect_tx_above_the_box_hangs_and_the_report_says_what_the_phase_expects()
 #[test]
 fn an_expect_tx_below_the_box_is_an_over_arrival_at_the_load() {
     let fault = planted("expect_tx_below_the_box.cuk", tma_copy);
-    let message = fault.to_string();
-    assert!(
-        message.contains("gets 1024 more transaction bytes than its phase 0 expects"),
-        "{message}"
+    assert_says(
+        &fault,
+        &["gets 1024 more transaction bytes than its phase 0 expects"],
     );
 }
 
 #[test]
 fn two_phases_completing_while_a_thread_waits_for_the_first_is_an_overrun() {
-    let fault = planted("mbarrier_phase_overrun.cuk", |device| {
-        vec![Arg::Tensor(device.empty(2 * 4))]
-    });
-    let message = fault.to_string();
-    assert!(
-        message.contains("completed phases 0 to 1 before the waiting thread could observe"),
-        "{message}"
+    let fault = planted_output("mbarrier_phase_overrun.cuk", 2 * 4);
+    assert_says(
+        &fault,
+        &["completed phases 0 to 1 before the waiting thread could observe"],
     );
 }
 
 #[test]
 fn two_roles_counting_one_named_barrier_differently_are_reported_at_both() {
-    let fault = planted("named_barrier_counts_differ.cuk", |device| {
-        vec![Arg::Tensor(device.empty(256 * 4))]
-    });
+    let fault = planted_output("named_barrier_counts_differ.cuk", 256 * 4);
     let FaultKind::NamedBarrierCount {
         count,
         other_count,

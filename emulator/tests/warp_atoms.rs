@@ -7,11 +7,15 @@
 mod support;
 
 use emulator::FaultKind;
-use support::{Arg, Device, assert_close, bf16_rounded, randn};
+use support::{Arg, Device, assert_close, assert_says, bf16_rounded, randn};
+
+/// The text of `tests/kir/{name}`.
+fn kir_text(name: &str) -> String {
+    std::fs::read_to_string(support::root().join("tests/kir").join(name)).unwrap()
+}
 
 fn kir_file(name: &str) -> kir::Verified {
-    let text = std::fs::read_to_string(support::root().join("tests/kir").join(name)).unwrap();
-    support::from_kir(&text)
+    support::from_kir(&kir_text(name))
 }
 
 /// `c = a · bᵀ` with a 16 x `k` and b 8 x `k`, in f64 from the 16-bit inputs.
@@ -28,25 +32,31 @@ fn reference(a: &[f32], b: &[f32], k: usize) -> Vec<f32> {
     c
 }
 
+/// Runs the MMA `kernel` on `a` (16 x `k`) and `b` (8 x `k`), in `device` at `a_at`
+/// and `b_at`, and checks its f32 `c` against [`reference`]: products of 16-bit values
+/// are exact; one f32 rounding of their sum is all that differs.
+fn check_product(
+    device: &mut Device,
+    kernel: &kir::Verified,
+    (a_at, b_at): (u64, u64),
+    (a, b): (&[f32], &[f32]),
+    k: usize,
+) -> emulator::Stats {
+    let c_at = device.empty(16 * 8 * 4);
+    let args = [Arg::Tensor(a_at), Arg::Tensor(b_at), Arg::Tensor(c_at)];
+    let stats = device.run(kernel, &args);
+    assert_close(&device.read_f32(c_at, 128), &reference(a, b, k), 1e-6, 1e-6);
+    stats
+}
+
 #[test]
 fn ldmatrix_and_mma_multiply_a_tile() {
     let a = bf16_rounded(&randn(256, 40));
     let b = bf16_rounded(&randn(128, 41));
     let mut device = Device::default();
-    let (a_at, b_at) = (device.bf16s(&a), device.bf16s(&b));
-    let c_at = device.empty(16 * 8 * 4);
-    let stats = device.run(
-        &kir_file("warp_mma.kir"),
-        &[Arg::Tensor(a_at), Arg::Tensor(b_at), Arg::Tensor(c_at)],
-    );
+    let at = (device.bf16s(&a), device.bf16s(&b));
+    let stats = check_product(&mut device, &kir_file("warp_mma.kir"), at, (&a, &b), 16);
     assert!(stats.instructions >= 32 * 50, "{stats:?}");
-    // Products of bf16 values are exact; one f32 rounding of their sum is all that differs.
-    assert_close(
-        &device.read_f32(c_at, 128),
-        &reference(&a, &b, 16),
-        1e-6,
-        1e-6,
-    );
 }
 
 #[test]
@@ -87,24 +97,13 @@ fn m16n8k8_reads_its_fragments_from_registers() {
     let a = bf16_rounded(&randn(128, 44));
     let b = bf16_rounded(&randn(64, 45));
     let mut device = Device::default();
-    let (a_at, b_at) = (device.bf16s(&a), device.bf16s(&b));
-    let c_at = device.empty(16 * 8 * 4);
-    device.run(
-        &support::from_kir(text),
-        &[Arg::Tensor(a_at), Arg::Tensor(b_at), Arg::Tensor(c_at)],
-    );
-    assert_close(
-        &device.read_f32(c_at, 128),
-        &reference(&a, &b, 8),
-        1e-6,
-        1e-6,
-    );
+    let at = (device.bf16s(&a), device.bf16s(&b));
+    check_product(&mut device, &support::from_kir(text), at, (&a, &b), 8);
 }
 
 #[test]
 fn f16_inputs_multiply_too() {
-    let text = std::fs::read_to_string(support::root().join("tests/kir/warp_mma.kir")).unwrap();
-    let kernel = support::from_kir(&text.replace("bf16", "f16"));
+    let kernel = support::from_kir(&kir_text("warp_mma.kir").replace("bf16", "f16"));
     let round = |values: Vec<f32>| -> Vec<f32> {
         values
             .iter()
@@ -113,37 +112,14 @@ fn f16_inputs_multiply_too() {
     };
     let (a, b) = (round(randn(256, 42)), round(randn(128, 43)));
     let mut device = Device::default();
-    let mut f16s = |values: &[f32]| {
-        let bytes: Vec<u8> = values
-            .iter()
-            .flat_map(|v| half::f16::from_f32(*v).to_le_bytes())
-            .collect();
-        device.memory.allocate(&bytes)
-    };
-    let (a_at, b_at) = (f16s(&a), f16s(&b));
-    let c_at = device.empty(16 * 8 * 4);
-    device.run(
-        &kernel,
-        &[Arg::Tensor(a_at), Arg::Tensor(b_at), Arg::Tensor(c_at)],
-    );
-    assert_close(
-        &device.read_f32(c_at, 128),
-        &reference(&a, &b, 16),
-        1e-6,
-        1e-6,
-    );
+    let at = (device.f16s(&a), device.f16s(&b));
+    check_product(&mut device, &kernel, at, (&a, &b), 16);
 }
 
-/// Shared memory holds 32 rows of 8 16-bit elements, row `r` element `j` being
-/// `8r + j`; lane `l` addresses row `l ^ 21` if it is below `lanes`, else an address
-/// far outside shared memory (which `ldmatrix` must ignore). `atom` runs and each lane
-/// stores its `words` result words to `out[lane · words ..]`.
-fn ldmatrix_kernel(lanes: u32, atom: &str, words: usize) -> String {
-    let results: Vec<String> = (0..words).map(|w| format!("%{}:b32", 30 + w)).collect();
-    let values: Vec<String> = (0..words).map(|w| format!("%{}", 30 + w)).collect();
-    format!(
-        "kernel k {{
-  param 0 out: tensor i32 shape(128) strides(1)
+/// The start both kernels share: `%0` is shared memory's base, `%1` the lane `t`,
+/// `%5`, `%7`, `%8`, `%9` its four words holding the 16-bit values `8t` to `8t + 7`, and
+/// `%12` the address of shared row `t`; `%10` is 4.
+const ROWS: &str = "  param 0 out: tensor i32 shape(128) strides(1)
   launch grid(1, 1, 1) block(32, 1, 1) smem(512 bytes)
   %0:i32 = shared_base
   %1:i32 = thread_idx.x
@@ -157,17 +133,39 @@ fn ldmatrix_kernel(lanes: u32, atom: &str, words: usize) -> String {
   %9:i32 = add %8, %6
   %10:i32 = const 4
   %11:i32 = shl %1, %10
-  %12:i32 = add %0, %11
+  %12:i32 = add %0, %11";
+
+/// KIR from `%{first}` to `%{first + 7}`, the last the address of shared row `l ^ 21`
+/// for a lane `l` below `lanes`, else an address far outside shared memory (which the
+/// atoms must ignore).
+fn row_address(first: usize, lanes: u32) -> String {
+    let r = |offset: usize| format!("%{}", first + offset);
+    [
+        format!("{}:i32 = const {lanes}", r(0)),
+        format!("{}:pred = cmp.lt %1, {}", r(1), r(0)),
+        format!("{}:i32 = const 21", r(2)),
+        format!("{}:i32 = xor %1, {}", r(3), r(2)),
+        format!("{}:i32 = const 4000", r(4)),
+        format!("{}:i32 = select {}, {}, {}", r(5), r(1), r(3), r(4)),
+        format!("{}:i32 = shl {}, %10", r(6), r(5)),
+        format!("{}:i32 = add %0, {}", r(7), r(6)),
+    ]
+    .map(|line| format!("  {line}"))
+    .join("\n")
+}
+
+/// Shared memory holds 32 rows of 8 16-bit elements, row `r` element `j` being
+/// `8r + j`; each lane addresses a row as [`row_address`] says for `lanes`. `atom` runs
+/// and each lane stores its `words` result words to `out[lane · words ..]`.
+fn ldmatrix_kernel(lanes: u32, atom: &str, words: usize) -> String {
+    let results: Vec<String> = (0..words).map(|w| format!("%{}:b32", 30 + w)).collect();
+    let values: Vec<String> = (0..words).map(|w| format!("%{}", 30 + w)).collect();
+    format!(
+        "kernel k {{
+{ROWS}
   store.shared [%12+0], %5, %7, %8, %9
   barrier
-  %13:i32 = const {lanes}
-  %14:pred = cmp.lt %1, %13
-  %15:i32 = const 21
-  %16:i32 = xor %1, %15
-  %17:i32 = const 4000
-  %18:i32 = select %14, %16, %17
-  %19:i32 = shl %18, %10
-  %20:i32 = add %0, %19
+{}
   {} = atom.warp {atom}
   %40:i64 = param 0
   %41:i32 = const {}
@@ -176,6 +174,7 @@ fn ldmatrix_kernel(lanes: u32, atom: &str, words: usize) -> String {
   %44:i64 = add %40, %43
   store.global [%44+0], {}
 }}",
+        row_address(13, lanes),
         results.join(", "),
         (words * 4).trailing_zeros(),
         values.join(", ")
@@ -246,39 +245,18 @@ fn ldmatrix_variants_load_what_the_ptx_isa_says() {
 }
 
 /// Shared memory (32 rows of 8 16-bit elements) is zeroed; lane `t`'s register `i`
-/// holds the elements `8t + 2i` and `8t + 2i + 1`; lane `l` addresses row `l ^ 21` if it
-/// is below `lanes`, else an address far outside shared memory (which `stmatrix` must
-/// ignore); after `atom` and a barrier, lane `t` copies row `t` to `out`.
+/// holds the elements `8t + 2i` and `8t + 2i + 1`; each lane addresses a row as
+/// [`row_address`] says for `lanes`; after `atom` and a barrier, lane `t` copies row `t`
+/// to `out`.
 fn stmatrix_kernel(lanes: u32, atom: &str, words: usize) -> String {
     let registers: Vec<&str> = ["%5", "%7", "%8", "%9"][..words].to_vec();
     format!(
         "kernel k {{
-  param 0 out: tensor i32 shape(128) strides(1)
-  launch grid(1, 1, 1) block(32, 1, 1) smem(512 bytes)
-  %0:i32 = shared_base
-  %1:i32 = thread_idx.x
-  %2:i32 = const 524296
-  %3:i32 = mul %1, %2
-  %4:i32 = const 65536
-  %5:i32 = add %3, %4
-  %6:i32 = const 131074
-  %7:i32 = add %5, %6
-  %8:i32 = add %7, %6
-  %9:i32 = add %8, %6
-  %10:i32 = const 4
-  %11:i32 = shl %1, %10
-  %12:i32 = add %0, %11
+{ROWS}
   %13:i32 = const 0
   store.shared [%12+0], %13, %13, %13, %13
   barrier
-  %14:i32 = const {lanes}
-  %15:pred = cmp.lt %1, %14
-  %16:i32 = const 21
-  %17:i32 = xor %1, %16
-  %18:i32 = const 4000
-  %19:i32 = select %15, %17, %18
-  %20:i32 = shl %19, %10
-  %21:i32 = add %0, %20
+{}
   atom.warp \"stmatrix.sync.aligned.m8n8.{atom}.shared.b16 [{{dst}}], {{{{src}}}};\" dst=%21+0, src=[{}] warp copy b16 {{layouts}}
   barrier
   %22:i32, %23:i32, %24:i32, %25:i32 = load.shared [%12+0]
@@ -287,6 +265,7 @@ fn stmatrix_kernel(lanes: u32, atom: &str, words: usize) -> String {
   %28:i64 = add %26, %27
   store.global [%28+0], %22, %23, %24, %25
 }}",
+        row_address(14, lanes),
         registers.join(", ")
     )
 }
@@ -353,11 +332,9 @@ fn a_warp_atom_needs_all_32_lanes() {
             matches!(fault.kind, FaultKind::IncompleteWarp { lanes: l, predicated, .. } if l == lanes && predicated == predicate),
             "{fault}"
         );
-        assert!(
-            fault
-                .to_string()
-                .contains("`ldmatrix.sync.aligned.m8n8.x4.shared.b16`, which needs all 32 lanes"),
-            "{fault}"
+        assert_says(
+            &fault,
+            &["`ldmatrix.sync.aligned.m8n8.x4.shared.b16`, which needs all 32 lanes"],
         );
     }
 }
@@ -376,10 +353,5 @@ fn an_ldmatrix_with_a_store_s_operands_is_refused_not_skipped() {
         .launch(&support::from_kir(text), &[])
         .unwrap_err();
     assert_eq!(fault.kind.code(), "E0409", "{fault}");
-    assert!(
-        fault
-            .to_string()
-            .contains("without its `src` address operand"),
-        "{fault}"
-    );
+    assert_says(&fault, &["without its `src` address operand"]);
 }

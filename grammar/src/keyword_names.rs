@@ -70,22 +70,14 @@ fn needs_name_after(
 }
 
 /// Keywords that are followed by a name, so that `let = 3;` lacks the name
-/// rather than misusing `let` as one.
+/// rather than misusing `let` as one: those of every item but `use`, and `let`,
+/// `mut`, `for` and `report`.
 fn introduces_name(keyword: &Token<'_>) -> bool {
-    matches!(
-        keyword,
-        Token::Let
-            | Token::Mut
-            | Token::Const
-            | Token::Fn
-            | Token::Kernel
-            | Token::Atom
-            | Token::Test
-            | Token::Bench
-            | Token::Tune
-            | Token::For
-            | Token::Report
-    )
+    (keyword.starts_item() && *keyword != Token::Use)
+        || matches!(
+            keyword,
+            Token::Let | Token::Mut | Token::For | Token::Report
+        )
 }
 
 /// Whether a token followed by `next` must be a name: no keyword is ever

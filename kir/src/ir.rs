@@ -174,6 +174,12 @@ pub struct Region {
     pub yields: Vec<ValueId>,
 }
 
+/// An atom's address operand: its placeholder's name, a value and a byte offset.
+pub type AddressOperand = (String, ValueId, i64);
+
+/// An atom's register-list operand: its placeholder's name and 32-bit values.
+pub type RegisterList = (String, Vec<ValueId>);
+
 /// What an instruction does.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Op {
@@ -244,9 +250,9 @@ pub enum Op {
         /// The template, as the stdlib writes it.
         template: String,
         /// The address operands by placeholder name: a value and a byte offset.
-        operands: Vec<(String, ValueId, i64)>,
+        operands: Vec<AddressOperand>,
         /// The register-list operands by placeholder name (32-bit values).
-        registers: Vec<(String, Vec<ValueId>)>,
+        registers: Vec<RegisterList>,
         /// The register-list placeholder the instruction's results fill, if any.
         output: Option<String>,
         /// For a warp-collective atom, how it moves or combines the warp's values
@@ -449,6 +455,18 @@ impl Op {
                 | Op::Pack(..)
                 | Op::Unpack(_)
         )
+    }
+
+    /// An atom's address operands and register lists; `None` for another operation.
+    pub fn atom_operands(&self) -> Option<(&[AddressOperand], &[RegisterList])> {
+        match self {
+            Op::Atom {
+                operands,
+                registers,
+                ..
+            } => Some((operands, registers)),
+            _ => None,
+        }
     }
 
     /// The operation in a few words, for errors that name an instruction: a region

@@ -200,6 +200,12 @@ mod tests {
     use crate::signature::{ParamKind, Signature};
     use lang::Span;
 
+    /// Asserts that the verifier refuses `kernel` with a problem that says `why`.
+    fn assert_refused(kernel: Kernel, why: &str) {
+        let problem = verify(kernel).unwrap_err().problem;
+        assert!(problem.contains(why), "{problem}");
+    }
+
     fn kernel() -> Kernel {
         let one = || HostExpr::Const(1);
         Kernel::new(
@@ -245,7 +251,7 @@ mod tests {
         let a = mixed.push(Op::ConstInt(1), Ty::I32, span);
         let b = mixed.push(Op::ConstInt(1), Ty::I64, span);
         mixed.push(Op::Binary(BinOp::Add, a, b), Ty::I32, span);
-        assert!(verify(mixed).unwrap_err().problem.contains("differ"));
+        assert_refused(mixed, "differ");
 
         let mut narrow = kernel();
         let address = narrow.push(Op::ConstInt(0), Ty::I32, span);
@@ -261,38 +267,18 @@ mod tests {
             },
             span,
         );
-        assert!(
-            verify(narrow)
-                .unwrap_err()
-                .problem
-                .contains("address is i64")
-        );
+        assert_refused(narrow, "address is i64");
 
         let mut misread = kernel();
         misread.push(Op::Param(0), Ty::I32, span);
-        assert!(
-            verify(misread)
-                .unwrap_err()
-                .problem
-                .contains("is read as i64, not i32")
-        );
+        assert_refused(misread, "is read as i64, not i32");
         let mut missing = kernel();
         missing.push(Op::Param(3), Ty::I64, span);
-        assert!(
-            verify(missing)
-                .unwrap_err()
-                .problem
-                .contains("no parameter 3")
-        );
+        assert_refused(missing, "no parameter 3");
 
         let mut early = kernel();
         early.push(Op::Convert(ValueId(5)), Ty::I64, span);
-        assert!(
-            verify(early)
-                .unwrap_err()
-                .problem
-                .contains("before it is defined")
-        );
+        assert_refused(early, "before it is defined");
     }
 
     /// `for i in 0..n { acc = acc + 1.0 }` with `acc` carried.
@@ -371,11 +357,6 @@ mod tests {
             panic!("the loop is the fourth instruction");
         };
         inits.clear();
-        assert!(
-            verify(k)
-                .unwrap_err()
-                .problem
-                .contains("carried values disagree")
-        );
+        assert_refused(k, "carried values disagree");
     }
 }

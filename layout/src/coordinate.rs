@@ -14,6 +14,7 @@
 
 use std::fmt;
 
+use crate::int_tuple::write_tuple;
 use crate::{
     AsTiler, Coord, Int, IntTuple, Layout, LayoutError, SymInt, composition, flat_divide,
     logical_divide, tiled_divide, zipped_divide,
@@ -230,16 +231,7 @@ fn write_stride(f: &mut fmt::Formatter<'_>, stride: &SymInt) -> fmt::Result {
 fn write_strides(f: &mut fmt::Formatter<'_>, stride: &IntTuple<SymInt>) -> fmt::Result {
     match stride {
         IntTuple::Int(value) => write_stride(f, value),
-        IntTuple::Tuple(modes) => {
-            f.write_str("(")?;
-            for (index, mode) in modes.iter().enumerate() {
-                if index > 0 {
-                    f.write_str(",")?;
-                }
-                write_strides(f, mode)?;
-            }
-            f.write_str(")")
-        }
+        IntTuple::Tuple(modes) => write_tuple(f, modes, |f, _, mode| write_strides(f, mode)),
     }
 }
 

@@ -6,6 +6,7 @@
 
 use std::fmt;
 
+use crate::int_tuple::write_tuple;
 use crate::{Int, IntTuple, Layout, LayoutError};
 
 /// The identity function on the coordinates of a shape.
@@ -102,18 +103,12 @@ fn write_basis<I>(
             f.write_str("1")?;
             path.iter().try_for_each(|index| write!(f, "@{index}"))
         }
-        IntTuple::Tuple(modes) => {
-            f.write_str("(")?;
-            for (index, mode) in modes.iter().enumerate() {
-                if index > 0 {
-                    f.write_str(",")?;
-                }
-                path.push(index);
-                write_basis(f, mode, path)?;
-                path.pop();
-            }
-            f.write_str(")")
-        }
+        IntTuple::Tuple(modes) => write_tuple(f, modes, |f, index, mode| {
+            path.push(index);
+            write_basis(f, mode, path)?;
+            path.pop();
+            Ok(())
+        }),
     }
 }
 

@@ -224,18 +224,26 @@ impl<I: fmt::Display> fmt::Display for IntTuple<I> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             IntTuple::Int(value) => write!(f, "{value}"),
-            IntTuple::Tuple(modes) => {
-                f.write_str("(")?;
-                for (index, mode) in modes.iter().enumerate() {
-                    if index > 0 {
-                        f.write_str(",")?;
-                    }
-                    write!(f, "{mode}")?;
-                }
-                f.write_str(")")
-            }
+            IntTuple::Tuple(modes) => write_tuple(f, modes, |f, _, mode| write!(f, "{mode}")),
         }
     }
+}
+
+/// Writes `items` as CuTe writes a tuple, `(a,b,...)`, each item by `write_item`
+/// (given its index).
+pub(crate) fn write_tuple<T>(
+    f: &mut fmt::Formatter<'_>,
+    items: &[T],
+    mut write_item: impl FnMut(&mut fmt::Formatter<'_>, usize, &T) -> fmt::Result,
+) -> fmt::Result {
+    f.write_str("(")?;
+    for (index, item) in items.iter().enumerate() {
+        if index > 0 {
+            f.write_str(",")?;
+        }
+        write_item(f, index, item)?;
+    }
+    f.write_str(")")
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@
 
 use std::fmt;
 
+use crate::int_tuple::write_tuple;
 use crate::{Int, IntTuple, Layout, LayoutError};
 
 /// A coordinate whose leaves are integers or `_` (a free mode).
@@ -64,16 +65,7 @@ impl<I: fmt::Display> fmt::Display for Coord<I> {
         match self {
             Coord::Int(value) => write!(f, "{value}"),
             Coord::Free => f.write_str("_"),
-            Coord::Tuple(items) => {
-                f.write_str("(")?;
-                for (index, item) in items.iter().enumerate() {
-                    if index > 0 {
-                        f.write_str(",")?;
-                    }
-                    write!(f, "{item}")?;
-                }
-                f.write_str(")")
-            }
+            Coord::Tuple(items) => write_tuple(f, items, |f, _, item| write!(f, "{item}")),
         }
     }
 }

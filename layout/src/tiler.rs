@@ -3,6 +3,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
+use crate::int_tuple::write_tuple;
 use crate::{Int, IntTuple, Layout, LayoutError};
 
 /// The right-hand operand of `composition`, the divides and the products.
@@ -85,16 +86,7 @@ impl<I: fmt::Display> fmt::Display for Tiler<I> {
             Tiler::Layout(layout) => write!(f, "{layout}"),
             Tiler::Extent(n) => write!(f, "{n}"),
             Tiler::Keep => f.write_str("_"),
-            Tiler::Modes(modes) => {
-                f.write_str("(")?;
-                for (index, mode) in modes.iter().enumerate() {
-                    if index > 0 {
-                        f.write_str(",")?;
-                    }
-                    write!(f, "{mode}")?;
-                }
-                f.write_str(")")
-            }
+            Tiler::Modes(modes) => write_tuple(f, modes, |f, _, mode| write!(f, "{mode}")),
         }
     }
 }

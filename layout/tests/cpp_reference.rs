@@ -8,17 +8,9 @@ use layout::{
     zipped_divide, zipped_product,
 };
 
-fn layout(text: &str) -> Layout {
-    text.parse().unwrap()
-}
+mod notation;
 
-fn tiler(text: &str) -> Tiler {
-    text.parse().unwrap()
-}
-
-fn shape(text: &str) -> IntTuple {
-    text.parse().unwrap()
-}
+use notation::{int_tuple as shape, layout, tiler};
 
 fn int(value: i64) -> IntTuple {
     IntTuple::int(value)

@@ -7,17 +7,9 @@ use layout::{
     tiled_divide, zipped_divide, zipped_product,
 };
 
-fn layout(text: &str) -> Layout {
-    text.parse().unwrap()
-}
+mod notation;
 
-fn tiler(text: &str) -> Tiler {
-    text.parse().unwrap()
-}
-
-fn shape(text: &str) -> IntTuple {
-    text.parse().unwrap()
-}
+use notation::{int_tuple as shape, layout, tiler};
 
 #[test]
 fn complement_examples() {

@@ -14,9 +14,9 @@ use layout::tv::make_layout_tv;
 use layout::{Coord, IntTuple, Layout, TABLE_LIMIT, product_each};
 use proptest::prelude::*;
 
-fn layout(text: &str) -> Layout {
-    text.parse().unwrap()
-}
+mod notation;
+
+use notation::layout;
 
 fn swizzle(bits: i64, base: i64, shift: i64) -> Swizzle {
     Swizzle::new(bits, base, shift).unwrap()

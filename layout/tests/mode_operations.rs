@@ -2,15 +2,11 @@
 //! append, prepend, flatten, dice, filter_zeros, coalesce by profile and cosize, checked against
 //! the values C++ CuTe gives.
 
-use layout::{Coord, IntTuple, Layout, LayoutError, coalesce_by, dice, filter_zeros};
+use layout::{Coord, Layout, LayoutError, coalesce_by, dice, filter_zeros};
 
-fn layout(text: &str) -> Layout {
-    text.parse().unwrap()
-}
+mod notation;
 
-fn int_tuple(text: &str) -> IntTuple {
-    text.parse().unwrap()
-}
+use notation::{int_tuple, layout};
 
 #[test]
 fn ordered_layouts_lay_modes_out_by_increasing_order() {

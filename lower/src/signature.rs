@@ -7,7 +7,7 @@ use kir::{
     ConstValue, Element, ElementRequirement, ElementRule, HostExpr, IntParam, Launch, Param,
     ParamKind, ScalarParam, Signature,
 };
-use layout::{SymFactor, SymInt};
+use layout::{IntTuple, SymFactor, SymInt};
 use trace::{ConstArg, KernelTrace, TraceParamKind};
 
 /// Shared buffers start at multiples of this many bytes.
@@ -67,6 +67,11 @@ pub(crate) fn signature(trace: &KernelTrace) -> Result<Signature, String> {
             ))
         })
     };
+    let hosts = |tuple: &IntTuple<SymInt>, what: &str| -> Result<Vec<_>, String> {
+        (tuple.leaves().iter())
+            .map(|leaf| host(leaf, what))
+            .collect()
+    };
     let mut params = Vec::with_capacity(trace.params.len());
     for param in &trace.params {
         let kind = match &param.kind {
@@ -77,18 +82,8 @@ pub(crate) fn signature(trace: &KernelTrace) -> Result<Signature, String> {
                 dtype: element(*dtype).ok_or_else(|| {
                     fail(format!("tensors of {dtype} cannot be passed to a kernel yet"))
                 })?,
-                shape: layout
-                    .shape()
-                    .leaves()
-                    .iter()
-                    .map(|extent| host(extent, "the extent"))
-                    .collect::<Result<_, _>>()?,
-                strides: layout
-                    .stride()
-                    .leaves()
-                    .iter()
-                    .map(|stride| host(stride, "the stride"))
-                    .collect::<Result<_, _>>()?,
+                shape: hosts(layout.shape(), "the extent")?,
+                strides: hosts(layout.stride(), "the stride")?,
             },
             TraceParamKind::Scalar(dtype) => {
                 ParamKind::Scalar(scalar_param(*dtype).ok_or_else(|| {

@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use cute::Target;
-use mutation::{Generator, assert_inside_file, run_case, seed_texts, semantic_mutant};
+use mutation::{assert_inside_file, run_case, seed_texts, semantic_cases};
 
 #[path = "../../tests/support/mutation.rs"]
 mod mutation;
@@ -19,13 +19,8 @@ const SEED: u64 = 0x5EED_0FC0_DE00_0015;
 fn mutated_programs_lower_without_panics_and_diagnostics_stay_inside_the_file() {
     let seeds = seed_texts(&["cuk-examples", "tests/control", "tests/miscompiles"]);
     assert!(seeds.len() >= 15, "too few seeds");
-    let mut generator = Generator(SEED);
     let mut built = 0;
-    for case in 0..CASES {
-        let (seed_name, seed) = generator.pick(&seeds);
-        let input = semantic_mutant(seed, &mut generator);
-        let target = Target::ALL[case % Target::ALL.len()];
-        let case = format!("case {case} (from {seed_name}, {target})");
+    for (case, input, target) in semantic_cases(&seeds, SEED, CASES, &Target::ALL) {
         let worker_input = input.clone();
         let (diagnostics, kernels) = run_case(&case, &input, CASE_TIME_LIMIT, move || {
             let (module, _) = grammar::parse(&worker_input);

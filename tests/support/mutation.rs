@@ -137,6 +137,28 @@ pub fn semantic_mutant(text: &str, generator: &mut Generator) -> String {
     tokens.concat()
 }
 
+/// `cases` mutants of `seeds` ([`semantic_mutant`], from a generator started at
+/// `seed`), each with the target it is checked for (`targets` in turn) and its case's
+/// name, as a failure prints it: `(case, input, target)`.
+pub fn semantic_cases<'s, T: Copy + std::fmt::Display>(
+    seeds: &'s [(String, String)],
+    seed: u64,
+    cases: usize,
+    targets: &'s [T],
+) -> impl Iterator<Item = (String, String, T)> + 's {
+    let mut generator = Generator(seed);
+    (0..cases).map(move |case| {
+        let (seed_name, seed) = generator.pick(seeds);
+        let input = semantic_mutant(seed, &mut generator);
+        let target = targets[case % targets.len()];
+        (
+            format!("case {case} (from {seed_name}, {target})"),
+            input,
+            target,
+        )
+    })
+}
+
 /// Runs `work` on a thread of its own and returns what it gives, panicking with
 /// `case` and `input` when it panics or takes longer than `limit`.
 pub fn run_case<T: Send + 'static>(

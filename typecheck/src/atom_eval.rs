@@ -65,11 +65,7 @@ impl<'a> Checker<'a> {
         if !self.arity(&id.name, args, 0..=0, &names) {
             return Value::Unknown;
         }
-        let given: Vec<(String, Value)> = args
-            .items
-            .iter()
-            .filter_map(|arg| Some((arg.name.as_ref()?.text.clone(), arg.value.clone())))
-            .collect();
+        let given = args.named_values();
         self.instantiate_atom(id, &given, span)
     }
 

@@ -200,17 +200,7 @@ impl<'a> Checker<'a> {
             );
             return self.error("E0245", span, message, "not in a multi-rank test");
         }
-        let generic_names: Vec<&str> = kernel
-            .generics
-            .iter()
-            .map(|generic| generic.name.text.as_str())
-            .collect();
-        if !self.arity(
-            &id.name,
-            args,
-            kernel.params.len()..=kernel.params.len(),
-            &generic_names,
-        ) {
+        if !self.callable_arity(&id.name, args, kernel.params.len(), &kernel.generics) {
             return Value::Unit;
         }
         let positional: Vec<Arg> = args.positional().into_iter().cloned().collect();

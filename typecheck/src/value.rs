@@ -46,6 +46,16 @@ pub struct Origin {
 }
 
 impl Origin {
+    /// The origin of a value the GPU computes at `span` from others whose origins say
+    /// nothing more.
+    pub fn computed(span: Span) -> Origin {
+        Origin {
+            reason: "it is computed on the GPU".to_owned(),
+            span: Some(span),
+            term: None,
+        }
+    }
+
     /// This origin for a value computed as `term`.
     pub fn computing(&self, term: Option<Term>) -> Origin {
         Origin {

@@ -7,19 +7,35 @@ use typecheck::trace::{ConstArg, Effect, KernelTrace, LoadId, Term, TraceParamKi
 /// Runs `inspect` on the traces of an example; it runs on the checker's thread, where
 /// the traces live.
 fn traces(file: &str, inspect: impl FnOnce(Vec<KernelTrace>) + Send) {
+    traces_requesting(file, &[], inspect);
+}
+
+/// [`traces`] with the instantiations a host requests besides the file's own.
+fn traces_requesting(
+    file: &str,
+    requested: &[typecheck::Instantiation],
+    inspect: impl FnOnce(Vec<KernelTrace>) + Send,
+) {
     let path = format!("{}/../cuk-examples/{file}", env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(path).unwrap();
     let (module, errors) = grammar::parse(&text);
     assert!(errors.is_empty());
-    typecheck::trace(&module, Target::Sm90a, |analysis, traces| {
-        assert!(
-            analysis
-                .diagnostics
-                .iter()
-                .all(|d| d.severity != lang::Severity::Error)
-        );
+    typecheck::trace_with(&module, Target::Sm90a, requested, |analysis, traces| {
+        assert!(analysis.diagnostics.iter().all(|d| !d.is_error()));
         inspect(traces);
     });
+}
+
+/// The `SWIZZLE_BITS` of each trace of `copy_swizzled_smem.cuk`, in order.
+fn swizzle_bits(traces: &[KernelTrace]) -> Vec<Vec<(String, Option<ConstArg>)>> {
+    (traces.iter())
+        .map(|trace| trace.const_args.clone())
+        .collect()
+}
+
+/// `SWIZZLE_BITS = bits`, as a trace lists it.
+fn swizzle(bits: i64) -> Vec<(String, Option<ConstArg>)> {
+    vec![("SWIZZLE_BITS".to_owned(), Some(ConstArg::Int(bits)))]
 }
 
 #[test]
@@ -65,28 +81,12 @@ fn the_vectorized_copy_is_two_copies_around_a_barrier() {
 #[test]
 fn each_instantiation_a_test_uses_is_traced() {
     traces("copy_swizzled_smem.cuk", |traces| {
-        let bits: Vec<_> = traces
-            .iter()
-            .map(|trace| trace.const_args.clone())
-            .collect();
-        assert_eq!(
-            bits,
-            vec![
-                vec![("SWIZZLE_BITS".to_owned(), Some(ConstArg::Int(3)))],
-                vec![("SWIZZLE_BITS".to_owned(), Some(ConstArg::Int(0)))],
-            ]
-        );
+        assert_eq!(swizzle_bits(&traces), vec![swizzle(3), swizzle(0)]);
     });
 }
 
 #[test]
 fn a_requested_instantiation_is_traced_after_the_files_own() {
-    let path = format!(
-        "{}/../cuk-examples/copy_swizzled_smem.cuk",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let (module, errors) = grammar::parse(&std::fs::read_to_string(path).unwrap());
-    assert!(errors.is_empty());
     let requested = [
         typecheck::Instantiation {
             kernel: "copy_swizzled_smem".to_owned(),
@@ -98,19 +98,10 @@ fn a_requested_instantiation_is_traced_after_the_files_own() {
             const_args: Vec::new(),
         },
     ];
-    typecheck::trace_with(&module, Target::Sm90a, &requested, |analysis, traces| {
-        assert!(analysis.diagnostics.iter().all(|d| !d.is_error()));
-        let bits: Vec<_> = traces
-            .iter()
-            .map(|trace| trace.const_args.clone())
-            .collect();
+    traces_requesting("copy_swizzled_smem.cuk", &requested, |traces| {
         assert_eq!(
-            bits,
-            vec![
-                vec![("SWIZZLE_BITS".to_owned(), Some(ConstArg::Int(3)))],
-                vec![("SWIZZLE_BITS".to_owned(), Some(ConstArg::Int(0)))],
-                vec![("SWIZZLE_BITS".to_owned(), Some(ConstArg::Int(2)))],
-            ]
+            swizzle_bits(&traces),
+            vec![swizzle(3), swizzle(0), swizzle(2)]
         );
         assert!(!traces[2].is_default && !traces[2].has_errors);
     });

@@ -32,6 +32,15 @@ pub fn cukc(args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
+/// What `cukc args...` prints to stderr, which must fail with exit code 1 (errors in
+/// the input).
+pub fn failing(args: &[&str]) -> String {
+    let output = cukc(args);
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    stderr
+}
+
 /// The diagnostics of `cukc build file --target target --emit kir -o -`, which must
 /// fail with exit code 1 (errors in the file).
 pub fn build_errors(file: &str, target: &str) -> String {
@@ -53,4 +62,13 @@ pub fn emit(file: &str, target: &str, emit: &str) -> String {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{file} for {target}: {stderr}");
     String::from_utf8(output.stdout).unwrap()
+}
+
+/// The KIR of `file` for `target` ([`emit`]), which must hold each of `needles`.
+pub fn kir_holding(file: &str, target: &str, needles: &[&str]) -> String {
+    let kir = emit(file, target, "kir");
+    for needle in needles {
+        assert!(kir.contains(needle), "{file}: no `{needle}` in\n{kir}");
+    }
+    kir
 }

@@ -14,7 +14,7 @@
 //! accesses its row as one access, aligned to the row's size (16 bytes, as the PTX ISA
 //! requires), checked for bounds and races and, for a read, for bytes nothing wrote.
 
-use kir::{Inst, Op, TvLayout, Ty, ValueId};
+use kir::{Inst, TvLayout, Ty, ValueId};
 
 use crate::atoms::{pack, unpack};
 use crate::fault::{Access, FaultKind, Trap};
@@ -93,12 +93,7 @@ impl MatrixCopy {
         lanes: &mut [Thread<'k>],
         context: &mut Context<'_, 'k>,
     ) -> Result<(), (usize, Trap)> {
-        let Op::Atom {
-            operands,
-            registers,
-            ..
-        } = &inst.op
-        else {
+        let Some((operands, registers)) = inst.op.atom_operands() else {
             return Ok(());
         };
         let (address_name, words): (&str, &[ValueId]) = match self.direction {

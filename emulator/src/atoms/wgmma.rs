@@ -23,7 +23,7 @@
 //! Hopper's FP8 wgmma adds with fewer bits than that (an H200 came out up to 0.032 off
 //! sums of about 40, tests/hopper/wgmma_fp8.cuk), which tests of it must allow for.
 
-use kir::{Inst, Op, ValueId};
+use kir::{Inst, ValueId};
 
 use crate::atoms::hopper::swizzled;
 use crate::fault::{FaultKind, Trap};
@@ -234,12 +234,7 @@ pub fn execute(
         a_in_registers,
     } = shape;
     let k_extent = element_a.k() as usize;
-    let Op::Atom {
-        operands,
-        registers,
-        ..
-    } = &inst.op
-    else {
+    let Some((operands, registers)) = inst.op.atom_operands() else {
         return Ok(());
     };
     let operand_value = |name: &str| {

@@ -88,12 +88,7 @@ impl Thread<'_> {
     /// unless its scale-d operand is false) a register written since the thread's last
     /// `wgmma.fence`.
     pub(super) fn check_fenced_registers(&self, inst: &Inst) -> Result<(), Trap> {
-        let Op::Atom {
-            registers,
-            operands,
-            ..
-        } = &inst.op
-        else {
+        let Some((operands, registers)) = inst.op.atom_operands() else {
             return Ok(());
         };
         let fences = &self.fences;

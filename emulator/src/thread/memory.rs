@@ -281,6 +281,23 @@ impl<'k> Thread<'k> {
         })
     }
 
+    /// What every global access (`write` or not) of `range` goes through before memory:
+    /// its alignment, the profile's count, and the order between blocks.
+    fn global_access(
+        &self,
+        context: &mut Context<'_, 'k>,
+        range: (u64, usize),
+        access: Access,
+        write: bool,
+        inst: &Inst,
+    ) -> Result<(), Trap> {
+        aligned(Space::Global, range.0, range.1, access)?;
+        if let Some(profile) = context.profile.as_deref_mut() {
+            profile.global(inst.span, range.1, write);
+        }
+        self.across_blocks(context, range, (access, false), inst.span)
+    }
+
     fn read(
         &self,
         context: &mut Context<'_, 'k>,
@@ -291,12 +308,8 @@ impl<'k> Thread<'k> {
     ) -> Result<(), Trap> {
         match at {
             Address::Global(address) => {
-                aligned(Space::Global, address, bytes.len(), access)?;
                 let len = bytes.len();
-                if let Some(profile) = context.profile.as_deref_mut() {
-                    profile.global(inst.span, len, false);
-                }
-                self.across_blocks(context, (address, len), (access, false), inst.span)?;
+                self.global_access(context, (address, len), access, false, inst)?;
                 context
                     .global
                     .load(address, bytes)
@@ -321,12 +334,7 @@ impl<'k> Thread<'k> {
     ) -> Result<(), Trap> {
         match at {
             Address::Global(address) => {
-                aligned(Space::Global, address, bytes.len(), access)?;
-                if let Some(profile) = context.profile.as_deref_mut() {
-                    profile.global(inst.span, bytes.len(), true);
-                }
-                let range = (address, bytes.len());
-                self.across_blocks(context, range, (access, false), inst.span)?;
+                self.global_access(context, (address, bytes.len()), access, true, inst)?;
                 context.global.store(address, bytes).map_err(|bounds| {
                     global_fault(context, access, address, bytes.len(), bounds)
                 })?;

@@ -97,31 +97,30 @@ pub struct Device {
 }
 
 impl Device {
+    /// A tensor of `values`, each stored as `bytes_of` gives it.
+    fn tensor<T, const N: usize>(&mut self, values: &[T], bytes_of: impl Fn(&T) -> [u8; N]) -> u64 {
+        let bytes: Vec<u8> = values.iter().flat_map(bytes_of).collect();
+        self.memory.allocate(&bytes)
+    }
+
     /// A tensor of f32s.
     pub fn f32s(&mut self, values: &[f32]) -> u64 {
-        let bytes: Vec<u8> = values
-            .iter()
-            .flat_map(|value| value.to_le_bytes())
-            .collect();
-        self.memory.allocate(&bytes)
+        self.tensor(values, |value| value.to_le_bytes())
     }
 
     /// A tensor of bf16s (the values rounded to nearest even).
     pub fn bf16s(&mut self, values: &[f32]) -> u64 {
-        let bytes: Vec<u8> = values
-            .iter()
-            .flat_map(|value| half::bf16::from_f32(*value).to_le_bytes())
-            .collect();
-        self.memory.allocate(&bytes)
+        self.tensor(values, |value| half::bf16::from_f32(*value).to_le_bytes())
+    }
+
+    /// A tensor of f16s (the values rounded to nearest even).
+    pub fn f16s(&mut self, values: &[f32]) -> u64 {
+        self.tensor(values, |value| half::f16::from_f32(*value).to_le_bytes())
     }
 
     /// A tensor of i32s.
     pub fn i32s(&mut self, values: &[i32]) -> u64 {
-        let bytes: Vec<u8> = values
-            .iter()
-            .flat_map(|value| value.to_le_bytes())
-            .collect();
-        self.memory.allocate(&bytes)
+        self.tensor(values, |value| value.to_le_bytes())
     }
 
     /// `bytes` bytes of all-ones poison (NaN in every float type), as `empty` makes.
@@ -129,35 +128,34 @@ impl Device {
         self.memory.allocate(&vec![0xFF; bytes])
     }
 
-    fn bytes(&self, address: u64, len: usize) -> Vec<u8> {
-        self.memory.read(address, len).unwrap()
+    /// `count` values of `N` bytes each at `address`, each read by `value_of`.
+    fn read<T, const N: usize>(
+        &self,
+        address: u64,
+        count: usize,
+        value_of: impl Fn([u8; N]) -> T,
+    ) -> Vec<T> {
+        let bytes = self.memory.read(address, count * N).unwrap();
+        (bytes.chunks(N))
+            .map(|chunk| value_of(chunk.try_into().unwrap()))
+            .collect()
     }
 
     /// `count` f32s at `address`.
     pub fn read_f32(&self, address: u64, count: usize) -> Vec<f32> {
-        let bytes = self.bytes(address, count * 4);
-        bytes
-            .chunks(4)
-            .map(|chunk| f32::from_le_bytes(chunk.try_into().unwrap()))
-            .collect()
+        self.read(address, count, f32::from_le_bytes)
     }
 
     /// `count` bf16s at `address`, widened to f32.
     pub fn read_bf16(&self, address: u64, count: usize) -> Vec<f32> {
-        let bytes = self.bytes(address, count * 2);
-        bytes
-            .chunks(2)
-            .map(|chunk| half::bf16::from_le_bytes(chunk.try_into().unwrap()).to_f32())
-            .collect()
+        self.read(address, count, |bytes| {
+            half::bf16::from_le_bytes(bytes).to_f32()
+        })
     }
 
     /// `count` i32s at `address`.
     pub fn read_i32(&self, address: u64, count: usize) -> Vec<i32> {
-        let bytes = self.bytes(address, count * 4);
-        bytes
-            .chunks(4)
-            .map(|chunk| i32::from_le_bytes(chunk.try_into().unwrap()))
-            .collect()
+        self.read(address, count, i32::from_le_bytes)
     }
 
     /// Launches `kernel` with `args`, its grid and block evaluated from its signature.
@@ -241,4 +239,18 @@ pub fn assert_close(got: &[f32], want: &[f32], rtol: f64, atol: f64) {
             "element {index}: got {got}, want {want}"
         );
     }
+}
+
+/// Asserts that the fault's message holds each of `parts`.
+pub fn assert_says(fault: &Fault, parts: &[&str]) {
+    let message = fault.to_string();
+    for part in parts {
+        assert!(message.contains(part), "no `{part}` in: {message}");
+    }
+}
+
+/// Asserts that the fault's message starts with `start`.
+pub fn assert_starts(fault: &Fault, start: &str) {
+    let message = fault.to_string();
+    assert!(message.starts_with(start), "{message}");
 }

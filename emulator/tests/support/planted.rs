@@ -45,3 +45,8 @@ pub fn planted(name: &str, args: impl FnOnce(&mut Device) -> Vec<Arg>) -> Fault 
     );
     fault
 }
+
+/// [`planted`] with one argument, an output tensor of `bytes` bytes.
+pub fn planted_output(name: &str, bytes: usize) -> Fault {
+    planted(name, |device| vec![Arg::Tensor(device.empty(bytes))])
+}

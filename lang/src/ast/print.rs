@@ -345,11 +345,7 @@ impl Printer {
                 space,
                 element,
                 layout,
-            } => {
-                let _ = write!(self.out, "({} {} ", space.keyword(), element.text);
-                self.expr(layout);
-                self.out.push(')');
-            }
+            } => self.tensor(*space, element, layout),
         }
     }
 }

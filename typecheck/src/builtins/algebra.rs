@@ -15,7 +15,7 @@ use crate::builtins::layouts::LayoutOp;
 use crate::builtins::operands::static_tuple;
 use crate::check::Checker;
 use crate::trace::Term;
-use crate::value::{Known, Origin, Value};
+use crate::value::{Known, Value};
 
 impl<'a> Checker<'a> {
     /// `composition(a, b)`, once its row of the table has checked the arguments.
@@ -246,14 +246,7 @@ impl<'a> Checker<'a> {
             );
         }
         let (Some(xs), Some(ys)) = (static_tuple(&x), static_tuple(&y)) else {
-            let origin = self
-                .dyn_origin(&p[0].value)
-                .or_else(|| self.dyn_origin(&p[1].value))
-                .unwrap_or(Origin {
-                    reason: "it is computed on the GPU".to_owned(),
-                    span: Some(span),
-                    term: None,
-                });
+            let origin = self.first_origin(&[&p[0].value, &p[1].value], span);
             return Value::Bool(Known::Dyn(origin.computing(elem_less_term(&x, &y))));
         };
         match layout::elem_less(&xs, &ys) {

@@ -66,13 +66,9 @@ impl<'a> Checker<'a> {
         };
         let (Some(a), Some(b)) = (side(p[1]), side(p[2])) else {
             let wrong = if side(p[1]).is_none() { p[1] } else { p[2] };
-            return self.error(
-                "E0216",
-                wrong.span,
-                format!(
-                    "`if_else` chooses between host tensors or numbers, not a {}",
-                    wrong.value.type_name()
-                ),
+            return self.wrong_arg(
+                wrong,
+                "`if_else` chooses between host tensors or numbers",
                 "not a tensor or a number",
             );
         };
@@ -176,15 +172,7 @@ impl<'a> Checker<'a> {
         let (start, end) = (const_int(&p[2].value), const_int(&p[3].value));
         for bound in [p[2], p[3]] {
             if !matches!(bound.value, Value::Int { .. }) {
-                return self.error(
-                    "E0216",
-                    bound.span,
-                    format!(
-                        "a slice's bounds are integers, not a {}",
-                        bound.value.type_name()
-                    ),
-                    "not an integer",
-                );
+                return self.wrong_arg(bound, "a slice's bounds are integers", "not an integer");
             }
         }
         shape[dimension] = match (start, end, shape[dimension]) {

@@ -61,13 +61,9 @@ impl<'a> Checker<'a> {
             }
             _ => {
                 let Value::TiledMma(mma) = &p[1].value else {
-                    return self.error(
-                        "E0216",
-                        p[1].span,
-                        format!(
-                            "{name} takes a tiled MMA second, not a {}",
-                            p[1].value.type_name()
-                        ),
+                    return self.wrong_arg(
+                        p[1],
+                        &format!("{name} takes a tiled MMA second"),
                         "not a tiled MMA",
                     );
                 };
@@ -149,13 +145,10 @@ impl<'a> Checker<'a> {
                     Value::TiledCopy(copy) => copy.atom.clone(),
                     Value::Atom(atom) => atom.clone(),
                     other => {
-                        self.error(
-                            "E0216",
+                        self.wrong_type(
                             how.span,
-                            format!(
-                                "copy takes a tiled copy or copy atom first, not a {}",
-                                other.type_name()
-                            ),
+                            other,
+                            "copy takes a tiled copy or copy atom first",
                             "not a copy",
                         );
                         return Value::Unit;
@@ -244,10 +237,10 @@ impl<'a> Checker<'a> {
                 }
                 Value::Unknown => return Value::Unit,
                 other => {
-                    self.error(
-                        "E0216",
+                    self.wrong_type(
                         pred.span,
-                        format!("`pred` is a tensor of bool, not a {}", other.type_name()),
+                        other,
+                        "`pred` is a tensor of bool",
                         "not a bool tensor",
                     );
                     return Value::Unit;

@@ -27,27 +27,13 @@ impl<'a> Checker<'a> {
                 "device code only",
             );
         }
-        let generic_names: Vec<&str> = function
-            .generics
-            .iter()
-            .map(|generic| generic.name.text.as_str())
-            .collect();
-        if !self.arity(
-            &id.name,
-            args,
-            function.params.len()..=function.params.len(),
-            &generic_names,
-        ) {
+        if !self.callable_arity(&id.name, args, function.params.len(), &function.generics) {
             return Value::Unknown;
         }
         if !self.enter_call(id, span) {
             return Value::Unknown;
         }
-        let given: Vec<(String, Value)> = args
-            .items
-            .iter()
-            .filter_map(|arg| Some((arg.name.as_ref()?.text.clone(), arg.value.clone())))
-            .collect();
+        let given = args.named_values();
         let positional: Vec<Arg> = args.positional().into_iter().cloned().collect();
         let mut frame = self.frame_for(Context::Device, format!("fn {}", function.name.text));
         frame.is_function = true;
@@ -66,15 +52,7 @@ impl<'a> Checker<'a> {
             for generic in &function.generics {
                 let value = match checker.const_argument(generic, &given) {
                     Some(value) => value,
-                    None => checker.error(
-                        "E0215",
-                        span,
-                        format!(
-                            "the const parameter `{}` has no default and is not given",
-                            generic.name.text
-                        ),
-                        "missing a const argument",
-                    ),
+                    None => checker.missing_const_argument(generic, span),
                 };
                 let value = checker.check_generic_kind(generic, value, span);
                 checker.bind(

@@ -81,41 +81,25 @@ impl<'a> Checker<'a> {
                 Intrinsic::ClusterWait
             }
             "tma_store_wait_group" => {
-                let p = args.positional();
                 let what = "the number of TMA store groups left reading shared memory";
-                let Some(groups) = self.expect_const_int(&p[0].value, p[0].span, what) else {
-                    return Value::Unit;
+                let leaves = "`tma_store_wait_group` leaves 0 to 63 groups";
+                let pending = match self.groups_left(args, what, 63, leaves) {
+                    Ok(pending) => pending,
+                    Err(value) => return value,
                 };
-                if !(0..=63).contains(&groups) {
-                    return self.error(
-                        "E0227",
-                        p[0].span,
-                        format!("`tma_store_wait_group` leaves 0 to 63 groups, not {groups}"),
-                        "out of range",
-                    );
-                }
                 Intrinsic::BulkWait {
                     read: true,
-                    pending: groups as u32,
+                    pending,
                 }
             }
             _ => {
-                let p = args.positional();
                 let what = "the number of wgmma groups `wgmma_wait_group` leaves in flight";
-                let Some(groups) = self.expect_const_int(&p[0].value, p[0].span, what) else {
-                    return Value::Unit;
+                let leaves = "`wgmma_wait_group` leaves 0 to 7 groups in flight";
+                let pending = match self.groups_left(args, what, 7, leaves) {
+                    Ok(pending) => pending,
+                    Err(value) => return value,
                 };
-                if !(0..=7).contains(&groups) {
-                    return self.error(
-                        "E0227",
-                        p[0].span,
-                        format!("`wgmma_wait_group` leaves 0 to 7 groups in flight, not {groups}"),
-                        "out of range",
-                    );
-                }
-                Intrinsic::WgmmaWait {
-                    pending: groups as u32,
-                }
+                Intrinsic::WgmmaWait { pending }
             }
         };
         if name.starts_with("wgmma") && self.target.arch() != 90 {
@@ -137,6 +121,28 @@ impl<'a> Checker<'a> {
 
     /// A built-in that is the operand-free instruction `intrinsic`: E0212 where the build
     /// target is older than its row's least target, else the instruction in the trace.
+    /// The groups a wait leaves pending, its one argument (`what`): a const from 0 to
+    /// `most`, else E0227 `{leaves}, not {groups}`; `Err` holds what the call is then.
+    fn groups_left(
+        &mut self,
+        args: &Args,
+        what: &str,
+        most: i64,
+        leaves: &str,
+    ) -> Result<u32, Value> {
+        let p = args.positional();
+        let Some(groups) = self.expect_const_int(&p[0].value, p[0].span, what) else {
+            return Err(Value::Unit);
+        };
+        match u32::try_from(groups) {
+            Ok(pending) if groups <= most => Ok(pending),
+            _ => {
+                let message = format!("{leaves}, not {groups}");
+                Err(self.error("E0227", p[0].span, message, "out of range"))
+            }
+        }
+    }
+
     pub(crate) fn intrinsic(
         &mut self,
         name: &'static str,

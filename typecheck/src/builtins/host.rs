@@ -20,13 +20,9 @@ impl<'a> Checker<'a> {
     pub(crate) fn host_tensor_call(&mut self, name: &'static str, args: &Args) -> Value {
         let p = args.positional();
         let Value::Dtype(dtype) = p[0].value else {
-            return self.error(
-                "E0216",
-                p[0].span,
-                format!(
-                    "`{name}` takes a dtype first, not a {}",
-                    p[0].value.type_name()
-                ),
+            return self.wrong_arg(
+                p[0],
+                &format!("`{name}` takes a dtype first"),
                 "not a dtype",
             );
         };
@@ -133,12 +129,7 @@ impl<'a> Checker<'a> {
         if matches!(flag.value, Value::Bool(_) | Value::Unknown) {
             return None;
         }
-        Some(self.error(
-            "E0216",
-            flag.span,
-            format!("`causal` is a bool, not a {}", flag.value.type_name()),
-            "not a bool",
-        ))
+        Some(self.wrong_arg(flag, "`causal` is a bool", "not a bool"))
     }
 
     /// `attention(q, k, v, causal = flag)`: a host tensor shaped as q with v's last

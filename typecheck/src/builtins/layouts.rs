@@ -86,13 +86,10 @@ impl<'a> Checker<'a> {
                     .map(|extent| extent.map_or(Value::Unknown, Value::int))
                     .collect(),
             ),
-            (other, _) => self.error(
-                "E0216",
+            (other, _) => self.wrong_type(
                 p[0].span,
-                format!(
-                    "`{name}` takes a layout or tensor, not a {}",
-                    other.type_name()
-                ),
+                other,
+                &format!("`{name}` takes a layout or tensor"),
                 "wrong argument",
             ),
         }
@@ -263,13 +260,10 @@ impl<'a> Checker<'a> {
                     };
                 }
                 _ => {
-                    return self.error(
-                        "E0216",
+                    return self.wrong_type(
                         span,
-                        format!(
-                            "`{name}` takes a layout, tensor or int-tuple, not a {}",
-                            other.type_name()
-                        ),
+                        other,
+                        &format!("`{name}` takes a layout, tensor or int-tuple"),
                         "wrong argument",
                     );
                 }
@@ -306,13 +300,10 @@ impl<'a> Checker<'a> {
             Value::Int { .. } => 1,
             Value::Unknown => return Value::Unknown,
             other => {
-                return self.error(
-                    "E0216",
+                return self.wrong_type(
                     span,
-                    format!(
-                        "`get` takes a layout, tensor or tuple, not a {}",
-                        other.type_name()
-                    ),
+                    other,
+                    "`get` takes a layout, tensor or tuple",
                     "wrong argument",
                 );
             }

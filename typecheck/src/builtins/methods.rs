@@ -8,7 +8,7 @@ use lang::ast::{Argument, Name};
 use lang::{Diagnostic, Span};
 use layout::SymInt;
 
-use crate::builtins::Arg;
+use crate::builtins::{Arg, Args};
 use crate::check::Checker;
 use crate::check::reporting::closest;
 use crate::trace::{Effect, Term, is_plain_variable, term_of, wraps_modulo};
@@ -95,10 +95,10 @@ impl<'a> Checker<'a> {
                             .clone()
                             .map(|term| Arc::new(Term::Convert(*dtype, term))),
                     },
-                    other => self.error(
-                        "E0216",
+                    other => self.wrong_type(
                         args.items[0].span,
-                        format!("`to` takes a dtype, not a {}", other.type_name()),
+                        other,
+                        "`to` takes a dtype",
                         "not a dtype",
                     ),
                 }
@@ -112,10 +112,10 @@ impl<'a> Checker<'a> {
                         dtype: *dtype,
                         shape: shape.clone(),
                     },
-                    other => self.error(
-                        "E0216",
+                    other => self.wrong_type(
                         args.items[0].span,
-                        format!("`to` takes a dtype, not a {}", other.type_name()),
+                        other,
+                        "`to` takes a dtype",
                         "not a dtype",
                     ),
                 }
@@ -126,32 +126,18 @@ impl<'a> Checker<'a> {
                 }
                 self.convert_scalar(&receiver, &args.items[0], span)
             }
-            (Value::TiledCopy(copy), "slice" | "get_slice") => {
-                if !self.arity(name, &args, 1..=1, &[]) {
-                    return Value::Unknown;
-                }
-                if !self.block_has_threads(copy.threads(), "tiled copy", span) {
-                    return Value::Unknown;
-                }
-                self.expect_int(&args.items[0].value, args.items[0].span, "a thread index")
-                    .map_or(Value::Unknown, |thread| Value::ThreadCopy {
-                        copy: copy.clone(),
-                        thread,
-                    })
-            }
-            (Value::TiledMma(mma), "slice" | "get_slice") => {
-                if !self.arity(name, &args, 1..=1, &[]) {
-                    return Value::Unknown;
-                }
-                if !self.block_has_threads(mma.threads(), "tiled MMA", span) {
-                    return Value::Unknown;
-                }
-                self.expect_int(&args.items[0].value, args.items[0].span, "a thread index")
-                    .map_or(Value::Unknown, |thread| Value::ThreadMma {
-                        mma: mma.clone(),
-                        thread,
-                    })
-            }
+            (Value::TiledCopy(copy), "slice" | "get_slice") => self
+                .slice_thread(name, &args, (copy.threads(), "tiled copy"), span)
+                .map_or(Value::Unknown, |thread| Value::ThreadCopy {
+                    copy: copy.clone(),
+                    thread,
+                }),
+            (Value::TiledMma(mma), "slice" | "get_slice") => self
+                .slice_thread(name, &args, (mma.threads(), "tiled MMA"), span)
+                .map_or(Value::Unknown, |thread| Value::ThreadMma {
+                    mma: mma.clone(),
+                    thread,
+                }),
             (
                 Value::ThreadCopy { copy, thread },
                 "partition_S" | "partition_D" | "retile_S" | "retile_D",
@@ -214,14 +200,24 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// The thread index `name(thread)` takes from a tiled copy or MMA of `threads`
+    /// threads (`tiled` saying which), once its arity and the block's threads are checked.
+    fn slice_thread(
+        &mut self,
+        name: &str,
+        args: &Args,
+        (threads, tiled): (i64, &str),
+        span: Span,
+    ) -> Option<SymInt> {
+        if !self.arity(name, args, 1..=1, &[]) || !self.block_has_threads(threads, tiled, span) {
+            return None;
+        }
+        self.expect_int(&args.items[0].value, args.items[0].span, "a thread index")
+    }
+
     pub(crate) fn convert_scalar(&mut self, value: &Value, target: &Arg, span: Span) -> Value {
         let Value::Dtype(dtype) = target.value else {
-            return self.error(
-                "E0216",
-                target.span,
-                format!("`to` takes a dtype, not a {}", target.value.type_name()),
-                "not a dtype",
-            );
+            return self.wrong_arg(target, "`to` takes a dtype", "not a dtype");
         };
         let origin = self.dyn_origin(value);
         match (dtype, origin) {

@@ -18,15 +18,7 @@ impl<'a> Checker<'a> {
     pub(crate) fn gemm(&mut self, args: &Args) -> Value {
         let p = args.positional();
         let Value::TiledMma(mma) = &p[0].value else {
-            self.error(
-                "E0216",
-                p[0].span,
-                format!(
-                    "gemm takes a tiled MMA first, not a {}",
-                    p[0].value.type_name()
-                ),
-                "not a tiled MMA",
-            );
+            self.wrong_arg(p[0], "gemm takes a tiled MMA first", "not a tiled MMA");
             return Value::Unit;
         };
         let mut tensors = Vec::new();
@@ -34,13 +26,10 @@ impl<'a> Checker<'a> {
             match &arg.value {
                 Value::Tensor(tensor) => tensors.push((*arg, tensor.clone())),
                 other => {
-                    self.error(
-                        "E0216",
+                    self.wrong_type(
                         arg.span,
-                        format!(
-                            "gemm's operands are register tensors, not a {}",
-                            other.type_name()
-                        ),
+                        other,
+                        "gemm's operands are register tensors",
                         "not a tensor",
                     );
                     return Value::Unit;
@@ -159,10 +148,10 @@ impl<'a> Checker<'a> {
                 Value::Bool(_) => accumulate = crate::trace::term_of(&flag.value),
                 Value::Unknown => return Value::Unit,
                 other => {
-                    return self.error(
-                        "E0216",
+                    return self.wrong_type(
                         flag.span,
-                        format!("`accumulate` is a bool, not a {}", other.type_name()),
+                        other,
+                        "`accumulate` is a bool",
                         "not a bool",
                     );
                 }
@@ -218,13 +207,10 @@ impl<'a> Checker<'a> {
                 }
             }
             other => {
-                self.error(
-                    "E0216",
+                self.wrong_type(
                     arg.span,
-                    format!(
-                        "`store` takes a fragment value (from `.load()`), not a {}",
-                        other.type_name()
-                    ),
+                    other,
+                    "`store` takes a fragment value (from `.load()`)",
                     "not a fragment value",
                 );
             }

@@ -39,7 +39,7 @@ mod warp;
 mod warpgroups;
 mod wgmma;
 
-use lang::ast::{Argument, Expr, Name};
+use lang::ast::{Argument, Expr, GenericParam, Name};
 use lang::{Diagnostic, Span};
 use layout::{Coord, Layout, SymInt};
 
@@ -75,6 +75,13 @@ impl Args {
                 .as_ref()
                 .is_some_and(|arg_name| arg_name.text == name)
         })
+    }
+
+    /// The named arguments, by name: a call's const arguments.
+    pub(crate) fn named_values(&self) -> Vec<(String, Value)> {
+        (self.items.iter())
+            .filter_map(|arg| Some((arg.name.as_ref()?.text.clone(), arg.value.clone())))
+            .collect()
     }
 }
 
@@ -186,6 +193,21 @@ impl<'a> Checker<'a> {
             },
             Err(error) => self.layout_error(args.call_span, "this evaluation", &error),
         }
+    }
+
+    /// [`Checker::arity`] for a call of a kernel or function: one positional argument a
+    /// parameter, and named ones only for its const parameters.
+    pub(crate) fn callable_arity(
+        &mut self,
+        name: &str,
+        args: &Args,
+        params: usize,
+        generics: &[GenericParam],
+    ) -> bool {
+        let generic_names: Vec<&str> = (generics.iter())
+            .map(|generic| generic.name.text.as_str())
+            .collect();
+        self.arity(name, args, params..=params, &generic_names)
     }
 
     /// Checks the number of positional arguments and that no named ones are given.

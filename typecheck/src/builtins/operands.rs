@@ -70,13 +70,10 @@ impl<'a> Checker<'a> {
                     Err(error) => self.layout_error(span, &call(composed), &error),
                 }
             }
-            other => self.error(
-                "E0216",
+            other => self.wrong_type(
                 target_span,
-                format!(
-                    "`{name}` takes a layout or tensor, not a {}",
-                    other.type_name()
-                ),
+                other,
+                &format!("`{name}` takes a layout or tensor"),
                 "wrong argument",
             ),
         }
@@ -122,13 +119,10 @@ impl<'a> Checker<'a> {
                 .map(Tiler::Modes),
             Value::Unknown => None,
             other => {
-                self.error(
-                    "E0216",
+                self.wrong_type(
                     span,
-                    format!(
-                        "a tiler is a layout, an extent, `_` or a tuple of them, not a {}",
-                        other.type_name()
-                    ),
+                    other,
+                    "a tiler is a layout, an extent, `_` or a tuple of them",
                     "not a tiler",
                 );
                 None
@@ -202,13 +196,10 @@ impl<'a> Checker<'a> {
                     &|layout| composition(layout, &tiler),
                 )
             }
-            (other, _) => self.error(
-                "E0216",
+            (other, _) => self.wrong_type(
                 left.span,
-                format!(
-                    "composition takes a layout, swizzle or tensor first, not a {}",
-                    other.type_name()
-                ),
+                other,
+                "composition takes a layout, swizzle or tensor first",
                 "wrong argument",
             ),
         }

@@ -16,7 +16,7 @@ use lang::Span;
 use crate::builtins::{Arg, Args};
 use crate::check::Checker;
 use crate::trace::{Effect, term_of};
-use crate::value::{Origin, Value};
+use crate::value::Value;
 
 impl Checker<'_> {
     /// `load_acquire(t, coord, scope)`, `store_release(t, coord, value, scope)`, and
@@ -82,17 +82,7 @@ impl Checker<'_> {
         if matches!(element, Value::Unknown) {
             return Value::Unknown;
         }
-        let origin = Origin {
-            reason: format!("`{name}` returns what memory held"),
-            span: Some(span),
-            term: None,
-        };
-        let result = access
-            .returns()
-            .then(|| self.unique_variable(name, origin.clone()));
-        if result.is_some() {
-            self.check_unguarded(span);
-        }
+        let (result, origin) = self.memory_old_value(name, access.returns(), span);
         if self.tracing_kernel() {
             let effect = match (index, value) {
                 (Some(index), None) => Some((index, None)),
@@ -111,10 +101,7 @@ impl Checker<'_> {
                 None => self.emit(Effect::Unsupported(format!("this `{name}`"), span)),
             }
         }
-        match result {
-            Some(result) => self.named_value(&result, dtype, origin),
-            None => Value::Unit,
-        }
+        self.old_value(result, dtype, origin)
     }
 
     /// The access `name` makes with the `order` argument given (the atomics need one).

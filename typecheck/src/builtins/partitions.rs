@@ -25,12 +25,7 @@ impl<'a> Checker<'a> {
         span: Span,
     ) -> Value {
         let Value::Tensor(tensor) = &arg.value else {
-            return self.error(
-                "E0216",
-                arg.span,
-                format!("`{name}` takes a tensor, not a {}", arg.value.type_name()),
-                "not a tensor",
-            );
+            return self.wrong_arg(arg, &format!("`{name}` takes a tensor"), "not a tensor");
         };
         if name.starts_with("retile") {
             return match copy.retile(&tensor.layout.layout) {
@@ -133,12 +128,7 @@ impl<'a> Checker<'a> {
             }
         };
         let Value::Tensor(tensor) = &arg.value else {
-            return self.error(
-                "E0216",
-                arg.span,
-                format!("`{name}` takes a tensor, not a {}", arg.value.type_name()),
-                "not a tensor",
-            );
+            return self.wrong_arg(arg, &format!("`{name}` takes a tensor"), "not a tensor");
         };
         let dtype = mma.mma_atom().dtypes[match operand {
             Operand::A => 1,

@@ -102,15 +102,7 @@ impl<'a> Checker<'a> {
             );
         }
         if !matches!(p[2].value, Value::Int { .. } | Value::Unknown) {
-            self.error(
-                "E0216",
-                p[2].span,
-                format!(
-                    "ignore_index is an integer, not a {}",
-                    p[2].value.type_name()
-                ),
-                "not an integer",
-            );
+            self.wrong_arg(p[2], "ignore_index is an integer", "not an integer");
         }
         self.expect_number(p[3], "the label smoothing");
         Value::Tuple(vec![
@@ -146,12 +138,7 @@ impl<'a> Checker<'a> {
             arg.value,
             Value::Int { .. } | Value::Float { .. } | Value::Unknown
         ) {
-            self.error(
-                "E0216",
-                arg.span,
-                format!("{what} is a number, not a {}", arg.value.type_name()),
-                "not a number",
-            );
+            self.wrong_arg(arg, &format!("{what} is a number"), "not a number");
         }
     }
 }

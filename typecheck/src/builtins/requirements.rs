@@ -101,13 +101,10 @@ impl Checker<'_> {
             Value::Tensor(tensor) => tensor.clone(),
             Value::Unknown => return None,
             other => {
-                self.error(
-                    "E0216",
+                self.wrong_type(
                     arg.span,
-                    format!(
-                        "`{name}` takes a tensor parameter, not a {}",
-                        other.type_name()
-                    ),
+                    other,
+                    &format!("`{name}` takes a tensor parameter"),
                     "not a tensor",
                 );
                 return None;
@@ -169,12 +166,7 @@ impl Checker<'_> {
     fn host_integer(&mut self, statement: &Statement, arg: &Arg, what: &str) -> Option<SymInt> {
         let Value::Int { value, .. } = &arg.value else {
             if !matches!(arg.value, Value::Unknown) {
-                self.error(
-                    "E0216",
-                    arg.span,
-                    format!("{what} is an integer, not a {}", arg.value.type_name()),
-                    "not an integer",
-                );
+                self.wrong_arg(arg, &format!("{what} is an integer"), "not an integer");
             }
             return None;
         };

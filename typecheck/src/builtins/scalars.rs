@@ -19,12 +19,7 @@ impl<'a> Checker<'a> {
         let p = args.positional();
         match &p[0].value {
             Value::Dtype(dtype) => Value::int(dtype.bits()),
-            other => self.error(
-                "E0216",
-                p[0].span,
-                format!("`bits` takes a dtype, not a {}", other.type_name()),
-                "not a dtype",
-            ),
+            other => self.wrong_type(p[0].span, other, "`bits` takes a dtype", "not a dtype"),
         }
     }
 
@@ -37,12 +32,7 @@ impl<'a> Checker<'a> {
     pub(crate) fn dtype_limit(&mut self, name: &'static str, args: &Args) -> Value {
         let p = args.positional();
         let Value::Dtype(dtype) = &p[0].value else {
-            return self.error(
-                "E0216",
-                p[0].span,
-                format!("`{name}` takes a dtype, not a {}", p[0].value.type_name()),
-                "not a dtype",
-            );
+            return self.wrong_arg(p[0], &format!("`{name}` takes a dtype"), "not a dtype");
         };
         let largest = name == "max_value";
         let float = match dtype {
@@ -217,10 +207,10 @@ impl<'a> Checker<'a> {
                 with_term(value.clone(), term)
             }
             Value::HostTensor { .. } => self.host_math(name, args),
-            other => self.error(
-                "E0216",
+            other => self.wrong_type(
                 p[0].span,
-                format!("`{name}` takes a float, not a {}", other.type_name()),
+                other,
+                &format!("`{name}` takes a float"),
                 "not a float",
             ),
         }
@@ -252,14 +242,7 @@ impl<'a> Checker<'a> {
                         value: SymInt::constant(if name == "min" { x.min(y) } else { x.max(y) }),
                     },
                     _ => {
-                        let origin = self
-                            .dyn_origin(&a.value)
-                            .or_else(|| self.dyn_origin(&b.value))
-                            .unwrap_or(Origin {
-                                reason: "it is computed on the GPU".to_owned(),
-                                span: Some(span),
-                                term: None,
-                            });
+                        let origin = self.first_origin(&[&a.value, &b.value], span);
                         let dtype = held_dtype(ty);
                         let term = Term::Math {
                             function: if name == "min" {
@@ -297,14 +280,7 @@ impl<'a> Checker<'a> {
                         Known::Const(if name == "min" { x.min(y) } else { x.max(y) })
                     }
                     _ => {
-                        let origin = self
-                            .dyn_origin(&a.value)
-                            .or_else(|| self.dyn_origin(&b.value))
-                            .unwrap_or(Origin {
-                                reason: "it is computed on the GPU".to_owned(),
-                                span: Some(span),
-                                term: None,
-                            });
+                        let origin = self.first_origin(&[&a.value, &b.value], span);
                         let term = self.math_term(name, dtype, &[&a.value, &b.value]);
                         Known::Dyn(origin.computing(term))
                     }

@@ -15,13 +15,9 @@ impl<'a> Checker<'a> {
     pub(crate) fn make_tensor(&mut self, args: &Args) -> Value {
         let positional = args.positional();
         let Value::Pointer(pointer) = &positional[0].value else {
-            return self.error(
-                "E0216",
-                positional[0].span,
-                format!(
-                    "make_tensor takes a pointer (`t.iterator`) first, not a {}",
-                    positional[0].value.type_name()
-                ),
+            return self.wrong_arg(
+                positional[0],
+                "make_tensor takes a pointer (`t.iterator`) first",
                 "not a pointer",
             );
         };
@@ -124,15 +120,7 @@ impl<'a> Checker<'a> {
     pub(crate) fn local_tile(&mut self, args: &Args) -> Value {
         let p = args.positional();
         let Value::Tensor(tensor) = &p[0].value else {
-            return self.error(
-                "E0216",
-                p[0].span,
-                format!(
-                    "local_tile takes a tensor, not a {}",
-                    p[0].value.type_name()
-                ),
-                "not a tensor",
-            );
+            return self.wrong_arg(p[0], "local_tile takes a tensor", "not a tensor");
         };
         let (mut tiler_value, mut coord_value) = (p[1].value.clone(), p[2].value.clone());
         if let Some(projection) = p.get(3) {
@@ -217,13 +205,9 @@ impl<'a> Checker<'a> {
     pub(crate) fn domain_offset(&mut self, args: &Args) -> Value {
         let p = args.positional();
         let Value::Tensor(tensor) = &p[1].value else {
-            return self.error(
-                "E0216",
-                p[1].span,
-                format!(
-                    "domain_offset takes a coordinate, then a tensor, not a {}",
-                    p[1].value.type_name()
-                ),
+            return self.wrong_arg(
+                p[1],
+                "domain_offset takes a coordinate, then a tensor",
                 "not a tensor",
             );
         };
@@ -264,15 +248,7 @@ impl<'a> Checker<'a> {
     pub(crate) fn local_partition(&mut self, args: &Args) -> Value {
         let p = args.positional();
         let Value::Tensor(tensor) = &p[0].value else {
-            return self.error(
-                "E0216",
-                p[0].span,
-                format!(
-                    "local_partition takes a tensor, not a {}",
-                    p[0].value.type_name()
-                ),
-                "not a tensor",
-            );
+            return self.wrong_arg(p[0], "local_partition takes a tensor", "not a tensor");
         };
         let Some(threads) = self.expect_layout(&p[1].value, p[1].span) else {
             return Value::Unknown;
@@ -308,13 +284,10 @@ impl<'a> Checker<'a> {
         dtype: Option<Dtype>,
     ) -> Value {
         let Value::Tensor(tensor) = value else {
-            return self.error(
-                "E0216",
+            return self.wrong_type(
                 span,
-                format!(
-                    "a fragment is made like a tensor, not a {}",
-                    value.type_name()
-                ),
+                value,
+                "a fragment is made like a tensor",
                 "not a tensor",
             );
         };

@@ -35,12 +35,7 @@ impl<'a> Checker<'a> {
         let (Value::Tensor(global), Value::Tensor(tile)) = (&p[0].value, &p[1].value) else {
             for arg in &p[..2] {
                 if !matches!(arg.value, Value::Tensor(_) | Value::Unknown) {
-                    self.error(
-                        "E0216",
-                        arg.span,
-                        format!("`{name}` takes tensors, not a {}", arg.value.type_name()),
-                        "not a tensor",
-                    );
+                    self.wrong_arg(arg, &format!("`{name}` takes tensors"), "not a tensor");
                 }
             }
             return Value::Unknown;
@@ -146,12 +141,6 @@ impl<'a> Checker<'a> {
             );
         }
         if let (Some(map), Value::Tensor(barriers)) = (tma.map, &p[3].value) {
-            let coords = tma
-                .boxed
-                .modes
-                .iter()
-                .map(|mode| coords[*mode].clone())
-                .collect();
             self.emit(Effect::TmaLoad {
                 map,
                 coords,
@@ -198,13 +187,9 @@ impl<'a> Checker<'a> {
         let p = args.positional();
         let Value::Tma(tma) = &p[0].value else {
             if !matches!(p[0].value, Value::Unknown) {
-                self.error(
-                    "E0216",
-                    p[0].span,
-                    format!(
-                        "`prefetch_tma` takes `make_tma_load`'s or `make_tma_store`'s result, not a {}",
-                        p[0].value.type_name()
-                    ),
+                self.wrong_arg(
+                    p[0],
+                    "`prefetch_tma` takes `make_tma_load`'s or `make_tma_store`'s result",
                     "not a TMA copy",
                 );
             }
@@ -255,12 +240,6 @@ impl<'a> Checker<'a> {
             return Value::Unit;
         };
         if let Some(map) = tma.map {
-            let coords = tma
-                .boxed
-                .modes
-                .iter()
-                .map(|mode| coords[*mode].clone())
-                .collect();
             self.emit(Effect::TmaStore {
                 map,
                 coords,
@@ -282,13 +261,9 @@ impl<'a> Checker<'a> {
         };
         let Value::Tma(tma) = &arg.value else {
             if !matches!(arg.value, Value::Unknown) {
-                self.error(
-                    "E0216",
-                    arg.span,
-                    format!(
-                        "`{name}` takes `{maker}`'s result, not a {}",
-                        arg.value.type_name()
-                    ),
+                self.wrong_arg(
+                    arg,
+                    &format!("`{name}` takes `{maker}`'s result"),
                     "not a TMA copy",
                 );
             }
@@ -312,7 +287,7 @@ impl<'a> Checker<'a> {
     }
 
     /// The coordinates of the first element of `arg`, a tile of an identity tensor
-    /// shaped like the box with unit strides in mode order.
+    /// shaped like the box with unit strides in mode order, in the map's dimension order.
     fn box_origin(&mut self, boxed: &TmaBox, arg: &Arg) -> Option<Vec<SymInt>> {
         let not_a_box = |checker: &mut Self, why: String| {
             checker.error(
@@ -362,7 +337,16 @@ impl<'a> Checker<'a> {
             }
         }
         match identity.coordinate_of(&tensor.layout.offset) {
-            Ok(origin) => Some(origin.leaves()),
+            Ok(origin) => {
+                let origin = origin.leaves();
+                Some(
+                    boxed
+                        .modes
+                        .iter()
+                        .map(|mode| origin[*mode].clone())
+                        .collect(),
+                )
+            }
             Err(error) => not_a_box(self, error.to_string()),
         }
     }

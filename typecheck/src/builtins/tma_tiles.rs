@@ -19,15 +19,7 @@ impl<'a> Checker<'a> {
     pub(crate) fn tma_tile(&mut self, boxed: &TmaBox, arg: &Arg) -> Option<Arc<Tensor>> {
         let Value::Tensor(tile) = &arg.value else {
             if !matches!(arg.value, Value::Unknown) {
-                self.error(
-                    "E0216",
-                    arg.span,
-                    format!(
-                        "`tma_load` fills a shared tile, not a {}",
-                        arg.value.type_name()
-                    ),
-                    "not a tensor",
-                );
+                self.wrong_arg(arg, "`tma_load` fills a shared tile", "not a tensor");
             }
             return None;
         };

@@ -94,13 +94,9 @@ impl<'a> Checker<'a> {
             p[3].value,
             Value::Bool(_) | Value::Int { .. } | Value::Unknown
         ) {
-            return self.error(
-                "E0216",
-                p[3].span,
-                format!(
-                    "`{name}`'s last argument says whether D is added to: a boolean, not a {}",
-                    p[3].value.type_name()
-                ),
+            return self.wrong_arg(
+                p[3],
+                &format!("`{name}`'s last argument says whether D is added to: a boolean"),
                 "not a boolean",
             );
         }
@@ -162,13 +158,9 @@ impl<'a> Checker<'a> {
     /// power of two from 1 to 128 of them.
     fn tmem_fragment(&mut self, name: &str, arg: &Arg, shape: &str) -> Option<Arc<Tensor>> {
         let Value::Tensor(tensor) = &arg.value else {
-            self.error(
-                "E0216",
-                arg.span,
-                format!(
-                    "`{name}` moves a register fragment, not a {}",
-                    arg.value.type_name()
-                ),
+            self.wrong_arg(
+                arg,
+                &format!("`{name}` moves a register fragment"),
                 "not a tensor",
             );
             return None;

@@ -79,15 +79,7 @@ impl<'a> Checker<'a> {
     pub(crate) fn listed_tensor(&mut self, args: &Args) -> Value {
         let p = args.positional();
         let Value::Dtype(dtype) = p[0].value else {
-            return self.error(
-                "E0216",
-                p[0].span,
-                format!(
-                    "`tensor` takes a dtype first, not a {}",
-                    p[0].value.type_name()
-                ),
-                "not a dtype",
-            );
+            return self.wrong_arg(p[0], "`tensor` takes a dtype first", "not a dtype");
         };
         let items = match &p[1].value {
             Value::Tuple(items) => items.clone(),

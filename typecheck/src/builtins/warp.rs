@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use cute::{Dtype, MemorySpace};
+use lang::Span;
 use layout::SymInt;
 
 use crate::builtins::{Arg, Args};
@@ -131,13 +132,10 @@ impl<'a> Checker<'a> {
             }
             Value::Unknown => None,
             other => {
-                self.error(
-                    "E0216",
+                self.wrong_type(
                     lane.span,
-                    format!(
-                        "`{name}`'s second argument is an integer, not a {}",
-                        other.type_name()
-                    ),
+                    other,
+                    &format!("`{name}`'s second argument is an integer"),
                     "not an integer",
                 );
                 None
@@ -158,6 +156,36 @@ impl<'a> Checker<'a> {
         Value::Float {
             dtype: Some(dtype),
             value: Known::Dyn(Origin { term, ..origin }),
+        }
+    }
+
+    /// For an access `name` at `span` that `returns` what memory held: a fresh variable
+    /// for that value (the access checked like any other whose result is used), and
+    /// its origin.
+    pub(crate) fn memory_old_value(
+        &mut self,
+        name: &str,
+        returns: bool,
+        span: Span,
+    ) -> (Option<String>, Origin) {
+        let origin = Origin {
+            reason: format!("`{name}` returns what memory held"),
+            span: Some(span),
+            term: None,
+        };
+        let old = returns.then(|| self.unique_variable(name, origin.clone()));
+        if returns {
+            self.check_unguarded(span);
+        }
+        (old, origin)
+    }
+
+    /// What an access evaluates to: the `old` value of [`Checker::memory_old_value`]
+    /// as a `dtype`, or unit for one that returns nothing.
+    pub(crate) fn old_value(&mut self, old: Option<String>, dtype: Dtype, origin: Origin) -> Value {
+        match old {
+            Some(old) => self.named_value(&old, dtype, origin),
+            None => Value::Unit,
         }
     }
 
@@ -229,15 +257,7 @@ impl<'a> Checker<'a> {
         }
         self.check_element_store(&element, &p[2].value, p[2].span);
         let returns = name.starts_with("atomic_fetch_");
-        let origin = Origin {
-            reason: format!("`{name}` returns what memory held"),
-            span: Some(span),
-            term: None,
-        };
-        let old = returns.then(|| self.unique_variable(name, origin.clone()));
-        if returns {
-            self.check_unguarded(span);
-        }
+        let (old, origin) = self.memory_old_value(name, returns, span);
         if self.tracing_kernel() {
             match (index, term_of(&p[2].value)) {
                 (Some(index), Some(value)) => self.emit(Effect::Atomic {
@@ -251,10 +271,7 @@ impl<'a> Checker<'a> {
                 _ => self.emit(Effect::Unsupported(format!("this `{name}`"), span)),
             }
         }
-        match old {
-            Some(old) => self.named_value(&old, dtype, origin),
-            None => Value::Unit,
-        }
+        self.old_value(old, dtype, origin)
     }
 
     /// `fma(a, b, c)`: `a * b + c` rounded once, on floats.
@@ -279,12 +296,7 @@ impl<'a> Checker<'a> {
                 }
                 Value::Unknown => return Value::Unknown,
                 other => {
-                    return self.error(
-                        "E0216",
-                        arg.span,
-                        format!("`fma` takes floats, not a {}", other.type_name()),
-                        "not a float",
-                    );
+                    return self.wrong_type(arg.span, other, "`fma` takes floats", "not a float");
                 }
             }
         }

@@ -208,15 +208,7 @@ impl<'a> Checker<'a> {
                         && self.frame.context == Context::Device
                         && !given.is_empty()
                     {
-                        self.error(
-                            "E0215",
-                            span,
-                            format!(
-                                "the const parameter `{}` has no default and is not given",
-                                generic.name.text
-                            ),
-                            "missing a const argument",
-                        );
+                        self.missing_const_argument(generic, span);
                     }
                     Value::Unknown
                 }
@@ -224,6 +216,15 @@ impl<'a> Checker<'a> {
             let value = self.check_generic_kind(generic, value, span);
             self.bind(&generic.name, value, false, BindingKind::ConstParameter);
         }
+    }
+
+    /// Reports E0215: `generic` has no default and the call at `span` does not give it.
+    pub(crate) fn missing_const_argument(&mut self, generic: &GenericParam, span: Span) -> Value {
+        let message = format!(
+            "the const parameter `{}` has no default and is not given",
+            generic.name.text
+        );
+        self.error("E0215", span, message, "missing a const argument")
     }
 
     /// A const parameter's argument: the one given by name, else its default

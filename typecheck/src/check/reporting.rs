@@ -3,6 +3,7 @@
 
 use lang::{Diagnostic, Span};
 
+use crate::builtins::Arg;
 use crate::check::{Checker, EVAL_DEPTH_LIMIT, WORK_LIMIT};
 use crate::value::{Origin, Value};
 
@@ -43,6 +44,24 @@ impl<'a> Checker<'a> {
     ) -> Value {
         self.report(Diagnostic::error(code, message).with_primary(span, label));
         Value::Unknown
+    }
+
+    /// Reports the type error E0216 at `span`, `{takes}, not a {value's type}` (`takes`
+    /// saying what was wanted, as "`bits` takes a dtype"), and returns [`Value::Unknown`].
+    pub(crate) fn wrong_type(
+        &mut self,
+        span: Span,
+        value: &Value,
+        takes: &str,
+        label: &str,
+    ) -> Value {
+        let message = format!("{takes}, not a {}", value.type_name());
+        self.error("E0216", span, message, label)
+    }
+
+    /// [`Checker::wrong_type`] for an argument: its value at its span.
+    pub(crate) fn wrong_arg(&mut self, arg: &Arg, takes: &str, label: &str) -> Value {
+        self.wrong_type(arg.span, &arg.value, takes, label)
     }
 
     /// Counts one unit of work; false (after one diagnostic) once the budget is spent.

@@ -268,10 +268,10 @@ impl<'a> Checker<'a> {
                 }
                 Value::Unknown => return,
                 other => {
-                    self.error(
-                        "E0216",
+                    self.wrong_type(
                         branch.condition.span,
-                        format!("a condition is a bool, not a {}", other.type_name()),
+                        &other,
+                        "a condition is a bool",
                         "not a bool",
                     );
                     return;

@@ -131,11 +131,9 @@ impl<'a> Checker<'a> {
             Value::Int { ty, value }
                 if dtype.bits() < 32 && dtype.is_integer() && value.as_constant().is_none() =>
             {
-                let origin = self.symbolic_origin(&value).unwrap_or(Origin {
-                    reason: "it is computed on the GPU".to_owned(),
-                    span: Some(span),
-                    term: None,
-                });
+                let origin = self
+                    .symbolic_origin(&value)
+                    .unwrap_or_else(|| Origin::computed(span));
                 let term = Term::Convert(dtype, Arc::new(Term::Int(value, held_dtype(ty))));
                 Value::Int {
                     ty: IntType::Sized(dtype),

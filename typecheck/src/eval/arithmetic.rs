@@ -86,11 +86,7 @@ impl<'a> Checker<'a> {
         values
             .iter()
             .find_map(|value| self.dyn_origin(value))
-            .unwrap_or(Origin {
-                reason: "it is computed on the GPU".to_owned(),
-                span: Some(span),
-                term: None,
-            })
+            .unwrap_or_else(|| Origin::computed(span))
     }
 
     pub(crate) fn compare(
@@ -158,16 +154,7 @@ impl<'a> Checker<'a> {
             (None, other) | (other, None) => other,
             (Some(a), Some(b)) if a == b => Some(a),
             (Some(a), Some(b)) => {
-                self.report(
-                    Diagnostic::error(
-                        "E0214",
-                        format!("this mixes {a} and {b} without a conversion"),
-                    )
-                    .with_primary(span, format!("{a} and {b}"))
-                    .with_help(format!(
-                        "convert one side first, for example with `.to({a})`"
-                    )),
-                );
+                self.mixed_types(a, b, span);
                 None
             }
         }
@@ -247,11 +234,10 @@ impl<'a> Checker<'a> {
                 #[allow(clippy::cast_precision_loss)]
                 let known = match value.as_constant() {
                     Some(constant) => Known::Const(constant as f64),
-                    None => Known::Dyn(self.symbolic_origin(value).unwrap_or(Origin {
-                        reason: "it is computed on the GPU".to_owned(),
-                        span: Some(span),
-                        term: None,
-                    })),
+                    None => Known::Dyn(
+                        self.symbolic_origin(value)
+                            .unwrap_or_else(|| Origin::computed(span)),
+                    ),
                 };
                 Some((None, known))
             }

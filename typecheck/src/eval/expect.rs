@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use cute::Tensor;
+use cute::{Dtype, Tensor};
 use lang::{Diagnostic, Span};
 use layout::{IntTuple, Layout, LayoutError, SymInt};
 
@@ -140,6 +140,20 @@ impl<'a> Checker<'a> {
         )
     }
 
+    /// Reports E0214: an operation at `span` mixes the types `a` and `b`.
+    pub(crate) fn mixed_types(&mut self, a: Dtype, b: Dtype, span: Span) {
+        self.report(
+            Diagnostic::error(
+                "E0214",
+                format!("this mixes {a} and {b} without a conversion"),
+            )
+            .with_primary(span, format!("{a} and {b}"))
+            .with_help(format!(
+                "convert one side first, for example with `.to({a})`"
+            )),
+        );
+    }
+
     /// Joins two integer types: `int` adapts to a sized type; two different sized
     /// types are an error.
     pub(crate) fn unify_int_types(
@@ -152,16 +166,7 @@ impl<'a> Checker<'a> {
             (IntType::Int, other) | (other, IntType::Int) => Some(other),
             (IntType::Sized(a), IntType::Sized(b)) if a == b => Some(left),
             (IntType::Sized(a), IntType::Sized(b)) => {
-                self.report(
-                    Diagnostic::error(
-                        "E0214",
-                        format!("this mixes {a} and {b} without a conversion"),
-                    )
-                    .with_primary(span, format!("{a} and {b}"))
-                    .with_help(format!(
-                        "convert one side first, for example with `.to({a})`"
-                    )),
-                );
+                self.mixed_types(a, b, span);
                 None
             }
         }

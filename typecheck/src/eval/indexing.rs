@@ -145,13 +145,10 @@ impl<'a> Checker<'a> {
                 .map(Coord::Tuple),
             Value::Unknown => None,
             other => {
-                self.error(
-                    "E0216",
+                self.wrong_type(
                     span,
-                    format!(
-                        "a coordinate is made of integers and `_`, not a {}",
-                        other.type_name()
-                    ),
+                    other,
+                    "a coordinate is made of integers and `_`",
                     "not a coordinate",
                 );
                 None

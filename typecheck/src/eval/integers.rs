@@ -107,11 +107,7 @@ impl<'a> Checker<'a> {
                 let origin = self
                     .symbolic_origin(x)
                     .or_else(|| self.symbolic_origin(y))
-                    .unwrap_or(Origin {
-                        reason: "it is computed on the GPU".to_owned(),
-                        span: Some(span),
-                        term: None,
-                    });
+                    .unwrap_or_else(|| Origin::computed(span));
                 let dtype = held_dtype(ty);
                 let term = Term::Binary {
                     op,
@@ -136,11 +132,9 @@ impl<'a> Checker<'a> {
         if value.as_constant().is_some() || stays_in_type(value) {
             return value.clone();
         }
-        let origin = self.symbolic_origin(value).unwrap_or(Origin {
-            reason: "it is computed on the GPU".to_owned(),
-            span: Some(span),
-            term: None,
-        });
+        let origin = self
+            .symbolic_origin(value)
+            .unwrap_or_else(|| Origin::computed(span));
         let term = Term::Int(value.clone(), dtype);
         self.defined_variable("held", origin, term, span)
     }

@@ -76,10 +76,10 @@ impl<'a> Checker<'a> {
                 (layout, Codomain::Offsets, cosize)
             }
             other => {
-                return self.error(
-                    "E0216",
+                return self.wrong_type(
                     layout_expr.span,
-                    format!("{what} must be a layout, not a {}", other.type_name()),
+                    &other,
+                    &format!("{what} must be a layout"),
                     "not a layout",
                 );
             }

@@ -134,15 +134,19 @@ impl<'a> Checker<'a> {
                 value: Known::Const(f64::INFINITY),
             };
         }
-        if let Some(index) = INDEX1.into_iter().find(|builtin| *builtin == name.text) {
-            if self.frame.context != Context::Device {
-                return self.error(
-                    "E0220",
-                    name.span,
-                    format!("`{index}` exists only in device code (kernels and device functions)"),
-                    "not available here",
-                );
-            }
+        let index1 = INDEX1.into_iter().find(|builtin| *builtin == name.text);
+        let index3 = INDEX3.into_iter().find(|builtin| *builtin == name.text);
+        if let Some(index) = index1.or(index3)
+            && self.frame.context != Context::Device
+        {
+            return self.error(
+                "E0220",
+                name.span,
+                format!("`{index}` exists only in device code (kernels and device functions)"),
+                "not available here",
+            );
+        }
+        if let Some(index) = index1 {
             let reason = match index {
                 "lane_idx" => "`lane_idx` is the thread's lane in its warp",
                 "warp_idx" => "`warp_idx` is the warp's index in its block",
@@ -165,15 +169,7 @@ impl<'a> Checker<'a> {
                 value: SymInt::variable(index),
             };
         }
-        if let Some(index) = INDEX3.into_iter().find(|builtin| *builtin == name.text) {
-            if self.frame.context != Context::Device {
-                return self.error(
-                    "E0220",
-                    name.span,
-                    format!("`{index}` exists only in device code (kernels and device functions)"),
-                    "not available here",
-                );
-            }
+        if let Some(index) = index3 {
             if index.contains("cluster") && !self.require_arch(index, 90, name.span) {
                 return Value::Unknown;
             }

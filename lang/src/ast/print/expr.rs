@@ -3,7 +3,7 @@
 use std::fmt::Write;
 
 use super::Printer;
-use crate::ast::{Argument, Expr, ExprKind, Name, Path};
+use crate::ast::{Argument, Expr, ExprKind, MemorySpace, Name, Path};
 
 impl Printer {
     pub(super) fn path(&mut self, path: &Path) {
@@ -88,12 +88,14 @@ impl Printer {
                 space,
                 element,
                 layout,
-            } => {
-                let _ = write!(self.out, "({} {} ", space.keyword(), element.text);
-                self.expr(layout);
-                self.out.push(')');
-            }
+            } => self.tensor(*space, element, layout),
         }
+    }
+
+    /// A tensor type or allocation: `(space element layout)`.
+    pub(super) fn tensor(&mut self, space: MemorySpace, element: &Name, layout: &Expr) {
+        let head = format!("{} {}", space.keyword(), element.text);
+        self.list(&head, std::slice::from_ref(layout));
     }
 
     fn list(&mut self, head: &str, elements: &[Expr]) {

@@ -1,0 +1,37 @@
+//! The ops of `cukc layout --batch`, every one of LAYOUT-QUERIES.md's table: what the
+//! batch tests send.
+
+/// Every op of LAYOUT-QUERIES.md's table.
+pub const OPS: [&str; 31] = [
+    "size",
+    "cosize",
+    "rank",
+    "depth",
+    "evaluate",
+    "slice",
+    "table",
+    "coalesce",
+    "filter",
+    "composition",
+    "complement",
+    "right_inverse",
+    "left_inverse",
+    "logical_divide",
+    "zipped_divide",
+    "tiled_divide",
+    "flat_divide",
+    "logical_product",
+    "zipped_product",
+    "tiled_product",
+    "flat_product",
+    "blocked_product",
+    "raked_product",
+    "swizzle",
+    "swizzle_table",
+    "product",
+    "inner_product",
+    "shape_div",
+    "prefix_product",
+    "idx2crd",
+    "crd2idx",
+];
