@@ -92,8 +92,12 @@ const MAX_BUILDER_FIELDS: usize = 11;
 /// problem, and the instruction when it is one's), and installing ptxas gives its
 /// `FindError` (pip's failure kept as a `PipFailure` until then). 76: the runtime's
 /// GPU driver gives `runtime::GpuError` (a driver call's error or cuBLAS's status with
-/// what was being done, or a refusal in words).
-const MAX_STRING_RESULTS: usize = 76;
+/// what was being done, or a refusal in words). 59: the runtime's references give
+/// `OperandError` for matmul's and attention's operands too, a tensor's shape gives a
+/// `ShapeError` (a zero, too large, or a host `Shortfall`), a time-limit variable a
+/// `BadLimit`, ranks launching together a `RanksError` (on GPUs within a
+/// `RankLaunchError`), and a device's copies a `TransferError`.
+const MAX_STRING_RESULTS: usize = 59;
 
 fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")

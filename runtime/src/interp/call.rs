@@ -14,7 +14,7 @@ use crate::harness::{BenchResult, Metric, Reference};
 use crate::marshal::{self, CallArg};
 use crate::random::{Distribution, fill};
 use crate::ranks::Hidden;
-use crate::tensor::{Creation, Dense, Tensor, element_count};
+use crate::tensor::{Creation, Dense, ShapeError, Tensor, element_count};
 
 impl Interpreter<'_> {
     /// Tensor `index`'s values, downloading them if a kernel wrote it last.
@@ -32,7 +32,7 @@ impl Interpreter<'_> {
             tensor.host = Some(
                 device
                     .download(buffer)
-                    .map_err(|message| Stop::error(span, message))?,
+                    .map_err(|error| Stop::error(span, error.to_string()))?,
             );
         }
         tensor
@@ -86,7 +86,7 @@ impl Interpreter<'_> {
                         strides: None,
                         address: device
                             .address(buffer)
-                            .map_err(|message| Stop::error(*arg_span, message))?,
+                            .map_err(|error| Stop::error(*arg_span, error.to_string()))?,
                     }
                 }
                 other => {
@@ -130,7 +130,7 @@ impl Interpreter<'_> {
                 symmetric,
             ))
             .map(|launched| launched_plan = Some(launched))
-            .map_err(|message| (message, None)),
+            .map_err(|error| (error.to_string(), None)),
             _ if hidden.is_some() => Err((
                 format!(
                     "`{name}` has `symmetric(...)` tensors: it runs in a `test ... ranks(N)` block"
@@ -397,7 +397,7 @@ impl Interpreter<'_> {
         seed: u64,
         span: Span,
     ) -> Eval<Tensor> {
-        let failed = |message: String| Stop::error(span, message);
+        let failed = |error: ShapeError| Stop::error(span, error.to_string());
         let draw = |shape: Vec<usize>| Tensor::create(creation, dtype, shape, seed);
         let Ok(Device::Gpu(gpu) | Device::GpuRank(gpu, ..)) = &mut self.device else {
             return draw(shape).map_err(failed);
@@ -408,7 +408,9 @@ impl Interpreter<'_> {
             draw(shape.clone())
                 .map_or_else(|_| Vec::new(), |tensor| tensor.host.unwrap_or_default())
         };
-        match (gpu.created_copy(&key, drawn)).map_err(|error| failed(error.to_string()))? {
+        match (gpu.created_copy(&key, drawn))
+            .map_err(|error| Stop::error(span, error.to_string()))?
+        {
             Some(buffer) => Ok(Tensor {
                 dtype,
                 shape,
@@ -461,7 +463,7 @@ pub(super) fn upload(device: &mut Device<'_>, tensor: &mut Tensor, span: Span) -
     };
     let buffer = device
         .upload(bytes)
-        .map_err(|message| Stop::error(span, message))?;
+        .map_err(|error| Stop::error(span, error.to_string()))?;
     tensor.device = Some(buffer);
     Ok(())
 }

@@ -413,7 +413,7 @@ impl Interpreter<'_> {
                     Some(v) => ops::attention(&q, &k, &self.tensor_arg(v)?, causal),
                     None => ops::attention_lse(&q, &k, causal),
                 }
-                .map_err(|message| Stop::error(span, message))?;
+                .map_err(|error| Stop::error(span, error.to_string()))?;
                 Ok(self.new_tensor(Tensor::from_dense(&result)))
             }
             "paged_attention" => {

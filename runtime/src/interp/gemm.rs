@@ -22,7 +22,7 @@ use rayon::prelude::*;
 
 use super::call::upload;
 use super::{Eval, Interpreter, Stop, Value};
-use crate::device::{Device, DeviceBuffer};
+use crate::device::{Device, DeviceBuffer, TransferError};
 use crate::driver::Gemm;
 use crate::element::{decode, encode};
 use crate::harness::Reference;
@@ -39,7 +39,7 @@ impl Interpreter<'_> {
         let b_index = self.tensor_index(b)?;
         let extents =
             ops::matmul_extents(&self.tensors[a_index].shape, &self.tensors[b_index].shape)
-                .map_err(|message| Stop::error(span, message))?;
+                .map_err(|error| Stop::error(span, error.to_string()))?;
         let why_not_gpu = match self.gpu_matmul(a_index, b_index, extents, span)? {
             Ok(tensor) => return Ok(self.new_tensor(tensor)),
             Err(reason) => reason,
@@ -55,7 +55,7 @@ impl Interpreter<'_> {
         }
         let a = self.dense(a_index, a.span)?;
         let b = self.dense(b_index, b.span)?;
-        let product = ops::matmul(&a, &b).map_err(|message| Stop::error(span, message))?;
+        let product = ops::matmul(&a, &b).map_err(|error| Stop::error(span, error.to_string()))?;
         Ok(self.new_tensor(Tensor::from_dense(&product)))
     }
 
@@ -87,7 +87,7 @@ impl Interpreter<'_> {
         } else {
             Some((self.widened(a, span)?, self.widened(b, span)?))
         };
-        let failed = |message: String| Stop::error(span, message);
+        let failed = |error: TransferError| Stop::error(span, error.to_string());
         let Ok(device) = &mut self.device else {
             return Ok(Err("no GPU".to_owned()));
         };
@@ -125,8 +125,8 @@ impl Interpreter<'_> {
             input,
             output,
         };
-        let bytes =
-            (gpu.gemm(&gemm, a_buffer, b_buffer)).map_err(|error| failed(error.to_string()))?;
+        let bytes = (gpu.gemm(&gemm, a_buffer, b_buffer))
+            .map_err(|error| Stop::error(span, error.to_string()))?;
         let width = dtype.bytes();
         let mut rounded = vec![0u8; m * n * width];
         rounded
@@ -186,7 +186,7 @@ impl Interpreter<'_> {
         let a_shape = logical(stored(a), a_transposed);
         let b_shape = logical(stored(b), b_transposed);
         let [m, k, n] = ops::matmul_extents(&a_shape, &b_shape)
-            .map_err(|message| Stop::error(span, message))?;
+            .map_err(|error| Stop::error(span, error.to_string()))?;
         let dtype = self.tensors[a].dtype;
         if self.tensors[b].dtype != dtype || !Gemm::supported(dtype, dtype) {
             return Err(Stop::error(
@@ -217,7 +217,6 @@ impl Interpreter<'_> {
                 _ => Err(Stop::Skip(reason)),
             };
         }
-        let failed = |message: String| Stop::error(span, message);
         let Ok(device) = &mut self.device else {
             return Err(Stop::Skip("no GPU for the cuBLAS reference".to_owned()));
         };
@@ -237,7 +236,7 @@ impl Interpreter<'_> {
         };
         let ms = gpu
             .time_gemm(&gemm, a_buffer, b_buffer, config.warmup, config.runs)
-            .map_err(|error| failed(error.to_string()))?;
+            .map_err(|error| Stop::error(span, error.to_string()))?;
         let note = (gemm.flops() != u128::from(reported_flops)).then(|| {
             format!(
                 "cuBLAS's GEMM {} does {} flops, not the {reported_flops} reported",
