@@ -96,8 +96,12 @@ const MAX_BUILDER_FIELDS: usize = 11;
 /// `OperandError` for matmul's and attention's operands too, a tensor's shape gives a
 /// `ShapeError` (a zero, too large, or a host `Shortfall`), a time-limit variable a
 /// `BadLimit`, ranks launching together a `RanksError` (on GPUs within a
-/// `RankLaunchError`), and a device's copies a `TransferError`.
-const MAX_STRING_RESULTS: usize = 59;
+/// `RankLaunchError`), and a device's copies a `TransferError`. 52: a block without a
+/// device says why in a `NoDevice` (no kernel, an emulated bench, a GPU per rank, or
+/// the GPU's `GpuUnavailable`: its open failed or panicked, or a kernel hung on it), a
+/// panic caught at a block's boundary is a `Panic`, and a `matmul` kept on the CPU says
+/// why in an `OnCpu`.
+const MAX_STRING_RESULTS: usize = 52;
 
 fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")

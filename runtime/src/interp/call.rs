@@ -58,7 +58,7 @@ impl Interpreter<'_> {
         let compiled = &self.kernels[index];
         let device = match &mut self.device {
             Ok(device) => device,
-            Err(reason) => return Err(Stop::Skip(reason.clone())),
+            Err(reason) => return Err(Stop::Skip(reason.to_string())),
         };
         for (value, arg_span) in &values {
             if let Value::Tensor(tensor) = value {

@@ -28,7 +28,7 @@ use trace::{HostConst, HostFacts};
 
 use crate::CompiledKernel;
 use crate::device::Device;
-use crate::harness::{BenchConfig, BenchResult};
+use crate::harness::{BenchConfig, BenchResult, NoDevice};
 use crate::tensor::Tensor;
 
 /// How many statements and loop iterations one block may execute (fewer in unit tests,
@@ -110,7 +110,7 @@ enum Flow {
 pub struct Interpreter<'m> {
     module: &'m Module,
     kernels: &'m [CompiledKernel],
-    device: Result<Device<'m>, String>,
+    device: Result<Device<'m>, NoDevice>,
     /// Every tensor created so far.
     pub tensors: Vec<Tensor>,
     scopes: Vec<HashMap<String, Value>>,
@@ -138,7 +138,7 @@ impl<'m> Interpreter<'m> {
         module: &'m Module,
         host: &'m HostFacts,
         kernels: &'m [CompiledKernel],
-        device: Result<Device<'m>, String>,
+        device: Result<Device<'m>, NoDevice>,
         seed: u64,
         bench: Option<BenchConfig>,
     ) -> Self {
