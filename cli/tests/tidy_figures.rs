@@ -100,8 +100,13 @@ const MAX_BUILDER_FIELDS: usize = 11;
 /// device says why in a `NoDevice` (no kernel, an emulated bench, a GPU per rank, or
 /// the GPU's `GpuUnavailable`: its open failed or panicked, or a kernel hung on it), a
 /// panic caught at a block's boundary is a `Panic`, and a `matmul` kept on the CPU says
-/// why in an `OnCpu`.
-const MAX_STRING_RESULTS: usize = 52;
+/// why in an `OnCpu`. 42: a kernel call's checks say what failed: `marshal::select`
+/// gives a `SelectError` (not compiled, or no instantiation with those const
+/// arguments), an argument's check an `ArgumentError` (out of range, dtype, shape,
+/// reach, strides, kind, or an expression that cannot be evaluated) on its way to the
+/// `PlanError`, a hidden tensor map a `TensorMapError` (the hardware rule it breaks),
+/// and a layout that is not row-major a `NotRowMajor`.
+const MAX_STRING_RESULTS: usize = 42;
 
 fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")

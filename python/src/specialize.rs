@@ -87,8 +87,8 @@ pub fn instantiate(
             (name.clone(), value)
         })
         .collect();
-    let index =
-        marshal::select(&program.kernels, kernel, &wanted).map_err(PyValueError::new_err)?;
+    let index = marshal::select(&program.kernels, kernel, &wanted)
+        .map_err(|error| PyValueError::new_err(error.to_string()))?;
     Ok((program, index))
 }
 

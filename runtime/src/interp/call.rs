@@ -53,7 +53,7 @@ impl Interpreter<'_> {
             values.push((self.expr(&arg.value)?, arg.value.span));
         }
         let index = marshal::select(self.kernels, name, &consts)
-            .map_err(|message| Stop::error(span, message))?;
+            .map_err(|error| Stop::error(span, error.to_string()))?;
         self.check_elements(index, &values, span)?;
         let compiled = &self.kernels[index];
         let device = match &mut self.device {
@@ -111,7 +111,7 @@ impl Interpreter<'_> {
         let plan = marshal::plan(&compiled.signature, &call_args)
             .map_err(|message| Stop::error(span, message))?;
         super::row_major::check(&compiled.signature, &call_args)
-            .map_err(|message| Stop::error(span, message))?;
+            .map_err(|error| Stop::error(span, error.to_string()))?;
         // On GPUs a rank's launch is the plan with its hidden parameters filled in,
         // which a bench times again.
         let mut launched_plan = None;
