@@ -48,7 +48,7 @@ impl std::error::Error for NotRowMajor {}
 /// Checks that each tensor argument is read through the row-major layout of its shape;
 /// the message names the kernel, the parameter and both layouts. Parameters whose
 /// extents do not group into the tensor's shape are left to `marshal`'s checks.
-pub(super) fn check(signature: &Signature, args: &[CallArg<'_>]) -> Result<(), NotRowMajor> {
+pub(super) fn check(signature: &Signature, args: &[CallArg<'_>]) -> Result<(), Box<NotRowMajor>> {
     let ints: Vec<i64> = args
         .iter()
         .map(|arg| match arg {
@@ -74,14 +74,14 @@ pub(super) fn check(signature: &Signature, args: &[CallArg<'_>]) -> Result<(), N
         let differs = (extents.iter().zip(strides.iter().zip(&expected)))
             .any(|(extent, (stride, want))| *extent > 1 && stride != want);
         if differs {
-            return Err(NotRowMajor {
+            return Err(Box::new(NotRowMajor {
                 kernel: signature.name.clone(),
                 param: param.name.clone(),
                 extents,
                 strides,
                 shape: given.iter().map(|extent| *extent as i64).collect(),
                 expected,
-            });
+            }));
         }
     }
     Ok(())
