@@ -105,8 +105,11 @@ const MAX_BUILDER_FIELDS: usize = 11;
 /// arguments), an argument's check an `ArgumentError` (out of range, dtype, shape,
 /// reach, strides, kind, or an expression that cannot be evaluated) on its way to the
 /// `PlanError`, a hidden tensor map a `TensorMapError` (the hardware rule it breaks),
-/// and a layout that is not row-major a `NotRowMajor`.
-const MAX_STRING_RESULTS: usize = 42;
+/// and a layout that is not row-major a `NotRowMajor`. 37: reading a manifest gives a
+/// `ManifestError` (not its JSON, another version, or a kernel entry's `EntryProblem`),
+/// and a failed `assert_close` its `Mismatch` (shapes, or the bad elements and the
+/// worst).
+const MAX_STRING_RESULTS: usize = 37;
 
 fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")

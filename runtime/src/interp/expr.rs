@@ -494,7 +494,7 @@ impl Interpreter<'_> {
                     }
                 }
                 assert_close(&actual, &expected, tolerance)
-                    .map_err(|message| Stop::error(span, message))?;
+                    .map_err(|mismatch| Stop::error(span, mismatch.to_string()))?;
                 Ok(Value::Unit)
             }
             "ceil_div" | "min" | "max" => {
