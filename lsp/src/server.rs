@@ -35,6 +35,7 @@ use lsp_types::{
 };
 use serde_json::Value;
 
+use crate::SessionError;
 use crate::analysis::FileAnalysis;
 use crate::{completion, diagnostics, hover, navigation};
 
@@ -85,7 +86,7 @@ impl<'c> Server<'c> {
 
     /// Serves until `exit` (an error unless `shutdown` came first, as the protocol
     /// asks), or until the client goes away.
-    pub fn run(mut self) -> Result<(), String> {
+    pub fn run(mut self) -> Result<(), SessionError> {
         loop {
             let due = self.documents.values().filter_map(|d| d.publish_at).min();
             let received = match due {
@@ -110,7 +111,7 @@ impl<'c> Server<'c> {
                     return if self.shut_down {
                         Ok(())
                     } else {
-                        Err("`exit` before `shutdown`".to_owned())
+                        Err(SessionError::ExitBeforeShutdown)
                     };
                 }
                 Message::Notification(notification) => self.notification(notification),
@@ -373,7 +374,10 @@ mod tests {
     use serde_json::{Value, json};
 
     /// A server on an in-memory connection, initialised, and the client's end.
-    fn start() -> (Connection, std::thread::JoinHandle<Result<(), String>>) {
+    fn start() -> (
+        Connection,
+        std::thread::JoinHandle<Result<(), crate::SessionError>>,
+    ) {
         let (server_end, client) = Connection::memory();
         let server = std::thread::spawn(move || crate::serve(&server_end));
         let initialize = Request::new(
