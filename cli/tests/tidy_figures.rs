@@ -110,8 +110,11 @@ const MAX_BUILDER_FIELDS: usize = 11;
 /// and a failed `assert_close` its `Mismatch` (shapes, or the bad elements and the
 /// worst). 31: a language-server session ends with a `SessionError` (`exit` before
 /// `initialize` or `shutdown`, or the transport's `TransportError`), and a skipped
-/// message body says why in a `Skip`.
-const MAX_STRING_RESULTS: usize = 31;
+/// message body says why in a `Skip`. 22: the Python package's compile gives an
+/// `AssembleError` (the PTX not emitted, `NoPtxas`, or ptxas's failure), its cache a
+/// `WriteError`, a const argument a `ConstArgumentError`, and reading a tensor a
+/// `ReadError` (torch's, the array interface's or DLPack's problem, or no tensor).
+const MAX_STRING_RESULTS: usize = 22;
 
 fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
