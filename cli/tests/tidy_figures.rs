@@ -113,8 +113,12 @@ const MAX_BUILDER_FIELDS: usize = 11;
 /// message body says why in a `Skip`. 22: the Python package's compile gives an
 /// `AssembleError` (the PTX not emitted, `NoPtxas`, or ptxas's failure), its cache a
 /// `WriteError`, a const argument a `ConstArgumentError`, and reading a tensor a
-/// `ReadError` (torch's, the array interface's or DLPack's problem, or no tensor).
-const MAX_STRING_RESULTS: usize = 22;
+/// `ReadError` (torch's, the array interface's or DLPack's problem, or no tensor). 14:
+/// `cukc`'s output plan gives a `Refusal` and its writes a `WriteError` (the folder or
+/// the file, with the `io::Error`), `layout show` an `Unevaluated` for a `.cuk`
+/// expression without a layout, the files of a command a `FilesError`, a time limit a
+/// `SecondsError`, and finding ptxas backend-ptx's own `FindError`.
+const MAX_STRING_RESULTS: usize = 14;
 
 fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
