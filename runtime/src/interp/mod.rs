@@ -10,10 +10,12 @@
 //! `continue` and `report` (in benches).
 
 mod arrays;
+mod builtins;
 mod call;
 mod expr;
 mod gemm;
 mod references;
+mod report;
 mod row_major;
 mod varlen;
 
