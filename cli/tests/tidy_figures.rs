@@ -117,8 +117,9 @@ const MAX_BUILDER_FIELDS: usize = 11;
 /// `cukc`'s output plan gives a `Refusal` and its writes a `WriteError` (the folder or
 /// the file, with the `io::Error`), `layout show` an `Unevaluated` for a `.cuk`
 /// expression without a layout, the files of a command a `FilesError`, a time limit a
-/// `SecondsError`, and finding ptxas backend-ptx's own `FindError`.
-const MAX_STRING_RESULTS: usize = 14;
+/// `SecondsError`, and finding ptxas backend-ptx's own `FindError`. 13: `marshal::plan`
+/// gives its `PlanError` (the message and the parameter), taking `plan_checked`'s place.
+const MAX_STRING_RESULTS: usize = 13;
 
 fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")

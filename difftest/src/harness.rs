@@ -291,7 +291,7 @@ fn launch(
     }
     let plan = match runtime::marshal::plan(&kernel.signature, &args) {
         Ok(plan) => plan,
-        Err(message) => return fault(message),
+        Err(error) => return fault(error.message),
     };
     if let Err((message, diagnostic)) = device.launch(index, kernel, &plan, lang::Span::empty(0)) {
         let code = diagnostic.map_or("driver", |diagnostic| diagnostic.code);

@@ -108,7 +108,7 @@ impl Interpreter<'_> {
             call_args.extend(std::iter::repeat_n(CallArg::Int(0), count));
         }
         let plan = marshal::plan(&compiled.signature, &call_args)
-            .map_err(|message| Stop::error(span, message))?;
+            .map_err(|error| Stop::error(span, error.message))?;
         super::row_major::check(&compiled.signature, &call_args)
             .map_err(|error| Stop::error(span, error.to_string()))?;
         // On GPUs a rank's launch is the plan with its hidden parameters filled in,

@@ -227,13 +227,9 @@ fn const_text(consts: &[(String, ConstValue)]) -> String {
     parts.join(", ")
 }
 
-/// Checks a call's arguments against `signature` and works out the launch.
-pub fn plan(signature: &Signature, args: &[CallArg<'_>]) -> Result<LaunchPlan, String> {
-    plan_checked(signature, args).map_err(|error| error.message)
-}
-
-/// [`plan`], saying which parameter a failed check is about.
-pub fn plan_checked(signature: &Signature, args: &[CallArg<'_>]) -> Result<LaunchPlan, PlanError> {
+/// Checks a call's arguments against `signature` and works out the launch; a failed
+/// check says which parameter it is about.
+pub fn plan(signature: &Signature, args: &[CallArg<'_>]) -> Result<LaunchPlan, PlanError> {
     Planner::new(signature).plan(args)
 }
 
