@@ -7,10 +7,13 @@
 //! across cores ([`assemble_each`]), or, when they must share one cubin (`cukc
 //! build`), by one ptxas optimising its functions on every core (`-split-compile`).
 
+use std::fmt;
 use std::path::PathBuf;
-use std::time::Duration;
+use std::time::{Duration, TryFromFloatSecsError};
 
-use backend_ptx::ptxas::{self, AssembleOptions, AssemblyCache, Environment, PtxasFailure};
+use backend_ptx::ptxas::{
+    self, AssembleOptions, AssemblyCache, Environment, FindError, PtxasFailure,
+};
 use lang::Diagnostic;
 
 use crate::output::errln;
@@ -31,20 +34,42 @@ pub struct PtxasArgs {
 }
 
 /// `--ptxas-timeout`'s parser: seconds, fractions allowed, more than zero.
-pub fn parse_seconds(text: &str) -> Result<Duration, String> {
+pub fn parse_seconds(text: &str) -> Result<Duration, SecondsError> {
     match text.parse::<f64>() {
         Ok(seconds) if seconds > 0.0 && seconds.is_finite() => {
-            Duration::try_from_secs_f64(seconds).map_err(|error| error.to_string())
+            Duration::try_from_secs_f64(seconds).map_err(SecondsError::TooLong)
         }
-        _ => Err(format!("`{text}` is not a number of seconds above zero")),
+        _ => Err(SecondsError::NotSeconds(text.to_owned())),
     }
 }
 
+/// Why a command-line value is not a time limit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SecondsError {
+    /// Not a number above zero: the text.
+    NotSeconds(String),
+    /// More seconds than a duration holds.
+    TooLong(TryFromFloatSecsError),
+}
+
+impl fmt::Display for SecondsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SecondsError::NotSeconds(text) => {
+                write!(f, "`{text}` is not a number of seconds above zero")
+            }
+            SecondsError::TooLong(error) => error.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for SecondsError {}
+
 /// The ptxas the arguments and the environment lead to (installing it if need be,
 /// with pip's progress on standard error), or why there is none.
-pub fn find_ptxas(args: &PtxasArgs) -> Result<ptxas::Ptxas, String> {
+pub fn find_ptxas(args: &PtxasArgs) -> Result<ptxas::Ptxas, FindError> {
     let env = Environment::from_process(args.path.clone(), args.offline);
-    ptxas::find(&env, &mut |progress| errln!("cukc: {progress}")).map_err(|error| error.to_string())
+    ptxas::find(&env, &mut |progress| errln!("cukc: {progress}"))
 }
 
 /// The cubin cache in cukc's cache directory (`CUKC_CACHE_DIR`, `XDG_CACHE_HOME`,
@@ -63,7 +88,7 @@ fn cores() -> u32 {
 }
 
 /// The diagnostic for a file that cannot be assembled because there is no ptxas.
-pub fn no_ptxas(reason: &str, at: lang::Span) -> Diagnostic {
+pub fn no_ptxas(reason: &FindError, at: lang::Span) -> Diagnostic {
     Diagnostic::error("E0303", format!("no ptxas: {reason}"))
         .with_primary(at, "cannot assemble this file")
 }

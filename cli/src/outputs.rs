@@ -9,6 +9,7 @@
 //! into place, so a reader never sees half a file; [`remove_stale`] deletes outputs
 //! of an earlier build when this one fails, so nothing left behind looks current.
 
+use std::fmt;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -46,6 +47,73 @@ impl Plan {
     }
 }
 
+/// Why a command line's destinations cannot be followed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// `-o -` for a cubin.
+    CubinToStdout,
+    /// `-o X.ptx` for a cubin, whose PTX would go beside it in the same file.
+    CubinNamedPtx(PathBuf),
+    /// A destination that is the input file.
+    OverInput(PathBuf),
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Refusal::CubinToStdout => f.write_str(
+                "`-o -` prints text, but a cubin is binary and its PTX goes beside \
+                 it; use `-o FILE.cubin`, or `--emit ptx -o -` to print the PTX",
+            ),
+            Refusal::CubinNamedPtx(path) => write!(
+                f,
+                "-o {} names the cubin, and its PTX goes beside it with the extension \
+                 .ptx, which is the same file; use -o FILE.cubin, or --emit ptx to \
+                 write only the PTX",
+                path.display()
+            ),
+            Refusal::OverInput(path) => write!(
+                f,
+                "{} is the input file; cukc will not write its output over its source \
+                 (choose another name with -o)",
+                path.display()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for Refusal {}
+
+/// Why an output was not written.
+#[derive(Debug)]
+pub enum WriteError {
+    /// Its folder could not be created.
+    Folder {
+        folder: PathBuf,
+        error: std::io::Error,
+    },
+    /// The file could not be written.
+    File {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+}
+
+impl fmt::Display for WriteError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WriteError::Folder { folder, error } => {
+                write!(f, "cannot create the folder {}: {error}", folder.display())
+            }
+            WriteError::File { path, error } => {
+                write!(f, "cannot write {}: {error}", path.display())
+            }
+        }
+    }
+}
+
+impl std::error::Error for WriteError {}
+
 /// The destinations for building `input` into `extension` (`cubin`, `ptx` or `kir`)
 /// with `-o output`, and with a launch manifest beside a cubin when `manifest`; the
 /// error says why the command line cannot be followed.
@@ -54,27 +122,18 @@ pub fn plan(
     output: Option<&Path>,
     extension: &str,
     manifest: bool,
-) -> Result<Plan, String> {
+) -> Result<Plan, Refusal> {
     let is_cubin = extension == "cubin";
     let main = match output {
         Some(path) if path == Path::new("-") => {
             if is_cubin {
-                return Err(
-                    "`-o -` prints text, but a cubin is binary and its PTX goes beside \
-                     it; use `-o FILE.cubin`, or `--emit ptx -o -` to print the PTX"
-                        .to_owned(),
-                );
+                return Err(Refusal::CubinToStdout);
             }
             Destination::Stdout
         }
         Some(path) => {
             if is_cubin && path.extension().is_some_and(|found| found == "ptx") {
-                return Err(format!(
-                    "-o {} names the cubin, and its PTX goes beside it with the extension \
-                     .ptx, which is the same file; use -o FILE.cubin, or --emit ptx to \
-                     write only the PTX",
-                    path.display()
-                ));
+                return Err(Refusal::CubinNamedPtx(path.to_owned()));
             }
             Destination::File(path.to_owned())
         }
@@ -94,11 +153,7 @@ pub fn plan(
         manifest_beside,
     };
     if let Some(clash) = plan.files().find(|file| same_file(file, input)) {
-        return Err(format!(
-            "{} is the input file; cukc will not write its output over its source \
-             (choose another name with -o)",
-            clash.display()
-        ));
+        return Err(Refusal::OverInput(clash.to_owned()));
     }
     Ok(plan)
 }
@@ -124,19 +179,24 @@ fn same_file(a: &Path, b: &Path) -> bool {
 /// Writes `bytes` to `path` through a temporary file in the same folder, renamed over
 /// `path` once complete; creates the folder when it is missing. A `path` that exists
 /// and is not a regular file (`/dev/null`, `/dev/stdout`, a FIFO) is written directly,
-/// never replaced. The error is a sentence naming the path.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
+/// never replaced. The error names the path.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
     let folder = folder_of(path);
-    std::fs::create_dir_all(folder)
-        .map_err(|error| format!("cannot create the folder {}: {error}", folder.display()))?;
+    std::fs::create_dir_all(folder).map_err(|error| WriteError::Folder {
+        folder: folder.to_owned(),
+        error,
+    })?;
     replace_atomically(path, bytes)
 }
 
 /// [`write_atomically`] into a folder that must exist: a symbolic link at `path` is
 /// replaced, not followed, and a write that fails leaves `path` as it was.
-pub fn replace_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
+pub fn replace_atomically(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
     use std::os::unix::fs::PermissionsExt;
-    let cannot_write = |error: std::io::Error| format!("cannot write {}: {error}", path.display());
+    let cannot_write = |error: std::io::Error| WriteError::File {
+        path: path.to_owned(),
+        error,
+    };
     if std::fs::metadata(path).is_ok_and(|found| !found.is_file() && !found.is_dir()) {
         let mut special = std::fs::OpenOptions::new()
             .write(true)
@@ -215,7 +275,10 @@ mod tests {
         std::fs::write(&source, "// source").expect("written");
         let refused =
             plan(&source, None, "cubin", false).expect_err("PTX beside the cubin is the input");
-        assert!(refused.contains("is the input file"), "{refused}");
+        assert!(
+            refused.to_string().contains("is the input file"),
+            "{refused}"
+        );
         let spelled_otherwise = folder.path().join(".").join("kernel.ptx");
         assert!(plan(&source, Some(&spelled_otherwise), "ptx", false).is_err());
         let cuk = folder.path().join("v.cuk");
@@ -270,6 +333,9 @@ mod tests {
             .join("k.ptx")
             .join("x");
         let refused = write_atomically(&blocked, b"x").expect_err("a file is not a folder");
-        assert!(refused.starts_with("cannot create the folder"), "{refused}");
+        assert!(
+            refused.to_string().starts_with("cannot create the folder"),
+            "{refused}"
+        );
     }
 }

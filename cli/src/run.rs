@@ -178,7 +178,7 @@ enum Code<'p> {
     /// Verified KIR, for the emulator.
     Kir,
     /// For the GPU: a cubin from this ptxas, or PTX for the driver (`--jit`) when `None`.
-    Gpu(Option<&'p Result<backend_ptx::ptxas::Ptxas, String>>),
+    Gpu(Option<&'p Result<backend_ptx::ptxas::Ptxas, backend_ptx::ptxas::FindError>>),
 }
 
 /// Builds one file and runs its selected blocks.

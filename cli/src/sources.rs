@@ -4,13 +4,39 @@
 //! `lang::source::MAX_FILE_BYTES` (16 MiB), so a FIFO, a device such as `/dev/zero` or
 //! a huge file is refused before reading, never blocking or filling memory.
 
+use std::fmt;
 use std::path::PathBuf;
 
 pub use lang::read::{header, read};
 
+/// Why a command has no files to take.
+#[derive(Debug)]
+pub enum FilesError {
+    /// A folder named on the command line could not be read.
+    Folder {
+        folder: PathBuf,
+        error: std::io::Error,
+    },
+    /// There are no `.cuk` files.
+    None,
+}
+
+impl fmt::Display for FilesError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FilesError::Folder { folder, error } => {
+                write!(f, "cannot read {}: {error}", folder.display())
+            }
+            FilesError::None => f.write_str("no .cuk files to run"),
+        }
+    }
+}
+
+impl std::error::Error for FilesError {}
+
 /// The `.cuk` files named by `paths`, folders expanded (sorted), the current folder
 /// when there are none.
-pub fn files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+pub fn files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, FilesError> {
     let paths = if paths.is_empty() {
         vec![PathBuf::from(".")]
     } else {
@@ -19,8 +45,10 @@ pub fn files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     let mut files = Vec::new();
     for path in paths {
         if path.is_dir() {
-            let entries = std::fs::read_dir(&path)
-                .map_err(|error| format!("cannot read {}: {error}", path.display()))?;
+            let entries = std::fs::read_dir(&path).map_err(|error| FilesError::Folder {
+                folder: path.clone(),
+                error,
+            })?;
             let mut found: Vec<PathBuf> = entries
                 .filter_map(|entry| entry.ok().map(|entry| entry.path()))
                 .filter(|file| file.extension().is_some_and(|extension| extension == "cuk"))
@@ -33,7 +61,7 @@ pub fn files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
         }
     }
     if files.is_empty() {
-        return Err("no .cuk files to run".to_owned());
+        return Err(FilesError::None);
     }
     Ok(files)
 }

@@ -92,8 +92,34 @@ const MAX_BUILDER_FIELDS: usize = 11;
 /// problem, and the instruction when it is one's), and installing ptxas gives its
 /// `FindError` (pip's failure kept as a `PipFailure` until then). 76: the runtime's
 /// GPU driver gives `runtime::GpuError` (a driver call's error or cuBLAS's status with
-/// what was being done, or a refusal in words).
-const MAX_STRING_RESULTS: usize = 76;
+/// what was being done, or a refusal in words). 59: the runtime's references give
+/// `OperandError` for matmul's and attention's operands too, a tensor's shape gives a
+/// `ShapeError` (a zero, too large, or a host `Shortfall`), a time-limit variable a
+/// `BadLimit`, ranks launching together a `RanksError` (on GPUs within a
+/// `RankLaunchError`), and a device's copies a `TransferError`. 52: a block without a
+/// device says why in a `NoDevice` (no kernel, an emulated bench, a GPU per rank, or
+/// the GPU's `GpuUnavailable`: its open failed or panicked, or a kernel hung on it), a
+/// panic caught at a block's boundary is a `Panic`, and a `matmul` kept on the CPU says
+/// why in an `OnCpu`. 42: a kernel call's checks say what failed: `marshal::select`
+/// gives a `SelectError` (not compiled, or no instantiation with those const
+/// arguments), an argument's check an `ArgumentError` (out of range, dtype, shape,
+/// reach, strides, kind, or an expression that cannot be evaluated) on its way to the
+/// `PlanError`, a hidden tensor map a `TensorMapError` (the hardware rule it breaks),
+/// and a layout that is not row-major a `NotRowMajor`. 37: reading a manifest gives a
+/// `ManifestError` (not its JSON, another version, or a kernel entry's `EntryProblem`),
+/// and a failed `assert_close` its `Mismatch` (shapes, or the bad elements and the
+/// worst). 31: a language-server session ends with a `SessionError` (`exit` before
+/// `initialize` or `shutdown`, or the transport's `TransportError`), and a skipped
+/// message body says why in a `Skip`. 22: the Python package's compile gives an
+/// `AssembleError` (the PTX not emitted, `NoPtxas`, or ptxas's failure), its cache a
+/// `WriteError`, a const argument a `ConstArgumentError`, and reading a tensor a
+/// `ReadError` (torch's, the array interface's or DLPack's problem, or no tensor). 14:
+/// `cukc`'s output plan gives a `Refusal` and its writes a `WriteError` (the folder or
+/// the file, with the `io::Error`), `layout show` an `Unevaluated` for a `.cuk`
+/// expression without a layout, the files of a command a `FilesError`, a time limit a
+/// `SecondsError`, and finding ptxas backend-ptx's own `FindError`. 13: `marshal::plan`
+/// gives its `PlanError` (the message and the parameter), taking `plan_checked`'s place.
+const MAX_STRING_RESULTS: usize = 13;
 
 fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")

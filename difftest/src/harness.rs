@@ -244,7 +244,7 @@ fn launch(
             let dtype = program.vars[input.var].dtype;
             match device.upload(&column_bytes(dtype, &input.values)) {
                 Ok(buffer) => buffers.push((dtype, buffer)),
-                Err(message) => return fault(message),
+                Err(error) => return fault(error.to_string()),
             }
         }
     }
@@ -257,14 +257,14 @@ fn launch(
         let bytes = vec![0xFF; ROWS * (dtype.bits() / 8) as usize];
         match device.upload(&bytes) {
             Ok(buffer) => buffers.push((*dtype, buffer)),
-            Err(message) => return fault(message),
+            Err(error) => return fault(error.to_string()),
         }
     }
     let mut addresses = Vec::new();
     for (_, buffer) in &buffers {
         match device.address(buffer) {
             Ok(address) => addresses.push(address),
-            Err(message) => return fault(message),
+            Err(error) => return fault(error.to_string()),
         }
     }
     let tensor = |slot: usize| CallArg::Tensor {
@@ -291,7 +291,7 @@ fn launch(
     }
     let plan = match runtime::marshal::plan(&kernel.signature, &args) {
         Ok(plan) => plan,
-        Err(message) => return fault(message),
+        Err(error) => return fault(error.message),
     };
     if let Err((message, diagnostic)) = device.launch(index, kernel, &plan, lang::Span::empty(0)) {
         let code = diagnostic.map_or("driver", |diagnostic| diagnostic.code);
@@ -303,7 +303,7 @@ fn launch(
     for (output, dtype) in program.outputs.iter().enumerate() {
         let bytes = match device.download(&buffers[inputs + output].1) {
             Ok(bytes) => bytes,
-            Err(message) => return fault(message),
+            Err(error) => return fault(error.to_string()),
         };
         let width = (dtype.bits() / 8) as usize;
         for (row, state) in rows.iter().enumerate() {
@@ -325,7 +325,7 @@ fn launch(
         let slot = inputs + program.outputs.len() + target;
         let bytes = match device.download(&buffers[slot].1) {
             Ok(bytes) => bytes,
-            Err(message) => return fault(message),
+            Err(error) => return fault(error.to_string()),
         };
         let width = (dtype.bits() / 8) as usize;
         for (row, want) in want.iter().enumerate() {

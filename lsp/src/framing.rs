@@ -8,6 +8,7 @@
 //! [`Frame::Skipped`] saying what was dropped, and reading goes on at the next
 //! header. See [`crate::transport`] for what the frames become.
 
+use std::fmt;
 use std::io::{self, BufRead, Read};
 
 use crate::transport::{MAX_HEADER_LINE, MAX_MESSAGE_BYTES};
@@ -40,7 +41,8 @@ impl<R: BufRead> FrameReader<R> {
 
     /// The next frame. Only a failure of the input itself is an error.
     pub fn next_frame(&mut self) -> io::Result<Frame> {
-        let mut length: Option<Result<u64, String>> = None;
+        // The last `Content-Length` value of the header block, trimmed.
+        let mut length: Option<String> = None;
         let mut in_block = false;
         loop {
             let Some(line) = self.line()? else {
@@ -50,9 +52,9 @@ impl<R: BufRead> FrameReader<R> {
                 if !in_block {
                     continue;
                 }
-                return match verdict(length) {
-                    (Some(size), _) => self.body(size),
-                    (None, why) => Ok(Frame::Skipped(why)),
+                return match body_size(length.as_deref()) {
+                    Ok(size) => self.body(size),
+                    Err(skip) => Ok(Frame::Skipped(skip.to_string())),
                 };
             }
             let header = match header_start(&line) {
@@ -71,8 +73,7 @@ impl<R: BufRead> FrameReader<R> {
             in_block = true;
             let (name, value) = split_header(header);
             if name.eq_ignore_ascii_case(b"content-length") {
-                let value = String::from_utf8_lossy(value).trim().to_owned();
-                length = Some(value.parse::<u64>().map_err(|_| value));
+                length = Some(String::from_utf8_lossy(value).trim().to_owned());
             }
         }
     }
@@ -82,10 +83,11 @@ impl<R: BufRead> FrameReader<R> {
         let mut body = Vec::with_capacity(size);
         (&mut self.input).take(size as u64).read_to_end(&mut body)?;
         if body.len() < size {
-            return Ok(Frame::Skipped(format!(
-                "the input ended {} bytes into a body of {size}",
-                body.len()
-            )));
+            let skip = Skip::Truncated {
+                read: body.len(),
+                size,
+            };
+            return Ok(Frame::Skipped(skip.to_string()));
         }
         Ok(Frame::Body(body))
     }
@@ -160,26 +162,47 @@ fn split_header(line: &[u8]) -> (&[u8], &[u8]) {
     (&line[..colon], line.get(colon + 1..).unwrap_or_default())
 }
 
-/// The body size to read, or why none can be: a length that is missing, not a
-/// number, or over the cap.
-fn verdict(length: Option<Result<u64, String>>) -> (Option<usize>, String) {
-    match length {
-        None => (
-            None,
-            "a header without `Content-Length`; its body is skipped".to_owned(),
-        ),
-        Some(Err(value)) => (
-            None,
-            format!("`Content-Length: {value}` is not a byte count; its body is skipped"),
-        ),
-        Some(Ok(size)) if size > MAX_MESSAGE_BYTES as u64 => (
-            None,
-            format!(
+/// Why a message's body is skipped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Skip {
+    /// Its header has no `Content-Length`.
+    NoLength,
+    /// Its `Content-Length` value is not a byte count.
+    NotACount(String),
+    /// It is longer than [`MAX_MESSAGE_BYTES`].
+    OverLimit(u64),
+    /// The input ended `read` bytes into a body of `size`.
+    Truncated { read: usize, size: usize },
+}
+
+impl fmt::Display for Skip {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Skip::NoLength => f.write_str("a header without `Content-Length`; its body is skipped"),
+            Skip::NotACount(value) => write!(
+                f,
+                "`Content-Length: {value}` is not a byte count; its body is skipped"
+            ),
+            Skip::OverLimit(size) => write!(
+                f,
                 "a message of {size} bytes is over the limit of {MAX_MESSAGE_BYTES}; it is skipped"
             ),
-        ),
-        Some(Ok(size)) => (usize::try_from(size).ok(), String::new()),
+            Skip::Truncated { read, size } => {
+                write!(f, "the input ended {read} bytes into a body of {size}")
+            }
+        }
     }
+}
+
+/// The body size to read for a header block's `Content-Length` value (`None`: it had
+/// none), or why none can be.
+fn body_size(length: Option<&str>) -> Result<usize, Skip> {
+    let length = length.ok_or(Skip::NoLength)?;
+    let size = (length.parse::<u64>()).map_err(|_| Skip::NotACount(length.to_owned()))?;
+    if size > MAX_MESSAGE_BYTES as u64 {
+        return Err(Skip::OverLimit(size));
+    }
+    usize::try_from(size).map_err(|_| Skip::OverLimit(size))
 }
 
 #[cfg(test)]

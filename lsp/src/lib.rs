@@ -34,6 +34,8 @@ pub mod server;
 pub mod source_text;
 pub mod transport;
 
+use std::fmt;
+
 use lsp_server::{Connection, ErrorCode, Message, Response};
 use lsp_types::{
     CompletionOptions, HoverProviderCapability, InitializeParams, OneOf, ServerCapabilities,
@@ -42,6 +44,7 @@ use lsp_types::{
 };
 
 pub use server::{DEBOUNCE, Options, Server};
+pub use transport::TransportError;
 
 /// What the server can do, as told to the client.
 pub fn capabilities() -> ServerCapabilities {
@@ -71,7 +74,7 @@ pub fn capabilities() -> ServerCapabilities {
 /// notifications and responses are dropped (`exit` ends the session, as
 /// unsuccessful). Nothing waits for `initialized`: requests that come before it are
 /// served, as they would be after.
-pub fn serve(connection: &Connection) -> Result<(), String> {
+pub fn serve(connection: &Connection) -> Result<(), SessionError> {
     let (id, params) = loop {
         let Ok(message) = connection.receiver.recv() else {
             return Ok(());
@@ -87,7 +90,7 @@ pub fn serve(connection: &Connection) -> Result<(), String> {
                 let _ = connection.sender.send(response.into());
             }
             Message::Notification(notification) if notification.method == "exit" => {
-                return Err("`exit` before `initialize`".to_owned());
+                return Err(SessionError::ExitBeforeInitialize);
             }
             Message::Notification(_) => {}
             Message::Response(response) => {
@@ -113,11 +116,34 @@ pub fn serve(connection: &Connection) -> Result<(), String> {
 }
 
 /// Serves over standard input and output: what `cukc lsp` runs.
-pub fn run_stdio() -> Result<(), String> {
+pub fn run_stdio() -> Result<(), SessionError> {
     let (connection, io_threads) = transport::stdio();
     let served = serve(&connection);
     source_text::remove_stdlib_copies();
     drop(connection);
-    let joined = io_threads.join();
+    let joined = io_threads.join().map_err(SessionError::Transport);
     served.and(joined)
 }
+
+/// Why a session ended unsuccessfully.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SessionError {
+    /// The client said `exit` before `initialize`.
+    ExitBeforeInitialize,
+    /// The client said `exit` before `shutdown`.
+    ExitBeforeShutdown,
+    /// What the server sent was not all written.
+    Transport(TransportError),
+}
+
+impl fmt::Display for SessionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SessionError::ExitBeforeInitialize => f.write_str("`exit` before `initialize`"),
+            SessionError::ExitBeforeShutdown => f.write_str("`exit` before `shutdown`"),
+            SessionError::Transport(error) => error.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for SessionError {}

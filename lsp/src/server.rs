@@ -12,6 +12,7 @@
 //! analysing or answering is caught, reported on standard error and answered with
 //! `InternalError`. Only the latest analysis of each open document is kept, and a
 //! closed document is forgotten, so memory stays flat however long the session.
+//! Requests are answered in `requests.rs`; notifications and publishing are here.
 
 use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -19,24 +20,22 @@ use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::RecvTimeoutError;
-use lsp_server::{Connection, ErrorCode, Message, Notification, Request, Response};
+use lsp_server::{Connection, ErrorCode, Message, Notification};
 use lsp_types::notification::{
     DidChangeTextDocument, DidCloseTextDocument, DidOpenTextDocument, DidSaveTextDocument,
     Notification as _, PublishDiagnostics,
 };
-use lsp_types::request::{
-    Completion, DocumentSymbolRequest, GotoDefinition, HoverRequest, Initialize, Request as _,
-    Shutdown,
-};
 use lsp_types::{
-    CompletionResponse, DidChangeTextDocumentParams, DidCloseTextDocumentParams,
-    DidOpenTextDocumentParams, DidSaveTextDocumentParams, DocumentSymbolResponse,
-    GotoDefinitionResponse, Position, PublishDiagnosticsParams, TextDocumentPositionParams, Uri,
+    DidChangeTextDocumentParams, DidCloseTextDocumentParams, DidOpenTextDocumentParams,
+    DidSaveTextDocumentParams, PublishDiagnosticsParams, Uri,
 };
 use serde_json::Value;
 
+mod requests;
+
+use crate::SessionError;
 use crate::analysis::FileAnalysis;
-use crate::{completion, diagnostics, hover, navigation};
+use crate::diagnostics;
 
 /// How long after the last change a document's diagnostics are published.
 pub const DEBOUNCE: Duration = Duration::from_millis(10);
@@ -85,7 +84,7 @@ impl<'c> Server<'c> {
 
     /// Serves until `exit` (an error unless `shutdown` came first, as the protocol
     /// asks), or until the client goes away.
-    pub fn run(mut self) -> Result<(), String> {
+    pub fn run(mut self) -> Result<(), SessionError> {
         loop {
             let due = self.documents.values().filter_map(|d| d.publish_at).min();
             let received = match due {
@@ -110,7 +109,7 @@ impl<'c> Server<'c> {
                     return if self.shut_down {
                         Ok(())
                     } else {
-                        Err("`exit` before `shutdown`".to_owned())
+                        Err(SessionError::ExitBeforeShutdown)
                     };
                 }
                 Message::Notification(notification) => self.notification(notification),
@@ -120,86 +119,6 @@ impl<'c> Server<'c> {
                 )),
             }
         }
-    }
-
-    fn request(&mut self, request: Request) {
-        let id = request.id.clone();
-        let method = request.method.clone();
-        let answer = match method.as_str() {
-            _ if self.shut_down => Ok(Err((
-                ErrorCode::InvalidRequest,
-                format!("`{method}` after `shutdown`"),
-            ))),
-            Shutdown::METHOD => {
-                self.shut_down = true;
-                Ok(Ok(Value::Null))
-            }
-            Initialize::METHOD => Ok(Err((
-                ErrorCode::InvalidRequest,
-                "`initialize` was already answered".to_owned(),
-            ))),
-            _ => catch_unwind(AssertUnwindSafe(|| self.answer(request))),
-        };
-        let response = match answer {
-            Ok(Ok(result)) => Response::new_ok(id, result),
-            Ok(Err((code, message))) => Response::new_err(id, code as i32, message),
-            Err(panic) => {
-                let message = format!(
-                    "internal error while answering `{method}`: {}",
-                    panic_message(panic.as_ref())
-                );
-                log(&message);
-                Response::new_err(id, ErrorCode::InternalError as i32, message)
-            }
-        };
-        self.send(response.into());
-    }
-
-    /// The result of `request`.
-    fn answer(&mut self, request: Request) -> Result<Value, Failure> {
-        let Request { method, params, .. } = request;
-        match method.as_str() {
-            HoverRequest::METHOD => to_json(
-                self.at_position(params, |analysis, _, offset| hover::hover(analysis, offset)),
-            ),
-            GotoDefinition::METHOD => to_json(self.at_position(params, |analysis, uri, offset| {
-                navigation::definition(analysis, uri, offset).map(GotoDefinitionResponse::Scalar)
-            })),
-            Completion::METHOD => to_json(self.at_position(params, |analysis, _, offset| {
-                Some(CompletionResponse::Array(completion::complete(
-                    analysis, offset,
-                )))
-            })),
-            DocumentSymbolRequest::METHOD => {
-                let params: lsp_types::DocumentSymbolParams = parse_params(params)?;
-                let symbols = self.analysis(&params.text_document.uri).map(|analysis| {
-                    DocumentSymbolResponse::Nested(navigation::document_symbols(&analysis))
-                });
-                to_json(Ok(symbols))
-            }
-            #[cfg(test)]
-            "cukc/testPanic" => panic!("a panic on request"),
-            _ => Err((
-                ErrorCode::MethodNotFound,
-                format!("cukc lsp does not answer `{method}`"),
-            )),
-        }
-    }
-
-    /// Answers a request made at a position of a document: `None` (JSON `null`) when
-    /// the document is not open.
-    fn at_position<T>(
-        &mut self,
-        params: Value,
-        answer: impl FnOnce(&FileAnalysis, &Uri, u32) -> Option<T>,
-    ) -> Result<Option<T>, Failure> {
-        let params: TextDocumentPositionParams = parse_params(params)?;
-        let uri = params.text_document.uri;
-        let Some(analysis) = self.analysis(&uri) else {
-            return Ok(None);
-        };
-        let offset = offset_of(&analysis, params.position);
-        Ok(answer(&analysis, &uri, offset))
     }
 
     fn notification(&mut self, notification: Notification) {
@@ -335,17 +254,6 @@ fn analyse(text: &str, target: cute::Target) -> FileAnalysis {
     }
 }
 
-/// A result as JSON.
-fn to_json<T: serde::Serialize>(result: Result<T, Failure>) -> Result<Value, Failure> {
-    result.and_then(|value| {
-        serde_json::to_value(value).map_err(|error| (ErrorCode::InternalError, error.to_string()))
-    })
-}
-
-fn offset_of(analysis: &FileAnalysis, position: Position) -> u32 {
-    analysis.lines.offset(&analysis.text, position)
-}
-
 fn parse_params<P: serde::de::DeserializeOwned>(params: Value) -> Result<P, Failure> {
     serde_json::from_value(params).map_err(|error| (ErrorCode::InvalidParams, error.to_string()))
 }
@@ -366,111 +274,4 @@ fn log(message: &str) {
 }
 
 #[cfg(test)]
-mod tests {
-    use std::time::Duration;
-
-    use lsp_server::{Connection, Message, Notification, Request, RequestId, Response};
-    use serde_json::{Value, json};
-
-    /// A server on an in-memory connection, initialised, and the client's end.
-    fn start() -> (Connection, std::thread::JoinHandle<Result<(), String>>) {
-        let (server_end, client) = Connection::memory();
-        let server = std::thread::spawn(move || crate::serve(&server_end));
-        let initialize = Request::new(
-            RequestId::from(0),
-            "initialize".to_owned(),
-            json!({"capabilities": {}, "initializationOptions": {"target": "sm_80"}}),
-        );
-        let _ = client.sender.send(initialize.into());
-        let _ = client.receiver.recv_timeout(Duration::from_secs(30));
-        let _ = client
-            .sender
-            .send(Notification::new("initialized".to_owned(), json!({})).into());
-        (client, server)
-    }
-
-    fn ask(client: &Connection, id: i32, method: &str, params: Value) -> Response {
-        let request = Request::new(RequestId::from(id), method.to_owned(), params);
-        let _ = client.sender.send(request.into());
-        loop {
-            match client.receiver.recv_timeout(Duration::from_secs(30)) {
-                Ok(Message::Response(response)) if response.id == RequestId::from(id) => {
-                    return response;
-                }
-                Ok(_) => {}
-                Err(error) => panic!("no response to {method}: {error}"),
-            }
-        }
-    }
-
-    fn hover_at(client: &Connection, id: i32, line: u32, character: u32) -> Response {
-        ask(
-            client,
-            id,
-            "textDocument/hover",
-            json!({"textDocument": {"uri": "file:///t.cuk"}, "position": {"line": line, "character": character}}),
-        )
-    }
-
-    #[test]
-    fn a_panic_is_answered_with_an_error_and_the_server_goes_on() {
-        let (client, server) = start();
-        let open = json!({"textDocument": {"uri": "file:///t.cuk", "languageId": "cuk", "version": 1,
-            "text": "const L = (4, 2):(2, 1);\n"}});
-        let _ = client
-            .sender
-            .send(Notification::new("textDocument/didOpen".to_owned(), open).into());
-        let panicked = ask(&client, 1, "cukc/testPanic", json!({}));
-        let error = panicked
-            .response_result
-            .err()
-            .map(|error| (error.code, error.message));
-        assert!(
-            error.as_ref().is_some_and(
-                |(code, message)| *code == -32603 && message.contains("a panic on request")
-            ),
-            "{error:?}"
-        );
-        let hover = hover_at(&client, 2, 0, 6)
-            .response_result
-            .unwrap_or_default();
-        assert!(hover.to_string().contains("(4,2):(2,1)"), "{hover}");
-        let bad_params = ask(&client, 3, "textDocument/hover", json!({"position": 7}));
-        assert_eq!(
-            bad_params.response_result.err().map(|error| error.code),
-            Some(-32602)
-        );
-        let _ = ask(&client, 4, "shutdown", Value::Null);
-        let _ = client
-            .sender
-            .send(Notification::new("exit".to_owned(), Value::Null).into());
-        assert_eq!(server.join().ok(), Some(Ok(())));
-    }
-
-    #[test]
-    fn requests_on_unknown_documents_answer_null_and_the_target_is_the_clients() {
-        let (client, server) = start();
-        let unknown = hover_at(&client, 1, 0, 0);
-        assert_eq!(unknown.response_result.ok(), Some(Value::Null));
-        // sm_80 was asked for: an sm90 atom is an error there.
-        let text = "const A = sm90::stmatrix_x4(T = bf16);\n";
-        let open = json!({"textDocument": {"uri": "file:///t.cuk", "languageId": "cuk", "version": 1, "text": text}});
-        let _ = client
-            .sender
-            .send(Notification::new("textDocument/didOpen".to_owned(), open).into());
-        let published = client.receiver.recv_timeout(Duration::from_secs(30));
-        let Ok(Message::Notification(notification)) = published else {
-            panic!("no diagnostics: {published:?}");
-        };
-        assert_eq!(notification.method, "textDocument/publishDiagnostics");
-        assert!(
-            notification.params["diagnostics"]
-                .as_array()
-                .is_some_and(|diagnostics| !diagnostics.is_empty()),
-            "{}",
-            notification.params
-        );
-        drop(client);
-        assert_eq!(server.join().ok(), Some(Ok(())));
-    }
-}
+mod tests;

@@ -18,6 +18,7 @@
 //! No line is held beyond [`MAX_HEADER_LINE`] bytes, so memory stays bounded by the
 //! message cap whatever arrives. After `exit` is passed on, nothing more is read.
 
+use std::fmt;
 use std::io::{self, BufRead, Write};
 use std::thread::JoinHandle;
 
@@ -42,13 +43,33 @@ impl IoThreads {
     /// Waits until every message the server sent has been written. The reader is
     /// not waited for: after `exit` it has stopped, and otherwise it may be blocked
     /// on input that never comes.
-    pub fn join(self) -> Result<(), String> {
+    pub fn join(self) -> Result<(), TransportError> {
         match self.writer.join() {
-            Ok(written) => written.map_err(|error| error.to_string()),
-            Err(_) => Err("the writer thread panicked".to_owned()),
+            Ok(written) => written.map_err(|error| TransportError::Write(error.to_string())),
+            Err(_) => Err(TransportError::WriterPanicked),
         }
     }
 }
+
+/// Why the messages the server sent were not all written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TransportError {
+    /// Writing to the output failed: the error, as the system reports it.
+    Write(String),
+    /// The writer thread panicked.
+    WriterPanicked,
+}
+
+impl fmt::Display for TransportError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TransportError::Write(error) => f.write_str(error),
+            TransportError::WriterPanicked => f.write_str("the writer thread panicked"),
+        }
+    }
+}
+
+impl std::error::Error for TransportError {}
 
 /// A connection over standard input and output.
 pub fn stdio() -> (Connection, IoThreads) {

@@ -11,7 +11,10 @@ use serde_json::{Value, json};
 
 /// A server on an in-memory connection, initialised without a target, and the
 /// client's end.
-fn start() -> (Connection, std::thread::JoinHandle<Result<(), String>>) {
+fn start() -> (
+    Connection,
+    std::thread::JoinHandle<Result<(), lsp::SessionError>>,
+) {
     let (server_end, client) = Connection::memory();
     let server = std::thread::spawn(move || lsp::serve(&server_end));
     let initialize = Request::new(

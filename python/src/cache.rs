@@ -13,6 +13,7 @@
 //! with the size and modification time of the extension module, so a rebuilt package
 //! never reads cubins an older build wrote.
 
+use std::fmt;
 use std::path::{Path, PathBuf};
 
 use runtime::manifest::Manifest;
@@ -89,14 +90,34 @@ pub fn manifest(
     Manifest::new(source, target, (CUBIN, "cubin", cubin), signatures)
 }
 
-/// Writes entry `key` into `dir` (replacing an unsound one); the error says why not
-/// (the caller warns and goes on).
-pub fn write(dir: &Path, key: &str, cubin: &[u8], manifest: &Manifest) -> Result<(), String> {
-    let failed = |error: std::io::Error| {
-        format!(
-            "cannot write the kernel cache in {}: {error}",
-            dir.display()
+/// A cache directory that could not be written, and the error.
+#[derive(Debug)]
+pub struct WriteError {
+    /// The cache directory.
+    pub dir: PathBuf,
+    /// What failed.
+    pub error: std::io::Error,
+}
+
+impl fmt::Display for WriteError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "cannot write the kernel cache in {}: {}",
+            self.dir.display(),
+            self.error
         )
+    }
+}
+
+impl std::error::Error for WriteError {}
+
+/// Writes entry `key` into `dir` (replacing an unsound one), or says why it cannot
+/// (the caller warns and goes on).
+pub fn write(dir: &Path, key: &str, cubin: &[u8], manifest: &Manifest) -> Result<(), WriteError> {
+    let failed = |error: std::io::Error| WriteError {
+        dir: dir.to_owned(),
+        error,
     };
     std::fs::create_dir_all(dir).map_err(failed)?;
     let scratch = tempfile::Builder::new()

@@ -7,11 +7,14 @@
 //! content in the cache directory, and ptxas optimises a module's functions on every
 //! core.
 
+use std::fmt;
 use std::io::Write;
 use std::sync::Mutex;
 
-use backend_ptx::EmitOptions;
-use backend_ptx::ptxas::{self, AssembleOptions, AssemblyCache, Environment, Ptxas};
+use backend_ptx::ptxas::{
+    self, AssembleOptions, AssemblyCache, Environment, FindError, Ptxas, PtxasFailure,
+};
+use backend_ptx::{EmitError, EmitOptions};
 use cute::Target;
 use lang::ast::Module;
 use lang::{Diagnostic, SourceFile};
@@ -64,12 +67,60 @@ pub fn front_end(
     Ok(lowered.kernels)
 }
 
-/// The cubin of `kernels` for `target`, or a sentence saying why there is none.
+/// No ptxas could be found or installed.
+#[derive(Debug)]
+pub struct NoPtxas(pub FindError);
+
+impl fmt::Display for NoPtxas {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "no ptxas: {}", self.0)
+    }
+}
+
+impl std::error::Error for NoPtxas {}
+
+/// Why a file's kernels did not become a cubin.
+#[derive(Debug)]
+pub enum AssembleError {
+    /// The PTX of the file (its path) could not be emitted.
+    Emit { file: String, error: EmitError },
+    /// There is no ptxas.
+    NoPtxas(NoPtxas),
+    /// ptxas refused the PTX of the file (its path) for the target (its name).
+    Ptxas {
+        file: String,
+        target: &'static str,
+        failure: PtxasFailure,
+    },
+}
+
+impl fmt::Display for AssembleError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AssembleError::Emit { file, error } => {
+                write!(f, "cukc could not emit PTX for {file}: {error}")
+            }
+            AssembleError::NoPtxas(none) => none.fmt(f),
+            AssembleError::Ptxas {
+                file,
+                target,
+                failure,
+            } => write!(
+                f,
+                "ptxas did not assemble the PTX of {file} for {target}: {failure}"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for AssembleError {}
+
+/// The cubin of `kernels` for `target`, or why there is none.
 pub fn assemble(
     parsed: &Parsed,
     kernels: &[kir::Verified],
     target: Target,
-) -> Result<Vec<u8>, String> {
+) -> Result<Vec<u8>, AssembleError> {
     let line_of = |offset: u32| {
         let position = parsed.file.line_column(offset);
         (position.line, position.column)
@@ -79,13 +130,13 @@ pub fn assemble(
         line_info_path: Some(parsed.file.path().to_owned()),
         line_info: Some(&line_of),
     };
-    let ptx = backend_ptx::emit_module(kernels, target, &options).map_err(|problem| {
-        format!(
-            "cukc could not emit PTX for {}: {problem}",
-            parsed.file.path()
-        )
+    let ptx = backend_ptx::emit_module(kernels, target, &options).map_err(|error| {
+        AssembleError::Emit {
+            file: parsed.file.path().to_owned(),
+            error,
+        }
     })?;
-    let found = find_ptxas()?;
+    let found = find_ptxas().map_err(AssembleError::NoPtxas)?;
     let options = AssembleOptions {
         line_info: true,
         split_compile: Some(std::thread::available_parallelism().map_or(1, |n| n.get() as u32)),
@@ -97,12 +148,10 @@ pub fn assemble(
     found
         .assemble_cached(&ptx, target.name(), &options, cache.as_ref())
         .map(|assembled| assembled.cubin)
-        .map_err(|failure| {
-            format!(
-                "ptxas did not assemble the PTX of {} for {}: {failure}",
-                parsed.file.path(),
-                target.name()
-            )
+        .map_err(|failure| AssembleError::Ptxas {
+            file: parsed.file.path().to_owned(),
+            target: target.name(),
+            failure,
         })
 }
 
@@ -110,7 +159,7 @@ pub fn assemble(
 static PTXAS: Mutex<Option<Ptxas>> = Mutex::new(None);
 
 /// The ptxas this process compiles with, found (or installed) on first use.
-pub fn find_ptxas() -> Result<Ptxas, String> {
+pub fn find_ptxas() -> Result<Ptxas, NoPtxas> {
     let mut found = PTXAS
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
@@ -122,7 +171,7 @@ pub fn find_ptxas() -> Result<Ptxas, String> {
     let mut progress = |progress: &ptxas::Progress| {
         let _ = writeln!(std::io::stderr(), "cuk: {progress}");
     };
-    let ptxas = ptxas::find(&env, &mut progress).map_err(|error| format!("no ptxas: {error}"))?;
+    let ptxas = ptxas::find(&env, &mut progress).map_err(NoPtxas)?;
     *found = Some(ptxas.clone());
     Ok(ptxas)
 }

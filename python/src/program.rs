@@ -145,7 +145,7 @@ impl Program {
             None => {
                 let cubin = py
                     .detach(|| compile::assemble(&parsed, &kernels, target))
-                    .map_err(PyRuntimeError::new_err)?;
+                    .map_err(|error| PyRuntimeError::new_err(error.to_string()))?;
                 COMPILED.fetch_add(1, Ordering::Relaxed);
                 let manifest = cache::manifest(&origin.path, target.name(), &cubin, &signatures);
                 if let Some(dir) = &origin.cache_dir
@@ -153,7 +153,7 @@ impl Program {
                 {
                     // The compile succeeded; a cache that cannot be written only costs
                     // the next load a compile.
-                    let message = std::ffi::CString::new(problem).unwrap_or_default();
+                    let message = std::ffi::CString::new(problem.to_string()).unwrap_or_default();
                     let category = py.get_type::<PyRuntimeWarning>();
                     PyErr::warn(py, &category, &message, 1)?;
                 }

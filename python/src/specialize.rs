@@ -2,6 +2,7 @@
 //! requested (`typecheck::trace_with`), once per process for each set of const
 //! arguments, and through the disk cache like any compile.
 
+use std::fmt;
 use std::sync::Arc;
 
 use kir::ConstValue;
@@ -47,8 +48,8 @@ pub fn instantiate(
                 ),
             )));
         };
-        let argument = const_argument(kernel, &name, kind, &value).map_err(|message| {
-            PyValueError::new_err(errors::at(&program.file, decl.offset, &message))
+        let argument = const_argument(kernel, &name, kind, &value).map_err(|error| {
+            PyValueError::new_err(errors::at(&program.file, decl.offset, &error.to_string()))
         })?;
         const_args.push((name, argument));
     }
@@ -87,8 +88,8 @@ pub fn instantiate(
             (name.clone(), value)
         })
         .collect();
-    let index =
-        marshal::select(&program.kernels, kernel, &wanted).map_err(PyValueError::new_err)?;
+    let index = marshal::select(&program.kernels, kernel, &wanted)
+        .map_err(|error| PyValueError::new_err(error.to_string()))?;
     Ok((program, index))
 }
 
@@ -99,7 +100,7 @@ fn const_argument(
     name: &str,
     kind: &str,
     value: &Bound<'_, PyAny>,
-) -> Result<ConstArgument, String> {
+) -> Result<ConstArgument, ConstArgumentError> {
     if kind == "dtype" {
         let text = value
             .str()
@@ -120,9 +121,59 @@ fn const_argument(
         .to_owned();
         return cute::Dtype::from_name(&spelled)
             .map(ConstArgument::Dtype)
-            .ok_or_else(|| format!("`{kernel}`: `{name}` is a dtype, and `{text}` is not one"));
+            .ok_or_else(|| ConstArgumentError::NotDtype {
+                kernel: kernel.to_owned(),
+                name: name.to_owned(),
+                given: text,
+            });
     }
-    value.extract::<i64>().map(ConstArgument::Int).map_err(|_| {
-        format!("`{kernel}`: `{name}` is an int const parameter, and {value} is not an int")
-    })
+    value
+        .extract::<i64>()
+        .map(ConstArgument::Int)
+        .map_err(|_| ConstArgumentError::NotInt {
+            kernel: kernel.to_owned(),
+            name: name.to_owned(),
+            given: value.to_string(),
+        })
+}
+
+/// A Python value that a kernel's const parameter `name` cannot take, as Python
+/// writes it (`given`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum ConstArgumentError {
+    /// Not a dtype's name or a `torch.dtype`, for a `dtype` parameter.
+    NotDtype {
+        kernel: String,
+        name: String,
+        given: String,
+    },
+    /// Not an int, for an `int` parameter.
+    NotInt {
+        kernel: String,
+        name: String,
+        given: String,
+    },
+}
+
+impl fmt::Display for ConstArgumentError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConstArgumentError::NotDtype {
+                kernel,
+                name,
+                given,
+            } => write!(
+                f,
+                "`{kernel}`: `{name}` is a dtype, and `{given}` is not one"
+            ),
+            ConstArgumentError::NotInt {
+                kernel,
+                name,
+                given,
+            } => write!(
+                f,
+                "`{kernel}`: `{name}` is an int const parameter, and {given} is not an int"
+            ),
+        }
+    }
 }

@@ -81,7 +81,7 @@ pub fn autotune_file<'py>(
             None => format!("{name} has no tune block"),
         }));
     }
-    let ptxas = compile::find_ptxas().map_err(PyRuntimeError::new_err)?;
+    let ptxas = compile::find_ptxas().map_err(|none| PyRuntimeError::new_err(none.to_string()))?;
     let cache = (std::env::var_os("CUKC_NO_CACHE").is_none())
         .then(|| Environment::from_process(None, true).cache_dir)
         .flatten()

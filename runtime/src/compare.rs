@@ -2,6 +2,8 @@
 //! `|a - e| <= atol + rtol * |e|` (equal infinities pass; NaN never does). A failure
 //! names how many elements are bad, the worst one, its coordinate and both values.
 
+use std::fmt;
+
 use kir::Element;
 
 use crate::tensor::{Dense, coordinate_text, shape_text};
@@ -32,14 +34,85 @@ impl Tolerance {
     }
 }
 
+/// Why `assert_close` failed.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Mismatch {
+    /// Tensors of two shapes.
+    Shapes {
+        actual: Vec<usize>,
+        expected: Vec<usize>,
+    },
+    /// `bad` of the `count` elements are not close: the worst at coordinate `worst`,
+    /// with both its values.
+    Values {
+        bad: usize,
+        count: usize,
+        tolerance: Tolerance,
+        worst: String,
+        actual: f64,
+        expected: f64,
+    },
+}
+
+impl fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Mismatch::Shapes {
+                ref actual,
+                ref expected,
+            } => write!(
+                f,
+                "assert_close compares tensors of one shape, not {} and {}",
+                shape_text(actual),
+                shape_text(expected)
+            ),
+            Mismatch::Values {
+                bad,
+                count,
+                tolerance,
+                ref worst,
+                actual: a,
+                expected: e,
+            } => {
+                write!(
+                    f,
+                    "assert_close: {bad} of {count} elements differ (rtol = {}, atol = {}); worst at {worst}: actual {a}, expected {e}",
+                    number_text(tolerance.rtol),
+                    number_text(tolerance.atol),
+                )?;
+                if a.is_nan() && !e.is_nan() {
+                    f.write_str(
+                        " (NaN is what `empty` fills tensors with: was this element written?)",
+                    )
+                } else if !(a - e).is_nan() {
+                    let allowed = tolerance.atol + tolerance.rtol * e.abs();
+                    write!(
+                        f,
+                        " (|difference| {} > {})",
+                        number_text((a - e).abs()),
+                        number_text(allowed)
+                    )
+                } else {
+                    Ok(())
+                }
+            }
+        }
+    }
+}
+
+impl std::error::Error for Mismatch {}
+
 /// Compares `actual` with `expected`; `Err` carries the report.
-pub fn assert_close(actual: &Dense, expected: &Dense, tolerance: Tolerance) -> Result<(), String> {
+pub fn assert_close(
+    actual: &Dense,
+    expected: &Dense,
+    tolerance: Tolerance,
+) -> Result<(), Mismatch> {
     if actual.shape != expected.shape || actual.values.len() != expected.values.len() {
-        return Err(format!(
-            "assert_close compares tensors of one shape, not {} and {}",
-            shape_text(&actual.shape),
-            shape_text(&expected.shape)
-        ));
+        return Err(Mismatch::Shapes {
+            actual: actual.shape.clone(),
+            expected: expected.shape.clone(),
+        });
     }
     let mut bad = 0usize;
     // (index, how far past its tolerance; infinite for NaN)
@@ -63,25 +136,14 @@ pub fn assert_close(actual: &Dense, expected: &Dense, tolerance: Tolerance) -> R
     let Some((index, _)) = worst else {
         return Ok(());
     };
-    let (a, e) = (actual.values[index], expected.values[index]);
-    let mut report = format!(
-        "assert_close: {bad} of {} elements differ (rtol = {}, atol = {}); worst at {}: actual {a}, expected {e}",
-        actual.values.len(),
-        number_text(tolerance.rtol),
-        number_text(tolerance.atol),
-        coordinate_text(&actual.shape, index),
-    );
-    if a.is_nan() && !e.is_nan() {
-        report.push_str(" (NaN is what `empty` fills tensors with: was this element written?)");
-    } else if !(a - e).is_nan() {
-        let allowed = tolerance.atol + tolerance.rtol * e.abs();
-        report.push_str(&format!(
-            " (|difference| {} > {})",
-            number_text((a - e).abs()),
-            number_text(allowed)
-        ));
-    }
-    Err(report)
+    Err(Mismatch::Values {
+        bad,
+        count: actual.values.len(),
+        tolerance,
+        worst: coordinate_text(&actual.shape, index),
+        actual: actual.values[index],
+        expected: expected.values[index],
+    })
 }
 
 /// A number as written in source: plain in a readable range, else in `1e-6` form.
@@ -129,7 +191,9 @@ mod tests {
             rtol: 0.001,
             atol: 0.1,
         };
-        let report = assert_close(&actual, &expected, tight).unwrap_err();
+        let report = assert_close(&actual, &expected, tight)
+            .unwrap_err()
+            .to_string();
         assert!(
             report.starts_with("assert_close: 1 of 2 elements differ"),
             "{report}"
@@ -140,7 +204,9 @@ mod tests {
     fn the_report_names_the_worst_element_its_coordinate_and_both_values() {
         let expected = matrix(&[0.0, 1.0, 2.0, 3.0, 4.0, 5.0]);
         let actual = matrix(&[0.0, 1.5, 2.0, 3.0, 7.0, 5.25]);
-        let report = assert_close(&actual, &expected, EXACT).unwrap_err();
+        let report = assert_close(&actual, &expected, EXACT)
+            .unwrap_err()
+            .to_string();
         assert_eq!(
             report,
             "assert_close: 3 of 6 elements differ (rtol = 0, atol = 0); worst at (1, 1): \
@@ -156,7 +222,9 @@ mod tests {
             rtol: 1e9,
             atol: 1e9,
         };
-        let report = assert_close(&actual, &expected, loose).unwrap_err();
+        let report = assert_close(&actual, &expected, loose)
+            .unwrap_err()
+            .to_string();
         assert!(
             report.contains("1 of 4 elements differ (rtol = 1e9, atol = 1e9)"),
             "{report}"
@@ -177,6 +245,7 @@ mod tests {
         assert!(
             assert_close(&a, &b, EXACT)
                 .unwrap_err()
+                .to_string()
                 .contains("(2, 1) and (2, 2)")
         );
     }

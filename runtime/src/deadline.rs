@@ -5,6 +5,7 @@
 //! seconds (fractions allowed), 300 unless set. The kernel time limit
 //! (`driver/watchdog.rs`) is read from its variable the same way.
 
+use std::fmt;
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -14,8 +15,29 @@ pub const JIT_TIMEOUT_VARIABLE: &str = "CUKC_JIT_TIMEOUT";
 /// The limit when the variable is unset: 300 s.
 pub const DEFAULT_JIT_TIMEOUT: Duration = Duration::from_secs(300);
 
+/// A time-limit variable set to something other than a number of seconds above zero.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BadLimit {
+    /// The variable.
+    pub variable: String,
+    /// Its value, trimmed.
+    pub value: String,
+}
+
+impl fmt::Display for BadLimit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}={} is not a number of seconds above zero",
+            self.variable, self.value
+        )
+    }
+}
+
+impl std::error::Error for BadLimit {}
+
 /// The limit this process was given, or why `CUKC_JIT_TIMEOUT` cannot be used.
-pub fn jit_timeout() -> Result<Duration, String> {
+pub fn jit_timeout() -> Result<Duration, BadLimit> {
     limit_from_environment(JIT_TIMEOUT_VARIABLE, DEFAULT_JIT_TIMEOUT)
 }
 
@@ -24,12 +46,16 @@ pub fn jit_timeout() -> Result<Duration, String> {
 pub(crate) fn limit_from_environment(
     variable: &str,
     default: Duration,
-) -> Result<Duration, String> {
+) -> Result<Duration, BadLimit> {
     parse_limit(variable, std::env::var(variable).ok().as_deref(), default)
 }
 
 /// The limit for a value of `variable` (`None`: unset).
-fn parse_limit(variable: &str, value: Option<&str>, default: Duration) -> Result<Duration, String> {
+fn parse_limit(
+    variable: &str,
+    value: Option<&str>,
+    default: Duration,
+) -> Result<Duration, BadLimit> {
     let Some(text) = value.map(str::trim).filter(|text| !text.is_empty()) else {
         return Ok(default);
     };
@@ -37,7 +63,10 @@ fn parse_limit(variable: &str, value: Option<&str>, default: Duration) -> Result
         .ok()
         .filter(|seconds| *seconds > 0.0)
         .and_then(|seconds| Duration::try_from_secs_f64(seconds).ok())
-        .ok_or_else(|| format!("{variable}={text} is not a number of seconds above zero"))
+        .ok_or_else(|| BadLimit {
+            variable: variable.to_owned(),
+            value: text.to_owned(),
+        })
 }
 
 /// Runs `work` on its own thread; `None` when it has not finished within `limit`.
@@ -63,7 +92,7 @@ mod tests {
         assert_eq!(parse(Some("2.5")), Ok(Duration::from_millis(2500)));
         for bad in ["0", "-3", "soon", "inf", "NaN"] {
             assert_eq!(
-                parse(Some(bad)),
+                parse(Some(bad)).map_err(|error| error.to_string()),
                 Err(format!("LIMIT={bad} is not a number of seconds above zero"))
             );
         }

@@ -9,6 +9,7 @@
 //! ranks' exchange (`gpu_ranks.rs`) or hub (`ranks.rs`). An emulated launch that faults is an error whose diagnostic (code,
 //! the kernel's line, the other thread's line of a race) comes back with it.
 
+use std::fmt;
 use std::time::{Duration, Instant};
 
 use emulator::{GlobalMemory, Launch, Options};
@@ -71,11 +72,11 @@ pub type LaunchError = (String, Option<Box<Diagnostic>>);
 
 impl Device<'_> {
     /// Copies bytes to a new buffer on the device.
-    pub fn upload(&mut self, bytes: &[u8]) -> Result<DeviceBuffer, String> {
+    pub fn upload(&mut self, bytes: &[u8]) -> Result<DeviceBuffer, TransferError> {
         match self {
             Device::Gpu(gpu) | Device::GpuRank(gpu, ..) => (gpu.upload(bytes))
                 .map(DeviceBuffer::Gpu)
-                .map_err(String::from),
+                .map_err(TransferError::Gpu),
             Device::Emulator(emulator) => {
                 Ok(DeviceBuffer::Emulated(emulator.memory.allocate(bytes)))
             }
@@ -84,10 +85,10 @@ impl Device<'_> {
     }
 
     /// Copies a buffer back.
-    pub fn download(&self, buffer: &DeviceBuffer) -> Result<Vec<u8>, String> {
+    pub fn download(&self, buffer: &DeviceBuffer) -> Result<Vec<u8>, TransferError> {
         match (self, buffer) {
             (Device::Gpu(gpu) | Device::GpuRank(gpu, ..), DeviceBuffer::Gpu(buffer)) => {
-                gpu.download(buffer).map_err(String::from)
+                gpu.download(buffer).map_err(TransferError::Gpu)
             }
             (Device::Emulator(emulator), DeviceBuffer::Emulated(address)) => {
                 let extent = emulator.memory.extent(*address);
@@ -95,16 +96,17 @@ impl Device<'_> {
                 emulator
                     .memory
                     .read(*address, bytes)
-                    .map_err(|_| "this tensor is not in the emulator's memory".to_owned())
+                    .map_err(|_| TransferError::NotEmulated)
             }
-            (Device::Rank(hub, _), DeviceBuffer::Emulated(address)) => (hub.download(*address))
-                .ok_or_else(|| "this tensor is not in the emulator's memory".to_owned()),
-            _ => Err(mixed()),
+            (Device::Rank(hub, _), DeviceBuffer::Emulated(address)) => {
+                (hub.download(*address)).ok_or(TransferError::NotEmulated)
+            }
+            _ => Err(TransferError::OtherDevice),
         }
     }
 
     /// The address a kernel is given for a buffer.
-    pub fn address(&self, buffer: &DeviceBuffer) -> Result<u64, String> {
+    pub fn address(&self, buffer: &DeviceBuffer) -> Result<u64, TransferError> {
         match (self, buffer) {
             (Device::Gpu(gpu) | Device::GpuRank(gpu, ..), DeviceBuffer::Gpu(buffer)) => {
                 Ok(gpu.address(buffer))
@@ -112,7 +114,7 @@ impl Device<'_> {
             (Device::Emulator(_) | Device::Rank(..), DeviceBuffer::Emulated(address)) => {
                 Ok(*address)
             }
-            _ => Err(mixed()),
+            _ => Err(TransferError::OtherDevice),
         }
     }
 
@@ -191,9 +193,32 @@ impl<'g> Device<'g> {
     }
 }
 
-fn mixed() -> String {
-    "this tensor lives on another device than the kernel".to_owned()
+/// Why a tensor's data cannot be copied to or from a device, or its address had.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TransferError {
+    /// The GPU's copy failed.
+    Gpu(GpuError),
+    /// An emulated buffer the emulator's memory does not hold.
+    NotEmulated,
+    /// A buffer of another device than the block's.
+    OtherDevice,
 }
+
+impl fmt::Display for TransferError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TransferError::Gpu(error) => error.fmt(f),
+            TransferError::NotEmulated => {
+                f.write_str("this tensor is not in the emulator's memory")
+            }
+            TransferError::OtherDevice => {
+                f.write_str("this tensor lives on another device than the kernel")
+            }
+        }
+    }
+}
+
+impl std::error::Error for TransferError {}
 
 impl Emulator {
     fn launch(

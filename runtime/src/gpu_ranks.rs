@@ -23,12 +23,13 @@
 //! `torch.distributed`, buffers from PyTorch's symmetric memory) is the Python
 //! package's job; this one needs every GPU of the block in one process.
 
+use std::fmt;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
 use crate::CompiledKernel;
-use crate::driver::{Buffer, Gpu};
+use crate::driver::{Buffer, Gpu, GpuError};
 use crate::marshal::LaunchPlan;
-use crate::ranks::{Hidden, agree};
+use crate::ranks::{Hidden, RanksError, agree};
 
 /// What one rank brings to a symmetric launch.
 #[derive(Clone, Debug, PartialEq)]
@@ -65,6 +66,38 @@ pub struct Launched {
     _tables: Vec<Buffer>,
 }
 
+/// Why a rank's launch failed: the ranks did not launch together, or the GPU failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RankLaunchError {
+    /// The ranks disagree, or one never launched.
+    Ranks(RanksError),
+    /// Loading, copying or running on this rank's GPU failed.
+    Gpu(GpuError),
+}
+
+impl From<RanksError> for RankLaunchError {
+    fn from(error: RanksError) -> RankLaunchError {
+        RankLaunchError::Ranks(error)
+    }
+}
+
+impl From<GpuError> for RankLaunchError {
+    fn from(error: GpuError) -> RankLaunchError {
+        RankLaunchError::Gpu(error)
+    }
+}
+
+impl fmt::Display for RankLaunchError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RankLaunchError::Ranks(error) => error.fmt(f),
+            RankLaunchError::Gpu(error) => error.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for RankLaunchError {}
+
 impl Exchange {
     /// The exchange of `world` ranks.
     pub fn new(world: u32) -> Exchange {
@@ -97,7 +130,7 @@ impl Exchange {
 
     /// Rank `rank` offers `offer` of kernel `name`; every rank's offer, rank by rank,
     /// once all have made one, or why they never will.
-    pub fn meet(&self, rank: u32, offer: Offer, name: &str) -> Result<Arc<[Offer]>, String> {
+    pub fn meet(&self, rank: u32, offer: Offer, name: &str) -> Result<Arc<[Offer]>, RanksError> {
         let mut state = self.lock();
         state.offers[rank as usize] = Some(offer);
         let generation = state.generation;
@@ -115,9 +148,10 @@ impl Exchange {
                 .find(|other| state.departed[*other] && state.offers[*other].is_none());
             if let Some(gone) = gone {
                 state.offers[rank as usize] = None;
-                return Err(format!(
-                    "`{name}` waits for rank {gone}, whose test body ended without launching it: every rank launches a symmetric kernel together"
-                ));
+                return Err(RanksError::Departed {
+                    name: name.to_owned(),
+                    gone,
+                });
             }
             state = self
                 .changed
@@ -138,7 +172,7 @@ impl Exchange {
         plan: &LaunchPlan,
         hidden: Option<&Hidden>,
         symmetric: Vec<(String, String)>,
-    ) -> Result<Launched, String> {
+    ) -> Result<Launched, RankLaunchError> {
         let name = &kernel.signature.name;
         let function = gpu.load(index, kernel, plan.shared_bytes)?;
         let mut plan = plan.clone();

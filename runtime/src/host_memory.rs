@@ -8,6 +8,8 @@
 //! counts too; where `/proc` cannot be read, only [`crate::tensor::MAX_TENSOR_BYTES`]
 //! applies.
 
+use std::fmt;
+
 /// The host bytes a tensor of `count` elements of `width` bytes may need: its own bytes
 /// and the `f64` values of a reference computation over it.
 pub fn tensor_bytes(count: u64, width: u64) -> u64 {
@@ -69,15 +71,41 @@ fn parse_mem_available(meminfo: &str) -> Option<u64> {
     amount.checked_mul(unit)
 }
 
-/// `Err` with a sentence when `needed` bytes exceed `available` (when known).
-pub fn check(needed: u64, available: Option<u64>, what: &str) -> Result<(), String> {
-    match available {
-        Some(available) if needed > available => Err(format!(
-            "{what} needs {:.1} GiB of host memory (with the f64 copy reference math \
+/// A tensor refused because the host cannot hold it: what it is (`a f32 tensor of shape
+/// (4, 4)`), the bytes it needs and those available.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Shortfall {
+    /// The tensor, as the message opens.
+    pub what: String,
+    /// The bytes it needs.
+    pub needed: u64,
+    /// The bytes this process may still allocate.
+    pub available: u64,
+}
+
+impl fmt::Display for Shortfall {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} needs {:.1} GiB of host memory (with the f64 copy reference math \
              makes), more than the {:.1} GiB this process may still allocate (the machine's free memory, or what its address-space limit leaves)",
-            gib(needed),
-            gib(available)
-        )),
+            self.what,
+            gib(self.needed),
+            gib(self.available)
+        )
+    }
+}
+
+impl std::error::Error for Shortfall {}
+
+/// `Err` when `needed` bytes exceed `available` (when known); `what` names the tensor.
+pub fn check(needed: u64, available: Option<u64>, what: &str) -> Result<(), Shortfall> {
+    match available {
+        Some(available) if needed > available => Err(Shortfall {
+            what: what.to_owned(),
+            needed,
+            available,
+        }),
         _ => Ok(()),
     }
 }
@@ -125,7 +153,7 @@ mod tests {
         let refused = check(needed, Some(8 << 30), "a f32 tensor of shape (1073741824)")
             .expect_err("12 GiB do not fit in 8");
         assert_eq!(
-            refused,
+            refused.to_string(),
             "a f32 tensor of shape (1073741824) needs 12.0 GiB of host memory (with the f64 \
              copy reference math makes), more than the 8.0 GiB this process may still allocate (the machine's free memory, or what its address-space limit leaves)"
         );

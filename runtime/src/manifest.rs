@@ -18,12 +18,14 @@
 //! schema; expressions are encoded as [`expr`] describes.
 
 mod convert;
+mod error;
 mod expr;
 
 use kir::Signature;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+pub use error::{EntryProblem, ManifestError};
 pub use expr::{Application, Expr, Operation};
 
 /// The `format` field of every manifest.
@@ -257,14 +259,14 @@ impl Manifest {
     }
 
     /// Reads a manifest, refusing other formats and versions.
-    pub fn from_json(text: &str) -> Result<Manifest, String> {
+    pub fn from_json(text: &str) -> Result<Manifest, ManifestError> {
         let manifest: Manifest =
-            serde_json::from_str(text).map_err(|error| format!("not a CuK manifest: {error}"))?;
+            serde_json::from_str(text).map_err(|error| ManifestError::Json(error.to_string()))?;
         if manifest.format != FORMAT || manifest.version != VERSION {
-            return Err(format!(
-                "a manifest of format `{}` version {}; this runtime reads `{FORMAT}` version {VERSION}",
-                manifest.format, manifest.version
-            ));
+            return Err(ManifestError::Version {
+                format: manifest.format,
+                version: manifest.version,
+            });
         }
         Ok(manifest)
     }
@@ -276,7 +278,7 @@ impl Manifest {
 
     /// The kernels as the runtime's signatures; an error names the kernel and what
     /// is wrong (an unknown dtype, an expression naming no integer parameter, ...).
-    pub fn signatures(&self) -> Result<Vec<Signature>, String> {
+    pub fn signatures(&self) -> Result<Vec<Signature>, ManifestError> {
         self.kernels.iter().map(KernelEntry::signature).collect()
     }
 }

@@ -436,7 +436,7 @@ mod tests {
         let product = matmul(&a, &t).unwrap();
         assert_eq!(product.shape, vec![2, 2]);
         assert_eq!(product.values, vec![14.0, 32.0, 32.0, 77.0]);
-        assert!(matmul(&a, &a).unwrap_err().contains("columns"));
+        assert!(matmul(&a, &a).unwrap_err().to_string().contains("columns"));
     }
 
     #[test]

@@ -12,6 +12,7 @@
 //! others wait at a launch fails theirs: every rank must launch a symmetric kernel
 //! together.
 
+use std::fmt;
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
@@ -208,9 +209,9 @@ impl Hub {
                 .map(|waiting| (waiting.index, waiting.symmetric.as_slice()))
                 .collect();
             state.outcome = match agree(&launches, name) {
-                Err(message) => {
+                Err(error) => {
                     state.waiting.iter_mut().for_each(|waiting| *waiting = None);
-                    Err((message, None))
+                    Err((error.to_string(), None))
                 }
                 Ok(()) => {
                     let started = Instant::now();
@@ -230,12 +231,11 @@ impl Hub {
                 .find(|other| state.departed[*other] && state.waiting[*other].is_none());
             if let Some(gone) = gone {
                 state.waiting[rank as usize] = None;
-                return Err((
-                    format!(
-                        "`{name}` waits for rank {gone}, whose test body ended without launching it: every rank launches a symmetric kernel together"
-                    ),
-                    None,
-                ));
+                let error = RanksError::Departed {
+                    name: name.to_owned(),
+                    gone,
+                };
+                return Err((error.to_string(), None));
             }
             state = self
                 .changed
@@ -270,25 +270,75 @@ impl Hub {
     }
 }
 
+/// Why ranks launching kernel `name` together cannot: on GPUs and on the emulator alike.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RanksError {
+    /// Rank 0 and rank `rank` launch different instantiations.
+    Instantiations { name: String, rank: usize },
+    /// The symmetric tensor `parameter` is `first` (`dtype[shape]`) on rank 0 but
+    /// `other` on rank `rank`.
+    Symmetric {
+        name: String,
+        parameter: String,
+        first: String,
+        other: String,
+        rank: usize,
+    },
+    /// Rank `gone`'s body ended without launching the kernel.
+    Departed { name: String, gone: usize },
+}
+
+impl fmt::Display for RanksError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RanksError::Instantiations { name, rank } => write!(
+                f,
+                "ranks 0 and {rank} launch different instantiations of `{name}` together: every rank launches the same one"
+            ),
+            RanksError::Symmetric {
+                name,
+                parameter,
+                first,
+                other,
+                rank,
+            } => write!(
+                f,
+                "the symmetric tensor `{parameter}` of `{name}` is {first} on rank 0 but {other} on rank {rank}: every rank passes the same shape and dtype"
+            ),
+            RanksError::Departed { name, gone } => write!(
+                f,
+                "`{name}` waits for rank {gone}, whose test body ended without launching it: every rank launches a symmetric kernel together"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for RanksError {}
+
 /// Checks that the ranks launching kernel `name` together, each as (the instantiation's
 /// index, what it passes for each symmetric tensor: the parameter and `dtype[shape]`),
 /// launch the same instantiation with the same shape and dtype for every symmetric
 /// tensor, whose layout is the same on every rank: on GPUs and on the emulator alike.
-pub fn agree(launches: &[(usize, &[(String, String)])], name: &str) -> Result<(), String> {
+pub fn agree(launches: &[(usize, &[(String, String)])], name: &str) -> Result<(), RanksError> {
     let Some((first_index, first)) = launches.first() else {
         return Ok(());
     };
     for (rank, (index, symmetric)) in launches.iter().enumerate().skip(1) {
         if index != first_index {
-            return Err(format!(
-                "ranks 0 and {rank} launch different instantiations of `{name}` together: every rank launches the same one"
-            ));
+            return Err(RanksError::Instantiations {
+                name: name.to_owned(),
+                rank,
+            });
         }
         for ((parameter, there), (_, here)) in first.iter().zip(symmetric.iter()) {
             if there != here {
-                return Err(format!(
-                    "the symmetric tensor `{parameter}` of `{name}` is {there} on rank 0 but {here} on rank {rank}: every rank passes the same shape and dtype"
-                ));
+                return Err(RanksError::Symmetric {
+                    name: name.to_owned(),
+                    parameter: parameter.clone(),
+                    first: there.clone(),
+                    other: here.clone(),
+                    rank,
+                });
             }
         }
     }

@@ -3,11 +3,13 @@
 //! `empty`) fills host bytes; the harness uploads them when a kernel first needs them
 //! and downloads device data again only when the host reads it after a kernel ran.
 
+use std::fmt;
+
 use kir::Element;
 
 use crate::device::DeviceBuffer;
 use crate::element::{POISON_BYTE, decode, encode};
-use crate::host_memory;
+use crate::host_memory::{self, Shortfall};
 use crate::random::{Distribution, fill};
 
 /// The largest tensor the harness creates, in bytes: a guard against a mistyped extent.
@@ -56,33 +58,69 @@ pub struct Dense {
     pub values: Vec<f64>,
 }
 
-/// The number of elements of `shape`, or an error when it is empty, has a zero, or is
-/// too large: over [`MAX_TENSOR_BYTES`], or more than the host has available now.
-pub fn element_count(dtype: Element, shape: &[usize]) -> Result<usize, String> {
+/// Why a tensor of a shape cannot be made.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ShapeError {
+    /// An extent of zero.
+    ZeroExtent { shape: Vec<usize> },
+    /// More than [`MAX_TENSOR_BYTES`].
+    TooLarge { dtype: Element, shape: Vec<usize> },
+    /// More than the host has available now.
+    HostMemory(Shortfall),
+    /// More elements than this machine can index.
+    Unaddressable { shape: Vec<usize> },
+}
+
+impl fmt::Display for ShapeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ShapeError::ZeroExtent { shape } => write!(
+                f,
+                "a tensor's extents are positive, not {}",
+                shape_text(shape)
+            ),
+            ShapeError::TooLarge { dtype, shape } => write!(
+                f,
+                "a {} tensor of shape {} would exceed {} GiB",
+                dtype.name(),
+                shape_text(shape),
+                MAX_TENSOR_BYTES >> 30
+            ),
+            ShapeError::HostMemory(shortfall) => shortfall.fmt(f),
+            ShapeError::Unaddressable { shape } => {
+                write!(f, "shape {} is too large", shape_text(shape))
+            }
+        }
+    }
+}
+
+impl std::error::Error for ShapeError {}
+
+/// The number of elements of `shape`, or why there cannot be a tensor of it: it has a
+/// zero, or is too large: over [`MAX_TENSOR_BYTES`], or more than the host has
+/// available now.
+pub fn element_count(dtype: Element, shape: &[usize]) -> Result<usize, ShapeError> {
     let mut count: u64 = 1;
     for extent in shape {
         if *extent == 0 {
-            return Err(format!(
-                "a tensor's extents are positive, not {}",
-                shape_text(shape)
-            ));
+            return Err(ShapeError::ZeroExtent {
+                shape: shape.to_vec(),
+            });
         }
         count = count
             .checked_mul(*extent as u64)
             .filter(|count| count.saturating_mul(dtype.bytes() as u64) <= MAX_TENSOR_BYTES)
-            .ok_or_else(|| {
-                format!(
-                    "a {} tensor of shape {} would exceed {} GiB",
-                    dtype.name(),
-                    shape_text(shape),
-                    MAX_TENSOR_BYTES >> 30
-                )
+            .ok_or_else(|| ShapeError::TooLarge {
+                dtype,
+                shape: shape.to_vec(),
             })?;
     }
     let what = format!("a {} tensor of shape {}", dtype.name(), shape_text(shape));
     let needed = host_memory::tensor_bytes(count, dtype.bytes() as u64);
-    host_memory::check(needed, host_memory::available(), &what)?;
-    usize::try_from(count).map_err(|_| format!("shape {} is too large", shape_text(shape)))
+    host_memory::check(needed, host_memory::available(), &what).map_err(ShapeError::HostMemory)?;
+    usize::try_from(count).map_err(|_| ShapeError::Unaddressable {
+        shape: shape.to_vec(),
+    })
 }
 
 impl Tensor {
@@ -92,7 +130,7 @@ impl Tensor {
         dtype: Element,
         shape: Vec<usize>,
         seed: u64,
-    ) -> Result<Tensor, String> {
+    ) -> Result<Tensor, ShapeError> {
         let count = element_count(dtype, &shape)?;
         let width = dtype.bytes();
         let constant = |value: f64| {
@@ -211,10 +249,10 @@ mod tests {
     #[test]
     fn bad_shapes_are_errors() {
         let zero = Tensor::create(Creation::Zeros, Element::F32, vec![4, 0], 0).unwrap_err();
-        assert!(zero.contains("positive"), "{zero}");
+        assert!(zero.to_string().contains("positive"), "{zero}");
         let huge =
             Tensor::create(Creation::Zeros, Element::F32, vec![1 << 20, 1 << 20], 0).unwrap_err();
-        assert!(huge.contains("exceed"), "{huge}");
+        assert!(huge.to_string().contains("exceed"), "{huge}");
     }
 
     #[test]

@@ -11,6 +11,8 @@
 //! box extents 1 to 256, the inner box a multiple of 16 bytes and, swizzled, at most
 //! the swizzle's span.
 
+use std::fmt;
+
 use kir::{Element, TensorMap};
 
 /// The most dimensions a tensor map has.
@@ -64,6 +66,110 @@ impl TensorMapArgs {
     }
 }
 
+/// A hardware rule a tensor map would break.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TensorMapError {
+    /// Not 1 to [`MAX_RANK`] modes, or not one box extent each.
+    Rank {
+        /// The map's modes.
+        modes: usize,
+        /// Its box extents.
+        boxes: usize,
+    },
+    /// A tensor that does not start at a multiple of 16 bytes.
+    Misaligned {
+        /// Where it starts.
+        address: u64,
+    },
+    /// A mode the tensor does not have.
+    NoMode {
+        /// The mode.
+        mode: usize,
+    },
+    /// An extent outside 1 to 2^32.
+    Extent {
+        /// The mode.
+        mode: usize,
+        /// Its extent.
+        extent: i64,
+    },
+    /// An innermost dimension that is not contiguous.
+    InnerStride {
+        /// The mode.
+        mode: usize,
+        /// Its stride, in elements.
+        stride: i64,
+    },
+    /// A stride that is not a multiple of 16 bytes below 2^40.
+    Stride {
+        /// The mode.
+        mode: usize,
+        /// Its stride, in elements.
+        stride: i64,
+        /// The bytes of an element.
+        width: u64,
+    },
+    /// A box extent outside 1 to 256.
+    BoxExtent {
+        /// The extent.
+        extent: u32,
+    },
+    /// A box's inner extent that is not a multiple of 16 bytes or exceeds the
+    /// swizzle's span.
+    InnerBox {
+        /// The inner extent, in bytes.
+        bytes: u64,
+        /// The swizzle's span in bytes (0: none).
+        swizzle: u32,
+    },
+}
+
+impl fmt::Display for TensorMapError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TensorMapError::Rank { modes, boxes } => write!(
+                f,
+                "a tensor map has 1 to {MAX_RANK} dimensions, one box extent each; this one has {modes} modes and {boxes} box extents"
+            ),
+            TensorMapError::Misaligned { address } => write!(
+                f,
+                "TMA needs the tensor at a multiple of 16 bytes; it starts at {address:#x}"
+            ),
+            TensorMapError::NoMode { mode } => write!(f, "the tensor has no mode {mode}"),
+            TensorMapError::Extent { mode, extent } => write!(
+                f,
+                "TMA extents are 1 to 2^32; mode {mode} has {extent} elements"
+            ),
+            TensorMapError::InnerStride { mode, stride } => write!(
+                f,
+                "a tensor map's innermost dimension is contiguous; mode {mode} has stride {stride}"
+            ),
+            TensorMapError::Stride {
+                mode,
+                stride,
+                width,
+            } => {
+                let bytes = u64::try_from(*stride)
+                    .unwrap_or(u64::MAX)
+                    .saturating_mul(*width);
+                write!(
+                    f,
+                    "TMA strides are multiples of 16 bytes below 2^40; mode {mode} has stride {stride} x {width} = {bytes} bytes"
+                )
+            }
+            TensorMapError::BoxExtent { extent } => {
+                write!(f, "TMA box extents are 1 to 256, not {extent}")
+            }
+            TensorMapError::InnerBox { bytes, swizzle } => write!(
+                f,
+                "the box's inner extent is {bytes} bytes: TMA needs a multiple of 16, at most the {swizzle}-byte swizzle"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for TensorMapError {}
+
 /// The encoding arguments of `map` over a tensor of element type `dtype` at `address`
 /// with flattened `extents` and `strides` (in elements), or what rule they break.
 pub fn tensor_map_args(
@@ -71,18 +177,16 @@ pub fn tensor_map_args(
     dtype: Element,
     address: u64,
     (extents, strides): (&[i64], &[i64]),
-) -> Result<TensorMapArgs, String> {
+) -> Result<TensorMapArgs, TensorMapError> {
     let rank = map.modes.len();
     if !(1..=MAX_RANK).contains(&rank) || map.box_shape.len() != rank {
-        return Err(format!(
-            "a tensor map has 1 to {MAX_RANK} dimensions, one box extent each; this one has {rank} modes and {} box extents",
-            map.box_shape.len()
-        ));
+        return Err(TensorMapError::Rank {
+            modes: rank,
+            boxes: map.box_shape.len(),
+        });
     }
     if !address.is_multiple_of(16) {
-        return Err(format!(
-            "TMA needs the tensor at a multiple of 16 bytes; it starts at {address:#x}"
-        ));
+        return Err(TensorMapError::Misaligned { address });
     }
     let bytes = dtype.bytes() as u64;
     let mut args = TensorMapArgs {
@@ -96,43 +200,47 @@ pub fn tensor_map_args(
     };
     for (dimension, mode) in map.modes.iter().enumerate() {
         let (Some(extent), Some(stride)) = (extents.get(*mode), strides.get(*mode)) else {
-            return Err(format!("the tensor has no mode {mode}"));
+            return Err(TensorMapError::NoMode { mode: *mode });
         };
         if !(1..=1 << 32).contains(extent) {
-            return Err(format!(
-                "TMA extents are 1 to 2^32; mode {mode} has {extent} elements"
-            ));
+            return Err(TensorMapError::Extent {
+                mode: *mode,
+                extent: *extent,
+            });
         }
         args.extents[dimension] = *extent as u64;
         if dimension == 0 {
             if *stride != 1 {
-                return Err(format!(
-                    "a tensor map's innermost dimension is contiguous; mode {mode} has stride {stride}"
-                ));
+                return Err(TensorMapError::InnerStride {
+                    mode: *mode,
+                    stride: *stride,
+                });
             }
         } else {
             let stride_bytes = u64::try_from(*stride)
                 .unwrap_or(u64::MAX)
                 .saturating_mul(bytes);
             if !stride_bytes.is_multiple_of(16) || stride_bytes >= 1 << 40 {
-                return Err(format!(
-                    "TMA strides are multiples of 16 bytes below 2^40; mode {mode} has stride {stride} x {bytes} = {stride_bytes} bytes"
-                ));
+                return Err(TensorMapError::Stride {
+                    mode: *mode,
+                    stride: *stride,
+                    width: bytes,
+                });
             }
             args.strides[dimension - 1] = stride_bytes;
         }
         let extent = map.box_shape[dimension];
         if !(1..=256).contains(&extent) {
-            return Err(format!("TMA box extents are 1 to 256, not {extent}"));
+            return Err(TensorMapError::BoxExtent { extent });
         }
         args.box_shape[dimension] = extent;
     }
     let inner = u64::from(args.box_shape[0]) * bytes;
     if !inner.is_multiple_of(16) || (map.swizzle != 0 && inner > u64::from(map.swizzle)) {
-        return Err(format!(
-            "the box's inner extent is {inner} bytes: TMA needs a multiple of 16, at most the {}-byte swizzle",
-            map.swizzle
-        ));
+        return Err(TensorMapError::InnerBox {
+            bytes: inner,
+            swizzle: map.swizzle,
+        });
     }
     Ok(args)
 }
@@ -175,16 +283,25 @@ mod tests {
         let bf16 = Element::BF16;
         let shape: (&[i64], &[i64]) = (&[64, 100], &[100, 1]);
         let stride = tensor_map_args(&map(vec![64, 64], 128), bf16, 0, shape).unwrap_err();
-        assert!(stride.contains("multiples of 16 bytes"), "{stride}");
+        assert!(
+            stride.to_string().contains("multiples of 16 bytes"),
+            "{stride}"
+        );
         let square: (&[i64], &[i64]) = (&[64, 128], &[128, 1]);
         let aligned = tensor_map_args(&map(vec![64, 64], 128), bf16, 8, square).unwrap_err();
-        assert!(aligned.contains("multiple of 16 bytes"), "{aligned}");
+        assert!(
+            aligned.to_string().contains("multiple of 16 bytes"),
+            "{aligned}"
+        );
         let wide = tensor_map_args(&map(vec![128, 64], 128), bf16, 0, square).unwrap_err();
-        assert!(wide.contains("at most the 128-byte swizzle"), "{wide}");
+        assert!(
+            wide.to_string().contains("at most the 128-byte swizzle"),
+            "{wide}"
+        );
         let tall = tensor_map_args(&map(vec![64, 512], 128), bf16, 0, square).unwrap_err();
-        assert!(tall.contains("1 to 256"), "{tall}");
+        assert!(tall.to_string().contains("1 to 256"), "{tall}");
         let column: (&[i64], &[i64]) = (&[64, 128], &[1, 64]);
         let strided = tensor_map_args(&map(vec![64, 64], 128), bf16, 0, column).unwrap_err();
-        assert!(strided.contains("contiguous"), "{strided}");
+        assert!(strided.to_string().contains("contiguous"), "{strided}");
     }
 }

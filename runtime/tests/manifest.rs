@@ -115,7 +115,9 @@ fn float_and_bool_parameters_are_listed_with_their_dtype() {
         .and_then(|manifest| manifest.signatures())
         .unwrap_err();
     assert!(
-        error.contains("`i1` is not a float dtype or `bool`"),
+        error
+            .to_string()
+            .contains("`i1` is not a float dtype or `bool`"),
         "{error}"
     );
 }
@@ -200,7 +202,7 @@ fn a_manifest_that_does_not_describe_its_kernels_is_refused() {
         let error = Manifest::from_json(&text)
             .and_then(|manifest| manifest.signatures().map(|_| ()))
             .unwrap_err();
-        assert!(error.contains(expected), "{expected}: {error}");
+        assert!(error.to_string().contains(expected), "{expected}: {error}");
     }
 }
 
@@ -228,6 +230,9 @@ fn tma_tensor_maps_are_valid_and_read_back_to_their_signatures() {
         let error = Manifest::from_json(&wrong)
             .and_then(|manifest| manifest.signatures())
             .unwrap_err();
-        assert!(error.contains("`m` is not a tensor parameter"), "{error}");
+        assert!(
+            error.to_string().contains("`m` is not a tensor parameter"),
+            "{error}"
+        );
     }
 }

@@ -69,7 +69,9 @@ fn args_with(index: usize, replace: CallArg<'static>) -> Vec<CallArg<'static>> {
 }
 
 fn error(index: usize, replace: CallArg<'static>) -> String {
-    plan(&signature(), &args_with(index, replace)).unwrap_err()
+    plan(&signature(), &args_with(index, replace))
+        .unwrap_err()
+        .message
 }
 
 #[test]
@@ -196,7 +198,9 @@ fn narrow_integers_are_passed_in_32_bits_and_range_checked() {
         ([0, 0, 0, 65536], "`narrow`: 65536 does not fit `d: u16`"),
     ] {
         assert_eq!(
-            plan(&narrow_signature(), &args(values)).unwrap_err(),
+            plan(&narrow_signature(), &args(values))
+                .unwrap_err()
+                .message,
             message
         );
     }

@@ -9,30 +9,30 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyString, PyTuple};
 
-use super::{Device, Extents, Found, Strides, address_of, found_in, int_sequence, row_major};
+use super::{
+    Device, Extents, Found, ReadError, Strides, address_of, found_in, int_sequence, row_major,
+};
 
 /// `__cuda_array_interface__` (version 2 and 3): memory on the current GPU.
-pub(super) fn read_array_interface<'py>(interface: &Bound<'py, PyAny>) -> Result<Found, String> {
+pub(super) fn read_array_interface<'py>(interface: &Bound<'py, PyAny>) -> Result<Found, ReadError> {
     let interface = interface
         .cast::<PyDict>()
-        .map_err(|_| "its __cuda_array_interface__ is not a dict".to_owned())?;
+        .map_err(|_| ReadError::InterfaceNotDict)?;
     let py = interface.py();
-    let item = |key: &Bound<'py, PyString>| -> Result<Bound<'py, PyAny>, String> {
+    let item = |key: &Bound<'py, PyString>| -> Result<Bound<'py, PyAny>, ReadError> {
         interface
             .get_item(key)
             .ok()
             .flatten()
-            .ok_or_else(|| format!("its __cuda_array_interface__ has no `{key}`"))
+            .ok_or_else(|| ReadError::InterfaceMissing(key.to_string()))
     };
-    let bad = |key: &str| format!("its __cuda_array_interface__ has an unusable `{key}`");
+    let bad = ReadError::InterfaceUnusable;
     let shape: Extents = int_sequence(&item(intern!(py, "shape"))?).map_err(|_| bad("shape"))?;
     let typestr = item(intern!(py, "typestr"))?;
     let typestr = typestr.cast::<PyString>().map_err(|_| bad("typestr"))?;
     let dtype = typestr_element(typestr)
         .map_err(|_| bad("typestr"))?
-        .ok_or_else(|| {
-            format!("it holds elements of type `{typestr}`, which CuK kernels do not take")
-        })?;
+        .ok_or_else(|| ReadError::Typestr(typestr.to_string()))?;
     let data = item(intern!(py, "data"))?;
     let data = data.cast::<PyTuple>().map_err(|_| bad("data"))?;
     let address = (data.get_item(0))
@@ -43,9 +43,7 @@ pub(super) fn read_array_interface<'py>(interface: &Bound<'py, PyAny>) -> Result
         Some(strides) if !strides.is_none() => {
             let byte_strides: Strides = int_sequence(&strides).map_err(|_| bad("strides"))?;
             if byte_strides.iter().any(|stride| stride % bytes != 0) {
-                return Err(format!(
-                    "its strides {byte_strides:?} (bytes) are not whole elements"
-                ));
+                return Err(ReadError::PartialElements(byte_strides.to_vec()));
             }
             byte_strides.iter().map(|stride| stride / bytes).collect()
         }
@@ -107,12 +105,12 @@ const TYPESTR_KINDS: [(&str, Element); 11] = [
 ];
 
 /// Any DLPack producer, through `dlpark`, which keeps the import alive.
-pub(super) fn read_dlpack(object: &Bound<'_, PyAny>) -> Result<(Found, ImportedDlpack), String> {
+pub(super) fn read_dlpack(object: &Bound<'_, PyAny>) -> Result<(Found, ImportedDlpack), ReadError> {
     let imported = from_dlpack(object.as_borrowed(), None, Some(false))
-        .map_err(|error| format!("its DLPack export failed: {error}"))?;
+        .map_err(|error| ReadError::DlpackExport(error.to_string()))?;
     let tensor = imported
         .validate()
-        .map_err(|error| format!("its DLPack tensor is malformed: {error}"))?;
+        .map_err(|error| ReadError::DlpackMalformed(error.to_string()))?;
     let found = found_in(&tensor)?;
     Ok((found, imported))
 }

@@ -11,6 +11,7 @@
 //! tensors of up to [`INLINE_DIMS`] dimensions.
 
 mod foreign;
+mod read_error;
 mod torch;
 
 use dlpark::TensorRef;
@@ -23,6 +24,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 use smallvec::SmallVec;
 
+pub use read_error::ReadError;
 pub use torch::torch_if_loaded;
 
 /// Dimensions of a tensor held on the stack; a tensor with more spills to the heap.
@@ -110,11 +112,11 @@ impl TensorArg {
     }
 }
 
-/// The tensor `object`, or why it is not one CuK can take (a sentence about "it").
-pub fn read(object: &Bound<'_, PyAny>) -> Result<TensorArg, String> {
+/// The tensor `object`, or why it is not one CuK can take.
+pub fn read(object: &Bound<'_, PyAny>) -> Result<TensorArg, ReadError> {
     let py = object.py();
     if let Some(found) = torch::read(object) {
-        let found = found.map_err(|error| error.to_string())?;
+        let found = found.map_err(ReadError::Torch)?;
         Ok(TensorArg::new(object, found, None))
     } else if let Ok(interface) = object.getattr(intern!(py, "__cuda_array_interface__")) {
         let found = foreign::read_array_interface(&interface)?;
@@ -128,14 +130,14 @@ pub fn read(object: &Bound<'_, PyAny>) -> Result<TensorArg, String> {
 }
 
 /// What a DLPack tensor says of itself (no stream), or why CuK cannot take it.
-fn found_in(tensor: &TensorRef<'_>) -> Result<Found, String> {
+fn found_in(tensor: &TensorRef<'_>) -> Result<Found, ReadError> {
     let dtype = tensor.dtype();
-    let element = dlpack_element(dtype.code, dtype.bits, dtype.lanes).ok_or_else(|| {
-        format!(
-            "it holds DLPack elements of type code {}, {} bits, {} lanes, which CuK kernels do not take",
-            dtype.code.0, dtype.bits, dtype.lanes
-        )
-    })?;
+    let element =
+        dlpack_element(dtype.code, dtype.bits, dtype.lanes).ok_or(ReadError::DlpackElement {
+            code: dtype.code.0,
+            bits: dtype.bits,
+            lanes: dtype.lanes,
+        })?;
     let device = tensor.device();
     let ordinal = usize::try_from(device.device_id).unwrap_or(0);
     let device = match device.device_type {
@@ -147,7 +149,7 @@ fn found_in(tensor: &TensorRef<'_>) -> Result<Found, String> {
         .map(|extent| usize::try_from(*extent).unwrap_or(0))
         .collect();
     let strides = (tensor.strides_or_compact())
-        .map_err(|error| format!("its DLPack strides are unusable: {error}"))?
+        .map_err(|error| ReadError::DlpackStrides(error.to_string()))?
         .iter()
         .copied()
         .collect();
@@ -182,14 +184,9 @@ fn dlpack_element(code: DLDataTypeCode, bits: u8, lanes: u16) -> Option<Element>
     })
 }
 
-fn not_a_tensor(object: &Bound<'_, PyAny>) -> String {
-    format!(
-        "it is a {}, not a tensor (a torch.Tensor, a DLPack producer or an object with __cuda_array_interface__)",
-        object
-            .get_type()
-            .name()
-            .map_or_else(|_| "?".to_owned(), |name| name.to_string())
-    )
+fn not_a_tensor(object: &Bound<'_, PyAny>) -> ReadError {
+    let kind = (object.get_type().name()).map_or_else(|_| "?".to_owned(), |name| name.to_string());
+    ReadError::NotATensor(kind)
 }
 
 /// An address (or a stream handle) as Python holds it: read as a signed word first,

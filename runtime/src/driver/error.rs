@@ -8,6 +8,8 @@ use std::fmt;
 use cudarc::cublas::result::CublasError;
 use cudarc::driver::DriverError;
 
+use crate::deadline::BadLimit;
+
 /// Why the GPU could not do what was asked.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum GpuError {
@@ -46,6 +48,12 @@ impl GpuError {
 impl From<String> for GpuError {
     fn from(reason: String) -> GpuError {
         GpuError::Refused(reason)
+    }
+}
+
+impl From<BadLimit> for GpuError {
+    fn from(error: BadLimit) -> GpuError {
+        GpuError::Refused(error.to_string())
     }
 }
 

@@ -32,7 +32,7 @@ const LONGEST_POLL_PAUSE: Duration = Duration::from_millis(1);
 /// The limit `CUKC_KERNEL_TIMEOUT` gives, or why its value cannot be used.
 pub fn kernel_timeout_from_environment() -> Result<Duration, GpuError> {
     crate::deadline::limit_from_environment(KERNEL_TIMEOUT_VARIABLE, DEFAULT_KERNEL_TIMEOUT)
-        .map_err(GpuError::Refused)
+        .map_err(GpuError::from)
 }
 
 impl Gpu {

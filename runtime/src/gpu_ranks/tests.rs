@@ -44,7 +44,7 @@ fn a_rank_that_ends_without_launching_fails_the_others() {
         waiting.join().unwrap()
     });
     assert_eq!(
-        failure.unwrap_err(),
+        failure.unwrap_err().to_string(),
         "`allreduce` waits for rank 1, whose test body ended without launching it: every rank launches a symmetric kernel together"
     );
 }
@@ -59,13 +59,14 @@ fn ranks_disagreeing_on_a_symmetric_tensor_fail_naming_the_parameter() {
     };
     let offers = [offer(0, &[1], "bf16[4096]"), offer(0, &[2], "bf16[1000]")];
     assert_eq!(
-        check(&offers).unwrap_err(),
+        check(&offers).unwrap_err().to_string(),
         "the symmetric tensor `staging` of `allreduce` is bf16[4096] on rank 0 but bf16[1000] on rank 1: every rank passes the same shape and dtype"
     );
     let offers = [offer(0, &[1], "f32[8]"), offer(1, &[2], "f32[8]")];
     assert!(
         check(&offers)
             .unwrap_err()
+            .to_string()
             .contains("different instantiations")
     );
     let offers = [offer(2, &[1], "f32[8]"), offer(2, &[2], "f32[8]")];

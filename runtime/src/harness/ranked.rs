@@ -183,8 +183,8 @@ pub(super) fn open_gpus<'g>(
     if opened.len() < world as usize {
         opened.clear();
         let gpus =
-            guarded(|| crate::driver::open_ranks(world)).map_err(|message| Outcome::Failed {
-                message,
+            guarded(|| crate::driver::open_ranks(world)).map_err(|panic| Outcome::Failed {
+                message: panic.to_string(),
                 span,
                 diagnostic: None,
             })?;

@@ -1,20 +1,19 @@
-//! Kernel calls and `report`: the instantiation picked by const arguments, tensors
-//! uploaded when a kernel first needs them, arguments checked and marshalled, the
-//! launch on the GPU or the emulator (timed, in a bench, on the GPU only), and the
-//! device data downloaded again only when the host reads it.
+//! Kernel calls: the instantiation picked by const arguments, tensors uploaded when a
+//! kernel first needs them, arguments checked and marshalled, the launch on the GPU or
+//! the emulator (timed, in a bench, on the GPU only), and the device data downloaded
+//! again only when the host reads it; and tensor creation, which a GPU that keeps
+//! created tensors serves from its copies. A bench's `report` is in `report.rs`.
 
 use kir::{ConstValue, Element};
 use lang::Span;
-use lang::ast::{Argument, Expr, ExprKind, Kernel, ReportPart};
+use lang::ast::{Argument, Kernel};
 use trace::ConstArg;
 
 use super::{Eval, Interpreter, Stop, Value};
 use crate::device::{Device, DeviceBuffer};
-use crate::harness::{BenchResult, Metric, Reference};
 use crate::marshal::{self, CallArg};
-use crate::random::{Distribution, fill};
 use crate::ranks::Hidden;
-use crate::tensor::{Creation, Dense, Tensor, element_count};
+use crate::tensor::{Creation, Dense, ShapeError, Tensor, element_count};
 
 impl Interpreter<'_> {
     /// Tensor `index`'s values, downloading them if a kernel wrote it last.
@@ -32,7 +31,7 @@ impl Interpreter<'_> {
             tensor.host = Some(
                 device
                     .download(buffer)
-                    .map_err(|message| Stop::error(span, message))?,
+                    .map_err(|error| Stop::error(span, error.to_string()))?,
             );
         }
         tensor
@@ -53,12 +52,12 @@ impl Interpreter<'_> {
             values.push((self.expr(&arg.value)?, arg.value.span));
         }
         let index = marshal::select(self.kernels, name, &consts)
-            .map_err(|message| Stop::error(span, message))?;
+            .map_err(|error| Stop::error(span, error.to_string()))?;
         self.check_elements(index, &values, span)?;
         let compiled = &self.kernels[index];
         let device = match &mut self.device {
             Ok(device) => device,
-            Err(reason) => return Err(Stop::Skip(reason.clone())),
+            Err(reason) => return Err(Stop::Skip(reason.to_string())),
         };
         for (value, arg_span) in &values {
             if let Value::Tensor(tensor) = value {
@@ -86,7 +85,7 @@ impl Interpreter<'_> {
                         strides: None,
                         address: device
                             .address(buffer)
-                            .map_err(|message| Stop::error(*arg_span, message))?,
+                            .map_err(|error| Stop::error(*arg_span, error.to_string()))?,
                     }
                 }
                 other => {
@@ -109,9 +108,9 @@ impl Interpreter<'_> {
             call_args.extend(std::iter::repeat_n(CallArg::Int(0), count));
         }
         let plan = marshal::plan(&compiled.signature, &call_args)
-            .map_err(|message| Stop::error(span, message))?;
+            .map_err(|error| Stop::error(span, error.message))?;
         super::row_major::check(&compiled.signature, &call_args)
-            .map_err(|message| Stop::error(span, message))?;
+            .map_err(|error| Stop::error(span, error.to_string()))?;
         // On GPUs a rank's launch is the plan with its hidden parameters filled in,
         // which a bench times again.
         let mut launched_plan = None;
@@ -130,7 +129,7 @@ impl Interpreter<'_> {
                 symmetric,
             ))
             .map(|launched| launched_plan = Some(launched))
-            .map_err(|message| (message, None)),
+            .map_err(|error| (error.to_string(), None)),
             _ if hidden.is_some() => Err((
                 format!(
                     "`{name}` has `symmetric(...)` tensors: it runs in a `test ... ranks(N)` block"
@@ -281,111 +280,6 @@ impl Interpreter<'_> {
         Ok(consts)
     }
 
-    /// `report bytes = ..., against memcpy;` or `report flops = ..., against cublas(a, b);`:
-    /// the bench's result.
-    pub(super) fn report(&mut self, parts: &[ReportPart], span: Span) -> Eval<()> {
-        if self.bench.is_none() {
-            return Err(Stop::error(span, "`report` belongs in a `bench` block"));
-        }
-        let mut metrics = Vec::new();
-        let mut against = None;
-        for part in parts {
-            match part {
-                ReportPart::Metric { name, value } => {
-                    let amount = self.int(value)?;
-                    let amount = u64::try_from(amount)
-                        .ok()
-                        .filter(|amount| *amount > 0)
-                        .ok_or_else(|| {
-                            Stop::error(
-                                value.span,
-                                format!("a reported amount is positive, not {amount}"),
-                            )
-                        })?;
-                    metrics.push(match name.text.as_str() {
-                        "bytes" => Metric::Bytes(amount),
-                        "flops" => Metric::Flops(amount),
-                        other => {
-                            return Err(Stop::error(
-                                name.span,
-                                format!("a bench reports `bytes` or `flops`, not `{other}`"),
-                            ));
-                        }
-                    });
-                }
-                ReportPart::Against(reference) => {
-                    against = Some(reference_form(reference).ok_or_else(|| {
-                        Stop::error(
-                            reference.span,
-                            "a bench is measured against `memcpy` or `cublas(a, b)`",
-                        )
-                    })?);
-                }
-            }
-        }
-        let (metric, also) = Metric::lead(metrics, against.map(|(name, ..)| name));
-        let Some(bench) = &self.bench else {
-            return Ok(());
-        };
-        if bench.kernel_ms.is_empty() {
-            return Err(Stop::error(
-                span,
-                "`report` reports the kernels the bench ran, but it ran none before this",
-            ));
-        }
-        let kernel_ms = bench.kernel_ms.iter().map(|(_, ms)| ms).sum();
-        let config = bench.config;
-        let mut reference = None;
-        let mut note = None;
-        let against = against.filter(|_| config.references);
-        match (against, metric) {
-            (Some(("memcpy", None, _)), Some(Metric::Bytes(bytes))) => {
-                let Ok(Device::Gpu(gpu) | Device::GpuRank(gpu, ..)) = &mut self.device else {
-                    return Err(Stop::Skip("no GPU for the memcpy reference".to_owned()));
-                };
-                // A copy reads and writes each byte: half the bytes, copied, move them all.
-                let half = usize::try_from(bytes / 2)
-                    .map_err(|_| Stop::error(span, "the reported amount is too large"))?;
-                let source = fill(Element::U8, half.max(1), Distribution::Uniform, self.seed);
-                let ms = gpu
-                    .time_memcpy(half, &source, config.warmup, config.runs)
-                    .map_err(|message| Stop::error(span, message))?;
-                reference = Some(Reference {
-                    name: "memcpy".to_owned(),
-                    ms,
-                });
-            }
-            (Some(("cublas", Some(args), reference_span)), Some(Metric::Flops(flops))) => {
-                (reference, note) = self.cublas_reference(args, flops, reference_span)?;
-            }
-            (Some(("cublas", None, reference_span)), _) => {
-                return Err(Stop::error(
-                    reference_span,
-                    "`cublas` needs the GEMM's operands, as `matmul` takes them: `against cublas(a, transpose(b))`",
-                ));
-            }
-            (Some((name, _, reference_span)), _) => {
-                return Err(Stop::error(
-                    reference_span,
-                    format!(
-                        "`{name}` is not a reference for this metric: `memcpy` goes with `bytes`, `cublas(a, b)` with `flops`"
-                    ),
-                ));
-            }
-            (None, _) => {}
-        }
-        if let Some(bench) = &mut self.bench {
-            bench.result = Some(BenchResult {
-                kernel_ms,
-                metric,
-                also,
-                reference,
-                note,
-            });
-        }
-        Ok(())
-    }
-
     /// A created tensor: on the host, or, on a GPU that keeps created tensors (`cukc
     /// tune`), a device copy of the one an earlier run drew with the same creation,
     /// element type, shape and seed. A failure is an error at `span`.
@@ -397,7 +291,7 @@ impl Interpreter<'_> {
         seed: u64,
         span: Span,
     ) -> Eval<Tensor> {
-        let failed = |message: String| Stop::error(span, message);
+        let failed = |error: ShapeError| Stop::error(span, error.to_string());
         let draw = |shape: Vec<usize>| Tensor::create(creation, dtype, shape, seed);
         let Ok(Device::Gpu(gpu) | Device::GpuRank(gpu, ..)) = &mut self.device else {
             return draw(shape).map_err(failed);
@@ -408,7 +302,9 @@ impl Interpreter<'_> {
             draw(shape.clone())
                 .map_or_else(|_| Vec::new(), |tensor| tensor.host.unwrap_or_default())
         };
-        match (gpu.created_copy(&key, drawn)).map_err(|error| failed(error.to_string()))? {
+        match (gpu.created_copy(&key, drawn))
+            .map_err(|error| Stop::error(span, error.to_string()))?
+        {
             Some(buffer) => Ok(Tensor {
                 dtype,
                 shape,
@@ -461,23 +357,7 @@ pub(super) fn upload(device: &mut Device<'_>, tensor: &mut Tensor, span: Span) -
     };
     let buffer = device
         .upload(bytes)
-        .map_err(|message| Stop::error(span, message))?;
+        .map_err(|error| Stop::error(span, error.to_string()))?;
     tensor.device = Some(buffer);
     Ok(())
-}
-
-/// The name of a reference, its arguments when it is a call, and its span: `memcpy`,
-/// `cublas(a, b)`.
-fn reference_form(reference: &Expr) -> Option<(&str, Option<&[Argument]>, Span)> {
-    let (callee, args) = match &reference.kind {
-        ExprKind::Call { callee, args } => (callee.as_ref(), Some(args.as_slice())),
-        _ => (reference, None),
-    };
-    match &callee.kind {
-        ExprKind::Path(path) => match path.segments.as_slice() {
-            [name] => Some((name.text.as_str(), args, reference.span)),
-            _ => None,
-        },
-        _ => None,
-    }
 }

@@ -13,6 +13,7 @@
 //! transposed by cuBLAS (`cublas(a, transpose(b))` is the "TN" GEMM of two K-major
 //! operands), and `C` is a scratch tensor of the operands' dtype.
 
+use std::fmt;
 use std::io::Write;
 
 use kir::Element;
@@ -22,15 +23,46 @@ use rayon::prelude::*;
 
 use super::call::upload;
 use super::{Eval, Interpreter, Stop, Value};
-use crate::device::{Device, DeviceBuffer};
-use crate::driver::Gemm;
+use crate::device::{Device, DeviceBuffer, TransferError};
+use crate::driver::{Gemm, GpuError};
 use crate::element::{decode, encode};
+use crate::harness::NoDevice;
 use crate::harness::Reference;
 use crate::ops;
 use crate::tensor::Tensor;
 
 /// A CPU matmul expected to take longer than this many seconds says so on stderr first.
 const ANNOUNCE_AFTER_SECONDS: f64 = 2.0;
+
+/// Why a `matmul` runs on the CPU rather than through cuBLAS.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum OnCpu {
+    /// Operands of two dtypes.
+    MixedDtypes,
+    /// Integer operands, whose `f64` sums are exact on the CPU.
+    Integers,
+    /// Kernels run on the emulator.
+    Emulated,
+    /// The block has no device.
+    NoDevice(NoDevice),
+    /// The block's device is no GPU.
+    NoGpu,
+    /// cuBLAS could not be opened.
+    Blas(GpuError),
+}
+
+impl fmt::Display for OnCpu {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            OnCpu::MixedDtypes => f.write_str("mixed dtypes"),
+            OnCpu::Integers => f.write_str("integers are exact on the CPU"),
+            OnCpu::Emulated => f.write_str("the block runs on the emulator"),
+            OnCpu::NoDevice(reason) => reason.fmt(f),
+            OnCpu::NoGpu => f.write_str("no GPU"),
+            OnCpu::Blas(error) => error.fmt(f),
+        }
+    }
+}
 
 impl Interpreter<'_> {
     /// `matmul(a, b)`.
@@ -39,7 +71,7 @@ impl Interpreter<'_> {
         let b_index = self.tensor_index(b)?;
         let extents =
             ops::matmul_extents(&self.tensors[a_index].shape, &self.tensors[b_index].shape)
-                .map_err(|message| Stop::error(span, message))?;
+                .map_err(|error| Stop::error(span, error.to_string()))?;
         let why_not_gpu = match self.gpu_matmul(a_index, b_index, extents, span)? {
             Ok(tensor) => return Ok(self.new_tensor(tensor)),
             Err(reason) => reason,
@@ -55,7 +87,7 @@ impl Interpreter<'_> {
         }
         let a = self.dense(a_index, a.span)?;
         let b = self.dense(b_index, b.span)?;
-        let product = ops::matmul(&a, &b).map_err(|message| Stop::error(span, message))?;
+        let product = ops::matmul(&a, &b).map_err(|error| Stop::error(span, error.to_string()))?;
         Ok(self.new_tensor(Tensor::from_dense(&product)))
     }
 
@@ -66,17 +98,17 @@ impl Interpreter<'_> {
         b: usize,
         [m, k, n]: [usize; 3],
         span: Span,
-    ) -> Eval<Result<Tensor, String>> {
+    ) -> Eval<Result<Tensor, OnCpu>> {
         let dtype = self.tensors[a].dtype;
         if self.tensors[b].dtype != dtype {
-            return Ok(Err("mixed dtypes".to_owned()));
+            return Ok(Err(OnCpu::MixedDtypes));
         }
         let (input, output) = match dtype {
             Element::F16 | Element::BF16 => (dtype, Element::F32),
             Element::F32 | Element::F64 | Element::E4M3 | Element::E5M2 => {
                 (Element::F64, Element::F64)
             }
-            _ => return Ok(Err("integers are exact on the CPU".to_owned())),
+            _ => return Ok(Err(OnCpu::Integers)),
         };
         if let Err(reason) = self.open_blas() {
             return Ok(Err(reason));
@@ -87,9 +119,9 @@ impl Interpreter<'_> {
         } else {
             Some((self.widened(a, span)?, self.widened(b, span)?))
         };
-        let failed = |message: String| Stop::error(span, message);
+        let failed = |error: TransferError| Stop::error(span, error.to_string());
         let Ok(device) = &mut self.device else {
-            return Ok(Err("no GPU".to_owned()));
+            return Ok(Err(OnCpu::NoGpu));
         };
         let uploaded: [DeviceBuffer; 2];
         let operands = match widened {
@@ -125,8 +157,8 @@ impl Interpreter<'_> {
             input,
             output,
         };
-        let bytes =
-            (gpu.gemm(&gemm, a_buffer, b_buffer)).map_err(|error| failed(error.to_string()))?;
+        let bytes = (gpu.gemm(&gemm, a_buffer, b_buffer))
+            .map_err(|error| Stop::error(span, error.to_string()))?;
         let width = dtype.bytes();
         let mut rounded = vec![0u8; m * n * width];
         rounded
@@ -142,13 +174,11 @@ impl Interpreter<'_> {
     }
 
     /// Opens cuBLAS on the block's GPU, or says why it cannot be had.
-    fn open_blas(&mut self) -> Result<(), String> {
+    fn open_blas(&mut self) -> Result<(), OnCpu> {
         match &mut self.device {
-            Ok(Device::Gpu(gpu) | Device::GpuRank(gpu, ..)) => gpu.blas().map_err(String::from),
-            Ok(Device::Emulator(_) | Device::Rank(..)) => {
-                Err("the block runs on the emulator".to_owned())
-            }
-            Err(reason) => Err(reason.clone()),
+            Ok(Device::Gpu(gpu) | Device::GpuRank(gpu, ..)) => gpu.blas().map_err(OnCpu::Blas),
+            Ok(Device::Emulator(_) | Device::Rank(..)) => Err(OnCpu::Emulated),
+            Err(reason) => Err(OnCpu::NoDevice(reason.clone())),
         }
     }
 
@@ -186,7 +216,7 @@ impl Interpreter<'_> {
         let a_shape = logical(stored(a), a_transposed);
         let b_shape = logical(stored(b), b_transposed);
         let [m, k, n] = ops::matmul_extents(&a_shape, &b_shape)
-            .map_err(|message| Stop::error(span, message))?;
+            .map_err(|error| Stop::error(span, error.to_string()))?;
         let dtype = self.tensors[a].dtype;
         if self.tensors[b].dtype != dtype || !Gemm::supported(dtype, dtype) {
             return Err(Stop::error(
@@ -213,11 +243,10 @@ impl Interpreter<'_> {
         let config = bench.config;
         if let Err(reason) = self.open_blas() {
             return match &self.device {
-                Ok(Device::Gpu(_) | Device::GpuRank(..)) => Ok((None, Some(reason))),
-                _ => Err(Stop::Skip(reason)),
+                Ok(Device::Gpu(_) | Device::GpuRank(..)) => Ok((None, Some(reason.to_string()))),
+                _ => Err(Stop::Skip(reason.to_string())),
             };
         }
-        let failed = |message: String| Stop::error(span, message);
         let Ok(device) = &mut self.device else {
             return Err(Stop::Skip("no GPU for the cuBLAS reference".to_owned()));
         };
@@ -237,7 +266,7 @@ impl Interpreter<'_> {
         };
         let ms = gpu
             .time_gemm(&gemm, a_buffer, b_buffer, config.warmup, config.runs)
-            .map_err(|error| failed(error.to_string()))?;
+            .map_err(|error| Stop::error(span, error.to_string()))?;
         let note = (gemm.flops() != u128::from(reported_flops)).then(|| {
             format!(
                 "cuBLAS's GEMM {} does {} flops, not the {reported_flops} reported",

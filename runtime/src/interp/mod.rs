@@ -7,14 +7,17 @@
 //! `const` items and kernels' const parameters are not evaluated here: their values
 //! are the checker's ([`trace::HostFacts`]). Statements are `let`,
 //! assignment, expression statements, `for`, `while`, `if`, blocks, `return`, `break`,
-//! `continue` and `report` (in benches).
+//! `continue` and `report` (in benches), run in `statements.rs`.
 
 mod arrays;
+mod builtins;
 mod call;
 mod expr;
 mod gemm;
 mod references;
+mod report;
 mod row_major;
+mod statements;
 mod varlen;
 
 pub(crate) use call::EMULATED_BENCH;
@@ -23,12 +26,12 @@ use std::collections::HashMap;
 
 use kir::Element;
 use lang::Span;
-use lang::ast::{AssignOp, BinaryOp, Block, ExprKind, Module, PatternKind, Stmt, StmtKind};
+use lang::ast::{Block, Module};
 use trace::{HostConst, HostFacts};
 
 use crate::CompiledKernel;
 use crate::device::Device;
-use crate::harness::{BenchConfig, BenchResult};
+use crate::harness::{BenchConfig, BenchResult, NoDevice};
 use crate::tensor::Tensor;
 
 /// How many statements and loop iterations one block may execute (fewer in unit tests,
@@ -110,7 +113,7 @@ enum Flow {
 pub struct Interpreter<'m> {
     module: &'m Module,
     kernels: &'m [CompiledKernel],
-    device: Result<Device<'m>, String>,
+    device: Result<Device<'m>, NoDevice>,
     /// Every tensor created so far.
     pub tensors: Vec<Tensor>,
     scopes: Vec<HashMap<String, Value>>,
@@ -138,7 +141,7 @@ impl<'m> Interpreter<'m> {
         module: &'m Module,
         host: &'m HostFacts,
         kernels: &'m [CompiledKernel],
-        device: Result<Device<'m>, String>,
+        device: Result<Device<'m>, NoDevice>,
         seed: u64,
         bench: Option<BenchConfig>,
     ) -> Self {
@@ -208,182 +211,6 @@ impl<'m> Interpreter<'m> {
             ));
         }
         Ok(())
-    }
-
-    fn block(&mut self, block: &Block) -> Eval<Flow> {
-        self.scopes.push(HashMap::new());
-        let flow = self.statements(block);
-        self.scopes.pop();
-        flow
-    }
-
-    fn statements(&mut self, block: &Block) -> Eval<Flow> {
-        for statement in &block.statements {
-            match self.statement(statement)? {
-                Flow::Normal => {}
-                other => return Ok(other),
-            }
-        }
-        if let Some(tail) = &block.tail {
-            self.expr(tail)?;
-        }
-        Ok(Flow::Normal)
-    }
-
-    fn statement(&mut self, statement: &Stmt) -> Eval<Flow> {
-        self.step(statement.span)?;
-        match &statement.kind {
-            StmtKind::Let { pattern, value, .. } => {
-                let value = self.expr(value)?;
-                self.bind(&pattern.kind, value, pattern.span)?;
-            }
-            StmtKind::Assign { op, target, value } => self.assign(*op, target, value)?,
-            StmtKind::Expr(expr) => {
-                self.expr(expr)?;
-            }
-            StmtKind::Return(value) => {
-                if let Some(value) = value {
-                    self.expr(value)?;
-                }
-                return Ok(Flow::Return);
-            }
-            StmtKind::Break => return Ok(Flow::Break),
-            StmtKind::Continue => return Ok(Flow::Continue),
-            StmtKind::Empty => {}
-            StmtKind::Report(parts) => self.report(parts, statement.span)?,
-            StmtKind::For {
-                variable,
-                start,
-                end,
-                body,
-                ..
-            } => {
-                let start = self.int(start)?;
-                let end = self.int(end)?;
-                for index in start..end {
-                    self.step(body.span)?;
-                    self.scopes
-                        .push(HashMap::from([(variable.text.clone(), Value::Int(index))]));
-                    let flow = self.block(body);
-                    self.scopes.pop();
-                    match flow? {
-                        Flow::Normal | Flow::Continue => {}
-                        Flow::Break => break,
-                        Flow::Return => return Ok(Flow::Return),
-                    }
-                }
-            }
-            StmtKind::While { condition, body } => loop {
-                self.step(body.span)?;
-                if !self.condition(condition)? {
-                    break;
-                }
-                match self.block(body)? {
-                    Flow::Normal | Flow::Continue => {}
-                    Flow::Break => break,
-                    Flow::Return => return Ok(Flow::Return),
-                }
-            },
-            StmtKind::If {
-                branches,
-                otherwise,
-            } => {
-                for branch in branches {
-                    if self.condition(&branch.condition)? {
-                        return self.block(&branch.body);
-                    }
-                }
-                if let Some(otherwise) = otherwise {
-                    return self.block(otherwise);
-                }
-            }
-            StmtKind::Block(block) => return self.block(block),
-            StmtKind::Error => {
-                return Err(Stop::error(statement.span, "this statement did not parse"));
-            }
-        }
-        Ok(Flow::Normal)
-    }
-
-    fn bind(&mut self, pattern: &PatternKind, value: Value, span: Span) -> Eval<()> {
-        match (pattern, value) {
-            (PatternKind::Name(name), value) => {
-                if let Some(scope) = self.scopes.last_mut() {
-                    scope.insert(name.text.clone(), value);
-                }
-                Ok(())
-            }
-            (PatternKind::Wildcard, _) => Ok(()),
-            (PatternKind::Tuple(patterns), Value::Tuple(values))
-                if patterns.len() == values.len() =>
-            {
-                for (pattern, value) in patterns.iter().zip(values) {
-                    self.bind(&pattern.kind, value, pattern.span)?;
-                }
-                Ok(())
-            }
-            (PatternKind::Tuple(patterns), value) => Err(Stop::error(
-                span,
-                format!(
-                    "a pattern of {} names cannot take a {}",
-                    patterns.len(),
-                    value.kind()
-                ),
-            )),
-        }
-    }
-
-    fn assign(
-        &mut self,
-        op: AssignOp,
-        target: &lang::ast::Expr,
-        value: &lang::ast::Expr,
-    ) -> Eval<()> {
-        let ExprKind::Path(path) = &target.kind else {
-            return Err(Stop::error(
-                target.span,
-                "host code assigns to variables only",
-            ));
-        };
-        let [name] = path.segments.as_slice() else {
-            return Err(Stop::error(
-                target.span,
-                "host code assigns to variables only",
-            ));
-        };
-        let mut new = self.expr(value)?;
-        let binary = match op {
-            AssignOp::Assign => None,
-            AssignOp::Add => Some(BinaryOp::Add),
-            AssignOp::Subtract => Some(BinaryOp::Subtract),
-            AssignOp::Multiply => Some(BinaryOp::Multiply),
-            AssignOp::Divide => Some(BinaryOp::Divide),
-            AssignOp::Remainder => Some(BinaryOp::Remainder),
-        };
-        if let Some(binary) = binary {
-            let Some(old) = self.variable(&name.text).cloned() else {
-                return Err(Stop::error(
-                    target.span,
-                    format!("`{}` is not a variable", name.text),
-                ));
-            };
-            new = self.binary(binary, old, new, target.span.cover(value.span))?;
-        }
-        match self
-            .scopes
-            .iter_mut()
-            .rev()
-            .find_map(|scope| scope.get_mut(&name.text))
-        {
-            Some(slot) => {
-                *slot = new;
-                Ok(())
-            }
-            None => Err(Stop::error(
-                target.span,
-                format!("`{}` is not a variable", name.text),
-            )),
-        }
     }
 
     fn condition(&mut self, expr: &lang::ast::Expr) -> Eval<bool> {

@@ -8,14 +8,47 @@
 //! colexicographically, as CuTe's compact layouts do, so mode strides are the
 //! dimension's stride times the extents of the modes before it.
 
+use std::fmt;
+
 use kir::{ParamKind, Signature};
 
 use crate::marshal::CallArg;
 
+/// A tensor parameter of `kernel` that reads its row-major tensor through another
+/// layout: its modes' extents and strides, the tensor's shape, and the strides the
+/// row-major layout would have.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct NotRowMajor {
+    kernel: String,
+    param: String,
+    extents: Vec<i64>,
+    strides: Vec<i64>,
+    shape: Vec<i64>,
+    expected: Vec<i64>,
+}
+
+impl fmt::Display for NotRowMajor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "`{}`: `{}` is read through the layout {}:{}, but the test's tensors are dense and row-major, so this one of shape {} is {}:{}; declare the parameter with the row-major layout of its memory (and view it transposed inside the kernel)",
+            self.kernel,
+            self.param,
+            tuple(&self.extents),
+            tuple(&self.strides),
+            tuple(&self.shape),
+            tuple(&self.extents),
+            tuple(&self.expected),
+        )
+    }
+}
+
+impl std::error::Error for NotRowMajor {}
+
 /// Checks that each tensor argument is read through the row-major layout of its shape;
 /// the message names the kernel, the parameter and both layouts. Parameters whose
 /// extents do not group into the tensor's shape are left to `marshal`'s checks.
-pub(super) fn check(signature: &Signature, args: &[CallArg<'_>]) -> Result<(), String> {
+pub(super) fn check(signature: &Signature, args: &[CallArg<'_>]) -> Result<(), Box<NotRowMajor>> {
     let ints: Vec<i64> = args
         .iter()
         .map(|arg| match arg {
@@ -41,21 +74,14 @@ pub(super) fn check(signature: &Signature, args: &[CallArg<'_>]) -> Result<(), S
         let differs = (extents.iter().zip(strides.iter().zip(&expected)))
             .any(|(extent, (stride, want))| *extent > 1 && stride != want);
         if differs {
-            return Err(format!(
-                "`{}`: `{}` is read through the layout {}:{}, but the test's tensors are dense and row-major, so this one of shape {} is {}:{}; declare the parameter with the row-major layout of its memory (and view it transposed inside the kernel)",
-                signature.name,
-                param.name,
-                tuple(&extents),
-                tuple(&strides),
-                tuple(
-                    &given
-                        .iter()
-                        .map(|extent| *extent as i64)
-                        .collect::<Vec<_>>()
-                ),
-                tuple(&extents),
-                tuple(&expected),
-            ));
+            return Err(Box::new(NotRowMajor {
+                kernel: signature.name.clone(),
+                param: param.name.clone(),
+                extents,
+                strides,
+                shape: given.iter().map(|extent| *extent as i64).collect(),
+                expected,
+            }));
         }
     }
     Ok(())

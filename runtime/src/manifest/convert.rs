@@ -5,7 +5,10 @@ use kir::{
     IntParam, Launch, Param, ParamKind, ScalarParam, Signature, TensorMap,
 };
 
-use super::{AssumptionEntry, ConstArg, ConstArgValue, Expr, KernelEntry, LaunchEntry, ParamEntry};
+use super::{
+    AssumptionEntry, ConstArg, ConstArgValue, EntryProblem, Expr, KernelEntry, LaunchEntry,
+    ManifestError, ParamEntry,
+};
 
 impl KernelEntry {
     /// The entry for one compiled instantiation.
@@ -116,15 +119,18 @@ impl KernelEntry {
     }
 
     /// The signature this entry describes; an error names the kernel and the problem.
-    pub(crate) fn signature(&self) -> Result<Signature, String> {
-        let fail = |problem: String| format!("kernel `{}` in the manifest: {problem}", self.name);
+    pub(crate) fn signature(&self) -> Result<Signature, ManifestError> {
+        let fail = |problem: EntryProblem| ManifestError::Kernel {
+            kernel: self.name.clone(),
+            problem,
+        };
         let index_of = |name: &str| self.params.iter().position(|param| param.name() == name);
         let int_index_of = |name: &str| {
             index_of(name).filter(|index| matches!(self.params[*index], ParamEntry::Int { .. }))
         };
         let host = |expr: &Expr| expr.to_host(&int_index_of).map_err(fail);
         let hosts = |list: &[Expr]| list.iter().map(host).collect::<Result<Vec<_>, _>>();
-        let dims = |list: &[Expr; 3]| -> Result<[HostExpr; 3], String> {
+        let dims = |list: &[Expr; 3]| -> Result<[HostExpr; 3], ManifestError> {
             let [x, y, z] = list;
             Ok([host(x)?, host(y)?, host(z)?])
         };
@@ -133,11 +139,11 @@ impl KernelEntry {
             let kind = match param {
                 ParamEntry::Int { dtype, .. } => ParamKind::Int(
                     IntParam::from_name(dtype)
-                        .ok_or_else(|| fail(format!("`{dtype}` is not an integer dtype")))?,
+                        .ok_or_else(|| fail(EntryProblem::IntDtype(dtype.clone())))?,
                 ),
                 ParamEntry::Scalar { dtype, .. } => ParamKind::Scalar(
                     ScalarParam::from_name(dtype)
-                        .ok_or_else(|| fail(format!("`{dtype}` is not a float dtype or `bool`")))?,
+                        .ok_or_else(|| fail(EntryProblem::ScalarDtype(dtype.clone())))?,
                 ),
                 ParamEntry::Tensor {
                     dtype,
@@ -146,16 +152,15 @@ impl KernelEntry {
                     ..
                 } => {
                     if shape.len() != strides.len() {
-                        return Err(fail(format!(
-                            "`{}` has {} extents but {} strides",
-                            param.name(),
-                            shape.len(),
-                            strides.len()
-                        )));
+                        return Err(fail(EntryProblem::Modes {
+                            param: param.name().to_owned(),
+                            extents: shape.len(),
+                            strides: strides.len(),
+                        }));
                     }
                     ParamKind::Tensor {
                         dtype: Element::from_name(dtype)
-                            .ok_or_else(|| fail(format!("`{dtype}` is not a tensor dtype")))?,
+                            .ok_or_else(|| fail(EntryProblem::TensorDtype(dtype.clone())))?,
                         shape: hosts(shape)?,
                         strides: hosts(strides)?,
                     }
@@ -169,7 +174,7 @@ impl KernelEntry {
                 } => ParamKind::TensorMap(TensorMap {
                     tensor: index_of(tensor)
                         .filter(|index| matches!(self.params[*index], ParamEntry::Tensor { .. }))
-                        .ok_or_else(|| fail(format!("`{tensor}` is not a tensor parameter")))?,
+                        .ok_or_else(|| fail(EntryProblem::NotTensor(tensor.clone())))?,
                     modes: modes.clone(),
                     box_shape: box_shape.clone(),
                     swizzle: *swizzle,
@@ -186,7 +191,7 @@ impl KernelEntry {
         let tensor_index_of = |param: &str| {
             index_of(param)
                 .filter(|index| matches!(self.params[*index], ParamEntry::Tensor { .. }))
-                .ok_or_else(|| fail(format!("`{param}` is not a tensor parameter")))
+                .ok_or_else(|| fail(EntryProblem::NotTensor(param.to_owned())))
         };
         let span_of = |&[start, end]: &[u32; 2]| lang::Span::new(start, end.max(start));
         for assumption in &self.assumptions {
@@ -197,7 +202,7 @@ impl KernelEntry {
                     reason,
                 } => assumptions.push(Assumption {
                     param: int_index_of(param)
-                        .ok_or_else(|| fail(format!("`{param}` is not an integer parameter")))?,
+                        .ok_or_else(|| fail(EntryProblem::NotInt(param.clone())))?,
                     multiple: *value,
                     reason: reason.clone(),
                 }),

@@ -9,6 +9,8 @@
 use kir::HostExpr;
 use serde::{Deserialize, Serialize};
 
+use super::EntryProblem;
+
 /// An integer expression over the integer parameters.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(untagged)]
@@ -72,12 +74,12 @@ impl Expr {
     pub(crate) fn to_host(
         &self,
         index_of: &dyn Fn(&str) -> Option<usize>,
-    ) -> Result<HostExpr, String> {
+    ) -> Result<HostExpr, EntryProblem> {
         Ok(match self {
             Expr::Const(value) => HostExpr::Const(*value),
-            Expr::Param(name) => HostExpr::Param(
-                index_of(name).ok_or_else(|| format!("`{name}` is not an integer parameter"))?,
-            ),
+            Expr::Param(name) => {
+                HostExpr::Param(index_of(name).ok_or_else(|| EntryProblem::NotInt(name.clone()))?)
+            }
             Expr::Apply(application) => {
                 let [a, b] = &application.args;
                 let (a, b) = (
@@ -117,7 +119,7 @@ mod tests {
         let read: Expr = serde_json::from_str(r#"{"op":"add","args":["n",1]}"#).unwrap();
         assert_eq!(
             read.to_host(&|_| None),
-            Err("`n` is not an integer parameter".to_owned())
+            Err(EntryProblem::NotInt("n".to_owned()))
         );
         assert!(serde_json::from_str::<Expr>(r#"{"op":"pow","args":[2,3]}"#).is_err());
         assert!(serde_json::from_str::<Expr>(r#"{"op":"add","args":[1]}"#).is_err());

@@ -20,6 +20,7 @@
 //! planned without allocating; strings are made only for errors.
 
 mod elements;
+mod errors;
 mod expr;
 mod offsets;
 mod planner;
@@ -33,6 +34,7 @@ use crate::CompiledKernel;
 use crate::tensor_map::TensorMapArgs;
 
 pub use elements::{ElementError, ElementProblem, OUT_OF_RANGE, check_elements};
+pub use errors::{PlanError, SelectError};
 pub use offsets::{OffsetFault, check_offsets};
 pub use planner::Planner;
 
@@ -179,12 +181,14 @@ pub fn select(
     kernels: &[CompiledKernel],
     name: &str,
     consts: &[(String, ConstValue)],
-) -> Result<usize, String> {
+) -> Result<usize, SelectError> {
     let candidates: Vec<usize> = (0..kernels.len())
         .filter(|index| kernels[*index].signature.name == name)
         .collect();
     if candidates.is_empty() {
-        return Err(format!("kernel `{name}` was not compiled"));
+        return Err(SelectError::NotCompiled {
+            name: name.to_owned(),
+        });
     }
     let agrees = |kernel: &CompiledKernel| {
         kernel.signature.const_args.iter().all(|(param, value)| {
@@ -205,11 +209,11 @@ pub fn select(
         .iter()
         .map(|index| const_text(&kernels[*index].signature.const_args))
         .collect();
-    Err(format!(
-        "kernel `{name}` was not compiled with {}; compiled: {}",
-        const_text(consts),
-        compiled.join("; ")
-    ))
+    Err(SelectError::NoneAgrees {
+        name: name.to_owned(),
+        wanted: const_text(consts),
+        compiled,
+    })
 }
 
 fn const_text(consts: &[(String, ConstValue)]) -> String {
@@ -223,24 +227,9 @@ fn const_text(consts: &[(String, ConstValue)]) -> String {
     parts.join(", ")
 }
 
-/// Why a call cannot be launched: the message, and the index in the signature's
-/// parameters of the parameter it is about, when there is one (a host that knows where
-/// each parameter is declared adds the line).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PlanError {
-    /// The parameter the message is about.
-    pub param: Option<usize>,
-    /// What is wrong, naming the kernel.
-    pub message: String,
-}
-
-/// Checks a call's arguments against `signature` and works out the launch.
-pub fn plan(signature: &Signature, args: &[CallArg<'_>]) -> Result<LaunchPlan, String> {
-    plan_checked(signature, args).map_err(|error| error.message)
-}
-
-/// [`plan`], saying which parameter a failed check is about.
-pub fn plan_checked(signature: &Signature, args: &[CallArg<'_>]) -> Result<LaunchPlan, PlanError> {
+/// Checks a call's arguments against `signature` and works out the launch; a failed
+/// check says which parameter it is about.
+pub fn plan(signature: &Signature, args: &[CallArg<'_>]) -> Result<LaunchPlan, PlanError> {
     Planner::new(signature).plan(args)
 }
 

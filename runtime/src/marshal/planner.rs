@@ -7,6 +7,8 @@
 //! launch's expressions. A host that calls the same kernel many times keeps one (the
 //! Python package, one per kernel); [`super::plan`] makes one for its call.
 
+use std::fmt;
+
 use kir::{HostExpr, Param, ParamKind, Signature};
 
 use super::expr::Expr;
@@ -15,7 +17,7 @@ use super::values::{Rule, argument_value, evaluate};
 use super::{
     ArgValue, CallArg, Ints, LaunchArgs, LaunchPlan, PlanError, TensorMaps, declared_params,
 };
-use crate::tensor_map::{TensorMapArgs, tensor_map_args};
+use crate::tensor_map::{TensorMapArgs, TensorMapError, tensor_map_args};
 
 /// A kernel's signature prepared for planning its calls.
 #[derive(Clone, Debug)]
@@ -86,7 +88,7 @@ impl Planner {
             .enumerate()
         {
             let value = argument_value(kernel, &param.name, rule, arg, &ints);
-            values.push(value.map_err(about(index))?);
+            values.push(value.map_err(|error| about(index)(error.to_string()))?);
         }
         for (index, param) in signature.params.iter().enumerate().skip(declared) {
             let map = hidden_map(signature, param, args, &ints).map_err(|problem| {
@@ -140,7 +142,8 @@ fn dimensions(
     };
     let mut out = [1u32; 3];
     for (slot, expr) in out.iter_mut().zip(exprs) {
-        let value = evaluate(kernel, expr, ints, &|| what.to_owned()).map_err(unplaced)?;
+        let value = evaluate(kernel, expr, ints, &|| what.to_owned())
+            .map_err(|error| unplaced(error.to_string()))?;
         *slot = u32::try_from(value)
             .ok()
             .filter(|value| *value > 0)
@@ -157,6 +160,32 @@ fn dimensions(
     Ok(out)
 }
 
+/// Why a hidden tensor map cannot be derived from the call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum HiddenMapError {
+    /// A declared parameter stands among the hidden maps.
+    Declared,
+    /// The parameter the map describes (its index) is not a tensor argument.
+    NotTensor(usize),
+    /// An extent or stride expression (as written) the call's integers cannot evaluate.
+    Unevaluable(String),
+    /// The map would break a hardware rule.
+    Rule(TensorMapError),
+}
+
+impl fmt::Display for HiddenMapError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            HiddenMapError::Declared => f.write_str("a declared parameter after the tensor maps"),
+            HiddenMapError::NotTensor(index) => {
+                write!(f, "parameter {index} is not a tensor argument")
+            }
+            HiddenMapError::Unevaluable(expr) => write!(f, "`{expr}` cannot be evaluated"),
+            HiddenMapError::Rule(error) => error.fmt(f),
+        }
+    }
+}
+
 /// The encoding arguments of the hidden tensor-map parameter `param` from the call's
 /// tensor argument it describes.
 fn hidden_map(
@@ -164,9 +193,9 @@ fn hidden_map(
     param: &Param,
     args: &[CallArg<'_>],
     ints: &[i64],
-) -> Result<TensorMapArgs, String> {
+) -> Result<TensorMapArgs, HiddenMapError> {
     let ParamKind::TensorMap(map) = &param.kind else {
-        return Err("a declared parameter after the tensor maps".to_owned());
+        return Err(HiddenMapError::Declared);
     };
     let tensor = signature.params.get(map.tensor);
     let (
@@ -178,13 +207,12 @@ fn hidden_map(
         Some(CallArg::Tensor { address, .. }),
     ) = (tensor.map(|tensor| &tensor.kind), args.get(map.tensor))
     else {
-        return Err(format!("parameter {} is not a tensor argument", map.tensor));
+        return Err(HiddenMapError::NotTensor(map.tensor));
     };
-    let evaluate = |exprs: &[HostExpr]| -> Result<Ints, String> {
+    let evaluate = |exprs: &[HostExpr]| -> Result<Ints, HiddenMapError> {
         (exprs.iter())
             .map(|expr| {
-                expr.evaluate(ints)
-                    .ok_or_else(|| format!("`{expr}` cannot be evaluated"))
+                (expr.evaluate(ints)).ok_or_else(|| HiddenMapError::Unevaluable(expr.to_string()))
             })
             .collect()
     };
@@ -194,4 +222,5 @@ fn hidden_map(
         *address,
         (&evaluate(shape)?[..], &evaluate(strides)?[..]),
     )
+    .map_err(HiddenMapError::Rule)
 }

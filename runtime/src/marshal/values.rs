@@ -6,10 +6,10 @@
 
 use kir::{Element, IntParam, ParamKind, ScalarParam};
 
+use super::errors::ArgumentError;
 use super::expr::Expr;
 use super::{ArgValue, CallArg, Ints};
 use crate::element::{decode, encode};
-use crate::tensor::shape_text;
 
 /// What a declared parameter takes.
 #[derive(Clone, Debug, PartialEq)]
@@ -70,14 +70,14 @@ pub(super) fn argument_value(
     rule: &Rule,
     arg: &CallArg<'_>,
     ints: &[i64],
-) -> Result<ArgValue, String> {
+) -> Result<ArgValue, ArgumentError> {
     match (rule, arg) {
         (Rule::Int(width), CallArg::Int(value)) => {
-            let out_of_range = || {
-                format!(
-                    "`{kernel}`: {value} does not fit `{name}: {}`",
-                    width.name()
-                )
+            let out_of_range = || ArgumentError::IntRange {
+                kernel: kernel.to_owned(),
+                name: name.to_owned(),
+                value: *value,
+                ty: width.name(),
             };
             Ok(match width {
                 IntParam::I8 => {
@@ -112,11 +112,12 @@ pub(super) fn argument_value(
             },
         ) => {
             if dtype != given {
-                return Err(format!(
-                    "`{kernel}`: `{name}` holds {}, but this tensor holds {}",
-                    dtype.name(),
-                    given.name()
-                ));
+                return Err(ArgumentError::Dtype {
+                    kernel: kernel.to_owned(),
+                    name: name.to_owned(),
+                    expected: *dtype,
+                    given: *given,
+                });
             }
             let mut layout = Layout {
                 extents: Ints::new(),
@@ -135,18 +136,19 @@ pub(super) fn argument_value(
         (Rule::Scalar(scalar), CallArg::Float(value))
             if let Some(element) = float_element(*scalar) =>
         {
-            float_arg(element, *value).ok_or_else(|| {
-                format!(
-                    "`{kernel}`: {value:?} does not fit `{name}: {}`",
-                    scalar.name()
-                )
+            float_arg(element, *value).ok_or_else(|| ArgumentError::FloatRange {
+                kernel: kernel.to_owned(),
+                name: name.to_owned(),
+                value: *value,
+                ty: scalar.name(),
             })
         }
-        (rule, arg) => Err(format!(
-            "`{kernel}`: `{name}` is {}, but {} was given",
-            rule.text(),
-            arg_text(arg)
-        )),
+        (rule, arg) => Err(ArgumentError::Kind {
+            kernel: kernel.to_owned(),
+            name: name.to_owned(),
+            rule: rule.text(),
+            given: arg_text(arg),
+        }),
     }
 }
 
@@ -158,7 +160,7 @@ pub(super) fn evaluate(
     expr: &Expr,
     ints: &[i64],
     what: &dyn Fn() -> String,
-) -> Result<i64, String> {
+) -> Result<i64, ArgumentError> {
     match expr.evaluate(ints) {
         Some(value) => Ok(value),
         None => Err(unevaluable(kernel, expr, what)),
@@ -166,11 +168,12 @@ pub(super) fn evaluate(
 }
 
 #[cold]
-fn unevaluable(kernel: &str, expr: &Expr, what: &dyn Fn() -> String) -> String {
-    format!(
-        "`{kernel}`: {} `{expr}` cannot be evaluated with these arguments (division by zero or overflow)",
-        what()
-    )
+fn unevaluable(kernel: &str, expr: &Expr, what: &dyn Fn() -> String) -> ArgumentError {
+    ArgumentError::Unevaluable {
+        kernel: kernel.to_owned(),
+        what: what(),
+        expr: expr.to_string(),
+    }
 }
 
 /// The values of `exprs`, as [`evaluate`] gives each, into `values` (empty).
@@ -181,7 +184,7 @@ fn evaluate_into(
     exprs: &[Expr],
     ints: &[i64],
     what: &dyn Fn() -> String,
-) -> Result<(), String> {
+) -> Result<(), ArgumentError> {
     for expr in exprs {
         values.push(evaluate(kernel, expr, ints, what)?);
     }
@@ -204,13 +207,14 @@ impl Layout {
         name: &str,
         shape: &[usize],
         strides: Option<&[i64]>,
-    ) -> Result<(), String> {
+    ) -> Result<(), ArgumentError> {
         if !shape_fits(&self.extents, shape) {
-            return Err(format!(
-                "`{kernel}`: `{name}` needs a tensor of shape {} with these arguments, but this one has shape {}",
-                i64_shape_text(&self.extents),
-                shape_text(shape)
-            ));
+            return Err(ArgumentError::Shape {
+                kernel: kernel.to_owned(),
+                name: name.to_owned(),
+                extents: self.extents.to_vec(),
+                shape: shape.to_vec(),
+            });
         }
         let reach =
             (self.extents.iter().zip(&self.strides)).try_fold(1i64, |reach, (extent, stride)| {
@@ -220,9 +224,11 @@ impl Layout {
         // An empty tensor: the layout has an empty mode and reaches nothing.
         let empty = self.extents.contains(&0);
         if !empty && reach.is_none_or(|reach| reach > count as i64) {
-            return Err(format!(
-                "`{kernel}`: `{name}`'s layout reaches past the {count} elements of its tensor"
-            ));
+            return Err(ArgumentError::Reach {
+                kernel: kernel.to_owned(),
+                name: name.to_owned(),
+                count,
+            });
         }
         match strides {
             Some(strides) => self.check_strides(kernel, name, shape, strides),
@@ -239,16 +245,19 @@ impl Layout {
         name: &str,
         shape: &[usize],
         strides: &[i64],
-    ) -> Result<(), String> {
+    ) -> Result<(), ArgumentError> {
         let mut mode = 0;
         for (dim, (&extent, &stride)) in shape.iter().zip(strides).enumerate() {
             let mut covered: i64 = 1;
             while covered < extent as i64 && mode < self.extents.len() {
                 if self.extents[mode] > 1 && self.strides[mode] != stride.saturating_mul(covered) {
-                    return Err(format!(
-                        "`{kernel}`: `{name}` has strides {strides:?}, but the kernel reads it with strides {:?} (dimension {dim} differs); pass a tensor laid out that way (for row-major, .contiguous())",
-                        self.strides
-                    ));
+                    return Err(ArgumentError::Strides {
+                        kernel: kernel.to_owned(),
+                        name: name.to_owned(),
+                        given: strides.to_vec(),
+                        expected: self.strides.to_vec(),
+                        dimension: dim,
+                    });
                 }
                 covered = covered.saturating_mul(self.extents[mode]);
                 mode += 1;
@@ -320,11 +329,6 @@ fn shape_fits(extents: &[i64], shape: &[usize]) -> bool {
     }
     // Extents of 1 may remain; anything else is a mode the tensor does not have.
     kernel.all(|extent| *extent == 1)
-}
-
-fn i64_shape_text(shape: &[i64]) -> String {
-    let extents: Vec<String> = shape.iter().map(ToString::to_string).collect();
-    format!("({})", extents.join(", "))
 }
 
 #[cfg(test)]

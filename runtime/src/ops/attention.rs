@@ -8,8 +8,9 @@
 use kir::Element;
 use rayon::prelude::*;
 
+use super::OperandError;
 use crate::element::round_to;
-use crate::tensor::{Dense, shape_text};
+use crate::tensor::Dense;
 
 /// q (..., heads, queries, d) and k (..., kv_heads, keys, d) with the same leading
 /// dimensions but the heads, kv_heads dividing heads.
@@ -33,17 +34,20 @@ impl Problem {
 }
 
 /// The leading dimensions, rows and columns of `tensor`, of rank 2 or more.
-pub(super) fn split(tensor: &Dense, what: &str) -> Result<(Vec<usize>, usize, usize), String> {
+pub(super) fn split(
+    tensor: &Dense,
+    operand: &'static str,
+) -> Result<(Vec<usize>, usize, usize), OperandError> {
     match tensor.shape.as_slice() {
         [leading @ .., rows, columns] => Ok((leading.to_vec(), *rows, *columns)),
-        _ => Err(format!(
-            "`attention` takes {what} of rank 2 or more, not shape {}",
-            shape_text(&tensor.shape)
-        )),
+        _ => Err(OperandError::AttentionRank {
+            operand,
+            shape: tensor.shape.clone(),
+        }),
     }
 }
 
-pub(super) fn problem(q: &Dense, k: &Dense) -> Result<Problem, String> {
+pub(super) fn problem(q: &Dense, k: &Dense) -> Result<Problem, OperandError> {
     let (batch, queries, d) = split(q, "q")?;
     let (k_batch, keys, k_d) = split(k, "k")?;
     let group = match (batch.split_last(), k_batch.split_last()) {
@@ -56,11 +60,10 @@ pub(super) fn problem(q: &Dense, k: &Dense) -> Result<Problem, String> {
         _ => 0,
     };
     if group == 0 || k_d != d {
-        return Err(format!(
-            "`attention` needs q (..., heads, queries, d) and k (..., kv_heads, keys, d) with the same leading dimensions, kv_heads dividing heads; these are {} and {}",
-            shape_text(&q.shape),
-            shape_text(&k.shape)
-        ));
+        return Err(OperandError::AttentionKeys {
+            q: q.shape.clone(),
+            k: k.shape.clone(),
+        });
     }
     Ok(Problem {
         batch,
@@ -126,16 +129,15 @@ pub(super) fn each_row(
 /// `softmax(q kᵀ / sqrt(d)) v` over the last two dimensions of q (queries, d), k
 /// (keys, d) and v (keys, dv), k's and v's leading dimensions agreeing and q's as the
 /// module says.
-pub fn attention(q: &Dense, k: &Dense, v: &Dense, causal: bool) -> Result<Dense, String> {
+pub fn attention(q: &Dense, k: &Dense, v: &Dense, causal: bool) -> Result<Dense, OperandError> {
     let problem = problem(q, k)?;
     let (v_batch, v_keys, dv) = split(v, "v")?;
     if v_batch != problem.kv_batch || v_keys != problem.keys {
-        return Err(format!(
-            "`attention` needs v (..., kv_heads, keys, dv) with k's leading dimensions and keys; these are {}, {} and {}",
-            shape_text(&q.shape),
-            shape_text(&k.shape),
-            shape_text(&v.shape)
-        ));
+        return Err(OperandError::AttentionValues {
+            q: q.shape.clone(),
+            k: k.shape.clone(),
+            v: v.shape.clone(),
+        });
     }
     let (queries, keys) = (problem.queries, problem.keys);
     let heads: usize = problem.batch.iter().product();
@@ -170,7 +172,7 @@ pub fn attention(q: &Dense, k: &Dense, v: &Dense, causal: bool) -> Result<Dense,
 
 /// The log-sum-exp of each row of attention's scores, `ln(sum_j exp(q kᵀ / sqrt(d)))`
 /// over the keys each query sees: f32 of shape (..., queries).
-pub fn attention_lse(q: &Dense, k: &Dense, causal: bool) -> Result<Dense, String> {
+pub fn attention_lse(q: &Dense, k: &Dense, causal: bool) -> Result<Dense, OperandError> {
     let problem = problem(q, k)?;
     let heads: usize = problem.batch.iter().product();
     let mut values = vec![0.0; heads * problem.queries];

@@ -31,8 +31,8 @@ pub enum VarlenError {
     },
     /// Offsets of q and of k for batches of different sizes (their counts).
     Batches { q: usize, k: usize },
-    /// A sequence's dense problem, refused by the dense reference (why).
-    Sequence(String),
+    /// A sequence's dense problem, refused by the dense reference.
+    Sequence(OperandError),
 }
 
 /// How offsets fail to describe a batch's tokens.
@@ -243,7 +243,7 @@ pub fn attention_varlen_backward(
         let operands = (&gather(q, queries), &gather(k, keys), &gather(v, keys));
         let (part_q, part_k, part_v) =
             attention_backward(operands, &gather(d_out, queries), causal)
-                .map_err(|error: OperandError| VarlenError::Sequence(error.to_string()))?;
+                .map_err(VarlenError::Sequence)?;
         scatter(&mut dq, &part_q, queries);
         scatter(&mut dk, &part_k, keys);
         scatter(&mut dv, &part_v, keys);

@@ -8,8 +8,9 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
+use super::OperandError;
 use crate::element::round_to;
-use crate::tensor::{Dense, shape_text};
+use crate::tensor::Dense;
 
 /// Rows of `C` per parallel task.
 const BAND_ROWS: usize = 64;
@@ -26,19 +27,17 @@ const TILE_COLUMNS: usize = 8;
 const ASSUMED_RATE: f64 = 1.0e9;
 
 /// `(m, k, n)` of `a (m, k) · b (k, n)`, or why the shapes do not multiply.
-pub fn matmul_extents(a: &[usize], b: &[usize]) -> Result<[usize; 3], String> {
+pub fn matmul_extents(a: &[usize], b: &[usize]) -> Result<[usize; 3], OperandError> {
     match (a, b) {
         ([m, k], [k2, n]) if k == k2 => Ok([*m, *k, *n]),
-        ([_, _], [_, _]) => Err(format!(
-            "matmul needs A's columns to equal B's rows: {} and {}",
-            shape_text(a),
-            shape_text(b)
-        )),
-        _ => Err(format!(
-            "matmul takes matrices (rank 2), not shapes {} and {}",
-            shape_text(a),
-            shape_text(b)
-        )),
+        ([_, _], [_, _]) => Err(OperandError::MatmulInner {
+            a: a.to_vec(),
+            b: b.to_vec(),
+        }),
+        _ => Err(OperandError::MatmulRank {
+            a: a.to_vec(),
+            b: b.to_vec(),
+        }),
     }
 }
 
@@ -49,10 +48,10 @@ pub fn cpu_seconds([m, k, n]: [usize; 3]) -> f64 {
 }
 
 /// The matrix product, accumulated in `f64`, rounded once to `a`'s dtype.
-pub fn matmul(a: &Dense, b: &Dense) -> Result<Dense, String> {
+pub fn matmul(a: &Dense, b: &Dense) -> Result<Dense, OperandError> {
     let [m, k, n] = matmul_extents(&a.shape, &b.shape)?;
     if a.values.len() != m * k || b.values.len() != k * n {
-        return Err("a matmul operand's shape does not match its data".to_owned());
+        return Err(OperandError::MatmulData);
     }
     let mut values = product(&a.values, &b.values, [m, k, n]);
     values
@@ -257,11 +256,13 @@ mod tests {
         assert!(
             matmul_extents(&[2, 3], &[2, 3])
                 .unwrap_err()
+                .to_string()
                 .contains("columns")
         );
         assert!(
             matmul_extents(&[2, 3, 4], &[4, 2])
                 .unwrap_err()
+                .to_string()
                 .contains("rank 2")
         );
         assert_eq!(matmul_extents(&[2, 3], &[3, 5]).unwrap(), [2, 3, 5]);

@@ -1,5 +1,5 @@
-//! Why a reference (`ops/norms.rs`, `ops/losses.rs`, `ops/arrays.rs`,
-//! `ops/attention_backward.rs`, `ops/paged_attention.rs`) cannot compute: operands whose shapes, dimensions or
+//! Why a reference (`ops/norms.rs`, `ops/losses.rs`, `ops/arrays.rs`, `ops/matmul.rs`,
+//! `ops/attention.rs`, `ops/attention_backward.rs`, `ops/paged_attention.rs`) cannot compute: operands whose shapes, dimensions or
 //! labels do not fit, each variant with what its message names.
 
 use std::fmt;
@@ -27,6 +27,25 @@ pub enum OperandError {
     Logits {
         logits: Vec<usize>,
         labels: Vec<usize>,
+    },
+    /// Matrices whose inner extents differ: A's columns and B's rows.
+    MatmulInner { a: Vec<usize>, b: Vec<usize> },
+    /// A `matmul` operand that is not a matrix.
+    MatmulRank { a: Vec<usize>, b: Vec<usize> },
+    /// A `matmul` operand whose values are not as many as its shape says.
+    MatmulData,
+    /// An `attention` operand (`q`, `k` or `v`) of rank below 2.
+    AttentionRank {
+        operand: &'static str,
+        shape: Vec<usize>,
+    },
+    /// `attention`'s q and k, whose leading dimensions or head counts do not fit.
+    AttentionKeys { q: Vec<usize>, k: Vec<usize> },
+    /// `attention`'s v, whose leading dimensions or keys are not k's.
+    AttentionValues {
+        q: Vec<usize>,
+        k: Vec<usize>,
+        v: Vec<usize>,
     },
     /// Attention's q, k, v and output gradient, whose shapes do not fit together.
     Attention {
@@ -110,6 +129,39 @@ impl fmt::Display for OperandError {
                 "`cross_entropy` takes logits (rows, classes) and one label a row, not {} and {}",
                 shape_text(logits),
                 shape_text(labels)
+            ),
+            OperandError::MatmulInner { a, b } => write!(
+                f,
+                "matmul needs A's columns to equal B's rows: {} and {}",
+                shape_text(a),
+                shape_text(b)
+            ),
+            OperandError::MatmulRank { a, b } => write!(
+                f,
+                "matmul takes matrices (rank 2), not shapes {} and {}",
+                shape_text(a),
+                shape_text(b)
+            ),
+            OperandError::MatmulData => {
+                f.write_str("a matmul operand's shape does not match its data")
+            }
+            OperandError::AttentionRank { operand, shape } => write!(
+                f,
+                "`attention` takes {operand} of rank 2 or more, not shape {}",
+                shape_text(shape)
+            ),
+            OperandError::AttentionKeys { q, k } => write!(
+                f,
+                "`attention` needs q (..., heads, queries, d) and k (..., kv_heads, keys, d) with the same leading dimensions, kv_heads dividing heads; these are {} and {}",
+                shape_text(q),
+                shape_text(k)
+            ),
+            OperandError::AttentionValues { q, k, v } => write!(
+                f,
+                "`attention` needs v (..., kv_heads, keys, dv) with k's leading dimensions and keys; these are {}, {} and {}",
+                shape_text(q),
+                shape_text(k),
+                shape_text(v)
             ),
             OperandError::Attention { q, k, v, d_out } => write!(
                 f,

@@ -13,6 +13,7 @@ use std::fmt;
 use layout::{ComposedLayout, IntTuple, Layout, LayoutError, SymInt};
 
 use super::thread_value::OffsetOutsideTile;
+use crate::outputs::WriteError;
 
 /// The most cells `cukc layout show` draws: enough for any tile a CTA works on,
 /// small enough that a mistyped extent cannot exhaust memory.
@@ -39,8 +40,8 @@ pub enum ShowError {
     Expression {
         /// The text as given.
         text: String,
-        /// The front end's first error, or what the value was instead.
-        message: String,
+        /// Why not.
+        problem: Unevaluated,
     },
     /// A symbolic layout whose shape is not static, or `--banks` of one.
     Symbolic {
@@ -67,8 +68,8 @@ pub enum ShowError {
     },
     /// A (thread, value) maps outside the `--tv` tile.
     OutsideTile(OffsetOutsideTile),
-    /// The SVG file could not be written: the sentence saying why, naming the path.
-    Write(String),
+    /// The SVG file could not be written.
+    Write(WriteError),
 }
 
 impl ShowError {
@@ -91,8 +92,8 @@ impl fmt::Display for ShowError {
             ShowError::TileShape { text, error } => {
                 write!(formatter, "invalid tile shape `{text}`: {error}")
             }
-            ShowError::Expression { text, message } => {
-                write!(formatter, "invalid layout `{text}`: {message}")
+            ShowError::Expression { text, problem } => {
+                write!(formatter, "invalid layout `{text}`: {problem}")
             }
             ShowError::Symbolic { layout, what } => {
                 write!(formatter, "{layout} is symbolic: {what}")
@@ -107,7 +108,7 @@ impl fmt::Display for ShowError {
                 "--tv needs a rank-2 layout, (thread, value) -> offset, but {layout} has rank {rank}"
             ),
             ShowError::OutsideTile(outside) => write!(formatter, "{outside}"),
-            ShowError::Write(sentence) => formatter.write_str(sentence),
+            ShowError::Write(error) => error.fmt(formatter),
         }
     }
 }
@@ -149,12 +150,12 @@ impl ShownLayout {
         match (cute, evaluate_cuk(text)) {
             (_, Ok(value)) => Self::parse_cute(&value)?.ok_or_else(|| ShowError::Expression {
                 text: text.to_owned(),
-                message: format!("it evaluates to `{value}`, which is not a layout"),
+                problem: Unevaluated::NotALayout(value),
             }),
             (Some(error), Err(_)) if looks_like_cute => Err(error),
-            (_, Err(message)) => Err(ShowError::Expression {
+            (_, Err(problem)) => Err(ShowError::Expression {
                 text: text.to_owned(),
-                message,
+                problem,
             }),
         }
     }
@@ -303,8 +304,8 @@ fn checked_index(index: usize) -> Result<i64, LayoutError> {
 }
 
 /// The value of `text` as a `.cuk` expression (`const L = <text>;` checked for sm_90a),
-/// as `--dump-types` prints it; the error is the front end's first message.
-fn evaluate_cuk(text: &str) -> Result<String, String> {
+/// as `--dump-types` prints it, or why it has none.
+fn evaluate_cuk(text: &str) -> Result<String, Unevaluated> {
     let source = format!("const L = {text};\n");
     let (module, mut diagnostics) = grammar::parse(&source);
     if !diagnostics.iter().any(lang::Diagnostic::is_error) {
@@ -316,11 +317,39 @@ fn evaluate_cuk(text: &str) -> Result<String, String> {
                 .into_iter()
                 .find(|binding| binding.name == "L")
                 .and_then(|binding| binding.contents)
-                .ok_or_else(|| "it has no compile-time value".to_owned());
+                .ok_or(Unevaluated::NoValue);
         }
     }
     let first = diagnostics.iter().find(|diagnostic| diagnostic.is_error());
-    Err(first.map_or_else(String::new, |error| error.message.clone()))
+    Err(Unevaluated::FrontEnd(
+        first.map_or_else(String::new, |error| error.message.clone()),
+    ))
+}
+
+/// Why text read as a `.cuk` expression gives no layout.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Unevaluated {
+    /// The front end's first error message.
+    FrontEnd(String),
+    /// It checks, but has no compile-time value.
+    NoValue,
+    /// Its value (as `--dump-types` prints it) is not a layout.
+    NotALayout(String),
+}
+
+impl fmt::Display for Unevaluated {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Unevaluated::FrontEnd(message) => formatter.write_str(message),
+            Unevaluated::NoValue => formatter.write_str("it has no compile-time value"),
+            Unevaluated::NotALayout(value) => {
+                write!(
+                    formatter,
+                    "it evaluates to `{value}`, which is not a layout"
+                )
+            }
+        }
+    }
 }
 
 /// The `--tv` tile shape: mode 0 gives M, the other modes N.
