@@ -67,10 +67,10 @@ pub(crate) fn signature(trace: &KernelTrace) -> Result<Signature, String> {
             ))
         })
     };
-    let hosts = |tuple: &IntTuple<SymInt>, what: &str| -> Result<Vec<_>, String> {
+    let hosts = |tuple: &IntTuple<SymInt>, what: &str| {
         (tuple.leaves().iter())
             .map(|leaf| host(leaf, what))
-            .collect()
+            .collect::<Result<Vec<_>, _>>()
     };
     let mut params = Vec::with_capacity(trace.params.len());
     for param in &trace.params {
