@@ -426,6 +426,28 @@ fn gemm_grouped_sm90() {
     });
 }
 
+// Both kernels take the same consts; BN is 64 or 128 (one block of B's scales a tile).
+#[test]
+fn gemm_grouped_fp8_sm90() {
+    sweep(&Example {
+        file: "gemm_grouped_fp8_sm90.cuk",
+        params: &[
+            param("BM", "128", &["64"], &["192"]),
+            param("BN", "128", &[], &["192", "256"]),
+            param("BK", "128", &[], &["64"]),
+            param("STAGES", "6", &["2", "4"], &["1", "7"]),
+            param("CM", "2", &["1", "4"], &["3", "16"]),
+            param("RASTER", "3", &["0", "1"], &["17"]),
+            param("EPI", "2", &["1"], &["0", "3"]),
+        ],
+        accepted: &[
+            &[("BN", "64"), ("EPI", "1")],
+            &[("BN", "64"), ("EPI", "1"), ("CM", "8")],
+        ],
+        quick_filter: Some("grouped_fp8_masked_matches_dequantized_reference"),
+    });
+}
+
 // The small-M kernel: its stage count is bounded by shared memory with the widest
 // activation tile and two warpgroups (8 stages of 384 rows do not fit).
 #[test]

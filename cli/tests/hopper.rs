@@ -3,7 +3,8 @@
 //! ptxas for sm_90a and sm_100a without local memory, and the diagnostics of an sm_80
 //! build; the SM90 GEMMs' PTX (`cuk-examples/gemm_sm90.cuk` golden, without local
 //! memory; the warp-specialized test, which still spills 8 bytes at ptxas's
-//! 168-register cap for 384 threads, assembled).
+//! 168-register cap for 384 threads, assembled), and the FP8 grouped example's, without
+//! local memory.
 
 #[path = "support/build.rs"]
 mod build;
@@ -312,6 +313,34 @@ fn the_attention_backward_example_assembles_with_its_five_products_unserialized(
         stderr.contains("[E0228]") && stderr.contains("fit a block's shared memory"),
         "{stderr}"
     );
+}
+
+/// The FP8 grouped GEMMs: each k-tile's four k32 wgmmas (not unrolled across k-tiles),
+/// the masked layout's 3-mode boxes, B multicast, and ptxas keeping every instantiation
+/// free of local memory with its wgmmas unserialized.
+#[test]
+fn the_fp8_grouped_example_assembles_without_local_memory_or_serialized_wgmmas() {
+    let example = "cuk-examples/gemm_grouped_fp8_sm90.cuk";
+    let ptx = emit(example, "sm_90a", "ptx");
+    let count = |needle: &str| ptx.matches(needle).count();
+    // Both kernels' defaults, 4 each; the e5m2 test's BN = 64 instantiation, 4.
+    assert_eq!(
+        count("wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 "),
+        8
+    );
+    assert_eq!(
+        count("wgmma.mma_async.sync.aligned.m64n64k32.f32.e5m2.e4m3 "),
+        4
+    );
+    for needle in [
+        "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster",
+        "cp.async.bulk.tensor.3d.global.shared::cta.bulk_group",
+        "setmaxnreg.inc.sync.aligned.u32 232;",
+    ] {
+        assert!(ptx.contains(needle), "no `{needle}` in the example's PTX");
+    }
+    let log = assemble(&ptx, "sm_90a", example, true);
+    assert!(!log.contains("Potential Performance Loss"), "{log}");
 }
 
 #[test]

@@ -43,7 +43,7 @@ const SYNCHRONIZERS: [&str; 20] = [
 
 /// Every file with asynchronous operations whose tests run on the emulator (a file
 /// without test blocks, such as `tests/blackwell/pair_forms.cuk`, has nothing to run).
-const ALL: [&str; 39] = [
+const ALL: [&str; 40] = [
     "cuk-examples/allreduce.cuk",
     "cuk-examples/attention_bwd_sm90.cuk",
     "cuk-examples/attention_fwd_sm90.cuk",
@@ -52,6 +52,7 @@ const ALL: [&str; 39] = [
     "cuk-examples/cross_entropy.cuk",
     "cuk-examples/cross_entropy_cluster.cuk",
     "cuk-examples/gemm_fp8_sm90.cuk",
+    "cuk-examples/gemm_grouped_fp8_sm90.cuk",
     "cuk-examples/gemm_grouped_sm90.cuk",
     "cuk-examples/gemm_sm100.cuk",
     "cuk-examples/gemm_sm80.cuk",
