@@ -443,6 +443,7 @@ fn gemm_grouped_fp8_sm90() {
         accepted: &[
             &[("BN", "64"), ("EPI", "1")],
             &[("BN", "64"), ("EPI", "1"), ("CM", "8")],
+            &[("BN", "256"), ("STAGES", "4")],
         ],
         quick_filter: Some("grouped_fp8_masked_matches_dequantized_reference"),
     });
