@@ -49,7 +49,7 @@ pub struct CheckArgs {
 }
 
 /// `--target`'s parser, shared by the commands that take one.
-pub fn parse_target(text: &str) -> Result<cute::Target, String> {
+pub fn parse_target(text: &str) -> Result<cute::Target, cute::UnknownTarget> {
     text.parse()
 }
 

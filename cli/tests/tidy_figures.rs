@@ -119,7 +119,10 @@ const MAX_BUILDER_FIELDS: usize = 11;
 /// expression without a layout, the files of a command a `FilesError`, a time limit a
 /// `SecondsError`, and finding ptxas backend-ptx's own `FindError`. 13: `marshal::plan`
 /// gives its `PlanError` (the message and the parameter), taking `plan_checked`'s place.
-const MAX_STRING_RESULTS: usize = 13;
+/// 3: the emulator's arithmetic refuses an operation with a `NoInstruction` (the
+/// operation and its type: a float constant, unary, binary, comparison, fma, conversion
+/// or atomic), and a target's name that is none gives cute's `UnknownTarget`.
+const MAX_STRING_RESULTS: usize = 3;
 
 fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")

@@ -25,7 +25,7 @@ pub use atom::{
 pub use dtype::Dtype;
 pub use error::Error;
 pub use gmma::{GmmaDescriptor, Major, first_mode_values, operand_bytes, warpgroup_descriptor};
-pub use target::Target;
+pub use target::{Target, UnknownTarget};
 pub use tensor::{
     Base, Codomain, MemorySpace, Tensor, TensorLayout, local_partition, tile_coordinate,
 };

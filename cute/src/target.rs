@@ -78,14 +78,30 @@ impl fmt::Display for Target {
     }
 }
 
-impl FromStr for Target {
-    type Err = String;
+/// A name that is no target's (what `--target` and a file's `// target:` line were given).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownTarget(pub String);
 
-    fn from_str(text: &str) -> Result<Target, String> {
+impl fmt::Display for UnknownTarget {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "unknown target `{}`: expected sm_80, sm_90a or sm_100a",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for UnknownTarget {}
+
+impl FromStr for Target {
+    type Err = UnknownTarget;
+
+    fn from_str(text: &str) -> Result<Target, UnknownTarget> {
         Target::ALL
             .into_iter()
             .find(|target| target.name() == text)
-            .ok_or_else(|| format!("unknown target `{text}`: expected sm_80, sm_90a or sm_100a"))
+            .ok_or_else(|| UnknownTarget(text.to_owned()))
     }
 }
 

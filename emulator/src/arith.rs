@@ -12,6 +12,10 @@
 
 use kir::{AtomicOp, BinOp, CmpOp, Ty, UnOp};
 
+mod no_instruction;
+
+pub use no_instruction::NoInstruction;
+
 /// `value` as the bits of a register of type `ty` (truncated to its width).
 pub fn from_int(ty: Ty, value: i64) -> u64 {
     match ty {
@@ -33,11 +37,11 @@ pub fn as_f32(bits: u64) -> f32 {
 }
 
 /// A float constant of type `ty` (`mov.f32` of the value rounded to f32).
-pub fn float_constant(ty: Ty, value: f64) -> Result<u64, String> {
+pub fn float_constant(ty: Ty, value: f64) -> Result<u64, NoInstruction> {
     match ty {
         Ty::F32 => Ok(f32_bits(value as f32)),
         Ty::F64 => Ok(value.to_bits()),
-        other => Err(format!("a float constant of type {}", other.name())),
+        other => Err(NoInstruction::FloatConstant(other)),
     }
 }
 
@@ -46,7 +50,7 @@ fn f32_bits(value: f32) -> u64 {
 }
 
 /// `op a` for a value of type `ty`.
-pub fn unary(op: UnOp, ty: Ty, a: u64) -> Result<u64, String> {
+pub fn unary(op: UnOp, ty: Ty, a: u64) -> Result<u64, NoInstruction> {
     Ok(match (op, ty) {
         (UnOp::Not, Ty::Pred) => u64::from(a == 0),
         (UnOp::Not, _) => from_int(ty, !(a as i64)),
@@ -71,7 +75,7 @@ pub fn unary(op: UnOp, ty: Ty, a: u64) -> Result<u64, String> {
             half(pair) | half(pair >> 8) << 16
         }
         (op, ty) => {
-            return Err(format!("{} of {}", kir::unary_name(op), ty.name()));
+            return Err(NoInstruction::Unary(op, ty));
         }
     })
 }
@@ -92,13 +96,13 @@ fn fp8_to_f16(op: UnOp, byte: u8) -> u16 {
 }
 
 /// `a op b`, both and the result of type `ty`.
-pub fn binary(op: BinOp, ty: Ty, a: u64, b: u64) -> Result<u64, String> {
+pub fn binary(op: BinOp, ty: Ty, a: u64, b: u64) -> Result<u64, NoInstruction> {
     match ty {
         Ty::Pred => match op {
             BinOp::And => Ok(a & b),
             BinOp::Or => Ok(a | b),
             BinOp::Xor => Ok(a ^ b),
-            other => Err(format!("{} on predicates", kir::binary_name(other))),
+            other => Err(NoInstruction::Binary(other, ty)),
         },
         Ty::I32 => Ok(from_int(
             ty,
@@ -116,7 +120,7 @@ pub fn binary(op: BinOp, ty: Ty, a: u64, b: u64) -> Result<u64, String> {
                 BinOp::Div => x / y,
                 BinOp::Min => minimum(x.into(), y.into()) as f32,
                 BinOp::Max => -(minimum(-f64::from(x), -f64::from(y)) as f32),
-                other => return Err(format!("{} on floats", kir::binary_name(other))),
+                other => return Err(NoInstruction::Binary(other, ty)),
             };
             Ok(f32_bits(value))
         }
@@ -129,11 +133,11 @@ pub fn binary(op: BinOp, ty: Ty, a: u64, b: u64) -> Result<u64, String> {
                 BinOp::Div => x / y,
                 BinOp::Min => minimum(x, y),
                 BinOp::Max => -minimum(-x, -y),
-                other => return Err(format!("{} on floats", kir::binary_name(other))),
+                other => return Err(NoInstruction::Binary(other, ty)),
             };
             Ok(value.to_bits())
         }
-        other => Err(format!("{} on {}", kir::binary_name(op), other.name())),
+        other => Err(NoInstruction::Binary(op, other)),
     }
 }
 
@@ -215,7 +219,7 @@ fn unsigned(op: BinOp, a: u64, b: u64, bits: u32) -> u64 {
 /// `a cmp b` for operands of type `ty`: signed or unsigned for integers, ordered for
 /// floats (every comparison with a NaN is false) but `ne`, which is true with a NaN, as
 /// C's `!=` and the backend's `setp.neu.f32` are.
-pub fn compare(op: CmpOp, ty: Ty, a: u64, b: u64) -> Result<bool, String> {
+pub fn compare(op: CmpOp, ty: Ty, a: u64, b: u64) -> Result<bool, NoInstruction> {
     let ordering = match ty {
         Ty::I32 => Some(as_i32(a).cmp(&as_i32(b))),
         Ty::I64 => Some((a as i64).cmp(&(b as i64))),
@@ -223,7 +227,7 @@ pub fn compare(op: CmpOp, ty: Ty, a: u64, b: u64) -> Result<bool, String> {
         Ty::U64 => Some(a.cmp(&b)),
         Ty::F32 => as_f32(a).partial_cmp(&as_f32(b)),
         Ty::F64 => f64::from_bits(a).partial_cmp(&f64::from_bits(b)),
-        other => return Err(format!("a comparison of {}", other.name())),
+        other => return Err(NoInstruction::Compare(other)),
     };
     let Some(ordering) = ordering else {
         return Ok(op == CmpOp::Ne);
@@ -239,19 +243,19 @@ pub fn compare(op: CmpOp, ty: Ty, a: u64, b: u64) -> Result<bool, String> {
 }
 
 /// `a * b + c` rounded once (`fma.rn`).
-pub fn fma(ty: Ty, a: u64, b: u64, c: u64) -> Result<u64, String> {
+pub fn fma(ty: Ty, a: u64, b: u64, c: u64) -> Result<u64, NoInstruction> {
     match ty {
         Ty::F32 => Ok(f32_bits(as_f32(a).mul_add(as_f32(b), as_f32(c)))),
         Ty::F64 => Ok(f64::from_bits(a)
             .mul_add(f64::from_bits(b), f64::from_bits(c))
             .to_bits()),
-        other => Err(format!("an fma of {}", other.name())),
+        other => Err(NoInstruction::Fma(other)),
     }
 }
 
 /// `a` of type `from` converted to type `to`, as the backend's `cvt` (or `mov` of raw
 /// bits between types of one width) does.
-pub fn convert(from: Ty, to: Ty, a: u64) -> Result<u64, String> {
+pub fn convert(from: Ty, to: Ty, a: u64) -> Result<u64, NoInstruction> {
     let float = |value: f64| match to {
         Ty::F32 => f32_bits(value as f32),
         _ => value.to_bits(),
@@ -297,11 +301,7 @@ pub fn convert(from: Ty, to: Ty, a: u64) -> Result<u64, String> {
         (Ty::I32 | Ty::I64 | Ty::U32 | Ty::U64, Ty::Pred) => u64::from(a != 0),
         (from, to) if from.bits() == to.bits() => a,
         (from, to) => {
-            return Err(format!(
-                "a conversion from {} to {}",
-                from.name(),
-                to.name()
-            ));
+            return Err(NoInstruction::Convert { from, to });
         }
     })
 }
@@ -330,7 +330,7 @@ pub fn f32_to_f16(value: f32) -> u16 {
 /// (`atom.add.f32` does). An f32 max or min works on the float's bits, as the backend
 /// emits it (PTX has no such instruction): the larger (smaller) of two floats, with
 /// -0.0 below +0.0, for every float but NaN.
-pub fn atomic(op: AtomicOp, ty: Ty, old: u64, value: u64) -> Result<u64, String> {
+pub fn atomic(op: AtomicOp, ty: Ty, old: u64, value: u64) -> Result<u64, NoInstruction> {
     match (op, ty) {
         (AtomicOp::Add, Ty::F32) => {
             let flush = |x: f32| {
@@ -358,7 +358,7 @@ pub fn atomic(op: AtomicOp, ty: Ty, old: u64, value: u64) -> Result<u64, String>
         (AtomicOp::Add, _) if ty.is_integer() => binary(BinOp::Add, ty, old, value),
         (AtomicOp::Max, _) if ty.is_integer() => binary(BinOp::Max, ty, old, value),
         (AtomicOp::Min, _) if ty.is_integer() => binary(BinOp::Min, ty, old, value),
-        (op, ty) => Err(format!("an atomic {} of {}", op.name(), ty.name())),
+        (op, ty) => Err(NoInstruction::Atomic(op, ty)),
     }
 }
 

@@ -371,9 +371,10 @@ impl<'k> Thread<'k> {
         let result = inst.results.first().copied();
         let ty = result.map_or(Ty::Pred, |value| kernel.ty(value));
         let unsupported = |what: String| Trap::Fault(FaultKind::Unsupported(what));
+        let no_instruction = |what: arith::NoInstruction| unsupported(what.to_string());
         let bits = match &inst.op {
             Op::ConstInt(value) => arith::from_int(ty, *value),
-            Op::ConstFloat(value) => arith::float_constant(ty, *value).map_err(unsupported)?,
+            Op::ConstFloat(value) => arith::float_constant(ty, *value).map_err(no_instruction)?,
             Op::Param(index) => {
                 let arg =
                     context.args.get(*index).copied().ok_or_else(|| {
@@ -404,17 +405,17 @@ impl<'k> Thread<'k> {
             // The kernel's shared memory starts at shared address 0, as the dynamic
             // shared memory of a kernel with no static shared memory does.
             Op::SharedBase => 0,
-            Op::Unary(op, a) => arith::unary(*op, ty, self.get(*a)).map_err(unsupported)?,
+            Op::Unary(op, a) => arith::unary(*op, ty, self.get(*a)).map_err(no_instruction)?,
             Op::Binary(op, a, b) => {
-                arith::binary(*op, ty, self.get(*a), self.get(*b)).map_err(unsupported)?
+                arith::binary(*op, ty, self.get(*a), self.get(*b)).map_err(no_instruction)?
             }
             Op::Fma(a, b, c) => {
-                arith::fma(ty, self.get(*a), self.get(*b), self.get(*c)).map_err(unsupported)?
+                arith::fma(ty, self.get(*a), self.get(*b), self.get(*c)).map_err(no_instruction)?
             }
             Op::Compare(op, a, b) => {
                 let operands = kernel.ty(*a);
                 let holds = arith::compare(*op, operands, self.get(*a), self.get(*b))
-                    .map_err(unsupported)?;
+                    .map_err(no_instruction)?;
                 u64::from(holds)
             }
             Op::Select(condition, a, b) => {
@@ -425,7 +426,7 @@ impl<'k> Thread<'k> {
                 }
             }
             Op::Convert(a) => {
-                arith::convert(kernel.ty(*a), ty, self.get(*a)).map_err(unsupported)?
+                arith::convert(kernel.ty(*a), ty, self.get(*a)).map_err(no_instruction)?
             }
             Op::Pack(low, high) => (self.get(*low) & 0xFFFF) | ((self.get(*high) & 0xFFFF) << 16),
             Op::Unpack(packed) => {

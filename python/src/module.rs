@@ -139,7 +139,9 @@ fn default_target() -> Target {
 
 fn parse_target(target: Option<&str>, emulate: bool) -> PyResult<Target> {
     match target {
-        Some(name) => name.parse().map_err(PyValueError::new_err),
+        Some(name) => name
+            .parse()
+            .map_err(|unknown: cute::UnknownTarget| PyValueError::new_err(unknown.to_string())),
         // The emulator needs no GPU; its kernels are checked for the default target.
         None if emulate => Ok(Target::Sm90a),
         None => Ok(default_target()),

@@ -52,7 +52,9 @@ pub fn autotune_file<'py>(
     };
     let source = read_source(&path)?;
     let target = match (target, gpu) {
-        (Some(name), _) => name.parse().map_err(PyValueError::new_err)?,
+        (Some(name), _) => name
+            .parse()
+            .map_err(|unknown: cute::UnknownTarget| PyValueError::new_err(unknown.to_string()))?,
         (None, Some(info)) => autotune::winners::target_of(info),
         (None, None) => Target::declared_in(&source).unwrap_or(Target::Sm90a),
     };

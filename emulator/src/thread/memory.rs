@@ -115,7 +115,7 @@ impl<'k> Thread<'k> {
                 let word = (ty.bits() / 8) as usize;
                 let at = self.address(context, *space, *address, *offset, word, Access::Atomic)?;
                 let operand = self.get(*value);
-                let update = |old: &[u8]| -> Result<Vec<u8>, String> {
+                let update = |old: &[u8]| -> Result<Vec<u8>, arith::NoInstruction> {
                     let new = arith::atomic(*op, ty, little_endian(old), operand)?;
                     Ok(new.to_le_bytes()[..word].to_vec())
                 };
@@ -127,8 +127,9 @@ impl<'k> Thread<'k> {
                         let atomic = (Access::Atomic, true);
                         self.across_blocks(context, (address, word), atomic, inst.span)?;
                         context.global.load(address, &mut old).map_err(bounds)?;
-                        let new = update(&old)
-                            .map_err(|what| Trap::Fault(FaultKind::Unsupported(what)))?;
+                        let new = update(&old).map_err(|what| {
+                            Trap::Fault(FaultKind::Unsupported(what.to_string()))
+                        })?;
                         context.global.store(address, &new).map_err(bounds)?;
                         self.sync_blocks(context, address, Sync::Relaxed);
                         old
@@ -143,7 +144,7 @@ impl<'k> Thread<'k> {
                             })
                         })?;
                         if let Some(what) = failed {
-                            return Err(Trap::Fault(FaultKind::Unsupported(what)));
+                            return Err(Trap::Fault(FaultKind::Unsupported(what.to_string())));
                         }
                         old
                     }

@@ -175,7 +175,7 @@ impl<'k> Thread<'k> {
                     little_endian(&old),
                     little_endian(&element),
                 )
-                .map_err(unsupported)?;
+                .map_err(|what| unsupported(what.to_string()))?;
                 let width = element.len();
                 element.copy_from_slice(&sum.to_le_bytes()[..width]);
             }
