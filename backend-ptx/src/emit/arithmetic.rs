@@ -19,7 +19,8 @@ impl Emitter<'_, '_> {
             // `fabsf(x) >= 0` is not); it does not fold the bit operation.
             (UnOp::Abs, Ty::F32) => format!("and.b32 {d}, {a}, 0x7FFFFFFF;"),
             (UnOp::Abs, Ty::F64) => format!("and.b64 {d}, {a}, 0x7FFFFFFFFFFFFFFF;"),
-            (pair, _) if pair.is_fp8_pair() => fp8::pair_decode(pair, d, a, self.target)?,
+            (UnOp::E4m3x2ToF16x2 { high }, _) => fp8::e4m3_pair(d, a, high, self.target),
+            (UnOp::E5m2x2ToF16x2 { high }, _) => fp8::e5m2_pair(d, a, high),
             (math, _) => format!("{} {d}, {a};", math_instruction(math, ty)?),
         };
         self.emit(&text);
