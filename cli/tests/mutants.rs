@@ -17,7 +17,7 @@ mod build;
 use build::{cukc, root};
 
 /// The statements whose deletion is a mutant (the start of a line, up to the `(`).
-const SYNCHRONIZERS: [&str; 20] = [
+const SYNCHRONIZERS: [&str; 22] = [
     "mbarrier_wait(",
     "mbarrier_arrive(",
     "mbarrier_arrive_expect_tx(",
@@ -37,6 +37,9 @@ const SYNCHRONIZERS: [&str; 20] = [
     "producer_acquire(",
     "consumer_wait(",
     "consumer_release(",
+    // The halves of a split cluster barrier (`cuk-examples/cross_entropy_cluster.cuk`).
+    "cluster_arrive(",
+    "cluster_wait(",
     // A signal to a peer rank (`cuk-examples/allreduce.cuk`).
     "atomic_add(peer(",
 ];

@@ -315,6 +315,14 @@ impl<'k> Thread<'k> {
                 self.clock.cluster_arrive();
             }
             Hopper::ClusterWait => {
+                // A wait completes the phase of the thread's own last arrival; with no
+                // arrival since its last wait there is no such phase (PTX pairs each
+                // `barrier.cluster.wait` with an earlier `barrier.cluster.arrive`).
+                if self.cluster_arrivals == self.clock.waited() {
+                    return Err(Trap::Fault(FaultKind::Cluster(
+                        "a `cluster_wait()` with no `cluster_arrive()` of this thread since its last wait: each wait completes the phase of the thread's own arrival before it".to_string(),
+                    )));
+                }
                 // What follows the wait runs once every thread of the cluster arrived.
                 self.cluster_waited = true;
                 self.clock.cluster_wait();
