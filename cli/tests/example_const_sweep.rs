@@ -524,6 +524,7 @@ fn attention_bwd_sm90() {
             param("STAGES", "2", &["1"], &["0", "3"]),
             // At D = 256 one stage of q and do fits beside the f32 dq tile, not two.
             param("attention_bwd_hd256::STAGES", "1", &[], &["0", "2"]),
+            param("attention_bwd_hd256_varlen::STAGES", "1", &[], &["0", "2"]),
             param("CAUSAL", "0", &[], &["2"]),
         ],
         accepted: &[],

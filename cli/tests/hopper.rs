@@ -292,6 +292,12 @@ fn the_attention_backward_example_assembles_with_its_five_products_unserialized(
         hd256.contains("bar.sync 2, 256;"),
         "the two warpgroups meet"
     );
+    // Its packed-batch form computes the same products and adds.
+    let hd256_varlen = entry(&ptx, "attention_bwd_hd256_varlen");
+    for (shape, count) in [("m64n32k16", 32), ("m64n128k16", 8), ("m64n64k16", 8)] {
+        assert_eq!(wgmmas(hd256_varlen, shape, 1), count, "{shape}");
+    }
+    assert_eq!(hd256_varlen.matches(reductions).count(), 4);
     // ptxas keeps the wgmmas asynchronous (one 64 x 128 dQ product made it serialize),
     // and no instantiation but the deterministic one spills: the k-steps' descriptors
     // are computed in the loop, not kept in registers through it.

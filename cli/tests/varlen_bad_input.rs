@@ -153,6 +153,44 @@ fn the_backward_kernels_check_their_offsets_too() {
     );
 }
 
+/// A block calling `attention_bwd_hd256_varlen` on 2 sequences of 64 packed tokens in
+/// all (one head, the workspaces padded to 64 + 64 * 2 rows), with the key offsets
+/// and the longest key sequence given.
+fn gradients_hd256(name: &str, cu_k: &str, max_seqlen_k: i64) -> String {
+    format!(
+        "
+test {name} {{
+    let cu_q = tensor(i32, (0, 32, 64));
+    let cu_k = tensor(i32, {cu_k});
+    let x = randn(bf16, (64, 1, 256));
+    let rows = zeros(f32, (1, 192));
+    let dq_accum = zeros(f32, (1, 192, 256));
+    let dq_turns = zeros(i32, (1, 3));
+    let dk = empty(bf16, (64, 1, 256));
+    let dv = empty(bf16, (64, 1, 256));
+    attention_bwd_hd256_varlen(2, 1, 1, 64, 64, {max_seqlen_k}, cu_q, cu_k, x, x, x, x, rows, rows, dq_accum, dq_turns, dk, dv, 0.0625);
+}}
+"
+    )
+}
+
+#[test]
+fn the_hd256_backward_checks_its_longest_key_sequence() {
+    let bad = gradients_hd256("bad_longest", "(0, 10, 64)", 32);
+    let line = line_of(
+        BACKWARD,
+        "attention_bwd_hd256_varlen",
+        "require_offsets(cu_seqlens_k, total_k, max_seqlen_k)",
+    );
+    appended::assert_refused(
+        appended::run(BACKWARD, &bad),
+        BACKWARD,
+        "E0427",
+        line,
+        "`cu_seqlens_k[2]` - `cu_seqlens_k[1]` = 64 - 10 = 54 is more than 32 (`max_seqlen_k`)",
+    );
+}
+
 #[test]
 fn offsets_that_keep_the_rules_pass_the_check() {
     // The longest query sequence exactly max_seqlen_q long, and an empty key sequence.

@@ -11,7 +11,7 @@ q is (batch, heads, seqlen, d) and k and v are (batch, kv_heads, seqlen, d), as
 ``torch.nn.functional.scaled_dot_product_attention`` takes them; kv_heads divides heads
 (grouped-query attention, ``enable_gqa=True`` in torch's terms), the softmax scale is
 ``1 / sqrt(d)``, and with ``causal`` query i sees keys up to i. bf16 or f16; d = 64,
-128 or 256 (``varlen``'s backward 64 or 128). The forward keeps each row's
+128 or 256. The forward keeps each row's
 log-sum-exp (f32), from which the backward recomputes the probabilities: three kernels,
 the row-wise ``rowsum(dO * O)``, the gradients (dq accumulated in an f32 workspace), and
 dq's conversion; with ``deterministic=True`` the key blocks add into each tile of dq in a
@@ -210,10 +210,6 @@ class _AttentionVarlen(torch.autograd.Function):
     def backward(ctx, d_out):
         q, k, v, o, lse, cu_q, cu_k = ctx.saved_tensors
         (total_q, heads, d), (total_k, kv_heads, _) = q.shape, k.shape
-        if d == 256:
-            raise NotImplementedError(
-                "attention's varlen backward takes head dimension 64 or 128 (dk and dv stay in registers)"
-            )
         max_q, max_k = ctx.lengths
         batch = cu_q.numel() - 1
         dtype = _DTYPES[q.dtype]
@@ -231,8 +227,13 @@ class _AttentionVarlen(torch.autograd.Function):
         attend.kernel("bwd", "attention_bwd_preprocess_varlen", T=dtype, D=d)(
             batch, heads, total_q, max_q, cu_q, o, dof, lse, lse_log2, delta, dq_accum, dq_turns
         )
-        consts = {"T": dtype, "D": d, "CAUSAL": int(ctx.causal), "DETERMINISTIC": int(ctx.deterministic)}
-        attend.kernel("bwd", "attention_bwd_varlen", **consts)(
+        consts = {"T": dtype, "CAUSAL": int(ctx.causal), "DETERMINISTIC": int(ctx.deterministic)}
+        if d == 256:
+            # attention_bwd_hd256's tiling, for packed batches.
+            gradients = attend.kernel("bwd", "attention_bwd_hd256_varlen", **consts)
+        else:
+            gradients = attend.kernel("bwd", "attention_bwd_varlen", D=d, **consts)
+        gradients(
             batch, kv_heads, heads // kv_heads, total_q, total_k, max_k, cu_q, cu_k,
             q, k, v, dof, lse_log2, delta, dq_accum, dq_turns, dk, dv, scale,
         )
