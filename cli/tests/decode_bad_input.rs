@@ -75,8 +75,14 @@ fn line_of(text: &str) -> usize {
 /// contains `after`.
 fn line_after(text: &str, after: &str) -> usize {
     let source = std::fs::read_to_string(root().join(EXAMPLE)).unwrap();
-    let start = source.lines().position(|line| line.contains(after)).unwrap();
-    let found = source.lines().skip(start).position(|line| line.contains(text));
+    let start = source
+        .lines()
+        .position(|line| line.contains(after))
+        .unwrap();
+    let found = source
+        .lines()
+        .skip(start)
+        .position(|line| line.contains(text));
     1 + start + found.unwrap()
 }
 
@@ -200,7 +206,10 @@ fn mla_a_block_table_entry_past_the_cache_or_rows_of_another_width_are_refused()
     assert_refused(
         run(&past),
         "E0428",
-        line_after("require_range(block_table, 0, num_pages)", "kernel mla_decode<"),
+        line_after(
+            "require_range(block_table, 0, num_pages)",
+            "kernel mla_decode<",
+        ),
         "`block_table[3, 6]` = 28 is outside 0..28 (`0..num_pages`)",
     );
     let narrow = mla_block("bad_mla_width", "(28, 16, 1, 512)", TABLE);
