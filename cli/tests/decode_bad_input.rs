@@ -4,8 +4,9 @@
 //! E0428 from the host's check of the data), and a cache whose page size is not the
 //! kernel's or a q whose head count is not kv_heads * GROUP (the parameters' layouts,
 //! E0216), and for FP8 caches a cache of another dtype than KV or a scale given as a
-//! tensor (the parameters' types, E0216). Each case is a test block appended to the
-//! example, run on the emulator.
+//! tensor (the parameters' types, E0216); and for the MLA decode a block-table entry past
+//! the cache (E0428) and a cache whose rows are not 576 values wide (E0216). Each case
+//! is a test block appended to the example, run on the emulator.
 
 #[path = "support/appended.rs"]
 mod appended;
@@ -67,8 +68,40 @@ fn run(extra: &str) -> Run {
 
 /// The 1-based line of the example that contains `text`.
 fn line_of(text: &str) -> usize {
+    line_after(text, "")
+}
+
+/// The 1-based line of the example that contains `text`, the first after the line that
+/// contains `after`.
+fn line_after(text: &str, after: &str) -> usize {
     let source = std::fs::read_to_string(root().join(EXAMPLE)).unwrap();
-    1 + source.lines().position(|line| line.contains(text)).unwrap()
+    let start = source
+        .lines()
+        .position(|line| line.contains(after))
+        .unwrap();
+    let found = source
+        .lines()
+        .skip(start)
+        .position(|line| line.contains(text));
+    1 + start + found.unwrap()
+}
+
+/// A block calling `mla_decode` on a batch of 4 with 16 heads, pages of 16 and 7 pages a
+/// sequence: `cache` is the cache's shape and `table` the block table.
+fn mla_block(name: &str, cache: &str, table: &str) -> String {
+    format!(
+        "
+test {name} {{
+    let q = randn(bf16, (4, 16, 576));
+    let kv_cache = randn(bf16, {cache});
+    let block_table = {table};
+    let seqlens = full(i32, (4,), 100);
+    let o_part = empty(f32, (4, 16, 1, 512));
+    let lse_part = empty(f32, (4, 16, 1));
+    mla_decode(4, 16, 28, 7, 1, q, kv_cache, block_table, seqlens, o_part, lse_part, 0.06, PAGE = 16);
+}}
+"
+    )
 }
 
 fn assert_refused(run: Run, error: &str, line: usize, says: &str) {
@@ -164,5 +197,26 @@ fn an_fp8_cache_of_another_dtype_or_a_scale_tensor_is_refused_at_the_parameter()
         "E0216",
         line_of("    k_scale: f32,"),
         "`k_scale` is a f32, but this argument is a host f32 tensor",
+    );
+}
+
+#[test]
+fn mla_a_block_table_entry_past_the_cache_or_rows_of_another_width_are_refused() {
+    let past = mla_block("bad_mla_past", "(28, 16, 1, 576)", &format!("{TABLE} + 1"));
+    assert_refused(
+        run(&past),
+        "E0428",
+        line_after(
+            "require_range(block_table, 0, num_pages)",
+            "kernel mla_decode<",
+        ),
+        "`block_table[3, 6]` = 28 is outside 0..28 (`0..num_pages`)",
+    );
+    let narrow = mla_block("bad_mla_width", "(28, 16, 1, 512)", TABLE);
+    assert_refused(
+        run(&narrow),
+        "E0216",
+        line_after("    kv_cache: gmem T[", "kernel mla_decode<"),
+        "`kv_cache` needs a tensor of shape (28, 16, 1, 576)",
     );
 }

@@ -501,16 +501,21 @@ fn attention_fwd_sm90() {
 }
 
 // The decode's D, GROUP and PAGE are fixed by its tests' shapes; UNROLL is the loads in
-// flight.
+// flight. MLA's BN is the tokens a tile (32 or 64) and STAGES the tiles in flight: three
+// of 64 tokens no longer fit beside q's tile.
 #[test]
 fn attention_decode_sm90() {
     sweep(&Example {
         file: "attention_decode_sm90.cuk",
-        params: &[param("UNROLL", "4", &["1", "2", "8"], &["0", "9"])],
-        accepted: &[],
-        // The bf16 cache's test and the e4m3 one's (KV is no default to sweep: the
-        // tests' caches have their dtypes).
-        quick_filter: Some("gqa4_page16_three_splits"),
+        params: &[
+            param("UNROLL", "4", &["1", "2", "8"], &["0", "9"]),
+            param("mla_decode::BN", "64", &["32"], &["16", "48", "128"]),
+            param("mla_decode::STAGES", "2", &["1"], &["0", "3"]),
+        ],
+        accepted: &[&[("mla_decode::BN", "32"), ("mla_decode::STAGES", "4")]],
+        // The bf16 cache's test, the e4m3 one's (KV is no default to sweep: the tests'
+        // caches have their dtypes) and MLA's at 64 heads.
+        quick_filter: Some("three_splits"),
     });
 }
 

@@ -46,9 +46,10 @@ const SYNCHRONIZERS: [&str; 22] = [
 
 /// Every file with asynchronous operations whose tests run on the emulator (a file
 /// without test blocks, such as `tests/blackwell/pair_forms.cuk`, has nothing to run).
-const ALL: [&str; 40] = [
+const ALL: [&str; 41] = [
     "cuk-examples/allreduce.cuk",
     "cuk-examples/attention_bwd_sm90.cuk",
+    "cuk-examples/attention_decode_sm90.cuk",
     "cuk-examples/attention_fwd_sm90.cuk",
     "cuk-examples/copy_cp_async.cuk",
     "cuk-examples/copy_swizzled_smem.cuk",
