@@ -6,9 +6,12 @@ importable, cuk.decode over the same tokens in pages of 64 scattered over the ca
 
     scripts/decode-baseline.py [--batch 32 64 128] [--context 4096 16384 32768]
                                [--heads 32] [--kv-heads 8] [--head-dim 128] [--examples cuk-examples]
+    scripts/decode-baseline.py --mla [--heads 16 128] [--batch ...] [--context ...]
 
 Each line gives milliseconds and GB/s of KV bytes read (batch * context * kv_heads *
-head_dim * 2 bytes * 2, K and V), as the benches report them.
+head_dim * 2 bytes * 2, K and V), as the benches report them. With --mla, the shapes of
+`mla_decode`'s benches: one latent KV head of 576 values a token whose first 512 are V
+(batch * context * 576 * 2 bytes, read once), the query heads given by --heads.
 """
 import argparse
 import os
@@ -69,16 +72,47 @@ def shape_run(args, batch, context, decode):
         line(label, median_ms(run), kv_bytes)
 
 
+def mla_run(batch, context, heads):
+    """torch's SDPA over MLA's dense latent cache: every query head attends the one KV head,
+    V the first 512 values of K's rows (a view, as the kernel reads them)."""
+    kv_bytes = batch * context * 576 * 2
+    print(f"mla batch {batch} context {context} heads {heads}: {kv_bytes / 1e9:.2f} GB of KV")
+    q = torch.randn(batch, heads, 1, 576, device="cuda", dtype=torch.bfloat16)
+    kv = torch.randn(batch, 1, context, 576, device="cuda", dtype=torch.bfloat16)
+    v = kv[..., :512]
+    for name, backend in BACKENDS.items():
+        try:
+            with sdpa_kernel(backend):
+                ms = median_ms(lambda: scaled_dot_product_attention(q, kv, v, scale=192**-0.5, enable_gqa=True))
+        except RuntimeError as error:
+            print(f"  sdpa {name:19} not available ({str(error).splitlines()[0][:70]})")
+            continue
+        line(f"sdpa {name}", ms, kv_bytes)
+    del kv, v
+    source = torch.empty(kv_bytes // 2, dtype=torch.uint8, device="cuda")
+    target = torch.empty_like(source)
+    line("memcpy (same bytes)", median_ms(lambda: target.copy_(source)), kv_bytes)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--batch", type=int, nargs="+", default=[32, 64, 128])
     parser.add_argument("--context", type=int, nargs="+", default=[4096, 16384, 32768])
-    parser.add_argument("--heads", type=int, default=32)
+    parser.add_argument("--heads", type=int, nargs="+", default=None)
+    parser.add_argument("--mla", action="store_true")
     parser.add_argument("--kv-heads", type=int, default=8)
     parser.add_argument("--head-dim", type=int, default=128)
     parser.add_argument("--splits", type=int, nargs="*", default=[1, 2, 4, 8])
     parser.add_argument("--examples", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cuk-examples"))
     args = parser.parse_args()
+    if args.mla:
+        for heads in args.heads or [16, 128]:
+            for batch in args.batch:
+                for context in args.context:
+                    mla_run(batch, context, heads)
+                    torch.cuda.empty_cache()
+        return
+    args.heads = (args.heads or [32])[0]
     try:
         import cuk.decode
 
