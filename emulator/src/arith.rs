@@ -117,8 +117,9 @@ pub fn binary(op: BinOp, ty: Ty, a: u64, b: u64) -> Result<u64, NoInstruction> {
         Ty::I64 => integer(op, a as i64, b as i64, 64)
             .map(|value| value as u64)
             .ok_or(NoInstruction::Binary(op, ty)),
-        Ty::U32 => unsigned(op, a & 0xFFFF_FFFF, b & 0xFFFF_FFFF, 32)
-            .ok_or(NoInstruction::Binary(op, ty)),
+        Ty::U32 => {
+            unsigned(op, a & 0xFFFF_FFFF, b & 0xFFFF_FFFF, 32).ok_or(NoInstruction::Binary(op, ty))
+        }
         Ty::U64 => unsigned(op, a, b, 64).ok_or(NoInstruction::Binary(op, ty)),
         Ty::F32 => {
             let (x, y) = (as_f32(a), as_f32(b));
@@ -209,24 +210,26 @@ fn unsigned(op: BinOp, a: u64, b: u64, bits: u32) -> Option<u64> {
     let mask = if bits == 32 { 0xFFFF_FFFF } else { u64::MAX };
     let amount = (b as u32).min(bits - 1);
     let over = b as u32 >= bits;
-    Some(mask & match op {
-        BinOp::Add => a.wrapping_add(b),
-        BinOp::Sub => a.wrapping_sub(b),
-        BinOp::Mul => a.wrapping_mul(b),
-        BinOp::Div if b == 0 => u64::MAX,
-        BinOp::Rem if b == 0 => a,
-        BinOp::Div => a / b,
-        BinOp::Rem => a % b,
-        BinOp::And => a & b,
-        BinOp::Or => a | b,
-        BinOp::Xor => a ^ b,
-        BinOp::Shl | BinOp::Shr if over => 0,
-        BinOp::Shl => a << amount,
-        BinOp::Shr => a >> amount,
-        BinOp::Min => a.min(b),
-        BinOp::Max => a.max(b),
-        BinOp::F32x2ToE4m3x2 | BinOp::F32x2ToE5m2x2 => return None,
-    })
+    Some(
+        mask & match op {
+            BinOp::Add => a.wrapping_add(b),
+            BinOp::Sub => a.wrapping_sub(b),
+            BinOp::Mul => a.wrapping_mul(b),
+            BinOp::Div if b == 0 => u64::MAX,
+            BinOp::Rem if b == 0 => a,
+            BinOp::Div => a / b,
+            BinOp::Rem => a % b,
+            BinOp::And => a & b,
+            BinOp::Or => a | b,
+            BinOp::Xor => a ^ b,
+            BinOp::Shl | BinOp::Shr if over => 0,
+            BinOp::Shl => a << amount,
+            BinOp::Shr => a >> amount,
+            BinOp::Min => a.min(b),
+            BinOp::Max => a.max(b),
+            BinOp::F32x2ToE4m3x2 | BinOp::F32x2ToE5m2x2 => return None,
+        },
+    )
 }
 
 /// `a cmp b` for operands of type `ty`: signed or unsigned for integers, ordered for
