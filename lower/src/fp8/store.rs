@@ -7,7 +7,9 @@
 //! is; a fragment stored whole (`r.store(v.to(e4m3))`) has each pair of register
 //! elements converted by one instruction and each four's word written to all four,
 //! as a load leaves them. A copy of 4, 8 or 16 FP8 registers to consecutive bytes of
-//! memory stores a word per four: the word itself where all four hold it, else each
+//! memory stores a word per four: the word itself where all four hold it; where each
+//! holds one conversion alone (registers written one by one), the four values
+//! converted again two at a time (the lone conversions are then dead); else each
 //! register's byte moved to its place.
 
 use cute::{Base, Dtype, Tensor};
@@ -58,7 +60,9 @@ impl Builder<'_> {
     pub(crate) fn fp8_word_of(&mut self, value: ValueId, dtype: Dtype) -> ValueId {
         let pair = self.encode_fp8_pair(value, value, dtype);
         let word = self.pure(Op::Pack(pair, pair), Ty::B32);
-        self.convert(word, Ty::I32)
+        let word = self.convert(word, Ty::I32);
+        self.evaluated.fp8_sources.insert(word, (value, dtype));
+        word
     }
 
     /// The FP8 pair of `dtype` nearest `low` and `high` (a b16, `low`'s byte first).
@@ -143,11 +147,34 @@ impl Builder<'_> {
                 let word = self.register(fragment, index, Ty::I32);
                 parts.push((word, index.rem_euclid(4)));
             }
-            let word = self.gather_word(&parts);
+            let word = self
+                .paired_word(&parts, source.dtype)
+                .unwrap_or_else(|| self.gather_word(&parts));
             words.push(self.convert(word, Ty::B32));
         }
         let width = indices.len() as i64;
         self.store_at(destination, &indices[0].1, width, words, None, guard);
+    }
+
+    /// Where each of the four words was converted alone from a value (registers written
+    /// one by one), the word of the four values converted two at a time.
+    fn paired_word(&mut self, parts: &[(ValueId, i64)], dtype: Option<Dtype>) -> Option<ValueId> {
+        let dtype = dtype?;
+        let mut values = Vec::with_capacity(4);
+        for (word, _) in parts {
+            let &(value, from) = self.evaluated.fp8_sources.get(word)?;
+            if from != dtype {
+                return None;
+            }
+            values.push(value);
+        }
+        let [a, b, c, d] = values[..] else {
+            return None;
+        };
+        let low = self.encode_fp8_pair(a, b, dtype);
+        let high = self.encode_fp8_pair(c, d, dtype);
+        let word = self.pure(Op::Pack(low, high), Ty::B32);
+        Some(self.convert(word, Ty::I32))
     }
 
     /// The word whose byte `j` is byte `parts[j].1` of the word `parts[j].0`: that word
