@@ -8,7 +8,7 @@ mod build;
 use build::{TARGETS, assemble_without_local_memory, emit, failing, kir_holding};
 
 /// The files that build, with what their KIR must show.
-const FILES: [(&str, &[&str]); 7] = [
+const FILES: [(&str, &[&str]); 8] = [
     (
         "loops",
         &["for %", "loop carry(", " while %", "if %", "rem %"],
@@ -46,6 +46,16 @@ const FILES: [(&str, &[&str]); 7] = [
             "store.global.u8 [",
             "load.shared.s8 [",
             "store.shared.u16 [",
+        ],
+    ),
+    // Values converted to FP8 two to an instruction, stored as bytes and as words.
+    (
+        "fp8_convert",
+        &[
+            "f32x2_to_e4m3x2 %",
+            "f32x2_to_e5m2x2 %",
+            "store.global.u8 [",
+            "e4m3x2_to_f16x2 %",
         ],
     ),
 ];

@@ -12,6 +12,7 @@
 
 use kir::{AtomicOp, BinOp, CmpOp, Ty, UnOp};
 
+mod fp8;
 mod no_instruction;
 
 pub use no_instruction::NoInstruction;
@@ -95,8 +96,14 @@ fn fp8_to_f16(op: UnOp, byte: u8) -> u16 {
     }
 }
 
-/// `a op b`, both and the result of type `ty`.
+/// `a op b`, both and the result of type `ty`; an FP8 pair's operands are f32 and its
+/// result a `b16`.
 pub fn binary(op: BinOp, ty: Ty, a: u64, b: u64) -> Result<u64, NoInstruction> {
+    if op.is_fp8_pair() {
+        return fp8::encode_pair(op, a, b)
+            .filter(|_| ty == Ty::B16)
+            .ok_or(NoInstruction::Binary(op, ty));
+    }
     match ty {
         Ty::Pred => match op {
             BinOp::And => Ok(a & b),
@@ -104,13 +111,16 @@ pub fn binary(op: BinOp, ty: Ty, a: u64, b: u64) -> Result<u64, NoInstruction> {
             BinOp::Xor => Ok(a ^ b),
             other => Err(NoInstruction::Binary(other, ty)),
         },
-        Ty::I32 => Ok(from_int(
-            ty,
-            integer(op, i64::from(as_i32(a)), i64::from(as_i32(b)), 32),
-        )),
-        Ty::I64 => Ok(integer(op, a as i64, b as i64, 64) as u64),
-        Ty::U32 => Ok(unsigned(op, a & 0xFFFF_FFFF, b & 0xFFFF_FFFF, 32)),
-        Ty::U64 => Ok(unsigned(op, a, b, 64)),
+        Ty::I32 => integer(op, i64::from(as_i32(a)), i64::from(as_i32(b)), 32)
+            .map(|value| from_int(ty, value))
+            .ok_or(NoInstruction::Binary(op, ty)),
+        Ty::I64 => integer(op, a as i64, b as i64, 64)
+            .map(|value| value as u64)
+            .ok_or(NoInstruction::Binary(op, ty)),
+        Ty::U32 => {
+            unsigned(op, a & 0xFFFF_FFFF, b & 0xFFFF_FFFF, 32).ok_or(NoInstruction::Binary(op, ty))
+        }
+        Ty::U64 => unsigned(op, a, b, 64).ok_or(NoInstruction::Binary(op, ty)),
         Ty::F32 => {
             let (x, y) = (as_f32(a), as_f32(b));
             let value = match op {
@@ -162,7 +172,8 @@ fn minimum(x: f64, y: f64) -> f64 {
 /// Signed integer arithmetic of `bits` bits, wrapping. Shifts take the amount's low
 /// 32 bits as unsigned and clamp it at the width (`shl` gives 0, `shr` the sign);
 /// division by zero, which PTX leaves unspecified, gives -1 and a remainder of `a`.
-fn integer(op: BinOp, a: i64, b: i64, bits: u32) -> i64 {
+/// `None` for an operation no integer has (an FP8 pair's).
+fn integer(op: BinOp, a: i64, b: i64, bits: u32) -> Option<i64> {
     let narrow = |value: i64| {
         if bits == 32 {
             i64::from(value as i32)
@@ -172,7 +183,7 @@ fn integer(op: BinOp, a: i64, b: i64, bits: u32) -> i64 {
     };
     let amount = (b as u32).min(bits - 1);
     let over = b as u32 >= bits;
-    narrow(match op {
+    Some(narrow(match op {
         BinOp::Add => a.wrapping_add(b),
         BinOp::Sub => a.wrapping_sub(b),
         BinOp::Mul => a.wrapping_mul(b),
@@ -188,32 +199,37 @@ fn integer(op: BinOp, a: i64, b: i64, bits: u32) -> i64 {
         BinOp::Shr => a >> amount,
         BinOp::Min => a.min(b),
         BinOp::Max => a.max(b),
-    })
+        BinOp::F32x2ToE4m3x2 | BinOp::F32x2ToE5m2x2 => return None,
+    }))
 }
 
 /// Unsigned integer arithmetic of `bits` bits, wrapping; shifts as for signed ones,
-/// `shr` logical. Division by zero gives all ones and a remainder of `a`.
-fn unsigned(op: BinOp, a: u64, b: u64, bits: u32) -> u64 {
+/// `shr` logical. Division by zero gives all ones and a remainder of `a`. `None` for an
+/// operation no integer has.
+fn unsigned(op: BinOp, a: u64, b: u64, bits: u32) -> Option<u64> {
     let mask = if bits == 32 { 0xFFFF_FFFF } else { u64::MAX };
     let amount = (b as u32).min(bits - 1);
     let over = b as u32 >= bits;
-    mask & match op {
-        BinOp::Add => a.wrapping_add(b),
-        BinOp::Sub => a.wrapping_sub(b),
-        BinOp::Mul => a.wrapping_mul(b),
-        BinOp::Div if b == 0 => u64::MAX,
-        BinOp::Rem if b == 0 => a,
-        BinOp::Div => a / b,
-        BinOp::Rem => a % b,
-        BinOp::And => a & b,
-        BinOp::Or => a | b,
-        BinOp::Xor => a ^ b,
-        BinOp::Shl | BinOp::Shr if over => 0,
-        BinOp::Shl => a << amount,
-        BinOp::Shr => a >> amount,
-        BinOp::Min => a.min(b),
-        BinOp::Max => a.max(b),
-    }
+    Some(
+        mask & match op {
+            BinOp::Add => a.wrapping_add(b),
+            BinOp::Sub => a.wrapping_sub(b),
+            BinOp::Mul => a.wrapping_mul(b),
+            BinOp::Div if b == 0 => u64::MAX,
+            BinOp::Rem if b == 0 => a,
+            BinOp::Div => a / b,
+            BinOp::Rem => a % b,
+            BinOp::And => a & b,
+            BinOp::Or => a | b,
+            BinOp::Xor => a ^ b,
+            BinOp::Shl | BinOp::Shr if over => 0,
+            BinOp::Shl => a << amount,
+            BinOp::Shr => a >> amount,
+            BinOp::Min => a.min(b),
+            BinOp::Max => a.max(b),
+            BinOp::F32x2ToE4m3x2 | BinOp::F32x2ToE5m2x2 => return None,
+        },
+    )
 }
 
 /// `a cmp b` for operands of type `ty`: signed or unsigned for integers, ordered for

@@ -49,6 +49,19 @@ pub enum BinOp {
     Min,
     /// The larger.
     Max,
+    /// Two f32 values as the e4m3 pair nearest them (ties to even), finite ones beyond
+    /// the largest (448) as it, NaN as NaN: a `b16`, `a`'s byte low
+    /// (`cvt.rn.satfinite.e4m3x2.f32`, sm_89 on).
+    F32x2ToE4m3x2,
+    /// The same to an e5m2 pair (largest 57344).
+    F32x2ToE5m2x2,
+}
+
+impl BinOp {
+    /// Whether it encodes two f32 values as an FP8 pair (a `b16`).
+    pub fn is_fp8_pair(self) -> bool {
+        matches!(self, BinOp::F32x2ToE4m3x2 | BinOp::F32x2ToE5m2x2)
+    }
 }
 
 /// A comparison.

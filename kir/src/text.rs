@@ -378,6 +378,8 @@ pub fn binary_name(op: BinOp) -> &'static str {
         BinOp::Shr => "shr",
         BinOp::Min => "min",
         BinOp::Max => "max",
+        BinOp::F32x2ToE4m3x2 => "f32x2_to_e4m3x2",
+        BinOp::F32x2ToE5m2x2 => "f32x2_to_e5m2x2",
     }
 }
 

@@ -122,6 +122,9 @@ impl<'t> Builder<'t> {
                 }
             }
             Effect::StoreFragment { tensor, value, .. } => {
+                if self.store_fp8_fragment(tensor, value) {
+                    return;
+                }
                 let Some(size) = self.static_size(tensor) else {
                     return;
                 };

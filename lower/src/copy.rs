@@ -206,7 +206,7 @@ impl Builder<'_> {
     /// Stores `values` (a vector when more than one), which hold `elements`
     /// consecutive elements of `destination` from `index`; `narrow` truncates each
     /// value to 8 or 16 bits.
-    fn store_at(
+    pub(crate) fn store_at(
         &mut self,
         destination: &Tensor,
         index: &SymInt,

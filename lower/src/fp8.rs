@@ -7,12 +7,14 @@
 //! register a word until it is used, and `.to(f32)` (or to bf16, f16) is exact: each
 //! half of the word is decoded as a pair to the two f16 it equals (KIR's
 //! `e4m3x2_to_f16x2`, `e5m2x2_to_f16x2`; one instruction from sm_89), each f16 then
-//! widened. A constant that an FP8 value holds exactly (a
-//! fill with zeros) is stored as its byte in all four places. Arithmetic on FP8 values,
-//! converting computed values to them and FP8 elements in memory otherwise are refused.
+//! widened. A constant that an FP8 value holds exactly (a fill with zeros) is stored as
+//! its byte in all four places, and so is a computed value converted to FP8
+//! (`store.rs`, which also stores registers back to memory). An FP8 element of memory
+//! is loaded or stored as a byte. Arithmetic on FP8 values is refused.
+mod store;
 
 use cute::{Base, Dtype, Tensor};
-use kir::{Op, Ty, UnOp, ValueId};
+use kir::{Narrow, Op, Ty, UnOp, ValueId};
 use layout::SymInt;
 
 use crate::builder::Builder;
@@ -86,9 +88,9 @@ fn finite_byte(dtype: Dtype, byte: u8) -> bool {
 }
 
 impl Builder<'_> {
-    /// Copies FP8 elements: only from memory into registers, as whole 32-bit words of
-    /// 4, 8 or 16 consecutive bytes (one load), guarded registers keeping their words
-    /// where `guard` is false.
+    /// Copies FP8 elements between memory and registers, as whole 32-bit words of 4, 8
+    /// or 16 consecutive bytes (one load or store), guarded registers keeping their
+    /// words where `guard` is false.
     pub(crate) fn move_fp8(
         &mut self,
         source: &Tensor,
@@ -98,14 +100,20 @@ impl Builder<'_> {
         guard: Option<ValueId>,
     ) {
         let dtype = source.dtype.or(destination.dtype).unwrap_or(Dtype::E4m3);
-        let into_registers = matches!(destination.base, Base::Registers(_))
-            && !matches!(source.base, Base::Registers(_))
-            && destination.dtype == source.dtype;
+        let in_registers = |tensor: &Tensor| matches!(tensor.base, Base::Registers(_));
         let width = indices.len();
-        if !into_registers || !contiguous || !matches!(width, 4 | 8 | 16) {
+        if in_registers(source) == in_registers(destination)
+            || destination.dtype != source.dtype
+            || !contiguous
+            || !matches!(width, 4 | 8 | 16)
+        {
             self.unsupported(format!(
-                "a copy of {dtype} elements other than 4, 8 or 16 consecutive ones from memory into registers"
+                "a copy of {dtype} elements other than 4, 8 or 16 consecutive ones between memory and registers"
             ));
+            return;
+        }
+        if in_registers(source) {
+            self.store_fp8_registers(source, destination, indices, guard);
             return;
         }
         let tys = vec![Ty::B32; width / 4];
@@ -151,8 +159,9 @@ impl Builder<'_> {
         self.write_register(fragment, index, word);
     }
 
-    /// Stores `value` into an FP8 register element: the encoded constant (an i32 word,
-    /// from [`Builder::fp8_word`]), the only value one takes other than by a copy.
+    /// Stores `value` into an FP8 element: a word holding the element in every place
+    /// (a constant's, from [`Builder::fp8_word`], or a conversion's), or a number,
+    /// rounded to the element's type (an FP8 element read elsewhere, decoded).
     pub(crate) fn write_fp8_element(
         &mut self,
         tensor: &Tensor,
@@ -160,46 +169,64 @@ impl Builder<'_> {
         value: ValueId,
         predicate: Option<ValueId>,
     ) {
-        if self.kernel.ty(value) != Ty::I32 || !matches!(tensor.base, Base::Registers(_)) {
-            self.unsupported(format!(
-                "storing a computed value as {} (they come from memory, or from constants)",
-                tensor.element_name()
-            ));
+        let (Some(dtype), Some(place)) = (tensor.dtype, self.place(tensor, index)) else {
             return;
-        }
-        if let Some(Place::Register { index: at, .. }) = self.place(tensor, index) {
-            let byte = at.rem_euclid(4) as usize;
-            self.write_fp8_register(tensor, index, byte, value, predicate);
-        }
+        };
+        let Place::Register { index: at, .. } = place else {
+            self.store_fp8_byte(place, value, dtype, predicate);
+            return;
+        };
+        let word = match self.kernel.ty(value) {
+            Ty::I32 => value,
+            _ => self.fp8_word_of(value, dtype),
+        };
+        let byte = at.rem_euclid(4) as usize;
+        self.write_fp8_register(tensor, index, byte, word, predicate);
     }
 
-    /// The f32 value of FP8 register element `tensor[index]`.
-    pub(crate) fn read_fp8_element(&mut self, tensor: &Tensor, index: &SymInt) -> Option<ValueId> {
+    /// The f32 value of FP8 element `tensor[index]`: a register's byte decoded, or a
+    /// byte loaded from memory (where `predicate` is true) and decoded.
+    pub(crate) fn read_fp8_element(
+        &mut self,
+        tensor: &Tensor,
+        index: &SymInt,
+        predicate: Option<ValueId>,
+    ) -> Option<ValueId> {
         let dtype = tensor.dtype?;
-        let Place::Register { fragment, index } = self.place(tensor, index)? else {
-            self.unsupported(format!(
-                "{dtype} elements in memory other than copied into registers"
-            ));
-            return None;
+        let (word, byte) = match self.place(tensor, index)? {
+            Place::Register { fragment, index } => {
+                (self.register(fragment, index, Ty::I32), index.rem_euclid(4))
+            }
+            Place::Memory {
+                space,
+                address,
+                offset,
+            } => {
+                let load = Op::Load {
+                    space,
+                    address,
+                    offset,
+                    narrow: Some(Narrow::U8),
+                    predicate,
+                };
+                (self.push(load, Ty::I32), 0)
+            }
         };
-        let word = self.register(fragment, index, Ty::I32);
-        let byte = index.rem_euclid(4);
         Some(self.decode_fp8(word, byte, dtype))
     }
 
     /// An FP8 constant (`0.0.to(e4m3)`, a fill's value) as the word of its byte in all
-    /// four places; `None` (and refused) when `value` is not exactly one.
-    pub(crate) fn fp8_word(&mut self, dtype: Dtype, value: f64) -> Option<ValueId> {
+    /// four places: the byte itself when `value` is exactly an FP8 value, else the f32
+    /// constant converted at run time, as a computed value is.
+    pub(crate) fn fp8_word(&mut self, dtype: Dtype, value: f64) -> ValueId {
         let Some(byte) = encode(dtype, value) else {
-            self.unsupported(format!(
-                "the constant {value} as {dtype}, which holds no such value"
-            ));
-            return None;
+            let single = self.pure(Op::ConstFloat(value), Ty::F32);
+            return self.fp8_word_of(single, dtype);
         };
-        Some(self.constant(
+        self.constant(
             i64::from(u32::from(byte) * 0x0101_0101) as i32 as i64,
             Ty::I32,
-        ))
+        )
     }
 
     /// The FP8 value of `dtype` in byte `byte` of `word`, as f32: its half of the word

@@ -314,7 +314,7 @@ impl Builder<'_> {
             return self.read_cluster_element(tensor, index, predicate);
         }
         if tensor.dtype.is_some_and(is_fp8) {
-            return self.read_fp8_element(tensor, index);
+            return self.read_fp8_element(tensor, index, predicate);
         }
         let (ty, narrow) = self.memory_element(tensor)?;
         match self.place(tensor, index)? {

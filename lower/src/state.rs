@@ -74,6 +74,11 @@ pub(crate) struct Evaluated {
     pub(crate) terms: FxHashMap<(usize, i64), ValueId>,
     /// Each symbolic integer's value.
     pub(crate) ints: FxHashMap<SymInt, ValueId>,
+    /// The value and FP8 type each word holding one conversion's byte in all four
+    /// places was converted from (see `fp8/store.rs`), by the word: a copy of registers
+    /// written one by one converts them again two at a time. Kept across regions: a
+    /// word visible where it is read has its value visible too.
+    pub(crate) fp8_sources: FxHashMap<ValueId, (ValueId, cute::Dtype)>,
 }
 
 /// A swizzled allocation's elements by their thread terms, the constant added to those

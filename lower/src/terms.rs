@@ -27,7 +27,7 @@ impl Builder<'_> {
 
     fn evaluate(&mut self, term: &Term, element: i64) -> Option<ValueId> {
         if let Some(value) = self.fp8_constant(term) {
-            return value;
+            return Some(value);
         }
         match term {
             Term::Int(value, dtype) => {
@@ -70,12 +70,12 @@ impl Builder<'_> {
                 let result = self.pure(Op::Unary(op, operand), work);
                 Some(self.convert(result, ty))
             }
-            Term::Convert(dtype, _) if is_fp8(*dtype) => {
-                self.unsupported(format!("converting a computed value to {dtype}"));
-                None
+            Term::Convert(dtype, operand) if is_fp8(*dtype) => {
+                self.convert_to_fp8(operand, element, *dtype)
             }
             Term::Convert(dtype, operand) => {
                 let value = self.term(operand, element)?;
+                let value = self.fp8_decoded(operand, value);
                 let ty = self.scalar_ty(*dtype)?;
                 let value = self.via_f32(value, ty);
                 let from = self.kernel.ty(value);
@@ -209,9 +209,9 @@ impl Builder<'_> {
     }
 
     /// A term that is an FP8 constant: the word an FP8 register holds it as
-    /// ([`Builder::fp8_word`]), or for its conversion to another type, that type's
-    /// constant; `Some(None)` when it is refused, and `None` for any other term.
-    fn fp8_constant(&mut self, term: &Term) -> Option<Option<ValueId>> {
+    /// ([`Builder::fp8_word`]), or for its exact conversion to another type, that
+    /// type's constant; `None` for any other term.
+    fn fp8_constant(&mut self, term: &Term) -> Option<ValueId> {
         let constant = |term: &Term| match term {
             Term::Float(value, dtype) if is_fp8(*dtype) => Some((*value, *dtype)),
             Term::Convert(dtype, operand) if is_fp8(*dtype) => match operand.as_ref() {
@@ -226,16 +226,15 @@ impl Builder<'_> {
         let Term::Convert(dtype, operand) = term else {
             return None;
         };
-        let (value, fp8) = constant(operand)?;
-        if encode(fp8, value).is_none() {
-            return Some(self.fp8_word(fp8, value));
-        }
+        // A constant no FP8 value is exactly is rounded at run time, and read as any
+        // computed FP8 value is.
+        let (value, _) = constant(operand).filter(|(value, fp8)| encode(*fp8, *value).is_some())?;
         let ty = self.scalar_ty(*dtype)?;
         let single = match ty {
             Ty::F32 | Ty::F64 | Ty::F16 | Ty::BF16 => self.pure(Op::ConstFloat(value), Ty::F32),
             _ => self.constant(value.trunc() as i64, ty),
         };
-        Some(Some(self.convert(single, ty)))
+        Some(self.convert(single, ty))
     }
 
     fn scalar_ty(&mut self, dtype: cute::Dtype) -> Option<Ty> {

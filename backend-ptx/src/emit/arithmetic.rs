@@ -75,6 +75,11 @@ impl Emitter<'_, '_> {
         let ty = self.kernel.ty(result);
         let d = self.name(result).to_owned();
         let a_name = self.name(a).to_owned();
+        if op.is_fp8_pair() {
+            let text = fp8::pair_encode(op, &d, &a_name, self.name(b), self.target);
+            self.emit(&text);
+            return Ok(());
+        }
         if ty == Ty::Pred {
             let name = match op {
                 BinOp::And => "and",
@@ -129,6 +134,9 @@ impl Emitter<'_, '_> {
                 BinOp::Shr => format!("shr{signed}"),
                 BinOp::Min => format!("min{signed}"),
                 BinOp::Max => format!("max{signed}"),
+                BinOp::F32x2ToE4m3x2 | BinOp::F32x2ToE5m2x2 => {
+                    return Err(format!("{} of integers", kir::binary_name(op)).into());
+                }
             };
             let text = format!("{instruction} {d}, {a_name}, {b_text};");
             self.emit(&text);

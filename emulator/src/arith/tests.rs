@@ -158,3 +158,102 @@ fn integer_conversions_extend_by_the_source_and_floats_by_unsigned_rules() {
         u64::MAX
     );
 }
+
+/// The FP8 byte of `op` for the f32 `value` (as an FP8 pair's low byte).
+fn fp8_byte(op: BinOp, value: f32) -> u8 {
+    binary(op, Ty::B16, f(value), f(0.0)).unwrap() as u8
+}
+
+#[test]
+fn fp8_encoding_rounds_to_nearest_even_and_saturates_to_the_largest_finite_value() {
+    let e4m3 = BinOp::F32x2ToE4m3x2;
+    let e5m2 = BinOp::F32x2ToE5m2x2;
+    let tiny = |power: i32| 2f32.powi(power);
+    let table = [
+        // The largest finite values, ties above them, and beyond: the largest.
+        (e4m3, 448.0, 0x7e),
+        (e4m3, 464.0, 0x7e),
+        (e4m3, 465.0, 0x7e),
+        (e4m3, -1.0e10, 0xfe),
+        (e4m3, f32::INFINITY, 0x7e),
+        (e4m3, f32::NEG_INFINITY, 0xfe),
+        (e5m2, 57344.0, 0x7b),
+        (e5m2, 61440.0, 0x7b),
+        (e5m2, f32::INFINITY, 0x7b),
+        (e5m2, -1.0e6, 0xfb),
+        // Ties go to the even mantissa: 1.0625 between 1 and 1.125, 1.1875 between
+        // 1.125 and 1.25; 1.125 and 1.375 in e5m2.
+        (e4m3, 1.0625, 0x38),
+        (e4m3, 1.1875, 0x3a),
+        (e4m3, -1.0625, 0xb8),
+        (e5m2, 1.125, 0x3c),
+        (e5m2, 1.375, 0x3e),
+        // Subnormals (e4m3's unit 2^-9, e5m2's 2^-16): half a unit ties to zero, a
+        // unit and a half to two; just under the least normal value rounds up to it.
+        (e4m3, tiny(-9), 0x01),
+        (e4m3, tiny(-10), 0x00),
+        (e4m3, 3.0 * tiny(-10), 0x02),
+        (e4m3, 7.75 * tiny(-9), 0x08),
+        (e4m3, tiny(-6), 0x08),
+        (e4m3, tiny(-40), 0x00),
+        (e5m2, tiny(-16), 0x01),
+        (e5m2, tiny(-17), 0x00),
+        (e5m2, -3.0 * tiny(-17), 0x82),
+        (e5m2, tiny(-14), 0x04),
+        // Zeros keep their signs; NaN is 0x7f with its sign.
+        (e4m3, 0.0, 0x00),
+        (e4m3, -0.0, 0x80),
+        (e5m2, -0.0, 0x80),
+        (e4m3, f32::NAN, 0x7f),
+        (e4m3, -f32::NAN, 0xff),
+        (e5m2, f32::NAN, 0x7f),
+    ];
+    for (op, value, byte) in table {
+        assert_eq!(
+            fp8_byte(op, value),
+            byte,
+            "{} {value}",
+            kir::binary_name(op)
+        );
+    }
+    // The first operand's byte is the low one.
+    assert_eq!(binary(e4m3, Ty::B16, f(1.0), f(-2.0)).unwrap(), 0xc038);
+    assert!(binary(e4m3, Ty::B32, f(1.0), f(1.0)).is_err());
+    assert!(binary(e4m3, Ty::I32, 0, 0).is_err());
+}
+
+#[test]
+fn fp8_encoding_agrees_with_cuda_reference_conversion() {
+    // float8 follows cuda_fp8.hpp's conversion with saturation to the finite range;
+    // every FP8 value, the midpoints between neighbours and the f32s either side of
+    // those, and a sweep over all f32 bit patterns.
+    let reference = |op: BinOp, value: f32| match op {
+        BinOp::F32x2ToE4m3x2 => float8::F8E4M3::from_f32(value).to_bits(),
+        _ => float8::F8E5M2::from_f32(value).to_bits(),
+    };
+    let decode = |op: BinOp, byte: u8| match op {
+        BinOp::F32x2ToE4m3x2 => float8::F8E4M3::from_bits(byte).to_f32(),
+        _ => float8::F8E5M2::from_bits(byte).to_f32(),
+    };
+    for op in [BinOp::F32x2ToE4m3x2, BinOp::F32x2ToE5m2x2] {
+        let mut values: Vec<f32> = (0..=u32::MAX).step_by(9973).map(f32::from_bits).collect();
+        for byte in 0..0x7f_u8 {
+            let (low, high) = (decode(op, byte), decode(op, byte + 1));
+            let middle = (low + high) / 2.0;
+            for value in [low, middle, high] {
+                let bits = value.to_bits();
+                values.extend([bits.saturating_sub(1), bits, bits + 1].map(f32::from_bits));
+            }
+        }
+        for value in values.into_iter().filter(|value| !value.is_nan()) {
+            for signed in [value, -value] {
+                assert_eq!(
+                    fp8_byte(op, signed),
+                    reference(op, signed),
+                    "{} {signed:e}",
+                    kir::binary_name(op)
+                );
+            }
+        }
+    }
+}

@@ -26,7 +26,7 @@ const UNARY: [UnOp; 11] = [
     UnOp::E5m2x2ToF16x2 { high: true },
 ];
 
-const BINARY: [BinOp; 12] = [
+const BINARY: [BinOp; 14] = [
     BinOp::Add,
     BinOp::Sub,
     BinOp::Mul,
@@ -39,6 +39,8 @@ const BINARY: [BinOp; 12] = [
     BinOp::Shr,
     BinOp::Min,
     BinOp::Max,
+    BinOp::F32x2ToE4m3x2,
+    BinOp::F32x2ToE5m2x2,
 ];
 
 const COMPARE: [CmpOp; 6] = [

@@ -61,6 +61,15 @@ pub(super) fn check_types(kernel: &Kernel, inst: &Inst) -> Result<(), VerifyErro
             }
             Ok(())
         }
+        Op::Binary(op, a, b) if op.is_fp8_pair() => {
+            want_results(1)?;
+            if ty(*a) != Ty::F32 || ty(*b) != Ty::F32 || result != Some(Ty::B16) {
+                return Err("an FP8 pair is encoded from two f32 to b16"
+                    .to_owned()
+                    .into());
+            }
+            Ok(())
+        }
         Op::Binary(_, a, b) => {
             want_results(1)?;
             if ty(*a) != ty(*b) || result != Some(ty(*a)) {
