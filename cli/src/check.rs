@@ -146,7 +146,7 @@ pub fn load_and_parse(path: &Path) -> Parsed {
     let display_path = path.display().to_string();
     let loaded = match sources::read(path) {
         Ok(bytes) => source::load(display_path, bytes),
-        Err(reason) => Loaded::unreadable(display_path, &reason),
+        Err(reason) => Loaded::unreadable(display_path, &reason.to_string()),
     };
     let mut diagnostics = loaded.diagnostics;
     let mut module = lang::ast::Module::default();

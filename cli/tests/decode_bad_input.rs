@@ -111,30 +111,23 @@ fn assert_refused(run: Run, error: &str, line: usize, says: &str) {
 #[test]
 fn a_block_table_entry_past_the_cache_or_negative_is_refused_before_the_launch() {
     let line = line_of("require_range(block_table, 0, num_pages)");
-    let past = block(
-        "bad_past",
-        (8, 16),
-        &format!("{TABLE} + 1"),
-        "full(i32, (4,), 100)",
-    );
-    assert_refused(
-        run(&past),
-        "E0428",
-        line,
-        "`block_table[3, 6]` = 28 is outside 0..28 (`0..num_pages`)",
-    );
-    let negative = block(
-        "bad_negative",
-        (8, 16),
-        &format!("{TABLE} - 1"),
-        "full(i32, (4,), 100)",
-    );
-    assert_refused(
-        run(&negative),
-        "E0428",
-        line,
-        "`block_table[0, 0]` = -1 is outside 0..28",
-    );
+    let cases = [
+        (
+            "bad_past",
+            "+ 1",
+            "`block_table[3, 6]` = 28 is outside 0..28 (`0..num_pages`)",
+        ),
+        (
+            "bad_negative",
+            "- 1",
+            "`block_table[0, 0]` = -1 is outside 0..28",
+        ),
+    ];
+    for (name, shift, says) in cases {
+        let table = format!("{TABLE} {shift}");
+        let bad = block(name, (8, 16), &table, "full(i32, (4,), 100)");
+        assert_refused(run(&bad), "E0428", line, says);
+    }
 }
 
 #[test]
@@ -156,20 +149,24 @@ fn a_sequence_longer_than_its_pages_hold_is_refused_before_the_launch() {
 
 #[test]
 fn a_cache_of_another_page_size_or_q_of_other_heads_is_refused_at_the_parameter() {
-    let pages = block("bad_page_size", (8, 64), TABLE, "full(i32, (4,), 100)");
-    assert_refused(
-        run(&pages),
-        "E0216",
-        line_of("    k_cache: gmem KV["),
-        "`k_cache` needs a tensor of shape (28, 16, 2, 128)",
-    );
-    let heads = block("bad_heads", (6, 16), TABLE, "full(i32, (4,), 100)");
-    assert_refused(
-        run(&heads),
-        "E0216",
-        line_of("    q: gmem T["),
-        "`q` needs a tensor of shape (4, 8, 128)",
-    );
+    let cases = [
+        (
+            "bad_page_size",
+            (8, 64),
+            "    k_cache: gmem KV[",
+            "`k_cache` needs a tensor of shape (28, 16, 2, 128)",
+        ),
+        (
+            "bad_heads",
+            (6, 16),
+            "    q: gmem T[",
+            "`q` needs a tensor of shape (4, 8, 128)",
+        ),
+    ];
+    for (name, shapes, parameter, says) in cases {
+        let bad = block(name, shapes, TABLE, "full(i32, (4,), 100)");
+        assert_refused(run(&bad), "E0216", line_of(parameter), says);
+    }
 }
 
 #[test]
@@ -179,25 +176,29 @@ fn an_fp8_cache_of_another_dtype_or_a_scale_tensor_is_refused_at_the_parameter()
         k_dtype: "bf16",
         k_scale: "0.5",
     };
-    let mixed = mixed.block("bad_cache_dtype", (8, 16), TABLE, "full(i32, (4,), 100)");
-    assert_refused(
-        run(&mixed),
-        "E0216",
-        line_of("    k_cache: gmem KV["),
-        "`k_cache` holds e4m3, but this tensor holds bf16",
-    );
     let tensor = Caches {
         dtype: "e4m3",
         k_dtype: "e4m3",
         k_scale: "full(f32, (2,), 0.5)",
     };
-    let tensor = tensor.block("bad_scale", (8, 16), TABLE, "full(i32, (4,), 100)");
-    assert_refused(
-        run(&tensor),
-        "E0216",
-        line_of("    k_scale: f32,"),
-        "`k_scale` is a f32, but this argument is a host f32 tensor",
-    );
+    let cases = [
+        (
+            mixed,
+            "bad_cache_dtype",
+            "    k_cache: gmem KV[",
+            "`k_cache` holds e4m3, but this tensor holds bf16",
+        ),
+        (
+            tensor,
+            "bad_scale",
+            "    k_scale: f32,",
+            "`k_scale` is a f32, but this argument is a host f32 tensor",
+        ),
+    ];
+    for (caches, name, parameter, says) in cases {
+        let bad = caches.block(name, (8, 16), TABLE, "full(i32, (4,), 100)");
+        assert_refused(run(&bad), "E0216", line_of(parameter), says);
+    }
 }
 
 #[test]

@@ -121,8 +121,11 @@ const MAX_BUILDER_FIELDS: usize = 11;
 /// gives its `PlanError` (the message and the parameter), taking `plan_checked`'s place.
 /// 3: the emulator's arithmetic refuses an operation with a `NoInstruction` (the
 /// operation and its type: a float constant, unary, binary, comparison, fma, conversion
-/// or atomic), and a target's name that is none gives cute's `UnknownTarget`.
-const MAX_STRING_RESULTS: usize = 3;
+/// or atomic), and a target's name that is none gives cute's `UnknownTarget`. 0:
+/// reading a source file gives `lang::read::ReadError` (the I/O error, a folder, not a
+/// regular file, or too large), and a kernel the host cannot pass lowering's
+/// `Unpassable` (the parameter or quantity, and why).
+const MAX_STRING_RESULTS: usize = 0;
 
 fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")

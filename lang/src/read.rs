@@ -3,32 +3,67 @@
 //! FIFO, a device such as `/dev/zero` or a huge file is refused before reading,
 //! never blocking or filling memory. The rest of this crate does no I/O.
 
+use std::fmt;
 use std::path::Path;
 
 use crate::source::MAX_FILE_BYTES;
 
+/// Why a file was not read; its words finish the sentence of `E0001` ("cannot read the
+/// file: ...").
+#[derive(Debug)]
+pub enum ReadError {
+    /// The file system refused (no such file, no permission, a failed read).
+    Io(std::io::Error),
+    /// The path names a folder.
+    Folder,
+    /// The path names a FIFO, a socket or a device.
+    NotRegular,
+    /// The file holds `bytes` bytes or more, past the `limit`.
+    TooLarge {
+        /// How many bytes it was seen to hold, at least.
+        bytes: u64,
+        /// The most bytes read.
+        limit: u64,
+    },
+}
+
+impl fmt::Display for ReadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReadError::Io(error) => write!(f, "{error}"),
+            ReadError::Folder => write!(f, "it is a folder"),
+            ReadError::NotRegular => {
+                write!(f, "it is not a regular file (a FIFO, socket or device)")
+            }
+            ReadError::TooLarge { bytes, limit } => write!(
+                f,
+                "it is {bytes} bytes or more; files of at most {limit} bytes are read"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ReadError {}
+
 /// The bytes of the regular file at `path`, at most [`MAX_FILE_BYTES`] of
 /// them; anything else (a folder, a FIFO, a device, a larger file) is refused
 /// before it is read, so that `check` never blocks on a pipe or fills memory from
-/// `/dev/zero`. The error is a sentence for `E0001`.
-pub fn read(path: &Path) -> Result<Vec<u8>, String> {
+/// `/dev/zero`. The error's words are a sentence for `E0001`.
+pub fn read(path: &Path) -> Result<Vec<u8>, ReadError> {
     read_at_most(path, MAX_FILE_BYTES)
 }
 
 /// [`read`] with another limit than [`MAX_FILE_BYTES`]: the bytes of the regular file
 /// at `path`, refused before reading when it is not one or holds more than `limit`.
-pub fn read_at_most(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
+pub fn read_at_most(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
     use std::io::Read;
-    let too_large =
-        |size: u64| format!("it is {size} bytes or more; files of at most {limit} bytes are read");
-    let metadata = std::fs::metadata(path).map_err(|error| error.to_string())?;
+    let too_large = |bytes: u64| ReadError::TooLarge { bytes, limit };
+    let metadata = std::fs::metadata(path).map_err(ReadError::Io)?;
+    if metadata.is_dir() {
+        return Err(ReadError::Folder);
+    }
     if !metadata.is_file() {
-        let kind = if metadata.is_dir() {
-            "a folder"
-        } else {
-            "not a regular file (a FIFO, socket or device)"
-        };
-        return Err(format!("it is {kind}"));
+        return Err(ReadError::NotRegular);
     }
     if metadata.len() > limit {
         return Err(too_large(metadata.len()));
@@ -37,7 +72,7 @@ pub fn read_at_most(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
     let mut bytes = Vec::new();
     std::fs::File::open(path)
         .and_then(|file| file.take(limit + 1).read_to_end(&mut bytes))
-        .map_err(|error| error.to_string())?;
+        .map_err(ReadError::Io)?;
     if bytes.len() as u64 > limit {
         return Err(too_large(limit + 1));
     }
@@ -71,23 +106,24 @@ mod tests {
         assert!(made.is_ok_and(|status| status.success()), "mkfifo failed");
         for special in [fifo.as_path(), Path::new("/dev/zero")] {
             let refused = read(special).expect_err("not a regular file");
-            assert!(refused.contains("not a regular file"), "{refused}");
+            assert!(matches!(refused, ReadError::NotRegular), "{refused}");
+            assert!(
+                refused.to_string().contains("not a regular file"),
+                "{refused}"
+            );
         }
-        assert!(
-            read(folder.path())
-                .expect_err("a folder")
-                .contains("a folder")
-        );
+        let refused = read(folder.path()).expect_err("a folder");
+        assert_eq!(refused.to_string(), "it is a folder");
         let huge = folder.path().join("huge.cuk");
         let file = std::fs::File::create(&huge).expect("a scratch file");
         file.set_len(MAX_FILE_BYTES + 1).expect("a sparse file");
         for special in [fifo.as_path(), Path::new("/dev/zero"), folder.path()] {
             assert_eq!(header(special, 4096), "");
         }
-        let refused = read(&huge).expect_err("too large");
+        let refused = read(&huge).expect_err("too large").to_string();
         assert!(refused.contains("at most 16777216 bytes"), "{refused}");
         let refused = read_at_most(&fifo, 1 << 30).expect_err("not a regular file");
-        assert!(refused.contains("not a regular file"), "{refused}");
+        assert!(matches!(refused, ReadError::NotRegular), "{refused}");
         assert!(started.elapsed() < std::time::Duration::from_secs(5));
     }
 }

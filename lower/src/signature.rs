@@ -2,6 +2,8 @@
 //! scalars, tensors), the launch clause as expressions over the integer parameters,
 //! and the shared-memory layout's size.
 
+use std::fmt;
+
 use cute::Dtype;
 use kir::{
     ConstValue, Element, ElementRequirement, ElementRule, HostExpr, IntParam, Launch, Param,
@@ -43,9 +45,60 @@ pub(crate) fn shared_layout(trace: &KernelTrace) -> (Vec<i64>, i64) {
     (offsets, next)
 }
 
+/// Why a kernel cannot be passed from the host; its words finish `E0301`'s sentence
+/// ("kernel `k` cannot be built yet: ...").
+#[derive(Debug)]
+pub(crate) enum Unpassable {
+    /// A const parameter's value is neither an integer nor a dtype.
+    ConstArg(String),
+    /// An integer parameter of another type than the host's integers.
+    IntParam { name: String, dtype: Dtype },
+    /// A tensor whose elements the host cannot name.
+    TensorElement(Dtype),
+    /// A float or bool parameter of another type than the host's.
+    ScalarParam { name: String, dtype: Dtype },
+    /// A parameter without a type.
+    Untyped(String),
+    /// A quantity the host computes (`what`) that depends on more than the integer
+    /// parameters.
+    NotHostExpr { what: &'static str, value: SymInt },
+    /// A launch extent (`grid` or `block`) of more than three dimensions.
+    Extents(&'static str),
+    /// The shared-memory size does not fit in 32 bits.
+    SharedBytes,
+}
+
+impl fmt::Display for Unpassable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Unpassable::ConstArg(name) => write!(
+                f,
+                "the const parameter `{name}` is neither an integer nor a dtype, so the host cannot name this instantiation"
+            ),
+            Unpassable::IntParam { name, dtype } => write!(
+                f,
+                "the parameter `{name}` is a {dtype}; integer parameters are i8, u8, i16, u16, i32, i64, u32 or u64"
+            ),
+            Unpassable::TensorElement(dtype) => {
+                write!(f, "tensors of {dtype} cannot be passed to a kernel yet")
+            }
+            Unpassable::ScalarParam { name, dtype } => write!(
+                f,
+                "the parameter `{name}` is a {dtype}; scalar parameters are f16, bf16, f32, f64 or bool"
+            ),
+            Unpassable::Untyped(name) => write!(f, "the parameter `{name}` has no type"),
+            Unpassable::NotHostExpr { what, value } => write!(
+                f,
+                "{what} `{value}` depends on more than the kernel's integer parameters"
+            ),
+            Unpassable::Extents(what) => write!(f, "`{what}` has at most three extents"),
+            Unpassable::SharedBytes => write!(f, "the shared memory does not fit in 32 bits"),
+        }
+    }
+}
+
 /// The signature of a traced kernel, or why it cannot be passed from the host.
-pub(crate) fn signature(trace: &KernelTrace) -> Result<Signature, String> {
-    let fail = |message: String| message;
+pub(crate) fn signature(trace: &KernelTrace) -> Result<Signature, Unpassable> {
     let const_args: Vec<(String, ConstValue)> = trace
         .const_args
         .iter()
@@ -54,20 +107,17 @@ pub(crate) fn signature(trace: &KernelTrace) -> Result<Signature, String> {
             Some(ConstArg::Dtype(dtype)) => {
                 Ok((name.clone(), ConstValue::Dtype(dtype.name().to_owned())))
             }
-            None => Err(fail(format!(
-                "the const parameter `{name}` is neither an integer nor a dtype, so the host cannot name this instantiation"
-            ))),
+            None => Err(Unpassable::ConstArg(name.clone())),
         })
         .collect::<Result<_, _>>()?;
     let variable_param = |variable: &str| trace.int_param(variable);
-    let host = |value: &SymInt, what: &str| {
-        host_expr(value, &variable_param).ok_or_else(|| {
-            fail(format!(
-                "{what} `{value}` depends on more than the kernel's integer parameters"
-            ))
+    let host = |value: &SymInt, what: &'static str| {
+        host_expr(value, &variable_param).ok_or_else(|| Unpassable::NotHostExpr {
+            what,
+            value: value.clone(),
         })
     };
-    let hosts = |tuple: &IntTuple<SymInt>, what: &str| {
+    let hosts = |tuple: &IntTuple<SymInt>, what: &'static str| {
         (tuple.leaves().iter())
             .map(|leaf| host(leaf, what))
             .collect::<Result<Vec<_>, _>>()
@@ -75,22 +125,21 @@ pub(crate) fn signature(trace: &KernelTrace) -> Result<Signature, String> {
     let mut params = Vec::with_capacity(trace.params.len());
     for param in &trace.params {
         let kind = match &param.kind {
-            TraceParamKind::Int(dtype, _) => ParamKind::Int(int_param(*dtype).ok_or_else(|| {
-                fail(format!("the parameter `{}` is a {dtype}; integer parameters are i8, u8, i16, u16, i32, i64, u32 or u64", param.name))
-            })?),
+            TraceParamKind::Int(dtype, _) => {
+                ParamKind::Int(int_param(*dtype).ok_or_else(|| Unpassable::IntParam {
+                    name: param.name.clone(),
+                    dtype: *dtype,
+                })?)
+            }
             TraceParamKind::Tensor(dtype, layout) => ParamKind::Tensor {
-                dtype: element(*dtype).ok_or_else(|| {
-                    fail(format!("tensors of {dtype} cannot be passed to a kernel yet"))
-                })?,
+                dtype: element(*dtype).ok_or(Unpassable::TensorElement(*dtype))?,
                 shape: hosts(layout.shape(), "the extent")?,
                 strides: hosts(layout.stride(), "the stride")?,
             },
             TraceParamKind::Scalar(dtype) => {
-                ParamKind::Scalar(scalar_param(*dtype).ok_or_else(|| {
-                    fail(format!(
-                        "the parameter `{}` is a {dtype}; scalar parameters are f16, bf16, f32, f64 or bool",
-                        param.name
-                    ))
+                ParamKind::Scalar(scalar_param(*dtype).ok_or_else(|| Unpassable::ScalarParam {
+                    name: param.name.clone(),
+                    dtype: *dtype,
                 })?)
             }
             TraceParamKind::TensorMap {
@@ -105,7 +154,7 @@ pub(crate) fn signature(trace: &KernelTrace) -> Result<Signature, String> {
                 swizzle: *swizzle,
             }),
             TraceParamKind::Unknown => {
-                return Err(fail(format!("the parameter `{}` has no type", param.name)));
+                return Err(Unpassable::Untyped(param.name.clone()));
             }
         };
         params.push(Param {
@@ -113,10 +162,10 @@ pub(crate) fn signature(trace: &KernelTrace) -> Result<Signature, String> {
             kind,
         });
     }
-    let dims = |extents: &[SymInt], what: &str| -> Result<[HostExpr; 3], String> {
+    let dims = |extents: &[SymInt], what: &'static str| -> Result<[HostExpr; 3], Unpassable> {
         let mut dims = [HostExpr::Const(1), HostExpr::Const(1), HostExpr::Const(1)];
         if extents.len() > 3 {
-            return Err(fail(format!("`{what}` has at most three extents")));
+            return Err(Unpassable::Extents(what));
         }
         for (dim, extent) in dims.iter_mut().zip(extents) {
             *dim = host(extent, what)?;
@@ -160,8 +209,7 @@ pub(crate) fn signature(trace: &KernelTrace) -> Result<Signature, String> {
             grid: dims(&trace.grid, "grid")?,
             block: dims(&trace.block, "block")?,
             cluster: trace.cluster,
-            shared_bytes: u32::try_from(shared_bytes)
-                .map_err(|_| fail("the shared memory does not fit in 32 bits".to_owned()))?,
+            shared_bytes: u32::try_from(shared_bytes).map_err(|_| Unpassable::SharedBytes)?,
         },
         assumptions: Vec::new(),
         alignments: Vec::new(),

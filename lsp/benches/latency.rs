@@ -8,7 +8,7 @@
 
 use std::time::{Duration, Instant};
 
-use lsp_server::{Connection, Message, Notification, Request, RequestId};
+use lsp_server::{Message, Notification};
 use serde_json::json;
 
 const EXAMPLE: &str = include_str!("../../cuk-examples/copy_vectorized.cuk");
@@ -30,21 +30,12 @@ fn large_file() -> String {
 
 fn main() {
     let text = large_file();
-    let (server_end, client) = Connection::memory();
-    let server = std::thread::spawn(move || lsp::serve(&server_end));
-    let initialize = Request::new(
-        RequestId::from(0),
-        "initialize".to_owned(),
-        json!({"capabilities": {}}),
-    );
-    let _ = client.sender.send(initialize.into());
-    let _ = client.receiver.recv();
+    let (client, server) = lsp::serve_in_memory(None);
     let notify = |method: &str, params: serde_json::Value| {
         let _ = client
             .sender
             .send(Notification::new(method.to_owned(), params).into());
     };
-    notify("initialized", json!({}));
     let uri = "file:///bench/large.cuk";
     notify(
         "textDocument/didOpen",

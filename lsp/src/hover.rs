@@ -92,20 +92,7 @@ fn describe_target(analysis: &FileAnalysis, span: Span, target: Target) -> Optio
 
 fn definition_hover(analysis: &FileAnalysis, span: Span, definition: &Definition) -> String {
     if let Some(binding) = analysis.binding_at(definition.span) {
-        let mut line = format!(
-            "{} {}: {}",
-            binding.kind.word(),
-            binding.name,
-            binding.type_name
-        );
-        if let Some(contents) = &binding.contents
-            && *contents != binding.type_name
-            && *contents != binding.name
-        {
-            line.push_str(" = ");
-            line.push_str(contents);
-        }
-        let mut markdown = code(&line);
+        let mut markdown = code(&binding.summary());
         push_paragraph(&mut markdown, &format!("in `{}`", binding.scope));
         if let Some(reason) = &binding.dyn_reason {
             push_paragraph(&mut markdown, &format!("dyn: {reason}"));

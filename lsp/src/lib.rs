@@ -35,8 +35,10 @@ pub mod source_text;
 pub mod transport;
 
 use std::fmt;
+use std::thread::JoinHandle;
+use std::time::Duration;
 
-use lsp_server::{Connection, ErrorCode, Message, Response};
+use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestId, Response};
 use lsp_types::{
     CompletionOptions, HoverProviderCapability, InitializeParams, OneOf, ServerCapabilities,
     TextDocumentSyncCapability, TextDocumentSyncKind, TextDocumentSyncOptions,
@@ -113,6 +115,27 @@ pub fn serve(connection: &Connection) -> Result<(), SessionError> {
     });
     let _ = connection.sender.send(Response::new_ok(id, result).into());
     Server::new(connection, options).run()
+}
+
+/// A server on an in-memory connection, initialised (with `initialization_options`
+/// when given) and told `initialized`, and the client's end: how the tests and the
+/// latency bench drive the server loop without standard input and output. The
+/// server's thread ends once the client's end is dropped.
+pub fn serve_in_memory(
+    initialization_options: Option<serde_json::Value>,
+) -> (Connection, JoinHandle<Result<(), SessionError>>) {
+    let (server_end, client) = Connection::memory();
+    let server = std::thread::spawn(move || serve(&server_end));
+    let mut params = serde_json::json!({"capabilities": {}});
+    if let Some(options) = initialization_options {
+        params["initializationOptions"] = options;
+    }
+    let initialize = Request::new(RequestId::from(0), "initialize".to_owned(), params);
+    let _ = client.sender.send(initialize.into());
+    let _ = client.receiver.recv_timeout(Duration::from_secs(30));
+    let initialized = Notification::new("initialized".to_owned(), serde_json::json!({}));
+    let _ = client.sender.send(initialized.into());
+    (client, server)
 }
 
 /// Serves over standard input and output: what `cukc lsp` runs.

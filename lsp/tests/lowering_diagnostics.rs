@@ -6,29 +6,8 @@
 use std::path::Path;
 use std::time::Duration;
 
-use lsp_server::{Connection, Message, Notification, Request, RequestId};
+use lsp_server::{Connection, Message, Notification};
 use serde_json::{Value, json};
-
-/// A server on an in-memory connection, initialised without a target, and the
-/// client's end.
-fn start() -> (
-    Connection,
-    std::thread::JoinHandle<Result<(), lsp::SessionError>>,
-) {
-    let (server_end, client) = Connection::memory();
-    let server = std::thread::spawn(move || lsp::serve(&server_end));
-    let initialize = Request::new(
-        RequestId::from(0),
-        "initialize".to_owned(),
-        json!({"capabilities": {}}),
-    );
-    let _ = client.sender.send(initialize.into());
-    let _ = client.receiver.recv_timeout(Duration::from_secs(30));
-    let _ = client
-        .sender
-        .send(Notification::new("initialized".to_owned(), json!({})).into());
-    (client, server)
-}
 
 /// The (code, 1-based line) of each diagnostic the server publishes for the
 /// repository's file `path` once opened.
@@ -64,7 +43,7 @@ fn published(client: &Connection, path: &str) -> Vec<(String, u64)> {
 
 #[test]
 fn a_shuffle_under_a_divergent_branch_is_published_at_the_shuffle() {
-    let (client, server) = start();
+    let (client, server) = lsp::serve_in_memory(None);
     let diagnostics = published(&client, "tests/control/divergent_shuffle.cuk");
     assert_eq!(
         diagnostics,
@@ -77,7 +56,7 @@ fn a_shuffle_under_a_divergent_branch_is_published_at_the_shuffle() {
 
 #[test]
 fn a_tensor_memory_read_before_its_wait_is_published_for_the_declared_target() {
-    let (client, server) = start();
+    let (client, server) = lsp::serve_in_memory(None);
     // `// target: sm_100a`: on the client's default sm_90a, tcgen05 would be E0212.
     let diagnostics = published(&client, "tests/blackwell/tmem_read_before_wait.cuk");
     assert_eq!(diagnostics, [("E0227".to_owned(), 24)]);
@@ -87,7 +66,7 @@ fn a_tensor_memory_read_before_its_wait_is_published_for_the_declared_target() {
 
 #[test]
 fn print_format_errors_are_published_at_their_lines_and_a_good_print_is_clean() {
-    let (client, server) = start();
+    let (client, server) = lsp::serve_in_memory(None);
     let diagnostics = published(&client, "tests/typecheck/e0230_print_format.cuk");
     let expected: Vec<(String, u64)> = (3..=7).map(|line| ("E0230".to_owned(), line)).collect();
     assert_eq!(diagnostics, expected);

@@ -77,15 +77,21 @@ fn tensor(dtype: Element, shape: &[usize], address: u64) -> CallArg<'_> {
     }
 }
 
-#[test]
-fn arguments_are_marshalled_with_their_widths_and_the_launch_is_evaluated() {
-    let shape = [512, 256];
-    let args = [
+/// `copy`'s arguments for a 512 x 256 bf16 `a` at `a_address` and `out` at
+/// `out_address`.
+fn copy_args(a_address: u64, out_address: u64) -> [CallArg<'static>; 4] {
+    const SHAPE: [usize; 2] = [512, 256];
+    [
         CallArg::Int(512),
         CallArg::Int(256),
-        tensor(Element::BF16, &shape, 0x7000_0000_1000),
-        tensor(Element::BF16, &shape, 0x7000_0004_1000),
-    ];
+        tensor(Element::BF16, &SHAPE, a_address),
+        tensor(Element::BF16, &SHAPE, out_address),
+    ]
+}
+
+#[test]
+fn arguments_are_marshalled_with_their_widths_and_the_launch_is_evaluated() {
+    let args = copy_args(0x7000_0000_1000, 0x7000_0004_1000);
     let planned = plan(&copy_signature("copy", &[]), &args).unwrap();
     assert_eq!(
         planned,
@@ -191,13 +197,7 @@ fn a_layout_reaching_past_the_tensor_is_refused() {
             HostExpr::Const(1),
         ],
     };
-    let shape = [512, 256];
-    let args = [
-        CallArg::Int(512),
-        CallArg::Int(256),
-        tensor(Element::BF16, &shape, 0),
-        tensor(Element::BF16, &shape, 0),
-    ];
+    let args = copy_args(0, 0);
     let error = plan(&signature, &args).unwrap_err().message;
     assert_eq!(
         error,
@@ -230,13 +230,7 @@ fn a_failed_check_says_which_parameter_it_is_about() {
 
 #[test]
 fn a_misaligned_tensor_is_refused_before_launch() {
-    let shape = [512, 256];
-    let args = [
-        CallArg::Int(512),
-        CallArg::Int(256),
-        tensor(Element::BF16, &shape, 0x1000 + 2),
-        tensor(Element::BF16, &shape, 0x2000),
-    ];
+    let args = copy_args(0x1000 + 2, 0x2000);
     let error = plan(&copy_signature("copy", &[]), &args)
         .unwrap_err()
         .message;
@@ -244,12 +238,7 @@ fn a_misaligned_tensor_is_refused_before_launch() {
         error,
         "`copy`: `a` starts at address 0x1002, which is not a multiple of 16 bytes: a vector access moves 8 bf16 at a time"
     );
-    let aligned = [
-        CallArg::Int(512),
-        CallArg::Int(256),
-        tensor(Element::BF16, &shape, 0x1000 + 16),
-        tensor(Element::BF16, &shape, 0x2000),
-    ];
+    let aligned = copy_args(0x1000 + 16, 0x2000);
     assert!(plan(&copy_signature("copy", &[]), &aligned).is_ok());
 }
 
@@ -271,13 +260,7 @@ fn a_nested_mode_matches_a_host_dimension_of_its_size() {
             HostExpr::Const(1),
         ],
     };
-    let shape = [512, 256];
-    let args = [
-        CallArg::Int(512),
-        CallArg::Int(256),
-        tensor(Element::BF16, &shape, 0),
-        tensor(Element::BF16, &shape, 0),
-    ];
+    let args = copy_args(0, 0);
     assert!(plan(&signature, &args).is_ok());
 }
 

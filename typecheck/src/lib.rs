@@ -98,6 +98,22 @@ pub struct Binding {
     pub dyn_reason: Option<String>,
 }
 
+impl Binding {
+    /// `kind name: type`, and ` = contents` when they say more than the type or the
+    /// name: the line `--dump-types` prints and a hover opens with.
+    pub fn summary(&self) -> String {
+        let mut line = format!("{} {}: {}", self.kind.word(), self.name, self.type_name);
+        if let Some(contents) = &self.contents
+            && *contents != self.type_name
+            && *contents != self.name
+        {
+            line.push_str(" = ");
+            line.push_str(contents);
+        }
+        line
+    }
+}
+
 /// The result of checking one file.
 #[derive(Clone, Debug, Default)]
 pub struct Analysis {
@@ -212,19 +228,7 @@ pub fn dump_bindings(bindings: &[Binding], line_column: &dyn Fn(u32) -> (u32, u3
             scope = Some(&binding.scope);
         }
         let (line, column) = line_column(binding.span.start);
-        out.push_str(&format!(
-            "  {line}:{column}  {} {}: {}",
-            binding.kind.word(),
-            binding.name,
-            binding.type_name
-        ));
-        if let Some(contents) = &binding.contents
-            && *contents != binding.type_name
-            && *contents != binding.name
-        {
-            out.push_str(" = ");
-            out.push_str(contents);
-        }
+        out.push_str(&format!("  {line}:{column}  {}", binding.summary()));
         if let Some(reason) = &binding.dyn_reason {
             out.push_str(&format!("  [dyn: {reason}]"));
         }

@@ -174,6 +174,21 @@ impl BinaryOp {
             BinaryOp::Remainder => "%",
         }
     }
+
+    /// Whether two operands in `ordering` satisfy this comparison (`Less` satisfies
+    /// `<`, `<=` and `!=`); `false` for an operator that compares nothing.
+    pub fn holds_for(self, ordering: std::cmp::Ordering) -> bool {
+        use std::cmp::Ordering::{Equal, Greater, Less};
+        match self {
+            BinaryOp::Equal => ordering == Equal,
+            BinaryOp::NotEqual => ordering != Equal,
+            BinaryOp::Less => ordering == Less,
+            BinaryOp::LessEqual => ordering != Greater,
+            BinaryOp::Greater => ordering == Greater,
+            BinaryOp::GreaterEqual => ordering != Less,
+            _ => false,
+        }
+    }
 }
 
 /// Prefix operators.

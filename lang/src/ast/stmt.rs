@@ -1,6 +1,6 @@
 //! Blocks, statements and `let` patterns.
 
-use super::{Expr, Name, Type};
+use super::{BinaryOp, Expr, Name, Type};
 use crate::Span;
 
 /// A braced block: statements, then an optional result expression.
@@ -131,6 +131,18 @@ impl AssignOp {
             AssignOp::Multiply => "*=",
             AssignOp::Divide => "/=",
             AssignOp::Remainder => "%=",
+        }
+    }
+
+    /// The arithmetic a compound assignment does (`+=` adds); `None` for `=`.
+    pub fn binary(self) -> Option<BinaryOp> {
+        match self {
+            AssignOp::Assign => None,
+            AssignOp::Add => Some(BinaryOp::Add),
+            AssignOp::Subtract => Some(BinaryOp::Subtract),
+            AssignOp::Multiply => Some(BinaryOp::Multiply),
+            AssignOp::Divide => Some(BinaryOp::Divide),
+            AssignOp::Remainder => Some(BinaryOp::Remainder),
         }
     }
 }

@@ -6,26 +6,6 @@ use std::time::Duration;
 use lsp_server::{Connection, Message, Notification, Request, RequestId, Response};
 use serde_json::{Value, json};
 
-/// A server on an in-memory connection, initialised, and the client's end.
-fn start() -> (
-    Connection,
-    std::thread::JoinHandle<Result<(), crate::SessionError>>,
-) {
-    let (server_end, client) = Connection::memory();
-    let server = std::thread::spawn(move || crate::serve(&server_end));
-    let initialize = Request::new(
-        RequestId::from(0),
-        "initialize".to_owned(),
-        json!({"capabilities": {}, "initializationOptions": {"target": "sm_80"}}),
-    );
-    let _ = client.sender.send(initialize.into());
-    let _ = client.receiver.recv_timeout(Duration::from_secs(30));
-    let _ = client
-        .sender
-        .send(Notification::new("initialized".to_owned(), json!({})).into());
-    (client, server)
-}
-
 fn ask(client: &Connection, id: i32, method: &str, params: Value) -> Response {
     let request = Request::new(RequestId::from(id), method.to_owned(), params);
     let _ = client.sender.send(request.into());
@@ -51,7 +31,7 @@ fn hover_at(client: &Connection, id: i32, line: u32, character: u32) -> Response
 
 #[test]
 fn a_panic_is_answered_with_an_error_and_the_server_goes_on() {
-    let (client, server) = start();
+    let (client, server) = crate::serve_in_memory(Some(json!({"target": "sm_80"})));
     let open = json!({"textDocument": {"uri": "file:///t.cuk", "languageId": "cuk", "version": 1,
         "text": "const L = (4, 2):(2, 1);\n"}});
     let _ = client
@@ -86,7 +66,7 @@ fn a_panic_is_answered_with_an_error_and_the_server_goes_on() {
 
 #[test]
 fn requests_on_unknown_documents_answer_null_and_the_target_is_the_clients() {
-    let (client, server) = start();
+    let (client, server) = crate::serve_in_memory(Some(json!({"target": "sm_80"})));
     let unknown = hover_at(&client, 1, 0, 0);
     assert_eq!(unknown.response_result.ok(), Some(Value::Null));
     // sm_80 was asked for: an sm90 atom is an error there.

@@ -165,7 +165,7 @@ impl Interpreter<'_> {
                             .and_then(|b| a.checked_shr(b))
                             .ok_or_else(overflow)?,
                     ),
-                    _ => Value::Bool(compare(op, a.cmp(&b))),
+                    _ => Value::Bool(op.holds_for(a.cmp(&b))),
                 };
                 Ok(value)
             }
@@ -198,7 +198,7 @@ impl Interpreter<'_> {
                     | B::Greater
                     | B::GreaterEqual => Ok(Value::Bool(
                         a.partial_cmp(&b)
-                            .is_some_and(|ordering| compare(op, ordering)),
+                            .is_some_and(|ordering| op.holds_for(ordering)),
                     )),
                     _ => Err(Stop::error(
                         span,
@@ -276,18 +276,5 @@ pub(super) fn number(value: &Value) -> Option<f64> {
         Value::Int(value) => Some(*value as f64),
         Value::Float(value) => Some(*value),
         _ => None,
-    }
-}
-
-fn compare(op: BinaryOp, ordering: std::cmp::Ordering) -> bool {
-    use std::cmp::Ordering::{Equal, Greater, Less};
-    match op {
-        BinaryOp::Equal => ordering == Equal,
-        BinaryOp::NotEqual => ordering != Equal,
-        BinaryOp::Less => ordering == Less,
-        BinaryOp::LessEqual => ordering != Greater,
-        BinaryOp::Greater => ordering == Greater,
-        BinaryOp::GreaterEqual => ordering != Less,
-        _ => false,
     }
 }

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 
 use lang::Span;
-use lang::ast::{AssignOp, BinaryOp, Block, ExprKind, PatternKind, Stmt, StmtKind};
+use lang::ast::{AssignOp, Block, ExprKind, PatternKind, Stmt, StmtKind};
 
 use super::{Eval, Flow, Interpreter, Stop, Value};
 
@@ -153,15 +153,7 @@ impl Interpreter<'_> {
             ));
         };
         let mut new = self.expr(value)?;
-        let binary = match op {
-            AssignOp::Assign => None,
-            AssignOp::Add => Some(BinaryOp::Add),
-            AssignOp::Subtract => Some(BinaryOp::Subtract),
-            AssignOp::Multiply => Some(BinaryOp::Multiply),
-            AssignOp::Divide => Some(BinaryOp::Divide),
-            AssignOp::Remainder => Some(BinaryOp::Remainder),
-        };
-        if let Some(binary) = binary {
+        if let Some(binary) = op.binary() {
             let Some(old) = self.variable(&name.text).cloned() else {
                 return Err(Stop::error(
                     target.span,

@@ -102,16 +102,14 @@ impl<'a> Checker<'a> {
             (Value::Int { ty: a, value: x }, Value::Int { ty: b, value: y }) => {
                 self.unify_int_types(*a, *b, span);
                 match (x.as_constant(), y.as_constant()) {
-                    (Some(x), Some(y)) => Some(compare_ordered(op, x.cmp(&y))),
+                    (Some(x), Some(y)) => Some(op.holds_for(x.cmp(&y))),
                     _ => None,
                 }
             }
             (Value::Float { dtype: a, value: x }, Value::Float { dtype: b, value: y }) => {
                 self.unify_float_types(*a, *b, span);
                 match (x.as_const(), y.as_const()) {
-                    (Some(x), Some(y)) => x
-                        .partial_cmp(&y)
-                        .map(|ordering| compare_ordered(op, ordering)),
+                    (Some(x), Some(y)) => x.partial_cmp(&y).map(|ordering| op.holds_for(ordering)),
                     _ => None,
                 }
             }
@@ -257,18 +255,6 @@ impl<'a> Checker<'a> {
             }
             _ => None,
         }
-    }
-}
-
-pub(crate) fn compare_ordered(op: BinaryOp, ordering: std::cmp::Ordering) -> bool {
-    use std::cmp::Ordering::{Equal, Greater, Less};
-    match op {
-        BinaryOp::Equal => ordering == Equal,
-        BinaryOp::NotEqual => ordering != Equal,
-        BinaryOp::Less => ordering == Less,
-        BinaryOp::LessEqual => ordering != Greater,
-        BinaryOp::Greater => ordering == Greater,
-        _ => ordering != Less,
     }
 }
 

@@ -2,7 +2,7 @@
 //! a store keeps the type and does not write a read-only tensor.
 
 use cute::{Codomain, Tensor};
-use lang::ast::{AssignOp, BinaryOp, Expr, ExprKind};
+use lang::ast::{AssignOp, Expr, ExprKind};
 use lang::{Diagnostic, Span};
 
 use crate::check::Checker;
@@ -236,22 +236,5 @@ impl<'a> Checker<'a> {
             )
             .with_primary(span, "written here"),
         );
-    }
-}
-
-pub(crate) trait AssignBinary {
-    fn binary(self) -> Option<BinaryOp>;
-}
-
-impl AssignBinary for AssignOp {
-    fn binary(self) -> Option<BinaryOp> {
-        match self {
-            AssignOp::Assign => None,
-            AssignOp::Add => Some(BinaryOp::Add),
-            AssignOp::Subtract => Some(BinaryOp::Subtract),
-            AssignOp::Multiply => Some(BinaryOp::Multiply),
-            AssignOp::Divide => Some(BinaryOp::Divide),
-            AssignOp::Remainder => Some(BinaryOp::Remainder),
-        }
     }
 }
