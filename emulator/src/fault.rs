@@ -320,6 +320,17 @@ pub enum FaultKind {
         /// The other thread's instruction.
         other_span: Span,
     },
+    /// `E0429`: an atomic write of one block ordered after another block's add that was
+    /// still in flight when that order was made (a TMA reduce-add not waited for before
+    /// the release the first block acquired): the GPU may apply the two in either order.
+    UnsettledAdd {
+        /// The word's address.
+        address: u64,
+        /// The other thread (`thread_idx`) and its block (`block_idx`).
+        other: Location,
+        /// The other thread's add.
+        other_span: Span,
+    },
     /// A fault on rank `rank` of a launch on `world` ranks ([`crate::run_ranks`]).
     OnRank {
         /// The rank.
@@ -381,7 +392,7 @@ impl FaultKind {
             FaultKind::UnfencedRegister { .. } => "E0419",
             FaultKind::Hang { cause, .. } => cause.code(),
             FaultKind::CrossRankRace { .. } => "E0423",
-            FaultKind::GlobalRace { .. } => "E0429",
+            FaultKind::GlobalRace { .. } | FaultKind::UnsettledAdd { .. } => "E0429",
             FaultKind::OnRank { fault, .. } => fault.code(),
         }
     }

@@ -72,6 +72,11 @@ pub struct Stamp {
     pub access: Access,
     /// Whether it was atomic (morally strong: an atomic, ordered access or TMA add).
     pub strong: bool,
+    /// Whether it was an asynchronous write not waited for yet: no release orders it.
+    pub in_flight: bool,
+    /// The thread's barrier epoch, release number and cluster arrivals when it issued
+    /// the access: for an asynchronous write completed by a wait, earlier than the rest.
+    pub issued: (u32, u32, u32),
     /// The bytes of the word it touched, a bit each.
     pub mask: u8,
     /// The instruction.
@@ -88,6 +93,8 @@ impl Default for Stamp {
             phase: 0,
             access: Access::Load,
             strong: false,
+            in_flight: false,
+            issued: (0, 0, 0),
             mask: 0,
             span: Span::default(),
         }
@@ -116,6 +123,9 @@ pub struct Who<'c> {
     pub strong: bool,
     /// Whether it is an asynchronous write not waited for yet, which no release orders.
     pub in_flight: bool,
+    /// For an asynchronous write that a wait completes now: the thread's epoch, release
+    /// number and cluster arrivals when it issued it (`None`: the access is issued now).
+    pub issued: Option<(u32, u32, u32)>,
     /// The instruction.
     pub span: Span,
 }
@@ -127,6 +137,10 @@ pub struct Race {
     pub address: u64,
     /// The earlier access.
     pub other: Stamp,
+    /// Whether both are adds that the program orders (the later thread acquired what the
+    /// earlier one released after issuing its add) while the earlier add was still in
+    /// flight at that release, so the GPU may apply them in either order.
+    pub unsettled: bool,
 }
 
 /// What an atomic or ordered access does to the order at its word.
@@ -229,10 +243,8 @@ impl GridOrder {
         if self.parallel && who.access.writes() {
             shadow.original.get_or_init(|| memory.bytes_of(index));
         }
-        let ((epoch, seq), phase) = match who.in_flight {
-            true => ((u32::MAX, u32::MAX), u32::MAX),
-            false => (who.clock.now(), who.clock.arrivals()),
-        };
+        let (epoch, seq) = who.clock.now();
+        let phase = who.clock.arrivals();
         let end = (offset + bytes.max(1)).min(size);
         let mut locked = None;
         for word in offset / 4..end.div_ceil(4) {
@@ -247,6 +259,8 @@ impl GridOrder {
                 phase,
                 access: who.access,
                 strong: who.strong,
+                in_flight: who.in_flight,
+                issued: who.issued.unwrap_or((epoch, seq, phase)),
                 mask,
                 span: who.span,
             };
@@ -270,6 +284,7 @@ impl GridOrder {
                 return Err(Race {
                     address: base + (word * 4) as u64,
                     other,
+                    unsettled: other.strong && stamp.strong,
                 });
             }
             record(shadow, stamp);
@@ -277,24 +292,51 @@ impl GridOrder {
         Ok(())
     }
 
-    /// The earlier access to the word that `stamp` races with, if any.
+    /// The earlier access to the word that `stamp` races with, if any. Two atomic
+    /// accesses never race, but an atomic write ordered after an add still in flight
+    /// (a TMA reduce-add before its wait) is an order the GPU may not keep.
     fn conflict(&self, word: &Word, stamp: &Stamp, clock: &Clock) -> Option<Stamp> {
         let reads = [word.read, word.other_read];
         let earlier =
             std::iter::once(word.write).chain(reads.into_iter().filter(|_| stamp.access.writes()));
         earlier
             .filter(|other| {
-                other.block != NONE
-                    && other.block != stamp.block
-                    && other.mask & stamp.mask != 0
-                    && !(other.strong && stamp.strong)
+                other.block != NONE && other.block != stamp.block && other.mask & stamp.mask != 0
             })
-            .find(|other| !self.ordered(other, stamp, clock))
+            .find(|other| match other.strong && stamp.strong {
+                true => self.unsettled(other, stamp, clock),
+                false => !self.ordered(other, stamp, clock),
+            })
+    }
+
+    /// Whether `stamp`, an atomic write, comes after the issue of `other`, an add, in the
+    /// program's order but not after its landing: the adds are meant to land in that
+    /// order, but the release the second acquired came while the first was in flight.
+    /// (A TMA reduce-add lands at its thread's wait; the emulator may run that wait
+    /// before the other block's add, the GPU need not.)
+    fn unsettled(&self, other: &Stamp, stamp: &Stamp, clock: &Clock) -> bool {
+        let (epoch, seq, phase) = other.issued;
+        let issue = Stamp {
+            epoch,
+            seq,
+            phase,
+            ..*other
+        };
+        other.access == Access::Atomic
+            && stamp.access.writes()
+            && self.after(&issue, stamp, clock)
+            && !self.ordered(other, stamp, clock)
     }
 
     /// Whether the thread whose clock is `clock` knows `other`, the earlier access,
-    /// before its own access `stamp`.
+    /// before its own access `stamp`; a write still in flight is ordered by nothing.
     fn ordered(&self, other: &Stamp, stamp: &Stamp, clock: &Clock) -> bool {
+        !other.in_flight && self.after(other, stamp, clock)
+    }
+
+    /// Whether the thread whose clock is `clock` knows what the thread of `other` had
+    /// done when it made `other`: a release after it, acquired, or a cluster barrier.
+    fn after(&self, other: &Stamp, stamp: &Stamp, clock: &Clock) -> bool {
         let clusters = |block: u32| {
             let at = crate::block::coordinates(u64::from(block), self.grid);
             std::array::from_fn::<u32, 3, _>(|d| at[d] / self.cluster[d])

@@ -374,6 +374,12 @@ impl fmt::Display for Fault {
                 triple(other.block),
                 other_access.past(),
             ),
+            FaultKind::UnsettledAdd { address, other, .. } => write!(
+                f,
+                "adds in an order the GPU may not keep: {who} adds to the word at {address:#x} after acquiring what thread {} of block {} released after its own add there, but that add was still in flight at the release, so the two may land in either order (float sums round differently in another order)",
+                triple(other.thread),
+                triple(other.block),
+            ),
             FaultKind::OnRank { rank, world, fault } => {
                 let inner = Fault {
                     kind: (**fault).clone(),
@@ -432,6 +438,7 @@ impl Fault {
             FaultKind::CrossRankRace { .. } => "this read",
             FaultKind::GlobalRace { access, .. } if access.writes() => "this write",
             FaultKind::GlobalRace { .. } => "this read",
+            FaultKind::UnsettledAdd { .. } => "this add",
             FaultKind::OnRank { .. } => "here",
         };
         let mut diagnostic =
@@ -468,6 +475,20 @@ impl Fault {
                         ),
                     )
                     .with_help("the writer releases at system scope after its writes (`store_release`, or `atomic_add(..., order = \"release\")`), and the reader acquires what it released (`load_acquire`) before its reads, each with `scope = \"sys\"`".to_owned());
+            }
+            FaultKind::UnsettledAdd {
+                other, other_span, ..
+            } => {
+                diagnostic = diagnostic
+                    .with_secondary(
+                        *other_span,
+                        format!(
+                            "thread {} of block {} added here, and its add was still in flight at its release",
+                            triple(other.thread),
+                            triple(other.block)
+                        ),
+                    )
+                    .with_help("a TMA reduce-add lands only once its thread's `tma_store_wait_all()` returns: wait for it, then `fence_proxy_async()`, before the release (the `atomic_add` or `store_release`) that orders the other block's adds after it".to_owned());
             }
             FaultKind::GlobalRace {
                 other_access,

@@ -198,6 +198,8 @@ mod tests {
             phase: 0,
             access: Access::Store,
             strong: false,
+            in_flight: false,
+            issued: (epoch, seq, 0),
             mask: 0xF,
             span: lang::Span::default(),
         }

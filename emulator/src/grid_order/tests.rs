@@ -25,6 +25,7 @@ fn access(
         access,
         strong,
         in_flight: false,
+        issued: None,
         span: Span::default(),
     };
     order.access(memory, &who, address, 4)
@@ -53,6 +54,7 @@ fn a_plain_write_read_by_another_block_races() {
         access: Access::Store,
         strong: false,
         in_flight: false,
+        issued: None,
         span: Span::default(),
     };
     assert!(order.access(&memory, &who, base, 2).is_ok());
@@ -169,6 +171,7 @@ fn a_write_in_flight_is_ordered_only_once_waited_for() {
             access: Access::Store,
             strong: false,
             in_flight: true,
+            issued: None,
             span: Span::default(),
         };
         assert!(order.access(&memory, &tma, base, 4).is_ok());
@@ -185,4 +188,73 @@ fn a_write_in_flight_is_ordered_only_once_waited_for() {
         let read = access((&memory, &order), (1, &reader), base, LOAD);
         assert_eq!(read.is_ok(), waited);
     }
+}
+
+/// Block 0's add, then its release, then block 1's add after acquiring it: with the add
+/// waited for before the release the order holds; waited for only after it (as the
+/// emulator may run the wait before block 1 starts), the GPU may land the adds either
+/// way, and block 1's add is reported as unsettled.
+#[test]
+fn an_add_ordered_after_one_still_in_flight_is_unsettled() {
+    for waited_first in [true, false] {
+        let (memory, base, order) = launch(2, 1);
+        let flag = base + 32;
+        let mut adder = Clock::default();
+        let add = Who {
+            block: 0,
+            thread: 0,
+            clock: &adder,
+            access: Access::Atomic,
+            strong: true,
+            in_flight: true,
+            issued: None,
+            span: Span::default(),
+        };
+        assert!(order.access(&memory, &add, base, 4).is_ok());
+        let issued = (adder.now().0, adder.now().1, adder.arrivals());
+        let land = |clock: &Clock| {
+            let landed = Who {
+                clock,
+                in_flight: false,
+                issued: Some(issued),
+                ..add
+            };
+            order.access(&memory, &landed, base, 4).is_ok()
+        };
+        if waited_first {
+            assert!(land(&adder));
+        }
+        order.sync(flag, &mut adder, (0, 0), Sync::StoreRelease);
+        if !waited_first {
+            assert!(land(&adder));
+        }
+        let mut next = Clock::default();
+        order.sync(flag, &mut next, (1, 0), Sync::LoadAcquire);
+        let second = access((&memory, &order), (1, &next), base, ATOMIC);
+        assert_eq!(second.is_ok(), waited_first);
+        if let Err(race) = second {
+            assert!(race.unsettled);
+        }
+    }
+}
+
+/// Adds that nothing orders may land in any order: no report, whether or not the first
+/// was waited for.
+#[test]
+fn unordered_adds_are_not_unsettled() {
+    let (memory, base, order) = launch(2, 1);
+    let first = Clock::default();
+    let add = Who {
+        block: 0,
+        thread: 0,
+        clock: &first,
+        access: Access::Atomic,
+        strong: true,
+        in_flight: true,
+        issued: None,
+        span: Span::default(),
+    };
+    assert!(order.access(&memory, &add, base, 4).is_ok());
+    let second = Clock::default();
+    assert!(access((&memory, &order), (1, &second), base, ATOMIC).is_ok());
 }

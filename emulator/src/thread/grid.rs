@@ -23,6 +23,8 @@ pub(super) struct BulkWrite {
     bytes: usize,
     /// The store.
     span: Span,
+    /// The thread's epoch, release number and cluster arrivals at the store.
+    issued: (u32, u32, u32),
 }
 
 impl Thread<'_> {
@@ -36,7 +38,7 @@ impl Thread<'_> {
         access: (Access, bool),
         span: Span,
     ) -> Result<(), Trap> {
-        self.check_across_blocks(context, range, access, (span, false))
+        self.check_across_blocks(context, range, access, (span, false, None))
     }
 
     /// A cp.async's read of `bytes` bytes at `address`, in flight (no release orders it)
@@ -48,7 +50,7 @@ impl Thread<'_> {
         span: Span,
     ) -> Result<(), Trap> {
         let read = (Access::AsyncRead, false);
-        self.check_across_blocks(context, range, read, (span, true))
+        self.check_across_blocks(context, range, read, (span, true, None))
     }
 
     /// A TMA store's write of `bytes` bytes at `address` (an atomic add when `add`), in
@@ -64,7 +66,9 @@ impl Thread<'_> {
             return Ok(());
         }
         let write = bulk_access(add);
-        self.check_across_blocks(context, (address, bytes), write, (span, true))?;
+        self.check_across_blocks(context, (address, bytes), write, (span, true, None))?;
+        let (epoch, seq) = self.clock.now();
+        let issued = (epoch, seq, self.clock.arrivals());
         match self.bulk_writes.last_mut() {
             Some(last)
                 if (
@@ -72,7 +76,8 @@ impl Thread<'_> {
                     last.group,
                     last.address + last.bytes as u64,
                     last.span,
-                ) == (add, group, address, span) =>
+                    last.issued,
+                ) == (add, group, address, span, issued) =>
             {
                 last.bytes += bytes;
             }
@@ -82,6 +87,7 @@ impl Thread<'_> {
                 address,
                 bytes,
                 span,
+                issued,
             }),
         }
         Ok(())
@@ -103,11 +109,13 @@ impl Thread<'_> {
             address,
             bytes,
             span,
+            issued,
             ..
         } in done
         {
             let write = bulk_access(add);
-            self.check_across_blocks(context, (address, bytes), write, (span, false))?;
+            let landed = (span, false, Some(issued));
+            self.check_across_blocks(context, (address, bytes), write, landed)?;
         }
         Ok(())
     }
@@ -117,7 +125,7 @@ impl Thread<'_> {
         context: &Context<'_, '_>,
         (address, bytes): (u64, usize),
         (access, strong): (Access, bool),
-        (span, in_flight): (Span, bool),
+        (span, in_flight, issued): (Span, bool, Option<(u32, u32, u32)>),
     ) -> Result<(), Trap> {
         let Some(order) = context.order else {
             return Ok(());
@@ -129,6 +137,7 @@ impl Thread<'_> {
             access,
             strong,
             in_flight,
+            issued,
             span,
         };
         let race = match order.access(context.global, &who, address, bytes) {
@@ -136,14 +145,22 @@ impl Thread<'_> {
             Err(race) => race,
         };
         let other = race.other;
+        let location = Location {
+            thread: coordinates(u64::from(other.thread), context.block_dims),
+            block: coordinates(u64::from(other.block), context.grid_dims),
+        };
+        if race.unsettled {
+            return Err(Trap::Fault(FaultKind::UnsettledAdd {
+                address: race.address,
+                other: location,
+                other_span: other.span,
+            }));
+        }
         Err(Trap::Fault(FaultKind::GlobalRace {
             access,
             address: race.address,
             other_access: other.access,
-            other: Location {
-                thread: coordinates(u64::from(other.thread), context.block_dims),
-                block: coordinates(u64::from(other.block), context.grid_dims),
-            },
+            other: location,
             other_span: other.span,
         }))
     }
