@@ -362,6 +362,20 @@ impl Kernel {
     }
 }
 
+/// The regions `op` holds, in execution order: `&Region`s for an `&Op`, `&mut Region`s
+/// for an `&mut Op` (one match for [`Op::regions`] and [`Op::regions_mut`]).
+macro_rules! regions_of {
+    ($op:expr) => {
+        match $op {
+            Op::For { body, .. } | Op::Loop { body, .. } => vec![body],
+            Op::If {
+                then, otherwise, ..
+            } => vec![then, otherwise],
+            _ => Vec::new(),
+        }
+    };
+}
+
 impl Op {
     /// Whether the operation only computes its results (no memory, no barrier, no
     /// communication with other threads, no region): unread, it can go.
@@ -410,23 +424,11 @@ impl Op {
 
     /// The regions the instruction holds, mutably, in execution order.
     pub fn regions_mut(&mut self) -> Vec<&mut Region> {
-        match self {
-            Op::For { body, .. } | Op::Loop { body, .. } => vec![body],
-            Op::If {
-                then, otherwise, ..
-            } => vec![then, otherwise],
-            _ => Vec::new(),
-        }
+        regions_of!(self)
     }
 
     /// The regions the instruction holds, in execution order.
     pub fn regions(&self) -> Vec<&Region> {
-        match self {
-            Op::For { body, .. } | Op::Loop { body, .. } => vec![body],
-            Op::If {
-                then, otherwise, ..
-            } => vec![then, otherwise],
-            _ => Vec::new(),
-        }
+        regions_of!(self)
     }
 }
