@@ -4,8 +4,9 @@
 //! cannot creep back.
 //!
 //! What is counted, in the non-test Rust code of the workspace's member crates (files
-//! under a `tests/` or `benches/` folder are left out, and so is everything in a file
-//! from its first `#[cfg(test)]` line on, where this workspace keeps its unit tests):
+//! under a `tests/` or `benches/` folder are left out, and so is each item marked
+//! `#[cfg(test)]`, where this workspace keeps its unit tests: the module or other item
+//! that follows the attribute, to its matching closing brace or its `;`):
 //! - **PTX mnemonic literals** outside `backend-ptx` (the stdlib holds `.cuk` files, not
 //!   Rust): string literals whose first word, after leading spaces and braces, is a
 //!   PTX opcode of [`DOTTED_OPCODES`] followed by a `.` (`"mbarrier.init..."`,
@@ -124,7 +125,11 @@ const MAX_BUILDER_FIELDS: usize = 11;
 /// or atomic), and a target's name that is none gives cute's `UnknownTarget`. 0:
 /// reading a source file gives `lang::read::ReadError` (the I/O error, a folder, not a
 /// regular file, or too large), and a kernel the host cannot pass lowering's
-/// `Unpassable` (the parameter or quantity, and why).
+/// `Unpassable` (the parameter or quantity, and why). Still 0 once the scanner skipped
+/// only `#[cfg(test)]` items, not the rest of their file, and read `[usize; 2]` whole
+/// (it had missed 6): the runtime's elementwise arithmetic, `transpose`, `sum` and
+/// `softmax` give an `OperandError` (no tensor, an operator that is not elementwise, an
+/// integer division by zero, not a matrix, no such dimension, or a shape not its data's).
 const MAX_STRING_RESULTS: usize = 0;
 
 fn workspace_root() -> PathBuf {
@@ -169,19 +174,58 @@ fn source_files(dir: &Path, found: &mut Vec<PathBuf>) {
     }
 }
 
-/// A file's code up to its first `#[cfg(test)]` line.
+/// A file's code without the items marked `#[cfg(test)]` (a test module, inline or
+/// declared, or a helper module the tests share).
 fn non_test_code(path: &Path) -> String {
-    let text = fs::read_to_string(path).unwrap_or_default();
-    let end = text
-        .lines()
-        .scan(0, |offset, line| {
-            let start = *offset;
-            *offset += line.len() + 1;
-            Some((start, line))
-        })
-        .find(|(_, line)| line.trim() == "#[cfg(test)]")
-        .map_or(text.len(), |(start, _)| start);
-    text[..end].to_owned()
+    without_test_items(&fs::read_to_string(path).unwrap_or_default())
+}
+
+/// `code` with each `#[cfg(test)]` attribute and the item it marks cut out; the rest,
+/// comments and literals included, kept as written.
+fn without_test_items(code: &str) -> String {
+    const MARK: &str = "#[cfg(test)]";
+    let mut kept = String::with_capacity(code.len());
+    let (mut at, mut copied) = (0, 0);
+    while at < code.len() {
+        if let Some((_, end)) = lexeme_at(code, at) {
+            at = end;
+        } else if code.as_bytes()[at..].starts_with(MARK.as_bytes()) {
+            kept.push_str(&code[copied..at]);
+            at = item_end(code, at + MARK.len());
+            copied = at;
+        } else {
+            at += 1;
+        }
+    }
+    kept.push_str(&code[copied.min(code.len())..]);
+    kept
+}
+
+/// Where the item starting at `from` ends: just past its body's closing brace, or past
+/// the `;` of an item without a body (`mod tests;`), brackets and parentheses matched
+/// on the way (so the `;` of `[u8; 2]` does not end it).
+fn item_end(code: &str, from: usize) -> usize {
+    let bytes = code.as_bytes();
+    let mut depth = 0usize;
+    let mut at = from;
+    while at < bytes.len() {
+        if let Some((_, end)) = lexeme_at(code, at) {
+            at = end;
+            continue;
+        }
+        match bytes[at] {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' => depth = depth.saturating_sub(1),
+            // The end of the block around the item, which then had no body of its own.
+            b'}' if depth == 0 => return at,
+            b'}' if depth == 1 => return at + 1,
+            b'}' => depth -= 1,
+            b';' if depth == 0 => return at + 1,
+            _ => {}
+        }
+        at += 1;
+    }
+    bytes.len()
 }
 
 /// Each member crate's name with its non-test code, file by file.
@@ -203,51 +247,63 @@ fn crates_code(root: &Path) -> Vec<(String, PathBuf, String)> {
 /// The string literals of Rust `code` (plain and raw), comments and char literals
 /// skipped. Escapes are kept as written: only a literal's first word matters here.
 fn string_literals(code: &str) -> Vec<&str> {
-    let bytes = code.as_bytes();
     let mut literals = Vec::new();
     let mut at = 0;
-    while at < bytes.len() {
-        match bytes[at] {
-            b'/' if bytes.get(at + 1) == Some(&b'/') => {
-                at = code[at..].find('\n').map_or(bytes.len(), |end| at + end);
+    while at < code.len() {
+        match lexeme_at(code, at) {
+            Some((Some(literal), end)) => {
+                literals.push(literal);
+                at = end;
             }
-            b'/' if bytes.get(at + 1) == Some(&b'*') => {
-                at = code[at + 2..]
-                    .find("*/")
-                    .map_or(bytes.len(), |end| at + end + 4);
-            }
-            b'\'' => {
-                // A char literal ('x', '\n', '"') or a lifetime ('a).
-                at += match (bytes.get(at + 1), bytes.get(at + 2)) {
-                    (Some(b'\\'), _) => code[at + 2..].find('\'').map_or(1, |end| end + 3),
-                    (Some(_), Some(b'\'')) => 3,
-                    _ => 1,
-                };
-            }
-            b'r' if raw_string_start(&bytes[at..]).is_some() => {
-                let hashes = raw_string_start(&bytes[at..]).unwrap_or(0);
-                let start = at + 2 + hashes;
-                let close = format!("\"{}", "#".repeat(hashes));
-                let end = code[start..]
-                    .find(&close)
-                    .map_or(bytes.len(), |end| start + end);
-                literals.push(&code[start..end]);
-                at = end + close.len();
-            }
-            b'"' => {
-                let start = at + 1;
-                let mut end = start;
-                while end < bytes.len() && bytes[end] != b'"' {
-                    end += if bytes[end] == b'\\' { 2 } else { 1 };
-                }
-                let end = end.min(bytes.len());
-                literals.push(&code[start..end]);
-                at = end + 1;
-            }
-            _ => at += 1,
+            Some((None, end)) => at = end,
+            None => at += 1,
         }
     }
     literals
+}
+
+/// The comment, char literal or string literal (plain or raw) starting at `at`, if one
+/// does: where it ends, and a string literal's text (escapes kept as written). A
+/// lifetime (`'a`) is none.
+fn lexeme_at(code: &str, at: usize) -> Option<(Option<&str>, usize)> {
+    let bytes = code.as_bytes();
+    let end = match bytes[at] {
+        b'/' if bytes.get(at + 1) == Some(&b'/') => {
+            code[at..].find('\n').map_or(bytes.len(), |end| at + end)
+        }
+        b'/' if bytes.get(at + 1) == Some(&b'*') => code[at + 2..]
+            .find("*/")
+            .map_or(bytes.len(), |end| at + end + 4),
+        // A char literal ('x', '\n', '"'); a lifetime ('a) is code.
+        b'\'' => match (bytes.get(at + 1), bytes.get(at + 2)) {
+            (Some(b'\\'), _) => code[at + 2..].find('\'').map_or(at + 1, |end| at + end + 3),
+            (Some(_), Some(b'\'')) => at + 3,
+            _ => return None,
+        },
+        b'r' if raw_string_start(&bytes[at..]).is_some() => {
+            let hashes = raw_string_start(&bytes[at..]).unwrap_or(0);
+            let start = at + 2 + hashes;
+            let close = format!("\"{}", "#".repeat(hashes));
+            let end = code[start..]
+                .find(&close)
+                .map_or(bytes.len(), |end| start + end);
+            return Some((
+                Some(&code[start..end]),
+                (end + close.len()).min(bytes.len()),
+            ));
+        }
+        b'"' => {
+            let start = at + 1;
+            let mut end = start;
+            while end < bytes.len() && bytes[end] != b'"' {
+                end += if bytes[end] == b'\\' { 2 } else { 1 };
+            }
+            let end = end.min(bytes.len());
+            return Some((Some(&code[start..end]), (end + 1).min(bytes.len())));
+        }
+        _ => return None,
+    };
+    Some((None, end.min(bytes.len())))
 }
 
 /// The count of `#`s of a raw string starting at `bytes` (`r"`, `r#"`), if one does
@@ -292,6 +348,8 @@ fn string_results(code: &str) -> usize {
         let mut last_argument = 0;
         for (index, c) in inner.char_indices() {
             match c {
+                // The arrow of a function type (`Box<dyn Fn(u8) -> u8>`) closes nothing.
+                '>' if inner[..index].ends_with('-') => {}
                 '<' | '(' | '[' => depth += 1,
                 ',' if depth == 0 => last_argument = index + 1,
                 '>' | ')' | ']' if depth > 0 => depth -= 1,
@@ -301,7 +359,9 @@ fn string_results(code: &str) -> usize {
                     }
                     break;
                 }
-                ';' | '{' => break,
+                // Past the type: a statement's or a body's start (the `;` of `[u8; 2]` is
+                // inside its brackets).
+                ';' | '{' if depth == 0 => break,
                 _ => {}
             }
         }
@@ -414,4 +474,45 @@ fn the_counters_see_what_they_count() {
     assert!(spells_setmaxnreg("if t.starts_with(\"setmaxnreg\") {"));
     assert!(!spells_setmaxnreg("\"setmaxnreg_inc\" => 1,"));
     assert!(!spells_setmaxnreg("// setmaxnreg.inc"));
+}
+
+#[test]
+fn result_types_with_semicolons_and_arrows_are_read_whole() {
+    let code = "
+        fn a() -> Result<[usize; 2], String> {}
+        fn b() -> Result<Box<dyn Fn(u8) -> u8>, String> {}
+        fn c() -> Result<[u8; 4], Error> {}
+        let d: Result<u8, String>;
+    ";
+    assert_eq!(string_results(code), 3);
+}
+
+#[test]
+fn only_the_items_marked_for_tests_are_left_out() {
+    let code = r##"
+        fn before() -> Result<u8, String> {}
+        #[cfg(test)]
+        pub(crate) mod testing {
+            fn helper() -> Result<u8, String> { let s = "}"; let c = '{'; /* } */ Ok(0) }
+        }
+        fn between() -> Result<u8, String> {}
+        #[cfg(test)]
+        mod declared;
+        #[cfg(test)]
+        const TABLE: [u8; 2] = [0; 2];
+        fn after() -> Result<u8, String> {}
+        #[cfg(test)]
+        mod tests {
+            fn test() -> Result<u8, String> { "#[cfg(test)]"; Ok(0) }
+        }
+        fn last() -> Result<u8, String> {}
+    "##;
+    let kept = without_test_items(code);
+    assert_eq!(string_results(&kept), 4, "{kept}");
+    for name in ["before", "between", "after", "last"] {
+        assert!(kept.contains(name), "{name} is gone from {kept}");
+    }
+    for gone in ["helper", "declared", "TABLE", "test()"] {
+        assert!(!kept.contains(gone), "{gone} is kept in {kept}");
+    }
 }

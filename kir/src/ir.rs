@@ -5,9 +5,11 @@
 //! accumulator, a stage index) are the region's parameters, yielded at its end and
 //! returned as the instruction's results, as in MLIR's `scf` dialect.
 
+mod arith;
 mod operands;
 mod types;
 
+pub use arith::{ArithRow, BinOp, TypeRule, UnOp};
 pub(crate) use operands::{replace_uses, resolve};
 pub use types::{Narrow, Space, Special, Ty};
 
@@ -21,48 +23,6 @@ use crate::warp::WarpAtom;
 /// A value: the result of one instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ValueId(pub u32);
-
-/// A two-operand operation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum BinOp {
-    /// `a + b`.
-    Add,
-    /// `a - b`.
-    Sub,
-    /// `a * b` (low half for integers).
-    Mul,
-    /// `a / b`, toward zero for integers.
-    Div,
-    /// `a % b`.
-    Rem,
-    /// Bitwise or logical and.
-    And,
-    /// Bitwise or logical or.
-    Or,
-    /// Bitwise or logical exclusive or.
-    Xor,
-    /// `a << b`.
-    Shl,
-    /// `a >> b`, arithmetic.
-    Shr,
-    /// The smaller.
-    Min,
-    /// The larger.
-    Max,
-    /// Two f32 values as the e4m3 pair nearest them (ties to even), finite ones beyond
-    /// the largest (448) as it, NaN as NaN: a `b16`, `a`'s byte low
-    /// (`cvt.rn.satfinite.e4m3x2.f32`, sm_89 on).
-    F32x2ToE4m3x2,
-    /// The same to an e5m2 pair (largest 57344).
-    F32x2ToE5m2x2,
-}
-
-impl BinOp {
-    /// Whether it encodes two f32 values as an FP8 pair (a `b16`).
-    pub fn is_fp8_pair(self) -> bool {
-        matches!(self, BinOp::F32x2ToE4m3x2 | BinOp::F32x2ToE5m2x2)
-    }
-}
 
 /// A comparison.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -79,52 +39,6 @@ pub enum CmpOp {
     Gt,
     /// `>=`.
     Ge,
-}
-
-/// A one-operand operation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum UnOp {
-    /// `-a`.
-    Neg,
-    /// Logical or bitwise not.
-    Not,
-    /// `|a|`, a float.
-    Abs,
-    /// The square root, rounded to nearest (a float).
-    Sqrt,
-    /// `1 / sqrt(a)`, approximate (a float).
-    Rsqrt,
-    /// `2^a`, approximate (f32).
-    Exp2,
-    /// `log2(a)`, approximate (f32).
-    Log2,
-    /// The two e4m3 values in the low (or `high`) 16 bits of a 32-bit word (the first
-    /// in the half's low byte) as the f16 pair they equal, exactly: a `b32` of two f16,
-    /// the first low (`cvt.rn.f16x2.e4m3x2`, sm_89 on).
-    E4m3x2ToF16x2 {
-        /// Whether the pair is the word's high half.
-        high: bool,
-    },
-    /// The same for two e5m2 values.
-    E5m2x2ToF16x2 {
-        /// Whether the pair is the word's high half.
-        high: bool,
-    },
-}
-
-impl UnOp {
-    /// Whether it is a float math function.
-    pub fn is_math(self) -> bool {
-        !matches!(self, UnOp::Neg | UnOp::Not) && !self.is_fp8_pair()
-    }
-
-    /// Whether it decodes a pair of FP8 values (a `b32` word to a `b32` word).
-    pub fn is_fp8_pair(self) -> bool {
-        matches!(
-            self,
-            UnOp::E4m3x2ToF16x2 { .. } | UnOp::E5m2x2ToF16x2 { .. }
-        )
-    }
 }
 
 /// A warp shuffle's pattern (`shfl.sync`'s mode).
@@ -448,6 +362,20 @@ impl Kernel {
     }
 }
 
+/// The regions `op` holds, in execution order: `&Region`s for an `&Op`, `&mut Region`s
+/// for an `&mut Op` (one match for [`Op::regions`] and [`Op::regions_mut`]).
+macro_rules! regions_of {
+    ($op:expr) => {
+        match $op {
+            Op::For { body, .. } | Op::Loop { body, .. } => vec![body],
+            Op::If {
+                then, otherwise, ..
+            } => vec![then, otherwise],
+            _ => Vec::new(),
+        }
+    };
+}
+
 impl Op {
     /// Whether the operation only computes its results (no memory, no barrier, no
     /// communication with other threads, no region): unread, it can go.
@@ -496,23 +424,11 @@ impl Op {
 
     /// The regions the instruction holds, mutably, in execution order.
     pub fn regions_mut(&mut self) -> Vec<&mut Region> {
-        match self {
-            Op::For { body, .. } | Op::Loop { body, .. } => vec![body],
-            Op::If {
-                then, otherwise, ..
-            } => vec![then, otherwise],
-            _ => Vec::new(),
-        }
+        regions_of!(self)
     }
 
     /// The regions the instruction holds, in execution order.
     pub fn regions(&self) -> Vec<&Region> {
-        match self {
-            Op::For { body, .. } | Op::Loop { body, .. } => vec![body],
-            Op::If {
-                then, otherwise, ..
-            } => vec![then, otherwise],
-            _ => Vec::new(),
-        }
+        regions_of!(self)
     }
 }

@@ -49,7 +49,7 @@ pub use signature::{
     Alignment, Assumption, ConstValue, Element, ElementRequirement, ElementRule, HostExpr,
     IntParam, Launch, Param, ParamKind, ScalarParam, Signature, TensorMap,
 };
-pub use text::{binary_name, compare_name, to_text, unary_name};
+pub use text::{compare_name, to_text};
 pub use uniformity::{BlockShape, Collective, mark_uniform};
 pub use verify::{MAX_CLUSTER_BLOCKS, Verified, VerifyError, operands, verify};
 pub use warp::{Mode, TvLayout, WARP_LANES, WarpAtom};

@@ -6,7 +6,7 @@
 use std::fmt::Write;
 
 use crate::intrinsic::{Intrinsic, RoleKind, Scope};
-use crate::ir::{BinOp, CmpOp, Inst, Kernel, Narrow, Op, Special, UnOp, ValueId};
+use crate::ir::{CmpOp, Inst, Kernel, Narrow, Op, Special, ValueId};
 use crate::signature::ElementRule;
 
 /// `kernel` as text; `line_of` turns a byte offset into a 1-based source line.
@@ -210,8 +210,8 @@ fn instruction(kernel: &Kernel, inst: &Inst) -> String {
             Special::BlockRankInCluster => "block_rank_in_cluster".to_owned(),
         },
         Op::SharedBase => "shared_base".to_owned(),
-        Op::Unary(op, a) => format!("{} {}", unary_name(*op), v(a)),
-        Op::Binary(op, a, b) => format!("{} {}, {}", binary_name(*op), v(a), v(b)),
+        Op::Unary(op, a) => format!("{} {}", op.name(), v(a)),
+        Op::Binary(op, a, b) => format!("{} {}, {}", op.name(), v(a), v(b)),
         Op::Compare(op, a, b) => format!("cmp.{} {}, {}", compare_name(*op), v(a), v(b)),
         Op::Select(c, a, b) => format!("select {}, {}, {}", v(c), v(a), v(b)),
         Op::Fma(a, b, c) => format!("fma {}, {}, {}", v(a), v(b), v(c)),
@@ -343,43 +343,6 @@ fn axis(dimension: u8) -> char {
         0 => 'x',
         1 => 'y',
         _ => 'z',
-    }
-}
-
-/// The text name of a unary operation.
-pub fn unary_name(op: UnOp) -> &'static str {
-    match op {
-        UnOp::Neg => "neg",
-        UnOp::Not => "not",
-        UnOp::Abs => "abs",
-        UnOp::Sqrt => "sqrt",
-        UnOp::Rsqrt => "rsqrt",
-        UnOp::Exp2 => "exp2",
-        UnOp::Log2 => "log2",
-        UnOp::E4m3x2ToF16x2 { high: false } => "e4m3x2_to_f16x2",
-        UnOp::E4m3x2ToF16x2 { high: true } => "e4m3x2_high_to_f16x2",
-        UnOp::E5m2x2ToF16x2 { high: false } => "e5m2x2_to_f16x2",
-        UnOp::E5m2x2ToF16x2 { high: true } => "e5m2x2_high_to_f16x2",
-    }
-}
-
-/// The text (and PTX) name of a binary operation.
-pub fn binary_name(op: BinOp) -> &'static str {
-    match op {
-        BinOp::Add => "add",
-        BinOp::Sub => "sub",
-        BinOp::Mul => "mul",
-        BinOp::Div => "div",
-        BinOp::Rem => "rem",
-        BinOp::And => "and",
-        BinOp::Or => "or",
-        BinOp::Xor => "xor",
-        BinOp::Shl => "shl",
-        BinOp::Shr => "shr",
-        BinOp::Min => "min",
-        BinOp::Max => "max",
-        BinOp::F32x2ToE4m3x2 => "f32x2_to_e4m3x2",
-        BinOp::F32x2ToE5m2x2 => "f32x2_to_e5m2x2",
     }
 }
 

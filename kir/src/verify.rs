@@ -196,7 +196,7 @@ pub fn operands(inst: &Inst) -> Vec<ValueId> {
 mod tests {
     use super::*;
     use crate::HostExpr;
-    use crate::ir::{BinOp, Space};
+    use crate::ir::{BinOp, Space, UnOp};
     use crate::signature::{ParamKind, Signature};
     use lang::Span;
 
@@ -252,6 +252,19 @@ mod tests {
         let b = mixed.push(Op::ConstInt(1), Ty::I64, span);
         mixed.push(Op::Binary(BinOp::Add, a, b), Ty::I32, span);
         assert_refused(mixed, "differ");
+
+        let mut math = kernel();
+        let a = math.push(Op::ConstInt(1), Ty::I32, span);
+        math.push(Op::Unary(UnOp::Sqrt, a), Ty::I32, span);
+        assert_refused(math, "a math function of i32");
+
+        let mut encode = kernel();
+        let a = encode.push(Op::ConstFloat(1.0), Ty::F16, span);
+        encode.push(Op::Binary(BinOp::F32x2ToE4m3x2, a, a), Ty::B16, span);
+        assert_refused(
+            encode,
+            "`f32x2_to_e4m3x2` takes f32 and f32 to b16, not f16 and f16 to b16",
+        );
 
         let mut narrow = kernel();
         let address = narrow.push(Op::ConstInt(0), Ty::I32, span);

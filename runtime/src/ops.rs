@@ -21,7 +21,7 @@ mod paged_attention;
 use lang::ast::BinaryOp;
 
 use crate::element::{is_float, round_to};
-use crate::tensor::{Dense, shape_text};
+use crate::tensor::Dense;
 
 pub use arrays::{Math, Reduce, concat, cumsum, extreme, math, permute, reduce, select, slice};
 pub use attention::{attention, attention_lse};
@@ -65,24 +65,26 @@ pub enum Operand<'a> {
 /// NumPy's do: extents aligned from the last, each pair equal or one of them 1, which is
 /// repeated along the other. A comparison gives a u8 mask of 0 and 1 (NaN compares
 /// false, but unequal).
-pub fn elementwise(op: BinaryOp, left: Operand<'_>, right: Operand<'_>) -> Result<Dense, String> {
+pub fn elementwise(
+    op: BinaryOp,
+    left: Operand<'_>,
+    right: Operand<'_>,
+) -> Result<Dense, OperandError> {
     let (dtype, shape) = match (left, right) {
         (Operand::Tensor(a), Operand::Tensor(b)) => {
-            let shape = broadcast_shape(&a.shape, &b.shape).ok_or_else(|| {
-                format!(
-                    "`{}` needs tensors whose shapes broadcast, not {} and {}",
-                    op.symbol(),
-                    shape_text(&a.shape),
-                    shape_text(&b.shape)
-                )
-            })?;
+            let shape =
+                broadcast_shape(&a.shape, &b.shape).ok_or_else(|| OperandError::Broadcast {
+                    operation: op.symbol(),
+                    a: a.shape.clone(),
+                    b: b.shape.clone(),
+                })?;
             (a.dtype, shape)
         }
         (Operand::Tensor(a), Operand::Scalar(_)) | (Operand::Scalar(_), Operand::Tensor(a)) => {
             (a.dtype, a.shape.clone())
         }
         (Operand::Scalar(_), Operand::Scalar(_)) => {
-            return Err("elementwise arithmetic needs a tensor operand".to_owned());
+            return Err(OperandError::NoTensor);
         }
     };
     let float = is_float(dtype);
@@ -113,9 +115,7 @@ pub fn elementwise(op: BinaryOp, left: Operand<'_>, right: Operand<'_>) -> Resul
             BinaryOp::Multiply => a * b,
             BinaryOp::Divide if float => a / b,
             BinaryOp::Divide if b == 0.0 => {
-                return Err(format!(
-                    "integer division by zero in `/` at element {index}"
-                ));
+                return Err(OperandError::DivisionByZero { element: index });
             }
             BinaryOp::Divide => (a / b).trunc(),
             BinaryOp::Equal => f64::from(u8::from(a == b)),
@@ -124,7 +124,11 @@ pub fn elementwise(op: BinaryOp, left: Operand<'_>, right: Operand<'_>) -> Resul
             BinaryOp::LessEqual => f64::from(u8::from(a <= b)),
             BinaryOp::Greater => f64::from(u8::from(a > b)),
             BinaryOp::GreaterEqual => f64::from(u8::from(a >= b)),
-            other => return Err(format!("`{}` does not apply to tensors", other.symbol())),
+            other => {
+                return Err(OperandError::NotElementwise {
+                    operator: other.symbol(),
+                });
+            }
         };
         values.push(round_to(dtype, value));
     }
@@ -237,7 +241,7 @@ pub fn reshape(a: &Dense, shape: Vec<usize>) -> Option<Dense> {
 }
 
 /// The transpose of a matrix.
-pub fn transpose(a: &Dense) -> Result<Dense, String> {
+pub fn transpose(a: &Dense) -> Result<Dense, OperandError> {
     let [rows, columns] = matrix(a, "transpose")?;
     let mut values = Vec::with_capacity(a.values.len());
     for column in 0..columns {
@@ -253,7 +257,7 @@ pub fn transpose(a: &Dense) -> Result<Dense, String> {
 }
 
 /// The sum along `dimension`, which disappears from the shape.
-pub fn sum(a: &Dense, dimension: usize) -> Result<Dense, String> {
+pub fn sum(a: &Dense, dimension: usize) -> Result<Dense, OperandError> {
     let (outer, extent, inner) = split(a, dimension)?;
     let mut values = vec![0.0; outer * inner];
     for o in 0..outer {
@@ -276,7 +280,7 @@ pub fn sum(a: &Dense, dimension: usize) -> Result<Dense, String> {
 }
 
 /// The softmax along `dimension` (max subtracted first).
-pub fn softmax(a: &Dense, dimension: usize) -> Result<Dense, String> {
+pub fn softmax(a: &Dense, dimension: usize) -> Result<Dense, OperandError> {
     let (outer, extent, inner) = split(a, dimension)?;
     let mut values = a.values.clone();
     for o in 0..outer {
@@ -298,31 +302,31 @@ pub fn softmax(a: &Dense, dimension: usize) -> Result<Dense, String> {
     })
 }
 
-fn matrix(a: &Dense, operation: &str) -> Result<[usize; 2], String> {
+/// A matrix's (rows, columns).
+fn matrix(a: &Dense, operation: &'static str) -> Result<[usize; 2], OperandError> {
     match a.shape.as_slice() {
         [rows, columns] if rows * columns == a.values.len() => Ok([*rows, *columns]),
-        _ => Err(format!(
-            "{operation} takes matrices (rank 2), not shape {}",
-            shape_text(&a.shape)
-        )),
+        _ => Err(OperandError::NotMatrix {
+            operation,
+            shape: a.shape.clone(),
+        }),
     }
 }
 
 /// (product of extents before, extent of, product after) `dimension`.
-fn split(a: &Dense, dimension: usize) -> Result<(usize, usize, usize), String> {
+fn split(a: &Dense, dimension: usize) -> Result<(usize, usize, usize), OperandError> {
     let Some(extent) = a.shape.get(dimension) else {
-        return Err(format!(
-            "dimension {dimension} does not exist in a tensor of shape {}",
-            shape_text(&a.shape)
-        ));
+        return Err(OperandError::NoDimension {
+            dimension,
+            shape: a.shape.clone(),
+        });
     };
     let outer = a.shape[..dimension].iter().product();
     let inner = a.shape[dimension + 1..].iter().product();
     if outer * extent * inner != a.values.len() {
-        return Err(format!(
-            "shape {} does not match its data",
-            shape_text(&a.shape)
-        ));
+        return Err(OperandError::Data {
+            shape: a.shape.clone(),
+        });
     }
     Ok((outer, *extent, inner))
 }
@@ -357,8 +361,9 @@ mod tests {
             elementwise(BinaryOp::Divide, Operand::Tensor(&b), Operand::Scalar(2.0)).unwrap();
         assert_eq!(halved.values, vec![0.25, 2.0]);
         let other = dense(Element::F32, &[3], &[0.0; 3]);
-        let error =
-            elementwise(BinaryOp::Add, Operand::Tensor(&a), Operand::Tensor(&other)).unwrap_err();
+        let error = elementwise(BinaryOp::Add, Operand::Tensor(&a), Operand::Tensor(&other))
+            .unwrap_err()
+            .to_string();
         assert!(
             error.contains("(2) and (3)") && error.contains("broadcast"),
             "{error}"
@@ -448,6 +453,6 @@ mod tests {
         let row: f64 = soft.values[..3].iter().sum();
         assert!((row - 1.0).abs() < 1e-12);
         assert!(soft.values[2] > soft.values[1]);
-        assert!(sum(&a, 2).unwrap_err().contains("dimension 2"));
+        assert!(sum(&a, 2).unwrap_err().to_string().contains("dimension 2"));
     }
 }

@@ -85,7 +85,7 @@ impl Emitter<'_, '_> {
                 BinOp::And => "and",
                 BinOp::Or => "or",
                 BinOp::Xor => "xor",
-                other => return Err(format!("{} on predicates", kir::binary_name(other)).into()),
+                other => return Err(format!("{} on predicates", other.name()).into()),
             };
             let text = format!("{name}.pred {d}, {a_name}, {};", self.name(b));
             self.emit(&text);
@@ -135,7 +135,7 @@ impl Emitter<'_, '_> {
                 BinOp::Min => format!("min{signed}"),
                 BinOp::Max => format!("max{signed}"),
                 BinOp::F32x2ToE4m3x2 | BinOp::F32x2ToE5m2x2 => {
-                    return Err(format!("{} of integers", kir::binary_name(op)).into());
+                    return Err(format!("{} of integers", op.name()).into());
                 }
             };
             let text = format!("{instruction} {d}, {a_name}, {b_text};");
@@ -154,7 +154,7 @@ impl Emitter<'_, '_> {
             BinOp::Div => format!("div.rn{suffix}"),
             BinOp::Min => format!("min{suffix}"),
             BinOp::Max => format!("max{suffix}"),
-            other => return Err(format!("{} on floats", kir::binary_name(other)).into()),
+            other => return Err(format!("{} on floats", other.name()).into()),
         };
         let text = format!("{instruction} {d}, {a_name}, {};", self.name(b));
         self.emit(&text);
@@ -250,7 +250,7 @@ fn math_instruction(op: UnOp, ty: Ty) -> Result<&'static str, EmitError> {
         (UnOp::Rsqrt, Ty::F32) => "rsqrt.approx.f32",
         (UnOp::Exp2, Ty::F32) => "ex2.approx.ftz.f32",
         (UnOp::Log2, Ty::F32) => "lg2.approx.f32",
-        (op, ty) => return Err(format!("{} of {}", kir::unary_name(op), ty.name()).into()),
+        (op, ty) => return Err(format!("{} of {}", op.name(), ty.name()).into()),
     })
 }
 

@@ -36,14 +36,14 @@ impl fmt::Display for NoInstruction {
             NoInstruction::FloatConstant(ty) => {
                 write!(f, "a float constant of type {}", ty.name())
             }
-            NoInstruction::Unary(op, ty) => write!(f, "{} of {}", kir::unary_name(op), ty.name()),
+            NoInstruction::Unary(op, ty) => write!(f, "{} of {}", op.name(), ty.name()),
             NoInstruction::Binary(op, ty) => {
                 let operands = match ty {
                     Ty::Pred => "predicates",
                     Ty::F32 | Ty::F64 => "floats",
                     other => other.name(),
                 };
-                write!(f, "{} on {operands}", kir::binary_name(op))
+                write!(f, "{} on {operands}", op.name())
             }
             NoInstruction::Compare(ty) => write!(f, "a comparison of {}", ty.name()),
             NoInstruction::Fma(ty) => write!(f, "an fma of {}", ty.name()),

@@ -209,12 +209,7 @@ fn fp8_encoding_rounds_to_nearest_even_and_saturates_to_the_largest_finite_value
         (e5m2, f32::NAN, 0x7f),
     ];
     for (op, value, byte) in table {
-        assert_eq!(
-            fp8_byte(op, value),
-            byte,
-            "{} {value}",
-            kir::binary_name(op)
-        );
+        assert_eq!(fp8_byte(op, value), byte, "{} {value}", op.name());
     }
     // The first operand's byte is the low one.
     assert_eq!(binary(e4m3, Ty::B16, f(1.0), f(-2.0)).unwrap(), 0xc038);
@@ -251,7 +246,7 @@ fn fp8_encoding_agrees_with_cuda_reference_conversion() {
                     fp8_byte(op, signed),
                     reference(op, signed),
                     "{} {signed:e}",
-                    kir::binary_name(op)
+                    op.name()
                 );
             }
         }

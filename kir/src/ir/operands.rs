@@ -6,76 +6,13 @@ use rustc_hash::FxHashMap;
 
 use super::{Inst, Op, Region, ValueId};
 
-impl Op {
-    /// The values the operation reads (not those its regions read inside).
-    pub fn operands(&self) -> Vec<ValueId> {
-        match self {
-            Op::ConstInt(_)
-            | Op::ConstFloat(_)
-            | Op::Param(_)
-            | Op::Special(_)
-            | Op::SharedBase
-            | Op::Barrier
-            | Op::WarpBarrier
-            | Op::CpAsyncCommit
-            | Op::CpAsyncWait(_) => Vec::new(),
-            Op::Unary(_, a) | Op::Convert(a) | Op::Unpack(a) => vec![*a],
-            Op::Binary(_, a, b)
-            | Op::Compare(_, a, b)
-            | Op::Pack(a, b)
-            | Op::Shuffle {
-                value: a, lane: b, ..
-            }
-            | Op::Atomic {
-                address: a,
-                value: b,
-                ..
-            } => vec![*a, *b],
-            Op::Select(c, a, b) | Op::Fma(a, b, c) => vec![*a, *b, *c],
-            Op::Load {
-                address, predicate, ..
-            } => std::iter::once(*address).chain(*predicate).collect(),
-            Op::Store {
-                address,
-                values,
-                predicate,
-                ..
-            } => std::iter::once(*address)
-                .chain(values.iter().copied())
-                .chain(*predicate)
-                .collect(),
-            Op::Atom {
-                operands,
-                registers,
-                predicate,
-                ..
-            } => operands
-                .iter()
-                .map(|(_, value, _)| *value)
-                .chain(
-                    registers
-                        .iter()
-                        .flat_map(|(_, values)| values.iter().copied()),
-                )
-                .chain(*predicate)
-                .collect(),
-            Op::Intrinsic { operands, .. } => operands.iter().map(|(value, _)| *value).collect(),
-            Op::Print { args, .. } => args.clone(),
-            Op::For {
-                start, end, inits, ..
-            } => [*start, *end]
-                .into_iter()
-                .chain(inits.iter().copied())
-                .collect(),
-            Op::If { condition, .. } => vec![*condition],
-            Op::Loop { inits, .. } => inits.clone(),
-        }
-    }
-
-    /// The places of the values the operation reads (not those its regions read
-    /// inside), to rewrite them.
-    pub fn operands_mut(&mut self) -> Vec<&mut ValueId> {
-        match self {
+/// The places of the values `op` reads (not those its regions read inside): `&ValueId`s
+/// when `op` is an `&Op` and `iter` is `iter`, `&mut ValueId`s when it is an `&mut Op`
+/// and `iter` is `iter_mut`. One match serves [`Op::operands`] and [`Op::operands_mut`],
+/// so the two cannot disagree.
+macro_rules! operand_places {
+    ($op:expr, $iter:ident) => {
+        match $op {
             Op::ConstInt(_)
             | Op::ConstFloat(_)
             | Op::Param(_)
@@ -107,7 +44,7 @@ impl Op {
                 predicate,
                 ..
             } => std::iter::once(address)
-                .chain(values.iter_mut())
+                .chain(values.$iter())
                 .chain(predicate)
                 .collect(),
             Op::Atom {
@@ -116,23 +53,33 @@ impl Op {
                 predicate,
                 ..
             } => operands
-                .iter_mut()
+                .$iter()
                 .map(|(_, value, _)| value)
-                .chain(
-                    registers
-                        .iter_mut()
-                        .flat_map(|(_, values)| values.iter_mut()),
-                )
+                .chain(registers.$iter().flat_map(|(_, values)| values.$iter()))
                 .chain(predicate)
                 .collect(),
-            Op::Intrinsic { operands, .. } => operands.iter_mut().map(|(value, _)| value).collect(),
-            Op::Print { args, .. } => args.iter_mut().collect(),
+            Op::Intrinsic { operands, .. } => operands.$iter().map(|(value, _)| value).collect(),
+            Op::Print { args, .. } => args.$iter().collect(),
             Op::For {
                 start, end, inits, ..
-            } => [start, end].into_iter().chain(inits.iter_mut()).collect(),
+            } => [start, end].into_iter().chain(inits.$iter()).collect(),
             Op::If { condition, .. } => vec![condition],
-            Op::Loop { inits, .. } => inits.iter_mut().collect(),
+            Op::Loop { inits, .. } => inits.$iter().collect(),
         }
+    };
+}
+
+impl Op {
+    /// The values the operation reads (not those its regions read inside).
+    pub fn operands(&self) -> Vec<ValueId> {
+        let places: Vec<&ValueId> = operand_places!(self, iter);
+        places.into_iter().copied().collect()
+    }
+
+    /// The places of the values the operation reads (not those its regions read
+    /// inside), to rewrite them.
+    pub fn operands_mut(&mut self) -> Vec<&mut ValueId> {
+        operand_places!(self, iter_mut)
     }
 }
 

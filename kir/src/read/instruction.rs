@@ -10,38 +10,7 @@ use crate::intrinsic::{Intrinsic, Row, Scope};
 use crate::ir::{
     AtomicOp, BinOp, CmpOp, Inst, Narrow, Op, ShuffleMode, Space, Special, UnOp, ValueId,
 };
-use crate::text::{binary_name, compare_name, unary_name};
-
-const UNARY: [UnOp; 11] = [
-    UnOp::Neg,
-    UnOp::Not,
-    UnOp::Abs,
-    UnOp::Sqrt,
-    UnOp::Rsqrt,
-    UnOp::Exp2,
-    UnOp::Log2,
-    UnOp::E4m3x2ToF16x2 { high: false },
-    UnOp::E4m3x2ToF16x2 { high: true },
-    UnOp::E5m2x2ToF16x2 { high: false },
-    UnOp::E5m2x2ToF16x2 { high: true },
-];
-
-const BINARY: [BinOp; 14] = [
-    BinOp::Add,
-    BinOp::Sub,
-    BinOp::Mul,
-    BinOp::Div,
-    BinOp::Rem,
-    BinOp::And,
-    BinOp::Or,
-    BinOp::Xor,
-    BinOp::Shl,
-    BinOp::Shr,
-    BinOp::Min,
-    BinOp::Max,
-    BinOp::F32x2ToE4m3x2,
-    BinOp::F32x2ToE5m2x2,
-];
+use crate::text::compare_name;
 
 const COMPARE: [CmpOp; 6] = [
     CmpOp::Eq,
@@ -329,9 +298,9 @@ fn operation(cursor: &mut Cursor<'_>, word: &str) -> Result<Op, ReadError> {
             }
         }
         _ => {
-            if let Some(op) = UNARY.into_iter().find(|op| unary_name(*op) == head) {
+            if let Some(op) = UnOp::named(head) {
                 Op::Unary(op, cursor.value()?)
-            } else if let Some(op) = BINARY.into_iter().find(|op| binary_name(*op) == head) {
+            } else if let Some(op) = BinOp::named(head) {
                 let (a, b) = pair(cursor)?;
                 Op::Binary(op, a, b)
             } else {

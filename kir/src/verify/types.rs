@@ -1,11 +1,12 @@
 //! The verifier's type rules: what each instruction requires of its operands'
-//! and results' types, memory accesses' address and vector widths, an intrinsic's
+//! and results' types (a unary or binary operation's from its row's [`TypeRule`]),
+//! memory accesses' address and vector widths, an intrinsic's
 //! parameters, operands and results against its row, and the agreement of a region's
 //! initial values, parameters, yields and results.
 
 use super::VerifyError;
 use crate::format::Style;
-use crate::ir::{Inst, Kernel, Narrow, Op, Ty, ValueId};
+use crate::ir::{ArithRow, Inst, Kernel, Narrow, Op, Ty, TypeRule, ValueId};
 use crate::signature::{IntParam, ParamKind, ScalarParam};
 
 pub(super) fn check_types(kernel: &Kernel, inst: &Inst) -> Result<(), VerifyError> {
@@ -36,21 +37,12 @@ pub(super) fn check_types(kernel: &Kernel, inst: &Inst) -> Result<(), VerifyErro
             }
             Ok(())
         }
-        Op::ConstInt(_) | Op::Special(_) | Op::SharedBase | Op::ConstFloat(_) => want_results(1),
-        Op::Unary(_, a) | Op::Convert(a) => {
+        Op::ConstInt(_) | Op::Special(_) | Op::SharedBase | Op::ConstFloat(_) | Op::Convert(_) => {
+            want_results(1)
+        }
+        Op::Unary(op, a) => {
             want_results(1)?;
-            if matches!(inst.op, Op::Unary(..)) && result != Some(ty(*a)) {
-                return Err("operand and result types differ".to_owned().into());
-            }
-            if matches!(inst.op, Op::Unary(op, _) if op.is_math())
-                && !matches!(ty(*a), Ty::F32 | Ty::F64)
-            {
-                return Err(format!("a math function of {}", ty(*a).name()).into());
-            }
-            if matches!(inst.op, Op::Unary(op, _) if op.is_fp8_pair()) && ty(*a) != Ty::B32 {
-                return Err(format!("an FP8 pair decoded from {}", ty(*a).name()).into());
-            }
-            Ok(())
+            operation_types(op.row(), &[ty(*a)], result)
         }
         Op::Select(c, a, b) => {
             want_results(1)?;
@@ -61,27 +53,9 @@ pub(super) fn check_types(kernel: &Kernel, inst: &Inst) -> Result<(), VerifyErro
             }
             Ok(())
         }
-        Op::Binary(op, a, b) if op.is_fp8_pair() => {
+        Op::Binary(op, a, b) => {
             want_results(1)?;
-            if ty(*a) != Ty::F32 || ty(*b) != Ty::F32 || result != Some(Ty::B16) {
-                return Err("an FP8 pair is encoded from two f32 to b16"
-                    .to_owned()
-                    .into());
-            }
-            Ok(())
-        }
-        Op::Binary(_, a, b) => {
-            want_results(1)?;
-            if ty(*a) != ty(*b) || result != Some(ty(*a)) {
-                return Err(format!(
-                    "operands {} and {} and result {:?} differ",
-                    ty(*a).name(),
-                    ty(*b).name(),
-                    result.map(Ty::name)
-                )
-                .into());
-            }
-            Ok(())
+            operation_types(op.row(), &[ty(*a), ty(*b)], result)
         }
         Op::Fma(a, b, c) => {
             want_results(1)?;
@@ -259,6 +233,46 @@ pub(super) fn check_types(kernel: &Kernel, inst: &Inst) -> Result<(), VerifyErro
             carried(kernel, inst, &[], &inst.results, &then.yields)?;
             carried(kernel, inst, &[], &inst.results, &otherwise.yields)
         }
+    }
+}
+
+/// Whether a unary or binary operation's `operands` and `result` types keep its row's
+/// rule.
+fn operation_types(row: ArithRow, operands: &[Ty], result: Option<Ty>) -> Result<(), VerifyError> {
+    let names = || {
+        operands
+            .iter()
+            .map(|ty| ty.name())
+            .collect::<Vec<_>>()
+            .join(" and ")
+    };
+    let alike = operands.iter().all(|ty| Some(*ty) == result);
+    match row.types {
+        TypeRule::Alike | TypeRule::AlikeFloat if !alike => Err(match operands {
+            [_] => "operand and result types differ".to_owned(),
+            _ => format!(
+                "operands {} and result {:?} differ",
+                names(),
+                result.map(Ty::name)
+            ),
+        }
+        .into()),
+        TypeRule::AlikeFloat if !matches!(operands[0], Ty::F32 | Ty::F64) => {
+            Err(format!("a math function of {}", operands[0].name()).into())
+        }
+        TypeRule::Fixed {
+            operands: want,
+            result: want_result,
+        } if operands.iter().any(|ty| *ty != want) || result != Some(want_result) => Err(format!(
+            "`{}` takes {} to {}, not {} to {}",
+            row.name,
+            vec![want.name(); operands.len()].join(" and "),
+            want_result.name(),
+            names(),
+            result.map_or("nothing", Ty::name)
+        )
+        .into()),
+        _ => Ok(()),
     }
 }
 

@@ -127,7 +127,7 @@ impl Interpreter<'_> {
                     "sum" => ops::sum(&a, dimension),
                     _ => ops::softmax(&a, dimension),
                 }
-                .map_err(|message| Stop::error(span, message))?;
+                .map_err(|error| Stop::error(span, error.to_string()))?;
                 Ok(self.new_tensor(Tensor::from_dense(&result)))
             }
             "reshape" => {

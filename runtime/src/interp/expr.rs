@@ -243,7 +243,7 @@ impl Interpreter<'_> {
             as_operand(&left_dense, &left, op, span)?,
             as_operand(&right_dense, &right, op, span)?,
         )
-        .map_err(|message| Stop::error(span, message))?;
+        .map_err(|error| Stop::error(span, error.to_string()))?;
         Ok(self.new_tensor(Tensor::from_dense(&result)))
     }
 

@@ -1,6 +1,8 @@
-//! Why a reference (`ops/norms.rs`, `ops/losses.rs`, `ops/arrays.rs`, `ops/matmul.rs`,
-//! `ops/attention.rs`, `ops/attention_backward.rs`, `ops/paged_attention.rs`) cannot compute: operands whose shapes, dimensions or
-//! labels do not fit, each variant with what its message names.
+//! Why a reference (elementwise arithmetic, `transpose`, `sum` and `softmax` in
+//! `ops.rs`, `ops/norms.rs`, `ops/losses.rs`, `ops/arrays.rs`, `ops/matmul.rs`,
+//! `ops/attention.rs`, `ops/attention_backward.rs`, `ops/paged_attention.rs`) cannot
+//! compute: operands whose shapes, dimensions, labels or values do not fit, each variant
+//! with what its message names.
 
 use std::fmt;
 
@@ -99,6 +101,21 @@ pub enum OperandError {
         value: f64,
         limit: usize,
     },
+    /// Elementwise arithmetic of two numbers, neither a tensor.
+    NoTensor,
+    /// An operator (its symbol) that is not elementwise arithmetic or a comparison.
+    NotElementwise { operator: &'static str },
+    /// An integer division by zero, at the result's element `element`.
+    DivisionByZero { element: usize },
+    /// An operand of `transpose` or another matrix operation that is not a matrix.
+    NotMatrix {
+        operation: &'static str,
+        shape: Vec<usize>,
+    },
+    /// A dimension to sum or softmax along that the tensor does not have.
+    NoDimension { dimension: usize, shape: Vec<usize> },
+    /// A tensor whose values are not as many as its shape says.
+    Data { shape: Vec<usize> },
 }
 
 impl fmt::Display for OperandError {
@@ -223,6 +240,26 @@ impl fmt::Display for OperandError {
             ),
             OperandError::PageIndex { what, value, limit } => {
                 write!(f, "{what} = {value} is outside 0..{limit}")
+            }
+            OperandError::NoTensor => f.write_str("elementwise arithmetic needs a tensor operand"),
+            OperandError::NotElementwise { operator } => {
+                write!(f, "`{operator}` does not apply to tensors")
+            }
+            OperandError::DivisionByZero { element } => {
+                write!(f, "integer division by zero in `/` at element {element}")
+            }
+            OperandError::NotMatrix { operation, shape } => write!(
+                f,
+                "{operation} takes matrices (rank 2), not shape {}",
+                shape_text(shape)
+            ),
+            OperandError::NoDimension { dimension, shape } => write!(
+                f,
+                "dimension {dimension} does not exist in a tensor of shape {}",
+                shape_text(shape)
+            ),
+            OperandError::Data { shape } => {
+                write!(f, "shape {} does not match its data", shape_text(shape))
             }
         }
     }
