@@ -69,8 +69,8 @@ class Attention(Specializing):
         and ``v_scale * v`` (per-tensor descale factors, numbers), q, k and v
         ``float8_e4m3fn`` shaped as for ``__call__``; returns o in bf16. Not
         differentiable. The kernel takes v transposed (the keys contiguous, as an FP8
-        wgmma's B operand must be): this makes that copy, each row padded with zeros to
-        a multiple of 16 keys."""
+        wgmma's B operand must be), each row padded with zeros to a multiple of 16 keys
+        and each 16 keys in the order its P has them: this makes that copy."""
         batch, heads, kv_heads, seqlen, d = _shapes(q, k, v, fp8=True)
         qf = q.reshape(batch * heads, seqlen, d).contiguous()
         kf = k.reshape(batch * kv_heads, seqlen, d).contiguous()
@@ -78,6 +78,8 @@ class Attention(Specializing):
         # Bytes for the transposing copy (torch's float8 copies are younger than its uint8 ones).
         v_t = torch.zeros(batch * kv_heads, d, s_v, dtype=torch.uint8, device=v.device)
         v_t[:, :, :seqlen] = v.reshape(batch * kv_heads, seqlen, d).view(torch.uint8).transpose(1, 2)
+        # Key 8 a + 2 b + c of each 16 at place 4 b + 2 a + c (the example's comment says why).
+        v_t = v_t.view(batch * kv_heads, d, s_v // 16, 2, 4, 2).transpose(3, 4).reshape(batch * kv_heads, d, s_v)
         o = torch.empty(batch * heads, seqlen, d, dtype=torch.bfloat16, device=q.device)
         lse = torch.empty(batch * heads, seqlen, dtype=torch.float32, device=q.device)
         # Keys a tile: 128, and 64 at d = 256 (S and O in registers).
