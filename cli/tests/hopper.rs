@@ -254,6 +254,27 @@ fn the_attention_example_assembles_with_both_wgmma_forms() {
     assert!(default_kernel.contains("shfl.sync.idx.b32"));
     // Some instantiations spill a few bytes at 240 registers; none has ptxas serialize
     // its wgmmas.
+    // attention_fwd_fp8: both products FP8 wgmmas from shared memory (one register
+    // list): head_dim 128 in 4 k-steps of 32 for S, the tile's 128 keys in 4 for P V,
+    // in the loop and once after. P reaches shared memory a word (a lane's four keys of
+    // 16) at a time, every store at one base register plus an immediate (P's tile is
+    // unswizzled), 16 a tile of 128 keys and 16 zeros before the loop.
+    let fp8 = entry(&ptx, "attention_fwd_fp8");
+    let e4m3 = "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3";
+    let fp8_wgmmas =
+        (fp8.lines()).filter(|line| line.contains(e4m3) && line.matches('{').count() == 1);
+    assert_eq!(fp8_wgmmas.count(), 12);
+    let bases: std::collections::BTreeSet<&str> = (fp8.lines())
+        .filter_map(|line| line.trim().strip_prefix("st.shared.b32 ["))
+        .map(|address| address.split(['+', ']']).next().unwrap())
+        .collect();
+    assert_eq!(
+        bases.len(),
+        1,
+        "P's words stored from several bases: {bases:?}"
+    );
+    assert_eq!(fp8.matches("st.shared.b32").count(), 32);
+    assert_eq!(fp8.matches("st.shared.u8").count(), 0);
     let log = assemble(&ptx, "sm_90a", example, false);
     assert!(!log.contains("Potential Performance Loss"), "{log}");
     let stderr = build_errors(example, "sm_80");

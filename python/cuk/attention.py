@@ -6,6 +6,7 @@
     o = attend(q, k, v, causal=True)                     # differentiable in q, k and v
     o = attend(q, k, v, deterministic=True)              # dq summed in a fixed order
     o = attend.varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, causal=True)
+    o = attend.fp8(q8, k8, v8, q_scale, k_scale, v_scale, causal=True)   # e4m3 in, bf16 out
 
 q is (batch, heads, seqlen, d) and k and v are (batch, kv_heads, seqlen, d), as
 ``torch.nn.functional.scaled_dot_product_attention`` takes them; kv_heads divides heads
@@ -17,7 +18,8 @@ the row-wise ``rowsum(dO * O)``, the gradients (dq accumulated in an f32 workspa
 dq's conversion; with ``deterministic=True`` the key blocks add into each tile of dq in a
 fixed order, so that two runs give the same bits (at some cost in speed). ``varlen``
 takes packed batches of sequences of any lengths, as FlashAttention's varlen functions do
-(the ``_varlen`` kernels of the same files). Each (dtype, d, causal) instantiation compiles once (``Kernel.specialize``,
+(the ``_varlen`` kernels of the same files). ``fp8`` runs the FP8 forward
+(``attention_fwd_fp8``) on ``float8_e4m3fn`` q, k and v with per-tensor descale factors. Each (dtype, d, causal) instantiation compiles once (``Kernel.specialize``,
 through the disk cache). Needs an sm_90 GPU (the kernels use TMA and wgmma); importing this
 module needs torch.
 """
@@ -61,10 +63,41 @@ class Attention(Specializing):
         offsets = (cu_seqlens_q.contiguous(), cu_seqlens_k.contiguous(), int(max_seqlen_q), int(max_seqlen_k))
         return _AttentionVarlen.apply(self, q, k, v, offsets, causal, deterministic)
 
+    def fp8(self, q, k, v, q_scale, k_scale, v_scale, causal=False):
+        """The FP8 forward (``attention_fwd_fp8``, FlashAttention-3's FP8 path):
+        ``softmax(q kᵀ / sqrt(d)) v`` of the dequantized ``q_scale * q``, ``k_scale * k``
+        and ``v_scale * v`` (per-tensor descale factors, numbers), q, k and v
+        ``float8_e4m3fn`` shaped as for ``__call__``; returns o in bf16. Not
+        differentiable. The kernel takes v transposed (the keys contiguous, as an FP8
+        wgmma's B operand must be), each row padded with zeros to a multiple of 16 keys
+        and each 16 keys in the order its P has them: this makes that copy."""
+        batch, heads, kv_heads, seqlen, d = _shapes(q, k, v, fp8=True)
+        qf = q.reshape(batch * heads, seqlen, d).contiguous()
+        kf = k.reshape(batch * kv_heads, seqlen, d).contiguous()
+        s_v = -(-seqlen // 16) * 16
+        # Bytes for the transposing copy (torch's float8 copies are younger than its uint8 ones).
+        v_t = torch.zeros(batch * kv_heads, d, s_v, dtype=torch.uint8, device=v.device)
+        v_t[:, :, :seqlen] = v.reshape(batch * kv_heads, seqlen, d).view(torch.uint8).transpose(1, 2)
+        # Key 8 a + 2 b + c of each 16 at place 4 b + 2 a + c (the example's comment says why).
+        v_t = v_t.view(batch * kv_heads, d, s_v // 16, 2, 4, 2).transpose(3, 4).reshape(batch * kv_heads, d, s_v)
+        o = torch.empty(batch * heads, seqlen, d, dtype=torch.bfloat16, device=q.device)
+        lse = torch.empty(batch * heads, seqlen, dtype=torch.float32, device=q.device)
+        # Keys a tile: 128, and 64 at d = 256 (S and O in registers).
+        consts = {"D": d, "CAUSAL": int(bool(causal))}
+        if d == 256:
+            consts["BN"] = 64
+        fwd = self.kernel("fwd", "attention_fwd_fp8", **consts)
+        scale = 1.0 / math.sqrt(d)
+        fwd(
+            batch * kv_heads, heads // kv_heads, seqlen, qf, kf, s_v, v_t.view(torch.float8_e4m3fn), o, lse,
+            scale * _LOG2_E, float(q_scale), float(k_scale), float(v_scale),
+        )  # fmt: skip
+        return o.reshape(batch, heads, seqlen, d)
 
-def _shapes(q, k, v):
+
+def _shapes(q, k, v, fp8=False):
     """``(batch, heads, kv_heads, seqlen, d)`` of q, k and v, or ValueError naming what
-    does not fit the kernels."""
+    does not fit the kernels (``fp8``: the FP8 forward's)."""
     if q.dim() != 4 or k.dim() != 4 or v.shape != k.shape:
         raise ValueError(
             "attention takes q (batch, heads, seqlen, d) and k and v (batch, kv_heads, seqlen, d), "
@@ -77,8 +110,9 @@ def _shapes(q, k, v):
             f"k and v {tuple(k.shape)} must have q's batch, seqlen and d and a number of heads dividing "
             f"q's {heads} (q is {tuple(q.shape)})"
         )
-    if q.dtype not in _DTYPES or k.dtype != q.dtype or v.dtype != q.dtype:
-        raise ValueError(f"the kernels take bf16 or f16 q, k and v of one dtype, not {q.dtype}, {k.dtype}, {v.dtype}")
+    allowed, names = ({torch.float8_e4m3fn}, "float8_e4m3fn") if fp8 else (_DTYPES, "bf16 or f16")
+    if q.dtype not in allowed or k.dtype != q.dtype or v.dtype != q.dtype:
+        raise ValueError(f"the kernels take {names} q, k and v of one dtype, not {q.dtype}, {k.dtype}, {v.dtype}")
     if d not in (64, 128, 256):
         raise ValueError(f"the kernels take head dimension 64, 128 or 256, not {d}")
     return batch, heads, kv_heads, seqlen, d
@@ -154,8 +188,9 @@ def _check_varlen(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_
     heads, kv_heads, d = q.shape[1], k.shape[1], q.shape[2]
     if k.shape[2] != d or heads % kv_heads != 0:
         raise ValueError(f"k and v {tuple(k.shape)} must have q's d and a number of heads dividing q's {heads}")
-    if q.dtype not in _DTYPES or k.dtype != q.dtype or v.dtype != q.dtype:
-        raise ValueError(f"the kernels take bf16 or f16 q, k and v of one dtype, not {q.dtype}, {k.dtype}, {v.dtype}")
+    allowed, names = ({torch.float8_e4m3fn}, "float8_e4m3fn") if fp8 else (_DTYPES, "bf16 or f16")
+    if q.dtype not in allowed or k.dtype != q.dtype or v.dtype != q.dtype:
+        raise ValueError(f"the kernels take {names} q, k and v of one dtype, not {q.dtype}, {k.dtype}, {v.dtype}")
     if d not in (64, 128, 256):
         raise ValueError(f"the kernels take head dimension 64, 128 or 256, not {d}")
     lengths = {}

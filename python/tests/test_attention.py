@@ -1,7 +1,7 @@
 """``cuk.attention``'s operator against torch's ``scaled_dot_product_attention`` in f32,
 values and gradients, on an sm_90 GPU: multi-head and grouped-query, causal and not,
-head dimensions 64, 128 and 256, ragged lengths; and ``Attention.varlen`` on packed batches
-against each sequence in f32. Skipped without a GPU and torch with CUDA
+head dimensions 64, 128 and 256, ragged lengths; ``Attention.varlen`` on packed batches
+against each sequence in f32; and ``Attention.fp8`` against torch on the dequantized values. Skipped without a GPU and torch with CUDA
 (and on GPUs other than sm_90); ``scripts/gpu-check.sh`` runs them."""
 
 import pytest
@@ -159,3 +159,33 @@ def test_packed_batches_the_kernels_cannot_take_are_refused(torch, attend):
         attend.varlen(x, three, three, good, good, 6, 6)
     with pytest.raises(ValueError, match="bf16 or f16"):
         attend.varlen(x, x.float(), x.float(), good, good, 6, 6)
+
+
+# (batch, heads, kv_heads, seqlen, d, causal) for the FP8 forward.
+FP8_CASES = [
+    (1, 2, 2, 200, 128, False),
+    (2, 4, 2, 1000, 128, True),
+    (1, 2, 1, 130, 64, False),
+    (1, 2, 2, 144, 256, True),
+]
+
+
+@pytest.mark.parametrize("case", FP8_CASES)
+def test_the_fp8_forward_matches_torch_on_the_dequantized_values(torch, attend, case):
+    import torch.nn.functional as F
+
+    batch, heads, kv_heads, seqlen, d, causal = case
+    make = lambda h: torch.randn(batch, h, seqlen, d, device="cuda").to(torch.float8_e4m3fn)  # noqa: E731
+    q, k, v = make(heads), make(kv_heads), make(kv_heads)
+    scales = (0.5, 0.25, 0.5)
+    o = attend.fp8(q, k, v, *scales, causal=causal)
+    refs = [t.float() * scale for t, scale in zip((q, k, v), scales)]
+    want = F.scaled_dot_product_attention(*refs, is_causal=causal, enable_gqa=kv_heads != heads)
+    # P in e4m3 (3 mantissa bits) costs o a few hundredths, as the example's tests say.
+    torch.testing.assert_close(o.float(), want, rtol=2e-2, atol=5e-2)
+
+
+def test_the_fp8_forward_refuses_other_dtypes(torch, attend):
+    x = torch.randn(1, 2, 128, 64, dtype=torch.bfloat16, device="cuda")
+    with pytest.raises(ValueError, match="float8_e4m3fn"):
+        attend.fp8(x, x, x, 1.0, 1.0, 1.0)
