@@ -243,8 +243,7 @@ impl GridOrder {
         if self.parallel && who.access.writes() {
             shadow.original.get_or_init(|| memory.bytes_of(index));
         }
-        let (epoch, seq) = who.clock.now();
-        let phase = who.clock.arrivals();
+        let (epoch, seq, phase) = who.clock.moment();
         let end = (offset + bytes.max(1)).min(size);
         let mut locked = None;
         for word in offset / 4..end.div_ceil(4) {

@@ -60,16 +60,10 @@ pub struct Clock {
 }
 
 impl Clock {
-    /// Its block's barrier epoch and its release number: what its accesses are stamped
-    /// with.
-    pub fn now(&self) -> (u32, u32) {
-        (self.epoch, self.seq)
-    }
-
-    /// Its arrivals at the cluster barrier: its accesses since come before the next
-    /// phase only.
-    pub fn arrivals(&self) -> u32 {
-        self.arrivals
+    /// Its epoch, release number and cluster barrier arrivals together: the point in
+    /// the order that an access it makes now is stamped with.
+    pub fn moment(&self) -> (u32, u32, u32) {
+        (self.epoch, self.seq, self.arrivals)
     }
 
     /// The cluster barrier phases it waited for: every access of the cluster's threads
@@ -189,17 +183,17 @@ mod tests {
     use super::*;
     use crate::fault::Access;
 
-    fn stamp(block: u32, thread: u32, (epoch, seq): (u32, u32)) -> Stamp {
+    fn stamp(block: u32, thread: u32, (epoch, seq, phase): (u32, u32, u32)) -> Stamp {
         Stamp {
             block,
             thread,
             epoch,
             seq,
-            phase: 0,
+            phase,
             access: Access::Store,
             strong: false,
             in_flight: false,
-            issued: (epoch, seq, 0),
+            issued: (epoch, seq, phase),
             mask: 0xF,
             span: lang::Span::default(),
         }
@@ -209,12 +203,12 @@ mod tests {
     fn a_release_covers_its_threads_accesses_before_it_and_its_blocks_before_a_barrier() {
         let mut writer = Clock::default();
         let mut other = Clock::default();
-        let before = stamp(1, 0, writer.now());
-        let other_before = stamp(1, 1, other.now());
+        let before = stamp(1, 0, writer.moment());
+        let other_before = stamp(1, 1, other.moment());
         barrier(&mut [&mut writer, &mut other]);
-        let after_barrier = stamp(1, 1, other.now());
+        let after_barrier = stamp(1, 1, other.moment());
         let handed = writer.release(1, 0);
-        let after = stamp(1, 0, writer.now());
+        let after = stamp(1, 0, writer.moment());
         let mut reader = Clock::default();
         assert!(!reader.knows(&before));
         reader.acquire(&handed);
@@ -227,7 +221,7 @@ mod tests {
     #[test]
     fn a_relaxed_atomic_acquires_only_at_a_later_fence() {
         let mut writer = Clock::default();
-        let write = stamp(1, 0, writer.now());
+        let write = stamp(1, 0, writer.moment());
         writer.fence(1, 0);
         let handed = Arc::clone(writer.fenced().unwrap());
         let mut reader = Clock::default();
@@ -240,7 +234,7 @@ mod tests {
     #[test]
     fn a_fence_after_a_barrier_acquires_what_another_thread_observed() {
         let mut writer = Clock::default();
-        let write = stamp(1, 0, writer.now());
+        let write = stamp(1, 0, writer.moment());
         writer.fence(1, 0);
         let handed = Arc::clone(writer.fenced().unwrap());
         let (mut observer, mut reader) = (Clock::default(), Clock::default());
@@ -254,7 +248,7 @@ mod tests {
     #[test]
     fn an_atomic_after_a_barrier_hands_over_what_another_threads_fence_released() {
         let mut writer = Clock::default();
-        let write = stamp(1, 0, writer.now());
+        let write = stamp(1, 0, writer.moment());
         writer.fence(1, 0);
         let mut ticket = Clock::default();
         assert!(ticket.fenced().is_none());
@@ -267,7 +261,7 @@ mod tests {
     #[test]
     fn a_barrier_shares_what_one_thread_acquired() {
         let mut writer = Clock::default();
-        let write = stamp(1, 0, (0, 0));
+        let write = stamp(1, 0, (0, 0, 0));
         let handed = writer.release(1, 0);
         let (mut acquirer, mut reader) = (Clock::default(), Clock::default());
         acquirer.acquire(&handed);

@@ -158,22 +158,27 @@ fn a_cluster_barrier_orders_the_blocks_of_its_cluster_only() {
     assert!(access(at, (2, &reader), base + 4, LOAD).is_err());
 }
 
+/// Thread 0 of block 0's asynchronous `(access, strong)` with `clock`, in flight.
+fn in_flight(clock: &Clock, (access, strong): (Access, bool)) -> Who<'_> {
+    Who {
+        block: 0,
+        thread: 0,
+        clock,
+        access,
+        strong,
+        in_flight: true,
+        issued: None,
+        span: Span::default(),
+    }
+}
+
 #[test]
 fn a_write_in_flight_is_ordered_only_once_waited_for() {
     for waited in [false, true] {
         let (memory, base, order) = launch(2, 1);
         let flag = base + 32;
         let mut writer = Clock::default();
-        let tma = Who {
-            block: 0,
-            thread: 0,
-            clock: &writer,
-            access: Access::Store,
-            strong: false,
-            in_flight: true,
-            issued: None,
-            span: Span::default(),
-        };
+        let tma = in_flight(&writer, STORE);
         assert!(order.access(&memory, &tma, base, 4).is_ok());
         if waited {
             let complete = Who {
@@ -200,18 +205,9 @@ fn an_add_ordered_after_one_still_in_flight_is_unsettled() {
         let (memory, base, order) = launch(2, 1);
         let flag = base + 32;
         let mut adder = Clock::default();
-        let add = Who {
-            block: 0,
-            thread: 0,
-            clock: &adder,
-            access: Access::Atomic,
-            strong: true,
-            in_flight: true,
-            issued: None,
-            span: Span::default(),
-        };
+        let add = in_flight(&adder, ATOMIC);
         assert!(order.access(&memory, &add, base, 4).is_ok());
-        let issued = (adder.now().0, adder.now().1, adder.arrivals());
+        let issued = adder.moment();
         let land = |clock: &Clock| {
             let landed = Who {
                 clock,
@@ -238,22 +234,13 @@ fn an_add_ordered_after_one_still_in_flight_is_unsettled() {
     }
 }
 
-/// Adds that nothing orders may land in any order: no report, whether or not the first
-/// was waited for.
+/// Adds that nothing orders may land in any order: an add still in flight and another
+/// block's add with no release and acquire between them are not reported.
 #[test]
 fn unordered_adds_are_not_unsettled() {
     let (memory, base, order) = launch(2, 1);
     let first = Clock::default();
-    let add = Who {
-        block: 0,
-        thread: 0,
-        clock: &first,
-        access: Access::Atomic,
-        strong: true,
-        in_flight: true,
-        issued: None,
-        span: Span::default(),
-    };
+    let add = in_flight(&first, ATOMIC);
     assert!(order.access(&memory, &add, base, 4).is_ok());
     let second = Clock::default();
     assert!(access((&memory, &order), (1, &second), base, ATOMIC).is_ok());

@@ -67,8 +67,7 @@ impl Thread<'_> {
         }
         let write = bulk_access(add);
         self.check_across_blocks(context, (address, bytes), write, (span, true, None))?;
-        let (epoch, seq) = self.clock.now();
-        let issued = (epoch, seq, self.clock.arrivals());
+        let issued = self.clock.moment();
         match self.bulk_writes.last_mut() {
             Some(last)
                 if (
