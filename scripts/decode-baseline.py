@@ -37,6 +37,25 @@ def line(what, ms, kv_bytes):
     print(f"  {what:24} {ms:8.3f} ms  {kv_bytes / ms / 1e6:7.0f} GB/s")
 
 
+def sdpa_lines(kv_bytes, attend):
+    """A line for each SDPA backend that runs `attend`, or says why it does not."""
+    for name, backend in BACKENDS.items():
+        try:
+            with sdpa_kernel(backend):
+                ms = median_ms(attend)
+        except RuntimeError as error:
+            print(f"  sdpa {name:19} not available ({str(error).splitlines()[0][:70]})")
+            continue
+        line(f"sdpa {name}", ms, kv_bytes)
+
+
+def memcpy_line(kv_bytes):
+    """memcpy: a copy reads and writes, so half the KV bytes copied move all of them."""
+    source = torch.empty(kv_bytes // 2, dtype=torch.uint8, device="cuda")
+    target = torch.empty_like(source)
+    line("memcpy (same bytes)", median_ms(lambda: target.copy_(source)), kv_bytes)
+
+
 def shape_run(args, batch, context, decode):
     heads, kv_heads, d = args.heads, args.kv_heads, args.head_dim
     kv_bytes = batch * context * kv_heads * d * 2 * 2
@@ -44,20 +63,9 @@ def shape_run(args, batch, context, decode):
     q = torch.randn(batch, heads, 1, d, device="cuda", dtype=torch.bfloat16)
     k = torch.randn(batch, kv_heads, context, d, device="cuda", dtype=torch.bfloat16)
     v = torch.randn_like(k)
-    for name, backend in BACKENDS.items():
-        try:
-            with sdpa_kernel(backend):
-                ms = median_ms(lambda: scaled_dot_product_attention(q, k, v, enable_gqa=heads != kv_heads))
-        except RuntimeError as error:
-            print(f"  sdpa {name:19} not available ({str(error).splitlines()[0][:70]})")
-            continue
-        line(f"sdpa {name}", ms, kv_bytes)
+    sdpa_lines(kv_bytes, lambda: scaled_dot_product_attention(q, k, v, enable_gqa=heads != kv_heads))
     del k, v
-    # memcpy: a copy reads and writes, so half the KV bytes copied move all of them.
-    source = torch.empty(kv_bytes // 2, dtype=torch.uint8, device="cuda")
-    target = torch.empty_like(source)
-    line("memcpy (same bytes)", median_ms(lambda: target.copy_(source)), kv_bytes)
-    del source, target
+    memcpy_line(kv_bytes)
     if decode is None:
         return
     pages = batch * context // PAGE
@@ -80,18 +88,9 @@ def mla_run(batch, context, heads):
     q = torch.randn(batch, heads, 1, 576, device="cuda", dtype=torch.bfloat16)
     kv = torch.randn(batch, 1, context, 576, device="cuda", dtype=torch.bfloat16)
     v = kv[..., :512]
-    for name, backend in BACKENDS.items():
-        try:
-            with sdpa_kernel(backend):
-                ms = median_ms(lambda: scaled_dot_product_attention(q, kv, v, scale=192**-0.5, enable_gqa=True))
-        except RuntimeError as error:
-            print(f"  sdpa {name:19} not available ({str(error).splitlines()[0][:70]})")
-            continue
-        line(f"sdpa {name}", ms, kv_bytes)
+    sdpa_lines(kv_bytes, lambda: scaled_dot_product_attention(q, kv, v, scale=192**-0.5, enable_gqa=True))
     del kv, v
-    source = torch.empty(kv_bytes // 2, dtype=torch.uint8, device="cuda")
-    target = torch.empty_like(source)
-    line("memcpy (same bytes)", median_ms(lambda: target.copy_(source)), kv_bytes)
+    memcpy_line(kv_bytes)
 
 
 def main():
